@@ -1,0 +1,395 @@
+/* sp-message-decode.c: one frame → one typed SpMessage, strictly. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp-json.h"
+#include "sp-proto.h"
+
+#define TRY(expr)                                                                                  \
+  do                                                                                               \
+    {                                                                                              \
+      if ((expr) != 0)                                                                             \
+        return -1;                                                                                 \
+    }                                                                                              \
+  while (0)
+
+#define FIELDS(...) ((const char *const[]){ "v", "type", __VA_ARGS__, NULL })
+
+/* Values a well-formed peer never needs; they keep arithmetic on them
+ * (ms → s, MiB → bytes) far from overflow. */
+#define MAX_MS (INT64_C (1) << 40)
+#define MAX_BYTES (INT64_C (1) << 50)
+
+static const char *const stream_names[] = { "stdout", "stderr", NULL };
+static const char *const end_names[] = { "exited", "signaled", "failed", NULL };
+static const char *const cancel_names[] = { "none", "interrupt", "terminate", "kill", NULL };
+
+static int
+get_enum (json_t *obj, const char *key, bool required, const char *const *names, int *out,
+          SpProtoError *err)
+{
+  char *value = NULL;
+
+  TRY (sp_json_get_string (obj, key, required, &value, err));
+  if (value == NULL)
+    return 0;
+  for (int i = 0; names[i] != NULL; i++)
+    if (strcmp (names[i], value) == 0)
+      {
+        *out = i;
+        free (value);
+        return 0;
+      }
+  sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "field \"%s\" has unknown value \"%.64s\"", key,
+                      value);
+  free (value);
+  return -1;
+}
+
+static int
+get_id (json_t *obj, char **out, SpProtoError *err)
+{
+  TRY (sp_json_get_string (obj, "id", true, out, err));
+  if (!sp_proto_id_valid (*out))
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "field \"id\" must be 1 to %d printable ASCII characters",
+                               SP_PROTO_MAX_ID);
+  return 0;
+}
+
+static int
+decode_run (json_t *obj, SpRun *run, SpProtoError *err)
+{
+  TRY (sp_json_check_fields (obj, "run",
+                             FIELDS ("id", "language", "code", "path", "name", "args", "stdin",
+                                     "stdin_open", "env", "timeout_ms", "memory_mib",
+                                     "output_limit", "cwd", "network"),
+                             err));
+  TRY (get_id (obj, &run->id, err));
+  TRY (sp_json_get_string (obj, "language", true, &run->language, err));
+  TRY (sp_json_get_string (obj, "code", false, &run->code, err));
+  TRY (sp_json_get_string (obj, "path", false, &run->path, err));
+  if ((run->code == NULL) == (run->path == NULL))
+    return sp_proto_set_error (err, run->code ? SP_ERR_INVALID_VALUE : SP_ERR_MISSING_FIELD,
+                               "a run needs exactly one of \"code\" and \"path\"");
+  if (run->path != NULL && run->path[0] != '/')
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "field \"path\" must be absolute");
+  TRY (sp_json_get_string (obj, "name", false, &run->name, err));
+  if (run->name != NULL
+      && (run->name[0] == '\0' || strchr (run->name, '/') != NULL || strcmp (run->name, ".") == 0
+          || strcmp (run->name, "..") == 0 || strlen (run->name) > 128))
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "field \"name\" must be a plain file name of at most 128 bytes");
+  TRY (sp_json_get_strv (obj, "args", false, &run->args, err));
+  TRY (sp_json_get_string (obj, "stdin", false, &run->stdin_data, err));
+  TRY (sp_json_get_bool (obj, "stdin_open", false, &run->stdin_open, err));
+  TRY (sp_json_get_env (obj, "env", &run->env, err));
+  TRY (sp_json_get_int (obj, "timeout_ms", false, 1, MAX_MS, &run->timeout_ms, err));
+  TRY (sp_json_get_int (obj, "memory_mib", false, 1, MAX_BYTES >> 20, &run->memory_mib, err));
+  TRY (sp_json_get_int (obj, "output_limit", false, 1, MAX_BYTES, &run->output_limit, err));
+  TRY (sp_json_get_string (obj, "cwd", false, &run->cwd, err));
+  if (run->cwd != NULL && run->cwd[0] != '/')
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "field \"cwd\" must be absolute");
+  TRY (sp_json_get_bool (obj, "network", false, &run->network, err));
+  return 0;
+}
+
+static int
+decode_request (json_t *obj, SpMessage *msg, SpProtoError *err)
+{
+  switch (msg->type)
+    {
+    case SP_MSG_HELLO:
+      TRY (sp_json_check_fields (obj, "hello", FIELDS ("client"), err));
+      return sp_json_get_string (obj, "client", false, &msg->u.hello.client, err);
+    case SP_MSG_RUN:
+      return decode_run (obj, &msg->u.run, err);
+    case SP_MSG_CANCEL:
+    case SP_MSG_RELEASE:
+      TRY (sp_json_check_fields (obj, sp_message_type_to_string (msg->type), FIELDS ("id"), err));
+      return get_id (obj, &msg->u.ref.id, err);
+    case SP_MSG_STDIN:
+      TRY (sp_json_check_fields (obj, "stdin", FIELDS ("id", "data", "eof"), err));
+      TRY (get_id (obj, &msg->u.stdin_.id, err));
+      TRY (sp_json_get_string (obj, "data", false, &msg->u.stdin_.data, err));
+      TRY (sp_json_get_bool (obj, "eof", false, &msg->u.stdin_.eof, err));
+      if (msg->u.stdin_.data == NULL && !msg->u.stdin_.eof)
+        return sp_proto_set_error (err, SP_ERR_MISSING_FIELD,
+                                   "\"stdin\" needs \"data\", \"eof\" or both");
+      return 0;
+    default:
+      return sp_proto_set_error (err, SP_ERR_UNKNOWN_TYPE, "\"%s\" is not a request",
+                                 sp_message_type_to_string (msg->type));
+    }
+}
+
+static int
+decode_sandbox (json_t *obj, const char *key, SpSandboxInfo *info, SpProtoError *err)
+{
+  json_t *sandbox = NULL;
+
+  TRY (sp_json_get_object (obj, key, true, &sandbox, err));
+  TRY (sp_json_check_fields (sandbox, key, (const char *const[]){ "mode", "layers", NULL }, err));
+  TRY (sp_json_get_string (sandbox, "mode", true, &info->mode, err));
+  return sp_json_get_strv (sandbox, "layers", true, &info->layers, err);
+}
+
+static int
+decode_range (json_t *limits, const char *key, SpLimitRange *range, SpProtoError *err)
+{
+  json_t *obj = NULL;
+
+  TRY (sp_json_get_object (limits, key, true, &obj, err));
+  TRY (sp_json_check_fields (obj, key, (const char *const[]){ "default", "max", NULL }, err));
+  TRY (sp_json_get_int (obj, "default", true, 0, INT64_MAX, &range->default_value, err));
+  return sp_json_get_int (obj, "max", true, 0, INT64_MAX, &range->max_value, err);
+}
+
+static int
+decode_ready (json_t *obj, SpReady *ready, SpProtoError *err)
+{
+  json_t *langs = NULL, *limits = NULL, *item;
+  size_t i;
+
+  TRY (sp_json_check_fields (obj, "ready",
+                             FIELDS ("runner_version", "protocol", "languages", "limits",
+                                     "sandbox"),
+                             err));
+  TRY (sp_json_get_string (obj, "runner_version", true, &ready->runner_version, err));
+  TRY (sp_json_get_int (obj, "protocol", true, 1, INT64_MAX, &ready->protocol, err));
+  TRY (sp_json_get_array (obj, "languages", true, &langs, err));
+  ready->languages = calloc (json_array_size (langs) + 1, sizeof *ready->languages);
+  if (ready->languages == NULL)
+    abort ();
+  json_array_foreach (langs, i, item)
+    {
+      SpLanguage *lang = &ready->languages[ready->n_languages++];
+
+      if (!json_is_object (item))
+        return sp_proto_set_error (err, SP_ERR_WRONG_TYPE, "languages[%zu] must be an object", i);
+      TRY (sp_json_check_fields (item, "language",
+                                 (const char *const[]){ "name", "path", "version", "extensions",
+                                                        NULL },
+                                 err));
+      TRY (sp_json_get_string (item, "name", true, &lang->name, err));
+      TRY (sp_json_get_string (item, "path", true, &lang->path, err));
+      TRY (sp_json_get_string (item, "version", true, &lang->version, err));
+      TRY (sp_json_get_strv (item, "extensions", true, &lang->extensions, err));
+    }
+  TRY (sp_json_get_object (obj, "limits", true, &limits, err));
+  TRY (sp_json_check_fields (limits, "limits",
+                             (const char *const[]){ "timeout_ms", "memory_mib", "output_limit",
+                                                    "max_concurrent", "max_frame", NULL },
+                             err));
+  TRY (decode_range (limits, "timeout_ms", &ready->timeout_ms, err));
+  TRY (decode_range (limits, "memory_mib", &ready->memory_mib, err));
+  TRY (decode_range (limits, "output_limit", &ready->output_limit, err));
+  TRY (sp_json_get_int (limits, "max_concurrent", true, 1, INT64_MAX, &ready->max_concurrent, err));
+  TRY (sp_json_get_int (limits, "max_frame", true, 1, INT64_MAX, &ready->max_frame, err));
+  return decode_sandbox (obj, "sandbox", &ready->sandbox, err);
+}
+
+static int
+decode_started (json_t *obj, SpStarted *started, SpProtoError *err)
+{
+  TRY (sp_json_check_fields (obj, "started",
+                             FIELDS ("id", "cwd", "t_ms", "timeout_ms", "memory_mib",
+                                     "output_limit", "network", "sandbox"),
+                             err));
+  TRY (get_id (obj, &started->id, err));
+  TRY (sp_json_get_string (obj, "cwd", true, &started->cwd, err));
+  TRY (sp_json_get_int (obj, "t_ms", true, 0, INT64_MAX, &started->t_ms, err));
+  TRY (sp_json_get_int (obj, "timeout_ms", true, 0, INT64_MAX, &started->timeout_ms, err));
+  TRY (sp_json_get_int (obj, "memory_mib", true, 0, INT64_MAX, &started->memory_mib, err));
+  TRY (sp_json_get_int (obj, "output_limit", true, 0, INT64_MAX, &started->output_limit, err));
+  TRY (sp_json_get_bool (obj, "network", true, &started->network, err));
+  return decode_sandbox (obj, "sandbox", &started->sandbox, err);
+}
+
+static int
+decode_files (json_t *obj, SpExited *exited, SpProtoError *err)
+{
+  json_t *files = NULL, *item;
+  size_t i;
+
+  TRY (sp_json_get_array (obj, "files", true, &files, err));
+  exited->files = calloc (json_array_size (files) + 1, sizeof *exited->files);
+  if (exited->files == NULL)
+    abort ();
+  json_array_foreach (files, i, item)
+    {
+      SpFileInfo *file = &exited->files[exited->n_files++];
+
+      if (!json_is_object (item))
+        return sp_proto_set_error (err, SP_ERR_WRONG_TYPE, "files[%zu] must be an object", i);
+      TRY (sp_json_check_fields (item, "file",
+                                 (const char *const[]){ "path", "size", "mime", "created", NULL },
+                                 err));
+      TRY (sp_json_get_string (item, "path", true, &file->path, err));
+      TRY (sp_json_get_int (item, "size", true, 0, INT64_MAX, &file->size, err));
+      TRY (sp_json_get_string (item, "mime", true, &file->mime, err));
+      TRY (sp_json_get_bool (item, "created", true, &file->created, err));
+    }
+  return 0;
+}
+
+static int
+decode_exited (json_t *obj, SpExited *exited, SpProtoError *err)
+{
+  int end = 0, cancelled = 0;
+  char *limit = NULL;
+
+  TRY (sp_json_check_fields (obj, "exited",
+                             FIELDS ("id", "end", "exit_code", "signal", "error", "limit",
+                                     "cancelled", "t_ms", "wall_ms", "cpu_ms",
+                                     "peak_memory_bytes", "stdout_bytes", "stderr_bytes",
+                                     "stdout_truncated", "stderr_truncated", "files",
+                                     "files_truncated"),
+                             err));
+  TRY (get_id (obj, &exited->id, err));
+  TRY (get_enum (obj, "end", true, end_names, &end, err));
+  exited->end = (SpEnd) end;
+  TRY (sp_json_get_int (obj, "exit_code", exited->end == SP_END_EXITED, 0, 255,
+                        &exited->exit_code, err));
+  TRY (sp_json_get_int (obj, "signal", exited->end == SP_END_SIGNALED, 1, 64, &exited->signal,
+                        err));
+  TRY (sp_json_get_string (obj, "error", exited->end == SP_END_FAILED, &exited->error, err));
+  TRY (sp_json_get_string (obj, "limit", false, &limit, err));
+  if (limit != NULL)
+    {
+      for (int i = 1; i < SP_LIMIT_LAST && exited->limit == SP_LIMIT_NONE; i++)
+        if (strcmp (limit, sp_limit_to_string ((SpLimit) i)) == 0)
+          exited->limit = (SpLimit) i;
+      free (limit);
+      if (exited->limit == SP_LIMIT_NONE)
+        return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "field \"limit\" is unknown");
+    }
+  TRY (get_enum (obj, "cancelled", false, cancel_names, &cancelled, err));
+  exited->cancelled = (SpCancelStage) cancelled;
+  TRY (sp_json_get_int (obj, "t_ms", true, 0, INT64_MAX, &exited->t_ms, err));
+  TRY (sp_json_get_int (obj, "wall_ms", true, 0, INT64_MAX, &exited->wall_ms, err));
+  TRY (sp_json_get_int (obj, "cpu_ms", true, 0, INT64_MAX, &exited->cpu_ms, err));
+  TRY (sp_json_get_int (obj, "peak_memory_bytes", true, 0, INT64_MAX,
+                        &exited->peak_memory_bytes, err));
+  TRY (sp_json_get_int (obj, "stdout_bytes", true, 0, INT64_MAX, &exited->stdout_bytes, err));
+  TRY (sp_json_get_int (obj, "stderr_bytes", true, 0, INT64_MAX, &exited->stderr_bytes, err));
+  TRY (sp_json_get_bool (obj, "stdout_truncated", true, &exited->stdout_truncated, err));
+  TRY (sp_json_get_bool (obj, "stderr_truncated", true, &exited->stderr_truncated, err));
+  TRY (decode_files (obj, exited, err));
+  return sp_json_get_bool (obj, "files_truncated", true, &exited->files_truncated, err);
+}
+
+static int
+decode_event (json_t *obj, SpMessage *msg, SpProtoError *err)
+{
+  int stream = 0;
+  char *code = NULL;
+
+  switch (msg->type)
+    {
+    case SP_MSG_READY:
+      return decode_ready (obj, &msg->u.ready, err);
+    case SP_MSG_QUEUED:
+      TRY (sp_json_check_fields (obj, "queued", FIELDS ("id", "position"), err));
+      TRY (get_id (obj, &msg->u.queued.id, err));
+      return sp_json_get_int (obj, "position", true, 0, INT64_MAX, &msg->u.queued.position, err);
+    case SP_MSG_STARTED:
+      return decode_started (obj, &msg->u.started, err);
+    case SP_MSG_OUTPUT:
+      TRY (sp_json_check_fields (obj, "output", FIELDS ("id", "stream", "data"), err));
+      TRY (get_id (obj, &msg->u.output.id, err));
+      TRY (get_enum (obj, "stream", true, stream_names, &stream, err));
+      msg->u.output.stream = (SpStream) stream;
+      return sp_json_get_string (obj, "data", true, &msg->u.output.data, err);
+    case SP_MSG_EXITED:
+      return decode_exited (obj, &msg->u.exited, err);
+    case SP_MSG_RELEASED:
+      TRY (sp_json_check_fields (obj, "released", FIELDS ("id"), err));
+      return get_id (obj, &msg->u.ref.id, err);
+    case SP_MSG_ERROR:
+      TRY (sp_json_check_fields (obj, "error", FIELDS ("id", "code", "message"), err));
+      TRY (sp_json_get_string (obj, "id", false, &msg->u.error.id, err));
+      TRY (sp_json_get_string (obj, "code", true, &code, err));
+      msg->u.error.code = sp_proto_error_code_from_string (code);
+      free (code);
+      if (msg->u.error.code == SP_ERR_NONE)
+        return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "unknown error code");
+      return sp_json_get_string (obj, "message", true, &msg->u.error.message, err);
+    default:
+      return sp_proto_set_error (err, SP_ERR_UNKNOWN_TYPE, "\"%s\" is not an event",
+                                 sp_message_type_to_string (msg->type));
+    }
+}
+
+static SpMessageType
+type_from_string (const char *name)
+{
+  for (int i = SP_MSG_INVALID + 1; i < SP_MSG_LAST; i++)
+    if (strcmp (sp_message_type_to_string ((SpMessageType) i), name) == 0)
+      return (SpMessageType) i;
+  return SP_MSG_INVALID;
+}
+
+static int
+decode_object (json_t *obj, SpDirection dir, SpMessage *out, SpProtoError *err, char *id_out)
+{
+  char *type = NULL;
+  json_t *id = json_object_get (obj, "id");
+
+  /* Remember the id first, so even a rejected request is answered with
+   * an error the client can match to its run. */
+  if (id_out != NULL && json_is_string (id) && sp_proto_id_valid (json_string_value (id)))
+    strcpy (id_out, json_string_value (id));
+
+  TRY (sp_json_get_int (obj, "v", true, INT64_MIN, INT64_MAX, &out->version, err));
+  if (out->version != SP_PROTO_VERSION)
+    return sp_proto_set_error (err, SP_ERR_BAD_VERSION, "protocol version %lld, expected %d",
+                               (long long) out->version, SP_PROTO_VERSION);
+  TRY (sp_json_get_string (obj, "type", true, &type, err));
+  out->type = type_from_string (type);
+  if (out->type == SP_MSG_INVALID)
+    {
+      sp_proto_set_error (err, SP_ERR_UNKNOWN_TYPE, "unknown message type \"%.64s\"", type);
+      free (type);
+      return -1;
+    }
+  free (type);
+
+  bool is_request = out->type >= SP_MSG_HELLO && out->type <= SP_MSG_RELEASE;
+  if (is_request != (dir == SP_DIR_REQUEST))
+    return sp_proto_set_error (err, SP_ERR_UNKNOWN_TYPE, "\"%s\" is not a%s",
+                               sp_message_type_to_string (out->type),
+                               dir == SP_DIR_REQUEST ? " request" : "n event");
+  return dir == SP_DIR_REQUEST ? decode_request (obj, out, err) : decode_event (obj, out, err);
+}
+
+int
+sp_message_decode (const char *frame, size_t len, SpDirection dir, SpMessage *out,
+                   SpProtoError *err, char *id_out)
+{
+  json_error_t jerr;
+  json_t *obj;
+  int rc;
+
+  memset (out, 0, sizeof *out);
+  if (id_out != NULL)
+    id_out[0] = '\0';
+  if (memchr (frame, '\0', len) != NULL)
+    return sp_proto_set_error (err, SP_ERR_NUL_BYTE, "frame contains a NUL byte");
+
+  obj = json_loadb (frame, len, JSON_REJECT_DUPLICATES, &jerr);
+  if (obj == NULL)
+    return sp_proto_set_error (err, SP_ERR_INVALID_JSON, "invalid JSON at column %d: %s",
+                               jerr.column, jerr.text);
+  if (!json_is_object (obj))
+    {
+      json_decref (obj);
+      return sp_proto_set_error (err, SP_ERR_NOT_OBJECT, "a frame must be a JSON object");
+    }
+
+  rc = decode_object (obj, dir, out, err, id_out);
+  json_decref (obj);
+  if (rc != 0)
+    sp_message_clear (out);
+  return rc;
+}

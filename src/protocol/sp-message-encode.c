@@ -1,0 +1,260 @@
+/* sp-message-encode.c: one SpMessage → one compact JSON line.
+ *
+ * Optional fields that hold their default are left out, so a frame says
+ * only what differs from the defaults in docs/protocol.md. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp-json.h"
+#include "sp-proto.h"
+
+static const char *const stream_names[] = { "stdout", "stderr" };
+static const char *const end_names[] = { "exited", "signaled", "failed" };
+static const char *const cancel_names[] = { "none", "interrupt", "terminate", "kill" };
+
+static void
+set_str (json_t *obj, const char *key, const char *value, bool *ok)
+{
+  if (value != NULL)
+    sp_json_set (obj, key, sp_json_str (value, ok));
+}
+
+static void
+set_int (json_t *obj, const char *key, int64_t value)
+{
+  sp_json_set (obj, key, json_integer (value));
+}
+
+static void
+set_bool (json_t *obj, const char *key, bool value)
+{
+  sp_json_set (obj, key, json_boolean (value));
+}
+
+static void
+encode_run (json_t *obj, const SpRun *run, bool *ok)
+{
+  set_str (obj, "id", run->id, ok);
+  set_str (obj, "language", run->language, ok);
+  set_str (obj, "code", run->code, ok);
+  set_str (obj, "path", run->path, ok);
+  set_str (obj, "name", run->name, ok);
+  if (run->args != NULL)
+    sp_json_set (obj, "args", sp_json_strv (run->args, ok));
+  set_str (obj, "stdin", run->stdin_data, ok);
+  if (run->stdin_open)
+    set_bool (obj, "stdin_open", true);
+  if (run->env != NULL)
+    {
+      json_t *env = json_object ();
+      for (size_t i = 0; run->env[i] != NULL; i++)
+        {
+          const char *eq = strchr (run->env[i], '=');
+          char *name = eq ? strndup (run->env[i], (size_t) (eq - run->env[i])) : NULL;
+
+          if (name == NULL)
+            *ok = false;
+          else
+            json_object_set_new (env, name, sp_json_str (eq + 1, ok));
+          free (name);
+        }
+      sp_json_set (obj, "env", env);
+    }
+  if (run->timeout_ms > 0)
+    set_int (obj, "timeout_ms", run->timeout_ms);
+  if (run->memory_mib > 0)
+    set_int (obj, "memory_mib", run->memory_mib);
+  if (run->output_limit > 0)
+    set_int (obj, "output_limit", run->output_limit);
+  set_str (obj, "cwd", run->cwd, ok);
+  if (run->network)
+    set_bool (obj, "network", true);
+}
+
+static json_t *
+encode_sandbox (const SpSandboxInfo *info, bool *ok)
+{
+  json_t *obj = json_object ();
+
+  set_str (obj, "mode", info->mode ? info->mode : "none", ok);
+  sp_json_set (obj, "layers", sp_json_strv (info->layers, ok));
+  return obj;
+}
+
+static json_t *
+encode_range (const SpLimitRange *range)
+{
+  json_t *obj = json_object ();
+
+  set_int (obj, "default", range->default_value);
+  set_int (obj, "max", range->max_value);
+  return obj;
+}
+
+static void
+encode_ready (json_t *obj, const SpReady *ready, bool *ok)
+{
+  json_t *langs = json_array ();
+  json_t *limits = json_object ();
+
+  set_str (obj, "runner_version", ready->runner_version, ok);
+  set_int (obj, "protocol", ready->protocol);
+  for (size_t i = 0; i < ready->n_languages; i++)
+    {
+      const SpLanguage *lang = &ready->languages[i];
+      json_t *item = json_object ();
+
+      set_str (item, "name", lang->name, ok);
+      set_str (item, "path", lang->path, ok);
+      set_str (item, "version", lang->version, ok);
+      sp_json_set (item, "extensions", sp_json_strv (lang->extensions, ok));
+      json_array_append_new (langs, item);
+    }
+  sp_json_set (obj, "languages", langs);
+  sp_json_set (limits, "timeout_ms", encode_range (&ready->timeout_ms));
+  sp_json_set (limits, "memory_mib", encode_range (&ready->memory_mib));
+  sp_json_set (limits, "output_limit", encode_range (&ready->output_limit));
+  set_int (limits, "max_concurrent", ready->max_concurrent);
+  set_int (limits, "max_frame", ready->max_frame);
+  sp_json_set (obj, "limits", limits);
+  sp_json_set (obj, "sandbox", encode_sandbox (&ready->sandbox, ok));
+}
+
+static void
+encode_started (json_t *obj, const SpStarted *started, bool *ok)
+{
+  set_str (obj, "id", started->id, ok);
+  set_str (obj, "cwd", started->cwd, ok);
+  set_int (obj, "t_ms", started->t_ms);
+  set_int (obj, "timeout_ms", started->timeout_ms);
+  set_int (obj, "memory_mib", started->memory_mib);
+  set_int (obj, "output_limit", started->output_limit);
+  set_bool (obj, "network", started->network);
+  sp_json_set (obj, "sandbox", encode_sandbox (&started->sandbox, ok));
+}
+
+static void
+encode_exited (json_t *obj, const SpExited *exited, bool *ok)
+{
+  json_t *files = json_array ();
+
+  set_str (obj, "id", exited->id, ok);
+  if (exited->end < 0 || exited->end >= SP_END_LAST)
+    *ok = false;
+  else
+    set_str (obj, "end", end_names[exited->end], ok);
+  if (exited->end == SP_END_EXITED)
+    set_int (obj, "exit_code", exited->exit_code);
+  if (exited->end == SP_END_SIGNALED)
+    set_int (obj, "signal", exited->signal);
+  if (exited->end == SP_END_FAILED)
+    set_str (obj, "error", exited->error ? exited->error : "unknown error", ok);
+  if (exited->limit != SP_LIMIT_NONE)
+    set_str (obj, "limit", sp_limit_to_string (exited->limit), ok);
+  if (exited->cancelled > SP_CANCEL_NONE && exited->cancelled < SP_CANCEL_LAST)
+    set_str (obj, "cancelled", cancel_names[exited->cancelled], ok);
+  set_int (obj, "t_ms", exited->t_ms);
+  set_int (obj, "wall_ms", exited->wall_ms);
+  set_int (obj, "cpu_ms", exited->cpu_ms);
+  set_int (obj, "peak_memory_bytes", exited->peak_memory_bytes);
+  set_int (obj, "stdout_bytes", exited->stdout_bytes);
+  set_int (obj, "stderr_bytes", exited->stderr_bytes);
+  set_bool (obj, "stdout_truncated", exited->stdout_truncated);
+  set_bool (obj, "stderr_truncated", exited->stderr_truncated);
+  for (size_t i = 0; i < exited->n_files; i++)
+    {
+      json_t *item = json_object ();
+
+      set_str (item, "path", exited->files[i].path, ok);
+      set_int (item, "size", exited->files[i].size);
+      set_str (item, "mime", exited->files[i].mime, ok);
+      set_bool (item, "created", exited->files[i].created);
+      json_array_append_new (files, item);
+    }
+  sp_json_set (obj, "files", files);
+  set_bool (obj, "files_truncated", exited->files_truncated);
+}
+
+static void
+encode_body (json_t *obj, const SpMessage *msg, bool *ok)
+{
+  switch (msg->type)
+    {
+    case SP_MSG_HELLO:
+      set_str (obj, "client", msg->u.hello.client, ok);
+      break;
+    case SP_MSG_RUN:
+      encode_run (obj, &msg->u.run, ok);
+      break;
+    case SP_MSG_CANCEL:
+    case SP_MSG_RELEASE:
+    case SP_MSG_RELEASED:
+      set_str (obj, "id", msg->u.ref.id, ok);
+      break;
+    case SP_MSG_STDIN:
+      set_str (obj, "id", msg->u.stdin_.id, ok);
+      set_str (obj, "data", msg->u.stdin_.data, ok);
+      if (msg->u.stdin_.eof)
+        set_bool (obj, "eof", true);
+      break;
+    case SP_MSG_READY:
+      encode_ready (obj, &msg->u.ready, ok);
+      break;
+    case SP_MSG_QUEUED:
+      set_str (obj, "id", msg->u.queued.id, ok);
+      set_int (obj, "position", msg->u.queued.position);
+      break;
+    case SP_MSG_STARTED:
+      encode_started (obj, &msg->u.started, ok);
+      break;
+    case SP_MSG_OUTPUT:
+      set_str (obj, "id", msg->u.output.id, ok);
+      set_str (obj, "stream", stream_names[msg->u.output.stream == SP_STREAM_STDERR], ok);
+      set_str (obj, "data", msg->u.output.data ? msg->u.output.data : "", ok);
+      break;
+    case SP_MSG_EXITED:
+      encode_exited (obj, &msg->u.exited, ok);
+      break;
+    case SP_MSG_ERROR:
+      set_str (obj, "id", msg->u.error.id, ok);
+      set_str (obj, "code", sp_proto_error_code_to_string (msg->u.error.code), ok);
+      set_str (obj, "message", msg->u.error.message ? msg->u.error.message : "", ok);
+      break;
+    case SP_MSG_INVALID:
+    case SP_MSG_LAST:
+    default:
+      *ok = false;
+      break;
+    }
+}
+
+char *
+sp_message_encode (const SpMessage *msg, size_t *len_out)
+{
+  json_t *obj = json_object ();
+  bool ok = true;
+  char *text;
+
+  if (obj == NULL)
+    abort ();
+  set_int (obj, "v", SP_PROTO_VERSION);
+  set_str (obj, "type", sp_message_type_to_string (msg->type), &ok);
+  encode_body (obj, msg, &ok);
+
+  /* JSON_COMPACT escapes control characters inside strings, so the only
+   * raw newline in the output is the one we add. */
+  text = ok ? json_dumps (obj, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+  json_decref (obj);
+  if (text == NULL)
+    return NULL;
+
+  size_t len = strlen (text);
+  char *line = realloc (text, len + 2);
+  if (line == NULL)
+    abort ();
+  line[len] = '\n';
+  line[len + 1] = '\0';
+  if (len_out)
+    *len_out = len + 1;
+  return line;
+}

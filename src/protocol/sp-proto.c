@@ -1,0 +1,253 @@
+/* sp-proto.c: names, errors and ownership helpers of the protocol. */
+#include "sp-proto.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const error_names[SP_ERR_LAST] = {
+  [SP_ERR_NONE] = "none",
+  [SP_ERR_INVALID_JSON] = "invalid_json",
+  [SP_ERR_NOT_OBJECT] = "not_object",
+  [SP_ERR_BAD_VERSION] = "bad_version",
+  [SP_ERR_UNKNOWN_TYPE] = "unknown_type",
+  [SP_ERR_MISSING_FIELD] = "missing_field",
+  [SP_ERR_WRONG_TYPE] = "wrong_type",
+  [SP_ERR_INVALID_VALUE] = "invalid_value",
+  [SP_ERR_UNKNOWN_FIELD] = "unknown_field",
+  [SP_ERR_FRAME_TOO_LARGE] = "frame_too_large",
+  [SP_ERR_NUL_BYTE] = "nul_byte",
+  [SP_ERR_UNKNOWN_RUN] = "unknown_run",
+  [SP_ERR_DUPLICATE_RUN] = "duplicate_run",
+  [SP_ERR_RUN_STATE] = "run_state",
+  [SP_ERR_UNSUPPORTED_LANGUAGE] = "unsupported_language",
+  [SP_ERR_LIMIT] = "limit",
+  [SP_ERR_IO] = "io",
+  [SP_ERR_INTERNAL] = "internal",
+};
+
+const char *
+sp_proto_error_code_to_string (SpProtoErrorCode code)
+{
+  if (code < 0 || code >= SP_ERR_LAST)
+    return "internal";
+  return error_names[code];
+}
+
+SpProtoErrorCode
+sp_proto_error_code_from_string (const char *name)
+{
+  for (int i = 1; i < SP_ERR_LAST; i++)
+    if (strcmp (error_names[i], name) == 0)
+      return (SpProtoErrorCode) i;
+  return SP_ERR_NONE;
+}
+
+int
+sp_proto_set_error (SpProtoError *err, SpProtoErrorCode code, const char *fmt, ...)
+{
+  va_list args;
+
+  if (err == NULL)
+    return -1;
+  err->code = code;
+  va_start (args, fmt);
+  vsnprintf (err->message, sizeof err->message, fmt, args);
+  va_end (args);
+  return -1;
+}
+
+static const char *const type_names[SP_MSG_LAST] = {
+  [SP_MSG_INVALID] = "invalid",
+  [SP_MSG_HELLO] = "hello",
+  [SP_MSG_RUN] = "run",
+  [SP_MSG_CANCEL] = "cancel",
+  [SP_MSG_STDIN] = "stdin",
+  [SP_MSG_RELEASE] = "release",
+  [SP_MSG_READY] = "ready",
+  [SP_MSG_QUEUED] = "queued",
+  [SP_MSG_STARTED] = "started",
+  [SP_MSG_OUTPUT] = "output",
+  [SP_MSG_EXITED] = "exited",
+  [SP_MSG_RELEASED] = "released",
+  [SP_MSG_ERROR] = "error",
+};
+
+const char *
+sp_message_type_to_string (SpMessageType type)
+{
+  if (type <= SP_MSG_INVALID || type >= SP_MSG_LAST)
+    return "invalid";
+  return type_names[type];
+}
+
+static const char *const limit_names[SP_LIMIT_LAST] = {
+  [SP_LIMIT_NONE] = "none",       [SP_LIMIT_TIME] = "time",
+  [SP_LIMIT_CPU] = "cpu",         [SP_LIMIT_MEMORY] = "memory",
+  [SP_LIMIT_OUTPUT] = "output",   [SP_LIMIT_PROCESSES] = "processes",
+  [SP_LIMIT_FILE_SIZE] = "file_size",
+};
+
+const char *
+sp_limit_to_string (SpLimit limit)
+{
+  if (limit < 0 || limit >= SP_LIMIT_LAST)
+    return "none";
+  return limit_names[limit];
+}
+
+bool
+sp_proto_id_valid (const char *id)
+{
+  size_t len = strlen (id);
+
+  if (len == 0 || len > SP_PROTO_MAX_ID)
+    return false;
+  /* Printable ASCII only: ids end up in logs and file listings. */
+  for (size_t i = 0; i < len; i++)
+    if (id[i] < 0x21 || id[i] > 0x7e)
+      return false;
+  return true;
+}
+
+size_t
+sp_strv_length (char *const *strv)
+{
+  size_t n = 0;
+
+  while (strv != NULL && strv[n] != NULL)
+    n++;
+  return n;
+}
+
+char **
+sp_strv_copy (char *const *strv)
+{
+  if (strv == NULL)
+    return NULL;
+
+  size_t n = sp_strv_length (strv);
+  char **copy = calloc (n + 1, sizeof *copy);
+  if (copy == NULL)
+    abort ();
+  for (size_t i = 0; i < n; i++)
+    if ((copy[i] = strdup (strv[i])) == NULL)
+      abort ();
+  return copy;
+}
+
+void
+sp_strv_free (char **strv)
+{
+  for (size_t i = 0; strv != NULL && strv[i] != NULL; i++)
+    free (strv[i]);
+  free (strv);
+}
+
+void
+sp_sandbox_info_clear (SpSandboxInfo *info)
+{
+  free (info->mode);
+  sp_strv_free (info->layers);
+  memset (info, 0, sizeof *info);
+}
+
+void
+sp_sandbox_info_copy (SpSandboxInfo *dst, const SpSandboxInfo *src)
+{
+  dst->mode = src->mode ? strdup (src->mode) : NULL;
+  dst->layers = sp_strv_copy (src->layers);
+}
+
+static void
+clear_run (SpRun *run)
+{
+  free (run->id);
+  free (run->language);
+  free (run->code);
+  free (run->path);
+  free (run->name);
+  sp_strv_free (run->args);
+  free (run->stdin_data);
+  sp_strv_free (run->env);
+  free (run->cwd);
+}
+
+static void
+clear_ready (SpReady *ready)
+{
+  free (ready->runner_version);
+  for (size_t i = 0; i < ready->n_languages; i++)
+    {
+      free (ready->languages[i].name);
+      free (ready->languages[i].path);
+      free (ready->languages[i].version);
+      sp_strv_free (ready->languages[i].extensions);
+    }
+  free (ready->languages);
+  sp_sandbox_info_clear (&ready->sandbox);
+}
+
+static void
+clear_exited (SpExited *exited)
+{
+  free (exited->id);
+  free (exited->error);
+  for (size_t i = 0; i < exited->n_files; i++)
+    {
+      free (exited->files[i].path);
+      free (exited->files[i].mime);
+    }
+  free (exited->files);
+}
+
+void
+sp_message_clear (SpMessage *msg)
+{
+  switch (msg->type)
+    {
+    case SP_MSG_HELLO:
+      free (msg->u.hello.client);
+      break;
+    case SP_MSG_RUN:
+      clear_run (&msg->u.run);
+      break;
+    case SP_MSG_CANCEL:
+    case SP_MSG_RELEASE:
+    case SP_MSG_RELEASED:
+      free (msg->u.ref.id);
+      break;
+    case SP_MSG_STDIN:
+      free (msg->u.stdin_.id);
+      free (msg->u.stdin_.data);
+      break;
+    case SP_MSG_READY:
+      clear_ready (&msg->u.ready);
+      break;
+    case SP_MSG_QUEUED:
+      free (msg->u.queued.id);
+      break;
+    case SP_MSG_STARTED:
+      free (msg->u.started.id);
+      free (msg->u.started.cwd);
+      sp_sandbox_info_clear (&msg->u.started.sandbox);
+      break;
+    case SP_MSG_OUTPUT:
+      free (msg->u.output.id);
+      free (msg->u.output.data);
+      break;
+    case SP_MSG_EXITED:
+      clear_exited (&msg->u.exited);
+      break;
+    case SP_MSG_ERROR:
+      free (msg->u.error.id);
+      free (msg->u.error.message);
+      break;
+    case SP_MSG_INVALID:
+    case SP_MSG_LAST:
+    default:
+      break;
+    }
+  memset (msg, 0, sizeof *msg);
+}

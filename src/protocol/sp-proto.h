@@ -1,0 +1,307 @@
+/* sp-proto.h: the Sandpad runner protocol, shared by both ends of the pipe.
+ *
+ * One compact JSON object per line ("frame"). Every object carries
+ * "v" (SP_PROTO_VERSION) and "type"; everything that belongs to a run
+ * carries the client-chosen "id". docs/protocol.md is the reference.
+ *
+ * This module is plain C + jansson so that the runner (no GLib) and the
+ * GLib core can both link it. Decoding is strict: unknown fields, wrong
+ * types and out-of-range values are errors with a code and a message,
+ * never a crash and never silently ignored.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SP_PROTO_VERSION 1
+
+/* Longest frame accepted, excluding the newline. Big enough for a
+ * generous snippet (the code travels inside "run"), small enough that a
+ * hostile or broken peer cannot make either side buffer without bound. */
+#define SP_PROTO_MAX_FRAME (4 * 1024 * 1024)
+
+/* Run ids are short client-chosen labels, echoed on every event. */
+#define SP_PROTO_MAX_ID 64
+
+typedef enum
+{
+  SP_ERR_NONE = 0,
+  SP_ERR_INVALID_JSON,
+  SP_ERR_NOT_OBJECT,
+  SP_ERR_BAD_VERSION,
+  SP_ERR_UNKNOWN_TYPE,
+  SP_ERR_MISSING_FIELD,
+  SP_ERR_WRONG_TYPE,
+  SP_ERR_INVALID_VALUE,
+  SP_ERR_UNKNOWN_FIELD,
+  SP_ERR_FRAME_TOO_LARGE,
+  SP_ERR_NUL_BYTE,
+  SP_ERR_UNKNOWN_RUN,
+  SP_ERR_DUPLICATE_RUN,
+  SP_ERR_RUN_STATE,
+  SP_ERR_UNSUPPORTED_LANGUAGE,
+  SP_ERR_LIMIT,
+  SP_ERR_IO,
+  SP_ERR_INTERNAL,
+  SP_ERR_LAST
+} SpProtoErrorCode;
+
+typedef struct
+{
+  SpProtoErrorCode code;
+  char message[256];
+} SpProtoError;
+
+/* The wire name of a code ("invalid_json"), and back. */
+const char *sp_proto_error_code_to_string (SpProtoErrorCode code);
+SpProtoErrorCode sp_proto_error_code_from_string (const char *name);
+
+/* Sets *err (when non-NULL) and returns -1, so callers can
+ * `return sp_proto_set_error (err, ...)`. */
+int sp_proto_set_error (SpProtoError *err, SpProtoErrorCode code, const char *fmt, ...)
+  __attribute__ ((format (printf, 3, 4)));
+
+typedef enum
+{
+  SP_MSG_INVALID = 0,
+  /* client → runner */
+  SP_MSG_HELLO,
+  SP_MSG_RUN,
+  SP_MSG_CANCEL,
+  SP_MSG_STDIN,
+  SP_MSG_RELEASE,
+  /* runner → client */
+  SP_MSG_READY,
+  SP_MSG_QUEUED,
+  SP_MSG_STARTED,
+  SP_MSG_OUTPUT,
+  SP_MSG_EXITED,
+  SP_MSG_RELEASED,
+  SP_MSG_ERROR,
+  SP_MSG_LAST
+} SpMessageType;
+
+typedef enum
+{
+  SP_DIR_REQUEST, /* what a client sends */
+  SP_DIR_EVENT,   /* what the runner sends */
+} SpDirection;
+
+const char *sp_message_type_to_string (SpMessageType type);
+
+typedef enum
+{
+  SP_STREAM_STDOUT = 0,
+  SP_STREAM_STDERR = 1,
+} SpStream;
+
+/* Which limit ended a run, if any. */
+typedef enum
+{
+  SP_LIMIT_NONE = 0,
+  SP_LIMIT_TIME,
+  SP_LIMIT_CPU,
+  SP_LIMIT_MEMORY,
+  SP_LIMIT_OUTPUT,
+  SP_LIMIT_PROCESSES,
+  SP_LIMIT_FILE_SIZE,
+  SP_LIMIT_LAST
+} SpLimit;
+
+const char *sp_limit_to_string (SpLimit limit);
+
+/* How a run ended. */
+typedef enum
+{
+  SP_END_EXITED = 0, /* the program exited with exit_code */
+  SP_END_SIGNALED,   /* a signal killed it */
+  SP_END_FAILED,     /* it never ran: see error */
+  SP_END_LAST
+} SpEnd;
+
+/* Which step of cancel (interrupt → terminate → kill) ended the run. */
+typedef enum
+{
+  SP_CANCEL_NONE = 0,
+  SP_CANCEL_INTERRUPT,
+  SP_CANCEL_TERMINATE,
+  SP_CANCEL_KILL,
+  SP_CANCEL_LAST
+} SpCancelStage;
+
+/* ---- client → runner ---- */
+
+typedef struct
+{
+  char *client; /* optional free-form name of the client */
+} SpHello;
+
+typedef struct
+{
+  char *id;
+  char *language; /* "python", "javascript", "bash", ... */
+  char *code;     /* exactly one of code and path */
+  char *path;     /* a file the runner reads at submit time */
+  char *name;     /* optional file name shown in tracebacks */
+  char **args;    /* NULL-terminated, may be NULL */
+  char *stdin_data;
+  bool stdin_open;  /* keep stdin open after stdin_data for "stdin" */
+  char **env;       /* NULL-terminated "KEY=VALUE", may be NULL */
+  int64_t timeout_ms;   /* 0: the runner's default */
+  int64_t memory_mib;   /* 0: default */
+  int64_t output_limit; /* bytes per stream, 0: default */
+  char *cwd;            /* NULL: a fresh private directory */
+  bool network;
+} SpRun;
+
+typedef struct
+{
+  char *id;
+} SpRunRef; /* cancel, release, released */
+
+typedef struct
+{
+  char *id;
+  char *data; /* may be empty */
+  bool eof;   /* close the program's stdin after data */
+} SpStdin;
+
+/* ---- runner → client ---- */
+
+typedef struct
+{
+  char *name;
+  char *path;
+  char *version;
+  char **extensions; /* NULL-terminated */
+} SpLanguage;
+
+typedef struct
+{
+  int64_t default_value;
+  int64_t max_value;
+} SpLimitRange;
+
+typedef struct
+{
+  char *mode;    /* "none" until the sandbox lands, then "namespaces"/"fallback" */
+  char **layers; /* NULL-terminated names of the layers actually applied */
+} SpSandboxInfo;
+
+typedef struct
+{
+  char *runner_version;
+  int64_t protocol;
+  SpLanguage *languages;
+  size_t n_languages;
+  SpLimitRange timeout_ms;
+  SpLimitRange memory_mib;
+  SpLimitRange output_limit;
+  int64_t max_concurrent;
+  int64_t max_frame;
+  SpSandboxInfo sandbox;
+} SpReady;
+
+typedef struct
+{
+  char *id;
+  int64_t position; /* runs ahead of this one */
+} SpQueued;
+
+typedef struct
+{
+  char *id;
+  char *cwd;
+  int64_t t_ms; /* runner clock: ms since the runner started */
+  int64_t timeout_ms;
+  int64_t memory_mib;
+  int64_t output_limit;
+  bool network;
+  SpSandboxInfo sandbox;
+} SpStarted;
+
+typedef struct
+{
+  char *id;
+  SpStream stream;
+  char *data; /* valid UTF-8, no NUL */
+} SpOutput;
+
+typedef struct
+{
+  char *path; /* relative to the run's working directory */
+  int64_t size;
+  char *mime;
+  bool created; /* false: it existed before and was modified */
+} SpFileInfo;
+
+typedef struct
+{
+  char *id;
+  SpEnd end;
+  int64_t exit_code; /* SP_END_EXITED */
+  int64_t signal;    /* SP_END_SIGNALED */
+  char *error;       /* SP_END_FAILED */
+  SpLimit limit;
+  SpCancelStage cancelled;
+  int64_t t_ms;
+  int64_t wall_ms;
+  int64_t cpu_ms;
+  int64_t peak_memory_bytes;
+  int64_t stdout_bytes;
+  int64_t stderr_bytes;
+  bool stdout_truncated;
+  bool stderr_truncated;
+  SpFileInfo *files;
+  size_t n_files;
+  bool files_truncated;
+} SpExited;
+
+typedef struct
+{
+  char *id; /* NULL when the error is not about a run */
+  SpProtoErrorCode code;
+  char *message;
+} SpErrorMsg;
+
+typedef struct
+{
+  int64_t version;
+  SpMessageType type;
+  union
+  {
+    SpHello hello;
+    SpRun run;
+    SpRunRef ref; /* cancel, release, released */
+    SpStdin stdin_;
+    SpReady ready;
+    SpQueued queued;
+    SpStarted started;
+    SpOutput output;
+    SpExited exited;
+    SpErrorMsg error;
+  } u;
+} SpMessage;
+
+/* Frees every string and array the message owns and zeroes it. */
+void sp_message_clear (SpMessage *msg);
+void sp_sandbox_info_clear (SpSandboxInfo *info);
+void sp_sandbox_info_copy (SpSandboxInfo *dst, const SpSandboxInfo *src);
+
+/* Decodes one frame (without its newline). On failure returns -1, fills
+ * *err and, when the frame had a usable "id", copies it into id_out
+ * (SP_PROTO_MAX_ID + 1 bytes, may be NULL) so the answer can name the run. */
+int sp_message_decode (const char *frame, size_t len, SpDirection dir, SpMessage *out,
+                       SpProtoError *err, char *id_out);
+
+/* Encodes a message as one compact JSON line ending in '\n'. Returns a
+ * malloc'd string (length in *len_out) or NULL on an invalid message. */
+char *sp_message_encode (const SpMessage *msg, size_t *len_out);
+
+/* Strict string helpers shared by both directions. */
+bool sp_proto_id_valid (const char *id);
+char **sp_strv_copy (char *const *strv);
+void sp_strv_free (char **strv);
+size_t sp_strv_length (char *const *strv);
