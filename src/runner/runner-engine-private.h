@@ -1,0 +1,99 @@
+/* runner-engine-private.h: state shared by runner-engine.c (queue,
+ * dispatch, timers) and runner-run.c (one run's process and pipes). */
+#pragma once
+
+#include <sys/types.h>
+
+#include "runner-engine.h"
+#include "runner-files.h"
+#include "runner-spawn.h"
+#include "runner-util.h"
+
+typedef enum
+{
+  RUN_QUEUED,
+  RUN_RUNNING,
+  RUN_FINISHED,
+} RunState;
+
+typedef struct RunnerRun RunnerRun;
+
+typedef struct
+{
+  int fd;
+  RunnerWatch *watch;
+  int64_t bytes;   /* everything the program wrote */
+  bool truncated;  /* bytes beyond the output limit were dropped */
+  bool eof;
+  char carry[4];   /* an incomplete UTF-8 character held for the next read */
+  size_t carry_len;
+} RunStream;
+
+struct RunnerRun
+{
+  RunnerEngine *engine;
+  RunnerRun *next;
+  uint64_t seq;
+  RunState state;
+  SpRun req; /* owned; limits are resolved to concrete values */
+  const RunnerLanguage *lang;
+
+  char *dir;       /* private, removed on release: holds work/, code/, tmp/ */
+  char *cwd;       /* dir/work, or the directory the request named */
+  char *code_path; /* the snippet as the interpreter sees it */
+  RunnerFileSnap before;
+
+  pid_t init_pid;
+  bool init_reaped;
+  int control_fd;
+  int status_fd;
+  RunnerWatch *status_watch;
+  bool have_report;
+  RunnerReport report;
+
+  int stdin_fd;
+  RunnerWatch *stdin_watch;
+  Buf stdin_buf;
+  bool stdin_close; /* close once stdin_buf drains */
+
+  RunStream streams[2];
+  char err_tail[1024]; /* last stderr bytes, to recognise out-of-memory */
+  size_t err_tail_len;
+
+  int64_t t_start_ns;
+  int64_t deadline_ns;      /* time limit */
+  int64_t cancel_next_ns;   /* next cancel escalation, 0: none */
+  int64_t drain_deadline_ns; /* stop waiting for output after init exits */
+  SpCancelStage cancel_stage;
+  SpLimit limit;
+};
+
+struct RunnerEngine
+{
+  RunnerConfig config;
+  RunnerLanguages *langs;
+  RunnerSink sink;
+  void *sink_data;
+  RunnerLoop *loop;
+  int signal_fd;
+  RunnerWatch *signal_watch;
+  char *root; /* the runner's private directory of run directories */
+  RunnerRun *runs;
+  uint64_t next_seq;
+  int running;
+  bool throttled;
+  int64_t t0_ns;
+};
+
+/* runner-run.c */
+int _runner_run_start (RunnerRun *run);
+void _runner_run_send_control (RunnerRun *run, char cmd);
+void _runner_run_on_init_exit (RunnerRun *run);
+void _runner_run_check_timers (RunnerRun *run, int64_t now);
+void _runner_run_set_throttled (RunnerRun *run, bool throttled);
+void _runner_run_feed_stdin (RunnerRun *run);
+void _runner_run_free (RunnerRun *run);
+
+/* runner-engine.c */
+void _runner_engine_emit (RunnerEngine *engine, const SpMessage *msg);
+void _runner_engine_run_finished (RunnerEngine *engine, RunnerRun *run);

@@ -1,0 +1,485 @@
+/* runner-engine.c: the queue of runs, dispatch of requests, timers and
+ * signals. One run's process and pipes are runner-run.c's business. */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "config.h"
+#include "runner-engine-private.h"
+
+void
+runner_config_init (RunnerConfig *config)
+{
+  *config = (RunnerConfig){
+    .default_timeout_ms = 30 * 1000,
+    .max_timeout_ms = 300 * 1000,
+    .default_memory_mib = 512,
+    .max_memory_mib = 16 * 1024,
+    .default_output_limit = 1024 * 1024,
+    .max_output_limit = 64 * 1024 * 1024,
+    .file_size_limit = 256 * 1024 * 1024,
+    .open_files = 1024,
+    .max_concurrent = 4,
+    .max_queued = 64,
+    .cancel_grace_ms = 1000,
+    .work_parent = NULL,
+  };
+}
+
+int64_t
+runner_engine_clock_ms (RunnerEngine *engine)
+{
+  return (now_ns () - engine->t0_ns) / 1000000;
+}
+
+void
+_runner_engine_emit (RunnerEngine *engine, const SpMessage *msg)
+{
+  engine->sink.event (engine->sink_data, msg);
+}
+
+static void
+on_signal (void *data, int fd, uint32_t events)
+{
+  RunnerEngine *engine = data;
+  struct signalfd_siginfo si;
+
+  while (read (fd, &si, sizeof si) == (ssize_t) sizeof si)
+    {
+      if (si.ssi_signo != SIGCHLD)
+        {
+          if (engine->sink.quit != NULL)
+            engine->sink.quit (engine->sink_data, (int) si.ssi_signo);
+          continue;
+        }
+      /* Reap every exited run init; SIGCHLDs coalesce, so loop. */
+      for (;;)
+        {
+          pid_t pid = waitpid (-1, NULL, WNOHANG);
+          if (pid <= 0)
+            break;
+          for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+            if (run->init_pid == pid && !run->init_reaped)
+              {
+                _runner_run_on_init_exit (run);
+                break;
+              }
+        }
+    }
+}
+
+RunnerEngine *
+runner_engine_new (const RunnerConfig *config, RunnerLanguages *langs, const RunnerSink *sink,
+                   void *sink_data)
+{
+  RunnerEngine *engine = xcalloc (1, sizeof *engine);
+  sigset_t mask;
+
+  engine->config = *config;
+  engine->langs = langs;
+  engine->sink = *sink;
+  engine->sink_data = sink_data;
+  engine->loop = runner_loop_new ();
+  engine->t0_ns = now_ns ();
+
+  /* A program closing its stdin, or a client vanishing, must not kill us. */
+  signal (SIGPIPE, SIG_IGN);
+  sigemptyset (&mask);
+  sigaddset (&mask, SIGCHLD);
+  sigaddset (&mask, SIGTERM);
+  sigaddset (&mask, SIGINT);
+  sigaddset (&mask, SIGHUP);
+  if (sigprocmask (SIG_BLOCK, &mask, NULL) != 0)
+    die_with_error ("sigprocmask");
+  engine->signal_fd = signalfd (-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (engine->signal_fd < 0)
+    die_with_error ("signalfd");
+  engine->signal_watch
+    = runner_loop_watch (engine->loop, engine->signal_fd, EPOLLIN, on_signal, engine);
+
+  /* One private directory for all runs: removing it at exit leaves nothing
+   * behind, whatever the runs wrote. */
+  const char *parent = config->work_parent;
+  if (parent == NULL)
+    parent = getenv ("TMPDIR");
+  if (parent == NULL || parent[0] != '/')
+    parent = "/tmp";
+  engine->root = xasprintf ("%s/sandpad-runner-XXXXXX", parent);
+  if (mkdtemp (engine->root) == NULL)
+    die_with_error ("cannot create a private directory in %s", parent);
+  return engine;
+}
+
+void
+runner_engine_free (RunnerEngine *engine)
+{
+  if (engine == NULL)
+    return;
+  while (engine->runs != NULL)
+    {
+      RunnerRun *run = engine->runs;
+      engine->runs = run->next;
+      _runner_run_free (run);
+    }
+  remove_tree (engine->root);
+  free (engine->root);
+  runner_loop_unwatch (engine->loop, engine->signal_watch);
+  close (engine->signal_fd);
+  runner_loop_free (engine->loop);
+  free (engine);
+}
+
+RunnerLoop *
+runner_engine_get_loop (RunnerEngine *engine)
+{
+  return engine->loop;
+}
+
+void
+runner_engine_describe (RunnerEngine *engine, SpReady *ready)
+{
+  const RunnerConfig *c = &engine->config;
+
+  ready->runner_version = xstrdup (PACKAGE_VERSION);
+  ready->protocol = SP_PROTO_VERSION;
+  runner_langs_describe (engine->langs, &ready->languages, &ready->n_languages);
+  ready->timeout_ms = (SpLimitRange){ c->default_timeout_ms, c->max_timeout_ms };
+  ready->memory_mib = (SpLimitRange){ c->default_memory_mib, c->max_memory_mib };
+  ready->output_limit = (SpLimitRange){ c->default_output_limit, c->max_output_limit };
+  ready->max_concurrent = c->max_concurrent;
+  ready->max_frame = SP_PROTO_MAX_FRAME;
+  ready->sandbox.mode = xstrdup ("none");
+  char *layers[] = { (char *) "session", (char *) "rlimits", (char *) "clean-env",
+                     (char *) "subreaper", NULL };
+  ready->sandbox.layers = sp_strv_copy (layers);
+}
+
+static RunnerRun *
+find_run (RunnerEngine *engine, const char *id)
+{
+  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+    if (strcmp (run->req.id, id) == 0)
+      return run;
+  return NULL;
+}
+
+static int
+resolve_limit (int64_t *value, int64_t def, int64_t max, const char *what, SpProtoError *err)
+{
+  if (*value == 0)
+    *value = def;
+  if (*value > max)
+    return sp_proto_set_error (err, SP_ERR_LIMIT, "%s %lld is above the maximum %lld", what,
+                               (long long) *value, (long long) max);
+  return 0;
+}
+
+/* Reads a request's "path" into its code, so the run never depends on the
+ * file staying where it was. */
+static int
+load_path (SpRun *req, SpProtoError *err)
+{
+  cleanup_fd int fd = open (req->path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  Buf buf = { 0 };
+  char chunk[65536];
+  ssize_t n;
+
+  if (fd < 0 || fstat (fd, &st) != 0)
+    return sp_proto_set_error (err, SP_ERR_IO, "cannot open %.128s: %s", req->path,
+                               strerror (errno));
+  if (!S_ISREG (st.st_mode))
+    return sp_proto_set_error (err, SP_ERR_IO, "%.128s is not a regular file", req->path);
+  while ((n = read (fd, chunk, sizeof chunk)) > 0)
+    {
+      if (buf.len + (size_t) n > SP_PROTO_MAX_FRAME)
+        {
+          buf_clear (&buf);
+          return sp_proto_set_error (err, SP_ERR_LIMIT, "%.128s is larger than %d bytes",
+                                     req->path, SP_PROTO_MAX_FRAME);
+        }
+      buf_append (&buf, chunk, (size_t) n);
+    }
+  if (n < 0 || memchr (buf.data, '\0', buf.len) != NULL)
+    {
+      buf_clear (&buf);
+      return sp_proto_set_error (err, SP_ERR_IO, "%.128s is unreadable or not text", req->path);
+    }
+  buf_append (&buf, "", 1);
+  req->code = steal_pointer (&buf.data);
+  if (req->name == NULL)
+    {
+      const char *slash = strrchr (req->path, '/');
+      req->name = xstrdup (slash + 1);
+    }
+  return 0;
+}
+
+static int
+validate (RunnerEngine *engine, SpRun *req, const RunnerLanguage **lang, SpProtoError *err)
+{
+  const RunnerConfig *c = &engine->config;
+  struct stat st;
+
+  if (find_run (engine, req->id) != NULL)
+    return sp_proto_set_error (err, SP_ERR_DUPLICATE_RUN,
+                               "run \"%s\" already exists; release it first", req->id);
+  *lang = runner_langs_find (engine->langs, req->language);
+  if (*lang == NULL || (*lang)->path == NULL)
+    return sp_proto_set_error (err, SP_ERR_UNSUPPORTED_LANGUAGE,
+                               "no interpreter for language \"%.64s\"", req->language);
+  if (resolve_limit (&req->timeout_ms, c->default_timeout_ms, c->max_timeout_ms, "timeout_ms",
+                     err) != 0
+      || resolve_limit (&req->memory_mib, c->default_memory_mib, c->max_memory_mib,
+                        "memory_mib", err) != 0
+      || resolve_limit (&req->output_limit, c->default_output_limit, c->max_output_limit,
+                        "output_limit", err) != 0)
+    return -1;
+  if (req->cwd != NULL && (stat (req->cwd, &st) != 0 || !S_ISDIR (st.st_mode)))
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "cwd %.128s is not a directory",
+                               req->cwd);
+  if (req->path != NULL && load_path (req, err) != 0)
+    return -1;
+
+  int queued = 0;
+  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+    queued += run->state == RUN_QUEUED;
+  if (queued >= c->max_queued)
+    return sp_proto_set_error (err, SP_ERR_LIMIT, "%d runs are already waiting", queued);
+  return 0;
+}
+
+static void
+start_queued (RunnerEngine *engine)
+{
+  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+    {
+      if (engine->running >= engine->config.max_concurrent)
+        return;
+      if (run->state == RUN_QUEUED)
+        _runner_run_start (run); /* a failure is reported as its exited event */
+    }
+}
+
+int
+runner_engine_submit (RunnerEngine *engine, SpRun *req, SpProtoError *err)
+{
+  const RunnerLanguage *lang = NULL;
+  RunnerRun **tail = &engine->runs;
+  int position = 0;
+
+  if (validate (engine, req, &lang, err) != 0)
+    return -1;
+
+  RunnerRun *run = xcalloc (1, sizeof *run);
+  run->engine = engine;
+  run->seq = engine->next_seq++;
+  run->req = *req;
+  memset (req, 0, sizeof *req);
+  run->lang = lang;
+  run->init_pid = -1;
+  run->control_fd = run->status_fd = run->stdin_fd = -1;
+  run->streams[0].fd = run->streams[1].fd = -1;
+
+  /* Runs start in submission order. */
+  for (; *tail != NULL; tail = &(*tail)->next)
+    position += (*tail)->state == RUN_QUEUED;
+  *tail = run;
+
+  SpMessage msg = { .type = SP_MSG_QUEUED };
+  msg.u.queued.id = run->req.id;
+  msg.u.queued.position = position;
+  _runner_engine_emit (engine, &msg);
+  start_queued (engine);
+  return 0;
+}
+
+void
+_runner_engine_run_finished (RunnerEngine *engine, RunnerRun *run)
+{
+  engine->running--;
+  start_queued (engine);
+}
+
+static int
+find_live (RunnerEngine *engine, const char *id, RunnerRun **out, SpProtoError *err)
+{
+  *out = find_run (engine, id);
+  if (*out == NULL)
+    return sp_proto_set_error (err, SP_ERR_UNKNOWN_RUN, "no run \"%.64s\"", id);
+  if ((*out)->state == RUN_FINISHED)
+    return sp_proto_set_error (err, SP_ERR_RUN_STATE, "run \"%.64s\" has already exited", id);
+  return 0;
+}
+
+int
+runner_engine_cancel (RunnerEngine *engine, const char *id, SpProtoError *err)
+{
+  RunnerRun *run;
+
+  if (find_live (engine, id, &run, err) != 0)
+    return -1;
+  if (run->state == RUN_QUEUED)
+    {
+      SpMessage msg = { .type = SP_MSG_EXITED };
+      msg.u.exited.id = run->req.id;
+      msg.u.exited.end = SP_END_FAILED;
+      msg.u.exited.error = (char *) "cancelled before it started";
+      msg.u.exited.cancelled = SP_CANCEL_INTERRUPT;
+      msg.u.exited.t_ms = runner_engine_clock_ms (engine);
+      run->state = RUN_FINISHED;
+      _runner_engine_emit (engine, &msg);
+      return 0;
+    }
+  if (run->cancel_stage >= SP_CANCEL_KILL)
+    return 0;
+  /* Interrupt first, so Python can print its KeyboardInterrupt traceback;
+   * a second cancel skips ahead to the next step at once. */
+  if (run->cancel_stage == SP_CANCEL_NONE)
+    {
+      run->cancel_stage = SP_CANCEL_INTERRUPT;
+      _runner_run_send_control (run, RUNNER_CTL_INTERRUPT);
+      run->cancel_next_ns = now_ns () + engine->config.cancel_grace_ms * INT64_C (1000000);
+    }
+  else
+    run->cancel_next_ns = now_ns ();
+  return 0;
+}
+
+int
+runner_engine_stdin (RunnerEngine *engine, const char *id, const char *data, size_t len,
+                     bool eof, SpProtoError *err)
+{
+  RunnerRun *run;
+
+  if (find_live (engine, id, &run, err) != 0)
+    return -1;
+  bool closed = run->state == RUN_QUEUED ? !run->req.stdin_open
+                                          : run->stdin_close || run->stdin_fd < 0;
+  if (closed)
+    return sp_proto_set_error (err, SP_ERR_RUN_STATE, "stdin of run \"%.64s\" is closed", id);
+  if (run->state == RUN_RUNNING)
+    {
+      buf_append (&run->stdin_buf, data, len);
+      run->stdin_close = eof;
+      _runner_run_feed_stdin (run);
+    }
+  else
+    {
+      /* Queued: keep it for when the run starts. */
+      Buf pending = { 0 };
+      if (run->req.stdin_data != NULL)
+        buf_append (&pending, run->req.stdin_data, strlen (run->req.stdin_data));
+      buf_append (&pending, data, len);
+      buf_append (&pending, "", 1);
+      free (run->req.stdin_data);
+      run->req.stdin_data = steal_pointer (&pending.data);
+      run->req.stdin_open = !eof;
+    }
+  return 0;
+}
+
+int
+runner_engine_release (RunnerEngine *engine, const char *id, SpProtoError *err)
+{
+  RunnerRun **link = &engine->runs;
+
+  while (*link != NULL && strcmp ((*link)->req.id, id) != 0)
+    link = &(*link)->next;
+  if (*link == NULL)
+    return sp_proto_set_error (err, SP_ERR_UNKNOWN_RUN, "no run \"%.64s\"", id);
+  if ((*link)->state != RUN_FINISHED)
+    return sp_proto_set_error (err, SP_ERR_RUN_STATE,
+                               "run \"%.64s\" has not exited; cancel it first", id);
+
+  RunnerRun *run = *link;
+  *link = run->next;
+  SpMessage msg = { .type = SP_MSG_RELEASED };
+  msg.u.ref.id = xstrdup (id);
+  _runner_run_free (run);
+  _runner_engine_emit (engine, &msg);
+  sp_message_clear (&msg);
+  return 0;
+}
+
+void
+runner_engine_kill_all (RunnerEngine *engine)
+{
+  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+    {
+      if (run->state == RUN_QUEUED)
+        runner_engine_cancel (engine, run->req.id, NULL);
+      else if (run->state == RUN_RUNNING)
+        {
+          run->cancel_stage = SP_CANCEL_KILL;
+          run->cancel_next_ns = 0;
+          _runner_run_send_control (run, RUNNER_CTL_KILL);
+        }
+    }
+}
+
+void
+runner_engine_throttle (RunnerEngine *engine, bool throttled)
+{
+  if (engine->throttled == throttled)
+    return;
+  engine->throttled = throttled;
+  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+    _runner_run_set_throttled (run, throttled);
+}
+
+int
+runner_engine_active (RunnerEngine *engine)
+{
+  int n = 0;
+
+  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+    n += run->state != RUN_FINISHED;
+  return n;
+}
+
+static int64_t
+next_deadline (RunnerEngine *engine)
+{
+  int64_t next = 0;
+
+  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+    {
+      int64_t times[] = { run->deadline_ns, run->cancel_next_ns, run->drain_deadline_ns };
+
+      if (run->state != RUN_RUNNING)
+        continue;
+      for (size_t i = 0; i < N_ELEMENTS (times); i++)
+        if (times[i] > 0 && (next == 0 || times[i] < next))
+          next = times[i];
+    }
+  return next;
+}
+
+int
+runner_engine_iterate (RunnerEngine *engine, int max_wait_ms)
+{
+  int64_t deadline = next_deadline (engine);
+  int wait = max_wait_ms;
+
+  if (deadline > 0)
+    {
+      int64_t until = (deadline - now_ns () + 999999) / 1000000;
+      if (until < 0)
+        until = 0;
+      if (wait < 0 || until < wait)
+        wait = (int) until;
+    }
+  if (runner_loop_iterate (engine->loop, wait) < 0)
+    return -1;
+
+  int64_t now = now_ns ();
+  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+    _runner_run_check_timers (run, now);
+  return 0;
+}

@@ -1,0 +1,80 @@
+/* runner-engine.h: runs snippets and reports what happened.
+ *
+ * The engine is the runner's core, shared by the protocol server
+ * (sandpad-runner) and the command line (sandpad-run). It queues runs,
+ * starts up to max_concurrent of them, streams their output, enforces
+ * their limits, and reports every step as protocol messages through a
+ * sink. It never blocks on one run: everything goes through one epoll
+ * loop, and exits are noticed through the run init's status pipe and
+ * SIGCHLD, never by waiting for output pipes to close. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "runner-langs.h"
+#include "runner-loop.h"
+#include "sp-proto.h"
+
+typedef struct
+{
+  int64_t default_timeout_ms, max_timeout_ms;
+  int64_t default_memory_mib, max_memory_mib;
+  int64_t default_output_limit, max_output_limit;
+  int64_t file_size_limit; /* bytes, RLIMIT_FSIZE */
+  int64_t open_files;      /* RLIMIT_NOFILE */
+  int max_concurrent;
+  int max_queued;
+  int64_t cancel_grace_ms;  /* between interrupt, terminate and kill */
+  const char *work_parent;  /* where the runner's private directory goes */
+} RunnerConfig;
+
+void runner_config_init (RunnerConfig *config);
+
+typedef struct
+{
+  /* Every event: queued, started, output, exited, released. Output
+   * events carry text already made valid UTF-8. */
+  void (*event) (void *data, const SpMessage *msg);
+  /* When set, output goes here as raw bytes instead of through event(). */
+  void (*raw_output) (void *data, const char *id, SpStream stream, const char *bytes,
+                      size_t len);
+  /* A terminating signal (SIGTERM, SIGINT, SIGHUP) reached the runner. */
+  void (*quit) (void *data, int signo);
+} RunnerSink;
+
+typedef struct RunnerEngine RunnerEngine;
+
+RunnerEngine *runner_engine_new (const RunnerConfig *config, RunnerLanguages *langs,
+                                 const RunnerSink *sink, void *sink_data);
+void runner_engine_free (RunnerEngine *engine);
+
+RunnerLoop *runner_engine_get_loop (RunnerEngine *engine);
+
+/* Fills the ready event (languages, limits, sandbox) for a hello. */
+void runner_engine_describe (RunnerEngine *engine, SpReady *ready);
+
+/* Takes the request (its fields are moved out and *run zeroed). On
+ * rejection returns -1 with *err set and emits nothing. */
+int runner_engine_submit (RunnerEngine *engine, SpRun *run, SpProtoError *err);
+int runner_engine_cancel (RunnerEngine *engine, const char *id, SpProtoError *err);
+int runner_engine_stdin (RunnerEngine *engine, const char *id, const char *data, size_t len,
+                         bool eof, SpProtoError *err);
+int runner_engine_release (RunnerEngine *engine, const char *id, SpProtoError *err);
+
+/* Cancels everything at once (kill, no grace): the client is gone. */
+void runner_engine_kill_all (RunnerEngine *engine);
+
+/* Stops (or resumes) reading program output, so a client that reads
+ * slowly slows the programs down instead of growing our buffers. */
+void runner_engine_throttle (RunnerEngine *engine, bool throttled);
+
+/* Runs queued or running (not yet exited). */
+int runner_engine_active (RunnerEngine *engine);
+
+/* One loop iteration, waiting at most max_wait_ms (-1: until something
+ * happens); returns -1 if the loop failed. */
+int runner_engine_iterate (RunnerEngine *engine, int max_wait_ms);
+
+/* Milliseconds since the engine started: the clock of t_ms fields. */
+int64_t runner_engine_clock_ms (RunnerEngine *engine);

@@ -1,0 +1,224 @@
+/* runner-langs.c: the languages the runner can run and how. */
+#include "runner-langs.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "runner-util.h"
+
+static const char *const python_ext[] = { "py", NULL };
+static const char *const python_bin[] = { "/usr/bin/python3", "/usr/local/bin/python3", NULL };
+static const char *const js_ext[] = { "js", "mjs", "cjs", NULL };
+static const char *const js_bin[] = { "/usr/bin/node", "/usr/bin/nodejs", "/usr/local/bin/node",
+                                      NULL };
+static const char *const bash_ext[] = { "sh", "bash", NULL };
+static const char *const bash_bin[] = { "/usr/bin/bash", "/bin/bash", NULL };
+
+static const RunnerLanguage builtin[] = {
+  { "python", python_ext, python_bin, "main.py", NULL, NULL },
+  { "javascript", js_ext, js_bin, "main.js", NULL, NULL },
+  { "bash", bash_ext, bash_bin, "main.sh", NULL, NULL },
+};
+
+void
+runner_langs_init (RunnerLanguages *langs)
+{
+  langs->n_langs = N_ELEMENTS (builtin);
+  langs->langs = xcalloc (langs->n_langs, sizeof *langs->langs);
+  for (size_t i = 0; i < langs->n_langs; i++)
+    {
+      langs->langs[i] = builtin[i];
+      for (size_t j = 0; builtin[i].candidates[j] != NULL; j++)
+        if (access (builtin[i].candidates[j], X_OK) == 0)
+          {
+            langs->langs[i].path = xstrdup (builtin[i].candidates[j]);
+            break;
+          }
+    }
+}
+
+void
+runner_langs_clear (RunnerLanguages *langs)
+{
+  for (size_t i = 0; i < langs->n_langs; i++)
+    {
+      free (langs->langs[i].path);
+      free (langs->langs[i].version);
+    }
+  free (langs->langs);
+  langs->langs = NULL;
+  langs->n_langs = 0;
+}
+
+int
+runner_langs_override (RunnerLanguages *langs, const char *spec)
+{
+  const char *eq = strchr (spec, '=');
+  cleanup_free char *name = eq ? strndup (spec, (size_t) (eq - spec)) : NULL;
+  RunnerLanguage *lang = name ? runner_langs_find (langs, name) : NULL;
+
+  if (lang == NULL || eq[1] != '/' || access (eq + 1, X_OK) != 0)
+    return -1;
+  free (lang->path);
+  lang->path = xstrdup (eq + 1);
+  return 0;
+}
+
+RunnerLanguage *
+runner_langs_find (const RunnerLanguages *langs, const char *name)
+{
+  for (size_t i = 0; i < langs->n_langs; i++)
+    if (strcmp (langs->langs[i].name, name) == 0)
+      return &langs->langs[i];
+  return NULL;
+}
+
+RunnerLanguage *
+runner_langs_for_file (const RunnerLanguages *langs, const char *file_name)
+{
+  const char *dot = strrchr (file_name, '.');
+
+  if (dot == NULL || strchr (dot, '/') != NULL)
+    return NULL;
+  for (size_t i = 0; i < langs->n_langs; i++)
+    for (size_t j = 0; langs->langs[i].extensions[j] != NULL; j++)
+      if (strcmp (langs->langs[i].extensions[j], dot + 1) == 0)
+        return &langs->langs[i];
+  return NULL;
+}
+
+char **
+runner_lang_argv (const RunnerLanguage *lang, const char *code_path, char *const *args,
+                  int64_t memory_mib)
+{
+  size_t n_args = sp_strv_length (args);
+  char **argv = xcalloc (n_args + 8, sizeof *argv);
+  size_t n = 0;
+
+  argv[n++] = xstrdup (lang->path);
+  if (strcmp (lang->name, "python") == 0)
+    {
+      /* -u: stream output as it is written, not when a buffer fills;
+       * -B: no __pycache__ droppings in the user's directory. */
+      argv[n++] = xstrdup ("-u");
+      argv[n++] = xstrdup ("-B");
+    }
+  else if (strcmp (lang->name, "javascript") == 0 && memory_mib > 0)
+    {
+      /* Let V8 hit its own heap ceiling below the memory rlimit, so a
+       * runaway script ends with "heap out of memory" rather than a
+       * random allocation failure inside the engine. */
+      int64_t heap = memory_mib * 3 / 4;
+      argv[n++] = xasprintf ("--max-old-space-size=%lld", (long long) (heap > 16 ? heap : 16));
+    }
+  argv[n++] = xstrdup (code_path);
+  for (size_t i = 0; i < n_args; i++)
+    argv[n++] = xstrdup (args[i]);
+  argv[n] = NULL;
+  return argv;
+}
+
+/* Reads the first line of `interpreter --version`, with a short timeout so
+ * a broken interpreter cannot hold up the handshake. */
+static char *
+probe_version (const char *path)
+{
+  int fds[2];
+  char buf[256];
+  size_t len = 0;
+
+  if (pipe2 (fds, O_CLOEXEC) != 0)
+    return NULL;
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      char *const argv[] = { (char *) path, (char *) "--version", NULL };
+      char *const envp[] = { (char *) "PATH=/usr/bin:/bin", (char *) "LANG=C.UTF-8", NULL };
+      int devnull = open ("/dev/null", O_RDWR);
+
+      dup2 (devnull, 0);
+      dup2 (fds[1], 1);
+      dup2 (fds[1], 2);
+      execve (path, argv, envp);
+      _exit (127);
+    }
+  close (fds[1]);
+  if (pid < 0)
+    {
+      close (fds[0]);
+      return NULL;
+    }
+
+  int64_t deadline = now_ns () + 5 * INT64_C (1000000000);
+  for (;;)
+    {
+      struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
+      int left = (int) ((deadline - now_ns ()) / 1000000);
+      if (left <= 0 || poll (&pfd, 1, left) <= 0)
+        break;
+      ssize_t n = read (fds[0], buf + len, sizeof buf - 1 - len);
+      if (n <= 0)
+        break;
+      len += (size_t) n;
+      if (len == sizeof buf - 1)
+        break;
+    }
+  close (fds[0]);
+  kill (pid, SIGKILL);
+  waitpid (pid, NULL, 0);
+
+  buf[len] = '\0';
+  buf[strcspn (buf, "\n")] = '\0';
+  /* "Python 3.11.2", "v20.20.2", "GNU bash, version 5.2.15(1)-release (...)":
+   * keep the first token that starts with a digit (after an optional v). */
+  for (char *tok = strtok (buf, " ,"); tok != NULL; tok = strtok (NULL, " ,"))
+    {
+      if (tok[0] == 'v' && tok[1] >= '0' && tok[1] <= '9')
+        tok++;
+      if (tok[0] >= '0' && tok[0] <= '9')
+        {
+          tok[strcspn (tok, "(")] = '\0';
+          return xstrdup (tok);
+        }
+    }
+  return NULL;
+}
+
+void
+runner_langs_probe_versions (RunnerLanguages *langs)
+{
+  for (size_t i = 0; i < langs->n_langs; i++)
+    if (langs->langs[i].path != NULL && langs->langs[i].version == NULL)
+      {
+        langs->langs[i].version = probe_version (langs->langs[i].path);
+        if (langs->langs[i].version == NULL)
+          langs->langs[i].version = xstrdup ("unknown");
+      }
+}
+
+void
+runner_langs_describe (const RunnerLanguages *langs, SpLanguage **out, size_t *n_out)
+{
+  SpLanguage *list = xcalloc (langs->n_langs + 1, sizeof *list);
+  size_t n = 0;
+
+  for (size_t i = 0; i < langs->n_langs; i++)
+    {
+      const RunnerLanguage *lang = &langs->langs[i];
+
+      /* Only what can actually run is offered to clients. */
+      if (lang->path == NULL)
+        continue;
+      list[n].name = xstrdup (lang->name);
+      list[n].path = xstrdup (lang->path);
+      list[n].version = xstrdup (lang->version ? lang->version : "unknown");
+      list[n].extensions = sp_strv_copy ((char *const *) lang->extensions);
+      n++;
+    }
+  *out = list;
+  *n_out = n;
+}

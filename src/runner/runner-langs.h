@@ -1,0 +1,47 @@
+/* runner-langs.h: the languages the runner can run and how.
+ *
+ * Interpreters are looked up at fixed absolute paths (or paths given on
+ * the runner's command line), never through $PATH: the runner's own
+ * environment is not trusted to pick what code runs. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sp-proto.h"
+
+typedef struct
+{
+  const char *name;                    /* protocol name: "python" */
+  const char *const *extensions;       /* without the dot */
+  const char *const *candidates;       /* absolute paths, first found wins */
+  const char *default_file;            /* file name for code without a name */
+  char *path;                          /* resolved interpreter, NULL: missing */
+  char *version;                       /* filled by runner_langs_probe_versions */
+} RunnerLanguage;
+
+typedef struct
+{
+  RunnerLanguage *langs;
+  size_t n_langs;
+} RunnerLanguages;
+
+void runner_langs_init (RunnerLanguages *langs);
+void runner_langs_clear (RunnerLanguages *langs);
+
+/* "python=/opt/python3/bin/python3": replaces the lookup for one language.
+ * Returns -1 for an unknown language or a path that is not executable. */
+int runner_langs_override (RunnerLanguages *langs, const char *spec);
+
+/* Runs each found interpreter's --version (a few ms each). */
+void runner_langs_probe_versions (RunnerLanguages *langs);
+
+RunnerLanguage *runner_langs_find (const RunnerLanguages *langs, const char *name);
+RunnerLanguage *runner_langs_for_file (const RunnerLanguages *langs, const char *file_name);
+
+/* The argv that runs code_path with args, NULL-terminated and malloc'd. */
+char **runner_lang_argv (const RunnerLanguage *lang, const char *code_path, char *const *args,
+                         int64_t memory_mib);
+
+/* Fills protocol language descriptions for the ready event. */
+void runner_langs_describe (const RunnerLanguages *langs, SpLanguage **out, size_t *n_out);

@@ -1,0 +1,100 @@
+/* runner-main.c: sandpad-runner, the helper that clients talk to.
+ *
+ * It speaks the protocol on stdin/stdout, or on one socket handed over as
+ * --fd N (how the app starts it). Diagnostics go to stderr. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "config.h"
+#include "runner-server.h"
+#include "runner-util.h"
+
+static void
+usage (FILE *out)
+{
+  fputs ("Usage: sandpad-runner [OPTION...]\n"
+         "Serve the Sandpad runner protocol (docs/protocol.md) on stdin/stdout.\n\n"
+         "  --fd N                 speak the protocol on fd N instead (a socket)\n"
+         "  --max-concurrent N     runs at once; the rest queue (default 4)\n"
+         "  --cancel-grace-ms N    wait between interrupt, terminate, kill (default 1000)\n"
+         "  --interpreter L=PATH   use PATH for language L\n"
+         "  --work-parent DIR      where run directories go (default $TMPDIR or /tmp)\n"
+         "  --version              print the version\n"
+         "  --help                 print this help\n",
+         out);
+}
+
+static long
+parse_number (const char *arg, const char *what, long min, long max)
+{
+  char *end = NULL;
+  long value = strtol (arg, &end, 10);
+
+  if (end == arg || *end != '\0' || value < min || value > max)
+    die ("%s must be a number from %ld to %ld", what, min, max);
+  return value;
+}
+
+int
+main (int argc, char **argv)
+{
+  static const struct option options[] = {
+    { "fd", required_argument, NULL, 'f' },
+    { "max-concurrent", required_argument, NULL, 'c' },
+    { "cancel-grace-ms", required_argument, NULL, 'g' },
+    { "interpreter", required_argument, NULL, 'i' },
+    { "work-parent", required_argument, NULL, 'w' },
+    { "version", no_argument, NULL, 'V' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  RunnerConfig config;
+  RunnerLanguages langs;
+  int fd = -1, opt, status;
+
+  runner_config_init (&config);
+  runner_langs_init (&langs);
+  while ((opt = getopt_long (argc, argv, "", options, NULL)) != -1)
+    switch (opt)
+      {
+      case 'f':
+        fd = (int) parse_number (optarg, "--fd", 3, 1 << 20);
+        break;
+      case 'c':
+        config.max_concurrent = (int) parse_number (optarg, "--max-concurrent", 1, 64);
+        break;
+      case 'g':
+        config.cancel_grace_ms = parse_number (optarg, "--cancel-grace-ms", 0, 60000);
+        break;
+      case 'i':
+        if (runner_langs_override (&langs, optarg) != 0)
+          die ("--interpreter %s: unknown language or not an executable absolute path", optarg);
+        break;
+      case 'w':
+        config.work_parent = optarg;
+        break;
+      case 'V':
+        printf ("sandpad-runner %s\n", PACKAGE_VERSION);
+        return 0;
+      case 'h':
+        usage (stdout);
+        return 0;
+      default:
+        usage (stderr);
+        return 125;
+      }
+  if (optind != argc)
+    die ("unexpected argument %s", argv[optind]);
+
+  struct stat st;
+  if (fd >= 0 && fstat (fd, &st) != 0)
+    die_with_error ("--fd %d", fd);
+
+  runner_langs_probe_versions (&langs);
+  status = fd >= 0 ? runner_server_run (&config, &langs, fd, fd)
+                   : runner_server_run (&config, &langs, 0, 1);
+  runner_langs_clear (&langs);
+  return status;
+}

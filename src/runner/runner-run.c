@@ -1,0 +1,591 @@
+/* runner-run.c: one run, from its private directory to its exited event. */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "runner-engine-private.h"
+#include "sp-utf8.h"
+
+#define READ_CHUNK 65536
+/* Output still arriving this long after the run's last process died comes
+ * from nowhere we know of; stop waiting for it. */
+#define DRAIN_GRACE_NS (500 * INT64_C (1000000))
+
+static void emit_failed (RunnerRun *run, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+static void try_finish (RunnerRun *run);
+
+static void
+close_watched (RunnerRun *run, int *fd, RunnerWatch **watch)
+{
+  /* Unwatch before close: a just-forked run init may briefly share the fd,
+   * and epoll would keep reporting it to a freed watch. */
+  runner_loop_unwatch (run->engine->loop, *watch);
+  *watch = NULL;
+  if (*fd >= 0)
+    close (*fd);
+  *fd = -1;
+}
+
+/* The environment is fixed; only what the request names is added. Nothing
+ * of the runner's own environment reaches the program. */
+static char **
+build_env (RunnerRun *run)
+{
+  size_t n_extra = sp_strv_length (run->req.env);
+  char **env = xcalloc (n_extra + 16, sizeof *env);
+  size_t n = 0;
+
+  env[n++] = xstrdup ("PATH=/usr/local/bin:/usr/bin:/bin");
+  env[n++] = xasprintf ("HOME=%s", run->cwd);
+  env[n++] = xasprintf ("TMPDIR=%s/tmp", run->dir);
+  env[n++] = xstrdup ("LANG=C.UTF-8");
+  env[n++] = xstrdup ("TERM=dumb");
+  env[n++] = xstrdup ("PYTHONUNBUFFERED=1");
+  env[n++] = xstrdup ("PYTHONDONTWRITEBYTECODE=1");
+  env[n++] = xstrdup ("PYTHONUTF8=1");
+  /* Plots render to files, never to a display the run cannot reach. */
+  env[n++] = xstrdup ("MPLBACKEND=Agg");
+  env[n++] = xstrdup ("SANDPAD=1");
+  for (size_t i = 0; i < n_extra; i++)
+    {
+      size_t name_len = strcspn (run->req.env[i], "=") + 1;
+
+      /* A request's value replaces a fixed one of the same name. */
+      for (size_t j = 0; j < n; j++)
+        if (strncmp (env[j], run->req.env[i], name_len) == 0)
+          {
+            free (env[j]);
+            env[j] = env[--n];
+            break;
+          }
+      env[n++] = xstrdup (run->req.env[i]);
+    }
+  env[n] = NULL;
+  return env;
+}
+
+static int
+make_dirs (RunnerRun *run)
+{
+  static const char *const subdirs[] = { "code", "tmp", "work" };
+
+  run->dir = xasprintf ("%s/run-%llu", run->engine->root, (unsigned long long) run->seq);
+  if (mkdir (run->dir, 0700) != 0)
+    return -1;
+  for (size_t i = 0; i < N_ELEMENTS (subdirs); i++)
+    {
+      cleanup_free char *sub = xasprintf ("%s/%s", run->dir, subdirs[i]);
+      if ((run->req.cwd == NULL || i < 2) && mkdir (sub, 0700) != 0)
+        return -1;
+    }
+  run->cwd = run->req.cwd ? xstrdup (run->req.cwd) : xasprintf ("%s/work", run->dir);
+  return 0;
+}
+
+static int
+write_code (RunnerRun *run)
+{
+  const char *name = run->req.name ? run->req.name : run->lang->default_file;
+  size_t len = strlen (run->req.code);
+
+  run->code_path = xasprintf ("%s/code/%s", run->dir, name);
+  cleanup_fd int fd = open (run->code_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0 || write_all (fd, run->req.code, len) != 0)
+    return -1;
+  return 0;
+}
+
+static void on_stream (void *data, int fd, uint32_t events);
+static void on_status (void *data, int fd, uint32_t events);
+static void on_stdin (void *data, int fd, uint32_t events);
+
+static void
+emit_started (RunnerRun *run)
+{
+  SpMessage msg = { .type = SP_MSG_STARTED };
+  SpStarted *ev = &msg.u.started;
+  char *layers[] = { (char *) "session", (char *) "rlimits", (char *) "clean-env",
+                     (char *) "subreaper", NULL };
+
+  ev->id = run->req.id;
+  ev->cwd = run->cwd;
+  ev->t_ms = runner_engine_clock_ms (run->engine);
+  ev->timeout_ms = run->req.timeout_ms;
+  ev->memory_mib = run->req.memory_mib;
+  ev->output_limit = run->req.output_limit;
+  ev->network = run->req.network;
+  ev->sandbox.mode = (char *) "none";
+  ev->sandbox.layers = layers;
+  _runner_engine_emit (run->engine, &msg);
+}
+
+int
+_runner_run_start (RunnerRun *run)
+{
+  RunnerEngine *engine = run->engine;
+  int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 };
+  int ctl[2] = { -1, -1 }, status[2] = { -1, -1 };
+
+  run->state = RUN_RUNNING;
+  engine->running++;
+  if (make_dirs (run) != 0 || write_code (run) != 0)
+    {
+      emit_failed (run, "cannot prepare the run's directory: %s", strerror (errno));
+      return -1;
+    }
+  if (run->req.cwd != NULL)
+    runner_files_snapshot (run->cwd, &run->before);
+
+  if (pipe2 (in, O_CLOEXEC) != 0 || pipe2 (out, O_CLOEXEC) != 0 || pipe2 (err, O_CLOEXEC) != 0
+      || pipe2 (ctl, O_CLOEXEC) != 0 || pipe2 (status, O_CLOEXEC) != 0)
+    {
+      int errsv = errno;
+      int *all[] = { in, out, err, ctl, status };
+      for (size_t i = 0; i < N_ELEMENTS (all); i++)
+        for (int j = 0; j < 2; j++)
+          if (all[i][j] >= 0)
+            close (all[i][j]);
+      emit_failed (run, "cannot create pipes: %s", strerror (errsv));
+      return -1;
+    }
+
+  char **argv = runner_lang_argv (run->lang, run->code_path, run->req.args, run->req.memory_mib);
+  char **envp = build_env (run);
+  RunnerSpawnSpec spec = {
+    .path = run->lang->path,
+    .argv = argv,
+    .envp = envp,
+    .cwd = run->cwd,
+    .memory_bytes = run->req.memory_mib * 1024 * 1024,
+    /* CPU backstop one second past the wall limit, in case the timer
+     * cannot fire (a stopped runner); the wall limit normally wins. */
+    .cpu_seconds = (run->req.timeout_ms + 999) / 1000 + 1,
+    .file_size_bytes = engine->config.file_size_limit,
+    .open_files = engine->config.open_files,
+    .stdin_fd = in[0],
+    .stdout_fd = out[1],
+    .stderr_fd = err[1],
+    .control_fd = ctl[0],
+    .status_fd = status[1],
+  };
+
+  run->t_start_ns = now_ns ();
+  run->init_pid = runner_spawn (&spec);
+  int errsv = errno;
+  sp_strv_free (argv);
+  sp_strv_free (envp);
+  close (in[0]);
+  close (out[1]);
+  close (err[1]);
+  close (ctl[0]);
+  close (status[1]);
+  run->stdin_fd = in[1];
+  run->streams[SP_STREAM_STDOUT].fd = out[0];
+  run->streams[SP_STREAM_STDERR].fd = err[0];
+  run->control_fd = ctl[1];
+  run->status_fd = status[0];
+
+  if (run->init_pid < 0)
+    {
+      emit_failed (run, "cannot fork: %s", strerror (errsv));
+      return -1;
+    }
+
+  for (int s = 0; s < 2; s++)
+    {
+      set_nonblocking (run->streams[s].fd, true);
+      run->streams[s].watch = runner_loop_watch (engine->loop, run->streams[s].fd,
+                                                 engine->throttled ? 0 : EPOLLIN, on_stream, run);
+    }
+  set_nonblocking (run->status_fd, true);
+  run->status_watch = runner_loop_watch (engine->loop, run->status_fd, EPOLLIN, on_status, run);
+  set_nonblocking (run->stdin_fd, true);
+  run->stdin_watch = runner_loop_watch (engine->loop, run->stdin_fd, 0, on_stdin, run);
+
+  if (run->req.stdin_data != NULL)
+    buf_append (&run->stdin_buf, run->req.stdin_data, strlen (run->req.stdin_data));
+  run->stdin_close = !run->req.stdin_open;
+  run->deadline_ns = run->t_start_ns + run->req.timeout_ms * INT64_C (1000000);
+
+  emit_started (run);
+  _runner_run_feed_stdin (run);
+  return 0;
+}
+
+void
+_runner_run_send_control (RunnerRun *run, char cmd)
+{
+  /* A full or closed pipe means init is already finishing; either way
+   * there is nothing more to tell it. */
+  if (run->control_fd >= 0 && write (run->control_fd, &cmd, 1) < 0 && errno == EPIPE)
+    {
+      close (run->control_fd);
+      run->control_fd = -1;
+    }
+}
+
+void
+_runner_run_feed_stdin (RunnerRun *run)
+{
+  while (run->stdin_fd >= 0 && run->stdin_buf.len > 0)
+    {
+      ssize_t n = write (run->stdin_fd, run->stdin_buf.data, run->stdin_buf.len);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 && errno == EAGAIN)
+        break;
+      if (n < 0)
+        {
+          /* EPIPE: the program closed its stdin; what is left is moot. */
+          buf_clear (&run->stdin_buf);
+          close_watched (run, &run->stdin_fd, &run->stdin_watch);
+          return;
+        }
+      buf_consume (&run->stdin_buf, (size_t) n);
+    }
+  if (run->stdin_fd < 0)
+    return;
+  if (run->stdin_buf.len == 0 && run->stdin_close)
+    close_watched (run, &run->stdin_fd, &run->stdin_watch);
+  else
+    runner_loop_set_events (run->engine->loop, run->stdin_watch,
+                            run->stdin_buf.len > 0 ? EPOLLOUT : 0);
+}
+
+static void
+on_stdin (void *data, int fd, uint32_t events)
+{
+  RunnerRun *run = data;
+
+  if (events & EPOLLERR)
+    {
+      buf_clear (&run->stdin_buf);
+      close_watched (run, &run->stdin_fd, &run->stdin_watch);
+      return;
+    }
+  _runner_run_feed_stdin (run);
+}
+
+static void
+forward (RunnerRun *run, SpStream s, const char *bytes, size_t len, bool final)
+{
+  RunnerEngine *engine = run->engine;
+  RunStream *stream = &run->streams[s];
+
+  if (engine->sink.raw_output != NULL)
+    {
+      if (len > 0)
+        engine->sink.raw_output (engine->sink_data, run->req.id, s, bytes, len);
+      return;
+    }
+
+  /* Complete a character split across reads; never emit half of one. */
+  Buf joined = { 0 };
+  buf_append (&joined, stream->carry, stream->carry_len);
+  buf_append (&joined, bytes, len);
+  size_t consumed = 0, out_len = 0;
+  char *text = sp_utf8_sanitize (joined.data, joined.len, final, &consumed, &out_len);
+  stream->carry_len = joined.len - consumed;
+  memcpy (stream->carry, joined.data + consumed, stream->carry_len);
+  buf_clear (&joined);
+
+  if (out_len > 0)
+    {
+      SpMessage msg = { .type = SP_MSG_OUTPUT };
+      msg.u.output.id = run->req.id;
+      msg.u.output.stream = s;
+      msg.u.output.data = text;
+      _runner_engine_emit (engine, &msg);
+    }
+  free (text);
+}
+
+static void
+remember_stderr (RunnerRun *run, const char *bytes, size_t len)
+{
+  size_t cap = sizeof run->err_tail;
+
+  if (len >= cap)
+    {
+      memcpy (run->err_tail, bytes + len - cap, cap);
+      run->err_tail_len = cap;
+      return;
+    }
+  if (run->err_tail_len + len > cap)
+    {
+      size_t drop = run->err_tail_len + len - cap;
+      memmove (run->err_tail, run->err_tail + drop, run->err_tail_len - drop);
+      run->err_tail_len -= drop;
+    }
+  memcpy (run->err_tail + run->err_tail_len, bytes, len);
+  run->err_tail_len += len;
+}
+
+static void
+handle_output (RunnerRun *run, SpStream s, const char *bytes, size_t len)
+{
+  RunStream *stream = &run->streams[s];
+  int64_t limit = run->req.output_limit;
+  int64_t before = stream->bytes;
+
+  stream->bytes += (int64_t) len;
+  if (s == SP_STREAM_STDERR)
+    remember_stderr (run, bytes, len);
+  if (before >= limit)
+    return;
+  if (stream->bytes <= limit)
+    {
+      forward (run, s, bytes, len, false);
+      return;
+    }
+
+  /* Over the limit: pass what fits, then stop the run. A flood would
+   * otherwise keep a CPU busy and the client's memory growing. */
+  forward (run, s, bytes, (size_t) (limit - before), true);
+  stream->truncated = true;
+  if (run->limit == SP_LIMIT_NONE)
+    run->limit = SP_LIMIT_OUTPUT;
+  _runner_run_send_control (run, RUNNER_CTL_KILL);
+}
+
+static void
+on_stream (void *data, int fd, uint32_t events)
+{
+  RunnerRun *run = data;
+  SpStream s = fd == run->streams[SP_STREAM_STDOUT].fd ? SP_STREAM_STDOUT : SP_STREAM_STDERR;
+  RunStream *stream = &run->streams[s];
+  char buf[READ_CHUNK];
+  ssize_t n = read (fd, buf, sizeof buf);
+
+  if (n < 0 && (errno == EAGAIN || errno == EINTR))
+    return;
+  if (n > 0)
+    {
+      handle_output (run, s, buf, (size_t) n);
+      return;
+    }
+  /* EOF (or an error, treated alike): flush a dangling partial character. */
+  if (stream->carry_len > 0 && !stream->truncated)
+    forward (run, s, "", 0, true);
+  stream->eof = true;
+  close_watched (run, &stream->fd, &stream->watch);
+  try_finish (run);
+}
+
+static void
+on_status (void *data, int fd, uint32_t events)
+{
+  RunnerRun *run = data;
+  RunnerReport report;
+  ssize_t n = read (fd, &report, sizeof report);
+
+  if (n < 0 && (errno == EAGAIN || errno == EINTR))
+    return;
+  if (n == (ssize_t) sizeof report && !run->have_report)
+    {
+      run->report = report;
+      run->have_report = true;
+      return;
+    }
+  close_watched (run, &run->status_fd, &run->status_watch);
+  try_finish (run);
+}
+
+void
+_runner_run_on_init_exit (RunnerRun *run)
+{
+  run->init_reaped = true;
+  run->drain_deadline_ns = now_ns () + DRAIN_GRACE_NS;
+  try_finish (run);
+}
+
+void
+_runner_run_set_throttled (RunnerRun *run, bool throttled)
+{
+  for (int s = 0; s < 2; s++)
+    if (run->streams[s].watch != NULL)
+      runner_loop_set_events (run->engine->loop, run->streams[s].watch,
+                              throttled ? 0 : EPOLLIN);
+}
+
+void
+_runner_run_check_timers (RunnerRun *run, int64_t now)
+{
+  if (run->state != RUN_RUNNING)
+    return;
+  if (run->deadline_ns > 0 && now >= run->deadline_ns)
+    {
+      run->deadline_ns = 0;
+      if (run->limit == SP_LIMIT_NONE)
+        run->limit = SP_LIMIT_TIME;
+      _runner_run_send_control (run, RUNNER_CTL_KILL);
+    }
+  if (run->cancel_next_ns > 0 && now >= run->cancel_next_ns)
+    {
+      run->cancel_stage++;
+      _runner_run_send_control (run, run->cancel_stage == SP_CANCEL_TERMINATE
+                                       ? RUNNER_CTL_TERMINATE
+                                       : RUNNER_CTL_KILL);
+      run->cancel_next_ns = run->cancel_stage < SP_CANCEL_KILL
+                              ? now + run->engine->config.cancel_grace_ms * INT64_C (1000000)
+                              : 0;
+    }
+  if (run->drain_deadline_ns > 0 && now >= run->drain_deadline_ns)
+    {
+      for (int s = 0; s < 2; s++)
+        if (!run->streams[s].eof)
+          {
+            run->streams[s].eof = true;
+            close_watched (run, &run->streams[s].fd, &run->streams[s].watch);
+          }
+      try_finish (run);
+    }
+}
+
+/* The interpreters' own words for running out of memory. The memory limit
+ * is an rlimit, so the kernel does not tell us it was hit: the program's
+ * allocation fails and the interpreter says so on its way out. */
+static bool
+looks_out_of_memory (RunnerRun *run, int wait_status)
+{
+  static const char *const markers[] = { "MemoryError", "out of memory", "Cannot allocate memory",
+                                         "cannot allocate memory", "bad_alloc", NULL };
+
+  if (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0)
+    return false;
+  for (size_t i = 0; markers[i] != NULL; i++)
+    if (memmem (run->err_tail, run->err_tail_len, markers[i], strlen (markers[i])) != NULL)
+      return true;
+  /* Or the peak says it plainly: within 5% of the ceiling. */
+  return run->report.maxrss_kib * 1024 >= run->req.memory_mib * 1024 * 1024 / 20 * 19;
+}
+
+static void
+fill_result (RunnerRun *run, SpExited *ev)
+{
+  const RunnerReport *r = &run->report;
+
+  if (!run->have_report)
+    {
+      ev->end = SP_END_FAILED;
+      ev->error = xstrdup ("the run's supervisor process died unexpectedly");
+      return;
+    }
+  if (r->kind == RUNNER_REPORT_EXEC_FAILED || r->kind == RUNNER_REPORT_SETUP_FAILED)
+    {
+      ev->end = SP_END_FAILED;
+      ev->error = xasprintf ("%s failed for %s: %s", runner_spawn_step_name (r->error_step),
+                             run->lang->path, strerror (r->error_errno));
+      return;
+    }
+  if (WIFSIGNALED (r->wait_status))
+    {
+      ev->end = SP_END_SIGNALED;
+      ev->signal = WTERMSIG (r->wait_status);
+    }
+  else
+    {
+      ev->end = SP_END_EXITED;
+      ev->exit_code = WEXITSTATUS (r->wait_status);
+    }
+
+  if (run->limit == SP_LIMIT_NONE && ev->end == SP_END_SIGNALED && ev->signal == SIGXCPU)
+    run->limit = SP_LIMIT_CPU;
+  if (run->limit == SP_LIMIT_NONE && ev->end == SP_END_SIGNALED && ev->signal == SIGXFSZ)
+    run->limit = SP_LIMIT_FILE_SIZE;
+  if (run->limit == SP_LIMIT_NONE && run->cancel_stage == SP_CANCEL_NONE
+      && looks_out_of_memory (run, r->wait_status))
+    run->limit = SP_LIMIT_MEMORY;
+
+  ev->wall_ms = r->wall_ns / 1000000;
+  ev->cpu_ms = r->cpu_ns / 1000000;
+  ev->peak_memory_bytes = r->maxrss_kib * 1024;
+}
+
+static void
+try_finish (RunnerRun *run)
+{
+  bool status_done = run->status_fd < 0;
+
+  if (run->state != RUN_RUNNING || !run->init_reaped || !status_done
+      || !run->streams[0].eof || !run->streams[1].eof)
+    return;
+
+  SpMessage msg = { .type = SP_MSG_EXITED };
+  SpExited *ev = &msg.u.exited;
+
+  fill_result (run, ev);
+  ev->id = xstrdup (run->req.id);
+  ev->limit = run->limit;
+  ev->cancelled = run->cancel_stage;
+  ev->t_ms = runner_engine_clock_ms (run->engine);
+  ev->stdout_bytes = run->streams[SP_STREAM_STDOUT].bytes;
+  ev->stderr_bytes = run->streams[SP_STREAM_STDERR].bytes;
+  ev->stdout_truncated = run->streams[SP_STREAM_STDOUT].truncated;
+  ev->stderr_truncated = run->streams[SP_STREAM_STDERR].truncated;
+  if (ev->end != SP_END_FAILED)
+    runner_files_changes (run->cwd, run->req.cwd ? &run->before : NULL, &ev->files,
+                          &ev->n_files, &ev->files_truncated);
+
+  close_watched (run, &run->stdin_fd, &run->stdin_watch);
+  if (run->control_fd >= 0)
+    close (run->control_fd);
+  run->control_fd = -1;
+  buf_clear (&run->stdin_buf);
+
+  run->state = RUN_FINISHED;
+  _runner_engine_emit (run->engine, &msg);
+  sp_message_clear (&msg);
+  _runner_engine_run_finished (run->engine, run);
+}
+
+static void
+emit_failed (RunnerRun *run, const char *fmt, ...)
+{
+  SpMessage msg = { .type = SP_MSG_EXITED };
+  va_list args;
+  char *error = NULL;
+
+  va_start (args, fmt);
+  if (vasprintf (&error, fmt, args) < 0)
+    error = NULL;
+  va_end (args);
+
+  msg.u.exited.id = xstrdup (run->req.id);
+  msg.u.exited.end = SP_END_FAILED;
+  msg.u.exited.error = error ? error : xstrdup ("run failed");
+  msg.u.exited.cancelled = run->cancel_stage;
+  msg.u.exited.t_ms = runner_engine_clock_ms (run->engine);
+  run->state = RUN_FINISHED;
+  _runner_engine_emit (run->engine, &msg);
+  sp_message_clear (&msg);
+  _runner_engine_run_finished (run->engine, run);
+}
+
+void
+_runner_run_free (RunnerRun *run)
+{
+  for (int s = 0; s < 2; s++)
+    close_watched (run, &run->streams[s].fd, &run->streams[s].watch);
+  close_watched (run, &run->status_fd, &run->status_watch);
+  close_watched (run, &run->stdin_fd, &run->stdin_watch);
+  if (run->control_fd >= 0)
+    close (run->control_fd);
+  /* Without the control pipe the run init kills the tree and exits. */
+  if (run->init_pid > 0 && !run->init_reaped)
+    waitpid (run->init_pid, NULL, 0);
+  if (run->dir != NULL)
+    remove_tree (run->dir);
+  buf_clear (&run->stdin_buf);
+  runner_files_snap_clear (&run->before);
+  free (run->dir);
+  free (run->cwd);
+  free (run->code_path);
+  SpMessage req = { .type = SP_MSG_RUN, .u.run = run->req };
+  sp_message_clear (&req);
+  free (run);
+}

@@ -1,0 +1,406 @@
+/* runner-spawn.c: the run init and the program's last steps before exec.
+ *
+ * Everything after fork() here runs in a child of a single-threaded
+ * process, so ordinary libc calls are safe; nothing touches the runner's
+ * state, and both children leave only through exec or _exit. */
+#include "runner-spawn.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "runner-util.h"
+
+enum
+{
+  STEP_NONE,
+  STEP_FORK,
+  STEP_SESSION,
+  STEP_PDEATHSIG,
+  STEP_FDS,
+  STEP_SIGNALS,
+  STEP_RLIMITS,
+  STEP_CHDIR,
+  STEP_EXEC,
+  STEP_LAST
+};
+
+static const char *const step_names[STEP_LAST] = {
+  [STEP_NONE] = "setup",       [STEP_FORK] = "fork",
+  [STEP_SESSION] = "setsid",   [STEP_PDEATHSIG] = "parent-death signal",
+  [STEP_FDS] = "file descriptors", [STEP_SIGNALS] = "signal reset",
+  [STEP_RLIMITS] = "resource limits", [STEP_CHDIR] = "working directory",
+  [STEP_EXEC] = "execve",
+};
+
+const char *
+runner_spawn_step_name (int step)
+{
+  if (step <= STEP_NONE || step >= STEP_LAST)
+    return step_names[STEP_NONE];
+  return step_names[step];
+}
+
+/* Closes every fd except those in keep[] (sorted ascending). */
+static void
+close_all_except (const int *keep, size_t n_keep)
+{
+  unsigned int from = 0;
+
+  for (size_t i = 0; i <= n_keep; i++)
+    {
+      unsigned int to = i < n_keep ? (unsigned int) keep[i] : ~0U;
+
+      if (to > from && syscall (SYS_close_range, from, to - 1, 0) != 0)
+        {
+          /* Kernels before 5.9: close one by one. */
+          long max = sysconf (_SC_OPEN_MAX);
+          for (long fd = from; fd < (long) to && fd < max; fd++)
+            close ((int) fd);
+        }
+      from = to + 1;
+    }
+}
+
+static int
+cmp_int (const void *a, const void *b)
+{
+  return *(const int *) a - *(const int *) b;
+}
+
+/* Moves fds to 10 and above, so that dup2 onto 0..2 cannot clobber one of
+ * them, whatever numbers the runner happened to hold them under. */
+static int
+lift_fd (int fd)
+{
+  int lifted = fcntl (fd, F_DUPFD_CLOEXEC, 10);
+
+  if (lifted < 0)
+    _exit (126);
+  return lifted;
+}
+
+static void __attribute__ ((noreturn))
+child_fail (int err_fd, int step)
+{
+  int32_t msg[2] = { step, errno };
+
+  write_all (err_fd, msg, sizeof msg);
+  _exit (127);
+}
+
+static void
+set_limit (int resource, int64_t value, int err_fd)
+{
+  struct rlimit rl = { .rlim_cur = (rlim_t) value, .rlim_max = (rlim_t) value };
+
+  if (value > 0 && setrlimit (resource, &rl) != 0)
+    child_fail (err_fd, STEP_RLIMITS);
+}
+
+/* The program's side: from a fresh fork of init to execve. */
+static void __attribute__ ((noreturn))
+exec_program (const RunnerSpawnSpec *spec, pid_t init_pid, int in, int out, int err,
+              int err_fd)
+{
+  sigset_t all;
+
+  /* Its own session and process group: cancel can signal the whole group,
+   * and it cannot reach the terminal the runner may have been started on. */
+  if (setsid () < 0)
+    child_fail (err_fd, STEP_SESSION);
+  /* If init dies, the program dies with it instead of running unsupervised. */
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL) != 0)
+    child_fail (err_fd, STEP_PDEATHSIG);
+  if (getppid () != init_pid)
+    _exit (127);
+
+  /* Exactly 0, 1 and 2 survive exec; everything else is close-on-exec. */
+  if (dup2 (in, 0) < 0 || dup2 (out, 1) < 0 || dup2 (err, 2) < 0)
+    child_fail (err_fd, STEP_FDS);
+  if (syscall (SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
+    {
+      long max = sysconf (_SC_OPEN_MAX);
+      for (int fd = 3; fd < max; fd++)
+        if (fd != err_fd)
+          close (fd);
+      fcntl (err_fd, F_SETFD, FD_CLOEXEC);
+    }
+
+  /* init blocks SIGCHLD and the runner ignores SIGPIPE; the program gets
+   * the defaults a shell would give it. */
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP)
+      signal (sig, SIG_DFL);
+  sigemptyset (&all);
+  if (sigprocmask (SIG_SETMASK, &all, NULL) != 0)
+    child_fail (err_fd, STEP_SIGNALS);
+
+  /* No core dumps: they would write the program's memory to disk. */
+  struct rlimit no_core = { 0, 0 };
+  if (setrlimit (RLIMIT_CORE, &no_core) != 0)
+    child_fail (err_fd, STEP_RLIMITS);
+  set_limit (RLIMIT_DATA, spec->memory_bytes, err_fd);
+  set_limit (RLIMIT_CPU, spec->cpu_seconds, err_fd);
+  set_limit (RLIMIT_FSIZE, spec->file_size_bytes, err_fd);
+  set_limit (RLIMIT_NOFILE, spec->open_files, err_fd);
+
+  if (chdir (spec->cwd) != 0)
+    child_fail (err_fd, STEP_CHDIR);
+  umask (022);
+
+  execve (spec->path, spec->argv, spec->envp);
+  child_fail (err_fd, STEP_EXEC);
+}
+
+/* Direct children of this process, zombies included, from procfs. */
+static size_t
+list_children (pid_t self, pid_t *out, size_t max)
+{
+  char path[64];
+  size_t n = 0;
+
+  snprintf (path, sizeof path, "/proc/self/task/%d/children", (int) self);
+  FILE *file = fopen (path, "re");
+  if (file != NULL)
+    {
+      int pid;
+      while (n < max && fscanf (file, "%d", &pid) == 1)
+        out[n++] = pid;
+      fclose (file);
+      return n;
+    }
+
+  /* No CONFIG_PROC_CHILDREN: scan every process for our pid as parent. */
+  DIR *dir = opendir ("/proc");
+  struct dirent *entry;
+  while (dir != NULL && n < max && (entry = readdir (dir)) != NULL)
+    {
+      char stat_path[300], line[512];
+      int pid = atoi (entry->d_name);
+
+      if (pid <= 0)
+        continue;
+      snprintf (stat_path, sizeof stat_path, "/proc/%d/stat", pid);
+      FILE *stat_file = fopen (stat_path, "re");
+      if (stat_file == NULL)
+        continue;
+      if (fgets (line, sizeof line, stat_file) != NULL)
+        {
+          char *close_paren = strrchr (line, ')');
+          int ppid = 0;
+          if (close_paren && sscanf (close_paren + 2, "%*c %d", &ppid) == 1 && ppid == self)
+            out[n++] = pid;
+        }
+      fclose (stat_file);
+    }
+  if (dir != NULL)
+    closedir (dir);
+  return n;
+}
+
+typedef struct
+{
+  pid_t self;
+  pid_t program;
+  bool program_done;
+  int program_status;
+  int64_t t_start;
+  int64_t t_end;
+} InitState;
+
+static void
+note_reaped (InitState *st, pid_t pid, int status)
+{
+  if (pid == st->program && !st->program_done)
+    {
+      st->program_done = true;
+      st->program_status = status;
+      st->t_end = now_ns ();
+    }
+}
+
+static void
+signal_all (InitState *st, int sig)
+{
+  pid_t children[1024];
+  size_t n = list_children (st->self, children, N_ELEMENTS (children));
+
+  for (size_t i = 0; i < n; i++)
+    kill (children[i], sig);
+}
+
+/* Kills and reaps every descendant. Killing a process hands its children
+ * to us (we are the subreaper), so repeat until none is left. */
+static void
+sweep (InitState *st)
+{
+  if (!st->program_done)
+    kill (-st->program, SIGKILL);
+  for (;;)
+    {
+      int status;
+      signal_all (st, SIGKILL);
+      pid_t pid = waitpid (-1, &status, __WALL);
+      if (pid < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          break; /* ECHILD: nothing left */
+        }
+      note_reaped (st, pid, status);
+    }
+}
+
+static void __attribute__ ((noreturn))
+report_and_exit (InitState *st, int status_fd, int kind, int err_step, int err_errno)
+{
+  struct rusage ru;
+  RunnerReport report = { 0 };
+
+  getrusage (RUSAGE_CHILDREN, &ru);
+  report.kind = kind;
+  report.wait_status = st->program_status;
+  report.error_step = err_step;
+  report.error_errno = err_errno;
+  report.wall_ns = (st->t_end ? st->t_end : now_ns ()) - st->t_start;
+  report.cpu_ns = ((int64_t) ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000
+                  + ((int64_t) ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+  report.maxrss_kib = ru.ru_maxrss;
+  write_all (status_fd, &report, sizeof report);
+  _exit (0);
+}
+
+static void __attribute__ ((noreturn))
+init_main (const RunnerSpawnSpec *spec)
+{
+  int keep[6];
+  int in = lift_fd (spec->stdin_fd), out = lift_fd (spec->stdout_fd);
+  int err = lift_fd (spec->stderr_fd), control = lift_fd (spec->control_fd);
+  int status_fd = lift_fd (spec->status_fd);
+  int errpipe[2];
+  sigset_t chld;
+  InitState st = { .self = getpid () };
+
+  /* Nothing of the runner reaches the run: not the client's socket, not
+   * other runs' pipes, not the runner's stdio (the protocol channel). */
+  keep[0] = in, keep[1] = out, keep[2] = err, keep[3] = control, keep[4] = status_fd;
+  qsort (keep, 5, sizeof keep[0], cmp_int);
+  close_all_except (keep, 5);
+  int devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
+  if (devnull != 0 || dup2 (0, 1) != 1 || dup2 (0, 2) != 2)
+    _exit (126);
+
+  /* Out of the runner's session, and the reaper of every orphan of the
+   * run, so that setsid + double fork does not escape supervision. */
+  setsid ();
+  if (prctl (PR_SET_CHILD_SUBREAPER, 1) != 0)
+    _exit (126);
+
+  sigemptyset (&chld);
+  sigaddset (&chld, SIGCHLD);
+  sigprocmask (SIG_BLOCK, &chld, NULL);
+  int sigfd = signalfd (-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (sigfd < 0 || pipe2 (errpipe, O_CLOEXEC) != 0)
+    _exit (126);
+
+  st.t_start = now_ns ();
+  st.program = fork ();
+  if (st.program < 0)
+    report_and_exit (&st, status_fd, RUNNER_REPORT_SETUP_FAILED, STEP_FORK, errno);
+  if (st.program == 0)
+    {
+      close (errpipe[0]);
+      exec_program (spec, st.self, in, out, err, errpipe[1]);
+    }
+  close (errpipe[1]);
+  close (in);
+  close (out);
+  close (err);
+
+  /* execve closes the pipe (EOF: the program runs) or the child writes why
+   * it failed before exec. */
+  int32_t failure[2];
+  ssize_t n;
+  do
+    n = read (errpipe[0], failure, sizeof failure);
+  while (n < 0 && errno == EINTR);
+  close (errpipe[0]);
+  if (n == (ssize_t) sizeof failure)
+    {
+      sweep (&st);
+      report_and_exit (&st, status_fd,
+                       failure[0] == STEP_EXEC ? RUNNER_REPORT_EXEC_FAILED
+                                               : RUNNER_REPORT_SETUP_FAILED,
+                       failure[0], failure[1]);
+    }
+
+  for (;;)
+    {
+      struct pollfd pfds[2] = { { .fd = control, .events = POLLIN },
+                                { .fd = sigfd, .events = POLLIN } };
+
+      if (poll (pfds, 2, -1) < 0)
+        continue;
+
+      if (pfds[1].revents & POLLIN)
+        {
+          struct signalfd_siginfo si;
+          int status;
+          pid_t pid;
+
+          while (read (sigfd, &si, sizeof si) > 0)
+            ;
+          while ((pid = waitpid (-1, &status, WNOHANG | __WALL)) > 0)
+            note_reaped (&st, pid, status);
+          if (st.program_done)
+            {
+              /* The run is over when its program is: whatever it left
+               * running in the background goes too. */
+              sweep (&st);
+              report_and_exit (&st, status_fd, RUNNER_REPORT_EXITED, 0, 0);
+            }
+        }
+
+      if (pfds[0].revents & (POLLIN | POLLHUP | POLLERR))
+        {
+          char cmd = 0;
+          n = read (control, &cmd, 1);
+          if (n < 0 && errno == EINTR)
+            continue;
+          if (n <= 0 || cmd == RUNNER_CTL_KILL)
+            {
+              /* EOF: the runner is gone; leave nothing behind. */
+              sweep (&st);
+              report_and_exit (&st, status_fd, RUNNER_REPORT_EXITED, 0, 0);
+            }
+          if (cmd == RUNNER_CTL_INTERRUPT)
+            kill (-st.program, SIGINT);
+          else if (cmd == RUNNER_CTL_TERMINATE)
+            {
+              kill (-st.program, SIGTERM);
+              signal_all (&st, SIGTERM);
+            }
+        }
+    }
+}
+
+pid_t
+runner_spawn (const RunnerSpawnSpec *spec)
+{
+  pid_t pid = fork ();
+
+  if (pid == 0)
+    init_main (spec);
+  return pid;
+}

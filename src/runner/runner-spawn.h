@@ -1,0 +1,65 @@
+/* runner-spawn.h: starting one run as a supervised process tree.
+ *
+ *   sandpad-runner ──fork──▶ run init ──fork──▶ program (execve)
+ *
+ * The "run init" is a small forked copy of the runner that does nothing but
+ * supervise one run: it is a child subreaper, so every process the program
+ * starts (even a double-forked daemon that called setsid) stays its
+ * descendant; when the program exits, or the runner says so, it kills and
+ * reaps all of them and reports the program's status, its wall time and
+ * the CPU time and peak memory of the whole tree. The runner talks to it
+ * through two pipes: control (runner → init, one byte per command) and
+ * status (init → runner, one fixed-size report). If the runner dies, the
+ * control pipe reports EOF and init kills the tree. */
+#pragma once
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Commands on the control pipe. */
+#define RUNNER_CTL_INTERRUPT 'I' /* SIGINT to the program's process group */
+#define RUNNER_CTL_TERMINATE 'T' /* SIGTERM to every process of the run */
+#define RUNNER_CTL_KILL 'K'      /* SIGKILL to every process of the run */
+
+typedef enum
+{
+  RUNNER_REPORT_EXITED = 1,      /* wait_status is valid */
+  RUNNER_REPORT_EXEC_FAILED = 2, /* error_errno says why execve failed */
+  RUNNER_REPORT_SETUP_FAILED = 3 /* the child could not set itself up */
+} RunnerReportKind;
+
+/* Written once, atomically (it is well under PIPE_BUF). */
+typedef struct
+{
+  int32_t kind;
+  int32_t wait_status;
+  int32_t error_errno;
+  int32_t error_step; /* which setup step failed, see runner-spawn.c */
+  int64_t wall_ns;    /* from just before fork to the program's exit */
+  int64_t cpu_ns;     /* user + system of every reaped process of the run */
+  int64_t maxrss_kib; /* largest resident set of any of them */
+} RunnerReport;
+
+typedef struct
+{
+  const char *path;  /* interpreter, absolute */
+  char *const *argv;
+  char *const *envp;
+  const char *cwd;
+  int64_t memory_bytes;    /* RLIMIT_DATA */
+  int64_t cpu_seconds;     /* RLIMIT_CPU */
+  int64_t file_size_bytes; /* RLIMIT_FSIZE */
+  int64_t open_files;      /* RLIMIT_NOFILE */
+  int stdin_fd;            /* the program's 0, 1, 2 */
+  int stdout_fd;
+  int stderr_fd;
+  int control_fd; /* read end, for init */
+  int status_fd;  /* write end, for init */
+} RunnerSpawnSpec;
+
+/* Forks the run init; returns its pid, or -1 with errno set. The caller
+ * closes its copies of the child's ends afterwards. */
+pid_t runner_spawn (const RunnerSpawnSpec *spec);
+
+/* Human-readable name of a failed setup step. */
+const char *runner_spawn_step_name (int step);

@@ -1,0 +1,89 @@
+/* runner-util.h: small helpers for the runner, bubblewrap style.
+ *
+ * The runner links no GLib on purpose: it sits at the security boundary
+ * and should be readable in one sitting. These helpers give it cleanup
+ * attributes, checked allocation and a growable byte buffer. */
+#pragma once
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define N_ELEMENTS(a) (sizeof (a) / sizeof ((a)[0]))
+
+static inline void
+cleanup_freep (void *p)
+{
+  void **pp = p;
+  free (*pp);
+}
+
+static inline void
+cleanup_fdp (int *fdp)
+{
+  if (*fdp >= 0)
+    {
+      int errsv = errno;
+      close (*fdp);
+      errno = errsv;
+    }
+}
+
+#define cleanup_free __attribute__ ((cleanup (cleanup_freep)))
+#define cleanup_fd __attribute__ ((cleanup (cleanup_fdp)))
+
+static inline void *
+steal_pointer_ (void *pp)
+{
+  void **ptr = pp;
+  void *ref = *ptr;
+  *ptr = NULL;
+  return ref;
+}
+#define steal_pointer(pp) ((__typeof__ (*(pp))) steal_pointer_ (pp))
+
+static inline int
+steal_fd (int *fdp)
+{
+  int fd = *fdp;
+  *fdp = -1;
+  return fd;
+}
+
+/* Fatal errors are only for setup, before the runner serves anyone. */
+void die (const char *fmt, ...) __attribute__ ((noreturn, format (printf, 1, 2)));
+void die_with_error (const char *fmt, ...) __attribute__ ((noreturn, format (printf, 1, 2)));
+
+void *xmalloc (size_t size);
+void *xcalloc (size_t n, size_t size);
+void *xrealloc (void *ptr, size_t size);
+char *xstrdup (const char *s);
+char *xasprintf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+
+/* Writes everything, retrying on EINTR; for blocking fds only. */
+int write_all (int fd, const void *buf, size_t len);
+
+/* Monotonic clock in nanoseconds. */
+int64_t now_ns (void);
+
+int set_nonblocking (int fd, bool nonblocking);
+
+/* Removes a directory tree without following symlinks; a program may have
+ * left unreadable directories behind, so permissions are fixed on the way. */
+int remove_tree (const char *path);
+
+/* A growable byte buffer. */
+typedef struct
+{
+  char *data;
+  size_t len;
+  size_t cap;
+} Buf;
+
+void buf_append (Buf *buf, const void *data, size_t len);
+void buf_consume (Buf *buf, size_t len);
+void buf_clear (Buf *buf);

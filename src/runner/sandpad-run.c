@@ -1,0 +1,382 @@
+/* sandpad-run.c: run one file through the runner's engine, from a shell.
+ *
+ * The same engine as sandpad-runner, without the protocol in between:
+ * output streams straight to our stdout and stderr (or, with --json, as
+ * protocol events), our stdin feeds the program, and the exit status says
+ * how the run ended. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+
+#include "config.h"
+#include "runner-engine.h"
+#include "runner-util.h"
+
+#define EXIT_SANDPAD 125 /* our own errors, as timeout(1) and env(1) do */
+#define EXIT_TIMEOUT 124
+
+typedef struct
+{
+  RunnerEngine *engine;
+  bool json;
+  bool done;
+  SpExited result;
+  RunnerWatch *stdin_watch;
+  int interrupts;
+} Cli;
+
+static void
+usage (FILE *out)
+{
+  fputs ("Usage: sandpad-run [OPTION...] FILE|- [-- ARGS...]\n"
+         "Run FILE (or standard input) with its interpreter, under Sandpad's limits.\n\n"
+         "  --lang L              python, javascript or bash (default: from FILE's extension)\n"
+         "  --timeout SEC         wall-clock limit, fractions allowed (default 30, max 300)\n"
+         "  --memory MIB          memory limit (default 512)\n"
+         "  --output-limit BYTES  per stream; the run stops when one passes it (default 1048576)\n"
+         "  --network             allow network access (off by default)\n"
+         "  --cwd DIR             run in DIR instead of a fresh private directory\n"
+         "  --env NAME=VALUE      pass a variable; nothing else is inherited (repeatable)\n"
+         "  --interpreter L=PATH  use PATH for language L\n"
+         "  --json                print protocol events, one JSON object per line\n"
+         "  --help                print this help\n\n"
+         "Exit status: the program's own; 124 if the time limit stopped it; 128+N if\n"
+         "signal N ended it; 125 if Sandpad itself failed.\n",
+         out);
+}
+
+static void __attribute__ ((noreturn))
+fail (const char *fmt, ...)
+{
+  va_list args;
+
+  fputs ("sandpad: ", stderr);
+  va_start (args, fmt);
+  vfprintf (stderr, fmt, args);
+  va_end (args);
+  fputc ('\n', stderr);
+  exit (EXIT_SANDPAD);
+}
+
+static void
+on_event (void *data, const SpMessage *msg)
+{
+  Cli *cli = data;
+
+  if (cli->json)
+    {
+      size_t len;
+      cleanup_free char *line = sp_message_encode (msg, &len);
+      if (line != NULL)
+        write_all (1, line, len);
+    }
+  if (msg->type == SP_MSG_EXITED)
+    {
+      /* Keep a copy of what we need for the exit status. */
+      cli->result = msg->u.exited;
+      cli->result.id = NULL;
+      cli->result.error = xstrdup (msg->u.exited.error);
+      cli->result.files = NULL;
+      cli->result.n_files = 0;
+      cli->done = true;
+    }
+}
+
+static void
+on_raw_output (void *data, const char *id, SpStream stream, const char *bytes, size_t len)
+{
+  write_all (stream == SP_STREAM_STDERR ? 2 : 1, bytes, len);
+}
+
+static void
+on_quit (void *data, int signo)
+{
+  Cli *cli = data;
+
+  /* Ctrl+C reaches the program as an interrupt (Python prints its
+   * KeyboardInterrupt); pressing it again moves on to terminate and kill. */
+  cli->interrupts++;
+  runner_engine_cancel (cli->engine, "cli", NULL);
+}
+
+static void
+on_stdin (void *data, int fd, uint32_t events)
+{
+  Cli *cli = data;
+  char buf[65536];
+  ssize_t n = read (fd, buf, sizeof buf);
+
+  if (n < 0 && (errno == EAGAIN || errno == EINTR))
+    return;
+  if (n <= 0)
+    {
+      runner_loop_unwatch (runner_engine_get_loop (cli->engine), cli->stdin_watch);
+      cli->stdin_watch = NULL;
+      runner_engine_stdin (cli->engine, "cli", "", 0, true, NULL);
+      return;
+    }
+  /* The protocol carries text; the engine takes bytes either way. */
+  runner_engine_stdin (cli->engine, "cli", buf, (size_t) n, false, NULL);
+}
+
+static char *
+read_all (int fd, const char *what)
+{
+  Buf buf = { 0 };
+  char chunk[65536];
+  ssize_t n;
+
+  while ((n = read (fd, chunk, sizeof chunk)) != 0)
+    {
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        fail ("cannot read %s: %s", what, strerror (errno));
+      if (buf.len + (size_t) n > SP_PROTO_MAX_FRAME)
+        fail ("%s is larger than %d bytes", what, SP_PROTO_MAX_FRAME);
+      buf_append (&buf, chunk, (size_t) n);
+    }
+  buf_append (&buf, "", 1);
+  return buf.data;
+}
+
+static int64_t
+parse_int (const char *arg, const char *what, int64_t min, int64_t max)
+{
+  char *end = NULL;
+  long long value = strtoll (arg, &end, 10);
+
+  if (end == arg || *end != '\0' || value < min || value > max)
+    fail ("%s must be a whole number from %lld to %lld", what, (long long) min,
+          (long long) max);
+  return value;
+}
+
+static void
+describe_limit (const SpExited *r, const SpRun *req)
+{
+  switch (r->limit)
+    {
+    case SP_LIMIT_TIME:
+      if (req->timeout_ms % 1000 == 0)
+        fprintf (stderr, "sandpad: time limit of %lld s exceeded\n",
+                 (long long) req->timeout_ms / 1000);
+      else
+        fprintf (stderr, "sandpad: time limit of %.3g s exceeded\n", req->timeout_ms / 1000.0);
+      break;
+    case SP_LIMIT_CPU:
+      fputs ("sandpad: CPU time limit exceeded\n", stderr);
+      break;
+    case SP_LIMIT_MEMORY:
+      fprintf (stderr, "sandpad: memory limit of %lld MiB exceeded\n",
+               (long long) req->memory_mib);
+      break;
+    case SP_LIMIT_OUTPUT:
+      fprintf (stderr, "sandpad: output limit of %lld bytes exceeded on %s\n",
+               (long long) req->output_limit, r->stdout_truncated ? "stdout" : "stderr");
+      break;
+    case SP_LIMIT_FILE_SIZE:
+      fputs ("sandpad: file size limit exceeded\n", stderr);
+      break;
+    case SP_LIMIT_PROCESSES:
+      fputs ("sandpad: process limit exceeded\n", stderr);
+      break;
+    case SP_LIMIT_NONE:
+    case SP_LIMIT_LAST:
+    default:
+      break;
+    }
+}
+
+/* Parses options into req and config; returns the FILE argument. */
+static const char *
+parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLanguages *langs,
+            bool *json)
+{
+  static const struct option options[] = {
+    { "lang", required_argument, NULL, 'l' },  { "timeout", required_argument, NULL, 't' },
+    { "memory", required_argument, NULL, 'm' }, { "output-limit", required_argument, NULL, 'o' },
+    { "network", no_argument, NULL, 'n' },     { "cwd", required_argument, NULL, 'C' },
+    { "env", required_argument, NULL, 'e' },   { "interpreter", required_argument, NULL, 'i' },
+    { "json", no_argument, NULL, 'j' },        { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, 'V' },     { NULL, 0, NULL, 0 },
+  };
+  size_t n_env = 0;
+  int opt;
+
+  /* "+": options stop at FILE, so the program's own options pass through. */
+  while ((opt = getopt_long (argc, argv, "+", options, NULL)) != -1)
+    switch (opt)
+      {
+      case 'l':
+        free (req->language);
+        req->language = xstrdup (optarg);
+        break;
+      case 't':
+        {
+          char *end = NULL;
+          double sec = strtod (optarg, &end);
+          if (end == optarg || *end != '\0' || !(sec > 0) || !isfinite (sec))
+            fail ("--timeout must be a positive number of seconds");
+          req->timeout_ms = (int64_t) ceil (sec * 1000);
+        }
+        break;
+      case 'm':
+        req->memory_mib = parse_int (optarg, "--memory", 1, config->max_memory_mib);
+        break;
+      case 'o':
+        req->output_limit = parse_int (optarg, "--output-limit", 1, config->max_output_limit);
+        break;
+      case 'n':
+        req->network = true;
+        break;
+      case 'C':
+        {
+          char *abs = realpath (optarg, NULL);
+          if (abs == NULL)
+            fail ("--cwd %s: %s", optarg, strerror (errno));
+          free (req->cwd);
+          req->cwd = abs;
+        }
+        break;
+      case 'e':
+        if (strchr (optarg, '=') == NULL || optarg[0] == '=')
+          fail ("--env needs NAME=VALUE");
+        req->env = xrealloc (req->env, (n_env + 2) * sizeof *req->env);
+        req->env[n_env++] = xstrdup (optarg);
+        req->env[n_env] = NULL;
+        break;
+      case 'i':
+        if (runner_langs_override (langs, optarg) != 0)
+          fail ("--interpreter %s: unknown language or not an executable absolute path", optarg);
+        break;
+      case 'j':
+        *json = true;
+        break;
+      case 'h':
+        usage (stdout);
+        exit (0);
+      case 'V':
+        printf ("sandpad-run %s\n", PACKAGE_VERSION);
+        exit (0);
+      default:
+        usage (stderr);
+        exit (EXIT_SANDPAD);
+      }
+
+  if (optind >= argc)
+    {
+      usage (stderr);
+      exit (EXIT_SANDPAD);
+    }
+  const char *file = argv[optind++];
+  if (optind < argc && strcmp (argv[optind], "--") == 0)
+    optind++;
+  req->args = sp_strv_copy (argv + optind);
+  return file;
+}
+
+static void
+prepare_request (SpRun *req, const char *file, RunnerLanguages *langs, bool *forward_stdin)
+{
+  req->id = xstrdup ("cli");
+  if (strcmp (file, "-") == 0)
+    {
+      if (req->language == NULL)
+        fail ("cannot tell the language of standard input; use --lang");
+      req->code = read_all (0, "standard input");
+      *forward_stdin = false;
+      return;
+    }
+
+  if (req->language == NULL)
+    {
+      RunnerLanguage *lang = runner_langs_for_file (langs, file);
+      if (lang == NULL)
+        fail ("cannot tell the language of %s from its extension; use --lang", file);
+      req->language = xstrdup (lang->name);
+    }
+  req->path = realpath (file, NULL);
+  if (req->path == NULL)
+    fail ("%s: %s", file, strerror (errno));
+
+  /* A regular file cannot be watched with epoll: hand it over whole. */
+  struct stat st;
+  *forward_stdin = fstat (0, &st) == 0 && !S_ISREG (st.st_mode);
+  if (fstat (0, &st) == 0 && S_ISREG (st.st_mode))
+    req->stdin_data = read_all (0, "standard input");
+  req->stdin_open = *forward_stdin;
+}
+
+static int
+exit_status (const SpExited *r, const SpRun *req)
+{
+  describe_limit (r, req);
+  if (r->end == SP_END_FAILED)
+    {
+      fprintf (stderr, "sandpad: %s\n", r->error ? r->error : "the run failed");
+      return EXIT_SANDPAD;
+    }
+  if (r->limit == SP_LIMIT_TIME)
+    return EXIT_TIMEOUT;
+  if (r->end == SP_END_SIGNALED)
+    return 128 + (int) r->signal;
+  return (int) r->exit_code;
+}
+
+int
+main (int argc, char **argv)
+{
+  RunnerConfig config;
+  RunnerLanguages langs;
+  SpRun req = { 0 };
+  SpProtoError err = { 0 };
+  Cli cli = { 0 };
+  bool forward_stdin = false;
+
+  runner_config_init (&config);
+  config.max_concurrent = 1;
+  runner_langs_init (&langs);
+  const char *file = parse_args (argc, argv, &req, &config, &langs, &cli.json);
+  prepare_request (&req, file, &langs, &forward_stdin);
+
+  /* Kept for the messages after the run; the engine takes req. */
+  SpRun shown = { .timeout_ms = req.timeout_ms ? req.timeout_ms : config.default_timeout_ms,
+                  .memory_mib = req.memory_mib ? req.memory_mib : config.default_memory_mib,
+                  .output_limit
+                  = req.output_limit ? req.output_limit : config.default_output_limit };
+
+  RunnerSink sink = { .event = on_event, .quit = on_quit };
+  if (!cli.json)
+    sink.raw_output = on_raw_output;
+  cli.engine = runner_engine_new (&config, &langs, &sink, &cli);
+
+  if (runner_engine_submit (cli.engine, &req, &err) != 0)
+    fail ("%s", err.message);
+  if (forward_stdin)
+    {
+      /* Not made non-blocking: that would change the terminal's file
+       * description for other processes too; one read per readiness
+       * report cannot block. */
+      cli.stdin_watch = runner_loop_watch (runner_engine_get_loop (cli.engine), 0, EPOLLIN,
+                                           on_stdin, &cli);
+      if (cli.stdin_watch == NULL) /* /dev/null and the like: nothing to send */
+        runner_engine_stdin (cli.engine, "cli", "", 0, true, NULL);
+    }
+
+  while (!cli.done)
+    if (runner_engine_iterate (cli.engine, -1) != 0)
+      fail ("event loop failed: %s", strerror (errno));
+
+  int status = exit_status (&cli.result, &shown);
+  free (cli.result.error);
+  runner_loop_unwatch (runner_engine_get_loop (cli.engine), cli.stdin_watch);
+  runner_engine_free (cli.engine);
+  runner_langs_clear (&langs);
+  SpMessage leftover = { .type = SP_MSG_RUN, .u.run = req };
+  sp_message_clear (&leftover);
+  return status;
+}
