@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# build-aux/dev.sh: the two Quick start commands of the README.
+#
+#   build-aux/dev.sh run    install what is missing, build, run the sample snippet
+#   build-aux/dev.sh test   install what is missing, build, run every test
+#                           (plain build, then a sanitizer build of protocol
+#                           and runner), and print "N passed, N failed, N skipped"
+#
+# Works on a fresh Debian 12 as root, or as a user with sudo (only apt-get
+# runs through sudo). Build directories: _build and _build-asan.
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$top"
+
+# Debian 12 package names. Keep this list the one place dependencies live.
+build_deps=(meson ninja-build pkg-config gcc libc6-dev libjansson-dev libseccomp-dev)
+run_deps=(python3 python3-numpy python3-matplotlib nodejs bash coreutils)
+test_deps=(hyperfine)
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo "$@"
+  else
+    echo "dev.sh: need root (or sudo) to install: ${*: -1}" >&2
+    exit 1
+  fi
+}
+
+install_deps() {
+  local missing=()
+  for pkg in "$@"; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+      missing+=("$pkg")
+    fi
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "dev.sh: installing ${missing[*]}" >&2
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+    "${missing[@]}"
+}
+
+build() {
+  local dir=$1
+  shift
+  if [ ! -f "$dir/build.ninja" ]; then
+    meson setup "$dir" "$@"
+  fi
+  meson compile -C "$dir"
+}
+
+# Counts meson's own test log (one JSON object per test) so the summary
+# line reflects exactly what meson ran, skipped tests included as skipped.
+summarize() {
+  /usr/bin/python3 - "$@" <<'EOF'
+import json, sys
+passed = failed = skipped = 0
+for log in sys.argv[1:]:
+    try:
+        lines = open(log).read().splitlines()
+    except FileNotFoundError:
+        failed += 1
+        print(f"missing test log {log}", file=sys.stderr)
+        continue
+    for line in lines:
+        if not line.strip():
+            continue
+        result = json.loads(line)["result"]
+        if result in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        elif result == "SKIP":
+            skipped += 1
+        else:
+            failed += 1
+print(f"{passed} passed, {failed} failed, {skipped} skipped")
+sys.exit(1 if failed else 0)
+EOF
+}
+
+cmd_run() {
+  install_deps "${build_deps[@]}" "${run_deps[@]}"
+  build _build
+  echo "dev.sh: running examples/hello.py through sandpad-run" >&2
+  exec _build/src/runner/sandpad-run examples/hello.py
+}
+
+cmd_test() {
+  install_deps "${build_deps[@]}" "${run_deps[@]}" "${test_deps[@]}"
+  build _build
+  build _build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+
+  local status=0
+  meson test -C _build --print-errorlogs || status=1
+  # The sanitizer build covers the plain-C parts, where memory errors live.
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    meson test -C _build-asan --suite protocol --suite runner --print-errorlogs || status=1
+
+  summarize _build/meson-logs/testlog.json _build-asan/meson-logs/testlog.json || status=1
+  return $status
+}
+
+case "${1:-}" in
+  run) cmd_run ;;
+  test) cmd_test ;;
+  *)
+    echo "usage: build-aux/dev.sh run|test" >&2
+    exit 2
+    ;;
+esac

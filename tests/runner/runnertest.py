@@ -1,0 +1,160 @@
+"""Helpers for driving a real sandpad-runner over its protocol, with TAP output.
+
+Tests start the runner as a subprocess, write request frames to its stdin
+and read event frames from its stdout, exactly as a client does.
+"""
+
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+import traceback
+
+PYTHON = "/usr/bin/python3"
+
+
+class Tap:
+    """A TAP producer: each check is one test point; a crash in a test is a
+    failed point, not an aborted run."""
+
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def ok(self, cond, desc, diag=None):
+        self.n += 1
+        if cond:
+            print(f"ok {self.n} - {desc}", flush=True)
+        else:
+            self.failed += 1
+            print(f"not ok {self.n} - {desc}", flush=True)
+            if diag is not None:
+                for line in str(diag).splitlines()[:40]:
+                    print(f"#   {line}", flush=True)
+        return cond
+
+    def eq(self, got, want, desc, context=None):
+        diag = f"got:  {got!r}\nwant: {want!r}"
+        if context is not None:
+            diag += f"\n{context!r}"
+        return self.ok(got == want, desc, diag)
+
+    def run_all(self, tests):
+        for test in tests:
+            try:
+                test(self)
+            except Exception:
+                self.ok(False, f"{test.__name__} raised", traceback.format_exc())
+        print(f"1..{self.n}", flush=True)
+        return 1 if self.failed else 0
+
+
+class Runner:
+    def __init__(self, path, *args, env=None):
+        self.proc = subprocess.Popen(
+            [path, *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env if env is not None else dict(os.environ),
+        )
+        self.buf = b""
+        self.pending = []
+
+    def send_raw(self, data):
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def send(self, **msg):
+        msg.setdefault("v", 1)
+        self.send_raw(json.dumps(msg).encode() + b"\n")
+
+    def recv(self, timeout=30):
+        """The next event, or None when the runner closed its stdout."""
+        if self.pending:
+            return self.pending.pop(0)
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no event from the runner")
+            ready, _, _ = select.select([self.proc.stdout], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(self.proc.stdout.fileno(), 65536)
+            if not chunk:
+                return None
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def recv_type(self, type_, timeout=30):
+        """Skips to the next event of the given type; the skipped ones are kept."""
+        skipped = []
+        while True:
+            ev = self.recv(timeout)
+            if ev is None or ev["type"] == type_:
+                self.pending = skipped + self.pending
+                return ev
+            skipped.append(ev)
+
+    def hello(self):
+        self.send(type="hello", client="runner-tests")
+        return self.recv_type("ready")
+
+    def collect(self, run_id, timeout=60):
+        """All events of one run up to and including its exited event; events
+        of other runs stay queued for later."""
+        events, others = [], []
+        deadline = time.monotonic() + timeout
+        while True:
+            ev = self.recv(max(0.1, deadline - time.monotonic()))
+            if ev is None:
+                raise EOFError("runner closed its output")
+            if ev.get("id") != run_id:
+                others.append(ev)
+                continue
+            events.append(ev)
+            if ev["type"] == "exited":
+                self.pending = others + self.pending
+                return events
+
+    def run(self, run_id, code, language="python", **fields):
+        self.send(type="run", id=run_id, language=language, code=code, **fields)
+        events = self.collect(run_id)
+        return Result(events)
+
+    def close(self, timeout=10):
+        try:
+            self.proc.stdin.close()
+        except BrokenPipeError:
+            pass
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+        return self.proc.returncode
+
+
+class Result:
+    def __init__(self, events):
+        self.events = events
+        self.exited = events[-1]
+        self.started = next((e for e in events if e["type"] == "started"), None)
+        self.stdout = "".join(
+            e["data"] for e in events if e["type"] == "output" and e["stream"] == "stdout")
+        self.stderr = "".join(
+            e["data"] for e in events if e["type"] == "output" and e["stream"] == "stderr")
+
+    def __repr__(self):
+        return (f"exited={self.exited!r}\nstdout={self.stdout[:500]!r}\n"
+                f"stderr={self.stderr[:1500]!r}")
+
+
+def main(tests):
+    sys.exit(Tap().run_all(tests))

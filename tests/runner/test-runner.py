@@ -1,0 +1,494 @@
+"""The runner, end to end, with the real interpreters: the seed documents'
+checklist, limits, cancel, stdin, concurrency and process hygiene.
+
+Usage: test-runner.py PATH-TO-SANDPAD-RUNNER [TEST-NAME...]
+With names, only those tests run (meson runs each as its own test).
+"""
+
+import json
+import os
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from runnertest import PYTHON, Runner, main  # noqa: E402
+
+RUNNER = sys.argv[1]
+
+
+def runner(*args, env=None):
+    return Runner(RUNNER, "--cancel-grace-ms", "300", *args, env=env)
+
+
+def test_handshake(t):
+    r = runner()
+    ready = r.hello()
+    t.eq(ready["type"], "ready", "hello is answered with ready")
+    t.eq(ready["protocol"], 1, "ready names protocol version 1")
+    langs = {lang["name"]: lang for lang in ready["languages"]}
+    t.ok({"python", "javascript", "bash"} <= set(langs), "python, javascript and bash found",
+         langs)
+    t.eq(langs["python"]["path"], PYTHON, "python is Debian's /usr/bin/python3")
+    t.ok(langs["python"]["version"].startswith("3."), "python version probed", langs["python"])
+    t.ok(langs["javascript"]["version"][0].isdigit(), "node version probed", langs)
+    t.ok("py" in langs["python"]["extensions"], "python lists the .py extension")
+    limits = ready["limits"]
+    t.eq(limits["timeout_ms"], {"default": 30000, "max": 300000}, "timeout default and max")
+    t.eq(limits["memory_mib"]["default"], 512, "memory default 512 MiB")
+    t.eq(limits["output_limit"]["default"], 1048576, "output limit default 1 MiB")
+    t.ok(limits["max_frame"] >= 1 << 20, "max frame size announced")
+    t.ok(isinstance(ready["sandbox"]["layers"], list), "sandbox layers listed")
+    t.eq(r.close(), 0, "runner exits 0 when its client closes the pipe")
+
+
+def test_seed_checklist(t):
+    r = runner()
+    cases = [
+        ("print('hello')", "hello\n", "print hello"),
+        ("import math\nprint(math.factorial(10))", "3628800\n", "factorial of 10 is 3628800"),
+        ("import math\nprint(math.sqrt(16))", "4.0\n", "math.sqrt(16) prints 4.0"),
+        ("import json\nprint(json.dumps({'a': 1, 'b': [1, 2]}, sort_keys=True))",
+         '{"a": 1, "b": [1, 2]}\n', "json.dumps of a dict"),
+        ("print(sum(range(10000)))", "49995000\n", "sum(range(10000)) is 49995000"),
+    ]
+    for i, (code, want, desc) in enumerate(cases):
+        res = r.run(f"seed{i}", code)
+        t.eq((res.stdout, res.exited["end"], res.exited.get("exit_code")), (want, "exited", 0),
+             desc)
+    res = r.run("js", "console.log([1, 2, 3].map(x => x * 2).join(','))",
+                language="javascript")
+    t.eq(res.stdout, "2,4,6\n", "javascript runs with node")
+    res = r.run("sh", 'echo "$((6 * 7))"; echo oops >&2; exit 3', language="bash")
+    t.eq((res.stdout, res.stderr, res.exited["exit_code"]), ("42\n", "oops\n", 3),
+         "bash runs, stderr is separate, exit code passes through")
+    res = r.run("types", "print('ok')")
+    kinds = [e["type"] for e in res.events]
+    kinds = [k for i, k in enumerate(kinds) if i == 0 or k != kinds[i - 1]]
+    t.eq(kinds, ["queued", "started", "output", "exited"], "a run's events come in order")
+    t.eq(res.exited["stdout_bytes"], 3, "exited counts stdout bytes")
+    r.close()
+
+
+def test_syntax_error(t):
+    r = runner()
+    res = r.run("syn", "x = 1\ny = (\nprint(x)\n", name="snippet.py")
+    t.eq(res.exited["exit_code"], 1, "a syntax error exits 1")
+    t.ok("SyntaxError" in res.stderr, "stderr names SyntaxError", res)
+    t.ok('snippet.py", line 2' in res.stderr, "the error points at line 2 of the named file",
+         res)
+    res = r.run("jssyn", "let a = ;\n", language="javascript")
+    t.ok(res.exited["exit_code"] != 0 and "SyntaxError" in res.stderr,
+         "node reports a SyntaxError", res)
+    r.close()
+
+
+def test_timeout(t):
+    r = runner()
+    res = r.run("loop", "while True: pass", timeout_ms=1000)
+    t.eq(res.exited["limit"], "time", "an infinite loop hits the time limit")
+    t.eq((res.exited["end"], res.exited.get("signal")), ("signaled", 9), "and is killed")
+    t.eq(res.started["timeout_ms"], 1000, "started reports the timeout in force")
+    t.ok(res.exited["wall_ms"] >= 1000, "wall time is at least the timeout", res)
+    t.ok(res.exited["cpu_ms"] >= 300, "CPU time is measured (a busy loop uses CPU)", res)
+    r.close()
+
+
+def test_limits_rejected(t):
+    r = runner()
+    r.send(type="run", id="big", language="python", code="pass", timeout_ms=300001)
+    ev = r.recv()
+    t.eq((ev["type"], ev["code"], ev.get("id")), ("error", "limit", "big"),
+         "a timeout above the maximum is refused with the run's id")
+    r.send(type="run", id="ruby", language="ruby", code="puts 1")
+    ev = r.recv()
+    t.eq((ev["type"], ev["code"]), ("error", "unsupported_language"),
+         "an unknown language is refused")
+    r.close()
+
+
+def test_memory_limit(t):
+    r = runner()
+    res = r.run("mem", "a = []\nwhile True:\n    a.append(' ' * 10**7)\n", memory_mib=128)
+    t.eq(res.exited["limit"], "memory", "a memory bomb hits the memory limit", res)
+    t.ok("MemoryError" in res.stderr, "python reports MemoryError", res)
+    res = r.run("jsmem", "let a = []; while (true) a.push(new Array(1e6).fill(1.5));",
+                language="javascript", memory_mib=256)
+    t.eq(res.exited["limit"], "memory", "a node memory bomb hits the memory limit", res)
+    res = r.run("peak", "b = bytearray(200 * 1024 * 1024)\nb[::4096] = b'x' * len(b[::4096])\n"
+                "print('ok')")
+    t.ok(res.exited["peak_memory_bytes"] >= 200 * 1024 * 1024,
+         "peak memory is measured (200 MiB touched)", res)
+    t.ok(res.exited.get("limit") is None, "a run under the limit reports no limit", res)
+    r.close()
+
+
+def test_output_flood(t):
+    r = runner()
+    start = time.monotonic()
+    res = r.run("yes", "yes", language="bash", output_limit=100000)
+    t.eq(res.exited["limit"], "output", "yes-style flooding hits the output limit")
+    t.eq(len(res.stdout), 100000, "exactly the limit is delivered")
+    t.ok(res.exited["stdout_truncated"], "stdout is marked truncated")
+    t.ok(res.exited["stdout_bytes"] >= 100000, "bytes written are counted", res.exited)
+    t.ok(time.monotonic() - start < 20, "the flood is cut long before the time limit")
+    res = r.run("errflood", "import sys\nwhile True: sys.stderr.write('e' * 1000)",
+                output_limit=5000)
+    t.eq((res.exited["limit"], res.exited["stderr_truncated"], len(res.stderr)),
+         ("output", True, 5000), "the limit applies to stderr as well")
+    r.close()
+
+
+def test_concurrent_overlap(t):
+    r = runner("--max-concurrent", "3")
+    for i in range(3):
+        r.send(type="run", id=f"s{i}", language="python",
+               code="import time\ntime.sleep(0.5)\nprint('done')")
+    results = {}
+    for i in range(3):
+        results[f"s{i}"] = r.collect(f"s{i}")
+    starts = [next(e["t_ms"] for e in ev if e["type"] == "started") for ev in results.values()]
+    ends = [ev[-1]["t_ms"] for ev in results.values()]
+    t.ok(max(starts) < min(ends), "three concurrent sleeps overlap in time",
+         f"starts={starts} ends={ends}")
+    t.ok(all(ev[-1]["exit_code"] == 0 for ev in results.values()), "all three succeed")
+    r.close()
+
+
+def test_queueing(t):
+    r = runner("--max-concurrent", "1")
+    r.send(type="run", id="first", language="python", code="import time\ntime.sleep(0.3)")
+    r.send(type="run", id="second", language="python", code="print('second')")
+    r.send(type="run", id="third", language="python", code="print('third')")
+    first = r.collect("first")
+    second = r.collect("second")
+    third = r.collect("third")
+    positions = [next(e for e in ev if e["type"] == "queued")["position"]
+                 for ev in (first, second, third)]
+    t.eq(positions, [0, 0, 1], "queued positions count the runs waiting ahead")
+    started2 = next(e for e in second if e["type"] == "started")
+    started3 = next(e for e in third if e["type"] == "started")
+    t.ok(started2["t_ms"] >= first[-1]["t_ms"], "the second starts only after the first exited",
+         (first[-1], started2))
+    t.ok(started3["t_ms"] >= second[-1]["t_ms"], "and the third after the second",
+         (second[-1], started3))
+    t.eq([ev[-1]["exit_code"] for ev in (first, second, third)], [0, 0, 0], "all succeed")
+    r.close()
+
+
+def test_cancel(t):
+    r = runner()
+    code = ("import time\nprint('ready', flush=True)\ntry:\n    time.sleep(30)\n"
+            "except KeyboardInterrupt:\n    print('interrupted', flush=True)\n    raise\n")
+    r.send(type="run", id="c", language="python", code=code)
+    r.recv_type("output")
+    r.send(type="cancel", id="c")
+    res_events = r.collect("c")
+    ex = res_events[-1]
+    out = "".join(e["data"] for e in res_events if e["type"] == "output")
+    t.eq(ex["cancelled"], "interrupt", "cancel interrupts first and that was enough")
+    t.ok("interrupted" in out and "KeyboardInterrupt" in out,
+         "python saw KeyboardInterrupt and could print", out)
+
+    stubborn = ("import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                "signal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('ready', flush=True)\n"
+                "while True: time.sleep(1)\n")
+    r.send(type="run", id="s", language="python", code=stubborn)
+    r.recv_type("output")
+    r.send(type="cancel", id="s")
+    ex = r.collect("s")[-1]
+    t.eq((ex["cancelled"], ex["end"], ex.get("signal")), ("kill", "signaled", 9),
+         "a program ignoring SIGINT and SIGTERM is killed in the end")
+
+    r.send(type="run", id="q1", language="python", code="import time\ntime.sleep(5)")
+    r.send(type="cancel", id="q1")
+    ex = r.collect("q1")[-1]
+    t.ok(ex["cancelled"] in ("interrupt", "terminate", "kill"), "cancel reports how", ex)
+    r.send(type="cancel", id="nope")
+    ev = r.recv()
+    t.eq((ev["type"], ev["code"]), ("error", "unknown_run"), "cancel of an unknown id errs")
+    r.send(type="cancel", id="q1")
+    ev = r.recv()
+    t.eq((ev["type"], ev["code"]), ("error", "run_state"), "cancel of an exited run errs")
+    r.close()
+
+
+def test_stdin(t):
+    r = runner()
+    res = r.run("in1", "print('hi', input())", stdin="Ada\n")
+    t.eq(res.stdout, "hi Ada\n", "stdin text reaches input()")
+    res = r.run("in0", "import sys\nprint(repr(sys.stdin.read()))")
+    t.eq(res.stdout, "''\n", "without stdin the program reads EOF, never hangs")
+    code = "name = input('name? ')\nprint('hello', name)\nrest = input()\nprint('then', rest)\n"
+    r.send(type="run", id="in2", language="python", code=code, stdin_open=True)
+    r.recv_type("started")
+    r.send(type="stdin", id="in2", data="Grace\n")
+    time.sleep(0.2)
+    r.send(type="stdin", id="in2", data="more\n", eof=True)
+    res_events = r.collect("in2")
+    out = "".join(e["data"] for e in res_events if e["type"] == "output")
+    t.eq(out, "name? hello Grace\nthen more\n", "stdin messages feed interactive input()")
+    r.send(type="stdin", id="in2", data="late")
+    ev = r.recv()
+    t.eq((ev["type"], ev["code"]), ("error", "run_state"), "stdin to an exited run errs")
+    res = r.run("in3", "import sys\nprint(len(sys.stdin.read()))", stdin="x" * 300000)
+    t.eq(res.stdout, "300000\n", "stdin larger than a pipe buffer arrives whole")
+    r.close()
+
+
+def test_daemon_dies(t):
+    r = runner()
+    with tempfile.TemporaryDirectory() as tmp:
+        pidfile = os.path.join(tmp, "daemon.pid")
+        code = (
+            "import os, sys, time\n"
+            "if os.fork() == 0:\n"
+            "    os.setsid()\n"
+            "    if os.fork() == 0:\n"
+            "        for fd in (0, 1, 2): os.close(fd)\n"
+            f"        open({pidfile!r}, 'w').write(str(os.getpid()))\n"
+            "        time.sleep(60)\n"
+            "    os._exit(0)\n"
+            "time.sleep(0.5)\n"
+            "print('parent done')\n")
+        res = r.run("d", code)
+        t.eq(res.stdout, "parent done\n", "the daemonizing program ran")
+        pid = int(open(pidfile).read()) if os.path.exists(pidfile) else None
+        t.ok(pid is not None, "control: the daemon started and wrote its pid")
+        alive = False
+        if pid:
+            try:
+                os.kill(pid, 0)
+                alive = True
+            except ProcessLookupError:
+                pass
+        t.ok(not alive, "the double-forked, setsid daemon did not outlive its run", pid)
+    r.close()
+
+
+def test_env_not_leaked(t):
+    env = dict(os.environ, SANDPAD_SECRET="hunter2")
+    r = runner(env=env)
+    code = "import os\nprint(sorted(os.environ.items()))"
+    res = r.run("env", code, env={"GREETING": "hi"})
+    t.ok("hunter2" not in res.stdout and "SANDPAD_SECRET" not in res.stdout,
+         "the runner's environment does not reach the program", res.stdout)
+    t.ok("('GREETING', 'hi')" in res.stdout, "variables the request names do")
+    t.ok("('PATH', '/usr/local/bin:/usr/bin:/bin')" in res.stdout, "PATH is the fixed one")
+    # Control: the secret really was in the runner's environment.
+    with open(f"/proc/{r.proc.pid}/environ", "rb") as f:
+        t.ok(b"SANDPAD_SECRET=hunter2" in f.read(), "control: the runner itself has the secret")
+    r.close()
+
+
+def test_fds(t):
+    r = runner()
+    code = ("import os\nfds = []\nfor fd in range(1024):\n    try:\n        os.fstat(fd)\n"
+            "        fds.append(fd)\n    except OSError:\n        pass\nprint(fds)")
+    res = r.run("fds", code)
+    t.eq(res.stdout, "[0, 1, 2]\n", "only fds 0, 1 and 2 are open in the program")
+    # Control: the same probe sees more fds when it has them.
+    res = r.run("fds2", "import os\nr, w = os.pipe()\n" + code.split("\n", 1)[1])
+    t.ok(res.stdout.startswith("[0, 1, 2, 3, 4"), "control: the probe sees open fds",
+         res.stdout)
+    res = r.run("sess", "import os\nprint(os.getsid(0) == os.getpid(), "
+                "os.getpgrp() == os.getpid())")
+    t.eq(res.stdout, "True True\n", "the program leads its own session and process group")
+    r.close()
+
+
+def test_bad_input(t):
+    r = runner()
+    r.send_raw(b"this is not json\n")
+    ev = r.recv()
+    t.eq((ev["type"], ev["code"]), ("error", "invalid_json"), "invalid JSON gets an error")
+    r.send(type="frobnicate")
+    ev = r.recv()
+    t.eq(ev["code"], "unknown_type", "an unknown type gets an error")
+    r.send(type="run", id="x1", code="print(1)")
+    ev = r.recv()
+    t.eq((ev["code"], ev.get("id")), ("missing_field", "x1"),
+         "a missing field is named, with the run id")
+    r.send(type="run", id="x2", language="python", code="1", timeout_ms="10")
+    ev = r.recv()
+    t.eq(ev["code"], "wrong_type", "a wrongly typed field gets an error")
+    r.send_raw(b'{"v":1,"type":"hello"}\x00\n')
+    ev = r.recv()
+    t.eq(ev["code"], "nul_byte", "a NUL byte in a frame gets an error")
+    r.send_raw(b'{"v":1,"type":"run","code":"' + b"x" * (5 * 1024 * 1024) + b'"}\n')
+    ev = r.recv()
+    t.eq(ev["code"], "frame_too_large", "an oversized line gets an error")
+    r.send_raw(b'{"v":2,"type":"hello"}\n')
+    ev = r.recv()
+    t.eq(ev["code"], "bad_version", "a wrong protocol version gets an error")
+    r.send_raw(b"[1,2,3]\n")
+    ev = r.recv()
+    t.eq(ev["code"], "not_object", "a non-object frame gets an error")
+    r.send(type="ready", runner_version="x")
+    ev = r.recv()
+    t.eq(ev["code"], "unknown_type", "an event sent as a request gets an error")
+    r.send(type="run", id="dup", language="python", code="print(1)")
+    r.collect("dup")
+    r.send(type="run", id="dup", language="python", code="print(1)")
+    ev = r.recv()
+    t.eq(ev["code"], "duplicate_run", "a reused run id gets an error")
+    res = r.run("after", "print('still serving')")
+    t.eq(res.stdout, "still serving\n", "the runner keeps serving after all of that")
+    r.close()
+
+
+def test_output_encoding(t):
+    r = runner()
+    res = r.run("bin", "import sys\nsys.stdout.buffer.write(b'ok \\xff\\xfe\\x00 end\\n')")
+    t.eq(res.stdout, "ok \ufffd\ufffd\ufffd end\n",
+         "invalid UTF-8 and NUL become U+FFFD, nothing is dropped")
+    t.eq(res.exited["stdout_bytes"], 11, "byte counts are of the raw output")
+    code = ("import sys, time\nfor b in '✓é'.encode():\n    sys.stdout.buffer.write(bytes([b]))\n"
+            "    sys.stdout.buffer.flush()\n    time.sleep(0.02)\n")
+    res = r.run("split", code)
+    t.eq(res.stdout, "✓é", "a character split across writes arrives whole")
+    res = r.run("uni", "print('héllo wörld ✓ 日本')")
+    t.eq(res.stdout, "héllo wörld ✓ 日本\n", "unicode output passes through")
+    r.close()
+
+
+def test_files(t):
+    r = runner()
+    code = ("import os\nopen('out.csv', 'w').write('a,b\\n1,2\\n')\n"
+            "open('plot.png', 'wb').write(b'\\x89PNG\\r\\n\\x1a\\n' + bytes(100))\n"
+            "os.makedirs('sub/dir')\nopen('sub/dir/note.txt', 'w').write('hi')\n"
+            "os.makedirs('__pycache__')\nopen('__pycache__/m.cpython-311.pyc', 'wb').write(b'x')\n"
+            "open('stale.pyc', 'wb').write(b'x')\n"
+            "open('blob', 'wb').write(bytes(range(256)))\n"
+            "os.symlink('/etc/passwd', 'link.txt')\n")
+    res = r.run("files", code)
+    files = {f["path"]: f for f in res.exited["files"]}
+    t.eq(sorted(files), ["blob", "out.csv", "plot.png", "sub/dir/note.txt"],
+         "created files are listed; droppings and symlinks are not", res)
+    t.eq(files.get("out.csv", {}).get("mime"), "text/csv", "CSV has its MIME type")
+    t.eq(files.get("plot.png", {}).get("mime"), "image/png", "PNG has its MIME type")
+    t.eq(files.get("blob", {}).get("mime"), "application/octet-stream",
+         "binary without an extension is sniffed")
+    t.eq(files.get("out.csv", {}).get("size"), 8, "sizes are reported")
+    t.ok(all(f["created"] for f in files.values()), "all are marked created")
+    cwd = res.started["cwd"]
+    t.ok(os.path.isfile(os.path.join(cwd, "out.csv")), "the files stay readable after exit")
+    t.eq(oct(os.stat(cwd).st_mode & 0o777), "0o700", "the working directory is private (0700)")
+    r.send(type="release", id="files")
+    ev = r.recv()
+    t.eq((ev["type"], ev["id"]), ("released", "files"), "release is confirmed")
+    t.ok(not os.path.exists(cwd), "release removes the run's directory")
+    r.send(type="release", id="files")
+    t.eq(r.recv()["code"], "unknown_run", "a released run is gone")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        open(os.path.join(tmp, "keep.txt"), "w").write("old")
+        open(os.path.join(tmp, "same.txt"), "w").write("same")
+        res = r.run("cwd", "open('keep.txt', 'a').write('new')\nopen('new.txt', 'w').write('n')",
+                    cwd=tmp)
+        files = {f["path"]: f["created"] for f in res.exited["files"]}
+        t.eq(files, {"keep.txt": False, "new.txt": True},
+             "in a named directory, modified and new files are told apart")
+        r.send(type="release", id="cwd")
+        r.recv()
+        t.ok(os.path.exists(os.path.join(tmp, "keep.txt")), "release never deletes a named cwd")
+    r.close()
+
+
+def test_path_and_args(t):
+    r = runner()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "script.py")
+        open(path, "w").write("import sys\nprint(sys.argv[1:])\nraise ValueError('boom')\n")
+        r.send(type="run", id="p", language="python", path=path, args=["a b", "--flag"])
+        ev = r.collect("p")
+        out = "".join(e["data"] for e in ev if e["type"] == "output" and e["stream"] == "stdout")
+        err = "".join(e["data"] for e in ev if e["type"] == "output" and e["stream"] == "stderr")
+        t.eq(out, "['a b', '--flag']\n", "args reach the program unchanged")
+        t.ok('script.py", line 3' in err, "a path run keeps its file name in tracebacks", err)
+    r.send(type="run", id="p2", language="python", path="/nonexistent/x.py")
+    ev = r.recv()
+    t.eq((ev["type"], ev["code"]), ("error", "io"), "a missing path is refused")
+    r.close()
+
+
+def test_exec_failure(t):
+    with tempfile.TemporaryDirectory() as tmp:
+        broken = os.path.join(tmp, "broken-python")
+        open(broken, "w").write("#!/nonexistent/interpreter\n")
+        os.chmod(broken, 0o755)
+        r = runner("--interpreter", f"python={broken}")
+        res = r.run("e", "print(1)")
+        t.eq(res.exited["end"], "failed", "an interpreter that cannot exec fails the run")
+        t.ok("execve" in res.exited.get("error", ""), "the error says exec failed", res)
+        r.close()
+
+
+def test_client_gone(t):
+    r = runner()
+    with tempfile.TemporaryDirectory() as tmp:
+        pidfile = os.path.join(tmp, "pid")
+        r.send(type="run", id="long", language="python",
+               code=f"import os, time\nopen({pidfile!r}, 'w').write(str(os.getpid()))\n"
+               "time.sleep(60)")
+        started = r.recv_type("started")
+        for _ in range(100):
+            if os.path.exists(pidfile) and os.path.getsize(pidfile):
+                break
+            time.sleep(0.05)
+        pid = int(open(pidfile).read())
+        root = os.path.dirname(os.path.dirname(started["cwd"]))
+        t.ok(os.path.isdir(root), "control: the runner's private directory exists")
+        rc = r.close(timeout=10)
+        t.eq(rc, 0, "the runner exits when its client closes the pipe")
+        try:
+            os.kill(pid, 0)
+            alive = True
+        except ProcessLookupError:
+            alive = False
+        t.ok(not alive, "and kills the running program")
+        t.ok(not os.path.exists(root), "and removes its private directory")
+
+
+def test_sigterm(t):
+    r = runner()
+    r.send(type="run", id="long", language="bash", code="sleep 60")
+    r.recv_type("started")
+    r.proc.terminate()
+    ev = r.recv_type("exited", timeout=10)
+    t.ok(ev is not None and ev["cancelled"] == "kill", "SIGTERM to the runner ends its runs",
+         ev)
+    t.eq(r.close(), 0, "and the runner exits cleanly")
+
+
+ALL = [
+    test_handshake,
+    test_seed_checklist,
+    test_syntax_error,
+    test_timeout,
+    test_limits_rejected,
+    test_memory_limit,
+    test_output_flood,
+    test_concurrent_overlap,
+    test_queueing,
+    test_cancel,
+    test_stdin,
+    test_daemon_dies,
+    test_env_not_leaked,
+    test_fds,
+    test_bad_input,
+    test_output_encoding,
+    test_files,
+    test_path_and_args,
+    test_exec_failure,
+    test_client_gone,
+    test_sigterm,
+]
+
+if __name__ == "__main__":
+    by_name = {test.__name__[len("test_"):]: test for test in ALL}
+    wanted = sys.argv[2:]
+    unknown = [name for name in wanted if name not in by_name]
+    if unknown:
+        sys.exit(f"unknown test {unknown}; known: {sorted(by_name)}")
+    main([by_name[name] for name in wanted] if wanted else ALL)
