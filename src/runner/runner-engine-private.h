@@ -57,7 +57,7 @@ struct RunnerRun
   bool stdin_close; /* close once stdin_buf drains */
 
   RunStream streams[2];
-  char err_tail[1024]; /* last stderr bytes, to recognise out-of-memory */
+  char err_tail[8192]; /* last stderr bytes, to recognise out-of-memory */
   size_t err_tail_len;
 
   int64_t t_start_ns;

@@ -117,7 +117,8 @@ runner_files_snapshot (const char *dir, RunnerFileSnap *snap)
   if (dfd < 0)
     return;
   walk_dir (&walk, dfd, "", 0);
-  qsort (snap->entries, snap->n, sizeof *snap->entries, cmp_entry);
+  if (snap->n > 1)
+    qsort (snap->entries, snap->n, sizeof *snap->entries, cmp_entry);
 }
 
 void
@@ -143,7 +144,9 @@ runner_files_changes (const char *dir, const RunnerFileSnap *before, SpFileInfo 
     {
       const RunnerFileEntry *now = &after.entries[i];
       const RunnerFileEntry *then
-        = before ? bsearch (now, before->entries, before->n, sizeof *now, cmp_entry) : NULL;
+        = before && before->n > 0
+            ? bsearch (now, before->entries, before->n, sizeof *now, cmp_entry)
+            : NULL;
 
       if (then != NULL && then->size == now->size && then->mtime_ns == now->mtime_ns
           && then->ino == now->ino)

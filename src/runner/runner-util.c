@@ -166,6 +166,8 @@ remove_tree (const char *path)
 void
 buf_append (Buf *buf, const void *data, size_t len)
 {
+  if (len == 0)
+    return;
   if (buf->len + len > buf->cap)
     {
       size_t cap = buf->cap ? buf->cap : 256;

@@ -14,6 +14,10 @@ import traceback
 
 PYTHON = "/usr/bin/python3"
 
+# Runners a test started and did not close (it failed half-way): closed after
+# the test so their stderr still reaches the log.
+_open_runners = []
+
 
 class Tap:
     """A TAP producer: each check is one test point; a crash in a test is a
@@ -47,6 +51,8 @@ class Tap:
                 test(self)
             except Exception:
                 self.ok(False, f"{test.__name__} raised", traceback.format_exc())
+            while _open_runners:
+                _open_runners[0].close()
         print(f"1..{self.n}", flush=True)
         return 1 if self.failed else 0
 
@@ -62,6 +68,7 @@ class Runner:
         )
         self.buf = b""
         self.pending = []
+        _open_runners.append(self)
 
     def send_raw(self, data):
         self.proc.stdin.write(data)
@@ -127,6 +134,10 @@ class Runner:
         return Result(events)
 
     def close(self, timeout=10):
+        if self in _open_runners:
+            _open_runners.remove(self)
+        if self.proc.returncode is not None and self.proc.stdout.closed:
+            return self.proc.returncode
         try:
             self.proc.stdin.close()
         except BrokenPipeError:
@@ -137,6 +148,10 @@ class Runner:
             self.proc.kill()
             self.proc.wait()
         self.proc.stdout.close()
+        # Whatever the runner said on stderr (sanitizer reports included)
+        # shows up in the TAP log as a diagnostic.
+        for line in self.proc.stderr.read().decode(errors="replace").splitlines()[:60]:
+            print(f"# runner: {line}", flush=True)
         self.proc.stderr.close()
         return self.proc.returncode
 
