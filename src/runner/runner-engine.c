@@ -12,6 +12,9 @@
 #include "config.h"
 #include "runner-engine-private.h"
 
+/* Unread stdin held for one run, at most. */
+#define RUNNER_MAX_STDIN_BUFFER (16 * 1024 * 1024)
+
 void
 runner_config_init (RunnerConfig *config)
 {
@@ -363,6 +366,11 @@ runner_engine_stdin (RunnerEngine *engine, const char *id, const char *data, siz
                                           : run->stdin_close || run->stdin_fd < 0;
   if (closed)
     return sp_proto_set_error (err, SP_ERR_RUN_STATE, "stdin of run \"%.64s\" is closed", id);
+  /* A program that never reads must not make us buffer without end. */
+  size_t unread = run->stdin_buf.len + (run->req.stdin_data ? strlen (run->req.stdin_data) : 0);
+  if (unread + len > RUNNER_MAX_STDIN_BUFFER)
+    return sp_proto_set_error (err, SP_ERR_LIMIT,
+                               "run \"%.64s\" already has %zu bytes of unread stdin", id, unread);
   if (run->state == RUN_RUNNING)
     {
       buf_append (&run->stdin_buf, data, len);
