@@ -100,7 +100,9 @@ sp_frame_reader_feed (SpFrameReader *reader, const char *data, size_t len)
           if (nl)
             reader->discarding = false;
         }
-      else if (reader->tail_len + piece > reader->max_frame)
+      /* One byte of slack for the '\r' of a CRLF ending; next() checks
+       * the exact length once the frame is complete. */
+      else if (reader->tail_len + piece > reader->max_frame + 1)
         {
           /* Too long: forget what we hold of it and skip the rest. */
           reader->len -= reader->tail_len;
@@ -144,6 +146,9 @@ sp_frame_reader_next (SpFrameReader *reader, const char **frame, size_t *len,
 
       if (flen > 0 && begin[flen - 1] == '\r')
         flen--;
+      if (flen > reader->max_frame)
+        return sp_proto_set_error (err, SP_ERR_FRAME_TOO_LARGE,
+                                   "frame longer than %zu bytes", reader->max_frame);
       if (memchr (begin, '\0', flen) != NULL)
         return sp_proto_set_error (err, SP_ERR_NUL_BYTE, "frame contains a NUL byte");
       if (flen == 0)

@@ -309,6 +309,8 @@ decode_event (json_t *obj, SpMessage *msg, SpProtoError *err)
     case SP_MSG_ERROR:
       TRY (sp_json_check_fields (obj, "error", FIELDS ("id", "code", "message"), err));
       TRY (sp_json_get_string (obj, "id", false, &msg->u.error.id, err));
+      if (msg->u.error.id != NULL && !sp_proto_id_valid (msg->u.error.id))
+        return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "field \"id\" is not a valid id");
       TRY (sp_json_get_string (obj, "code", true, &code, err));
       msg->u.error.code = sp_proto_error_code_from_string (code);
       free (code);
@@ -377,7 +379,7 @@ sp_message_decode (const char *frame, size_t len, SpDirection dir, SpMessage *ou
   if (memchr (frame, '\0', len) != NULL)
     return sp_proto_set_error (err, SP_ERR_NUL_BYTE, "frame contains a NUL byte");
 
-  obj = json_loadb (frame, len, JSON_REJECT_DUPLICATES, &jerr);
+  obj = json_loadb (frame, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
   if (obj == NULL)
     return sp_proto_set_error (err, SP_ERR_INVALID_JSON, "invalid JSON at column %d: %s",
                                jerr.column, jerr.text);

@@ -175,9 +175,69 @@ encode_exited (json_t *obj, const SpExited *exited, bool *ok)
   set_bool (obj, "files_truncated", exited->files_truncated);
 }
 
+/* The id every message but hello, ready and error must carry. */
+static const char *
+message_id (const SpMessage *msg)
+{
+  switch (msg->type)
+    {
+    case SP_MSG_RUN:
+      return msg->u.run.id;
+    case SP_MSG_CANCEL:
+    case SP_MSG_RELEASE:
+    case SP_MSG_RELEASED:
+      return msg->u.ref.id;
+    case SP_MSG_STDIN:
+      return msg->u.stdin_.id;
+    case SP_MSG_QUEUED:
+      return msg->u.queued.id;
+    case SP_MSG_STARTED:
+      return msg->u.started.id;
+    case SP_MSG_OUTPUT:
+      return msg->u.output.id;
+    case SP_MSG_EXITED:
+      return msg->u.exited.id;
+    default:
+      return "";
+    }
+}
+
+/* Refuses what the decoder would refuse, so we never send a frame that
+ * our own peer must reject. */
+static bool
+message_valid (const SpMessage *msg)
+{
+  const char *id = message_id (msg);
+
+  if (id == NULL || (id[0] != '\0' && !sp_proto_id_valid (id)))
+    return false;
+  switch (msg->type)
+    {
+    case SP_MSG_RUN:
+      return msg->u.run.language != NULL && (msg->u.run.code == NULL) != (msg->u.run.path == NULL)
+             && (msg->u.run.path == NULL || msg->u.run.path[0] == '/')
+             && (msg->u.run.cwd == NULL || msg->u.run.cwd[0] == '/');
+    case SP_MSG_STDIN:
+      return msg->u.stdin_.data != NULL || msg->u.stdin_.eof;
+    case SP_MSG_OUTPUT:
+      return msg->u.output.stream == SP_STREAM_STDOUT || msg->u.output.stream == SP_STREAM_STDERR;
+    case SP_MSG_EXITED:
+      return msg->u.exited.limit >= SP_LIMIT_NONE && msg->u.exited.limit < SP_LIMIT_LAST
+             && msg->u.exited.cancelled >= SP_CANCEL_NONE
+             && msg->u.exited.cancelled < SP_CANCEL_LAST;
+    case SP_MSG_ERROR:
+      return msg->u.error.code > SP_ERR_NONE && msg->u.error.code < SP_ERR_LAST
+             && (msg->u.error.id == NULL || sp_proto_id_valid (msg->u.error.id));
+    default:
+      return true;
+    }
+}
+
 static void
 encode_body (json_t *obj, const SpMessage *msg, bool *ok)
 {
+  if (!message_valid (msg))
+    *ok = false;
   switch (msg->type)
     {
     case SP_MSG_HELLO:

@@ -7,14 +7,18 @@
 #include <string.h>
 
 /* Length of the valid sequence at s (1..4), 0 if invalid, or -n when the
- * n available bytes are a valid but incomplete prefix. */
+ * n available bytes are a valid but incomplete prefix. For an invalid
+ * sequence, *bad (when non-NULL) gets the length of its maximal valid
+ * prefix (at least 1): the bytes one U+FFFD stands for. */
 static int
-sequence_length (const unsigned char *s, size_t avail)
+sequence_length_ex (const unsigned char *s, size_t avail, size_t *bad)
 {
   unsigned char c = s[0];
   int need;
   unsigned char lo = 0x80, hi = 0xBF;
 
+  if (bad != NULL)
+    *bad = 1;
   if (c == 0)
     return 0;
   if (c < 0x80)
@@ -47,9 +51,19 @@ sequence_length (const unsigned char *s, size_t avail)
       unsigned char min = i == 1 ? lo : 0x80;
       unsigned char max = i == 1 ? hi : 0xBF;
       if (s[i] < min || s[i] > max)
-        return 0;
+        {
+          if (bad != NULL)
+            *bad = (size_t) i;
+          return 0;
+        }
     }
   return need;
+}
+
+static int
+sequence_length (const unsigned char *s, size_t avail)
+{
+  return sequence_length_ex (s, avail, NULL);
 }
 
 char *
@@ -66,7 +80,8 @@ sp_utf8_sanitize (const char *in, size_t len, bool final, size_t *consumed,
 
   while (i < len)
     {
-      int n = sequence_length (s + i, len - i);
+      size_t bad = 1;
+      int n = sequence_length_ex (s + i, len - i, &bad);
 
       if (n > 0)
         {
@@ -79,7 +94,7 @@ sp_utf8_sanitize (const char *in, size_t len, bool final, size_t *consumed,
       else
         {
           /* One replacement per maximal invalid prefix, as WHATWG does. */
-          size_t skip = n < 0 ? (size_t) -n : 1;
+          size_t skip = n < 0 ? (size_t) -n : bad;
           memcpy (out + o, "\xEF\xBF\xBD", 3);
           o += 3;
           i += skip;
