@@ -86,7 +86,7 @@ static const char *const limit_names[SP_LIMIT_LAST] = {
   [SP_LIMIT_NONE] = "none",       [SP_LIMIT_TIME] = "time",
   [SP_LIMIT_CPU] = "cpu",         [SP_LIMIT_MEMORY] = "memory",
   [SP_LIMIT_OUTPUT] = "output",   [SP_LIMIT_PROCESSES] = "processes",
-  [SP_LIMIT_FILE_SIZE] = "file_size",
+  [SP_LIMIT_DISK] = "disk",
 };
 
 const char *

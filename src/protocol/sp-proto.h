@@ -106,7 +106,7 @@ typedef enum
   SP_LIMIT_MEMORY,
   SP_LIMIT_OUTPUT,
   SP_LIMIT_PROCESSES,
-  SP_LIMIT_FILE_SIZE,
+  SP_LIMIT_DISK, /* writable space (workdir, /tmp) or one file past the disk cap */
   SP_LIMIT_LAST
 } SpLimit;
 

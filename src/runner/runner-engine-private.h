@@ -64,6 +64,8 @@ struct RunnerRun
   int64_t deadline_ns;      /* time limit */
   int64_t cancel_next_ns;   /* next cancel escalation, 0: none */
   int64_t drain_deadline_ns; /* stop waiting for output after init exits */
+  int64_t disk_check_ns;     /* next look at how much the run has written */
+  int64_t disk_base;         /* bytes a named cwd held before the run */
   SpCancelStage cancel_stage;
   SpLimit limit;
 };
@@ -78,6 +80,10 @@ struct RunnerEngine
   int signal_fd;
   RunnerWatch *signal_watch;
   char *root; /* the runner's private directory of run directories */
+  RunnerSandboxCaps caps;
+  bool namespaces;          /* the mode every run gets */
+  char *refusal;            /* strict, and a layer is missing: why runs fail */
+  struct sock_fprog seccomp[2]; /* per run network setting; len 0: none */
   RunnerRun *runs;
   uint64_t next_seq;
   int running;
@@ -95,5 +101,6 @@ void _runner_run_feed_stdin (RunnerRun *run);
 void _runner_run_free (RunnerRun *run);
 
 /* runner-engine.c */
+void _runner_engine_sandbox_info (RunnerEngine *engine, bool network, SpSandboxInfo *info);
 void _runner_engine_emit (RunnerEngine *engine, const SpMessage *msg);
 void _runner_engine_run_finished (RunnerEngine *engine, RunnerRun *run);

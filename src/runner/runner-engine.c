@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "runner-engine-private.h"
+#include "runner-seccomp.h"
 
 /* Unread stdin held for one run, at most. */
 #define RUNNER_MAX_STDIN_BUFFER (16 * 1024 * 1024)
@@ -25,8 +26,11 @@ runner_config_init (RunnerConfig *config)
     .max_memory_mib = 16 * 1024,
     .default_output_limit = 1024 * 1024,
     .max_output_limit = 64 * 1024 * 1024,
-    .file_size_limit = 256 * 1024 * 1024,
+    .disk_limit = 256 * 1024 * 1024,
     .open_files = 1024,
+    .max_processes = 256,
+    .sandbox_mode = RUNNER_SANDBOX_AUTO,
+    .strict = false,
     .max_concurrent = 4,
     .max_queued = 64,
     .cancel_grace_ms = 1000,
@@ -76,6 +80,65 @@ on_signal (void *data, int fd, uint32_t events)
     }
 }
 
+/* Decides the mode from what was asked and what the kernel allows; with
+ * strict, a missing layer refuses runs instead of running with less. */
+static void
+resolve_sandbox (RunnerEngine *engine)
+{
+  const RunnerConfig *c = &engine->config;
+  const RunnerSandboxCaps *caps = &engine->caps;
+
+  engine->namespaces = caps->userns && c->sandbox_mode != RUNNER_SANDBOX_FALLBACK;
+  if (c->sandbox_mode == RUNNER_SANDBOX_NAMESPACES && !caps->userns && c->strict)
+    engine->refusal = xstrdup ("namespace mode was asked for, but this system refuses "
+                               "unprivileged user namespaces (strict)");
+  else if (caps->landlock_abi == 0 && c->strict)
+    engine->refusal = xstrdup ("this kernel has no Landlock (strict)");
+
+  for (int network = 0; network < 2; network++)
+    {
+      RunnerSeccompPolicy policy = { .fallback = !engine->namespaces, .network = network };
+      if (caps->seccomp && runner_seccomp_compile (&policy, &engine->seccomp[network]) != 0)
+        engine->seccomp[network].len = 0;
+      if (engine->seccomp[network].len == 0 && c->strict && engine->refusal == NULL)
+        engine->refusal = xstrdup ("the seccomp filter is unavailable (strict)");
+    }
+}
+
+void
+_runner_engine_sandbox_info (RunnerEngine *engine, bool network, SpSandboxInfo *info)
+{
+  char *layers[16];
+  size_t n = 0;
+
+  info->mode = xstrdup (engine->namespaces ? "namespaces" : "fallback");
+  if (engine->namespaces)
+    {
+      layers[n++] = xstrdup (network ? "namespaces:user,pid,mount,ipc,uts,cgroup"
+                                     : "namespaces:user,pid,mount,net,ipc,uts,cgroup");
+      layers[n++] = xstrdup ("private-root");
+      layers[n++] = xasprintf ("uid:%d", RUNNER_SANDBOX_INNER_ID);
+    }
+  else
+    {
+      layers[n++] = xstrdup ("subreaper");
+      layers[n++] = xasprintf ("uid:%d", geteuid () == 0 ? RUNNER_SANDBOX_NOBODY
+                                                          : (int) geteuid ());
+    }
+  layers[n++] = xstrdup ("rlimits");
+  layers[n++] = xstrdup ("clean-env");
+  layers[n++] = xstrdup ("caps-dropped");
+  layers[n++] = xstrdup ("no-new-privs");
+  if (engine->caps.landlock_abi > 0)
+    layers[n++] = xasprintf ("landlock:%d", engine->caps.landlock_abi);
+  if (engine->seccomp[network].len > 0)
+    layers[n++] = xstrdup ("seccomp");
+  layers[n++] = xstrdup (network ? "network:on" : "network:off");
+  layers[n] = NULL;
+  info->layers = xcalloc (n + 1, sizeof *info->layers);
+  memcpy (info->layers, layers, (n + 1) * sizeof *layers);
+}
+
 RunnerEngine *
 runner_engine_new (const RunnerConfig *config, RunnerLanguages *langs, const RunnerSink *sink,
                    void *sink_data)
@@ -115,6 +178,13 @@ runner_engine_new (const RunnerConfig *config, RunnerLanguages *langs, const Run
   engine->root = xasprintf ("%s/sandpad-runner-XXXXXX", parent);
   if (mkdtemp (engine->root) == NULL)
     die_with_error ("cannot create a private directory in %s", parent);
+  /* As root, runs are nobody's: they must be able to pass through (not
+   * list) our directory to reach their own, which are 0700 and theirs. */
+  if (geteuid () == 0 && chmod (engine->root, 0711) != 0)
+    die_with_error ("chmod %s", engine->root);
+
+  runner_sandbox_probe (&engine->caps);
+  resolve_sandbox (engine);
   return engine;
 }
 
@@ -131,6 +201,9 @@ runner_engine_free (RunnerEngine *engine)
     }
   remove_tree (engine->root);
   free (engine->root);
+  free (engine->refusal);
+  free (engine->seccomp[0].filter);
+  free (engine->seccomp[1].filter);
   runner_loop_unwatch (engine->loop, engine->signal_watch);
   close (engine->signal_fd);
   runner_loop_free (engine->loop);
@@ -156,10 +229,7 @@ runner_engine_describe (RunnerEngine *engine, SpReady *ready)
   ready->output_limit = (SpLimitRange){ c->default_output_limit, c->max_output_limit };
   ready->max_concurrent = c->max_concurrent;
   ready->max_frame = SP_PROTO_MAX_FRAME;
-  ready->sandbox.mode = xstrdup ("none");
-  char *layers[] = { (char *) "session", (char *) "rlimits", (char *) "clean-env",
-                     (char *) "subreaper", NULL };
-  ready->sandbox.layers = sp_strv_copy (layers);
+  _runner_engine_sandbox_info (engine, false, &ready->sandbox);
 }
 
 static RunnerRun *
@@ -458,7 +528,8 @@ next_deadline (RunnerEngine *engine)
 
   for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
     {
-      int64_t times[] = { run->deadline_ns, run->cancel_next_ns, run->drain_deadline_ns };
+      int64_t times[] = { run->deadline_ns, run->cancel_next_ns, run->drain_deadline_ns,
+                          run->disk_check_ns };
 
       if (run->state != RUN_RUNNING)
         continue;

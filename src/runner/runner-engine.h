@@ -14,6 +14,7 @@
 
 #include "runner-langs.h"
 #include "runner-loop.h"
+#include "runner-sandbox.h"
 #include "sp-proto.h"
 
 typedef struct
@@ -21,8 +22,11 @@ typedef struct
   int64_t default_timeout_ms, max_timeout_ms;
   int64_t default_memory_mib, max_memory_mib;
   int64_t default_output_limit, max_output_limit;
-  int64_t file_size_limit; /* bytes, RLIMIT_FSIZE */
+  int64_t disk_limit;      /* bytes a run may write (workdir + /tmp); also RLIMIT_FSIZE */
   int64_t open_files;      /* RLIMIT_NOFILE */
+  int64_t max_processes;   /* processes and threads a run may have at once */
+  RunnerSandboxMode sandbox_mode;
+  bool strict;             /* refuse to run with fewer layers than asked for */
   int max_concurrent;
   int max_queued;
   int64_t cancel_grace_ms;  /* between interrupt, terminate and kill */

@@ -50,6 +50,7 @@ add_entry (Walk *walk, const char *path, const struct stat *st)
     .size = st->st_size,
     .mtime_ns = (int64_t) st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec,
     .ino = st->st_ino,
+    .blocks = st->st_blocks,
   };
 }
 
@@ -119,6 +120,19 @@ runner_files_snapshot (const char *dir, RunnerFileSnap *snap)
   walk_dir (&walk, dfd, "", 0);
   if (snap->n > 1)
     qsort (snap->entries, snap->n, sizeof *snap->entries, cmp_entry);
+}
+
+int64_t
+runner_files_usage (const char *dir)
+{
+  RunnerFileSnap snap;
+  int64_t total = 0;
+
+  runner_files_snapshot (dir, &snap);
+  for (size_t i = 0; i < snap.n; i++)
+    total += snap.entries[i].blocks * 512;
+  runner_files_snap_clear (&snap);
+  return total;
 }
 
 void

@@ -21,6 +21,7 @@ typedef struct
   int64_t size;
   int64_t mtime_ns;
   uint64_t ino;
+  int64_t blocks; /* 512-byte blocks allocated */
 } RunnerFileEntry;
 
 typedef struct
@@ -36,6 +37,10 @@ void runner_files_snap_clear (RunnerFileSnap *snap);
 /* Lists files that are new or changed since before (NULL: everything). */
 void runner_files_changes (const char *dir, const RunnerFileSnap *before, SpFileInfo **files,
                            size_t *n_files, bool *truncated);
+
+/* Bytes the regular files beneath dir occupy on disk (st_blocks), walked
+ * with the same caps and without following symlinks. */
+int64_t runner_files_usage (const char *dir);
 
 /* MIME type by extension, falling back to sniffing the first bytes. */
 char *runner_files_mime (const char *dir, const char *rel_path);

@@ -21,6 +21,9 @@ usage (FILE *out)
          "  --cancel-grace-ms N    wait between interrupt, terminate, kill (default 1000)\n"
          "  --interpreter L=PATH   use PATH for language L\n"
          "  --work-parent DIR      where run directories go (default $TMPDIR or /tmp)\n"
+         "  --sandbox MODE         auto (default), namespaces or fallback\n"
+         "  --strict               refuse to run when a sandbox layer is unavailable\n"
+         "  --disk MIB             writable space per run (default 256)\n"
          "  --version              print the version\n"
          "  --help                 print this help\n",
          out);
@@ -46,6 +49,9 @@ main (int argc, char **argv)
     { "cancel-grace-ms", required_argument, NULL, 'g' },
     { "interpreter", required_argument, NULL, 'i' },
     { "work-parent", required_argument, NULL, 'w' },
+    { "sandbox", required_argument, NULL, 's' },
+    { "strict", no_argument, NULL, 'S' },
+    { "disk", required_argument, NULL, 'd' },
     { "version", no_argument, NULL, 'V' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -74,6 +80,16 @@ main (int argc, char **argv)
         break;
       case 'w':
         config.work_parent = optarg;
+        break;
+      case 's':
+        if (runner_sandbox_mode_parse (optarg, &config.sandbox_mode) != 0)
+          die ("--sandbox must be auto, namespaces or fallback");
+        break;
+      case 'S':
+        config.strict = true;
+        break;
+      case 'd':
+        config.disk_limit = parse_number (optarg, "--disk", 1, 1 << 20) * 1024 * 1024;
         break;
       case 'V':
         printf ("sandpad-runner %s\n", PACKAGE_VERSION);

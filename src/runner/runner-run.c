@@ -14,6 +14,9 @@
 /* Output still arriving this long after the run's last process died comes
  * from nowhere we know of; stop waiting for it. */
 #define DRAIN_GRACE_NS (500 * INT64_C (1000000))
+/* How often a run's writable space is measured. RLIMIT_FSIZE stops any one
+ * file at the cap at once; many files are caught within this period. */
+#define DISK_POLL_NS (200 * INT64_C (1000000))
 
 static void emit_failed (RunnerRun *run, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 static void try_finish (RunnerRun *run);
@@ -36,12 +39,21 @@ static char **
 build_env (RunnerRun *run)
 {
   size_t n_extra = sp_strv_length (run->req.env);
-  char **env = xcalloc (n_extra + 16, sizeof *env);
+  char **env = xcalloc (n_extra + 20, sizeof *env);
+  cleanup_free char *tmp = xasprintf ("%s/tmp", run->dir);
   size_t n = 0;
 
   env[n++] = xstrdup ("PATH=/usr/local/bin:/usr/bin:/bin");
-  env[n++] = xasprintf ("HOME=%s", run->cwd);
-  env[n++] = xasprintf ("TMPDIR=%s/tmp", run->dir);
+  if (run->engine->namespaces)
+    {
+      env[n++] = xstrdup ("HOME=" RUNNER_SANDBOX_WORK);
+      env[n++] = xstrdup ("TMPDIR=/tmp");
+    }
+  else
+    {
+      env[n++] = xasprintf ("HOME=%s", run->cwd);
+      env[n++] = xasprintf ("TMPDIR=%s", tmp);
+    }
   env[n++] = xstrdup ("LANG=C.UTF-8");
   env[n++] = xstrdup ("TERM=dumb");
   env[n++] = xstrdup ("PYTHONUNBUFFERED=1");
@@ -49,6 +61,9 @@ build_env (RunnerRun *run)
   env[n++] = xstrdup ("PYTHONUTF8=1");
   /* Plots render to files, never to a display the run cannot reach. */
   env[n++] = xstrdup ("MPLBACKEND=Agg");
+  /* Caches go to the run's /tmp, not among its results. */
+  env[n++] = xasprintf ("XDG_CACHE_HOME=%s/.cache", run->engine->namespaces ? "/tmp" : tmp);
+  env[n++] = xasprintf ("MPLCONFIGDIR=%s/.matplotlib", run->engine->namespaces ? "/tmp" : tmp);
   env[n++] = xstrdup ("SANDPAD=1");
   for (size_t i = 0; i < n_extra; i++)
     {
@@ -68,18 +83,33 @@ build_env (RunnerRun *run)
   return env;
 }
 
+/* As root, everything the run may touch belongs to nobody, the uid the
+ * program runs as; a desktop runner and its runs share the user's uid. */
+static int
+give_to_run (const char *path)
+{
+  if (geteuid () != 0)
+    return 0;
+  return chown (path, RUNNER_SANDBOX_NOBODY, RUNNER_SANDBOX_NOBODY);
+}
+
 static int
 make_dirs (RunnerRun *run)
 {
-  static const char *const subdirs[] = { "code", "tmp", "work" };
+  /* code: the snippet (read-only to the run); tmp: its TMPDIR without
+   * namespaces; work: its working directory unless the request named
+   * one; root: where the private root is mounted in namespace mode. */
+  static const char *const subdirs[] = { "code", "tmp", "work", "root" };
 
   run->dir = xasprintf ("%s/run-%llu", run->engine->root, (unsigned long long) run->seq);
-  if (mkdir (run->dir, 0700) != 0)
+  if (mkdir (run->dir, 0700) != 0 || give_to_run (run->dir) != 0)
     return -1;
   for (size_t i = 0; i < N_ELEMENTS (subdirs); i++)
     {
       cleanup_free char *sub = xasprintf ("%s/%s", run->dir, subdirs[i]);
-      if ((run->req.cwd == NULL || i < 2) && mkdir (sub, 0700) != 0)
+      if (strcmp (subdirs[i], "work") == 0 && run->req.cwd != NULL)
+        continue;
+      if (mkdir (sub, 0700) != 0 || give_to_run (sub) != 0)
         return -1;
     }
   run->cwd = run->req.cwd ? xstrdup (run->req.cwd) : xasprintf ("%s/work", run->dir);
@@ -92,10 +122,13 @@ write_code (RunnerRun *run)
   const char *name = run->req.name ? run->req.name : run->lang->default_file;
   size_t len = strlen (run->req.code);
 
-  run->code_path = xasprintf ("%s/code/%s", run->dir, name);
-  cleanup_fd int fd = open (run->code_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0 || write_all (fd, run->req.code, len) != 0)
+  cleanup_free char *host_path = xasprintf ("%s/code/%s", run->dir, name);
+  cleanup_fd int fd = open (host_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0400);
+  if (fd < 0 || write_all (fd, run->req.code, len) != 0 || give_to_run (host_path) != 0)
     return -1;
+  /* The interpreter sees the snippet where the sandbox puts it. */
+  run->code_path = run->engine->namespaces ? xasprintf (RUNNER_SANDBOX_CODE "/%s", name)
+                                           : steal_pointer (&host_path);
   return 0;
 }
 
@@ -108,8 +141,6 @@ emit_started (RunnerRun *run)
 {
   SpMessage msg = { .type = SP_MSG_STARTED };
   SpStarted *ev = &msg.u.started;
-  char *layers[] = { (char *) "session", (char *) "rlimits", (char *) "clean-env",
-                     (char *) "subreaper", NULL };
 
   ev->id = run->req.id;
   ev->cwd = run->cwd;
@@ -118,9 +149,9 @@ emit_started (RunnerRun *run)
   ev->memory_mib = run->req.memory_mib;
   ev->output_limit = run->req.output_limit;
   ev->network = run->req.network;
-  ev->sandbox.mode = (char *) "none";
-  ev->sandbox.layers = layers;
+  _runner_engine_sandbox_info (run->engine, run->req.network, &ev->sandbox);
   _runner_engine_emit (run->engine, &msg);
+  sp_sandbox_info_clear (&ev->sandbox);
 }
 
 int
@@ -132,13 +163,21 @@ _runner_run_start (RunnerRun *run)
 
   run->state = RUN_RUNNING;
   engine->running++;
+  if (engine->refusal != NULL)
+    {
+      emit_failed (run, "%s", engine->refusal);
+      return -1;
+    }
   if (make_dirs (run) != 0 || write_code (run) != 0)
     {
       emit_failed (run, "cannot prepare the run's directory: %s", strerror (errno));
       return -1;
     }
   if (run->req.cwd != NULL)
-    runner_files_snapshot (run->cwd, &run->before);
+    {
+      runner_files_snapshot (run->cwd, &run->before);
+      run->disk_base = runner_files_usage (run->cwd);
+    }
 
   if (pipe2 (in, O_CLOEXEC) != 0 || pipe2 (out, O_CLOEXEC) != 0 || pipe2 (err, O_CLOEXEC) != 0
       || pipe2 (ctl, O_CLOEXEC) != 0 || pipe2 (status, O_CLOEXEC) != 0)
@@ -155,16 +194,38 @@ _runner_run_start (RunnerRun *run)
 
   char **argv = runner_lang_argv (run->lang, run->code_path, run->req.args, run->req.memory_mib);
   char **envp = build_env (run);
+  cleanup_free char *root_dir = xasprintf ("%s/root", run->dir);
+  cleanup_free char *code_dir = xasprintf ("%s/code", run->dir);
+  cleanup_free char *tmp_dir = xasprintf ("%s/tmp", run->dir);
+  int64_t max_processes = engine->config.max_processes;
+  if (!engine->namespaces)
+    max_processes += runner_sandbox_count_processes (geteuid () == 0 ? RUNNER_SANDBOX_NOBODY
+                                                                      : geteuid ());
+  RunnerSandboxPlan plan = {
+    .namespaces = engine->namespaces,
+    .network = run->req.network,
+    .landlock_abi = engine->caps.landlock_abi,
+    .seccomp = engine->seccomp[run->req.network].len > 0 ? &engine->seccomp[run->req.network]
+                                                         : NULL,
+    .drop_to_nobody = geteuid () == 0,
+    .max_processes = max_processes,
+    .tmp_bytes = engine->config.disk_limit,
+    .root_dir = root_dir,
+    .work_dir = run->cwd,
+    .code_dir = code_dir,
+    .tmp_dir = tmp_dir,
+  };
   RunnerSpawnSpec spec = {
     .path = run->lang->path,
     .argv = argv,
     .envp = envp,
-    .cwd = run->cwd,
+    .cwd = engine->namespaces ? RUNNER_SANDBOX_WORK : run->cwd,
+    .sandbox = &plan,
     .memory_bytes = run->req.memory_mib * 1024 * 1024,
     /* CPU backstop one second past the wall limit, in case the timer
      * cannot fire (a stopped runner); the wall limit normally wins. */
     .cpu_seconds = (run->req.timeout_ms + 999) / 1000 + 1,
-    .file_size_bytes = engine->config.file_size_limit,
+    .file_size_bytes = engine->config.disk_limit,
     .open_files = engine->config.open_files,
     .stdin_fd = in[0],
     .stdout_fd = out[1],
@@ -210,6 +271,7 @@ _runner_run_start (RunnerRun *run)
     buf_append (&run->stdin_buf, run->req.stdin_data, strlen (run->req.stdin_data));
   run->stdin_close = !run->req.stdin_open;
   run->deadline_ns = run->t_start_ns + run->req.timeout_ms * INT64_C (1000000);
+  run->disk_check_ns = run->t_start_ns + DISK_POLL_NS;
 
   emit_started (run);
   _runner_run_feed_stdin (run);
@@ -399,6 +461,7 @@ void
 _runner_run_on_init_exit (RunnerRun *run)
 {
   run->init_reaped = true;
+  run->disk_check_ns = 0;
   run->drain_deadline_ns = now_ns () + DRAIN_GRACE_NS;
   try_finish (run);
 }
@@ -434,6 +497,23 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
                               ? now + run->engine->config.cancel_grace_ms * INT64_C (1000000)
                               : 0;
     }
+  if (run->disk_check_ns > 0 && now >= run->disk_check_ns)
+    {
+      /* Bytes on disk (blocks, so sparse files count for what they use)
+       * in the working directory and, without namespaces, the run's tmp. */
+      cleanup_free char *tmp = xasprintf ("%s/tmp", run->dir);
+      int64_t used = runner_files_usage (run->cwd) - run->disk_base;
+      if (!run->engine->namespaces)
+        used += runner_files_usage (tmp);
+      run->disk_check_ns = now + DISK_POLL_NS;
+      if (used > run->engine->config.disk_limit)
+        {
+          if (run->limit == SP_LIMIT_NONE)
+            run->limit = SP_LIMIT_DISK;
+          run->disk_check_ns = 0;
+          _runner_run_send_control (run, RUNNER_CTL_KILL);
+        }
+    }
   if (run->drain_deadline_ns > 0 && now >= run->drain_deadline_ns)
     {
       for (int s = 0; s < 2; s++)
@@ -462,6 +542,22 @@ looks_out_of_memory (RunnerRun *run, int wait_status)
       return true;
   /* Or the peak says it plainly: within 5% of the ceiling. */
   return run->report.maxrss_kib * 1024 >= run->req.memory_mib * 1024 * 1024 / 20 * 19;
+}
+
+/* Likewise RLIMIT_NPROC: fork and thread creation fail with EAGAIN, and
+ * the program says so as it fails. */
+static bool
+looks_out_of_processes (RunnerRun *run, int wait_status)
+{
+  static const char *const markers[] = { "Resource temporarily unavailable", "BlockingIOError",
+                                         "can't start new thread", "fork: retry", NULL };
+
+  if (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0)
+    return false;
+  for (size_t i = 0; markers[i] != NULL; i++)
+    if (memmem (run->err_tail, run->err_tail_len, markers[i], strlen (markers[i])) != NULL)
+      return true;
+  return false;
 }
 
 static void
@@ -496,10 +592,13 @@ fill_result (RunnerRun *run, SpExited *ev)
   if (run->limit == SP_LIMIT_NONE && ev->end == SP_END_SIGNALED && ev->signal == SIGXCPU)
     run->limit = SP_LIMIT_CPU;
   if (run->limit == SP_LIMIT_NONE && ev->end == SP_END_SIGNALED && ev->signal == SIGXFSZ)
-    run->limit = SP_LIMIT_FILE_SIZE;
+    run->limit = SP_LIMIT_DISK;
   if (run->limit == SP_LIMIT_NONE && run->cancel_stage == SP_CANCEL_NONE
       && looks_out_of_memory (run, r->wait_status))
     run->limit = SP_LIMIT_MEMORY;
+  if (run->limit == SP_LIMIT_NONE && run->cancel_stage == SP_CANCEL_NONE
+      && looks_out_of_processes (run, r->wait_status))
+    run->limit = SP_LIMIT_PROCESSES;
 
   ev->wall_ms = r->wall_ns / 1000000;
   ev->cpu_ms = r->cpu_ns / 1000000;

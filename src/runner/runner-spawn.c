@@ -46,6 +46,10 @@ static const char *const step_names[STEP_LAST] = {
 const char *
 runner_spawn_step_name (int step)
 {
+  const char *name = runner_sandbox_step_name (step);
+
+  if (name != NULL)
+    return name;
   if (step <= STEP_NONE || step >= STEP_LAST)
     return step_names[STEP_NONE];
   return step_names[step];
@@ -154,10 +158,21 @@ exec_program (const RunnerSpawnSpec *spec, pid_t init_pid, int in, int out, int 
   set_limit (RLIMIT_CPU, spec->cpu_seconds, err_fd);
   set_limit (RLIMIT_FSIZE, spec->file_size_bytes, err_fd);
   set_limit (RLIMIT_NOFILE, spec->open_files, err_fd);
+  /* Fork and thread bombs: counted per user namespace in namespace mode,
+   * per uid (adjusted for what it already runs) in fallback mode. */
+  set_limit (RLIMIT_NPROC, spec->sandbox->max_processes, err_fd);
 
   if (chdir (spec->cwd) != 0)
     child_fail (err_fd, STEP_CHDIR);
   umask (022);
+
+  int step = runner_sandbox_restrict (spec->sandbox);
+  if (step != 0)
+    child_fail (err_fd, step);
+  /* Last: the filter also forbids some of the steps above. */
+  step = runner_sandbox_seccomp (spec->sandbox);
+  if (step != 0)
+    child_fail (err_fd, step);
 
   execve (spec->path, spec->argv, spec->envp);
   child_fail (err_fd, STEP_EXEC);
@@ -281,31 +296,30 @@ report_and_exit (InitState *st, int status_fd, int kind, int err_step, int err_e
   _exit (0);
 }
 
-static void __attribute__ ((noreturn))
-init_main (const RunnerSpawnSpec *spec)
+typedef struct
 {
-  int keep[6];
-  int in = lift_fd (spec->stdin_fd), out = lift_fd (spec->stdout_fd);
-  int err = lift_fd (spec->stderr_fd), control = lift_fd (spec->control_fd);
-  int status_fd = lift_fd (spec->status_fd);
+  int in, out, err, control, status;
+} InitFds;
+
+static void __attribute__ ((noreturn))
+report_setup_failure (int status_fd, int step, int errnum)
+{
+  RunnerReport report = { .kind = RUNNER_REPORT_SETUP_FAILED,
+                          .error_step = step,
+                          .error_errno = errnum };
+
+  write_all (status_fd, &report, sizeof report);
+  _exit (0);
+}
+
+static void __attribute__ ((noreturn))
+init_loop (const RunnerSpawnSpec *spec, InitFds fds)
+{
+  int in = fds.in, out = fds.out, err = fds.err, control = fds.control;
+  int status_fd = fds.status;
   int errpipe[2];
   sigset_t chld;
   InitState st = { .self = getpid () };
-
-  /* Nothing of the runner reaches the run: not the client's socket, not
-   * other runs' pipes, not the runner's stdio (the protocol channel). */
-  keep[0] = in, keep[1] = out, keep[2] = err, keep[3] = control, keep[4] = status_fd;
-  qsort (keep, 5, sizeof keep[0], cmp_int);
-  close_all_except (keep, 5);
-  int devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
-  if (devnull != 0 || dup2 (0, 1) != 1 || dup2 (0, 2) != 2)
-    _exit (126);
-
-  /* Out of the runner's session, and the reaper of every orphan of the
-   * run, so that setsid + double fork does not escape supervision. */
-  setsid ();
-  if (prctl (PR_SET_CHILD_SUBREAPER, 1) != 0)
-    _exit (126);
 
   sigemptyset (&chld);
   sigaddset (&chld, SIGCHLD);
@@ -395,12 +409,68 @@ init_main (const RunnerSpawnSpec *spec)
     }
 }
 
+static void __attribute__ ((noreturn))
+supervisor_main (const RunnerSpawnSpec *spec)
+{
+  InitFds fds = {
+    .in = lift_fd (spec->stdin_fd),
+    .out = lift_fd (spec->stdout_fd),
+    .err = lift_fd (spec->stderr_fd),
+    .control = lift_fd (spec->control_fd),
+    .status = lift_fd (spec->status_fd),
+  };
+  int keep[5] = { fds.in, fds.out, fds.err, fds.control, fds.status };
+
+  /* Nothing of the runner reaches the run: not the client's socket, not
+   * other runs' pipes, not the runner's stdio (the protocol channel). */
+  qsort (keep, N_ELEMENTS (keep), sizeof keep[0], cmp_int);
+  close_all_except (keep, N_ELEMENTS (keep));
+  int devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
+  if (devnull != 0 || dup2 (0, 1) != 1 || dup2 (0, 2) != 2)
+    _exit (126);
+
+  /* Out of the runner's session, and the reaper of every orphan of the
+   * run, so that setsid + double fork does not escape supervision. */
+  setsid ();
+  if (prctl (PR_SET_CHILD_SUBREAPER, 1) != 0)
+    report_setup_failure (fds.status, STEP_NONE, errno);
+
+  if (!spec->sandbox->namespaces)
+    init_loop (spec, fds);
+
+  int step = runner_sandbox_enter_namespaces (spec->sandbox);
+  if (step != 0)
+    report_setup_failure (fds.status, step, errno);
+  pid_t pid1 = fork ();
+  if (pid1 < 0)
+    report_setup_failure (fds.status, STEP_FORK, errno);
+  if (pid1 == 0)
+    {
+      /* pid 1 of the new namespaces: if the supervisor goes, so does the
+       * whole namespace. */
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
+      step = runner_sandbox_build_root (spec->sandbox);
+      if (step != 0)
+        report_setup_failure (fds.status, step, errno);
+      init_loop (spec, fds);
+    }
+  /* pid 1 reports and reaps; we only wait, holding no pipe open. */
+  close (fds.in);
+  close (fds.out);
+  close (fds.err);
+  close (fds.control);
+  close (fds.status);
+  while (waitpid (pid1, NULL, 0) < 0 && errno == EINTR)
+    ;
+  _exit (0);
+}
+
 pid_t
 runner_spawn (const RunnerSpawnSpec *spec)
 {
   pid_t pid = fork ();
 
   if (pid == 0)
-    init_main (spec);
+    supervisor_main (spec);
   return pid;
 }

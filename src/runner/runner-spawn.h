@@ -10,11 +10,18 @@
  * the CPU time and peak memory of the whole tree. The runner talks to it
  * through two pipes: control (runner → init, one byte per command) and
  * status (init → runner, one fixed-size report). If the runner dies, the
- * control pipe reports EOF and init kills the tree. */
+ * control pipe reports EOF and init kills the tree.
+ *
+ * In namespace mode one more process sits between: the supervisor enters
+ * the new namespaces and forks the init, which is pid 1 of the new pid
+ * namespace and builds the private root before forking the program; when
+ * pid 1 exits, the kernel kills whatever is left in the namespace. */
 #pragma once
 
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "runner-sandbox.h"
 
 /* Commands on the control pipe. */
 #define RUNNER_CTL_INTERRUPT 'I' /* SIGINT to the program's process group */
@@ -49,6 +56,7 @@ typedef struct
   int64_t memory_bytes;    /* RLIMIT_DATA */
   int64_t cpu_seconds;     /* RLIMIT_CPU */
   int64_t file_size_bytes; /* RLIMIT_FSIZE */
+  const RunnerSandboxPlan *sandbox;
   int64_t open_files;      /* RLIMIT_NOFILE */
   int stdin_fd;            /* the program's 0, 1, 2 */
   int stdout_fd;

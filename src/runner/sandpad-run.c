@@ -41,6 +41,9 @@ usage (FILE *out)
          "  --cwd DIR             run in DIR instead of a fresh private directory\n"
          "  --env NAME=VALUE      pass a variable; nothing else is inherited (repeatable)\n"
          "  --interpreter L=PATH  use PATH for language L\n"
+         "  --sandbox MODE        auto (default), namespaces or fallback\n"
+         "  --strict              refuse to run when a sandbox layer is unavailable\n"
+         "  --disk MIB            writable space: working directory and /tmp (default 256)\n"
          "  --json                print protocol events, one JSON object per line\n"
          "  --help                print this help\n\n"
          "Exit status: the program's own; 124 if the time limit stopped it; 128+N if\n"
@@ -155,8 +158,17 @@ parse_int (const char *arg, const char *what, int64_t min, int64_t max)
   return value;
 }
 
+/* The limits in force, for the messages after the run. */
+typedef struct
+{
+  int64_t timeout_ms;
+  int64_t memory_mib;
+  int64_t output_limit;
+  int64_t disk_mib;
+} Limits;
+
 static void
-describe_limit (const SpExited *r, const SpRun *req)
+describe_limit (const SpExited *r, const Limits *req)
 {
   switch (r->limit)
     {
@@ -178,8 +190,9 @@ describe_limit (const SpExited *r, const SpRun *req)
       fprintf (stderr, "sandpad: output limit of %lld bytes exceeded on %s\n",
                (long long) req->output_limit, r->stdout_truncated ? "stdout" : "stderr");
       break;
-    case SP_LIMIT_FILE_SIZE:
-      fputs ("sandpad: file size limit exceeded\n", stderr);
+    case SP_LIMIT_DISK:
+      fprintf (stderr, "sandpad: disk limit of %lld MiB exceeded\n",
+               (long long) (req->disk_mib));
       break;
     case SP_LIMIT_PROCESSES:
       fputs ("sandpad: process limit exceeded\n", stderr);
@@ -202,7 +215,9 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
     { "network", no_argument, NULL, 'n' },     { "cwd", required_argument, NULL, 'C' },
     { "env", required_argument, NULL, 'e' },   { "interpreter", required_argument, NULL, 'i' },
     { "json", no_argument, NULL, 'j' },        { "help", no_argument, NULL, 'h' },
-    { "version", no_argument, NULL, 'V' },     { NULL, 0, NULL, 0 },
+    { "version", no_argument, NULL, 'V' },     { "sandbox", required_argument, NULL, 's' },
+    { "strict", no_argument, NULL, 'S' },      { "disk", required_argument, NULL, 'd' },
+    { NULL, 0, NULL, 0 },
   };
   size_t n_env = 0;
   int opt;
@@ -255,6 +270,16 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
         break;
       case 'j':
         *json = true;
+        break;
+      case 's':
+        if (runner_sandbox_mode_parse (optarg, &config->sandbox_mode) != 0)
+          fail ("--sandbox must be auto, namespaces or fallback");
+        break;
+      case 'S':
+        config->strict = true;
+        break;
+      case 'd':
+        config->disk_limit = parse_int (optarg, "--disk", 1, 1 << 20) * 1024 * 1024;
         break;
       case 'h':
         usage (stdout);
@@ -312,7 +337,7 @@ prepare_request (SpRun *req, const char *file, RunnerLanguages *langs, bool *for
 }
 
 static int
-exit_status (const SpExited *r, const SpRun *req)
+exit_status (const SpExited *r, const Limits *req)
 {
   describe_limit (r, req);
   if (r->end == SP_END_FAILED)
@@ -344,10 +369,12 @@ main (int argc, char **argv)
   prepare_request (&req, file, &langs, &forward_stdin);
 
   /* Kept for the messages after the run; the engine takes req. */
-  SpRun shown = { .timeout_ms = req.timeout_ms ? req.timeout_ms : config.default_timeout_ms,
-                  .memory_mib = req.memory_mib ? req.memory_mib : config.default_memory_mib,
-                  .output_limit
-                  = req.output_limit ? req.output_limit : config.default_output_limit };
+  Limits shown = {
+    .timeout_ms = req.timeout_ms ? req.timeout_ms : config.default_timeout_ms,
+    .memory_mib = req.memory_mib ? req.memory_mib : config.default_memory_mib,
+    .output_limit = req.output_limit ? req.output_limit : config.default_output_limit,
+    .disk_mib = config.disk_limit / (1024 * 1024),
+  };
 
   RunnerSink sink = { .event = on_event, .quit = on_quit };
   if (!cli.json)

@@ -271,7 +271,7 @@ test_names (void)
           "invalid,hello,run,cancel,stdin,release,ready,queued,started,output,exited,released,"
           "error",
           "names: message types on the wire");
-  is_str (joined (limit_name, SP_LIMIT_LAST), "none,time,cpu,memory,output,processes,file_size",
+  is_str (joined (limit_name, SP_LIMIT_LAST), "none,time,cpu,memory,output,processes,disk",
           "names: limits on the wire");
 
   for (int c = SP_ERR_NONE + 1; c < SP_ERR_LAST; c++)

@@ -1,0 +1,226 @@
+/* runner-mounts.c: the private root of a namespace-mode run.
+ *
+ * Runs in pid 1 of the run's namespaces, which holds every capability in
+ * its own user namespace and none outside. The root is an empty tmpfs; the
+ * host contributes only read-only binds of /usr and a few /etc files, the
+ * run's working directory (read-write, at /work) and its code (read-only,
+ * at /code). No home, no /run, no session bus or display socket, no /sys:
+ * what is not mounted cannot be reached. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+
+#include "runner-sandbox.h"
+#include "runner-util.h"
+
+/* Keep the flags the source mount already has: a user namespace may not
+ * clear them (they are locked), only add to them. */
+static unsigned long
+locked_flags (const char *path)
+{
+  struct statvfs sv;
+  unsigned long flags = 0;
+
+  if (statvfs (path, &sv) != 0)
+    return 0;
+  if (sv.f_flag & ST_NOSUID)
+    flags |= MS_NOSUID;
+  if (sv.f_flag & ST_NODEV)
+    flags |= MS_NODEV;
+  if (sv.f_flag & ST_NOEXEC)
+    flags |= MS_NOEXEC;
+  if (sv.f_flag & ST_NOATIME)
+    flags |= MS_NOATIME;
+  if (sv.f_flag & ST_NODIRATIME)
+    flags |= MS_NODIRATIME;
+  if (sv.f_flag & ST_RELATIME)
+    flags |= MS_RELATIME;
+  if (sv.f_flag & ST_RDONLY)
+    flags |= MS_RDONLY;
+  return flags;
+}
+
+/* Creates dst (relative to the new root) as a directory or an empty file,
+ * whichever src is, and binds src onto it. */
+static int
+bind (const char *src, const char *dst, bool writable, bool devices)
+{
+  struct stat st;
+
+  if (stat (src, &st) != 0)
+    return errno == ENOENT ? 0 : -1; /* absent on this host: nothing to hide */
+  if (S_ISDIR (st.st_mode))
+    {
+      if (mkdir (dst, 0755) != 0 && errno != EEXIST)
+        return -1;
+    }
+  else
+    {
+      int fd = open (dst, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+      if (fd < 0)
+        return -1;
+      close (fd);
+    }
+  if (mount (src, dst, NULL, MS_BIND | MS_REC, NULL) != 0)
+    return -1;
+  unsigned long flags = MS_BIND | MS_REMOUNT | MS_NOSUID | locked_flags (dst);
+  if (!devices)
+    flags |= MS_NODEV;
+  if (!writable)
+    flags |= MS_RDONLY;
+  return mount (NULL, dst, NULL, flags, NULL);
+}
+
+static int
+write_text (const char *path, const char *text)
+{
+  cleanup_fd int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+  if (fd < 0)
+    return -1;
+  return write_all (fd, text, strlen (text));
+}
+
+/* /bin, /lib and friends are symlinks into /usr on merged-/usr systems and
+ * directories elsewhere; mirror whichever the host has. */
+static int
+mirror_toplevel (void)
+{
+  static const char *const names[] = { "bin", "sbin", "lib", "lib64", "lib32", "libx32" };
+
+  for (size_t i = 0; i < N_ELEMENTS (names); i++)
+    {
+      char host[32], target[256];
+      ssize_t n;
+
+      snprintf (host, sizeof host, "/%s", names[i]);
+      n = readlink (host, target, sizeof target - 1);
+      if (n > 0)
+        {
+          target[n] = '\0';
+          if (symlink (target, names[i]) != 0)
+            return -1;
+        }
+      else if (bind (host, names[i], false, false) != 0)
+        return -1;
+    }
+  return 0;
+}
+
+/* mkdir -p of the directories above a relative path. */
+static int
+make_parents (const char *path)
+{
+  char buf[256];
+
+  snprintf (buf, sizeof buf, "%s", path);
+  for (char *slash = strchr (buf, '/'); slash != NULL; slash = strchr (slash + 1, '/'))
+    {
+      *slash = '\0';
+      if (mkdir (buf, 0755) != 0 && errno != EEXIST)
+        return -1;
+      *slash = '/';
+    }
+  return 0;
+}
+
+static int
+build_etc (void)
+{
+  if (mkdir ("etc", 0755) != 0)
+    return -1;
+  for (size_t i = 0; runner_sandbox_etc[i] != NULL; i++)
+    {
+      const char *dst = runner_sandbox_etc[i] + 1;
+      if (access (runner_sandbox_etc[i], F_OK) == 0
+          && (make_parents (dst) != 0 || bind (runner_sandbox_etc[i], dst, false, false) != 0))
+        return -1;
+    }
+
+  /* A synthesized user database: the program's own user and nothing of
+   * the host's accounts. */
+  char passwd[256], group[256];
+  snprintf (passwd, sizeof passwd,
+            "root:x:0:0:root:/root:/usr/sbin/nologin\n"
+            "sandbox:x:%d:%d:Sandpad:" RUNNER_SANDBOX_WORK ":/bin/sh\n"
+            "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+            RUNNER_SANDBOX_INNER_ID, RUNNER_SANDBOX_INNER_ID);
+  snprintf (group, sizeof group, "root:x:0:\nsandbox:x:%d:\nnogroup:x:65534:\n",
+            RUNNER_SANDBOX_INNER_ID);
+  if (write_text ("etc/passwd", passwd) != 0 || write_text ("etc/group", group) != 0
+      || write_text ("etc/hostname", "sandpad\n") != 0
+      || write_text ("etc/hosts", "127.0.0.1 localhost sandpad\n::1 localhost\n") != 0)
+    return -1;
+  return 0;
+}
+
+static int
+build_dev (void)
+{
+  static const char *const nodes[] = { "null", "zero", "full", "random", "urandom" };
+
+  if (mkdir ("dev", 0755) != 0
+      || mount ("tmpfs", "dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k") != 0)
+    return -1;
+  for (size_t i = 0; i < N_ELEMENTS (nodes); i++)
+    {
+      char src[32], dst[32];
+      snprintf (src, sizeof src, "/dev/%s", nodes[i]);
+      snprintf (dst, sizeof dst, "dev/%s", nodes[i]);
+      if (bind (src, dst, true, true) != 0)
+        return -1;
+    }
+  if (symlink ("/proc/self/fd", "dev/fd") != 0 || symlink ("/proc/self/fd/0", "dev/stdin") != 0
+      || symlink ("/proc/self/fd/1", "dev/stdout") != 0
+      || symlink ("/proc/self/fd/2", "dev/stderr") != 0)
+    return -1;
+  /* POSIX shared memory and semaphores (multiprocessing) live here. */
+  if (mkdir ("dev/shm", 01777) != 0
+      || mount ("tmpfs", "dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                "mode=1777,size=64m") != 0)
+    return -1;
+  return 0;
+}
+
+int
+runner_sandbox_build_root (const RunnerSandboxPlan *plan)
+{
+  char opts[64];
+
+  /* Nothing we mount may propagate back to the host. */
+  if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+    return RUNNER_STEP_ROOT;
+  if (mount ("tmpfs", plan->root_dir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") != 0
+      || chdir (plan->root_dir) != 0)
+    return RUNNER_STEP_ROOT;
+
+  if (bind ("/usr", "usr", false, false) != 0 || mirror_toplevel () != 0 || build_etc () != 0
+      || bind (plan->work_dir, RUNNER_SANDBOX_WORK + 1, true, false) != 0
+      || bind (plan->code_dir, RUNNER_SANDBOX_CODE + 1, false, false) != 0 || build_dev () != 0)
+    return RUNNER_STEP_ROOT;
+
+  snprintf (opts, sizeof opts, "mode=1777,size=%lld", (long long) plan->tmp_bytes);
+  if (mkdir ("tmp", 01777) != 0
+      || mount ("tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0)
+    return RUNNER_STEP_ROOT;
+
+  /* A /proc of this pid namespace only: the host's processes are not in it. */
+  if (mkdir ("proc", 0555) != 0
+      || mount ("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+    return RUNNER_STEP_ROOT;
+
+  if (mkdir (".oldroot", 0700) != 0 || syscall (SYS_pivot_root, ".", ".oldroot") != 0
+      || chdir ("/") != 0 || umount2 ("/.oldroot", MNT_DETACH) != 0 || rmdir ("/.oldroot") != 0)
+    return RUNNER_STEP_ROOT;
+  if (mount (NULL, "/", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) != 0)
+    return RUNNER_STEP_ROOT;
+
+  /* The host's name is a fingerprint; the sandbox has its own. */
+  if (sethostname ("sandpad", 7) != 0)
+    return RUNNER_STEP_ROOT;
+  return 0;
+}

@@ -1,0 +1,279 @@
+/* runner-sandbox.c: probing, namespaces, and the program's last steps. */
+#include "runner-sandbox.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "runner-landlock.h"
+#include "runner-seccomp.h"
+#include "runner-util.h"
+
+/* The pieces of /etc interpreters need: the dynamic linker's cache, time
+ * zone, certificates, fonts, Debian's python and matplotlib settings; and
+ * the system's font cache, without which every plot rebuilds it (~1 s).
+ * Not passwd, group, hostname or machine-id: those describe the host. */
+const char *const runner_sandbox_etc[] = {
+  "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
+  "/etc/timezone", "/etc/ssl", "/etc/ca-certificates", "/etc/fonts", "/etc/matplotlibrc",
+  "/etc/python3", "/etc/python3.11", "/etc/alternatives", "/etc/nsswitch.conf",
+  "/etc/mime.types", "/etc/gai.conf", "/etc/host.conf", "/etc/protocols", "/etc/services",
+  "/var/cache/fontconfig", NULL,
+};
+
+#define NS_FLAGS (CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
+
+int
+runner_sandbox_mode_parse (const char *name, RunnerSandboxMode *mode)
+{
+  if (strcmp (name, "auto") == 0)
+    *mode = RUNNER_SANDBOX_AUTO;
+  else if (strcmp (name, "namespaces") == 0)
+    *mode = RUNNER_SANDBOX_NAMESPACES;
+  else if (strcmp (name, "fallback") == 0)
+    *mode = RUNNER_SANDBOX_FALLBACK;
+  else
+    return -1;
+  return 0;
+}
+
+const char *
+runner_sandbox_step_name (int step)
+{
+  switch (step)
+    {
+    case RUNNER_STEP_UID:
+      return "dropping root";
+    case RUNNER_STEP_USERNS:
+      return "user namespace";
+    case RUNNER_STEP_NAMESPACES:
+      return "namespaces";
+    case RUNNER_STEP_ROOT:
+      return "private root";
+    case RUNNER_STEP_CAPS:
+      return "dropping capabilities";
+    case RUNNER_STEP_NO_NEW_PRIVS:
+      return "no_new_privs";
+    case RUNNER_STEP_LANDLOCK:
+      return "Landlock";
+    case RUNNER_STEP_SECCOMP:
+      return "seccomp";
+    default:
+      return NULL;
+    }
+}
+
+/* Root gives up root before anything else: no program ever runs as root,
+ * and an unprivileged uid is what the user namespace maps. */
+static int
+drop_to_nobody (void)
+{
+  if (setgroups (0, NULL) != 0 || setresgid (RUNNER_SANDBOX_NOBODY, RUNNER_SANDBOX_NOBODY,
+                                             RUNNER_SANDBOX_NOBODY) != 0
+      || setresuid (RUNNER_SANDBOX_NOBODY, RUNNER_SANDBOX_NOBODY, RUNNER_SANDBOX_NOBODY) != 0)
+    return -1;
+  /* Changing uid made us non-dumpable, which hands /proc/self (uid_map
+   * included) to root. We hold nothing worth protecting from nobody. */
+  return prctl (PR_SET_DUMPABLE, 1, 0, 0, 0);
+}
+
+static int
+write_file (const char *path, const char *text)
+{
+  cleanup_fd int fd = open (path, O_WRONLY | O_CLOEXEC);
+
+  if (fd < 0)
+    return -1;
+  return write_all (fd, text, strlen (text));
+}
+
+int
+runner_sandbox_enter_namespaces (const RunnerSandboxPlan *plan)
+{
+  char map[64];
+  uid_t uid;
+  gid_t gid;
+
+  if (plan->drop_to_nobody && drop_to_nobody () != 0)
+    return RUNNER_STEP_UID;
+  uid = geteuid ();
+  gid = getegid ();
+  if (unshare (CLONE_NEWUSER) != 0)
+    return RUNNER_STEP_USERNS;
+
+  /* One id each, ours, seen inside as 1000: the program is not root in
+   * its namespace either, so execve leaves it without capabilities. */
+  if (write_file ("/proc/self/setgroups", "deny") != 0)
+    return RUNNER_STEP_USERNS;
+  snprintf (map, sizeof map, "%d %d 1\n", RUNNER_SANDBOX_INNER_ID, (int) uid);
+  if (write_file ("/proc/self/uid_map", map) != 0)
+    return RUNNER_STEP_USERNS;
+  snprintf (map, sizeof map, "%d %d 1\n", RUNNER_SANDBOX_INNER_ID, (int) gid);
+  if (write_file ("/proc/self/gid_map", map) != 0)
+    return RUNNER_STEP_USERNS;
+
+  /* A network namespace with only a loopback that stays down: no network
+   * at all unless the run asked for it. */
+  int flags = NS_FLAGS;
+  if (plan->network)
+    flags &= ~CLONE_NEWNET;
+  if (unshare (flags) != 0)
+    return RUNNER_STEP_NAMESPACES;
+  return 0;
+}
+
+/* The bounding set, so nothing can be regained by exec. This needs
+ * CAP_SETPCAP: we have it as root or inside our user namespace; an
+ * unprivileged runner in fallback mode has no capabilities to lose. */
+static int
+drop_bounding_set (bool must)
+{
+  for (int cap = 0; cap <= CAP_LAST_CAP; cap++)
+    if (prctl (PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL && must)
+      return -1;
+  return 0;
+}
+
+static int
+drop_capabilities (void)
+{
+  struct __user_cap_header_struct header = { .version = _LINUX_CAPABILITY_VERSION_3 };
+  struct __user_cap_data_struct data[2] = { { 0 } };
+
+  prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  return (int) syscall (SYS_capset, &header, data);
+}
+
+int
+runner_sandbox_restrict (const RunnerSandboxPlan *plan)
+{
+  /* Lower priority and first in line for the OOM killer: a runaway snippet
+   * should hurt the desktop as little as possible. */
+  setpriority (PRIO_PROCESS, 0, 10);
+  write_file ("/proc/self/oom_score_adj", "500");
+
+  if (drop_bounding_set (plan->namespaces || plan->drop_to_nobody) != 0)
+    return RUNNER_STEP_CAPS;
+  if (!plan->namespaces && plan->drop_to_nobody && drop_to_nobody () != 0)
+    return RUNNER_STEP_UID;
+  if (drop_capabilities () != 0)
+    return RUNNER_STEP_CAPS;
+  /* Before Landlock and seccomp: both require it, and it makes setuid
+   * binaries harmless. */
+  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    return RUNNER_STEP_NO_NEW_PRIVS;
+
+  if (plan->landlock_abi > 0)
+    {
+      static const char *const devices[]
+        = { "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", NULL };
+      static const char *const system[]
+        = { "/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32", NULL };
+      static const char *const synthesized[]
+        = { "/etc/passwd", "/etc/group", "/etc/hostname", "/etc/hosts", NULL };
+      /* In namespace mode these are the private root's paths, where
+       * /etc/passwd and friends are synthesized; in fallback mode the
+       * host's, whose passwd, group and hostname are left out. */
+      const char *read_only[N_ELEMENTS (runner_sandbox_etc) + N_ELEMENTS (synthesized) + 4];
+      const char *read_write[4] = { NULL };
+      size_t n = 0;
+
+      read_only[n++] = "/proc";
+      read_only[n++] = "/sys/devices/system/cpu";
+      read_only[n++] = plan->namespaces ? RUNNER_SANDBOX_CODE : plan->code_dir;
+      for (size_t i = 0; runner_sandbox_etc[i] != NULL; i++)
+        read_only[n++] = runner_sandbox_etc[i];
+      for (size_t i = 0; plan->namespaces && synthesized[i] != NULL; i++)
+        read_only[n++] = synthesized[i];
+      read_only[n] = NULL;
+      if (plan->namespaces)
+        {
+          read_write[0] = RUNNER_SANDBOX_WORK;
+          read_write[1] = "/tmp";
+          read_write[2] = "/dev/shm";
+        }
+      else
+        {
+          read_write[0] = plan->work_dir;
+          read_write[1] = plan->tmp_dir;
+        }
+
+      RunnerLandlockRules rules = {
+        .read_exec = system,
+        .read_only = read_only,
+        .read_write = read_write,
+        .devices = devices,
+        .network = plan->network,
+      };
+      if (runner_landlock_apply (plan->landlock_abi, &rules) != 0)
+        return RUNNER_STEP_LANDLOCK;
+    }
+  return 0;
+}
+
+int
+runner_sandbox_seccomp (const RunnerSandboxPlan *plan)
+{
+  if (plan->seccomp != NULL && runner_seccomp_load (plan->seccomp) != 0)
+    return RUNNER_STEP_SECCOMP;
+  return 0;
+}
+
+int64_t
+runner_sandbox_count_processes (uid_t uid)
+{
+  DIR *dir = opendir ("/proc");
+  struct dirent *entry;
+  int64_t n = 0;
+
+  while (dir != NULL && (entry = readdir (dir)) != NULL)
+    {
+      char path[300];
+      struct stat st;
+
+      if (entry->d_name[0] < '0' || entry->d_name[0] > '9')
+        continue;
+      snprintf (path, sizeof path, "/proc/%s", entry->d_name);
+      if (stat (path, &st) == 0 && st.st_uid == uid)
+        n++;
+    }
+  if (dir != NULL)
+    closedir (dir);
+  return n;
+}
+
+/* Tries, in a throwaway child, exactly what a namespace-mode run does
+ * first: create the namespaces and map ids. */
+static bool
+probe_userns (void)
+{
+  pid_t pid = fork ();
+  int status;
+
+  if (pid == 0)
+    {
+      RunnerSandboxPlan plan = { .namespaces = true, .drop_to_nobody = geteuid () == 0 };
+      _exit (runner_sandbox_enter_namespaces (&plan) == 0 ? 0 : 1);
+    }
+  if (pid < 0 || waitpid (pid, &status, 0) != pid)
+    return false;
+  return WIFEXITED (status) && WEXITSTATUS (status) == 0;
+}
+
+void
+runner_sandbox_probe (RunnerSandboxCaps *caps)
+{
+  caps->userns = probe_userns ();
+  caps->landlock_abi = runner_landlock_abi ();
+  caps->seccomp = prctl (PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
+}

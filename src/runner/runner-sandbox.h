@@ -1,0 +1,102 @@
+/* runner-sandbox.h: the isolation layers every run goes through.
+ *
+ * Two modes. "namespaces" where unprivileged user namespaces work: the run
+ * gets new user, pid, mount, network, ipc, uts and cgroup namespaces and a
+ * private root holding only /usr, a few /etc files, its working directory
+ * and a fresh /proc, /dev and /tmp. "fallback" where they are refused
+ * (inside Flatpak, hardened kernels): the same steps minus namespaces,
+ * with Landlock as the filesystem boundary and a stricter seccomp filter.
+ * In both, the program never runs as root, starts with no capabilities,
+ * no_new_privs, Landlock and seccomp as its last step before execve.
+ *
+ * The plan is built in the runner before fork; the functions that apply it
+ * run in the forked children and only use what the plan holds. */
+#pragma once
+
+#include <linux/filter.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef enum
+{
+  RUNNER_SANDBOX_AUTO,
+  RUNNER_SANDBOX_NAMESPACES,
+  RUNNER_SANDBOX_FALLBACK,
+} RunnerSandboxMode;
+
+/* "auto", "namespaces", "fallback"; -1 for anything else. */
+int runner_sandbox_mode_parse (const char *name, RunnerSandboxMode *mode);
+
+/* What this kernel and this process allow, probed once at startup. */
+typedef struct
+{
+  bool userns;      /* a user namespace (and the others) can be created */
+  int landlock_abi; /* 0: no Landlock */
+  bool seccomp;
+} RunnerSandboxCaps;
+
+void runner_sandbox_probe (RunnerSandboxCaps *caps);
+
+/* The uid a program runs as when the runner is root: nobody. */
+#define RUNNER_SANDBOX_NOBODY 65534
+/* The program's uid and gid inside the user namespace. */
+#define RUNNER_SANDBOX_INNER_ID 1000
+
+/* The system files outside /usr a run may read (bound into the private root, or
+ * allowed by Landlock in fallback mode). NULL-terminated. */
+extern const char *const runner_sandbox_etc[20];
+
+/* Where a run's pieces appear to the program in namespace mode. */
+#define RUNNER_SANDBOX_WORK "/work"
+#define RUNNER_SANDBOX_CODE "/code"
+
+typedef struct
+{
+  bool namespaces;
+  bool network;
+  int landlock_abi;               /* 0: skip Landlock */
+  const struct sock_fprog *seccomp; /* NULL: skip seccomp */
+  bool drop_to_nobody;            /* the runner is root */
+  int64_t max_processes;          /* RLIMIT_NPROC, already adjusted for the mode */
+  int64_t tmp_bytes;              /* size of the private /tmp (namespaces) */
+  const char *root_dir;           /* empty directory for the new root */
+  const char *work_dir;           /* host paths */
+  const char *code_dir;
+  const char *tmp_dir;
+} RunnerSandboxPlan;
+
+/* Failing steps, reported in the run's "failed" error. */
+typedef enum
+{
+  RUNNER_STEP_UID = 100,
+  RUNNER_STEP_USERNS,
+  RUNNER_STEP_NAMESPACES,
+  RUNNER_STEP_ROOT,
+  RUNNER_STEP_CAPS,
+  RUNNER_STEP_NO_NEW_PRIVS,
+  RUNNER_STEP_LANDLOCK,
+  RUNNER_STEP_SECCOMP,
+} RunnerSandboxStep;
+
+const char *runner_sandbox_step_name (int step);
+
+/* In the run supervisor (namespace mode): leave root if we are root, then
+ * enter fresh namespaces; the next fork()ed child is pid 1 of the new pid
+ * namespace. Returns 0, or a RunnerSandboxStep with errno set. */
+int runner_sandbox_enter_namespaces (const RunnerSandboxPlan *plan);
+
+/* In pid 1 of the new namespaces: build the private root and pivot into
+ * it. Returns 0, or a RunnerSandboxStep with errno set. */
+int runner_sandbox_build_root (const RunnerSandboxPlan *plan);
+
+/* In the program, after its rlimits: leave root (fallback), drop
+ * capabilities, no_new_privs, Landlock. Returns 0 or a step. */
+int runner_sandbox_restrict (const RunnerSandboxPlan *plan);
+
+/* In the program, the very last step before execve. */
+int runner_sandbox_seccomp (const RunnerSandboxPlan *plan);
+
+/* Counts the processes a uid has now (for RLIMIT_NPROC without a user
+ * namespace, where the limit counts all of them). */
+int64_t runner_sandbox_count_processes (uid_t uid);
