@@ -17,8 +17,14 @@ from runnertest import PYTHON, Runner, main  # noqa: E402
 RUNNER = sys.argv[1]
 
 
+# Every test runs in each sandbox mode (meson registers both), strict so a
+# missing layer fails the test instead of quietly running with less.
+MODE = os.environ.get("SANDPAD_TEST_SANDBOX", "namespaces")
+
+
 def runner(*args, env=None):
-    return Runner(RUNNER, "--cancel-grace-ms", "300", *args, env=env)
+    return Runner(RUNNER, "--cancel-grace-ms", "300", "--sandbox", MODE, "--strict", *args,
+                  env=env)
 
 
 def test_handshake(t):
@@ -38,7 +44,13 @@ def test_handshake(t):
     t.eq(limits["memory_mib"]["default"], 512, "memory default 512 MiB")
     t.eq(limits["output_limit"]["default"], 1048576, "output limit default 1 MiB")
     t.ok(limits["max_frame"] >= 1 << 20, "max frame size announced")
-    t.ok(isinstance(ready["sandbox"]["layers"], list), "sandbox layers listed")
+    t.eq(ready["sandbox"]["mode"], MODE, "ready names the sandbox mode in force")
+    layers = ready["sandbox"]["layers"]
+    t.ok("seccomp" in layers and "no-new-privs" in layers and "caps-dropped" in layers
+         and any(layer.startswith("landlock:") for layer in layers),
+         "ready lists seccomp, no_new_privs, dropped capabilities and Landlock", layers)
+    t.ok(("private-root" in layers) == (MODE == "namespaces"),
+         "a private root exactly in namespace mode", layers)
     t.eq(r.close(), 0, "runner exits 0 when its client closes the pipe")
 
 
