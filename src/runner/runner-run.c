@@ -397,8 +397,6 @@ handle_output (RunnerRun *run, SpStream s, const char *bytes, size_t len)
   stream->bytes += (int64_t) len;
   if (s == SP_STREAM_STDERR)
     remember_stderr (run, bytes, len);
-  if (before >= limit)
-    return;
   if (stream->bytes <= limit)
     {
       forward (run, s, bytes, len, false);
@@ -406,8 +404,13 @@ handle_output (RunnerRun *run, SpStream s, const char *bytes, size_t len)
     }
 
   /* Over the limit: pass what fits, then stop the run. A flood would
-   * otherwise keep a CPU busy and the client's memory growing. */
-  forward (run, s, bytes, (size_t) (limit - before), true);
+   * otherwise keep a CPU busy and the client's memory growing. The read
+   * before may have ended exactly at the limit, so this can be the first
+   * byte past it with nothing left to pass. */
+  if (before < limit)
+    forward (run, s, bytes, (size_t) (limit - before), true);
+  if (stream->truncated)
+    return;
   stream->truncated = true;
   if (run->limit == SP_LIMIT_NONE)
     run->limit = SP_LIMIT_OUTPUT;

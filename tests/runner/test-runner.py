@@ -150,6 +150,12 @@ def test_output_flood(t):
                 output_limit=5000)
     t.eq((res.exited["limit"], res.exited["stderr_truncated"], len(res.stderr)),
          ("output", True, 5000), "the limit applies to stderr as well")
+    # Reads that end exactly at the limit: the next byte alone must stop it.
+    code = ("import sys, time\nfor i in range(5):\n    sys.stderr.write('e' * 1000)\n"
+            "    time.sleep(0.05)\ntime.sleep(0.2)\nsys.stderr.write('x')\ntime.sleep(20)\n")
+    res = r.run("exact", code, output_limit=5000)
+    t.eq((res.exited["limit"], res.exited["stderr_truncated"], len(res.stderr)),
+         ("output", True, 5000), "one byte past a limit reached exactly stops the run")
     r.close()
 
 
