@@ -102,5 +102,7 @@ void _runner_run_free (RunnerRun *run);
 
 /* runner-engine.c */
 void _runner_engine_sandbox_info (RunnerEngine *engine, bool network, SpSandboxInfo *info);
+/* The filter for a run, or NULL when seccomp is unavailable here. */
+const struct sock_fprog *_runner_engine_seccomp (RunnerEngine *engine, bool network);
 void _runner_engine_emit (RunnerEngine *engine, const SpMessage *msg);
 void _runner_engine_run_finished (RunnerEngine *engine, RunnerRun *run);

@@ -95,14 +95,29 @@ resolve_sandbox (RunnerEngine *engine)
   else if (caps->landlock_abi == 0 && c->strict)
     engine->refusal = xstrdup ("this kernel has no Landlock (strict)");
 
-  for (int network = 0; network < 2; network++)
+  if (!caps->seccomp && c->strict && engine->refusal == NULL)
+    engine->refusal = xstrdup ("this kernel has no seccomp filters (strict)");
+}
+
+const struct sock_fprog *
+_runner_engine_seccomp (RunnerEngine *engine, bool network)
+{
+  struct sock_fprog *prog = &engine->seccomp[network];
+
+  /* Compiled on first use, once per network setting: half a millisecond
+   * that a one-shot sandpad-run with network off need not pay twice. */
+  if (prog->len == 0 && engine->caps.seccomp)
     {
       RunnerSeccompPolicy policy = { .fallback = !engine->namespaces, .network = network };
-      if (caps->seccomp && runner_seccomp_compile (&policy, &engine->seccomp[network]) != 0)
-        engine->seccomp[network].len = 0;
-      if (engine->seccomp[network].len == 0 && c->strict && engine->refusal == NULL)
-        engine->refusal = xstrdup ("the seccomp filter is unavailable (strict)");
+      if (runner_seccomp_compile (&policy, prog) != 0)
+        {
+          free (prog->filter);
+          prog->filter = NULL;
+          prog->len = 0;
+          engine->caps.seccomp = false;
+        }
     }
+  return prog->len > 0 ? prog : NULL;
 }
 
 void
@@ -131,7 +146,7 @@ _runner_engine_sandbox_info (RunnerEngine *engine, bool network, SpSandboxInfo *
   layers[n++] = xstrdup ("no-new-privs");
   if (engine->caps.landlock_abi > 0)
     layers[n++] = xasprintf ("landlock:%d", engine->caps.landlock_abi);
-  if (engine->seccomp[network].len > 0)
+  if (engine->caps.seccomp)
     layers[n++] = xstrdup ("seccomp");
   layers[n++] = xstrdup (network ? "network:on" : "network:off");
   layers[n] = NULL;

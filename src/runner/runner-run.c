@@ -163,6 +163,9 @@ _runner_run_start (RunnerRun *run)
 
   run->state = RUN_RUNNING;
   engine->running++;
+  if (engine->refusal == NULL && engine->config.strict
+      && _runner_engine_seccomp (engine, run->req.network) == NULL)
+    engine->refusal = xstrdup ("the seccomp filter could not be built (strict)");
   if (engine->refusal != NULL)
     {
       emit_failed (run, "%s", engine->refusal);
@@ -205,8 +208,7 @@ _runner_run_start (RunnerRun *run)
     .namespaces = engine->namespaces,
     .network = run->req.network,
     .landlock_abi = engine->caps.landlock_abi,
-    .seccomp = engine->seccomp[run->req.network].len > 0 ? &engine->seccomp[run->req.network]
-                                                         : NULL,
+    .seccomp = _runner_engine_seccomp (engine, run->req.network),
     .drop_to_nobody = geteuid () == 0,
     .max_processes = max_processes,
     .tmp_bytes = engine->config.disk_limit,
