@@ -198,7 +198,9 @@ def test_queueing(t):
 
 def test_cancel(t):
     r = runner()
-    code = ("import time\nprint('ready', flush=True)\ntry:\n    time.sleep(30)\n"
+    # "ready" is printed inside the try: the interrupt may land while the
+    # print is still finishing.
+    code = ("import time\ntry:\n    print('ready', flush=True)\n    time.sleep(30)\n"
             "except KeyboardInterrupt:\n    print('interrupted', flush=True)\n    raise\n")
     r.send(type="run", id="c", language="python", code=code)
     r.recv_type("output")
