@@ -484,6 +484,40 @@ def test_client_gone(t):
     os.rmdir(parent)
 
 
+def test_network(t):
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    port = server.getsockname()[1]
+
+    def serve():
+        for _ in range(2):
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            conn.sendall(b"pong")
+            conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    code = (f"import socket\ntry:\n    s = socket.create_connection(('127.0.0.1', {port}), 2)\n"
+            "    print(s.recv(4).decode())\nexcept OSError as e:\n    print('refused', e.errno)\n")
+    r = runner()
+    res = r.run("off", code)
+    t.ok(res.stdout.startswith("refused"), "network off: localhost TCP is unreachable", res)
+    res = r.run("on", code, network=True)
+    t.eq(res.stdout, "pong\n", "network on: the run reaches a localhost service")
+    t.ok("network:on" in res.started["sandbox"]["layers"], "and started says network is on")
+    t.ok("seccomp" in res.started["sandbox"]["layers"]
+         and any(x.startswith("landlock") for x in res.started["sandbox"]["layers"]),
+         "with every other layer kept")
+    r.close()
+    server.close()
+
+
 def test_sigterm(t):
     r = runner()
     r.send(type="run", id="long", language="bash", code="sleep 60")
@@ -516,6 +550,7 @@ ALL = [
     test_path_and_args,
     test_exec_failure,
     test_client_gone,
+    test_network,
     test_sigterm,
 ]
 
