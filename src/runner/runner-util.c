@@ -136,9 +136,22 @@ remove_tree_at (int parent, const char *name, int depth)
   if (!S_ISDIR (st.st_mode) || depth > 256)
     return unlinkat (parent, name, 0);
 
-  /* A run may chmod 000 its own directories; we own them, so undo it. */
-  fchmodat (parent, name, 0700, 0);
+  /* A run may chmod 000 its own directories; undo it through an fd opened
+   * without following symlinks (fchmodat would follow one). O_PATH needs
+   * no read permission; fchmod on it does not work, so go via /proc. */
   int fd = openat (parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && errno == EACCES)
+    {
+      int path_fd = openat (parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (path_fd >= 0)
+        {
+          char proc[64];
+          snprintf (proc, sizeof proc, "/proc/self/fd/%d", path_fd);
+          chmod (proc, 0700);
+          close (path_fd);
+        }
+      fd = openat (parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    }
   if (fd >= 0)
     {
       DIR *dir = fdopendir (fd);
