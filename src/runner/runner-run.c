@@ -576,11 +576,20 @@ fill_result (RunnerRun *run, SpExited *ev)
       ev->error = xstrdup ("the run's supervisor process died unexpectedly");
       return;
     }
-  if (r->kind == RUNNER_REPORT_EXEC_FAILED || r->kind == RUNNER_REPORT_SETUP_FAILED)
+  if (r->kind == RUNNER_REPORT_EXEC_FAILED)
     {
       ev->end = SP_END_FAILED;
-      ev->error = xasprintf ("%s failed for %s: %s", runner_spawn_step_name (r->error_step),
-                             run->lang->path, strerror (r->error_errno));
+      ev->error = xasprintf ("cannot execute %s: %s", run->lang->path, strerror (r->error_errno));
+      return;
+    }
+  if (r->kind == RUNNER_REPORT_SETUP_FAILED)
+    {
+      ev->end = SP_END_FAILED;
+      ev->error = xasprintf ("setting up the run failed at step \"%s\": %s%s",
+                             runner_spawn_step_name (r->error_step), strerror (r->error_errno),
+                             r->error_errno == EACCES && run->req.cwd != NULL
+                               ? " (can the run's user reach its working directory?)"
+                               : "");
       return;
     }
   if (WIFSIGNALED (r->wait_status))

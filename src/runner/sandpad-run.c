@@ -177,7 +177,7 @@ describe_limit (const SpExited *r, const Limits *req)
         fprintf (stderr, "sandpad: time limit of %lld s exceeded\n",
                  (long long) req->timeout_ms / 1000);
       else
-        fprintf (stderr, "sandpad: time limit of %.3g s exceeded\n", req->timeout_ms / 1000.0);
+        fprintf (stderr, "sandpad: time limit of %.10g s exceeded\n", req->timeout_ms / 1000.0);
       break;
     case SP_LIMIT_CPU:
       fputs ("sandpad: CPU time limit exceeded\n", stderr);
@@ -234,8 +234,10 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
         {
           char *end = NULL;
           double sec = strtod (optarg, &end);
-          if (end == optarg || *end != '\0' || !(sec > 0) || !isfinite (sec))
-            fail ("--timeout must be a positive number of seconds");
+          if (end == optarg || *end != '\0' || !(sec > 0) || !isfinite (sec)
+              || sec * 1000 > (double) config->max_timeout_ms)
+            fail ("--timeout must be a number of seconds above 0 and at most %lld",
+                  (long long) config->max_timeout_ms / 1000);
           req->timeout_ms = (int64_t) ceil (sec * 1000);
         }
         break;

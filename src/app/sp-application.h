@@ -1,0 +1,17 @@
+/* sp-application.h: the application: settings, the runner, windows. */
+#pragma once
+
+#include <adwaita.h>
+
+#include "sp-runner-supervisor.h"
+
+G_BEGIN_DECLS
+
+#define SP_TYPE_APPLICATION (sp_application_get_type ())
+G_DECLARE_FINAL_TYPE (SpApplication, sp_application, SP, APPLICATION, AdwApplication)
+
+SpApplication *sp_application_new (void);
+GSettings *sp_application_get_settings (SpApplication *self);
+SpRunnerSupervisor *sp_application_get_supervisor (SpApplication *self);
+
+G_END_DECLS
