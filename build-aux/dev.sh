@@ -14,9 +14,10 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top"
 
 # Debian 12 package names. Keep this list the one place dependencies live.
-build_deps=(meson ninja-build pkg-config gcc libc6-dev libjansson-dev libseccomp-dev)
+build_deps=(meson ninja-build pkg-config gcc libc6-dev libjansson-dev libseccomp-dev
+  libglib2.0-bin gettext)
 run_deps=(python3 python3-numpy python3-matplotlib nodejs bash coreutils)
-test_deps=(hyperfine)
+test_deps=(hyperfine desktop-file-utils appstream librsvg2-bin)
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then
