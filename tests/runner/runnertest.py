@@ -27,17 +27,27 @@ class Tap:
         self.n = 0
         self.failed = 0
 
-    def ok(self, cond, desc, diag=None):
+    def ok(self, cond, desc, diag=None, todo=None):
+        """One test point. With todo, a failure is expected and reported as
+        TAP TODO (visible, not a pass); a pass is unexpected and fails."""
         self.n += 1
+        directive = f" # TODO {todo}" if todo is not None else ""
         if cond:
-            print(f"ok {self.n} - {desc}", flush=True)
+            print(f"ok {self.n} - {desc}{directive}", flush=True)
+            if todo is not None:
+                self.failed += 1
         else:
-            self.failed += 1
-            print(f"not ok {self.n} - {desc}", flush=True)
-            if diag is not None:
-                for line in str(diag).splitlines()[:40]:
-                    print(f"#   {line}", flush=True)
+            if todo is None:
+                self.failed += 1
+            print(f"not ok {self.n} - {desc}{directive}", flush=True)
+        if diag is not None and (not cond or todo is not None):
+            for line in str(diag).splitlines()[:40]:
+                print(f"#   {line}", flush=True)
         return cond
+
+    def skip(self, desc):
+        self.n += 1
+        print(f"ok {self.n} # SKIP {desc}", flush=True)
 
     def eq(self, got, want, desc, context=None):
         diag = f"got:  {got!r}\nwant: {want!r}"
