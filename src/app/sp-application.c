@@ -1,0 +1,225 @@
+/* sp-application.c: the application: settings, the runner, windows.
+ *
+ * One runner serves every window: it is started when the app starts and
+ * restarted by the supervisor if it crashes, so a crash costs the run that
+ * was going, never the app or the user's text. */
+#define G_LOG_DOMAIN "sp-application"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "sp-application.h"
+#include "sp-preferences-window.h"
+#include "sp-window.h"
+
+struct _SpApplication
+{
+  AdwApplication parent_instance;
+
+  GSettings *settings;
+  SpRunnerSupervisor *supervisor;
+};
+
+G_DEFINE_FINAL_TYPE (SpApplication, sp_application, ADW_TYPE_APPLICATION)
+
+/* SANDPAD_RUNNER (tests, development) first, then the installed helper,
+ * then the one in the build tree, so the app runs uninstalled too. */
+static char *
+find_runner (void)
+{
+  const char *env = g_getenv ("SANDPAD_RUNNER");
+  g_autofree char *installed = g_build_filename (SANDPAD_LIBEXECDIR, "sandpad-runner", NULL);
+
+  if (env != NULL && env[0] != '\0')
+    return g_strdup (env);
+  if (g_file_test (installed, G_FILE_TEST_IS_EXECUTABLE))
+    return g_steal_pointer (&installed);
+  return g_strdup (SANDPAD_UNINSTALLED_RUNNER);
+}
+
+static void
+apply_style (SpApplication *self)
+{
+  g_autofree char *style = g_settings_get_string (self->settings, "style-variant");
+  AdwColorScheme scheme = ADW_COLOR_SCHEME_DEFAULT;
+
+  if (g_str_equal (style, "light"))
+    scheme = ADW_COLOR_SCHEME_FORCE_LIGHT;
+  else if (g_str_equal (style, "dark"))
+    scheme = ADW_COLOR_SCHEME_FORCE_DARK;
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), scheme);
+}
+
+static void
+sp_application_activate (GApplication *app)
+{
+  SpApplication *self = SP_APPLICATION (app);
+  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
+
+  if (window == NULL)
+    window = GTK_WINDOW (sp_window_new (self));
+  gtk_window_present (window);
+}
+
+static void
+sp_application_open (GApplication *app, GFile **files, int n_files, const char *hint)
+{
+  SpApplication *self = SP_APPLICATION (app);
+
+  for (int i = 0; i < n_files; i++)
+    {
+      SpWindow *window = sp_window_new (self);
+      sp_window_load_file (window, files[i]);
+      gtk_window_present (GTK_WINDOW (window));
+    }
+}
+
+static void
+on_about (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (user_data));
+  const char *developers[] = { "The Sandpad developers", NULL };
+
+  adw_show_about_window (parent,
+                         "application-name", _("Sandpad"),
+                         "application-icon", APP_ID,
+                         "version", PACKAGE_VERSION,
+                         "comments", _("Run code snippets in a kernel sandbox"),
+                         "website", "https://github.com/sandpad/sandpad",
+                         "license-type", GTK_LICENSE_GPL_3_0,
+                         "developers", developers,
+                         NULL);
+}
+
+static void
+on_preferences (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  SpApplication *self = user_data;
+  GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (self));
+  GtkWidget *prefs = sp_preferences_window_new (self->settings);
+
+  gtk_window_set_transient_for (GTK_WINDOW (prefs), parent);
+  gtk_window_present (GTK_WINDOW (prefs));
+}
+
+static void
+on_quit (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  /* Each window asks about unsaved text as it closes. */
+  GList *windows = gtk_application_get_windows (GTK_APPLICATION (user_data));
+
+  for (GList *l = g_list_copy (windows); l != NULL; l = g_list_delete_link (l, l))
+    gtk_window_close (l->data);
+}
+
+static const GActionEntry app_actions[] = {
+  { "about", on_about },
+  { "preferences", on_preferences },
+  { "quit", on_quit },
+};
+
+static void
+sp_application_startup (GApplication *app)
+{
+  SpApplication *self = SP_APPLICATION (app);
+  g_autofree char *runner = NULL;
+  static const char *const run_accels[] = { "<Control>Return", NULL };
+  static const char *const stop_accels[] = { "<Control>period", NULL };
+  static const char *const new_accels[] = { "<Control>n", NULL };
+  static const char *const open_accels[] = { "<Control>o", NULL };
+  static const char *const save_accels[] = { "<Control>s", NULL };
+  static const char *const save_as_accels[] = { "<Control><Shift>s", NULL };
+  static const char *const prefs_accels[] = { "<Control>comma", NULL };
+  static const char *const quit_accels[] = { "<Control>q", NULL };
+  static const char *const close_accels[] = { "<Control>w", NULL };
+
+  G_APPLICATION_CLASS (sp_application_parent_class)->startup (app);
+
+  g_action_map_add_action_entries (G_ACTION_MAP (self), app_actions, G_N_ELEMENTS (app_actions),
+                                   self);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.run", run_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.stop", stop_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.new", new_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.open", open_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.save", save_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.save-as", save_as_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.preferences",
+                                         prefs_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.quit", quit_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "window.close", close_accels);
+
+  self->settings = g_settings_new (APP_ID);
+  g_signal_connect_object (self->settings, "changed::style-variant", G_CALLBACK (apply_style),
+                           self, G_CONNECT_SWAPPED);
+  apply_style (self);
+
+  runner = find_runner ();
+  self->supervisor = sp_runner_supervisor_new (runner);
+  sp_runner_supervisor_start (self->supervisor);
+}
+
+static void
+sp_application_shutdown (GApplication *app)
+{
+  SpApplication *self = SP_APPLICATION (app);
+
+  /* Closing the runner's socket makes it kill every run and exit. */
+  if (self->supervisor != NULL)
+    sp_runner_supervisor_stop (self->supervisor);
+  G_APPLICATION_CLASS (sp_application_parent_class)->shutdown (app);
+}
+
+static void
+sp_application_dispose (GObject *object)
+{
+  SpApplication *self = SP_APPLICATION (object);
+
+  g_clear_object (&self->supervisor);
+  g_clear_object (&self->settings);
+  G_OBJECT_CLASS (sp_application_parent_class)->dispose (object);
+}
+
+static void
+sp_application_class_init (SpApplicationClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
+
+  object_class->dispose = sp_application_dispose;
+  app_class->startup = sp_application_startup;
+  app_class->shutdown = sp_application_shutdown;
+  app_class->activate = sp_application_activate;
+  app_class->open = sp_application_open;
+}
+
+static void
+sp_application_init (SpApplication *self)
+{
+}
+
+SpApplication *
+sp_application_new (void)
+{
+  /* NON_UNIQUE: every start gets its own runner and windows; nothing is
+   * shared through the session bus, which tests also run without. */
+  return g_object_new (SP_TYPE_APPLICATION,
+                       "application-id", APP_ID,
+                       "flags", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE,
+                       "resource-base-path", "/io/github/sandpad/Sandpad",
+                       NULL);
+}
+
+GSettings *
+sp_application_get_settings (SpApplication *self)
+{
+  g_return_val_if_fail (SP_IS_APPLICATION (self), NULL);
+  return self->settings;
+}
+
+SpRunnerSupervisor *
+sp_application_get_supervisor (SpApplication *self)
+{
+  g_return_val_if_fail (SP_IS_APPLICATION (self), NULL);
+  return self->supervisor;
+}

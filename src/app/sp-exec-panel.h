@@ -1,0 +1,34 @@
+/* sp-exec-panel.h: the execution panel beside the editor.
+ *
+ * A status line (idle, running with elapsed time, the result), a policy
+ * card (what the run may do, as the runner reported it), the output as it
+ * streams in, and an input line while a program runs. The panel shows a
+ * run's state; the window drives the run. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+#define SP_TYPE_EXEC_PANEL (sp_exec_panel_get_type ())
+G_DECLARE_FINAL_TYPE (SpExecPanel, sp_exec_panel, SP, EXEC_PANEL, GtkWidget)
+
+GtkWidget *sp_exec_panel_new (void);
+
+/* The output model (a GListModel of SpOutputItem) to show; NULL clears. */
+void sp_exec_panel_set_output (SpExecPanel *self, GListModel *output);
+GListModel *sp_exec_panel_get_output (SpExecPanel *self);
+
+void sp_exec_panel_set_policy (SpExecPanel *self, const char *text);
+
+/* Running: spinner, live elapsed time, input line. */
+void sp_exec_panel_set_running (SpExecPanel *self, gboolean running);
+
+/* The result line after a run; also stops the running state. */
+void sp_exec_panel_set_status (SpExecPanel *self, const char *text, gboolean is_error);
+
+GtkEntry *sp_exec_panel_get_input_entry (SpExecPanel *self);
+
+/* "input" (const char *line): the user sent a line to the program. */
+
+G_END_DECLS

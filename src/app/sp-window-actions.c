@@ -1,0 +1,412 @@
+/* sp-window-actions.c: what a window does: run, stop, feed input, and
+ * new, open, save. */
+#define G_LOG_DOMAIN "sp-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "sp-run-result.h"
+#include "sp-window-private.h"
+
+void
+_sp_window_update_actions (SpWindow *self)
+{
+  gboolean ready = sp_runner_supervisor_is_ready (self->supervisor);
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.run", ready && !self->running);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", self->running);
+  gtk_widget_set_visible (self->run_button, !self->running);
+  gtk_widget_set_visible (self->stop_button, self->running);
+}
+
+/* ---- the policy card ---- */
+
+static void
+update_policy (SpWindow *self)
+{
+  g_autoptr (GString) text = g_string_new (NULL);
+  const char *mode = sp_runner_supervisor_get_sandbox_mode (self->supervisor);
+  const char *const *layers = sp_runner_supervisor_get_sandbox_layers (self->supervisor);
+  gboolean network = g_settings_get_boolean (self->settings, "network-allowed");
+
+  if (!sp_runner_supervisor_is_ready (self->supervisor))
+    {
+      sp_exec_panel_set_policy (self->exec_panel, _("Starting the sandboxed runner…"));
+      return;
+    }
+  g_string_append_printf (text, _("Network %s · %u s · %u MiB · writes only its own folder"),
+                          network ? _("on") : _("off"),
+                          g_settings_get_uint (self->settings, "run-timeout-seconds"),
+                          g_settings_get_uint (self->settings, "memory-limit-mib"));
+  g_string_append_c (text, '\n');
+  g_string_append_printf (text, _("Sandbox: %s"), mode ? mode : _("unknown"));
+  for (guint i = 0; layers != NULL && layers[i] != NULL; i++)
+    {
+      if (g_str_has_prefix (layers[i], "network:"))
+        continue;
+      g_string_append (text, i == 0 ? " (" : ", ");
+      g_string_append (text, layers[i]);
+      if (layers[i + 1] == NULL || g_str_has_prefix (layers[i + 1], "network:"))
+        g_string_append_c (text, ')');
+    }
+  sp_exec_panel_set_policy (self->exec_panel, text->str);
+}
+
+/* ---- running ---- */
+
+static gboolean
+is_current (SpWindow *self, const char *run_id)
+{
+  return self->run_id != NULL && g_strcmp0 (self->run_id, run_id) == 0;
+}
+
+static void
+set_running (SpWindow *self, gboolean running)
+{
+  self->running = running;
+  sp_exec_panel_set_running (self->exec_panel, running);
+  _sp_window_update_actions (self);
+}
+
+static void
+on_output (SpRunnerSupervisor *sup, const char *run_id, SpOutputKind kind, const char *text,
+           SpWindow *self)
+{
+  if (is_current (self, run_id))
+    sp_output_model_append (self->output, kind, text);
+}
+
+static void
+on_exited (SpRunnerSupervisor *sup, const char *run_id, SpRunResult *result, SpWindow *self)
+{
+  g_autofree char *summary = NULL;
+
+  if (!is_current (self, run_id))
+    return;
+  summary = sp_run_result_describe (result);
+  set_running (self, FALSE);
+  sp_exec_panel_set_status (self->exec_panel, summary, !sp_run_result_succeeded (result));
+  /* Nothing reads the run's files yet: let the runner forget it. */
+  sp_runner_supervisor_release (self->supervisor, run_id);
+}
+
+static void
+on_run_error (SpRunnerSupervisor *sup, const char *run_id, const char *code, const char *message,
+              SpWindow *self)
+{
+  if (run_id != NULL && !is_current (self, run_id))
+    return;
+  set_running (self, FALSE);
+  sp_exec_panel_set_status (self->exec_panel, message, TRUE);
+}
+
+static void
+on_state_changed (SpRunnerSupervisor *sup, GParamSpec *pspec, SpWindow *self)
+{
+  SpRunnerState state = sp_runner_supervisor_get_state (sup);
+
+  if (self->running && state != SP_RUNNER_STATE_READY)
+    {
+      /* The runner died under the run: say so; the supervisor restarts it
+       * and the next Run works. The text in the editor is untouched. */
+      set_running (self, FALSE);
+      sp_exec_panel_set_status (self->exec_panel,
+                                _("The runner stopped unexpectedly; it is being restarted"),
+                                TRUE);
+    }
+  if (state == SP_RUNNER_STATE_FAILED)
+    _sp_window_toast (self, _("The sandboxed runner keeps failing; runs are unavailable"));
+  update_policy (self);
+  _sp_window_update_actions (self);
+}
+
+void
+_sp_window_connect_runner (SpWindow *self)
+{
+  g_signal_connect_object (self->supervisor, "output", G_CALLBACK (on_output), self, 0);
+  g_signal_connect_object (self->supervisor, "exited", G_CALLBACK (on_exited), self, 0);
+  g_signal_connect_object (self->supervisor, "error", G_CALLBACK (on_run_error), self, 0);
+  g_signal_connect_object (self->supervisor, "notify::state", G_CALLBACK (on_state_changed), self,
+                           0);
+  g_signal_connect_object (self->settings, "changed", G_CALLBACK (update_policy), self,
+                           G_CONNECT_SWAPPED);
+  update_policy (self);
+}
+
+static void
+run_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  SpWindow *self = SP_WINDOW (widget);
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+  g_autoptr (SpRunRequest) request = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *code = NULL;
+  g_autofree char *name = NULL;
+  GtkTextIter start, end;
+
+  if (self->running)
+    return;
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  code = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  request = sp_run_request_new (_sp_window_get_language (self), code);
+  if (self->file != NULL)
+    {
+      name = g_file_get_basename (self->file);
+      sp_run_request_set_name (request, name);
+    }
+  sp_run_request_set_timeout_ms (request,
+                                 g_settings_get_uint (self->settings, "run-timeout-seconds") * 1000);
+  sp_run_request_set_memory_mib (request, g_settings_get_uint (self->settings, "memory-limit-mib"));
+  sp_run_request_set_network (request, g_settings_get_boolean (self->settings, "network-allowed"));
+  sp_run_request_set_stdin_open (request, TRUE);
+
+  g_clear_pointer (&self->run_id, g_free);
+  self->run_id = sp_runner_supervisor_run (self->supervisor, request, &error);
+  if (self->run_id == NULL)
+    {
+      sp_exec_panel_set_status (self->exec_panel, error->message, TRUE);
+      return;
+    }
+  g_clear_object (&self->output);
+  self->output = sp_output_model_new ();
+  sp_exec_panel_set_output (self->exec_panel, G_LIST_MODEL (self->output));
+  set_running (self, TRUE);
+}
+
+void
+_sp_window_stop_run (SpWindow *self)
+{
+  if (self->running && self->run_id != NULL)
+    sp_runner_supervisor_cancel (self->supervisor, self->run_id);
+}
+
+static void
+stop_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  _sp_window_stop_run (SP_WINDOW (widget));
+}
+
+static void
+on_panel_input (SpExecPanel *panel, const char *line, SpWindow *self)
+{
+  g_autofree char *with_newline = g_strconcat (line, "\n", NULL);
+
+  if (self->running && self->run_id != NULL)
+    sp_runner_supervisor_send_stdin (self->supervisor, self->run_id, with_newline, FALSE);
+}
+
+static void
+on_panel_clear (SpExecPanel *panel, SpWindow *self)
+{
+  if (self->output != NULL)
+    sp_output_model_clear (self->output);
+}
+
+/* ---- files ---- */
+
+static void
+guess_language (SpWindow *self, GFile *file)
+{
+  g_autofree char *name = g_file_get_basename (file);
+
+  if (g_str_has_suffix (name, ".py"))
+    _sp_window_set_language (self, "python");
+  else if (g_str_has_suffix (name, ".js") || g_str_has_suffix (name, ".mjs")
+           || g_str_has_suffix (name, ".cjs"))
+    _sp_window_set_language (self, "javascript");
+  else if (g_str_has_suffix (name, ".sh") || g_str_has_suffix (name, ".bash"))
+    _sp_window_set_language (self, "bash");
+}
+
+static void
+load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (SpWindow) self = user_data;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *contents = NULL;
+  gsize len = 0;
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+  GtkTextIter start;
+
+  if (!g_file_load_contents_finish (G_FILE (object), result, &contents, &len, NULL, &error))
+    {
+      g_autofree char *msg = g_strdup_printf (_("Could not open the file: %s"), error->message);
+      _sp_window_toast (self, msg);
+      return;
+    }
+  if (!g_utf8_validate (contents, (gssize) len, NULL))
+    {
+      _sp_window_toast (self, _("The file is not UTF-8 text"));
+      return;
+    }
+  g_set_object (&self->file, G_FILE (object));
+  gtk_text_buffer_begin_irreversible_action (buffer);
+  gtk_text_buffer_set_text (buffer, contents, (int) len);
+  gtk_text_buffer_end_irreversible_action (buffer);
+  gtk_text_buffer_get_start_iter (buffer, &start);
+  gtk_text_buffer_place_cursor (buffer, &start);
+  gtk_text_buffer_set_modified (buffer, FALSE);
+  guess_language (self, self->file);
+  _sp_window_update_title (self);
+}
+
+void
+sp_window_load_file (SpWindow *self, GFile *file)
+{
+  g_return_if_fail (SP_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  g_file_load_contents_async (file, NULL, load_ready, g_object_ref (self));
+}
+
+typedef struct
+{
+  SpWindow *self;
+  gboolean then_close;
+} SaveData;
+
+static void
+save_ready (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  SaveData *data = user_data;
+  g_autoptr (SpWindow) self = data->self;
+  g_autoptr (GError) error = NULL;
+  gboolean then_close = data->then_close;
+
+  g_free (data);
+  if (!g_file_replace_contents_finish (G_FILE (object), result, NULL, &error))
+    {
+      g_autofree char *msg = g_strdup_printf (_("Could not save: %s"), error->message);
+      _sp_window_toast (self, msg);
+      return;
+    }
+  g_set_object (&self->file, G_FILE (object));
+  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (self)), FALSE);
+  _sp_window_update_title (self);
+  if (then_close)
+    gtk_window_close (GTK_WINDOW (self));
+}
+
+static void
+write_to (SpWindow *self, GFile *file, gboolean then_close)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+  GtkTextIter start, end;
+  char *text;
+  g_autoptr (GBytes) bytes = NULL;
+  SaveData *data = g_new0 (SaveData, 1);
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  bytes = g_bytes_new_take (text, strlen (text));
+  data->self = g_object_ref (self);
+  data->then_close = then_close;
+  g_file_replace_contents_bytes_async (file, bytes, NULL, FALSE, G_FILE_CREATE_NONE, NULL,
+                                       save_ready, data);
+}
+
+static void
+on_save_as_response (GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  g_autoptr (SpWindow) self = user_data;
+  gboolean then_close = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (dialog), "then-close"));
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      write_to (self, file, then_close);
+    }
+  g_object_unref (dialog);
+}
+
+void
+_sp_window_save (SpWindow *self, GFile *file, gboolean then_close)
+{
+  GtkFileChooserNative *chooser;
+
+  if (file != NULL)
+    {
+      write_to (self, file, then_close);
+      return;
+    }
+  chooser = gtk_file_chooser_native_new (_("Save Snippet"), GTK_WINDOW (self),
+                                         GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser),
+                                     g_str_equal (_sp_window_get_language (self), "javascript")
+                                       ? "snippet.js"
+                                     : g_str_equal (_sp_window_get_language (self), "bash")
+                                       ? "snippet.sh"
+                                       : "snippet.py");
+  g_object_set_data (G_OBJECT (chooser), "then-close", GINT_TO_POINTER (then_close));
+  g_signal_connect (chooser, "response", G_CALLBACK (on_save_as_response), g_object_ref (self));
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
+static void
+save_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  SpWindow *self = SP_WINDOW (widget);
+  _sp_window_save (self, self->file, FALSE);
+}
+
+static void
+save_as_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  _sp_window_save (SP_WINDOW (widget), NULL, FALSE);
+}
+
+static void
+on_open_response (GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  g_autoptr (SpWindow) self = user_data;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+      /* Unsaved text is never replaced: it opens in a new window. */
+      if (gtk_text_buffer_get_modified (buffer) || self->file != NULL)
+        {
+          SpWindow *other = sp_window_new (
+            SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))));
+          sp_window_load_file (other, file);
+          gtk_window_present (GTK_WINDOW (other));
+        }
+      else
+        sp_window_load_file (self, file);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+open_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  GtkFileChooserNative *chooser = gtk_file_chooser_native_new (
+    _("Open Snippet"), GTK_WINDOW (widget), GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"),
+    _("_Cancel"));
+
+  g_signal_connect (chooser, "response", G_CALLBACK (on_open_response), g_object_ref (widget));
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
+static void
+new_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  SpWindow *other
+    = sp_window_new (SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (widget))));
+  gtk_window_present (GTK_WINDOW (other));
+}
+
+void
+_sp_window_install_actions (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.run", NULL, run_action);
+  gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
+  gtk_widget_class_install_action (widget_class, "win.new", NULL, new_action);
+  gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.save", NULL, save_action);
+  gtk_widget_class_install_action (widget_class, "win.save-as", NULL, save_as_action);
+  gtk_widget_class_bind_template_callback (widget_class, on_panel_input);
+  gtk_widget_class_bind_template_callback (widget_class, on_panel_clear);
+}

@@ -1,0 +1,52 @@
+/* sp-window-private.h: SpWindow's state, shared by sp-window.c (layout,
+ * files, closing) and sp-window-actions.c (run, stop, open, save). */
+#pragma once
+
+#include <gtksourceview/gtksource.h>
+
+#include "sp-exec-panel.h"
+#include "sp-output-model.h"
+#include "sp-window.h"
+
+struct _SpWindow
+{
+  AdwApplicationWindow parent_instance;
+
+  /* template */
+  AdwWindowTitle *window_title;
+  GtkDropDown *language_dropdown;
+  GtkWidget *run_button;
+  GtkWidget *stop_button;
+  AdwToastOverlay *toast_overlay;
+  GtkPaned *paned;
+  GtkSourceView *source_view;
+  SpExecPanel *exec_panel;
+
+  GSettings *settings;
+  SpRunnerSupervisor *supervisor;
+  GtkCssProvider *font_css;
+  GFile *file;
+
+  /* The run shown in the panel. */
+  char *run_id;
+  SpOutputModel *output;
+  gboolean running;
+  /* Close was asked for while a run was going or text was unsaved. */
+  gboolean close_confirmed;
+};
+
+/* The languages the dropdown offers, in its order. */
+extern const char *const sp_window_languages[];
+
+/* sp-window-actions.c */
+void _sp_window_install_actions (GtkWidgetClass *widget_class);
+void _sp_window_update_actions (SpWindow *self);
+void _sp_window_connect_runner (SpWindow *self);
+void _sp_window_stop_run (SpWindow *self);
+void _sp_window_save (SpWindow *self, GFile *file, gboolean then_close);
+
+/* sp-window.c */
+void _sp_window_update_title (SpWindow *self);
+void _sp_window_set_language (SpWindow *self, const char *language);
+const char *_sp_window_get_language (SpWindow *self);
+void _sp_window_toast (SpWindow *self, const char *message);

@@ -1,0 +1,261 @@
+/* sp-window.c: a window: the editor beside the execution panel.
+ *
+ * This file holds the layout, the editor's language and style, the title
+ * and closing; running and files are in sp-window-actions.c. */
+#define G_LOG_DOMAIN "sp-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "sp-window-private.h"
+
+G_DEFINE_FINAL_TYPE (SpWindow, sp_window, ADW_TYPE_APPLICATION_WINDOW)
+
+const char *const sp_window_languages[] = { "python", "javascript", "bash", NULL };
+static const char *const source_language_ids[] = { "python3", "js", "sh" };
+
+const char *
+_sp_window_get_language (SpWindow *self)
+{
+  guint i = gtk_drop_down_get_selected (self->language_dropdown);
+
+  return i < G_N_ELEMENTS (source_language_ids) ? sp_window_languages[i] : "python";
+}
+
+void
+_sp_window_set_language (SpWindow *self, const char *language)
+{
+  for (guint i = 0; sp_window_languages[i] != NULL; i++)
+    if (g_strcmp0 (sp_window_languages[i], language) == 0)
+      gtk_drop_down_set_selected (self->language_dropdown, i);
+}
+
+static void
+on_language_changed (SpWindow *self)
+{
+  GtkSourceLanguageManager *manager = gtk_source_language_manager_get_default ();
+  guint i = gtk_drop_down_get_selected (self->language_dropdown);
+  GtkSourceBuffer *buffer = sp_window_get_buffer (self);
+
+  if (i >= G_N_ELEMENTS (source_language_ids))
+    return;
+  gtk_source_buffer_set_language (buffer, gtk_source_language_manager_get_language (
+                                            manager, source_language_ids[i]));
+  g_settings_set_string (self->settings, "last-language", sp_window_languages[i]);
+}
+
+/* The source style follows the light or dark appearance. */
+static void
+update_style_scheme (SpWindow *self)
+{
+  GtkSourceStyleSchemeManager *manager = gtk_source_style_scheme_manager_get_default ();
+  gboolean dark = adw_style_manager_get_dark (adw_style_manager_get_default ());
+  GtkSourceStyleScheme *scheme
+    = gtk_source_style_scheme_manager_get_scheme (manager, dark ? "Adwaita-dark" : "Adwaita");
+
+  gtk_source_buffer_set_style_scheme (sp_window_get_buffer (self), scheme);
+}
+
+static void
+update_font (SpWindow *self)
+{
+  g_autofree char *font = g_settings_get_string (self->settings, "editor-font");
+  g_autoptr (PangoFontDescription) desc = pango_font_description_from_string (font);
+  g_autofree char *css = NULL;
+  const char *family = pango_font_description_get_family (desc);
+  int size = pango_font_description_get_size (desc) / PANGO_SCALE;
+
+  css = g_strdup_printf ("textview { font-family: \"%s\"; font-size: %dpt; }",
+                         family ? family : "Monospace", size > 0 ? size : 11);
+  gtk_css_provider_load_from_data (self->font_css, css, -1);
+}
+
+void
+_sp_window_update_title (SpWindow *self)
+{
+  gboolean modified
+    = gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (self)));
+  g_autofree char *name = self->file ? g_file_get_basename (self->file) : g_strdup (_("Untitled"));
+  g_autofree char *title = modified ? g_strdup_printf ("• %s", name) : g_strdup (name);
+
+  adw_window_title_set_title (self->window_title, title);
+  gtk_window_set_title (GTK_WINDOW (self), title);
+}
+
+void
+_sp_window_toast (SpWindow *self, const char *message)
+{
+  adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (message));
+}
+
+static void
+on_close_response (AdwMessageDialog *dialog, const char *response, SpWindow *self)
+{
+  if (g_str_equal (response, "discard"))
+    {
+      self->close_confirmed = TRUE;
+      gtk_window_close (GTK_WINDOW (self));
+    }
+  else if (g_str_equal (response, "save"))
+    _sp_window_save (self, self->file, TRUE);
+}
+
+static gboolean
+sp_window_close_request (GtkWindow *window)
+{
+  SpWindow *self = SP_WINDOW (window);
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+  AdwMessageDialog *dialog;
+
+  if (!self->close_confirmed && gtk_text_buffer_get_modified (buffer))
+    {
+      dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (
+        window, _("Save Changes?"),
+        _("The snippet has unsaved changes. Changes that are not saved are lost.")));
+      adw_message_dialog_add_responses (dialog, "cancel", _("_Cancel"), "discard", _("_Discard"),
+                                        "save", _("_Save"), NULL);
+      adw_message_dialog_set_response_appearance (dialog, "discard",
+                                                  ADW_RESPONSE_DESTRUCTIVE);
+      adw_message_dialog_set_response_appearance (dialog, "save", ADW_RESPONSE_SUGGESTED);
+      adw_message_dialog_set_default_response (dialog, "save");
+      adw_message_dialog_set_close_response (dialog, "cancel");
+      g_signal_connect_object (dialog, "response", G_CALLBACK (on_close_response), self, 0);
+      gtk_window_present (GTK_WINDOW (dialog));
+      return TRUE;
+    }
+
+  /* Nobody is left to watch a run of this window. */
+  _sp_window_stop_run (self);
+  if (!gtk_window_is_maximized (window))
+    {
+      int width, height;
+      gtk_window_get_default_size (window, &width, &height);
+      g_settings_set_int (self->settings, "window-width", width);
+      g_settings_set_int (self->settings, "window-height", height);
+    }
+  g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
+  return GTK_WINDOW_CLASS (sp_window_parent_class)->close_request (window);
+}
+
+static void
+sp_window_dispose (GObject *object)
+{
+  SpWindow *self = SP_WINDOW (object);
+
+  if (self->font_css != NULL)
+    gtk_style_context_remove_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
+                                                   GTK_STYLE_PROVIDER (self->font_css));
+  gtk_widget_dispose_template (GTK_WIDGET (self), SP_TYPE_WINDOW);
+  g_clear_object (&self->font_css);
+  g_clear_object (&self->settings);
+  g_clear_object (&self->supervisor);
+  g_clear_object (&self->file);
+  g_clear_object (&self->output);
+  g_clear_pointer (&self->run_id, g_free);
+  G_OBJECT_CLASS (sp_window_parent_class)->dispose (object);
+}
+
+static void
+sp_window_class_init (SpWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
+
+  object_class->dispose = sp_window_dispose;
+  window_class->close_request = sp_window_close_request;
+
+  g_type_ensure (GTK_SOURCE_TYPE_VIEW);
+  g_type_ensure (SP_TYPE_EXEC_PANEL);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/sandpad/Sandpad/sp-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, SpWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, SpWindow, language_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, SpWindow, run_button);
+  gtk_widget_class_bind_template_child (widget_class, SpWindow, stop_button);
+  gtk_widget_class_bind_template_child (widget_class, SpWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, SpWindow, paned);
+  gtk_widget_class_bind_template_child (widget_class, SpWindow, source_view);
+  gtk_widget_class_bind_template_child (widget_class, SpWindow, exec_panel);
+  _sp_window_install_actions (widget_class);
+}
+
+static void
+sp_window_init (SpWindow *self)
+{
+  g_autoptr (GtkStringList) languages = NULL;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+  languages = gtk_string_list_new ((const char *[]){ _("Python"), _("JavaScript"), _("Bash"),
+                                                     NULL });
+  gtk_drop_down_set_model (self->language_dropdown, G_LIST_MODEL (languages));
+  self->font_css = gtk_css_provider_new ();
+  gtk_style_context_add_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
+                                              GTK_STYLE_PROVIDER (self->font_css),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+}
+
+SpWindow *
+sp_window_new (SpApplication *app)
+{
+  SpWindow *self;
+  GtkSourceBuffer *buffer;
+  g_autofree char *language = NULL;
+
+  g_return_val_if_fail (SP_IS_APPLICATION (app), NULL);
+
+  self = g_object_new (SP_TYPE_WINDOW, "application", app, NULL);
+  self->settings = g_object_ref (sp_application_get_settings (app));
+  self->supervisor = g_object_ref (sp_application_get_supervisor (app));
+
+  gtk_window_set_default_size (GTK_WINDOW (self), g_settings_get_int (self->settings, "window-width"),
+                               g_settings_get_int (self->settings, "window-height"));
+  if (g_settings_get_boolean (self->settings, "window-maximized"))
+    gtk_window_maximize (GTK_WINDOW (self));
+  g_settings_bind (self->settings, "panel-position", self->paned, "position",
+                   G_SETTINGS_BIND_DEFAULT);
+  g_signal_connect_object (self->settings, "changed::editor-font", G_CALLBACK (update_font), self,
+                           G_CONNECT_SWAPPED);
+  update_font (self);
+
+  buffer = sp_window_get_buffer (self);
+  g_signal_connect_object (buffer, "modified-changed", G_CALLBACK (_sp_window_update_title), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
+                           G_CALLBACK (update_style_scheme), self, G_CONNECT_SWAPPED);
+  update_style_scheme (self);
+
+  g_signal_connect_object (self->language_dropdown, "notify::selected",
+                           G_CALLBACK (on_language_changed), self, G_CONNECT_SWAPPED);
+  language = g_settings_get_string (self->settings, "last-language");
+  _sp_window_set_language (self, language);
+  on_language_changed (self);
+
+  _sp_window_connect_runner (self);
+  _sp_window_update_title (self);
+  _sp_window_update_actions (self);
+  gtk_widget_grab_focus (GTK_WIDGET (self->source_view));
+  return self;
+}
+
+GtkSourceBuffer *
+sp_window_get_buffer (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  return GTK_SOURCE_BUFFER (gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->source_view)));
+}
+
+GtkWidget *
+sp_window_get_exec_panel (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  return GTK_WIDGET (self->exec_panel);
+}
+
+gboolean
+sp_window_get_running (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), FALSE);
+  return self->running;
+}

@@ -1,0 +1,22 @@
+/* sp-window.h: a window: the editor beside the execution panel. */
+#pragma once
+
+#include <adwaita.h>
+#include <gtksourceview/gtksource.h>
+
+#include "sp-application.h"
+
+G_BEGIN_DECLS
+
+#define SP_TYPE_WINDOW (sp_window_get_type ())
+G_DECLARE_FINAL_TYPE (SpWindow, sp_window, SP, WINDOW, AdwApplicationWindow)
+
+SpWindow *sp_window_new (SpApplication *app);
+void sp_window_load_file (SpWindow *self, GFile *file);
+
+/* For tests: the pieces a person would look at and type into. */
+GtkSourceBuffer *sp_window_get_buffer (SpWindow *self);
+GtkWidget *sp_window_get_exec_panel (SpWindow *self);
+gboolean sp_window_get_running (SpWindow *self);
+
+G_END_DECLS

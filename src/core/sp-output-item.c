@@ -1,0 +1,69 @@
+/* sp-output-item.c: one piece of a run's output. */
+#include "sp-output-item.h"
+
+struct _SpOutputItem
+{
+  GObject parent_instance;
+  SpOutputKind kind;
+  GString *text;
+};
+
+G_DEFINE_FINAL_TYPE (SpOutputItem, sp_output_item, G_TYPE_OBJECT)
+
+static void
+sp_output_item_finalize (GObject *object)
+{
+  SpOutputItem *self = SP_OUTPUT_ITEM (object);
+
+  g_string_free (self->text, TRUE);
+  G_OBJECT_CLASS (sp_output_item_parent_class)->finalize (object);
+}
+
+static void
+sp_output_item_class_init (SpOutputItemClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = sp_output_item_finalize;
+}
+
+static void
+sp_output_item_init (SpOutputItem *self)
+{
+  self->text = g_string_new (NULL);
+}
+
+SpOutputItem *
+sp_output_item_new (SpOutputKind kind, const char *text)
+{
+  SpOutputItem *self = g_object_new (SP_TYPE_OUTPUT_ITEM, NULL);
+
+  self->kind = kind;
+  g_string_assign (self->text, text ? text : "");
+  return self;
+}
+
+SpOutputKind
+sp_output_item_get_kind (SpOutputItem *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), SP_OUTPUT_STDOUT);
+  return self->kind;
+}
+
+const char *
+sp_output_item_get_text (SpOutputItem *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), NULL);
+  return self->text->str;
+}
+
+gsize
+sp_output_item_get_length (SpOutputItem *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), 0);
+  return self->text->len;
+}
+
+void
+_sp_output_item_append (SpOutputItem *self, const char *text, gsize len)
+{
+  g_string_append_len (self->text, text, (gssize) len);
+}

@@ -1,0 +1,25 @@
+/* sp-output-item.h: one piece of a run's output, as the panel shows it. */
+#pragma once
+
+#include <glib-object.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  SP_OUTPUT_STDOUT,
+  SP_OUTPUT_STDERR,
+  SP_OUTPUT_NOTICE, /* said by Sandpad, not the program: "output truncated" */
+} SpOutputKind;
+
+#define SP_TYPE_OUTPUT_ITEM (sp_output_item_get_type ())
+G_DECLARE_FINAL_TYPE (SpOutputItem, sp_output_item, SP, OUTPUT_ITEM, GObject)
+
+SpOutputItem *sp_output_item_new (SpOutputKind kind, const char *text);
+SpOutputKind sp_output_item_get_kind (SpOutputItem *self);
+const char *sp_output_item_get_text (SpOutputItem *self);
+gsize sp_output_item_get_length (SpOutputItem *self);
+/* Only the model appends, before telling its views the item changed. */
+void _sp_output_item_append (SpOutputItem *self, const char *text, gsize len);
+
+G_END_DECLS

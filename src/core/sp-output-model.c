@@ -1,0 +1,176 @@
+/* sp-output-model.c: a run's output as a list the panel can show. */
+#include <string.h>
+
+#include "sp-output-model.h"
+
+struct _SpOutputModel
+{
+  GObject parent_instance;
+  GPtrArray *items;
+  gsize bytes;
+  gsize max_bytes;
+  gboolean truncated;
+};
+
+static void list_model_iface_init (GListModelInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (SpOutputModel, sp_output_model, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, list_model_iface_init))
+
+static GType
+get_item_type (GListModel *model)
+{
+  return SP_TYPE_OUTPUT_ITEM;
+}
+
+static guint
+get_n_items (GListModel *model)
+{
+  return SP_OUTPUT_MODEL (model)->items->len;
+}
+
+static gpointer
+get_item (GListModel *model, guint position)
+{
+  SpOutputModel *self = SP_OUTPUT_MODEL (model);
+
+  if (position >= self->items->len)
+    return NULL;
+  return g_object_ref (g_ptr_array_index (self->items, position));
+}
+
+static void
+list_model_iface_init (GListModelInterface *iface)
+{
+  iface->get_item_type = get_item_type;
+  iface->get_n_items = get_n_items;
+  iface->get_item = get_item;
+}
+
+static void
+sp_output_model_finalize (GObject *object)
+{
+  g_ptr_array_unref (SP_OUTPUT_MODEL (object)->items);
+  G_OBJECT_CLASS (sp_output_model_parent_class)->finalize (object);
+}
+
+static void
+sp_output_model_class_init (SpOutputModelClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = sp_output_model_finalize;
+}
+
+static void
+sp_output_model_init (SpOutputModel *self)
+{
+  self->items = g_ptr_array_new_with_free_func (g_object_unref);
+  self->max_bytes = SP_OUTPUT_MODEL_DEFAULT_MAX_BYTES;
+}
+
+SpOutputModel *
+sp_output_model_new (void)
+{
+  return g_object_new (SP_TYPE_OUTPUT_MODEL, NULL);
+}
+
+void
+sp_output_model_set_max_bytes (SpOutputModel *self, gsize max_bytes)
+{
+  g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
+  self->max_bytes = max_bytes;
+}
+
+gboolean
+sp_output_model_get_truncated (SpOutputModel *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_MODEL (self), FALSE);
+  return self->truncated;
+}
+
+static void
+add_item (SpOutputModel *self, SpOutputKind kind, const char *text, gsize len)
+{
+  g_autofree char *copy = g_strndup (text, len);
+
+  g_ptr_array_add (self->items, sp_output_item_new (kind, copy));
+  g_list_model_items_changed (G_LIST_MODEL (self), self->items->len - 1, 0, 1);
+}
+
+/* Cuts at most max bytes of text, never inside a UTF-8 character. */
+static gsize
+utf8_prefix (const char *text, gsize len, gsize max)
+{
+  if (len <= max)
+    return len;
+  const char *end = g_utf8_find_prev_char (text, text + max + 1);
+  return end != NULL && end > text ? (gsize) (end - text) : max;
+}
+
+void
+sp_output_model_append (SpOutputModel *self, SpOutputKind kind, const char *text)
+{
+  gsize len;
+
+  g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
+  g_return_if_fail (text != NULL);
+
+  if (self->truncated)
+    return;
+  len = strlen (text);
+  if (self->bytes + len > self->max_bytes)
+    {
+      len = utf8_prefix (text, len, self->max_bytes - self->bytes);
+      self->truncated = TRUE;
+    }
+
+  while (len > 0)
+    {
+      SpOutputItem *last = self->items->len
+                             ? g_ptr_array_index (self->items, self->items->len - 1)
+                             : NULL;
+      gsize room;
+
+      if (last != NULL && sp_output_item_get_kind (last) == kind
+          && (room = SP_OUTPUT_MODEL_ITEM_BYTES - MIN (SP_OUTPUT_MODEL_ITEM_BYTES,
+                                                       sp_output_item_get_length (last)))
+               > 0)
+        {
+          gsize take = utf8_prefix (text, len, room);
+          if (take == 0)
+            take = MIN (len, room);
+          _sp_output_item_append (last, text, take);
+          /* A changed row: views rebind it. */
+          g_list_model_items_changed (G_LIST_MODEL (self), self->items->len - 1, 1, 1);
+          text += take;
+          len -= take;
+          self->bytes += take;
+          continue;
+        }
+      gsize take = utf8_prefix (text, len, SP_OUTPUT_MODEL_ITEM_BYTES);
+      if (take == 0)
+        take = MIN (len, SP_OUTPUT_MODEL_ITEM_BYTES);
+      add_item (self, kind, text, take);
+      text += take;
+      len -= take;
+      self->bytes += take;
+    }
+
+  if (self->truncated)
+    add_item (self, SP_OUTPUT_NOTICE, "Output truncated: the panel keeps the first part only.",
+              strlen ("Output truncated: the panel keeps the first part only."));
+}
+
+void
+sp_output_model_clear (SpOutputModel *self)
+{
+  guint n;
+
+  g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
+
+  n = self->items->len;
+  g_ptr_array_set_size (self->items, 0);
+  self->bytes = 0;
+  self->truncated = FALSE;
+  if (n > 0)
+    g_list_model_items_changed (G_LIST_MODEL (self), 0, n, 0);
+}

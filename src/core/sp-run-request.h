@@ -1,0 +1,33 @@
+/* sp-run-request.h: what to run and under which limits. */
+#pragma once
+
+#include <glib-object.h>
+
+#include "sp-proto.h"
+
+G_BEGIN_DECLS
+
+typedef struct _SpRunRequest SpRunRequest;
+
+#define SP_TYPE_RUN_REQUEST (sp_run_request_get_type ())
+GType sp_run_request_get_type (void) G_GNUC_CONST;
+
+SpRunRequest *sp_run_request_new (const char *language, const char *code);
+SpRunRequest *sp_run_request_ref (SpRunRequest *self);
+void sp_run_request_unref (SpRunRequest *self);
+
+void sp_run_request_set_name (SpRunRequest *self, const char *name);
+void sp_run_request_set_stdin (SpRunRequest *self, const char *text);
+void sp_run_request_set_stdin_open (SpRunRequest *self, gboolean open);
+void sp_run_request_set_timeout_ms (SpRunRequest *self, gint64 timeout_ms);
+void sp_run_request_set_memory_mib (SpRunRequest *self, gint64 memory_mib);
+void sp_run_request_set_output_limit (SpRunRequest *self, gint64 bytes);
+void sp_run_request_set_network (SpRunRequest *self, gboolean network);
+void sp_run_request_set_cwd (SpRunRequest *self, const char *cwd);
+
+/* Fills a protocol run message (strings copied) with the given id. */
+void _sp_run_request_to_message (SpRunRequest *self, const char *id, SpMessage *msg);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SpRunRequest, sp_run_request_unref)
+
+G_END_DECLS

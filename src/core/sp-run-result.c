@@ -1,0 +1,120 @@
+/* sp-run-result.c: how a run ended, from its exited event. */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "sp-run-result.h"
+
+struct _SpRunResult
+{
+  gatomicrefcount ref_count;
+  SpEnd end;
+  int exit_code;
+  int signal;
+  char *error;
+  SpLimit limit;
+  SpCancelStage cancelled;
+  gint64 wall_ms, cpu_ms, peak_memory;
+  gint64 timeout_ms, memory_mib;
+  gboolean truncated;
+};
+
+G_DEFINE_BOXED_TYPE (SpRunResult, sp_run_result, sp_run_result_ref, sp_run_result_unref)
+
+SpRunResult *
+_sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint64 memory_mib)
+{
+  SpRunResult *self = g_new0 (SpRunResult, 1);
+
+  g_atomic_ref_count_init (&self->ref_count);
+  self->end = exited->end;
+  self->exit_code = (int) exited->exit_code;
+  self->signal = (int) exited->signal;
+  self->error = g_strdup (exited->error);
+  self->limit = exited->limit;
+  self->cancelled = exited->cancelled;
+  self->wall_ms = exited->wall_ms;
+  self->cpu_ms = exited->cpu_ms;
+  self->peak_memory = exited->peak_memory_bytes;
+  self->truncated = exited->stdout_truncated || exited->stderr_truncated;
+  self->timeout_ms = timeout_ms;
+  self->memory_mib = memory_mib;
+  return self;
+}
+
+SpRunResult *
+sp_run_result_ref (SpRunResult *self)
+{
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+void
+sp_run_result_unref (SpRunResult *self)
+{
+  if (!g_atomic_ref_count_dec (&self->ref_count))
+    return;
+  g_free (self->error);
+  g_free (self);
+}
+
+gboolean
+sp_run_result_succeeded (SpRunResult *self)
+{
+  return self->end == SP_END_EXITED && self->exit_code == 0 && self->limit == SP_LIMIT_NONE
+         && self->cancelled == SP_CANCEL_NONE;
+}
+
+SpEnd sp_run_result_get_end (SpRunResult *self) { return self->end; }
+int sp_run_result_get_exit_code (SpRunResult *self) { return self->exit_code; }
+int sp_run_result_get_signal (SpRunResult *self) { return self->signal; }
+SpLimit sp_run_result_get_limit (SpRunResult *self) { return self->limit; }
+SpCancelStage sp_run_result_get_cancelled (SpRunResult *self) { return self->cancelled; }
+gint64 sp_run_result_get_wall_ms (SpRunResult *self) { return self->wall_ms; }
+gint64 sp_run_result_get_cpu_ms (SpRunResult *self) { return self->cpu_ms; }
+gint64 sp_run_result_get_peak_memory (SpRunResult *self) { return self->peak_memory; }
+
+static char *
+describe_end (SpRunResult *self)
+{
+  switch (self->limit)
+    {
+    case SP_LIMIT_TIME:
+      return g_strdup_printf (_("Stopped: time limit of %g s reached"), self->timeout_ms / 1000.0);
+    case SP_LIMIT_CPU:
+      return g_strdup (_("Stopped: CPU time limit reached"));
+    case SP_LIMIT_MEMORY:
+      return g_strdup_printf (_("Stopped: memory limit of %" G_GINT64_FORMAT " MiB reached"),
+                              self->memory_mib);
+    case SP_LIMIT_OUTPUT:
+      return g_strdup (_("Stopped: output limit reached"));
+    case SP_LIMIT_DISK:
+      return g_strdup (_("Stopped: disk limit reached"));
+    case SP_LIMIT_PROCESSES:
+      return g_strdup (_("Stopped: process limit reached"));
+    case SP_LIMIT_NONE:
+    case SP_LIMIT_LAST:
+    default:
+      break;
+    }
+  if (self->cancelled != SP_CANCEL_NONE)
+    return g_strdup (_("Stopped"));
+  if (self->end == SP_END_FAILED)
+    return g_strdup_printf (_("Could not run: %s"), self->error ? self->error : "");
+  if (self->end == SP_END_SIGNALED)
+    return g_strdup_printf (_("Killed by signal %d"), self->signal);
+  return g_strdup_printf (_("Exited with code %d"), self->exit_code);
+}
+
+char *
+sp_run_result_describe (SpRunResult *self)
+{
+  g_autofree char *end = describe_end (self);
+  g_autofree char *memory = g_format_size ((guint64) self->peak_memory);
+
+  if (self->end == SP_END_FAILED)
+    return g_steal_pointer (&end);
+  /* TRANSLATORS: how a run ended · wall time · peak memory · CPU time */
+  return g_strdup_printf (_("%s · %.2f s · %s · CPU %.2f s"), end, self->wall_ms / 1000.0, memory,
+                          self->cpu_ms / 1000.0);
+}

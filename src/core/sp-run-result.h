@@ -1,0 +1,35 @@
+/* sp-run-result.h: how a run ended, from its exited event. */
+#pragma once
+
+#include <glib-object.h>
+
+#include "sp-proto.h"
+
+G_BEGIN_DECLS
+
+typedef struct _SpRunResult SpRunResult;
+
+#define SP_TYPE_RUN_RESULT (sp_run_result_get_type ())
+GType sp_run_result_get_type (void) G_GNUC_CONST;
+
+SpRunResult *_sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint64 memory_mib);
+SpRunResult *sp_run_result_ref (SpRunResult *self);
+void sp_run_result_unref (SpRunResult *self);
+
+/* Exited with status 0, no limit hit, not cancelled. */
+gboolean sp_run_result_succeeded (SpRunResult *self);
+SpEnd sp_run_result_get_end (SpRunResult *self);
+int sp_run_result_get_exit_code (SpRunResult *self);
+int sp_run_result_get_signal (SpRunResult *self);
+SpLimit sp_run_result_get_limit (SpRunResult *self);
+SpCancelStage sp_run_result_get_cancelled (SpRunResult *self);
+gint64 sp_run_result_get_wall_ms (SpRunResult *self);
+gint64 sp_run_result_get_cpu_ms (SpRunResult *self);
+gint64 sp_run_result_get_peak_memory (SpRunResult *self);
+
+/* One line for a person: "Exited with code 0 · 0.25 s · 9.1 MB · CPU 0.20 s". */
+char *sp_run_result_describe (SpRunResult *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SpRunResult, sp_run_result_unref)
+
+G_END_DECLS

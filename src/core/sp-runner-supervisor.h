@@ -1,0 +1,70 @@
+/* sp-runner-supervisor.h: the app's sandpad-runner, kept alive.
+ *
+ * Spawns the runner with one end of a socketpair as its fd 3, does the
+ * hello/ready handshake with a timeout, turns the runner's events into
+ * signals, and, if the runner crashes, hangs or sends garbage, says so
+ * through the "state" property and restarts it (at most a few times in a
+ * short while, then it gives up in SP_RUNNER_STATE_FAILED). Nothing here
+ * blocks the main loop: reads and writes are asynchronous. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "sp-output-item.h"
+#include "sp-run-request.h"
+#include "sp-run-result.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  SP_RUNNER_STATE_STOPPED,
+  SP_RUNNER_STATE_STARTING,
+  SP_RUNNER_STATE_READY,
+  SP_RUNNER_STATE_RESTARTING,
+  SP_RUNNER_STATE_FAILED,
+} SpRunnerState;
+
+GType sp_runner_state_get_type (void) G_GNUC_CONST;
+#define SP_TYPE_RUNNER_STATE (sp_runner_state_get_type ())
+
+#define SP_TYPE_RUNNER_SUPERVISOR (sp_runner_supervisor_get_type ())
+G_DECLARE_FINAL_TYPE (SpRunnerSupervisor, sp_runner_supervisor, SP, RUNNER_SUPERVISOR, GObject)
+
+SpRunnerSupervisor *sp_runner_supervisor_new (const char *runner_path);
+
+/* Extra arguments for the runner (tests: "--sandbox", "fallback"). */
+void sp_runner_supervisor_set_runner_args (SpRunnerSupervisor *self, const char *const *args);
+/* Restart budget: at most max_restarts within window_ms (default 3 in 10 s). */
+void sp_runner_supervisor_set_restart_limit (SpRunnerSupervisor *self, guint max_restarts,
+                                             guint window_ms);
+void sp_runner_supervisor_set_handshake_timeout (SpRunnerSupervisor *self, guint timeout_ms);
+
+void sp_runner_supervisor_start (SpRunnerSupervisor *self);
+/* Closes the runner's socket: it kills its runs and exits. */
+void sp_runner_supervisor_stop (SpRunnerSupervisor *self);
+
+SpRunnerState sp_runner_supervisor_get_state (SpRunnerSupervisor *self);
+gboolean sp_runner_supervisor_is_ready (SpRunnerSupervisor *self);
+/* What the last ready event said; NULL before the first handshake. */
+const char *sp_runner_supervisor_get_sandbox_mode (SpRunnerSupervisor *self);
+const char *const *sp_runner_supervisor_get_sandbox_layers (SpRunnerSupervisor *self);
+const char *const *sp_runner_supervisor_get_languages (SpRunnerSupervisor *self);
+/* Why the runner was last lost, for the window to show; NULL if never. */
+const char *sp_runner_supervisor_get_last_error (SpRunnerSupervisor *self);
+
+/* Returns the new run's id, or NULL with error when the runner is not ready. */
+char *sp_runner_supervisor_run (SpRunnerSupervisor *self, SpRunRequest *request, GError **error);
+void sp_runner_supervisor_cancel (SpRunnerSupervisor *self, const char *run_id);
+void sp_runner_supervisor_send_stdin (SpRunnerSupervisor *self, const char *run_id,
+                                      const char *text, gboolean eof);
+void sp_runner_supervisor_release (SpRunnerSupervisor *self, const char *run_id);
+
+/* Signals:
+ *   "started" (const char *run_id)
+ *   "output"  (const char *run_id, SpOutputKind kind, const char *text)
+ *   "exited"  (const char *run_id, SpRunResult *result)
+ *   "error"   (const char *run_id or NULL, const char *code, const char *message)
+ */
+
+G_END_DECLS

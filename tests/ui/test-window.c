@@ -1,0 +1,268 @@
+/* test-window.c: the window, driven as a person would, against the real
+ * sandboxed runner, in a real window under Xvfb. */
+#include "config.h"
+
+#include <gtksourceview/gtksource.h>
+
+#include "sp-application.h"
+#include "sp-exec-panel.h"
+#include "sp-output-item.h"
+#include "sp-window.h"
+
+typedef gboolean (*Condition) (gpointer data);
+
+/* Spins the main loop until cond holds or the timeout passes. */
+static gboolean
+wait_for (Condition cond, gpointer data, guint timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + timeout_ms * 1000;
+
+  while (!cond (data))
+    {
+      if (g_get_monotonic_time () > deadline)
+        return FALSE;
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  return TRUE;
+}
+
+static SpApplication *app;
+
+static GListModel *
+panel_output (SpWindow *window)
+{
+  return sp_exec_panel_get_output (SP_EXEC_PANEL (sp_window_get_exec_panel (window)));
+}
+
+static char *
+output_text (SpWindow *window, SpOutputKind kind)
+{
+  GListModel *model = panel_output (window);
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; model != NULL && i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr (SpOutputItem) item = g_list_model_get_item (model, i);
+      if (sp_output_item_get_kind (item) == kind)
+        g_string_append (text, sp_output_item_get_text (item));
+    }
+  return g_string_free (text, FALSE);
+}
+
+typedef struct
+{
+  SpWindow *window;
+  SpOutputKind kind;
+  const char *needle;
+} OutputWait;
+
+static gboolean
+output_contains (gpointer data)
+{
+  OutputWait *wait = data;
+  g_autofree char *text = output_text (wait->window, wait->kind);
+  return strstr (text, wait->needle) != NULL;
+}
+
+static gboolean
+is_idle (gpointer data)
+{
+  return !sp_window_get_running (data);
+}
+
+static gboolean
+is_running (gpointer data)
+{
+  return sp_window_get_running (data);
+}
+
+static gboolean
+runner_ready (gpointer data)
+{
+  return sp_runner_supervisor_is_ready (sp_application_get_supervisor (app));
+}
+
+static SpWindow *
+open_window (const char *code)
+{
+  SpWindow *window = sp_window_new (app);
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (wait_for (runner_ready, NULL, 10000));
+  /* As if typed: an interactive insert, which marks the text modified. */
+  gtk_text_buffer_insert_interactive_at_cursor (buffer, code, -1, TRUE);
+  return window;
+}
+
+static void
+close_window (SpWindow *window)
+{
+  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), FALSE);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+run_and_wait (SpWindow *window)
+{
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  g_assert_true (wait_for (is_running, window, 5000) || !sp_window_get_running (window));
+  g_assert_true (wait_for (is_idle, window, 20000));
+}
+
+static void
+test_hello (void)
+{
+  SpWindow *window = open_window ("print('hello')\n");
+  OutputWait wait = { window, SP_OUTPUT_STDOUT, "hello" };
+
+  run_and_wait (window);
+  g_assert_true (wait_for (output_contains, &wait, 1000));
+  close_window (window);
+}
+
+static void
+test_stderr_marked (void)
+{
+  SpWindow *window = open_window ("import sys\nprint('oops', file=sys.stderr)\n");
+  OutputWait wait = { window, SP_OUTPUT_STDERR, "oops" };
+  g_autofree char *out = NULL;
+
+  run_and_wait (window);
+  g_assert_true (wait_for (output_contains, &wait, 1000));
+  out = output_text (window, SP_OUTPUT_STDOUT);
+  g_assert_cmpstr (out, ==, "");
+  close_window (window);
+}
+
+static void
+test_stop (void)
+{
+  SpWindow *window = open_window ("while True: pass\n");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  g_assert_true (wait_for (is_running, window, 5000));
+  g_usleep (200 * 1000);
+  g_assert_true (sp_window_get_running (window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.stop", NULL));
+  g_assert_true (wait_for (is_idle, window, 10000));
+  close_window (window);
+}
+
+static void
+test_input (void)
+{
+  SpWindow *window = open_window ("name = input('name? ')\nprint('hello', name)\n");
+  SpExecPanel *panel = SP_EXEC_PANEL (sp_window_get_exec_panel (window));
+  GtkEntry *entry = sp_exec_panel_get_input_entry (panel);
+  OutputWait wait = { window, SP_OUTPUT_STDOUT, "hello Ada" };
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  g_assert_true (wait_for (is_running, window, 5000));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (entry)));
+  gtk_editable_set_text (GTK_EDITABLE (entry), "Ada");
+  g_signal_emit_by_name (entry, "activate");
+  g_assert_true (wait_for (output_contains, &wait, 10000));
+  g_assert_true (wait_for (is_idle, window, 10000));
+  close_window (window);
+}
+
+static gboolean
+has_dialog (gpointer data)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr (GObject) toplevel = g_list_model_get_item (toplevels, i);
+      if (ADW_IS_MESSAGE_DIALOG (toplevel))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+test_unsaved_close_asks (void)
+{
+  SpWindow *window = open_window ("print('keep me')\n");
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+  g_autofree char *text = NULL;
+  GtkTextIter start, end;
+
+  g_assert_true (gtk_text_buffer_get_modified (buffer));
+  gtk_window_close (GTK_WINDOW (window));
+  g_assert_true (wait_for (has_dialog, NULL, 2000));
+  /* The window and its text are still there. */
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window)));
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  g_assert_cmpstr (text, ==, "print('keep me')\n");
+  close_window (window);
+}
+
+/* Renders the window after a run into a PNG (the test artifact, and the
+ * README's screenshot), the way GTK itself would draw it. */
+static void
+test_screenshot (void)
+{
+  SpWindow *window = open_window ("import math\n\nfor n in (1, 2, 3):\n"
+                                  "    print(f'sqrt({n}) = {math.sqrt(n):.4f}')\n"
+                                  "print(undefined_name)\n");
+  OutputWait wait = { window, SP_OUTPUT_STDERR, "NameError" };
+  g_autoptr (GdkPaintable) paintable = NULL;
+  g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
+  g_autoptr (GskRenderNode) node = NULL;
+  g_autoptr (GdkTexture) texture = NULL;
+  g_autofree char *path = NULL;
+  const char *dir = g_getenv ("SANDPAD_SCREENSHOT_DIR");
+  int width, height;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 560);
+  run_and_wait (window);
+  g_assert_true (wait_for (output_contains, &wait, 2000));
+  for (int i = 0; i < 20; i++)
+    g_main_context_iteration (NULL, FALSE);
+
+  paintable = gtk_widget_paintable_new (GTK_WIDGET (window));
+  width = gtk_widget_get_width (GTK_WIDGET (window));
+  height = gtk_widget_get_height (GTK_WIDGET (window));
+  g_assert_cmpint (width, >, 0);
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node, NULL);
+  g_assert_cmpint (gdk_texture_get_width (texture), ==, width);
+  path = g_build_filename (dir ? dir : g_get_tmp_dir (), "sandpad-window.png", NULL);
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  g_test_message ("screenshot: %s", path);
+  close_window (window);
+}
+
+int
+main (int argc, char **argv)
+{
+  int ret;
+
+  if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
+    {
+      g_print ("1..0 # SKIP no display\n");
+      return 0;
+    }
+  gtk_test_init (&argc, &argv, NULL);
+  gtk_source_init ();
+  app = sp_application_new ();
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+
+  g_test_add_func ("/Sandpad/Window/hello", test_hello);
+  g_test_add_func ("/Sandpad/Window/stderr-marked", test_stderr_marked);
+  g_test_add_func ("/Sandpad/Window/stop", test_stop);
+  g_test_add_func ("/Sandpad/Window/input", test_input);
+  g_test_add_func ("/Sandpad/Window/unsaved-close-asks", test_unsaved_close_asks);
+  g_test_add_func ("/Sandpad/Window/screenshot", test_screenshot);
+  ret = g_test_run ();
+
+  g_application_quit (G_APPLICATION (app));
+  g_clear_object (&app);
+  return ret;
+}
