@@ -1,0 +1,111 @@
+/* test-output-model.c: coalescing, change notifications and the cap. */
+#include "sp-output-model.h"
+
+typedef struct
+{
+  guint calls;
+  guint position, removed, added;
+} Changes;
+
+static void
+on_items_changed (GListModel *model, guint position, guint removed, guint added, Changes *c)
+{
+  c->calls++;
+  c->position = position;
+  c->removed = removed;
+  c->added = added;
+}
+
+static SpOutputItem *
+item (SpOutputModel *model, guint i)
+{
+  SpOutputItem *it = g_list_model_get_item (G_LIST_MODEL (model), i);
+  g_object_unref (it); /* the model keeps it */
+  return it;
+}
+
+static void
+test_coalesce (void)
+{
+  SpOutputModel *model = sp_output_model_new ();
+  Changes c = { 0 };
+
+  g_signal_connect (model, "items-changed", G_CALLBACK (on_items_changed), &c);
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "hel");
+  g_assert_cmpuint (c.calls, ==, 1);
+  g_assert_cmpuint (c.added, ==, 1);
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "lo\n");
+  /* Same stream: the last row grows, reported as a changed row. */
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 1);
+  g_assert_cmpuint (c.calls, ==, 2);
+  g_assert_cmpuint (c.position, ==, 0);
+  g_assert_cmpuint (c.removed, ==, 1);
+  g_assert_cmpuint (c.added, ==, 1);
+  g_assert_cmpstr (sp_output_item_get_text (item (model, 0)), ==, "hello\n");
+  sp_output_model_append (model, SP_OUTPUT_STDERR, "err\n");
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "more\n");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 3);
+  g_assert_cmpint (sp_output_item_get_kind (item (model, 1)), ==, SP_OUTPUT_STDERR);
+  g_assert_cmpuint (c.position, ==, 2);
+  g_assert_cmpuint (c.removed, ==, 0);
+
+  sp_output_model_clear (model);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 0);
+  g_assert_cmpuint (c.removed, ==, 3);
+  g_signal_handlers_disconnect_by_data (model, &c);
+  g_assert_finalize_object (model);
+}
+
+static void
+test_split_and_cap (void)
+{
+  SpOutputModel *model = sp_output_model_new ();
+  g_autofree char *big = g_strnfill (SP_OUTPUT_MODEL_ITEM_BYTES * 3 + 10, 'x');
+  guint n;
+
+  sp_output_model_set_max_bytes (model, SP_OUTPUT_MODEL_ITEM_BYTES * 10);
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, big);
+  n = g_list_model_get_n_items (G_LIST_MODEL (model));
+  g_assert_cmpuint (n, ==, 4); /* no row holds more than an item's worth */
+  for (guint i = 0; i < n; i++)
+    g_assert_cmpuint (sp_output_item_get_length (item (model, i)), <=, SP_OUTPUT_MODEL_ITEM_BYTES);
+  g_assert_false (sp_output_model_get_truncated (model));
+
+  for (int i = 0; i < 10; i++)
+    sp_output_model_append (model, SP_OUTPUT_STDOUT, big);
+  g_assert_true (sp_output_model_get_truncated (model));
+  n = g_list_model_get_n_items (G_LIST_MODEL (model));
+  /* Exactly one notice, last, and nothing after it. */
+  g_assert_cmpint (sp_output_item_get_kind (item (model, n - 1)), ==, SP_OUTPUT_NOTICE);
+  for (guint i = 0; i + 1 < n; i++)
+    g_assert_cmpint (sp_output_item_get_kind (item (model, i)), !=, SP_OUTPUT_NOTICE);
+  sp_output_model_append (model, SP_OUTPUT_STDERR, "late");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, n);
+  g_assert_finalize_object (model);
+}
+
+static void
+test_utf8_boundary (void)
+{
+  SpOutputModel *model = sp_output_model_new ();
+  /* 2-byte characters across the item size: no row may end mid-character. */
+  GString *text = g_string_new (NULL);
+
+  for (int i = 0; i < SP_OUTPUT_MODEL_ITEM_BYTES; i++)
+    g_string_append (text, "é");
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, text->str);
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (model)); i++)
+    g_assert_true (g_utf8_validate (sp_output_item_get_text (item (model, i)), -1, NULL));
+  g_string_free (text, TRUE);
+  g_assert_finalize_object (model);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/Sandpad/OutputModel/coalesce", test_coalesce);
+  g_test_add_func ("/Sandpad/OutputModel/split-and-cap", test_split_and_cap);
+  g_test_add_func ("/Sandpad/OutputModel/utf8-boundary", test_utf8_boundary);
+  return g_test_run ();
+}
