@@ -1,4 +1,7 @@
 /* sp-output-model.c: a run's output as a list the panel can show. */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
 #include <string.h>
 
 #include "sp-output-model.h"
@@ -156,8 +159,10 @@ sp_output_model_append (SpOutputModel *self, SpOutputKind kind, const char *text
     }
 
   if (self->truncated)
-    add_item (self, SP_OUTPUT_NOTICE, "Output truncated: the panel keeps the first part only.",
-              strlen ("Output truncated: the panel keeps the first part only."));
+    {
+      const char *notice = _("Output truncated: the panel keeps the first part only.");
+      add_item (self, SP_OUTPUT_NOTICE, notice, strlen (notice));
+    }
 }
 
 void

@@ -84,8 +84,8 @@ describe_end (SpRunResult *self)
     case SP_LIMIT_CPU:
       return g_strdup (_("Stopped: CPU time limit reached"));
     case SP_LIMIT_MEMORY:
-      return g_strdup_printf (_("Stopped: memory limit of %" G_GINT64_FORMAT " MiB reached"),
-                              self->memory_mib);
+      return g_strdup_printf (_("Stopped: memory limit of %d MiB reached"),
+                              (int) self->memory_mib);
     case SP_LIMIT_OUTPUT:
       return g_strdup (_("Stopped: output limit reached"));
     case SP_LIMIT_DISK:
