@@ -96,11 +96,38 @@ open_window (const char *code)
   return window;
 }
 
+static gboolean
+is_null (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+/* Closes the window as a person would and checks nothing keeps it alive. */
 static void
 close_window (SpWindow *window)
 {
+  gpointer weak = window;
+
+  g_object_add_weak_pointer (G_OBJECT (window), &weak);
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), FALSE);
-  gtk_window_destroy (GTK_WINDOW (window));
+  gtk_window_close (GTK_WINDOW (window));
+  g_assert_true (wait_for (is_null, &weak, 5000));
+}
+
+/* The first label under widget carrying css_class, depth first. */
+static GtkWidget *
+find_label (GtkWidget *widget, const char *css_class)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, css_class))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_label (child, css_class);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
 }
 
 static void
@@ -129,10 +156,20 @@ test_stderr_marked (void)
   OutputWait wait = { window, SP_OUTPUT_STDERR, "oops" };
   g_autofree char *out = NULL;
 
+  GtkWidget *label;
+
   run_and_wait (window);
   g_assert_true (wait_for (output_contains, &wait, 1000));
   out = output_text (window, SP_OUTPUT_STDOUT);
   g_assert_cmpstr (out, ==, "");
+  for (int i = 0; i < 20; i++)
+    g_main_context_iteration (NULL, FALSE);
+  /* Shown in the error colour, and named for screen readers. */
+  label = find_label (sp_window_get_exec_panel (window), "stderr");
+  g_assert_nonnull (label);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "oops");
+  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                       "Standard error");
   close_window (window);
 }
 
