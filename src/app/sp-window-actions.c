@@ -22,12 +22,36 @@ _sp_window_update_actions (SpWindow *self)
 
 /* ---- the policy card ---- */
 
+/* The runner's layer names, in words a person reads on the policy card. */
+static char *
+describe_layers (const char *mode, const char *const *layers)
+{
+  g_autoptr (GString) text = g_string_new (NULL);
+
+  g_string_append (text, g_strcmp0 (mode, "namespaces") == 0 ? _("Isolated in namespaces")
+                         : g_strcmp0 (mode, "fallback") == 0 ? _("Fallback sandbox (no namespaces)")
+                                                             : mode ? mode : _("unknown"));
+  for (guint i = 0; layers != NULL && layers[i] != NULL; i++)
+    {
+      const char *layer = layers[i];
+
+      if (g_str_equal (layer, "private-root"))
+        g_string_append (text, _(", private root"));
+      else if (g_str_has_prefix (layer, "landlock:"))
+        g_string_append_printf (text, _(", Landlock %s"), layer + strlen ("landlock:"));
+      else if (g_str_equal (layer, "seccomp"))
+        g_string_append (text, _(", seccomp"));
+      else if (g_str_has_prefix (layer, "uid:"))
+        g_string_append_printf (text, _(", runs as uid %s"), layer + strlen ("uid:"));
+    }
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
 static void
 update_policy (SpWindow *self)
 {
-  g_autoptr (GString) text = g_string_new (NULL);
-  const char *mode = sp_runner_supervisor_get_sandbox_mode (self->supervisor);
-  const char *const *layers = sp_runner_supervisor_get_sandbox_layers (self->supervisor);
+  g_autofree char *layers = NULL;
+  g_autofree char *text = NULL;
   gboolean network = g_settings_get_boolean (self->settings, "network-allowed");
 
   if (!sp_runner_supervisor_is_ready (self->supervisor))
@@ -35,22 +59,14 @@ update_policy (SpWindow *self)
       sp_exec_panel_set_policy (self->exec_panel, _("Starting the sandboxed runner…"));
       return;
     }
-  g_string_append_printf (text, _("Network %s · %u s · %u MiB · writes only its own folder"),
+  layers = describe_layers (sp_runner_supervisor_get_sandbox_mode (self->supervisor),
+                            sp_runner_supervisor_get_sandbox_layers (self->supervisor));
+  /* TRANSLATORS: network on/off · time limit · memory limit, then the sandbox */
+  text = g_strdup_printf (_("Network %s · %u s · %u MiB · writes only its own folder\n%s"),
                           network ? _("on") : _("off"),
                           g_settings_get_uint (self->settings, "run-timeout-seconds"),
-                          g_settings_get_uint (self->settings, "memory-limit-mib"));
-  g_string_append_c (text, '\n');
-  g_string_append_printf (text, _("Sandbox: %s"), mode ? mode : _("unknown"));
-  for (guint i = 0; layers != NULL && layers[i] != NULL; i++)
-    {
-      if (g_str_has_prefix (layers[i], "network:"))
-        continue;
-      g_string_append (text, i == 0 ? " (" : ", ");
-      g_string_append (text, layers[i]);
-      if (layers[i + 1] == NULL || g_str_has_prefix (layers[i + 1], "network:"))
-        g_string_append_c (text, ')');
-    }
-  sp_exec_panel_set_policy (self->exec_panel, text->str);
+                          g_settings_get_uint (self->settings, "memory-limit-mib"), layers);
+  sp_exec_panel_set_policy (self->exec_panel, text);
 }
 
 /* ---- running ---- */
