@@ -262,11 +262,19 @@ test_screenshot (void)
     g_main_context_iteration (NULL, FALSE);
 
   paintable = gtk_widget_paintable_new (GTK_WIDGET (window));
-  width = gtk_widget_get_width (GTK_WIDGET (window));
-  height = gtk_widget_get_height (GTK_WIDGET (window));
+  /* On a loaded machine the first frame can come late: wait for the
+   * window to have drawn, then for the snapshot to have content. */
+  for (int attempt = 0; node == NULL && attempt < 50; attempt++)
+    {
+      gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+      width = gtk_widget_get_width (GTK_WIDGET (window));
+      height = gtk_widget_get_height (GTK_WIDGET (window));
+      g_clear_object (&snapshot);
+      snapshot = gtk_snapshot_new ();
+      gdk_paintable_snapshot (paintable, snapshot, width, height);
+      node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+    }
   g_assert_cmpint (width, >, 0);
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
   g_assert_nonnull (node);
   texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node, NULL);
   g_assert_cmpint (gdk_texture_get_width (texture), ==, width);
