@@ -5,25 +5,10 @@
 
 #include <glib/gstdio.h>
 
+#include "sp-test-wait.h"
 #include "sp-output-model.h"
 #include "sp-runner-supervisor.h"
 
-typedef gboolean (*Condition) (gpointer data);
-
-static gboolean
-wait_for (Condition cond, gpointer data, guint timeout_ms)
-{
-  gint64 deadline = g_get_monotonic_time () + timeout_ms * 1000;
-
-  while (!cond (data))
-    {
-      if (g_get_monotonic_time () > deadline)
-        return FALSE;
-      g_main_context_iteration (NULL, FALSE);
-      g_usleep (500);
-    }
-  return TRUE;
-}
 
 typedef struct
 {
@@ -123,7 +108,7 @@ finish (SpRunnerSupervisor *sup)
   sp_runner_supervisor_stop (sup);
   /* Cancelled reads and writes hand their references back on their way
    * out, on the next turns of the main loop. */
-  g_assert_true (wait_for (only_ours, sup, 5000));
+  g_assert_true (sp_test_wait_for (only_ours, sup, 5000));
   g_assert_finalize_object (sup);
 }
 
@@ -133,12 +118,12 @@ test_real_run (void)
   SpRunnerSupervisor *sup = start (g_getenv ("SANDPAD_RUNNER"), NULL);
   Run run;
 
-  g_assert_true (wait_for (is_ready, sup, 10000));
+  g_assert_true (sp_test_wait_for (is_ready, sup, 10000));
   g_assert_nonnull (sp_runner_supervisor_get_sandbox_mode (sup));
   g_assert_true (g_strv_contains (sp_runner_supervisor_get_languages (sup), "python"));
   run_init (&run, sup);
   run_code (&run, "import sys\nprint('hello')\nprint('oops', file=sys.stderr)\n", FALSE);
-  g_assert_true (wait_for (has_result, &run, 20000));
+  g_assert_true (sp_test_wait_for (has_result, &run, 20000));
   g_assert_cmpstr (run.out->str, ==, "hello\n");
   g_assert_cmpstr (run.err->str, ==, "oops\n");
   g_assert_true (sp_run_result_succeeded (run.result));
@@ -152,11 +137,11 @@ test_real_cancel_and_stdin (void)
   SpRunnerSupervisor *sup = start (g_getenv ("SANDPAD_RUNNER"), NULL);
   Run run;
 
-  g_assert_true (wait_for (is_ready, sup, 10000));
+  g_assert_true (sp_test_wait_for (is_ready, sup, 10000));
   run_init (&run, sup);
   run_code (&run, "print('hi', input())\n", TRUE);
   sp_runner_supervisor_send_stdin (sup, run.run_id, "Ada\n", FALSE);
-  g_assert_true (wait_for (has_result, &run, 20000));
+  g_assert_true (sp_test_wait_for (has_result, &run, 20000));
   g_assert_cmpstr (run.out->str, ==, "hi Ada\n");
   run_clear (&run);
 
@@ -164,7 +149,7 @@ test_real_cancel_and_stdin (void)
   run_code (&run, "while True: pass\n", FALSE);
   g_usleep (200 * 1000);
   sp_runner_supervisor_cancel (sup, run.run_id);
-  g_assert_true (wait_for (has_result, &run, 20000));
+  g_assert_true (sp_test_wait_for (has_result, &run, 20000));
   g_assert_cmpint (sp_run_result_get_cancelled (run.result), !=, SP_CANCEL_NONE);
   g_assert_false (sp_run_result_succeeded (run.result));
   run_clear (&run);
@@ -198,13 +183,13 @@ test_real_flood (void)
   Run run;
   guint id;
 
-  g_assert_true (wait_for (is_ready, sup, 10000));
+  g_assert_true (sp_test_wait_for (is_ready, sup, 10000));
   run_init (&run, sup);
   g_signal_connect (sup, "output", G_CALLBACK (append_to_model), model);
   sp_run_request_set_output_limit (req, 16 * 1024 * 1024);
   run.run_id = sp_runner_supervisor_run (sup, req, NULL);
   id = g_timeout_add (10, tick, &run);
-  g_assert_true (wait_for (has_result, &run, 60000));
+  g_assert_true (sp_test_wait_for (has_result, &run, 60000));
   g_source_remove (id);
   g_assert_cmpuint (run.out->len, ==, 10000000);
   g_assert_true (sp_run_result_succeeded (run.result));
@@ -240,17 +225,17 @@ test_fake_crash_then_recover (void)
   sup = start (fake (), args);
   restarting[0] = sup;
   restarting[1] = GINT_TO_POINTER (SP_RUNNER_STATE_RESTARTING);
-  g_assert_true (wait_for (is_ready, sup, 10000));
+  g_assert_true (sp_test_wait_for (is_ready, sup, 10000));
   run_init (&run, sup);
   run_code (&run, "print(1)", FALSE);
-  g_assert_true (wait_for (has_state, restarting, 10000));
+  g_assert_true (sp_test_wait_for (has_state, restarting, 10000));
   g_assert_nonnull (sp_runner_supervisor_get_last_error (sup));
-  g_assert_true (wait_for (is_ready, sup, 10000));
+  g_assert_true (sp_test_wait_for (is_ready, sup, 10000));
   run_clear (&run);
 
   run_init (&run, sup);
   run_code (&run, "print(1)", FALSE);
-  g_assert_true (wait_for (has_result, &run, 10000));
+  g_assert_true (sp_test_wait_for (has_result, &run, 10000));
   g_assert_cmpstr (run.out->str, ==, "fake\n");
   run_clear (&run);
   finish (sup);
@@ -269,7 +254,7 @@ expect_failure (const char *behave, const char *error_part)
   sp_runner_supervisor_set_restart_limit (sup, 1, 60000);
   sp_runner_supervisor_set_handshake_timeout (sup, 500);
   sp_runner_supervisor_start (sup);
-  g_assert_true (wait_for (has_state, failed, 20000));
+  g_assert_true (sp_test_wait_for (has_state, failed, 20000));
   g_assert_nonnull (strstr (sp_runner_supervisor_get_last_error (sup), error_part));
   finish (sup);
 }

@@ -4,28 +4,12 @@
 
 #include <gtksourceview/gtksource.h>
 
+#include "sp-test-wait.h"
 #include "sp-application.h"
 #include "sp-exec-panel.h"
 #include "sp-output-item.h"
 #include "sp-window.h"
 
-typedef gboolean (*Condition) (gpointer data);
-
-/* Spins the main loop until cond holds or the timeout passes. */
-static gboolean
-wait_for (Condition cond, gpointer data, guint timeout_ms)
-{
-  gint64 deadline = g_get_monotonic_time () + timeout_ms * 1000;
-
-  while (!cond (data))
-    {
-      if (g_get_monotonic_time () > deadline)
-        return FALSE;
-      g_main_context_iteration (NULL, FALSE);
-      g_usleep (1000);
-    }
-  return TRUE;
-}
 
 static SpApplication *app;
 
@@ -90,7 +74,7 @@ open_window (const char *code)
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
 
   gtk_window_present (GTK_WINDOW (window));
-  g_assert_true (wait_for (runner_ready, NULL, 10000));
+  g_assert_true (sp_test_wait_for (runner_ready, NULL, 10000));
   /* As if typed: an interactive insert, which marks the text modified. */
   gtk_text_buffer_insert_interactive_at_cursor (buffer, code, -1, TRUE);
   return window;
@@ -111,7 +95,7 @@ close_window (SpWindow *window)
   g_object_add_weak_pointer (G_OBJECT (window), &weak);
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), FALSE);
   gtk_window_close (GTK_WINDOW (window));
-  g_assert_true (wait_for (is_null, &weak, 5000));
+  g_assert_true (sp_test_wait_for (is_null, &weak, 5000));
 }
 
 /* The first label under widget carrying css_class, depth first. */
@@ -134,8 +118,8 @@ static void
 run_and_wait (SpWindow *window)
 {
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
-  g_assert_true (wait_for (is_running, window, 5000) || !sp_window_get_running (window));
-  g_assert_true (wait_for (is_idle, window, 20000));
+  g_assert_true (sp_test_wait_for (is_running, window, 5000) || !sp_window_get_running (window));
+  g_assert_true (sp_test_wait_for (is_idle, window, 20000));
 }
 
 static void
@@ -145,7 +129,7 @@ test_hello (void)
   OutputWait wait = { window, SP_OUTPUT_STDOUT, "hello" };
 
   run_and_wait (window);
-  g_assert_true (wait_for (output_contains, &wait, 1000));
+  g_assert_true (sp_test_wait_for (output_contains, &wait, 1000));
   close_window (window);
 }
 
@@ -159,7 +143,7 @@ test_stderr_marked (void)
   GtkWidget *label;
 
   run_and_wait (window);
-  g_assert_true (wait_for (output_contains, &wait, 1000));
+  g_assert_true (sp_test_wait_for (output_contains, &wait, 1000));
   out = output_text (window, SP_OUTPUT_STDOUT);
   g_assert_cmpstr (out, ==, "");
   for (int i = 0; i < 20; i++)
@@ -179,11 +163,11 @@ test_stop (void)
   SpWindow *window = open_window ("while True: pass\n");
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
-  g_assert_true (wait_for (is_running, window, 5000));
+  g_assert_true (sp_test_wait_for (is_running, window, 5000));
   g_usleep (200 * 1000);
   g_assert_true (sp_window_get_running (window));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.stop", NULL));
-  g_assert_true (wait_for (is_idle, window, 10000));
+  g_assert_true (sp_test_wait_for (is_idle, window, 10000));
   close_window (window);
 }
 
@@ -196,12 +180,12 @@ test_input (void)
   OutputWait wait = { window, SP_OUTPUT_STDOUT, "hello Ada" };
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
-  g_assert_true (wait_for (is_running, window, 5000));
+  g_assert_true (sp_test_wait_for (is_running, window, 5000));
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (entry)));
   gtk_editable_set_text (GTK_EDITABLE (entry), "Ada");
   g_signal_emit_by_name (entry, "activate");
-  g_assert_true (wait_for (output_contains, &wait, 10000));
-  g_assert_true (wait_for (is_idle, window, 10000));
+  g_assert_true (sp_test_wait_for (output_contains, &wait, 10000));
+  g_assert_true (sp_test_wait_for (is_idle, window, 10000));
   close_window (window);
 }
 
@@ -229,7 +213,7 @@ test_unsaved_close_asks (void)
 
   g_assert_true (gtk_text_buffer_get_modified (buffer));
   gtk_window_close (GTK_WINDOW (window));
-  g_assert_true (wait_for (has_dialog, NULL, 2000));
+  g_assert_true (sp_test_wait_for (has_dialog, NULL, 2000));
   /* The window and its text are still there. */
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window)));
   gtk_text_buffer_get_bounds (buffer, &start, &end);
@@ -257,7 +241,7 @@ test_screenshot (void)
 
   gtk_window_set_default_size (GTK_WINDOW (window), 1000, 560);
   run_and_wait (window);
-  g_assert_true (wait_for (output_contains, &wait, 2000));
+  g_assert_true (sp_test_wait_for (output_contains, &wait, 2000));
   for (int i = 0; i < 20; i++)
     g_main_context_iteration (NULL, FALSE);
 
