@@ -161,8 +161,19 @@ run_action (GtkWidget *widget, const char *action_name, GVariant *param)
   g_autofree char *name = NULL;
   GtkTextIter start, end;
 
+  const char *const *languages = sp_runner_supervisor_get_languages (self->supervisor);
+
   if (self->running)
     return;
+  /* The dropdown offers what Sandpad knows; the runner says what this
+   * system has (no node installed, say). */
+  if (languages != NULL && !g_strv_contains (languages, _sp_window_get_language (self)))
+    {
+      g_autofree char *msg = g_strdup_printf (_("No interpreter for %s on this system"),
+                                              _sp_window_get_language (self));
+      sp_exec_panel_set_status (self->exec_panel, msg, TRUE);
+      return;
+    }
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   code = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
   request = sp_run_request_new (_sp_window_get_language (self), code);
