@@ -223,12 +223,15 @@ decode_files (json_t *obj, SpExited *exited, SpProtoError *err)
       if (!json_is_object (item))
         return sp_proto_set_error (err, SP_ERR_WRONG_TYPE, "files[%zu] must be an object", i);
       TRY (sp_json_check_fields (item, "file",
-                                 (const char *const[]){ "path", "size", "mime", "created", NULL },
+                                 (const char *const[]){ "path", "size", "mime", "created", "width",
+                                                        "height", NULL },
                                  err));
       TRY (sp_json_get_string (item, "path", true, &file->path, err));
       TRY (sp_json_get_int (item, "size", true, 0, INT64_MAX, &file->size, err));
       TRY (sp_json_get_string (item, "mime", true, &file->mime, err));
       TRY (sp_json_get_bool (item, "created", true, &file->created, err));
+      TRY (sp_json_get_int (item, "width", false, 1, INT32_MAX, &file->width, err));
+      TRY (sp_json_get_int (item, "height", false, 1, INT32_MAX, &file->height, err));
     }
   return 0;
 }

@@ -169,6 +169,11 @@ encode_exited (json_t *obj, const SpExited *exited, bool *ok)
       set_int (item, "size", exited->files[i].size);
       set_str (item, "mime", exited->files[i].mime, ok);
       set_bool (item, "created", exited->files[i].created);
+      if (exited->files[i].width > 0 && exited->files[i].height > 0)
+        {
+          set_int (item, "width", exited->files[i].width);
+          set_int (item, "height", exited->files[i].height);
+        }
       json_array_append_new (files, item);
     }
   sp_json_set (obj, "files", files);

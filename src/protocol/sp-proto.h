@@ -235,6 +235,8 @@ typedef struct
   int64_t size;
   char *mime;
   bool created; /* false: it existed before and was modified */
+  int64_t width;  /* images: pixel size; 0 when unknown or not an image */
+  int64_t height;
 } SpFileInfo;
 
 typedef struct

@@ -144,6 +144,57 @@ runner_files_snap_clear (RunnerFileSnap *snap)
   memset (snap, 0, sizeof *snap);
 }
 
+static uint32_t
+be32 (const unsigned char *p)
+{
+  return (uint32_t) p[0] << 24 | (uint32_t) p[1] << 16 | (uint32_t) p[2] << 8 | p[3];
+}
+
+/* Pixel size from the image's own header: PNG's IHDR, GIF's logical
+ * screen, JPEG's first start-of-frame. Never decodes the image, and reads
+ * at most 64 KiB of a file the run may have crafted. */
+static void
+image_size (const char *dir, const char *rel_path, const char *mime, int64_t *width,
+            int64_t *height)
+{
+  cleanup_free char *full = xasprintf ("%s/%s", dir, rel_path);
+  cleanup_fd int fd = open (full, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  unsigned char head[65536];
+  ssize_t n = fd >= 0 ? read (fd, head, sizeof head) : -1;
+
+  *width = *height = 0;
+  if (n >= 24 && strcmp (mime, "image/png") == 0 && memcmp (head + 12, "IHDR", 4) == 0)
+    {
+      *width = be32 (head + 16);
+      *height = be32 (head + 20);
+    }
+  else if (n >= 10 && strcmp (mime, "image/gif") == 0)
+    {
+      *width = head[6] | head[7] << 8;
+      *height = head[8] | head[9] << 8;
+    }
+  else if (n >= 4 && strcmp (mime, "image/jpeg") == 0)
+    {
+      for (ssize_t i = 2; i + 9 < n;)
+        {
+          if (head[i] != 0xff)
+            break;
+          unsigned char marker = head[i + 1];
+          size_t len = (size_t) head[i + 2] << 8 | head[i + 3];
+          if (marker >= 0xc0 && marker <= 0xcf && marker != 0xc4 && marker != 0xc8
+              && marker != 0xcc)
+            {
+              *height = head[i + 5] << 8 | head[i + 6];
+              *width = head[i + 7] << 8 | head[i + 8];
+              break;
+            }
+          i += 2 + (ssize_t) len;
+        }
+    }
+  if (*width <= 0 || *height <= 0 || *width > INT32_MAX || *height > INT32_MAX)
+    *width = *height = 0;
+}
+
 void
 runner_files_changes (const char *dir, const RunnerFileSnap *before, SpFileInfo **files,
                       size_t *n_files, bool *truncated)
@@ -175,6 +226,7 @@ runner_files_changes (const char *dir, const RunnerFileSnap *before, SpFileInfo 
       list[n].size = now->size;
       list[n].mime = runner_files_mime (dir, now->path);
       list[n].created = then == NULL;
+      image_size (dir, now->path, list[n].mime, &list[n].width, &list[n].height);
       n++;
     }
   runner_files_snap_clear (&after);

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include "runner-engine-private.h"
+#include "runner-prelude.h"
 #include "sp-utf8.h"
 
 #define READ_CHUNK 65536
@@ -39,8 +40,10 @@ static char **
 build_env (RunnerRun *run)
 {
   size_t n_extra = sp_strv_length (run->req.env);
-  char **env = xcalloc (n_extra + 20, sizeof *env);
+  char **env = xcalloc (n_extra + 21, sizeof *env);
   cleanup_free char *tmp = xasprintf ("%s/tmp", run->dir);
+  cleanup_free char *code_dir = xasprintf ("%s/code", run->dir);
+  bool is_python = strcmp (run->lang->name, "python") == 0;
   size_t n = 0;
 
   env[n++] = xstrdup ("PATH=/usr/local/bin:/usr/bin:/bin");
@@ -61,6 +64,17 @@ build_env (RunnerRun *run)
   env[n++] = xstrdup ("PYTHONUTF8=1");
   /* Plots render to files, never to a display the run cannot reach. */
   env[n++] = xstrdup ("MPLBACKEND=Agg");
+  if (is_python)
+    {
+      /* The prelude first; a PYTHONPATH the request names follows it. */
+      const char *theirs = NULL;
+      for (size_t i = 0; i < n_extra; i++)
+        if (strncmp (run->req.env[i], "PYTHONPATH=", 11) == 0)
+          theirs = run->req.env[i] + 11;
+      env[n++] = xasprintf ("PYTHONPATH=%s/.sandpad%s%s",
+                            run->engine->namespaces ? RUNNER_SANDBOX_CODE : code_dir,
+                            theirs && theirs[0] ? ":" : "", theirs ? theirs : "");
+    }
   /* Caches go to the run's /tmp, not among its results. */
   env[n++] = xasprintf ("XDG_CACHE_HOME=%s/.cache", run->engine->namespaces ? "/tmp" : tmp);
   env[n++] = xasprintf ("MPLCONFIGDIR=%s/.matplotlib", run->engine->namespaces ? "/tmp" : tmp);
@@ -69,6 +83,9 @@ build_env (RunnerRun *run)
     {
       size_t name_len = strcspn (run->req.env[i], "=") + 1;
 
+      /* Already merged behind the prelude's directory. */
+      if (is_python && strncmp (run->req.env[i], "PYTHONPATH=", 11) == 0)
+        continue;
       /* A request's value replaces a fixed one of the same name. */
       for (size_t j = 0; j < n; j++)
         if (strncmp (env[j], run->req.env[i], name_len) == 0)
@@ -113,6 +130,24 @@ make_dirs (RunnerRun *run)
         return -1;
     }
   run->cwd = run->req.cwd ? xstrdup (run->req.cwd) : xasprintf ("%s/work", run->dir);
+  return 0;
+}
+
+/* Python runs get the prelude (plots as files) as code/.sandpad. */
+static int
+write_prelude (RunnerRun *run)
+{
+  cleanup_free char *dir = xasprintf ("%s/code/.sandpad", run->dir);
+  cleanup_free char *path = xasprintf ("%s/sitecustomize.py", dir);
+  cleanup_fd int fd = -1;
+
+  if (strcmp (run->lang->name, "python") != 0)
+    return 0;
+  if (mkdir (dir, 0755) != 0 || give_to_run (dir) != 0)
+    return -1;
+  fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+  if (fd < 0 || write_all (fd, runner_python_prelude, strlen (runner_python_prelude)) != 0)
+    return -1;
   return 0;
 }
 
@@ -171,7 +206,7 @@ _runner_run_start (RunnerRun *run)
       emit_failed (run, "%s", engine->refusal);
       return -1;
     }
-  if (make_dirs (run) != 0 || write_code (run) != 0)
+  if (make_dirs (run) != 0 || write_code (run) != 0 || write_prelude (run) != 0)
     {
       emit_failed (run, "cannot prepare the run's directory: %s", strerror (errno));
       return -1;

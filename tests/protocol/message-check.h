@@ -164,6 +164,8 @@ check_exited (const SpMessage *w, const SpMessage *g, const char *what)
         INT (files[i].size);
         STR (files[i].mime);
         INT (files[i].created);
+        INT (files[i].width);
+        INT (files[i].height);
       }
   INT (files_truncated);
 }

@@ -156,8 +156,9 @@ test_events (void)
   e->cancelled = SP_CANCEL_TERMINATE;
   e->n_files = 2;
   e->files = calloc (2, sizeof *e->files);
-  e->files[0] = (SpFileInfo){ xstrdup ("out/plot.png"), 20480, xstrdup ("image/png"), true };
-  e->files[1] = (SpFileInfo){ xstrdup ("data.csv"), 0, xstrdup ("text/csv"), false };
+  e->files[0]
+    = (SpFileInfo){ xstrdup ("out/plot.png"), 20480, xstrdup ("image/png"), true, 640, 480 };
+  e->files[1] = (SpFileInfo){ xstrdup ("data.csv"), 0, xstrdup ("text/csv"), false, 0, 0 };
   e->files_truncated = true;
   roundtrip (&m, "exited (exited)", "x1", check_exited);
 
@@ -222,7 +223,7 @@ main (void)
 {
   plan (RT (1) + 2 * RT (14) + 2 * RT (1) + 3 * RT (3)            /* requests */
         + RT (3 + 4 * 2 + 6 + 2 + 2) + RT (2) + RT (9) + 2 * RT (3) /* ready..output */
-        + RT (17 + 4 * 2) + 2 * RT (17)                             /* exited variants */
+        + RT (17 + 6 * 2) + 2 * RT (17)                             /* exited variants */
         + SP_LIMIT_LAST * SP_CANCEL_LAST * RT (17)                  /* limit × cancel */
         + RT (1) + RT (3) + (SP_ERR_LAST - 1) * RT (3));            /* released, error */
   test_requests ();

@@ -432,6 +432,32 @@ def test_files(t):
     r.close()
 
 
+def test_plots(t):
+    r = runner()
+    res = r.run("bar", "import matplotlib.pyplot as plt\nplt.bar([1, 2, 3], [10, 20, 30])\n"
+                "plt.show()\n")
+    files = res.exited["files"]
+    t.eq([(f["path"], f["mime"], f.get("width"), f.get("height")) for f in files],
+         [("plot-1.png", "image/png", 640, 480)],
+         "the bar-chart snippet yields one 640x480 PNG without asking for it", res)
+    code = ("import matplotlib.pyplot as plt\n"
+            "plt.plot([1, 2]); plt.savefig('first.png')\n"
+            "plt.figure(); plt.plot([2, 1]); plt.savefig('second.png')\n"
+            "plt.figure(); plt.plot([3, 3]); plt.show()\n")
+    res = r.run("three", code)
+    t.eq(sorted(f["path"] for f in res.exited["files"]), ["first.png", "plot-1.png", "second.png"],
+         "two saved figures and a shown third make three images, none twice")
+    res = r.run("open", "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\n")
+    t.eq([f["path"] for f in res.exited["files"]], ["plot-1.png"],
+         "a figure still open at exit is captured too")
+    res = r.run("plain", "import sys\nprint(sorted(m for m in sys.modules if 'matplotlib' in m))")
+    t.eq(res.stdout, "[]\n", "the prelude imports nothing until the snippet imports pyplot")
+    res = r.run("env", "import os\nprint(os.environ['PYTHONPATH'].split(':')[1:])",
+                env={"PYTHONPATH": "/somewhere"})
+    t.eq(res.stdout, "['/somewhere']\n", "a PYTHONPATH the request names is kept, after the prelude")
+    r.close()
+
+
 def test_path_and_args(t):
     r = runner()
     with tempfile.TemporaryDirectory() as tmp:
@@ -547,6 +573,7 @@ ALL = [
     test_bad_input,
     test_output_encoding,
     test_files,
+    test_plots,
     test_path_and_args,
     test_exec_failure,
     test_client_gone,
