@@ -63,7 +63,7 @@ decode_run (json_t *obj, SpRun *run, SpProtoError *err)
   TRY (sp_json_check_fields (obj, "run",
                              FIELDS ("id", "language", "code", "path", "name", "args", "stdin",
                                      "stdin_open", "env", "timeout_ms", "memory_mib",
-                                     "output_limit", "cwd", "network"),
+                                     "output_limit", "cwd", "network", "return_base64"),
                              err));
   TRY (get_id (obj, &run->id, err));
   TRY (sp_json_get_string (obj, "language", true, &run->language, err));
@@ -91,6 +91,7 @@ decode_run (json_t *obj, SpRun *run, SpProtoError *err)
   if (run->cwd != NULL && run->cwd[0] != '/')
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "field \"cwd\" must be absolute");
   TRY (sp_json_get_bool (obj, "network", false, &run->network, err));
+  TRY (sp_json_get_bool (obj, "return_base64", false, &run->return_base64, err));
   return 0;
 }
 
@@ -224,7 +225,7 @@ decode_files (json_t *obj, SpExited *exited, SpProtoError *err)
         return sp_proto_set_error (err, SP_ERR_WRONG_TYPE, "files[%zu] must be an object", i);
       TRY (sp_json_check_fields (item, "file",
                                  (const char *const[]){ "path", "size", "mime", "created", "width",
-                                                        "height", NULL },
+                                                        "height", "base64", NULL },
                                  err));
       TRY (sp_json_get_string (item, "path", true, &file->path, err));
       TRY (sp_json_get_int (item, "size", true, 0, INT64_MAX, &file->size, err));
@@ -232,6 +233,7 @@ decode_files (json_t *obj, SpExited *exited, SpProtoError *err)
       TRY (sp_json_get_bool (item, "created", true, &file->created, err));
       TRY (sp_json_get_int (item, "width", false, 1, INT32_MAX, &file->width, err));
       TRY (sp_json_get_int (item, "height", false, 1, INT32_MAX, &file->height, err));
+      TRY (sp_json_get_string (item, "base64", false, &file->base64, err));
     }
   return 0;
 }

@@ -69,6 +69,8 @@ encode_run (json_t *obj, const SpRun *run, bool *ok)
   set_str (obj, "cwd", run->cwd, ok);
   if (run->network)
     set_bool (obj, "network", true);
+  if (run->return_base64)
+    set_bool (obj, "return_base64", true);
 }
 
 static json_t *
@@ -174,6 +176,7 @@ encode_exited (json_t *obj, const SpExited *exited, bool *ok)
           set_int (item, "width", exited->files[i].width);
           set_int (item, "height", exited->files[i].height);
         }
+      set_str (item, "base64", exited->files[i].base64, ok);
       json_array_append_new (files, item);
     }
   sp_json_set (obj, "files", files);

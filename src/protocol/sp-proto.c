@@ -198,6 +198,7 @@ clear_exited (SpExited *exited)
     {
       free (exited->files[i].path);
       free (exited->files[i].mime);
+      free (exited->files[i].base64);
     }
   free (exited->files);
 }

@@ -154,6 +154,7 @@ typedef struct
   int64_t output_limit; /* bytes per stream, 0: default */
   char *cwd;            /* NULL: a fresh private directory */
   bool network;
+  bool return_base64; /* images in "exited" carry their bytes, up to a cap */
 } SpRun;
 
 typedef struct
@@ -237,6 +238,7 @@ typedef struct
   bool created; /* false: it existed before and was modified */
   int64_t width;  /* images: pixel size; 0 when unknown or not an image */
   int64_t height;
+  char *base64;   /* the bytes, when the run asked for them and they fit */
 } SpFileInfo;
 
 typedef struct

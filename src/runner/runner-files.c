@@ -144,6 +144,49 @@ runner_files_snap_clear (RunnerFileSnap *snap)
   memset (snap, 0, sizeof *snap);
 }
 
+char *
+runner_files_base64 (const char *dir, const char *rel_path, size_t max_bytes)
+{
+  static const char alphabet[]
+    = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  cleanup_free char *full = xasprintf ("%s/%s", dir, rel_path);
+  cleanup_fd int fd = open (full, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  Buf data = { 0 };
+  char chunk[65536];
+  ssize_t n;
+
+  if (fd < 0 || fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || (size_t) st.st_size > max_bytes)
+    return NULL;
+  while ((n = read (fd, chunk, sizeof chunk)) > 0 && data.len + (size_t) n <= max_bytes)
+    buf_append (&data, chunk, (size_t) n);
+  if (n != 0)
+    {
+      /* An error, or the file grew past the cap while we read it. */
+      buf_clear (&data);
+      return NULL;
+    }
+
+  char *out = xmalloc ((data.len + 2) / 3 * 4 + 1);
+  const unsigned char *in = (const unsigned char *) data.data;
+  size_t o = 0;
+  for (size_t i = 0; i < data.len; i += 3)
+    {
+      uint32_t v = (uint32_t) in[i] << 16;
+      if (i + 1 < data.len)
+        v |= (uint32_t) in[i + 1] << 8;
+      if (i + 2 < data.len)
+        v |= in[i + 2];
+      out[o++] = alphabet[v >> 18 & 63];
+      out[o++] = alphabet[v >> 12 & 63];
+      out[o++] = i + 1 < data.len ? alphabet[v >> 6 & 63] : '=';
+      out[o++] = i + 2 < data.len ? alphabet[v & 63] : '=';
+    }
+  out[o] = '\0';
+  buf_clear (&data);
+  return out;
+}
+
 static uint32_t
 be32 (const unsigned char *p)
 {
@@ -222,6 +265,7 @@ runner_files_changes (const char *dir, const RunnerFileSnap *before, SpFileInfo 
           break;
         }
       list = xrealloc (list, (n + 1) * sizeof *list);
+      list[n] = (SpFileInfo){ 0 };
       list[n].path = xstrdup (now->path);
       list[n].size = now->size;
       list[n].mime = runner_files_mime (dir, now->path);

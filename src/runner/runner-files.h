@@ -42,5 +42,9 @@ void runner_files_changes (const char *dir, const RunnerFileSnap *before, SpFile
  * with the same caps and without following symlinks. */
 int64_t runner_files_usage (const char *dir);
 
+/* The file's bytes base64-encoded, if it is a regular file of at most
+ * max_bytes (read without following symlinks); NULL otherwise. */
+char *runner_files_base64 (const char *dir, const char *rel_path, size_t max_bytes);
+
 /* MIME type by extension, falling back to sniffing the first bytes. */
 char *runner_files_mime (const char *dir, const char *rel_path);

@@ -18,6 +18,9 @@
 /* How often a run's writable space is measured. RLIMIT_FSIZE stops any one
  * file at the cap at once; many files are caught within this period. */
 #define DISK_POLL_NS (200 * INT64_C (1000000))
+/* Base64 bytes of images one exited event may carry (return_base64): well
+ * under SP_PROTO_MAX_FRAME, leaving room for everything else in it. */
+#define RUNNER_BASE64_BUDGET (2 * 1024 * 1024)
 
 static void emit_failed (RunnerRun *run, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 static void try_finish (RunnerRun *run);
@@ -684,6 +687,19 @@ try_finish (RunnerRun *run)
   if (ev->end != SP_END_FAILED)
     runner_files_changes (run->cwd, run->req.cwd ? &run->before : NULL, &ev->files,
                           &ev->n_files, &ev->files_truncated);
+  /* Images inline, for clients that cannot read the run's directory: in
+   * file order while they fit in the budget, so the frame stays under the
+   * protocol's size cap. */
+  size_t budget = RUNNER_BASE64_BUDGET;
+  for (size_t i = 0; run->req.return_base64 && i < ev->n_files; i++)
+    if (strncmp (ev->files[i].mime, "image/", 6) == 0 && ev->files[i].size >= 0
+        && (size_t) ev->files[i].size / 3 * 4 + 4 <= budget)
+      {
+        ev->files[i].base64 = runner_files_base64 (run->cwd, ev->files[i].path,
+                                                   budget / 4 * 3);
+        if (ev->files[i].base64 != NULL)
+          budget -= strlen (ev->files[i].base64);
+      }
 
   close_watched (run, &run->stdin_fd, &run->stdin_watch);
   if (run->control_fd >= 0)

@@ -56,6 +56,7 @@ check_run (const SpMessage *w, const SpMessage *g, const char *what)
   INT (output_limit);
   STR (cwd);
   INT (network);
+  INT (return_base64);
 }
 
 static void
@@ -166,6 +167,7 @@ check_exited (const SpMessage *w, const SpMessage *g, const char *what)
         INT (files[i].created);
         INT (files[i].width);
         INT (files[i].height);
+        STR (files[i].base64);
       }
   INT (files_truncated);
 }

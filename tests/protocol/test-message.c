@@ -31,6 +31,7 @@ test_requests (void)
   m.u.run.output_limit = 65536;
   m.u.run.cwd = xstrdup ("/tmp/sandpad work");
   m.u.run.network = true;
+  m.u.run.return_base64 = true;
   roundtrip (&m, "run with code", "run-1", check_run);
 
   /* path instead of code, and every limit at the largest accepted value. */
@@ -157,8 +158,9 @@ test_events (void)
   e->n_files = 2;
   e->files = calloc (2, sizeof *e->files);
   e->files[0]
-    = (SpFileInfo){ xstrdup ("out/plot.png"), 20480, xstrdup ("image/png"), true, 640, 480 };
-  e->files[1] = (SpFileInfo){ xstrdup ("data.csv"), 0, xstrdup ("text/csv"), false, 0, 0 };
+    = (SpFileInfo){ xstrdup ("out/plot.png"), 20480, xstrdup ("image/png"), true, 640, 480,
+                    xstrdup ("iVBORw0KGgo=") };
+  e->files[1] = (SpFileInfo){ xstrdup ("data.csv"), 0, xstrdup ("text/csv"), false, 0, 0, NULL };
   e->files_truncated = true;
   roundtrip (&m, "exited (exited)", "x1", check_exited);
 
@@ -221,9 +223,9 @@ test_events (void)
 int
 main (void)
 {
-  plan (RT (1) + 2 * RT (14) + 2 * RT (1) + 3 * RT (3)            /* requests */
+  plan (RT (1) + 2 * RT (15) + 2 * RT (1) + 3 * RT (3)            /* requests */
         + RT (3 + 4 * 2 + 6 + 2 + 2) + RT (2) + RT (9) + 2 * RT (3) /* ready..output */
-        + RT (17 + 6 * 2) + 2 * RT (17)                             /* exited variants */
+        + RT (17 + 7 * 2) + 2 * RT (17)                             /* exited variants */
         + SP_LIMIT_LAST * SP_CANCEL_LAST * RT (17)                  /* limit × cancel */
         + RT (1) + RT (3) + (SP_ERR_LAST - 1) * RT (3));            /* released, error */
   test_requests ();

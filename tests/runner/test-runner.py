@@ -452,6 +452,18 @@ def test_plots(t):
          "a figure still open at exit is captured too")
     res = r.run("plain", "import sys\nprint(sorted(m for m in sys.modules if 'matplotlib' in m))")
     t.eq(res.stdout, "[]\n", "the prelude imports nothing until the snippet imports pyplot")
+    res = r.run("b64", "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()\n"
+                "open('big.png', 'wb').write(b'\\x89PNG\\r\\n\\x1a\\n' + bytes(3 << 20))\n",
+                return_base64=True)
+    files = {f["path"]: f for f in res.exited["files"]}
+    import base64
+    with open(os.path.join(res.started["cwd"], "plot-1.png"), "rb") as f:
+        on_disk = f.read()
+    t.ok(base64.b64decode(files["plot-1.png"].get("base64", "")) == on_disk,
+         "return_base64: the plot's bytes come inline, exactly", sorted(files))
+    t.ok("base64" not in files.get("big.png", {}), "an image over the budget does not", files.get("big.png"))
+    res = r.run("nob64", "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()\n")
+    t.ok("base64" not in res.exited["files"][0], "without return_base64, no bytes inline")
     res = r.run("env", "import os\nprint(os.environ['PYTHONPATH'].split(':')[1:])",
                 env={"PYTHONPATH": "/somewhere"})
     t.eq(res.stdout, "['/somewhere']\n", "a PYTHONPATH the request names is kept, after the prelude")
