@@ -34,33 +34,102 @@ enum
 {
   INPUT,
   CLEAR,
+  GOTO_LINE,
   N_SIGNALS
 };
 
 static guint signals[N_SIGNALS];
 
+/* A row is a box holding a text label, a picture and an error block;
+ * bind shows the one the item needs. */
 static void
 setup_row (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_data)
 {
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   GtkWidget *label = gtk_label_new (NULL);
+  GtkWidget *picture = gtk_picture_new ();
+  GtkWidget *frames = gtk_flow_box_new ();
 
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   gtk_widget_add_css_class (label, "output");
-  gtk_list_item_set_child (item, label);
+  gtk_picture_set_can_shrink (GTK_PICTURE (picture), TRUE);
+  gtk_picture_set_content_fit (GTK_PICTURE (picture), GTK_CONTENT_FIT_CONTAIN);
+  gtk_widget_set_size_request (picture, -1, 240);
+  gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (frames), GTK_SELECTION_NONE);
+  gtk_box_append (GTK_BOX (box), label);
+  gtk_box_append (GTK_BOX (box), picture);
+  gtk_box_append (GTK_BOX (box), frames);
+  gtk_list_item_set_child (item, box);
   gtk_list_item_set_activatable (item, FALSE);
 }
 
 static void
-bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_data)
+on_frame_clicked (GtkButton *button, SpExecPanel *self)
+{
+  int line = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (button), "line"));
+
+  g_signal_emit (self, signals[GOTO_LINE], 0, line);
+}
+
+static void
+bind_error (SpExecPanel *self, GtkWidget *frames, SpErrorInfo *error)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (frames)) != NULL)
+    gtk_flow_box_remove (GTK_FLOW_BOX (frames), child);
+  /* Innermost first: where it broke, then how it got there. */
+  for (guint i = sp_error_info_get_n_frames (error); i > 0; i--)
+    {
+      const SpErrorFrame *frame = sp_error_info_get_frame (error, i - 1);
+      g_autofree char *text = NULL;
+      GtkWidget *button;
+
+      if (!frame->in_snippet)
+        continue;
+      text = frame->function ? g_strdup_printf (_("Line %d, in %s"), frame->line, frame->function)
+                             : g_strdup_printf (_("Line %d"), frame->line);
+      button = gtk_button_new_with_label (text);
+      gtk_widget_add_css_class (button, "flat");
+      gtk_widget_set_tooltip_text (button, _("Show this line in the editor"));
+      g_object_set_data (G_OBJECT (button), "line", GINT_TO_POINTER (frame->line));
+      g_signal_connect_object (button, "clicked", G_CALLBACK (on_frame_clicked), self, 0);
+      gtk_flow_box_append (GTK_FLOW_BOX (frames), button);
+    }
+}
+
+static void
+bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *self)
 {
   SpOutputItem *output = gtk_list_item_get_item (item);
-  GtkWidget *label = gtk_list_item_get_child (item);
+  GtkWidget *box = gtk_list_item_get_child (item);
+  GtkWidget *label = gtk_widget_get_first_child (box);
+  GtkWidget *picture = gtk_widget_get_next_sibling (label);
+  GtkWidget *frames = gtk_widget_get_next_sibling (picture);
   SpOutputKind kind = sp_output_item_get_kind (output);
   const char *text = sp_output_item_get_text (output);
   gsize len = strlen (text);
+  const char *description = _("Standard output");
+
+  gtk_widget_set_visible (label, kind != SP_OUTPUT_IMAGE);
+  gtk_widget_set_visible (picture, kind == SP_OUTPUT_IMAGE);
+  gtk_widget_set_visible (frames, kind == SP_OUTPUT_ERROR);
+  gtk_widget_remove_css_class (label, "stderr");
+  gtk_widget_remove_css_class (label, "notice");
+  gtk_widget_remove_css_class (label, "error-title");
+
+  if (kind == SP_OUTPUT_IMAGE)
+    {
+      gtk_picture_set_filename (GTK_PICTURE (picture), text);
+      gtk_picture_set_alternative_text (GTK_PICTURE (picture), sp_output_item_get_label (output));
+      gtk_accessible_update_property (GTK_ACCESSIBLE (picture), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                      sp_output_item_get_label (output), -1);
+      return;
+    }
+  gtk_picture_set_paintable (GTK_PICTURE (picture), NULL);
 
   /* A trailing newline would show as an empty line under every chunk. */
   if (len > 0 && text[len - 1] == '\n')
@@ -71,19 +140,25 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_da
   else
     gtk_label_set_text (GTK_LABEL (label), text);
 
-  gtk_widget_remove_css_class (label, "stderr");
-  gtk_widget_remove_css_class (label, "notice");
   if (kind == SP_OUTPUT_STDERR)
-    gtk_widget_add_css_class (label, "stderr");
+    {
+      gtk_widget_add_css_class (label, "stderr");
+      description = _("Standard error");
+    }
   else if (kind == SP_OUTPUT_NOTICE)
-    gtk_widget_add_css_class (label, "notice");
-
+    {
+      gtk_widget_add_css_class (label, "notice");
+      description = _("Notice");
+    }
+  else if (kind == SP_OUTPUT_ERROR)
+    {
+      gtk_widget_add_css_class (label, "error-title");
+      description = _("Error");
+      bind_error (self, frames, sp_output_item_get_error (output));
+    }
   /* Colour alone does not reach everyone: say which stream it is. */
   gtk_accessible_update_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-                                  kind == SP_OUTPUT_STDERR ? _("Standard error")
-                                  : kind == SP_OUTPUT_NOTICE ? _("Notice")
-                                                             : _("Standard output"),
-                                  -1);
+                                  description, -1);
 }
 
 static void
@@ -161,6 +236,9 @@ sp_exec_panel_class_init (SpExecPanelClass *klass)
   /* The user asked to clear the output. */
   signals[CLEAR] = g_signal_new ("clear", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
                                  NULL, NULL, G_TYPE_NONE, 0);
+  /* The user picked a frame of an error: show that line (1-based). */
+  signals[GOTO_LINE] = g_signal_new ("goto-line", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                     NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/sandpad/Sandpad/sp-exec-panel.ui");
@@ -186,7 +264,7 @@ sp_exec_panel_init (SpExecPanel *self)
   self->stick_to_bottom = TRUE;
 
   g_signal_connect (factory, "setup", G_CALLBACK (setup_row), NULL);
-  g_signal_connect (factory, "bind", G_CALLBACK (bind_row), NULL);
+  g_signal_connect (factory, "bind", G_CALLBACK (bind_row), self);
   gtk_list_view_set_factory (self->output_view, factory);
   /* Output is a log: screen readers announce additions politely. */
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->output_view),

@@ -89,8 +89,48 @@ static void
 on_output (SpRunnerSupervisor *sup, const char *run_id, SpOutputKind kind, const char *text,
            SpWindow *self)
 {
-  if (is_current (self, run_id))
-    sp_output_model_append (self->output, kind, text);
+  if (!is_current (self, run_id))
+    return;
+  sp_output_model_append (self->output, kind, text);
+  /* Kept (bounded) to find the error in, once the run is over. */
+  if (kind == SP_OUTPUT_STDERR && self->stderr_text->len < 256 * 1024)
+    g_string_append (self->stderr_text, text);
+}
+
+/* Plots and other images the run made, shown in run order. */
+static void
+add_images (SpWindow *self, SpRunResult *result)
+{
+  const char *const *images = sp_run_result_get_images (result);
+
+  for (guint i = 0; images != NULL && images[i] != NULL; i++)
+    {
+      g_autofree char *label = g_strdup_printf (_("Plot %u"), i + 1);
+      g_autoptr (SpOutputItem) item = sp_output_item_new_image (images[i], label);
+      sp_output_model_append_item (self->output, item);
+    }
+}
+
+/* The error, structured: its type and message first, its frames as links
+ * to their lines, and the innermost line of the snippet marked. */
+static void
+add_error (SpWindow *self)
+{
+  g_autofree char *name = self->file ? g_file_get_basename (self->file) : NULL;
+  const char *language = _sp_window_get_language (self);
+  const char *snippet = name ? name
+                        : g_str_equal (language, "javascript") ? "main.js"
+                        : g_str_equal (language, "bash")       ? "main.sh"
+                                                               : "main.py";
+  g_autoptr (SpErrorInfo) error = sp_error_info_parse (language, self->stderr_text->str, snippet);
+  g_autoptr (SpOutputItem) item = NULL;
+
+  if (error == NULL)
+    return;
+  item = sp_output_item_new_error (error);
+  sp_output_model_append_item (self->output, item);
+  if (sp_error_info_get_line (error) > 0)
+    _sp_window_goto_line (self, sp_error_info_get_line (error), TRUE);
 }
 
 static void
@@ -101,10 +141,12 @@ on_exited (SpRunnerSupervisor *sup, const char *run_id, SpRunResult *result, SpW
   if (!is_current (self, run_id))
     return;
   summary = sp_run_result_describe (result);
+  self->run_exited = TRUE;
   set_running (self, FALSE);
   sp_exec_panel_set_status (self->exec_panel, summary, !sp_run_result_succeeded (result));
-  /* Nothing reads the run's files yet: let the runner forget it. */
-  sp_runner_supervisor_release (self->supervisor, run_id);
+  add_images (self, result);
+  if (!sp_run_result_succeeded (result) && sp_run_result_get_cancelled (result) == SP_CANCEL_NONE)
+    add_error (self);
 }
 
 static void
@@ -188,7 +230,10 @@ run_action (GtkWidget *widget, const char *action_name, GVariant *param)
   sp_run_request_set_network (request, g_settings_get_boolean (self->settings, "network-allowed"));
   sp_run_request_set_stdin_open (request, TRUE);
 
-  g_clear_pointer (&self->run_id, g_free);
+  _sp_window_release_run (self);
+  _sp_window_clear_mark (self);
+  g_string_truncate (self->stderr_text, 0);
+  self->run_exited = FALSE;
   self->run_id = sp_runner_supervisor_run (self->supervisor, request, &error);
   if (self->run_id == NULL)
     {
@@ -199,6 +244,15 @@ run_action (GtkWidget *widget, const char *action_name, GVariant *param)
   self->output = sp_output_model_new ();
   sp_exec_panel_set_output (self->exec_panel, G_LIST_MODEL (self->output));
   set_running (self, TRUE);
+}
+
+void
+_sp_window_release_run (SpWindow *self)
+{
+  /* The previous run's files go with it. */
+  if (self->run_id != NULL && self->run_exited)
+    sp_runner_supervisor_release (self->supervisor, self->run_id);
+  g_clear_pointer (&self->run_id, g_free);
 }
 
 void
@@ -221,6 +275,12 @@ on_panel_input (SpExecPanel *panel, const char *line, SpWindow *self)
 
   if (self->running && self->run_id != NULL)
     sp_runner_supervisor_send_stdin (self->supervisor, self->run_id, with_newline, FALSE);
+}
+
+static void
+on_panel_goto_line (SpExecPanel *panel, int line, SpWindow *self)
+{
+  _sp_window_goto_line (self, line, FALSE);
 }
 
 static void
@@ -436,4 +496,5 @@ _sp_window_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.save-as", NULL, save_as_action);
   gtk_widget_class_bind_template_callback (widget_class, on_panel_input);
   gtk_widget_class_bind_template_callback (widget_class, on_panel_clear);
+  gtk_widget_class_bind_template_callback (widget_class, on_panel_goto_line);
 }

@@ -27,10 +27,14 @@ struct _SpWindow
   GtkCssProvider *font_css;
   GFile *file;
 
-  /* The run shown in the panel. */
+  /* The run shown in the panel. Its files (plots) stay until the next run,
+   * so the panel can show them; then the runner may forget it. */
   char *run_id;
   SpOutputModel *output;
+  GString *stderr_text;
   gboolean running;
+  gboolean run_exited;
+  GtkTextTag *error_tag;
   /* Close was asked for while a run was going or text was unsaved. */
   gboolean close_confirmed;
 };
@@ -44,6 +48,9 @@ void _sp_window_update_actions (SpWindow *self);
 void _sp_window_connect_runner (SpWindow *self);
 void _sp_window_stop_run (SpWindow *self);
 void _sp_window_save (SpWindow *self, GFile *file, gboolean then_close);
+void _sp_window_release_run (SpWindow *self);
+void _sp_window_goto_line (SpWindow *self, int line, gboolean mark);
+void _sp_window_clear_mark (SpWindow *self);
 
 /* sp-window.c */
 void _sp_window_update_title (SpWindow *self);

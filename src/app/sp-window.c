@@ -84,6 +84,40 @@ _sp_window_update_title (SpWindow *self)
 }
 
 void
+_sp_window_clear_mark (SpWindow *self)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+  GtkTextIter start, end;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  gtk_text_buffer_remove_tag (buffer, self->error_tag, &start, &end);
+}
+
+/* Puts the cursor on a line of the snippet (1-based); with mark, the line
+ * is tinted until the next edit or run. */
+void
+_sp_window_goto_line (SpWindow *self, int line, gboolean mark)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+  GtkTextIter start, end;
+
+  if (line < 1 || line > gtk_text_buffer_get_line_count (buffer))
+    return;
+  gtk_text_buffer_get_iter_at_line (buffer, &start, line - 1);
+  end = start;
+  gtk_text_iter_forward_to_line_end (&end);
+  if (mark)
+    {
+      _sp_window_clear_mark (self);
+      gtk_text_buffer_apply_tag (buffer, self->error_tag, &start, &end);
+    }
+  gtk_text_buffer_place_cursor (buffer, &start);
+  gtk_text_view_scroll_to_iter (GTK_TEXT_VIEW (self->source_view), &start, 0.2, FALSE, 0, 0);
+  if (!mark)
+    gtk_widget_grab_focus (GTK_WIDGET (self->source_view));
+}
+
+void
 _sp_window_toast (SpWindow *self, const char *message)
 {
   adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (message));
@@ -127,6 +161,7 @@ sp_window_close_request (GtkWindow *window)
 
   /* Nobody is left to watch a run of this window. */
   _sp_window_stop_run (self);
+  _sp_window_release_run (self);
   if (!gtk_window_is_maximized (window))
     {
       int width, height;
@@ -153,6 +188,8 @@ sp_window_dispose (GObject *object)
   g_clear_object (&self->file);
   g_clear_object (&self->output);
   g_clear_pointer (&self->run_id, g_free);
+  if (self->stderr_text != NULL)
+    g_string_free (g_steal_pointer (&self->stderr_text), TRUE);
   G_OBJECT_CLASS (sp_window_parent_class)->dispose (object);
 }
 
@@ -190,6 +227,7 @@ sp_window_init (SpWindow *self)
   languages = gtk_string_list_new ((const char *[]){ _("Python"), _("JavaScript"), _("Bash"),
                                                      NULL });
   gtk_drop_down_set_model (self->language_dropdown, G_LIST_MODEL (languages));
+  self->stderr_text = g_string_new (NULL);
   self->font_css = gtk_css_provider_new ();
   gtk_style_context_add_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
                                               GTK_STYLE_PROVIDER (self->font_css),
@@ -221,6 +259,12 @@ sp_window_new (SpApplication *app)
 
   buffer = sp_window_get_buffer (self);
   g_signal_connect_object (buffer, "modified-changed", G_CALLBACK (_sp_window_update_title), self,
+                           G_CONNECT_SWAPPED);
+  /* The error line's tint lasts until the text changes. */
+  self->error_tag = gtk_text_buffer_create_tag (GTK_TEXT_BUFFER (buffer), "sandpad-error-line",
+                                                "paragraph-background", "rgba(224,27,36,0.18)",
+                                                NULL);
+  g_signal_connect_object (buffer, "changed", G_CALLBACK (_sp_window_clear_mark), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
                            G_CALLBACK (update_style_scheme), self, G_CONNECT_SWAPPED);

@@ -6,6 +6,8 @@ struct _SpOutputItem
   GObject parent_instance;
   SpOutputKind kind;
   GString *text;
+  char *label;
+  SpErrorInfo *error;
 };
 
 G_DEFINE_FINAL_TYPE (SpOutputItem, sp_output_item, G_TYPE_OBJECT)
@@ -16,6 +18,8 @@ sp_output_item_finalize (GObject *object)
   SpOutputItem *self = SP_OUTPUT_ITEM (object);
 
   g_string_free (self->text, TRUE);
+  g_free (self->label);
+  g_clear_pointer (&self->error, sp_error_info_unref);
   G_OBJECT_CLASS (sp_output_item_parent_class)->finalize (object);
 }
 
@@ -39,6 +43,40 @@ sp_output_item_new (SpOutputKind kind, const char *text)
   self->kind = kind;
   g_string_assign (self->text, text ? text : "");
   return self;
+}
+
+SpOutputItem *
+sp_output_item_new_image (const char *path, const char *label)
+{
+  SpOutputItem *self = sp_output_item_new (SP_OUTPUT_IMAGE, path);
+
+  self->label = g_strdup (label);
+  return self;
+}
+
+SpOutputItem *
+sp_output_item_new_error (SpErrorInfo *error)
+{
+  g_autofree char *text = g_strdup_printf ("%s: %s", sp_error_info_get_error_type (error),
+                                           sp_error_info_get_message (error));
+  SpOutputItem *self = sp_output_item_new (SP_OUTPUT_ERROR, text);
+
+  self->error = sp_error_info_ref (error);
+  return self;
+}
+
+const char *
+sp_output_item_get_label (SpOutputItem *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), NULL);
+  return self->label;
+}
+
+SpErrorInfo *
+sp_output_item_get_error (SpOutputItem *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), NULL);
+  return self->error;
 }
 
 SpOutputKind

@@ -3,6 +3,8 @@
 
 #include <glib-object.h>
 
+#include "sp-error-info.h"
+
 G_BEGIN_DECLS
 
 typedef enum
@@ -10,12 +12,19 @@ typedef enum
   SP_OUTPUT_STDOUT,
   SP_OUTPUT_STDERR,
   SP_OUTPUT_NOTICE, /* said by Sandpad, not the program: "output truncated" */
+  SP_OUTPUT_IMAGE,  /* text: the image's absolute path; label: "Plot 1" */
+  SP_OUTPUT_ERROR,  /* text: "Type: message"; error: the parsed error */
 } SpOutputKind;
 
 #define SP_TYPE_OUTPUT_ITEM (sp_output_item_get_type ())
 G_DECLARE_FINAL_TYPE (SpOutputItem, sp_output_item, SP, OUTPUT_ITEM, GObject)
 
 SpOutputItem *sp_output_item_new (SpOutputKind kind, const char *text);
+SpOutputItem *sp_output_item_new_image (const char *path, const char *label);
+SpOutputItem *sp_output_item_new_error (SpErrorInfo *error);
+/* The image's accessible label; NULL for other kinds. */
+const char *sp_output_item_get_label (SpOutputItem *self);
+SpErrorInfo *sp_output_item_get_error (SpOutputItem *self);
 SpOutputKind sp_output_item_get_kind (SpOutputItem *self);
 const char *sp_output_item_get_text (SpOutputItem *self);
 gsize sp_output_item_get_length (SpOutputItem *self);

@@ -166,6 +166,16 @@ sp_output_model_append (SpOutputModel *self, SpOutputKind kind, const char *text
 }
 
 void
+sp_output_model_append_item (SpOutputModel *self, SpOutputItem *item)
+{
+  g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
+  g_return_if_fail (SP_IS_OUTPUT_ITEM (item));
+
+  g_ptr_array_add (self->items, g_object_ref (item));
+  g_list_model_items_changed (G_LIST_MODEL (self), self->items->len - 1, 0, 1);
+}
+
+void
 sp_output_model_clear (SpOutputModel *self)
 {
   guint n;

@@ -23,6 +23,8 @@ SpOutputModel *sp_output_model_new (void);
 void sp_output_model_set_max_bytes (SpOutputModel *self, gsize max_bytes);
 void sp_output_model_append (SpOutputModel *self, SpOutputKind kind, const char *text);
 void sp_output_model_clear (SpOutputModel *self);
+/* Appends a whole item (an image, an error) as it is, after the text. */
+void sp_output_model_append_item (SpOutputModel *self, SpOutputItem *item);
 gboolean sp_output_model_get_truncated (SpOutputModel *self);
 
 G_END_DECLS

@@ -17,14 +17,26 @@ struct _SpRunResult
   gint64 wall_ms, cpu_ms, peak_memory;
   gint64 timeout_ms, memory_mib;
   gboolean truncated;
+  GStrv images;
 };
 
 G_DEFINE_BOXED_TYPE (SpRunResult, sp_run_result, sp_run_result_ref, sp_run_result_unref)
 
 SpRunResult *
-_sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint64 memory_mib)
+_sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint64 memory_mib,
+                    const char *cwd)
 {
   SpRunResult *self = g_new0 (SpRunResult, 1);
+  g_autoptr (GStrvBuilder) images = g_strv_builder_new ();
+
+  for (gsize i = 0; cwd != NULL && i < exited->n_files; i++)
+    if (g_str_has_prefix (exited->files[i].mime, "image/")
+        && !g_str_equal (exited->files[i].mime, "image/svg+xml"))
+      {
+        g_autofree char *path = g_build_filename (cwd, exited->files[i].path, NULL);
+        g_strv_builder_add (images, path);
+      }
+  self->images = g_strv_builder_end (images);
 
   g_atomic_ref_count_init (&self->ref_count);
   self->end = exited->end;
@@ -55,6 +67,7 @@ sp_run_result_unref (SpRunResult *self)
   if (!g_atomic_ref_count_dec (&self->ref_count))
     return;
   g_free (self->error);
+  g_strfreev (self->images);
   g_free (self);
 }
 
@@ -73,6 +86,12 @@ SpCancelStage sp_run_result_get_cancelled (SpRunResult *self) { return self->can
 gint64 sp_run_result_get_wall_ms (SpRunResult *self) { return self->wall_ms; }
 gint64 sp_run_result_get_cpu_ms (SpRunResult *self) { return self->cpu_ms; }
 gint64 sp_run_result_get_peak_memory (SpRunResult *self) { return self->peak_memory; }
+
+const char *const *
+sp_run_result_get_images (SpRunResult *self)
+{
+  return (const char *const *) self->images;
+}
 
 static char *
 describe_end (SpRunResult *self)

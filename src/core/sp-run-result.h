@@ -12,7 +12,8 @@ typedef struct _SpRunResult SpRunResult;
 #define SP_TYPE_RUN_RESULT (sp_run_result_get_type ())
 GType sp_run_result_get_type (void) G_GNUC_CONST;
 
-SpRunResult *_sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint64 memory_mib);
+SpRunResult *_sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint64 memory_mib,
+                                 const char *cwd);
 SpRunResult *sp_run_result_ref (SpRunResult *self);
 void sp_run_result_unref (SpRunResult *self);
 
@@ -26,6 +27,10 @@ SpCancelStage sp_run_result_get_cancelled (SpRunResult *self);
 gint64 sp_run_result_get_wall_ms (SpRunResult *self);
 gint64 sp_run_result_get_cpu_ms (SpRunResult *self);
 gint64 sp_run_result_get_peak_memory (SpRunResult *self);
+
+/* Absolute paths of the images the run created or changed, in the
+ * runner's order (NULL-terminated, owned by the result). */
+const char *const *sp_run_result_get_images (SpRunResult *self);
 
 /* One line for a person: "Exited with code 0 · 0.25 s · 9.1 MB · CPU 0.20 s". */
 char *sp_run_result_describe (SpRunResult *self);

@@ -24,7 +24,17 @@ typedef struct
 {
   gint64 timeout_ms;
   gint64 memory_mib;
+  char *cwd; /* from "started": where the run's files are */
 } RunLimits;
+
+static void
+run_limits_free (gpointer data)
+{
+  RunLimits *limits = data;
+
+  g_free (limits->cwd);
+  g_free (limits);
+}
 
 struct _SpRunnerSupervisor
 {
@@ -223,7 +233,15 @@ handle_event (SpRunnerSupervisor *self, const SpMessage *msg)
       handle_ready (self, &msg->u.ready);
       break;
     case SP_MSG_STARTED:
-      g_signal_emit (self, signals[STARTED], 0, msg->u.started.id);
+      {
+        RunLimits *limits = g_hash_table_lookup (self->runs, msg->u.started.id);
+        if (limits != NULL)
+          {
+            g_free (limits->cwd);
+            limits->cwd = g_strdup (msg->u.started.cwd);
+          }
+        g_signal_emit (self, signals[STARTED], 0, msg->u.started.id);
+      }
       break;
     case SP_MSG_OUTPUT:
       g_signal_emit (self, signals[OUTPUT], 0, msg->u.output.id,
@@ -234,7 +252,8 @@ handle_event (SpRunnerSupervisor *self, const SpMessage *msg)
       {
         RunLimits *limits = g_hash_table_lookup (self->runs, msg->u.exited.id);
         g_autoptr (SpRunResult) result = _sp_run_result_new (
-          &msg->u.exited, limits ? limits->timeout_ms : 0, limits ? limits->memory_mib : 0);
+          &msg->u.exited, limits ? limits->timeout_ms : 0, limits ? limits->memory_mib : 0,
+          limits ? limits->cwd : NULL);
         g_signal_emit (self, signals[EXITED], 0, msg->u.exited.id, result);
       }
       break;
@@ -486,7 +505,7 @@ sp_runner_supervisor_init (SpRunnerSupervisor *self)
   self->restart_window_ms = 10000;
   self->handshake_timeout_ms = 5000;
   self->restarts = g_array_new (FALSE, FALSE, sizeof (gint64));
-  self->runs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->runs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, run_limits_free);
   g_queue_init (&self->writes);
 }
 

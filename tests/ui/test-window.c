@@ -189,6 +189,78 @@ test_input (void)
   close_window (window);
 }
 
+static GtkWidget *
+find_picture (GtkWidget *widget)
+{
+  if (GTK_IS_PICTURE (widget) && gtk_picture_get_paintable (GTK_PICTURE (widget)) != NULL)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_picture (child);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+has_picture (gpointer data)
+{
+  return find_picture (data) != NULL;
+}
+
+/* The seeds' bar chart: plt.show() in a snippet becomes a picture in the
+ * panel, with no setup in the snippet and no display for the program. */
+static void
+test_plot_inline (void)
+{
+  SpWindow *window = open_window ("import matplotlib.pyplot as plt\n"
+                                  "plt.bar([1, 2, 3], [10, 20, 30])\nplt.show()\n");
+  GtkWidget *panel = sp_window_get_exec_panel (window);
+  GtkWidget *picture;
+  GdkPaintable *paintable;
+
+  run_and_wait (window);
+  g_assert_true (sp_test_wait_for (has_picture, panel, 5000));
+  picture = find_picture (panel);
+  paintable = gtk_picture_get_paintable (GTK_PICTURE (picture));
+  g_assert_cmpint (gdk_paintable_get_intrinsic_width (paintable), ==, 640);
+  g_assert_cmpint (gdk_paintable_get_intrinsic_height (paintable), ==, 480);
+  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (picture), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                       "Plot 1");
+  close_window (window);
+}
+
+static int
+cursor_line (SpWindow *window)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+  GtkTextIter iter;
+
+  gtk_text_buffer_get_iter_at_mark (buffer, &iter, gtk_text_buffer_get_insert (buffer));
+  return gtk_text_iter_get_line (&iter) + 1;
+}
+
+/* A failing run points at its line, and a frame of the error moves the
+ * cursor there. */
+static void
+test_error_points_at_line (void)
+{
+  SpWindow *window = open_window ("def f():\n    return 1 / 0\n\nf()\n");
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+  GtkTextIter start;
+
+  run_and_wait (window);
+  g_assert_cmpint (cursor_line (window), ==, 2);
+  gtk_text_buffer_get_start_iter (buffer, &start);
+  gtk_text_buffer_place_cursor (buffer, &start);
+  g_assert_cmpint (cursor_line (window), ==, 1);
+  g_signal_emit_by_name (sp_window_get_exec_panel (window), "goto-line", 4);
+  g_assert_cmpint (cursor_line (window), ==, 4);
+  close_window (window);
+}
+
 static gboolean
 has_dialog (gpointer data)
 {
@@ -331,6 +403,8 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Window/stop", test_stop);
   g_test_add_func ("/Sandpad/Window/input", test_input);
   g_test_add_func ("/Sandpad/Window/unsaved-close-asks", test_unsaved_close_asks);
+  g_test_add_func ("/Sandpad/Window/plot-inline", test_plot_inline);
+  g_test_add_func ("/Sandpad/Window/error-points-at-line", test_error_points_at_line);
   g_test_add_func ("/Sandpad/Window/screenshot", test_screenshot);
   ret = g_test_run ();
 
