@@ -101,6 +101,12 @@ sp_output_item_get_length (SpOutputItem *self)
 }
 
 void
+_sp_output_item_truncate (SpOutputItem *self, gsize len)
+{
+  g_string_truncate (self->text, len);
+}
+
+void
 _sp_output_item_append (SpOutputItem *self, const char *text, gsize len)
 {
   g_string_append_len (self->text, text, (gssize) len);

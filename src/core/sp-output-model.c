@@ -13,6 +13,9 @@ struct _SpOutputModel
   gsize bytes;
   gsize max_bytes;
   gboolean truncated;
+  /* A chunk ended in '\r': a carriage return, unless '\n' comes next. */
+  gboolean pending_cr;
+  SpOutputKind pending_cr_kind;
 };
 
 static void list_model_iface_init (GListModelInterface *iface);
@@ -109,17 +112,11 @@ utf8_prefix (const char *text, gsize len, gsize max)
   return end != NULL && end > text ? (gsize) (end - text) : max;
 }
 
-void
-sp_output_model_append (SpOutputModel *self, SpOutputKind kind, const char *text)
+static void
+append_len (SpOutputModel *self, SpOutputKind kind, const char *text, gsize len)
 {
-  gsize len;
-
-  g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
-  g_return_if_fail (text != NULL);
-
-  if (self->truncated)
+  if (self->truncated || len == 0)
     return;
-  len = strlen (text);
   if (self->bytes + len > self->max_bytes)
     {
       len = utf8_prefix (text, len, self->max_bytes - self->bytes);
@@ -165,6 +162,66 @@ sp_output_model_append (SpOutputModel *self, SpOutputKind kind, const char *text
     }
 }
 
+/* A carriage return: the line being written starts over, so progress bars
+ * update in place instead of flooding. Drops the text after the last
+ * newline of the stream's last row. */
+static void
+carriage_return (SpOutputModel *self, SpOutputKind kind)
+{
+  SpOutputItem *last = self->items->len ? g_ptr_array_index (self->items, self->items->len - 1)
+                                        : NULL;
+  const char *text, *nl;
+  gsize keep, len;
+
+  if (last == NULL || sp_output_item_get_kind (last) != kind)
+    return;
+  text = sp_output_item_get_text (last);
+  len = sp_output_item_get_length (last);
+  nl = strrchr (text, '\n');
+  keep = nl ? (gsize) (nl - text) + 1 : 0;
+  if (keep == len)
+    return;
+  _sp_output_item_truncate (last, keep);
+  self->bytes -= len - keep;
+  g_list_model_items_changed (G_LIST_MODEL (self), self->items->len - 1, 1, 1);
+}
+
+void
+sp_output_model_append (SpOutputModel *self, SpOutputKind kind, const char *text)
+{
+  g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
+  g_return_if_fail (text != NULL);
+
+  if (self->pending_cr)
+    {
+      self->pending_cr = FALSE;
+      if (text[0] == '\n' && kind == self->pending_cr_kind)
+        ; /* CRLF split across chunks: just the newline that follows */
+      else
+        carriage_return (self, self->pending_cr_kind);
+    }
+  for (const char *p = text;;)
+    {
+      const char *cr = strchr (p, '\r');
+
+      if (cr == NULL)
+        {
+          append_len (self, kind, p, strlen (p));
+          return;
+        }
+      append_len (self, kind, p, (gsize) (cr - p));
+      if (cr[1] == '\0')
+        {
+          self->pending_cr = TRUE;
+          self->pending_cr_kind = kind;
+          return;
+        }
+      if (cr[1] != '\n')
+        carriage_return (self, kind);
+      p = cr + 1;
+    }
+}
+
 void
 sp_output_model_append_item (SpOutputModel *self, SpOutputItem *item)
 {
@@ -186,6 +243,7 @@ sp_output_model_clear (SpOutputModel *self)
   g_ptr_array_set_size (self->items, 0);
   self->bytes = 0;
   self->truncated = FALSE;
+  self->pending_cr = FALSE;
   if (n > 0)
     g_list_model_items_changed (G_LIST_MODEL (self), 0, n, 0);
 }

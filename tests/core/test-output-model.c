@@ -100,6 +100,41 @@ test_utf8_boundary (void)
   g_assert_finalize_object (model);
 }
 
+static const char *
+only_text (SpOutputModel *model)
+{
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 1);
+  return sp_output_item_get_text (item (model, 0));
+}
+
+/* A tqdm-style progress loop ends as one line, in whatever pieces the
+ * program's writes arrive, and a CRLF is a plain line end. */
+static void
+test_carriage_return (void)
+{
+  SpOutputModel *model = sp_output_model_new ();
+
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "start\n");
+  for (int i = 0; i <= 100; i += 10)
+    {
+      g_autofree char *bar = g_strdup_printf ("\r%3d%% [%.*s]", i, i / 10, "##########");
+      sp_output_model_append (model, SP_OUTPUT_STDOUT, bar);
+    }
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "\n");
+  g_assert_cmpstr (only_text (model), ==, "start\n100% [##########]\n");
+
+  sp_output_model_clear (model);
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "one\r");
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "\ntwo\r\n");
+  g_assert_cmpstr (only_text (model), ==, "one\ntwo\n");
+
+  sp_output_model_clear (model);
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "old\r");
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "new");
+  g_assert_cmpstr (only_text (model), ==, "new");
+  g_assert_finalize_object (model);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -107,5 +142,6 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/OutputModel/coalesce", test_coalesce);
   g_test_add_func ("/Sandpad/OutputModel/split-and-cap", test_split_and_cap);
   g_test_add_func ("/Sandpad/OutputModel/utf8-boundary", test_utf8_boundary);
+  g_test_add_func ("/Sandpad/OutputModel/carriage-return", test_carriage_return);
   return g_test_run ();
 }
