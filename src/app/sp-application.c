@@ -125,6 +125,7 @@ sp_application_startup (GApplication *app)
   SpApplication *self = SP_APPLICATION (app);
   g_autofree char *runner = NULL;
   static const char *const run_accels[] = { "<Control>Return", NULL };
+  static const char *const run_selection_accels[] = { "<Control><Shift>Return", NULL };
   static const char *const stop_accels[] = { "<Control>period", NULL };
   static const char *const new_accels[] = { "<Control>n", NULL };
   static const char *const open_accels[] = { "<Control>o", NULL };
@@ -139,6 +140,8 @@ sp_application_startup (GApplication *app)
   g_action_map_add_action_entries (G_ACTION_MAP (self), app_actions, G_N_ELEMENTS (app_actions),
                                    self);
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.run", run_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.run-selection",
+                                         run_selection_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.stop", stop_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.new", new_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.open", open_accels);

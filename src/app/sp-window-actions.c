@@ -15,6 +15,7 @@ _sp_window_update_actions (SpWindow *self)
   gboolean ready = sp_runner_supervisor_is_ready (self->supervisor);
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.run", ready && !self->running);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.run-selection", ready && !self->running);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", self->running);
   gtk_widget_set_visible (self->run_button, !self->running);
   gtk_widget_set_visible (self->stop_button, self->running);
@@ -193,16 +194,11 @@ _sp_window_connect_runner (SpWindow *self)
 }
 
 static void
-run_action (GtkWidget *widget, const char *action_name, GVariant *param)
+start_run (SpWindow *self, const char *code)
 {
-  SpWindow *self = SP_WINDOW (widget);
-  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
   g_autoptr (SpRunRequest) request = NULL;
   g_autoptr (GError) error = NULL;
-  g_autofree char *code = NULL;
   g_autofree char *name = NULL;
-  GtkTextIter start, end;
-
   const char *const *languages = sp_runner_supervisor_get_languages (self->supervisor);
 
   if (self->running)
@@ -216,8 +212,6 @@ run_action (GtkWidget *widget, const char *action_name, GVariant *param)
       sp_exec_panel_set_status (self->exec_panel, msg, TRUE);
       return;
     }
-  gtk_text_buffer_get_bounds (buffer, &start, &end);
-  code = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
   request = sp_run_request_new (_sp_window_get_language (self), code);
   if (self->file != NULL)
     {
@@ -244,6 +238,45 @@ run_action (GtkWidget *widget, const char *action_name, GVariant *param)
   self->output = sp_output_model_new ();
   sp_exec_panel_set_output (self->exec_panel, G_LIST_MODEL (self->output));
   set_running (self, TRUE);
+}
+
+static void
+run_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  SpWindow *self = SP_WINDOW (widget);
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+  g_autofree char *code = NULL;
+  GtkTextIter start, end;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  code = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  start_run (self, code);
+}
+
+/* Runs the selected lines (whole lines). Blank lines stand in for the ones
+ * above, so the interpreter's line numbers are the editor's. */
+static void
+run_selection_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  SpWindow *self = SP_WINDOW (widget);
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+  g_autofree char *selected = NULL;
+  g_autofree char *padding = NULL;
+  g_autofree char *code = NULL;
+  GtkTextIter start, end;
+
+  if (!gtk_text_buffer_get_selection_bounds (buffer, &start, &end))
+    {
+      run_action (widget, action_name, param);
+      return;
+    }
+  gtk_text_iter_set_line_offset (&start, 0);
+  if (gtk_text_iter_get_line_offset (&end) > 0 || gtk_text_iter_equal (&start, &end))
+    gtk_text_iter_forward_to_line_end (&end);
+  selected = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  padding = g_strnfill ((gsize) gtk_text_iter_get_line (&start), '\n');
+  code = g_strconcat (padding, selected, "\n", NULL);
+  start_run (self, code);
 }
 
 void
@@ -489,6 +522,7 @@ void
 _sp_window_install_actions (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_install_action (widget_class, "win.run", NULL, run_action);
+  gtk_widget_class_install_action (widget_class, "win.run-selection", NULL, run_selection_action);
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
   gtk_widget_class_install_action (widget_class, "win.new", NULL, new_action);
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);

@@ -261,6 +261,28 @@ test_error_points_at_line (void)
   close_window (window);
 }
 
+/* Run Selection runs only the selected lines, and an error in them points
+ * at the editor's line, not the selection's. */
+static void
+test_run_selection (void)
+{
+  SpWindow *window = open_window ("print('first')\nprint('second')\nx = 1 / 0\nprint('last')\n");
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+  GtkTextIter start, end;
+  g_autofree char *out = NULL;
+
+  gtk_text_buffer_get_iter_at_line (buffer, &start, 1);
+  gtk_text_buffer_get_iter_at_line_offset (buffer, &end, 2, 3);
+  gtk_text_buffer_select_range (buffer, &start, &end);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run-selection", NULL));
+  g_assert_true (sp_test_wait_for (is_running, window, 5000) || !sp_window_get_running (window));
+  g_assert_true (sp_test_wait_for (is_idle, window, 20000));
+  out = output_text (window, SP_OUTPUT_STDOUT);
+  g_assert_cmpstr (out, ==, "second\n");
+  g_assert_cmpint (cursor_line (window), ==, 3);
+  close_window (window);
+}
+
 static gboolean
 has_dialog (gpointer data)
 {
@@ -405,6 +427,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Window/unsaved-close-asks", test_unsaved_close_asks);
   g_test_add_func ("/Sandpad/Window/plot-inline", test_plot_inline);
   g_test_add_func ("/Sandpad/Window/error-points-at-line", test_error_points_at_line);
+  g_test_add_func ("/Sandpad/Window/run-selection", test_run_selection);
   g_test_add_func ("/Sandpad/Window/screenshot", test_screenshot);
   ret = g_test_run ();
 
