@@ -5,6 +5,7 @@
 
 #include <glib/gi18n.h>
 
+#include "sp-ansi.h"
 #include "sp-exec-panel.h"
 #include "sp-output-item.h"
 
@@ -132,13 +133,15 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
   gtk_picture_set_paintable (GTK_PICTURE (picture), NULL);
 
   /* A trailing newline would show as an empty line under every chunk. */
-  if (len > 0 && text[len - 1] == '\n')
+  g_autofree char *trimmed = g_strndup (text, len > 0 && text[len - 1] == '\n' ? len - 1 : len);
+  if (sp_ansi_has_escapes (trimmed))
     {
-      g_autofree char *trimmed = g_strndup (text, len - 1);
-      gtk_label_set_text (GTK_LABEL (label), trimmed);
+      /* Colours become markup; other escape sequences are shown, inert. */
+      g_autofree char *markup = sp_ansi_to_markup (trimmed);
+      gtk_label_set_markup (GTK_LABEL (label), markup);
     }
   else
-    gtk_label_set_text (GTK_LABEL (label), text);
+    gtk_label_set_text (GTK_LABEL (label), trimmed);
 
   if (kind == SP_OUTPUT_STDERR)
     {

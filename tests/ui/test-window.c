@@ -283,6 +283,47 @@ test_run_selection (void)
   close_window (window);
 }
 
+static GtkWidget *
+find_label_text (GtkWidget *widget, const char *text)
+{
+  if (GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_label_text (child, text);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* A \r progress loop ends as one line; a coloured line shows its text in
+ * colour, without the escape codes. */
+static void
+test_progress_and_colour (void)
+{
+  SpWindow *window = open_window ("import sys, time\n"
+                                  "for i in range(0, 101, 20):\n"
+                                  "    sys.stdout.write(f'\\r{i:3d}%')\n"
+                                  "    sys.stdout.flush()\n"
+                                  "    time.sleep(0.02)\n"
+                                  "print()\n"
+                                  "print('\\033[31mred\\033[0m')\n");
+  g_autofree char *out = NULL;
+  GtkWidget *label;
+
+  run_and_wait (window);
+  out = output_text (window, SP_OUTPUT_STDOUT);
+  g_assert_cmpstr (out, ==, "100%\n\033[31mred\033[0m\n");
+  for (int i = 0; i < 20; i++)
+    g_main_context_iteration (NULL, FALSE);
+  label = find_label_text (sp_window_get_exec_panel (window), "100%\nred");
+  g_assert_nonnull (label);
+  g_assert_true (gtk_label_get_use_markup (GTK_LABEL (label)));
+  close_window (window);
+}
+
 static gboolean
 has_dialog (gpointer data)
 {
@@ -428,6 +469,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Window/plot-inline", test_plot_inline);
   g_test_add_func ("/Sandpad/Window/error-points-at-line", test_error_points_at_line);
   g_test_add_func ("/Sandpad/Window/run-selection", test_run_selection);
+  g_test_add_func ("/Sandpad/Window/progress-and-colour", test_progress_and_colour);
   g_test_add_func ("/Sandpad/Window/screenshot", test_screenshot);
   ret = g_test_run ();
 
