@@ -41,8 +41,10 @@ enum
 
 static guint signals[N_SIGNALS];
 
-/* A row is a box holding a text label, a picture and an error block;
- * bind shows the one the item needs. */
+static void on_action_clicked (GtkButton *button, SpExecPanel *self);
+
+/* A row is a box holding a text label, a picture, an error block, file
+ * actions and previews; bind shows what the item needs. */
 static void
 setup_row (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_data)
 {
@@ -60,9 +62,33 @@ setup_row (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_d
   gtk_picture_set_content_fit (GTK_PICTURE (picture), GTK_CONTENT_FIT_CONTAIN);
   gtk_widget_set_size_request (picture, -1, 240);
   gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (frames), GTK_SELECTION_NONE);
+  GtkWidget *actions = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *preview = gtk_label_new (NULL);
+  GtkWidget *table = gtk_grid_new ();
+  const char *const buttons[][2] = { { "save", N_("Save As…") },
+                                     { "copy", N_("Copy") },
+                                     { "full", N_("Full Size") } };
+
+  for (guint i = 0; i < G_N_ELEMENTS (buttons); i++)
+    {
+      GtkWidget *button = gtk_button_new_with_label (_(buttons[i][1]));
+      gtk_widget_add_css_class (button, "flat");
+      gtk_widget_set_name (button, buttons[i][0]);
+      g_signal_connect_object (button, "clicked", G_CALLBACK (on_action_clicked), user_data, 0);
+      gtk_box_append (GTK_BOX (actions), button);
+    }
+  gtk_label_set_xalign (GTK_LABEL (preview), 0);
+  gtk_label_set_selectable (GTK_LABEL (preview), TRUE);
+  gtk_widget_add_css_class (preview, "output");
+  gtk_widget_add_css_class (preview, "preview");
+  gtk_grid_set_column_spacing (GTK_GRID (table), 12);
+  gtk_widget_add_css_class (table, "preview");
   gtk_box_append (GTK_BOX (box), label);
   gtk_box_append (GTK_BOX (box), picture);
   gtk_box_append (GTK_BOX (box), frames);
+  gtk_box_append (GTK_BOX (box), actions);
+  gtk_box_append (GTK_BOX (box), preview);
+  gtk_box_append (GTK_BOX (box), table);
   gtk_list_item_set_child (item, box);
   gtk_list_item_set_activatable (item, FALSE);
 }
@@ -102,6 +128,125 @@ bind_error (SpExecPanel *self, GtkWidget *frames, SpErrorInfo *error)
     }
 }
 
+/* The first bytes of a file of the run, as text (never more than max). */
+static char *
+read_head (const char *path, gsize max)
+{
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (GFileInputStream) in = g_file_read (file, NULL, NULL);
+  g_autofree char *buf = g_malloc0 (max + 1);
+  gsize got = 0;
+
+  if (in == NULL || !g_input_stream_read_all (G_INPUT_STREAM (in), buf, max, &got, NULL, NULL))
+    return NULL;
+  buf[got] = '\0';
+  return g_utf8_make_valid (buf, (gssize) got);
+}
+
+#define PREVIEW_LINES 8
+
+/* Text files preview their first lines; CSV shows as a small table. */
+static void
+bind_preview (GtkWidget *preview, GtkWidget *table, SpOutputItem *item)
+{
+  const char *mime = sp_output_item_get_mime (item);
+  g_autofree char *head = NULL;
+  g_auto (GStrv) lines = NULL;
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (table)) != NULL)
+    gtk_grid_remove (GTK_GRID (table), child);
+  if (!g_str_has_prefix (mime, "text/") && !g_str_equal (mime, "application/json"))
+    return;
+  head = read_head (sp_output_item_get_text (item), 4096);
+  if (head == NULL)
+    return;
+  lines = g_strsplit (head, "\n", PREVIEW_LINES + 1);
+  if (g_str_equal (mime, "text/csv") || g_str_equal (mime, "text/tab-separated-values"))
+    {
+      const char *sep = g_str_equal (mime, "text/csv") ? "," : "\t";
+      for (guint r = 0; lines[r] != NULL && r < PREVIEW_LINES; r++)
+        {
+          g_auto (GStrv) cells = g_strsplit (lines[r], sep, 8);
+          for (guint c = 0; cells[c] != NULL; c++)
+            {
+              GtkWidget *cell = gtk_label_new (cells[c]);
+              gtk_label_set_xalign (GTK_LABEL (cell), 0);
+              gtk_label_set_ellipsize (GTK_LABEL (cell), PANGO_ELLIPSIZE_END);
+              if (r == 0)
+                gtk_widget_add_css_class (cell, "heading");
+              gtk_grid_attach (GTK_GRID (table), cell, (int) c, (int) r, 1, 1);
+            }
+        }
+      gtk_widget_set_visible (table, TRUE);
+      return;
+    }
+  /* The split's last piece holds the rest of the file: not shown. */
+  if (g_strv_length (lines) > PREVIEW_LINES)
+    g_clear_pointer (&lines[PREVIEW_LINES], g_free);
+  g_autofree char *text = g_strjoinv ("\n", lines);
+  gtk_label_set_text (GTK_LABEL (preview), text);
+  gtk_widget_set_visible (preview, TRUE);
+}
+
+static void
+on_save_response (GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  g_autoptr (GFile) source = user_data;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) dest = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autoptr (GError) error = NULL;
+      /* A copy of the data, never a link into the run's directory. */
+      if (!g_file_copy (source, dest, G_FILE_COPY_OVERWRITE | G_FILE_COPY_NOFOLLOW_SYMLINKS, NULL,
+                        NULL, NULL, &error))
+        g_warning ("could not save: %s", error->message);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+on_action_clicked (GtkButton *button, SpExecPanel *self)
+{
+  GtkWidget *actions = gtk_widget_get_parent (GTK_WIDGET (button));
+  SpOutputItem *item = g_object_get_data (G_OBJECT (actions), "item");
+  const char *what = gtk_widget_get_name (GTK_WIDGET (button));
+  const char *path = sp_output_item_get_text (item);
+  GtkWindow *parent = GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self)));
+
+  if (g_str_equal (what, "save"))
+    {
+      GtkFileChooserNative *chooser = gtk_file_chooser_native_new (
+        _("Save File"), parent, GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
+      g_autofree char *base = g_path_get_basename (path);
+      gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), base);
+      g_signal_connect (chooser, "response", G_CALLBACK (on_save_response),
+                        g_file_new_for_path (path));
+      gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+    }
+  else if (g_str_equal (what, "copy"))
+    {
+      g_autoptr (GdkTexture) texture = gdk_texture_new_from_filename (path, NULL);
+      if (texture != NULL)
+        gdk_clipboard_set_texture (gtk_widget_get_clipboard (GTK_WIDGET (self)), texture);
+    }
+  else if (g_str_equal (what, "full"))
+    {
+      GtkWidget *window = gtk_window_new ();
+      GtkWidget *scroller = gtk_scrolled_window_new ();
+      GtkWidget *picture = gtk_picture_new_for_filename (path);
+
+      gtk_picture_set_can_shrink (GTK_PICTURE (picture), FALSE);
+      gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), picture);
+      gtk_window_set_child (GTK_WINDOW (window), scroller);
+      gtk_window_set_title (GTK_WINDOW (window), sp_output_item_get_label (item));
+      gtk_window_set_transient_for (GTK_WINDOW (window), parent);
+      gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
+      gtk_window_present (GTK_WINDOW (window));
+    }
+}
+
 static void
 bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *self)
 {
@@ -110,6 +255,9 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
   GtkWidget *label = gtk_widget_get_first_child (box);
   GtkWidget *picture = gtk_widget_get_next_sibling (label);
   GtkWidget *frames = gtk_widget_get_next_sibling (picture);
+  GtkWidget *actions = gtk_widget_get_next_sibling (frames);
+  GtkWidget *preview = gtk_widget_get_next_sibling (actions);
+  GtkWidget *table = gtk_widget_get_next_sibling (preview);
   SpOutputKind kind = sp_output_item_get_kind (output);
   const char *text = sp_output_item_get_text (output);
   gsize len = strlen (text);
@@ -118,6 +266,14 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
   gtk_widget_set_visible (label, kind != SP_OUTPUT_IMAGE);
   gtk_widget_set_visible (picture, kind == SP_OUTPUT_IMAGE);
   gtk_widget_set_visible (frames, kind == SP_OUTPUT_ERROR);
+  gtk_widget_set_visible (actions, kind == SP_OUTPUT_IMAGE || kind == SP_OUTPUT_FILE);
+  gtk_widget_set_visible (preview, FALSE);
+  gtk_widget_set_visible (table, FALSE);
+  /* The action buttons find the item through the row. */
+  g_object_set_data_full (G_OBJECT (actions), "item", g_object_ref (output), g_object_unref);
+  for (GtkWidget *b = gtk_widget_get_first_child (actions); b; b = gtk_widget_get_next_sibling (b))
+    gtk_widget_set_visible (b, kind == SP_OUTPUT_IMAGE
+                                 || g_str_equal (gtk_widget_get_name (b), "save"));
   gtk_widget_remove_css_class (label, "stderr");
   gtk_widget_remove_css_class (label, "notice");
   gtk_widget_remove_css_class (label, "error-title");
@@ -158,6 +314,16 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
       gtk_widget_add_css_class (label, "error-title");
       description = _("Error");
       bind_error (self, frames, sp_output_item_get_error (output));
+    }
+  else if (kind == SP_OUTPUT_FILE)
+    {
+      g_autofree char *size = g_format_size ((guint64) sp_output_item_get_size (output));
+      g_autofree char *title = g_strdup_printf ("%s · %s · %s", sp_output_item_get_label (output),
+                                                size, sp_output_item_get_mime (output));
+      gtk_label_set_text (GTK_LABEL (label), title);
+      gtk_widget_add_css_class (label, "notice");
+      description = _("Created file");
+      bind_preview (preview, table, output);
     }
   /* Colour alone does not reach everyone: say which stream it is. */
   gtk_accessible_update_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
@@ -266,7 +432,7 @@ sp_exec_panel_init (SpExecPanel *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   self->stick_to_bottom = TRUE;
 
-  g_signal_connect (factory, "setup", G_CALLBACK (setup_row), NULL);
+  g_signal_connect (factory, "setup", G_CALLBACK (setup_row), self);
   g_signal_connect (factory, "bind", G_CALLBACK (bind_row), self);
   gtk_list_view_set_factory (self->output_view, factory);
   /* Output is a log: screen readers announce additions politely. */

@@ -112,6 +112,22 @@ add_images (SpWindow *self, SpRunResult *result)
     }
 }
 
+/* Every other file the run made: listed, previewed, and savable. */
+static void
+add_files (SpWindow *self, SpRunResult *result)
+{
+  for (guint i = 0; i < sp_run_result_get_n_files (result); i++)
+    {
+      const SpRunFile *file = sp_run_result_get_file (result, i);
+      g_autoptr (SpOutputItem) item = NULL;
+
+      if (g_str_has_prefix (file->mime, "image/") && !g_str_equal (file->mime, "image/svg+xml"))
+        continue;
+      item = sp_output_item_new_file (file->path, file->relative, file->size, file->mime);
+      sp_output_model_append_item (self->output, item);
+    }
+}
+
 /* The error, structured: its type and message first, its frames as links
  * to their lines, and the innermost line of the snippet marked. */
 static void
@@ -146,6 +162,7 @@ on_exited (SpRunnerSupervisor *sup, const char *run_id, SpRunResult *result, SpW
   set_running (self, FALSE);
   sp_exec_panel_set_status (self->exec_panel, summary, !sp_run_result_succeeded (result));
   add_images (self, result);
+  add_files (self, result);
   if (!sp_run_result_succeeded (result) && sp_run_result_get_cancelled (result) == SP_CANCEL_NONE)
     add_error (self);
 }

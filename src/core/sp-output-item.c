@@ -8,6 +8,8 @@ struct _SpOutputItem
   GString *text;
   char *label;
   SpErrorInfo *error;
+  gint64 size;
+  char *mime;
 };
 
 G_DEFINE_FINAL_TYPE (SpOutputItem, sp_output_item, G_TYPE_OBJECT)
@@ -19,6 +21,7 @@ sp_output_item_finalize (GObject *object)
 
   g_string_free (self->text, TRUE);
   g_free (self->label);
+  g_free (self->mime);
   g_clear_pointer (&self->error, sp_error_info_unref);
   G_OBJECT_CLASS (sp_output_item_parent_class)->finalize (object);
 }
@@ -63,6 +66,31 @@ sp_output_item_new_error (SpErrorInfo *error)
 
   self->error = sp_error_info_ref (error);
   return self;
+}
+
+SpOutputItem *
+sp_output_item_new_file (const char *path, const char *label, gint64 size, const char *mime)
+{
+  SpOutputItem *self = sp_output_item_new (SP_OUTPUT_FILE, path);
+
+  self->label = g_strdup (label);
+  self->size = size;
+  self->mime = g_strdup (mime);
+  return self;
+}
+
+gint64
+sp_output_item_get_size (SpOutputItem *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), 0);
+  return self->size;
+}
+
+const char *
+sp_output_item_get_mime (SpOutputItem *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), NULL);
+  return self->mime;
 }
 
 const char *

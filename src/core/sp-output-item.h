@@ -14,6 +14,7 @@ typedef enum
   SP_OUTPUT_NOTICE, /* said by Sandpad, not the program: "output truncated" */
   SP_OUTPUT_IMAGE,  /* text: the image's absolute path; label: "Plot 1" */
   SP_OUTPUT_ERROR,  /* text: "Type: message"; error: the parsed error */
+  SP_OUTPUT_FILE,   /* text: the file's absolute path; label: its path in the run */
 } SpOutputKind;
 
 #define SP_TYPE_OUTPUT_ITEM (sp_output_item_get_type ())
@@ -22,6 +23,10 @@ G_DECLARE_FINAL_TYPE (SpOutputItem, sp_output_item, SP, OUTPUT_ITEM, GObject)
 SpOutputItem *sp_output_item_new (SpOutputKind kind, const char *text);
 SpOutputItem *sp_output_item_new_image (const char *path, const char *label);
 SpOutputItem *sp_output_item_new_error (SpErrorInfo *error);
+SpOutputItem *sp_output_item_new_file (const char *path, const char *label, gint64 size,
+                                       const char *mime);
+gint64 sp_output_item_get_size (SpOutputItem *self);
+const char *sp_output_item_get_mime (SpOutputItem *self);
 /* The image's accessible label; NULL for other kinds. */
 const char *sp_output_item_get_label (SpOutputItem *self);
 SpErrorInfo *sp_output_item_get_error (SpOutputItem *self);

@@ -18,7 +18,18 @@ struct _SpRunResult
   gint64 timeout_ms, memory_mib;
   gboolean truncated;
   GStrv images;
+  GArray *files; /* SpRunFile */
 };
+
+static void
+clear_file (gpointer data)
+{
+  SpRunFile *file = data;
+
+  g_free (file->path);
+  g_free (file->relative);
+  g_free (file->mime);
+}
 
 G_DEFINE_BOXED_TYPE (SpRunResult, sp_run_result, sp_run_result_ref, sp_run_result_unref)
 
@@ -29,6 +40,15 @@ _sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint64 memory_mib
   SpRunResult *self = g_new0 (SpRunResult, 1);
   g_autoptr (GStrvBuilder) images = g_strv_builder_new ();
 
+  self->files = g_array_new (FALSE, TRUE, sizeof (SpRunFile));
+  g_array_set_clear_func (self->files, clear_file);
+  for (gsize i = 0; cwd != NULL && i < exited->n_files; i++)
+    {
+      SpRunFile file = { g_build_filename (cwd, exited->files[i].path, NULL),
+                         g_strdup (exited->files[i].path), exited->files[i].size,
+                         g_strdup (exited->files[i].mime) };
+      g_array_append_val (self->files, file);
+    }
   for (gsize i = 0; cwd != NULL && i < exited->n_files; i++)
     if (g_str_has_prefix (exited->files[i].mime, "image/")
         && !g_str_equal (exited->files[i].mime, "image/svg+xml"))
@@ -68,6 +88,7 @@ sp_run_result_unref (SpRunResult *self)
     return;
   g_free (self->error);
   g_strfreev (self->images);
+  g_array_unref (self->files);
   g_free (self);
 }
 
@@ -91,6 +112,19 @@ const char *const *
 sp_run_result_get_images (SpRunResult *self)
 {
   return (const char *const *) self->images;
+}
+
+guint
+sp_run_result_get_n_files (SpRunResult *self)
+{
+  return self->files->len;
+}
+
+const SpRunFile *
+sp_run_result_get_file (SpRunResult *self, guint index)
+{
+  g_return_val_if_fail (index < self->files->len, NULL);
+  return &g_array_index (self->files, SpRunFile, index);
 }
 
 static char *

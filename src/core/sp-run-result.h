@@ -32,6 +32,18 @@ gint64 sp_run_result_get_peak_memory (SpRunResult *self);
  * runner's order (NULL-terminated, owned by the result). */
 const char *const *sp_run_result_get_images (SpRunResult *self);
 
+/* Every file the run created or changed, images included. */
+typedef struct
+{
+  char *path;     /* absolute, in the run's directory on this machine */
+  char *relative; /* as the run saw it */
+  gint64 size;
+  char *mime;
+} SpRunFile;
+
+guint sp_run_result_get_n_files (SpRunResult *self);
+const SpRunFile *sp_run_result_get_file (SpRunResult *self, guint index);
+
 /* One line for a person: "Exited with code 0 · 0.25 s · 9.1 MB · CPU 0.20 s". */
 char *sp_run_result_describe (SpRunResult *self);
 

@@ -324,6 +324,25 @@ test_progress_and_colour (void)
   close_window (window);
 }
 
+/* Created files are listed with a preview: CSV as a table, text as its
+ * first lines. */
+static void
+test_created_files (void)
+{
+  SpWindow *window = open_window ("open('data.csv', 'w').write('name,score\\nada,3\\n')\n"
+                                  "open('notes.txt', 'w').write('line one\\nline two\\n')\n");
+  GtkWidget *panel = sp_window_get_exec_panel (window);
+
+  run_and_wait (window);
+  for (int i = 0; i < 20; i++)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_nonnull (find_label_text (panel, "score"));
+  g_assert_nonnull (find_label_text (panel, "ada"));
+  g_assert_nonnull (find_label_text (panel, "line one\nline two\n"));
+  g_assert_nonnull (find_label_text (panel, "data.csv · 17 bytes · text/csv"));
+  close_window (window);
+}
+
 static gboolean
 has_dialog (gpointer data)
 {
@@ -399,6 +418,31 @@ compare_with_reference (GdkTexture *texture)
   g_assert_cmpuint (differing, <, (gsize) width * height / 25);
 }
 
+/* The window as GTK draws it, once it has drawn. */
+static GdkTexture *
+render (SpWindow *window)
+{
+  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (GTK_WIDGET (window));
+  g_autoptr (GskRenderNode) node = NULL;
+  int width = 0, height = 0;
+
+  /* On a loaded machine the first frame can come late: wait for the
+   * window to have drawn, then for the snapshot to have content. */
+  for (int attempt = 0; node == NULL && attempt < 50; attempt++)
+    {
+      GtkSnapshot *snapshot = gtk_snapshot_new ();
+
+      gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+      width = gtk_widget_get_width (GTK_WIDGET (window));
+      height = gtk_widget_get_height (GTK_WIDGET (window));
+      gdk_paintable_snapshot (paintable, snapshot, width, height);
+      node = gtk_snapshot_free_to_node (snapshot);
+    }
+  g_assert_cmpint (width, >, 0);
+  g_assert_nonnull (node);
+  return gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node, NULL);
+}
+
 /* Renders the window after a run into a PNG (the test artifact, and the
  * README's screenshot), the way GTK itself would draw it. */
 static void
@@ -408,13 +452,9 @@ test_screenshot (void)
                                   "    print(f'sqrt({n}) = {math.sqrt(n):.4f}')\n"
                                   "print(undefined_name)\n");
   OutputWait wait = { window, SP_OUTPUT_STDERR, "NameError" };
-  g_autoptr (GdkPaintable) paintable = NULL;
-  g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
-  g_autoptr (GskRenderNode) node = NULL;
   g_autoptr (GdkTexture) texture = NULL;
   g_autofree char *path = NULL;
   const char *dir = g_getenv ("SANDPAD_SCREENSHOT_DIR");
-  int width, height;
 
   gtk_window_set_default_size (GTK_WINDOW (window), 1000, 560);
   run_and_wait (window);
@@ -422,27 +462,34 @@ test_screenshot (void)
   for (int i = 0; i < 20; i++)
     g_main_context_iteration (NULL, FALSE);
 
-  paintable = gtk_widget_paintable_new (GTK_WIDGET (window));
-  /* On a loaded machine the first frame can come late: wait for the
-   * window to have drawn, then for the snapshot to have content. */
-  for (int attempt = 0; node == NULL && attempt < 50; attempt++)
-    {
-      gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
-      width = gtk_widget_get_width (GTK_WIDGET (window));
-      height = gtk_widget_get_height (GTK_WIDGET (window));
-      g_clear_object (&snapshot);
-      snapshot = gtk_snapshot_new ();
-      gdk_paintable_snapshot (paintable, snapshot, width, height);
-      node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-    }
-  g_assert_cmpint (width, >, 0);
-  g_assert_nonnull (node);
-  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node, NULL);
-  g_assert_cmpint (gdk_texture_get_width (texture), ==, width);
+  texture = render (window);
   path = g_build_filename (dir ? dir : g_get_tmp_dir (), "sandpad-window.png", NULL);
   g_assert_true (gdk_texture_save_to_png (texture, path));
   g_test_message ("screenshot: %s", path);
   compare_with_reference (texture);
+  close_window (window);
+}
+
+/* The seeds' bar chart, drawn for the README (no reference: plots are
+ * drawn by matplotlib, whose output is not ours to pin). */
+static void
+test_plot_screenshot (void)
+{
+  SpWindow *window = open_window ("import matplotlib.pyplot as plt\n\n"
+                                  "plt.bar(['a', 'b', 'c'], [10, 20, 30])\n"
+                                  "plt.title('A bar chart of [10, 20, 30]')\nplt.show()\n");
+  g_autoptr (GdkTexture) texture = NULL;
+  g_autofree char *path = NULL;
+  const char *dir = g_getenv ("SANDPAD_SCREENSHOT_DIR");
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 620);
+  run_and_wait (window);
+  g_assert_true (sp_test_wait_for (has_picture, sp_window_get_exec_panel (window), 5000));
+  for (int i = 0; i < 20; i++)
+    g_main_context_iteration (NULL, FALSE);
+  texture = render (window);
+  path = g_build_filename (dir ? dir : g_get_tmp_dir (), "sandpad-plot.png", NULL);
+  g_assert_true (gdk_texture_save_to_png (texture, path));
   close_window (window);
 }
 
@@ -470,7 +517,9 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Window/error-points-at-line", test_error_points_at_line);
   g_test_add_func ("/Sandpad/Window/run-selection", test_run_selection);
   g_test_add_func ("/Sandpad/Window/progress-and-colour", test_progress_and_colour);
+  g_test_add_func ("/Sandpad/Window/created-files", test_created_files);
   g_test_add_func ("/Sandpad/Window/screenshot", test_screenshot);
+  g_test_add_func ("/Sandpad/Window/plot-screenshot", test_plot_screenshot);
   ret = g_test_run ();
 
   g_application_quit (G_APPLICATION (app));
