@@ -42,6 +42,8 @@ enum
 static guint signals[N_SIGNALS];
 
 static void on_action_clicked (GtkButton *button, SpExecPanel *self);
+static void on_picture_released (GtkGestureClick *click, int n_press, double x, double y,
+                                 SpExecPanel *self);
 
 /* A row is a box holding a text label, a picture, an error block, file
  * actions and previews; bind shows what the item needs. */
@@ -61,6 +63,12 @@ setup_row (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_d
   gtk_picture_set_can_shrink (GTK_PICTURE (picture), TRUE);
   gtk_picture_set_content_fit (GTK_PICTURE (picture), GTK_CONTENT_FIT_CONTAIN);
   gtk_widget_set_size_request (picture, -1, 240);
+  {
+    /* A click on a plot opens it full size, like the Full Size button. */
+    GtkGesture *click = gtk_gesture_click_new ();
+    g_signal_connect_object (click, "released", G_CALLBACK (on_picture_released), user_data, 0);
+    gtk_widget_add_controller (picture, GTK_EVENT_CONTROLLER (click));
+  }
   gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (frames), GTK_SELECTION_NONE);
   GtkWidget *actions = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   GtkWidget *preview = gtk_label_new (NULL);
@@ -245,6 +253,17 @@ on_action_clicked (GtkButton *button, SpExecPanel *self)
       gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
       gtk_window_present (GTK_WINDOW (window));
     }
+}
+
+static void
+on_picture_released (GtkGestureClick *click, int n_press, double x, double y, SpExecPanel *self)
+{
+  GtkWidget *picture = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (click));
+  GtkWidget *actions = gtk_widget_get_next_sibling (gtk_widget_get_next_sibling (picture));
+
+  for (GtkWidget *b = gtk_widget_get_first_child (actions); b; b = gtk_widget_get_next_sibling (b))
+    if (g_str_equal (gtk_widget_get_name (b), "full"))
+      on_action_clicked (GTK_BUTTON (b), self);
 }
 
 static void

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 
 #include "sp-run-result.h"
 #include "sp-window-private.h"
@@ -98,16 +99,40 @@ on_output (SpRunnerSupervisor *sup, const char *run_id, SpOutputKind kind, const
     g_string_append (self->stderr_text, text);
 }
 
-/* Plots and other images the run made, shown in run order. */
+static gint64
+mtime_ns (const char *path)
+{
+  GStatBuf st;
+
+  if (g_lstat (path, &st) != 0)
+    return 0;
+  return (gint64) st.st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + st.st_mtim.tv_nsec;
+}
+
+static int
+by_mtime (gconstpointer a, gconstpointer b)
+{
+  gint64 ta = mtime_ns (*(const char *const *) a), tb = mtime_ns (*(const char *const *) b);
+
+  return ta < tb ? -1 : ta > tb;
+}
+
+/* Plots and other images the run made, shown in the order it made them
+ * (the runner lists files by name). */
 static void
 add_images (SpWindow *self, SpRunResult *result)
 {
   const char *const *images = sp_run_result_get_images (result);
+  g_autoptr (GPtrArray) ordered = g_ptr_array_new ();
 
   for (guint i = 0; images != NULL && images[i] != NULL; i++)
+    g_ptr_array_add (ordered, (gpointer) images[i]);
+  g_ptr_array_sort (ordered, by_mtime);
+  for (guint i = 0; i < ordered->len; i++)
     {
       g_autofree char *label = g_strdup_printf (_("Plot %u"), i + 1);
-      g_autoptr (SpOutputItem) item = sp_output_item_new_image (images[i], label);
+      g_autoptr (SpOutputItem) item = sp_output_item_new_image (g_ptr_array_index (ordered, i),
+                                                                label);
       sp_output_model_append_item (self->output, item);
     }
 }

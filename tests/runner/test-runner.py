@@ -447,6 +447,10 @@ def test_plots(t):
     res = r.run("three", code)
     t.eq(sorted(f["path"] for f in res.exited["files"]), ["first.png", "plot-1.png", "second.png"],
          "two saved figures and a shown third make three images, none twice")
+    res = r.run("svg", "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()\n",
+                env={"SANDPAD_PLOT_FORMATS": "png,svg"})
+    t.eq([(f["path"], f["mime"]) for f in res.exited["files"]],
+         [("plot-1.png", "image/png"), ("plot-1.svg", "image/svg+xml")], "SVG too, when asked")
     res = r.run("open", "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\n")
     t.eq([f["path"] for f in res.exited["files"]], ["plot-1.png"],
          "a figure still open at exit is captured too")
