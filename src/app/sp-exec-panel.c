@@ -36,6 +36,7 @@ enum
   INPUT,
   CLEAR,
   GOTO_LINE,
+  OPEN_FILE,
   N_SIGNALS
 };
 
@@ -73,7 +74,8 @@ setup_row (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_d
   GtkWidget *actions = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   GtkWidget *preview = gtk_label_new (NULL);
   GtkWidget *table = gtk_grid_new ();
-  const char *const buttons[][2] = { { "save", N_("Save As…") },
+  const char *const buttons[][2] = { { "open", N_("Open") },
+                                     { "save", N_("Save As…") },
                                      { "copy", N_("Copy") },
                                      { "full", N_("Full Size") } };
 
@@ -223,7 +225,9 @@ on_action_clicked (GtkButton *button, SpExecPanel *self)
   const char *path = sp_output_item_get_text (item);
   GtkWindow *parent = GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self)));
 
-  if (g_str_equal (what, "save"))
+  if (g_str_equal (what, "open"))
+    g_signal_emit (self, signals[OPEN_FILE], 0, path);
+  else if (g_str_equal (what, "save"))
     {
       GtkFileChooserNative *chooser = gtk_file_chooser_native_new (
         _("Save File"), parent, GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
@@ -291,8 +295,16 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
   /* The action buttons find the item through the row. */
   g_object_set_data_full (G_OBJECT (actions), "item", g_object_ref (output), g_object_unref);
   for (GtkWidget *b = gtk_widget_get_first_child (actions); b; b = gtk_widget_get_next_sibling (b))
-    gtk_widget_set_visible (b, kind == SP_OUTPUT_IMAGE
-                                 || g_str_equal (gtk_widget_get_name (b), "save"));
+    {
+      const char *name = gtk_widget_get_name (b);
+      const char *mime = sp_output_item_get_mime (output);
+      gboolean is_text = mime != NULL
+                      && (g_str_has_prefix (mime, "text/") || g_str_equal (mime, "application/json"));
+      gtk_widget_set_visible (b, g_str_equal (name, "save")
+                                   || (kind == SP_OUTPUT_IMAGE && !g_str_equal (name, "open"))
+                                   || (kind == SP_OUTPUT_FILE && is_text
+                                       && g_str_equal (name, "open")));
+    }
   gtk_widget_remove_css_class (label, "stderr");
   gtk_widget_remove_css_class (label, "notice");
   gtk_widget_remove_css_class (label, "error-title");
@@ -427,6 +439,9 @@ sp_exec_panel_class_init (SpExecPanelClass *klass)
   /* The user picked a frame of an error: show that line (1-based). */
   signals[GOTO_LINE] = g_signal_new ("goto-line", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                      NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
+  /* The user asked to open a text file the run made (its absolute path). */
+  signals[OPEN_FILE] = g_signal_new ("open-file", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                     NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/sandpad/Sandpad/sp-exec-panel.ui");

@@ -358,6 +358,34 @@ on_panel_goto_line (SpExecPanel *panel, int line, SpWindow *self)
   _sp_window_goto_line (self, line, FALSE);
 }
 
+static void guess_language (SpWindow *self, GFile *file);
+
+/* A text file the run made opens in a new window as an untitled copy:
+ * the run's directory goes away with the next run, and Sandpad never hands
+ * a run's files to another program. */
+static void
+on_panel_open_file (SpExecPanel *panel, const char *path, SpWindow *self)
+{
+  g_autofree char *contents = NULL;
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  gsize len = 0;
+  SpWindow *other;
+  GtkTextBuffer *buffer;
+
+  if (!g_file_get_contents (path, &contents, &len, NULL) || len > 4 * 1024 * 1024
+      || !g_utf8_validate (contents, (gssize) len, NULL))
+    {
+      _sp_window_toast (self, _("The file is not UTF-8 text"));
+      return;
+    }
+  other = sp_window_new (SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))));
+  buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (other));
+  gtk_text_buffer_set_text (buffer, contents, (int) len);
+  gtk_text_buffer_set_modified (buffer, TRUE);
+  guess_language (other, file);
+  gtk_window_present (GTK_WINDOW (other));
+}
+
 static void
 on_panel_clear (SpExecPanel *panel, SpWindow *self)
 {
@@ -573,4 +601,5 @@ _sp_window_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_bind_template_callback (widget_class, on_panel_input);
   gtk_widget_class_bind_template_callback (widget_class, on_panel_clear);
   gtk_widget_class_bind_template_callback (widget_class, on_panel_goto_line);
+  gtk_widget_class_bind_template_callback (widget_class, on_panel_open_file);
 }

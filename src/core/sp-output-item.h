@@ -17,6 +17,9 @@ typedef enum
   SP_OUTPUT_FILE,   /* text: the file's absolute path; label: its path in the run */
 } SpOutputKind;
 
+GType sp_output_kind_get_type (void) G_GNUC_CONST;
+#define SP_TYPE_OUTPUT_KIND (sp_output_kind_get_type ())
+
 #define SP_TYPE_OUTPUT_ITEM (sp_output_item_get_type ())
 G_DECLARE_FINAL_TYPE (SpOutputItem, sp_output_item, SP, OUTPUT_ITEM, GObject)
 

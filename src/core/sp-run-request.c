@@ -1,4 +1,5 @@
 /* sp-run-request.c: what to run and under which limits. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "sp-run-request.h"
@@ -16,18 +17,27 @@ struct _SpRunRequest
   gint64 output_limit;
   gboolean network;
   char *cwd;
+  GStrv args;
+  GHashTable *env; /* name → value, both owned */
 };
+
+static int
+compare_names (const char *const *a, const char *const *b)
+{
+  return strcmp (*a, *b);
+}
 
 G_DEFINE_BOXED_TYPE (SpRunRequest, sp_run_request, sp_run_request_ref, sp_run_request_unref)
 
 SpRunRequest *
 sp_run_request_new (const char *language, const char *code)
 {
-  SpRunRequest *self = g_new0 (SpRunRequest, 1);
+  SpRunRequest *self;
 
   g_return_val_if_fail (language != NULL, NULL);
   g_return_val_if_fail (code != NULL, NULL);
 
+  self = g_new0 (SpRunRequest, 1);
   g_atomic_ref_count_init (&self->ref_count);
   self->language = g_strdup (language);
   self->code = g_strdup (code);
@@ -51,6 +61,8 @@ sp_run_request_unref (SpRunRequest *self)
   g_free (self->name);
   g_free (self->stdin_text);
   g_free (self->cwd);
+  g_strfreev (self->args);
+  g_clear_pointer (&self->env, g_hash_table_unref);
   g_free (self);
 }
 
@@ -106,6 +118,61 @@ sp_run_request_set_cwd (SpRunRequest *self, const char *cwd)
 }
 
 void
+sp_run_request_set_args (SpRunRequest *self, const char *const *args)
+{
+  g_strfreev (self->args);
+  self->args = g_strdupv ((char **) args);
+}
+
+void
+sp_run_request_setenv (SpRunRequest *self, const char *name, const char *value)
+{
+  g_return_if_fail (name != NULL);
+  g_return_if_fail (value != NULL);
+
+  if (self->env == NULL)
+    self->env = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_hash_table_replace (self->env, g_strdup (name), g_strdup (value));
+}
+
+const char *
+sp_run_request_get_language (SpRunRequest *self)
+{
+  return self->language;
+}
+
+const char *
+sp_run_request_get_code (SpRunRequest *self)
+{
+  return self->code;
+}
+
+/* "KEY=VALUE" strings in a stable order, allocated the protocol library's
+ * way (sp_message_clear frees them). */
+static char **
+env_to_strv (GHashTable *env)
+{
+  g_autofree gpointer *names = NULL;
+  guint n = 0;
+  char **strv;
+
+  if (env == NULL || g_hash_table_size (env) == 0)
+    return NULL;
+  names = g_hash_table_get_keys_as_array (env, &n);
+  qsort (names, n, sizeof (gpointer), (int (*) (const void *, const void *)) compare_names);
+  strv = calloc (n + 1, sizeof (char *));
+  g_assert (strv != NULL);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *kv = g_strconcat (names[i], "=", g_hash_table_lookup (env, names[i]),
+                                         NULL);
+      strv[i] = strdup (kv);
+      g_assert (strv[i] != NULL);
+    }
+  return strv;
+}
+
+void
 _sp_run_request_to_message (SpRunRequest *self, const char *id, SpMessage *msg)
 {
   memset (msg, 0, sizeof *msg);
@@ -121,4 +188,6 @@ _sp_run_request_to_message (SpRunRequest *self, const char *id, SpMessage *msg)
   msg->u.run.output_limit = self->output_limit;
   msg->u.run.network = self->network;
   msg->u.run.cwd = g_strdup (self->cwd);
+  msg->u.run.args = sp_strv_copy (self->args);
+  msg->u.run.env = env_to_strv (self->env);
 }

@@ -24,6 +24,13 @@ void sp_run_request_set_memory_mib (SpRunRequest *self, gint64 memory_mib);
 void sp_run_request_set_output_limit (SpRunRequest *self, gint64 bytes);
 void sp_run_request_set_network (SpRunRequest *self, gboolean network);
 void sp_run_request_set_cwd (SpRunRequest *self, const char *cwd);
+/* Arguments after the file name (NULL: none). */
+void sp_run_request_set_args (SpRunRequest *self, const char *const *args);
+/* Adds (or replaces) one variable of the program's environment. */
+void sp_run_request_setenv (SpRunRequest *self, const char *name, const char *value);
+
+const char *sp_run_request_get_language (SpRunRequest *self);
+const char *sp_run_request_get_code (SpRunRequest *self);
 
 /* Fills a protocol run message (strings copied) with the given id. */
 void _sp_run_request_to_message (SpRunRequest *self, const char *id, SpMessage *msg);

@@ -16,6 +16,7 @@ struct _SpRunResult
   SpCancelStage cancelled;
   gint64 wall_ms, cpu_ms, peak_memory;
   gint64 timeout_ms, memory_mib;
+  gint64 stdout_bytes, stderr_bytes;
   gboolean truncated;
   GStrv images;
   GArray *files; /* SpRunFile */
@@ -68,6 +69,8 @@ _sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint64 memory_mib
   self->wall_ms = exited->wall_ms;
   self->cpu_ms = exited->cpu_ms;
   self->peak_memory = exited->peak_memory_bytes;
+  self->stdout_bytes = exited->stdout_bytes;
+  self->stderr_bytes = exited->stderr_bytes;
   self->truncated = exited->stdout_truncated || exited->stderr_truncated;
   self->timeout_ms = timeout_ms;
   self->memory_mib = memory_mib;
@@ -107,6 +110,10 @@ SpCancelStage sp_run_result_get_cancelled (SpRunResult *self) { return self->can
 gint64 sp_run_result_get_wall_ms (SpRunResult *self) { return self->wall_ms; }
 gint64 sp_run_result_get_cpu_ms (SpRunResult *self) { return self->cpu_ms; }
 gint64 sp_run_result_get_peak_memory (SpRunResult *self) { return self->peak_memory; }
+gint64 sp_run_result_get_stdout_bytes (SpRunResult *self) { return self->stdout_bytes; }
+gint64 sp_run_result_get_stderr_bytes (SpRunResult *self) { return self->stderr_bytes; }
+gboolean sp_run_result_get_truncated (SpRunResult *self) { return self->truncated; }
+const char *sp_run_result_get_error (SpRunResult *self) { return self->error; }
 
 const char *const *
 sp_run_result_get_images (SpRunResult *self)

@@ -27,6 +27,13 @@ SpCancelStage sp_run_result_get_cancelled (SpRunResult *self);
 gint64 sp_run_result_get_wall_ms (SpRunResult *self);
 gint64 sp_run_result_get_cpu_ms (SpRunResult *self);
 gint64 sp_run_result_get_peak_memory (SpRunResult *self);
+/* Everything the program wrote to each stream, including what a limit cut. */
+gint64 sp_run_result_get_stdout_bytes (SpRunResult *self);
+gint64 sp_run_result_get_stderr_bytes (SpRunResult *self);
+/* Output past the run's output limit was dropped (either stream). */
+gboolean sp_run_result_get_truncated (SpRunResult *self);
+/* Why it never ran (SP_END_FAILED), else NULL. */
+const char *sp_run_result_get_error (SpRunResult *self);
 
 /* Absolute paths of the images the run created or changed, in the
  * runner's order (NULL-terminated, owned by the result). */

@@ -365,6 +365,42 @@ test_created_files (void)
 }
 
 static gboolean
+has_n_windows (gpointer data)
+{
+  return g_list_length (gtk_application_get_windows (GTK_APPLICATION (app)))
+         == GPOINTER_TO_UINT (data);
+}
+
+/* Open on a created text file gives an untitled copy in a new window. */
+static void
+test_open_created_file (void)
+{
+  SpWindow *window = open_window ("open('notes.txt', 'w').write('kept\\n')\n");
+  guint before;
+  GtkWidget *button;
+  SpWindow *copy;
+  g_autofree char *text = NULL;
+  GtkTextIter start, end;
+
+  run_and_wait (window);
+  for (int i = 0; i < 20; i++)
+    g_main_context_iteration (NULL, FALSE);
+  before = g_list_length (gtk_application_get_windows (GTK_APPLICATION (app)));
+  button = find_button (sp_window_get_exec_panel (window), "Open");
+  g_assert_nonnull (button);
+  g_signal_emit_by_name (button, "clicked");
+  g_assert_true (sp_test_wait_for (has_n_windows, GUINT_TO_POINTER (before + 1), 5000));
+  copy = SP_WINDOW (gtk_application_get_windows (GTK_APPLICATION (app))->data);
+  g_assert_true (copy != window);
+  gtk_text_buffer_get_bounds (GTK_TEXT_BUFFER (sp_window_get_buffer (copy)), &start, &end);
+  text = gtk_text_buffer_get_text (GTK_TEXT_BUFFER (sp_window_get_buffer (copy)), &start, &end,
+                                   FALSE);
+  g_assert_cmpstr (text, ==, "kept\n");
+  close_window (copy);
+  close_window (window);
+}
+
+static gboolean
 has_dialog (gpointer data)
 {
   GListModel *toplevels = gtk_window_get_toplevels ();
@@ -539,6 +575,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Window/run-selection", test_run_selection);
   g_test_add_func ("/Sandpad/Window/progress-and-colour", test_progress_and_colour);
   g_test_add_func ("/Sandpad/Window/created-files", test_created_files);
+  g_test_add_func ("/Sandpad/Window/open-created-file", test_open_created_file);
   g_test_add_func ("/Sandpad/Window/screenshot", test_screenshot);
   g_test_add_func ("/Sandpad/Window/plot-screenshot", test_plot_screenshot);
   ret = g_test_run ();
