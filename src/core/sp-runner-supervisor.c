@@ -3,14 +3,8 @@
 
 #include "config.h"
 
-#include <gio/gunixsocketaddress.h>
 #include <glib/gi18n-lib.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
-#include "sp-frame.h"
 #include "sp-runner-supervisor.h"
 
 G_DEFINE_ENUM_TYPE (SpRunnerState, sp_runner_state,
@@ -20,22 +14,6 @@ G_DEFINE_ENUM_TYPE (SpRunnerState, sp_runner_state,
                     G_DEFINE_ENUM_VALUE (SP_RUNNER_STATE_RESTARTING, "restarting"),
                     G_DEFINE_ENUM_VALUE (SP_RUNNER_STATE_FAILED, "failed"))
 
-typedef struct
-{
-  gint64 timeout_ms;
-  gint64 memory_mib;
-  char *cwd; /* from "started": where the run's files are */
-} RunLimits;
-
-static void
-run_limits_free (gpointer data)
-{
-  RunLimits *limits = data;
-
-  g_free (limits->cwd);
-  g_free (limits);
-}
-
 struct _SpRunnerSupervisor
 {
   GObject parent_instance;
@@ -44,28 +22,20 @@ struct _SpRunnerSupervisor
   GStrv runner_args;
   guint max_restarts;
   guint restart_window_ms;
+  guint restart_delay_ms;
   guint handshake_timeout_ms;
 
   SpRunnerState state;
-  /* One generation per runner process: callbacks of a lost runner carry
-   * their generation and are ignored once a new one started. */
-  guint generation;
-  GSubprocess *process;
-  GIOStream *stream;
-  GCancellable *cancellable;
-  SpFrameReader *reader;
-  GQueue writes; /* GBytes, written in order, one at a time */
-  gboolean writing;
-  guint handshake_id;
+  SpRunnerClient *client;
+  guint generation; /* clients started: makes run ids unique across them */
   guint restart_id;
-  GArray *restarts; /* monotonic times of recent restarts */
+  GArray *restarts; /* monotonic times of the restarts within the window */
 
+  /* What the last ready said, kept while a restart is under way. */
   char *sandbox_mode;
   GStrv sandbox_layers;
   GStrv languages;
   char *last_error;
-  GHashTable *runs; /* id → RunLimits, for describing results */
-  guint64 next_run;
 };
 
 G_DEFINE_FINAL_TYPE (SpRunnerSupervisor, sp_runner_supervisor, G_TYPE_OBJECT)
@@ -79,18 +49,20 @@ enum
 
 enum
 {
+  QUEUED,
   STARTED,
   OUTPUT,
   EXITED,
+  RELEASED,
   ERROR,
+  CLOSED,
   N_SIGNALS
 };
 
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
-static void spawn (SpRunnerSupervisor *self);
-static void read_more (SpRunnerSupervisor *self);
+static void spawn_client (SpRunnerSupervisor *self);
 
 static void
 set_state (SpRunnerSupervisor *self, SpRunnerState state)
@@ -101,24 +73,70 @@ set_state (SpRunnerSupervisor *self, SpRunnerState state)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATE]);
 }
 
-/* Drops the current runner process and everything attached to it. */
 static void
-teardown (SpRunnerSupervisor *self)
+drop_client (SpRunnerSupervisor *self)
 {
-  self->generation++;
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  g_clear_handle_id (&self->handshake_id, g_source_remove);
-  if (self->stream != NULL)
-    g_io_stream_close (self->stream, NULL, NULL);
-  g_clear_object (&self->stream);
-  if (self->process != NULL)
-    g_subprocess_force_exit (self->process);
-  g_clear_object (&self->process);
-  g_clear_pointer (&self->reader, sp_frame_reader_free);
-  g_queue_clear_full (&self->writes, (GDestroyNotify) g_bytes_unref);
-  self->writing = FALSE;
-  g_hash_table_remove_all (self->runs);
+  if (self->client == NULL)
+    return;
+  g_signal_handlers_disconnect_by_data (self->client, self);
+  sp_runner_client_stop (self->client);
+  g_clear_object (&self->client);
+}
+
+/* ---- forwarding ---- */
+
+static void
+on_queued (SpRunnerClient *client, const char *id, gint64 position, SpRunnerSupervisor *self)
+{
+  g_signal_emit (self, signals[QUEUED], 0, id, position);
+}
+
+static void
+on_started (SpRunnerClient *client, const char *id, SpRunnerSupervisor *self)
+{
+  g_signal_emit (self, signals[STARTED], 0, id);
+}
+
+static void
+on_output (SpRunnerClient *client, const char *id, SpOutputKind kind, const char *text,
+           SpRunnerSupervisor *self)
+{
+  g_signal_emit (self, signals[OUTPUT], 0, id, kind, text);
+}
+
+static void
+on_exited (SpRunnerClient *client, const char *id, SpRunResult *result, SpRunnerSupervisor *self)
+{
+  g_signal_emit (self, signals[EXITED], 0, id, result);
+}
+
+static void
+on_released (SpRunnerClient *client, const char *id, SpRunnerSupervisor *self)
+{
+  g_signal_emit (self, signals[RELEASED], 0, id);
+}
+
+static void
+on_error (SpRunnerClient *client, const char *id, const char *code, const char *message,
+          SpRunnerSupervisor *self)
+{
+  g_signal_emit (self, signals[ERROR], 0, id, code, message);
+}
+
+/* ---- lifecycle ---- */
+
+static void
+on_ready_changed (SpRunnerClient *client, GParamSpec *pspec, SpRunnerSupervisor *self)
+{
+  if (!sp_runner_client_is_ready (client))
+    return; /* closing: "closed" or stop() says what happens next */
+  g_free (self->sandbox_mode);
+  self->sandbox_mode = g_strdup (sp_runner_client_get_sandbox_mode (client));
+  g_strfreev (self->sandbox_layers);
+  self->sandbox_layers = g_strdupv ((char **) sp_runner_client_get_sandbox_layers (client));
+  g_strfreev (self->languages);
+  self->languages = g_strdupv ((char **) sp_runner_client_get_languages (client));
+  set_state (self, SP_RUNNER_STATE_READY);
 }
 
 static gboolean
@@ -127,304 +145,76 @@ restart_cb (gpointer user_data)
   SpRunnerSupervisor *self = user_data;
 
   self->restart_id = 0;
-  spawn (self);
+  spawn_client (self);
   return G_SOURCE_REMOVE;
 }
 
-/* The runner crashed, stalled, closed or sent garbage: never the app's end.
- * Restart it unless it keeps failing. */
+/* Restarts, unless that happened max_restarts times within the window. */
 static void
-runner_lost (SpRunnerSupervisor *self, const char *why)
+schedule_restart (SpRunnerSupervisor *self)
 {
   gint64 now = g_get_monotonic_time ();
-  guint recent = 0;
+  gint64 window = (gint64) self->restart_window_ms * 1000;
 
-  if (self->state == SP_RUNNER_STATE_STOPPED || self->state == SP_RUNNER_STATE_FAILED)
-    return;
-  g_debug ("runner lost: %s", why);
-  g_free (self->last_error);
-  self->last_error = g_strdup (why);
-  teardown (self);
-
-  for (guint i = 0; i < self->restarts->len; i++)
-    if (now - g_array_index (self->restarts, gint64, i) < (gint64) self->restart_window_ms * 1000)
-      recent++;
-  if (recent >= self->max_restarts)
+  for (guint i = self->restarts->len; i > 0; i--)
+    if (now - g_array_index (self->restarts, gint64, i - 1) >= window)
+      g_array_remove_index (self->restarts, i - 1);
+  if (self->restarts->len >= self->max_restarts)
     {
+      g_debug ("giving up after %u restarts in %u ms", self->restarts->len,
+               self->restart_window_ms);
       set_state (self, SP_RUNNER_STATE_FAILED);
       return;
     }
   g_array_append_val (self->restarts, now);
   set_state (self, SP_RUNNER_STATE_RESTARTING);
-  self->restart_id = g_timeout_add (200, restart_cb, self);
+  self->restart_id = g_timeout_add (self->restart_delay_ms, restart_cb, self);
 }
 
-/* ---- writing ---- */
+/* The runner crashed, stalled, closed or sent garbage: never the app's
+ * end. The client already failed its executions. */
+static void
+on_closed (SpRunnerClient *client, const GError *error, SpRunnerSupervisor *self)
+{
+  g_autoptr (SpRunnerSupervisor) hold = g_object_ref (self);
 
-static void write_next (SpRunnerSupervisor *self);
+  g_free (self->last_error);
+  self->last_error = g_strdup (error->message);
+  drop_client (self);
+  /* The state says what happens next by the time "closed" is emitted. */
+  schedule_restart (self);
+  g_signal_emit (self, signals[CLOSED], 0, error);
+}
 
 static void
-write_done (GObject *object, GAsyncResult *result, gpointer user_data)
+spawn_client (SpRunnerSupervisor *self)
 {
-  g_autoptr (SpRunnerSupervisor) self = user_data;
-  g_autoptr (GError) error = NULL;
+  g_autofree char *prefix = NULL;
 
-  if (!g_output_stream_write_all_finish (G_OUTPUT_STREAM (object), result, NULL, &error))
+  drop_client (self);
+  self->generation++;
+  self->client = sp_runner_client_new (self->runner_path);
+  sp_runner_client_set_runner_args (self->client, (const char *const *) self->runner_args);
+  sp_runner_client_set_handshake_timeout (self->client, self->handshake_timeout_ms);
+  /* Ids stay unique across runners, so an id the app still holds from a
+   * lost runner never names a run of the next one. */
+  if (self->generation > 1)
     {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        runner_lost (self, error->message);
-      return;
+      prefix = g_strdup_printf ("%u-", self->generation);
+      sp_runner_client_set_id_prefix (self->client, prefix);
     }
-  self->writing = FALSE;
-  g_bytes_unref (g_queue_pop_head (&self->writes));
-  write_next (self);
-}
-
-static void
-write_next (SpRunnerSupervisor *self)
-{
-  GBytes *bytes;
-
-  if (self->writing || self->stream == NULL || (bytes = g_queue_peek_head (&self->writes)) == NULL)
-    return;
-  self->writing = TRUE;
-  g_output_stream_write_all_async (g_io_stream_get_output_stream (self->stream),
-                                   g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
-                                   G_PRIORITY_DEFAULT, self->cancellable, write_done,
-                                   g_object_ref (self));
-}
-
-static void
-send_message (SpRunnerSupervisor *self, const SpMessage *msg)
-{
-  gsize len = 0;
-  char *line = sp_message_encode (msg, &len);
-
-  g_return_if_fail (line != NULL);
-  g_queue_push_tail (&self->writes, g_bytes_new_with_free_func (line, len, free, line));
-  write_next (self);
-}
-
-/* ---- reading ---- */
-
-static void
-handle_ready (SpRunnerSupervisor *self, const SpReady *ready)
-{
-  g_autoptr (GStrvBuilder) langs = g_strv_builder_new ();
-
-  g_clear_handle_id (&self->handshake_id, g_source_remove);
-  g_free (self->sandbox_mode);
-  self->sandbox_mode = g_strdup (ready->sandbox.mode);
-  g_strfreev (self->sandbox_layers);
-  self->sandbox_layers = g_strdupv (ready->sandbox.layers);
-  for (gsize i = 0; i < ready->n_languages; i++)
-    g_strv_builder_add (langs, ready->languages[i].name);
-  g_strfreev (self->languages);
-  self->languages = g_strv_builder_end (langs);
-  set_state (self, SP_RUNNER_STATE_READY);
-}
-
-static void
-handle_event (SpRunnerSupervisor *self, const SpMessage *msg)
-{
-  switch (msg->type)
-    {
-    case SP_MSG_READY:
-      handle_ready (self, &msg->u.ready);
-      break;
-    case SP_MSG_STARTED:
-      {
-        RunLimits *limits = g_hash_table_lookup (self->runs, msg->u.started.id);
-        if (limits != NULL)
-          {
-            g_free (limits->cwd);
-            limits->cwd = g_strdup (msg->u.started.cwd);
-          }
-        g_signal_emit (self, signals[STARTED], 0, msg->u.started.id);
-      }
-      break;
-    case SP_MSG_OUTPUT:
-      g_signal_emit (self, signals[OUTPUT], 0, msg->u.output.id,
-                     msg->u.output.stream == SP_STREAM_STDERR ? SP_OUTPUT_STDERR : SP_OUTPUT_STDOUT,
-                     msg->u.output.data);
-      break;
-    case SP_MSG_EXITED:
-      {
-        RunLimits *limits = g_hash_table_lookup (self->runs, msg->u.exited.id);
-        g_autoptr (SpRunResult) result = _sp_run_result_new (
-          &msg->u.exited, limits ? limits->timeout_ms : 0, limits ? limits->memory_mib : 0,
-          limits ? limits->cwd : NULL);
-        g_signal_emit (self, signals[EXITED], 0, msg->u.exited.id, result);
-      }
-      break;
-    case SP_MSG_RELEASED:
-      g_hash_table_remove (self->runs, msg->u.ref.id);
-      break;
-    case SP_MSG_ERROR:
-      g_signal_emit (self, signals[ERROR], 0, msg->u.error.id,
-                     sp_proto_error_code_to_string (msg->u.error.code), msg->u.error.message);
-      break;
-    case SP_MSG_QUEUED:
-    default:
-      break;
-    }
-}
-
-static void
-read_done (GObject *object, GAsyncResult *result, gpointer user_data)
-{
-  g_autoptr (SpRunnerSupervisor) self = user_data;
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GBytes) bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (object), result,
-                                                               &error);
-  guint generation = self->generation;
-
-  if (bytes == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        runner_lost (self, error->message);
-      return;
-    }
-  if (g_bytes_get_size (bytes) == 0)
-    {
-      runner_lost (self, _("The runner closed its connection"));
-      return;
-    }
-
-  sp_frame_reader_feed (self->reader, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
-  for (;;)
-    {
-      const char *frame;
-      size_t len;
-      SpProtoError perr = { 0 };
-      SpMessage msg;
-      int rc = sp_frame_reader_next (self->reader, &frame, &len, &perr);
-
-      if (rc == 0)
-        break;
-      if (rc < 0 || sp_message_decode (frame, len, SP_DIR_EVENT, &msg, &perr, NULL) != 0)
-        {
-          /* A runner that sends what we cannot read cannot be trusted to
-           * be in any known state: replace it. */
-          g_autofree char *why = g_strdup_printf (_("The runner sent an invalid message: %s"),
-                                                  perr.message);
-          runner_lost (self, why);
-          return;
-        }
-      handle_event (self, &msg);
-      sp_message_clear (&msg);
-      /* A signal handler may have stopped or restarted us. */
-      if (self->generation != generation)
-        return;
-    }
-  read_more (self);
-}
-
-static void
-read_more (SpRunnerSupervisor *self)
-{
-  g_input_stream_read_bytes_async (g_io_stream_get_input_stream (self->stream), 65536,
-                                   G_PRIORITY_DEFAULT, self->cancellable, read_done,
-                                   g_object_ref (self));
-}
-
-static gboolean
-handshake_timeout_cb (gpointer user_data)
-{
-  SpRunnerSupervisor *self = user_data;
-
-  self->handshake_id = 0;
-  runner_lost (self, _("The runner did not answer in time"));
-  return G_SOURCE_REMOVE;
-}
-
-typedef struct
-{
-  SpRunnerSupervisor *self; /* weak: the wait outlives nothing important */
-  guint generation;
-} WaitData;
-
-static void
-process_exited (GObject *object, GAsyncResult *result, gpointer user_data)
-{
-  WaitData *data = user_data;
-
-  if (data->self != NULL)
-    {
-      g_object_remove_weak_pointer (G_OBJECT (data->self), (gpointer *) &data->self);
-      if (data->generation == data->self->generation)
-        runner_lost (data->self, _("The runner exited unexpectedly"));
-    }
-  g_free (data);
-}
-
-static void
-child_setup (gpointer user_data)
-{
-  /* Its own session, and it dies with us: a runner must never outlive the
-   * app it serves (it would then also kill its runs, see the runner). */
-  setsid ();
-  prctl (PR_SET_PDEATHSIG, SIGTERM);
-}
-
-static void
-spawn (SpRunnerSupervisor *self)
-{
-  g_autoptr (GSubprocessLauncher) launcher = NULL;
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GSocket) socket = NULL;
-  g_autoptr (GError) error = NULL;
-  int fds[2];
-  SpMessage hello = { .type = SP_MSG_HELLO };
-  WaitData *wait;
-
-  teardown (self);
+  g_signal_connect_object (self->client, "queued", G_CALLBACK (on_queued), self, 0);
+  g_signal_connect_object (self->client, "started", G_CALLBACK (on_started), self, 0);
+  g_signal_connect_object (self->client, "output", G_CALLBACK (on_output), self, 0);
+  g_signal_connect_object (self->client, "exited", G_CALLBACK (on_exited), self, 0);
+  g_signal_connect_object (self->client, "released", G_CALLBACK (on_released), self, 0);
+  g_signal_connect_object (self->client, "error", G_CALLBACK (on_error), self, 0);
+  g_signal_connect_object (self->client, "closed", G_CALLBACK (on_closed), self, 0);
+  g_signal_connect_object (self->client, "notify::ready", G_CALLBACK (on_ready_changed), self, 0);
   set_state (self, SP_RUNNER_STATE_STARTING);
-  self->cancellable = g_cancellable_new ();
-  self->reader = sp_frame_reader_new (SP_PROTO_MAX_FRAME);
-
-  if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
-    {
-      runner_lost (self, g_strerror (errno));
-      return;
-    }
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
-  g_subprocess_launcher_take_fd (launcher, fds[1], 3);
-  g_subprocess_launcher_set_child_setup (launcher, child_setup, NULL, NULL);
-  g_ptr_array_add (argv, self->runner_path);
-  g_ptr_array_add (argv, (char *) "--fd");
-  g_ptr_array_add (argv, (char *) "3");
-  for (guint i = 0; self->runner_args != NULL && self->runner_args[i] != NULL; i++)
-    g_ptr_array_add (argv, self->runner_args[i]);
-  g_ptr_array_add (argv, NULL);
-  self->process = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata,
-                                                &error);
-  if (self->process == NULL)
-    {
-      close (fds[0]);
-      runner_lost (self, error->message);
-      return;
-    }
-
-  socket = g_socket_new_from_fd (fds[0], &error);
-  if (socket == NULL)
-    {
-      close (fds[0]);
-      runner_lost (self, error->message);
-      return;
-    }
-  self->stream = G_IO_STREAM (g_socket_connection_factory_create_connection (socket));
-
-  wait = g_new0 (WaitData, 1);
-  wait->self = self;
-  wait->generation = self->generation;
-  g_object_add_weak_pointer (G_OBJECT (self), (gpointer *) &wait->self);
-  g_subprocess_wait_async (self->process, NULL, process_exited, wait);
-
-  hello.u.hello.client = (char *) "sandpad " PACKAGE_VERSION;
-  send_message (self, &hello);
-  self->handshake_id = g_timeout_add (self->handshake_timeout_ms, handshake_timeout_cb, self);
-  read_more (self);
+  /* Success shows as notify::ready, failure as "closed": no callback, so
+   * no pending call keeps the supervisor alive. */
+  sp_runner_client_start_async (self->client, NULL, NULL, NULL);
 }
 
 /* ---- GObject ---- */
@@ -436,7 +226,7 @@ sp_runner_supervisor_dispose (GObject *object)
 
   g_clear_handle_id (&self->restart_id, g_source_remove);
   self->state = SP_RUNNER_STATE_STOPPED;
-  teardown (self);
+  drop_client (self);
   G_OBJECT_CLASS (sp_runner_supervisor_parent_class)->dispose (object);
 }
 
@@ -452,7 +242,6 @@ sp_runner_supervisor_finalize (GObject *object)
   g_strfreev (self->sandbox_layers);
   g_strfreev (self->languages);
   g_free (self->last_error);
-  g_hash_table_unref (self->runs);
   G_OBJECT_CLASS (sp_runner_supervisor_parent_class)->finalize (object);
 }
 
@@ -476,6 +265,7 @@ static void
 sp_runner_supervisor_class_init (SpRunnerSupervisorClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GType type = G_TYPE_FROM_CLASS (klass);
 
   object_class->dispose = sp_runner_supervisor_dispose;
   object_class->finalize = sp_runner_supervisor_finalize;
@@ -486,16 +276,21 @@ sp_runner_supervisor_class_init (SpRunnerSupervisorClass *klass)
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
-  signals[STARTED] = g_signal_new ("started", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
-                                   NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
-  signals[OUTPUT] = g_signal_new ("output", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
-                                  NULL, NULL, G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_INT,
+  signals[QUEUED] = g_signal_new ("queued", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                  G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_INT64);
+  signals[STARTED] = g_signal_new ("started", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                   G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[OUTPUT] = g_signal_new ("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                  G_TYPE_NONE, 3, G_TYPE_STRING, SP_TYPE_OUTPUT_KIND,
                                   G_TYPE_STRING);
-  signals[EXITED] = g_signal_new ("exited", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
-                                  NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, SP_TYPE_RUN_RESULT);
-  signals[ERROR] = g_signal_new ("error", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
-                                 NULL, NULL, G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING,
-                                 G_TYPE_STRING);
+  signals[EXITED] = g_signal_new ("exited", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                  G_TYPE_NONE, 2, G_TYPE_STRING, SP_TYPE_RUN_RESULT);
+  signals[RELEASED] = g_signal_new ("released", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                    G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[ERROR] = g_signal_new ("error", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                 G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
+  signals[CLOSED] = g_signal_new ("closed", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                  G_TYPE_NONE, 1, G_TYPE_ERROR);
 }
 
 static void
@@ -503,10 +298,9 @@ sp_runner_supervisor_init (SpRunnerSupervisor *self)
 {
   self->max_restarts = 3;
   self->restart_window_ms = 10000;
-  self->handshake_timeout_ms = 5000;
+  self->restart_delay_ms = 200;
+  self->handshake_timeout_ms = SP_RUNNER_CLIENT_DEFAULT_HANDSHAKE_TIMEOUT_MS;
   self->restarts = g_array_new (FALSE, FALSE, sizeof (gint64));
-  self->runs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, run_limits_free);
-  g_queue_init (&self->writes);
 }
 
 SpRunnerSupervisor *
@@ -539,9 +333,17 @@ sp_runner_supervisor_set_restart_limit (SpRunnerSupervisor *self, guint max_rest
 }
 
 void
+sp_runner_supervisor_set_restart_delay (SpRunnerSupervisor *self, guint delay_ms)
+{
+  g_return_if_fail (SP_IS_RUNNER_SUPERVISOR (self));
+  self->restart_delay_ms = delay_ms;
+}
+
+void
 sp_runner_supervisor_set_handshake_timeout (SpRunnerSupervisor *self, guint timeout_ms)
 {
   g_return_if_fail (SP_IS_RUNNER_SUPERVISOR (self));
+  g_return_if_fail (timeout_ms > 0);
   self->handshake_timeout_ms = timeout_ms;
 }
 
@@ -550,8 +352,9 @@ sp_runner_supervisor_start (SpRunnerSupervisor *self)
 {
   g_return_if_fail (SP_IS_RUNNER_SUPERVISOR (self));
 
+  g_clear_handle_id (&self->restart_id, g_source_remove);
   g_array_set_size (self->restarts, 0);
-  spawn (self);
+  spawn_client (self);
 }
 
 void
@@ -560,8 +363,8 @@ sp_runner_supervisor_stop (SpRunnerSupervisor *self)
   g_return_if_fail (SP_IS_RUNNER_SUPERVISOR (self));
 
   g_clear_handle_id (&self->restart_id, g_source_remove);
+  drop_client (self);
   set_state (self, SP_RUNNER_STATE_STOPPED);
-  teardown (self);
 }
 
 SpRunnerState
@@ -605,70 +408,66 @@ sp_runner_supervisor_get_last_error (SpRunnerSupervisor *self)
   return self->last_error;
 }
 
+SpRunnerClient *
+sp_runner_supervisor_get_client (SpRunnerSupervisor *self)
+{
+  g_return_val_if_fail (SP_IS_RUNNER_SUPERVISOR (self), NULL);
+  return self->client;
+}
+
+static gboolean
+check_client (SpRunnerSupervisor *self, GError **error)
+{
+  if (self->client != NULL)
+    return TRUE;
+  g_set_error_literal (error, SP_RUNNER_ERROR, SP_RUNNER_ERROR_NOT_READY,
+                       _("The sandboxed runner is not ready"));
+  return FALSE;
+}
+
 char *
 sp_runner_supervisor_run (SpRunnerSupervisor *self, SpRunRequest *request, GError **error)
 {
-  SpMessage msg;
-  RunLimits *limits;
-  char *id;
-
   g_return_val_if_fail (SP_IS_RUNNER_SUPERVISOR (self), NULL);
   g_return_val_if_fail (request != NULL, NULL);
 
-  if (self->state != SP_RUNNER_STATE_READY)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED,
-                           _("The sandboxed runner is not ready"));
-      return NULL;
-    }
-  id = g_strdup_printf ("r%" G_GUINT64_FORMAT, ++self->next_run);
-  _sp_run_request_to_message (request, id, &msg);
-  limits = g_new0 (RunLimits, 1);
-  /* Resolved defaults come back in "started"; these are for the summary. */
-  limits->timeout_ms = msg.u.run.timeout_ms ? msg.u.run.timeout_ms : 30000;
-  limits->memory_mib = msg.u.run.memory_mib ? msg.u.run.memory_mib : 512;
-  g_hash_table_insert (self->runs, g_strdup (id), limits);
-  send_message (self, &msg);
-  sp_message_clear (&msg);
-  return id;
+  if (!check_client (self, error))
+    return NULL;
+  return sp_runner_client_run (self->client, request, error);
 }
 
-static void
-send_ref (SpRunnerSupervisor *self, SpMessageType type, const char *run_id)
+SpExecution *
+sp_runner_supervisor_submit (SpRunnerSupervisor *self, SpRunRequest *request, GError **error)
 {
-  SpMessage msg = { .type = type };
+  g_return_val_if_fail (SP_IS_RUNNER_SUPERVISOR (self), NULL);
+  g_return_val_if_fail (request != NULL, NULL);
 
-  if (self->state != SP_RUNNER_STATE_READY)
-    return;
-  msg.u.ref.id = (char *) run_id;
-  send_message (self, &msg);
+  if (!check_client (self, error))
+    return NULL;
+  return sp_runner_client_submit (self->client, request, error);
 }
 
 void
 sp_runner_supervisor_cancel (SpRunnerSupervisor *self, const char *run_id)
 {
   g_return_if_fail (SP_IS_RUNNER_SUPERVISOR (self));
-  send_ref (self, SP_MSG_CANCEL, run_id);
+  if (self->client != NULL)
+    sp_runner_client_cancel (self->client, run_id, NULL);
 }
 
 void
 sp_runner_supervisor_release (SpRunnerSupervisor *self, const char *run_id)
 {
   g_return_if_fail (SP_IS_RUNNER_SUPERVISOR (self));
-  send_ref (self, SP_MSG_RELEASE, run_id);
+  if (self->client != NULL)
+    sp_runner_client_release (self->client, run_id, NULL);
 }
 
 void
 sp_runner_supervisor_send_stdin (SpRunnerSupervisor *self, const char *run_id, const char *text,
                                  gboolean eof)
 {
-  SpMessage msg = { .type = SP_MSG_STDIN };
-
   g_return_if_fail (SP_IS_RUNNER_SUPERVISOR (self));
-  if (self->state != SP_RUNNER_STATE_READY)
-    return;
-  msg.u.stdin_.id = (char *) run_id;
-  msg.u.stdin_.data = (char *) text;
-  msg.u.stdin_.eof = eof;
-  send_message (self, &msg);
+  if (self->client != NULL)
+    sp_runner_client_send_stdin (self->client, run_id, text, eof, NULL);
 }

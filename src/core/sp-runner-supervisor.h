@@ -1,18 +1,16 @@
 /* sp-runner-supervisor.h: the app's sandpad-runner, kept alive.
  *
- * Spawns the runner with one end of a socketpair as its fd 3, does the
- * hello/ready handshake with a timeout, turns the runner's events into
- * signals, and, if the runner crashes, hangs or sends garbage, says so
- * through the "state" property and restarts it (at most a few times in a
- * short while, then it gives up in SP_RUNNER_STATE_FAILED). Nothing here
- * blocks the main loop: reads and writes are asynchronous. */
+ * Owns one SpRunnerClient at a time and forwards its signals. When the
+ * runner crashes, hangs or sends garbage (the client's "closed"), it says
+ * so through the "state" property and starts a new client, at most
+ * max_restarts times within a window (3 in 10 s by default), then gives
+ * up in SP_RUNNER_STATE_FAILED. So the next Run after a crash works.
+ * Nothing here blocks the main loop. */
 #pragma once
 
 #include <gio/gio.h>
 
-#include "sp-output-item.h"
-#include "sp-run-request.h"
-#include "sp-run-result.h"
+#include "sp-runner-client.h"
 
 G_BEGIN_DECLS
 
@@ -39,6 +37,8 @@ void sp_runner_supervisor_set_runner_args (SpRunnerSupervisor *self, const char 
 void sp_runner_supervisor_set_restart_limit (SpRunnerSupervisor *self, guint max_restarts,
                                              guint window_ms);
 void sp_runner_supervisor_set_handshake_timeout (SpRunnerSupervisor *self, guint timeout_ms);
+/* Pause before a restart (default 200 ms), so a crash loop cannot spin. */
+void sp_runner_supervisor_set_restart_delay (SpRunnerSupervisor *self, guint delay_ms);
 
 void sp_runner_supervisor_start (SpRunnerSupervisor *self);
 /* Closes the runner's socket: it kills its runs and exits. */
@@ -52,19 +52,29 @@ const char *const *sp_runner_supervisor_get_sandbox_layers (SpRunnerSupervisor *
 const char *const *sp_runner_supervisor_get_languages (SpRunnerSupervisor *self);
 /* Why the runner was last lost, for the window to show; NULL if never. */
 const char *sp_runner_supervisor_get_last_error (SpRunnerSupervisor *self);
+/* The current runner's client; NULL when stopped or failed. */
+SpRunnerClient *sp_runner_supervisor_get_client (SpRunnerSupervisor *self);
 
-/* Returns the new run's id, or NULL with error when the runner is not ready. */
+/* Returns the new run's id, or NULL with error (SP_RUNNER_ERROR_NOT_READY
+ * when the runner is not ready). Ids stay unique across restarts. */
 char *sp_runner_supervisor_run (SpRunnerSupervisor *self, SpRunRequest *request, GError **error);
+/* The same as an SpExecution the current client feeds. */
+SpExecution *sp_runner_supervisor_submit (SpRunnerSupervisor *self, SpRunRequest *request,
+                                          GError **error);
+/* These do nothing when the runner is not ready. */
 void sp_runner_supervisor_cancel (SpRunnerSupervisor *self, const char *run_id);
 void sp_runner_supervisor_send_stdin (SpRunnerSupervisor *self, const char *run_id,
                                       const char *text, gboolean eof);
 void sp_runner_supervisor_release (SpRunnerSupervisor *self, const char *run_id);
 
-/* Signals:
- *   "started" (const char *run_id)
- *   "output"  (const char *run_id, SpOutputKind kind, const char *text)
- *   "exited"  (const char *run_id, SpRunResult *result)
- *   "error"   (const char *run_id or NULL, const char *code, const char *message)
+/* Signals, forwarded from the current client (see sp-runner-client.h):
+ *   "queued"   (const char *run_id, gint64 position)
+ *   "started"  (const char *run_id)
+ *   "output"   (const char *run_id, SpOutputKind kind, const char *text)
+ *   "exited"   (const char *run_id, SpRunResult *result)
+ *   "released" (const char *run_id)
+ *   "error"    (const char *run_id or NULL, const char *code, const char *message)
+ *   "closed"   (GError *error)  a runner was lost; a restart may follow
  */
 
 G_END_DECLS

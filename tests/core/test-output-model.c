@@ -1,4 +1,6 @@
 /* test-output-model.c: coalescing, change notifications and the cap. */
+#include <string.h>
+
 #include "sp-output-model.h"
 
 typedef struct
@@ -100,6 +102,140 @@ test_utf8_boundary (void)
   g_assert_finalize_object (model);
 }
 
+/* A view that only knows what items-changed told it: replaying every
+ * signal on a copy must give exactly the model's items, in order. */
+typedef struct
+{
+  GListModel *model;
+  GPtrArray *copy;
+  guint signals;
+} Mirror;
+
+static void
+on_mirror_changed (GListModel *model, guint position, guint removed, guint added, Mirror *m)
+{
+  g_assert_cmpuint (position + removed, <=, m->copy->len);
+  g_ptr_array_remove_range (m->copy, position, removed);
+  for (guint i = 0; i < added; i++)
+    g_ptr_array_insert (m->copy, position + i, g_list_model_get_item (model, position + i));
+  g_assert_cmpuint (m->copy->len, ==, g_list_model_get_n_items (model));
+  m->signals++;
+}
+
+static void
+mirror_init (Mirror *m, SpOutputModel *model)
+{
+  m->model = G_LIST_MODEL (model);
+  m->copy = g_ptr_array_new_with_free_func (g_object_unref);
+  m->signals = 0;
+  g_signal_connect (model, "items-changed", G_CALLBACK (on_mirror_changed), m);
+}
+
+static void
+mirror_check_and_clear (Mirror *m)
+{
+  g_assert_cmpuint (m->copy->len, ==, g_list_model_get_n_items (m->model));
+  for (guint i = 0; i < m->copy->len; i++)
+    {
+      g_autoptr (SpOutputItem) it = g_list_model_get_item (m->model, i);
+      g_assert_true (g_ptr_array_index (m->copy, i) == it);
+    }
+  g_signal_handlers_disconnect_by_data (m->model, m);
+  g_ptr_array_unref (m->copy);
+}
+
+/* A flood of one-byte chunks makes a handful of rows, not thousands, and
+ * every change was announced at the right place. */
+static void
+test_tiny_chunks (void)
+{
+  SpOutputModel *model = sp_output_model_new ();
+  const guint n = 100000;
+  gsize total = 0;
+  Mirror m;
+
+  mirror_init (&m, model);
+  for (guint i = 0; i < n; i++)
+    sp_output_model_append (model, SP_OUTPUT_STDOUT, i % 80 == 79 ? "\n" : "a");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==,
+                    (n + SP_OUTPUT_MODEL_ITEM_BYTES - 1) / SP_OUTPUT_MODEL_ITEM_BYTES);
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (model)); i++)
+    total += sp_output_item_get_length (item (model, i));
+  g_assert_cmpuint (total, ==, n);
+  g_assert_cmpuint (m.signals, ==, n);
+  mirror_check_and_clear (&m);
+  g_assert_finalize_object (model);
+}
+
+/* Streams alternate: one row per change of stream, each announced as an
+ * addition at the end; growing the last row is a change of that row. */
+static void
+test_interleaved_streams (void)
+{
+  SpOutputModel *model = sp_output_model_new ();
+  Changes c = { 0 };
+  Mirror m;
+
+  mirror_init (&m, model);
+  g_signal_connect (model, "items-changed", G_CALLBACK (on_items_changed), &c);
+  for (int i = 0; i < 10; i++)
+    {
+      sp_output_model_append (model, i % 2 ? SP_OUTPUT_STDERR : SP_OUTPUT_STDOUT, "x");
+      g_assert_cmpuint (c.position, ==, (guint) i);
+      g_assert_cmpuint (c.removed, ==, 0);
+      g_assert_cmpuint (c.added, ==, 1);
+      sp_output_model_append (model, i % 2 ? SP_OUTPUT_STDERR : SP_OUTPUT_STDOUT, "y");
+      g_assert_cmpuint (c.position, ==, (guint) i);
+      g_assert_cmpuint (c.removed, ==, 1);
+      g_assert_cmpuint (c.added, ==, 1);
+    }
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 10);
+  g_assert_cmpint (sp_output_item_get_kind (item (model, 9)), ==, SP_OUTPUT_STDERR);
+  g_assert_cmpstr (sp_output_item_get_text (item (model, 9)), ==, "xy");
+  g_signal_handlers_disconnect_by_data (model, &c);
+  mirror_check_and_clear (&m);
+  g_assert_finalize_object (model);
+}
+
+/* Exactly at the cap is not truncated; one byte more is, once. */
+static void
+test_cap_boundary (void)
+{
+  SpOutputModel *model = sp_output_model_new ();
+  g_autoptr (GString) kept = g_string_new (NULL);
+  guint n;
+  Mirror m;
+
+  mirror_init (&m, model);
+  sp_output_model_set_max_bytes (model, 10);
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "01234");
+  sp_output_model_append (model, SP_OUTPUT_STDERR, "56789");
+  g_assert_false (sp_output_model_get_truncated (model));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 2);
+
+  sp_output_model_append (model, SP_OUTPUT_STDERR, "!");
+  g_assert_true (sp_output_model_get_truncated (model));
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "more");
+  sp_output_model_append (model, SP_OUTPUT_STDERR, "and more");
+  n = g_list_model_get_n_items (G_LIST_MODEL (model));
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_cmpint (sp_output_item_get_kind (item (model, 2)), ==, SP_OUTPUT_NOTICE);
+  g_assert_nonnull (strstr (sp_output_item_get_text (item (model, 2)), "truncated"));
+  for (guint i = 0; i < 2; i++)
+    g_string_append (kept, sp_output_item_get_text (item (model, i)));
+  g_assert_cmpstr (kept->str, ==, "0123456789");
+  mirror_check_and_clear (&m);
+
+  /* clear() lifts the cap's verdict with the text. */
+  sp_output_model_clear (model);
+  g_assert_false (sp_output_model_get_truncated (model));
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "abcdé"); /* 6 bytes, cap 10 */
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "fghé"); /* the cap falls inside é */
+  g_assert_true (sp_output_model_get_truncated (model));
+  g_assert_cmpstr (sp_output_item_get_text (item (model, 0)), ==, "abcdéfgh");
+  g_assert_finalize_object (model);
+}
+
 static const char *
 only_text (SpOutputModel *model)
 {
@@ -143,5 +279,8 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/OutputModel/split-and-cap", test_split_and_cap);
   g_test_add_func ("/Sandpad/OutputModel/utf8-boundary", test_utf8_boundary);
   g_test_add_func ("/Sandpad/OutputModel/carriage-return", test_carriage_return);
+  g_test_add_func ("/Sandpad/OutputModel/tiny-chunks", test_tiny_chunks);
+  g_test_add_func ("/Sandpad/OutputModel/interleaved-streams", test_interleaved_streams);
+  g_test_add_func ("/Sandpad/OutputModel/cap-boundary", test_cap_boundary);
   return g_test_run ();
 }

@@ -1,292 +1,258 @@
-/* test-supervisor.c: the app's side of the runner, headless: against the
- * real sandpad-runner for what it must do, and against a scripted fake for
- * what the real one must never do (crash, garbage, stall). */
+/* test-supervisor.c: SpRunnerSupervisor with the real sandpad-runner: it
+ * forwards the client's signals, replaces a runner that was killed so the
+ * next run works, limits restarts to max_restarts per window, stops and
+ * starts again, and takes its runner down when dropped. */
 #include "config.h"
 
-#include <glib/gstdio.h>
+#include <errno.h>
 
-#include "sp-test-wait.h"
 #include "sp-output-model.h"
-#include "sp-runner-supervisor.h"
+#include "sp-test-client.h"
 
-
-typedef struct
-{
-  SpRunnerSupervisor *sup;
-  char *run_id;
-  GString *out;
-  GString *err;
-  SpRunResult *result;
-  guint ticks;
-} Run;
-
-static void
-on_output (SpRunnerSupervisor *sup, const char *id, int kind, const char *text, Run *run)
-{
-  if (g_strcmp0 (id, run->run_id) == 0)
-    g_string_append (kind == SP_OUTPUT_STDERR ? run->err : run->out, text);
-}
-
-static void
-on_exited (SpRunnerSupervisor *sup, const char *id, SpRunResult *result, Run *run)
-{
-  if (g_strcmp0 (id, run->run_id) == 0)
-    run->result = sp_run_result_ref (result);
-}
+#define RUN_TIMEOUT_MS 30000
 
 static gboolean
-is_ready (gpointer data)
+sup_ready (gpointer data)
 {
   return sp_runner_supervisor_is_ready (data);
 }
 
-static gboolean
-has_state (gpointer data)
-{
-  gpointer *pair = data;
-  return (int) sp_runner_supervisor_get_state (pair[0]) == GPOINTER_TO_INT (pair[1]);
-}
-
-static gboolean
-has_result (gpointer data)
-{
-  return ((Run *) data)->result != NULL;
-}
-
 static SpRunnerSupervisor *
-start (const char *path, const char *const *args)
+start_real (void)
 {
-  SpRunnerSupervisor *sup = sp_runner_supervisor_new (path);
+  SpRunnerSupervisor *sup = sp_runner_supervisor_new (g_getenv ("SANDPAD_RUNNER"));
 
-  sp_runner_supervisor_set_runner_args (sup, args);
+  sp_runner_supervisor_set_restart_delay (sup, 10);
   sp_runner_supervisor_start (sup);
+  g_assert_true (sp_test_wait_for (sup_ready, sup, 15000));
   return sup;
 }
 
-static void
-run_init (Run *run, SpRunnerSupervisor *sup)
+static char *
+run_code (SpRunnerSupervisor *sup, const char *code)
 {
-  memset (run, 0, sizeof *run);
-  run->sup = sup;
-  run->out = g_string_new (NULL);
-  run->err = g_string_new (NULL);
-  g_signal_connect (sup, "output", G_CALLBACK (on_output), run);
-  g_signal_connect (sup, "exited", G_CALLBACK (on_exited), run);
-}
-
-static void
-run_clear (Run *run)
-{
-  g_signal_handlers_disconnect_by_data (run->sup, run);
-  g_free (run->run_id);
-  g_string_free (run->out, TRUE);
-  g_string_free (run->err, TRUE);
-  g_clear_pointer (&run->result, sp_run_result_unref);
-}
-
-static void
-run_code (Run *run, const char *code, gboolean stdin_open)
-{
-  g_autoptr (SpRunRequest) req = sp_run_request_new ("python", code);
+  g_autoptr (SpRunRequest) req = python (code);
   g_autoptr (GError) error = NULL;
+  char *id = sp_runner_supervisor_run (sup, req, &error);
 
-  sp_run_request_set_stdin_open (req, stdin_open);
-  run->run_id = sp_runner_supervisor_run (run->sup, req, &error);
   g_assert_no_error (error);
-  g_assert_nonnull (run->run_id);
-}
-
-static gboolean
-only_ours (gpointer data)
-{
-  return G_OBJECT (data)->ref_count == 1;
+  return id;
 }
 
 static void
-finish (SpRunnerSupervisor *sup)
-{
-  sp_runner_supervisor_stop (sup);
-  /* Cancelled reads and writes hand their references back on their way
-   * out, on the next turns of the main loop. */
-  g_assert_true (sp_test_wait_for (only_ours, sup, 5000));
-  g_assert_finalize_object (sup);
-}
-
-static void
-test_real_run (void)
-{
-  SpRunnerSupervisor *sup = start (g_getenv ("SANDPAD_RUNNER"), NULL);
-  Run run;
-
-  g_assert_true (sp_test_wait_for (is_ready, sup, 10000));
-  g_assert_nonnull (sp_runner_supervisor_get_sandbox_mode (sup));
-  g_assert_true (g_strv_contains (sp_runner_supervisor_get_languages (sup), "python"));
-  run_init (&run, sup);
-  run_code (&run, "import sys\nprint('hello')\nprint('oops', file=sys.stderr)\n", FALSE);
-  g_assert_true (sp_test_wait_for (has_result, &run, 20000));
-  g_assert_cmpstr (run.out->str, ==, "hello\n");
-  g_assert_cmpstr (run.err->str, ==, "oops\n");
-  g_assert_true (sp_run_result_succeeded (run.result));
-  run_clear (&run);
-  finish (sup);
-}
-
-static void
-test_real_cancel_and_stdin (void)
-{
-  SpRunnerSupervisor *sup = start (g_getenv ("SANDPAD_RUNNER"), NULL);
-  Run run;
-
-  g_assert_true (sp_test_wait_for (is_ready, sup, 10000));
-  run_init (&run, sup);
-  run_code (&run, "print('hi', input())\n", TRUE);
-  sp_runner_supervisor_send_stdin (sup, run.run_id, "Ada\n", FALSE);
-  g_assert_true (sp_test_wait_for (has_result, &run, 20000));
-  g_assert_cmpstr (run.out->str, ==, "hi Ada\n");
-  run_clear (&run);
-
-  run_init (&run, sup);
-  run_code (&run, "while True: pass\n", FALSE);
-  g_usleep (200 * 1000);
-  sp_runner_supervisor_cancel (sup, run.run_id);
-  g_assert_true (sp_test_wait_for (has_result, &run, 20000));
-  g_assert_cmpint (sp_run_result_get_cancelled (run.result), !=, SP_CANCEL_NONE);
-  g_assert_false (sp_run_result_succeeded (run.result));
-  run_clear (&run);
-  finish (sup);
-}
-
-static void
-append_to_model (SpRunnerSupervisor *sup, const char *id, int kind, const char *text,
+append_to_model (SpRunnerSupervisor *sup, const char *id, SpOutputKind kind, const char *text,
                  SpOutputModel *model)
 {
   sp_output_model_append (model, kind, text);
 }
 
-static gboolean
-tick (gpointer data)
-{
-  ((Run *) data)->ticks++;
-  return G_SOURCE_CONTINUE;
-}
-
-/* 10 MB of output arrive while the main loop keeps turning, and the model
- * keeps a bounded amount of it in few rows. */
+/* Every signal of the client comes through, the way the app uses them. */
 static void
-test_real_flood (void)
+test_forwards (void)
 {
-  SpRunnerSupervisor *sup = start (g_getenv ("SANDPAD_RUNNER"), NULL);
-  g_autoptr (SpRunRequest) req = sp_run_request_new ("python",
-                                                      "import sys\nfor i in range(100):\n"
-                                                      "    sys.stdout.write('y' * 100000)\n");
+  SpRunnerSupervisor *sup = start_real ();
   SpOutputModel *model = sp_output_model_new ();
-  Run run;
-  guint id;
+  g_autofree char *id = NULL;
+  Recorder rec;
+  RunLog *log;
 
-  g_assert_true (sp_test_wait_for (is_ready, sup, 10000));
-  run_init (&run, sup);
+  g_assert_true (g_strv_contains (sp_runner_supervisor_get_languages (sup), "python"));
+  g_assert_nonnull (sp_runner_supervisor_get_sandbox_mode (sup));
+  g_assert_nonnull (sp_runner_supervisor_get_sandbox_layers (sup));
+  g_assert_null (sp_runner_supervisor_get_last_error (sup));
+  recorder_init (&rec, sup);
   g_signal_connect (sup, "output", G_CALLBACK (append_to_model), model);
-  sp_run_request_set_output_limit (req, 16 * 1024 * 1024);
-  run.run_id = sp_runner_supervisor_run (sup, req, NULL);
-  id = g_timeout_add (10, tick, &run);
-  g_assert_true (sp_test_wait_for (has_result, &run, 60000));
-  g_source_remove (id);
-  g_assert_cmpuint (run.out->len, ==, 10000000);
-  g_assert_true (sp_run_result_succeeded (run.result));
-  g_assert_cmpuint (run.ticks, >, 1); /* the loop was never blocked throughout */
-  g_assert_true (sp_output_model_get_truncated (model));
-  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), <, 200);
+  id = run_code (sup, "import sys\nprint('hello', flush=True)\nprint('oops', file=sys.stderr)\n");
+  g_assert_cmpstr (id, ==, "r1");
+  log = recorder_wait (&rec, id, "e", RUN_TIMEOUT_MS);
+  g_assert_cmpstr (log->out->str, ==, "hello\n");
+  g_assert_cmpstr (log->err->str, ==, "oops\n");
+  g_assert_true (sp_run_result_succeeded (log->result));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 2);
+
+  sp_runner_supervisor_release (sup, id);
+  recorder_wait (&rec, id, "r", RUN_TIMEOUT_MS);
+  g_assert_cmpstr (log->events->str, ==, "qsoer");
+  /* An error event names its run and its code. */
+  sp_runner_supervisor_cancel (sup, id);
+  log = recorder_wait (&rec, id, "!", RUN_TIMEOUT_MS);
+  g_assert_cmpstr (log->error_code, ==, "unknown_run");
+
   g_signal_handlers_disconnect_by_data (sup, model);
   g_assert_finalize_object (model);
-  run_clear (&run);
-  finish (sup);
-}
-
-static const char *
-fake (void)
-{
-  return g_getenv ("SANDPAD_FAKE_RUNNER");
-}
-
-/* The runner dies mid-run: the supervisor notices, restarts it, and the
- * next run works (the fake behaves after its first start). */
-static void
-test_fake_crash_then_recover (void)
-{
-  g_autofree char *counter = g_build_filename (g_get_tmp_dir (), "sandpad-fake-count-XXXXXX", NULL);
-  int fd = g_mkstemp (counter);
-  const char *args[] = { "--behave", "crash-after-ready", "--count-file", counter, "--ok-after",
-                         "1", NULL };
-  SpRunnerSupervisor *sup;
-  gpointer restarting[2];
-  Run run;
-
-  close (fd);
-  sup = start (fake (), args);
-  restarting[0] = sup;
-  restarting[1] = GINT_TO_POINTER (SP_RUNNER_STATE_RESTARTING);
-  g_assert_true (sp_test_wait_for (is_ready, sup, 10000));
-  run_init (&run, sup);
-  run_code (&run, "print(1)", FALSE);
-  g_assert_true (sp_test_wait_for (has_state, restarting, 10000));
-  g_assert_nonnull (sp_runner_supervisor_get_last_error (sup));
-  g_assert_true (sp_test_wait_for (is_ready, sup, 10000));
-  run_clear (&run);
-
-  run_init (&run, sup);
-  run_code (&run, "print(1)", FALSE);
-  g_assert_true (sp_test_wait_for (has_result, &run, 10000));
-  g_assert_cmpstr (run.out->str, ==, "fake\n");
-  run_clear (&run);
-  finish (sup);
-  g_unlink (counter);
+  recorder_clear (&rec);
+  sp_runner_supervisor_stop (sup);
+  g_assert_finalize_object (sup);
 }
 
 static void
-expect_failure (const char *behave, const char *error_part)
+kill_runner (SpRunnerSupervisor *sup, char **pid_out)
 {
-  const char *args[] = { "--behave", behave, NULL };
-  SpRunnerSupervisor *sup = sp_runner_supervisor_new (fake ());
-  gpointer failed[2] = { sup, GINT_TO_POINTER (SP_RUNNER_STATE_FAILED) };
+  const char *pid = sp_runner_client_get_identifier (sp_runner_supervisor_get_client (sup));
 
-  sp_runner_supervisor_set_runner_args (sup, args);
-  /* One restart allowed, then it gives up: garbage every time is failure. */
-  sp_runner_supervisor_set_restart_limit (sup, 1, 60000);
-  sp_runner_supervisor_set_handshake_timeout (sup, 500);
+  g_assert_nonnull (pid);
+  g_assert_cmpint (kill ((pid_t) atoi (pid), SIGKILL), ==, 0);
+  if (pid_out != NULL)
+    *pid_out = g_strdup (pid);
+}
+
+/* The runner is killed mid-run: the run fails, the runner is replaced,
+ * and the next run works. */
+static void
+test_killed_runner_is_replaced (void)
+{
+  SpRunnerSupervisor *sup = start_real ();
+  g_autoptr (SpRunRequest) spin = python ("print('up', flush=True)\nwhile True: pass\n");
+  g_autoptr (SpExecution) lost = sp_runner_supervisor_submit (sup, spin, NULL);
+  g_autofree char *old_pid = NULL;
+  g_autofree char *id = NULL;
+  Recorder rec;
+  RunLog *log;
+
+  recorder_init (&rec, sup);
+  recorder_wait (&rec, sp_execution_get_id (lost), "o", RUN_TIMEOUT_MS);
+  kill_runner (sup, &old_pid);
+  g_assert_true (sp_test_wait_for (was_closed, &rec, 10000));
+  g_assert_error (rec.closed, SP_RUNNER_ERROR, SP_RUNNER_ERROR_CLOSED);
+  g_assert_nonnull (strstr (rec.closed->message, "signal 9"));
+  g_assert_cmpint (sp_execution_get_state (lost), ==, SP_EXECUTION_FAILED);
+  g_assert_cmpstr (sp_runner_supervisor_get_last_error (sup), ==, rec.closed->message);
+  g_assert_false (sp_runner_supervisor_is_ready (sup));
+
+  g_assert_true (sp_test_wait_for (sup_ready, sup, 15000));
+  g_assert_cmpstr (sp_runner_client_get_identifier (sp_runner_supervisor_get_client (sup)), !=,
+                   old_pid);
+  id = run_code (sup, "print('again')");
+  g_assert_cmpstr (id, ==, "2-r1");
+  log = recorder_wait (&rec, id, "e", RUN_TIMEOUT_MS);
+  g_assert_cmpstr (log->out->str, ==, "again\n");
+  g_assert_true (sp_run_result_succeeded (log->result));
+
+  recorder_clear (&rec);
+  sp_runner_supervisor_stop (sup);
+  g_assert_finalize_object (sup);
+}
+
+static gboolean
+later (gpointer data)
+{
+  return g_get_monotonic_time () >= *(gint64 *) data;
+}
+
+typedef struct
+{
+  Recorder *rec;
+  guint n;
+} ClosedCount;
+
+static gboolean
+closed_count_reached (gpointer data)
+{
+  ClosedCount *c = data;
+
+  return c->rec->n_closed >= c->n;
+}
+
+/* Kills the runner and waits until the supervisor noticed. */
+static void
+kill_and_wait (SpRunnerSupervisor *sup, Recorder *rec)
+{
+  ClosedCount count = { rec, rec->n_closed + 1 };
+
+  kill_runner (sup, NULL);
+  g_assert_true (sp_test_wait_for (closed_count_reached, &count, 10000));
+}
+
+/* At most max_restarts within the window: older restarts do not count. */
+static void
+test_rate_limit (void)
+{
+  SpRunnerSupervisor *sup = start_real ();
+  gint64 window_end;
+  Recorder rec;
+
+  recorder_init (&rec, sup);
+  sp_runner_supervisor_set_restart_limit (sup, 1, 1500);
+  window_end = g_get_monotonic_time () + 1600 * 1000;
+  kill_and_wait (sup, &rec);
+  g_assert_cmpint (sp_runner_supervisor_get_state (sup), ==, SP_RUNNER_STATE_RESTARTING);
+  g_assert_true (sp_test_wait_for (sup_ready, sup, 15000));
+
+  /* The first restart left the window: another one is allowed. */
+  g_assert_true (sp_test_wait_for (later, &window_end, 5000));
+  kill_and_wait (sup, &rec);
+  g_assert_cmpint (sp_runner_supervisor_get_state (sup), ==, SP_RUNNER_STATE_RESTARTING);
+  g_assert_true (sp_test_wait_for (sup_ready, sup, 15000));
+
+  /* Within the window of that one: give up. */
+  kill_and_wait (sup, &rec);
+  g_assert_cmpint (sp_runner_supervisor_get_state (sup), ==, SP_RUNNER_STATE_FAILED);
+  g_assert_null (sp_runner_supervisor_get_client (sup));
+  g_assert_cmpuint (rec.n_closed, ==, 3);
+
+  /* start() begins afresh. */
   sp_runner_supervisor_start (sup);
-  g_assert_true (sp_test_wait_for (has_state, failed, 20000));
-  g_assert_nonnull (strstr (sp_runner_supervisor_get_last_error (sup), error_part));
-  finish (sup);
+  g_assert_true (sp_test_wait_for (sup_ready, sup, 15000));
+  recorder_clear (&rec);
+  sp_runner_supervisor_stop (sup);
+  g_assert_finalize_object (sup);
 }
 
+/* stop() takes the runner down and says "stopped"; requests are refused
+ * until start(). */
 static void
-test_fake_garbage (void)
+test_stop_and_start (void)
 {
-  expect_failure ("garbage", "invalid message");
+  SpRunnerSupervisor *sup = start_real ();
+  g_autofree char *pid = g_strdup (
+    sp_runner_client_get_identifier (sp_runner_supervisor_get_client (sup)));
+  g_autoptr (SpRunRequest) req = python ("print(2)");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *id = NULL;
+  Recorder rec;
+
+  recorder_init (&rec, sup);
+  sp_runner_supervisor_stop (sup);
+  g_assert_cmpint (sp_runner_supervisor_get_state (sup), ==, SP_RUNNER_STATE_STOPPED);
+  g_assert_true (wait_process_gone (pid, 2500));
+  g_assert_null (sp_runner_supervisor_run (sup, req, &error));
+  g_assert_error (error, SP_RUNNER_ERROR, SP_RUNNER_ERROR_NOT_READY);
+  sp_runner_supervisor_cancel (sup, "r1"); /* nothing to do, and no crash */
+  g_assert_cmpuint (rec.n_closed, ==, 0);
+
+  sp_runner_supervisor_start (sup);
+  g_assert_true (sp_test_wait_for (sup_ready, sup, 15000));
+  id = run_code (sup, "print(2)");
+  g_assert_cmpstr (recorder_wait (&rec, id, "e", RUN_TIMEOUT_MS)->out->str, ==, "2\n");
+  recorder_clear (&rec);
+  sp_runner_supervisor_stop (sup);
+  g_assert_finalize_object (sup);
 }
 
+/* Dropping the last reference is enough: no pending call keeps the
+ * supervisor alive, and its runner goes with it. */
 static void
-test_fake_stall (void)
+test_dropped_while_ready (void)
 {
-  expect_failure ("stall", "did not answer");
-}
+  SpRunnerSupervisor *sup = start_real ();
+  g_autofree char *pid = g_strdup (
+    sp_runner_client_get_identifier (sp_runner_supervisor_get_client (sup)));
 
-static void
-test_fake_oversize (void)
-{
-  expect_failure ("oversize", "invalid message");
+  g_assert_finalize_object (sup);
+  g_assert_true (wait_process_gone (pid, 2500));
 }
 
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/Sandpad/Supervisor/real-run", test_real_run);
-  g_test_add_func ("/Sandpad/Supervisor/real-cancel-and-stdin", test_real_cancel_and_stdin);
-  g_test_add_func ("/Sandpad/Supervisor/real-flood", test_real_flood);
-  g_test_add_func ("/Sandpad/Supervisor/fake-crash-then-recover", test_fake_crash_then_recover);
-  g_test_add_func ("/Sandpad/Supervisor/fake-garbage", test_fake_garbage);
-  g_test_add_func ("/Sandpad/Supervisor/fake-stall", test_fake_stall);
-  g_test_add_func ("/Sandpad/Supervisor/fake-oversize", test_fake_oversize);
+  g_assert_nonnull (g_getenv ("SANDPAD_RUNNER"));
+
+  g_test_add_func ("/Sandpad/Supervisor/forwards", test_forwards);
+  g_test_add_func ("/Sandpad/Supervisor/killed-runner-is-replaced",
+                   test_killed_runner_is_replaced);
+  g_test_add_func ("/Sandpad/Supervisor/rate-limit", test_rate_limit);
+  g_test_add_func ("/Sandpad/Supervisor/stop-and-start", test_stop_and_start);
+  g_test_add_func ("/Sandpad/Supervisor/dropped-while-ready", test_dropped_while_ready);
   return g_test_run ();
 }

@@ -1,0 +1,86 @@
+/* sp-runner-client-private.h: what sp-runner-client.c (process, handshake,
+ * I/O) and sp-runner-client-runs.c (requests, events) share. */
+#pragma once
+
+#include "sp-frame.h"
+#include "sp-runner-client.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  CLIENT_NEW,
+  CLIENT_STARTING, /* spawned, hello sent, waiting for ready */
+  CLIENT_READY,
+  CLIENT_CLOSED, /* for good: a client is not restarted */
+} ClientPhase;
+
+/* A run this client sent and has not seen the end of. */
+typedef struct
+{
+  gint64 timeout_ms; /* resolved in "started"; for describing the result */
+  gint64 memory_mib;
+  char *cwd;
+  gboolean accepted;      /* "queued" came: later errors are not a refusal */
+  SpExecution *execution; /* NULL unless submitted */
+} RunInfo;
+
+enum
+{
+  SIGNAL_QUEUED,
+  SIGNAL_STARTED,
+  SIGNAL_OUTPUT,
+  SIGNAL_EXITED,
+  SIGNAL_RELEASED,
+  SIGNAL_ERROR,
+  SIGNAL_CLOSED,
+  N_SIGNALS
+};
+
+struct _SpRunnerClient
+{
+  GObject parent_instance;
+
+  char *runner_path;
+  GStrv runner_args;
+  char *id_prefix;
+  guint handshake_timeout_ms;
+
+  ClientPhase phase;
+  GSubprocess *process;
+  GIOStream *stream;
+  GCancellable *cancellable; /* every read, write and wait of this runner */
+  SpFrameReader *reader;
+  GQueue writes; /* GBytes, written in order, one at a time */
+  gboolean writing;
+
+  GTask *start_task;
+  GCancellable *start_cancellable;
+  gulong start_cancelled_id;
+  guint handshake_id;
+  guint eof_id; /* EOF seen: waiting briefly for the exit status */
+
+  SpMessage ready; /* SP_MSG_READY once the handshake is done */
+  GStrv languages;
+
+  GHashTable *runs; /* id → RunInfo */
+  guint next_run;
+};
+
+/* g_signal_emit() for one of the signals above. */
+void _sp_runner_client_emit (SpRunnerClient *self, guint which, ...);
+/* Ends the client for good: error says why, NULL when asked to stop. */
+void _sp_runner_client_close (SpRunnerClient *self, const GError *error);
+void _sp_runner_client_close_with (SpRunnerClient *self, SpRunnerError code,
+                                   const char *message);
+/* Queues one encoded line (malloc'd by the protocol library; taken). */
+void _sp_runner_client_send (SpRunnerClient *self, char *line, gsize len);
+void _sp_runner_client_read_more (SpRunnerClient *self);
+void _sp_runner_client_handle_ready (SpRunnerClient *self, SpMessage *msg);
+void _sp_runner_client_dispatch (SpRunnerClient *self, SpMessage *msg);
+/* Fails every tracked execution with error and forgets the runs. */
+void _sp_runner_client_fail_runs (SpRunnerClient *self, const GError *error);
+RunInfo *_sp_runner_client_run_info_new (void);
+void _sp_runner_client_run_info_free (gpointer data);
+
+G_END_DECLS

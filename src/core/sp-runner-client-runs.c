@@ -1,0 +1,356 @@
+/* sp-runner-client-runs.c: what the runner offers, the requests we send it
+ * and the events it sends back about runs. */
+#define G_LOG_DOMAIN "sp-runner-client"
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "sp-runner-client-private.h"
+
+RunInfo *
+_sp_runner_client_run_info_new (void)
+{
+  return g_new0 (RunInfo, 1);
+}
+
+void
+_sp_runner_client_run_info_free (gpointer data)
+{
+  RunInfo *info = data;
+
+  g_free (info->cwd);
+  g_clear_object (&info->execution);
+  g_free (info);
+}
+
+void
+_sp_runner_client_fail_runs (SpRunnerClient *self, const GError *error)
+{
+  g_autoptr (GHashTable) runs = self->runs;
+  GHashTableIter iter;
+  RunInfo *info;
+
+  /* A fresh table first: a handler of the failures may look at it. */
+  self->runs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                      _sp_runner_client_run_info_free);
+  g_hash_table_iter_init (&iter, runs);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &info))
+    if (info->execution != NULL)
+      _sp_execution_set_failed (info->execution, error);
+}
+
+/* ---- the ready event ---- */
+
+const SpReady *
+sp_runner_client_get_ready (SpRunnerClient *self)
+{
+  g_return_val_if_fail (SP_IS_RUNNER_CLIENT (self), NULL);
+  return self->ready.type == SP_MSG_READY ? &self->ready.u.ready : NULL;
+}
+
+const char *
+sp_runner_client_get_runner_version (SpRunnerClient *self)
+{
+  const SpReady *ready = sp_runner_client_get_ready (self);
+
+  return ready ? ready->runner_version : NULL;
+}
+
+const char *const *
+sp_runner_client_get_languages (SpRunnerClient *self)
+{
+  g_return_val_if_fail (SP_IS_RUNNER_CLIENT (self), NULL);
+  return (const char *const *) self->languages;
+}
+
+const SpLanguage *
+sp_runner_client_lookup_language (SpRunnerClient *self, const char *name)
+{
+  const SpReady *ready = sp_runner_client_get_ready (self);
+
+  g_return_val_if_fail (name != NULL, NULL);
+
+  for (gsize i = 0; ready != NULL && i < ready->n_languages; i++)
+    if (g_strcmp0 (ready->languages[i].name, name) == 0)
+      return &ready->languages[i];
+  return NULL;
+}
+
+const char *
+sp_runner_client_get_sandbox_mode (SpRunnerClient *self)
+{
+  const SpReady *ready = sp_runner_client_get_ready (self);
+
+  return ready ? ready->sandbox.mode : NULL;
+}
+
+const char *const *
+sp_runner_client_get_sandbox_layers (SpRunnerClient *self)
+{
+  const SpReady *ready = sp_runner_client_get_ready (self);
+
+  return ready ? (const char *const *) ready->sandbox.layers : NULL;
+}
+
+gboolean
+sp_runner_client_get_limit (SpRunnerClient *self, const char *name, gint64 *default_value,
+                            gint64 *max_value)
+{
+  const SpReady *ready = sp_runner_client_get_ready (self);
+  const SpLimitRange *range;
+
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  if (ready == NULL)
+    return FALSE;
+  if (g_str_equal (name, "timeout_ms"))
+    range = &ready->timeout_ms;
+  else if (g_str_equal (name, "memory_mib"))
+    range = &ready->memory_mib;
+  else if (g_str_equal (name, "output_limit"))
+    range = &ready->output_limit;
+  else
+    g_return_val_if_reached (FALSE);
+  if (default_value != NULL)
+    *default_value = range->default_value;
+  if (max_value != NULL)
+    *max_value = range->max_value;
+  return TRUE;
+}
+
+gint64
+sp_runner_client_get_max_concurrent (SpRunnerClient *self)
+{
+  const SpReady *ready = sp_runner_client_get_ready (self);
+
+  return ready ? ready->max_concurrent : 0;
+}
+
+/* ---- requests ---- */
+
+static gboolean
+check_ready (SpRunnerClient *self, GError **error)
+{
+  if (self->phase == CLIENT_READY)
+    return TRUE;
+  g_set_error_literal (error, SP_RUNNER_ERROR, SP_RUNNER_ERROR_NOT_READY,
+                       _("The sandboxed runner is not ready"));
+  return FALSE;
+}
+
+/* Encodes and queues msg; FALSE when the protocol library refuses it. */
+static gboolean
+send_message (SpRunnerClient *self, const SpMessage *msg, GError **error)
+{
+  gsize len = 0;
+  char *line = sp_message_encode (msg, &len);
+
+  if (line == NULL)
+    {
+      g_set_error (error, SP_RUNNER_ERROR, SP_RUNNER_ERROR_INVALID_VALUE,
+                   _("Invalid %s request"), sp_message_type_to_string (msg->type));
+      return FALSE;
+    }
+  _sp_runner_client_send (self, line, len);
+  return TRUE;
+}
+
+static char *
+send_run (SpRunnerClient *self, SpRunRequest *request, SpExecution **execution, GError **error)
+{
+  g_autofree char *id = NULL;
+  SpMessage msg;
+  RunInfo *info;
+  gboolean sent;
+
+  g_return_val_if_fail (SP_IS_RUNNER_CLIENT (self), NULL);
+  g_return_val_if_fail (request != NULL, NULL);
+
+  if (!check_ready (self, error))
+    return NULL;
+  id = g_strdup_printf ("%sr%u", self->id_prefix, ++self->next_run);
+  _sp_run_request_to_message (request, id, &msg);
+  sent = send_message (self, &msg, error);
+  if (sent)
+    {
+      info = _sp_runner_client_run_info_new ();
+      /* Until "started" resolves them: what was asked, or the defaults. */
+      info->timeout_ms = msg.u.run.timeout_ms ? msg.u.run.timeout_ms
+                                              : self->ready.u.ready.timeout_ms.default_value;
+      info->memory_mib = msg.u.run.memory_mib ? msg.u.run.memory_mib
+                                              : self->ready.u.ready.memory_mib.default_value;
+      if (execution != NULL)
+        {
+          *execution = sp_execution_new (id, sp_run_request_get_language (request));
+          info->execution = g_object_ref (*execution);
+        }
+      g_hash_table_insert (self->runs, g_strdup (id), info);
+    }
+  sp_message_clear (&msg);
+  return sent ? g_steal_pointer (&id) : NULL;
+}
+
+char *
+sp_runner_client_run (SpRunnerClient *self, SpRunRequest *request, GError **error)
+{
+  return send_run (self, request, NULL, error);
+}
+
+SpExecution *
+sp_runner_client_submit (SpRunnerClient *self, SpRunRequest *request, GError **error)
+{
+  g_autofree char *id = NULL;
+  SpExecution *execution = NULL;
+
+  id = send_run (self, request, &execution, error);
+  return id ? execution : NULL;
+}
+
+static gboolean
+send_ref (SpRunnerClient *self, SpMessageType type, const char *run_id, GError **error)
+{
+  SpMessage msg = { .type = type };
+
+  g_return_val_if_fail (SP_IS_RUNNER_CLIENT (self), FALSE);
+  g_return_val_if_fail (run_id != NULL, FALSE);
+
+  if (!check_ready (self, error))
+    return FALSE;
+  msg.u.ref.id = (char *) run_id;
+  return send_message (self, &msg, error);
+}
+
+gboolean
+sp_runner_client_cancel (SpRunnerClient *self, const char *run_id, GError **error)
+{
+  return send_ref (self, SP_MSG_CANCEL, run_id, error);
+}
+
+gboolean
+sp_runner_client_release (SpRunnerClient *self, const char *run_id, GError **error)
+{
+  return send_ref (self, SP_MSG_RELEASE, run_id, error);
+}
+
+gboolean
+sp_runner_client_send_stdin (SpRunnerClient *self, const char *run_id, const char *text,
+                             gboolean eof, GError **error)
+{
+  SpMessage msg = { .type = SP_MSG_STDIN };
+
+  g_return_val_if_fail (SP_IS_RUNNER_CLIENT (self), FALSE);
+  g_return_val_if_fail (run_id != NULL, FALSE);
+  g_return_val_if_fail (text != NULL || eof, FALSE);
+
+  if (!check_ready (self, error))
+    return FALSE;
+  msg.u.stdin_.id = (char *) run_id;
+  msg.u.stdin_.data = (char *) text;
+  msg.u.stdin_.eof = !!eof;
+  return send_message (self, &msg, error);
+}
+
+/* ---- events ---- */
+
+static void
+handle_started (SpRunnerClient *self, const SpStarted *started)
+{
+  RunInfo *info = g_hash_table_lookup (self->runs, started->id);
+
+  if (info != NULL)
+    {
+      info->accepted = TRUE;
+      info->timeout_ms = started->timeout_ms;
+      info->memory_mib = started->memory_mib;
+      g_free (info->cwd);
+      info->cwd = g_strdup (started->cwd);
+      if (info->execution != NULL)
+        _sp_execution_set_started (info->execution, started->cwd);
+    }
+  _sp_runner_client_emit (self, SIGNAL_STARTED, started->id);
+}
+
+static void
+handle_exited (SpRunnerClient *self, const SpExited *exited)
+{
+  RunInfo *info = g_hash_table_lookup (self->runs, exited->id);
+  g_autoptr (SpRunResult) result = NULL;
+
+  result = _sp_run_result_new (exited, info ? info->timeout_ms : 0, info ? info->memory_mib : 0,
+                               info ? info->cwd : NULL);
+  if (info != NULL && info->execution != NULL)
+    _sp_execution_set_exited (info->execution, result);
+  /* The last event of the run: nothing more to route. */
+  g_hash_table_remove (self->runs, exited->id);
+  _sp_runner_client_emit (self, SIGNAL_EXITED, exited->id, result);
+}
+
+static void
+handle_error (SpRunnerClient *self, const SpErrorMsg *error)
+{
+  RunInfo *info = error->id ? g_hash_table_lookup (self->runs, error->id) : NULL;
+  const char *code = sp_proto_error_code_to_string (error->code);
+
+  /* An error before "queued" is the refusal of the run itself: no other
+   * event will come for it. Later ones are about cancel, stdin, release. */
+  if (info != NULL && !info->accepted)
+    {
+      if (info->execution != NULL)
+        {
+          g_autoptr (GError) gerror = g_error_new_literal (
+            SP_RUNNER_ERROR, sp_runner_error_from_proto (error->code), error->message);
+          _sp_execution_set_failed (info->execution, gerror);
+        }
+      g_hash_table_remove (self->runs, error->id);
+    }
+  _sp_runner_client_emit (self, SIGNAL_ERROR, error->id, code, error->message);
+}
+
+void
+_sp_runner_client_dispatch (SpRunnerClient *self, SpMessage *msg)
+{
+  RunInfo *info;
+
+  switch (msg->type)
+    {
+    case SP_MSG_QUEUED:
+      if ((info = g_hash_table_lookup (self->runs, msg->u.queued.id)) != NULL)
+        info->accepted = TRUE;
+      _sp_runner_client_emit (self, SIGNAL_QUEUED, msg->u.queued.id, msg->u.queued.position);
+      break;
+    case SP_MSG_STARTED:
+      handle_started (self, &msg->u.started);
+      break;
+    case SP_MSG_OUTPUT:
+      {
+        SpOutputKind kind = msg->u.output.stream == SP_STREAM_STDERR ? SP_OUTPUT_STDERR
+                                                                     : SP_OUTPUT_STDOUT;
+        info = g_hash_table_lookup (self->runs, msg->u.output.id);
+        if (info != NULL && info->execution != NULL)
+          _sp_execution_append_output (info->execution, kind, msg->u.output.data);
+        _sp_runner_client_emit (self, SIGNAL_OUTPUT, msg->u.output.id, kind, msg->u.output.data);
+      }
+      break;
+    case SP_MSG_EXITED:
+      handle_exited (self, &msg->u.exited);
+      break;
+    case SP_MSG_RELEASED:
+      g_hash_table_remove (self->runs, msg->u.ref.id);
+      _sp_runner_client_emit (self, SIGNAL_RELEASED, msg->u.ref.id);
+      break;
+    case SP_MSG_ERROR:
+      handle_error (self, &msg->u.error);
+      break;
+    case SP_MSG_READY:
+    case SP_MSG_INVALID:
+    case SP_MSG_HELLO:
+    case SP_MSG_RUN:
+    case SP_MSG_CANCEL:
+    case SP_MSG_STDIN:
+    case SP_MSG_LAST:
+    default:
+      /* sp_message_decode (SP_DIR_EVENT) lets only events through. */
+      g_return_if_reached ();
+    }
+}
