@@ -652,10 +652,12 @@ fill_result (RunnerRun *run, SpExited *ev)
       && looks_out_of_processes (run, r->wait_status))
     run->limit = SP_LIMIT_PROCESSES;
   /* Python ignores SIGXFSZ, so a file hitting RLIMIT_FSIZE fails with
-   * EFBIG and the interpreter reports it instead of dying of the signal. */
+   * EFBIG and the interpreter reports it instead of dying of the signal;
+   * a full /tmp tmpfs (namespace mode) fails with ENOSPC likewise. */
   if (run->limit == SP_LIMIT_NONE && run->cancel_stage == SP_CANCEL_NONE
       && !(WIFEXITED (r->wait_status) && WEXITSTATUS (r->wait_status) == 0)
-      && memmem (run->err_tail, run->err_tail_len, "File too large", 14) != NULL)
+      && (memmem (run->err_tail, run->err_tail_len, "File too large", 14) != NULL
+          || memmem (run->err_tail, run->err_tail_len, "No space left on device", 23) != NULL))
     run->limit = SP_LIMIT_DISK;
 
   ev->wall_ms = r->wall_ns / 1000000;
