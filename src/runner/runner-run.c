@@ -569,38 +569,44 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
     }
 }
 
-/* The interpreters' own words for running out of memory. The memory limit
- * is an rlimit, so the kernel does not tell us it was hit: the program's
- * allocation fails and the interpreter says so on its way out. */
-static bool
-looks_out_of_memory (RunnerRun *run, int wait_status)
+/* The memory, process and file-size limits are rlimits: the kernel does
+ * not say one was hit, the program's allocation, fork or write fails and
+ * its interpreter says so on its way out. These are those words, checked
+ * in this order against the end of stderr. (Python ignores SIGXFSZ, so a
+ * file at RLIMIT_FSIZE shows up as EFBIG; a full /tmp tmpfs as ENOSPC.) */
+static const struct
 {
-  static const char *const markers[] = { "MemoryError", "out of memory", "Cannot allocate memory",
-                                         "cannot allocate memory", "bad_alloc", NULL };
+  SpLimit limit;
+  const char *const markers[6];
+} limit_words[] = {
+  { SP_LIMIT_MEMORY,
+    { "MemoryError", "out of memory", "Cannot allocate memory", "cannot allocate memory",
+      "bad_alloc", NULL } },
+  { SP_LIMIT_PROCESSES,
+    { "Resource temporarily unavailable", "BlockingIOError", "can't start new thread",
+      "fork: retry", NULL } },
+  { SP_LIMIT_DISK, { "File too large", "No space left on device", NULL } },
+};
 
-  if (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0)
-    return false;
-  for (size_t i = 0; markers[i] != NULL; i++)
-    if (memmem (run->err_tail, run->err_tail_len, markers[i], strlen (markers[i])) != NULL)
-      return true;
-  /* Or the peak says it plainly: within 5% of the ceiling. */
-  return run->report.maxrss_kib * 1024 >= run->req.memory_mib * 1024 * 1024 / 20 * 19;
-}
-
-/* Likewise RLIMIT_NPROC: fork and thread creation fail with EAGAIN, and
- * the program says so as it fails. */
-static bool
-looks_out_of_processes (RunnerRun *run, int wait_status)
+/* Which rlimit a program that failed on its own most likely hit. */
+static SpLimit
+limit_from_stderr (RunnerRun *run, int wait_status)
 {
-  static const char *const markers[] = { "Resource temporarily unavailable", "BlockingIOError",
-                                         "can't start new thread", "fork: retry", NULL };
-
   if (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0)
-    return false;
-  for (size_t i = 0; markers[i] != NULL; i++)
-    if (memmem (run->err_tail, run->err_tail_len, markers[i], strlen (markers[i])) != NULL)
-      return true;
-  return false;
+    return SP_LIMIT_NONE;
+  for (size_t i = 0; i < N_ELEMENTS (limit_words); i++)
+    {
+      for (size_t j = 0; limit_words[i].markers[j] != NULL; j++)
+        if (memmem (run->err_tail, run->err_tail_len, limit_words[i].markers[j],
+                    strlen (limit_words[i].markers[j]))
+            != NULL)
+          return limit_words[i].limit;
+      /* Or the peak says it plainly: within 5% of the memory ceiling. */
+      if (limit_words[i].limit == SP_LIMIT_MEMORY
+          && run->report.maxrss_kib * 1024 >= run->req.memory_mib * 1024 * 1024 / 20 * 19)
+        return SP_LIMIT_MEMORY;
+    }
+  return SP_LIMIT_NONE;
 }
 
 static void
@@ -645,20 +651,8 @@ fill_result (RunnerRun *run, SpExited *ev)
     run->limit = SP_LIMIT_CPU;
   if (run->limit == SP_LIMIT_NONE && ev->end == SP_END_SIGNALED && ev->signal == SIGXFSZ)
     run->limit = SP_LIMIT_DISK;
-  if (run->limit == SP_LIMIT_NONE && run->cancel_stage == SP_CANCEL_NONE
-      && looks_out_of_memory (run, r->wait_status))
-    run->limit = SP_LIMIT_MEMORY;
-  if (run->limit == SP_LIMIT_NONE && run->cancel_stage == SP_CANCEL_NONE
-      && looks_out_of_processes (run, r->wait_status))
-    run->limit = SP_LIMIT_PROCESSES;
-  /* Python ignores SIGXFSZ, so a file hitting RLIMIT_FSIZE fails with
-   * EFBIG and the interpreter reports it instead of dying of the signal;
-   * a full /tmp tmpfs (namespace mode) fails with ENOSPC likewise. */
-  if (run->limit == SP_LIMIT_NONE && run->cancel_stage == SP_CANCEL_NONE
-      && !(WIFEXITED (r->wait_status) && WEXITSTATUS (r->wait_status) == 0)
-      && (memmem (run->err_tail, run->err_tail_len, "File too large", 14) != NULL
-          || memmem (run->err_tail, run->err_tail_len, "No space left on device", 23) != NULL))
-    run->limit = SP_LIMIT_DISK;
+  if (run->limit == SP_LIMIT_NONE && run->cancel_stage == SP_CANCEL_NONE)
+    run->limit = limit_from_stderr (run, r->wait_status);
 
   ev->wall_ms = r->wall_ns / 1000000;
   ev->cpu_ms = r->cpu_ns / 1000000;
