@@ -83,7 +83,7 @@ struct RunnerEngine
   RunnerSandboxCaps caps;
   bool namespaces;          /* the mode every run gets */
   char *refusal;            /* strict, and a layer is missing: why runs fail */
-  struct sock_fprog seccomp[2]; /* per run network setting; len 0: none */
+  RunnerSeccompFilter seccomp[2]; /* per run network setting; empty: none */
   RunnerRun *runs;
   uint64_t next_seq;
   int running;
@@ -103,6 +103,6 @@ void _runner_run_free (RunnerRun *run);
 /* runner-engine.c */
 void _runner_engine_sandbox_info (RunnerEngine *engine, bool network, SpSandboxInfo *info);
 /* The filter for a run, or NULL when seccomp is unavailable here. */
-const struct sock_fprog *_runner_engine_seccomp (RunnerEngine *engine, bool network);
+const RunnerSeccompFilter *_runner_engine_seccomp (RunnerEngine *engine, bool network);
 void _runner_engine_emit (RunnerEngine *engine, const SpMessage *msg);
 void _runner_engine_run_finished (RunnerEngine *engine, RunnerRun *run);

@@ -99,25 +99,20 @@ resolve_sandbox (RunnerEngine *engine)
     engine->refusal = xstrdup ("this kernel has no seccomp filters (strict)");
 }
 
-const struct sock_fprog *
+const RunnerSeccompFilter *
 _runner_engine_seccomp (RunnerEngine *engine, bool network)
 {
-  struct sock_fprog *prog = &engine->seccomp[network];
+  RunnerSeccompFilter *filter = &engine->seccomp[network];
 
   /* Compiled on first use, once per network setting: half a millisecond
    * that a one-shot sandpad-run with network off need not pay twice. */
-  if (prog->len == 0 && engine->caps.seccomp)
+  if (filter->allow.len == 0 && engine->caps.seccomp)
     {
       RunnerSeccompPolicy policy = { .fallback = !engine->namespaces, .network = network };
-      if (runner_seccomp_compile (&policy, prog) != 0)
-        {
-          free (prog->filter);
-          prog->filter = NULL;
-          prog->len = 0;
-          engine->caps.seccomp = false;
-        }
+      if (runner_seccomp_compile (&policy, filter) != 0)
+        engine->caps.seccomp = false;
     }
-  return prog->len > 0 ? prog : NULL;
+  return filter->allow.len > 0 ? filter : NULL;
 }
 
 void
@@ -217,8 +212,8 @@ runner_engine_free (RunnerEngine *engine)
   remove_tree (engine->root);
   free (engine->root);
   free (engine->refusal);
-  free (engine->seccomp[0].filter);
-  free (engine->seccomp[1].filter);
+  runner_seccomp_clear (&engine->seccomp[0]);
+  runner_seccomp_clear (&engine->seccomp[1]);
   runner_loop_unwatch (engine->loop, engine->signal_watch);
   close (engine->signal_fd);
   runner_loop_free (engine->loop);

@@ -62,9 +62,12 @@ runner_landlock_abi (void)
 static uint64_t
 fs_rights_for (int abi)
 {
-  /* Everything ABI 1 knows, device creation included: handled and never
-   * granted, so no device node can be made. */
-  uint64_t rights = (LANDLOCK_ACCESS_FS_MAKE_BLOCK << 1) - 1;
+  /* Everything ABI 1 knows, up to and including its last right,
+   * MAKE_SYM: a right that is not handled is not restricted, and an
+   * unhandled MAKE_SYM let fallback runs plant symlinks anywhere the uid
+   * may write. Device creation is handled and never granted, so no device
+   * node can be made. */
+  uint64_t rights = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1;
 
   if (abi >= 2)
     rights |= LANDLOCK_ACCESS_FS_REFER;

@@ -181,7 +181,7 @@ build_dev (void)
   /* POSIX shared memory and semaphores (multiprocessing) live here. */
   if (mkdir ("dev/shm", 01777) != 0
       || mount ("tmpfs", "dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                "mode=1777,size=64m") != 0)
+                "mode=1777,size=64m,nr_inodes=1024") != 0)
     return -1;
   return 0;
 }
@@ -189,7 +189,7 @@ build_dev (void)
 int
 runner_sandbox_build_root (const RunnerSandboxPlan *plan)
 {
-  char opts[64];
+  char opts[96];
 
   /* Nothing we mount may propagate back to the host. */
   if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
@@ -203,14 +203,23 @@ runner_sandbox_build_root (const RunnerSandboxPlan *plan)
       || bind (plan->code_dir, RUNNER_SANDBOX_CODE + 1, false, false) != 0 || build_dev () != 0)
     return RUNNER_STEP_ROOT;
 
-  snprintf (opts, sizeof opts, "mode=1777,size=%lld", (long long) plan->tmp_bytes);
+  /* Size and inodes: a tmpfs full of empty files costs memory too. One
+   * inode per 4 KiB of the cap, within sane bounds. */
+  long long inodes = plan->tmp_bytes / 4096;
+  inodes = inodes < 1024 ? 1024 : inodes > (1 << 20) ? (1 << 20) : inodes;
+  snprintf (opts, sizeof opts, "mode=1777,size=%lld,nr_inodes=%lld", (long long) plan->tmp_bytes,
+            inodes);
   if (mkdir ("tmp", 01777) != 0
       || mount ("tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0)
     return RUNNER_STEP_ROOT;
 
-  /* A /proc of this pid namespace only: the host's processes are not in it. */
+  /* A /proc of this pid namespace only: the host's processes are not in
+   * it. hidepid=invisible also hides the processes the program may not
+   * inspect, pid 1 among them (it holds capabilities the program lacks),
+   * should Landlock, which narrows /proc further, be missing. */
   if (mkdir ("proc", 0555) != 0
-      || mount ("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+      || mount ("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=invisible")
+           != 0)
     return RUNNER_STEP_ROOT;
 
   if (mkdir (".oldroot", 0700) != 0 || syscall (SYS_pivot_root, ".", ".oldroot") != 0

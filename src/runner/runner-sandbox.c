@@ -31,6 +31,26 @@ const char *const runner_sandbox_etc[] = {
   "/var/cache/fontconfig", NULL,
 };
 
+/* What of /proc a program may read: its own process's entries and the
+ * system-wide files runtimes size themselves by. Not the directory itself
+ * (listing it is the host's process list in fallback mode), no other
+ * process (their command lines carry secrets: a root process's --token=
+ * was read), and none of its own entries that describe the host:
+ * mountinfo and mounts (host paths), net (the host's sockets), uid_map
+ * (who runs the runner), cgroup, ns, root and cwd. Nor /proc/cmdline or
+ * /proc/sys/kernel/random/boot_id. A process the program starts gets the
+ * global files but not its own entries: Landlock rules name inodes, and a
+ * child's /proc/<pid> does not exist yet when the rules are made. */
+static const char *const proc_readable[] = {
+  "/proc/self/stat", "/proc/self/statm", "/proc/self/status", "/proc/self/maps",
+  "/proc/self/smaps", "/proc/self/smaps_rollup", "/proc/self/limits", "/proc/self/cmdline",
+  "/proc/self/comm", "/proc/self/environ", "/proc/self/auxv", "/proc/self/io",
+  "/proc/self/fd", "/proc/self/fdinfo", "/proc/self/task", "/proc/self/oom_score",
+  "/proc/self/oom_score_adj", "/proc/self/sched", "/proc/self/schedstat",
+  "/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/proc/loadavg", "/proc/uptime",
+  "/proc/filesystems", "/proc/sys/vm/overcommit_memory", NULL,
+};
+
 #define NS_FLAGS (CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
 
 int
@@ -184,11 +204,13 @@ runner_sandbox_restrict (const RunnerSandboxPlan *plan)
       /* In namespace mode these are the private root's paths, where
        * /etc/passwd and friends are synthesized; in fallback mode the
        * host's, whose passwd, group and hostname are left out. */
-      const char *read_only[N_ELEMENTS (runner_sandbox_etc) + N_ELEMENTS (synthesized) + 4];
+      const char *read_only[N_ELEMENTS (runner_sandbox_etc) + N_ELEMENTS (synthesized)
+                            + N_ELEMENTS (proc_readable) + 3];
       const char *read_write[4] = { NULL };
       size_t n = 0;
 
-      read_only[n++] = "/proc";
+      for (size_t i = 0; proc_readable[i] != NULL; i++)
+        read_only[n++] = proc_readable[i];
       read_only[n++] = "/sys/devices/system/cpu";
       read_only[n++] = plan->namespaces ? RUNNER_SANDBOX_CODE : plan->code_dir;
       for (size_t i = 0; runner_sandbox_etc[i] != NULL; i++)

@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "runner-seccomp.h"
+
 typedef enum
 {
   RUNNER_SANDBOX_AUTO,
@@ -56,7 +58,7 @@ typedef struct
   bool namespaces;
   bool network;
   int landlock_abi;               /* 0: skip Landlock */
-  const struct sock_fprog *seccomp; /* NULL: skip seccomp */
+  const RunnerSeccompFilter *seccomp; /* NULL: skip seccomp */
   bool drop_to_nobody;            /* the runner is root */
   int64_t max_processes;          /* RLIMIT_NPROC, already adjusted for the mode */
   int64_t tmp_bytes;              /* size of the private /tmp (namespaces) */

@@ -1,13 +1,10 @@
-/* runner-seccomp.c: the system-call filter every program runs under.
+/* runner-seccomp.c: the argument rules, and compiling and loading both
+ * filters (see runner-seccomp.h; the allow list is runner-seccomp-allow.c).
  *
- * A deny list on a default-allow filter, like Flatpak's and firejail's
- * "@default": interpreters use hundreds of system calls, and an allow list
- * would need upkeep per interpreter version. What is denied is kernel
- * surface a snippet never needs and an exploit often does. Calls are
- * refused with an errno (never a kill), so runtimes that probe for a
- * feature fall back gracefully; the exception is a system call of another
- * architecture (i386 or x32 on x86_64), which kills the process: that is
- * only ever an attempt to slip past this filter. */
+ * Calls are refused with an errno (never a kill), so runtimes that probe
+ * for a feature fall back gracefully; the exception is a system call of
+ * another architecture (i386 or x32 on x86_64), which kills the process:
+ * that is only ever an attempt to slip past these filters. */
 #include "runner-seccomp.h"
 
 #include <errno.h>
@@ -19,6 +16,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -29,80 +27,10 @@
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
 #endif
-
-typedef struct
-{
-  const char *name;
-  int errnum;
-} Denied;
-
-/* Debugging other processes, loading kernel code, kernel keyrings, mounts
- * and namespaces (a new user namespace would hand the program fresh
- * capabilities to attack the kernel with), raw handles to files outside
- * its view, and changing how the kernel runs it. */
-static const Denied denied_always[] = {
-  { "ptrace", EPERM },
-  { "process_vm_readv", EPERM },
-  { "process_vm_writev", EPERM },
-  { "pidfd_getfd", EPERM },
-  { "kcmp", EPERM },
-  { "bpf", EPERM },
-  { "userfaultfd", EPERM },
-  { "perf_event_open", EPERM },
-  { "keyctl", EPERM },
-  { "add_key", EPERM },
-  { "request_key", EPERM },
-  { "kexec_load", EPERM },
-  { "kexec_file_load", EPERM },
-  { "init_module", EPERM },
-  { "finit_module", EPERM },
-  { "delete_module", EPERM },
-  { "mount", EPERM },
-  { "umount2", EPERM },
-  { "pivot_root", EPERM },
-  { "chroot", EPERM },
-  { "setns", EPERM },
-  { "unshare", EPERM },
-  { "syslog", EPERM },
-  { "acct", EPERM },
-  { "quotactl", EPERM },
-  { "swapon", EPERM },
-  { "swapoff", EPERM },
-  { "reboot", EPERM },
-  { "open_by_handle_at", EPERM },
-  { "name_to_handle_at", EPERM },
-  { "modify_ldt", EPERM },
-  { "iopl", EPERM },
-  { "ioperm", EPERM },
-  { "uselib", EPERM },
-  { "lookup_dcookie", EPERM },
-  { "fanotify_init", EPERM },
-  { "vhangup", EPERM },
-  { "move_pages", EPERM },
-  { "migrate_pages", EPERM },
-  { "mbind", EPERM },
-  { "sethostname", EPERM },
-  { "setdomainname", EPERM },
-  { "settimeofday", EPERM },
-  { "clock_settime", EPERM },
-  { "clock_adjtime", EPERM },
-  { "adjtimex", EPERM },
-  /* ENOSYS, not EPERM: these are new enough that runtimes probe for them
-   * and fall back to older calls when the kernel "lacks" them. clone3
-   * hides its flags behind a pointer, so it cannot be checked for
-   * namespace flags; glibc then falls back to clone, which can. */
-  { "clone3", ENOSYS },
-  { "io_uring_setup", ENOSYS },
-  { "io_uring_enter", ENOSYS },
-  { "io_uring_register", ENOSYS },
-  { "fsopen", ENOSYS },
-  { "fsconfig", ENOSYS },
-  { "fsmount", ENOSYS },
-  { "fspick", ENOSYS },
-  { "open_tree", ENOSYS },
-  { "move_mount", ENOSYS },
-  { "mount_setattr", ENOSYS },
-};
+#ifndef MAP_SHARED_VALIDATE
+#define MAP_SHARED_VALIDATE 0x03
+#endif
+#define IOPRIO_WHO_USER 3
 
 static int
 deny (scmp_filter_ctx ctx, const char *name, int errnum, unsigned int n_args,
@@ -149,6 +77,144 @@ deny_sockets (scmp_filter_ctx ctx, const RunnerSeccompPolicy *policy)
   return rc;
 }
 
+/* A rule per argument value: libseccomp compares an argument once per
+ * rule, and a masked compare is how "this bit is set" is said. */
+static int
+deny_bit (scmp_filter_ctx ctx, const char *name, unsigned int arg, scmp_datum_t bit)
+{
+  struct scmp_arg_cmp cmp = { .arg = arg, .op = SCMP_CMP_MASKED_EQ, .datum_a = bit,
+                              .datum_b = bit };
+
+  return deny (ctx, name, EPERM, 1, &cmp);
+}
+
+static int
+deny_arg (scmp_filter_ctx ctx, const char *name, unsigned int arg, enum scmp_compare op,
+          scmp_datum_t value)
+{
+  struct scmp_arg_cmp cmp = { .arg = arg, .op = op, .datum_a = value };
+
+  return deny (ctx, name, EPERM, 1, &cmp);
+}
+
+/* An int argument equal to value: the kernel reads the low 32 bits only,
+ * so the compare must ignore the upper ones. */
+static int
+deny_int (scmp_filter_ctx ctx, const char *name, unsigned int arg, scmp_datum_t value)
+{
+  struct scmp_arg_cmp cmp = { .arg = arg, .op = SCMP_CMP_MASKED_EQ, .datum_a = 0xffffffffu,
+                              .datum_b = value };
+
+  return deny (ctx, name, EPERM, 1, &cmp);
+}
+
+/* Setuid and setgid files: on a --cwd directory they would outlive the
+ * run as the user's (or nobody's) setuid programs. Every call that sets a
+ * mode, with the argument that carries it. */
+static int
+deny_setuid_modes (scmp_filter_ctx ctx)
+{
+  static const struct
+  {
+    const char *name;
+    unsigned int arg;
+  } calls[] = {
+    { "chmod", 1 }, { "fchmod", 1 }, { "fchmodat", 2 }, { "fchmodat2", 2 }, { "open", 2 },
+    { "creat", 1 }, { "openat", 3 }, { "mknod", 1 }, { "mknodat", 2 },
+  };
+  int rc = 0;
+
+  for (size_t i = 0; i < N_ELEMENTS (calls) && rc == 0; i++)
+    {
+      rc = deny_bit (ctx, calls[i].name, calls[i].arg, S_ISUID);
+      if (rc == 0)
+        rc = deny_bit (ctx, calls[i].name, calls[i].arg, S_ISGID);
+    }
+  return rc;
+}
+
+/* Shared anonymous memory is not counted by RLIMIT_DATA (only private
+ * writable mappings are), so 64 MiB of limit held 2 GiB this way. Shared
+ * file mappings stay: their pages belong to files the disk cap counts. */
+static int
+deny_shared_anonymous (scmp_filter_ctx ctx)
+{
+  static const scmp_datum_t shared[] = { MAP_SHARED, MAP_SHARED_VALIDATE };
+  int rc = 0;
+
+  for (size_t i = 0; i < N_ELEMENTS (shared) && rc == 0; i++)
+    {
+      struct scmp_arg_cmp cmp = SCMP_A3 (SCMP_CMP_MASKED_EQ, 0x0f | MAP_ANONYMOUS,
+                                         shared[i] | MAP_ANONYMOUS);
+      rc = deny (ctx, "mmap", EPERM, 1, &cmp);
+    }
+  return rc;
+}
+
+/* Fallback mode only. Landlock mediates opening, creating and removing,
+ * not metadata: without a mount namespace, chmod, chown, utimes and xattrs
+ * by path reach every file the uid owns (~/.ssh/id_rsa made 0644). The fd
+ * forms stay, because an fd comes from an open() Landlock allowed (O_PATH
+ * fds are refused by fchmod, fchown, fsetxattr and futimens; fchownat and
+ * fchmodat2 with AT_EMPTY_PATH accept them, so those go with the rest). */
+static int
+deny_metadata_by_path (scmp_filter_ctx ctx)
+{
+  static const char *const by_path[] = {
+    "chmod", "fchmodat", "fchmodat2", "chown", "lchown", "fchownat", "utime", "utimes",
+    "futimesat", "setxattr", "lsetxattr", "removexattr", "lremovexattr", "setxattrat",
+    "removexattrat",
+    /* Watching files is reading their activity, which Landlock does not
+     * mediate either (~/.ssh being read, a document being saved). */
+    "inotify_add_watch", NULL,
+  };
+  int rc = 0;
+
+  for (size_t i = 0; by_path[i] != NULL && rc == 0; i++)
+    rc = deny (ctx, by_path[i], EPERM, 0, NULL);
+  /* utimensat(fd, NULL, ...) is futimens: an fd. Anything with a path is
+   * the by-path form. */
+  if (rc == 0)
+    rc = deny_arg (ctx, "utimensat", 1, SCMP_CMP_NE, 0);
+  return rc;
+}
+
+/* Fallback mode only. Without a pid namespace the uid's other processes,
+ * the user's desktop among them, share the run's credentials: prlimit set
+ * another process's CPU limit to 1 s and killed it. Each call may act on
+ * the caller (0) and, for priorities, its own process group. */
+static int
+deny_other_processes (scmp_filter_ctx ctx)
+{
+  static const char *const self_only[] = { "prlimit64", "sched_setaffinity", "sched_setparam",
+                                            "sched_setscheduler", "sched_setattr", NULL };
+  int rc = 0;
+
+  for (size_t i = 0; self_only[i] != NULL && rc == 0; i++)
+    rc = deny_arg (ctx, self_only[i], 0, SCMP_CMP_NE, 0);
+  /* setpriority and ioprio_set (which, who): who 0 is the caller, its
+   * group or its user; the user is every process of the uid. */
+  if (rc == 0)
+    rc = deny_arg (ctx, "setpriority", 1, SCMP_CMP_NE, 0);
+  if (rc == 0)
+    rc = deny_int (ctx, "setpriority", 0, PRIO_USER);
+  if (rc == 0)
+    rc = deny_arg (ctx, "ioprio_set", 1, SCMP_CMP_NE, 0);
+  if (rc == 0)
+    rc = deny_int (ctx, "ioprio_set", 0, IOPRIO_WHO_USER);
+  /* kill(-1) signals every process the uid may signal. Landlock ABI 6
+   * scopes signals to the sandbox; this holds on older kernels too. */
+  if (rc == 0)
+    rc = deny_int (ctx, "kill", 0, 0xffffffffu);
+  /* A new session or process group would let a program leave the group
+   * that cancel signals (the supervisor's sweep still finds it). */
+  if (rc == 0)
+    rc = deny (ctx, "setsid", EPERM, 0, NULL);
+  if (rc == 0)
+    rc = deny (ctx, "setpgid", EPERM, 0, NULL);
+  return rc;
+}
+
 static int
 add_rules (scmp_filter_ctx ctx, const RunnerSeccompPolicy *policy)
 {
@@ -156,16 +222,13 @@ add_rules (scmp_filter_ctx ctx, const RunnerSeccompPolicy *policy)
                                  | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWTIME;
   int rc = 0;
 
-  for (size_t i = 0; i < N_ELEMENTS (denied_always) && rc == 0; i++)
-    rc = deny (ctx, denied_always[i].name, denied_always[i].errnum, 0, NULL);
-
-  /* clone with any namespace flag; plain fork and threads stay allowed. */
+  /* clone with any namespace flag (a new user namespace would hand the
+   * program fresh capabilities to attack the kernel with); plain fork and
+   * threads stay allowed. clone3 hides its flags behind a pointer and is
+   * not on the allow list; glibc then falls back to clone. */
   for (unsigned long bit = 1; bit <= CLONE_NEWNET && rc == 0; bit <<= 1)
     if (ns_flags & bit)
-      {
-        struct scmp_arg_cmp cmp = SCMP_A0 (SCMP_CMP_MASKED_EQ, bit, bit);
-        rc = deny (ctx, "clone", EPERM, 1, &cmp);
-      }
+      rc = deny_bit (ctx, "clone", 0, bit);
 
   /* Pushing keystrokes into a terminal (CVE-2017-5226, CVE-2023-28100);
    * the mask matches the 32 bits the kernel compares. */
@@ -177,85 +240,127 @@ add_rules (scmp_filter_ctx ctx, const RunnerSeccompPolicy *policy)
     rc = deny (ctx, "ioctl", EPERM, 1, &tioclinux);
 
   /* personality flags that weaken exploit mitigations (executable data,
-   * no address randomisation, a mapped page zero). libseccomp compares an
-   * argument once per rule, so this is a rule per flag; the 0xffffffff
-   * query has every bit set and is refused too, which nothing here uses. */
+   * no address randomisation, a mapped page zero). The 0xffffffff query
+   * has every bit set and is refused too, which nothing here uses. */
   static const unsigned long weakening[] = { 0x0400000 /* READ_IMPLIES_EXEC */,
                                              0x0040000 /* ADDR_NO_RANDOMIZE */,
                                              0x0100000 /* MMAP_PAGE_ZERO */,
                                              0x0200000 /* ADDR_COMPAT_LAYOUT */ };
   for (size_t i = 0; i < N_ELEMENTS (weakening) && rc == 0; i++)
-    {
-      struct scmp_arg_cmp cmp = SCMP_A0 (SCMP_CMP_MASKED_EQ, weakening[i], weakening[i]);
-      rc = deny (ctx, "personality", EPERM, 1, &cmp);
-    }
+    rc = deny_bit (ctx, "personality", 0, weakening[i]);
 
   if (rc == 0)
     rc = deny_sockets (ctx, policy);
+  if (rc == 0)
+    rc = deny_setuid_modes (ctx);
+  if (rc == 0)
+    rc = deny_shared_anonymous (ctx);
+  if (policy->fallback && rc == 0)
+    rc = deny_metadata_by_path (ctx);
+  if (policy->fallback && rc == 0)
+    rc = deny_other_processes (ctx);
+  return rc;
+}
 
-  /* Without a pid namespace, a new session or process group would let a
-   * program leave the group that cancel signals (the supervisor's sweep
-   * still finds it; this keeps that from being the only line). */
-  if (policy->fallback && rc == 0)
-    rc = deny (ctx, "setsid", EPERM, 0, NULL);
-  if (policy->fallback && rc == 0)
-    rc = deny (ctx, "setpgid", EPERM, 0, NULL);
+static int
+add_allowed (scmp_filter_ctx ctx)
+{
+  int rc = 0;
+
+  for (size_t i = 0; runner_seccomp_allowed[i] != NULL && rc == 0; i++)
+    {
+      int nr = seccomp_syscall_resolve_name (runner_seccomp_allowed[i]);
+
+      /* Newer than this libseccomp: it stays closed (ENOSYS). */
+      if (nr != __NR_SCMP_ERROR)
+        rc = seccomp_rule_add (ctx, SCMP_ACT_ALLOW, nr, 0);
+    }
+  return rc;
+}
+
+/* libseccomp 2.5 exports only to an fd: go through a memfd. Returns 0 or
+ * a negative errno. */
+static int
+export_bpf (scmp_filter_ctx ctx, struct sock_fprog *prog)
+{
+  cleanup_fd int fd = memfd_create ("sandpad-seccomp", MFD_CLOEXEC);
+  struct stat st;
+  int rc;
+
+  if (fd < 0)
+    return -errno;
+  rc = seccomp_export_bpf (ctx, fd);
+  if (rc != 0)
+    return rc;
+  if (fstat (fd, &st) != 0)
+    return -errno;
+
+  size_t len = (size_t) st.st_size;
+  if (len == 0 || len % sizeof (struct sock_filter) != 0
+      || len / sizeof (struct sock_filter) > BPF_MAXINSNS)
+    return -EIO;
+  struct sock_filter *filter = xmalloc (len);
+  if (pread (fd, filter, len, 0) != (ssize_t) len)
+    {
+      free (filter);
+      return -EIO;
+    }
+  prog->filter = filter;
+  prog->len = (unsigned short) (len / sizeof *filter);
+  return 0;
+}
+
+static int
+compile_one (uint32_t default_action, const RunnerSeccompPolicy *policy,
+             struct sock_fprog *prog)
+{
+  scmp_filter_ctx ctx = seccomp_init (default_action);
+  int rc;
+
+  if (ctx == NULL)
+    return -ENOMEM;
+  rc = seccomp_attr_set (ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+  if (rc == 0)
+    rc = default_action == SCMP_ACT_ALLOW ? add_rules (ctx, policy) : add_allowed (ctx);
+  if (rc == 0)
+    rc = export_bpf (ctx, prog);
+  seccomp_release (ctx);
   return rc;
 }
 
 int
-runner_seccomp_compile (const RunnerSeccompPolicy *policy, struct sock_fprog *prog)
+runner_seccomp_compile (const RunnerSeccompPolicy *policy, RunnerSeccompFilter *filter)
 {
-  scmp_filter_ctx ctx = seccomp_init (SCMP_ACT_ALLOW);
-  struct stat st;
-  int fd = -1;
   int rc;
 
-  if (ctx == NULL)
-    {
-      errno = ENOMEM;
-      return -1;
-    }
-  rc = seccomp_attr_set (ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+  memset (filter, 0, sizeof *filter);
+  rc = compile_one (SCMP_ACT_ERRNO (ENOSYS), policy, &filter->allow);
   if (rc == 0)
-    rc = add_rules (ctx, policy);
-
-  /* libseccomp 2.5 exports only to an fd: go through a memfd. */
-  if (rc == 0 && (fd = memfd_create ("sandpad-seccomp", MFD_CLOEXEC)) < 0)
-    rc = -errno;
-  if (rc == 0)
-    rc = seccomp_export_bpf (ctx, fd);
-  seccomp_release (ctx);
-  if (rc == 0 && fstat (fd, &st) != 0)
-    rc = -errno;
-  if (rc == 0)
-    {
-      size_t len = (size_t) st.st_size;
-      struct sock_filter *filter = xmalloc (len);
-
-      if (len == 0 || pread (fd, filter, len, 0) != (ssize_t) len || len % sizeof *filter != 0)
-        {
-          free (filter);
-          rc = -EIO;
-        }
-      else
-        {
-          prog->filter = filter;
-          prog->len = (unsigned short) (len / sizeof *filter);
-        }
-    }
-  if (fd >= 0)
-    close (fd);
+    rc = compile_one (SCMP_ACT_ALLOW, policy, &filter->rules);
   if (rc != 0)
     {
+      runner_seccomp_clear (filter);
       errno = -rc;
       return -1;
     }
   return 0;
 }
 
-int
-runner_seccomp_load (const struct sock_fprog *prog)
+void
+runner_seccomp_clear (RunnerSeccompFilter *filter)
 {
-  return (int) syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog);
+  free (filter->allow.filter);
+  free (filter->rules.filter);
+  memset (filter, 0, sizeof *filter);
+}
+
+int
+runner_seccomp_load (const RunnerSeccompFilter *filter)
+{
+  /* The allow list first, so that the rules, loaded last, give their own
+   * errno where both refuse (see the header). The allow list lets the
+   * second seccomp() through: a filter can only narrow. */
+  if (syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &filter->allow) != 0)
+    return -1;
+  return (int) syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &filter->rules);
 }
