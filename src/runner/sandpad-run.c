@@ -167,6 +167,7 @@ typedef struct
   int64_t memory_mib;
   int64_t output_limit;
   int64_t disk_mib;
+  int64_t disk_files;
 } Limits;
 
 static void
@@ -193,8 +194,8 @@ describe_limit (const SpExited *r, const Limits *req)
                (long long) req->output_limit, r->stdout_truncated ? "stdout" : "stderr");
       break;
     case SP_LIMIT_DISK:
-      fprintf (stderr, "sandpad: disk limit of %lld MiB exceeded\n",
-               (long long) (req->disk_mib));
+      fprintf (stderr, "sandpad: disk limit of %lld MiB or %lld entries exceeded\n",
+               (long long) req->disk_mib, (long long) req->disk_files);
       break;
     case SP_LIMIT_PROCESSES:
       fputs ("sandpad: process limit exceeded\n", stderr);
@@ -382,6 +383,7 @@ main (int argc, char **argv)
     .memory_mib = req.memory_mib ? req.memory_mib : config.default_memory_mib,
     .output_limit = req.output_limit ? req.output_limit : config.default_output_limit,
     .disk_mib = config.disk_limit / (1024 * 1024),
+    .disk_files = config.disk_files,
   };
 
   RunnerSink sink = { .event = on_event, .quit = on_quit };
