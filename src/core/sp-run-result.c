@@ -30,6 +30,7 @@ clear_file (gpointer data)
   g_free (file->path);
   g_free (file->relative);
   g_free (file->mime);
+  g_free (file->target);
 }
 
 G_DEFINE_BOXED_TYPE (SpRunResult, sp_run_result, sp_run_result_ref, sp_run_result_unref)
@@ -47,11 +48,12 @@ _sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint64 memory_mib
     {
       SpRunFile file = { g_build_filename (cwd, exited->files[i].path, NULL),
                          g_strdup (exited->files[i].path), exited->files[i].size,
-                         g_strdup (exited->files[i].mime) };
+                         g_strdup (exited->files[i].mime), exited->files[i].kind,
+                         g_strdup (exited->files[i].target) };
       g_array_append_val (self->files, file);
     }
   for (gsize i = 0; cwd != NULL && i < exited->n_files; i++)
-    if (g_str_has_prefix (exited->files[i].mime, "image/")
+    if (exited->files[i].kind == SP_FILE_REGULAR && g_str_has_prefix (exited->files[i].mime, "image/")
         && !g_str_equal (exited->files[i].mime, "image/svg+xml"))
       {
         g_autofree char *path = g_build_filename (cwd, exited->files[i].path, NULL);

@@ -39,13 +39,16 @@ const char *sp_run_result_get_error (SpRunResult *self);
  * runner's order (NULL-terminated, owned by the result). */
 const char *const *sp_run_result_get_images (SpRunResult *self);
 
-/* Every file the run created or changed, images included. */
+/* Every file the run created or changed, images included, and the
+ * symlinks, FIFOs and sockets it left (kind says which). */
 typedef struct
 {
   char *path;     /* absolute, in the run's directory on this machine */
   char *relative; /* as the run saw it */
   gint64 size;
   char *mime;
+  SpFileKind kind; /* SP_FILE_REGULAR, or what else the run left there */
+  char *target;    /* SP_FILE_SYMLINK: where it points (shown, never followed) */
 } SpRunFile;
 
 guint sp_run_result_get_n_files (SpRunResult *self);

@@ -207,6 +207,28 @@ decode_started (json_t *obj, SpStarted *started, SpProtoError *err)
   return decode_sandbox (obj, "sandbox", &started->sandbox, err);
 }
 
+/* "kind" is absent for a regular file, never "regular"; a symlink, and
+ * only a symlink, has a "target". */
+static int
+decode_file_kind (json_t *item, SpFileInfo *file, SpProtoError *err)
+{
+  int kind = 0;
+
+  if (json_object_get (item, "kind") != NULL)
+    {
+      TRY (get_enum (item, "kind", true, sp_file_kind_names, &kind, err));
+      if (kind == SP_FILE_REGULAR)
+        return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                                   "field \"kind\" is \"regular\"; leave it out instead");
+    }
+  file->kind = (SpFileKind) kind;
+  TRY (sp_json_get_string (item, "target", file->kind == SP_FILE_SYMLINK, &file->target, err));
+  if (file->kind != SP_FILE_SYMLINK && file->target != NULL)
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "field \"target\" is only for symlinks");
+  return 0;
+}
+
 static int
 decode_files (json_t *obj, SpExited *exited, SpProtoError *err)
 {
@@ -224,13 +246,15 @@ decode_files (json_t *obj, SpExited *exited, SpProtoError *err)
       if (!json_is_object (item))
         return sp_proto_set_error (err, SP_ERR_WRONG_TYPE, "files[%zu] must be an object", i);
       TRY (sp_json_check_fields (item, "file",
-                                 (const char *const[]){ "path", "size", "mime", "created", "width",
-                                                        "height", "base64", NULL },
+                                 (const char *const[]){ "path", "size", "mime", "created", "kind",
+                                                        "target", "width", "height", "base64",
+                                                        NULL },
                                  err));
       TRY (sp_json_get_string (item, "path", true, &file->path, err));
       TRY (sp_json_get_int (item, "size", true, 0, INT64_MAX, &file->size, err));
       TRY (sp_json_get_string (item, "mime", true, &file->mime, err));
       TRY (sp_json_get_bool (item, "created", true, &file->created, err));
+      TRY (decode_file_kind (item, file, err));
       TRY (sp_json_get_int (item, "width", false, 1, INT32_MAX, &file->width, err));
       TRY (sp_json_get_int (item, "height", false, 1, INT32_MAX, &file->height, err));
       TRY (sp_json_get_string (item, "base64", false, &file->base64, err));

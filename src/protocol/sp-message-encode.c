@@ -171,6 +171,12 @@ encode_exited (json_t *obj, const SpExited *exited, bool *ok)
       set_int (item, "size", exited->files[i].size);
       set_str (item, "mime", exited->files[i].mime, ok);
       set_bool (item, "created", exited->files[i].created);
+      if (exited->files[i].kind > SP_FILE_REGULAR && exited->files[i].kind < SP_FILE_KIND_LAST)
+        set_str (item, "kind", sp_file_kind_names[exited->files[i].kind], ok);
+      else if (exited->files[i].kind != SP_FILE_REGULAR)
+        *ok = false;
+      if (exited->files[i].kind == SP_FILE_SYMLINK)
+        set_str (item, "target", exited->files[i].target ? exited->files[i].target : "", ok);
       if (exited->files[i].width > 0 && exited->files[i].height > 0)
         {
           set_int (item, "width", exited->files[i].width);

@@ -89,6 +89,9 @@ static const char *const limit_names[SP_LIMIT_LAST] = {
   [SP_LIMIT_DISK] = "disk",
 };
 
+const char *const sp_file_kind_names[SP_FILE_KIND_LAST + 1]
+  = { "regular", "symlink", "fifo", "socket", "device", "other", NULL };
+
 const char *
 sp_limit_to_string (SpLimit limit)
 {
@@ -199,6 +202,7 @@ clear_exited (SpExited *exited)
       free (exited->files[i].path);
       free (exited->files[i].mime);
       free (exited->files[i].base64);
+      free (exited->files[i].target);
     }
   free (exited->files);
 }

@@ -230,15 +230,34 @@ typedef struct
   char *data; /* valid UTF-8, no NUL */
 } SpOutput;
 
+/* What a reported entry is. Regular files are the usual case and carry
+ * no "kind" on the wire; the rest are reported so that nothing a run
+ * plants in a directory goes unmentioned. */
+typedef enum
+{
+  SP_FILE_REGULAR = 0,
+  SP_FILE_SYMLINK,
+  SP_FILE_FIFO,
+  SP_FILE_SOCKET,
+  SP_FILE_DEVICE,
+  SP_FILE_OTHER,
+  SP_FILE_KIND_LAST
+} SpFileKind;
+
+/* Wire names of the kinds, indexed by SpFileKind ("regular" is never sent). */
+extern const char *const sp_file_kind_names[SP_FILE_KIND_LAST + 1];
+
 typedef struct
 {
-  char *path; /* relative to the run's working directory */
+  char *path; /* relative to the run's working directory, valid UTF-8 */
   int64_t size;
   char *mime;
   bool created; /* false: it existed before and was modified */
   int64_t width;  /* images: pixel size; 0 when unknown or not an image */
   int64_t height;
   char *base64;   /* the bytes, when the run asked for them and they fit */
+  SpFileKind kind;
+  char *target;   /* SP_FILE_SYMLINK: where it points (valid UTF-8, capped) */
 } SpFileInfo;
 
 typedef struct

@@ -66,6 +66,7 @@ struct RunnerRun
   int64_t drain_deadline_ns; /* stop waiting for output after init exits */
   int64_t disk_check_ns;     /* next look at how much the run has written */
   int64_t disk_base;         /* bytes a named cwd held before the run */
+  int64_t disk_base_entries; /* and entries */
   SpCancelStage cancel_stage;
   SpLimit limit;
 };

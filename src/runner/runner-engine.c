@@ -27,6 +27,7 @@ runner_config_init (RunnerConfig *config)
     .default_output_limit = 1024 * 1024,
     .max_output_limit = 64 * 1024 * 1024,
     .disk_limit = 256 * 1024 * 1024,
+    .disk_files = 20000,
     .open_files = 1024,
     .max_processes = 256,
     .sandbox_mode = RUNNER_SANDBOX_AUTO,

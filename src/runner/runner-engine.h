@@ -23,6 +23,7 @@ typedef struct
   int64_t default_memory_mib, max_memory_mib;
   int64_t default_output_limit, max_output_limit;
   int64_t disk_limit;      /* bytes a run may write (workdir + /tmp); also RLIMIT_FSIZE */
+  int64_t disk_files;      /* entries (inodes) a run may create there */
   int64_t open_files;      /* RLIMIT_NOFILE */
   int64_t max_processes;   /* processes and threads a run may have at once */
   RunnerSandboxMode sandbox_mode;

@@ -24,6 +24,7 @@ usage (FILE *out)
          "  --sandbox MODE         auto (default), namespaces or fallback\n"
          "  --strict               refuse to run when a sandbox layer is unavailable\n"
          "  --disk MIB             writable space per run (default 256)\n"
+         "  --disk-files N         files, directories and links a run may create (default 20000)\n"
          "  --version              print the version\n"
          "  --help                 print this help\n",
          out);
@@ -52,6 +53,7 @@ main (int argc, char **argv)
     { "sandbox", required_argument, NULL, 's' },
     { "strict", no_argument, NULL, 'S' },
     { "disk", required_argument, NULL, 'd' },
+    { "disk-files", required_argument, NULL, 'F' },
     { "version", no_argument, NULL, 'V' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -90,6 +92,9 @@ main (int argc, char **argv)
         break;
       case 'd':
         config.disk_limit = parse_number (optarg, "--disk", 1, 1 << 20) * 1024 * 1024;
+        break;
+      case 'F':
+        config.disk_files = parse_number (optarg, "--disk-files", 1, 1000000);
         break;
       case 'V':
         printf ("sandpad-runner %s\n", PACKAGE_VERSION);

@@ -216,8 +216,21 @@ _runner_run_start (RunnerRun *run)
     }
   if (run->req.cwd != NULL)
     {
+      /* What a named directory holds already is not the run's; but the
+       * cap can only be kept if that much can be measured each time. */
+      RunnerUsage base;
       runner_files_snapshot (run->cwd, &run->before);
-      run->disk_base = runner_files_usage (run->cwd);
+      runner_files_usage (run->cwd, engine->config.disk_files, &base);
+      if (!base.complete)
+        {
+          emit_failed (run,
+                       "the working directory holds more than %lld entries or is deeper than "
+                       "%d levels, or cannot be read in full; its disk use cannot be measured",
+                       (long long) engine->config.disk_files, RUNNER_FILES_USAGE_MAX_DEPTH);
+          return -1;
+        }
+      run->disk_base = base.bytes;
+      run->disk_base_entries = base.entries;
     }
 
   if (pipe2 (in, O_CLOEXEC) != 0 || pipe2 (out, O_CLOEXEC) != 0 || pipe2 (err, O_CLOEXEC) != 0
@@ -518,6 +531,27 @@ _runner_run_set_throttled (RunnerRun *run, bool throttled)
                               throttled ? 0 : EPOLLIN);
 }
 
+/* Whether the run's writable space is over its caps: bytes on disk
+ * (blocks, so sparse files count for what they use, and every entry at
+ * least a minimum) and entries, in the working directory and, without
+ * namespaces, the run's tmp (with namespaces /tmp is a size-capped tmpfs).
+ * What cannot be measured in full counts as over: a tree too deep or too
+ * large to walk is exactly what a run would build to hide its use. */
+static bool
+disk_over (RunnerRun *run)
+{
+  const RunnerConfig *config = &run->engine->config;
+  cleanup_free char *tmp_dir = xasprintf ("%s/tmp", run->dir);
+  RunnerUsage work, tmp = { .complete = true };
+
+  runner_files_usage (run->cwd, run->disk_base_entries + config->disk_files + 1, &work);
+  if (!run->engine->namespaces && work.complete)
+    runner_files_usage (tmp_dir, config->disk_files + 1, &tmp);
+  return !work.complete || !tmp.complete
+         || work.bytes - run->disk_base + tmp.bytes > config->disk_limit
+         || work.entries - run->disk_base_entries + tmp.entries > config->disk_files;
+}
+
 void
 _runner_run_check_timers (RunnerRun *run, int64_t now)
 {
@@ -542,14 +576,8 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
     }
   if (run->disk_check_ns > 0 && now >= run->disk_check_ns)
     {
-      /* Bytes on disk (blocks, so sparse files count for what they use)
-       * in the working directory and, without namespaces, the run's tmp. */
-      cleanup_free char *tmp = xasprintf ("%s/tmp", run->dir);
-      int64_t used = runner_files_usage (run->cwd) - run->disk_base;
-      if (!run->engine->namespaces)
-        used += runner_files_usage (tmp);
       run->disk_check_ns = now + DISK_POLL_NS;
-      if (used > run->engine->config.disk_limit)
+      if (disk_over (run))
         {
           if (run->limit == SP_LIMIT_NONE)
             run->limit = SP_LIMIT_DISK;
@@ -659,6 +687,29 @@ fill_result (RunnerRun *run, SpExited *ev)
   ev->peak_memory_bytes = r->maxrss_kib * 1024;
 }
 
+/* What the run left in its directories, now that nothing of it runs.
+ * Setuid and setgid bits go first, in a named directory and the private
+ * one alike, so no file the run made can later run as its owner; then the
+ * report, which lists symlinks, FIFOs and sockets too. */
+static void
+finish_files (RunnerRun *run, SpExited *ev)
+{
+  cleanup_free char *tmp_dir = xasprintf ("%s/tmp", run->dir);
+  const RunnerFileSnap *before = run->req.cwd ? &run->before : NULL;
+
+  runner_files_strip_setid (run->cwd, before);
+  if (!run->engine->namespaces)
+    runner_files_strip_setid (tmp_dir, NULL);
+  if (ev->end == SP_END_FAILED)
+    return;
+  /* A run that filled its space and ended between two looks is still
+   * measured, so the limit is named even with nothing left to stop. */
+  if (run->limit == SP_LIMIT_NONE && disk_over (run))
+    ev->limit = run->limit = SP_LIMIT_DISK;
+  runner_files_changes (run->cwd, before, run->req.return_base64 ? RUNNER_BASE64_BUDGET : 0,
+                        &ev->files, &ev->n_files, &ev->files_truncated);
+}
+
 static void
 try_finish (RunnerRun *run)
 {
@@ -680,22 +731,7 @@ try_finish (RunnerRun *run)
   ev->stderr_bytes = run->streams[SP_STREAM_STDERR].bytes;
   ev->stdout_truncated = run->streams[SP_STREAM_STDOUT].truncated;
   ev->stderr_truncated = run->streams[SP_STREAM_STDERR].truncated;
-  if (ev->end != SP_END_FAILED)
-    runner_files_changes (run->cwd, run->req.cwd ? &run->before : NULL, &ev->files,
-                          &ev->n_files, &ev->files_truncated);
-  /* Images inline, for clients that cannot read the run's directory: in
-   * file order while they fit in the budget, so the frame stays under the
-   * protocol's size cap. */
-  size_t budget = RUNNER_BASE64_BUDGET;
-  for (size_t i = 0; run->req.return_base64 && i < ev->n_files; i++)
-    if (strncmp (ev->files[i].mime, "image/", 6) == 0 && ev->files[i].size >= 0
-        && (size_t) ev->files[i].size / 3 * 4 + 4 <= budget)
-      {
-        ev->files[i].base64 = runner_files_base64 (run->cwd, ev->files[i].path,
-                                                   budget / 4 * 3);
-        if (ev->files[i].base64 != NULL)
-          budget -= strlen (ev->files[i].base64);
-      }
+  finish_files (run, ev);
 
   close_watched (run, &run->stdin_fd, &run->stdin_watch);
   if (run->control_fd >= 0)

@@ -126,54 +126,164 @@ set_nonblocking (int fd, bool nonblocking)
   return fcntl (fd, F_SETFL, flags);
 }
 
-static int
-remove_tree_at (int parent, const char *name, int depth)
+int
+open_parent_checked (int fd, dev_t dev, ino_t ino)
 {
   struct stat st;
+  int parent = openat (fd, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-  if (fstatat (parent, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-    return errno == ENOENT ? 0 : -1;
-  if (!S_ISDIR (st.st_mode) || depth > 256)
-    return unlinkat (parent, name, 0);
-
-  /* A run may chmod 000 its own directories; undo it through an fd opened
-   * without following symlinks (fchmodat would follow one). O_PATH needs
-   * no read permission; fchmod on it does not work, so go via /proc. */
-  int fd = openat (parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0 && errno == EACCES)
+  if (parent < 0)
+    return -1;
+  if (fstat (parent, &st) != 0 || st.st_dev != dev || st.st_ino != ino)
     {
-      int path_fd = openat (parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (path_fd >= 0)
-        {
-          char proc[64];
-          snprintf (proc, sizeof proc, "/proc/self/fd/%d", path_fd);
-          chmod (proc, 0700);
-          close (path_fd);
-        }
-      fd = openat (parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      close (parent);
+      errno = ESTALE;
+      return -1;
     }
-  if (fd >= 0)
-    {
-      DIR *dir = fdopendir (fd);
-      struct dirent *entry;
-
-      if (dir == NULL)
-        close (fd);
-      else
-        {
-          while ((entry = readdir (dir)) != NULL)
-            if (strcmp (entry->d_name, ".") != 0 && strcmp (entry->d_name, "..") != 0)
-              remove_tree_at (dirfd (dir), entry->d_name, depth + 1);
-          closedir (dir);
-        }
-    }
-  return unlinkat (parent, name, AT_REMOVEDIR);
+  return parent;
 }
 
+/* Gives the owner rwx on a directory the run may have chmod'ed 000 or
+ * 0500, through an fd opened without following symlinks (fchmodat would
+ * follow one). O_PATH needs no permission on the directory; fchmod on it
+ * does not work, so go through its /proc link, which names the inode. */
+static void
+make_removable (int parent, const char *name)
+{
+  struct stat st;
+  cleanup_fd int path_fd = openat (parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  char proc[64];
+
+  if (path_fd < 0 || fstat (path_fd, &st) != 0 || (st.st_mode & 0700) == 0700)
+    return;
+  snprintf (proc, sizeof proc, "/proc/self/fd/%d", path_fd);
+  chmod (proc, (st.st_mode & 07777) | 0700);
+}
+
+/* One directory on the way down: its name in its parent and who it is. */
+typedef struct
+{
+  char *name;
+  dev_t dev;
+  ino_t ino;
+} RemoveLevel;
+
+/* Unlinks every non-directory in fd's directory and returns the name of
+ * one subdirectory left in it (NULL: none, or an error with errno set). */
+static char *
+clear_files (int fd, int *err)
+{
+  int dup_fd = fcntl (fd, F_DUPFD_CLOEXEC, 0);
+  DIR *dir = dup_fd >= 0 ? fdopendir (dup_fd) : NULL;
+  struct dirent *entry;
+  char *subdir = NULL;
+
+  *err = 0;
+  if (dir == NULL)
+    {
+      *err = errno;
+      if (dup_fd >= 0)
+        close (dup_fd);
+      return NULL;
+    }
+  while ((entry = readdir (dir)) != NULL)
+    {
+      struct stat st;
+
+      if (strcmp (entry->d_name, ".") == 0 || strcmp (entry->d_name, "..") == 0)
+        continue;
+      if (fstatat (fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        continue;
+      if (!S_ISDIR (st.st_mode))
+        {
+          if (unlinkat (fd, entry->d_name, 0) != 0 && errno != ENOENT)
+            *err = errno;
+        }
+      else if (subdir == NULL)
+        subdir = xstrdup (entry->d_name);
+    }
+  closedir (dir);
+  return subdir;
+}
+
+/* Depth first without recursion and with two fds at most: the path down
+ * is a stack of names and identities in memory, and the way back up is
+ * "..", checked against the identity recorded on the way down, so a tree
+ * of any depth goes and nothing outside it is touched even if a directory
+ * were moved meanwhile. A directory is re-read after each subdirectory is
+ * gone, which also catches entries that appeared while we were below. */
 int
 remove_tree (const char *path)
 {
-  return remove_tree_at (AT_FDCWD, path, 0);
+  RemoveLevel *stack = NULL;
+  size_t depth = 0, cap = 0;
+  struct stat st;
+  int result = 0, err = 0;
+  int fd;
+
+  if (lstat (path, &st) != 0)
+    return errno == ENOENT ? 0 : -1;
+  if (!S_ISDIR (st.st_mode))
+    return unlink (path);
+  make_removable (AT_FDCWD, path);
+  fd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, &st) != 0)
+    result = -1;
+  while (result == 0)
+    {
+      cleanup_free char *sub = clear_files (fd, &err);
+
+      if (sub != NULL)
+        {
+          struct stat sub_st;
+          int sub_fd;
+
+          make_removable (fd, sub);
+          sub_fd = openat (fd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+          if (sub_fd < 0 || fstat (sub_fd, &sub_st) != 0)
+            {
+              result = -1;
+              break;
+            }
+          if (depth == cap)
+            {
+              cap = cap ? cap * 2 : 64;
+              stack = xrealloc (stack, cap * sizeof *stack);
+            }
+          stack[depth++] = (RemoveLevel){ steal_pointer (&sub), st.st_dev, st.st_ino };
+          close (fd);
+          fd = sub_fd;
+          st = sub_st;
+          continue;
+        }
+      if (err != 0)
+        {
+          errno = err;
+          result = -1;
+          break;
+        }
+      if (depth == 0)
+        break;
+
+      /* This directory is empty: back up to its parent and remove it. */
+      RemoveLevel *up = &stack[--depth];
+      int parent = open_parent_checked (fd, up->dev, up->ino);
+      close (fd);
+      fd = parent;
+      if (fd < 0 || fstat (fd, &st) != 0)
+        result = -1;
+      else if (unlinkat (fd, up->name, AT_REMOVEDIR) != 0 && errno != ENOENT)
+        result = -1;
+      free (up->name);
+    }
+  if (fd >= 0)
+    close (fd);
+  for (size_t i = 0; i < depth; i++)
+    free (stack[i].name);
+  free (stack);
+  if (result != 0)
+    return -1;
+  return rmdir (path);
 }
 
 void

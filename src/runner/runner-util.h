@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #define N_ELEMENTS(a) (sizeof (a) / sizeof ((a)[0]))
@@ -72,9 +73,14 @@ int64_t now_ns (void);
 
 int set_nonblocking (int fd, bool nonblocking);
 
-/* Removes a directory tree without following symlinks; a program may have
- * left unreadable directories behind, so permissions are fixed on the way. */
+/* Removes a directory tree of any depth without following symlinks, with
+ * bounded recursion and fds; a program may have left unreadable or
+ * unwritable directories behind, so permissions are fixed on the way. */
 int remove_tree (const char *path);
+
+/* Opens fd's "..", checking it is the directory (dev, ino) we came down
+ * from; -1 with errno ESTALE if it is not (it was moved meanwhile). */
+int open_parent_checked (int fd, dev_t dev, ino_t ino);
 
 /* A growable byte buffer. */
 typedef struct

@@ -44,6 +44,8 @@ usage (FILE *out)
          "  --sandbox MODE        auto (default), namespaces or fallback\n"
          "  --strict              refuse to run when a sandbox layer is unavailable\n"
          "  --disk MIB            writable space: working directory and /tmp (default 256)\n"
+         "  --disk-files N        entries (files, directories, links) a run may create there\n"
+         "                        (default 20000)\n"
          "  --json                print protocol events, one JSON object per line\n"
          "  --help                print this help\n\n"
          "Exit status: the program's own; 124 if the time limit stopped it; 128+N if\n"
@@ -165,6 +167,7 @@ typedef struct
   int64_t memory_mib;
   int64_t output_limit;
   int64_t disk_mib;
+  int64_t disk_files;
 } Limits;
 
 static void
@@ -191,8 +194,8 @@ describe_limit (const SpExited *r, const Limits *req)
                (long long) req->output_limit, r->stdout_truncated ? "stdout" : "stderr");
       break;
     case SP_LIMIT_DISK:
-      fprintf (stderr, "sandpad: disk limit of %lld MiB exceeded\n",
-               (long long) (req->disk_mib));
+      fprintf (stderr, "sandpad: disk limit of %lld MiB or %lld entries exceeded\n",
+               (long long) req->disk_mib, (long long) req->disk_files);
       break;
     case SP_LIMIT_PROCESSES:
       fputs ("sandpad: process limit exceeded\n", stderr);
@@ -217,6 +220,7 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
     { "json", no_argument, NULL, 'j' },        { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },     { "sandbox", required_argument, NULL, 's' },
     { "strict", no_argument, NULL, 'S' },      { "disk", required_argument, NULL, 'd' },
+    { "disk-files", required_argument, NULL, 'F' },
     { NULL, 0, NULL, 0 },
   };
   size_t n_env = 0;
@@ -282,6 +286,9 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
         break;
       case 'd':
         config->disk_limit = parse_int (optarg, "--disk", 1, 1 << 20) * 1024 * 1024;
+        break;
+      case 'F':
+        config->disk_files = parse_int (optarg, "--disk-files", 1, 1000000);
         break;
       case 'h':
         usage (stdout);
@@ -376,6 +383,7 @@ main (int argc, char **argv)
     .memory_mib = req.memory_mib ? req.memory_mib : config.default_memory_mib,
     .output_limit = req.output_limit ? req.output_limit : config.default_output_limit,
     .disk_mib = config.disk_limit / (1024 * 1024),
+    .disk_files = config.disk_files,
   };
 
   RunnerSink sink = { .event = on_event, .quit = on_quit };

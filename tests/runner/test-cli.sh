@@ -20,7 +20,7 @@ trap 'rm -rf "$T"' EXIT
 # reachable and writable by them (docs/security.md).
 chmod 711 "$T"
 
-plan=41
+plan=42
 
 echo "1..$plan"
 
@@ -239,6 +239,16 @@ e = [json.loads(l) for l in open(sys.argv[1])][-1]
 files = [f for f in e.get("files", []) if f["path"] == "out.txt"]
 sys.exit(not (e["type"] == "exited" and len(files) == 1
               and files[0]["mime"] == "text/plain" and files[0]["created"] is True))' "$T/out"
+
+# --- entry cap -------------------------------------------------------------
+
+snippet many.py 'import os, time
+for i in range(300):
+    os.mkdir(f"d{i}")
+time.sleep(2)'
+run --disk-files 100 "$f"
+check "--disk-files 100: 300 directories stop the run with the disk limit" \
+  eval 'status_is 137 && stderr_has "sandpad: disk limit of 256 MiB or 100 entries exceeded"'
 
 # --- unicode ---------------------------------------------------------------
 

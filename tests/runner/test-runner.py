@@ -395,7 +395,10 @@ def test_output_encoding(t):
 def test_files(t):
     r = runner()
     code = ("import os\nopen('out.csv', 'w').write('a,b\\n1,2\\n')\n"
-            "open('plot.png', 'wb').write(b'\\x89PNG\\r\\n\\x1a\\n' + bytes(100))\n"
+            "import struct, zlib\n"
+            "ihdr = b'IHDR' + struct.pack('>IIBBBBB', 2, 3, 8, 2, 0, 0, 0)\n"
+            "open('plot.png', 'wb').write(b'\\x89PNG\\r\\n\\x1a\\n' + struct.pack('>I', 13)"
+            " + ihdr + struct.pack('>I', zlib.crc32(ihdr)) + bytes(100))\n"
             "os.makedirs('sub/dir')\nopen('sub/dir/note.txt', 'w').write('hi')\n"
             "os.makedirs('__pycache__')\nopen('__pycache__/m.cpython-311.pyc', 'wb').write(b'x')\n"
             "open('stale.pyc', 'wb').write(b'x')\n"
@@ -403,8 +406,10 @@ def test_files(t):
             "os.symlink('/etc/passwd', 'link.txt')\n")
     res = r.run("files", code)
     files = {f["path"]: f for f in res.exited["files"]}
-    t.eq(sorted(files), ["blob", "out.csv", "plot.png", "sub/dir/note.txt"],
-         "created files are listed; droppings and symlinks are not", res)
+    t.eq(sorted(files), ["blob", "link.txt", "out.csv", "plot.png", "sub/dir/note.txt"],
+         "created files and symlinks are listed; droppings are not", res)
+    t.eq((files.get("link.txt", {}).get("kind"), files.get("link.txt", {}).get("target")),
+         ("symlink", "/etc/passwd"), "a symlink is listed as one, with its target, not followed")
     t.eq(files.get("out.csv", {}).get("mime"), "text/csv", "CSV has its MIME type")
     t.eq(files.get("plot.png", {}).get("mime"), "image/png", "PNG has its MIME type")
     t.eq(files.get("blob", {}).get("mime"), "application/octet-stream",
