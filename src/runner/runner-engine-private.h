@@ -106,3 +106,7 @@ void _runner_engine_sandbox_info (RunnerEngine *engine, bool network, SpSandboxI
 const struct sock_fprog *_runner_engine_seccomp (RunnerEngine *engine, bool network);
 void _runner_engine_emit (RunnerEngine *engine, const SpMessage *msg);
 void _runner_engine_run_finished (RunnerEngine *engine, RunnerRun *run);
+uid_t _runner_engine_run_uid (RunnerEngine *engine);
+/* The policy's verdict on a cwd (see runner-policy.h), resolved. */
+int _runner_engine_check_cwd (RunnerEngine *engine, const char *cwd, char **canonical,
+                              SpProtoError *err);

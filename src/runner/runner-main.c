@@ -24,6 +24,10 @@ usage (FILE *out)
          "  --sandbox MODE         auto (default), namespaces or fallback\n"
          "  --strict               refuse to run when a sandbox layer is unavailable\n"
          "  --disk MIB             writable space per run (default 256)\n"
+         "  --allow-path DIR       requests may name files under DIR as \"path\" (repeatable;\n"
+         "                         without it, \"path\" is refused)\n"
+         "  --allow-cwd DIR        requests may name DIR and directories under it as \"cwd\"\n"
+         "                         (repeatable; without it, \"cwd\" is refused)\n"
          "  --version              print the version\n"
          "  --help                 print this help\n",
          out);
@@ -52,6 +56,8 @@ main (int argc, char **argv)
     { "sandbox", required_argument, NULL, 's' },
     { "strict", no_argument, NULL, 'S' },
     { "disk", required_argument, NULL, 'd' },
+    { "allow-path", required_argument, NULL, 'P' },
+    { "allow-cwd", required_argument, NULL, 'C' },
     { "version", no_argument, NULL, 'V' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -91,6 +97,14 @@ main (int argc, char **argv)
       case 'd':
         config.disk_limit = parse_number (optarg, "--disk", 1, 1 << 20) * 1024 * 1024;
         break;
+      case 'P':
+        if (runner_policy_allow (&config.paths.paths, optarg) != 0)
+          die_with_error ("--allow-path %s: not a directory other than /", optarg);
+        break;
+      case 'C':
+        if (runner_policy_allow (&config.paths.cwds, optarg) != 0)
+          die_with_error ("--allow-cwd %s: not a directory other than /", optarg);
+        break;
       case 'V':
         printf ("sandpad-runner %s\n", PACKAGE_VERSION);
         return 0;
@@ -112,5 +126,6 @@ main (int argc, char **argv)
   status = fd >= 0 ? runner_server_run (&config, &langs, fd, fd)
                    : runner_server_run (&config, &langs, 0, 1);
   runner_langs_clear (&langs);
+  runner_policy_clear (&config.paths);
   return status;
 }

@@ -136,6 +136,27 @@ make_dirs (RunnerRun *run)
   return 0;
 }
 
+/* The cwd passed the policy when the request came; a queued run may have
+ * waited since, and a directory on the way may have been swapped for a
+ * symlink by another run. */
+static int
+recheck_cwd (RunnerRun *run)
+{
+  SpProtoError err = { 0 };
+  char *canonical = NULL;
+
+  if (_runner_engine_check_cwd (run->engine, run->req.cwd, &canonical, &err) != 0
+      || strcmp (canonical, run->req.cwd) != 0)
+    {
+      free (canonical);
+      emit_failed (run, "the working directory changed while the run waited: %s",
+                   err.message[0] ? err.message : "it resolves elsewhere now");
+      return -1;
+    }
+  free (canonical);
+  return 0;
+}
+
 /* Python runs get the prelude (plots as files) as code/.sandpad. */
 static int
 write_prelude (RunnerRun *run)
@@ -209,6 +230,8 @@ _runner_run_start (RunnerRun *run)
       emit_failed (run, "%s", engine->refusal);
       return -1;
     }
+  if (run->req.cwd != NULL && recheck_cwd (run) != 0)
+    return -1;
   if (make_dirs (run) != 0 || write_code (run) != 0 || write_prelude (run) != 0)
     {
       emit_failed (run, "cannot prepare the run's directory: %s", strerror (errno));
