@@ -57,8 +57,6 @@ struct RunnerRun
   bool stdin_close; /* close once stdin_buf drains */
 
   RunStream streams[2];
-  char err_tail[8192]; /* last stderr bytes, to recognise out-of-memory */
-  size_t err_tail_len;
 
   int64_t t_start_ns;
   int64_t deadline_ns;      /* time limit */
@@ -66,6 +64,9 @@ struct RunnerRun
   int64_t drain_deadline_ns; /* stop waiting for output after init exits */
   int64_t disk_check_ns;     /* next look at how much the run has written */
   int64_t disk_base;         /* bytes a named cwd held before the run */
+  int64_t memory_check_ns;   /* next sum of the run's memory (tree watch) */
+  int64_t memory_peak;       /* largest sum seen: RssAnon + RssShmem */
+  int64_t tasks_peak;        /* most processes and threads seen at once */
   SpCancelStage cancel_stage;
   SpLimit limit;
 };

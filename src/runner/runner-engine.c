@@ -141,6 +141,8 @@ _runner_engine_sandbox_info (RunnerEngine *engine, bool network, SpSandboxInfo *
                                                           : (int) geteuid ());
     }
   layers[n++] = xstrdup ("rlimits");
+  /* RLIMIT_DATA per process, and the runner's sum over the whole tree. */
+  layers[n++] = xstrdup ("memory:rlimit-data,tree-watch");
   layers[n++] = xstrdup ("clean-env");
   layers[n++] = xstrdup ("caps-dropped");
   layers[n++] = xstrdup ("no-new-privs");
@@ -543,7 +545,7 @@ next_deadline (RunnerEngine *engine)
   for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
     {
       int64_t times[] = { run->deadline_ns, run->cancel_next_ns, run->drain_deadline_ns,
-                          run->disk_check_ns };
+                          run->disk_check_ns, run->memory_check_ns };
 
       if (run->state != RUN_RUNNING)
         continue;

@@ -90,8 +90,8 @@ open_no_symlinks (const char *path, int flags)
  * code and files), whichever contains the other. */
 static int
 resolve_allowed (const char *field, const char *flag, char *const *allowed,
-                 const char *private_dir, const char *name, char **canonical,
-                 SpProtoError *err)
+                 const char *private_dir, const char *name, SpProtoErrorCode missing,
+                 char **canonical, SpProtoError *err)
 {
   if (allowed == NULL || allowed[0] == NULL)
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
@@ -99,7 +99,7 @@ resolve_allowed (const char *field, const char *flag, char *const *allowed,
                                field, flag);
   *canonical = realpath (name, NULL);
   if (*canonical == NULL)
-    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "field \"%s\": cannot resolve %.100s: %s",
+    return sp_proto_set_error (err, missing, "field \"%s\": cannot resolve %.100s: %s",
                                field, name, strerror (errno));
   if (strcmp (*canonical, "/") == 0 || !within_any (*canonical, allowed))
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
@@ -120,7 +120,8 @@ runner_policy_check_cwd (const RunnerPathPolicy *policy, const char *private_dir
   cleanup_fd int fd = -1;
   struct stat st;
 
-  if (resolve_allowed ("cwd", "--allow-cwd", policy->cwds, private_dir, cwd, &resolved, err)
+  if (resolve_allowed ("cwd", "--allow-cwd", policy->cwds, private_dir, cwd,
+                       SP_ERR_INVALID_VALUE, &resolved, err)
       != 0)
     return -1;
   fd = open_no_symlinks (resolved, O_PATH | O_DIRECTORY);
@@ -235,8 +236,8 @@ runner_policy_read_path (const RunnerPathPolicy *policy, const char *private_dir
   Buf buf = { 0 };
   int errnum;
 
-  if (resolve_allowed ("path", "--allow-path", policy->paths, private_dir, path, &resolved,
-                       err)
+  if (resolve_allowed ("path", "--allow-path", policy->paths, private_dir, path, SP_ERR_IO,
+                       &resolved, err)
       != 0)
     return -1;
   errnum = geteuid () == 0 && run_uid != 0 ? read_file_as (run_uid, resolved, max_bytes, &buf)
