@@ -57,8 +57,6 @@ struct RunnerRun
   bool stdin_close; /* close once stdin_buf drains */
 
   RunStream streams[2];
-  char err_tail[8192]; /* last stderr bytes, to recognise out-of-memory */
-  size_t err_tail_len;
 
   int64_t t_start_ns;
   int64_t deadline_ns;      /* time limit */
@@ -67,6 +65,10 @@ struct RunnerRun
   int64_t disk_check_ns;     /* next look at how much the run has written */
   int64_t disk_base;         /* bytes a named cwd held before the run */
   int64_t disk_base_entries; /* and entries */
+  int64_t memory_check_ns;   /* next sum of the run's memory (tree watch) */
+  int64_t memory_peak;       /* largest sum seen: RssAnon + RssShmem */
+  int64_t tasks_peak;        /* most processes and threads seen at once */
+  int64_t deleted_bytes;     /* disk its processes hold in unlinked files */
   SpCancelStage cancel_stage;
   SpLimit limit;
 };
@@ -107,3 +109,7 @@ void _runner_engine_sandbox_info (RunnerEngine *engine, bool network, SpSandboxI
 const RunnerSeccompFilter *_runner_engine_seccomp (RunnerEngine *engine, bool network);
 void _runner_engine_emit (RunnerEngine *engine, const SpMessage *msg);
 void _runner_engine_run_finished (RunnerEngine *engine, RunnerRun *run);
+uid_t _runner_engine_run_uid (RunnerEngine *engine);
+/* The policy's verdict on a cwd (see runner-policy.h), resolved. */
+int _runner_engine_check_cwd (RunnerEngine *engine, const char *cwd, char **canonical,
+                              SpProtoError *err);

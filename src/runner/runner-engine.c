@@ -137,6 +137,8 @@ _runner_engine_sandbox_info (RunnerEngine *engine, bool network, SpSandboxInfo *
                                                           : (int) geteuid ());
     }
   layers[n++] = xstrdup ("rlimits");
+  /* RLIMIT_DATA per process, and the runner's sum over the whole tree. */
+  layers[n++] = xstrdup ("memory:rlimit-data,tree-watch");
   layers[n++] = xstrdup ("clean-env");
   layers[n++] = xstrdup ("caps-dropped");
   layers[n++] = xstrdup ("no-new-privs");
@@ -263,44 +265,36 @@ resolve_limit (int64_t *value, int64_t def, int64_t max, const char *what, SpPro
   return 0;
 }
 
-/* Reads a request's "path" into its code, so the run never depends on the
- * file staying where it was. */
-static int
-load_path (SpRun *req, SpProtoError *err)
+/* The uid the program runs as: nobody under a root runner, else ours. */
+uid_t
+_runner_engine_run_uid (RunnerEngine *engine)
 {
-  cleanup_fd int fd = open (req->path, O_RDONLY | O_CLOEXEC);
-  struct stat st;
-  Buf buf = { 0 };
-  char chunk[65536];
-  ssize_t n;
+  return geteuid () == 0 ? RUNNER_SANDBOX_NOBODY : geteuid ();
+}
 
-  if (fd < 0 || fstat (fd, &st) != 0)
-    return sp_proto_set_error (err, SP_ERR_IO, "cannot open %.128s: %s", req->path,
-                               strerror (errno));
-  if (!S_ISREG (st.st_mode))
-    return sp_proto_set_error (err, SP_ERR_IO, "%.128s is not a regular file", req->path);
-  while ((n = read (fd, chunk, sizeof chunk)) > 0)
-    {
-      if (buf.len + (size_t) n > SP_PROTO_MAX_FRAME)
-        {
-          buf_clear (&buf);
-          return sp_proto_set_error (err, SP_ERR_LIMIT, "%.128s is larger than %d bytes",
-                                     req->path, SP_PROTO_MAX_FRAME);
-        }
-      buf_append (&buf, chunk, (size_t) n);
-    }
-  if (n < 0 || memchr (buf.data, '\0', buf.len) != NULL)
-    {
-      buf_clear (&buf);
-      return sp_proto_set_error (err, SP_ERR_IO, "%.128s is unreadable or not text", req->path);
-    }
-  buf_append (&buf, "", 1);
-  req->code = steal_pointer (&buf.data);
+int
+_runner_engine_check_cwd (RunnerEngine *engine, const char *cwd, char **canonical,
+                          SpProtoError *err)
+{
+  return runner_policy_check_cwd (&engine->config.paths, engine->root, cwd,
+                                  _runner_engine_run_uid (engine), canonical, err);
+}
+
+/* Reads a request's "path" into its code, so the run never depends on the
+ * file staying where it was; only under --allow-path, and only what the
+ * run's own uid may read. */
+static int
+load_path (RunnerEngine *engine, SpRun *req, SpProtoError *err)
+{
+  cleanup_free char *canonical = NULL;
+
+  if (runner_policy_read_path (&engine->config.paths, engine->root, req->path,
+                               _runner_engine_run_uid (engine), SP_PROTO_MAX_FRAME, &req->code,
+                               &canonical, err)
+      != 0)
+    return -1;
   if (req->name == NULL)
-    {
-      const char *slash = strrchr (req->path, '/');
-      req->name = xstrdup (slash + 1);
-    }
+    req->name = xstrdup (strrchr (canonical, '/') + 1);
   return 0;
 }
 
@@ -308,7 +302,6 @@ static int
 validate (RunnerEngine *engine, SpRun *req, const RunnerLanguage **lang, SpProtoError *err)
 {
   const RunnerConfig *c = &engine->config;
-  struct stat st;
 
   if (find_run (engine, req->id) != NULL)
     return sp_proto_set_error (err, SP_ERR_DUPLICATE_RUN,
@@ -324,10 +317,18 @@ validate (RunnerEngine *engine, SpRun *req, const RunnerLanguage **lang, SpProto
       || resolve_limit (&req->output_limit, c->default_output_limit, c->max_output_limit,
                         "output_limit", err) != 0)
     return -1;
-  if (req->cwd != NULL && (stat (req->cwd, &st) != 0 || !S_ISDIR (st.st_mode)))
-    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "cwd %.128s is not a directory",
-                               req->cwd);
-  if (req->path != NULL && load_path (req, err) != 0)
+  if (req->cwd != NULL)
+    {
+      char *canonical = NULL;
+      if (_runner_engine_check_cwd (engine, req->cwd, &canonical, err) != 0)
+        {
+          free (canonical);
+          return -1;
+        }
+      free (req->cwd);
+      req->cwd = canonical;
+    }
+  if (req->path != NULL && load_path (engine, req, err) != 0)
     return -1;
 
   int queued = 0;
@@ -540,7 +541,7 @@ next_deadline (RunnerEngine *engine)
   for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
     {
       int64_t times[] = { run->deadline_ns, run->cancel_next_ns, run->drain_deadline_ns,
-                          run->disk_check_ns };
+                          run->disk_check_ns, run->memory_check_ns };
 
       if (run->state != RUN_RUNNING)
         continue;

@@ -14,6 +14,7 @@
 
 #include "runner-langs.h"
 #include "runner-loop.h"
+#include "runner-policy.h"
 #include "runner-sandbox.h"
 #include "sp-proto.h"
 
@@ -32,6 +33,8 @@ typedef struct
   int max_queued;
   int64_t cancel_grace_ms;  /* between interrupt, terminate and kill */
   const char *work_parent;  /* where the runner's private directory goes */
+  RunnerPathPolicy paths;   /* which "path" and "cwd" requests may name; the
+                             * caller owns the lists */
 } RunnerConfig;
 
 void runner_config_init (RunnerConfig *config);

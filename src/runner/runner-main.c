@@ -25,6 +25,10 @@ usage (FILE *out)
          "  --strict               refuse to run when a sandbox layer is unavailable\n"
          "  --disk MIB             writable space per run (default 256)\n"
          "  --disk-files N         files, directories and links a run may create (default 20000)\n"
+         "  --allow-path DIR       requests may name files under DIR as \"path\" (repeatable;\n"
+         "                         without it, \"path\" is refused)\n"
+         "  --allow-cwd DIR        requests may name DIR and directories under it as \"cwd\"\n"
+         "                         (repeatable; without it, \"cwd\" is refused)\n"
          "  --version              print the version\n"
          "  --help                 print this help\n",
          out);
@@ -54,6 +58,8 @@ main (int argc, char **argv)
     { "strict", no_argument, NULL, 'S' },
     { "disk", required_argument, NULL, 'd' },
     { "disk-files", required_argument, NULL, 'F' },
+    { "allow-path", required_argument, NULL, 'P' },
+    { "allow-cwd", required_argument, NULL, 'C' },
     { "version", no_argument, NULL, 'V' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -96,6 +102,14 @@ main (int argc, char **argv)
       case 'F':
         config.disk_files = parse_number (optarg, "--disk-files", 1, 1000000);
         break;
+      case 'P':
+        if (runner_policy_allow (&config.paths.paths, optarg) != 0)
+          die_with_error ("--allow-path %s: not a directory other than /", optarg);
+        break;
+      case 'C':
+        if (runner_policy_allow (&config.paths.cwds, optarg) != 0)
+          die_with_error ("--allow-cwd %s: not a directory other than /", optarg);
+        break;
       case 'V':
         printf ("sandpad-runner %s\n", PACKAGE_VERSION);
         return 0;
@@ -117,5 +131,6 @@ main (int argc, char **argv)
   status = fd >= 0 ? runner_server_run (&config, &langs, fd, fd)
                    : runner_server_run (&config, &langs, 0, 1);
   runner_langs_clear (&langs);
+  runner_policy_clear (&config.paths);
   return status;
 }

@@ -18,6 +18,11 @@
 /* How often a run's writable space is measured. RLIMIT_FSIZE stops any one
  * file at the cap at once; many files are caught within this period. */
 #define DISK_POLL_NS (200 * INT64_C (1000000))
+/* How often the memory of a run's whole tree is summed (the tree watch).
+ * RLIMIT_DATA stops any one process at the limit at once; several
+ * processes together are stopped within this period. */
+#define MEMORY_POLL_NS (200 * INT64_C (1000000))
+#define PRECISE_POLL_NS (1000 * INT64_C (1000000))
 /* Base64 bytes of images one exited event may carry (return_base64): well
  * under SP_PROTO_MAX_FRAME, leaving room for everything else in it. */
 #define RUNNER_BASE64_BUDGET (2 * 1024 * 1024)
@@ -136,6 +141,27 @@ make_dirs (RunnerRun *run)
   return 0;
 }
 
+/* The cwd passed the policy when the request came; a queued run may have
+ * waited since, and a directory on the way may have been swapped for a
+ * symlink by another run. */
+static int
+recheck_cwd (RunnerRun *run)
+{
+  SpProtoError err = { 0 };
+  char *canonical = NULL;
+
+  if (_runner_engine_check_cwd (run->engine, run->req.cwd, &canonical, &err) != 0
+      || strcmp (canonical, run->req.cwd) != 0)
+    {
+      free (canonical);
+      emit_failed (run, "the working directory changed while the run waited: %s",
+                   err.message[0] ? err.message : "it resolves elsewhere now");
+      return -1;
+    }
+  free (canonical);
+  return 0;
+}
+
 /* Python runs get the prelude (plots as files) as code/.sandpad. */
 static int
 write_prelude (RunnerRun *run)
@@ -209,6 +235,8 @@ _runner_run_start (RunnerRun *run)
       emit_failed (run, "%s", engine->refusal);
       return -1;
     }
+  if (run->req.cwd != NULL && recheck_cwd (run) != 0)
+    return -1;
   if (make_dirs (run) != 0 || write_code (run) != 0 || write_prelude (run) != 0)
     {
       emit_failed (run, "cannot prepare the run's directory: %s", strerror (errno));
@@ -325,6 +353,7 @@ _runner_run_start (RunnerRun *run)
   run->stdin_close = !run->req.stdin_open;
   run->deadline_ns = run->t_start_ns + run->req.timeout_ms * INT64_C (1000000);
   run->disk_check_ns = run->t_start_ns + DISK_POLL_NS;
+  run->memory_check_ns = run->t_start_ns + MEMORY_POLL_NS;
 
   emit_started (run);
   _runner_run_feed_stdin (run);
@@ -420,27 +449,6 @@ forward (RunnerRun *run, SpStream s, const char *bytes, size_t len, bool final)
 }
 
 static void
-remember_stderr (RunnerRun *run, const char *bytes, size_t len)
-{
-  size_t cap = sizeof run->err_tail;
-
-  if (len >= cap)
-    {
-      memcpy (run->err_tail, bytes + len - cap, cap);
-      run->err_tail_len = cap;
-      return;
-    }
-  if (run->err_tail_len + len > cap)
-    {
-      size_t drop = run->err_tail_len + len - cap;
-      memmove (run->err_tail, run->err_tail + drop, run->err_tail_len - drop);
-      run->err_tail_len -= drop;
-    }
-  memcpy (run->err_tail + run->err_tail_len, bytes, len);
-  run->err_tail_len += len;
-}
-
-static void
 handle_output (RunnerRun *run, SpStream s, const char *bytes, size_t len)
 {
   RunStream *stream = &run->streams[s];
@@ -448,8 +456,6 @@ handle_output (RunnerRun *run, SpStream s, const char *bytes, size_t len)
   int64_t before = stream->bytes;
 
   stream->bytes += (int64_t) len;
-  if (s == SP_STREAM_STDERR)
-    remember_stderr (run, bytes, len);
   if (stream->bytes <= limit)
     {
       forward (run, s, bytes, len, false);
@@ -517,6 +523,7 @@ void
 _runner_run_on_init_exit (RunnerRun *run)
 {
   run->init_reaped = true;
+  run->memory_check_ns = 0;
   run->disk_check_ns = 0;
   run->drain_deadline_ns = now_ns () + DRAIN_GRACE_NS;
   try_finish (run);
@@ -531,14 +538,14 @@ _runner_run_set_throttled (RunnerRun *run, bool throttled)
                               throttled ? 0 : EPOLLIN);
 }
 
-/* Whether the run's writable space is over its caps: bytes on disk
- * (blocks, so sparse files count for what they use, and every entry at
- * least a minimum) and entries, in the working directory and, without
- * namespaces, the run's tmp (with namespaces /tmp is a size-capped tmpfs).
- * What cannot be measured in full counts as over: a tree too deep or too
- * large to walk is exactly what a run would build to hide its use. */
+/* What the run has written: bytes on disk (blocks, so sparse files count
+ * for what they use, and every entry at least a minimum) and entries, in
+ * the working directory and, without namespaces, the run's tmp (with
+ * namespaces /tmp is a size-capped tmpfs). Returns false when the space
+ * cannot be measured in full: a tree too deep or too large to walk is
+ * exactly what a run would build to hide its use. */
 static bool
-disk_over (RunnerRun *run)
+disk_usage (RunnerRun *run, int64_t *bytes, int64_t *entries)
 {
   const RunnerConfig *config = &run->engine->config;
   cleanup_free char *tmp_dir = xasprintf ("%s/tmp", run->dir);
@@ -547,9 +554,77 @@ disk_over (RunnerRun *run)
   runner_files_usage (run->cwd, run->disk_base_entries + config->disk_files + 1, &work);
   if (!run->engine->namespaces && work.complete)
     runner_files_usage (tmp_dir, config->disk_files + 1, &tmp);
-  return !work.complete || !tmp.complete
-         || work.bytes - run->disk_base + tmp.bytes > config->disk_limit
-         || work.entries - run->disk_base_entries + tmp.entries > config->disk_files;
+  /* Files it deleted but keeps open hold blocks no walk sees (as of the
+   * last tree watch). */
+  *bytes = work.bytes - run->disk_base + tmp.bytes + run->deleted_bytes;
+  *entries = work.entries - run->disk_base_entries + tmp.entries;
+  return work.complete && tmp.complete;
+}
+
+/* Whether the run's writable space is over its caps; what cannot be
+ * measured counts as over. */
+static bool
+disk_over (RunnerRun *run)
+{
+  const RunnerConfig *config = &run->engine->config;
+  int64_t bytes, entries;
+
+  return !disk_usage (run, &bytes, &entries) || bytes > config->disk_limit
+         || entries > config->disk_files;
+}
+
+/* Within this share of a limit counts as having reached it: the
+ * interpreter's own ceiling sits below the rlimit (V8's heap is set to 3/4
+ * of the memory limit) and the allocation or fork that failed never
+ * happened. */
+#define NEAR_PERCENT 85
+
+static bool
+near (int64_t value, int64_t limit)
+{
+  return value >= limit / 100 * NEAR_PERCENT;
+}
+
+/* The tree watch: RLIMIT_DATA binds each process alone, so several
+ * processes (or memory shared between them) could together hold many
+ * times the limit; this sums what every process of the run holds and
+ * stops the run when the sum passes the limit. The cheap sum (RssAnon +
+ * RssShmem) counts pages that forks share copy-on-write once per process,
+ * so a fork-heavy program would be stopped for memory it does not use;
+ * only when that sum comes near the limit are the proportional shares
+ * read (dearer: the page tables are walked), and they decide, and count
+ * as the peak. When they show
+ * the sum was mostly shared pages, the next look waits PRECISE_POLL_NS, so
+ * a run cannot keep the runner walking page tables for nothing. */
+static void
+check_memory (RunnerRun *run, int64_t now)
+{
+  int64_t limit = run->req.memory_mib * 1024 * 1024;
+  int skip = run->engine->namespaces ? 2 : 1;
+  RunnerTreeUsage usage;
+
+  if (run->memory_check_ns == 0 || now < run->memory_check_ns)
+    return;
+  run->memory_check_ns = now + MEMORY_POLL_NS;
+  runner_spawn_tree_usage (run->init_pid, skip, false, &usage);
+  if (near (usage.bytes, limit))
+    {
+      runner_spawn_tree_usage (run->init_pid, skip, true, &usage);
+      if (!near (usage.bytes, limit))
+        run->memory_check_ns = now + PRECISE_POLL_NS;
+    }
+  if (usage.bytes > run->memory_peak)
+    run->memory_peak = usage.bytes;
+  if (usage.tasks > run->tasks_peak)
+    run->tasks_peak = usage.tasks;
+  run->deleted_bytes = usage.deleted_bytes;
+  if (usage.bytes > limit)
+    {
+      if (run->limit == SP_LIMIT_NONE)
+        run->limit = SP_LIMIT_MEMORY;
+      run->memory_check_ns = 0;
+      _runner_run_send_control (run, RUNNER_CTL_KILL);
+    }
 }
 
 void
@@ -564,6 +639,7 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
         run->limit = SP_LIMIT_TIME;
       _runner_run_send_control (run, RUNNER_CTL_KILL);
     }
+  check_memory (run, now);
   if (run->cancel_next_ns > 0 && now >= run->cancel_next_ns)
     {
       run->cancel_stage++;
@@ -597,43 +673,42 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
     }
 }
 
-/* The memory, process and file-size limits are rlimits: the kernel does
- * not say one was hit, the program's allocation, fork or write fails and
- * its interpreter says so on its way out. These are those words, checked
- * in this order against the end of stderr. (Python ignores SIGXFSZ, so a
- * file at RLIMIT_FSIZE shows up as EFBIG; a full /tmp tmpfs as ENOSPC.) */
-static const struct
+/* The largest memory the run was seen to hold: the tree watch's sum, or
+ * the kernel's high-water mark of its largest process (getrusage), which
+ * catches a run too short for the watch to sample. */
+static int64_t
+peak_memory (RunnerRun *run)
 {
-  SpLimit limit;
-  const char *const markers[6];
-} limit_words[] = {
-  { SP_LIMIT_MEMORY,
-    { "MemoryError", "out of memory", "Cannot allocate memory", "cannot allocate memory",
-      "bad_alloc", NULL } },
-  { SP_LIMIT_PROCESSES,
-    { "Resource temporarily unavailable", "BlockingIOError", "can't start new thread",
-      "fork: retry", NULL } },
-  { SP_LIMIT_DISK, { "File too large", "No space left on device", NULL } },
-};
+  int64_t single = run->report.maxrss_kib * 1024;
 
-/* Which rlimit a program that failed on its own most likely hit. */
+  return run->memory_peak > single ? run->memory_peak : single;
+}
+
+/* Which rlimit a program that failed on its own ran into. The kernel only
+ * refuses the allocation, fork or write; the program then ends with an
+ * error of its own, and what it prints proves nothing (any program can
+ * print "MemoryError"). So a limit is named only when the runner's own
+ * numbers show the run reached it: its memory, the processes it had at
+ * once (sampled, or still alive when the program ended), the bytes it
+ * left in its writable space (EFBIG leaves a file at RLIMIT_FSIZE). */
 static SpLimit
-limit_from_stderr (RunnerRun *run, int wait_status)
+observed_rlimit (RunnerRun *run, int wait_status)
 {
+  const RunnerConfig *c = &run->engine->config;
+  int64_t tasks = run->report.swept + 1;
+
   if (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0)
     return SP_LIMIT_NONE;
-  for (size_t i = 0; i < N_ELEMENTS (limit_words); i++)
-    {
-      for (size_t j = 0; limit_words[i].markers[j] != NULL; j++)
-        if (memmem (run->err_tail, run->err_tail_len, limit_words[i].markers[j],
-                    strlen (limit_words[i].markers[j]))
-            != NULL)
-          return limit_words[i].limit;
-      /* Or the peak says it plainly: within 5% of the memory ceiling. */
-      if (limit_words[i].limit == SP_LIMIT_MEMORY
-          && run->report.maxrss_kib * 1024 >= run->req.memory_mib * 1024 * 1024 / 20 * 19)
-        return SP_LIMIT_MEMORY;
-    }
+  if (near (peak_memory (run), run->req.memory_mib * 1024 * 1024))
+    return SP_LIMIT_MEMORY;
+  if (run->tasks_peak > tasks)
+    tasks = run->tasks_peak;
+  if (near (tasks, c->max_processes))
+    return SP_LIMIT_PROCESSES;
+  int64_t bytes, entries;
+  if (!disk_usage (run, &bytes, &entries) || near (bytes, c->disk_limit)
+      || near (entries, c->disk_files))
+    return SP_LIMIT_DISK;
   return SP_LIMIT_NONE;
 }
 
@@ -680,11 +755,11 @@ fill_result (RunnerRun *run, SpExited *ev)
   if (run->limit == SP_LIMIT_NONE && ev->end == SP_END_SIGNALED && ev->signal == SIGXFSZ)
     run->limit = SP_LIMIT_DISK;
   if (run->limit == SP_LIMIT_NONE && run->cancel_stage == SP_CANCEL_NONE)
-    run->limit = limit_from_stderr (run, r->wait_status);
+    run->limit = observed_rlimit (run, r->wait_status);
 
   ev->wall_ms = r->wall_ns / 1000000;
   ev->cpu_ms = r->cpu_ns / 1000000;
-  ev->peak_memory_bytes = r->maxrss_kib * 1024;
+  ev->peak_memory_bytes = peak_memory (run);
 }
 
 /* What the run left in its directories, now that nothing of it runs.

@@ -18,6 +18,7 @@
  * pid 1 exits, the kernel kills whatever is left in the namespace. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -44,7 +45,8 @@ typedef struct
   int32_t error_step; /* which setup step failed, see runner-spawn.c */
   int64_t wall_ns;    /* from just before fork to the program's exit */
   int64_t cpu_ns;     /* user + system of every reaped process of the run */
-  int64_t maxrss_kib; /* largest resident set of any of them */
+  int64_t maxrss_kib; /* largest resident set of any one of them (getrusage) */
+  int64_t swept;      /* processes still alive when the program ended, killed */
 } RunnerReport;
 
 typedef struct
@@ -68,6 +70,24 @@ typedef struct
 /* Forks the run init; returns its pid, or -1 with errno set. The caller
  * closes its copies of the child's ends afterwards. */
 pid_t runner_spawn (const RunnerSpawnSpec *spec);
+
+/* What a run's processes hold now, read from /proc by the runner. */
+typedef struct
+{
+  int64_t bytes; /* RssAnon + RssShmem, summed over the processes */
+  int64_t tasks; /* processes and threads */
+  int64_t deleted_bytes; /* disk held by files they deleted but keep open */
+} RunnerTreeUsage;
+
+/* Sums the descendants of init_pid that lie at least `skip` levels below
+ * it (1: not the run init itself; 2 in namespace mode: nor pid 1 of the
+ * namespace). Processes that vanish while being read are left out.
+ * bytes is RssAnon + RssShmem, which counts a page shared copy-on-write
+ * after fork in every process; proportional reads the kernel's
+ * proportional shares instead (Pss_Anon + Pss_Shmem, where readable), about
+ * a millisecond per process. */
+void runner_spawn_tree_usage (pid_t init_pid, int skip, bool proportional,
+                              RunnerTreeUsage *usage);
 
 /* Human-readable name of a failed setup step. */
 const char *runner_spawn_step_name (int step);

@@ -4,6 +4,7 @@
  * output streams straight to our stdout and stderr (or, with --json, as
  * protocol events), our stdin feeds the program, and the exit status says
  * how the run ended. */
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -127,8 +128,10 @@ on_stdin (void *data, int fd, uint32_t events)
   runner_engine_stdin (cli->engine, "cli", buf, (size_t) n, false, NULL);
 }
 
+/* Reads fd to its end; *len (when not NULL) is the byte count, which a
+ * NUL byte in the data makes differ from strlen(). */
 static char *
-read_all (int fd, const char *what)
+read_all (int fd, const char *what, size_t *len)
 {
   Buf buf = { 0 };
   char chunk[65536];
@@ -144,6 +147,8 @@ read_all (int fd, const char *what)
         fail ("%s is larger than %d bytes", what, SP_PROTO_MAX_FRAME);
       buf_append (&buf, chunk, (size_t) n);
     }
+  if (len != NULL)
+    *len = buf.len;
   buf_append (&buf, "", 1);
   return buf.data;
 }
@@ -256,9 +261,15 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
         break;
       case 'C':
         {
+          /* The person at the shell named this directory: exactly it is
+           * allowed, whoever owns it; the engine still resolves it and
+           * refuses "/" and its own run directories. */
           char *abs = realpath (optarg, NULL);
           if (abs == NULL)
             fail ("--cwd %s: %s", optarg, strerror (errno));
+          if (runner_policy_allow (&config->paths.cwds, abs) != 0)
+            fail ("--cwd %s: not a directory other than /", optarg);
+          config->paths.cwd_any_owner = true;
           free (req->cwd);
           req->cwd = abs;
         }
@@ -321,7 +332,7 @@ prepare_request (SpRun *req, const char *file, RunnerLanguages *langs, bool *for
     {
       if (req->language == NULL)
         fail ("cannot tell the language of standard input; use --lang");
-      req->code = read_all (0, "standard input");
+      req->code = read_all (0, "standard input", NULL);
       *forward_stdin = false;
       return;
     }
@@ -333,15 +344,25 @@ prepare_request (SpRun *req, const char *file, RunnerLanguages *langs, bool *for
         fail ("cannot tell the language of %s from its extension; use --lang", file);
       req->language = xstrdup (lang->name);
     }
-  req->path = realpath (file, NULL);
-  if (req->path == NULL)
+  /* The person at the shell named FILE: we read it with their rights and
+   * hand the engine its text, so no "path" policy is involved. */
+  cleanup_fd int fd = open (file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  struct stat st;
+  if (fd < 0 || fstat (fd, &st) != 0)
     fail ("%s: %s", file, strerror (errno));
+  if (!S_ISREG (st.st_mode))
+    fail ("%s is not a regular file", file);
+  size_t len = 0;
+  req->code = read_all (fd, file, &len);
+  if (strlen (req->code) != len)
+    fail ("%s is not text (it holds a NUL byte)", file);
+  const char *slash = strrchr (file, '/');
+  req->name = xstrdup (slash != NULL ? slash + 1 : file);
 
   /* A regular file cannot be watched with epoll: hand it over whole. */
-  struct stat st;
   *forward_stdin = fstat (0, &st) == 0 && !S_ISREG (st.st_mode);
   if (fstat (0, &st) == 0 && S_ISREG (st.st_mode))
-    req->stdin_data = read_all (0, "standard input");
+    req->stdin_data = read_all (0, "standard input", NULL);
   req->stdin_open = *forward_stdin;
 }
 
@@ -413,6 +434,7 @@ main (int argc, char **argv)
   runner_loop_unwatch (runner_engine_get_loop (cli.engine), cli.stdin_watch);
   runner_engine_free (cli.engine);
   runner_langs_clear (&langs);
+  runner_policy_clear (&config.paths);
   SpMessage leftover = { .type = SP_MSG_RUN, .u.run = req };
   sp_message_clear (&leftover);
   return status;

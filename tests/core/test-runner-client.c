@@ -19,8 +19,10 @@ static void
 fixture_setup (Fixture *f, gconstpointer data)
 {
   Started started;
+  /* A request may name a cwd only where the runner allows it. */
+  const char *args[] = { "--allow-cwd", g_get_tmp_dir (), NULL };
 
-  f->client = client_start (g_getenv ("SANDPAD_RUNNER"), NULL, 0, &started);
+  f->client = client_start (g_getenv ("SANDPAD_RUNNER"), args, 0, &started);
   recorder_init (&f->rec, f->client);
   g_assert_true (sp_test_wait_for (start_done, &started, 15000));
   g_assert_no_error (started.error);
@@ -286,6 +288,9 @@ test_cwd_args_env (Fixture *f, gconstpointer data)
 
   g_assert_nonnull (dir);
   g_assert_cmpint (g_chmod (dir, 0777), ==, 0);
+  /* ...and one that belongs to the uid running the program. */
+  if (geteuid () == 0)
+    g_assert_cmpint (chown (dir, 65534, 65534), ==, 0);
   sp_run_request_set_cwd (req, dir);
   sp_run_request_set_args (req, args);
   sp_run_request_setenv (req, "GREETING", "hi");

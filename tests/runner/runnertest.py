@@ -68,13 +68,14 @@ class Tap:
 
 
 class Runner:
-    def __init__(self, path, *args, env=None):
+    def __init__(self, path, *args, env=None, preexec_fn=None):
         self.proc = subprocess.Popen(
             [path, *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=env if env is not None else dict(os.environ),
+            preexec_fn=preexec_fn,
         )
         self.buf = b""
         self.pending = []

@@ -22,9 +22,15 @@ RUNNER = sys.argv[1]
 MODE = os.environ.get("SANDPAD_TEST_SANDBOX", "namespaces")
 
 
+# Requests may name paths and working directories only where the runner
+# allows (docs/protocol.md); these tests make theirs under the temporary
+# directory. test-policy.py tests the policy itself.
+ALLOW = ["--allow-path", tempfile.gettempdir(), "--allow-cwd", tempfile.gettempdir()]
+
+
 def runner(*args, env=None):
-    return Runner(RUNNER, "--cancel-grace-ms", "300", "--sandbox", MODE, "--strict", *args,
-                  env=env)
+    return Runner(RUNNER, "--cancel-grace-ms", "300", "--sandbox", MODE, "--strict", *ALLOW,
+                  *args, env=env)
 
 
 def test_handshake(t):
@@ -267,6 +273,9 @@ def shared_tempdir():
     programs as nobody, so it must be open to them."""
     tmp = tempfile.TemporaryDirectory()
     os.chmod(tmp.name, 0o777)
+    # A cwd must belong to the uid that runs the program (the policy).
+    if os.geteuid() == 0:
+        os.chown(tmp.name, 65534, 65534)
     return tmp
 
 
@@ -486,6 +495,7 @@ def test_plots(t):
 def test_path_and_args(t):
     r = runner()
     with tempfile.TemporaryDirectory() as tmp:
+        os.chmod(tmp, 0o755)  # a root runner reads it as nobody
         path = os.path.join(tmp, "script.py")
         open(path, "w").write("import sys\nprint(sys.argv[1:])\nraise ValueError('boom')\n")
         r.send(type="run", id="p", language="python", path=path, args=["a b", "--flag"])

@@ -1,0 +1,133 @@
+"""Memory counted for the whole process tree, and limits named only when
+the runner measured them; with the real runner and Debian's python3.
+
+Usage: test-memory.py PATH-TO-SANDPAD-RUNNER [TEST-NAME...]
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from runnertest import Runner, main  # noqa: E402
+
+RUNNER = sys.argv[1]
+MODE = os.environ.get("SANDPAD_TEST_SANDBOX", "namespaces")
+MIB = 1024 * 1024
+
+
+def runner(*args, preexec_fn=None):
+    r = Runner(RUNNER, "--sandbox", MODE, "--strict", *args, preexec_fn=preexec_fn)
+    r.hello()
+    return r
+
+
+def as_nobody():
+    os.setgroups([])
+    os.setresgid(65534, 65534, 65534)
+    os.setresuid(65534, 65534, 65534)
+
+
+# N children each touch MIB_EACH MiB, print that they hold it, and sleep;
+# the parent waits for them. Each alone stays under RLIMIT_DATA.
+CHILDREN = """
+import os, sys, time
+n, each = {n}, {each}
+kids = []
+for i in range(n):
+    pid = os.fork()
+    if pid == 0:
+        b = bytearray(each * 1024 * 1024)
+        b[::4096] = b'x' * len(b[::4096])
+        print('holding', i, flush=True)
+        time.sleep({hold})
+        os._exit(0)
+    kids.append(pid)
+for k in kids:
+    os.waitpid(k, 0)
+print('all done', flush=True)
+"""
+
+
+def test_tree_limit(t):
+    r = runner()
+    # Three children of 60% of the limit each: every one is under
+    # RLIMIT_DATA, together 180% of the limit.
+    res = r.run("tree", CHILDREN.format(n=3, each=154, hold=10), memory_mib=256,
+                timeout_ms=60000)
+    t.eq(res.exited.get("limit"), "memory",
+         "three children of 60% of --memory each are stopped with limit memory", res)
+    t.ok("all done" not in res.stdout and res.exited.get("wall_ms", 0) < 9000,
+         "and stopped well before they finish on their own", res)
+    # Control: one child of 60% runs to its end with no limit.
+    res = r.run("one", CHILDREN.format(n=1, each=154, hold=0.5), memory_mib=256)
+    t.eq((res.stdout.count("holding"), "all done" in res.stdout, res.exited.get("limit")),
+         (1, True, None), "control: one such child alone finishes with no limit", res)
+    r.close()
+
+
+def test_tree_peak(t):
+    r = runner()
+    res = r.run("peak", CHILDREN.format(n=3, each=150, hold=1.5), memory_mib=1024)
+    t.eq((res.stdout.count("holding"), res.exited.get("limit")), (3, None),
+         "control: three children of 150 MiB run under a 1 GiB limit", res)
+    t.ok(res.exited["peak_memory_bytes"] >= 400 * MIB,
+         "peak_memory_bytes is the tree's sum (>= 400 MiB for 3 x 150 MiB)", res)
+    t.ok(res.exited["peak_memory_bytes"] < 1024 * MIB,
+         "and not more than the tree holds", res)
+    # Forks share the parent's pages copy-on-write: many small children of
+    # a big parent are not many times the parent.
+    code = ("import os, time\nb = bytearray(100 * 1024 * 1024)\nb[::4096] = b'x' * len(b[::4096])\n"
+            "kids = []\nfor i in range(8):\n    pid = os.fork()\n"
+            "    if pid == 0:\n        time.sleep(2)\n        os._exit(0)\n    kids.append(pid)\n"
+            "for k in kids: os.waitpid(k, 0)\nprint('shared ok')\n")
+    res = r.run("cow", code, memory_mib=512)
+    t.eq((res.stdout, res.exited.get("limit")), ("shared ok\n", None),
+         "copy-on-write pages of 8 forks of a 100 MiB parent are not counted 9 times", res)
+    r.close()
+
+
+def test_layer(t):
+    r = Runner(RUNNER, "--sandbox", MODE, "--strict")
+    ready = r.hello()
+    t.ok("memory:rlimit-data,tree-watch" in ready["sandbox"]["layers"],
+         "ready names how memory is enforced", ready["sandbox"])
+    res = r.run("s", "print(1)")
+    t.ok("memory:rlimit-data,tree-watch" in res.started["sandbox"]["layers"],
+         "started names it too", res.started)
+    r.close()
+
+
+def test_words_name_no_limit(t):
+    r = runner()
+    words = ["MemoryError", "out of memory", "Cannot allocate memory", "bad_alloc",
+             "OSError: [Errno 11] Resource temporarily unavailable", "BlockingIOError",
+             "can't start new thread", "fork: retry", "File too large",
+             "No space left on device"]
+    for i, word in enumerate(words):
+        code = f"import sys\nsys.stderr.write({word!r} + '\\n')\nsys.exit(1)\n"
+        res = r.run(f"w{i}", code)
+        t.eq((res.exited.get("exit_code"), res.exited.get("limit")), (1, None),
+             f"a program that prints {word!r} and fails gets no limit", res)
+    res = r.run("bash", "echo 'bash: fork: retry: Resource temporarily unavailable' >&2; exit 2",
+                language="bash")
+    t.eq(res.exited.get("limit"), None, "nor does bash printing its fork message", res)
+    r.close()
+
+
+def test_real_limits(t):
+    """The limits the runner can tell are still named."""
+    r = runner()
+    res = r.run("mem", "a = []\nwhile True:\n    a.append(' ' * 10**7)\n", memory_mib=128)
+    t.eq(res.exited.get("limit"), "memory", "a growing python process hits memory", res)
+    res = r.run("forks", "import os, time\nwhile True:\n    if os.fork() == 0:\n"
+                "        time.sleep(5)\n        os._exit(0)\n")
+    t.eq(res.exited.get("limit"), "processes", "a fork bomb hits processes", res)
+    r.close()
+
+
+TESTS = {f.__name__[5:]: f for f in (test_tree_limit, test_tree_peak, test_layer,
+                                     test_words_name_no_limit, test_real_limits)}
+
+if __name__ == "__main__":
+    names = sys.argv[2:] or list(TESTS)
+    main([TESTS[n] for n in names])

@@ -1,0 +1,202 @@
+"""Which paths a request may name: the runner's --allow-path/--allow-cwd
+policy, with the real runner, as root and as an ordinary user.
+
+Usage: test-policy.py PATH-TO-SANDPAD-RUNNER [TEST-NAME...]
+"""
+
+import os
+import pwd
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from runnertest import Result, Runner, main  # noqa: E402
+
+RUNNER = sys.argv[1]
+MODE = os.environ.get("SANDPAD_TEST_SANDBOX", "namespaces")
+NOBODY = 65534
+SECRET = "policy-secret-4711"
+
+
+def as_user(uid):
+    """A preexec_fn that makes the runner an ordinary user (the desktop case)."""
+    def drop():
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    return drop
+
+
+class Tree:
+    """An allowed directory with a program and a run directory in it, and,
+    beside it, a secret the run must never see."""
+
+    def __init__(self, run_uid):
+        self.base = tempfile.mkdtemp(prefix="sandpad-policy-")
+        os.chmod(self.base, 0o755)
+        self.allowed = os.path.join(self.base, "allowed")
+        self.work = os.path.join(self.allowed, "work")
+        self.outside = os.path.join(self.base, "outside")
+        for d in (self.allowed, self.work, self.outside):
+            os.mkdir(d)
+            os.chmod(d, 0o755)
+        self.program = os.path.join(self.allowed, "prog.py")
+        with open(self.program, "w") as f:
+            f.write("print('allowed program ran')\n")
+        os.chmod(self.program, 0o644)
+        self.secret = os.path.join(self.outside, "secret.sh")
+        with open(self.secret, "w") as f:
+            f.write(f"echo {SECRET}\n")
+        os.chmod(self.secret, 0o644)
+        # The run's uid owns its work directory (what the policy asks).
+        os.chown(self.work, run_uid, run_uid)
+        os.chown(self.allowed, run_uid, run_uid)
+        # A symlink and a symlinked directory pointing out of the allowed tree.
+        os.symlink(self.secret, os.path.join(self.allowed, "link.sh"))
+        os.symlink(self.outside, os.path.join(self.allowed, "outdir"))
+
+    def close(self):
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+def start(tree, *extra, uid=None):
+    args = ["--sandbox", MODE, "--strict", *extra]
+    env = dict(os.environ)
+    if uid is None:
+        r = Runner(RUNNER, *args, env=env)
+    else:
+        r = Runner(RUNNER, *args, env=env, preexec_fn=as_user(uid))
+    r.hello()
+    return r
+
+
+def refused(t, r, run_id, field, desc, **fields):
+    """Sends a run and checks it is refused with an error naming the field,
+    and that nothing ran (no queued, started or output event)."""
+    fields.setdefault("language", "bash")
+    r.send(type="run", id=run_id, **fields)
+    others = []
+    ev = r.recv()
+    while ev is not None and ev.get("id") != run_id:
+        others.append(ev)
+        ev = r.recv()
+    r.pending = others + r.pending
+    ok = (ev is not None and ev["type"] == "error" and ev.get("id") == run_id
+          and f'"{field}"' in ev.get("message", ""))
+    t.ok(ok, desc, ev)
+    # A following run proves the runner still serves and that the refused
+    # one left no events behind.
+    r.send(type="run", id=run_id + "-after", language="bash", code="echo alive")
+    events = r.collect(run_id + "-after")
+    stray = [e for e in r.pending if e.get("id") == run_id]
+    r.pending = [e for e in r.pending if e.get("id") != run_id]
+    t.ok(not stray and SECRET not in str(events + stray), f"{desc}: nothing of it ran",
+         stray)
+
+
+def cases(t, uid, tag):
+    """The same cases for a root runner (uid None) and a user runner."""
+    run_uid = NOBODY if uid is None and os.geteuid() == 0 else (uid or os.geteuid())
+    tree = Tree(run_uid)
+    try:
+        # No flags: path and cwd are refused outright.
+        r = start(tree, uid=uid)
+        refused(t, r, "nopath", "path", f"{tag}: without --allow-path, path is refused",
+                path=tree.program, language="python")
+        refused(t, r, "nocwd", "cwd", f"{tag}: without --allow-cwd, cwd is refused",
+                code="pwd", cwd=tree.work)
+        refused(t, r, "shadow", "path", f"{tag}: /etc/shadow is refused", path="/etc/shadow")
+        r.close()
+
+        r = start(tree, "--allow-path", tree.allowed, "--allow-cwd", tree.allowed, uid=uid)
+        # Control: inside the allowed directory both work.
+        r.send(type="run", id="ok", language="python", path=tree.program)
+        res = Result(r.collect("ok"))
+        t.eq(res.stdout, "allowed program ran\n", f"{tag}: control: an allowed path runs", res)
+        res = r.run("okcwd", "import os\nopen('made.txt', 'w').write('x')\nprint('in cwd')",
+                    cwd=tree.work)
+        t.eq((res.stdout, os.path.exists(os.path.join(tree.work, "made.txt"))),
+             ("in cwd\n", True), f"{tag}: control: an allowed cwd is used", res)
+        # Outside, through a symlink, through "..", "/" and the runner's own.
+        refused(t, r, "out", "path", f"{tag}: a path outside the allowed directory is refused",
+                path=tree.secret)
+        refused(t, r, "link", "path", f"{tag}: a symlink pointing out is refused",
+                path=os.path.join(tree.allowed, "link.sh"))
+        refused(t, r, "linkdir", "path", f"{tag}: a symlinked directory pointing out is refused",
+                path=os.path.join(tree.allowed, "outdir", "secret.sh"))
+        refused(t, r, "dots", "path", f"{tag}: a path that leaves with .. is refused",
+                path=os.path.join(tree.allowed, "..", "outside", "secret.sh"))
+        refused(t, r, "shadow2", "path", f"{tag}: /etc/shadow is refused", path="/etc/shadow")
+        refused(t, r, "root", "cwd", f"{tag}: cwd / is refused", code="pwd", cwd="/")
+        refused(t, r, "dotscwd", "cwd", f"{tag}: a cwd that leaves with .. is refused",
+                code="pwd", cwd=os.path.join(tree.work, "..", "..", "outside"))
+        refused(t, r, "linkcwd", "cwd", f"{tag}: a symlinked cwd pointing out is refused",
+                code="pwd", cwd=os.path.join(tree.allowed, "outdir"))
+        notmine = os.path.join(tree.allowed, "notmine")
+        os.mkdir(notmine)
+        os.chmod(notmine, 0o777)
+        os.chown(notmine, 0 if run_uid != 0 else 1, 0)
+        if os.geteuid() == 0:
+            refused(t, r, "owner", "cwd",
+                    f"{tag}: a cwd not owned by the run's uid is refused, even if writable",
+                    code="pwd", cwd=notmine)
+        # A file inside the allowed directory that the run's uid cannot read.
+        private = os.path.join(tree.allowed, "private.sh")
+        with open(private, "w") as f:
+            f.write(f"echo {SECRET}\n")
+        os.chown(private, 0 if run_uid != 0 else 1, 0)
+        os.chmod(private, 0o600)
+        if os.geteuid() == 0:
+            refused(t, r, "unreadable", "path",
+                    f"{tag}: a file the run's uid cannot read is refused", path=private)
+        r.close()
+    finally:
+        tree.close()
+
+
+def test_policy_root(t):
+    if os.geteuid() != 0:
+        t.skip("the root runner's case needs root")
+        return
+    cases(t, None, "root runner")
+
+
+def test_policy_user(t):
+    if os.geteuid() != 0:
+        cases(t, os.geteuid(), "user runner")
+        return
+    # As root, the desktop case is simulated with an ordinary uid.
+    uid = pwd.getpwnam("nobody").pw_uid
+    cases(t, uid, "user runner")
+
+
+def test_private_dir(t):
+    """Another run's private directory is never a path or cwd, even when
+    the allowed directory holds the runner's own."""
+    parent = tempfile.mkdtemp(prefix="sandpad-policy-parent-")
+    os.chmod(parent, 0o711)
+    r = Runner(RUNNER, "--sandbox", MODE, "--strict", "--work-parent", parent,
+               "--allow-path", parent, "--allow-cwd", parent)
+    r.hello()
+    r.send(type="run", id="a", language="python",
+           code="open('mine.txt', 'w').write('A')\nimport time\ntime.sleep(3)")
+    started = r.recv_type("started")
+    victim = started["cwd"]
+    refused(t, r, "b", "cwd", "another run's directory is refused as cwd", code="pwd",
+            cwd=victim)
+    refused(t, r, "c", "path", "a file in another run's directory is refused as path",
+            path=os.path.join(victim, "mine.txt"))
+    refused(t, r, "d", "cwd", "a cwd holding the runner's run directories is refused",
+            code="pwd", cwd=parent)
+    r.send(type="cancel", id="a")
+    r.collect("a")
+    r.close()
+    shutil.rmtree(parent, ignore_errors=True)
+
+
+TESTS = {f.__name__[5:]: f for f in (test_policy_root, test_policy_user, test_private_dir)}
+
+if __name__ == "__main__":
+    names = sys.argv[2:] or list(TESTS)
+    main([TESTS[n] for n in names])
