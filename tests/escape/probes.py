@@ -265,7 +265,7 @@ PROBES = [
       "    for k in kids: os.kill(k, 9)\n"
       "    blocked('stopped after %d: %s' % (len(kids), e))\n"
       "for k in kids: os.kill(k, 9)\n"
-      "escaped('%d processes' % len(kids))"),
+      "escaped('%d processes' % len(kids))", timeout=10),  # 256 forks take seconds on a busy machine
     P("proc-08-thread-bomb", "many threads: RLIMIT_NPROC / memory",
       "import threading\n"
       "threading.stack_size(64 * 1024)\n"
