@@ -7,10 +7,16 @@ denied system call with harmless or invalid arguments (bubblewrap's
 try-syscall idea): an errno like EBADF or EFAULT means the call reached the
 kernel, EPERM or ENOSYS means the filter stopped it.
 
-Resource probes instead name the limit that must stop them (`limit`), and
-lingering probes leave a ticking process behind (`lingers`) that the
-harness watches. Targets outside the sandbox (a secret file, servers, a
-process) come in SANDPAD_PROBE_* variables set by the harness.
+Resource probes instead name the limit that must stop them (`limit`; a
+probe that saw the kernel refuse the resource itself, e.g. ENOSPC from a
+size-capped filesystem, prints BLOCKED instead), and lingering probes leave
+a ticking process behind (`lingers`) that the harness watches. Probes with
+a `check` do their part and print "DONE:"; the harness then looks for the
+effect itself (what a run left behind, a harmed process, a setuid bit), so
+the verdict is the kernel's state, not the probe's word. Targets outside
+the sandbox (a secret file, servers, a process, files and IPC objects
+owned by the run's uid) come in SANDPAD_PROBE_* variables set by the
+harness.
 """
 
 PRELUDE = r'''
@@ -34,6 +40,23 @@ def attempt(what, fn):
         blocked(f"{what}: {type(e).__name__}: {e}")
     escaped(f"{what}: {str(result)[:80]}")
 
+def done(detail=""):
+    """For probes with a harness check: the act is done; the harness judges."""
+    print("DONE:", detail, flush=True)
+    sys.exit(0)
+
+def refused(e, *errnos):
+    """Blocked by the resource itself (a full filesystem, no memory)."""
+    if isinstance(e, MemoryError) or getattr(e, "errno", None) in errnos:
+        blocked(f"{type(e).__name__}: {e}")
+    raise e
+
+def rss_kib(pid="self", field="VmRSS"):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    return 0
+
 def syscall_reaches(nr, *args):
     r = libc.syscall(nr, *args)
     err = ctypes.get_errno()
@@ -44,10 +67,17 @@ def syscall_reaches(nr, *args):
 
 
 def P(name, why, code, limit=None, lingers=False, needs_root=False, nobody_control=False,
-      setuid=False, extra_fd=False):
+      setuid=False, extra_fd=False, check=None, memory=256, disk=64, timeout=3, own_dir=False,
+      only=None, needs=None):
+    """One probe. check: a harness check of the effect after the run (see
+    test-escape.py). memory, disk, timeout: the run's limits. own_dir: run
+    in the runner's fresh private directory instead of --cwd DIR. only: the
+    sandbox kinds ("namespaces", "fallback") where the probe means
+    something. needs: a host feature the control needs (see the harness)."""
     return dict(name=name, why=why, code=code, limit=limit, lingers=lingers,
                 needs_root=needs_root, nobody_control=nobody_control, setuid=setuid,
-                extra_fd=extra_fd)
+                extra_fd=extra_fd, check=check, memory=memory, disk=disk, timeout=timeout,
+                own_dir=own_dir, only=only, needs=needs)
 
 
 PROBES = [
@@ -235,7 +265,7 @@ PROBES = [
       "    for k in kids: os.kill(k, 9)\n"
       "    blocked('stopped after %d: %s' % (len(kids), e))\n"
       "for k in kids: os.kill(k, 9)\n"
-      "escaped('%d processes' % len(kids))"),
+      "escaped('%d processes' % len(kids))", timeout=10),  # 256 forks take seconds on a busy machine
     P("proc-08-thread-bomb", "many threads: RLIMIT_NPROC / memory",
       "import threading\n"
       "threading.stack_size(64 * 1024)\n"
@@ -393,7 +423,7 @@ PROBES = [
       "fn = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(buf)))\n"
       "r = fn()\n"
       "if r > 0: escaped('i386 getpid answered %d' % r)\n"
-      "blocked('i386 getpid: %d' % r)", limit="sigsys"),
+      "blocked('i386 getpid: %d' % r)", limit="sigsys", needs="int80"),
     P("kernel-26-name-to-handle", "name_to_handle_at: seccomp",
       "syscall_reaches(303, -100, None, None, None, 0)"),
     P("kernel-27-open-by-handle", "open_by_handle_at (Shocker): seccomp",
@@ -445,4 +475,269 @@ PROBES = [
       "    blocked(str(e))\n"
       "if 'daemon:' in users: escaped('host passwd')\n"
       "blocked('a synthesized passwd')"),
+
+    # ---- issue 8: ways out found by attacking the runner ----
+    # Finding 1: Landlock handled no MAKE_SYM, so symlinks could be made
+    # anywhere the uid may write (a ~/.bash_profile pointing at a payload).
+    # Making the link is the escape; removing it again may well be refused
+    # (REMOVE_FILE), so the harness removes what is left.
+    P("fs-20-symlink-var-tmp", "a symlink in the shared /var/tmp: not mounted / Landlock MAKE_SYM",
+      "p = E['SANDPAD_PROBE_VAR_TMP_LINK']\n"
+      "attempt('symlink', lambda: os.symlink('/etc/passwd', p))"),
+    P("fs-21-symlink-outside", "plant a .bash_profile symlink to a payload outside: Landlock MAKE_SYM",
+      "p = E['SANDPAD_PROBE_OUTSIDE_DIR'] + '/.bash_profile'\n"
+      "attempt('symlink', lambda: os.symlink(E['SANDPAD_PROBE_PAYLOAD'], p))",
+      check="outside-clean"),
+    # Finding 2: Landlock does not mediate metadata; files outside the
+    # workdir owned by the run's uid (made so by the harness).
+    P("fs-22-chmod-outside-file", "chmod a file of the uid outside (id_rsa 0644): mount ns / seccomp",
+      "attempt('chmod', lambda: os.chmod(E['SANDPAD_PROBE_OWNED'] + '/chmod-file', 0o644))",
+      nobody_control=True),
+    P("fs-23-chmod-outside-dir", "chmod a directory of the uid outside (~/.ssh 0777): mount ns / seccomp",
+      "attempt('chmod', lambda: os.chmod(E['SANDPAD_PROBE_OWNED'] + '/chmod-dir', 0o777))",
+      nobody_control=True),
+    P("fs-24-chown-outside", "chown (to its own uid) a file of the uid outside: mount ns / seccomp",
+      "attempt('chown', lambda: os.chown(E['SANDPAD_PROBE_OWNED'] + '/chown-file', os.getuid(), "
+      "os.getgid()))", nobody_control=True),
+    P("fs-25-utime-outside", "utimensat on a file of the uid outside: mount ns / seccomp",
+      "attempt('utime', lambda: os.utime(E['SANDPAD_PROBE_OWNED'] + '/utime-file', (0, 0)))",
+      nobody_control=True),
+    P("fs-26-setxattr-outside", "setxattr user.* on a file of the uid outside: mount ns / seccomp",
+      "attempt('setxattr', lambda: os.setxattr(E['SANDPAD_PROBE_OWNED'] + '/xattr-file', "
+      "'user.sandpad-probe', b'x'))", nobody_control=True),
+    P("fs-27-fchmodat2-opath", "chmod through an O_PATH fd (fchmodat2, AT_EMPTY_PATH): seccomp",
+      "try:\n"
+      "    fd = os.open(E['SANDPAD_PROBE_OWNED'] + '/opath-file', os.O_PATH)\n"
+      "except OSError as e:\n"
+      "    blocked('O_PATH open: %s' % e)\n"
+      "# fchmodat2 is 452 on x86_64 (Linux 6.6); AT_EMPTY_PATH = 0x1000\n"
+      "r = libc.syscall(452, fd, b'', 0o644, 0x1000)\n"
+      "if r == 0: escaped('chmod through O_PATH')\n"
+      "blocked(os.strerror(ctypes.get_errno()))", nobody_control=True),
+    # Finding 3: SysV IPC objects of the uid, made by the harness.
+    P("ipc-01-shm-attach", "attach and write a 0600 shm segment of the uid: ipc ns / seccomp",
+      "libc.shmat.restype = ctypes.c_void_p\n"
+      "sid = libc.shmget(int(E['SANDPAD_PROBE_SHM_KEY']), 0, 0)\n"
+      "if sid < 0: blocked('shmget: ' + os.strerror(ctypes.get_errno()))\n"
+      "addr = libc.shmat(sid, None, 0)\n"
+      "if addr in (None, ctypes.c_void_p(-1).value): blocked('shmat: ' + os.strerror(ctypes.get_errno()))\n"
+      "ctypes.memmove(addr, b'owned', 5)\n"
+      "libc.shmdt(ctypes.c_void_p(addr))\n"
+      "escaped('wrote into segment %d' % sid)"),
+    P("ipc-02-msg-queue", "send to a message queue of the uid: ipc ns / seccomp",
+      "qid = libc.msgget(int(E['SANDPAD_PROBE_MSG_KEY']), 0)\n"
+      "if qid < 0: blocked('msgget: ' + os.strerror(ctypes.get_errno()))\n"
+      "msg = ctypes.create_string_buffer(b'\\x01\\0\\0\\0\\0\\0\\0\\0hi', 10)\n"
+      "if libc.msgsnd(qid, msg, 2, 0o4000) != 0: blocked('msgsnd: ' + os.strerror(ctypes.get_errno()))\n"
+      "libc.msgrcv(qid, msg, 2, 0, 0o4000)\n"
+      "escaped('sent to queue %d' % qid)"),
+    P("ipc-03-semaphore", "use a semaphore set of the uid: ipc ns / seccomp",
+      "sid = libc.semget(int(E['SANDPAD_PROBE_SEM_KEY']), 0, 0)\n"
+      "if sid < 0: blocked('semget: ' + os.strerror(ctypes.get_errno()))\n"
+      "v = libc.semctl(sid, 0, 12)  # GETVAL\n"
+      "if v < 0: blocked('semctl: ' + os.strerror(ctypes.get_errno()))\n"
+      "escaped('semaphore %d reads %d' % (sid, v))"),
+    P("ipc-04-left-behind", "shm, a queue and a semaphore that outlive the run: ipc ns / seccomp",
+      "key = int(E['SANDPAD_PROBE_LEAVE_KEY'])\n"
+      "made = []\n"
+      "if libc.shmget(key, 1 << 20, 0o1600) >= 0: made.append('shm')\n"
+      "if libc.msgget(key, 0o1600) >= 0: made.append('msg')\n"
+      "if libc.semget(key, 1, 0o1600) >= 0: made.append('sem')\n"
+      "if not made: blocked('none could be made: ' + os.strerror(ctypes.get_errno()))\n"
+      "done('made %s with key %#x' % (made, key))", check="ipc-left"),
+    # Finding 4: system calls that act on another process of the same uid.
+    # The harness gives each probe a fresh victim and checks it afterwards.
+    P("proc-14-prlimit-other", "prlimit(RLIMIT_CPU) on another process of the uid: pid ns / seccomp",
+      "import resource\n"
+      "attempt('prlimit', lambda: resource.prlimit(int(E['SANDPAD_PROBE_VICTIM_PID']), "
+      "resource.RLIMIT_CPU, (3600, 3600)))", check="victim", nobody_control=True),
+    P("proc-15-setpriority-other", "setpriority on another process of the uid: pid ns / seccomp",
+      "attempt('setpriority', lambda: os.setpriority(os.PRIO_PROCESS, "
+      "int(E['SANDPAD_PROBE_VICTIM_PID']), 7))", check="victim", nobody_control=True),
+    P("proc-16-affinity-other", "sched_setaffinity on another process of the uid: pid ns / seccomp",
+      "attempt('sched_setaffinity', lambda: os.sched_setaffinity("
+      "int(E['SANDPAD_PROBE_VICTIM_PID']), {0}))", check="victim", nobody_control=True),
+    P("proc-17-ioprio-other", "ioprio_set on another process of the uid: pid ns / seccomp",
+      "# ioprio_set is 251 on x86_64: IOPRIO_WHO_PROCESS, class best-effort (2) level 7\n"
+      "r = libc.syscall(251, 1, int(E['SANDPAD_PROBE_VICTIM_PID']), (2 << 13) | 7)\n"
+      "if r == 0: escaped('io priority changed')\n"
+      "blocked(os.strerror(ctypes.get_errno()))", check="victim", nobody_control=True),
+    # Finding 5: the disk cap (small --disk) and cleanup. A full tmpfs
+    # (ENOSPC), a quota (EDQUOT) or RLIMIT_FSIZE (EFBIG) inside the run
+    # count as blocked, as does the runner naming the disk limit.
+    P("res-08-disk-deep-tree", "64 MiB in a 48-level tree with --disk 16: a cap no shape gets around",
+      "d = 'deep'\n"
+      "try:\n"
+      "    for level in range(48):\n"
+      "        os.mkdir(d)\n"
+      "        if level >= 16:\n"
+      "            with open(d + '/blob', 'wb') as f: f.write(b'x' * (2 << 20))\n"
+      "        d += '/d'\n"
+      "except OSError as e:\n"
+      "    refused(e, errno.ENOSPC, errno.EDQUOT, errno.EFBIG)\n"
+      "import shutil; shutil.rmtree('deep')\n"
+      "escaped('64 MiB below level 16')", limit="disk", disk=16, timeout=10),
+    P("res-09-disk-many-files", "150,000 empty files with --disk 1: an inode cap",
+      "os.mkdir('many')\n"
+      "try:\n"
+      "    for i in range(150000):\n"
+      "        os.close(os.open('many/%d' % i, os.O_CREAT | os.O_WRONLY, 0o644))\n"
+      "except OSError as e:\n"
+      "    refused(e, errno.ENOSPC, errno.EDQUOT)\n"
+      "escaped('150,000 files')", limit="disk", disk=1, timeout=15),
+    P("res-10-disk-many-dirs", "20,000 directories with --disk 1: an inode cap / directories counted",
+      "try:\n"
+      "    for i in range(20000): os.mkdir('d%d' % i)\n"
+      "except OSError as e:\n"
+      "    refused(e, errno.ENOSPC, errno.EDQUOT)\n"
+      "escaped('20,000 directories')", limit="disk", disk=1, timeout=10),
+    P("res-11-cleanup-deep-tree", "a 400-level tree in the run's directories must not outlive the run",
+      "def deep(top):\n"
+      "    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)\n"
+      "    for level in range(400):\n"
+      "        os.mkdir('d', dir_fd=fd)\n"
+      "        nfd = os.open('d', os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)\n"
+      "        os.close(fd)\n"
+      "        fd = nfd\n"
+      "    os.close(os.open('left-behind', os.O_CREAT | os.O_WRONLY, 0o644, dir_fd=fd))\n"
+      "    os.close(fd)\n"
+      "deep('.')\n"
+      "deep(E.get('TMPDIR', '/tmp'))\n"
+      "done('two trees 400 levels deep')", check="tmpdir-clean", own_dir=True, timeout=10),
+    # Finding 6: the memory limit (a small --memory) against memory that
+    # RLIMIT_DATA does not count. Escaped = the pages were held.
+    P("res-12-memory-shared-anon", "1 GiB of MAP_SHARED|MAP_ANONYMOUS touched with --memory 64",
+      "import mmap\n"
+      "try:\n"
+      "    m = mmap.mmap(-1, 1 << 30, flags=mmap.MAP_SHARED)\n"
+      "    ctypes.memset(ctypes.addressof(ctypes.c_char.from_buffer(m)), 1, 1 << 30)\n"
+      "except (OSError, MemoryError) as e:\n"
+      "    refused(e, errno.ENOMEM, errno.EPERM, errno.EACCES)\n"
+      "held = rss_kib(field='RssShmem')\n"
+      "if held >= 900 * 1024: escaped('%d MiB of shared memory held' % (held // 1024))\n"
+      "blocked('only %d MiB held' % (held // 1024))", limit="memory", memory=64, timeout=10),
+    P("res-13-memory-sysv-shm", "a 1 GiB SysV shm segment touched with --memory 64",
+      "libc.shmat.restype = ctypes.c_void_p\n"
+      "sid = libc.shmget(0, 1 << 30, 0o1600)  # IPC_PRIVATE\n"
+      "if sid < 0: blocked('shmget: ' + os.strerror(ctypes.get_errno()))\n"
+      "addr = libc.shmat(sid, None, 0)\n"
+      "libc.shmctl(sid, 0, None)  # IPC_RMID: gone once detached, whatever happens\n"
+      "if addr in (None, ctypes.c_void_p(-1).value): blocked('shmat: ' + os.strerror(ctypes.get_errno()))\n"
+      "ctypes.memset(addr, 1, 1 << 30)\n"
+      "held = rss_kib(field='RssShmem')\n"
+      "if held >= 900 * 1024: escaped('%d MiB of SysV shm held' % (held // 1024))\n"
+      "blocked('only %d MiB held' % (held // 1024))", limit="memory", memory=64, timeout=10),
+    # 32 memfds of 32 MiB: RLIMIT_FSIZE (the disk cap) bounds each one,
+    # not their sum.
+    P("res-14-memory-memfd", "1 GiB written into 32 memfds with --memory 64",
+      "fds = []\n"
+      "chunk = b'x' * (1 << 20)\n"
+      "try:\n"
+      "    for i in range(32):\n"
+      "        fds.append(os.memfd_create('probe'))\n"
+      "        for j in range(32): os.write(fds[-1], chunk)\n"
+      "except (OSError, MemoryError) as e:\n"
+      "    refused(e, errno.ENOMEM, errno.EPERM, errno.ENOSPC, errno.ENOSYS)\n"
+      "held = sum(os.fstat(fd).st_blocks * 512 for fd in fds)\n"
+      "if held >= 900 << 20: escaped('%d MiB in memfds' % (held >> 20))\n"
+      "blocked('only %d MiB held' % (held >> 20))", limit="memory", memory=64, timeout=10),
+    P("res-15-memory-children", "6 children of 40 MiB each at once with --memory 64: a tree-wide limit",
+      "r, w = os.pipe()\n"
+      "hold_r, hold_w = os.pipe()\n"
+      "kids = []\n"
+      "for i in range(6):\n"
+      "    pid = os.fork()\n"
+      "    if pid == 0:\n"
+      "        os.close(r)\n"
+      "        try:\n"
+      "            b = bytearray(40 << 20)\n"
+      "            for j in range(0, len(b), 4096): b[j] = 1\n"
+      "            os.write(w, b'%08d' % rss_kib())\n"
+      "        except MemoryError:\n"
+      "            os.write(w, b'%08d' % 0)\n"
+      "        os.close(w)  # a killed sibling must not leave the parent waiting\n"
+      "        os.read(hold_r, 1)\n"
+      "        os._exit(0)\n"
+      "    kids.append(pid)\n"
+      "os.close(w)\n"
+      "got = b''\n"
+      "while True:\n"
+      "    c = os.read(r, 64)\n"
+      "    if not c: break\n"
+      "    got += c\n"
+      "held = [int(got[i:i + 8]) for i in range(0, len(got), 8)]\n"
+      "os.write(hold_w, b'x' * 6)\n"
+      "for k in kids: os.waitpid(k, 0)\n"
+      "if sum(held) >= 200 * 1024: escaped('children held %d MiB together' % (sum(held) // 1024))\n"
+      "blocked('children held %s KiB' % held)",
+      limit="memory", memory=64, timeout=10),
+    # Finding 7: with --cwd DIR, what the run leaves in DIR for the user.
+    P("fs-28-setuid-in-cwd", "setuid and setgid files left in --cwd DIR: bits stripped after the run",
+      "for name, mode in (('suid', 0o4755), ('sgid', 0o2755)):\n"
+      "    with open(name, 'w') as f: f.write('#!/bin/sh\\n')\n"
+      "    try:\n"
+      "        os.chmod(name, mode)\n"
+      "    except OSError as e:\n"
+      "        print('chmod %s: %s' % (name, e))\n"
+      "try:\n"
+      "    os.close(os.open('created-suid', os.O_CREAT | os.O_WRONLY, 0o4755))\n"
+      "except OSError as e:\n"
+      "    print('open: %s' % e)\n"
+      "done('planted')", check="cwd-setuid"),
+    # Finding 9: what the run learns about the host.
+    P("info-08-target-cmdline", "another host process's command line (a --token in argv): pid ns / /proc view",
+      "try:\n"
+      "    line = open('/proc/%s/cmdline' % E['SANDPAD_PROBE_TARGET_PID'], 'rb').read()\n"
+      "except OSError as e:\n"
+      "    blocked(str(e))\n"
+      "if b'--token=' in line: escaped(line.replace(b'\\0', b' ').decode()[:80])\n"
+      "blocked('no token: %r' % line[:60])"),
+    P("info-09-mountinfo-host-paths", "the host's paths in /proc/self/mountinfo: mount ns / /proc view",
+      "try:\n"
+      "    info = open('/proc/self/mountinfo').read()\n"
+      "except OSError as e:\n"
+      "    blocked(str(e))\n"
+      "if E['SANDPAD_PROBE_BASE'] in info: escaped('mountinfo names ' + E['SANDPAD_PROBE_BASE'])\n"
+      "blocked('no host path of the harness')", needs_root=True),
+    P("info-10-pid1-cmdline", "pid 1's command line (the runner's argv, or the host's init): pid ns",
+      "try:\n"
+      "    line = open('/proc/1/cmdline', 'rb').read()\n"
+      "except OSError as e:\n"
+      "    blocked(str(e))\n"
+      "args = [a for a in line.split(b'\\0') if a]\n"
+      "# A bare name (a minimal init) tells nothing; paths or arguments do.\n"
+      "if len(args) > 1 or b'/' in line: escaped(b' '.join(args).decode()[:100])\n"
+      "blocked('pid 1 is %r' % line[:40])"),
+    P("info-11-boot-id", "the host's boot_id (a tracking id): /proc/sys view",
+      "try:\n"
+      "    bid = open('/proc/sys/kernel/random/boot_id').read().strip()\n"
+      "except OSError as e:\n"
+      "    blocked(str(e))\n"
+      "if bid == E['SANDPAD_PROBE_BOOT_ID']: escaped(bid)\n"
+      "blocked('another boot_id ' + bid)"),
+    P("info-12-kernel-cmdline", "the kernel command line: /proc view",
+      "attempt('read', lambda: open('/proc/cmdline').read()[:60])"),
+    P("info-13-uid-map-outer-uid", "the uid outside the user namespace (root runner or not): uid_map",
+      "own = os.getuid()\n"
+      "try:\n"
+      "    lines = [l.split() for l in open('/proc/self/uid_map')]\n"
+      "except OSError as e:\n"
+      "    blocked(str(e))\n"
+      "outer = int(E['SANDPAD_PROBE_OUTER_UID'])\n"
+      "for inside, outside, count in ((int(a), int(b), int(c)) for a, b, c in lines):\n"
+      "    if inside <= own < inside + count and outside + own - inside == outer:\n"
+      "        escaped('uid %d is %d outside' % (own, outer))\n"
+      "blocked(repr(lines))", only={"namespaces"}),
+    # Finding 11: system calls newer than the old deny list (x86_64
+    # numbers; each control gets EFAULT or EINVAL from the kernel itself).
+    P("kernel-37-statmount", "statmount (457, Linux 6.8): an allow list", "syscall_reaches(457, None, None, 0, 0)"),
+    P("kernel-38-listmount", "listmount (458, Linux 6.8): an allow list", "syscall_reaches(458, None, None, 0, 0)"),
+    P("kernel-39-open-tree-attr", "open_tree_attr (467, Linux 6.15): an allow list",
+      "syscall_reaches(467, -1, None, 0, None, 0)"),
+    P("kernel-40-memfd-secret", "memfd_secret (447, invalid flags): an allow list",
+      "syscall_reaches(447, 0xffff)"),
+    P("kernel-41-setxattrat", "setxattrat (463, Linux 6.13): an allow list",
+      "syscall_reaches(463, -1, None, 0, None, None, 0)"),
+    P("kernel-42-file-setattr", "file_setattr (469, Linux 6.17): an allow list",
+      "syscall_reaches(469, -1, None, None, 0, 0)"),
 ]
