@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 
 #include "sp-application.h"
+#include "sp-image-decode.h"
 #include "sp-preferences-window.h"
 #include "sp-window.h"
 
@@ -22,21 +23,6 @@ struct _SpApplication
 };
 
 G_DEFINE_FINAL_TYPE (SpApplication, sp_application, ADW_TYPE_APPLICATION)
-
-/* SANDPAD_RUNNER (tests, development) first, then the installed helper,
- * then the one in the build tree, so the app runs uninstalled too. */
-static char *
-find_runner (void)
-{
-  const char *env = g_getenv ("SANDPAD_RUNNER");
-  g_autofree char *installed = g_build_filename (SANDPAD_LIBEXECDIR, "sandpad-runner", NULL);
-
-  if (env != NULL && env[0] != '\0')
-    return g_strdup (env);
-  if (g_file_test (installed, G_FILE_TEST_IS_EXECUTABLE))
-    return g_steal_pointer (&installed);
-  return g_strdup (SANDPAD_UNINSTALLED_RUNNER);
-}
 
 static void
 apply_style (SpApplication *self)
@@ -157,7 +143,10 @@ sp_application_startup (GApplication *app)
                            self, G_CONNECT_SWAPPED);
   apply_style (self);
 
-  runner = find_runner ();
+  /* SANDPAD_RUNNER, the installed runner, or the build tree's; and no
+   * arguments: the runner picks its mode and runs without --strict. That
+   * configuration is what tests/core/test-app-config.c attacks. */
+  runner = sp_runner_find_helper ();
   self->supervisor = sp_runner_supervisor_new (runner);
   sp_runner_supervisor_start (self->supervisor);
 }

@@ -16,6 +16,11 @@ struct _SpExecPanel
   GtkWidget *box;
   GtkSpinner *spinner;
   GtkLabel *status_label;
+  GtkWidget *policy_card;
+  GtkLabel *policy_title;
+  GtkLabel *policy_warnings;
+  GtkLabel *policy_limits;
+  GtkExpander *policy_details;
   GtkLabel *policy_label;
   GtkScrolledWindow *scroller;
   GtkListView *output_view;
@@ -101,6 +106,9 @@ setup_row (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_d
   gtk_box_append (GTK_BOX (box), table);
   gtk_list_item_set_child (item, box);
   gtk_list_item_set_activatable (item, FALSE);
+  /* The row rebinds itself when its image arrives; the panel outlives
+   * its rows. */
+  g_object_set_data (G_OBJECT (item), "panel", user_data);
 }
 
 static void
@@ -239,15 +247,18 @@ on_action_clicked (GtkButton *button, SpExecPanel *self)
     }
   else if (g_str_equal (what, "copy"))
     {
-      g_autoptr (GdkTexture) texture = gdk_texture_new_from_filename (path, NULL);
-      if (texture != NULL)
-        gdk_clipboard_set_texture (gtk_widget_get_clipboard (GTK_WIDGET (self)), texture);
+      /* The texture the helper decoded: the file is never parsed here. */
+      GObject *image = sp_output_item_get_image (item);
+      if (GDK_IS_TEXTURE (image))
+        gdk_clipboard_set_texture (gtk_widget_get_clipboard (GTK_WIDGET (self)),
+                                   GDK_TEXTURE (image));
     }
-  else if (g_str_equal (what, "full"))
+  else if (g_str_equal (what, "full") && GDK_IS_PAINTABLE (sp_output_item_get_image (item)))
     {
       GtkWidget *window = gtk_window_new ();
       GtkWidget *scroller = gtk_scrolled_window_new ();
-      GtkWidget *picture = gtk_picture_new_for_filename (path);
+      GtkWidget *picture
+        = gtk_picture_new_for_paintable (GDK_PAINTABLE (sp_output_item_get_image (item)));
 
       gtk_picture_set_can_shrink (GTK_PICTURE (picture), FALSE);
       gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), picture);
@@ -270,6 +281,50 @@ on_picture_released (GtkGestureClick *click, int n_press, double x, double y, Sp
       on_action_clicked (GTK_BUTTON (b), self);
 }
 
+/* The texture once the helper decoded it; until then an empty picture;
+ * if it failed, crashed or timed out, a line saying so instead. */
+static void
+bind_image (GtkWidget *label, GtkWidget *picture, SpOutputItem *output)
+{
+  GObject *image = sp_output_item_get_image (output);
+  const char *error = sp_output_item_get_image_error (output);
+
+  gtk_picture_set_paintable (GTK_PICTURE (picture), GDK_IS_PAINTABLE (image)
+                                                      ? GDK_PAINTABLE (image)
+                                                      : NULL);
+  gtk_picture_set_alternative_text (GTK_PICTURE (picture), sp_output_item_get_label (output));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (picture), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  sp_output_item_get_label (output), -1);
+  if (error != NULL)
+    {
+      g_autofree char *text = g_strdup_printf (_("Cannot show this image (%s): %s"),
+                                               sp_output_item_get_label (output), error);
+      gtk_widget_set_visible (picture, FALSE);
+      gtk_widget_set_visible (label, TRUE);
+      gtk_label_set_text (GTK_LABEL (label), text);
+      gtk_widget_add_css_class (label, "notice");
+      gtk_accessible_update_property (GTK_ACCESSIBLE (label),
+                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, _("Notice"), -1);
+    }
+}
+
+static void bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *self);
+
+static void
+on_item_image (SpOutputItem *output, GParamSpec *pspec, GtkListItem *item)
+{
+  bind_row (NULL, item, g_object_get_data (G_OBJECT (item), "panel"));
+}
+
+static void
+unbind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *self)
+{
+  SpOutputItem *output = gtk_list_item_get_item (item);
+
+  if (output != NULL)
+    g_signal_handlers_disconnect_by_func (output, on_item_image, item);
+}
+
 static void
 bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *self)
 {
@@ -288,10 +343,17 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
 
   gtk_widget_set_visible (label, kind != SP_OUTPUT_IMAGE);
   gtk_widget_set_visible (picture, kind == SP_OUTPUT_IMAGE);
+  gtk_widget_remove_css_class (label, "stderr");
+  gtk_widget_remove_css_class (label, "notice");
+  gtk_widget_remove_css_class (label, "error-title");
   gtk_widget_set_visible (frames, kind == SP_OUTPUT_ERROR);
   gtk_widget_set_visible (actions, kind == SP_OUTPUT_IMAGE || kind == SP_OUTPUT_FILE);
   gtk_widget_set_visible (preview, FALSE);
   gtk_widget_set_visible (table, FALSE);
+  /* A bind from the factory (not from the image arriving): follow the
+   * item's image until the row is unbound. */
+  if (factory != NULL && kind == SP_OUTPUT_IMAGE)
+    g_signal_connect (output, "notify::image", G_CALLBACK (on_item_image), item);
   /* The action buttons find the item through the row. */
   g_object_set_data_full (G_OBJECT (actions), "item", g_object_ref (output), g_object_unref);
   for (GtkWidget *b = gtk_widget_get_first_child (actions); b; b = gtk_widget_get_next_sibling (b))
@@ -300,21 +362,17 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
       const char *mime = sp_output_item_get_mime (output);
       gboolean is_text = mime != NULL
                       && (g_str_has_prefix (mime, "text/") || g_str_equal (mime, "application/json"));
+      gboolean has_image = sp_output_item_get_image (output) != NULL;
       gtk_widget_set_visible (b, g_str_equal (name, "save")
-                                   || (kind == SP_OUTPUT_IMAGE && !g_str_equal (name, "open"))
+                                   || (kind == SP_OUTPUT_IMAGE && has_image
+                                       && !g_str_equal (name, "open"))
                                    || (kind == SP_OUTPUT_FILE && is_text
                                        && g_str_equal (name, "open")));
     }
-  gtk_widget_remove_css_class (label, "stderr");
-  gtk_widget_remove_css_class (label, "notice");
-  gtk_widget_remove_css_class (label, "error-title");
 
   if (kind == SP_OUTPUT_IMAGE)
     {
-      gtk_picture_set_filename (GTK_PICTURE (picture), text);
-      gtk_picture_set_alternative_text (GTK_PICTURE (picture), sp_output_item_get_label (output));
-      gtk_accessible_update_property (GTK_ACCESSIBLE (picture), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                      sp_output_item_get_label (output), -1);
+      bind_image (label, picture, output);
       return;
     }
   gtk_picture_set_paintable (GTK_PICTURE (picture), NULL);
@@ -449,6 +507,11 @@ sp_exec_panel_class_init (SpExecPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, box);
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, spinner);
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, status_label);
+  gtk_widget_class_bind_template_child (widget_class, SpExecPanel, policy_card);
+  gtk_widget_class_bind_template_child (widget_class, SpExecPanel, policy_title);
+  gtk_widget_class_bind_template_child (widget_class, SpExecPanel, policy_warnings);
+  gtk_widget_class_bind_template_child (widget_class, SpExecPanel, policy_limits);
+  gtk_widget_class_bind_template_child (widget_class, SpExecPanel, policy_details);
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, policy_label);
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, scroller);
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, output_view);
@@ -468,6 +531,7 @@ sp_exec_panel_init (SpExecPanel *self)
 
   g_signal_connect (factory, "setup", G_CALLBACK (setup_row), self);
   g_signal_connect (factory, "bind", G_CALLBACK (bind_row), self);
+  g_signal_connect (factory, "unbind", G_CALLBACK (unbind_row), self);
   gtk_list_view_set_factory (self->output_view, factory);
   /* Output is a log: screen readers announce additions politely. */
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->output_view),
@@ -510,11 +574,71 @@ sp_exec_panel_get_output (SpExecPanel *self)
   return self->output;
 }
 
-void
-sp_exec_panel_set_policy (SpExecPanel *self, const char *text)
+static char *
+join_lines (const char *const *lines, const char *bullet)
 {
+  g_autoptr (GString) text = g_string_new (NULL);
+
+  for (guint i = 0; lines != NULL && lines[i] != NULL; i++)
+    g_string_append_printf (text, "%s%s%s", i > 0 ? "\n" : "", bullet, lines[i]);
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+void
+sp_exec_panel_set_policy (SpExecPanel *self, const char *limits, SpSandboxPolicy *policy)
+{
+  g_autofree char *warnings = NULL;
+  g_autofree char *facts = NULL;
+  gboolean reduced;
+
   g_return_if_fail (SP_IS_EXEC_PANEL (self));
-  gtk_label_set_text (self->policy_label, text ? text : "");
+
+  if (policy == NULL)
+    {
+      gtk_label_set_text (self->policy_title, limits ? limits : "");
+      gtk_widget_set_visible (GTK_WIDGET (self->policy_warnings), FALSE);
+      gtk_widget_set_visible (GTK_WIDGET (self->policy_limits), FALSE);
+      gtk_widget_set_visible (GTK_WIDGET (self->policy_details), FALSE);
+      gtk_widget_remove_css_class (self->policy_card, "reduced");
+      return;
+    }
+  reduced = sp_sandbox_policy_is_reduced (policy);
+  warnings = join_lines (sp_sandbox_policy_get_warnings (policy), "⚠ ");
+  facts = join_lines (sp_sandbox_policy_get_facts (policy), "• ");
+  gtk_label_set_text (self->policy_title, sp_sandbox_policy_get_title (policy));
+  /* What is missing comes before what holds. */
+  gtk_label_set_text (self->policy_warnings, warnings);
+  gtk_widget_set_visible (GTK_WIDGET (self->policy_warnings), warnings[0] != '\0');
+  gtk_label_set_text (self->policy_limits, limits ? limits : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->policy_limits), limits != NULL);
+  /* What holds is one click away; what is missing never is. */
+  gtk_label_set_text (self->policy_label, facts);
+  gtk_widget_set_visible (GTK_WIDGET (self->policy_details), facts[0] != '\0');
+  if (reduced)
+    gtk_widget_add_css_class (self->policy_card, "reduced");
+  else
+    gtk_widget_remove_css_class (self->policy_card, "reduced");
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->policy_card),
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                  sp_sandbox_policy_get_title (policy), -1);
+}
+
+gboolean
+sp_exec_panel_get_policy_reduced (SpExecPanel *self)
+{
+  g_return_val_if_fail (SP_IS_EXEC_PANEL (self), FALSE);
+  return gtk_widget_has_css_class (self->policy_card, "reduced");
+}
+
+char *
+sp_exec_panel_get_policy_text (SpExecPanel *self)
+{
+  g_return_val_if_fail (SP_IS_EXEC_PANEL (self), NULL);
+  return g_strjoin ("\n", gtk_label_get_text (self->policy_title),
+                    gtk_widget_get_visible (GTK_WIDGET (self->policy_warnings))
+                      ? gtk_label_get_text (self->policy_warnings) : "",
+                    gtk_label_get_text (self->policy_limits),
+                    gtk_label_get_text (self->policy_label), NULL);
 }
 
 void

@@ -8,6 +8,8 @@
 
 #include <gtk/gtk.h>
 
+#include "sp-sandbox-policy.h"
+
 G_BEGIN_DECLS
 
 #define SP_TYPE_EXEC_PANEL (sp_exec_panel_get_type ())
@@ -19,7 +21,14 @@ GtkWidget *sp_exec_panel_new (void);
 void sp_exec_panel_set_output (SpExecPanel *self, GListModel *output);
 GListModel *sp_exec_panel_get_output (SpExecPanel *self);
 
-void sp_exec_panel_set_policy (SpExecPanel *self, const char *text);
+/* The policy card: the limits line and what the sandbox holds and lacks,
+ * from the layers the runner reported; policy NULL shows only limits
+ * (while the runner starts). */
+void sp_exec_panel_set_policy (SpExecPanel *self, const char *limits, SpSandboxPolicy *policy);
+/* The card shows a missing protection (its warning style is on). */
+gboolean sp_exec_panel_get_policy_reduced (SpExecPanel *self);
+/* All the card's text, title first (for tests and copying). */
+char *sp_exec_panel_get_policy_text (SpExecPanel *self);
 
 /* Running: spinner, live elapsed time, input line. */
 void sp_exec_panel_set_running (SpExecPanel *self, gboolean running);

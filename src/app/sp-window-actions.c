@@ -7,6 +7,7 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
+#include "sp-image-texture.h"
 #include "sp-run-result.h"
 #include "sp-window-private.h"
 
@@ -24,51 +25,35 @@ _sp_window_update_actions (SpWindow *self)
 
 /* ---- the policy card ---- */
 
-/* The runner's layer names, in words a person reads on the policy card. */
-static char *
-describe_layers (const char *mode, const char *const *layers)
-{
-  g_autoptr (GString) text = g_string_new (NULL);
-
-  g_string_append (text, g_strcmp0 (mode, "namespaces") == 0 ? _("Isolated in namespaces")
-                         : g_strcmp0 (mode, "fallback") == 0 ? _("Fallback sandbox (no namespaces)")
-                                                             : mode ? mode : _("unknown"));
-  for (guint i = 0; layers != NULL && layers[i] != NULL; i++)
-    {
-      const char *layer = layers[i];
-
-      if (g_str_equal (layer, "private-root"))
-        g_string_append (text, _(", private root"));
-      else if (g_str_has_prefix (layer, "landlock:"))
-        g_string_append_printf (text, _(", Landlock %s"), layer + strlen ("landlock:"));
-      else if (g_str_equal (layer, "seccomp"))
-        g_string_append (text, _(", seccomp"));
-      else if (g_str_has_prefix (layer, "uid:"))
-        g_string_append_printf (text, _(", runs as uid %s"), layer + strlen ("uid:"));
-    }
-  return g_string_free (g_steal_pointer (&text), FALSE);
-}
-
+/* The card says what the sandbox really holds, from the layers the runner
+ * reported: those of the run shown while it has started, else those every
+ * run gets (the ready event). Never a fixed promise. */
 static void
 update_policy (SpWindow *self)
 {
-  g_autofree char *layers = NULL;
-  g_autofree char *text = NULL;
+  g_autoptr (SpSandboxPolicy) policy = NULL;
+  g_autofree char *limits = NULL;
   gboolean network = g_settings_get_boolean (self->settings, "network-allowed");
+  const char *mode = NULL;
+  const char *const *layers = NULL;
 
   if (!sp_runner_supervisor_is_ready (self->supervisor))
     {
-      sp_exec_panel_set_policy (self->exec_panel, _("Starting the sandboxed runner…"));
+      sp_exec_panel_set_policy (self->exec_panel, _("Starting the sandboxed runner…"), NULL);
       return;
     }
-  layers = describe_layers (sp_runner_supervisor_get_sandbox_mode (self->supervisor),
-                            sp_runner_supervisor_get_sandbox_layers (self->supervisor));
-  /* TRANSLATORS: network on/off · time limit · memory limit, then the sandbox */
-  text = g_strdup_printf (_("Network %s · %u s · %u MiB · writes only its own folder\n%s"),
-                          network ? _("on") : _("off"),
-                          g_settings_get_uint (self->settings, "run-timeout-seconds"),
-                          g_settings_get_uint (self->settings, "memory-limit-mib"), layers);
-  sp_exec_panel_set_policy (self->exec_panel, text);
+  if (self->run_id == NULL
+      || !sp_runner_supervisor_get_run_sandbox (self->supervisor, self->run_id, &mode, &layers))
+    {
+      mode = sp_runner_supervisor_get_sandbox_mode (self->supervisor);
+      layers = sp_runner_supervisor_get_sandbox_layers (self->supervisor);
+    }
+  policy = sp_sandbox_policy_new (mode, layers);
+  /* TRANSLATORS: network on/off · time limit · memory limit */
+  limits = g_strdup_printf (_("Network %s · %u s · %u MiB"), network ? _("on") : _("off"),
+                            g_settings_get_uint (self->settings, "run-timeout-seconds"),
+                            g_settings_get_uint (self->settings, "memory-limit-mib"));
+  sp_exec_panel_set_policy (self->exec_panel, limits, policy);
 }
 
 /* ---- running ---- */
@@ -124,6 +109,7 @@ add_images (SpWindow *self, SpRunResult *result)
 {
   const char *const *images = sp_run_result_get_images (result);
   g_autoptr (GPtrArray) ordered = g_ptr_array_new ();
+  g_autoptr (GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
 
   for (guint i = 0; images != NULL && images[i] != NULL; i++)
     g_ptr_array_add (ordered, (gpointer) images[i]);
@@ -134,7 +120,12 @@ add_images (SpWindow *self, SpRunResult *result)
       g_autoptr (SpOutputItem) item = sp_output_item_new_image (g_ptr_array_index (ordered, i),
                                                                 label);
       sp_output_model_append_item (self->output, item);
+      g_ptr_array_add (items, g_steal_pointer (&item));
     }
+  /* Decoded by the sandboxed helper, never in the app; each row shows its
+   * picture, or why it cannot, when the helper is done. */
+  if (items->len > 0)
+    sp_image_texture_decode_items (items, self->decode_cancellable);
 }
 
 /* Every other file the run made: listed, previewed, and savable. */
@@ -173,6 +164,13 @@ add_error (SpWindow *self)
   sp_output_model_append_item (self->output, item);
   if (sp_error_info_get_line (error) > 0)
     _sp_window_goto_line (self, sp_error_info_get_line (error), TRUE);
+}
+
+static void
+on_started (SpRunnerSupervisor *sup, const char *run_id, SpWindow *self)
+{
+  if (is_current (self, run_id))
+    update_policy (self);
 }
 
 static void
@@ -226,6 +224,7 @@ void
 _sp_window_connect_runner (SpWindow *self)
 {
   g_signal_connect_object (self->supervisor, "output", G_CALLBACK (on_output), self, 0);
+  g_signal_connect_object (self->supervisor, "started", G_CALLBACK (on_started), self, 0);
   g_signal_connect_object (self->supervisor, "exited", G_CALLBACK (on_exited), self, 0);
   g_signal_connect_object (self->supervisor, "error", G_CALLBACK (on_run_error), self, 0);
   g_signal_connect_object (self->supervisor, "notify::state", G_CALLBACK (on_state_changed), self,
@@ -268,6 +267,10 @@ start_run (SpWindow *self, const char *code)
 
   _sp_window_release_run (self);
   _sp_window_clear_mark (self);
+  /* The last run's images are not wanted any more. */
+  g_cancellable_cancel (self->decode_cancellable);
+  g_clear_object (&self->decode_cancellable);
+  self->decode_cancellable = g_cancellable_new ();
   g_string_truncate (self->stderr_text, 0);
   self->run_exited = FALSE;
   self->run_id = sp_runner_supervisor_run (self->supervisor, request, &error);

@@ -35,6 +35,7 @@ struct _SpWindow
   gboolean running;
   gboolean run_exited;
   GtkTextTag *error_tag;
+  GCancellable *decode_cancellable; /* the shown run's images */
   /* Close was asked for while a run was going or text was unsaved. */
   gboolean close_confirmed;
 };

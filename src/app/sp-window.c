@@ -187,6 +187,9 @@ sp_window_dispose (GObject *object)
   g_clear_object (&self->supervisor);
   g_clear_object (&self->file);
   g_clear_object (&self->output);
+  if (self->decode_cancellable != NULL)
+    g_cancellable_cancel (self->decode_cancellable);
+  g_clear_object (&self->decode_cancellable);
   g_clear_pointer (&self->run_id, g_free);
   if (self->stderr_text != NULL)
     g_string_free (g_steal_pointer (&self->stderr_text), TRUE);
@@ -228,6 +231,7 @@ sp_window_init (SpWindow *self)
                                                      NULL });
   gtk_drop_down_set_model (self->language_dropdown, G_LIST_MODEL (languages));
   self->stderr_text = g_string_new (NULL);
+  self->decode_cancellable = g_cancellable_new ();
   self->font_css = gtk_css_provider_new ();
   gtk_style_context_add_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
                                               GTK_STYLE_PROVIDER (self->font_css),

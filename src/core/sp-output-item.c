@@ -10,7 +10,18 @@ struct _SpOutputItem
   SpErrorInfo *error;
   gint64 size;
   char *mime;
+  GObject *image;
+  char *image_error;
 };
+
+enum
+{
+  PROP_0,
+  PROP_IMAGE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 G_DEFINE_ENUM_TYPE (SpOutputKind, sp_output_kind,
                     G_DEFINE_ENUM_VALUE (SP_OUTPUT_STDOUT, "stdout"),
@@ -30,14 +41,39 @@ sp_output_item_finalize (GObject *object)
   g_string_free (self->text, TRUE);
   g_free (self->label);
   g_free (self->mime);
+  g_free (self->image_error);
+  g_clear_object (&self->image);
   g_clear_pointer (&self->error, sp_error_info_unref);
   G_OBJECT_CLASS (sp_output_item_parent_class)->finalize (object);
 }
 
 static void
+sp_output_item_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  SpOutputItem *self = SP_OUTPUT_ITEM (object);
+
+  switch (prop_id)
+    {
+    case PROP_IMAGE:
+      g_value_set_object (value, self->image);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 sp_output_item_class_init (SpOutputItemClass *klass)
 {
-  G_OBJECT_CLASS (klass)->finalize = sp_output_item_finalize;
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = sp_output_item_finalize;
+  object_class->get_property = sp_output_item_get_property;
+  /* Notified when the image or its error arrives. */
+  properties[PROP_IMAGE] = g_param_spec_object ("image", NULL, NULL, G_TYPE_OBJECT,
+                                                G_PARAM_READABLE | G_PARAM_STATIC_STRINGS
+                                                  | G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
@@ -127,6 +163,42 @@ sp_output_item_get_text (SpOutputItem *self)
 {
   g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), NULL);
   return self->text->str;
+}
+
+GObject *
+sp_output_item_get_image (SpOutputItem *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), NULL);
+  return self->image;
+}
+
+const char *
+sp_output_item_get_image_error (SpOutputItem *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), NULL);
+  return self->image_error;
+}
+
+void
+sp_output_item_set_image (SpOutputItem *self, GObject *image)
+{
+  g_return_if_fail (SP_IS_OUTPUT_ITEM (self));
+  g_return_if_fail (image == NULL || G_IS_OBJECT (image));
+
+  if (g_set_object (&self->image, image))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_IMAGE]);
+}
+
+void
+sp_output_item_set_image_error (SpOutputItem *self, const char *message)
+{
+  g_return_if_fail (SP_IS_OUTPUT_ITEM (self));
+
+  if (g_strcmp0 (self->image_error, message) == 0)
+    return;
+  g_free (self->image_error);
+  self->image_error = g_strdup (message);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_IMAGE]);
 }
 
 gsize

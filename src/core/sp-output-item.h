@@ -35,6 +35,13 @@ const char *sp_output_item_get_label (SpOutputItem *self);
 SpErrorInfo *sp_output_item_get_error (SpOutputItem *self);
 SpOutputKind sp_output_item_get_kind (SpOutputItem *self);
 const char *sp_output_item_get_text (SpOutputItem *self);
+/* An image item's picture, decoded outside the app (a GdkTexture; core
+ * knows it only as a GObject), or why it cannot be shown. Both NULL while
+ * it is decoded; setting either notifies "image". */
+GObject *sp_output_item_get_image (SpOutputItem *self);
+const char *sp_output_item_get_image_error (SpOutputItem *self);
+void sp_output_item_set_image (SpOutputItem *self, GObject *image);
+void sp_output_item_set_image_error (SpOutputItem *self, const char *message);
 gsize sp_output_item_get_length (SpOutputItem *self);
 /* Only the model appends, before telling its views the item changed. */
 void _sp_output_item_append (SpOutputItem *self, const char *text, gsize len);

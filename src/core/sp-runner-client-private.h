@@ -21,6 +21,8 @@ typedef struct
   gint64 timeout_ms; /* resolved in "started"; for describing the result */
   gint64 memory_mib;
   char *cwd;
+  char *sandbox_mode; /* what "started" said this run got */
+  GStrv sandbox_layers;
   gboolean accepted;      /* "queued" came: later errors are not a refusal */
   SpExecution *execution; /* NULL unless submitted */
 } RunInfo;

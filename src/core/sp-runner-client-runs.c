@@ -20,6 +20,8 @@ _sp_runner_client_run_info_free (gpointer data)
   RunInfo *info = data;
 
   g_free (info->cwd);
+  g_free (info->sandbox_mode);
+  g_strfreev (info->sandbox_layers);
   g_clear_object (&info->execution);
   g_free (info);
 }
@@ -251,6 +253,25 @@ sp_runner_client_send_stdin (SpRunnerClient *self, const char *run_id, const cha
   return send_message (self, &msg, error);
 }
 
+gboolean
+sp_runner_client_get_run_sandbox (SpRunnerClient *self, const char *run_id, const char **mode,
+                                  const char *const **layers)
+{
+  RunInfo *info;
+
+  g_return_val_if_fail (SP_IS_RUNNER_CLIENT (self), FALSE);
+  g_return_val_if_fail (run_id != NULL, FALSE);
+
+  info = g_hash_table_lookup (self->runs, run_id);
+  if (info == NULL || info->sandbox_mode == NULL)
+    return FALSE;
+  if (mode != NULL)
+    *mode = info->sandbox_mode;
+  if (layers != NULL)
+    *layers = (const char *const *) info->sandbox_layers;
+  return TRUE;
+}
+
 /* ---- events ---- */
 
 static void
@@ -265,6 +286,10 @@ handle_started (SpRunnerClient *self, const SpStarted *started)
       info->memory_mib = started->memory_mib;
       g_free (info->cwd);
       info->cwd = g_strdup (started->cwd);
+      g_free (info->sandbox_mode);
+      info->sandbox_mode = g_strdup (started->sandbox.mode);
+      g_strfreev (info->sandbox_layers);
+      info->sandbox_layers = g_strdupv (started->sandbox.layers);
       if (info->execution != NULL)
         _sp_execution_set_started (info->execution, started->cwd);
     }

@@ -79,6 +79,10 @@ const char *const *sp_runner_client_get_languages (SpRunnerClient *self);
 const SpLanguage *sp_runner_client_lookup_language (SpRunnerClient *self, const char *name);
 const char *sp_runner_client_get_sandbox_mode (SpRunnerClient *self);
 const char *const *sp_runner_client_get_sandbox_layers (SpRunnerClient *self);
+/* What "started" said a run got; FALSE before it started or once the
+ * client forgot the run. */
+gboolean sp_runner_client_get_run_sandbox (SpRunnerClient *self, const char *run_id,
+                                           const char **mode, const char *const **layers);
 /* name: "timeout_ms", "memory_mib" or "output_limit". */
 gboolean sp_runner_client_get_limit (SpRunnerClient *self, const char *name,
                                      gint64 *default_value, gint64 *max_value);

@@ -394,6 +394,16 @@ sp_runner_supervisor_get_sandbox_layers (SpRunnerSupervisor *self)
   return (const char *const *) self->sandbox_layers;
 }
 
+gboolean
+sp_runner_supervisor_get_run_sandbox (SpRunnerSupervisor *self, const char *run_id,
+                                      const char **mode, const char *const **layers)
+{
+  g_return_val_if_fail (SP_IS_RUNNER_SUPERVISOR (self), FALSE);
+  if (self->client == NULL)
+    return FALSE;
+  return sp_runner_client_get_run_sandbox (self->client, run_id, mode, layers);
+}
+
 const char *const *
 sp_runner_supervisor_get_languages (SpRunnerSupervisor *self)
 {

@@ -49,6 +49,9 @@ gboolean sp_runner_supervisor_is_ready (SpRunnerSupervisor *self);
 /* What the last ready event said; NULL before the first handshake. */
 const char *sp_runner_supervisor_get_sandbox_mode (SpRunnerSupervisor *self);
 const char *const *sp_runner_supervisor_get_sandbox_layers (SpRunnerSupervisor *self);
+/* The layers a run got, from its "started" event (see sp-runner-client.h). */
+gboolean sp_runner_supervisor_get_run_sandbox (SpRunnerSupervisor *self, const char *run_id,
+                                               const char **mode, const char *const **layers);
 const char *const *sp_runner_supervisor_get_languages (SpRunnerSupervisor *self);
 /* Why the runner was last lost, for the window to show; NULL if never. */
 const char *sp_runner_supervisor_get_last_error (SpRunnerSupervisor *self);

@@ -12,6 +12,10 @@
  *   --future             announce protocol version 2 in ready
  *   --count-file PATH --ok-after N
  *                        count starts in PATH; from start N+1 on, behave
+ *
+ * SANDPAD_FAKE_SANDBOX_MODE and SANDPAD_FAKE_SANDBOX_LAYERS (names separated
+ * by spaces) set the sandbox it reports in ready and started, so the UI can
+ * be shown a degraded layer set ("fake" and none by default).
  */
 #include <errno.h>
 #include <signal.h>
@@ -22,7 +26,7 @@
 
 #include "sp-proto.h"
 
-/* %d: the protocol version announced. */
+/* %d: the protocol version announced; %s: the sandbox object. */
 static const char ready_format[]
   = "{\"v\":1,\"type\":\"ready\",\"runner_version\":\"fake\",\"protocol\":%d,"
     "\"languages\":[{\"name\":\"python\",\"path\":\"/usr/bin/python3\",\"version\":\"3\","
@@ -31,7 +35,41 @@ static const char ready_format[]
     "\"memory_mib\":{\"default\":512,\"max\":16384},"
     "\"output_limit\":{\"default\":1048576,\"max\":67108864},"
     "\"max_concurrent\":1,\"max_frame\":4194304},"
-    "\"sandbox\":{\"mode\":\"fake\",\"layers\":[]}}\n";
+    "\"sandbox\":%s}\n";
+
+/* The sandbox to report: mode and layers from the environment. */
+typedef struct
+{
+  const char *mode;
+  char *layers[32];
+  char buf[1024];
+} FakeSandbox;
+
+static void
+fake_sandbox_init (FakeSandbox *sb)
+{
+  const char *layers = getenv ("SANDPAD_FAKE_SANDBOX_LAYERS");
+  size_t n = 0;
+
+  sb->mode = getenv ("SANDPAD_FAKE_SANDBOX_MODE") ? getenv ("SANDPAD_FAKE_SANDBOX_MODE") : "fake";
+  snprintf (sb->buf, sizeof sb->buf, "%s", layers ? layers : "");
+  for (char *save = NULL, *tok = strtok_r (sb->buf, " ", &save); tok != NULL && n < 31;
+       tok = strtok_r (NULL, " ", &save))
+    sb->layers[n++] = tok;
+  sb->layers[n] = NULL;
+}
+
+/* The sandbox object as JSON (names are plain words: no escaping needed). */
+static void
+fake_sandbox_json (const FakeSandbox *sb, char *out, size_t size)
+{
+  size_t len = (size_t) snprintf (out, size, "{\"mode\":\"%s\",\"layers\":[", sb->mode);
+
+  for (size_t i = 0; sb->layers[i] != NULL && len < size; i++)
+    len += (size_t) snprintf (out + len, size - len, "%s\"%s\"", i ? "," : "", sb->layers[i]);
+  if (len < size)
+    snprintf (out + len, size - len, "]}");
+}
 
 static void
 send_all (int fd, const char *data, size_t len)
@@ -68,7 +106,7 @@ send_message (int fd, const SpMessage *msg)
 
 /* The one run this fake knows how to do: print "fake" and succeed. */
 static void
-answer_run (int fd, const char *id)
+answer_run (int fd, const char *id, const FakeSandbox *sb)
 {
   SpMessage msg = { .type = SP_MSG_QUEUED };
 
@@ -82,7 +120,8 @@ answer_run (int fd, const char *id)
   msg.u.started.timeout_ms = 30000;
   msg.u.started.memory_mib = 512;
   msg.u.started.output_limit = 1048576;
-  msg.u.started.sandbox.mode = (char *) "fake";
+  msg.u.started.sandbox.mode = (char *) sb->mode;
+  msg.u.started.sandbox.layers = (char **) sb->layers;
   send_message (fd, &msg);
 
   memset (&msg, 0, sizeof msg);
@@ -148,6 +187,7 @@ main (int argc, char **argv)
   const char *count_file = option_value (argc, argv, "--count-file");
   const char *ok_after = option_value (argc, argv, "--ok-after");
   int misbehave = 1;
+  FakeSandbox sandbox;
   int fd;
   FILE *in;
   char *line = NULL;
@@ -160,6 +200,7 @@ main (int argc, char **argv)
       return 2;
     }
   fd = atoi (fd_arg);
+  fake_sandbox_init (&sandbox);
   if (count_file != NULL && ok_after != NULL && bump_count (count_file) > atol (ok_after))
     misbehave = 0;
   /* Writing to a vanished client must end us, not hang us. */
@@ -181,9 +222,11 @@ main (int argc, char **argv)
         {
           if (misbehave && has_flag (argc, argv, "--stall"))
             pause (); /* until the client gives up and kills us */
-          char ready[sizeof ready_format + 16];
+          char json[2048];
+          char ready[sizeof ready_format + sizeof json + 16];
+          fake_sandbox_json (&sandbox, json, sizeof json);
           snprintf (ready, sizeof ready, ready_format,
-                    misbehave && has_flag (argc, argv, "--future") ? 2 : 1);
+                    misbehave && has_flag (argc, argv, "--future") ? 2 : 1, json);
           send_str (fd, ready);
           if (misbehave && has_flag (argc, argv, "--garbage"))
             send_str (fd, "this is not json\n");
@@ -205,7 +248,7 @@ main (int argc, char **argv)
         {
           if (misbehave && has_flag (argc, argv, "--crash-after-ready"))
             _exit (3);
-          answer_run (fd, msg.u.run.id);
+          answer_run (fd, msg.u.run.id, &sandbox);
         }
       sp_message_clear (&msg);
     }

@@ -232,6 +232,46 @@ test_plot_inline (void)
   close_window (window);
 }
 
+static GtkWidget *find_label_prefix (GtkWidget *widget, const char *prefix);
+
+static gboolean
+has_cannot_show (gpointer data)
+{
+  return find_label_prefix (data, "Cannot show this image") != NULL;
+}
+
+/* A file that claims to be a PNG (valid signature and header) but ends
+ * early is decoded in the helper, which refuses it: the row says so, the
+ * real plot beside it still shows, and the app runs on. */
+static void
+test_broken_image (void)
+{
+  SpWindow *window = open_window (
+    "import struct, zlib\n"
+    "ihdr = struct.pack('>IIBBBBB', 64, 64, 8, 6, 0, 0, 0)\n"
+    "chunk = struct.pack('>I', 13) + b'IHDR' + ihdr\n"
+    "chunk += struct.pack('>I', zlib.crc32(b'IHDR' + ihdr))\n"
+    "open('broken.png', 'wb').write(b'\\x89PNG\\r\\n\\x1a\\n' + chunk + b'\\0' * 40)\n"
+    "import matplotlib.pyplot as plt\n"
+    "plt.plot([1, 2, 3])\nplt.show()\n");
+  GtkWidget *panel = sp_window_get_exec_panel (window);
+  GtkWidget *picture;
+  OutputWait wait = { window, SP_OUTPUT_STDOUT, "after" };
+
+  run_and_wait (window);
+  g_assert_true (sp_test_wait_for (has_cannot_show, panel, 10000));
+  g_assert_true (sp_test_wait_for (has_picture, panel, 10000));
+  picture = find_picture (panel);
+  g_assert_cmpint (gdk_paintable_get_intrinsic_width (
+                     gtk_picture_get_paintable (GTK_PICTURE (picture))), ==, 640);
+  /* The app is fine: the next run works. */
+  gtk_text_buffer_set_text (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), "print('after')\n",
+                            -1);
+  run_and_wait (window);
+  g_assert_true (sp_test_wait_for (output_contains, &wait, 2000));
+  close_window (window);
+}
+
 static GtkWidget *
 find_button (GtkWidget *widget, const char *label)
 {
@@ -313,6 +353,22 @@ find_label_text (GtkWidget *widget, const char *text)
        child = gtk_widget_get_next_sibling (child))
     {
       GtkWidget *found = find_label_text (child, text);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static GtkWidget *
+find_label_prefix (GtkWidget *widget, const char *prefix)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget)
+      && g_str_has_prefix (gtk_label_get_text (GTK_LABEL (widget)), prefix))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_label_prefix (child, prefix);
       if (found != NULL)
         return found;
     }
@@ -571,6 +627,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Window/input", test_input);
   g_test_add_func ("/Sandpad/Window/unsaved-close-asks", test_unsaved_close_asks);
   g_test_add_func ("/Sandpad/Window/plot-inline", test_plot_inline);
+  g_test_add_func ("/Sandpad/Window/broken-image", test_broken_image);
   g_test_add_func ("/Sandpad/Window/error-points-at-line", test_error_points_at_line);
   g_test_add_func ("/Sandpad/Window/run-selection", test_run_selection);
   g_test_add_func ("/Sandpad/Window/progress-and-colour", test_progress_and_colour);

@@ -1,0 +1,93 @@
+/* sp-image-texture.c: decoded pixels to textures, one image at a time. */
+#define G_LOG_DOMAIN "sp-image-texture"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "sp-image-decode.h"
+#include "sp-image-texture.h"
+#include "sp-output-item.h"
+
+typedef struct
+{
+  GPtrArray *items;
+  guint next;
+  GCancellable *cancellable;
+} Queue;
+
+static void
+queue_free (Queue *queue)
+{
+  g_ptr_array_unref (queue->items);
+  g_clear_object (&queue->cancellable);
+  g_free (queue);
+}
+
+static void decode_next (Queue *queue);
+
+static GdkTexture *
+texture_from (SpDecodedImage *image)
+{
+  /* The helper sends straight RGBA; GDK premultiplies when it uploads. */
+  return gdk_memory_texture_new (sp_decoded_image_get_width (image),
+                                 sp_decoded_image_get_height (image), GDK_MEMORY_R8G8B8A8,
+                                 sp_decoded_image_get_pixels (image),
+                                 sp_decoded_image_get_stride (image));
+}
+
+static void
+on_decoded (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  Queue *queue = user_data;
+  SpOutputItem *item = g_ptr_array_index (queue->items, queue->next);
+  g_autoptr (SpDecodedImage) image = NULL;
+  g_autoptr (GError) error = NULL;
+
+  image = sp_image_decode_finish (result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      queue_free (queue);
+      return;
+    }
+  if (image != NULL)
+    {
+      g_autoptr (GdkTexture) texture = texture_from (image);
+      sp_output_item_set_image (item, G_OBJECT (texture));
+    }
+  else
+    {
+      g_debug ("cannot show %s: %s", sp_output_item_get_text (item), error->message);
+      sp_output_item_set_image_error (item, error->message);
+    }
+  queue->next++;
+  decode_next (queue);
+}
+
+static void
+decode_next (Queue *queue)
+{
+  SpOutputItem *item;
+
+  if (queue->next >= queue->items->len)
+    {
+      queue_free (queue);
+      return;
+    }
+  item = g_ptr_array_index (queue->items, queue->next);
+  sp_image_decode_async (sp_output_item_get_text (item), NULL, 0, queue->cancellable, on_decoded,
+                         queue);
+}
+
+void
+sp_image_texture_decode_items (GPtrArray *items, GCancellable *cancellable)
+{
+  Queue *queue;
+
+  g_return_if_fail (items != NULL);
+
+  queue = g_new0 (Queue, 1);
+  queue->items = g_ptr_array_ref (items);
+  queue->cancellable = cancellable ? g_object_ref (cancellable) : NULL;
+  decode_next (queue);
+}

@@ -1,0 +1,18 @@
+/* sp-image-texture.h: a run's images as textures, decoded outside the app.
+ *
+ * Each image item's file goes to the sandboxed decoding helper
+ * (sp-image-decode.h); the pixels that come back become a
+ * GdkMemoryTexture set on the item, or the reason it cannot be shown.
+ * One helper at a time, so a run with a hundred plots does not start a
+ * hundred processes. Never blocks the main loop. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+/* items: SpOutputItem of kind SP_OUTPUT_IMAGE (referenced until done).
+ * Cancelling leaves the remaining items undecoded. */
+void sp_image_texture_decode_items (GPtrArray *items, GCancellable *cancellable);
+
+G_END_DECLS
