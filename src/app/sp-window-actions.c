@@ -39,7 +39,15 @@ update_policy (SpWindow *self)
 
   if (!sp_runner_supervisor_is_ready (self->supervisor))
     {
-      sp_exec_panel_set_policy (self->exec_panel, _("Starting the sandboxed runner…"), NULL);
+      SpRunnerState state = sp_runner_supervisor_get_state (self->supervisor);
+      /* Failed is not "starting": the banner above says why and offers
+       * Retry. */
+      sp_exec_panel_set_policy (self->exec_panel,
+                                state == SP_RUNNER_STATE_FAILED
+                                    || state == SP_RUNNER_STATE_STOPPED
+                                  ? _("No sandboxed runner: runs are unavailable")
+                                  : _("Starting the sandboxed runner…"),
+                                NULL);
       return;
     }
   if (self->run_id == NULL
@@ -213,9 +221,9 @@ on_state_changed (SpRunnerSupervisor *sup, GParamSpec *pspec, SpWindow *self)
       sp_exec_panel_set_status (self->exec_panel,
                                 _("The runner stopped unexpectedly; it is being restarted"),
                                 TRUE);
+      self->runner_lost = TRUE;
     }
-  if (state == SP_RUNNER_STATE_FAILED)
-    _sp_window_toast (self, _("The sandboxed runner keeps failing; runs are unavailable"));
+  _sp_window_runner_state_changed (self);
   update_policy (self);
   _sp_window_update_actions (self);
 }

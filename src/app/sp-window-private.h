@@ -21,6 +21,8 @@ struct _SpWindow
   GtkPaned *paned;
   GtkSourceView *source_view;
   SpExecPanel *exec_panel;
+  GtkRevealer *runner_banner;
+  GtkLabel *runner_banner_label;
 
   GSettings *settings;
   SpRunnerSupervisor *supervisor;
@@ -36,6 +38,8 @@ struct _SpWindow
   gboolean run_exited;
   GtkTextTag *error_tag;
   GCancellable *decode_cancellable; /* the shown run's images */
+  /* The status line says the runner was lost; cleared once it is back. */
+  gboolean runner_lost;
   /* Close was asked for while a run was going or text was unsaved. */
   gboolean close_confirmed;
 };
@@ -52,6 +56,12 @@ void _sp_window_save (SpWindow *self, GFile *file, gboolean then_close);
 void _sp_window_release_run (SpWindow *self);
 void _sp_window_goto_line (SpWindow *self, int line, gboolean mark);
 void _sp_window_clear_mark (SpWindow *self);
+
+/* sp-window-runner.c */
+void _sp_window_install_runner_actions (GtkWidgetClass *widget_class);
+void _sp_window_connect_runner_state (SpWindow *self);
+void _sp_window_runner_state_changed (SpWindow *self);
+void _sp_window_update_runner_banner (SpWindow *self);
 
 /* sp-window.c */
 void _sp_window_update_title (SpWindow *self);

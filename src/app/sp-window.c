@@ -218,7 +218,10 @@ sp_window_class_init (SpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpWindow, paned);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, source_view);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, exec_panel);
+  gtk_widget_class_bind_template_child (widget_class, SpWindow, runner_banner);
+  gtk_widget_class_bind_template_child (widget_class, SpWindow, runner_banner_label);
   _sp_window_install_actions (widget_class);
+  _sp_window_install_runner_actions (widget_class);
 }
 
 static void
@@ -281,6 +284,7 @@ sp_window_new (SpApplication *app)
   on_language_changed (self);
 
   _sp_window_connect_runner (self);
+  _sp_window_connect_runner_state (self);
   _sp_window_update_title (self);
   _sp_window_update_actions (self);
   gtk_widget_grab_focus (GTK_WIDGET (self->source_view));
