@@ -18,7 +18,7 @@ build_deps=(meson ninja-build pkg-config gcc libc6-dev libjansson-dev libseccomp
   libglib2.0-dev libglib2.0-bin gettext libgtk-4-dev libadwaita-1-dev libgtksourceview-5-dev)
 run_deps=(python3 python3-numpy python3-matplotlib nodejs bash coreutils)
 test_deps=(hyperfine desktop-file-utils appstream librsvg2-bin xvfb xauth dbus bubblewrap util-linux
-  fonts-dejavu-core)
+  fonts-dejavu-core libxtst-dev)
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then

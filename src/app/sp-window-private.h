@@ -38,6 +38,7 @@ struct _SpWindow
   gboolean run_exited;
   GtkTextTag *error_tag;
   GCancellable *decode_cancellable; /* the shown run's images */
+  AdwToast *busy_toast; /* "a program is running", shown once at a time */
   /* The status line says the runner was lost; cleared once it is back. */
   gboolean runner_lost;
   /* Close was asked for while a run was going or text was unsaved. */
@@ -62,6 +63,9 @@ void _sp_window_install_runner_actions (GtkWidgetClass *widget_class);
 void _sp_window_connect_runner_state (SpWindow *self);
 void _sp_window_runner_state_changed (SpWindow *self);
 void _sp_window_update_runner_banner (SpWindow *self);
+
+/* sp-window-keys.c */
+void _sp_window_guard_run_keys (SpWindow *self);
 
 /* sp-window.c */
 void _sp_window_update_title (SpWindow *self);

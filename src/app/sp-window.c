@@ -285,6 +285,7 @@ sp_window_new (SpApplication *app)
 
   _sp_window_connect_runner (self);
   _sp_window_connect_runner_state (self);
+  _sp_window_guard_run_keys (self);
   _sp_window_update_title (self);
   _sp_window_update_actions (self);
   gtk_widget_grab_focus (GTK_WIDGET (self->source_view));

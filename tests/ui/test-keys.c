@@ -1,0 +1,197 @@
+/* test-keys.c: the run shortcuts, pressed as real keys (the X server's
+ * XTEST extension under Xvfb), never edit the code. */
+#include "config.h"
+
+#include <X11/Xlib.h>
+#include <X11/extensions/XTest.h>
+#include <X11/keysym.h>
+#include <gdk/x11/gdkx.h>
+#include <gtksourceview/gtksource.h>
+
+#include "sp-application.h"
+#include "sp-exec-panel.h"
+#include "sp-output-item.h"
+#include "sp-test-wait.h"
+#include "sp-window.h"
+
+static SpApplication *app;
+
+static gboolean
+runner_ready (gpointer data)
+{
+  return sp_runner_supervisor_is_ready (sp_application_get_supervisor (app));
+}
+
+static gboolean
+is_running (gpointer data)
+{
+  return sp_window_get_running (data);
+}
+
+static gboolean
+is_idle (gpointer data)
+{
+  return !sp_window_get_running (data);
+}
+
+static gboolean
+printed_one (gpointer data)
+{
+  GListModel *model = sp_exec_panel_get_output (SP_EXEC_PANEL (sp_window_get_exec_panel (data)));
+
+  for (guint i = 0; model != NULL && i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr (SpOutputItem) item = g_list_model_get_item (model, i);
+      if (sp_output_item_get_kind (item) == SP_OUTPUT_STDOUT
+          && g_str_equal (sp_output_item_get_text (item), "1\n"))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+has_focus (gpointer data)
+{
+  return gtk_widget_has_focus (data);
+}
+
+/* Lets GTK see what the X server did, however long that takes. */
+static void
+settle (void)
+{
+  gint64 until = g_get_monotonic_time () + 300 * 1000;
+
+  while (g_get_monotonic_time () < until)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+}
+
+/* Presses keysym with Control (and Shift), as a person would. */
+static void
+press_ctrl (KeySym keysym, gboolean shift)
+{
+  Display *dpy = gdk_x11_display_get_xdisplay (gdk_display_get_default ());
+  KeyCode ctrl = XKeysymToKeycode (dpy, XK_Control_L);
+  KeyCode shift_key = XKeysymToKeycode (dpy, XK_Shift_L);
+  KeyCode key = XKeysymToKeycode (dpy, keysym);
+
+  g_assert_cmpint (key, !=, 0);
+  XTestFakeKeyEvent (dpy, ctrl, True, CurrentTime);
+  if (shift)
+    XTestFakeKeyEvent (dpy, shift_key, True, CurrentTime);
+  XTestFakeKeyEvent (dpy, key, True, CurrentTime);
+  XTestFakeKeyEvent (dpy, key, False, CurrentTime);
+  if (shift)
+    XTestFakeKeyEvent (dpy, shift_key, False, CurrentTime);
+  XTestFakeKeyEvent (dpy, ctrl, False, CurrentTime);
+  XFlush (dpy);
+  settle ();
+}
+
+static char *
+text_of (SpWindow *window)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+  GtkTextIter start, end;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}
+
+/* A window with code in an editor that has the keyboard. */
+static SpWindow *
+open_focused (const char *code)
+{
+  SpWindow *window = sp_window_new (app);
+  GtkWidget *view;
+  Display *dpy;
+  GdkSurface *surface;
+
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (sp_test_wait_for (runner_ready, NULL, 15000));
+  gtk_text_buffer_set_text (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), code, -1);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  /* No window manager under Xvfb: give the window the X focus here. */
+  dpy = gdk_x11_display_get_xdisplay (gdk_display_get_default ());
+  surface = gtk_native_get_surface (GTK_NATIVE (window));
+  XSetInputFocus (dpy, gdk_x11_surface_get_xid (surface), RevertToParent, CurrentTime);
+  XFlush (dpy);
+  view = gtk_window_get_focus (GTK_WINDOW (window));
+  g_assert_true (GTK_SOURCE_IS_VIEW (view));
+  gtk_widget_grab_focus (view);
+  g_assert_true (sp_test_wait_for (has_focus, view, 5000));
+  settle ();
+  return window;
+}
+
+static void
+close_window (SpWindow *window)
+{
+  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), FALSE);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_run_keys_never_type (void)
+{
+  const char *code = "import time\ntime.sleep(60)\n";
+  SpWindow *window = open_focused (code);
+  g_autofree char *after_start = NULL;
+  g_autofree char *while_running = NULL;
+  g_autofree char *keypad = NULL;
+
+  /* Ctrl+Return runs, and types nothing. */
+  press_ctrl (XK_Return, FALSE);
+  g_assert_true (sp_test_wait_for (is_running, window, 10000));
+  after_start = text_of (window);
+  g_assert_cmpstr (after_start, ==, code);
+
+  /* While the run goes, the run keys do nothing to the text (nor to the
+   * run). */
+  press_ctrl (XK_Return, FALSE);
+  press_ctrl (XK_Return, TRUE);
+  press_ctrl (XK_KP_Enter, FALSE);
+  while_running = text_of (window);
+  g_assert_cmpstr (while_running, ==, code);
+  g_assert_true (sp_window_get_running (window));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.stop", NULL));
+  g_assert_true (sp_test_wait_for (is_idle, window, 15000));
+
+  /* The keypad's Enter with Control runs too, and types nothing. */
+  gtk_text_buffer_set_text (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), "print(1)\n", -1);
+  press_ctrl (XK_KP_Enter, FALSE);
+  g_assert_true (sp_test_wait_for (printed_one, window, 15000));
+  g_assert_true (sp_test_wait_for (is_idle, window, 15000));
+  keypad = text_of (window);
+  g_assert_cmpstr (keypad, ==, "print(1)\n");
+  close_window (window);
+}
+
+int
+main (int argc, char **argv)
+{
+  int ret;
+  int event_base, error_base, major, minor;
+
+  if (g_getenv ("DISPLAY") == NULL)
+    {
+      g_print ("1..0 # SKIP no X display\n");
+      return 0;
+    }
+  gdk_set_allowed_backends ("x11");
+  gtk_test_init (&argc, &argv, NULL);
+  gtk_source_init ();
+  g_assert_true (XTestQueryExtension (gdk_x11_display_get_xdisplay (gdk_display_get_default ()),
+                                      &event_base, &error_base, &major, &minor));
+  app = sp_application_new ();
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  g_test_add_func ("/Sandpad/Keys/run-keys-never-type", test_run_keys_never_type);
+  ret = g_test_run ();
+
+  g_application_quit (G_APPLICATION (app));
+  g_clear_object (&app);
+  return ret;
+}
