@@ -28,6 +28,9 @@ struct _SpExecPanel
 
   GListModel *output;
   gboolean running;
+  /* The program seems to wait for input; the limit keeps counting. */
+  gboolean waiting;
+  guint timeout_s;
   gint64 started_at;
   guint tick_id;
   /* Follow new output only while the user has not scrolled up. */
@@ -344,6 +347,7 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
   gtk_widget_set_visible (label, kind != SP_OUTPUT_IMAGE);
   gtk_widget_set_visible (picture, kind == SP_OUTPUT_IMAGE);
   gtk_widget_remove_css_class (label, "stderr");
+  gtk_widget_remove_css_class (label, "stdin");
   gtk_widget_remove_css_class (label, "notice");
   gtk_widget_remove_css_class (label, "error-title");
   gtk_widget_set_visible (frames, kind == SP_OUTPUT_ERROR);
@@ -392,6 +396,11 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
     {
       gtk_widget_add_css_class (label, "stderr");
       description = _("Standard error");
+    }
+  else if (kind == SP_OUTPUT_INPUT)
+    {
+      gtk_widget_add_css_class (label, "stdin");
+      description = _("Your input");
     }
   else if (kind == SP_OUTPUT_NOTICE)
     {
@@ -448,8 +457,14 @@ tick (gpointer user_data)
 {
   SpExecPanel *self = user_data;
   double seconds = (g_get_monotonic_time () - self->started_at) / (double) G_USEC_PER_SEC;
-  g_autofree char *text = g_strdup_printf (_("Running… %.1f s"), seconds);
+  g_autofree char *text = NULL;
 
+  /* TRANSLATORS: seconds so far, then the time limit in seconds */
+  if (self->waiting)
+    text = g_strdup_printf (_("Waiting for input… %.1f s of the %u s time limit (Preferences)"),
+                            seconds, self->timeout_s);
+  else
+    text = g_strdup_printf (_("Running… %.1f s"), seconds);
   gtk_label_set_text (self->status_label, text);
   return G_SOURCE_CONTINUE;
 }
@@ -650,6 +665,7 @@ sp_exec_panel_set_running (SpExecPanel *self, gboolean running)
   if (self->running == running)
     return;
   self->running = running;
+  sp_exec_panel_set_waiting (self, FALSE, 0);
   gtk_spinner_set_spinning (self->spinner, running);
   gtk_widget_set_visible (GTK_WIDGET (self->input_entry), running);
   g_clear_handle_id (&self->tick_id, g_source_remove);
@@ -669,10 +685,33 @@ sp_exec_panel_set_status (SpExecPanel *self, const char *text, gboolean is_error
 
   sp_exec_panel_set_running (self, FALSE);
   gtk_label_set_text (self->status_label, text);
+  /* The line may be cut with "…": the whole of it on hover. */
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label), text);
   if (is_error)
     gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "error");
   else
     gtk_widget_remove_css_class (GTK_WIDGET (self->status_label), "error");
+}
+
+void
+sp_exec_panel_set_waiting (SpExecPanel *self, gboolean waiting, guint timeout_s)
+{
+  g_return_if_fail (SP_IS_EXEC_PANEL (self));
+
+  waiting = !!waiting && self->running;
+  if (self->waiting == waiting)
+    return;
+  self->waiting = waiting;
+  self->timeout_s = timeout_s;
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label),
+                               waiting ? _("The time limit keeps counting while the program "
+                                           "waits. Change it in Preferences (Ctrl+,).")
+                                       : NULL);
+  if (self->running)
+    tick (self);
+  /* Whatever is typed next is meant for the program. */
+  if (waiting)
+    gtk_widget_grab_focus (GTK_WIDGET (self->input_entry));
 }
 
 GtkEntry *

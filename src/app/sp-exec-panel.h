@@ -36,6 +36,11 @@ void sp_exec_panel_set_running (SpExecPanel *self, gboolean running);
 /* The result line after a run; also stops the running state. */
 void sp_exec_panel_set_status (SpExecPanel *self, const char *text, gboolean is_error);
 
+/* While running: the program seems to wait for input. The status says so
+ * (with the time limit, which keeps counting, and where to change it) and
+ * the input line takes the keyboard. Cleared when the run ends. */
+void sp_exec_panel_set_waiting (SpExecPanel *self, gboolean waiting, guint timeout_s);
+
 GtkEntry *sp_exec_panel_get_input_entry (SpExecPanel *self);
 
 /* "input" (const char *line): the user sent a line to the program. */

@@ -76,6 +76,7 @@ static void
 set_running (SpWindow *self, gboolean running)
 {
   self->running = running;
+  _sp_window_input_reset (self);
   sp_exec_panel_set_running (self->exec_panel, running);
   _sp_window_update_actions (self);
 }
@@ -87,6 +88,7 @@ on_output (SpRunnerSupervisor *sup, const char *run_id, SpOutputKind kind, const
   if (!is_current (self, run_id))
     return;
   sp_output_model_append (self->output, kind, text);
+  _sp_window_input_saw_output (self, text);
   /* Kept (bounded) to find the error in, once the run is over. */
   if (kind == SP_OUTPUT_STDERR && self->stderr_text->len < 256 * 1024)
     g_string_append (self->stderr_text, text);
@@ -360,7 +362,10 @@ on_panel_input (SpExecPanel *panel, const char *line, SpWindow *self)
   g_autofree char *with_newline = g_strconcat (line, "\n", NULL);
 
   if (self->running && self->run_id != NULL)
-    sp_runner_supervisor_send_stdin (self->supervisor, self->run_id, with_newline, FALSE);
+    {
+      sp_runner_supervisor_send_stdin (self->supervisor, self->run_id, with_newline, FALSE);
+      _sp_window_input_sent (self, line);
+    }
 }
 
 static void

@@ -38,6 +38,10 @@ struct _SpWindow
   gboolean run_exited;
   GtkTextTag *error_tag;
   GCancellable *decode_cancellable; /* the shown run's images */
+  /* sp-window-input.c: the program's last output left an open line (a
+   * prompt); after a quiet spell the status says it waits for input. */
+  gboolean prompt_open;
+  guint quiet_id;
   AdwToast *busy_toast; /* "a program is running", shown once at a time */
   /* The status line says the runner was lost; cleared once it is back. */
   gboolean runner_lost;
@@ -63,6 +67,11 @@ void _sp_window_install_runner_actions (GtkWidgetClass *widget_class);
 void _sp_window_connect_runner_state (SpWindow *self);
 void _sp_window_runner_state_changed (SpWindow *self);
 void _sp_window_update_runner_banner (SpWindow *self);
+
+/* sp-window-input.c */
+void _sp_window_input_saw_output (SpWindow *self, const char *text);
+void _sp_window_input_sent (SpWindow *self, const char *line);
+void _sp_window_input_reset (SpWindow *self);
 
 /* sp-window-keys.c */
 void _sp_window_guard_run_keys (SpWindow *self);

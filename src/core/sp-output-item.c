@@ -29,7 +29,8 @@ G_DEFINE_ENUM_TYPE (SpOutputKind, sp_output_kind,
                     G_DEFINE_ENUM_VALUE (SP_OUTPUT_NOTICE, "notice"),
                     G_DEFINE_ENUM_VALUE (SP_OUTPUT_IMAGE, "image"),
                     G_DEFINE_ENUM_VALUE (SP_OUTPUT_ERROR, "error"),
-                    G_DEFINE_ENUM_VALUE (SP_OUTPUT_FILE, "file"))
+                    G_DEFINE_ENUM_VALUE (SP_OUTPUT_FILE, "file"),
+                    G_DEFINE_ENUM_VALUE (SP_OUTPUT_INPUT, "input"))
 
 G_DEFINE_FINAL_TYPE (SpOutputItem, sp_output_item, G_TYPE_OBJECT)
 

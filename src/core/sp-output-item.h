@@ -15,6 +15,7 @@ typedef enum
   SP_OUTPUT_IMAGE,  /* text: the image's absolute path; label: "Plot 1" */
   SP_OUTPUT_ERROR,  /* text: "Type: message"; error: the parsed error */
   SP_OUTPUT_FILE,   /* text: the file's absolute path; label: its path in the run */
+  SP_OUTPUT_INPUT,  /* a line the user sent to the program's stdin, echoed */
 } SpOutputKind;
 
 GType sp_output_kind_get_type (void) G_GNUC_CONST;

@@ -1,0 +1,183 @@
+/* test-input.c: a program that asks for input, in a real window under
+ * Xvfb against the real runner: the status says it waits (and where the
+ * time limit is changed), the input line takes the keyboard, and the line
+ * sent is echoed in the transcript between the prompt and the answer. */
+#include "config.h"
+
+#include <gtksourceview/gtksource.h>
+
+#include "sp-application.h"
+#include "sp-exec-panel.h"
+#include "sp-output-item.h"
+#include "sp-test-wait.h"
+#include "sp-window.h"
+
+static SpApplication *app;
+
+static gboolean
+runner_ready (gpointer data)
+{
+  return sp_runner_supervisor_is_ready (sp_application_get_supervisor (app));
+}
+
+static gboolean
+is_idle (gpointer data)
+{
+  return !sp_window_get_running (data);
+}
+
+static GtkWidget *
+find_status (GtkWidget *widget)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "sp-status"))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_status (child);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static const char *
+status_text (SpWindow *window)
+{
+  GtkWidget *label = find_status (sp_window_get_exec_panel (window));
+
+  g_assert_nonnull (label);
+  return gtk_label_get_text (GTK_LABEL (label));
+}
+
+static gboolean
+says_waiting (gpointer data)
+{
+  return g_str_has_prefix (status_text (data), "Waiting for input");
+}
+
+static gboolean
+has_output (gpointer data)
+{
+  GListModel *model = sp_exec_panel_get_output (SP_EXEC_PANEL (sp_window_get_exec_panel (data)));
+
+  for (guint i = 0; model != NULL && i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr (SpOutputItem) item = g_list_model_get_item (model, i);
+      if (strstr (sp_output_item_get_text (item), "hello Ada") != NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The transcript as "kind:text|..." for the text kinds. */
+static char *
+transcript (SpWindow *window)
+{
+  GListModel *model = sp_exec_panel_get_output (SP_EXEC_PANEL (sp_window_get_exec_panel (window)));
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr (SpOutputItem) item = g_list_model_get_item (model, i);
+      SpOutputKind kind = sp_output_item_get_kind (item);
+      g_autoptr (GEnumClass) kinds = g_type_class_ref (SP_TYPE_OUTPUT_KIND);
+      g_string_append_printf (text, "%s:%s|", g_enum_get_value (kinds, kind)->value_nick,
+                              sp_output_item_get_text (item));
+    }
+  return g_string_free (text, FALSE);
+}
+
+static void
+test_input_waits_and_echoes (void)
+{
+  SpWindow *window = sp_window_new (app);
+  SpExecPanel *panel = SP_EXEC_PANEL (sp_window_get_exec_panel (window));
+  GtkEntry *entry = sp_exec_panel_get_input_entry (panel);
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+  GtkWidget *focus;
+  g_autofree char *text = NULL;
+  const char *tooltip;
+
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (sp_test_wait_for (runner_ready, NULL, 15000));
+  gtk_text_buffer_set_text (buffer, "name = input('name? ')\nprint('hello', name)\n", -1);
+  gtk_widget_grab_focus (GTK_WIDGET (sp_window_get_exec_panel (window)));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+
+  /* The prompt came and nothing followed: the program waits. */
+  g_assert_true (sp_test_wait_for (says_waiting, window, 20000));
+  g_test_message ("status: %s", status_text (window));
+  g_assert_nonnull (strstr (status_text (window), "time limit"));
+  tooltip = gtk_widget_get_tooltip_text (find_status (GTK_WIDGET (panel)));
+  g_assert_nonnull (tooltip);
+  g_assert_nonnull (strstr (tooltip, "Preferences"));
+  focus = gtk_window_get_focus (GTK_WINDOW (window));
+  g_assert_nonnull (focus);
+  g_assert_true (focus == GTK_WIDGET (entry) || gtk_widget_is_ancestor (focus, GTK_WIDGET (entry)));
+
+  gtk_editable_set_text (GTK_EDITABLE (entry), "Ada");
+  g_signal_emit_by_name (entry, "activate");
+  g_assert_false (says_waiting (window));
+  g_assert_true (sp_test_wait_for (has_output, window, 20000));
+  g_assert_true (sp_test_wait_for (is_idle, window, 20000));
+
+  /* The typed line sits between the prompt and the answer, marked as
+   * input, never as the program's output. */
+  text = transcript (window);
+  g_test_message ("transcript: %s", text);
+  g_assert_cmpstr (text, ==, "stdout:name? |input:Ada\n|stdout:hello Ada\n|");
+
+  gtk_text_buffer_set_modified (buffer, FALSE);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* A progress bar rewritten with \r pauses too, but is not a prompt. */
+static void
+test_progress_is_not_a_prompt (void)
+{
+  SpWindow *window = sp_window_new (app);
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+  gint64 until;
+
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (sp_test_wait_for (runner_ready, NULL, 15000));
+  gtk_text_buffer_set_text (buffer,
+                            "import sys, time\nsys.stdout.write('\\r 50%')\nsys.stdout.flush()\n"
+                            "time.sleep(2)\nprint()\n",
+                            -1);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  until = g_get_monotonic_time () + 1500 * 1000;
+  while (g_get_monotonic_time () < until && sp_window_get_running (window))
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_assert_false (says_waiting (window));
+      g_usleep (1000);
+    }
+  g_assert_true (sp_test_wait_for (is_idle, window, 20000));
+  gtk_text_buffer_set_modified (buffer, FALSE);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+int
+main (int argc, char **argv)
+{
+  int ret;
+
+  if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
+    {
+      g_print ("1..0 # SKIP no display\n");
+      return 0;
+    }
+  gtk_test_init (&argc, &argv, NULL);
+  gtk_source_init ();
+  app = sp_application_new ();
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  g_test_add_func ("/Sandpad/Input/waits-and-echoes", test_input_waits_and_echoes);
+  g_test_add_func ("/Sandpad/Input/progress-is-not-a-prompt", test_progress_is_not_a_prompt);
+  ret = g_test_run ();
+
+  g_application_quit (G_APPLICATION (app));
+  g_clear_object (&app);
+  return ret;
+}
