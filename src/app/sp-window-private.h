@@ -6,6 +6,7 @@
 
 #include "sp-exec-panel.h"
 #include "sp-output-model.h"
+#include "sp-split.h"
 #include "sp-window.h"
 
 struct _SpWindow
@@ -18,7 +19,7 @@ struct _SpWindow
   GtkWidget *run_button;
   GtkWidget *stop_button;
   AdwToastOverlay *toast_overlay;
-  GtkPaned *paned;
+  SpSplit *split;
   GtkSourceView *source_view;
   SpExecPanel *exec_panel;
   GtkRevealer *runner_banner;

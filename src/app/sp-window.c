@@ -209,6 +209,7 @@ sp_window_class_init (SpWindowClass *klass)
 
   g_type_ensure (GTK_SOURCE_TYPE_VIEW);
   g_type_ensure (SP_TYPE_EXEC_PANEL);
+  g_type_ensure (SP_TYPE_SPLIT);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/sandpad/Sandpad/sp-window.ui");
   gtk_widget_class_bind_template_child (widget_class, SpWindow, window_title);
@@ -216,7 +217,7 @@ sp_window_class_init (SpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpWindow, run_button);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, stop_button);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, toast_overlay);
-  gtk_widget_class_bind_template_child (widget_class, SpWindow, paned);
+  gtk_widget_class_bind_template_child (widget_class, SpWindow, split);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, source_view);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, exec_panel);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, runner_banner);
@@ -259,7 +260,9 @@ sp_window_new (SpApplication *app)
                                g_settings_get_int (self->settings, "window-height"));
   if (g_settings_get_boolean (self->settings, "window-maximized"))
     gtk_window_maximize (GTK_WINDOW (self));
-  g_settings_bind (self->settings, "panel-position", self->paned, "position",
+  /* A proportion, not pixels: a narrow window once must not leave a
+   * sliver of an editor at the next start. */
+  g_settings_bind (self->settings, "panel-fraction", self->split, "fraction",
                    G_SETTINGS_BIND_DEFAULT);
   g_signal_connect_object (self->settings, "changed::editor-font", G_CALLBACK (update_font), self,
                            G_CONNECT_SWAPPED);
