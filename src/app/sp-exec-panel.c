@@ -8,6 +8,7 @@
 #include "sp-ansi.h"
 #include "sp-exec-panel.h"
 #include "sp-output-item.h"
+#include "sp-traceback.h"
 
 struct _SpExecPanel
 {
@@ -27,6 +28,10 @@ struct _SpExecPanel
   GtkEntry *input_entry;
 
   GListModel *output;
+  /* The snippet's name in the run (main.py) and the user's name for it,
+   * to make error text link to the editor. */
+  char *snippet_name;
+  char *display_name;
   gboolean running;
   /* The program seems to wait for input; the limit keeps counting. */
   gboolean waiting;
@@ -51,6 +56,7 @@ enum
 static guint signals[N_SIGNALS];
 
 static void on_action_clicked (GtkButton *button, SpExecPanel *self);
+static gboolean on_activate_link (GtkLabel *label, const char *uri, SpExecPanel *self);
 static void on_picture_released (GtkGestureClick *click, int n_press, double x, double y,
                                  SpExecPanel *self);
 
@@ -62,13 +68,15 @@ setup_row (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_d
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   GtkWidget *label = gtk_label_new (NULL);
   GtkWidget *picture = gtk_picture_new ();
-  GtkWidget *frames = gtk_flow_box_new ();
+  /* One button per frame, one Tab stop each, in the traceback's order. */
+  GtkWidget *frames = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
 
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   gtk_widget_add_css_class (label, "output");
+  g_signal_connect_object (label, "activate-link", G_CALLBACK (on_activate_link), user_data, 0);
   gtk_picture_set_can_shrink (GTK_PICTURE (picture), TRUE);
   gtk_picture_set_content_fit (GTK_PICTURE (picture), GTK_CONTENT_FIT_CONTAIN);
   gtk_widget_set_size_request (picture, -1, 240);
@@ -78,7 +86,6 @@ setup_row (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_d
     g_signal_connect_object (click, "released", G_CALLBACK (on_picture_released), user_data, 0);
     gtk_widget_add_controller (picture, GTK_EVENT_CONTROLLER (click));
   }
-  gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (frames), GTK_SELECTION_NONE);
   GtkWidget *actions = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   GtkWidget *preview = gtk_label_new (NULL);
   GtkWidget *table = gtk_grid_new ();
@@ -122,30 +129,59 @@ on_frame_clicked (GtkButton *button, SpExecPanel *self)
   g_signal_emit (self, signals[GOTO_LINE], 0, line);
 }
 
+/* A link in error text ("File "main.py", line 4"): show that line. Other
+ * links (none are made today) are not followed. */
+static gboolean
+on_activate_link (GtkLabel *label, const char *uri, SpExecPanel *self)
+{
+  int line = sp_traceback_link_line (uri);
+
+  if (line > 0)
+    g_signal_emit (self, signals[GOTO_LINE], 0, line);
+  return TRUE;
+}
+
+static gboolean
+frame_listed (SpErrorInfo *error, guint index)
+{
+  const SpErrorFrame *frame = sp_error_info_get_frame (error, index);
+
+  for (guint i = 0; i < index; i++)
+    {
+      const SpErrorFrame *other = sp_error_info_get_frame (error, i);
+      if (other->in_snippet && other->line == frame->line
+          && g_strcmp0 (other->function, frame->function) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static void
 bind_error (SpExecPanel *self, GtkWidget *frames, SpErrorInfo *error)
 {
   GtkWidget *child;
 
   while ((child = gtk_widget_get_first_child (frames)) != NULL)
-    gtk_flow_box_remove (GTK_FLOW_BOX (frames), child);
-  /* Innermost first: where it broke, then how it got there. */
-  for (guint i = sp_error_info_get_n_frames (error); i > 0; i--)
+    gtk_box_remove (GTK_BOX (frames), child);
+  /* In the traceback's order, read top to bottom, each place once (a
+   * recursion repeats the same frames). */
+  for (guint i = 0; i < sp_error_info_get_n_frames (error); i++)
     {
-      const SpErrorFrame *frame = sp_error_info_get_frame (error, i - 1);
+      const SpErrorFrame *frame = sp_error_info_get_frame (error, i);
       g_autofree char *text = NULL;
       GtkWidget *button;
 
-      if (!frame->in_snippet)
+      if (!frame->in_snippet || frame_listed (error, i))
         continue;
       text = frame->function ? g_strdup_printf (_("Line %d, in %s"), frame->line, frame->function)
                              : g_strdup_printf (_("Line %d"), frame->line);
       button = gtk_button_new_with_label (text);
       gtk_widget_add_css_class (button, "flat");
+      gtk_widget_set_halign (button, GTK_ALIGN_START);
       gtk_widget_set_tooltip_text (button, _("Show this line in the editor"));
       g_object_set_data (G_OBJECT (button), "line", GINT_TO_POINTER (frame->line));
       g_signal_connect_object (button, "clicked", G_CALLBACK (on_frame_clicked), self, 0);
-      gtk_flow_box_append (GTK_FLOW_BOX (frames), button);
+      gtk_box_append (GTK_BOX (frames), button);
     }
 }
 
@@ -383,7 +419,15 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
 
   /* A trailing newline would show as an empty line under every chunk. */
   g_autofree char *trimmed = g_strndup (text, len > 0 && text[len - 1] == '\n' ? len - 1 : len);
-  if (sp_ansi_has_escapes (trimmed))
+  g_autofree char *linked = kind == SP_OUTPUT_STDERR && !sp_ansi_has_escapes (trimmed)
+                              ? sp_traceback_to_markup (trimmed, self->snippet_name,
+                                                        self->display_name)
+                              : NULL;
+  if (linked != NULL)
+    /* Each place in the snippet links to its line, named as the user
+     * knows the file. */
+    gtk_label_set_markup (GTK_LABEL (label), linked);
+  else if (sp_ansi_has_escapes (trimmed))
     {
       /* Colours become markup; other escape sequences are shown, inert. */
       g_autofree char *markup = sp_ansi_to_markup (trimmed);
@@ -409,6 +453,15 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
     }
   else if (kind == SP_OUTPUT_ERROR)
     {
+      SpErrorInfo *info = sp_output_item_get_error (output);
+      /* The traceback above ends in "Type: message" already; this says
+       * where, and the frames below lead there. */
+      g_autofree char *where
+        = sp_error_info_get_line (info) > 0
+            ? g_strdup_printf (_("%s in line %d"), sp_error_info_get_error_type (info),
+                               sp_error_info_get_line (info))
+            : g_strdup (sp_error_info_get_error_type (info));
+      gtk_label_set_text (GTK_LABEL (label), where);
       gtk_widget_add_css_class (label, "error-title");
       description = _("Error");
       bind_error (self, frames, sp_output_item_get_error (output));
@@ -491,6 +544,8 @@ sp_exec_panel_dispose (GObject *object)
 
   g_clear_handle_id (&self->tick_id, g_source_remove);
   g_clear_object (&self->output);
+  g_clear_pointer (&self->snippet_name, g_free);
+  g_clear_pointer (&self->display_name, g_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), SP_TYPE_EXEC_PANEL);
   G_OBJECT_CLASS (sp_exec_panel_parent_class)->dispose (object);
 }
@@ -691,6 +746,18 @@ sp_exec_panel_set_status (SpExecPanel *self, const char *text, gboolean is_error
     gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "error");
   else
     gtk_widget_remove_css_class (GTK_WIDGET (self->status_label), "error");
+}
+
+void
+sp_exec_panel_set_snippet_names (SpExecPanel *self, const char *run_name,
+                                 const char *display_name)
+{
+  g_return_if_fail (SP_IS_EXEC_PANEL (self));
+
+  g_free (self->snippet_name);
+  self->snippet_name = g_strdup (run_name);
+  g_free (self->display_name);
+  self->display_name = g_strdup (display_name);
 }
 
 void

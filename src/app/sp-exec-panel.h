@@ -36,6 +36,12 @@ void sp_exec_panel_set_running (SpExecPanel *self, gboolean running);
 /* The result line after a run; also stops the running state. */
 void sp_exec_panel_set_status (SpExecPanel *self, const char *text, gboolean is_error);
 
+/* The snippet's file name in the run (main.py) and the user's name for
+ * it (the file's name, "Untitled"): error text links each place in the
+ * snippet to its line and names it so. */
+void sp_exec_panel_set_snippet_names (SpExecPanel *self, const char *run_name,
+                                      const char *display_name);
+
 /* While running: the program seems to wait for input. The status says so
  * (with the time limit, which keeps counting, and where to change it) and
  * the input line takes the keyboard. Cleared when the run ends. */

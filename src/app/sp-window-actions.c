@@ -291,6 +291,15 @@ start_run (SpWindow *self, const char *code)
     }
   g_clear_object (&self->output);
   self->output = sp_output_model_new ();
+  /* Error text names the snippet as the user knows it, with links. */
+  sp_exec_panel_set_snippet_names (self->exec_panel,
+                                   name ? name
+                                   : g_str_equal (sp_run_request_get_language (request),
+                                                  "javascript") ? "main.js"
+                                   : g_str_equal (sp_run_request_get_language (request), "bash")
+                                     ? "main.sh"
+                                     : "main.py",
+                                   name ? name : _("Untitled"));
   sp_exec_panel_set_output (self->exec_panel, G_LIST_MODEL (self->output));
   set_running (self, TRUE);
 }

@@ -1,0 +1,126 @@
+/* sp-traceback.c: an interpreter's error text made to point at the editor.
+ *
+ * One regular expression per interpreter's way of naming a place; the
+ * path in each match is compared by its last component with the snippet's
+ * run name, the way SpErrorInfo tells the snippet's frames from others. */
+#define G_LOG_DOMAIN "sp-traceback"
+
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "sp-traceback.h"
+
+/* Group 1: the place as a whole (what becomes the link); 2: the path;
+ * 3: the line. Python:  File "PATH", line N
+ * node:    PATH:N:C (in a stack frame) or PATH:N (a parse error's head)
+ * bash:    PATH: line N */
+static const char place_pattern[]
+  = "(File \"(?<py>[^\"\\n]+)\", line (?<pyline>[0-9]+))"
+    "|(?<nodeplace>(?<node>/[^\\s():]+\\.[cm]?js):(?<nodeline>[0-9]+)(?::[0-9]+)?)"
+    "|^(?<bashplace>(?<bash>/[^\\s:]+): line (?<bashline>[0-9]+))";
+
+static gboolean
+names_snippet (const char *path, const char *snippet_name)
+{
+  g_autofree char *base = g_path_get_basename (path);
+
+  return g_str_equal (base, snippet_name);
+}
+
+static void
+append_escaped (GString *out, const char *text, gssize len)
+{
+  g_autofree char *escaped = g_markup_escape_text (text, len);
+
+  g_string_append (out, escaped);
+}
+
+/* The named groups of whichever alternative matched. */
+static gboolean
+match_parts (GMatchInfo *match, char **place, char **path, int *line, int *start, int *end)
+{
+  static const char *const groups[][3] = { { NULL, "py", "pyline" },
+                                           { "nodeplace", "node", "nodeline" },
+                                           { "bashplace", "bash", "bashline" } };
+
+  for (guint i = 0; i < G_N_ELEMENTS (groups); i++)
+    {
+      g_autofree char *p = g_match_info_fetch_named (match, groups[i][1]);
+      g_autofree char *l = NULL;
+
+      if (p == NULL || p[0] == '\0')
+        continue;
+      l = g_match_info_fetch_named (match, groups[i][2]);
+      if (groups[i][0] != NULL)
+        g_match_info_fetch_named_pos (match, groups[i][0], start, end);
+      else
+        g_match_info_fetch_pos (match, 1, start, end);
+      *place = groups[i][0] != NULL ? g_match_info_fetch_named (match, groups[i][0])
+                                    : g_match_info_fetch (match, 1);
+      *path = g_steal_pointer (&p);
+      *line = atoi (l);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+char *
+sp_traceback_to_markup (const char *text, const char *snippet_name, const char *display_name)
+{
+  g_autoptr (GRegex) regex = NULL;
+  g_autoptr (GMatchInfo) match = NULL;
+  g_autoptr (GString) out = g_string_new (NULL);
+  gboolean linked = FALSE;
+  int done = 0;
+
+  g_return_val_if_fail (text != NULL, NULL);
+  if (snippet_name == NULL || snippet_name[0] == '\0')
+    return NULL;
+  if (display_name == NULL)
+    display_name = snippet_name;
+  regex = g_regex_new (place_pattern, G_REGEX_MULTILINE | G_REGEX_DUPNAMES, 0, NULL);
+  g_assert (regex != NULL);
+  g_regex_match (regex, text, 0, &match);
+  for (; g_match_info_matches (match); g_match_info_next (match, NULL))
+    {
+      g_autofree char *place = NULL;
+      g_autofree char *path = NULL;
+      g_autofree char *shown = NULL;
+      g_autoptr (GString) renamed = NULL;
+      int line = 0, start = 0, end = 0;
+
+      if (!match_parts (match, &place, &path, &line, &start, &end)
+          || !names_snippet (path, snippet_name) || line < 1)
+        continue;
+      append_escaped (out, text + done, start - done);
+      /* The user's name for it, not the sandbox's path. */
+      renamed = g_string_new (place);
+      g_string_replace (renamed, path, display_name, 1);
+      shown = g_markup_escape_text (renamed->str, -1);
+      g_string_append_printf (out, "<a href=\"" SP_TRACEBACK_LINK_PREFIX "%d\">%s</a>", line,
+                              shown);
+      done = end;
+      linked = TRUE;
+    }
+  if (!linked)
+    return NULL;
+  append_escaped (out, text + done, -1);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+int
+sp_traceback_link_line (const char *uri)
+{
+  const char *digits;
+  char *end = NULL;
+  long line;
+
+  if (uri == NULL || !g_str_has_prefix (uri, SP_TRACEBACK_LINK_PREFIX))
+    return 0;
+  digits = uri + strlen (SP_TRACEBACK_LINK_PREFIX);
+  line = strtol (digits, &end, 10);
+  if (end == digits || *end != '\0' || line < 1 || line > G_MAXINT)
+    return 0;
+  return (int) line;
+}

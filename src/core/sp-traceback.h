@@ -1,0 +1,28 @@
+/* sp-traceback.h: an interpreter's error text made to point at the editor.
+ *
+ * Every place in a Python traceback, a node stack or a bash message that
+ * names the snippet ("File "/code/main.py", line 4", "(/code/main.js:3:15)",
+ * "/code/main.sh: line 3") becomes a Pango link to that line, and the
+ * run's path of the snippet (/code/main.py, or the host path in fallback
+ * mode) is replaced by the name the user knows it by (the file's name, or
+ * "Untitled"). Places in other files (the standard library, node's
+ * internals) stay text: Sandpad never opens them. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Link URIs are "line:N" (N 1-based). */
+#define SP_TRACEBACK_LINK_PREFIX "line:"
+
+/* Pango markup for text (escaped), or NULL when nothing in it names the
+ * snippet, so the caller shows the text as it is. snippet_name: the file
+ * name the snippet ran under (main.py); display_name: what to call it. */
+char *sp_traceback_to_markup (const char *text, const char *snippet_name,
+                              const char *display_name);
+
+/* The line a link points at, or 0 when uri is not one of ours. */
+int sp_traceback_link_line (const char *uri);
+
+G_END_DECLS

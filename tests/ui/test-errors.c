@@ -1,0 +1,146 @@
+/* test-errors.c: a failing run's error reads like Thonny's, in a real
+ * window under Xvfb against the real runner: each place in the traceback
+ * text is a link to its line and names the file as the user knows it; the
+ * snippet's frames are listed once each, in the traceback's order, one Tab
+ * stop per link; the error's last line is not shown twice. */
+#include "config.h"
+
+#include <gtksourceview/gtksource.h>
+
+#include "sp-application.h"
+#include "sp-test-wait.h"
+#include "sp-window.h"
+
+static SpApplication *app;
+
+static gboolean
+runner_ready (gpointer data)
+{
+  return sp_runner_supervisor_is_ready (sp_application_get_supervisor (app));
+}
+
+static gboolean
+is_idle (gpointer data)
+{
+  return !sp_window_get_running (data);
+}
+
+static GtkWidget *
+find_label (GtkWidget *widget, const char *css_class)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget)
+      && gtk_widget_has_css_class (widget, css_class))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_label (child, css_class);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+has_error_title (gpointer data)
+{
+  return find_label (data, "error-title") != NULL;
+}
+
+/* Everything under widget that takes a Tab stop, depth first. */
+static void
+collect_focusable (GtkWidget *widget, GPtrArray *out)
+{
+  if (gtk_widget_get_focusable (widget) && gtk_widget_get_visible (widget))
+    g_ptr_array_add (out, widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect_focusable (child, out);
+}
+
+static int
+cursor_line (SpWindow *window)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+  GtkTextIter iter;
+
+  gtk_text_buffer_get_iter_at_mark (buffer, &iter, gtk_text_buffer_get_insert (buffer));
+  return gtk_text_iter_get_line (&iter) + 1;
+}
+
+static void
+test_error_reads_well (void)
+{
+  SpWindow *window = sp_window_new (app);
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+  GtkWidget *panel = sp_window_get_exec_panel (window);
+  GtkWidget *title, *block, *stderr_label;
+  g_autoptr (GPtrArray) stops = g_ptr_array_new ();
+  const char *shown;
+  gboolean handled = FALSE;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (sp_test_wait_for (runner_ready, NULL, 15000));
+  /* A recursion: the same frame four times in the traceback. */
+  gtk_text_buffer_set_text (buffer,
+                            "def f(n):\n    return f(n + 1) if n < 3 else 1 / 0\n\nf(0)\n", -1);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  g_assert_true (sp_test_wait_for (is_idle, window, 30000));
+  g_assert_true (sp_test_wait_for (has_error_title, panel, 10000));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+
+  /* The summary says where; the message is the traceback's last line and
+   * is not repeated. */
+  title = find_label (panel, "error-title");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (title)), ==, "ZeroDivisionError in line 2");
+
+  /* The frames: once each, top to bottom as in the traceback, one Tab
+   * stop each. */
+  block = gtk_widget_get_parent (title);
+  /* The row: title, picture (hidden), frames, ... */
+  collect_focusable (gtk_widget_get_next_sibling (gtk_widget_get_next_sibling (title)), stops);
+  g_assert_cmpuint (stops->len, ==, 2);
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (stops->pdata[0])), ==,
+                   "Line 4, in <module>");
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (stops->pdata[1])), ==, "Line 2, in f");
+  g_assert_nonnull (block);
+
+  /* The traceback text: the user's name for the file, links to lines. */
+  stderr_label = find_label (panel, "stderr");
+  g_assert_nonnull (stderr_label);
+  shown = gtk_label_get_text (GTK_LABEL (stderr_label));
+  g_test_message ("stderr as shown:\n%s", shown);
+  g_assert_null (strstr (shown, "/code/"));
+  g_assert_nonnull (strstr (shown, "File \"Untitled\", line 4, in <module>"));
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (stderr_label)),
+                            "<a href=\"line:2\">"));
+  g_signal_emit_by_name (stderr_label, "activate-link", "line:4", &handled);
+  g_assert_true (handled);
+  g_assert_cmpint (cursor_line (window), ==, 4);
+
+  gtk_text_buffer_set_modified (buffer, FALSE);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+int
+main (int argc, char **argv)
+{
+  int ret;
+
+  if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
+    {
+      g_print ("1..0 # SKIP no display\n");
+      return 0;
+    }
+  gtk_test_init (&argc, &argv, NULL);
+  gtk_source_init ();
+  app = sp_application_new ();
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  g_test_add_func ("/Sandpad/Errors/reads-well", test_error_reads_well);
+  ret = g_test_run ();
+
+  g_application_quit (G_APPLICATION (app));
+  g_clear_object (&app);
+  return ret;
+}
