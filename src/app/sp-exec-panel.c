@@ -3,10 +3,13 @@
 
 #include "config.h"
 
+#include <adwaita.h>
 #include <glib/gi18n.h>
 
 #include "sp-ansi.h"
+#include "sp-csv.h"
 #include "sp-exec-panel.h"
+#include "sp-image-window.h"
 #include "sp-output-item.h"
 #include "sp-traceback.h"
 
@@ -32,6 +35,7 @@ struct _SpExecPanel
    * to make error text link to the editor. */
   char *snippet_name;
   char *display_name;
+  GFile *save_folder; /* where Save As starts; NULL: the home folder */
   gboolean running;
   /* The program seems to wait for input; the limit keeps counting. */
   gboolean waiting;
@@ -76,6 +80,13 @@ setup_row (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_d
   gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   gtk_widget_add_css_class (label, "output");
+  {
+    /* Wrapped output must not gain hyphens that are not in it. */
+    PangoAttrList *attrs = pango_attr_list_new ();
+    pango_attr_list_insert (attrs, pango_attr_insert_hyphens_new (FALSE));
+    gtk_label_set_attributes (GTK_LABEL (label), attrs);
+    pango_attr_list_unref (attrs);
+  }
   g_signal_connect_object (label, "activate-link", G_CALLBACK (on_activate_link), user_data, 0);
   gtk_picture_set_can_shrink (GTK_PICTURE (picture), TRUE);
   gtk_picture_set_content_fit (GTK_PICTURE (picture), GTK_CONTENT_FIT_CONTAIN);
@@ -187,7 +198,7 @@ bind_error (SpExecPanel *self, GtkWidget *frames, SpErrorInfo *error)
 
 /* The first bytes of a file of the run, as text (never more than max). */
 static char *
-read_head (const char *path, gsize max)
+read_head (const char *path, gsize max, gboolean *whole)
 {
   g_autoptr (GFile) file = g_file_new_for_path (path);
   g_autoptr (GFileInputStream) in = g_file_read (file, NULL, NULL);
@@ -197,10 +208,53 @@ read_head (const char *path, gsize max)
   if (in == NULL || !g_input_stream_read_all (G_INPUT_STREAM (in), buf, max, &got, NULL, NULL))
     return NULL;
   buf[got] = '\0';
+  *whole = got < max;
   return g_utf8_make_valid (buf, (gssize) got);
 }
 
 #define PREVIEW_LINES 8
+
+#define PREVIEW_COLUMNS 8
+
+/* CSV and TSV as a table: each quoted field one cell, so columns line up;
+ * what is left out is said in the last row and column. */
+static void
+bind_table (GtkWidget *table, const char *head, gboolean whole, char separator)
+{
+  g_autoptr (SpCsvPreview) csv
+    = sp_csv_preview_parse (head, whole, separator, PREVIEW_LINES, PREVIEW_COLUMNS);
+
+  for (guint r = 0; r < csv->rows->len; r++)
+    {
+      char **cells = g_ptr_array_index (csv->rows, r);
+      for (guint c = 0; cells[c] != NULL; c++)
+        {
+          GtkWidget *cell = gtk_label_new (cells[c]);
+          gtk_label_set_xalign (GTK_LABEL (cell), 0);
+          gtk_label_set_single_line_mode (GTK_LABEL (cell), TRUE);
+          gtk_label_set_ellipsize (GTK_LABEL (cell), PANGO_ELLIPSIZE_END);
+          gtk_label_set_max_width_chars (GTK_LABEL (cell), 24);
+          gtk_widget_set_tooltip_text (cell, cells[c]);
+          if (r == 0)
+            gtk_widget_add_css_class (cell, "heading");
+          gtk_grid_attach (GTK_GRID (table), cell, (int) c, (int) r, 1, 1);
+        }
+    }
+  if (csv->more_cols)
+    gtk_grid_attach (GTK_GRID (table), gtk_label_new ("…"), PREVIEW_COLUMNS, 0, 1, 1);
+  if (csv->more_rows || csv->more_cols)
+    {
+      GtkWidget *note = gtk_label_new (
+        csv->more_rows && csv->more_cols
+          ? _("Only the first rows and columns are shown; Save As keeps the whole file")
+        : csv->more_rows ? _("Only the first rows are shown; Save As keeps the whole file")
+                         : _("Only the first columns are shown; Save As keeps the whole file"));
+      gtk_label_set_xalign (GTK_LABEL (note), 0);
+      gtk_label_set_wrap (GTK_LABEL (note), TRUE);
+      gtk_widget_add_css_class (note, "dim-label");
+      gtk_grid_attach (GTK_GRID (table), note, 0, (int) csv->rows->len, PREVIEW_COLUMNS + 1, 1);
+    }
+}
 
 /* Text files preview their first lines; CSV shows as a small table. */
 static void
@@ -208,57 +262,73 @@ bind_preview (GtkWidget *preview, GtkWidget *table, SpOutputItem *item)
 {
   const char *mime = sp_output_item_get_mime (item);
   g_autofree char *head = NULL;
+  g_autofree char *text = NULL;
   g_auto (GStrv) lines = NULL;
   GtkWidget *child;
+  gboolean whole = FALSE;
 
   while ((child = gtk_widget_get_first_child (table)) != NULL)
     gtk_grid_remove (GTK_GRID (table), child);
   if (!g_str_has_prefix (mime, "text/") && !g_str_equal (mime, "application/json"))
     return;
-  head = read_head (sp_output_item_get_text (item), 4096);
+  head = read_head (sp_output_item_get_text (item), 4096, &whole);
   if (head == NULL)
     return;
-  lines = g_strsplit (head, "\n", PREVIEW_LINES + 1);
   if (g_str_equal (mime, "text/csv") || g_str_equal (mime, "text/tab-separated-values"))
     {
-      const char *sep = g_str_equal (mime, "text/csv") ? "," : "\t";
-      for (guint r = 0; lines[r] != NULL && r < PREVIEW_LINES; r++)
-        {
-          g_auto (GStrv) cells = g_strsplit (lines[r], sep, 8);
-          for (guint c = 0; cells[c] != NULL; c++)
-            {
-              GtkWidget *cell = gtk_label_new (cells[c]);
-              gtk_label_set_xalign (GTK_LABEL (cell), 0);
-              gtk_label_set_ellipsize (GTK_LABEL (cell), PANGO_ELLIPSIZE_END);
-              if (r == 0)
-                gtk_widget_add_css_class (cell, "heading");
-              gtk_grid_attach (GTK_GRID (table), cell, (int) c, (int) r, 1, 1);
-            }
-        }
+      bind_table (table, head, whole, g_str_equal (mime, "text/csv") ? ',' : '\t');
       gtk_widget_set_visible (table, TRUE);
       return;
     }
-  /* The split's last piece holds the rest of the file: not shown. */
+  lines = g_strsplit (head, "\n", PREVIEW_LINES + 1);
+  /* The split's last piece holds the rest of what was read: not shown,
+   * but said. */
   if (g_strv_length (lines) > PREVIEW_LINES)
-    g_clear_pointer (&lines[PREVIEW_LINES], g_free);
-  g_autofree char *text = g_strjoinv ("\n", lines);
+    {
+      g_free (lines[PREVIEW_LINES]);
+      lines[PREVIEW_LINES] = g_strdup ("…");
+    }
+  else if (!whole)
+    {
+      guint n = g_strv_length (lines);
+      lines = g_renew (char *, lines, n + 2);
+      lines[n] = g_strdup ("…");
+      lines[n + 1] = NULL;
+    }
+  text = g_strjoinv ("\n", lines);
   gtk_label_set_text (GTK_LABEL (preview), text);
   gtk_widget_set_visible (preview, TRUE);
+}
+
+/* Feedback where the window shows it (the toast overlay around us). */
+static void
+panel_toast (SpExecPanel *self, const char *text)
+{
+  GtkWidget *overlay = gtk_widget_get_ancestor (GTK_WIDGET (self), ADW_TYPE_TOAST_OVERLAY);
+
+  if (overlay != NULL)
+    adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), adw_toast_new (text));
 }
 
 static void
 on_save_response (GtkNativeDialog *dialog, int response, gpointer user_data)
 {
   g_autoptr (GFile) source = user_data;
+  SpExecPanel *self = g_object_get_data (G_OBJECT (dialog), "panel");
 
   if (response == GTK_RESPONSE_ACCEPT)
     {
       g_autoptr (GFile) dest = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
       g_autoptr (GError) error = NULL;
+      g_autofree char *name = g_file_get_basename (dest);
+      g_autofree char *message = NULL;
       /* A copy of the data, never a link into the run's directory. */
-      if (!g_file_copy (source, dest, G_FILE_COPY_OVERWRITE | G_FILE_COPY_NOFOLLOW_SYMLINKS, NULL,
-                        NULL, NULL, &error))
-        g_warning ("could not save: %s", error->message);
+      if (g_file_copy (source, dest, G_FILE_COPY_OVERWRITE | G_FILE_COPY_NOFOLLOW_SYMLINKS, NULL,
+                       NULL, NULL, &error))
+        message = g_strdup_printf (_("Saved as %s"), name);
+      else
+        message = g_strdup_printf (_("Could not save %s: %s"), name, error->message);
+      panel_toast (self, message);
     }
   g_object_unref (dialog);
 }
@@ -279,7 +349,13 @@ on_action_clicked (GtkButton *button, SpExecPanel *self)
       GtkFileChooserNative *chooser = gtk_file_chooser_native_new (
         _("Save File"), parent, GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
       g_autofree char *base = g_path_get_basename (path);
+      g_autoptr (GFile) home = g_file_new_for_path (g_get_home_dir ());
+      /* The snippet's folder, or home: never the app's working directory
+       * (and never the run's, which goes away with the next run). */
+      gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser),
+                                           self->save_folder ? self->save_folder : home, NULL);
       gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), base);
+      g_object_set_data_full (G_OBJECT (chooser), "panel", g_object_ref (self), g_object_unref);
       g_signal_connect (chooser, "response", G_CALLBACK (on_save_response),
                         g_file_new_for_path (path));
       gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
@@ -289,22 +365,16 @@ on_action_clicked (GtkButton *button, SpExecPanel *self)
       /* The texture the helper decoded: the file is never parsed here. */
       GObject *image = sp_output_item_get_image (item);
       if (GDK_IS_TEXTURE (image))
-        gdk_clipboard_set_texture (gtk_widget_get_clipboard (GTK_WIDGET (self)),
-                                   GDK_TEXTURE (image));
+        {
+          gdk_clipboard_set_texture (gtk_widget_get_clipboard (GTK_WIDGET (self)),
+                                     GDK_TEXTURE (image));
+          panel_toast (self, _("Image copied"));
+        }
     }
   else if (g_str_equal (what, "full") && GDK_IS_PAINTABLE (sp_output_item_get_image (item)))
     {
-      GtkWidget *window = gtk_window_new ();
-      GtkWidget *scroller = gtk_scrolled_window_new ();
-      GtkWidget *picture
-        = gtk_picture_new_for_paintable (GDK_PAINTABLE (sp_output_item_get_image (item)));
-
-      gtk_picture_set_can_shrink (GTK_PICTURE (picture), FALSE);
-      gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), picture);
-      gtk_window_set_child (GTK_WINDOW (window), scroller);
-      gtk_window_set_title (GTK_WINDOW (window), sp_output_item_get_label (item));
-      gtk_window_set_transient_for (GTK_WINDOW (window), parent);
-      gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
+      GtkWidget *window = sp_image_window_new (
+        parent, GDK_PAINTABLE (sp_output_item_get_image (item)), sp_output_item_get_label (item));
       gtk_window_present (GTK_WINDOW (window));
     }
 }
@@ -430,7 +500,9 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
   else if (sp_ansi_has_escapes (trimmed))
     {
       /* Colours become markup; other escape sequences are shown, inert. */
-      g_autofree char *markup = sp_ansi_to_markup (trimmed);
+      /* Dark red and dark blue do not read on a dark background. */
+      g_autofree char *markup = sp_ansi_to_markup_for (
+        trimmed, adw_style_manager_get_dark (adw_style_manager_get_default ()));
       gtk_label_set_markup (GTK_LABEL (label), markup);
     }
   else
@@ -505,6 +577,18 @@ on_value_changed (GtkAdjustment *adj, SpExecPanel *self)
   self->stick_to_bottom = gtk_adjustment_get_value (adj) >= bottom - 4;
 }
 
+/* The colours of output depend on light or dark: bind every row again. */
+static void
+on_dark_changed (SpExecPanel *self)
+{
+  g_autoptr (GListModel) output = self->output ? g_object_ref (self->output) : NULL;
+
+  if (output == NULL)
+    return;
+  sp_exec_panel_set_output (self, NULL);
+  sp_exec_panel_set_output (self, output);
+}
+
 static gboolean
 tick (gpointer user_data)
 {
@@ -546,6 +630,7 @@ sp_exec_panel_dispose (GObject *object)
   g_clear_object (&self->output);
   g_clear_pointer (&self->snippet_name, g_free);
   g_clear_pointer (&self->display_name, g_free);
+  g_clear_object (&self->save_folder);
   gtk_widget_dispose_template (GTK_WIDGET (self), SP_TYPE_EXEC_PANEL);
   G_OBJECT_CLASS (sp_exec_panel_parent_class)->dispose (object);
 }
@@ -611,6 +696,8 @@ sp_exec_panel_init (SpExecPanel *self)
   g_signal_connect_object (adj, "notify::upper", G_CALLBACK (on_upper_changed), self, 0);
   g_signal_connect_object (adj, "value-changed", G_CALLBACK (on_value_changed), self, 0);
   g_signal_connect_object (self->input_entry, "activate", G_CALLBACK (on_input_activate), self, 0);
+  g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
+                           G_CALLBACK (on_dark_changed), self, G_CONNECT_SWAPPED);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "panel.clear", FALSE);
 }
 
@@ -758,6 +845,14 @@ sp_exec_panel_set_snippet_names (SpExecPanel *self, const char *run_name,
   self->snippet_name = g_strdup (run_name);
   g_free (self->display_name);
   self->display_name = g_strdup (display_name);
+}
+
+void
+sp_exec_panel_set_save_folder (SpExecPanel *self, GFile *folder)
+{
+  g_return_if_fail (SP_IS_EXEC_PANEL (self));
+  g_return_if_fail (folder == NULL || G_IS_FILE (folder));
+  g_set_object (&self->save_folder, folder);
 }
 
 void

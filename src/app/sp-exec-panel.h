@@ -42,6 +42,10 @@ void sp_exec_panel_set_status (SpExecPanel *self, const char *text, gboolean is_
 void sp_exec_panel_set_snippet_names (SpExecPanel *self, const char *run_name,
                                       const char *display_name);
 
+/* Where Save As of a run's file starts (the snippet's folder); NULL: the
+ * home folder. */
+void sp_exec_panel_set_save_folder (SpExecPanel *self, GFile *folder);
+
 /* While running: the program seems to wait for input. The status says so
  * (with the time limit, which keeps counting, and where to change it) and
  * the input line takes the keyboard. Cleared when the run ends. */

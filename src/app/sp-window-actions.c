@@ -300,6 +300,10 @@ start_run (SpWindow *self, const char *code)
                                      ? "main.sh"
                                      : "main.py",
                                    name ? name : _("Untitled"));
+  {
+    g_autoptr (GFile) folder = self->file ? g_file_get_parent (self->file) : NULL;
+    sp_exec_panel_set_save_folder (self->exec_panel, folder);
+  }
   sp_exec_panel_set_output (self->exec_panel, G_LIST_MODEL (self->output));
   set_running (self, TRUE);
 }
@@ -553,6 +557,12 @@ _sp_window_save (SpWindow *self, GFile *file, gboolean then_close)
                                      : g_str_equal (_sp_window_get_language (self), "bash")
                                        ? "snippet.sh"
                                        : "snippet.py");
+  {
+    /* Beside the snippet, or at home: never the app's working directory. */
+    g_autoptr (GFile) folder = self->file ? g_file_get_parent (self->file)
+                                          : g_file_new_for_path (g_get_home_dir ());
+    gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL);
+  }
   g_object_set_data (G_OBJECT (chooser), "then-close", GINT_TO_POINTER (then_close));
   g_signal_connect (chooser, "response", G_CALLBACK (on_save_as_response), g_object_ref (self));
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));

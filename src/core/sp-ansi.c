@@ -4,18 +4,84 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The xterm defaults for the 16 colours, readable on light and dark. */
-static const char *const palette[16] = {
+/* The 16 colours, as GNOME's palette has them, for a light background. */
+static const char *const light_palette[16] = {
   "#000000", "#c01c28", "#26a269", "#a2734c", "#12488b", "#a347ba", "#2aa1b3", "#d0cfcc",
   "#5e5c64", "#f66151", "#33d17a", "#e9ad0c", "#2a7bde", "#c061cb", "#33c7de", "#ffffff",
 };
 
+/* The same on a dark background: dark red and dark blue (and black) are
+ * lifted until they read against it (at least 4.5:1 on #1e1e1e, tested). */
+static const char *const dark_palette[16] = {
+  "#9a9996", "#ff7b63", "#57e389", "#f6d32d", "#62a0ea", "#dc8add", "#5bc8af", "#deddda",
+  "#c0bfbc", "#ffa8a0", "#8ff0a4", "#f9f06b", "#99c1f1", "#f0b4f0", "#93ddc2", "#ffffff",
+};
+
+/* A colour: none, one of the 16 (themed), or an RGB value (256-colour
+ * cube and greys, truecolour). */
 typedef struct
 {
-  int fg; /* -1: default */
-  int bg;
+  enum { COLOUR_NONE, COLOUR_INDEX, COLOUR_RGB } kind;
+  guint32 value;
+} Colour;
+
+typedef struct
+{
+  Colour fg;
+  Colour bg;
   gboolean bold;
 } Style;
+
+static const Style plain_style = { { COLOUR_NONE, 0 }, { COLOUR_NONE, 0 }, FALSE };
+
+/* xterm's 256 colours: 16 themed, a 6x6x6 cube, 24 greys. */
+static Colour
+colour_256 (int n)
+{
+  static const int levels[6] = { 0, 95, 135, 175, 215, 255 };
+
+  if (n < 16)
+    return (Colour){ COLOUR_INDEX, (guint32) n };
+  if (n < 232)
+    {
+      n -= 16;
+      return (Colour){ COLOUR_RGB, (guint32) (levels[n / 36] << 16 | levels[n / 6 % 6] << 8
+                                              | levels[n % 6]) };
+    }
+  n = 8 + 10 * (n - 232);
+  return (Colour){ COLOUR_RGB, (guint32) (n << 16 | n << 8 | n) };
+}
+
+/* 38;5;N or 38;2;R;G;B (and 48 for the background), starting at codes[*i]
+ * (the 38 or 48); moves *i past what it used. A malformed one is dropped,
+ * as is the rest of the sequence, since its numbers no longer mean what
+ * they say. Returns FALSE then. */
+static gboolean
+extended_colour (char **codes, guint *i, Colour *out)
+{
+  guint n = g_strv_length (codes);
+  int mode = *i + 1 < n ? atoi (codes[*i + 1]) : -1;
+
+  if (mode == 5 && *i + 2 < n)
+    {
+      int index = atoi (codes[*i + 2]);
+      if (index < 0 || index > 255)
+        return FALSE;
+      *out = colour_256 (index);
+      *i += 2;
+      return TRUE;
+    }
+  if (mode == 2 && *i + 4 < n)
+    {
+      int r = atoi (codes[*i + 2]), g = atoi (codes[*i + 3]), b = atoi (codes[*i + 4]);
+      if (r < 0 || r > 255 || g < 0 || g > 255 || b < 0 || b > 255)
+        return FALSE;
+      *out = (Colour){ COLOUR_RGB, (guint32) (r << 16 | g << 8 | b) };
+      *i += 4;
+      return TRUE;
+    }
+  return FALSE;
+}
 
 gboolean
 sp_ansi_has_escapes (const char *text)
@@ -27,47 +93,68 @@ static void
 apply_sgr (Style *style, const char *params, gsize len)
 {
   g_autofree char *copy = g_strndup (params, len);
-  g_auto (GStrv) codes = g_strsplit (copy, ";", -1);
+  g_auto (GStrv) codes = NULL;
 
+  /* "38:5:196" (the ITU form) says the same as "38;5;196". */
+  g_strdelimit (copy, ":", ';');
+  codes = g_strsplit (copy, ";", -1);
   /* "ESC[m" is a reset, like "ESC[0m". */
   if (codes[0] == NULL)
-    *style = (Style){ -1, -1, FALSE };
+    *style = plain_style;
   for (guint i = 0; codes[i] != NULL; i++)
     {
       int code = codes[i][0] ? atoi (codes[i]) : 0;
 
       if (code == 0)
-        *style = (Style){ -1, -1, FALSE };
+        *style = plain_style;
       else if (code == 1)
         style->bold = TRUE;
       else if (code == 22)
         style->bold = FALSE;
       else if (code >= 30 && code <= 37)
-        style->fg = code - 30;
+        style->fg = (Colour){ COLOUR_INDEX, (guint32) (code - 30) };
+      else if (code == 38 || code == 48)
+        {
+          if (!extended_colour (codes, &i, code == 38 ? &style->fg : &style->bg))
+            return;
+        }
       else if (code == 39)
-        style->fg = -1;
+        style->fg.kind = COLOUR_NONE;
       else if (code >= 40 && code <= 47)
-        style->bg = code - 40;
+        style->bg = (Colour){ COLOUR_INDEX, (guint32) (code - 40) };
       else if (code == 49)
-        style->bg = -1;
+        style->bg.kind = COLOUR_NONE;
       else if (code >= 90 && code <= 97)
-        style->fg = code - 90 + 8;
+        style->fg = (Colour){ COLOUR_INDEX, (guint32) (code - 90 + 8) };
       else if (code >= 100 && code <= 107)
-        style->bg = code - 100 + 8;
-      /* Anything else (256 colours, underline, blink) is left out. */
+        style->bg = (Colour){ COLOUR_INDEX, (guint32) (code - 100 + 8) };
+      /* Anything else (underline, blink) is left out. */
     }
 }
 
-static void
-open_span (GString *out, const Style *style)
+static gboolean
+is_plain (const Style *style)
 {
-  if (style->fg < 0 && style->bg < 0 && !style->bold)
+  return style->fg.kind == COLOUR_NONE && style->bg.kind == COLOUR_NONE && !style->bold;
+}
+
+static void
+append_colour (GString *out, const char *attr, Colour colour, const char *const *palette)
+{
+  if (colour.kind == COLOUR_INDEX)
+    g_string_append_printf (out, " %s=\"%s\"", attr, palette[colour.value]);
+  else if (colour.kind == COLOUR_RGB)
+    g_string_append_printf (out, " %s=\"#%06x\"", attr, colour.value);
+}
+
+static void
+open_span (GString *out, const Style *style, const char *const *palette)
+{
+  if (is_plain (style))
     return;
   g_string_append (out, "<span");
-  if (style->fg >= 0)
-    g_string_append_printf (out, " foreground=\"%s\"", palette[style->fg]);
-  if (style->bg >= 0)
-    g_string_append_printf (out, " background=\"%s\"", palette[style->bg]);
+  append_colour (out, "foreground", style->fg, palette);
+  append_colour (out, "background", style->bg, palette);
   if (style->bold)
     g_string_append (out, " weight=\"bold\"");
   g_string_append_c (out, '>');
@@ -76,7 +163,7 @@ open_span (GString *out, const Style *style)
 static void
 close_span (GString *out, const Style *style)
 {
-  if (style->fg >= 0 || style->bg >= 0 || style->bold)
+  if (!is_plain (style))
     g_string_append (out, "</span>");
 }
 
@@ -106,8 +193,15 @@ append_escaped (GString *out, const char *text, gsize len)
 char *
 sp_ansi_to_markup (const char *text)
 {
+  return sp_ansi_to_markup_for (text, FALSE);
+}
+
+char *
+sp_ansi_to_markup_for (const char *text, gboolean dark)
+{
+  const char *const *palette = dark ? dark_palette : light_palette;
   GString *out = g_string_new (NULL);
-  Style style = { -1, -1, FALSE };
+  Style style = plain_style;
   const char *p = text;
 
   g_return_val_if_fail (text != NULL, NULL);
@@ -127,13 +221,13 @@ sp_ansi_to_markup (const char *text)
       if (esc[1] == '[')
         {
           const char *q = esc + 2;
-          while (*q && ((*q >= '0' && *q <= '9') || *q == ';' || *q == '?'))
+          while (*q && ((*q >= '0' && *q <= '9') || *q == ';' || *q == ':' || *q == '?'))
             q++;
           if (*q == 'm')
             {
               close_span (out, &style);
               apply_sgr (&style, esc + 2, (gsize) (q - esc - 2));
-              open_span (out, &style);
+              open_span (out, &style, palette);
               p = q + 1;
               continue;
             }

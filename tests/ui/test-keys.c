@@ -10,6 +10,7 @@
 
 #include "sp-application.h"
 #include "sp-exec-panel.h"
+#include "sp-image-window.h"
 #include "sp-output-item.h"
 #include "sp-test-wait.h"
 #include "sp-window.h"
@@ -66,6 +67,19 @@ settle (void)
       g_main_context_iteration (NULL, FALSE);
       g_usleep (1000);
     }
+}
+
+/* Presses keysym alone. */
+static void
+press (KeySym keysym)
+{
+  Display *dpy = gdk_x11_display_get_xdisplay (gdk_display_get_default ());
+  KeyCode key = XKeysymToKeycode (dpy, keysym);
+
+  XTestFakeKeyEvent (dpy, key, True, CurrentTime);
+  XTestFakeKeyEvent (dpy, key, False, CurrentTime);
+  XFlush (dpy);
+  settle ();
 }
 
 /* Presses keysym with Control (and Shift), as a person would. */
@@ -170,6 +184,92 @@ test_run_keys_never_type (void)
   close_window (window);
 }
 
+static GtkWidget *
+find_button (GtkWidget *widget, const char *label)
+{
+  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_button (child, label);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+has_full_size_button (gpointer data)
+{
+  GtkWidget *button = find_button (data, "Full Size");
+  return button != NULL && gtk_widget_get_visible (button);
+}
+
+static GtkWidget *
+image_window (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr (GObject) toplevel = g_list_model_get_item (toplevels, i);
+      if (SP_IS_IMAGE_WINDOW (toplevel))
+        return GTK_WIDGET (toplevel);
+    }
+  return NULL;
+}
+
+static gboolean
+image_window_shown (gpointer data)
+{
+  GtkWidget *window = image_window ();
+  return window != NULL && gtk_widget_get_mapped (window);
+}
+
+static gboolean
+image_window_gone (gpointer data)
+{
+  return image_window () == NULL;
+}
+
+/* Opens the plot's Full Size window and gives it the keyboard. */
+static void
+open_full_size (SpWindow *window)
+{
+  Display *dpy = gdk_x11_display_get_xdisplay (gdk_display_get_default ());
+
+  g_signal_emit_by_name (find_button (sp_window_get_exec_panel (window), "Full Size"), "clicked");
+  g_assert_true (sp_test_wait_for (image_window_shown, NULL, 10000));
+  gtk_test_widget_wait_for_draw (image_window ());
+  XSetInputFocus (dpy, gdk_x11_surface_get_xid (gtk_native_get_surface (
+                         GTK_NATIVE (image_window ()))),
+                  RevertToParent, CurrentTime);
+  XFlush (dpy);
+  settle ();
+}
+
+/* The Full Size window closes like a dialog: Escape, Ctrl+W. */
+static void
+test_full_size_closes (void)
+{
+  SpWindow *window = open_focused ("import matplotlib.pyplot as plt\nplt.plot([3, 1, 2])\n"
+                                   "plt.show()\n");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  g_assert_true (sp_test_wait_for (has_full_size_button, sp_window_get_exec_panel (window),
+                                   30000));
+  open_full_size (window);
+  press (XK_Escape);
+  g_assert_true (sp_test_wait_for (image_window_gone, NULL, 5000));
+  open_full_size (window);
+  press_ctrl (XK_w, FALSE);
+  g_assert_true (sp_test_wait_for (image_window_gone, NULL, 5000));
+  /* Ctrl+W went to the image window, not to the main window. */
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window)));
+  close_window (window);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -189,6 +289,7 @@ main (int argc, char **argv)
   app = sp_application_new ();
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
   g_test_add_func ("/Sandpad/Keys/run-keys-never-type", test_run_keys_never_type);
+  g_test_add_func ("/Sandpad/Keys/full-size-closes", test_full_size_closes);
   ret = g_test_run ();
 
   g_application_quit (G_APPLICATION (app));
