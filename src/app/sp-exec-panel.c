@@ -596,8 +596,8 @@ tick (gpointer user_data)
   double seconds = (g_get_monotonic_time () - self->started_at) / (double) G_USEC_PER_SEC;
   g_autofree char *text = NULL;
 
-  /* TRANSLATORS: seconds so far, then the time limit in seconds */
   if (self->waiting)
+    /* TRANSLATORS: seconds so far, then the time limit in seconds */
     text = g_strdup_printf (_("Waiting for input… %.1f s of the %u s time limit (Preferences)"),
                             seconds, self->timeout_s);
   else
