@@ -814,6 +814,8 @@ sp_exec_panel_set_running (SpExecPanel *self, gboolean running)
   gtk_widget_remove_css_class (GTK_WIDGET (self->status_label), "error");
   if (running)
     {
+      /* The last run's result no longer describes the line. */
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label), NULL);
       self->started_at = g_get_monotonic_time ();
       self->tick_id = g_timeout_add (100, tick, self);
       tick (self);

@@ -93,6 +93,12 @@ sp_split_measure (GtkWidget *widget, GtkOrientation orientation, int for_size, i
                       natural, minimum_baseline, natural_baseline);
 }
 
+static GtkSizeRequestMode
+sp_split_get_request_mode (GtkWidget *widget)
+{
+  return gtk_widget_get_request_mode (GTK_WIDGET (SP_SPLIT (widget)->paned));
+}
+
 /* The user moved the divider: that is the new proportion. */
 static void
 on_position (GtkPaned *paned, GParamSpec *pspec, SpSplit *self)
@@ -181,6 +187,7 @@ sp_split_class_init (SpSplitClass *klass)
   object_class->set_property = sp_split_set_property;
   widget_class->size_allocate = sp_split_size_allocate;
   widget_class->measure = sp_split_measure;
+  widget_class->get_request_mode = sp_split_get_request_mode;
 
   properties[PROP_FRACTION] = g_param_spec_double (
     "fraction", NULL, NULL, SP_SPLIT_MIN_FRACTION, SP_SPLIT_MAX_FRACTION, 0.55,
