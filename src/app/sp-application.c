@@ -138,6 +138,11 @@ sp_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.quit", quit_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "window.close", close_accels);
 
+  /* Tab into error text walks its links, one stop each; selecting the
+   * whole label on focus would swallow them (output is still selectable
+   * with the mouse or Shift and the arrows). */
+  g_object_set (gtk_settings_get_default (), "gtk-label-select-on-focus", FALSE, NULL);
+
   self->settings = g_settings_new (APP_ID);
   g_signal_connect_object (self->settings, "changed::style-variant", G_CALLBACK (apply_style),
                            self, G_CONNECT_SWAPPED);

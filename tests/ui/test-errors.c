@@ -115,6 +115,23 @@ test_error_reads_well (void)
   g_assert_nonnull (strstr (shown, "File \"Untitled\", line 4, in <module>"));
   g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (stderr_label)),
                             "<a href=\"line:2\">"));
+  {
+    /* Tab walks the label's links, one stop each. */
+    int stops_in_text = 0;
+    while (stops_in_text < 20 && gtk_widget_child_focus (stderr_label, GTK_DIR_TAB_FORWARD))
+      stops_in_text++;
+    int links = 0;
+    for (const char *p = strstr (shown, "File \"Untitled\""); p != NULL;
+         p = strstr (p + 1, "File \"Untitled\""))
+      links++;
+    g_test_message ("Tab stops in the traceback text: %d, links %d", stops_in_text, links);
+    /* Python folds the repeated frames: module, f, f, f, "[Previous line
+     * repeated 1 more time]". */
+    g_assert_cmpint (links, ==, 4);
+    /* The text itself (it is selectable), then one stop per link. */
+    g_assert_cmpint (stops_in_text, >=, links);
+    g_assert_cmpint (stops_in_text, <=, links + 1);
+  }
   g_signal_emit_by_name (stderr_label, "activate-link", "line:4", &handled);
   g_assert_true (handled);
   g_assert_cmpint (cursor_line (window), ==, 4);
