@@ -23,6 +23,21 @@ _sp_window_update_actions (SpWindow *self)
   gtk_widget_set_visible (self->stop_button, self->running);
 }
 
+/* "main.py": the name the runner gives a snippet of the window's
+ * language (its first extension, from the ready event), for a stem. */
+char *
+_sp_window_file_name_for (SpWindow *self, const char *stem)
+{
+  SpRunnerClient *client = sp_runner_supervisor_get_client (self->supervisor);
+  const char *const *extensions = NULL;
+
+  if (client != NULL && sp_runner_client_is_ready (client))
+    extensions = sp_runner_client_get_language_extensions (client, _sp_window_get_language (self));
+  if (extensions == NULL || extensions[0] == NULL)
+    return g_strdup (stem);
+  return g_strconcat (stem, ".", extensions[0], NULL);
+}
+
 /* ---- the policy card ---- */
 
 /* The card says what the sandbox really holds, from the layers the runner
@@ -161,10 +176,8 @@ add_error (SpWindow *self)
 {
   g_autofree char *name = self->file ? g_file_get_basename (self->file) : NULL;
   const char *language = _sp_window_get_language (self);
-  const char *snippet = name ? name
-                        : g_str_equal (language, "javascript") ? "main.js"
-                        : g_str_equal (language, "bash")       ? "main.sh"
-                                                               : "main.py";
+  g_autofree char *fallback = _sp_window_file_name_for (self, "main");
+  const char *snippet = name ? name : fallback;
   g_autoptr (SpErrorInfo) error = sp_error_info_parse (language, self->stderr_text->str, snippet);
   g_autoptr (SpOutputItem) item = NULL;
 
@@ -196,7 +209,7 @@ on_exited (SpRunnerSupervisor *sup, const char *run_id, SpRunResult *result, SpW
   sp_exec_panel_set_status (self->exec_panel, summary, !sp_run_result_succeeded (result));
   add_images (self, result);
   add_files (self, result);
-  if (!sp_run_result_succeeded (result) && sp_run_result_get_cancelled (result) == SP_CANCEL_NONE)
+  if (!sp_run_result_succeeded (result) && sp_run_result_get_cancelled (result) == SP_RUN_CANCEL_NONE)
     add_error (self);
 }
 
@@ -209,6 +222,8 @@ on_run_error (SpRunnerSupervisor *sup, const char *run_id, const char *code, con
   set_running (self, FALSE);
   sp_exec_panel_set_status (self->exec_panel, message, TRUE);
 }
+
+static void guess_language (SpWindow *self, GFile *file);
 
 static void
 on_state_changed (SpRunnerSupervisor *sup, GParamSpec *pspec, SpWindow *self)
@@ -225,6 +240,8 @@ on_state_changed (SpRunnerSupervisor *sup, GParamSpec *pspec, SpWindow *self)
                                 TRUE);
       self->runner_lost = TRUE;
     }
+  if (state == SP_RUNNER_STATE_READY && self->language_pending && self->file != NULL)
+    guess_language (self, self->file);
   _sp_window_runner_state_changed (self);
   update_policy (self);
   _sp_window_update_actions (self);
@@ -292,14 +309,10 @@ start_run (SpWindow *self, const char *code)
   g_clear_object (&self->output);
   self->output = sp_output_model_new ();
   /* Error text names the snippet as the user knows it, with links. */
-  sp_exec_panel_set_snippet_names (self->exec_panel,
-                                   name ? name
-                                   : g_str_equal (sp_run_request_get_language (request),
-                                                  "javascript") ? "main.js"
-                                   : g_str_equal (sp_run_request_get_language (request), "bash")
-                                     ? "main.sh"
-                                     : "main.py",
-                                   name ? name : _("Untitled"));
+  {
+    g_autofree char *run_name = name ? g_strdup (name) : _sp_window_file_name_for (self, "main");
+    sp_exec_panel_set_snippet_names (self->exec_panel, run_name, name ? name : _("Untitled"));
+  }
   {
     g_autoptr (GFile) folder = self->file ? g_file_get_parent (self->file) : NULL;
     sp_exec_panel_set_save_folder (self->exec_panel, folder);
@@ -424,18 +437,21 @@ on_panel_clear (SpExecPanel *panel, SpWindow *self)
 
 /* ---- files ---- */
 
+/* Which language a file name means is the runner's to say (its ready
+ * event lists each language's extensions); a file opened before the
+ * runner is ready gets its language once it is. */
 static void
 guess_language (SpWindow *self, GFile *file)
 {
+  SpRunnerClient *client = sp_runner_supervisor_get_client (self->supervisor);
   g_autofree char *name = g_file_get_basename (file);
+  const char *language = NULL;
 
-  if (g_str_has_suffix (name, ".py"))
-    _sp_window_set_language (self, "python");
-  else if (g_str_has_suffix (name, ".js") || g_str_has_suffix (name, ".mjs")
-           || g_str_has_suffix (name, ".cjs"))
-    _sp_window_set_language (self, "javascript");
-  else if (g_str_has_suffix (name, ".sh") || g_str_has_suffix (name, ".bash"))
-    _sp_window_set_language (self, "bash");
+  self->language_pending = !sp_runner_supervisor_is_ready (self->supervisor);
+  if (!self->language_pending && client != NULL)
+    language = sp_runner_client_language_for_file (client, name);
+  if (language != NULL)
+    _sp_window_set_language (self, language);
 }
 
 static void
@@ -542,6 +558,7 @@ on_save_as_response (GtkNativeDialog *dialog, int response, gpointer user_data)
 void
 _sp_window_save (SpWindow *self, GFile *file, gboolean then_close)
 {
+  g_autofree char *suggested = NULL;
   GtkFileChooserNative *chooser;
 
   if (file != NULL)
@@ -551,12 +568,8 @@ _sp_window_save (SpWindow *self, GFile *file, gboolean then_close)
     }
   chooser = gtk_file_chooser_native_new (_("Save Snippet"), GTK_WINDOW (self),
                                          GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser),
-                                     g_str_equal (_sp_window_get_language (self), "javascript")
-                                       ? "snippet.js"
-                                     : g_str_equal (_sp_window_get_language (self), "bash")
-                                       ? "snippet.sh"
-                                       : "snippet.py");
+  suggested = _sp_window_file_name_for (self, "snippet");
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), suggested);
   {
     /* Beside the snippet, or at home: never the app's working directory. */
     g_autoptr (GFile) folder = self->file ? g_file_get_parent (self->file)

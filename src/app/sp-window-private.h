@@ -29,6 +29,8 @@ struct _SpWindow
   SpRunnerSupervisor *supervisor;
   GtkCssProvider *font_css;
   GFile *file;
+  /* A file was opened before the runner could say its language. */
+  gboolean language_pending;
 
   /* The run shown in the panel. Its files (plots) stay until the next run,
    * so the panel can show them; then the runner may forget it. */
@@ -62,6 +64,7 @@ void _sp_window_save (SpWindow *self, GFile *file, gboolean then_close);
 void _sp_window_release_run (SpWindow *self);
 void _sp_window_goto_line (SpWindow *self, int line, gboolean mark);
 void _sp_window_clear_mark (SpWindow *self);
+char *_sp_window_file_name_for (SpWindow *self, const char *stem);
 
 /* sp-window-runner.c */
 void _sp_window_install_runner_actions (GtkWidgetClass *widget_class);

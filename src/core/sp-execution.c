@@ -262,7 +262,7 @@ _sp_execution_set_exited (SpExecution *self, SpRunResult *result)
   finish (self);
   self->result = sp_run_result_ref (result);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RESULT]);
-  if (sp_run_result_get_end (result) == SP_END_FAILED)
+  if (sp_run_result_get_end (result) == SP_RUN_END_FAILED)
     {
       /* It never ran (the interpreter could not be executed): a failure,
        * with the runner's reason, though the result is there too. */

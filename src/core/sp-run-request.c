@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp-run-request.h"
+#include "sp-run-request-private.h"
 
 struct _SpRunRequest
 {

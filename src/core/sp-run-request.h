@@ -3,8 +3,6 @@
 
 #include <glib-object.h>
 
-#include "sp-proto.h"
-
 G_BEGIN_DECLS
 
 typedef struct _SpRunRequest SpRunRequest;
@@ -31,9 +29,6 @@ void sp_run_request_setenv (SpRunRequest *self, const char *name, const char *va
 
 const char *sp_run_request_get_language (SpRunRequest *self);
 const char *sp_run_request_get_code (SpRunRequest *self);
-
-/* Fills a protocol run message (strings copied) with the given id. */
-void _sp_run_request_to_message (SpRunRequest *self, const char *id, SpMessage *msg);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SpRunRequest, sp_run_request_unref)
 

@@ -3,17 +3,24 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "sp-run-result.h"
+#include "sp-run-result-private.h"
+
+/* The core's enums copy the protocol's values so conversion is a cast;
+ * these fail the build if either side changes alone. */
+G_STATIC_ASSERT ((int) SP_RUN_END_FAILED == (int) SP_END_FAILED && SP_END_LAST == 3);
+G_STATIC_ASSERT ((int) SP_RUN_LIMIT_DISK == (int) SP_LIMIT_DISK && SP_LIMIT_LAST == 7);
+G_STATIC_ASSERT ((int) SP_RUN_CANCEL_KILL == (int) SP_CANCEL_KILL && SP_CANCEL_LAST == 4);
+G_STATIC_ASSERT ((int) SP_RUN_FILE_OTHER == (int) SP_FILE_OTHER && SP_FILE_KIND_LAST == 6);
 
 struct _SpRunResult
 {
   gatomicrefcount ref_count;
-  SpEnd end;
+  SpRunEnd end;
   int exit_code;
   int signal;
   char *error;
-  SpLimit limit;
-  SpCancelStage cancelled;
+  SpRunLimit limit;
+  SpRunCancel cancelled;
   gint64 wall_ms, cpu_ms, peak_memory;
   gint64 timeout_ms, memory_mib;
   gint64 stdout_bytes, stderr_bytes;
@@ -48,7 +55,7 @@ _sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint64 memory_mib
     {
       SpRunFile file = { g_build_filename (cwd, exited->files[i].path, NULL),
                          g_strdup (exited->files[i].path), exited->files[i].size,
-                         g_strdup (exited->files[i].mime), exited->files[i].kind,
+                         g_strdup (exited->files[i].mime), (SpRunFileKind) exited->files[i].kind,
                          g_strdup (exited->files[i].target) };
       g_array_append_val (self->files, file);
     }
@@ -62,12 +69,12 @@ _sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint64 memory_mib
   self->images = g_strv_builder_end (images);
 
   g_atomic_ref_count_init (&self->ref_count);
-  self->end = exited->end;
+  self->end = (SpRunEnd) exited->end;
   self->exit_code = (int) exited->exit_code;
   self->signal = (int) exited->signal;
   self->error = g_strdup (exited->error);
-  self->limit = exited->limit;
-  self->cancelled = exited->cancelled;
+  self->limit = (SpRunLimit) exited->limit;
+  self->cancelled = (SpRunCancel) exited->cancelled;
   self->wall_ms = exited->wall_ms;
   self->cpu_ms = exited->cpu_ms;
   self->peak_memory = exited->peak_memory_bytes;
@@ -100,15 +107,15 @@ sp_run_result_unref (SpRunResult *self)
 gboolean
 sp_run_result_succeeded (SpRunResult *self)
 {
-  return self->end == SP_END_EXITED && self->exit_code == 0 && self->limit == SP_LIMIT_NONE
-         && self->cancelled == SP_CANCEL_NONE;
+  return self->end == SP_RUN_END_EXITED && self->exit_code == 0 && self->limit == SP_RUN_LIMIT_NONE
+         && self->cancelled == SP_RUN_CANCEL_NONE;
 }
 
-SpEnd sp_run_result_get_end (SpRunResult *self) { return self->end; }
+SpRunEnd sp_run_result_get_end (SpRunResult *self) { return self->end; }
 int sp_run_result_get_exit_code (SpRunResult *self) { return self->exit_code; }
 int sp_run_result_get_signal (SpRunResult *self) { return self->signal; }
-SpLimit sp_run_result_get_limit (SpRunResult *self) { return self->limit; }
-SpCancelStage sp_run_result_get_cancelled (SpRunResult *self) { return self->cancelled; }
+SpRunLimit sp_run_result_get_limit (SpRunResult *self) { return self->limit; }
+SpRunCancel sp_run_result_get_cancelled (SpRunResult *self) { return self->cancelled; }
 gint64 sp_run_result_get_wall_ms (SpRunResult *self) { return self->wall_ms; }
 gint64 sp_run_result_get_cpu_ms (SpRunResult *self) { return self->cpu_ms; }
 gint64 sp_run_result_get_peak_memory (SpRunResult *self) { return self->peak_memory; }
@@ -141,29 +148,28 @@ describe_end (SpRunResult *self)
 {
   switch (self->limit)
     {
-    case SP_LIMIT_TIME:
+    case SP_RUN_LIMIT_TIME:
       return g_strdup_printf (_("Stopped: time limit of %g s reached"), self->timeout_ms / 1000.0);
-    case SP_LIMIT_CPU:
+    case SP_RUN_LIMIT_CPU:
       return g_strdup (_("Stopped: CPU time limit reached"));
-    case SP_LIMIT_MEMORY:
+    case SP_RUN_LIMIT_MEMORY:
       return g_strdup_printf (_("Stopped: memory limit of %d MiB reached"),
                               (int) self->memory_mib);
-    case SP_LIMIT_OUTPUT:
+    case SP_RUN_LIMIT_OUTPUT:
       return g_strdup (_("Stopped: output limit reached"));
-    case SP_LIMIT_DISK:
+    case SP_RUN_LIMIT_DISK:
       return g_strdup (_("Stopped: disk limit reached"));
-    case SP_LIMIT_PROCESSES:
+    case SP_RUN_LIMIT_PROCESSES:
       return g_strdup (_("Stopped: process limit reached"));
-    case SP_LIMIT_NONE:
-    case SP_LIMIT_LAST:
+    case SP_RUN_LIMIT_NONE:
     default:
       break;
     }
-  if (self->cancelled != SP_CANCEL_NONE)
+  if (self->cancelled != SP_RUN_CANCEL_NONE)
     return g_strdup (_("Stopped"));
-  if (self->end == SP_END_FAILED)
+  if (self->end == SP_RUN_END_FAILED)
     return g_strdup_printf (_("Could not run: %s"), self->error ? self->error : "");
-  if (self->end == SP_END_SIGNALED)
+  if (self->end == SP_RUN_END_SIGNALED)
     return g_strdup_printf (_("Killed by signal %d"), self->signal);
   return g_strdup_printf (_("Exited with code %d"), self->exit_code);
 }
@@ -174,7 +180,7 @@ sp_run_result_describe (SpRunResult *self)
   g_autofree char *end = describe_end (self);
   g_autofree char *memory = g_format_size ((guint64) self->peak_memory);
 
-  if (self->end == SP_END_FAILED)
+  if (self->end == SP_RUN_END_FAILED)
     return g_steal_pointer (&end);
   /* TRANSLATORS: how a run ended · wall time · peak memory · CPU time */
   return g_strdup_printf (_("%s · %.2f s · %s · CPU %.2f s"), end, self->wall_ms / 1000.0, memory,

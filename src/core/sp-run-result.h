@@ -3,27 +3,62 @@
 
 #include <glib-object.h>
 
-#include "sp-proto.h"
-
 G_BEGIN_DECLS
+
+/* The core's own words for how a run ended. They mirror the protocol's
+ * (docs/protocol.md) one for one, so the app never sees wire types. */
+typedef enum
+{
+  SP_RUN_END_EXITED,   /* the program exited with its exit code */
+  SP_RUN_END_SIGNALED, /* a signal killed it */
+  SP_RUN_END_FAILED,   /* it never ran: see sp_run_result_get_error() */
+} SpRunEnd;
+
+typedef enum
+{
+  SP_RUN_LIMIT_NONE,
+  SP_RUN_LIMIT_TIME,
+  SP_RUN_LIMIT_CPU,
+  SP_RUN_LIMIT_MEMORY,
+  SP_RUN_LIMIT_OUTPUT,
+  SP_RUN_LIMIT_PROCESSES,
+  SP_RUN_LIMIT_DISK,
+} SpRunLimit;
+
+/* How far a cancel had to go before the program was gone. */
+typedef enum
+{
+  SP_RUN_CANCEL_NONE,
+  SP_RUN_CANCEL_INTERRUPT,
+  SP_RUN_CANCEL_TERMINATE,
+  SP_RUN_CANCEL_KILL,
+} SpRunCancel;
+
+typedef enum
+{
+  SP_RUN_FILE_REGULAR,
+  SP_RUN_FILE_SYMLINK,
+  SP_RUN_FILE_FIFO,
+  SP_RUN_FILE_SOCKET,
+  SP_RUN_FILE_DEVICE,
+  SP_RUN_FILE_OTHER,
+} SpRunFileKind;
 
 typedef struct _SpRunResult SpRunResult;
 
 #define SP_TYPE_RUN_RESULT (sp_run_result_get_type ())
 GType sp_run_result_get_type (void) G_GNUC_CONST;
 
-SpRunResult *_sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint64 memory_mib,
-                                 const char *cwd);
 SpRunResult *sp_run_result_ref (SpRunResult *self);
 void sp_run_result_unref (SpRunResult *self);
 
 /* Exited with status 0, no limit hit, not cancelled. */
 gboolean sp_run_result_succeeded (SpRunResult *self);
-SpEnd sp_run_result_get_end (SpRunResult *self);
+SpRunEnd sp_run_result_get_end (SpRunResult *self);
 int sp_run_result_get_exit_code (SpRunResult *self);
 int sp_run_result_get_signal (SpRunResult *self);
-SpLimit sp_run_result_get_limit (SpRunResult *self);
-SpCancelStage sp_run_result_get_cancelled (SpRunResult *self);
+SpRunLimit sp_run_result_get_limit (SpRunResult *self);
+SpRunCancel sp_run_result_get_cancelled (SpRunResult *self);
 gint64 sp_run_result_get_wall_ms (SpRunResult *self);
 gint64 sp_run_result_get_cpu_ms (SpRunResult *self);
 gint64 sp_run_result_get_peak_memory (SpRunResult *self);
@@ -32,7 +67,7 @@ gint64 sp_run_result_get_stdout_bytes (SpRunResult *self);
 gint64 sp_run_result_get_stderr_bytes (SpRunResult *self);
 /* Output past the run's output limit was dropped (either stream). */
 gboolean sp_run_result_get_truncated (SpRunResult *self);
-/* Why it never ran (SP_END_FAILED), else NULL. */
+/* Why it never ran (SP_RUN_END_FAILED), else NULL. */
 const char *sp_run_result_get_error (SpRunResult *self);
 
 /* Absolute paths of the images the run created or changed, in the
@@ -47,8 +82,8 @@ typedef struct
   char *relative; /* as the run saw it */
   gint64 size;
   char *mime;
-  SpFileKind kind; /* SP_FILE_REGULAR, or what else the run left there */
-  char *target;    /* SP_FILE_SYMLINK: where it points (shown, never followed) */
+  SpRunFileKind kind; /* SP_RUN_FILE_REGULAR, or what else the run left there */
+  char *target;    /* SP_RUN_FILE_SYMLINK: where it points (shown, never followed) */
 } SpRunFile;
 
 guint sp_run_result_get_n_files (SpRunResult *self);

@@ -3,6 +3,10 @@
 #pragma once
 
 #include "sp-frame.h"
+#include "sp-proto.h"
+#include "sp-run-request-private.h"
+#include "sp-run-result-private.h"
+#include "sp-runner-error-private.h"
 #include "sp-runner-client.h"
 
 G_BEGIN_DECLS
@@ -84,5 +88,8 @@ void _sp_runner_client_dispatch (SpRunnerClient *self, SpMessage *msg);
 void _sp_runner_client_fail_runs (SpRunnerClient *self, const GError *error);
 RunInfo *_sp_runner_client_run_info_new (void);
 void _sp_runner_client_run_info_free (gpointer data);
+
+/* The ready event as decoded; NULL before the handshake. */
+const SpReady *sp_runner_client_get_ready (SpRunnerClient *self);
 
 G_END_DECLS

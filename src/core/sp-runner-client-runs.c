@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <string.h>
 
 #include "sp-runner-client-private.h"
 
@@ -66,8 +67,8 @@ sp_runner_client_get_languages (SpRunnerClient *self)
   return (const char *const *) self->languages;
 }
 
-const SpLanguage *
-sp_runner_client_lookup_language (SpRunnerClient *self, const char *name)
+static const SpLanguage *
+lookup_language (SpRunnerClient *self, const char *name)
 {
   const SpReady *ready = sp_runner_client_get_ready (self);
 
@@ -76,6 +77,42 @@ sp_runner_client_lookup_language (SpRunnerClient *self, const char *name)
   for (gsize i = 0; ready != NULL && i < ready->n_languages; i++)
     if (g_strcmp0 (ready->languages[i].name, name) == 0)
       return &ready->languages[i];
+  return NULL;
+}
+
+const char *
+sp_runner_client_get_language_version (SpRunnerClient *self, const char *name)
+{
+  const SpLanguage *language = lookup_language (self, name);
+
+  return language ? language->version : NULL;
+}
+
+const char *const *
+sp_runner_client_get_language_extensions (SpRunnerClient *self, const char *name)
+{
+  const SpLanguage *language = lookup_language (self, name);
+
+  return language ? (const char *const *) language->extensions : NULL;
+}
+
+const char *
+sp_runner_client_language_for_file (SpRunnerClient *self, const char *file_name)
+{
+  const SpReady *ready = sp_runner_client_get_ready (self);
+  const char *dot;
+
+  g_return_val_if_fail (file_name != NULL, NULL);
+
+  /* The runner matches the last extension exactly, case and all; so do we,
+   * or the app would call a file Python that the runner refuses. */
+  dot = strrchr (file_name, '.');
+  if (dot == NULL || dot[1] == '\0' || ready == NULL)
+    return NULL;
+  for (gsize i = 0; i < ready->n_languages; i++)
+    for (char **ext = ready->languages[i].extensions; ext != NULL && *ext != NULL; ext++)
+      if (g_str_equal (*ext, dot + 1))
+        return ready->languages[i].name;
   return NULL;
 }
 

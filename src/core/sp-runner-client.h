@@ -31,7 +31,6 @@
 
 #include "sp-execution.h"
 #include "sp-output-item.h"
-#include "sp-proto.h"
 #include "sp-run-request.h"
 #include "sp-run-result.h"
 #include "sp-runner-error.h"
@@ -73,10 +72,17 @@ gboolean sp_runner_client_is_ready (SpRunnerClient *self);
 const char *sp_runner_client_get_identifier (SpRunnerClient *self);
 
 /* What the ready event said; NULL (or FALSE) before the handshake. */
-const SpReady *sp_runner_client_get_ready (SpRunnerClient *self);
 const char *sp_runner_client_get_runner_version (SpRunnerClient *self);
+/* The languages the runner can run, in its order ("python", ...). */
 const char *const *sp_runner_client_get_languages (SpRunnerClient *self);
-const SpLanguage *sp_runner_client_lookup_language (SpRunnerClient *self, const char *name);
+/* A language's interpreter version, and the file name extensions the
+ * runner gives it ("py"; the first is the usual one); NULL if unknown. */
+const char *sp_runner_client_get_language_version (SpRunnerClient *self, const char *name);
+const char *const *sp_runner_client_get_language_extensions (SpRunnerClient *self,
+                                                             const char *name);
+/* The language a file of this name is written in, by its extension, the
+ * way the runner itself decides ("notes.sh" → "bash"); NULL if none. */
+const char *sp_runner_client_language_for_file (SpRunnerClient *self, const char *file_name);
 const char *sp_runner_client_get_sandbox_mode (SpRunnerClient *self);
 const char *const *sp_runner_client_get_sandbox_layers (SpRunnerClient *self);
 /* What "started" said a run got; FALSE before it started or once the

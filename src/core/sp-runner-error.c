@@ -1,5 +1,5 @@
 /* sp-runner-error.c: the SP_RUNNER_ERROR domain. */
-#include "sp-runner-error.h"
+#include "sp-runner-error-private.h"
 
 G_DEFINE_QUARK (sp-runner-error-quark, sp_runner_error)
 

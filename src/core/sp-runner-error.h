@@ -8,8 +8,6 @@
 
 #include <glib.h>
 
-#include "sp-proto.h"
-
 G_BEGIN_DECLS
 
 #define SP_RUNNER_ERROR (sp_runner_error_quark ())
@@ -43,9 +41,6 @@ typedef enum
 
 GQuark sp_runner_error_quark (void);
 
-/* SP_ERR_INVALID_JSON → SP_RUNNER_ERROR_INVALID_JSON; SP_ERR_NONE and
- * unknown values → SP_RUNNER_ERROR_FAILED. */
-SpRunnerError sp_runner_error_from_proto (SpProtoErrorCode code);
 /* The same from a wire name ("unknown_run"). */
 SpRunnerError sp_runner_error_from_string (const char *code);
 /* The wire name of a protocol code; NULL for the client's own codes. */

@@ -2,6 +2,7 @@
  * feeds it: states and their notifications, output, result, failure,
  * elapsed time, and that nothing changes once it is finished. */
 #include "sp-execution.h"
+#include "sp-run-result-private.h"
 #include "sp-runner-error.h"
 
 static void
@@ -11,11 +12,11 @@ count_notify (GObject *object, GParamSpec *pspec, guint *count)
 }
 
 static SpRunResult *
-make_result (SpEnd end, int exit_code, const char *error)
+make_result (SpRunEnd end, int exit_code, const char *error)
 {
   SpExited exited = { 0 };
 
-  exited.end = end;
+  exited.end = (SpEnd) end;
   exited.exit_code = exit_code;
   exited.error = (char *) error;
   exited.wall_ms = 5;
@@ -32,7 +33,7 @@ static void
 test_lifecycle (void)
 {
   SpExecution *exec = sp_execution_new ("r1", "python");
-  g_autoptr (SpRunResult) result = make_result (SP_END_EXITED, 0, NULL);
+  g_autoptr (SpRunResult) result = make_result (SP_RUN_END_EXITED, 0, NULL);
   g_autofree char *id = NULL;
   guint notified = 0;
 
@@ -102,7 +103,7 @@ static void
 test_never_ran (void)
 {
   SpExecution *exec = sp_execution_new ("r3", "javascript");
-  g_autoptr (SpRunResult) result = make_result (SP_END_FAILED, 0, "execve: No such file");
+  g_autoptr (SpRunResult) result = make_result (SP_RUN_END_FAILED, 0, "execve: No such file");
 
   _sp_execution_set_exited (exec, result);
   g_assert_cmpint (sp_execution_get_state (exec), ==, SP_EXECUTION_FAILED);

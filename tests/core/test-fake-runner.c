@@ -158,7 +158,7 @@ test_wrong_protocol (void)
   g_assert_true (sp_test_wait_for (start_done, &f.started, 10000));
   g_assert_error (f.started.error, SP_RUNNER_ERROR, SP_RUNNER_ERROR_BAD_VERSION);
   g_assert_cmpuint (f.rec.n_closed, ==, 1);
-  g_assert_null (sp_runner_client_get_ready (f.client));
+  g_assert_null (sp_runner_client_get_runner_version (f.client));
   g_assert_null (sp_runner_client_get_languages (f.client));
   g_assert_true (wait_process_gone (f.pid, 5000));
   fake_finish (&f);

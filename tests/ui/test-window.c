@@ -2,7 +2,9 @@
  * sandboxed runner, in a real window under Xvfb. */
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <gtksourceview/gtksource.h>
+#include <string.h>
 
 #include "sp-test-wait.h"
 #include "sp-application.h"
@@ -295,6 +297,53 @@ cursor_line (SpWindow *window)
 
   gtk_text_buffer_get_iter_at_mark (buffer, &iter, gtk_text_buffer_get_insert (buffer));
   return gtk_text_iter_get_line (&iter) + 1;
+}
+
+static gboolean
+buffer_has_text (gpointer data)
+{
+  return gtk_text_buffer_get_char_count (GTK_TEXT_BUFFER (sp_window_get_buffer (data))) > 0;
+}
+
+/* A file's language is the runner's call, from the extensions its ready
+ * event lists: a .bash and an .mjs file run as bash and node (as Python
+ * both are syntax errors). */
+static void
+test_language_from_runner (void)
+{
+  static const struct
+  {
+    const char *name, *code, *expect;
+  } cases[] = {
+    { "greet.bash", "echo \"from-$((6 * 7))\"\n", "from-42" },
+    { "greet.mjs", "console.log(`from-${6 * 7}`)\n", "from-42" },
+  };
+  g_autofree char *dir = g_dir_make_tmp ("sandpad-lang-XXXXXX", NULL);
+
+  g_assert_nonnull (dir);
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, cases[i].name, NULL);
+      g_autoptr (GFile) file = g_file_new_for_path (path);
+      SpWindow *window = open_window ("");
+      g_autofree char *out = NULL;
+      g_autofree char *err = NULL;
+
+      g_assert_true (g_file_set_contents (path, cases[i].code, -1, NULL));
+      sp_window_load_file (window, file);
+      g_assert_true (sp_test_wait_for (buffer_has_text, window, 5000));
+      run_and_wait (window);
+      out = output_text (window, SP_OUTPUT_STDOUT);
+      err = output_text (window, SP_OUTPUT_STDERR);
+      g_assert_nonnull (strstr (out, cases[i].expect));
+      g_assert_cmpstr (err, ==, "");
+      close_window (window);
+      g_unlink (path);
+    }
+  g_rmdir (dir);
+  /* Opening a file chose its language for the next window too: back to
+   * Python for the tests after this one. */
+  g_settings_set_string (sp_application_get_settings (app), "last-language", "python");
 }
 
 /* A failing run points at its line, and a frame of the error moves the
@@ -630,6 +679,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Window/broken-image", test_broken_image);
   g_test_add_func ("/Sandpad/Window/error-points-at-line", test_error_points_at_line);
   g_test_add_func ("/Sandpad/Window/run-selection", test_run_selection);
+  g_test_add_func ("/Sandpad/Window/language-from-runner", test_language_from_runner);
   g_test_add_func ("/Sandpad/Window/progress-and-colour", test_progress_and_colour);
   g_test_add_func ("/Sandpad/Window/created-files", test_created_files);
   g_test_add_func ("/Sandpad/Window/open-created-file", test_open_created_file);

@@ -1,0 +1,12 @@
+/* sp-run-result-private.h: building a result from the wire (core only). */
+#pragma once
+
+#include "sp-proto.h"
+#include "sp-run-result.h"
+
+G_BEGIN_DECLS
+
+SpRunResult *_sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint64 memory_mib,
+                                 const char *cwd);
+
+G_END_DECLS
