@@ -15,6 +15,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "sp-window-private.h"
 
 #define QUIET_MS 300
