@@ -219,3 +219,9 @@ _sp_output_item_append (SpOutputItem *self, const char *text, gsize len)
 {
   g_string_append_len (self->text, text, (gssize) len);
 }
+
+void
+_sp_output_item_erase_front (SpOutputItem *self, gsize len)
+{
+  g_string_erase (self->text, 0, (gssize) len);
+}

@@ -46,5 +46,6 @@ gsize sp_output_item_get_length (SpOutputItem *self);
 /* Only the model appends, before telling its views the item changed. */
 void _sp_output_item_append (SpOutputItem *self, const char *text, gsize len);
 void _sp_output_item_truncate (SpOutputItem *self, gsize len);
+void _sp_output_item_erase_front (SpOutputItem *self, gsize len);
 
 G_END_DECLS
