@@ -47,5 +47,6 @@ gsize sp_output_item_get_length (SpOutputItem *self);
 void _sp_output_item_append (SpOutputItem *self, const char *text, gsize len);
 void _sp_output_item_truncate (SpOutputItem *self, gsize len);
 void _sp_output_item_erase_front (SpOutputItem *self, gsize len);
+void _sp_output_item_notify_text (SpOutputItem *self);
 
 G_END_DECLS

@@ -476,7 +476,7 @@ trim_front (SpOutputModel *self)
               hide (self, cut_lines, cut);
               if (i > start)
                 break;
-              g_list_model_items_changed (G_LIST_MODEL (self), i, 1, 1);
+              _sp_output_item_notify_text (item);
               return;
             }
           self->lines -= n;
@@ -514,11 +514,13 @@ publish (SpOutputModel *self)
       apply (self, segment->kind, segment->text->str);
       segment_free (segment);
     }
-  /* The last row may have grown or been rewritten by a carriage return. */
-  if (self->first_changed < self->items->len)
-    g_list_model_items_changed (G_LIST_MODEL (self), self->first_changed,
-                                old_len - self->first_changed,
-                                self->items->len - self->first_changed);
+  /* A row views already show grew or was rewritten by a carriage return:
+   * it says so itself, views need not replace it. New rows are one
+   * addition. */
+  if (self->first_changed < old_len)
+    _sp_output_item_notify_text (g_ptr_array_index (self->items, self->first_changed));
+  if (self->items->len > old_len)
+    g_list_model_items_changed (G_LIST_MODEL (self), old_len, 0, self->items->len - old_len);
   trim_front (self);
   if (self->hidden_bytes != hidden_before)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HIDDEN]);
