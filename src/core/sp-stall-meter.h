@@ -4,7 +4,8 @@
  * runs late, something else held the main loop (a long handler, a layout,
  * a frame) for that long. The meter keeps the longest such lateness and,
  * given a log file, writes every stall over a threshold to it, so a person
- * or a benchmark can see when the window froze and for how long. */
+ * or a benchmark can see when the window froze and for how long. It also
+ * keeps the part of each stall the main loop's own thread was running. */
 #pragma once
 
 #include <glib-object.h>
@@ -25,6 +26,11 @@ G_DECLARE_FINAL_TYPE (SpStallMeter, sp_stall_meter, SP, STALL_METER, GObject)
 SpStallMeter *sp_stall_meter_new (const char *log_path, GError **error);
 /* The longest lateness since creation or the last reset, in microseconds. */
 gint64 sp_stall_meter_get_longest_us (SpStallMeter *self);
+/* The longest stall counting only the CPU time the main loop's thread
+ * used meanwhile: the app's own blocking work, without the time other
+ * processes held the CPU (on a loaded machine, most of a wall-clock
+ * stall may be that). */
+gint64 sp_stall_meter_get_longest_busy_us (SpStallMeter *self);
 /* How many times the timer ran since creation or the last reset. */
 guint64 sp_stall_meter_get_ticks (SpStallMeter *self);
 void sp_stall_meter_reset (SpStallMeter *self);

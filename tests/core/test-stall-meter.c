@@ -11,6 +11,17 @@ block (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+static gboolean
+spin_cpu (gpointer data)
+{
+  gint64 end = g_get_monotonic_time () + GPOINTER_TO_UINT (data) * 1000;
+  volatile guint64 n = 0;
+
+  while (g_get_monotonic_time () < end)
+    n++;
+  return G_SOURCE_REMOVE;
+}
+
 static void
 spin (guint ms)
 {
@@ -37,6 +48,15 @@ test_sees_block (void)
   g_idle_add (block, GUINT_TO_POINTER (150));
   spin (300);
   g_assert_cmpint (sp_stall_meter_get_longest_us (meter), >=, 140 * 1000);
+  /* Sleeping is not working: the loop was held, but not busy. */
+  g_assert_cmpint (sp_stall_meter_get_longest_busy_us (meter), <, 100 * 1000);
+
+  /* Working is: a handler that spins the CPU for 150 ms. */
+  sp_stall_meter_reset (meter);
+  g_idle_add (spin_cpu, GUINT_TO_POINTER (150));
+  spin (300);
+  g_assert_cmpint (sp_stall_meter_get_longest_us (meter), >=, 140 * 1000);
+  g_assert_cmpint (sp_stall_meter_get_longest_busy_us (meter), >=, 20 * 1000);
   sp_stall_meter_mark (meter, "marked");
   g_assert_finalize_object (meter);
   g_assert_true (g_file_get_contents (log, &text, NULL, NULL));
