@@ -240,3 +240,10 @@ _sp_output_item_notify_text (SpOutputItem *self)
 {
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TEXT]);
 }
+
+void
+_sp_output_item_replace (SpOutputItem *self, SpOutputKind kind, const char *text)
+{
+  self->kind = kind;
+  g_string_assign (self->text, text);
+}

@@ -48,5 +48,7 @@ void _sp_output_item_append (SpOutputItem *self, const char *text, gsize len);
 void _sp_output_item_truncate (SpOutputItem *self, gsize len);
 void _sp_output_item_erase_front (SpOutputItem *self, gsize len);
 void _sp_output_item_notify_text (SpOutputItem *self);
+/* A text row taking another row's place: kind and text (then notify). */
+void _sp_output_item_replace (SpOutputItem *self, SpOutputKind kind, const char *text);
 
 G_END_DECLS

@@ -33,6 +33,8 @@ struct _SpOutputModel
 
   gboolean batched;
   guint batch_id;
+  gboolean keep_rows;
+  gint64 batch_ms;
   /* While publishing: the first row changed or added, for views. */
   guint first_changed;
   GQueue pending; /* of Segment, in arrival order */
@@ -156,6 +158,7 @@ sp_output_model_init (SpOutputModel *self)
   self->items = g_ptr_array_new_with_free_func (g_object_unref);
   self->max_bytes = SP_OUTPUT_MODEL_DEFAULT_MAX_BYTES;
   self->max_lines = SP_OUTPUT_MODEL_DEFAULT_MAX_LINES;
+  self->batch_ms = SP_OUTPUT_MODEL_BATCH_MS;
   g_queue_init (&self->pending);
 }
 
@@ -382,9 +385,31 @@ over (SpOutputModel *self)
   return self->lines > self->max_lines || self->bytes > self->max_bytes;
 }
 
+/* Trimming cuts down to three quarters of the caps: a view pays for
+ * removed rows once per quarter of the tail, not on every batch. Rows
+ * rewritten in place cost a view nothing to trim: there the tail stays
+ * full, and the number of rows stays put through a flood. */
+static guint64
+trim_lines (SpOutputModel *self)
+{
+  return self->keep_rows ? self->max_lines : self->max_lines - self->max_lines / 4;
+}
+
+static gsize
+trim_bytes (SpOutputModel *self)
+{
+  return self->keep_rows ? self->max_bytes : self->max_bytes - self->max_bytes / 4;
+}
+
+static gboolean
+above_trim (SpOutputModel *self)
+{
+  return self->lines > trim_lines (self) || self->bytes > trim_bytes (self);
+}
+
 /* When the batch alone holds more than the tail, its first part would only
  * be built into rows to be dropped again: skip it, counted as hidden. */
-static void
+static gboolean
 skip_pending_excess (SpOutputModel *self)
 {
   guint64 lines = 0, bytes = 0, drop_lines, drop_bytes;
@@ -395,8 +420,10 @@ skip_pending_excess (SpOutputModel *self)
       lines += count_lines (segment->text->str, segment->text->len);
       bytes += segment->text->len;
     }
-  drop_lines = lines > self->max_lines ? lines - self->max_lines : 0;
-  drop_bytes = bytes > self->max_bytes ? bytes - self->max_bytes : 0;
+  if (lines <= self->max_lines && bytes <= self->max_bytes)
+    return FALSE;
+  drop_lines = lines > trim_lines (self) ? lines - trim_lines (self) : 0;
+  drop_bytes = bytes > trim_bytes (self) ? bytes - trim_bytes (self) : 0;
   while (self->pending.length > 0 && (drop_lines > 0 || drop_bytes > 0))
     {
       Segment *segment = g_queue_peek_head (&self->pending);
@@ -424,6 +451,7 @@ skip_pending_excess (SpOutputModel *self)
       else
         g_string_erase (segment->text, 0, (gssize) cut);
     }
+  return TRUE;
 }
 
 /* How much of the front of a row must go for the tail to fit. */
@@ -432,8 +460,8 @@ front_cut (SpOutputModel *self, SpOutputItem *item)
 {
   const char *text = sp_output_item_get_text (item);
   gsize len = sp_output_item_get_length (item), cut = 0;
-  guint64 need_lines = self->lines > self->max_lines ? self->lines - self->max_lines : 0;
-  gsize need_bytes = self->bytes > self->max_bytes ? self->bytes - self->max_bytes : 0;
+  guint64 need_lines = self->lines > trim_lines (self) ? self->lines - trim_lines (self) : 0;
+  gsize need_bytes = self->bytes > trim_bytes (self) ? self->bytes - trim_bytes (self) : 0;
 
   for (; need_lines > 0 && cut < len; need_lines--)
     {
@@ -454,11 +482,14 @@ trim_front (SpOutputModel *self)
 {
   guint i = 0;
 
-  while (over (self) && i < self->items->len)
+  if (!over (self))
+    return;
+  while (above_trim (self) && i < self->items->len)
     {
       guint start = i;
 
-      while (i < self->items->len && over (self) && is_text (g_ptr_array_index (self->items, i)))
+      while (i < self->items->len && above_trim (self)
+             && is_text (g_ptr_array_index (self->items, i)))
         {
           SpOutputItem *item = g_ptr_array_index (self->items, i);
           gsize len = sp_output_item_get_length (item);
@@ -498,6 +529,100 @@ trim_front (SpOutputModel *self)
 /* Builds the batch into rows and tells views: one change for the rows
  * that grew or came, then the removals at the front. */
 static void
+apply_pending (SpOutputModel *self)
+{
+  while (self->pending.length > 0)
+    {
+      Segment *segment = g_queue_pop_head (&self->pending);
+      apply (self, segment->kind, segment->text->str);
+      segment_free (segment);
+    }
+}
+
+static gboolean
+all_text (SpOutputModel *self)
+{
+  for (guint i = 0; i < self->items->len; i++)
+    if (!is_text (g_ptr_array_index (self->items, i)))
+      return FALSE;
+  return TRUE;
+}
+
+/* Trims the front while views are told nothing: the caller rewrites rows
+ * in place. Returns how many whole rows went; a row cut in part keeps its
+ * place. */
+static guint
+trim_front_quietly (SpOutputModel *self, gboolean *cut_row)
+{
+  guint k = 0;
+
+  *cut_row = FALSE;
+  if (!over (self))
+    return 0;
+  while (k < self->items->len && above_trim (self))
+    {
+      SpOutputItem *item = g_ptr_array_index (self->items, k);
+      gsize len = sp_output_item_get_length (item);
+      guint n = count_lines (sp_output_item_get_text (item), len);
+      gsize cut = front_cut (self, item);
+
+      if (cut < len)
+        {
+          guint cut_lines = count_lines (sp_output_item_get_text (item), cut);
+          _sp_output_item_erase_front (item, cut);
+          self->lines -= cut_lines;
+          self->bytes -= cut;
+          hide (self, cut_lines, cut);
+          *cut_row = TRUE;
+          break;
+        }
+      self->lines -= n;
+      self->bytes -= len;
+      hide (self, n, len);
+      k++;
+    }
+  return k;
+}
+
+/* Text only, and views keep to the end: the rows views have keep their
+ * places and take the text that now belongs there, so a view rebinds the
+ * few rows it shows instead of dropping rows at the front and making new
+ * ones at the end on every batch of a flood. */
+static void
+publish_in_place (SpOutputModel *self)
+{
+  guint old_len = self->items->len, k, n_final, common;
+  gboolean cut_row;
+  GPtrArray *result;
+
+  self->first_changed = G_MAXUINT;
+  apply_pending (self);
+  k = trim_front_quietly (self, &cut_row);
+  n_final = self->items->len - k;
+  common = MIN (old_len, n_final);
+  if (k > 0)
+    for (guint i = 0; i < common; i++)
+      {
+        SpOutputItem *from = g_ptr_array_index (self->items, i + k);
+        _sp_output_item_replace (g_ptr_array_index (self->items, i),
+                                 sp_output_item_get_kind (from), sp_output_item_get_text (from));
+      }
+  result = g_ptr_array_new_full (n_final, g_object_unref);
+  for (guint i = 0; i < common; i++)
+    g_ptr_array_add (result, g_object_ref (g_ptr_array_index (self->items, i)));
+  for (guint i = common; i < n_final; i++)
+    g_ptr_array_add (result, g_object_ref (g_ptr_array_index (self->items, i + k)));
+  g_ptr_array_unref (self->items);
+  self->items = result;
+  if (k > 0 || cut_row)
+    self->first_changed = 0;
+  for (guint i = self->first_changed; i < common; i++)
+    _sp_output_item_notify_text (g_ptr_array_index (self->items, i));
+  if (old_len != common || n_final != common)
+    g_list_model_items_changed (G_LIST_MODEL (self), common, old_len - common, n_final - common);
+}
+
+static void
 publish (SpOutputModel *self)
 {
   guint old_len = self->items->len;
@@ -507,13 +632,15 @@ publish (SpOutputModel *self)
   if (self->pending.length == 0)
     return;
   skip_pending_excess (self);
-  self->first_changed = G_MAXUINT;
-  while (self->pending.length > 0)
+  if (self->keep_rows && all_text (self))
     {
-      Segment *segment = g_queue_pop_head (&self->pending);
-      apply (self, segment->kind, segment->text->str);
-      segment_free (segment);
+      publish_in_place (self);
+      if (self->hidden_bytes != hidden_before)
+        g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HIDDEN]);
+      return;
     }
+  self->first_changed = G_MAXUINT;
+  apply_pending (self);
   /* A row views already show grew or was rewritten by a carriage return:
    * it says so itself, views need not replace it. New rows are one
    * addition. */
@@ -530,9 +657,14 @@ static gboolean
 batch_due (gpointer user_data)
 {
   SpOutputModel *self = user_data;
+  gint64 start = g_get_monotonic_time ();
 
   self->batch_id = 0;
   publish (self);
+  /* Showing a batch (views rebind in the handlers) may take at most about
+   * a fifth of the time: a slow view gets bigger, rarer batches. */
+  self->batch_ms = CLAMP ((g_get_monotonic_time () - start) * 4 / 1000, SP_OUTPUT_MODEL_BATCH_MS,
+                          SP_OUTPUT_MODEL_BATCH_MS * 8);
   return G_SOURCE_REMOVE;
 }
 
@@ -541,6 +673,13 @@ sp_output_model_flush (SpOutputModel *self)
 {
   g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
   publish (self);
+}
+
+void
+sp_output_model_set_keep_rows (SpOutputModel *self, gboolean keep_rows)
+{
+  g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
+  self->keep_rows = !!keep_rows;
 }
 
 void
@@ -611,7 +750,7 @@ sp_output_model_append (SpOutputModel *self, SpOutputKind kind, const char *text
   if (!self->batched)
     publish (self);
   else if (self->batch_id == 0)
-    self->batch_id = g_timeout_add (SP_OUTPUT_MODEL_BATCH_MS, batch_due, self);
+    self->batch_id = g_timeout_add ((guint) self->batch_ms, batch_due, self);
 }
 
 void

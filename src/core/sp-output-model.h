@@ -2,8 +2,10 @@
  *
  * Chunks arrive as the program writes them, often tiny and many. The model
  * coalesces consecutive text of the same stream into rows of at most
- * SP_OUTPUT_MODEL_ROW_LINES lines and SP_OUTPUT_MODEL_ITEM_BYTES bytes, so
- * no row costs a view more than a small layout, and keeps only the tail:
+ * SP_OUTPUT_MODEL_ROW_LINES lines (one: rows of even height let a list view
+ * guess the height of rows it has not laid out, and a label's layout costs
+ * the square of its lines) and SP_OUTPUT_MODEL_ITEM_BYTES bytes (a longer
+ * line continues in the next row), and keeps only the tail:
  * at most max_lines lines and max_bytes bytes of text. The first lines
  * past that are dropped from the list and counted (hidden lines), and the
  * whole output, both streams in the order they came, is kept in a private
@@ -25,7 +27,7 @@ G_BEGIN_DECLS
 #define SP_OUTPUT_MODEL_DEFAULT_MAX_BYTES (2 * 1024 * 1024)
 #define SP_OUTPUT_MODEL_DEFAULT_MAX_LINES 10000
 #define SP_OUTPUT_MODEL_ITEM_BYTES (4 * 1024)
-#define SP_OUTPUT_MODEL_ROW_LINES 64
+#define SP_OUTPUT_MODEL_ROW_LINES 1
 #define SP_OUTPUT_MODEL_BATCH_MS 30
 
 #define SP_TYPE_OUTPUT_MODEL (sp_output_model_get_type ())
@@ -35,6 +37,10 @@ SpOutputModel *sp_output_model_new (void);
 void sp_output_model_set_max_bytes (SpOutputModel *self, gsize max_bytes);
 void sp_output_model_set_max_lines (SpOutputModel *self, guint max_lines);
 void sp_output_model_set_batched (SpOutputModel *self, gboolean batched);
+/* For a view that shows the end: trimming moves text through the rows it
+ * already has (each notifies "text") instead of removing rows at the front
+ * and adding rows at the end, as long as the list holds only text. */
+void sp_output_model_set_keep_rows (SpOutputModel *self, gboolean keep_rows);
 void sp_output_model_append (SpOutputModel *self, SpOutputKind kind, const char *text);
 /* Shows what a batch holds now. */
 void sp_output_model_flush (SpOutputModel *self);
