@@ -6,6 +6,9 @@
 
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "sp-image-texture.h"
 #include "sp-run-result.h"
@@ -182,6 +185,8 @@ on_exited (SpRunnerSupervisor *sup, const char *run_id, SpRunResult *result, SpW
     return;
   summary = sp_run_result_describe (result);
   self->run_exited = TRUE;
+  /* Everything the program wrote comes before its plots, files and error. */
+  sp_output_model_flush (self->output);
   set_running (self, FALSE);
   sp_exec_panel_set_status (self->exec_panel, summary, !sp_run_result_succeeded (result));
   add_images (self, result);
@@ -263,6 +268,8 @@ start_run (SpWindow *self, const char *code)
                                  g_settings_get_uint (self->settings, "run-timeout-seconds") * 1000);
   sp_run_request_set_memory_mib (request, g_settings_get_uint (self->settings, "memory-limit-mib"));
   sp_run_request_set_network (request, g_settings_get_boolean (self->settings, "network-allowed"));
+  sp_run_request_set_output_limit (
+    request, (gint64) g_settings_get_uint (self->settings, "output-limit-mib") * 1024 * 1024);
   sp_run_request_set_stdin_open (request, TRUE);
 
   _sp_window_release_run (self);
@@ -281,6 +288,9 @@ start_run (SpWindow *self, const char *code)
     }
   g_clear_object (&self->output);
   self->output = sp_output_model_new ();
+  /* Output is shown in batches, a few dozen times a second at most, so a
+   * flood of tiny writes costs the window one update per batch. */
+  sp_output_model_set_batched (self->output, TRUE);
   sp_exec_panel_set_output (self->exec_panel, G_LIST_MODEL (self->output));
   set_running (self, TRUE);
 }
@@ -394,6 +404,11 @@ on_panel_clear (SpExecPanel *panel, SpWindow *self)
 {
   if (self->output != NULL)
     sp_output_model_clear (self->output);
+#ifdef __GLIBC__
+  /* A flood's rows are many small blocks; glibc keeps freed ones for
+   * reuse unless asked to give the pages back. */
+  malloc_trim (0);
+#endif
 }
 
 /* ---- files ---- */
