@@ -6,6 +6,7 @@
 
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
+#include <stdio.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -105,6 +106,31 @@ by_mtime (gconstpointer a, gconstpointer b)
   return ta < tb ? -1 : ta > tb;
 }
 
+/* The prelude saves the figures plt.show() shows as plot-N.png: those are
+ * "Plot N"; an image the snippet saved itself is named by its file, as the
+ * snippet named it. */
+static char *
+image_label (SpRunResult *result, const char *path)
+{
+  for (guint i = 0; i < sp_run_result_get_n_files (result); i++)
+    {
+      const SpRunFile *file = sp_run_result_get_file (result, i);
+      guint n = 0;
+
+      if (g_strcmp0 (file->path, path) != 0)
+        continue;
+      /* Exactly the prelude's spelling, nothing more around it. */
+      if (sscanf (file->relative, "plot-%u.png", &n) == 1 && n > 0)
+        {
+          g_autofree char *prelude = g_strdup_printf ("plot-%u.png", n);
+          if (g_str_equal (prelude, file->relative))
+            return g_strdup_printf (_("Plot %u"), n);
+        }
+      return g_strdup (file->relative);
+    }
+  return g_path_get_basename (path);
+}
+
 /* Plots and other images the run made, shown in the order it made them
  * (the runner lists files by name). */
 static void
@@ -119,7 +145,7 @@ add_images (SpWindow *self, SpRunResult *result)
   g_ptr_array_sort (ordered, by_mtime);
   for (guint i = 0; i < ordered->len; i++)
     {
-      g_autofree char *label = g_strdup_printf (_("Plot %u"), i + 1);
+      g_autofree char *label = image_label (result, g_ptr_array_index (ordered, i));
       g_autoptr (SpOutputItem) item = sp_output_item_new_image (g_ptr_array_index (ordered, i),
                                                                 label);
       sp_output_model_append_item (self->output, item);

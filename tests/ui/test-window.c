@@ -233,6 +233,53 @@ test_plot_inline (void)
 }
 
 static GtkWidget *find_label_prefix (GtkWidget *widget, const char *prefix);
+static GtkWidget *
+find_picture_labelled (GtkWidget *widget, const char *label)
+{
+  if (GTK_IS_PICTURE (widget) && gtk_picture_get_paintable (GTK_PICTURE (widget)) != NULL
+      && g_strcmp0 (gtk_picture_get_alternative_text (GTK_PICTURE (widget)), label) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_picture_labelled (child, label);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+typedef struct
+{
+  GtkWidget *panel;
+  const char *label;
+} PictureWait;
+
+static gboolean
+has_picture_labelled (gpointer data)
+{
+  PictureWait *wait = data;
+
+  return find_picture_labelled (wait->panel, wait->label) != NULL;
+}
+
+/* A PNG the snippet saves itself is shown named as its file; the figure
+ * plt.show() shows is a plot. */
+static void
+test_saved_png_named (void)
+{
+  SpWindow *window = open_window ("import matplotlib.pyplot as plt\n"
+                                  "plt.plot([1, 2, 3])\nplt.savefig('chart.png')\nplt.close()\n"
+                                  "plt.bar([1, 2], [3, 4])\nplt.show()\n");
+  GtkWidget *panel = sp_window_get_exec_panel (window);
+  PictureWait chart = { panel, "chart.png" }, plot = { panel, "Plot 1" };
+
+  run_and_wait (window);
+  g_assert_true (sp_test_wait_for (has_picture_labelled, &chart, 10000));
+  g_assert_true (sp_test_wait_for (has_picture_labelled, &plot, 10000));
+  close_window (window);
+}
+
 
 static gboolean
 has_cannot_show (gpointer data)
@@ -896,6 +943,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Window/unsaved-close-asks", test_unsaved_close_asks);
   g_test_add_func ("/Sandpad/Window/plot-inline", test_plot_inline);
   g_test_add_func ("/Sandpad/Window/broken-image", test_broken_image);
+  g_test_add_func ("/Sandpad/Window/saved-png-named", test_saved_png_named);
   g_test_add_func ("/Sandpad/Window/error-points-at-line", test_error_points_at_line);
   g_test_add_func ("/Sandpad/Window/run-selection", test_run_selection);
   g_test_add_func ("/Sandpad/Window/progress-and-colour", test_progress_and_colour);
