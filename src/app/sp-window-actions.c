@@ -131,10 +131,21 @@ image_label (SpRunResult *result, const char *path)
   return g_path_get_basename (path);
 }
 
-/* Plots and other images the run made, shown in the order it made them
- * (the runner lists files by name). */
+static const SpRunFile *
+find_file (SpRunResult *result, const char *path)
+{
+  for (guint i = 0; i < sp_run_result_get_n_files (result); i++)
+    if (g_str_equal (sp_run_result_get_file (result, i)->path, path))
+      return sp_run_result_get_file (result, i);
+  return NULL;
+}
+
+/* Plots, images and every other file the run made, in the order it made
+ * them (by modification time: the runner lists files by name), after all
+ * it printed. Images show inline; other files are listed, previewed and
+ * savable. */
 static void
-add_images (SpWindow *self, SpRunResult *result)
+add_results (SpWindow *self, SpRunResult *result)
 {
   const char *const *images = sp_run_result_get_images (result);
   g_autoptr (GPtrArray) ordered = g_ptr_array_new ();
@@ -142,35 +153,35 @@ add_images (SpWindow *self, SpRunResult *result)
 
   for (guint i = 0; images != NULL && images[i] != NULL; i++)
     g_ptr_array_add (ordered, (gpointer) images[i]);
+  for (guint i = 0; i < sp_run_result_get_n_files (result); i++)
+    {
+      const SpRunFile *file = sp_run_result_get_file (result, i);
+      if (!g_str_has_prefix (file->mime, "image/") || g_str_equal (file->mime, "image/svg+xml"))
+        g_ptr_array_add (ordered, file->path);
+    }
   g_ptr_array_sort (ordered, by_mtime);
   for (guint i = 0; i < ordered->len; i++)
     {
-      g_autofree char *label = image_label (result, g_ptr_array_index (ordered, i));
-      g_autoptr (SpOutputItem) item = sp_output_item_new_image (g_ptr_array_index (ordered, i),
-                                                                label);
+      const char *path = g_ptr_array_index (ordered, i);
+      g_autoptr (SpOutputItem) item = NULL;
+
+      if (images != NULL && g_strv_contains (images, path))
+        {
+          g_autofree char *label = image_label (result, path);
+          item = sp_output_item_new_image (path, label);
+          g_ptr_array_add (items, g_object_ref (item));
+        }
+      else
+        {
+          const SpRunFile *file = find_file (result, path);
+          item = sp_output_item_new_file (file->path, file->relative, file->size, file->mime);
+        }
       sp_output_model_append_item (self->output, item);
-      g_ptr_array_add (items, g_steal_pointer (&item));
     }
   /* Decoded by the sandboxed helper, never in the app; each row shows its
    * picture, or why it cannot, when the helper is done. */
   if (items->len > 0)
     sp_image_texture_decode_items (items, self->decode_cancellable);
-}
-
-/* Every other file the run made: listed, previewed, and savable. */
-static void
-add_files (SpWindow *self, SpRunResult *result)
-{
-  for (guint i = 0; i < sp_run_result_get_n_files (result); i++)
-    {
-      const SpRunFile *file = sp_run_result_get_file (result, i);
-      g_autoptr (SpOutputItem) item = NULL;
-
-      if (g_str_has_prefix (file->mime, "image/") && !g_str_equal (file->mime, "image/svg+xml"))
-        continue;
-      item = sp_output_item_new_file (file->path, file->relative, file->size, file->mime);
-      sp_output_model_append_item (self->output, item);
-    }
 }
 
 /* The error, structured: its type and message first, its frames as links
@@ -215,8 +226,7 @@ on_exited (SpRunnerSupervisor *sup, const char *run_id, SpRunResult *result, SpW
   sp_output_model_flush (self->output);
   set_running (self, FALSE);
   sp_exec_panel_set_status (self->exec_panel, summary, !sp_run_result_succeeded (result));
-  add_images (self, result);
-  add_files (self, result);
+  add_results (self, result);
   if (!sp_run_result_succeeded (result) && sp_run_result_get_cancelled (result) == SP_CANCEL_NONE)
     add_error (self);
 }

@@ -485,6 +485,43 @@ test_created_files (void)
   close_window (window);
 }
 
+/* Files and plots come in the order the run made them, after its text. */
+static void
+test_files_in_order (void)
+{
+  SpWindow *window = open_window ("import time\n"
+                                  "import matplotlib.pyplot as plt\n"
+                                  "print('start')\n"
+                                  "open('zz-first.txt', 'w').write('1\\n')\n"
+                                  "time.sleep(0.05)\n"
+                                  "plt.plot([1, 2, 3])\nplt.show()\n"
+                                  "time.sleep(0.05)\n"
+                                  "open('aa-last.txt', 'w').write('2\\n')\n");
+  GListModel *model;
+  const char *expected[][2] = { { "text", "start\n" },
+                                { "file", "zz-first.txt" },
+                                { "image", "Plot 1" },
+                                { "file", "aa-last.txt" } };
+
+  run_and_wait (window);
+  model = panel_output (window);
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, G_N_ELEMENTS (expected));
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    {
+      g_autoptr (SpOutputItem) item = g_list_model_get_item (model, i);
+      SpOutputKind kind = sp_output_item_get_kind (item);
+      const char *what = kind == SP_OUTPUT_STDOUT ? "text"
+                         : kind == SP_OUTPUT_FILE ? "file"
+                         : kind == SP_OUTPUT_IMAGE ? "image"
+                                                   : "other";
+      g_assert_cmpstr (what, ==, expected[i][0]);
+      g_assert_cmpstr (kind == SP_OUTPUT_STDOUT ? sp_output_item_get_text (item)
+                                                : sp_output_item_get_label (item),
+                       ==, expected[i][1]);
+    }
+  close_window (window);
+}
+
 static gboolean
 has_n_windows (gpointer data)
 {
@@ -948,6 +985,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Window/run-selection", test_run_selection);
   g_test_add_func ("/Sandpad/Window/progress-and-colour", test_progress_and_colour);
   g_test_add_func ("/Sandpad/Window/created-files", test_created_files);
+  g_test_add_func ("/Sandpad/Window/files-in-order", test_files_in_order);
   g_test_add_func ("/Sandpad/Window/open-created-file", test_open_created_file);
   g_test_add_func ("/Sandpad/Window/flood", test_flood);
   g_test_add_func ("/Sandpad/Window/stop-flood", test_stop_flood);
