@@ -50,10 +50,10 @@ static void on_picture_released (GtkGestureClick *click, int n_press, double x, 
                                  SpExecPanel *self);
 
 /* A row is a box holding a text label, a picture, an error block, file
- * actions and previews; bind shows what the item needs. */
-/* The parts of a row that only images, errors and files use: made the
- * first time a row shows one, so the many rows of text (a list view makes
- * up to 200 at once) cost one label each. */
+ * actions and previews; bind shows what the item needs. All but the label
+ * are only for images, errors and files: they are made the first time a
+ * row shows one, so the many rows of text (a list view makes up to 200 at
+ * once) cost one label each. */
 static void
 add_row_parts (GtkWidget *box, gpointer user_data)
 {
