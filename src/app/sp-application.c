@@ -20,6 +20,7 @@ struct _SpApplication
 
   GSettings *settings;
   SpRunnerSupervisor *supervisor;
+  SpStallMeter *stall_meter;
 };
 
 G_DEFINE_FINAL_TYPE (SpApplication, sp_application, ADW_TYPE_APPLICATION)
@@ -151,6 +152,16 @@ sp_application_startup (GApplication *app)
   /* SANDPAD_RUNNER, the installed runner, or the build tree's; and no
    * arguments: the runner picks its mode and runs without --strict. That
    * configuration is what tests/core/test-app-config.c attacks. */
+  /* Measuring the app's responsiveness is opt-in: a timer that runs
+   * every few milliseconds is not free. */
+  if (g_getenv ("SANDPAD_STALL_LOG") != NULL && g_getenv ("SANDPAD_STALL_LOG")[0] != '\0')
+    {
+      g_autoptr (GError) error = NULL;
+      self->stall_meter = sp_stall_meter_new (g_getenv ("SANDPAD_STALL_LOG"), &error);
+      if (self->stall_meter == NULL)
+        g_printerr ("sandpad: SANDPAD_STALL_LOG: %s\n", error->message);
+    }
+
   runner = sp_runner_find_helper ();
   self->supervisor = sp_runner_supervisor_new (runner);
   sp_runner_supervisor_start (self->supervisor);
@@ -174,6 +185,7 @@ sp_application_dispose (GObject *object)
 
   g_clear_object (&self->supervisor);
   g_clear_object (&self->settings);
+  g_clear_object (&self->stall_meter);
   G_OBJECT_CLASS (sp_application_parent_class)->dispose (object);
 }
 
@@ -219,4 +231,11 @@ sp_application_get_supervisor (SpApplication *self)
 {
   g_return_val_if_fail (SP_IS_APPLICATION (self), NULL);
   return self->supervisor;
+}
+
+SpStallMeter *
+sp_application_get_stall_meter (SpApplication *self)
+{
+  g_return_val_if_fail (SP_IS_APPLICATION (self), NULL);
+  return self->stall_meter;
 }

@@ -4,6 +4,7 @@
 #include <adwaita.h>
 
 #include "sp-runner-supervisor.h"
+#include "sp-stall-meter.h"
 
 G_BEGIN_DECLS
 
@@ -13,5 +14,8 @@ G_DECLARE_FINAL_TYPE (SpApplication, sp_application, SP, APPLICATION, AdwApplica
 SpApplication *sp_application_new (void);
 GSettings *sp_application_get_settings (SpApplication *self);
 SpRunnerSupervisor *sp_application_get_supervisor (SpApplication *self);
+/* The main loop's stall meter, when SANDPAD_STALL_LOG names a log file
+ * (see README); else NULL. */
+SpStallMeter *sp_application_get_stall_meter (SpApplication *self);
 
 G_END_DECLS

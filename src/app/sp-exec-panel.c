@@ -12,6 +12,7 @@
 #include "sp-image-window.h"
 #include "sp-output-item.h"
 #include "sp-traceback.h"
+#include "sp-transcript.h"
 
 struct _SpExecPanel
 {
@@ -26,8 +27,7 @@ struct _SpExecPanel
   GtkLabel *policy_limits;
   GtkExpander *policy_details;
   GtkLabel *policy_label;
-  GtkScrolledWindow *scroller;
-  GtkListView *output_view;
+  SpTranscript *transcript;
   GtkEntry *input_entry;
 
   GListModel *output;
@@ -42,8 +42,6 @@ struct _SpExecPanel
   guint timeout_s;
   gint64 started_at;
   guint tick_id;
-  /* Follow new output only while the user has not scrolled up. */
-  gboolean stick_to_bottom;
 };
 
 G_DEFINE_FINAL_TYPE (SpExecPanel, sp_exec_panel, GTK_TYPE_WIDGET)
@@ -65,29 +63,17 @@ static void on_picture_released (GtkGestureClick *click, int n_press, double x, 
                                  SpExecPanel *self);
 
 /* A row is a box holding a text label, a picture, an error block, file
- * actions and previews; bind shows what the item needs. */
+ * actions and previews; bind shows what the item needs. All but the label
+ * are only for images, errors and files: they are made the first time a
+ * row shows one, so the many rows of text (a list view makes up to 200 at
+ * once) cost one label each. */
 static void
-setup_row (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_data)
+add_row_parts (GtkWidget *box, gpointer user_data)
 {
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
-  GtkWidget *label = gtk_label_new (NULL);
   GtkWidget *picture = gtk_picture_new ();
   /* One button per frame, one Tab stop each, in the traceback's order. */
   GtkWidget *frames = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
 
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-  gtk_widget_add_css_class (label, "output");
-  {
-    /* Wrapped output must not gain hyphens that are not in it. */
-    PangoAttrList *attrs = pango_attr_list_new ();
-    pango_attr_list_insert (attrs, pango_attr_insert_hyphens_new (FALSE));
-    gtk_label_set_attributes (GTK_LABEL (label), attrs);
-    pango_attr_list_unref (attrs);
-  }
-  g_signal_connect_object (label, "activate-link", G_CALLBACK (on_activate_link), user_data, 0);
   gtk_picture_set_can_shrink (GTK_PICTURE (picture), TRUE);
   gtk_picture_set_content_fit (GTK_PICTURE (picture), GTK_CONTENT_FIT_CONTAIN);
   gtk_widget_set_size_request (picture, -1, 240);
@@ -119,12 +105,33 @@ setup_row (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_d
   gtk_widget_add_css_class (preview, "preview");
   gtk_grid_set_column_spacing (GTK_GRID (table), 12);
   gtk_widget_add_css_class (table, "preview");
-  gtk_box_append (GTK_BOX (box), label);
   gtk_box_append (GTK_BOX (box), picture);
   gtk_box_append (GTK_BOX (box), frames);
   gtk_box_append (GTK_BOX (box), actions);
   gtk_box_append (GTK_BOX (box), preview);
   gtk_box_append (GTK_BOX (box), table);
+}
+
+static void
+setup_row (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_data)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_widget_add_css_class (label, "output");
+  {
+    /* Wrapped output must not gain hyphens that are not in it. */
+    PangoAttrList *attrs = pango_attr_list_new ();
+    pango_attr_list_insert (attrs, pango_attr_insert_hyphens_new (FALSE));
+    gtk_label_set_attributes (GTK_LABEL (label), attrs);
+    pango_attr_list_unref (attrs);
+  }
+  g_signal_connect_object (label, "activate-link", G_CALLBACK (on_activate_link), user_data, 0);
+  gtk_box_append (GTK_BOX (box), label);
   gtk_list_item_set_child (item, box);
   gtk_list_item_set_activatable (item, FALSE);
   /* The row rebinds itself when its image arrives; the panel outlives
@@ -418,6 +425,8 @@ bind_image (GtkWidget *label, GtkWidget *picture, SpOutputItem *output)
 }
 
 static void bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *self);
+static void bind_text (SpExecPanel *self, GtkWidget *label, SpOutputItem *output,
+                       GtkWidget *frames, GtkWidget *preview, GtkWidget *table);
 
 static void
 on_item_image (SpOutputItem *output, GParamSpec *pspec, GtkListItem *item)
@@ -440,22 +449,32 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
   SpOutputItem *output = gtk_list_item_get_item (item);
   GtkWidget *box = gtk_list_item_get_child (item);
   GtkWidget *label = gtk_widget_get_first_child (box);
-  GtkWidget *picture = gtk_widget_get_next_sibling (label);
-  GtkWidget *frames = gtk_widget_get_next_sibling (picture);
-  GtkWidget *actions = gtk_widget_get_next_sibling (frames);
-  GtkWidget *preview = gtk_widget_get_next_sibling (actions);
-  GtkWidget *table = gtk_widget_get_next_sibling (preview);
   SpOutputKind kind = sp_output_item_get_kind (output);
-  const char *text = sp_output_item_get_text (output);
-  gsize len = strlen (text);
-  const char *description = _("Standard output");
+  gboolean plain = kind == SP_OUTPUT_STDOUT || kind == SP_OUTPUT_STDERR
+                   || kind == SP_OUTPUT_NOTICE || kind == SP_OUTPUT_INPUT;
+  GtkWidget *picture, *frames, *actions, *preview, *table;
 
+  if (gtk_widget_get_next_sibling (label) == NULL && !plain)
+    add_row_parts (box, self);
   gtk_widget_set_visible (label, kind != SP_OUTPUT_IMAGE);
-  gtk_widget_set_visible (picture, kind == SP_OUTPUT_IMAGE);
   gtk_widget_remove_css_class (label, "stderr");
   gtk_widget_remove_css_class (label, "stdin");
   gtk_widget_remove_css_class (label, "notice");
   gtk_widget_remove_css_class (label, "error-title");
+  /* Likewise a text row that grows as the program writes. */
+  if (factory != NULL && (kind == SP_OUTPUT_STDOUT || kind == SP_OUTPUT_STDERR))
+    g_signal_connect (output, "notify::text", G_CALLBACK (on_item_image), item);
+  picture = gtk_widget_get_next_sibling (label);
+  if (picture == NULL)
+    {
+      bind_text (self, label, output, NULL, NULL, NULL);
+      return;
+    }
+  frames = gtk_widget_get_next_sibling (picture);
+  actions = gtk_widget_get_next_sibling (frames);
+  preview = gtk_widget_get_next_sibling (actions);
+  table = gtk_widget_get_next_sibling (preview);
+  gtk_widget_set_visible (picture, kind == SP_OUTPUT_IMAGE);
   gtk_widget_set_visible (frames, kind == SP_OUTPUT_ERROR);
   gtk_widget_set_visible (actions, kind == SP_OUTPUT_IMAGE || kind == SP_OUTPUT_FILE);
   gtk_widget_set_visible (preview, FALSE);
@@ -486,6 +505,19 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
       return;
     }
   gtk_picture_set_paintable (GTK_PICTURE (picture), NULL);
+  bind_text (self, label, output, frames, preview, table);
+}
+
+/* The label of a row: its text (colours as markup), its stream's style
+ * and its description; and an error's frames, a file's preview. */
+static void
+bind_text (SpExecPanel *self, GtkWidget *label, SpOutputItem *output, GtkWidget *frames,
+           GtkWidget *preview, GtkWidget *table)
+{
+  SpOutputKind kind = sp_output_item_get_kind (output);
+  const char *text = sp_output_item_get_text (output);
+  gsize len = strlen (text);
+  const char *description = _("Standard output");
 
   /* A trailing newline would show as an empty line under every chunk. */
   g_autofree char *trimmed = g_strndup (text, len > 0 && text[len - 1] == '\n' ? len - 1 : len);
@@ -551,30 +583,6 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
   /* Colour alone does not reach everyone: say which stream it is. */
   gtk_accessible_update_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
                                   description, -1);
-}
-
-static void
-scroll_to_end (SpExecPanel *self)
-{
-  GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment (self->scroller);
-
-  gtk_adjustment_set_value (adj, gtk_adjustment_get_upper (adj)
-                                   - gtk_adjustment_get_page_size (adj));
-}
-
-static void
-on_upper_changed (GtkAdjustment *adj, GParamSpec *pspec, SpExecPanel *self)
-{
-  if (self->stick_to_bottom)
-    scroll_to_end (self);
-}
-
-static void
-on_value_changed (GtkAdjustment *adj, SpExecPanel *self)
-{
-  double bottom = gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj);
-
-  self->stick_to_bottom = gtk_adjustment_get_value (adj) >= bottom - 4;
 }
 
 /* The colours of output depend on light or dark: bind every row again. */
@@ -656,6 +664,7 @@ sp_exec_panel_class_init (SpExecPanelClass *klass)
   signals[OPEN_FILE] = g_signal_new ("open-file", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                      NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 
+  g_type_ensure (SP_TYPE_TRANSCRIPT);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/sandpad/Sandpad/sp-exec-panel.ui");
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
@@ -668,8 +677,7 @@ sp_exec_panel_class_init (SpExecPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, policy_limits);
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, policy_details);
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, policy_label);
-  gtk_widget_class_bind_template_child (widget_class, SpExecPanel, scroller);
-  gtk_widget_class_bind_template_child (widget_class, SpExecPanel, output_view);
+  gtk_widget_class_bind_template_child (widget_class, SpExecPanel, transcript);
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, input_entry);
   gtk_widget_class_install_action (widget_class, "panel.clear", NULL, on_clear);
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
@@ -679,22 +687,19 @@ static void
 sp_exec_panel_init (SpExecPanel *self)
 {
   g_autoptr (GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
-  GtkAdjustment *adj;
+  GtkListView *output_view;
 
   gtk_widget_init_template (GTK_WIDGET (self));
-  self->stick_to_bottom = TRUE;
+  output_view = sp_transcript_get_list_view (self->transcript);
 
   g_signal_connect (factory, "setup", G_CALLBACK (setup_row), self);
   g_signal_connect (factory, "bind", G_CALLBACK (bind_row), self);
   g_signal_connect (factory, "unbind", G_CALLBACK (unbind_row), self);
-  gtk_list_view_set_factory (self->output_view, factory);
+  gtk_list_view_set_factory (output_view, factory);
   /* Output is a log: screen readers announce additions politely. */
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->output_view),
+  gtk_accessible_update_property (GTK_ACCESSIBLE (output_view),
                                   GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, _("Program output"), -1);
 
-  adj = gtk_scrolled_window_get_vadjustment (self->scroller);
-  g_signal_connect_object (adj, "notify::upper", G_CALLBACK (on_upper_changed), self, 0);
-  g_signal_connect_object (adj, "value-changed", G_CALLBACK (on_value_changed), self, 0);
   g_signal_connect_object (self->input_entry, "activate", G_CALLBACK (on_input_activate), self, 0);
   g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
                            G_CALLBACK (on_dark_changed), self, G_CONNECT_SWAPPED);
@@ -710,17 +715,12 @@ sp_exec_panel_new (void)
 void
 sp_exec_panel_set_output (SpExecPanel *self, GListModel *output)
 {
-  g_autoptr (GtkNoSelection) selection = NULL;
-
   g_return_if_fail (SP_IS_EXEC_PANEL (self));
   g_return_if_fail (output == NULL || G_IS_LIST_MODEL (output));
 
   if (!g_set_object (&self->output, output))
     return;
-  if (output != NULL)
-    selection = gtk_no_selection_new (g_object_ref (output));
-  gtk_list_view_set_model (self->output_view, GTK_SELECTION_MODEL (selection));
-  self->stick_to_bottom = TRUE;
+  sp_transcript_set_model (self->transcript, output);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "panel.clear", output != NULL);
 }
 
@@ -883,4 +883,11 @@ sp_exec_panel_get_input_entry (SpExecPanel *self)
 {
   g_return_val_if_fail (SP_IS_EXEC_PANEL (self), NULL);
   return self->input_entry;
+}
+
+SpTranscript *
+sp_exec_panel_get_transcript (SpExecPanel *self)
+{
+  g_return_val_if_fail (SP_IS_EXEC_PANEL (self), NULL);
+  return self->transcript;
 }

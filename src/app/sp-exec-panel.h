@@ -9,6 +9,7 @@
 #include <gtk/gtk.h>
 
 #include "sp-sandbox-policy.h"
+#include "sp-transcript.h"
 
 G_BEGIN_DECLS
 
@@ -52,6 +53,8 @@ void sp_exec_panel_set_save_folder (SpExecPanel *self, GFile *folder);
 void sp_exec_panel_set_waiting (SpExecPanel *self, gboolean waiting, guint timeout_s);
 
 GtkEntry *sp_exec_panel_get_input_entry (SpExecPanel *self);
+/* The output list: follow mode, the hidden-lines bar. */
+SpTranscript *sp_exec_panel_get_transcript (SpExecPanel *self);
 
 /* "input" (const char *line): the user sent a line to the program. */
 

@@ -6,6 +6,10 @@
 
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
+#include <stdio.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "sp-image-texture.h"
 #include "sp-run-result.h"
@@ -127,10 +131,46 @@ by_mtime (gconstpointer a, gconstpointer b)
   return ta < tb ? -1 : ta > tb;
 }
 
-/* Plots and other images the run made, shown in the order it made them
- * (the runner lists files by name). */
+/* The prelude saves the figures plt.show() shows as plot-N.png: those are
+ * "Plot N"; an image the snippet saved itself is named by its file, as the
+ * snippet named it. */
+static char *
+image_label (SpRunResult *result, const char *path)
+{
+  for (guint i = 0; i < sp_run_result_get_n_files (result); i++)
+    {
+      const SpRunFile *file = sp_run_result_get_file (result, i);
+      guint n = 0;
+
+      if (g_strcmp0 (file->path, path) != 0)
+        continue;
+      /* Exactly the prelude's spelling, nothing more around it. */
+      if (sscanf (file->relative, "plot-%u.png", &n) == 1 && n > 0)
+        {
+          g_autofree char *prelude = g_strdup_printf ("plot-%u.png", n);
+          if (g_str_equal (prelude, file->relative))
+            return g_strdup_printf (_("Plot %u"), n);
+        }
+      return g_strdup (file->relative);
+    }
+  return g_path_get_basename (path);
+}
+
+static const SpRunFile *
+find_file (SpRunResult *result, const char *path)
+{
+  for (guint i = 0; i < sp_run_result_get_n_files (result); i++)
+    if (g_str_equal (sp_run_result_get_file (result, i)->path, path))
+      return sp_run_result_get_file (result, i);
+  return NULL;
+}
+
+/* Plots, images and every other file the run made, in the order it made
+ * them (by modification time: the runner lists files by name), after all
+ * it printed. Images show inline; other files are listed, previewed and
+ * savable. */
 static void
-add_images (SpWindow *self, SpRunResult *result)
+add_results (SpWindow *self, SpRunResult *result)
 {
   const char *const *images = sp_run_result_get_images (result);
   g_autoptr (GPtrArray) ordered = g_ptr_array_new ();
@@ -138,35 +178,35 @@ add_images (SpWindow *self, SpRunResult *result)
 
   for (guint i = 0; images != NULL && images[i] != NULL; i++)
     g_ptr_array_add (ordered, (gpointer) images[i]);
+  for (guint i = 0; i < sp_run_result_get_n_files (result); i++)
+    {
+      const SpRunFile *file = sp_run_result_get_file (result, i);
+      if (!g_str_has_prefix (file->mime, "image/") || g_str_equal (file->mime, "image/svg+xml"))
+        g_ptr_array_add (ordered, file->path);
+    }
   g_ptr_array_sort (ordered, by_mtime);
   for (guint i = 0; i < ordered->len; i++)
     {
-      g_autofree char *label = g_strdup_printf (_("Plot %u"), i + 1);
-      g_autoptr (SpOutputItem) item = sp_output_item_new_image (g_ptr_array_index (ordered, i),
-                                                                label);
+      const char *path = g_ptr_array_index (ordered, i);
+      g_autoptr (SpOutputItem) item = NULL;
+
+      if (images != NULL && g_strv_contains (images, path))
+        {
+          g_autofree char *label = image_label (result, path);
+          item = sp_output_item_new_image (path, label);
+          g_ptr_array_add (items, g_object_ref (item));
+        }
+      else
+        {
+          const SpRunFile *file = find_file (result, path);
+          item = sp_output_item_new_file (file->path, file->relative, file->size, file->mime);
+        }
       sp_output_model_append_item (self->output, item);
-      g_ptr_array_add (items, g_steal_pointer (&item));
     }
   /* Decoded by the sandboxed helper, never in the app; each row shows its
    * picture, or why it cannot, when the helper is done. */
   if (items->len > 0)
     sp_image_texture_decode_items (items, self->decode_cancellable);
-}
-
-/* Every other file the run made: listed, previewed, and savable. */
-static void
-add_files (SpWindow *self, SpRunResult *result)
-{
-  for (guint i = 0; i < sp_run_result_get_n_files (result); i++)
-    {
-      const SpRunFile *file = sp_run_result_get_file (result, i);
-      g_autoptr (SpOutputItem) item = NULL;
-
-      if (g_str_has_prefix (file->mime, "image/") && !g_str_equal (file->mime, "image/svg+xml"))
-        continue;
-      item = sp_output_item_new_file (file->path, file->relative, file->size, file->mime);
-      sp_output_model_append_item (self->output, item);
-    }
 }
 
 /* The error, structured: its type and message first, its frames as links
@@ -205,10 +245,11 @@ on_exited (SpRunnerSupervisor *sup, const char *run_id, SpRunResult *result, SpW
     return;
   summary = sp_run_result_describe (result);
   self->run_exited = TRUE;
+  /* Everything the program wrote comes before its plots, files and error. */
+  sp_output_model_flush (self->output);
   set_running (self, FALSE);
   sp_exec_panel_set_status (self->exec_panel, summary, !sp_run_result_succeeded (result));
-  add_images (self, result);
-  add_files (self, result);
+  add_results (self, result);
   if (!sp_run_result_succeeded (result) && sp_run_result_get_cancelled (result) == SP_RUN_CANCEL_NONE)
     add_error (self);
 }
@@ -290,6 +331,8 @@ start_run (SpWindow *self, const char *code)
                                  g_settings_get_uint (self->settings, "run-timeout-seconds") * 1000);
   sp_run_request_set_memory_mib (request, g_settings_get_uint (self->settings, "memory-limit-mib"));
   sp_run_request_set_network (request, g_settings_get_boolean (self->settings, "network-allowed"));
+  sp_run_request_set_output_limit (
+    request, (gint64) g_settings_get_uint (self->settings, "output-limit-mib") * 1024 * 1024);
   sp_run_request_set_stdin_open (request, TRUE);
 
   _sp_window_release_run (self);
@@ -317,6 +360,9 @@ start_run (SpWindow *self, const char *code)
     g_autoptr (GFile) folder = self->file ? g_file_get_parent (self->file) : NULL;
     sp_exec_panel_set_save_folder (self->exec_panel, folder);
   }
+  /* Output is shown in batches, a few dozen times a second at most, so a
+   * flood of tiny writes costs the window one update per batch. */
+  sp_output_model_set_batched (self->output, TRUE);
   sp_exec_panel_set_output (self->exec_panel, G_LIST_MODEL (self->output));
   set_running (self, TRUE);
 }
@@ -433,6 +479,11 @@ on_panel_clear (SpExecPanel *panel, SpWindow *self)
 {
   if (self->output != NULL)
     sp_output_model_clear (self->output);
+#ifdef __GLIBC__
+  /* A flood's rows are many small blocks; glibc keeps freed ones for
+   * reuse unless asked to give the pages back. */
+  malloc_trim (0);
+#endif
 }
 
 /* ---- files ---- */

@@ -18,6 +18,7 @@ enum
 {
   PROP_0,
   PROP_IMAGE,
+  PROP_TEXT,
   N_PROPS
 };
 
@@ -58,6 +59,9 @@ sp_output_item_get_property (GObject *object, guint prop_id, GValue *value, GPar
     case PROP_IMAGE:
       g_value_set_object (value, self->image);
       break;
+    case PROP_TEXT:
+      g_value_set_string (value, self->text->str);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -74,6 +78,11 @@ sp_output_item_class_init (SpOutputItemClass *klass)
   properties[PROP_IMAGE] = g_param_spec_object ("image", NULL, NULL, G_TYPE_OBJECT,
                                                 G_PARAM_READABLE | G_PARAM_STATIC_STRINGS
                                                   | G_PARAM_EXPLICIT_NOTIFY);
+  /* Notified when the model changed a row views already show (it grew, or
+   * a carriage return rewrote its last line). */
+  properties[PROP_TEXT] = g_param_spec_string ("text", NULL, NULL, NULL,
+                                               G_PARAM_READABLE | G_PARAM_STATIC_STRINGS
+                                                 | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -219,4 +228,23 @@ void
 _sp_output_item_append (SpOutputItem *self, const char *text, gsize len)
 {
   g_string_append_len (self->text, text, (gssize) len);
+}
+
+void
+_sp_output_item_erase_front (SpOutputItem *self, gsize len)
+{
+  g_string_erase (self->text, 0, (gssize) len);
+}
+
+void
+_sp_output_item_notify_text (SpOutputItem *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TEXT]);
+}
+
+void
+_sp_output_item_replace (SpOutputItem *self, SpOutputKind kind, const char *text)
+{
+  self->kind = kind;
+  g_string_assign (self->text, text);
 }

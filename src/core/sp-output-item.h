@@ -47,5 +47,9 @@ gsize sp_output_item_get_length (SpOutputItem *self);
 /* Only the model appends, before telling its views the item changed. */
 void _sp_output_item_append (SpOutputItem *self, const char *text, gsize len);
 void _sp_output_item_truncate (SpOutputItem *self, gsize len);
+void _sp_output_item_erase_front (SpOutputItem *self, gsize len);
+void _sp_output_item_notify_text (SpOutputItem *self);
+/* A text row taking another row's place: kind and text (then notify). */
+void _sp_output_item_replace (SpOutputItem *self, SpOutputKind kind, const char *text);
 
 G_END_DECLS

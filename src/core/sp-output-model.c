@@ -6,17 +6,53 @@
 
 #include "sp-output-model.h"
 
+/* The whole output is kept for saving up to this much; the runner's own
+ * output limit (at most 64 MiB a stream) stops a run long before. */
+#define STORE_MAX_BYTES (G_GUINT64_CONSTANT (256) * 1024 * 1024)
+
+typedef struct
+{
+  SpOutputKind kind;
+  GString *text;
+} Segment;
+
 struct _SpOutputModel
 {
   GObject parent_instance;
   GPtrArray *items;
-  gsize bytes;
   gsize max_bytes;
-  gboolean truncated;
+  guint max_lines;
+  /* Text in rows: bytes and newlines. */
+  gsize bytes;
+  guint64 lines;
+  guint64 hidden_lines;
+  guint64 hidden_bytes;
   /* A chunk ended in '\r': a carriage return, unless '\n' comes next. */
   gboolean pending_cr;
   SpOutputKind pending_cr_kind;
+
+  gboolean batched;
+  guint batch_id;
+  gboolean keep_rows;
+  gint64 batch_ms;
+  /* While publishing: the first row changed or added, for views. */
+  guint first_changed;
+  GQueue pending; /* of Segment, in arrival order */
+
+  /* The whole output: a private temporary file, made on first use. */
+  GFile *store;
+  GFileIOStream *store_stream;
+  guint64 store_bytes;
 };
+
+enum
+{
+  PROP_0,
+  PROP_HIDDEN,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 static void list_model_iface_init (GListModelInterface *iface);
 
@@ -54,16 +90,66 @@ list_model_iface_init (GListModelInterface *iface)
 }
 
 static void
+segment_free (gpointer data)
+{
+  Segment *segment = data;
+
+  g_string_free (segment->text, TRUE);
+  g_free (segment);
+}
+
+static void
+drop_store (SpOutputModel *self)
+{
+  if (self->store_stream != NULL)
+    g_io_stream_close (G_IO_STREAM (self->store_stream), NULL, NULL);
+  g_clear_object (&self->store_stream);
+  if (self->store != NULL)
+    g_file_delete (self->store, NULL, NULL);
+  g_clear_object (&self->store);
+  self->store_bytes = 0;
+}
+
+static void
 sp_output_model_finalize (GObject *object)
 {
-  g_ptr_array_unref (SP_OUTPUT_MODEL (object)->items);
+  SpOutputModel *self = SP_OUTPUT_MODEL (object);
+
+  g_clear_handle_id (&self->batch_id, g_source_remove);
+  g_queue_clear_full (&self->pending, segment_free);
+  drop_store (self);
+  g_ptr_array_unref (self->items);
   G_OBJECT_CLASS (sp_output_model_parent_class)->finalize (object);
+}
+
+static void
+sp_output_model_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  SpOutputModel *self = SP_OUTPUT_MODEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_HIDDEN:
+      g_value_set_uint64 (value, self->hidden_lines);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 static void
 sp_output_model_class_init (SpOutputModelClass *klass)
 {
-  G_OBJECT_CLASS (klass)->finalize = sp_output_model_finalize;
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = sp_output_model_finalize;
+  object_class->get_property = sp_output_model_get_property;
+  /* Lines dropped from the front; notified whenever more text is dropped
+   * (bytes of a long line too) and on clear. */
+  properties[PROP_HIDDEN] = g_param_spec_uint64 ("hidden", NULL, NULL, 0, G_MAXUINT64, 0,
+                                                 G_PARAM_READABLE | G_PARAM_STATIC_STRINGS
+                                                   | G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
@@ -71,6 +157,9 @@ sp_output_model_init (SpOutputModel *self)
 {
   self->items = g_ptr_array_new_with_free_func (g_object_unref);
   self->max_bytes = SP_OUTPUT_MODEL_DEFAULT_MAX_BYTES;
+  self->max_lines = SP_OUTPUT_MODEL_DEFAULT_MAX_LINES;
+  self->batch_ms = SP_OUTPUT_MODEL_BATCH_MS;
+  g_queue_init (&self->pending);
 }
 
 SpOutputModel *
@@ -83,24 +172,63 @@ void
 sp_output_model_set_max_bytes (SpOutputModel *self, gsize max_bytes)
 {
   g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
-  self->max_bytes = max_bytes;
+  self->max_bytes = MAX (max_bytes, 1);
+}
+
+void
+sp_output_model_set_max_lines (SpOutputModel *self, guint max_lines)
+{
+  g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
+  self->max_lines = MAX (max_lines, 1);
+}
+
+guint64
+sp_output_model_get_hidden_lines (SpOutputModel *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_MODEL (self), 0);
+  return self->hidden_lines;
+}
+
+guint64
+sp_output_model_get_hidden_bytes (SpOutputModel *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_MODEL (self), 0);
+  return self->hidden_bytes;
 }
 
 gboolean
 sp_output_model_get_truncated (SpOutputModel *self)
 {
   g_return_val_if_fail (SP_IS_OUTPUT_MODEL (self), FALSE);
-  return self->truncated;
+  return self->hidden_bytes > 0;
 }
 
-static void
-add_item (SpOutputModel *self, SpOutputKind kind, const char *text, gsize len)
+guint64
+sp_output_model_get_total_bytes (SpOutputModel *self)
 {
-  g_autofree char *copy = g_strndup (text, len);
-
-  g_ptr_array_add (self->items, sp_output_item_new (kind, copy));
-  g_list_model_items_changed (G_LIST_MODEL (self), self->items->len - 1, 0, 1);
+  g_return_val_if_fail (SP_IS_OUTPUT_MODEL (self), 0);
+  return self->store_bytes;
 }
+
+gboolean
+sp_output_model_has_pending (SpOutputModel *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_MODEL (self), FALSE);
+  return self->pending.length > 0;
+}
+
+static guint
+count_lines (const char *text, gsize len)
+{
+  guint n = 0;
+
+  for (const char *p = text, *end = text + len; (p = memchr (p, '\n', (gsize) (end - p))) != NULL;
+       p++)
+    n++;
+  return n;
+}
+
+/* ---- building rows ---- */
 
 /* Cuts at most max bytes of text, never inside a UTF-8 character. */
 static gsize
@@ -112,53 +240,77 @@ utf8_prefix (const char *text, gsize len, gsize max)
   return end != NULL && end > text ? (gsize) (end - text) : max;
 }
 
+/* How much of text a row with row_lines lines and row_len bytes can take:
+ * up to its byte room, and up to the newline that fills its lines. */
+static gsize
+row_take (const char *text, gsize len, guint row_lines, gsize row_len)
+{
+  gsize room = SP_OUTPUT_MODEL_ITEM_BYTES - MIN (SP_OUTPUT_MODEL_ITEM_BYTES, row_len);
+  guint lines_left = SP_OUTPUT_MODEL_ROW_LINES - MIN (SP_OUTPUT_MODEL_ROW_LINES, row_lines);
+  gsize take;
+
+  if (room == 0 || lines_left == 0)
+    return 0;
+  take = utf8_prefix (text, len, room);
+  if (take == 0)
+    take = MIN (len, room);
+  for (const char *p = text, *end = text + take; p < end; p++)
+    {
+      p = memchr (p, '\n', (gsize) (end - p));
+      if (p == NULL)
+        break;
+      if (--lines_left == 0)
+        return (gsize) (p - text) + 1;
+    }
+  return take;
+}
+
+static SpOutputItem *
+last_item (SpOutputModel *self)
+{
+  return self->items->len ? g_ptr_array_index (self->items, self->items->len - 1) : NULL;
+}
+
+static gboolean
+is_text (SpOutputItem *item)
+{
+  SpOutputKind kind = sp_output_item_get_kind (item);
+
+  return kind == SP_OUTPUT_STDOUT || kind == SP_OUTPUT_STDERR;
+}
+
+/* Adds text to the rows without telling views; the caller does. */
 static void
 append_len (SpOutputModel *self, SpOutputKind kind, const char *text, gsize len)
 {
-  if (self->truncated || len == 0)
-    return;
-  if (self->bytes + len > self->max_bytes)
-    {
-      len = utf8_prefix (text, len, self->max_bytes - self->bytes);
-      self->truncated = TRUE;
-    }
-
   while (len > 0)
     {
-      SpOutputItem *last = self->items->len
-                             ? g_ptr_array_index (self->items, self->items->len - 1)
-                             : NULL;
-      gsize room;
+      SpOutputItem *last = last_item (self);
+      gsize take = 0;
 
-      if (last != NULL && sp_output_item_get_kind (last) == kind
-          && (room = SP_OUTPUT_MODEL_ITEM_BYTES - MIN (SP_OUTPUT_MODEL_ITEM_BYTES,
-                                                       sp_output_item_get_length (last)))
-               > 0)
+      if (last != NULL && sp_output_item_get_kind (last) == kind)
+        take = row_take (text, len,
+                         count_lines (sp_output_item_get_text (last),
+                                      sp_output_item_get_length (last)),
+                         sp_output_item_get_length (last));
+      if (take > 0)
         {
-          gsize take = utf8_prefix (text, len, room);
-          if (take == 0)
-            take = MIN (len, room);
           _sp_output_item_append (last, text, take);
-          /* A changed row: views rebind it. */
-          g_list_model_items_changed (G_LIST_MODEL (self), self->items->len - 1, 1, 1);
-          text += take;
-          len -= take;
-          self->bytes += take;
-          continue;
+          self->first_changed = MIN (self->first_changed, self->items->len - 1);
         }
-      gsize take = utf8_prefix (text, len, SP_OUTPUT_MODEL_ITEM_BYTES);
-      if (take == 0)
-        take = MIN (len, SP_OUTPUT_MODEL_ITEM_BYTES);
-      add_item (self, kind, text, take);
+      else
+        {
+          g_autofree char *copy = NULL;
+
+          take = row_take (text, len, 0, 0);
+          copy = g_strndup (text, take);
+          self->first_changed = MIN (self->first_changed, self->items->len);
+          g_ptr_array_add (self->items, sp_output_item_new (kind, copy));
+        }
+      self->lines += count_lines (text, take);
+      self->bytes += take;
       text += take;
       len -= take;
-      self->bytes += take;
-    }
-
-  if (self->truncated)
-    {
-      const char *notice = _("Output truncated: the panel keeps the first part only.");
-      add_item (self, SP_OUTPUT_NOTICE, notice, strlen (notice));
     }
 }
 
@@ -168,8 +320,7 @@ append_len (SpOutputModel *self, SpOutputKind kind, const char *text, gsize len)
 static void
 carriage_return (SpOutputModel *self, SpOutputKind kind)
 {
-  SpOutputItem *last = self->items->len ? g_ptr_array_index (self->items, self->items->len - 1)
-                                        : NULL;
+  SpOutputItem *last = last_item (self);
   const char *text, *nl;
   gsize keep, len;
 
@@ -183,15 +334,12 @@ carriage_return (SpOutputModel *self, SpOutputKind kind)
     return;
   _sp_output_item_truncate (last, keep);
   self->bytes -= len - keep;
-  g_list_model_items_changed (G_LIST_MODEL (self), self->items->len - 1, 1, 1);
+  self->first_changed = MIN (self->first_changed, self->items->len - 1);
 }
 
-void
-sp_output_model_append (SpOutputModel *self, SpOutputKind kind, const char *text)
+static void
+apply (SpOutputModel *self, SpOutputKind kind, const char *text)
 {
-  g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
-  g_return_if_fail (text != NULL);
-
   if (self->pending_cr)
     {
       self->pending_cr = FALSE;
@@ -222,12 +370,396 @@ sp_output_model_append (SpOutputModel *self, SpOutputKind kind, const char *text
     }
 }
 
+/* ---- keeping the tail ---- */
+
+static void
+hide (SpOutputModel *self, guint64 lines, guint64 bytes)
+{
+  self->hidden_lines += lines;
+  self->hidden_bytes += bytes;
+}
+
+static gboolean
+over (SpOutputModel *self)
+{
+  return self->lines > self->max_lines || self->bytes > self->max_bytes;
+}
+
+/* Trimming cuts down to three quarters of the caps: a view pays for
+ * removed rows once per quarter of the tail, not on every batch. Rows
+ * rewritten in place cost a view nothing to trim: there the tail stays
+ * full, and the number of rows stays put through a flood. */
+static guint64
+trim_lines (SpOutputModel *self)
+{
+  return self->keep_rows ? self->max_lines : self->max_lines - self->max_lines / 4;
+}
+
+static gsize
+trim_bytes (SpOutputModel *self)
+{
+  return self->keep_rows ? self->max_bytes : self->max_bytes - self->max_bytes / 4;
+}
+
+static gboolean
+above_trim (SpOutputModel *self)
+{
+  return self->lines > trim_lines (self) || self->bytes > trim_bytes (self);
+}
+
+/* When the batch alone holds more than the tail, its first part would only
+ * be built into rows to be dropped again: skip it, counted as hidden. */
+static gboolean
+skip_pending_excess (SpOutputModel *self)
+{
+  guint64 lines = 0, bytes = 0, drop_lines, drop_bytes;
+
+  for (GList *l = self->pending.head; l != NULL; l = l->next)
+    {
+      Segment *segment = l->data;
+      lines += count_lines (segment->text->str, segment->text->len);
+      bytes += segment->text->len;
+    }
+  if (lines <= self->max_lines && bytes <= self->max_bytes)
+    return FALSE;
+  drop_lines = lines > trim_lines (self) ? lines - trim_lines (self) : 0;
+  drop_bytes = bytes > trim_bytes (self) ? bytes - trim_bytes (self) : 0;
+  while (self->pending.length > 0 && (drop_lines > 0 || drop_bytes > 0))
+    {
+      Segment *segment = g_queue_peek_head (&self->pending);
+      const char *text = segment->text->str;
+      gsize len = segment->text->len, cut = 0;
+      guint cut_lines;
+
+      /* Just past the drop_lines-th newline, or all of it. */
+      for (guint64 n = drop_lines; n > 0 && cut < len; n--)
+        {
+          const char *nl = memchr (text + cut, '\n', len - cut);
+          cut = nl ? (gsize) (nl - text) + 1 : len;
+        }
+      if (drop_bytes > cut)
+        cut = (gsize) MIN (len, drop_bytes);
+      /* Never inside a character. */
+      while (cut < len && ((guchar) text[cut] & 0xC0) == 0x80)
+        cut++;
+      cut_lines = count_lines (text, cut);
+      hide (self, cut_lines, cut);
+      drop_lines -= MIN (drop_lines, cut_lines);
+      drop_bytes -= MIN (drop_bytes, cut);
+      if (cut == len)
+        segment_free (g_queue_pop_head (&self->pending));
+      else
+        g_string_erase (segment->text, 0, (gssize) cut);
+    }
+  return TRUE;
+}
+
+/* How much of the front of a row must go for the tail to fit. */
+static gsize
+front_cut (SpOutputModel *self, SpOutputItem *item)
+{
+  const char *text = sp_output_item_get_text (item);
+  gsize len = sp_output_item_get_length (item), cut = 0;
+  guint64 need_lines = self->lines > trim_lines (self) ? self->lines - trim_lines (self) : 0;
+  gsize need_bytes = self->bytes > trim_bytes (self) ? self->bytes - trim_bytes (self) : 0;
+
+  for (; need_lines > 0 && cut < len; need_lines--)
+    {
+      const char *nl = memchr (text + cut, '\n', len - cut);
+      cut = nl ? (gsize) (nl - text) + 1 : len;
+    }
+  if (need_bytes > cut)
+    cut = MIN (len, need_bytes);
+  while (cut < len && ((guchar) text[cut] & 0xC0) == 0x80)
+    cut++;
+  return cut;
+}
+
+/* Drops text rows from the front until the tail fits, telling views one
+ * run of removed rows at a time; images, errors and files stay. */
+static void
+trim_front (SpOutputModel *self)
+{
+  guint i = 0;
+
+  if (!over (self))
+    return;
+  while (above_trim (self) && i < self->items->len)
+    {
+      guint start = i;
+
+      while (i < self->items->len && above_trim (self)
+             && is_text (g_ptr_array_index (self->items, i)))
+        {
+          SpOutputItem *item = g_ptr_array_index (self->items, i);
+          gsize len = sp_output_item_get_length (item);
+          guint n = count_lines (sp_output_item_get_text (item), len);
+          gsize cut = front_cut (self, item);
+
+          if (cut < len)
+            {
+              /* Part of this row is enough: the tail stays as long as
+               * allowed, never empty while a row still grows. */
+              guint cut_lines = count_lines (sp_output_item_get_text (item), cut);
+              _sp_output_item_erase_front (item, cut);
+              self->lines -= cut_lines;
+              self->bytes -= cut;
+              hide (self, cut_lines, cut);
+              if (i > start)
+                break;
+              _sp_output_item_notify_text (item);
+              return;
+            }
+          self->lines -= n;
+          self->bytes -= len;
+          hide (self, n, len);
+          i++;
+        }
+      if (i > start)
+        {
+          g_ptr_array_remove_range (self->items, start, i - start);
+          g_list_model_items_changed (G_LIST_MODEL (self), start, i - start, 0);
+          i = start;
+        }
+      else
+        i++; /* an image, an error or a file */
+    }
+}
+
+/* Builds the batch into rows and tells views: one change for the rows
+ * that grew or came, then the removals at the front. */
+static void
+apply_pending (SpOutputModel *self)
+{
+  while (self->pending.length > 0)
+    {
+      Segment *segment = g_queue_pop_head (&self->pending);
+      apply (self, segment->kind, segment->text->str);
+      segment_free (segment);
+    }
+}
+
+static gboolean
+all_text (SpOutputModel *self)
+{
+  for (guint i = 0; i < self->items->len; i++)
+    if (!is_text (g_ptr_array_index (self->items, i)))
+      return FALSE;
+  return TRUE;
+}
+
+/* Trims the front while views are told nothing: the caller rewrites rows
+ * in place. Returns how many whole rows went; a row cut in part keeps its
+ * place. */
+static guint
+trim_front_quietly (SpOutputModel *self, gboolean *cut_row)
+{
+  guint k = 0;
+
+  *cut_row = FALSE;
+  if (!over (self))
+    return 0;
+  while (k < self->items->len && above_trim (self))
+    {
+      SpOutputItem *item = g_ptr_array_index (self->items, k);
+      gsize len = sp_output_item_get_length (item);
+      guint n = count_lines (sp_output_item_get_text (item), len);
+      gsize cut = front_cut (self, item);
+
+      if (cut < len)
+        {
+          guint cut_lines = count_lines (sp_output_item_get_text (item), cut);
+          _sp_output_item_erase_front (item, cut);
+          self->lines -= cut_lines;
+          self->bytes -= cut;
+          hide (self, cut_lines, cut);
+          *cut_row = TRUE;
+          break;
+        }
+      self->lines -= n;
+      self->bytes -= len;
+      hide (self, n, len);
+      k++;
+    }
+  return k;
+}
+
+/* Text only, and views keep to the end: the rows views have keep their
+ * places and take the text that now belongs there, so a view rebinds the
+ * few rows it shows instead of dropping rows at the front and making new
+ * ones at the end on every batch of a flood. */
+static void
+publish_in_place (SpOutputModel *self)
+{
+  guint old_len = self->items->len, k, n_final, common;
+  gboolean cut_row;
+  GPtrArray *result;
+
+  self->first_changed = G_MAXUINT;
+  apply_pending (self);
+  k = trim_front_quietly (self, &cut_row);
+  n_final = self->items->len - k;
+  common = MIN (old_len, n_final);
+  if (k > 0)
+    for (guint i = 0; i < common; i++)
+      {
+        SpOutputItem *from = g_ptr_array_index (self->items, i + k);
+        _sp_output_item_replace (g_ptr_array_index (self->items, i),
+                                 sp_output_item_get_kind (from), sp_output_item_get_text (from));
+      }
+  result = g_ptr_array_new_full (n_final, g_object_unref);
+  for (guint i = 0; i < common; i++)
+    g_ptr_array_add (result, g_object_ref (g_ptr_array_index (self->items, i)));
+  for (guint i = common; i < n_final; i++)
+    g_ptr_array_add (result, g_object_ref (g_ptr_array_index (self->items, i + k)));
+  g_ptr_array_unref (self->items);
+  self->items = result;
+  if (k > 0 || cut_row)
+    self->first_changed = 0;
+  for (guint i = self->first_changed; i < common; i++)
+    _sp_output_item_notify_text (g_ptr_array_index (self->items, i));
+  if (old_len != common || n_final != common)
+    g_list_model_items_changed (G_LIST_MODEL (self), common, old_len - common, n_final - common);
+}
+
+static void
+publish (SpOutputModel *self)
+{
+  guint old_len = self->items->len;
+  guint64 hidden_before = self->hidden_bytes;
+
+  g_clear_handle_id (&self->batch_id, g_source_remove);
+  if (self->pending.length == 0)
+    return;
+  skip_pending_excess (self);
+  if (self->keep_rows && all_text (self))
+    {
+      publish_in_place (self);
+      if (self->hidden_bytes != hidden_before)
+        g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HIDDEN]);
+      return;
+    }
+  self->first_changed = G_MAXUINT;
+  apply_pending (self);
+  /* A row views already show grew or was rewritten by a carriage return:
+   * it says so itself, views need not replace it. New rows are one
+   * addition. */
+  if (self->first_changed < old_len)
+    _sp_output_item_notify_text (g_ptr_array_index (self->items, self->first_changed));
+  if (self->items->len > old_len)
+    g_list_model_items_changed (G_LIST_MODEL (self), old_len, 0, self->items->len - old_len);
+  trim_front (self);
+  if (self->hidden_bytes != hidden_before)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HIDDEN]);
+}
+
+static gboolean
+batch_due (gpointer user_data)
+{
+  SpOutputModel *self = user_data;
+  gint64 start = g_get_monotonic_time ();
+
+  self->batch_id = 0;
+  publish (self);
+  /* Showing a batch (views rebind in the handlers) may take at most about
+   * a fifth of the time: a slow view gets bigger, rarer batches. */
+  self->batch_ms = CLAMP ((g_get_monotonic_time () - start) * 4 / 1000, SP_OUTPUT_MODEL_BATCH_MS,
+                          SP_OUTPUT_MODEL_BATCH_MS * 8);
+  return G_SOURCE_REMOVE;
+}
+
+void
+sp_output_model_flush (SpOutputModel *self)
+{
+  g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
+  publish (self);
+}
+
+void
+sp_output_model_set_keep_rows (SpOutputModel *self, gboolean keep_rows)
+{
+  g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
+  self->keep_rows = !!keep_rows;
+}
+
+void
+sp_output_model_set_batched (SpOutputModel *self, gboolean batched)
+{
+  g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
+  self->batched = !!batched;
+  if (!self->batched)
+    publish (self);
+}
+
+/* ---- the whole output ---- */
+
+static void
+store (SpOutputModel *self, const char *text, gsize len)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (self->store_bytes + len > STORE_MAX_BYTES)
+    return;
+  if (self->store == NULL)
+    {
+      self->store = g_file_new_tmp ("sandpad-output-XXXXXX.txt", &self->store_stream, &error);
+      if (self->store == NULL)
+        {
+          g_warning ("cannot keep the whole output: %s", error->message);
+          self->store_bytes = STORE_MAX_BYTES; /* and do not try again */
+          return;
+        }
+    }
+  if (self->store_stream == NULL)
+    return;
+  /* The page cache takes this at once; a write error (a full /tmp) ends
+   * the store, never the run's display. */
+  if (!g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (self->store_stream)),
+                                  text, len, NULL, NULL, &error))
+    {
+      g_warning ("cannot keep the whole output: %s", error->message);
+      g_clear_object (&self->store_stream);
+      return;
+    }
+  self->store_bytes += len;
+}
+
+void
+sp_output_model_append (SpOutputModel *self, SpOutputKind kind, const char *text)
+{
+  Segment *tail;
+  gsize len;
+
+  g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
+  g_return_if_fail (text != NULL);
+
+  len = strlen (text);
+  if (len == 0)
+    return;
+  store (self, text, len);
+  tail = g_queue_peek_tail (&self->pending);
+  if (tail != NULL && tail->kind == kind)
+    g_string_append_len (tail->text, text, (gssize) len);
+  else
+    {
+      Segment *segment = g_new0 (Segment, 1);
+      segment->kind = kind;
+      segment->text = g_string_new_len (text, (gssize) len);
+      g_queue_push_tail (&self->pending, segment);
+    }
+  if (!self->batched)
+    publish (self);
+  else if (self->batch_id == 0)
+    self->batch_id = g_timeout_add ((guint) self->batch_ms, batch_due, self);
+}
+
 void
 sp_output_model_append_item (SpOutputModel *self, SpOutputItem *item)
 {
   g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
   g_return_if_fail (SP_IS_OUTPUT_ITEM (item));
 
+  publish (self);
   g_ptr_array_add (self->items, g_object_ref (item));
   g_list_model_items_changed (G_LIST_MODEL (self), self->items->len - 1, 0, 1);
 }
@@ -236,14 +768,67 @@ void
 sp_output_model_clear (SpOutputModel *self)
 {
   guint n;
+  gboolean was_hidden;
 
   g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
 
+  g_clear_handle_id (&self->batch_id, g_source_remove);
+  g_queue_clear_full (&self->pending, segment_free);
+  drop_store (self);
   n = self->items->len;
-  g_ptr_array_set_size (self->items, 0);
+  was_hidden = self->hidden_bytes > 0;
+  /* A new array: the old one's storage goes back, not just its items. */
+  g_ptr_array_unref (self->items);
+  self->items = g_ptr_array_new_with_free_func (g_object_unref);
   self->bytes = 0;
-  self->truncated = FALSE;
+  self->lines = 0;
+  self->hidden_lines = 0;
+  self->hidden_bytes = 0;
   self->pending_cr = FALSE;
   if (n > 0)
     g_list_model_items_changed (G_LIST_MODEL (self), 0, n, 0);
+  if (was_hidden)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HIDDEN]);
+}
+
+static void
+save_done (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (GTask) task = user_data;
+  GError *error = NULL;
+
+  if (g_file_copy_finish (G_FILE (object), result, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+void
+sp_output_model_save_async (SpOutputModel *self, GFile *dest, GCancellable *cancellable,
+                            GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_autoptr (GTask) task = NULL;
+
+  g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
+  g_return_if_fail (G_IS_FILE (dest));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, sp_output_model_save_async);
+  if (self->store == NULL || self->store_stream == NULL)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                               _("The whole output was not kept"));
+      return;
+    }
+  /* The copy reads the file by its name: a snapshot of what came so far. */
+  g_file_copy_async (self->store, dest, G_FILE_COPY_OVERWRITE | G_FILE_COPY_NOFOLLOW_SYMLINKS,
+                     G_PRIORITY_DEFAULT, cancellable, NULL, NULL, save_done,
+                     g_steal_pointer (&task));
+}
+
+gboolean
+sp_output_model_save_finish (SpOutputModel *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
 }

@@ -1,10 +1,21 @@
 /* sp-output-model.h: a run's output as a list the panel can show.
  *
  * Chunks arrive as the program writes them, often tiny and many. The model
- * coalesces consecutive text of the same stream into one item (up to a
- * size, so no row grows without bound), and keeps at most max_bytes of
- * text: past that, one notice says the output was truncated and further
- * text is dropped, so a flood costs bounded memory and few rows. */
+ * coalesces consecutive text of the same stream into rows of at most
+ * SP_OUTPUT_MODEL_ROW_LINES lines (one: rows of even height let a list view
+ * guess the height of rows it has not laid out, and a label's layout costs
+ * the square of its lines) and SP_OUTPUT_MODEL_ITEM_BYTES bytes (a longer
+ * line continues in the next row), and keeps only the tail:
+ * at most max_lines lines and max_bytes bytes of text. The first lines
+ * past that are dropped from the list and counted (hidden lines), and the
+ * whole output, both streams in the order they came, is kept in a private
+ * temporary file that save_async copies out. Images, errors and files are
+ * never dropped.
+ *
+ * Batched, appends only collect text; the rows are built and views told in
+ * one go at most every SP_OUTPUT_MODEL_BATCH_MS (or on flush), so a flood
+ * of tiny chunks costs a view one update per batch, not one per chunk.
+ * Unbatched (the default), every append is shown at once. */
 #pragma once
 
 #include <gio/gio.h>
@@ -14,17 +25,44 @@
 G_BEGIN_DECLS
 
 #define SP_OUTPUT_MODEL_DEFAULT_MAX_BYTES (2 * 1024 * 1024)
-#define SP_OUTPUT_MODEL_ITEM_BYTES (16 * 1024)
+#define SP_OUTPUT_MODEL_DEFAULT_MAX_LINES 10000
+#define SP_OUTPUT_MODEL_ITEM_BYTES (4 * 1024)
+#define SP_OUTPUT_MODEL_ROW_LINES 1
+#define SP_OUTPUT_MODEL_BATCH_MS 30
 
 #define SP_TYPE_OUTPUT_MODEL (sp_output_model_get_type ())
 G_DECLARE_FINAL_TYPE (SpOutputModel, sp_output_model, SP, OUTPUT_MODEL, GObject)
 
 SpOutputModel *sp_output_model_new (void);
 void sp_output_model_set_max_bytes (SpOutputModel *self, gsize max_bytes);
+void sp_output_model_set_max_lines (SpOutputModel *self, guint max_lines);
+void sp_output_model_set_batched (SpOutputModel *self, gboolean batched);
+/* For a view that shows the end: trimming moves text through the rows it
+ * already has (each notifies "text") instead of removing rows at the front
+ * and adding rows at the end, as long as the list holds only text. */
+void sp_output_model_set_keep_rows (SpOutputModel *self, gboolean keep_rows);
 void sp_output_model_append (SpOutputModel *self, SpOutputKind kind, const char *text);
+/* Shows what a batch holds now. */
+void sp_output_model_flush (SpOutputModel *self);
+/* Text collected but not shown yet (batched only). */
+gboolean sp_output_model_has_pending (SpOutputModel *self);
 void sp_output_model_clear (SpOutputModel *self);
-/* Appends a whole item (an image, an error) as it is, after the text. */
+/* Appends a whole item (an image, an error) as it is, after the text
+ * (flushing first, so it comes after everything written before it). */
 void sp_output_model_append_item (SpOutputModel *self, SpOutputItem *item);
+/* Lines (newlines) of text dropped from the front; "notify::hidden". */
+guint64 sp_output_model_get_hidden_lines (SpOutputModel *self);
+/* Bytes of text dropped from the front (a line longer than the cap drops
+ * its start without a newline). */
+guint64 sp_output_model_get_hidden_bytes (SpOutputModel *self);
+/* Whether anything was dropped: hidden bytes above zero. */
 gboolean sp_output_model_get_truncated (SpOutputModel *self);
+/* Bytes of the whole output, as received, kept for save_async. */
+guint64 sp_output_model_get_total_bytes (SpOutputModel *self);
+/* Copies the whole output (both streams, as the program wrote them) to
+ * dest, replacing it. */
+void sp_output_model_save_async (SpOutputModel *self, GFile *dest, GCancellable *cancellable,
+                                 GAsyncReadyCallback callback, gpointer user_data);
+gboolean sp_output_model_save_finish (SpOutputModel *self, GAsyncResult *result, GError **error);
 
 G_END_DECLS

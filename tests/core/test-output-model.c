@@ -1,4 +1,5 @@
 /* test-output-model.c: coalescing, change notifications and the cap. */
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "sp-output-model.h"
@@ -27,22 +28,28 @@ item (SpOutputModel *model, guint i)
 }
 
 static void
+count_notify (guint *count)
+{
+  (*count)++;
+}
+
+static void
 test_coalesce (void)
 {
   SpOutputModel *model = sp_output_model_new ();
   Changes c = { 0 };
+  guint notified = 0;
 
   g_signal_connect (model, "items-changed", G_CALLBACK (on_items_changed), &c);
   sp_output_model_append (model, SP_OUTPUT_STDOUT, "hel");
   g_assert_cmpuint (c.calls, ==, 1);
   g_assert_cmpuint (c.added, ==, 1);
+  g_signal_connect_swapped (item (model, 0), "notify::text", G_CALLBACK (count_notify), &notified);
   sp_output_model_append (model, SP_OUTPUT_STDOUT, "lo\n");
-  /* Same stream: the last row grows, reported as a changed row. */
+  /* Same stream: the last row grows and says so; the list is unchanged. */
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 1);
-  g_assert_cmpuint (c.calls, ==, 2);
-  g_assert_cmpuint (c.position, ==, 0);
-  g_assert_cmpuint (c.removed, ==, 1);
-  g_assert_cmpuint (c.added, ==, 1);
+  g_assert_cmpuint (c.calls, ==, 1);
+  g_assert_cmpuint (notified, ==, 1);
   g_assert_cmpstr (sp_output_item_get_text (item (model, 0)), ==, "hello\n");
   sp_output_model_append (model, SP_OUTPUT_STDERR, "err\n");
   sp_output_model_append (model, SP_OUTPUT_STDOUT, "more\n");
@@ -75,14 +82,20 @@ test_split_and_cap (void)
 
   for (int i = 0; i < 10; i++)
     sp_output_model_append (model, SP_OUTPUT_STDOUT, big);
+  /* The tail is kept: the first part is dropped and counted, no notice. */
   g_assert_true (sp_output_model_get_truncated (model));
   n = g_list_model_get_n_items (G_LIST_MODEL (model));
-  /* Exactly one notice, last, and nothing after it. */
-  g_assert_cmpint (sp_output_item_get_kind (item (model, n - 1)), ==, SP_OUTPUT_NOTICE);
-  for (guint i = 0; i + 1 < n; i++)
-    g_assert_cmpint (sp_output_item_get_kind (item (model, i)), !=, SP_OUTPUT_NOTICE);
-  sp_output_model_append (model, SP_OUTPUT_STDERR, "late");
-  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, n);
+  {
+    gsize kept = 0;
+    for (guint i = 0; i < n; i++)
+      {
+        g_assert_cmpint (sp_output_item_get_kind (item (model, i)), ==, SP_OUTPUT_STDOUT);
+        kept += sp_output_item_get_length (item (model, i));
+      }
+    g_assert_cmpuint (kept, <=, SP_OUTPUT_MODEL_ITEM_BYTES * 10);
+    g_assert_cmpuint (kept + sp_output_model_get_hidden_bytes (model), ==, strlen (big) * 11);
+  }
+  g_assert_cmpuint (sp_output_model_get_total_bytes (model), ==, strlen (big) * 11);
   g_assert_finalize_object (model);
 }
 
@@ -157,18 +170,20 @@ test_tiny_chunks (void)
   mirror_init (&m, model);
   for (guint i = 0; i < n; i++)
     sp_output_model_append (model, SP_OUTPUT_STDOUT, i % 80 == 79 ? "\n" : "a");
+  /* One row per line (80 bytes each): a handful per chunk of text. */
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==,
-                    (n + SP_OUTPUT_MODEL_ITEM_BYTES - 1) / SP_OUTPUT_MODEL_ITEM_BYTES);
+                    (n / 80 + SP_OUTPUT_MODEL_ROW_LINES - 1) / SP_OUTPUT_MODEL_ROW_LINES);
   for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (model)); i++)
     total += sp_output_item_get_length (item (model, i));
   g_assert_cmpuint (total, ==, n);
-  g_assert_cmpuint (m.signals, ==, n);
+  /* One signal per new row; growing rows notify their text instead. */
+  g_assert_cmpuint (m.signals, ==, g_list_model_get_n_items (G_LIST_MODEL (model)));
   mirror_check_and_clear (&m);
   g_assert_finalize_object (model);
 }
 
 /* Streams alternate: one row per change of stream, each announced as an
- * addition at the end; growing the last row is a change of that row. */
+ * addition at the end; growing the last row is no change of the list. */
 static void
 test_interleaved_streams (void)
 {
@@ -185,9 +200,7 @@ test_interleaved_streams (void)
       g_assert_cmpuint (c.removed, ==, 0);
       g_assert_cmpuint (c.added, ==, 1);
       sp_output_model_append (model, i % 2 ? SP_OUTPUT_STDERR : SP_OUTPUT_STDOUT, "y");
-      g_assert_cmpuint (c.position, ==, (guint) i);
-      g_assert_cmpuint (c.removed, ==, 1);
-      g_assert_cmpuint (c.added, ==, 1);
+      g_assert_cmpuint (c.calls, ==, (guint) i + 1); /* a row grew: no change of the list */
     }
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 10);
   g_assert_cmpint (sp_output_item_get_kind (item (model, 9)), ==, SP_OUTPUT_STDERR);
@@ -197,50 +210,258 @@ test_interleaved_streams (void)
   g_assert_finalize_object (model);
 }
 
-/* Exactly at the cap is not truncated; one byte more is, once. */
+static char *
+all_text (SpOutputModel *model)
+{
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (model)); i++)
+    g_string_append (text, sp_output_item_get_text (item (model, i)));
+  return g_string_free (text, FALSE);
+}
+
+/* Exactly at the cap nothing is hidden; past it the first lines go, are
+ * counted, and every removal was announced where it happened. */
 static void
-test_cap_boundary (void)
+test_tail (void)
 {
   SpOutputModel *model = sp_output_model_new ();
-  g_autoptr (GString) kept = g_string_new (NULL);
-  guint n;
+  g_autofree char *text = NULL;
   Mirror m;
 
   mirror_init (&m, model);
-  sp_output_model_set_max_bytes (model, 10);
-  sp_output_model_append (model, SP_OUTPUT_STDOUT, "01234");
-  sp_output_model_append (model, SP_OUTPUT_STDERR, "56789");
+  sp_output_model_set_max_lines (model, 100);
+  for (guint i = 0; i < 100; i++)
+    {
+      g_autofree char *line = g_strdup_printf ("%u\n", i);
+      sp_output_model_append (model, i % 3 ? SP_OUTPUT_STDOUT : SP_OUTPUT_STDERR, line);
+    }
   g_assert_false (sp_output_model_get_truncated (model));
-  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 2);
-
-  sp_output_model_append (model, SP_OUTPUT_STDERR, "!");
+  g_assert_cmpuint (sp_output_model_get_hidden_lines (model), ==, 0);
+  for (guint i = 100; i < 1000; i++)
+    {
+      g_autofree char *line = g_strdup_printf ("%u\n", i);
+      sp_output_model_append (model, SP_OUTPUT_STDOUT, line);
+    }
   g_assert_true (sp_output_model_get_truncated (model));
-  sp_output_model_append (model, SP_OUTPUT_STDOUT, "more");
-  sp_output_model_append (model, SP_OUTPUT_STDERR, "and more");
-  n = g_list_model_get_n_items (G_LIST_MODEL (model));
-  g_assert_cmpuint (n, ==, 3);
-  g_assert_cmpint (sp_output_item_get_kind (item (model, 2)), ==, SP_OUTPUT_NOTICE);
-  g_assert_nonnull (strstr (sp_output_item_get_text (item (model, 2)), "truncated"));
-  for (guint i = 0; i < 2; i++)
-    g_string_append (kept, sp_output_item_get_text (item (model, i)));
-  g_assert_cmpstr (kept->str, ==, "0123456789");
+  text = all_text (model);
+  {
+    /* At most the cap is shown, at least the three quarters trimming
+     * cuts down to; what is not shown is counted, and is the start. */
+    guint shown = 0;
+    g_autofree char *first = NULL;
+    for (const char *p = text; *p; p++)
+      shown += *p == '\n';
+    g_assert_cmpuint (shown, <=, 100);
+    g_assert_cmpuint (shown, >=, 75);
+    g_assert_cmpuint (sp_output_model_get_hidden_lines (model) + shown, ==, 1000);
+    first = g_strdup_printf ("%" G_GUINT64_FORMAT "\n", sp_output_model_get_hidden_lines (model));
+    g_assert_true (g_str_has_prefix (text, first));
+  }
+  g_assert_true (g_str_has_suffix (text, "998\n999\n"));
+  /* Rows hold at most ROW_LINES lines, so no row costs a view much. */
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (model)); i++)
+    {
+      const char *row = sp_output_item_get_text (item (model, i));
+      guint lines = 0;
+      for (const char *p = row; *p; p++)
+        lines += *p == '\n';
+      g_assert_cmpuint (lines, <=, SP_OUTPUT_MODEL_ROW_LINES);
+    }
   mirror_check_and_clear (&m);
 
-  /* clear() lifts the cap's verdict with the text. */
+  /* clear() forgets what was hidden with the text. */
   sp_output_model_clear (model);
   g_assert_false (sp_output_model_get_truncated (model));
+  g_assert_cmpuint (sp_output_model_get_hidden_lines (model), ==, 0);
+  g_assert_cmpuint (sp_output_model_get_total_bytes (model), ==, 0);
+
+  /* A byte cap inside a character cuts after it. */
+  sp_output_model_set_max_bytes (model, 10);
   sp_output_model_append (model, SP_OUTPUT_STDOUT, "abcdé"); /* 6 bytes, cap 10 */
-  sp_output_model_append (model, SP_OUTPUT_STDOUT, "fghé"); /* the cap falls inside é */
-  g_assert_true (sp_output_model_get_truncated (model));
-  g_assert_cmpstr (sp_output_item_get_text (item (model, 0)), ==, "abcdéfgh");
+  sp_output_model_append (model, SP_OUTPUT_STDERR, "fghéij"); /* 7 more */
+  g_clear_pointer (&text, g_free);
+  text = all_text (model);
+  g_assert_true (g_utf8_validate (text, -1, NULL));
+  g_assert_cmpuint (strlen (text), <=, 10);
+  g_assert_true (g_str_has_suffix (text, "fghéij"));
+  g_assert_cmpuint (strlen (text) + sp_output_model_get_hidden_bytes (model), ==, 13);
   g_assert_finalize_object (model);
 }
 
+/* Images, errors and files are never dropped with the text around them. */
+static void
+test_tail_keeps_items (void)
+{
+  SpOutputModel *model = sp_output_model_new ();
+  g_autoptr (SpOutputItem) image = sp_output_item_new_image ("/nonexistent/plot-1.png", "Plot 1");
+  Mirror m;
+
+  mirror_init (&m, model);
+  sp_output_model_set_max_lines (model, 10);
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "before\n");
+  sp_output_model_append_item (model, image);
+  for (int i = 0; i < 50; i++)
+    sp_output_model_append (model, SP_OUTPUT_STDOUT, "after\n");
+  g_assert_true (item (model, 0) == image);
+  g_assert_cmpuint (sp_output_model_get_hidden_lines (model), >=, 41);
+  g_assert_cmpuint (sp_output_model_get_hidden_lines (model) + g_list_model_get_n_items (G_LIST_MODEL (model)) - 1, ==, 51);
+  mirror_check_and_clear (&m);
+  g_assert_finalize_object (model);
+}
+
+/* Batched, a flood of chunks is one change for views, and a batch far
+ * bigger than the tail never becomes rows only to be dropped. */
+static void
+test_batched (void)
+{
+  SpOutputModel *model = sp_output_model_new ();
+  Changes c = { 0 };
+  g_autofree char *text = NULL;
+  Mirror m;
+
+  mirror_init (&m, model);
+  sp_output_model_set_batched (model, TRUE);
+  sp_output_model_set_max_lines (model, 1000);
+  g_signal_connect (model, "items-changed", G_CALLBACK (on_items_changed), &c);
+  for (guint i = 0; i < 100000; i++)
+    {
+      g_autofree char *line = g_strdup_printf ("%u\n", i);
+      sp_output_model_append (model, SP_OUTPUT_STDOUT, line);
+    }
+  g_assert_cmpuint (c.calls, ==, 0);
+  g_assert_true (sp_output_model_has_pending (model));
+  sp_output_model_flush (model);
+  g_assert_false (sp_output_model_has_pending (model));
+  g_assert_cmpuint (c.calls, ==, 1);
+  g_assert_cmpuint (c.added, ==, g_list_model_get_n_items (G_LIST_MODEL (model)));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), <=,
+                    1000 / SP_OUTPUT_MODEL_ROW_LINES + 1);
+  g_assert_cmpuint (sp_output_model_get_hidden_lines (model), >=, 99000);
+  text = all_text (model);
+  {
+    g_autofree char *first = g_strdup_printf ("%" G_GUINT64_FORMAT "\n",
+                                              sp_output_model_get_hidden_lines (model));
+    g_assert_true (g_str_has_prefix (text, first));
+  }
+  g_assert_true (g_str_has_suffix (text, "99999\n"));
+
+  /* Without a flush, the batch shows by itself soon after. */
+  sp_output_model_append (model, SP_OUTPUT_STDERR, "late\n");
+  g_assert_cmpuint (c.calls, ==, 1);
+  while (sp_output_model_has_pending (model))
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (c.calls, >=, 2);
+  g_assert_cmpstr (sp_output_item_get_text (
+                     item (model, g_list_model_get_n_items (G_LIST_MODEL (model)) - 1)),
+                   ==, "late\n");
+  g_signal_handlers_disconnect_by_data (model, &c);
+  mirror_check_and_clear (&m);
+  g_assert_finalize_object (model);
+}
+
+/* Keeping rows: through a flood the rows stay the same objects and the
+ * list does not change at all once full; the rows tell their new text. */
+static void
+test_keep_rows (void)
+{
+  SpOutputModel *model = sp_output_model_new ();
+  Changes c = { 0 };
+  guint notified = 0;
+  g_autofree char *text = NULL;
+  SpOutputItem *first;
+  Mirror m;
+
+  mirror_init (&m, model);
+  sp_output_model_set_keep_rows (model, TRUE);
+  sp_output_model_set_max_lines (model, 100);
+  for (guint i = 0; i < 100; i++)
+    {
+      g_autofree char *line = g_strdup_printf ("%u\n", i);
+      sp_output_model_append (model, SP_OUTPUT_STDOUT, line);
+    }
+  first = item (model, 0);
+  g_signal_connect_swapped (first, "notify::text", G_CALLBACK (count_notify), &notified);
+  g_signal_connect (model, "items-changed", G_CALLBACK (on_items_changed), &c);
+  for (guint i = 100; i < 5000; i++)
+    {
+      g_autofree char *line = g_strdup_printf ("%u\n", i);
+      sp_output_model_append (model, i % 2 ? SP_OUTPUT_STDOUT : SP_OUTPUT_STDERR, line);
+    }
+  g_assert_cmpuint (c.calls, ==, 0);
+  g_assert_true (item (model, 0) == first);
+  g_assert_cmpuint (notified, ==, 4900);
+  g_assert_cmpuint (sp_output_model_get_hidden_lines (model), ==, 4900);
+  g_assert_cmpstr (sp_output_item_get_text (first), ==, "4900\n");
+  g_assert_cmpint (sp_output_item_get_kind (first), ==, SP_OUTPUT_STDERR);
+  text = all_text (model);
+  g_assert_true (g_str_has_suffix (text, "4998\n4999\n"));
+  g_signal_handlers_disconnect_by_data (model, &c);
+  g_signal_handlers_disconnect_by_data (first, &notified);
+  mirror_check_and_clear (&m);
+  g_assert_finalize_object (model);
+}
+
+static void
+on_saved (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  GError **error = user_data;
+
+  g_assert_true (sp_output_model_save_finish (SP_OUTPUT_MODEL (object), result, error)
+                 || *error != NULL);
+  if (*error == NULL)
+    *error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_EXISTS, "done");
+}
+
+/* Save gives the whole output, both streams in their order, as written,
+ * hidden lines and carriage returns included. */
+static void
+test_save_whole (void)
+{
+  SpOutputModel *model = sp_output_model_new ();
+  g_autoptr (GString) expected = g_string_new (NULL);
+  g_autofree char *dir = g_dir_make_tmp ("sandpad-test-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "out.txt", NULL);
+  g_autoptr (GFile) dest = g_file_new_for_path (path);
+  g_autofree char *saved = NULL;
+  GError *error = NULL;
+
+  sp_output_model_set_max_lines (model, 10);
+  for (guint i = 0; i < 500; i++)
+    {
+      g_autofree char *line = g_strdup_printf (i % 7 ? "%u\n" : "%u\r\n", i);
+      sp_output_model_append (model, i % 5 ? SP_OUTPUT_STDOUT : SP_OUTPUT_STDERR, line);
+      g_string_append (expected, line);
+    }
+  g_assert_cmpuint (sp_output_model_get_total_bytes (model), ==, expected->len);
+  sp_output_model_save_async (model, dest, NULL, on_saved, &error);
+  while (error == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS); /* "done" */
+  g_clear_error (&error);
+  g_assert_true (g_file_get_contents (path, &saved, NULL, NULL));
+  g_assert_cmpstr (saved, ==, expected->str);
+
+  /* After clear there is nothing to save, and it says so. */
+  sp_output_model_clear (model);
+  sp_output_model_save_async (model, dest, NULL, on_saved, &error);
+  while (error == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+  g_unlink (path);
+  g_rmdir (dir);
+  g_assert_finalize_object (model);
+}
+
+/* The stream's text, whatever rows it is in (freed with the model). */
 static const char *
 only_text (SpOutputModel *model)
 {
-  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 1);
-  return sp_output_item_get_text (item (model, 0));
+  char *text = all_text (model);
+
+  g_object_set_data_full (G_OBJECT (model), "text", text, g_free);
+  return text;
 }
 
 /* A tqdm-style progress loop ends as one line, in whatever pieces the
@@ -281,6 +502,10 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/OutputModel/carriage-return", test_carriage_return);
   g_test_add_func ("/Sandpad/OutputModel/tiny-chunks", test_tiny_chunks);
   g_test_add_func ("/Sandpad/OutputModel/interleaved-streams", test_interleaved_streams);
-  g_test_add_func ("/Sandpad/OutputModel/cap-boundary", test_cap_boundary);
+  g_test_add_func ("/Sandpad/OutputModel/tail", test_tail);
+  g_test_add_func ("/Sandpad/OutputModel/tail-keeps-items", test_tail_keeps_items);
+  g_test_add_func ("/Sandpad/OutputModel/batched", test_batched);
+  g_test_add_func ("/Sandpad/OutputModel/keep-rows", test_keep_rows);
+  g_test_add_func ("/Sandpad/OutputModel/save-whole", test_save_whole);
   return g_test_run ();
 }

@@ -1,0 +1,383 @@
+/* sp-transcript.c: the scrolling list of a run's output. */
+#define G_LOG_DOMAIN "sp-transcript"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "sp-transcript.h"
+
+struct _SpTranscript
+{
+  GtkWidget parent_instance;
+
+  GtkWidget *hidden_bar;
+  GtkLabel *hidden_label;
+  GtkWidget *overlay;
+  GtkScrolledWindow *scroller;
+  GtkListView *list_view;
+  GtkWidget *follow_button;
+
+  GListModel *model;
+  GCancellable *save_cancellable;
+  gboolean following;
+  /* Our own scrolling, not the user's. */
+  gboolean scrolling;
+  guint follow_tick_id;
+  guint settled_frames;
+  guint tries;
+};
+
+G_DEFINE_FINAL_TYPE (SpTranscript, sp_transcript, GTK_TYPE_WIDGET)
+
+static void
+set_following (SpTranscript *self, gboolean following)
+{
+  self->following = following;
+  gtk_widget_set_visible (self->follow_button, !following);
+  /* At the end, which rows hold which text does not matter: the model may
+   * move text through the rows instead of replacing them. Someone reading
+   * back keeps the rows they read until the tail drops them. */
+  if (SP_IS_OUTPUT_MODEL (self->model))
+    sp_output_model_set_keep_rows (SP_OUTPUT_MODEL (self->model), following);
+}
+
+/* ---- keeping to the end ---- */
+
+/* Runs on the frame clock while following: puts the view at the end,
+ * again on later frames while the list view learns its rows' real heights
+ * (it estimates those it has not laid out), and stops once it stays. */
+static gboolean
+follow_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
+{
+  SpTranscript *self = user_data;
+  GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment (self->scroller);
+  double bottom = gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj);
+
+  if (!self->following)
+    {
+      self->follow_tick_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  /* Gives up after a second of trying: an end it cannot reach (a row
+   * taller than the view) must not keep the clock ticking. */
+  if (gtk_adjustment_get_value (adj) < bottom - 0.5 && self->model != NULL
+      && g_list_model_get_n_items (self->model) > 0 && self->tries++ < 60)
+    {
+      /* The list view's own way there: it lays out the last row and lines
+       * its end up with the view's (an adjustment value of its estimated
+       * height may point past what it has). */
+      self->scrolling = TRUE;
+      gtk_widget_activate_action (GTK_WIDGET (self->list_view), "list.scroll-to-item", "u",
+                                  g_list_model_get_n_items (self->model) - 1);
+      self->scrolling = FALSE;
+      self->settled_frames = 0;
+      return G_SOURCE_CONTINUE;
+    }
+  if (++self->settled_frames < 3)
+    return G_SOURCE_CONTINUE;
+  self->follow_tick_id = 0;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+queue_follow (SpTranscript *self)
+{
+  self->settled_frames = 0;
+  self->tries = 0;
+  if (self->following && self->follow_tick_id == 0)
+    self->follow_tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self->list_view), follow_tick,
+                                                         self, NULL);
+}
+
+/* Only the user stops following (a wheel or touchpad scroll up, the
+ * scroll bar, keys that move up): the list view moves the adjustment
+ * itself as rows come and go, which must not count as reading back. */
+static gboolean
+on_scroll (GtkEventControllerScroll *controller, double dx, double dy, SpTranscript *self)
+{
+  if (dy < 0)
+    set_following (self, FALSE);
+  return FALSE;
+}
+
+static void
+on_scrollbar_pressed (GtkGestureClick *click, int n_press, double x, double y, SpTranscript *self)
+{
+  set_following (self, FALSE);
+}
+
+static gboolean
+on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
+                GdkModifierType state, SpTranscript *self)
+{
+  switch (keyval)
+    {
+    case GDK_KEY_Up:
+    case GDK_KEY_KP_Up:
+    case GDK_KEY_Page_Up:
+    case GDK_KEY_KP_Page_Up:
+    case GDK_KEY_Home:
+    case GDK_KEY_KP_Home:
+      set_following (self, FALSE);
+      break;
+    default:
+      break;
+    }
+  return FALSE;
+}
+
+/* Scrolled back down to the end by hand: follow again. */
+static void
+on_value_changed (GtkAdjustment *adj, SpTranscript *self)
+{
+  double bottom = gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj);
+
+  if (!self->scrolling && !self->following && bottom > 0
+      && gtk_adjustment_get_value (adj) >= bottom - 1)
+    set_following (self, TRUE);
+}
+
+static void
+on_items_changed (GListModel *model, guint position, guint removed, guint added,
+                  SpTranscript *self)
+{
+  queue_follow (self);
+}
+
+static void
+on_upper_changed (GtkAdjustment *adj, GParamSpec *pspec, SpTranscript *self)
+{
+  queue_follow (self);
+}
+
+/* ---- what is not shown ---- */
+
+static void
+update_hidden (SpTranscript *self)
+{
+  SpOutputModel *model = SP_IS_OUTPUT_MODEL (self->model) ? SP_OUTPUT_MODEL (self->model) : NULL;
+  guint64 lines = model ? sp_output_model_get_hidden_lines (model) : 0;
+  g_autofree char *text = NULL;
+
+  if (model == NULL || !sp_output_model_get_truncated (model))
+    {
+      gtk_widget_set_visible (self->hidden_bar, FALSE);
+      return;
+    }
+  if (lines == 0)
+    text = g_strdup (_("The start of the output is not shown"));
+  else
+    {
+      g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, lines);
+      /* TRANSLATORS: %s is a number of lines, more than zero */
+      text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "The first %s line is not shown",
+                                           "The first %s lines are not shown",
+                                           (unsigned long) MIN (lines, G_MAXULONG)),
+                              count);
+    }
+  gtk_label_set_text (self->hidden_label, text);
+  gtk_widget_set_visible (self->hidden_bar, TRUE);
+}
+
+static void
+on_hidden_changed (SpOutputModel *model, GParamSpec *pspec, SpTranscript *self)
+{
+  update_hidden (self);
+}
+
+static void
+save_done (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (SpTranscript) self = user_data;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  if (sp_output_model_save_finish (SP_OUTPUT_MODEL (object), result, &error))
+    return;
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  /* Said where the user looks, until the bar changes again. */
+  text = g_strdup_printf (_("Could not save the output: %s"), error->message);
+  gtk_label_set_text (self->hidden_label, text);
+}
+
+static void
+on_save_response (GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  g_autoptr (SpTranscript) self = user_data;
+
+  if (response == GTK_RESPONSE_ACCEPT && SP_IS_OUTPUT_MODEL (self->model))
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      sp_output_model_save_async (SP_OUTPUT_MODEL (self->model), file, self->save_cancellable,
+                                  save_done, g_object_ref (self));
+    }
+  g_object_unref (dialog);
+}
+
+static void
+save_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  SpTranscript *self = SP_TRANSCRIPT (widget);
+  GtkWindow *parent = GTK_WINDOW (gtk_widget_get_root (widget));
+  GtkFileChooserNative *chooser = gtk_file_chooser_native_new (
+    _("Save Output"), parent, GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
+
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), "output.txt");
+  g_signal_connect (chooser, "response", G_CALLBACK (on_save_response), g_object_ref (self));
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
+static void
+follow_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  sp_transcript_follow (SP_TRANSCRIPT (widget));
+}
+
+/* ---- the object ---- */
+
+static void
+disconnect_model (SpTranscript *self)
+{
+  if (self->model != NULL)
+    g_signal_handlers_disconnect_by_data (self->model, self);
+  g_clear_object (&self->model);
+}
+
+static void
+sp_transcript_dispose (GObject *object)
+{
+  SpTranscript *self = SP_TRANSCRIPT (object);
+
+  g_cancellable_cancel (self->save_cancellable);
+  g_clear_object (&self->save_cancellable);
+  if (self->follow_tick_id != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self->list_view), self->follow_tick_id);
+  self->follow_tick_id = 0;
+  disconnect_model (self);
+  gtk_widget_dispose_template (GTK_WIDGET (self), SP_TYPE_TRANSCRIPT);
+  G_OBJECT_CLASS (sp_transcript_parent_class)->dispose (object);
+}
+
+static void
+sp_transcript_class_init (SpTranscriptClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = sp_transcript_dispose;
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/sandpad/Sandpad/sp-transcript.ui");
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
+  gtk_widget_class_bind_template_child (widget_class, SpTranscript, hidden_bar);
+  gtk_widget_class_bind_template_child (widget_class, SpTranscript, hidden_label);
+  gtk_widget_class_bind_template_child (widget_class, SpTranscript, overlay);
+  gtk_widget_class_bind_template_child (widget_class, SpTranscript, scroller);
+  gtk_widget_class_bind_template_child (widget_class, SpTranscript, list_view);
+  gtk_widget_class_bind_template_child (widget_class, SpTranscript, follow_button);
+  gtk_widget_class_install_action (widget_class, "transcript.save", NULL, save_action);
+  gtk_widget_class_install_action (widget_class, "transcript.follow", NULL, follow_action);
+}
+
+static void
+sp_transcript_init (SpTranscript *self)
+{
+  GtkAdjustment *adj;
+  GtkEventController *scroll, *key;
+  GtkGesture *click;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (gtk_widget_get_layout_manager (GTK_WIDGET (self))),
+                                  GTK_ORIENTATION_VERTICAL);
+  self->save_cancellable = g_cancellable_new ();
+  self->following = TRUE;
+
+  adj = gtk_scrolled_window_get_vadjustment (self->scroller);
+  g_signal_connect_object (adj, "value-changed", G_CALLBACK (on_value_changed), self, 0);
+  g_signal_connect_object (adj, "notify::upper", G_CALLBACK (on_upper_changed), self, 0);
+
+  /* Capture phase: seen before the scrolled window or the list use them. */
+  scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
+  gtk_event_controller_set_propagation_phase (scroll, GTK_PHASE_CAPTURE);
+  g_signal_connect_object (scroll, "scroll", G_CALLBACK (on_scroll), self, 0);
+  gtk_widget_add_controller (GTK_WIDGET (self->scroller), scroll);
+
+  click = gtk_gesture_click_new ();
+  gtk_event_controller_set_propagation_phase (GTK_EVENT_CONTROLLER (click), GTK_PHASE_CAPTURE);
+  g_signal_connect_object (click, "pressed", G_CALLBACK (on_scrollbar_pressed), self, 0);
+  gtk_widget_add_controller (gtk_scrolled_window_get_vscrollbar (self->scroller),
+                             GTK_EVENT_CONTROLLER (click));
+
+  key = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (key, GTK_PHASE_CAPTURE);
+  g_signal_connect_object (key, "key-pressed", G_CALLBACK (on_key_pressed), self, 0);
+  gtk_widget_add_controller (GTK_WIDGET (self->list_view), key);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "transcript.save", FALSE);
+}
+
+GtkListView *
+sp_transcript_get_list_view (SpTranscript *self)
+{
+  g_return_val_if_fail (SP_IS_TRANSCRIPT (self), NULL);
+  return self->list_view;
+}
+
+void
+sp_transcript_set_model (SpTranscript *self, GListModel *model)
+{
+  g_autoptr (GtkNoSelection) selection = NULL;
+
+  g_return_if_fail (SP_IS_TRANSCRIPT (self));
+  g_return_if_fail (model == NULL || G_IS_LIST_MODEL (model));
+
+  if (model == self->model)
+    return;
+  disconnect_model (self);
+  if (model != NULL)
+    {
+      self->model = g_object_ref (model);
+      selection = gtk_no_selection_new (g_object_ref (model));
+      g_signal_connect_object (model, "items-changed", G_CALLBACK (on_items_changed), self, 0);
+      if (SP_IS_OUTPUT_MODEL (model))
+        g_signal_connect_object (model, "notify::hidden", G_CALLBACK (on_hidden_changed), self,
+                                 0);
+    }
+  gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (selection));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "transcript.save",
+                                 SP_IS_OUTPUT_MODEL (model));
+  update_hidden (self);
+  sp_transcript_follow (self);
+}
+
+gboolean
+sp_transcript_get_following (SpTranscript *self)
+{
+  g_return_val_if_fail (SP_IS_TRANSCRIPT (self), FALSE);
+  return self->following;
+}
+
+void
+sp_transcript_follow (SpTranscript *self)
+{
+  g_return_if_fail (SP_IS_TRANSCRIPT (self));
+  set_following (self, TRUE);
+  queue_follow (self);
+}
+
+gboolean
+sp_transcript_get_busy (SpTranscript *self)
+{
+  g_return_val_if_fail (SP_IS_TRANSCRIPT (self), FALSE);
+  return self->follow_tick_id != 0
+         || (SP_IS_OUTPUT_MODEL (self->model)
+             && sp_output_model_has_pending (SP_OUTPUT_MODEL (self->model)));
+}
+
+const char *
+sp_transcript_get_hidden_text (SpTranscript *self)
+{
+  g_return_val_if_fail (SP_IS_TRANSCRIPT (self), NULL);
+  return gtk_widget_get_visible (self->hidden_bar) ? gtk_label_get_text (self->hidden_label)
+                                                   : NULL;
+}

@@ -1,0 +1,87 @@
+/* test-stall-meter.c: the meter sees a blocked main loop, and only then. */
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "sp-stall-meter.h"
+
+static gboolean
+block (gpointer data)
+{
+  g_usleep (GPOINTER_TO_UINT (data) * 1000);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+spin_cpu (gpointer data)
+{
+  gint64 end = g_get_monotonic_time () + GPOINTER_TO_UINT (data) * 1000;
+  volatile guint64 n = 0;
+
+  while (g_get_monotonic_time () < end)
+    n++;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+spin (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * 1000;
+
+  while (g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+static void
+test_sees_block (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sandpad-test-XXXXXX", NULL);
+  g_autofree char *log = g_build_filename (dir, "stall.log", NULL);
+  g_autofree char *text = NULL;
+  GError *error = NULL;
+  SpStallMeter *meter = sp_stall_meter_new (log, &error);
+
+  g_assert_no_error (error);
+  spin (50);
+  g_assert_cmpuint (sp_stall_meter_get_ticks (meter), >, 0);
+  /* A handler that holds the loop for 150 ms is a stall of about that. */
+  sp_stall_meter_reset (meter);
+  g_idle_add (block, GUINT_TO_POINTER (150));
+  spin (300);
+  g_assert_cmpint (sp_stall_meter_get_longest_us (meter), >=, 140 * 1000);
+  /* Sleeping is not working: the loop was held, but not busy. */
+  g_assert_cmpint (sp_stall_meter_get_longest_busy_us (meter), <, 100 * 1000);
+
+  /* Working is: a handler that spins the CPU for 150 ms. */
+  sp_stall_meter_reset (meter);
+  g_idle_add (spin_cpu, GUINT_TO_POINTER (150));
+  spin (300);
+  g_assert_cmpint (sp_stall_meter_get_longest_us (meter), >=, 140 * 1000);
+  g_assert_cmpint (sp_stall_meter_get_longest_busy_us (meter), >=, 20 * 1000);
+  sp_stall_meter_mark (meter, "marked");
+  g_assert_finalize_object (meter);
+  g_assert_true (g_file_get_contents (log, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, " stall "));
+  g_assert_nonnull (strstr (text, " mark marked\n"));
+  g_assert_nonnull (strstr (text, " longest "));
+  g_unlink (log);
+  g_rmdir (dir);
+}
+
+static void
+test_bad_log (void)
+{
+  GError *error = NULL;
+
+  g_assert_null (sp_stall_meter_new ("/nonexistent/dir/stall.log", &error));
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+  g_clear_error (&error);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/Sandpad/StallMeter/sees-block", test_sees_block);
+  g_test_add_func ("/Sandpad/StallMeter/bad-log", test_bad_log);
+  return g_test_run ();
+}
