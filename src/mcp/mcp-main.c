@@ -1,0 +1,145 @@
+/* mcp-main.c: sandpad-mcp's command line.
+ *
+ * What the assistant may do is decided here, by whoever configured the
+ * MCP client, never by the assistant's requests: limits, network, the
+ * sandbox mode. Diagnostics go to stderr; stdout belongs to JSON-RPC. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "config.h"
+#include "mcp-server.h"
+
+static void
+usage (FILE *out)
+{
+  fputs ("Usage: sandpad-mcp [OPTION...]\n"
+         "Serve Sandpad's sandboxed runs to an AI assistant over MCP (JSON-RPC 2.0 on\n"
+         "stdin/stdout, one message per line).\n\n"
+         "  --timeout SEC          default time limit of a run (default 30, max 300)\n"
+         "  --memory MIB           default memory limit of a run (default 512)\n"
+         "  --allow-network        let runs use the network (off by default)\n"
+         "  --max-concurrent N     runs at once; the rest queue (default 4)\n"
+         "  --sandbox MODE         auto (default), namespaces or fallback\n"
+         "  --strict               refuse to run when a sandbox layer is unavailable\n"
+         "  --interpreter L=PATH   use PATH for language L\n"
+         "  --version              print the version\n"
+         "  --help                 print this help\n",
+         out);
+}
+
+static int64_t
+parse_int (const char *arg, const char *what, int64_t min, int64_t max)
+{
+  char *end = NULL;
+  long long value = strtoll (arg, &end, 10);
+
+  if (end == arg || *end != '\0' || value < min || value > max)
+    die ("%s must be a whole number from %lld to %lld", what, (long long) min,
+         (long long) max);
+  return value;
+}
+
+static void
+parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
+            McpOptions *options)
+{
+  static const struct option longopts[] = {
+    { "timeout", required_argument, NULL, 't' },
+    { "memory", required_argument, NULL, 'm' },
+    { "allow-network", no_argument, NULL, 'n' },
+    { "max-concurrent", required_argument, NULL, 'c' },
+    { "sandbox", required_argument, NULL, 's' },
+    { "strict", no_argument, NULL, 'S' },
+    { "interpreter", required_argument, NULL, 'i' },
+    { "version", no_argument, NULL, 'V' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  int opt;
+
+  while ((opt = getopt_long (argc, argv, "", longopts, NULL)) != -1)
+    switch (opt)
+      {
+      case 't':
+        {
+          char *end = NULL;
+          double sec = strtod (optarg, &end);
+          if (end == optarg || *end != '\0' || !(sec > 0) || !isfinite (sec)
+              || sec * 1000 > (double) config->max_timeout_ms)
+            die ("--timeout must be a number of seconds above 0 and at most %lld",
+                 (long long) config->max_timeout_ms / 1000);
+          config->default_timeout_ms = (int64_t) ceil (sec * 1000);
+        }
+        break;
+      case 'm':
+        config->default_memory_mib = parse_int (optarg, "--memory", 1, config->max_memory_mib);
+        break;
+      case 'n':
+        options->allow_network = true;
+        break;
+      case 'c':
+        config->max_concurrent = (int) parse_int (optarg, "--max-concurrent", 1, 64);
+        break;
+      case 's':
+        if (runner_sandbox_mode_parse (optarg, &config->sandbox_mode) != 0)
+          die ("--sandbox must be auto, namespaces or fallback");
+        break;
+      case 'S':
+        config->strict = true;
+        break;
+      case 'i':
+        if (runner_langs_override (langs, optarg) != 0)
+          die ("--interpreter %s: unknown language or not an executable absolute path", optarg);
+        break;
+      case 'V':
+        printf ("sandpad-mcp %s\n", PACKAGE_VERSION);
+        exit (0);
+      case 'h':
+        usage (stdout);
+        exit (0);
+      default:
+        usage (stderr);
+        exit (2);
+      }
+  if (optind != argc)
+    die ("unexpected argument %s", argv[optind]);
+}
+
+int
+main (int argc, char **argv)
+{
+  RunnerConfig config;
+  RunnerLanguages langs;
+  McpOptions options = { 0 };
+
+  runner_config_init (&config);
+  /* A cancelled call must end within a second: interrupt, then terminate
+   * and kill 300 ms apart, even for a program that ignores SIGINT. */
+  config.cancel_grace_ms = 300;
+  runner_langs_init (&langs);
+  parse_args (argc, argv, &config, &langs, &options);
+
+  /* Calls that bring files run in a directory of ours, made under this
+   * one; the engine allows exactly it as a cwd and nothing else. */
+  const char *tmp = getenv ("TMPDIR");
+  cleanup_free char *scratch
+    = xasprintf ("%s/sandpad-mcp-XXXXXX", tmp != NULL && tmp[0] == '/' ? tmp : "/tmp");
+  if (mkdtemp (scratch) == NULL)
+    die_with_error ("cannot create a directory for input files");
+  /* As root, runs are nobody's: they must pass through (not list) it. */
+  if (geteuid () == 0 && chmod (scratch, 0711) != 0)
+    die_with_error ("chmod %s", scratch);
+  if (runner_policy_allow (&config.paths.cwds, scratch) != 0)
+    die_with_error ("cannot allow %s", scratch);
+  options.scratch_root = config.paths.cwds[0];
+
+  runner_langs_probe_versions (&langs);
+  int status = mcp_server_run (&config, &langs, &options, 0, 1);
+  remove_tree (options.scratch_root);
+  runner_langs_clear (&langs);
+  runner_policy_clear (&config.paths);
+  return status;
+}
