@@ -184,8 +184,16 @@ static void
 handle_line (McpServer *server, const char *line, size_t len)
 {
   json_error_t jerr;
-  /* Duplicate keys are refused: two "id"s must not mean the last one. */
-  json_t *msg = json_loadb (line, len, JSON_REJECT_DUPLICATES, &jerr);
+  size_t blank = 0;
+
+  while (blank < len && (line[blank] == ' ' || line[blank] == '\t' || line[blank] == '\r'))
+    blank++;
+  if (blank == len)
+    return; /* a blank line is no message */
+  /* Duplicate keys are refused: two "id"s must not mean the last one.
+   * Any JSON value parses, so a bare 42 is an invalid request, not
+   * unparseable. */
+  json_t *msg = json_loadb (line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
 
   if (msg == NULL)
     {

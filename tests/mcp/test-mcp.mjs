@@ -1,0 +1,286 @@
+// test-mcp.mjs: sandpad-mcp driven by the official MCP TypeScript SDK client.
+//
+//   node test-mcp.mjs SANDPAD_MCP GROUP
+//
+// Each group starts its own real server (real runner engine, real sandbox,
+// real python3/node/bash) and prints TAP. Nothing here is mocked: the SDK
+// speaks the stdio transport to the binary exactly as an assistant's
+// client would, and validates every structuredContent against the tool's
+// outputSchema itself once tools/list has been called.
+import { spawn } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import Ajv from 'ajv';
+
+const [server, group] = process.argv.slice(2);
+if (!server || !group) {
+  console.error('usage: node test-mcp.mjs SANDPAD_MCP GROUP');
+  process.exit(2);
+}
+
+let n = 0;
+let failed = 0;
+function ok(cond, what, detail) {
+  n++;
+  if (cond) {
+    console.log(`ok ${n} - ${what}`);
+  } else {
+    failed++;
+    console.log(`not ok ${n} - ${what}`);
+    if (detail !== undefined)
+      console.log(`  # ${JSON.stringify(detail).slice(0, 2000)}`);
+  }
+}
+
+const extraArgs = process.env.SANDPAD_TEST_SANDBOX
+  ? ['--sandbox', process.env.SANDPAD_TEST_SANDBOX] : [];
+
+async function connect(args = []) {
+  const transport = new StdioClientTransport({
+    command: server, args: [...extraArgs, ...args], stderr: 'inherit',
+  });
+  let negotiated = null;
+  // The SDK hands the negotiated revision to transports that want it.
+  transport.setProtocolVersion = (v) => { negotiated = v; };
+  const client = new Client({ name: 'sandpad-mcp-test', version: '1.0' });
+  const errors = [];
+  client.onerror = (e) => errors.push(String(e));
+  await client.connect(transport);
+  // Caches the outputSchemas, so every later callTool result is validated.
+  const tools = await client.listTools();
+  return { client, transport, errors, tools: tools.tools, negotiated: () => negotiated };
+}
+
+const textOf = (result) => result.content.filter((c) => c.type === 'text').map((c) => c.text).join('');
+
+// A raw line-level client for what the SDK never sends (older revisions,
+// responses after a cancel).
+function rawServer() {
+  const child = spawn(server, extraArgs, { stdio: ['pipe', 'pipe', 'inherit'] });
+  let buf = '';
+  const waiting = [];
+  const messages = [];
+  child.stdout.on('data', (d) => {
+    buf += d;
+    let i;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const msg = JSON.parse(buf.slice(0, i));
+      buf = buf.slice(i + 1);
+      messages.push(msg);
+      for (const w of [...waiting]) {
+        if (w.match(msg)) {
+          waiting.splice(waiting.indexOf(w), 1);
+          w.resolve(msg);
+        }
+      }
+    }
+  });
+  return {
+    send: (obj) => child.stdin.write(JSON.stringify(obj) + '\n'),
+    wait: (match) => {
+      const seen = messages.find(match);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve) => waiting.push({ match, resolve }));
+    },
+    messages,
+    close: () => new Promise((resolve) => { child.on('close', resolve); child.stdin.end(); }),
+  };
+}
+
+const groups = {
+  async handshake() {
+    const { client, transport, tools, negotiated } = await connect();
+    ok(negotiated() === '2025-11-25', 'the SDK negotiated 2025-11-25', negotiated());
+    ok(client.getServerVersion()?.name === 'sandpad-mcp', 'serverInfo names sandpad-mcp',
+      client.getServerVersion());
+    ok(client.getServerCapabilities()?.tools !== undefined, 'the tools capability is announced');
+    ok(typeof client.getInstructions() === 'string', 'instructions are given');
+    const pong = await client.ping();
+    ok(pong && typeof pong === 'object', 'ping answers');
+
+    const ajv = new Ajv({ strict: false });
+    ok(tools.length >= 1, 'tools/list lists tools', tools.map((t) => t.name));
+    ok(tools.some((t) => t.name === 'execute_code'), 'execute_code is listed');
+    for (const tool of tools) {
+      for (const kind of ['inputSchema', 'outputSchema']) {
+        const schema = tool[kind];
+        let compiled = false;
+        try { ajv.compile(schema); compiled = true; } catch (e) { /* reported below */ }
+        ok(schema?.type === 'object' && compiled, `${tool.name} has a valid ${kind}`, schema);
+      }
+    }
+    await transport.close();
+
+    // Revisions the SDK does not send: the older one is echoed, an
+    // unknown one gets our newest.
+    const raw = rawServer();
+    raw.send({ jsonrpc: '2.0', id: 1, method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'r', version: '1' } } });
+    let r = await raw.wait((m) => m.id === 1);
+    ok(r.result?.protocolVersion === '2025-06-18', '2025-06-18 is echoed', r);
+    raw.send({ jsonrpc: '2.0', id: 2, method: 'initialize',
+      params: { protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 'r', version: '1' } } });
+    r = await raw.wait((m) => m.id === 2);
+    ok(r.result?.protocolVersion === '2025-11-25', 'an unknown revision gets 2025-11-25', r);
+    await raw.close();
+  },
+
+  async python_run() {
+    const { client, transport } = await connect();
+    let r = await client.callTool({ name: 'execute_code',
+      arguments: { language: 'python', code: 'print(sum(range(10)))' } });
+    ok(r.isError !== true, 'a Python run is not an error', r);
+    ok(r.structuredContent?.end === 'exited' && r.structuredContent?.exit_code === 0,
+      'it exited with 0', r.structuredContent);
+    ok(r.structuredContent?.stdout === '45\n', 'stdout is 45', r.structuredContent?.stdout);
+    ok(textOf(r).includes('45'), 'the text block shows the output', textOf(r));
+    ok(r.structuredContent?.sandbox?.layers?.includes('network:off'),
+      'the sandbox applied is reported', r.structuredContent?.sandbox);
+
+    r = await client.callTool({ name: 'execute_code', arguments: {
+      language: 'python', code: 'import sys\nname = input()\nprint(open("data/in.txt").read() + name)\n'
+        + 'sys.stderr.write("bye\\n")\nsys.exit(3)',
+      stdin: 'Ada\n', files: [{ path: 'data/in.txt', content: 'hello ' }] } });
+    ok(r.isError !== true && r.structuredContent?.exit_code === 3,
+      'a non-zero exit is a normal result with its code', r.structuredContent);
+    ok(r.structuredContent?.stdout === 'hello Ada\n', 'stdin and files reach the program',
+      r.structuredContent?.stdout);
+    ok(r.structuredContent?.stderr === 'bye\n', 'stderr is separate', r.structuredContent?.stderr);
+
+    r = await client.callTool({ name: 'execute_code', arguments: { language: 'javascript',
+      code: 'console.log([1,2,3].map((x) => x * 2).join(","))' } });
+    ok(r.structuredContent?.stdout === '2,4,6\n', 'JavaScript runs too', r.structuredContent);
+
+    r = await client.callTool({ name: 'execute_code', arguments: { language: 'python',
+      code: 'import sys\nsys.stdout.write("x" * 3000000)' } });
+    const sc = r.structuredContent;
+    ok(sc?.stdout_truncated === true && sc.stdout.length < 100000,
+      'a flood is capped and says so', { len: sc?.stdout.length, t: sc?.stdout_truncated });
+    ok(/dropped|not shown|left out/.test(textOf(r)), 'the text block says what was cut',
+      textOf(r).slice(-300));
+
+    r = await client.callTool({ name: 'execute_code', arguments: { language: 'cobol', code: 'x' } });
+    ok(r.isError === true && /cobol/.test(textOf(r)), 'an unknown language is an isError result', r);
+    r = await client.callTool({ name: 'execute_code', arguments: { language: 'python' } });
+    ok(r.isError === true && /"code"/.test(textOf(r)), 'a missing field is named', r);
+    r = await client.callTool({ name: 'execute_code', arguments: { language: 'python', code: '1', timout: 3 } });
+    ok(r.isError === true && /timout/.test(textOf(r)), 'an unknown field is named', r);
+    r = await client.callTool({ name: 'execute_code', arguments: { language: 'python', code: '1',
+      files: [{ path: '../escape', content: 'x' }] } });
+    ok(r.isError === true && /files/.test(textOf(r)), 'a file path leaving the directory is refused', r);
+    await transport.close();
+  },
+
+  async plot() {
+    const { client, transport } = await connect();
+    const r = await client.callTool({ name: 'execute_code', arguments: { language: 'python',
+      code: 'import matplotlib.pyplot as plt\nplt.figure(figsize=(4, 3), dpi=50)\n'
+        + 'plt.plot([1, 3, 2])\nplt.show()\n' }, }, undefined, { timeout: 120000 });
+    const images = r.content.filter((c) => c.type === 'image');
+    ok(r.structuredContent?.exit_code === 0, 'the plot script ran', r.structuredContent);
+    ok(images.length === 1, 'one image block per plot', r.content.map((c) => c.type));
+    const img = images[0];
+    ok(img?.mimeType === 'image/png', 'its mimeType is image/png', img?.mimeType);
+    const bytes = Buffer.from(img?.data ?? '', 'base64');
+    const sig = bytes.subarray(0, 8).toString('hex');
+    ok(sig === '89504e470d0a1a0a', 'the data decodes to a PNG', sig);
+    const width = bytes.length > 24 ? bytes.readUInt32BE(16) : 0;
+    const height = bytes.length > 24 ? bytes.readUInt32BE(20) : 0;
+    const file = r.structuredContent?.files?.find((f) => f.path === 'plot-1.png');
+    ok(width === 200 && height === 150, 'the PNG is the figure size (200x150)', { width, height });
+    ok(file?.width === width && file?.height === height && file?.size === bytes.length,
+      'files lists it with the same size', file);
+    await transport.close();
+  },
+
+  async timeout() {
+    const { client, transport } = await connect();
+    const r = await client.callTool({ name: 'execute_code', arguments: { language: 'python',
+      code: 'print("start", flush=True)\nwhile True:\n    pass', timeout: 1 } });
+    ok(r.isError !== true, 'a timeout is a result, not an error', r);
+    ok(r.structuredContent?.end === 'timeout', 'end is timeout', r.structuredContent?.end);
+    ok(r.structuredContent?.stdout === 'start\n', 'output before the stop is kept', r.structuredContent?.stdout);
+    ok(Number.isInteger(r.structuredContent?.duration_ms) && r.structuredContent.duration_ms > 0,
+      'its duration is reported', r.structuredContent?.duration_ms);
+    ok(/time limit/.test(textOf(r)), 'the text names the time limit', textOf(r));
+    await transport.close();
+  },
+
+  async cancel() {
+    // The SDK's side: abort sends notifications/cancelled; the server keeps serving.
+    const { client, transport } = await connect();
+    const controller = new AbortController();
+    let started;
+    const startedP = new Promise((resolve) => { started = resolve; });
+    const call = client.callTool({ name: 'execute_code', arguments: { language: 'python',
+      code: 'import time\nprint("ready", flush=True)\ntime.sleep(120)', timeout: 200 } },
+    undefined, { signal: controller.signal, onprogress: () => started(), timeout: 250000 });
+    await startedP;
+    controller.abort('test cancels');
+    let rejected = false;
+    try { await call; } catch (e) { rejected = true; }
+    ok(rejected, 'the SDK call is aborted');
+    const after = await client.callTool({ name: 'execute_code', arguments: { language: 'bash', code: 'echo still here' } });
+    ok(after.structuredContent?.stdout === 'still here\n', 'the server serves the next call', after.structuredContent);
+    await transport.close();
+
+    // The wire: the cancelled call still answers, with end "cancelled",
+    // also for a program that ignores SIGINT (terminate follows).
+    const raw = rawServer();
+    raw.send({ jsonrpc: '2.0', id: 1, method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'r', version: '1' } } });
+    await raw.wait((m) => m.id === 1);
+    raw.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const code = 'import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n'
+      + 'print("ready", flush=True)\ntime.sleep(120)';
+    raw.send({ jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name: 'execute_code',
+      arguments: { language: 'python', code, timeout: 200 }, _meta: { progressToken: 'p1' } } });
+    await raw.wait((m) => m.method === 'notifications/progress' && m.params.progressToken === 'p1');
+    raw.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c1', reason: 'test' } });
+    const answer = await raw.wait((m) => m.id === 'c1');
+    const sc = answer.result?.structuredContent;
+    ok(sc?.end === 'cancelled', 'the cancelled call answers with end "cancelled"', answer);
+    ok(sc?.duration_ms < 100000, 'the run was stopped long before its own limit', sc?.duration_ms);
+    await raw.close();
+  },
+
+  async progress() {
+    const { client, transport } = await connect();
+    const seen = [];
+    const r = await client.callTool({ name: 'execute_code', arguments: { language: 'python',
+      code: 'import time\nfor i in range(3):\n    print("tick", i, flush=True)\n    time.sleep(0.3)' } },
+    undefined, { onprogress: (p) => seen.push(p) });
+    ok(r.structuredContent?.exit_code === 0, 'the run finished', r.structuredContent);
+    ok(seen.length >= 1, 'progress notifications arrived', seen);
+    const streamed = seen.map((p) => p.message ?? '').join('');
+    ok(streamed === 'tick 0\ntick 1\ntick 2\n', 'they carry the output in order', streamed);
+    ok(seen.every((p, i) => i === 0 || p.progress > seen[i - 1].progress), 'progress increases',
+      seen.map((p) => p.progress));
+    await transport.close();
+  },
+
+  async concurrent() {
+    const { client, transport } = await connect();
+    const code = (i) => `import time\nstart = time.time()\ntime.sleep(3)\nprint(${i}, start, time.time())`;
+    const results = await Promise.all([0, 1, 2, 3].map((i) => client.callTool({ name: 'execute_code',
+      arguments: { language: 'python', code: code(i) } }, undefined, { timeout: 120000 })));
+    const spans = results.map((r) => r.structuredContent?.stdout.trim().split(' ').map(Number));
+    ok(spans.every((s, i) => s?.[0] === i), 'each call got its own run\'s output', spans);
+    const latestStart = Math.max(...spans.map((s) => s[1]));
+    const earliestEnd = Math.min(...spans.map((s) => s[2]));
+    ok(latestStart < earliestEnd, 'the four runs overlapped in time', spans);
+    await transport.close();
+  },
+};
+
+if (!groups[group]) {
+  console.error(`unknown group ${group}`);
+  process.exit(2);
+}
+try {
+  await groups[group]();
+} catch (e) {
+  ok(false, `group ${group} threw`, String(e?.stack ?? e));
+}
+console.log(`1..${n}`);
+process.exit(failed ? 1 : 0);
