@@ -18,6 +18,9 @@ usage (FILE *out)
   fputs ("Usage: sandpad-mcp [OPTION...]\n"
          "Serve Sandpad's sandboxed runs to an AI assistant over MCP (JSON-RPC 2.0 on\n"
          "stdin/stdout, one message per line).\n\n"
+         "  --workspace DIR        offer execute_command, with DIR as its writable directory\n"
+         "  --block-command REGEX  refuse commands matching REGEX whole (repeatable)\n"
+         "  --allow-command REGEX  run only commands matching one REGEX whole (repeatable)\n"
          "  --timeout SEC          default time limit of a run (default 30, max 300)\n"
          "  --memory MIB           default memory limit of a run (default 512)\n"
          "  --allow-network        let runs use the network (off by default)\n"
@@ -47,6 +50,9 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
             McpOptions *options)
 {
   static const struct option longopts[] = {
+    { "workspace", required_argument, NULL, 'W' },
+    { "block-command", required_argument, NULL, 'B' },
+    { "allow-command", required_argument, NULL, 'A' },
     { "timeout", required_argument, NULL, 't' },
     { "memory", required_argument, NULL, 'm' },
     { "allow-network", no_argument, NULL, 'n' },
@@ -63,6 +69,17 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
   while ((opt = getopt_long (argc, argv, "", longopts, NULL)) != -1)
     switch (opt)
       {
+      case 'W':
+        options->workspace = optarg;
+        break;
+      case 'B':
+      case 'A':
+        {
+          char error[256];
+          if (mcp_filters_add (&options->filters, opt == 'A', optarg, error, sizeof error) != 0)
+            die ("--%s-command %s: %s", opt == 'A' ? "allow" : "block", optarg, error);
+        }
+        break;
       case 't':
         {
           char *end = NULL;
@@ -120,7 +137,10 @@ main (int argc, char **argv)
    * and kill 300 ms apart, even for a program that ignores SIGINT. */
   config.cancel_grace_ms = 300;
   runner_langs_init (&langs);
+  mcp_filters_init (&options.filters);
   parse_args (argc, argv, &config, &langs, &options);
+  if (options.filters.n_block + options.filters.n_allow > 0 && options.workspace == NULL)
+    die ("--block-command and --allow-command need --workspace (they filter execute_command)");
 
   /* Calls that bring files run in a directory of ours, made under this
    * one; the engine allows exactly it as a cwd and nothing else. */
@@ -136,10 +156,26 @@ main (int argc, char **argv)
     die_with_error ("cannot allow %s", scratch);
   options.scratch_root = config.paths.cwds[0];
 
+  if (options.workspace != NULL)
+    {
+      /* The workspace becomes the runs' writable cwd: the engine allows it
+       * (and directories under it) and nothing else the client names. */
+      uid_t run_uid = geteuid () == 0 ? RUNNER_SANDBOX_NOBODY : geteuid ();
+      struct stat st;
+      if (runner_policy_allow (&config.paths.cwds, options.workspace) != 0)
+        die_with_error ("--workspace %s: not a directory other than /", options.workspace);
+      options.workspace = config.paths.cwds[1];
+      if (stat (options.workspace, &st) != 0 || st.st_uid != run_uid)
+        die ("--workspace %s must belong to uid %d, the uid that runs programs%s",
+             options.workspace, (int) run_uid,
+             run_uid == RUNNER_SANDBOX_NOBODY ? " (nobody, as sandpad-mcp runs as root)" : "");
+    }
+
   runner_langs_probe_versions (&langs);
   int status = mcp_server_run (&config, &langs, &options, 0, 1);
   remove_tree (options.scratch_root);
   runner_langs_clear (&langs);
+  mcp_filters_clear (&options.filters);
   runner_policy_clear (&config.paths);
   return status;
 }

@@ -163,7 +163,7 @@ handle_request (McpServer *server, json_t *id, const char *method, json_t *param
   else if (strcmp (method, "ping") == 0)
     mcp_send_result (server, id, json_object ());
   else if (strcmp (method, "tools/list") == 0)
-    mcp_send_result (server, id, json_pack ("{s:o}", "tools", mcp_tools_list ()));
+    mcp_send_result (server, id, json_pack ("{s:o}", "tools", mcp_tools_list (server->options)));
   else if (strcmp (method, "tools/call") == 0)
     mcp_tools_call (server, id, params);
   else

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <jansson.h>
+#include <regex.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -27,10 +28,19 @@
 #define MCP_METHOD_NOT_FOUND (-32601)
 #define MCP_INVALID_PARAMS (-32602)
 
+/* execute_command's filters (mcp-command.c): policy, not the boundary. */
+typedef struct
+{
+  regex_t *builtin, *block, *allow;
+  size_t n_builtin, n_block, n_allow;
+} McpFilters;
+
 /* What the command line fixed for every run. */
 typedef struct
 {
   bool allow_network;
+  const char *workspace;    /* execute_command's directory; NULL: no such tool */
+  McpFilters filters;
   const char *scratch_root; /* where calls with files get their directory;
                              * on the engine's --allow-cwd list */
 } McpOptions;
@@ -96,8 +106,18 @@ void mcp_capture_append (McpCapture *cap, const char *data, size_t len);
 char *mcp_capture_text (const McpCapture *cap, int64_t *cut);
 void mcp_capture_clear (McpCapture *cap);
 
+/* mcp-command.c */
+int mcp_filters_init (McpFilters *filters);
+/* Adds a --block-command (allow false) or --allow-command pattern; -1
+ * with the regex error in error[] when it does not compile. */
+int mcp_filters_add (McpFilters *filters, bool allow, const char *pattern, char *error,
+                     size_t error_len);
+void mcp_filters_clear (McpFilters *filters);
+/* NULL when the command may run, else why not (malloc'd). */
+char *mcp_filters_check (const McpFilters *filters, const char *command);
+
 /* mcp-tools.c */
-json_t *mcp_tools_list (void);
+json_t *mcp_tools_list (const McpOptions *options);
 /* Handles tools/call; answers at once (errors, refusals) or later, from
  * the run's exited event. */
 void mcp_tools_call (McpServer *server, json_t *id, json_t *params);

@@ -32,6 +32,15 @@ static const char execute_code_input[] =
   "before it starts\"}},"
   "\"required\":[\"language\",\"code\"],\"additionalProperties\":false}";
 
+static const char execute_command_input[] =
+  "{\"type\":\"object\",\"properties\":{"
+  "\"command\":{\"type\":\"string\",\"description\":\"a bash command line\"},"
+  "\"work_dir\":{\"type\":\"string\",\"description\":\"directory to run in, relative to "
+  "the workspace (default: the workspace itself); it may not lead out of it\"},"
+  "\"timeout\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"maximum\":300,"
+  "\"description\":\"wall-clock limit in seconds (default 30)\"}},"
+  "\"required\":[\"command\"],\"additionalProperties\":false}";
+
 static json_t *
 parse_literal (const char *text)
 {
@@ -43,7 +52,7 @@ parse_literal (const char *text)
 }
 
 json_t *
-mcp_tools_list (void)
+mcp_tools_list (const McpOptions *options)
 {
   json_t *tools = json_array ();
 
@@ -58,6 +67,21 @@ mcp_tools_list (void)
                "leaves open as a PNG image. A non-zero exit is a normal result.",
                "inputSchema", parse_literal (execute_code_input), "outputSchema",
                mcp_result_schema (), "annotations", "readOnlyHint", 0, "destructiveHint", 0,
+               "openWorldHint", 0));
+  if (options->workspace == NULL)
+    return tools;
+  json_array_append_new (
+    tools,
+    json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "execute_command", "title",
+               "Run a shell command in the workspace", "description",
+               "Runs a bash command line with the workspace as its writable working directory "
+               "(seen as /work in namespace mode), inside a kernel sandbox: nothing else of the "
+               "host is visible or writable, no network, time and memory limits. Obviously "
+               "dangerous commands (sudo, rm -rf /, ...) and those the server's configuration "
+               "excludes are refused with a reason. Returns the same result as execute_code; "
+               "files created or changed in the workspace are listed.",
+               "inputSchema", parse_literal (execute_command_input), "outputSchema",
+               mcp_result_schema (), "annotations", "readOnlyHint", 0, "destructiveHint", 1,
                "openWorldHint", 0));
   return tools;
 }
@@ -232,6 +256,35 @@ parse_execute_code (McpServer *server, McpCall *call, json_t *args, SpRun *req,
   return 0;
 }
 
+/* Reasons for refusing a command go back to the model as they are. */
+static int
+parse_execute_command (McpServer *server, json_t *args, SpRun *req, SpProtoError *err)
+{
+  static const char *const allowed[] = { "command", "work_dir", "timeout", NULL };
+  cleanup_free char *work_dir = NULL;
+
+  if (sp_json_check_fields (args, "arguments", allowed, err) != 0
+      || sp_json_get_string (args, "command", true, &req->code, err) != 0
+      || sp_json_get_string (args, "work_dir", false, &work_dir, err) != 0
+      || get_timeout (args, &req->timeout_ms, err) != 0)
+    return -1;
+  cleanup_free char *refusal = mcp_filters_check (&server->options->filters, req->code);
+  if (refusal != NULL)
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "%s. (These filters are policy; "
+                               "the sandbox is the boundary.)", refusal);
+  if (work_dir != NULL && (work_dir[0] == '/' || strlen (work_dir) > 1024))
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "field \"work_dir\" must be relative to the workspace");
+  /* The engine resolves it (symlinks, "..") and refuses anything that
+   * is not under the workspace, its only allowed cwd. */
+  req->cwd = work_dir != NULL && work_dir[0] != '\0'
+               ? xasprintf ("%s/%s", server->options->workspace, work_dir)
+               : xstrdup (server->options->workspace);
+  req->language = xstrdup ("bash");
+  req->name = xstrdup ("command.sh");
+  return 0;
+}
+
 void
 mcp_tools_call (McpServer *server, json_t *id, json_t *params)
 {
@@ -246,7 +299,9 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
       mcp_send_error (server, id, MCP_INVALID_PARAMS, "tools/call needs params.name (a string)");
       return;
     }
-  if (strcmp (json_string_value (name), "execute_code") != 0)
+  const char *tool = json_string_value (name);
+  bool is_command = strcmp (tool, "execute_command") == 0 && server->options->workspace != NULL;
+  if (strcmp (tool, "execute_code") != 0 && !is_command)
     {
       mcp_send_error (server, id, MCP_INVALID_PARAMS, "unknown tool \"%.64s\"",
                       json_string_value (name));
@@ -269,7 +324,8 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
   snprintf (call->run_id, sizeof call->run_id, "mcp-%llu",
             (unsigned long long) ++server->next_run);
 
-  int rc = parse_execute_code (server, call, args, &req, &err);
+  int rc = is_command ? parse_execute_command (server, args, &req, &err)
+                      : parse_execute_code (server, call, args, &req, &err);
   json_decref (empty);
   if (rc == 0)
     {
@@ -287,6 +343,6 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
     }
   SpMessage leftover = { .type = SP_MSG_RUN, .u.run = req };
   sp_message_clear (&leftover);
-  mcp_send_result (server, id, mcp_result_tool_error ("execute_code: %s", err.message));
+  mcp_send_result (server, id, mcp_result_tool_error ("%s: %s", tool, err.message));
   mcp_call_free (call);
 }

@@ -7,7 +7,11 @@
 // speaks the stdio transport to the binary exactly as an assistant's
 // client would, and validates every structuredContent against the tool's
 // outputSchema itself once tools/list has been called.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import Ajv from 'ajv';
@@ -271,6 +275,120 @@ const groups = {
     ok(latestStart < earliestEnd, 'the four runs overlapped in time', spans);
     await transport.close();
   },
+};
+
+// A directory the runs may use as their cwd: it must belong to the uid
+// that runs programs (nobody when the server runs as root).
+function makeWorkspace() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandpad-mcp-ws-'));
+  if (process.getuid() === 0) fs.chownSync(dir, 65534, 65534);
+  return dir;
+}
+
+// Runs a command with plain bash, outside any sandbox: the control that
+// shows a containment test's attack works when nothing stops it.
+function unsandboxed(command) {
+  const r = spawnSync('/bin/bash', ['-c', command], { encoding: 'utf8', timeout: 60000 });
+  return r.stdout;
+}
+
+// The same, without blocking the event loop (for a control that talks to
+// a listener in this process).
+function unsandboxedAsync(command) {
+  return new Promise((resolve) => {
+    const child = spawn('/bin/bash', ['-c', command], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.on('close', () => resolve(out));
+  });
+}
+
+// The filters miss these: base64 through eval spells nothing they know.
+const obfuscate = (command) => `eval "$(echo ${Buffer.from(command).toString('base64')} | base64 -d)"`;
+
+groups.command = async () => {
+  const ws = makeWorkspace();
+  const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'sandpad-mcp-outside-'));
+  fs.chmodSync(outside, 0o777); // anyone may write here: only the sandbox can stop it
+  const secret = path.join(outside, 'secret.txt');
+  fs.writeFileSync(secret, 'the host secret\n', { mode: 0o644 });
+  const { client, transport, tools } = await connect(['--workspace', ws, '--block-command', 'git push.*']);
+  try {
+    const tool = tools.find((t) => t.name === 'execute_command');
+    ok(tool?.inputSchema?.required?.includes('command') && tool?.outputSchema?.type === 'object',
+      'execute_command is listed with its schemas', tool);
+
+    let r = await client.callTool({ name: 'execute_command', arguments: {
+      command: 'mkdir -p sub && echo made > sub/out.txt && cat sub/out.txt' } });
+    ok(r.structuredContent?.stdout === 'made\n', 'a command runs in the workspace', r.structuredContent);
+    ok(fs.readFileSync(path.join(ws, 'sub', 'out.txt'), 'utf8') === 'made\n',
+      'what it writes stays in the workspace on the host');
+    ok(r.structuredContent?.files?.some((f) => f.path === 'sub/out.txt' && f.created),
+      'files lists what it created', r.structuredContent?.files);
+    r = await client.callTool({ name: 'execute_command', arguments: { command: 'cat out.txt', work_dir: 'sub' } });
+    ok(r.structuredContent?.stdout === 'made\n', 'work_dir is relative to the workspace', r.structuredContent);
+    r = await client.callTool({ name: 'execute_command', arguments: { command: 'ls', work_dir: '..' } });
+    ok(r.isError === true, 'a work_dir leading out of the workspace is refused', r);
+    fs.symlinkSync('/', path.join(ws, 'root-link'));
+    r = await client.callTool({ name: 'execute_command', arguments: { command: 'ls', work_dir: 'root-link' } });
+    ok(r.isError === true, 'so is one through a symlink', r);
+
+    for (const [command, reason] of [['sudo ls', /sudo/], ['rm -rf /', /rm of \//],
+      [':(){ :|:& };:', /fork bomb/], ['dd if=/dev/zero of=/dev/sda', /device/],
+      ['chmod -R 777 /etc', /permissions/]]) {
+      r = await client.callTool({ name: 'execute_command', arguments: { command } });
+      ok(r.isError === true && reason.test(textOf(r)) && /policy/.test(textOf(r)),
+        `built-in check refuses ${JSON.stringify(command)} with a reason`, textOf(r));
+    }
+    r = await client.callTool({ name: 'execute_command', arguments: { command: 'git push origin main' } });
+    ok(r.isError === true && /block-command/.test(textOf(r)), 'the block list refuses its match', textOf(r));
+
+    // Obfuscated commands the filters let through: the sandbox holds.
+    const target = path.join(outside, 'escaped.txt');
+    const write = `echo escaped > ${target}`;
+    r = await client.callTool({ name: 'execute_command', arguments: { command: obfuscate(write) } });
+    ok(r.isError !== true, 'the obfuscated write passes the filters (they are only policy)', textOf(r));
+    ok(!fs.existsSync(target), 'but nothing is written outside the workspace', r.structuredContent);
+    unsandboxed(obfuscate(write));
+    ok(fs.existsSync(target), 'control: the same command without the sandbox writes there');
+    fs.rmSync(target, { force: true });
+
+    const read = `cat ${secret}; ls -a ${os.homedir()}`;
+    r = await client.callTool({ name: 'execute_command', arguments: { command: obfuscate(read) } });
+    ok(!r.structuredContent?.stdout.includes('the host secret'), 'a file outside the workspace cannot be read',
+      r.structuredContent);
+    ok(!r.structuredContent?.stdout.includes('..'), 'the host\'s home cannot be listed', r.structuredContent);
+    ok(unsandboxed(obfuscate(read)).includes('the host secret'), 'control: without the sandbox it can');
+
+    const listener = net.createServer((sock) => { connections++; sock.end('hello\n'); });
+    let connections = 0;
+    await new Promise((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const port = listener.address().port;
+    const connect = `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected && head -1 <&3`;
+    r = await client.callTool({ name: 'execute_command', arguments: { command: obfuscate(connect) } });
+    ok(!r.structuredContent?.stdout.includes('connected') && connections === 0,
+      'network is off: the loopback listener sees no connection', { sc: r.structuredContent, connections });
+    ok((await unsandboxedAsync(obfuscate(connect))).includes('hello') && connections === 1,
+      'control: without the sandbox it connects', connections);
+    listener.close();
+  } finally {
+    await transport.close();
+    fs.rmSync(ws, { recursive: true, force: true });
+    fs.rmSync(outside, { recursive: true, force: true });
+  }
+
+  // An allow list: only what matches one pattern whole runs.
+  const ws2 = makeWorkspace();
+  const second = await connect(['--workspace', ws2, '--allow-command', 'echo [a-z]+']);
+  try {
+    let r = await second.client.callTool({ name: 'execute_command', arguments: { command: 'echo hello' } });
+    ok(r.structuredContent?.stdout === 'hello\n', 'an allowed command runs', r);
+    r = await second.client.callTool({ name: 'execute_command', arguments: { command: 'echo hello; id' } });
+    ok(r.isError === true && /allow-command/.test(textOf(r)), 'anything else is refused, naming the allow list', r);
+  } finally {
+    await second.transport.close();
+    fs.rmSync(ws2, { recursive: true, force: true });
+  }
 };
 
 if (!groups[group]) {
