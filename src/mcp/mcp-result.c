@@ -41,12 +41,19 @@ static const char result_schema[] =
   "\"peak_memory_bytes\",\"files\",\"files_truncated\"]}";
 
 json_t *
-mcp_result_schema (void)
+mcp_result_schema (bool with_diff)
 {
   json_t *schema = json_loads (result_schema, 0, NULL);
 
   if (schema == NULL)
     abort (); /* a typo in the literal above */
+  if (with_diff)
+    {
+      json_object_set_new (json_object_get (schema, "properties"), "diff",
+                           json_pack ("{s:s, s:s}", "type", "string", "description",
+                                      "the edit as a unified diff"));
+      json_array_append_new (json_object_get (schema, "required"), json_string ("diff"));
+    }
   return schema;
 }
 
@@ -252,6 +259,12 @@ mcp_result_from_run (const McpCall *call, const SpExited *exited)
                                     strv_json (call->sandbox.layers)));
 
   Buf text = { 0 };
+  if (call->diff != NULL)
+    {
+      json_object_set_new (structured, "diff", json_string (call->diff));
+      buf_append (&text, "The edit:\n", strlen ("The edit:\n"));
+      buf_append (&text, call->diff, strlen (call->diff));
+    }
   describe_end (&text, call, exited, end);
   describe_stream (&text, "stdout", kept[0], cut[0], exited->stdout_bytes,
                    exited->stdout_truncated, call->output_limit);

@@ -382,7 +382,7 @@ int
 mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOptions *options,
                 int in_fd, int out_fd)
 {
-  McpServer server = { .in_fd = in_fd, .out_fd = out_fd, .options = options };
+  McpServer server = { .in_fd = in_fd, .out_fd = out_fd, .options = options, .langs = langs };
   RunnerSink sink = { .event = on_event, .quit = on_quit };
 
   set_nonblocking (in_fd, true);

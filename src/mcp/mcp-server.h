@@ -71,11 +71,13 @@ struct McpCall
   int64_t memory_mib;
   int64_t output_limit;
   bool cancel_requested;
+  char *diff;             /* edit_and_execute: the edit, as a unified diff */
 };
 
 typedef struct
 {
   RunnerEngine *engine;
+  RunnerLanguages *langs;
   const McpOptions *options;
   int in_fd, out_fd;
   RunnerWatch *in_watch, *out_watch;
@@ -116,6 +118,15 @@ void mcp_filters_clear (McpFilters *filters);
 /* NULL when the command may run, else why not (malloc'd). */
 char *mcp_filters_check (const McpFilters *filters, const char *command);
 
+/* mcp-diff.c: a unified diff (3 lines of context) of before -> after. */
+char *mcp_diff (const char *path, const char *before, const char *after);
+
+/* mcp-edit.c: applies edits ([{old_text, new_text}]) to PATH beneath
+ * workspace and replaces it atomically; on success *new_text is the new
+ * content and *diff the change. Nothing is written on failure. */
+int mcp_edit_file (const char *workspace, const char *path, json_t *edits, char **new_text,
+                   char **diff, SpProtoError *err);
+
 /* mcp-tools.c */
 json_t *mcp_tools_list (const McpOptions *options);
 /* Handles tools/call; answers at once (errors, refusals) or later, from
@@ -126,4 +137,5 @@ void mcp_call_free (McpCall *call);
 /* mcp-result.c */
 json_t *mcp_result_tool_error (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 json_t *mcp_result_from_run (const McpCall *call, const SpExited *exited);
-json_t *mcp_result_schema (void);
+/* The outputSchema of a run; with_diff adds edit_and_execute's "diff". */
+json_t *mcp_result_schema (bool with_diff);

@@ -41,6 +41,19 @@ static const char execute_command_input[] =
   "\"description\":\"wall-clock limit in seconds (default 30)\"}},"
   "\"required\":[\"command\"],\"additionalProperties\":false}";
 
+static const char edit_and_execute_input[] =
+  "{\"type\":\"object\",\"properties\":{"
+  "\"path\":{\"type\":\"string\",\"description\":\"a file in the workspace, relative to "
+  "it; its extension says the language (.py, .js, .sh)\"},"
+  "\"edits\":{\"type\":\"array\",\"minItems\":1,\"items\":{\"type\":\"object\","
+  "\"properties\":{\"old_text\":{\"type\":\"string\",\"description\":\"text that occurs "
+  "exactly once in the file\"},\"new_text\":{\"type\":\"string\"}},"
+  "\"required\":[\"old_text\",\"new_text\"],\"additionalProperties\":false},"
+  "\"description\":\"exact-text replacements, applied in order\"},"
+  "\"args\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+  "\"description\":\"arguments for the program\"}},"
+  "\"required\":[\"path\",\"edits\"],\"additionalProperties\":false}";
+
 static json_t *
 parse_literal (const char *text)
 {
@@ -66,7 +79,7 @@ mcp_tools_list (const McpOptions *options)
                "files the run created, and every matplotlib figure the snippet shows or "
                "leaves open as a PNG image. A non-zero exit is a normal result.",
                "inputSchema", parse_literal (execute_code_input), "outputSchema",
-               mcp_result_schema (), "annotations", "readOnlyHint", 0, "destructiveHint", 0,
+               mcp_result_schema (false), "annotations", "readOnlyHint", 0, "destructiveHint", 0,
                "openWorldHint", 0));
   if (options->workspace == NULL)
     return tools;
@@ -81,7 +94,18 @@ mcp_tools_list (const McpOptions *options)
                "excludes are refused with a reason. Returns the same result as execute_code; "
                "files created or changed in the workspace are listed.",
                "inputSchema", parse_literal (execute_command_input), "outputSchema",
-               mcp_result_schema (), "annotations", "readOnlyHint", 0, "destructiveHint", 1,
+               mcp_result_schema (false), "annotations", "readOnlyHint", 0, "destructiveHint", 1,
+               "openWorldHint", 0));
+  json_array_append_new (
+    tools,
+    json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "edit_and_execute",
+               "title", "Edit a workspace file and run it", "description",
+               "Applies exact-text replacements to a file in the workspace (each old_text must "
+               "occur exactly once, else nothing changes), writes it atomically, then runs it "
+               "in the sandbox with the file's directory as the working directory. Returns "
+               "the run's result plus a unified diff of the edit.",
+               "inputSchema", parse_literal (edit_and_execute_input), "outputSchema",
+               mcp_result_schema (true), "annotations", "readOnlyHint", 0, "destructiveHint", 1,
                "openWorldHint", 0));
   return tools;
 }
@@ -98,6 +122,7 @@ mcp_call_free (McpCall *call)
   sp_sandbox_info_clear (&call->sandbox);
   if (call->scratch != NULL)
     remove_tree (call->scratch);
+  free (call->diff);
   free (call->scratch);
   free (call);
 }
@@ -285,6 +310,43 @@ parse_execute_command (McpServer *server, json_t *args, SpRun *req, SpProtoError
   return 0;
 }
 
+static int
+parse_edit_and_execute (McpServer *server, McpCall *call, json_t *args, SpRun *req,
+                        SpProtoError *err)
+{
+  static const char *const allowed[] = { "path", "edits", "args", NULL };
+  cleanup_free char *path = NULL;
+  json_t *edits = NULL;
+
+  if (sp_json_check_fields (args, "arguments", allowed, err) != 0
+      || sp_json_get_string (args, "path", true, &path, err) != 0
+      || sp_json_get_array (args, "edits", true, &edits, err) != 0
+      || sp_json_get_strv (args, "args", false, &req->args, err) != 0)
+    return -1;
+  /* Everything that can be refused is refused before the file changes. */
+  const char *slash = strrchr (path, '/');
+  const char *base = slash ? slash + 1 : path;
+  RunnerLanguage *lang = runner_langs_for_file (server->langs, base);
+  if (lang == NULL)
+    return sp_proto_set_error (err, SP_ERR_UNSUPPORTED_LANGUAGE,
+                               "field \"path\": cannot tell the language of \"%.200s\" from its "
+                               "extension", path);
+  if (mcp_edit_file (server->options->workspace, path, edits, &req->code, &call->diff, err) != 0)
+    return -1;
+  req->language = xstrdup (lang->name);
+  req->name = xstrdup (base);
+  /* The file's directory is the run's cwd (the engine checks it is in the
+   * workspace); Python also finds the modules beside it there. */
+  req->cwd = slash ? xasprintf ("%s/%.*s", server->options->workspace, (int) (slash - path), path)
+                   : xstrdup (server->options->workspace);
+  if (strcmp (lang->name, "python") == 0)
+    {
+      req->env = xcalloc (2, sizeof *req->env);
+      req->env[0] = xstrdup ("PYTHONPATH=.");
+    }
+  return 0;
+}
+
 void
 mcp_tools_call (McpServer *server, json_t *id, json_t *params)
 {
@@ -301,7 +363,8 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
     }
   const char *tool = json_string_value (name);
   bool is_command = strcmp (tool, "execute_command") == 0 && server->options->workspace != NULL;
-  if (strcmp (tool, "execute_code") != 0 && !is_command)
+  bool is_edit = strcmp (tool, "edit_and_execute") == 0 && server->options->workspace != NULL;
+  if (strcmp (tool, "execute_code") != 0 && !is_command && !is_edit)
     {
       mcp_send_error (server, id, MCP_INVALID_PARAMS, "unknown tool \"%.64s\"",
                       json_string_value (name));
@@ -325,6 +388,7 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
             (unsigned long long) ++server->next_run);
 
   int rc = is_command ? parse_execute_command (server, args, &req, &err)
+           : is_edit  ? parse_edit_and_execute (server, call, args, &req, &err)
                       : parse_execute_code (server, call, args, &req, &err);
   json_decref (empty);
   if (rc == 0)
@@ -343,6 +407,8 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
     }
   SpMessage leftover = { .type = SP_MSG_RUN, .u.run = req };
   sp_message_clear (&leftover);
-  mcp_send_result (server, id, mcp_result_tool_error ("%s: %s", tool, err.message));
+  mcp_send_result (server, id,
+                   mcp_result_tool_error ("%s: %s%s", tool, err.message,
+                                          call->diff != NULL ? " (the edit was applied)" : ""));
   mcp_call_free (call);
 }

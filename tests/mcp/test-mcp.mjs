@@ -391,6 +391,76 @@ groups.command = async () => {
   }
 };
 
+groups.edit = async () => {
+  const ws = makeWorkspace();
+  const owner = process.getuid() === 0 ? 65534 : process.getuid();
+  const put = (name, text) => {
+    const file = path.join(ws, name);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, text);
+    fs.chownSync(file, owner, owner);
+    fs.chownSync(path.dirname(file), owner, owner);
+    return file;
+  };
+  const main = put('app/main.py', 'import helper\nx = 1\nprint("x is", x, helper.VALUE)\n');
+  put('app/helper.py', 'VALUE = 42\n');
+  const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'sandpad-mcp-outside-'));
+  const target = path.join(outside, 'target.py');
+  fs.writeFileSync(target, 'x = 1\n');
+  fs.chownSync(target, owner, owner);
+  fs.symlinkSync(target, path.join(ws, 'link.py'));
+  fs.linkSync(target, path.join(ws, 'hard.py'));
+  const { client, transport, tools } = await connect(['--workspace', ws]);
+  const edit = (args) => client.callTool({ name: 'edit_and_execute', arguments: args });
+  try {
+    const tool = tools.find((t) => t.name === 'edit_and_execute');
+    ok(tool?.outputSchema?.properties?.diff !== undefined, 'edit_and_execute is listed, its outputSchema has diff', tool);
+
+    const inode = fs.statSync(main).ino;
+    let r = await edit({ path: 'app/main.py', edits: [{ old_text: 'x = 1', new_text: 'x = 2' }], args: ['a'] });
+    ok(r.structuredContent?.stdout === 'x is 2 42\n', 'the edited file runs, beside its modules', r.structuredContent);
+    ok(fs.readFileSync(main, 'utf8') === 'import helper\nx = 2\nprint("x is", x, helper.VALUE)\n',
+      'the file on the host has the edit');
+    ok(fs.statSync(main).ino !== inode, 'it was replaced by a rename, not rewritten in place');
+    ok(fs.statSync(main).uid === owner, 'it still belongs to the runs\' uid');
+    const diff = '--- a/app/main.py\n+++ b/app/main.py\n@@ -1,3 +1,3 @@\n import helper\n-x = 1\n+x = 2\n'
+      + ' print("x is", x, helper.VALUE)\n';
+    ok(r.structuredContent?.diff === diff, 'the diff is the unified diff of the edit', r.structuredContent?.diff);
+    ok(textOf(r).includes(diff), 'the text block shows it too');
+
+    const long = Array.from({ length: 20 }, (_, i) => `print(${i})`).join('\n') + '\n';
+    put('long.py', long);
+    r = await edit({ path: 'long.py', edits: [{ old_text: 'print(1)\n', new_text: 'print("one")\n' },
+      { old_text: 'print(18)', new_text: 'print("eighteen")' }] });
+    ok((r.structuredContent?.diff.match(/^@@ /gm) ?? []).length === 2, 'distant edits make two hunks',
+      r.structuredContent?.diff);
+    ok(r.structuredContent?.diff.includes('@@ -16,5 +16,5 @@'), 'the second hunk has the right line numbers',
+      r.structuredContent?.diff);
+    ok(r.structuredContent?.stdout.includes('eighteen'), 'and the edited program ran', r.structuredContent?.stdout);
+
+    const before = fs.readFileSync(main, 'utf8');
+    r = await edit({ path: 'app/main.py', edits: [{ old_text: 'x = 2', new_text: 'x = 3' },
+      { old_text: 'not there', new_text: '' }] });
+    ok(r.isError === true && /not in the file/.test(textOf(r)), 'a missing old_text is an error', textOf(r));
+    ok(fs.readFileSync(main, 'utf8') === before, 'and nothing changed, not even the edits before it');
+    r = await edit({ path: 'app/main.py', edits: [{ old_text: 'x', new_text: 'y' }] });
+    ok(r.isError === true && /more than once/.test(textOf(r)), 'an ambiguous old_text is an error', textOf(r));
+    ok(fs.readFileSync(main, 'utf8') === before, 'and nothing changed');
+
+    r = await edit({ path: 'link.py', edits: [{ old_text: 'x = 1', new_text: 'x = 2' }] });
+    ok(r.isError === true, 'a symlink in the workspace is not followed', textOf(r));
+    r = await edit({ path: 'hard.py', edits: [{ old_text: 'x = 1', new_text: 'x = 2' }] });
+    ok(r.isError === true, 'a hard link to a file outside is refused', textOf(r));
+    r = await edit({ path: '../' + path.basename(outside) + '/target.py', edits: [{ old_text: 'x = 1', new_text: 'x = 2' }] });
+    ok(r.isError === true, 'a path out of the workspace is refused', textOf(r));
+    ok(fs.readFileSync(target, 'utf8') === 'x = 1\n', 'the file outside is untouched');
+  } finally {
+    await transport.close();
+    fs.rmSync(ws, { recursive: true, force: true });
+    fs.rmSync(outside, { recursive: true, force: true });
+  }
+};
+
 if (!groups[group]) {
   console.error(`unknown group ${group}`);
   process.exit(2);
