@@ -21,6 +21,10 @@ usage (FILE *out)
          "  --workspace DIR        offer execute_command, with DIR as its writable directory\n"
          "  --block-command REGEX  refuse commands matching REGEX whole (repeatable)\n"
          "  --allow-command REGEX  run only commands matching one REGEX whole (repeatable)\n"
+         "  --journal-dir DIR      where the run journal goes (default\n"
+         "                         $XDG_STATE_HOME/sandpad/journal)\n"
+         "  --journal-max BYTES    size of runs.jsonl before it rotates (default 4194304;\n"
+         "                         0: keep no journal)\n"
          "  --timeout SEC          default time limit of a run (default 30, max 300)\n"
          "  --memory MIB           default memory limit of a run (default 512)\n"
          "  --allow-network        let runs use the network (off by default)\n"
@@ -33,6 +37,24 @@ usage (FILE *out)
          out);
 }
 
+/* Setup errors, named as ours (the runner's die() says sandpad-runner);
+ * with_errno appends the saved errno's text. */
+static void __attribute__ ((noreturn, format (printf, 2, 3)))
+fail (bool with_errno, const char *fmt, ...)
+{
+  int errsv = errno;
+  va_list args;
+
+  fputs ("sandpad-mcp: ", stderr);
+  va_start (args, fmt);
+  vfprintf (stderr, fmt, args);
+  va_end (args);
+  if (with_errno)
+    fprintf (stderr, ": %s", strerror (errsv));
+  fputc ('\n', stderr);
+  exit (2);
+}
+
 static int64_t
 parse_int (const char *arg, const char *what, int64_t min, int64_t max)
 {
@@ -40,7 +62,7 @@ parse_int (const char *arg, const char *what, int64_t min, int64_t max)
   long long value = strtoll (arg, &end, 10);
 
   if (end == arg || *end != '\0' || value < min || value > max)
-    die ("%s must be a whole number from %lld to %lld", what, (long long) min,
+    fail (false, "%s must be a whole number from %lld to %lld", what, (long long) min,
          (long long) max);
   return value;
 }
@@ -53,6 +75,8 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
     { "workspace", required_argument, NULL, 'W' },
     { "block-command", required_argument, NULL, 'B' },
     { "allow-command", required_argument, NULL, 'A' },
+    { "journal-dir", required_argument, NULL, 'J' },
+    { "journal-max", required_argument, NULL, 'j' },
     { "timeout", required_argument, NULL, 't' },
     { "memory", required_argument, NULL, 'm' },
     { "allow-network", no_argument, NULL, 'n' },
@@ -77,8 +101,16 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
         {
           char error[256];
           if (mcp_filters_add (&options->filters, opt == 'A', optarg, error, sizeof error) != 0)
-            die ("--%s-command %s: %s", opt == 'A' ? "allow" : "block", optarg, error);
+            fail (false, "--%s-command %s: %s", opt == 'A' ? "allow" : "block", optarg, error);
         }
+        break;
+      case 'J':
+        if (optarg[0] != '/')
+          fail (false, "--journal-dir must be an absolute path");
+        options->journal_dir = optarg;
+        break;
+      case 'j':
+        options->journal_max = parse_int (optarg, "--journal-max", 0, INT64_C (1) << 40);
         break;
       case 't':
         {
@@ -86,7 +118,7 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
           double sec = strtod (optarg, &end);
           if (end == optarg || *end != '\0' || !(sec > 0) || !isfinite (sec)
               || sec * 1000 > (double) config->max_timeout_ms)
-            die ("--timeout must be a number of seconds above 0 and at most %lld",
+            fail (false, "--timeout must be a number of seconds above 0 and at most %lld",
                  (long long) config->max_timeout_ms / 1000);
           config->default_timeout_ms = (int64_t) ceil (sec * 1000);
         }
@@ -102,14 +134,15 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
         break;
       case 's':
         if (runner_sandbox_mode_parse (optarg, &config->sandbox_mode) != 0)
-          die ("--sandbox must be auto, namespaces or fallback");
+          fail (false, "--sandbox must be auto, namespaces or fallback");
         break;
       case 'S':
         config->strict = true;
         break;
       case 'i':
         if (runner_langs_override (langs, optarg) != 0)
-          die ("--interpreter %s: unknown language or not an executable absolute path", optarg);
+          fail (false, "--interpreter %s: unknown language or not an executable absolute path",
+                optarg);
         break;
       case 'V':
         printf ("sandpad-mcp %s\n", PACKAGE_VERSION);
@@ -122,7 +155,7 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
         exit (2);
       }
   if (optind != argc)
-    die ("unexpected argument %s", argv[optind]);
+    fail (false, "unexpected argument %s", argv[optind]);
 }
 
 int
@@ -130,7 +163,7 @@ main (int argc, char **argv)
 {
   RunnerConfig config;
   RunnerLanguages langs;
-  McpOptions options = { 0 };
+  McpOptions options = { .journal_max = 4 * 1024 * 1024 };
 
   runner_config_init (&config);
   /* A cancelled call must end within a second: interrupt, then terminate
@@ -140,21 +173,8 @@ main (int argc, char **argv)
   mcp_filters_init (&options.filters);
   parse_args (argc, argv, &config, &langs, &options);
   if (options.filters.n_block + options.filters.n_allow > 0 && options.workspace == NULL)
-    die ("--block-command and --allow-command need --workspace (they filter execute_command)");
-
-  /* Calls that bring files run in a directory of ours, made under this
-   * one; the engine allows exactly it as a cwd and nothing else. */
-  const char *tmp = getenv ("TMPDIR");
-  cleanup_free char *scratch
-    = xasprintf ("%s/sandpad-mcp-XXXXXX", tmp != NULL && tmp[0] == '/' ? tmp : "/tmp");
-  if (mkdtemp (scratch) == NULL)
-    die_with_error ("cannot create a directory for input files");
-  /* As root, runs are nobody's: they must pass through (not list) it. */
-  if (geteuid () == 0 && chmod (scratch, 0711) != 0)
-    die_with_error ("chmod %s", scratch);
-  if (runner_policy_allow (&config.paths.cwds, scratch) != 0)
-    die_with_error ("cannot allow %s", scratch);
-  options.scratch_root = config.paths.cwds[0];
+    fail (false,
+          "--block-command and --allow-command need --workspace (they filter execute_command)");
 
   if (options.workspace != NULL)
     {
@@ -163,13 +183,28 @@ main (int argc, char **argv)
       uid_t run_uid = geteuid () == 0 ? RUNNER_SANDBOX_NOBODY : geteuid ();
       struct stat st;
       if (runner_policy_allow (&config.paths.cwds, options.workspace) != 0)
-        die_with_error ("--workspace %s: not a directory other than /", options.workspace);
-      options.workspace = config.paths.cwds[1];
+        fail (true, "--workspace %s: not a directory other than /", options.workspace);
+      options.workspace = config.paths.cwds[0];
       if (stat (options.workspace, &st) != 0 || st.st_uid != run_uid)
-        die ("--workspace %s must belong to uid %d, the uid that runs programs%s",
+        fail (false, "--workspace %s must belong to uid %d, the uid that runs programs%s",
              options.workspace, (int) run_uid,
              run_uid == RUNNER_SANDBOX_NOBODY ? " (nobody, as sandpad-mcp runs as root)" : "");
     }
+
+  /* Calls that bring files run in a directory of ours, made under this
+   * one (last: nothing may die after it is made, or it would stay); the
+   * engine allows exactly it as a cwd, besides the workspace. */
+  const char *tmp = getenv ("TMPDIR");
+  cleanup_free char *scratch
+    = xasprintf ("%s/sandpad-mcp-XXXXXX", tmp != NULL && tmp[0] == '/' ? tmp : "/tmp");
+  if (mkdtemp (scratch) == NULL)
+    fail (true, "cannot create a directory for input files");
+  /* As root, runs are nobody's: they must pass through (not list) it. */
+  if (geteuid () == 0 && chmod (scratch, 0711) != 0)
+    fail (true, "chmod %s", scratch);
+  if (runner_policy_allow (&config.paths.cwds, scratch) != 0)
+    fail (true, "cannot allow %s", scratch);
+  options.scratch_root = config.paths.cwds[options.workspace != NULL ? 1 : 0];
 
   runner_langs_probe_versions (&langs);
   int status = mcp_server_run (&config, &langs, &options, 0, 1);

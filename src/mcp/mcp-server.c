@@ -317,7 +317,10 @@ finish_call (McpServer *server, McpCall *call, const SpExited *exited)
   while (*link != call)
     link = &(*link)->next;
   *link = call->next;
-  mcp_send_result (server, call->request_id, mcp_result_from_run (call, exited));
+  json_t *result = mcp_result_from_run (call, exited);
+  mcp_journal_record (&server->journal, call->tool, call->input,
+                      json_object_get (result, "structuredContent"));
+  mcp_send_result (server, call->request_id, result);
   /* The engine is inside its own bookkeeping for this run: release it
    * once it returns to us, not from here. */
   server->to_release = xrealloc (server->to_release,
@@ -388,6 +391,7 @@ mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOpt
   set_nonblocking (in_fd, true);
   set_nonblocking (out_fd, true);
   server.reader = sp_frame_reader_new (MCP_MAX_LINE);
+  mcp_journal_init (&server.journal, options->journal_dir, options->journal_max);
   server.engine = runner_engine_new (config, langs, &sink, &server);
 
   RunnerLoop *loop = runner_engine_get_loop (server.engine);
@@ -432,6 +436,7 @@ mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOpt
     }
   runner_engine_free (server.engine);
   free (server.to_release);
+  mcp_journal_clear (&server.journal);
   free (server.protocol);
   sp_frame_reader_free (server.reader);
   buf_clear (&server.out);

@@ -35,12 +35,22 @@ typedef struct
   size_t n_builtin, n_block, n_allow;
 } McpFilters;
 
+/* The run journal (mcp-journal.c). */
+typedef struct
+{
+  char *dir;         /* NULL: no state directory, no journal */
+  int64_t max_bytes; /* runs.jsonl rotates past this; 0: off */
+  bool warned;
+} McpJournal;
+
 /* What the command line fixed for every run. */
 typedef struct
 {
   bool allow_network;
   const char *workspace;    /* execute_command's directory; NULL: no such tool */
   McpFilters filters;
+  const char *journal_dir;  /* NULL: under $XDG_STATE_HOME */
+  int64_t journal_max;      /* bytes of runs.jsonl before it rotates; 0: no journal */
   const char *scratch_root; /* where calls with files get their directory;
                              * on the engine's --allow-cwd list */
 } McpOptions;
@@ -72,6 +82,8 @@ struct McpCall
   int64_t output_limit;
   bool cancel_requested;
   char *diff;             /* edit_and_execute: the edit, as a unified diff */
+  const char *tool;       /* for the journal: which tool, and what it was asked */
+  json_t *input;
 };
 
 typedef struct
@@ -90,6 +102,7 @@ typedef struct
   char **to_release;   /* run ids to release once the engine returns */
   size_t n_release;
   uint64_t next_run;
+  McpJournal journal;
 } McpServer;
 
 int mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs,
@@ -126,6 +139,13 @@ char *mcp_diff (const char *path, const char *before, const char *after);
  * content and *diff the change. Nothing is written on failure. */
 int mcp_edit_file (const char *workspace, const char *path, json_t *edits, char **new_text,
                    char **diff, SpProtoError *err);
+
+/* mcp-journal.c */
+void mcp_journal_init (McpJournal *journal, const char *dir, int64_t max_bytes);
+void mcp_journal_clear (McpJournal *journal);
+/* Appends one run: structuredContent plus the tool and its input. */
+void mcp_journal_record (McpJournal *journal, const char *tool, json_t *input,
+                         json_t *structured);
 
 /* mcp-tools.c */
 json_t *mcp_tools_list (const McpOptions *options);

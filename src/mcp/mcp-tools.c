@@ -123,6 +123,7 @@ mcp_call_free (McpCall *call)
   if (call->scratch != NULL)
     remove_tree (call->scratch);
   free (call->diff);
+  json_decref (call->input);
   free (call->scratch);
   free (call);
 }
@@ -387,6 +388,19 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
   snprintf (call->run_id, sizeof call->run_id, "mcp-%llu",
             (unsigned long long) ++server->next_run);
 
+  /* The journal keeps what was asked; the code itself is in the entry,
+   * input files only by name. */
+  call->tool = is_command ? "execute_command" : is_edit ? "edit_and_execute" : "execute_code";
+  call->input = json_deep_copy (args);
+  json_t *files_in = json_object_get (call->input, "files");
+  if (json_is_array (files_in))
+    {
+      size_t i;
+      json_t *f;
+      json_array_foreach (files_in, i, f)
+        if (json_is_object (f))
+          json_object_del (f, "content");
+    }
   int rc = is_command ? parse_execute_command (server, args, &req, &err)
            : is_edit  ? parse_edit_and_execute (server, call, args, &req, &err)
                       : parse_execute_code (server, call, args, &req, &err);

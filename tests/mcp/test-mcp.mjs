@@ -39,9 +39,19 @@ function ok(cond, what, detail) {
 const extraArgs = process.env.SANDPAD_TEST_SANDBOX
   ? ['--sandbox', process.env.SANDPAD_TEST_SANDBOX] : [];
 
-async function connect(args = []) {
+// Every server gets its own state directory, so the run journal of a
+// test never lands in the real home.
+const stateDirs = [];
+function stateDir() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandpad-mcp-state-'));
+  stateDirs.push(dir);
+  return dir;
+}
+
+async function connect(args = [], state = stateDir()) {
   const transport = new StdioClientTransport({
     command: server, args: [...extraArgs, ...args], stderr: 'inherit',
+    env: { XDG_STATE_HOME: state },
   });
   let negotiated = null;
   // The SDK hands the negotiated revision to transports that want it.
@@ -60,7 +70,8 @@ const textOf = (result) => result.content.filter((c) => c.type === 'text').map((
 // A raw line-level client for what the SDK never sends (older revisions,
 // responses after a cancel).
 function rawServer() {
-  const child = spawn(server, extraArgs, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(server, extraArgs, { stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, XDG_STATE_HOME: stateDir() } });
   let buf = '';
   const waiting = [];
   const messages = [];
@@ -461,6 +472,49 @@ groups.edit = async () => {
   }
 };
 
+groups.journal = async () => {
+  const state = stateDir();
+  const ws = makeWorkspace();
+  const dir = path.join(state, 'sandpad', 'journal');
+  const readJournal = (name) => {
+    const file = path.join(dir, name);
+    return fs.existsSync(file)
+      ? fs.readFileSync(file, 'utf8').split('\n').filter((l) => l).map((l) => JSON.parse(l)) : [];
+  };
+  const { client, transport } = await connect(['--workspace', ws, '--journal-max', '4000'], state);
+  try {
+    await client.callTool({ name: 'execute_code', arguments: { language: 'python', code: 'print("journal")\nraise SystemExit(4)',
+      files: [{ path: 'in.txt', content: 'not journalled' }] } });
+    await client.callTool({ name: 'execute_command', arguments: { command: 'echo from a command' } });
+    await client.callTool({ name: 'execute_command', arguments: { command: 'sudo true' } });
+    let entries = readJournal('runs.jsonl');
+    ok(entries.length === 2, 'two runs, two entries (a refused command is no run)', entries);
+    ok(entries[0]?.tool === 'execute_code' && entries[0]?.input?.code?.includes('journal')
+      && entries[0]?.exit_code === 4 && entries[0]?.stdout === 'journal\n',
+    'the first says what ran and how it ended', entries[0]);
+    ok(!JSON.stringify(entries[0]?.input).includes('not journalled')
+      && entries[0]?.input?.files?.[0]?.path === 'in.txt', 'input files are named, not copied', entries[0]?.input);
+    ok(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(entries[0]?.time ?? ''), 'entries carry a UTC time', entries[0]?.time);
+    ok(entries[1]?.tool === 'execute_command' && entries[1]?.input?.command === 'echo from a command'
+      && entries[1]?.sandbox?.mode !== undefined, 'the second is the command, with its sandbox', entries[1]);
+    ok((fs.statSync(path.join(dir, 'runs.jsonl')).mode & 0o777) === 0o600, 'the journal is private (0600)');
+
+    // Bounded: past --journal-max the file rotates to runs.1.jsonl.
+    for (let i = 0; i < 8; i++)
+      await client.callTool({ name: 'execute_code', arguments: { language: 'bash', code: `echo run ${i} # ${'x'.repeat(1000)}` } });
+    const current = readJournal('runs.jsonl');
+    const previous = readJournal('runs.1.jsonl');
+    ok(previous.length > 0, 'the journal rotated', { current: current.length, previous: previous.length });
+    ok(fs.statSync(path.join(dir, 'runs.jsonl')).size < 4000 + 3000, 'the current file stays near its bound',
+      fs.statSync(path.join(dir, 'runs.jsonl')).size);
+    const last = current[current.length - 1];
+    ok(last?.stdout === 'run 7\n', 'the newest run is last', last);
+  } finally {
+    await transport.close();
+    fs.rmSync(ws, { recursive: true, force: true });
+  }
+};
+
 if (!groups[group]) {
   console.error(`unknown group ${group}`);
   process.exit(2);
@@ -470,5 +524,6 @@ try {
 } catch (e) {
   ok(false, `group ${group} threw`, String(e?.stack ?? e));
 }
+for (const dir of stateDirs) fs.rmSync(dir, { recursive: true, force: true });
 console.log(`1..${n}`);
 process.exit(failed ? 1 : 0);
