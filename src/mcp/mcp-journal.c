@@ -107,8 +107,10 @@ mcp_journal_record (McpJournal *journal, const char *tool, json_t *input, json_t
   cap_string (asked, "stdin");
   /* The edit itself is in "diff"; its texts may be megabytes. */
   if (json_is_array (json_object_get (asked, "edits")))
-    json_object_set_new (asked, "edits",
-                         json_integer ((json_int_t) json_array_size (json_object_get (asked, "edits"))));
+    {
+      size_t n_edits = json_array_size (json_object_get (asked, "edits"));
+      json_object_set_new (asked, "edits", json_integer ((json_int_t) n_edits));
+    }
   json_object_set_new (entry, "input", asked);
   cap_string (entry, "stdout");
   cap_string (entry, "stderr");

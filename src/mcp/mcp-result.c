@@ -166,7 +166,8 @@ describe_end (Buf *text, const McpCall *call, const SpExited *exited, const char
     snprintf (line, sizeof line, "Killed by signal %lld after %lld ms.\n",
               (long long) exited->signal, (long long) exited->wall_ms);
   else
-    snprintf (line, sizeof line, "Exit code %lld after %lld ms (CPU %lld ms, peak memory %lld KiB).\n",
+    snprintf (line, sizeof line,
+              "Exit code %lld after %lld ms (CPU %lld ms, peak memory %lld KiB).\n",
               (long long) exited->exit_code, (long long) exited->wall_ms,
               (long long) exited->cpu_ms, (long long) exited->peak_memory_bytes / 1024);
   buf_append (text, line, strlen (line));

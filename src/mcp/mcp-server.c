@@ -139,15 +139,25 @@ handle_cancelled (McpServer *server, json_t *params)
 
   if (request == NULL)
     return; /* a notification gets no answer, not even an error */
+  /* Run ids first: cancelling a queued run ends it at once, and its
+   * exited event frees the call while we would still be walking the list. */
+  char **ids = NULL;
+  size_t n = 0;
   for (McpCall *call = server->calls; call != NULL; call = call->next)
     if (json_equal (call->request_id, request))
       {
-        /* Interrupt, then terminate and kill after the engine's grace,
-         * which sandpad-mcp keeps short; the call still answers, with
-         * end "cancelled", when the run has exited. */
-        call->cancel_requested = true;
-        runner_engine_cancel (server->engine, call->run_id, NULL);
+        ids = xrealloc (ids, (n + 1) * sizeof *ids);
+        ids[n++] = xstrdup (call->run_id);
       }
+  /* Interrupt, then terminate and kill after the engine's grace, which
+   * sandpad-mcp keeps short; the call still answers, with end
+   * "cancelled", when the run has exited. */
+  for (size_t i = 0; i < n; i++)
+    {
+      runner_engine_cancel (server->engine, ids[i], NULL);
+      free (ids[i]);
+    }
+  free (ids);
 }
 
 static void

@@ -80,7 +80,6 @@ struct McpCall
   int64_t timeout_ms;     /* the limits in force, from "started" */
   int64_t memory_mib;
   int64_t output_limit;
-  bool cancel_requested;
   char *diff;             /* edit_and_execute: the edit, as a unified diff */
   const char *tool;       /* for the journal: which tool, and what it was asked */
   json_t *input;

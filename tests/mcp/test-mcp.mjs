@@ -69,8 +69,8 @@ const textOf = (result) => result.content.filter((c) => c.type === 'text').map((
 
 // A raw line-level client for what the SDK never sends (older revisions,
 // responses after a cancel).
-function rawServer() {
-  const child = spawn(server, extraArgs, { stdio: ['pipe', 'pipe', 'inherit'],
+function rawServer(args = []) {
+  const child = spawn(server, [...extraArgs, ...args], { stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, XDG_STATE_HOME: stateDir() } });
   let buf = '';
   const waiting = [];
@@ -257,6 +257,22 @@ const groups = {
     ok(sc?.end === 'cancelled', 'the cancelled call answers with end "cancelled"', answer);
     ok(sc?.duration_ms < 100000, 'the run was stopped long before its own limit', sc?.duration_ms);
     await raw.close();
+
+    // A call still waiting in the queue is cancelled at once, and answers too.
+    const queue = rawServer(['--max-concurrent', '1']);
+    const sleeper = { language: 'python', code: 'import time\nprint("ready", flush=True)\ntime.sleep(120)', timeout: 200 };
+    queue.send({ jsonrpc: '2.0', id: 'q1', method: 'tools/call', params: { name: 'execute_code',
+      arguments: sleeper, _meta: { progressToken: 'q1' } } });
+    await queue.wait((m) => m.method === 'notifications/progress' && m.params.progressToken === 'q1');
+    queue.send({ jsonrpc: '2.0', id: 'q2', method: 'tools/call', params: { name: 'execute_code', arguments: sleeper } });
+    queue.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'q2' } });
+    const q2 = await queue.wait((m) => m.id === 'q2');
+    ok(q2.result?.structuredContent?.end === 'cancelled' && q2.result?.isError === false,
+      'a queued call is cancelled and answers', q2);
+    queue.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'q1' } });
+    const q1 = await queue.wait((m) => m.id === 'q1');
+    ok(q1.result?.structuredContent?.end === 'cancelled', 'then the running one', q1);
+    await queue.close();
   },
 
   async progress() {
