@@ -19,6 +19,8 @@ usage (FILE *out)
          "Serve Sandpad's sandboxed runs to an AI assistant over MCP (JSON-RPC 2.0 on\n"
          "stdin/stdout, one message per line).\n\n"
          "  --workspace DIR        offer execute_command, with DIR as its writable directory\n"
+         "  --context-path DIR     let every run read DIR, read-only, at its own path\n"
+         "                         (repeatable)\n"
          "  --block-command REGEX  refuse commands matching REGEX whole (repeatable)\n"
          "  --allow-command REGEX  run only commands matching one REGEX whole (repeatable)\n"
          "  --journal-dir DIR      where the run journal goes (default\n"
@@ -67,12 +69,31 @@ parse_int (const char *arg, const char *what, int64_t min, int64_t max)
   return value;
 }
 
+/* A context path is bound at its own path in the private root, so it may
+ * not land on a name the root already uses (mounting over /usr, or
+ * through the /lib symlink into it, would fail every run). */
+static void
+add_context_path (McpOptions *options, const char *dir)
+{
+  static const char *const taken[] = { "usr", "etc", "bin", "sbin", "lib", "lib32", "lib64",
+                                       "libx32", "dev", "proc", "work", "code", NULL };
+  if (runner_policy_allow (&options->context_paths, dir) != 0)
+    fail (true, "--context-path %s: not a directory other than /", dir);
+  const char *added = options->context_paths[sp_strv_length (options->context_paths) - 1];
+  size_t first = strcspn (added + 1, "/");
+  for (size_t i = 0; taken[i] != NULL; i++)
+    if (strlen (taken[i]) == first && strncmp (added + 1, taken[i], first) == 0)
+      fail (false, "--context-path %s: runs already see /%s as part of their system", dir,
+            taken[i]);
+}
+
 static void
 parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
             McpOptions *options)
 {
   static const struct option longopts[] = {
     { "workspace", required_argument, NULL, 'W' },
+    { "context-path", required_argument, NULL, 'C' },
     { "block-command", required_argument, NULL, 'B' },
     { "allow-command", required_argument, NULL, 'A' },
     { "journal-dir", required_argument, NULL, 'J' },
@@ -95,6 +116,9 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
       {
       case 'W':
         options->workspace = optarg;
+        break;
+      case 'C':
+        add_context_path (options, optarg);
         break;
       case 'B':
       case 'A':
@@ -172,6 +196,7 @@ main (int argc, char **argv)
   runner_langs_init (&langs);
   mcp_filters_init (&options.filters);
   parse_args (argc, argv, &config, &langs, &options);
+  config.read_only_dirs = options.context_paths;
   if (options.filters.n_block + options.filters.n_allow > 0 && options.workspace == NULL)
     fail (false,
           "--block-command and --allow-command need --workspace (they filter execute_command)");
@@ -185,6 +210,16 @@ main (int argc, char **argv)
       if (runner_policy_allow (&config.paths.cwds, options.workspace) != 0)
         fail (true, "--workspace %s: not a directory other than /", options.workspace);
       options.workspace = config.paths.cwds[0];
+      for (size_t i = 0; config.read_only_dirs != NULL && config.read_only_dirs[i] != NULL; i++)
+        {
+          size_t a = strlen (config.read_only_dirs[i]), b = strlen (options.workspace);
+          size_t m = a < b ? a : b;
+          /* Nested either way, one would be both writable and read-only. */
+          if (strncmp (config.read_only_dirs[i], options.workspace, m) == 0
+              && (config.read_only_dirs[i][m] == '\0' || config.read_only_dirs[i][m] == '/')
+              && (options.workspace[m] == '\0' || options.workspace[m] == '/'))
+            fail (false, "--context-path %s overlaps the workspace", config.read_only_dirs[i]);
+        }
       if (stat (options.workspace, &st) != 0 || st.st_uid != run_uid)
         fail (false, "--workspace %s must belong to uid %d, the uid that runs programs%s",
              options.workspace, (int) run_uid,
@@ -212,5 +247,6 @@ main (int argc, char **argv)
   runner_langs_clear (&langs);
   mcp_filters_clear (&options.filters);
   runner_policy_clear (&config.paths);
+  sp_strv_free (options.context_paths);
   return status;
 }

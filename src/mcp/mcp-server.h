@@ -48,6 +48,7 @@ typedef struct
 {
   bool allow_network;
   const char *workspace;    /* execute_command's directory; NULL: no such tool */
+  char **context_paths;     /* read-only for every run (canonical), or NULL */
   McpFilters filters;
   const char *journal_dir;  /* NULL: under $XDG_STATE_HOME */
   int64_t journal_max;      /* bytes of runs.jsonl before it rotates; 0: no journal */

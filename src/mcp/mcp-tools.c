@@ -83,19 +83,31 @@ mcp_tools_list (const McpOptions *options)
                "openWorldHint", 0));
   if (options->workspace == NULL)
     return tools;
+  /* The model has to know where the context is to use it. */
+  Buf context = { 0 };
+  for (size_t i = 0; options->context_paths != NULL && options->context_paths[i] != NULL; i++)
+    {
+      buf_append (&context, i == 0 ? " Read-only context directories: " : ", ",
+                  i == 0 ? strlen (" Read-only context directories: ") : 2);
+      buf_append (&context, options->context_paths[i], strlen (options->context_paths[i]));
+    }
+  buf_append (&context, context.len > 0 ? "." : "", context.len > 0 ? 2 : 1);
+  char *description = xasprintf (
+    "Runs a bash command line with the workspace as its writable working directory "
+    "(seen as /work in namespace mode), inside a kernel sandbox: nothing else of the "
+    "host is visible or writable, no network, time and memory limits. Obviously "
+    "dangerous commands (sudo, rm -rf /, ...) and those the server's configuration "
+    "excludes are refused with a reason. Returns the same result as execute_code; "
+    "files created or changed in the workspace are listed.%s", context.data);
+  buf_clear (&context);
   json_array_append_new (
     tools,
     json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "execute_command", "title",
-               "Run a shell command in the workspace", "description",
-               "Runs a bash command line with the workspace as its writable working directory "
-               "(seen as /work in namespace mode), inside a kernel sandbox: nothing else of the "
-               "host is visible or writable, no network, time and memory limits. Obviously "
-               "dangerous commands (sudo, rm -rf /, ...) and those the server's configuration "
-               "excludes are refused with a reason. Returns the same result as execute_code; "
-               "files created or changed in the workspace are listed.",
+               "Run a shell command in the workspace", "description", description,
                "inputSchema", parse_literal (execute_command_input), "outputSchema",
                mcp_result_schema (false), "annotations", "readOnlyHint", 0, "destructiveHint", 1,
                "openWorldHint", 0));
+  free (description);
   json_array_append_new (
     tools,
     json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "edit_and_execute",

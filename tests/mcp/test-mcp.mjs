@@ -488,6 +488,44 @@ groups.edit = async () => {
   }
 };
 
+groups.context = async () => {
+  const ws = makeWorkspace();
+  const owner = process.getuid() === 0 ? 65534 : process.getuid();
+  // Owned by the runs' uid and writable by anyone: only the sandbox can
+  // keep a run from changing it.
+  const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'sandpad-mcp-ctx-'));
+  fs.chmodSync(parent, 0o755);
+  const ctx = path.join(parent, 'context');
+  fs.mkdirSync(ctx, { mode: 0o777 });
+  fs.chmodSync(ctx, 0o777);
+  fs.writeFileSync(path.join(ctx, 'notes.txt'), 'context notes\n', { mode: 0o666 });
+  fs.chownSync(ctx, owner, owner);
+  fs.chownSync(path.join(ctx, 'notes.txt'), owner, owner);
+  fs.writeFileSync(path.join(parent, 'beside.txt'), 'not context\n', { mode: 0o644 });
+  const { client, transport, tools } = await connect(['--workspace', ws, '--context-path', ctx]);
+  try {
+    ok(tools.find((t) => t.name === 'execute_command')?.description.includes(ctx),
+      'execute_command\'s description names the context path');
+    let r = await client.callTool({ name: 'execute_command', arguments: { command: `cat ${ctx}/notes.txt` } });
+    ok(r.structuredContent?.stdout === 'context notes\n', 'a context path can be read at its own path', r.structuredContent);
+    r = await client.callTool({ name: 'execute_code', arguments: { language: 'python',
+      code: `print(open(${JSON.stringify(ctx + '/notes.txt')}).read(), end="")` } });
+    ok(r.structuredContent?.stdout === 'context notes\n', 'by execute_code too', r.structuredContent);
+    r = await client.callTool({ name: 'execute_command', arguments: {
+      command: `echo changed > ${ctx}/notes.txt; echo new > ${ctx}/new.txt; rm -f ${ctx}/notes.txt` } });
+    ok(fs.readFileSync(path.join(ctx, 'notes.txt'), 'utf8') === 'context notes\n', 'it cannot be changed',
+      r.structuredContent);
+    ok(!fs.existsSync(path.join(ctx, 'new.txt')), 'nothing can be added to it');
+    r = await client.callTool({ name: 'execute_command', arguments: { command: `cat ${parent}/beside.txt` } });
+    ok(!r.structuredContent?.stdout.includes('not context'), 'what lies beside it stays hidden', r.structuredContent);
+    ok(unsandboxed(`cat ${parent}/beside.txt`).includes('not context'), 'control: without the sandbox it can be read');
+  } finally {
+    await transport.close();
+    fs.rmSync(ws, { recursive: true, force: true });
+    fs.rmSync(parent, { recursive: true, force: true });
+  }
+};
+
 groups.journal = async () => {
   const state = stateDir();
   const ws = makeWorkspace();
