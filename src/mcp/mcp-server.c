@@ -117,10 +117,11 @@ handle_initialize (McpServer *server, json_t *id, json_t *params)
   SpReady ready = { 0 };
   runner_engine_describe (server->engine, &ready);
   char *instructions = xasprintf (
-    "Runs code in Sandpad's kernel sandbox (%s mode): no network%s, no view of the host "
+    "Runs code in Sandpad's kernel sandbox (%s mode): %s, no view of the host "
     "beyond what each tool describes, time and memory limits. A non-zero exit is a normal "
     "result; read structuredContent.end for how the run ended.",
-    ready.sandbox.mode, server->options->allow_network ? " unless allowed" : "");
+    ready.sandbox.mode,
+    server->options->allow_network ? "network allowed by this server" : "no network");
   SpMessage clear = { .type = SP_MSG_READY, .u.ready = ready };
   sp_message_clear (&clear);
 
