@@ -404,6 +404,23 @@ groups.command = async () => {
     fs.rmSync(outside, { recursive: true, force: true });
   }
 
+  // --allow-network is the server's choice, and then runs do connect.
+  const networked = await connect(['--allow-network']);
+  try {
+    let accepted = 0;
+    const listener = net.createServer((sock) => { accepted++; sock.end('hello\n'); });
+    await new Promise((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const port = listener.address().port;
+    const r = await networked.client.callTool({ name: 'execute_code', arguments: { language: 'bash',
+      code: `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3` } });
+    ok(r.structuredContent?.stdout === 'hello\n' && accepted === 1
+      && r.structuredContent?.sandbox?.layers?.includes('network:on'),
+    'with --allow-network a run reaches the listener', { sc: r.structuredContent, accepted });
+    listener.close();
+  } finally {
+    await networked.transport.close();
+  }
+
   // An allow list: only what matches one pattern whole runs.
   const ws2 = makeWorkspace();
   const second = await connect(['--workspace', ws2, '--allow-command', 'echo [a-z]+']);
