@@ -430,6 +430,13 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
       if (rc == 0)
         return; /* answered from the exited event; call may be gone already */
       server->calls = call->next;
+      /* The engine speaks of its "cwd" and its --allow-cwd; the model
+       * asked for a work_dir (or a file) in the workspace. */
+      if ((is_command || is_edit) && strstr (err.message, "\"cwd\"") != NULL)
+        sp_proto_set_error (&err, SP_ERR_INVALID_VALUE,
+                            "field \"%s\" must name a directory inside the workspace, owned "
+                            "by the runs' uid (symlinks and \"..\" are resolved first)",
+                            is_command ? "work_dir" : "path");
     }
   SpMessage leftover = { .type = SP_MSG_RUN, .u.run = req };
   sp_message_clear (&leftover);

@@ -355,7 +355,7 @@ groups.command = async () => {
     r = await client.callTool({ name: 'execute_command', arguments: { command: 'cat out.txt', work_dir: 'sub' } });
     ok(r.structuredContent?.stdout === 'made\n', 'work_dir is relative to the workspace', r.structuredContent);
     r = await client.callTool({ name: 'execute_command', arguments: { command: 'ls', work_dir: '..' } });
-    ok(r.isError === true, 'a work_dir leading out of the workspace is refused', r);
+    ok(r.isError === true && /"work_dir"/.test(textOf(r)), 'a work_dir leading out of the workspace is refused, naming it', r);
     fs.symlinkSync('/', path.join(ws, 'root-link'));
     r = await client.callTool({ name: 'execute_command', arguments: { command: 'ls', work_dir: 'root-link' } });
     ok(r.isError === true, 'so is one through a symlink', r);
