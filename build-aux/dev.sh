@@ -2,9 +2,10 @@
 # build-aux/dev.sh: the two Quick start commands of the README.
 #
 #   build-aux/dev.sh run    install what is missing, build, start the app with a sample snippet
-#   build-aux/dev.sh test   install what is missing, build, run every test
-#                           (plain build, then a sanitizer build of protocol
-#                           and runner), and print "N passed, N failed, N skipped"
+#   build-aux/dev.sh test   install what is missing (apt, and npm ci for the MCP
+#                           tests' client), build, run every test (plain build,
+#                           then a sanitizer build of protocol, runner and
+#                           sandpad-mcp's wire), and print "N passed, N failed, N skipped"
 #
 # Works on a fresh Debian 12 as root, or as a user with sudo (only apt-get
 # runs through sudo). Build directories: _build and _build-asan.
@@ -43,6 +44,13 @@ install_deps() {
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
     "${missing[@]}"
+}
+
+# The MCP tests' client, the official TypeScript SDK, pinned by
+# tests/mcp/package-lock.json. Debian's nodejs may ship npm separately.
+install_npm_deps() {
+  command -v npm >/dev/null 2>&1 || install_deps npm
+  (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
 }
 
 build() {
@@ -99,6 +107,7 @@ cmd_run() {
 
 cmd_test() {
   install_deps "${build_deps[@]}" "${run_deps[@]}" "${test_deps[@]}"
+  install_npm_deps
   build _build
   build _build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 
@@ -106,7 +115,8 @@ cmd_test() {
   meson test -C _build --print-errorlogs || status=1
   # The sanitizer build covers the plain-C parts, where memory errors live.
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    meson test -C _build-asan --suite protocol --suite runner --print-errorlogs || status=1
+    meson test -C _build-asan --suite protocol --suite runner --suite mcp-wire --print-errorlogs \
+    || status=1
 
   summarize _build/meson-logs/testlog.json _build-asan/meson-logs/testlog.json || status=1
   return $status

@@ -35,6 +35,10 @@ typedef struct
   const char *work_parent;  /* where the runner's private directory goes */
   RunnerPathPolicy paths;   /* which "path" and "cwd" requests may name; the
                              * caller owns the lists */
+  char *const *read_only_dirs; /* canonical host directories every run may read
+                                * (bound read-only at the same path in namespace
+                                * mode, Landlock read rules in both); NULL-
+                                * terminated, caller-owned; NULL: none */
 } RunnerConfig;
 
 void runner_config_init (RunnerConfig *config);

@@ -115,8 +115,10 @@ mirror_toplevel (void)
 static int
 make_parents (const char *path)
 {
-  char buf[256];
+  char buf[4096];
 
+  if (strlen (path) >= sizeof buf)
+    return errno = ENAMETOOLONG, -1;
   snprintf (buf, sizeof buf, "%s", path);
   for (char *slash = strchr (buf, '/'); slash != NULL; slash = strchr (slash + 1, '/'))
     {
@@ -221,6 +223,16 @@ runner_sandbox_build_root (const RunnerSandboxPlan *plan)
       || mount ("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=invisible")
            != 0)
     return RUNNER_STEP_ROOT;
+
+  /* Directories the client chose to show every run (sandpad-mcp's
+   * --context-path), read-only at their own paths; last, so no mount
+   * above (/tmp) hides them. The client keeps them off our own names. */
+  for (size_t i = 0; plan->read_only_dirs != NULL && plan->read_only_dirs[i] != NULL; i++)
+    {
+      const char *dst = plan->read_only_dirs[i] + 1;
+      if (make_parents (dst) != 0 || bind (plan->read_only_dirs[i], dst, false, false) != 0)
+        return RUNNER_STEP_ROOT;
+    }
 
   if (mkdir (".oldroot", 0700) != 0 || syscall (SYS_pivot_root, ".", ".oldroot") != 0
       || chdir ("/") != 0 || umount2 ("/.oldroot", MNT_DETACH) != 0 || rmdir ("/.oldroot") != 0)

@@ -295,6 +295,7 @@ _runner_run_start (RunnerRun *run)
     .work_dir = run->cwd,
     .code_dir = code_dir,
     .tmp_dir = tmp_dir,
+    .read_only_dirs = engine->config.read_only_dirs,
   };
   RunnerSpawnSpec spec = {
     .path = run->lang->path,

@@ -204,8 +204,11 @@ runner_sandbox_restrict (const RunnerSandboxPlan *plan)
       /* In namespace mode these are the private root's paths, where
        * /etc/passwd and friends are synthesized; in fallback mode the
        * host's, whose passwd, group and hostname are left out. */
+      size_t n_extra = 0;
+      while (plan->read_only_dirs != NULL && plan->read_only_dirs[n_extra] != NULL)
+        n_extra++;
       const char *read_only[N_ELEMENTS (runner_sandbox_etc) + N_ELEMENTS (synthesized)
-                            + N_ELEMENTS (proc_readable) + 3];
+                            + N_ELEMENTS (proc_readable) + 3 + n_extra];
       const char *read_write[4] = { NULL };
       size_t n = 0;
 
@@ -217,6 +220,9 @@ runner_sandbox_restrict (const RunnerSandboxPlan *plan)
         read_only[n++] = runner_sandbox_etc[i];
       for (size_t i = 0; plan->namespaces && synthesized[i] != NULL; i++)
         read_only[n++] = synthesized[i];
+      /* The same path in both modes: namespace mode binds them there. */
+      for (size_t i = 0; i < n_extra; i++)
+        read_only[n++] = plan->read_only_dirs[i];
       read_only[n] = NULL;
       if (plan->namespaces)
         {

@@ -66,6 +66,7 @@ typedef struct
   const char *work_dir;           /* host paths */
   const char *code_dir;
   const char *tmp_dir;
+  char *const *read_only_dirs;    /* extra read-only host directories, or NULL */
 } RunnerSandboxPlan;
 
 /* Failing steps, reported in the run's "failed" error. */

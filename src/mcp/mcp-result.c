@@ -1,0 +1,289 @@
+/* mcp-result.c: one run's exited event as an MCP tool result.
+ *
+ * Two readers: structuredContent for programs (it matches the tools'
+ * outputSchema), content blocks for a model (one text block with the
+ * output and what was cut, one image block per plot). */
+#include <stdio.h>
+#include <string.h>
+
+#include "mcp-server.h"
+
+/* The outputSchema of every tool that runs something: what
+ * mcp_result_from_run() builds, field for field. */
+static const char result_schema[] =
+  "{\"type\":\"object\",\"properties\":{"
+  "\"end\":{\"type\":\"string\",\"enum\":[\"exited\",\"timeout\",\"memory\",\"output_limit\","
+  "\"disk\",\"processes\",\"cancelled\",\"failed\"],"
+  "\"description\":\"how the run ended: exited (see exit_code or signal), a limit that stopped "
+  "it, cancelled, or failed (it could not run; see failure)\"},"
+  "\"exit_code\":{\"type\":[\"integer\",\"null\"],\"description\":\"the program's exit status; "
+  "null when a signal ended it or it never ran\"},"
+  "\"signal\":{\"type\":[\"integer\",\"null\"]},"
+  "\"failure\":{\"type\":\"string\",\"description\":\"why the run could not happen\"},"
+  "\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"},"
+  "\"stdout_bytes\":{\"type\":\"integer\"},\"stderr_bytes\":{\"type\":\"integer\"},"
+  "\"stdout_truncated\":{\"type\":\"boolean\",\"description\":\"stdout is not all the program "
+  "wrote: the output limit stopped it, or the middle was left out\"},"
+  "\"stderr_truncated\":{\"type\":\"boolean\"},"
+  "\"duration_ms\":{\"type\":\"integer\"},\"cpu_ms\":{\"type\":\"integer\"},"
+  "\"peak_memory_bytes\":{\"type\":\"integer\"},"
+  "\"files\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+  "\"path\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\"},\"mime\":{\"type\":\"string\"},"
+  "\"created\":{\"type\":\"boolean\"},\"width\":{\"type\":\"integer\"},"
+  "\"height\":{\"type\":\"integer\"},\"kind\":{\"type\":\"string\"}},"
+  "\"required\":[\"path\",\"size\",\"mime\",\"created\"]}},"
+  "\"files_truncated\":{\"type\":\"boolean\"},"
+  "\"sandbox\":{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\"},"
+  "\"layers\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
+  "\"required\":[\"mode\",\"layers\"]}},"
+  "\"required\":[\"end\",\"exit_code\",\"signal\",\"stdout\",\"stderr\",\"stdout_bytes\","
+  "\"stderr_bytes\",\"stdout_truncated\",\"stderr_truncated\",\"duration_ms\",\"cpu_ms\","
+  "\"peak_memory_bytes\",\"files\",\"files_truncated\"]}";
+
+json_t *
+mcp_result_schema (bool with_diff)
+{
+  json_t *schema = json_loads (result_schema, 0, NULL);
+
+  if (schema == NULL)
+    abort (); /* a typo in the literal above */
+  if (with_diff)
+    {
+      json_object_set_new (json_object_get (schema, "properties"), "diff",
+                           json_pack ("{s:s, s:s}", "type", "string", "description",
+                                      "the edit as a unified diff"));
+      json_array_append_new (json_object_get (schema, "required"), json_string ("diff"));
+    }
+  return schema;
+}
+
+json_t *
+mcp_result_tool_error (const char *fmt, ...)
+{
+  char message[1024];
+  va_list args;
+
+  va_start (args, fmt);
+  vsnprintf (message, sizeof message, fmt, args);
+  va_end (args);
+  json_t *text = json_string (message);
+  if (text == NULL)
+    text = json_string ("the tool call was refused");
+  return json_pack ("{s:[{s:s, s:o}], s:b}", "content", "type", "text", "text", text, "isError",
+                    1);
+}
+
+static const char *
+end_name (const SpExited *exited)
+{
+  if (exited->cancelled != SP_CANCEL_NONE)
+    return "cancelled";
+  switch (exited->limit)
+    {
+    case SP_LIMIT_TIME:
+    case SP_LIMIT_CPU:
+      return "timeout";
+    case SP_LIMIT_MEMORY:
+      return "memory";
+    case SP_LIMIT_OUTPUT:
+      return "output_limit";
+    case SP_LIMIT_DISK:
+      return "disk";
+    case SP_LIMIT_PROCESSES:
+      return "processes";
+    case SP_LIMIT_NONE:
+    case SP_LIMIT_LAST:
+    default:
+      break;
+    }
+  return exited->end == SP_END_FAILED ? "failed" : "exited";
+}
+
+static bool
+inline_image (const SpFileInfo *file)
+{
+  /* The runner types these three by magic bytes and bounded headers. */
+  return file->base64 != NULL && file->kind == SP_FILE_REGULAR
+         && (strcmp (file->mime, "image/png") == 0 || strcmp (file->mime, "image/jpeg") == 0
+             || strcmp (file->mime, "image/gif") == 0);
+}
+
+static json_t *
+files_json (const SpExited *exited)
+{
+  json_t *files = json_array ();
+
+  for (size_t i = 0; i < exited->n_files; i++)
+    {
+      const SpFileInfo *f = &exited->files[i];
+      json_t *entry = json_pack ("{s:s, s:I, s:s, s:b}", "path", f->path, "size",
+                                 (json_int_t) f->size, "mime", f->mime ? f->mime : "",
+                                 "created", f->created);
+      if (entry == NULL)
+        continue; /* the runner escapes paths; this is only defence */
+      if (f->width > 0 && f->height > 0)
+        {
+          json_object_set_new (entry, "width", json_integer (f->width));
+          json_object_set_new (entry, "height", json_integer (f->height));
+        }
+      if (f->kind != SP_FILE_REGULAR && f->kind < SP_FILE_KIND_LAST)
+        json_object_set_new (entry, "kind", json_string (sp_file_kind_names[f->kind]));
+      json_array_append_new (files, entry);
+    }
+  return files;
+}
+
+static json_t *
+strv_json (char *const *strv)
+{
+  json_t *array = json_array ();
+
+  for (size_t i = 0; strv != NULL && strv[i] != NULL; i++)
+    json_array_append_new (array, json_string (strv[i]));
+  return array;
+}
+
+/* The first line of the text block: how it ended, in words. */
+static void
+describe_end (Buf *text, const McpCall *call, const SpExited *exited, const char *end)
+{
+  char line[512];
+
+  if (exited->end == SP_END_FAILED && exited->cancelled == SP_CANCEL_NONE)
+    snprintf (line, sizeof line, "The run could not happen: %s\n",
+              exited->error ? exited->error : "unknown error");
+  else if (strcmp (end, "cancelled") == 0)
+    snprintf (line, sizeof line, "Cancelled after %lld ms.\n", (long long) exited->wall_ms);
+  else if (strcmp (end, "timeout") == 0)
+    snprintf (line, sizeof line, "Stopped by the time limit of %.10g s.\n",
+              call->timeout_ms / 1000.0);
+  else if (strcmp (end, "memory") == 0)
+    snprintf (line, sizeof line, "Stopped by the memory limit of %lld MiB.\n",
+              (long long) call->memory_mib);
+  else if (strcmp (end, "exited") != 0)
+    snprintf (line, sizeof line, "Stopped by the %s limit.\n", end);
+  else if (exited->end == SP_END_SIGNALED)
+    snprintf (line, sizeof line, "Killed by signal %lld after %lld ms.\n",
+              (long long) exited->signal, (long long) exited->wall_ms);
+  else
+    snprintf (line, sizeof line,
+              "Exit code %lld after %lld ms (CPU %lld ms, peak memory %lld KiB).\n",
+              (long long) exited->exit_code, (long long) exited->wall_ms,
+              (long long) exited->cpu_ms, (long long) exited->peak_memory_bytes / 1024);
+  buf_append (text, line, strlen (line));
+}
+
+static void
+describe_stream (Buf *text, const char *name, const char *kept, int64_t cut, int64_t written,
+                 bool runner_cut, int64_t limit)
+{
+  if (kept[0] == '\0' && !runner_cut)
+    return;
+  char *head = xasprintf ("--- %s ---\n", name);
+  buf_append (text, head, strlen (head));
+  free (head);
+  buf_append (text, kept, strlen (kept));
+  if (kept[0] != '\0' && kept[strlen (kept) - 1] != '\n')
+    buf_append (text, "\n", 1);
+  if (runner_cut)
+    {
+      char *line = xasprintf ("[%s: the program wrote %lld bytes; output past the limit of "
+                              "%lld bytes was dropped]\n",
+                              name, (long long) written, (long long) limit);
+      buf_append (text, line, strlen (line));
+      free (line);
+    }
+  else if (cut > 0)
+    {
+      char *line = xasprintf ("[%s: %lld of %lld bytes shown; the middle was left out]\n", name,
+                              (long long) (written - cut), (long long) written);
+      buf_append (text, line, strlen (line));
+      free (line);
+    }
+}
+
+static void
+describe_files (Buf *text, const SpExited *exited)
+{
+  for (size_t i = 0; i < exited->n_files; i++)
+    {
+      const SpFileInfo *f = &exited->files[i];
+      char *line;
+
+      if (f->width > 0)
+        line = xasprintf ("file %s: %s, %lldx%lld, %lld bytes%s\n", f->path, f->mime,
+                          (long long) f->width, (long long) f->height, (long long) f->size,
+                          f->mime != NULL && strncmp (f->mime, "image/", 6) == 0
+                              && !inline_image (f)
+                            ? " (not shown: over the size for inline images)"
+                            : "");
+      else
+        line = xasprintf ("file %s: %s, %lld bytes%s\n", f->path, f->mime ? f->mime : "?",
+                          (long long) f->size, f->created ? "" : " (changed)");
+      buf_append (text, line, strlen (line));
+      free (line);
+    }
+  if (exited->files_truncated)
+    buf_append (text, "[more files changed than are listed]\n",
+                strlen ("[more files changed than are listed]\n"));
+}
+
+json_t *
+mcp_result_from_run (const McpCall *call, const SpExited *exited)
+{
+  const char *end = end_name (exited);
+  int64_t cut[2];
+  char *kept[2] = { mcp_capture_text (&call->out[0], &cut[0]),
+                    mcp_capture_text (&call->out[1], &cut[1]) };
+  bool truncated[2] = { exited->stdout_truncated || cut[0] > 0,
+                        exited->stderr_truncated || cut[1] > 0 };
+  bool failed = exited->end == SP_END_FAILED && exited->cancelled == SP_CANCEL_NONE;
+
+  json_t *structured = json_pack (
+    "{s:s, s:o, s:o, s:s, s:s, s:I, s:I, s:b, s:b, s:I, s:I, s:I, s:o, s:b}", "end", end,
+    "exit_code",
+    exited->end == SP_END_EXITED ? json_integer (exited->exit_code) : json_null (), "signal",
+    exited->end == SP_END_SIGNALED ? json_integer (exited->signal) : json_null (), "stdout",
+    kept[0], "stderr", kept[1], "stdout_bytes", (json_int_t) exited->stdout_bytes,
+    "stderr_bytes", (json_int_t) exited->stderr_bytes, "stdout_truncated", truncated[0],
+    "stderr_truncated", truncated[1], "duration_ms", (json_int_t) exited->wall_ms, "cpu_ms",
+    (json_int_t) exited->cpu_ms, "peak_memory_bytes", (json_int_t) exited->peak_memory_bytes,
+    "files", files_json (exited), "files_truncated", exited->files_truncated);
+  if (structured == NULL)
+    abort (); /* only invalid UTF-8 could get here, and the engine sanitizes */
+  if (failed)
+    json_object_set_new (structured, "failure",
+                         json_string (exited->error ? exited->error : "unknown error"));
+  if (call->sandbox.mode != NULL)
+    json_object_set_new (structured, "sandbox",
+                         json_pack ("{s:s, s:o}", "mode", call->sandbox.mode, "layers",
+                                    strv_json (call->sandbox.layers)));
+
+  Buf text = { 0 };
+  if (call->diff != NULL)
+    {
+      json_object_set_new (structured, "diff", json_string (call->diff));
+      buf_append (&text, "The edit:\n", strlen ("The edit:\n"));
+      buf_append (&text, call->diff, strlen (call->diff));
+    }
+  describe_end (&text, call, exited, end);
+  describe_stream (&text, "stdout", kept[0], cut[0], exited->stdout_bytes,
+                   exited->stdout_truncated, call->output_limit);
+  describe_stream (&text, "stderr", kept[1], cut[1], exited->stderr_bytes,
+                   exited->stderr_truncated, call->output_limit);
+  describe_files (&text, exited);
+  buf_append (&text, "", 1);
+
+  json_t *content = json_array ();
+  json_array_append_new (content, json_pack ("{s:s, s:s}", "type", "text", "text", text.data));
+  for (size_t i = 0; i < exited->n_files; i++)
+    if (inline_image (&exited->files[i]))
+      json_array_append_new (content, json_pack ("{s:s, s:s, s:s}", "type", "image", "data",
+                                                 exited->files[i].base64, "mimeType",
+                                                 exited->files[i].mime));
+  buf_clear (&text);
+  free (kept[0]);
+  free (kept[1]);
+  return json_pack ("{s:o, s:o, s:b}", "content", content, "structuredContent", structured,
+                    "isError", failed);
+}

@@ -1,0 +1,455 @@
+/* mcp-server.c: JSON-RPC 2.0 over stdio in front of the runner's engine.
+ *
+ * Framing is the runner's own reader (one message per line, a hard cap
+ * that never buffers an oversize line, NUL bytes refused). Each line is
+ * parsed on its own, so a bad one gets its error and the next one is
+ * served as if nothing happened. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "config.h"
+#include "mcp-server.h"
+#include "sp-frame.h"
+
+/* A tools/call carries the code, as the runner's run request does: the
+ * same cap, plus room for the JSON-RPC envelope. */
+#define MCP_MAX_LINE (SP_PROTO_MAX_FRAME + 64 * 1024)
+/* Past this much unsent output the client is not reading: stop reading
+ * the programs' pipes until it catches up, as sandpad-runner does. */
+#define OUT_HIGH_WATER (8 * 1024 * 1024)
+#define OUT_LOW_WATER (1024 * 1024)
+/* After the client leaves, how long runs get to die before we give up. */
+#define SHUTDOWN_NS (5 * INT64_C (1000000000))
+
+static void
+flush_out (McpServer *server)
+{
+  while (server->out.len > 0 && !server->out_broken)
+    {
+      ssize_t n = write (server->out_fd, server->out.data, server->out.len);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 && errno == EAGAIN)
+        break;
+      if (n <= 0)
+        {
+          /* The client is gone; nobody is left to answer. */
+          server->out_broken = true;
+          server->stopping = true;
+          buf_clear (&server->out);
+          break;
+        }
+      buf_consume (&server->out, (size_t) n);
+    }
+  if (server->out_watch != NULL)
+    runner_loop_set_events (runner_engine_get_loop (server->engine), server->out_watch,
+                            server->out.len > 0 && !server->out_broken ? EPOLLOUT : 0);
+  if (server->out.len > OUT_HIGH_WATER)
+    runner_engine_throttle (server->engine, true);
+  else if (server->out.len < OUT_LOW_WATER)
+    runner_engine_throttle (server->engine, false);
+}
+
+void
+mcp_send (McpServer *server, json_t *message)
+{
+  /* Compact JSON escapes every newline inside strings, so this is one
+   * line; strings we put in are valid UTF-8 (the engine sanitizes output). */
+  char *line = json_dumps (message, JSON_COMPACT);
+
+  json_decref (message);
+  if (line == NULL)
+    {
+      line = xstrdup ("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\","
+                      "\"params\":{\"level\":\"error\",\"data\":\"sandpad-mcp could not "
+                      "encode a message\"}}");
+    }
+  buf_append (&server->out, line, strlen (line));
+  buf_append (&server->out, "\n", 1);
+  free (line);
+  flush_out (server);
+}
+
+void
+mcp_send_result (McpServer *server, json_t *id, json_t *result)
+{
+  mcp_send (server, json_pack ("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id, "result", result));
+}
+
+void
+mcp_send_error (McpServer *server, json_t *id, int code, const char *fmt, ...)
+{
+  char message[512];
+  va_list args;
+
+  va_start (args, fmt);
+  vsnprintf (message, sizeof message, fmt, args);
+  va_end (args);
+  /* A message cut inside a character would not be valid UTF-8. */
+  json_t *text = json_string (message);
+  if (text == NULL)
+    text = json_string ("invalid request");
+  mcp_send (server, json_pack ("{s:s, s:O, s:{s:i, s:o}}", "jsonrpc", "2.0", "id",
+                               id != NULL ? id : json_null (), "error", "code", code,
+                               "message", text));
+}
+
+static void
+handle_initialize (McpServer *server, json_t *id, json_t *params)
+{
+  json_t *version = params ? json_object_get (params, "protocolVersion") : NULL;
+
+  if (!json_is_string (version))
+    {
+      mcp_send_error (server, id, MCP_INVALID_PARAMS,
+                      "initialize needs params.protocolVersion (a string)");
+      return;
+    }
+  /* Version negotiation: echo a revision we speak, else offer our newest
+   * and let the client decide whether it can use it. */
+  const char *asked = json_string_value (version);
+  const char *chosen = strcmp (asked, MCP_PROTOCOL_OLDER) == 0 ? MCP_PROTOCOL_OLDER
+                                                                : MCP_PROTOCOL_LATEST;
+  free (server->protocol);
+  server->protocol = xstrdup (chosen);
+
+  SpReady ready = { 0 };
+  runner_engine_describe (server->engine, &ready);
+  char *instructions = xasprintf (
+    "Runs code in Sandpad's kernel sandbox (%s mode): %s, no view of the host "
+    "beyond what each tool describes, time and memory limits. A non-zero exit is a normal "
+    "result; read structuredContent.end for how the run ended.",
+    ready.sandbox.mode,
+    server->options->allow_network ? "network allowed by this server" : "no network");
+  SpMessage clear = { .type = SP_MSG_READY, .u.ready = ready };
+  sp_message_clear (&clear);
+
+  mcp_send_result (server, id,
+                   json_pack ("{s:s, s:{s:{s:b}}, s:{s:s, s:s, s:s}, s:s}", "protocolVersion",
+                              chosen, "capabilities", "tools", "listChanged", 0, "serverInfo",
+                              "name", "sandpad-mcp", "title", "Sandpad", "version",
+                              PACKAGE_VERSION, "instructions", instructions));
+  free (instructions);
+}
+
+static void
+handle_cancelled (McpServer *server, json_t *params)
+{
+  json_t *request = params ? json_object_get (params, "requestId") : NULL;
+
+  if (request == NULL)
+    return; /* a notification gets no answer, not even an error */
+  /* Run ids first: cancelling a queued run ends it at once, and its
+   * exited event frees the call while we would still be walking the list. */
+  char **ids = NULL;
+  size_t n = 0;
+  for (McpCall *call = server->calls; call != NULL; call = call->next)
+    if (json_equal (call->request_id, request))
+      {
+        ids = xrealloc (ids, (n + 1) * sizeof *ids);
+        ids[n++] = xstrdup (call->run_id);
+      }
+  /* Interrupt, then terminate and kill after the engine's grace, which
+   * sandpad-mcp keeps short; the call still answers, with end
+   * "cancelled", when the run has exited. */
+  for (size_t i = 0; i < n; i++)
+    {
+      runner_engine_cancel (server->engine, ids[i], NULL);
+      free (ids[i]);
+    }
+  free (ids);
+}
+
+static void
+handle_request (McpServer *server, json_t *id, const char *method, json_t *params)
+{
+  if (params != NULL && !json_is_object (params))
+    {
+      mcp_send_error (server, id, MCP_INVALID_PARAMS, "params must be an object");
+      return;
+    }
+  if (strcmp (method, "initialize") == 0)
+    handle_initialize (server, id, params);
+  else if (strcmp (method, "ping") == 0)
+    mcp_send_result (server, id, json_object ());
+  else if (strcmp (method, "tools/list") == 0)
+    mcp_send_result (server, id, json_pack ("{s:o}", "tools", mcp_tools_list (server->options)));
+  else if (strcmp (method, "tools/call") == 0)
+    mcp_tools_call (server, id, params);
+  else
+    mcp_send_error (server, id, MCP_METHOD_NOT_FOUND, "method \"%.64s\" not found", method);
+}
+
+static void
+handle_notification (McpServer *server, const char *method, json_t *params)
+{
+  if (params != NULL && !json_is_object (params))
+    return;
+  if (strcmp (method, "notifications/cancelled") == 0)
+    handle_cancelled (server, params);
+  /* notifications/initialized and anything else need nothing from us. */
+}
+
+static void
+handle_line (McpServer *server, const char *line, size_t len)
+{
+  json_error_t jerr;
+  size_t blank = 0;
+
+  while (blank < len && (line[blank] == ' ' || line[blank] == '\t' || line[blank] == '\r'))
+    blank++;
+  if (blank == len)
+    return; /* a blank line is no message */
+  /* Duplicate keys are refused: two "id"s must not mean the last one.
+   * Any JSON value parses, so a bare 42 is an invalid request, not
+   * unparseable. */
+  json_t *msg = json_loadb (line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+
+  if (msg == NULL)
+    {
+      mcp_send_error (server, NULL, MCP_PARSE_ERROR, "parse error: %s", jerr.text);
+      return;
+    }
+  if (!json_is_object (msg))
+    {
+      /* Batches left JSON-RPC over MCP in 2025-06-18. */
+      mcp_send_error (server, NULL, MCP_INVALID_REQUEST, "a message must be a JSON object");
+      json_decref (msg);
+      return;
+    }
+
+  json_t *id = json_object_get (msg, "id");
+  json_t *method = json_object_get (msg, "method");
+  json_t *version = json_object_get (msg, "jsonrpc");
+  bool id_ok = id == NULL || json_is_string (id) || json_is_integer (id);
+
+  if (!id_ok)
+    mcp_send_error (server, NULL, MCP_INVALID_REQUEST, "id must be a string or an integer");
+  else if (!json_is_string (version) || strcmp (json_string_value (version), "2.0") != 0)
+    mcp_send_error (server, id, MCP_INVALID_REQUEST, "jsonrpc must be \"2.0\"");
+  else if (method == NULL && id != NULL
+           && (json_object_get (msg, "result") != NULL || json_object_get (msg, "error") != NULL))
+    ; /* a response; we send no requests, so there is nothing to match */
+  else if (!json_is_string (method))
+    mcp_send_error (server, id, MCP_INVALID_REQUEST, "method must be a string");
+  else if (id == NULL)
+    handle_notification (server, json_string_value (method), json_object_get (msg, "params"));
+  else
+    handle_request (server, id, json_string_value (method), json_object_get (msg, "params"));
+  json_decref (msg);
+}
+
+static void
+on_input (void *data, int fd, uint32_t events)
+{
+  McpServer *server = data;
+  char buf[65536];
+  ssize_t n = read (fd, buf, sizeof buf);
+
+  if (n < 0 && (errno == EAGAIN || errno == EINTR))
+    return;
+  if (n <= 0)
+    {
+      /* The client is done sending; calls already made still run to
+       * their end and are answered (SIGTERM stops them sooner). */
+      server->input_closed = true;
+      runner_loop_unwatch (runner_engine_get_loop (server->engine), server->in_watch);
+      server->in_watch = NULL;
+      return;
+    }
+  sp_frame_reader_feed (server->reader, buf, (size_t) n);
+  for (;;)
+    {
+      const char *frame;
+      size_t len;
+      SpProtoError err = { 0 };
+      int rc = sp_frame_reader_next (server->reader, &frame, &len, &err);
+
+      if (rc == 0)
+        break;
+      if (rc < 0)
+        mcp_send_error (server, NULL, MCP_PARSE_ERROR, "%s", err.message);
+      else
+        handle_line (server, frame, len);
+    }
+}
+
+static void
+on_output_ready (void *data, int fd, uint32_t events)
+{
+  McpServer *server = data;
+
+  if (events & EPOLLERR)
+    {
+      server->out_broken = true;
+      server->stopping = true;
+      buf_clear (&server->out);
+    }
+  flush_out (server);
+}
+
+static McpCall *
+find_call (McpServer *server, const char *run_id)
+{
+  for (McpCall *call = server->calls; call != NULL; call = call->next)
+    if (strcmp (call->run_id, run_id) == 0)
+      return call;
+  return NULL;
+}
+
+/* Progress carries the output itself, so a client can show it as it
+ * comes; capped per call, since the final result has it anyway. */
+#define PROGRESS_MAX_BYTES (256 * 1024)
+
+static void
+send_progress (McpServer *server, McpCall *call, const char *data)
+{
+  size_t len = strlen (data);
+
+  call->progress += (int64_t) len;
+  if (call->progress_token == NULL || len == 0 || call->progress_sent >= PROGRESS_MAX_BYTES)
+    return;
+  call->progress_sent += (int64_t) len;
+  json_t *text = json_string (data);
+  if (text == NULL)
+    return;
+  mcp_send (server,
+            json_pack ("{s:s, s:s, s:{s:O, s:I, s:o}}", "jsonrpc", "2.0", "method",
+                       "notifications/progress", "params", "progressToken", call->progress_token,
+                       "progress", (json_int_t) call->progress, "message", text));
+}
+
+static void
+finish_call (McpServer *server, McpCall *call, const SpExited *exited)
+{
+  McpCall **link = &server->calls;
+
+  while (*link != call)
+    link = &(*link)->next;
+  *link = call->next;
+  json_t *result = mcp_result_from_run (call, exited);
+  mcp_journal_record (&server->journal, call->tool, call->input,
+                      json_object_get (result, "structuredContent"));
+  mcp_send_result (server, call->request_id, result);
+  /* The engine is inside its own bookkeeping for this run: release it
+   * once it returns to us, not from here. */
+  server->to_release = xrealloc (server->to_release,
+                                 (server->n_release + 1) * sizeof *server->to_release);
+  server->to_release[server->n_release++] = xstrdup (call->run_id);
+  mcp_call_free (call);
+}
+
+static void
+on_event (void *data, const SpMessage *msg)
+{
+  McpServer *server = data;
+  McpCall *call;
+
+  switch (msg->type)
+    {
+    case SP_MSG_STARTED:
+      if ((call = find_call (server, msg->u.started.id)) != NULL)
+        {
+          sp_sandbox_info_copy (&call->sandbox, &msg->u.started.sandbox);
+          call->timeout_ms = msg->u.started.timeout_ms;
+          call->memory_mib = msg->u.started.memory_mib;
+          call->output_limit = msg->u.started.output_limit;
+        }
+      break;
+    case SP_MSG_OUTPUT:
+      if ((call = find_call (server, msg->u.output.id)) != NULL)
+        {
+          const char *chunk = msg->u.output.data ? msg->u.output.data : "";
+          mcp_capture_append (&call->out[msg->u.output.stream], chunk, strlen (chunk));
+          send_progress (server, call, chunk);
+        }
+      break;
+    case SP_MSG_EXITED:
+      if ((call = find_call (server, msg->u.exited.id)) != NULL)
+        finish_call (server, call, &msg->u.exited);
+      break;
+    default:
+      break;
+    }
+}
+
+static void
+on_quit (void *data, int signo)
+{
+  McpServer *server = data;
+  server->stopping = true;
+}
+
+static void
+release_finished (McpServer *server)
+{
+  for (size_t i = 0; i < server->n_release; i++)
+    {
+      runner_engine_release (server->engine, server->to_release[i], NULL);
+      free (server->to_release[i]);
+    }
+  server->n_release = 0;
+}
+
+int
+mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOptions *options,
+                int in_fd, int out_fd)
+{
+  McpServer server = { .in_fd = in_fd, .out_fd = out_fd, .options = options, .langs = langs };
+  RunnerSink sink = { .event = on_event, .quit = on_quit };
+
+  set_nonblocking (in_fd, true);
+  set_nonblocking (out_fd, true);
+  server.reader = sp_frame_reader_new (MCP_MAX_LINE);
+  mcp_journal_init (&server.journal, options->journal_dir, options->journal_max);
+  server.engine = runner_engine_new (config, langs, &sink, &server);
+
+  RunnerLoop *loop = runner_engine_get_loop (server.engine);
+  server.in_watch = runner_loop_watch (loop, in_fd, EPOLLIN, on_input, &server);
+  server.out_watch = runner_loop_watch (loop, out_fd, 0, on_output_ready, &server);
+  /* A regular file cannot be watched: read it whole now, and write to
+   * one with blocking writes (flush_out copes with both). */
+  if (server.in_watch == NULL)
+    {
+      set_nonblocking (in_fd, false);
+      while (!server.input_closed)
+        on_input (&server, in_fd, EPOLLIN);
+    }
+
+  while (!server.stopping && !(server.input_closed && server.calls == NULL))
+    {
+      if (runner_engine_iterate (server.engine, -1) != 0)
+        break;
+      release_finished (&server);
+    }
+
+  /* The client left: stop every run and let their answers go out while
+   * it may still read, then clean up. */
+  runner_engine_kill_all (server.engine);
+  int64_t give_up = now_ns () + SHUTDOWN_NS;
+  while ((runner_engine_active (server.engine) > 0 || (server.out.len > 0 && !server.out_broken))
+         && now_ns () < give_up)
+    {
+      if (runner_engine_iterate (server.engine, 100) != 0)
+        break;
+      release_finished (&server);
+    }
+
+  runner_loop_unwatch (loop, server.in_watch);
+  runner_loop_unwatch (loop, server.out_watch);
+  server.out_watch = NULL;
+  while (server.calls != NULL)
+    {
+      McpCall *call = server.calls;
+      server.calls = call->next;
+      mcp_call_free (call);
+    }
+  runner_engine_free (server.engine);
+  free (server.to_release);
+  mcp_journal_clear (&server.journal);
+  free (server.protocol);
+  sp_frame_reader_free (server.reader);
+  buf_clear (&server.out);
+  return 0;
+}

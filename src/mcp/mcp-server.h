@@ -1,0 +1,161 @@
+/* mcp-server.h: sandpad-mcp, the runner's engine behind the Model Context
+ * Protocol.
+ *
+ * An assistant's client starts sandpad-mcp and speaks JSON-RPC 2.0 to it,
+ * one message per line on stdin/stdout (the MCP stdio transport). Every
+ * tools/call that runs code becomes one run of the same engine that
+ * sandpad-runner and sandpad-run use, so there is no second way of running
+ * code and no second sandbox. The client is not trusted: every line is
+ * capped, strictly parsed and answered, and nothing it sends stops the
+ * server from serving the next line. */
+#pragma once
+
+#include <jansson.h>
+#include <regex.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "runner-engine.h"
+#include "runner-util.h"
+
+/* The protocol revisions we speak, newest first. */
+#define MCP_PROTOCOL_LATEST "2025-11-25"
+#define MCP_PROTOCOL_OLDER "2025-06-18"
+
+/* JSON-RPC 2.0 error codes. */
+#define MCP_PARSE_ERROR (-32700)
+#define MCP_INVALID_REQUEST (-32600)
+#define MCP_METHOD_NOT_FOUND (-32601)
+#define MCP_INVALID_PARAMS (-32602)
+
+/* execute_command's filters (mcp-command.c): policy, not the boundary. */
+typedef struct
+{
+  regex_t *builtin, *block, *allow;
+  size_t n_builtin, n_block, n_allow;
+} McpFilters;
+
+/* The run journal (mcp-journal.c). */
+typedef struct
+{
+  char *dir;         /* NULL: no state directory, no journal */
+  int64_t max_bytes; /* runs.jsonl rotates past this; 0: off */
+  bool warned;
+} McpJournal;
+
+/* What the command line fixed for every run. */
+typedef struct
+{
+  bool allow_network;
+  const char *workspace;    /* execute_command's directory; NULL: no such tool */
+  char **context_paths;     /* read-only for every run (canonical), or NULL */
+  McpFilters filters;
+  const char *journal_dir;  /* NULL: under $XDG_STATE_HOME */
+  int64_t journal_max;      /* bytes of runs.jsonl before it rotates; 0: no journal */
+  const char *scratch_root; /* where calls with files get their directory;
+                             * on the engine's --allow-cwd list */
+} McpOptions;
+
+/* Output of one stream, bounded: the first and the last bytes are kept,
+ * since a program's start says what it did and its end (a traceback)
+ * why it stopped. */
+typedef struct
+{
+  Buf head;
+  Buf tail;
+  int64_t seen; /* bytes received from the engine */
+} McpCapture;
+
+typedef struct McpCall McpCall;
+struct McpCall
+{
+  McpCall *next;
+  json_t *request_id;     /* the JSON-RPC id to answer */
+  json_t *progress_token; /* NULL: the client asked for no progress */
+  int64_t progress;       /* output bytes reported so far */
+  int64_t progress_sent;  /* bytes of output sent as progress messages */
+  char run_id[32];
+  char *scratch;          /* a directory we made for the call's files, or NULL */
+  McpCapture out[2];      /* stdout, stderr */
+  SpSandboxInfo sandbox;  /* from "started"; mode NULL until then */
+  int64_t timeout_ms;     /* the limits in force, from "started" */
+  int64_t memory_mib;
+  int64_t output_limit;
+  char *diff;             /* edit_and_execute: the edit, as a unified diff */
+  const char *tool;       /* for the journal: which tool, and what it was asked */
+  json_t *input;
+};
+
+typedef struct
+{
+  RunnerEngine *engine;
+  RunnerLanguages *langs;
+  const McpOptions *options;
+  int in_fd, out_fd;
+  RunnerWatch *in_watch, *out_watch;
+  struct SpFrameReader *reader;
+  Buf out;
+  bool stopping, out_broken;
+  bool input_closed;   /* EOF on stdin: serve what is running, then exit */
+  char *protocol;      /* the negotiated revision, once initialized */
+  McpCall *calls;      /* calls whose run has not exited */
+  char **to_release;   /* run ids to release once the engine returns */
+  size_t n_release;
+  uint64_t next_run;
+  McpJournal journal;
+} McpServer;
+
+int mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs,
+                    const McpOptions *options, int in_fd, int out_fd);
+
+/* mcp-server.c */
+void mcp_send (McpServer *server, json_t *message); /* steals message */
+void mcp_send_result (McpServer *server, json_t *id, json_t *result); /* steals result */
+void mcp_send_error (McpServer *server, json_t *id, int code, const char *fmt, ...)
+  __attribute__ ((format (printf, 4, 5)));
+
+/* mcp-capture.c */
+void mcp_capture_append (McpCapture *cap, const char *data, size_t len);
+/* The kept text, with a marker where the middle was cut; *cut is the
+ * number of bytes not kept. Valid UTF-8 when the input was. */
+char *mcp_capture_text (const McpCapture *cap, int64_t *cut);
+void mcp_capture_clear (McpCapture *cap);
+
+/* mcp-command.c */
+int mcp_filters_init (McpFilters *filters);
+/* Adds a --block-command (allow false) or --allow-command pattern; -1
+ * with the regex error in error[] when it does not compile. */
+int mcp_filters_add (McpFilters *filters, bool allow, const char *pattern, char *error,
+                     size_t error_len);
+void mcp_filters_clear (McpFilters *filters);
+/* NULL when the command may run, else why not (malloc'd). */
+char *mcp_filters_check (const McpFilters *filters, const char *command);
+
+/* mcp-diff.c: a unified diff (3 lines of context) of before -> after. */
+char *mcp_diff (const char *path, const char *before, const char *after);
+
+/* mcp-edit.c: applies edits ([{old_text, new_text}]) to PATH beneath
+ * workspace and replaces it atomically; on success *new_text is the new
+ * content and *diff the change. Nothing is written on failure. */
+int mcp_edit_file (const char *workspace, const char *path, json_t *edits, char **new_text,
+                   char **diff, SpProtoError *err);
+
+/* mcp-journal.c */
+void mcp_journal_init (McpJournal *journal, const char *dir, int64_t max_bytes);
+void mcp_journal_clear (McpJournal *journal);
+/* Appends one run: structuredContent plus the tool and its input. */
+void mcp_journal_record (McpJournal *journal, const char *tool, json_t *input,
+                         json_t *structured);
+
+/* mcp-tools.c */
+json_t *mcp_tools_list (const McpOptions *options);
+/* Handles tools/call; answers at once (errors, refusals) or later, from
+ * the run's exited event. */
+void mcp_tools_call (McpServer *server, json_t *id, json_t *params);
+void mcp_call_free (McpCall *call);
+
+/* mcp-result.c */
+json_t *mcp_result_tool_error (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+json_t *mcp_result_from_run (const McpCall *call, const SpExited *exited);
+/* The outputSchema of a run; with_diff adds edit_and_execute's "diff". */
+json_t *mcp_result_schema (bool with_diff);

@@ -1,0 +1,447 @@
+/* mcp-tools.c: the tools an assistant sees, and tools/call.
+ *
+ * Arguments are checked strictly and each refusal names the field, as an
+ * isError result the model can read and correct; a run is then one
+ * request to the engine, answered when its exited event arrives. */
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mcp-server.h"
+#include "sp-json.h"
+
+#define MAX_INPUT_FILES 64
+
+static const char execute_code_input[] =
+  "{\"type\":\"object\",\"properties\":{"
+  "\"language\":{\"type\":\"string\",\"enum\":[\"python\",\"javascript\",\"bash\"],"
+  "\"description\":\"python (python3 with numpy and matplotlib), javascript (node) or bash\"},"
+  "\"code\":{\"type\":\"string\",\"description\":\"the program text\"},"
+  "\"timeout\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"maximum\":300,"
+  "\"description\":\"wall-clock limit in seconds (default 30)\"},"
+  "\"memory_mib\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":16384,"
+  "\"description\":\"memory limit of the whole run in MiB (default 512)\"},"
+  "\"stdin\":{\"type\":\"string\",\"description\":\"text given to the program's standard "
+  "input, which is then closed\"},"
+  "\"files\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"type\":\"object\","
+  "\"properties\":{\"path\":{\"type\":\"string\",\"description\":\"relative path in the run's "
+  "directory\"},\"content\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],"
+  "\"additionalProperties\":false},\"description\":\"text files put in the run's directory "
+  "before it starts\"}},"
+  "\"required\":[\"language\",\"code\"],\"additionalProperties\":false}";
+
+static const char execute_command_input[] =
+  "{\"type\":\"object\",\"properties\":{"
+  "\"command\":{\"type\":\"string\",\"description\":\"a bash command line\"},"
+  "\"work_dir\":{\"type\":\"string\",\"description\":\"directory to run in, relative to "
+  "the workspace (default: the workspace itself); it may not lead out of it\"},"
+  "\"timeout\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"maximum\":300,"
+  "\"description\":\"wall-clock limit in seconds (default 30)\"}},"
+  "\"required\":[\"command\"],\"additionalProperties\":false}";
+
+static const char edit_and_execute_input[] =
+  "{\"type\":\"object\",\"properties\":{"
+  "\"path\":{\"type\":\"string\",\"description\":\"a file in the workspace, relative to "
+  "it; its extension says the language (.py, .js, .sh)\"},"
+  "\"edits\":{\"type\":\"array\",\"minItems\":1,\"items\":{\"type\":\"object\","
+  "\"properties\":{\"old_text\":{\"type\":\"string\",\"description\":\"text that occurs "
+  "exactly once in the file\"},\"new_text\":{\"type\":\"string\"}},"
+  "\"required\":[\"old_text\",\"new_text\"],\"additionalProperties\":false},"
+  "\"description\":\"exact-text replacements, applied in order\"},"
+  "\"args\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+  "\"description\":\"arguments for the program\"}},"
+  "\"required\":[\"path\",\"edits\"],\"additionalProperties\":false}";
+
+static json_t *
+parse_literal (const char *text)
+{
+  json_t *value = json_loads (text, 0, NULL);
+
+  if (value == NULL)
+    abort (); /* a typo in a literal of this file */
+  return value;
+}
+
+json_t *
+mcp_tools_list (const McpOptions *options)
+{
+  json_t *tools = json_array ();
+
+  json_array_append_new (
+    tools,
+    json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "execute_code", "title",
+               "Run code in Sandpad's sandbox", "description",
+               "Runs a Python, JavaScript or Bash snippet in a fresh private directory inside "
+               "a kernel sandbox (no network, no view of the host's files), with time and "
+               "memory limits. Returns the exit code, stdout and stderr, resource use, the "
+               "files the run created, and every matplotlib figure the snippet shows or "
+               "leaves open as a PNG image. A non-zero exit is a normal result.",
+               "inputSchema", parse_literal (execute_code_input), "outputSchema",
+               mcp_result_schema (false), "annotations", "readOnlyHint", 0, "destructiveHint", 0,
+               "openWorldHint", 0));
+  if (options->workspace == NULL)
+    return tools;
+  /* The model has to know where the context is to use it. */
+  Buf context = { 0 };
+  for (size_t i = 0; options->context_paths != NULL && options->context_paths[i] != NULL; i++)
+    {
+      buf_append (&context, i == 0 ? " Read-only context directories: " : ", ",
+                  i == 0 ? strlen (" Read-only context directories: ") : 2);
+      buf_append (&context, options->context_paths[i], strlen (options->context_paths[i]));
+    }
+  buf_append (&context, context.len > 0 ? "." : "", context.len > 0 ? 2 : 1);
+  char *description = xasprintf (
+    "Runs a bash command line with the workspace as its writable working directory "
+    "(seen as /work in namespace mode), inside a kernel sandbox: nothing else of the "
+    "host is visible or writable, no network, time and memory limits. Obviously "
+    "dangerous commands (sudo, rm -rf /, ...) and those the server's configuration "
+    "excludes are refused with a reason. Returns the same result as execute_code; "
+    "files created or changed in the workspace are listed.%s", context.data);
+  buf_clear (&context);
+  json_array_append_new (
+    tools,
+    json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "execute_command", "title",
+               "Run a shell command in the workspace", "description", description,
+               "inputSchema", parse_literal (execute_command_input), "outputSchema",
+               mcp_result_schema (false), "annotations", "readOnlyHint", 0, "destructiveHint", 1,
+               "openWorldHint", 0));
+  free (description);
+  json_array_append_new (
+    tools,
+    json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "edit_and_execute",
+               "title", "Edit a workspace file and run it", "description",
+               "Applies exact-text replacements to a file in the workspace (each old_text must "
+               "occur exactly once, else nothing changes), writes it atomically, then runs it "
+               "in the sandbox with the file's directory as the working directory. Returns "
+               "the run's result plus a unified diff of the edit.",
+               "inputSchema", parse_literal (edit_and_execute_input), "outputSchema",
+               mcp_result_schema (true), "annotations", "readOnlyHint", 0, "destructiveHint", 1,
+               "openWorldHint", 0));
+  return tools;
+}
+
+void
+mcp_call_free (McpCall *call)
+{
+  if (call == NULL)
+    return;
+  json_decref (call->request_id);
+  json_decref (call->progress_token);
+  mcp_capture_clear (&call->out[0]);
+  mcp_capture_clear (&call->out[1]);
+  sp_sandbox_info_clear (&call->sandbox);
+  if (call->scratch != NULL)
+    remove_tree (call->scratch);
+  free (call->diff);
+  json_decref (call->input);
+  free (call->scratch);
+  free (call);
+}
+
+/* A relative path of plain components: no "..", no ".", no empty part,
+ * nothing absolute, so a file can only land inside the call's directory. */
+static bool
+input_path_valid (const char *path)
+{
+  size_t len = strlen (path);
+
+  if (len == 0 || len > 1024 || path[0] == '/' || path[len - 1] == '/')
+    return false;
+  for (const char *part = path; *part != '\0';)
+    {
+      size_t n = strcspn (part, "/");
+      if (n == 0 || n > 255 || (n == 1 && part[0] == '.')
+          || (n == 2 && part[0] == '.' && part[1] == '.'))
+        return false;
+      part += n + (part[n] == '/');
+    }
+  return true;
+}
+
+/* Writes one input file below dir_fd, making its parent directories.
+ * Everything under the fresh directory is ours, so there is no symlink
+ * to follow; O_NOFOLLOW and O_EXCL say so anyway. */
+static int
+write_input_file (int dir_fd, const char *path, const char *content, uid_t owner,
+                  SpProtoError *err)
+{
+  cleanup_free char *copy = xstrdup (path);
+  cleanup_fd int fd = fcntl (dir_fd, F_DUPFD_CLOEXEC, 3);
+  char *part = copy;
+
+  for (char *slash; (slash = strchr (part, '/')) != NULL; part = slash + 1)
+    {
+      *slash = '\0';
+      if (mkdirat (fd, part, 0755) != 0 && errno != EEXIST)
+        return sp_proto_set_error (err, SP_ERR_IO, "cannot create the directory of \"%.200s\": %s",
+                                   path, strerror (errno));
+      int sub = openat (fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (sub < 0)
+        return sp_proto_set_error (err, SP_ERR_IO, "\"%.200s\": %s", path, strerror (errno));
+      if (owner != geteuid ())
+        (void) fchown (sub, owner, owner);
+      close (fd);
+      fd = sub;
+    }
+  cleanup_fd int file = openat (fd, part, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                                0644);
+  if (file < 0)
+    return sp_proto_set_error (err, SP_ERR_IO, "cannot create \"%.200s\": %s", path,
+                               errno == EEXIST ? "given twice" : strerror (errno));
+  if (write_all (file, content, strlen (content)) != 0)
+    return sp_proto_set_error (err, SP_ERR_IO, "cannot write \"%.200s\": %s", path,
+                               strerror (errno));
+  /* The program runs as its own uid and may change what it was given. */
+  if (owner != geteuid () && fchown (file, owner, owner) != 0)
+    return sp_proto_set_error (err, SP_ERR_IO, "cannot hand over \"%.200s\": %s", path,
+                               strerror (errno));
+  return 0;
+}
+
+/* Puts the call's "files" in a fresh directory the run gets as its cwd
+ * (the engine only allows cwds under options->scratch_root). */
+static int
+make_scratch (McpServer *server, McpCall *call, json_t *files, SpProtoError *err)
+{
+  uid_t owner = geteuid () == 0 ? RUNNER_SANDBOX_NOBODY : geteuid ();
+  size_t i;
+  json_t *item;
+
+  if (json_array_size (files) > MAX_INPUT_FILES)
+    return sp_proto_set_error (err, SP_ERR_LIMIT, "field \"files\" has more than %d entries",
+                               MAX_INPUT_FILES);
+  json_array_foreach (files, i, item)
+    {
+      static const char *const allowed[] = { "path", "content", NULL };
+      json_t *path = json_is_object (item) ? json_object_get (item, "path") : NULL;
+      json_t *content = json_is_object (item) ? json_object_get (item, "content") : NULL;
+
+      if (!json_is_object (item) || sp_json_check_fields (item, "files[]", allowed, err) != 0
+          || !json_is_string (path) || !json_is_string (content))
+        return err->code != SP_ERR_NONE
+                 ? -1
+                 : sp_proto_set_error (err, SP_ERR_WRONG_TYPE,
+                                       "field \"files\" item %zu must be {\"path\": string, "
+                                       "\"content\": string}", i);
+      if (!input_path_valid (json_string_value (path)))
+        return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                                   "field \"files\" item %zu: path must be relative, without "
+                                   "\".\" or \"..\" parts", i);
+    }
+
+  call->scratch = xasprintf ("%s/%s", server->options->scratch_root, call->run_id);
+  if (mkdir (call->scratch, 0700) != 0)
+    return sp_proto_set_error (err, SP_ERR_IO, "cannot create the run's directory: %s",
+                               strerror (errno));
+  /* The engine insists that a cwd belongs to the uid the program runs as,
+   * so it is never a directory someone else relies on. */
+  if (owner != geteuid () && chown (call->scratch, owner, owner) != 0)
+    return sp_proto_set_error (err, SP_ERR_IO, "cannot hand over the run's directory: %s",
+                               strerror (errno));
+  cleanup_fd int dir_fd = open (call->scratch, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir_fd < 0)
+    return sp_proto_set_error (err, SP_ERR_IO, "cannot open the run's directory: %s",
+                               strerror (errno));
+  json_array_foreach (files, i, item)
+    if (write_input_file (dir_fd, json_string_value (json_object_get (item, "path")),
+                          json_string_value (json_object_get (item, "content")), owner, err)
+        != 0)
+      return -1;
+  return 0;
+}
+
+/* Seconds as a JSON number (fractions allowed) into milliseconds. */
+static int
+get_timeout (json_t *args, int64_t *timeout_ms, SpProtoError *err)
+{
+  json_t *value = json_object_get (args, "timeout");
+
+  if (value == NULL || json_is_null (value))
+    return 0;
+  if (!json_is_number (value))
+    return sp_proto_set_error (err, SP_ERR_WRONG_TYPE, "field \"timeout\" must be a number");
+  double sec = json_number_value (value);
+  if (!(sec > 0) || !isfinite (sec) || sec > 300)
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "field \"timeout\" must be above 0 and at most 300 seconds");
+  *timeout_ms = (int64_t) ceil (sec * 1000);
+  return 0;
+}
+
+static int
+parse_execute_code (McpServer *server, McpCall *call, json_t *args, SpRun *req,
+                    SpProtoError *err)
+{
+  static const char *const allowed[] = { "language", "code", "timeout", "memory_mib",
+                                         "stdin", "files", NULL };
+  json_t *files = NULL;
+
+  if (sp_json_check_fields (args, "arguments", allowed, err) != 0
+      || sp_json_get_string (args, "language", true, &req->language, err) != 0
+      || sp_json_get_string (args, "code", true, &req->code, err) != 0
+      || get_timeout (args, &req->timeout_ms, err) != 0
+      || sp_json_get_int (args, "memory_mib", false, 1, INT32_MAX, &req->memory_mib, err) != 0
+      || sp_json_get_string (args, "stdin", false, &req->stdin_data, err) != 0
+      || sp_json_get_array (args, "files", false, &files, err) != 0)
+    return -1;
+  if (files != NULL && json_array_size (files) > 0
+      && make_scratch (server, call, files, err) != 0)
+    return -1;
+  if (call->scratch != NULL)
+    req->cwd = xstrdup (call->scratch);
+  return 0;
+}
+
+/* Reasons for refusing a command go back to the model as they are. */
+static int
+parse_execute_command (McpServer *server, json_t *args, SpRun *req, SpProtoError *err)
+{
+  static const char *const allowed[] = { "command", "work_dir", "timeout", NULL };
+  cleanup_free char *work_dir = NULL;
+
+  if (sp_json_check_fields (args, "arguments", allowed, err) != 0
+      || sp_json_get_string (args, "command", true, &req->code, err) != 0
+      || sp_json_get_string (args, "work_dir", false, &work_dir, err) != 0
+      || get_timeout (args, &req->timeout_ms, err) != 0)
+    return -1;
+  cleanup_free char *refusal = mcp_filters_check (&server->options->filters, req->code);
+  if (refusal != NULL)
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "%s. (These filters are policy; "
+                               "the sandbox is the boundary.)", refusal);
+  if (work_dir != NULL && (work_dir[0] == '/' || strlen (work_dir) > 1024))
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "field \"work_dir\" must be relative to the workspace");
+  /* The engine resolves it (symlinks, "..") and refuses anything that
+   * is not under the workspace, its only allowed cwd. */
+  req->cwd = work_dir != NULL && work_dir[0] != '\0'
+               ? xasprintf ("%s/%s", server->options->workspace, work_dir)
+               : xstrdup (server->options->workspace);
+  req->language = xstrdup ("bash");
+  req->name = xstrdup ("command.sh");
+  return 0;
+}
+
+static int
+parse_edit_and_execute (McpServer *server, McpCall *call, json_t *args, SpRun *req,
+                        SpProtoError *err)
+{
+  static const char *const allowed[] = { "path", "edits", "args", NULL };
+  cleanup_free char *path = NULL;
+  json_t *edits = NULL;
+
+  if (sp_json_check_fields (args, "arguments", allowed, err) != 0
+      || sp_json_get_string (args, "path", true, &path, err) != 0
+      || sp_json_get_array (args, "edits", true, &edits, err) != 0
+      || sp_json_get_strv (args, "args", false, &req->args, err) != 0)
+    return -1;
+  /* Everything that can be refused is refused before the file changes. */
+  const char *slash = strrchr (path, '/');
+  const char *base = slash ? slash + 1 : path;
+  RunnerLanguage *lang = runner_langs_for_file (server->langs, base);
+  if (lang == NULL)
+    return sp_proto_set_error (err, SP_ERR_UNSUPPORTED_LANGUAGE,
+                               "field \"path\": cannot tell the language of \"%.200s\" from its "
+                               "extension", path);
+  if (mcp_edit_file (server->options->workspace, path, edits, &req->code, &call->diff, err) != 0)
+    return -1;
+  req->language = xstrdup (lang->name);
+  req->name = xstrdup (base);
+  /* The file's directory is the run's cwd (the engine checks it is in the
+   * workspace); Python also finds the modules beside it there. */
+  req->cwd = slash ? xasprintf ("%s/%.*s", server->options->workspace, (int) (slash - path), path)
+                   : xstrdup (server->options->workspace);
+  if (strcmp (lang->name, "python") == 0)
+    {
+      req->env = xcalloc (2, sizeof *req->env);
+      req->env[0] = xstrdup ("PYTHONPATH=.");
+    }
+  return 0;
+}
+
+void
+mcp_tools_call (McpServer *server, json_t *id, json_t *params)
+{
+  json_t *name = params ? json_object_get (params, "name") : NULL;
+  json_t *args = params ? json_object_get (params, "arguments") : NULL;
+  json_t *meta = params ? json_object_get (params, "_meta") : NULL;
+  json_t *token = json_is_object (meta) ? json_object_get (meta, "progressToken") : NULL;
+  SpProtoError err = { 0 };
+
+  if (!json_is_string (name))
+    {
+      mcp_send_error (server, id, MCP_INVALID_PARAMS, "tools/call needs params.name (a string)");
+      return;
+    }
+  const char *tool = json_string_value (name);
+  bool is_command = strcmp (tool, "execute_command") == 0 && server->options->workspace != NULL;
+  bool is_edit = strcmp (tool, "edit_and_execute") == 0 && server->options->workspace != NULL;
+  if (strcmp (tool, "execute_code") != 0 && !is_command && !is_edit)
+    {
+      mcp_send_error (server, id, MCP_INVALID_PARAMS, "unknown tool \"%.64s\"",
+                      json_string_value (name));
+      return;
+    }
+  if (args != NULL && !json_is_null (args) && !json_is_object (args))
+    {
+      mcp_send_error (server, id, MCP_INVALID_PARAMS, "params.arguments must be an object");
+      return;
+    }
+  json_t *empty = json_object ();
+  if (args == NULL || json_is_null (args))
+    args = empty;
+
+  McpCall *call = xcalloc (1, sizeof *call);
+  SpRun req = { 0 };
+  call->request_id = json_incref (id);
+  if (json_is_string (token) || json_is_integer (token))
+    call->progress_token = json_incref (token);
+  snprintf (call->run_id, sizeof call->run_id, "mcp-%llu",
+            (unsigned long long) ++server->next_run);
+
+  /* The journal keeps what was asked; the code itself is in the entry,
+   * input files only by name. */
+  call->tool = is_command ? "execute_command" : is_edit ? "edit_and_execute" : "execute_code";
+  call->input = json_deep_copy (args);
+  json_t *files_in = json_object_get (call->input, "files");
+  if (json_is_array (files_in))
+    {
+      size_t i;
+      json_t *f;
+      json_array_foreach (files_in, i, f)
+        if (json_is_object (f))
+          json_object_del (f, "content");
+    }
+  int rc = is_command ? parse_execute_command (server, args, &req, &err)
+           : is_edit  ? parse_edit_and_execute (server, call, args, &req, &err)
+                      : parse_execute_code (server, call, args, &req, &err);
+  json_decref (empty);
+  if (rc == 0)
+    {
+      req.id = xstrdup (call->run_id);
+      req.network = server->options->allow_network;
+      req.return_base64 = true; /* plots travel inline: the directory goes away */
+      /* Listed first: the engine may report the run's end before submit
+       * returns (a run that cannot start), and that report finds it here. */
+      call->next = server->calls;
+      server->calls = call;
+      rc = runner_engine_submit (server->engine, &req, &err);
+      if (rc == 0)
+        return; /* answered from the exited event; call may be gone already */
+      server->calls = call->next;
+      /* The engine speaks of its "cwd" and its --allow-cwd; the model
+       * asked for a work_dir (or a file) in the workspace. */
+      if ((is_command || is_edit) && strstr (err.message, "\"cwd\"") != NULL)
+        sp_proto_set_error (&err, SP_ERR_INVALID_VALUE,
+                            "field \"%s\" must name a directory inside the workspace, owned "
+                            "by the runs' uid (symlinks and \"..\" are resolved first)",
+                            is_command ? "work_dir" : "path");
+    }
+  SpMessage leftover = { .type = SP_MSG_RUN, .u.run = req };
+  sp_message_clear (&leftover);
+  mcp_send_result (server, id,
+                   mcp_result_tool_error ("%s: %s%s", tool, err.message,
+                                          call->diff != NULL ? " (the edit was applied)" : ""));
+  mcp_call_free (call);
+}
