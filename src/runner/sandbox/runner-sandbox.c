@@ -257,40 +257,6 @@ runner_sandbox_seccomp (const RunnerSandboxPlan *plan)
   return 0;
 }
 
-/* The kernel counts RLIMIT_NPROC per uid per user namespace; /proc may
- * show processes of the same uid in other user namespaces too (inside
- * Flatpak or bwrap without a pid namespace, the host's). Counting one the
- * kernel does not would raise the run's limit by it, so only processes
- * provably in our user namespace count: when in doubt, the run gets less. */
-int64_t
-runner_sandbox_count_processes (uid_t uid)
-{
-  DIR *dir = opendir ("/proc");
-  struct dirent *entry;
-  struct stat own_ns;
-  int64_t n = 0;
-
-  if (stat ("/proc/self/ns/user", &own_ns) != 0)
-    own_ns.st_ino = 0;
-  while (dir != NULL && (entry = readdir (dir)) != NULL)
-    {
-      char path[300];
-      struct stat st, ns;
-
-      if (entry->d_name[0] < '0' || entry->d_name[0] > '9')
-        continue;
-      snprintf (path, sizeof path, "/proc/%s", entry->d_name);
-      if (stat (path, &st) != 0 || st.st_uid != uid)
-        continue;
-      snprintf (path, sizeof path, "/proc/%s/ns/user", entry->d_name);
-      if (own_ns.st_ino == 0 || (stat (path, &ns) == 0 && ns.st_ino == own_ns.st_ino))
-        n++;
-    }
-  if (dir != NULL)
-    closedir (dir);
-  return n;
-}
-
 /* Tries, in a throwaway child, what decides whether namespace mode is
  * possible: leaving root (if we are root) and creating a user namespace.
  * The other namespaces are then ours to create; not creating them here

@@ -100,6 +100,3 @@ int runner_sandbox_restrict (const RunnerSandboxPlan *plan);
 /* In the program, the very last step before execve. */
 int runner_sandbox_seccomp (const RunnerSandboxPlan *plan);
 
-/* Counts the processes a uid has now (for RLIMIT_NPROC without a user
- * namespace, where the limit counts all of them). */
-int64_t runner_sandbox_count_processes (uid_t uid);

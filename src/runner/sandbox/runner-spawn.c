@@ -19,7 +19,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "runner-deleted.h"
 #include "runner-util.h"
 
 enum
@@ -182,8 +181,8 @@ exec_program (const RunnerSpawnSpec *spec, pid_t init_pid, int in, int out, int 
 /* Children of any thread of `parent`, zombies included, from procfs; 0 is
  * the calling process, through /proc/self, so the run init finds its own
  * whichever pid namespace numbers it. */
-static size_t
-list_children (pid_t parent, pid_t *out, size_t max)
+size_t
+runner_spawn_list_children (pid_t parent, pid_t *out, size_t max)
 {
   char path[64], proc[32];
   size_t n = 0;
@@ -246,85 +245,6 @@ list_children (pid_t parent, pid_t *out, size_t max)
   return n;
 }
 
-/* Sums the lines of a /proc file that start with either name ("RssAnon:
- * 123 kB"), in bytes; -1 if the file cannot be read or has neither. Only
- * the kernel writes these lines; the one part a process chose, its name,
- * comes first in status and is escaped, so it cannot fake a line. */
-static int64_t
-sum_kib_fields (const char *path, const char *a, const char *b, int64_t *threads)
-{
-  char line[256];
-  int64_t sum = -1;
-  size_t len_a = strlen (a), len_b = strlen (b);
-  FILE *file = fopen (path, "re");
-
-  if (file == NULL)
-    return -1;
-  while (fgets (line, sizeof line, file) != NULL)
-    {
-      if (strncmp (line, a, len_a) == 0 || strncmp (line, b, len_b) == 0)
-        sum = (sum < 0 ? 0 : sum) + strtoll (strchr (line, ':') + 1, NULL, 10) * 1024;
-      else if (threads != NULL && strncmp (line, "Threads:", 8) == 0)
-        *threads += strtoll (line + 8, NULL, 10);
-    }
-  fclose (file);
-  return sum;
-}
-
-/* Adds one process's anonymous and shared resident memory and its thread
- * count. RssAnon counts a page a fork shares copy-on-write with its parent
- * in both, so proportional asks for the kernel's shares instead
- * (Pss_Anon + Pss_Shmem: a page shared by n processes counts 1/n in each),
- * dearer to read, as it walks the page tables. */
-static void
-add_process_usage (pid_t pid, bool proportional, RunnerTreeUsage *usage)
-{
-  char path[64];
-  int64_t bytes;
-
-  snprintf (path, sizeof path, "/proc/%d/status", (int) pid);
-  bytes = sum_kib_fields (path, "RssAnon:", "RssShmem:", &usage->tasks);
-  if (bytes < 0)
-    return; /* gone, or a kernel thread */
-  if (proportional)
-    {
-      snprintf (path, sizeof path, "/proc/%d/smaps_rollup", (int) pid);
-      int64_t shares = sum_kib_fields (path, "Pss_Anon:", "Pss_Shmem:", NULL);
-      if (shares >= 0)
-        bytes = shares;
-    }
-  usage->bytes += bytes;
-}
-
-/* At most this many processes are looked at; RLIMIT_NPROC keeps a run
- * well below it. */
-#define TREE_MAX 8192
-
-void
-runner_spawn_tree_usage (pid_t init_pid, int skip, bool proportional, RunnerTreeUsage *usage)
-{
-  pid_t *pids = xcalloc (TREE_MAX, sizeof *pids);
-  int *depth = xcalloc (TREE_MAX, sizeof *depth);
-  size_t n = 1;
-
-  *usage = (RunnerTreeUsage){ 0 };
-  pids[0] = init_pid;
-  /* Breadth first: the list grows behind the cursor. Orphans were handed
-   * to the run init (a subreaper), so nothing of the run hangs elsewhere. */
-  for (size_t i = 0; i < n; i++)
-    {
-      if (depth[i] >= skip)
-        add_process_usage (pids[i], proportional, usage);
-      size_t found = list_children (pids[i], pids + n, TREE_MAX - n);
-      for (size_t j = n; j < n + found; j++)
-        depth[j] = depth[i] + 1;
-      n += found;
-    }
-  usage->deleted_bytes = runner_deleted_bytes (pids, n);
-  free (pids);
-  free (depth);
-}
-
 typedef struct
 {
   pid_t self;
@@ -351,7 +271,7 @@ static void
 signal_all (InitState *st, int sig)
 {
   pid_t children[1024];
-  size_t n = list_children (0, children, N_ELEMENTS (children));
+  size_t n = runner_spawn_list_children (0, children, N_ELEMENTS (children));
 
   for (size_t i = 0; i < n; i++)
     kill (children[i], sig);

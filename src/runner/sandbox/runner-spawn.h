@@ -19,6 +19,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -71,23 +72,10 @@ typedef struct
  * closes its copies of the child's ends afterwards. */
 pid_t runner_spawn (const RunnerSpawnSpec *spec);
 
-/* What a run's processes hold now, read from /proc by the runner. */
-typedef struct
-{
-  int64_t bytes; /* RssAnon + RssShmem, summed over the processes */
-  int64_t tasks; /* processes and threads */
-  int64_t deleted_bytes; /* disk held by files they deleted but keep open */
-} RunnerTreeUsage;
-
-/* Sums the descendants of init_pid that lie at least `skip` levels below
- * it (1: not the run init itself; 2 in namespace mode: nor pid 1 of the
- * namespace). Processes that vanish while being read are left out.
- * bytes is RssAnon + RssShmem, which counts a page shared copy-on-write
- * after fork in every process; proportional reads the kernel's
- * proportional shares instead (Pss_Anon + Pss_Shmem, where readable), about
- * a millisecond per process. */
-void runner_spawn_tree_usage (pid_t init_pid, int skip, bool proportional,
-                              RunnerTreeUsage *usage);
+/* Children of any thread of parent (0: the caller), zombies included, from
+ * procfs; at most max. The run init sweeps with it; the runner's tree
+ * watch (service/runner-tree.c) walks a run with it. */
+size_t runner_spawn_list_children (pid_t parent, pid_t *out, size_t max);
 
 /* Human-readable name of a failed setup step. */
 const char *runner_spawn_step_name (int step);

@@ -9,6 +9,7 @@
 
 #include "runner-engine-private.h"
 #include "runner-prelude.h"
+#include "runner-tree.h"
 #include "sp-utf8.h"
 
 #define READ_CHUNK 65536
@@ -281,7 +282,7 @@ _runner_run_start (RunnerRun *run)
   cleanup_free char *tmp_dir = xasprintf ("%s/tmp", run->dir);
   int64_t max_processes = engine->config.max_processes;
   if (!engine->namespaces)
-    max_processes += runner_sandbox_count_processes (geteuid () == 0 ? RUNNER_SANDBOX_NOBODY
+    max_processes += runner_tree_count_processes (geteuid () == 0 ? RUNNER_SANDBOX_NOBODY
                                                                       : geteuid ());
   RunnerSandboxPlan plan = {
     .namespaces = engine->namespaces,
@@ -607,10 +608,10 @@ check_memory (RunnerRun *run, int64_t now)
   if (run->memory_check_ns == 0 || now < run->memory_check_ns)
     return;
   run->memory_check_ns = now + MEMORY_POLL_NS;
-  runner_spawn_tree_usage (run->init_pid, skip, false, &usage);
+  runner_tree_usage (run->init_pid, skip, false, &usage);
   if (near (usage.bytes, limit))
     {
-      runner_spawn_tree_usage (run->init_pid, skip, true, &usage);
+      runner_tree_usage (run->init_pid, skip, true, &usage);
       if (!near (usage.bytes, limit))
         run->memory_check_ns = now + PRECISE_POLL_NS;
     }

@@ -1,0 +1,28 @@
+/* runner-tree.h: what a run's processes hold, read from /proc by the
+ * runner (the service side: nothing here runs in the sandbox). */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* What a run's processes hold now, read from /proc by the runner. */
+typedef struct
+{
+  int64_t bytes; /* RssAnon + RssShmem, summed over the processes */
+  int64_t tasks; /* processes and threads */
+  int64_t deleted_bytes; /* disk held by files they deleted but keep open */
+} RunnerTreeUsage;
+
+/* Sums the descendants of init_pid that lie at least `skip` levels below
+ * it (1: not the run init itself; 2 in namespace mode: nor pid 1 of the
+ * namespace). Processes that vanish while being read are left out.
+ * bytes is RssAnon + RssShmem, which counts a page shared copy-on-write
+ * after fork in every process; proportional reads the kernel's
+ * proportional shares instead (Pss_Anon + Pss_Shmem, where readable), about
+ * a millisecond per process. */
+void runner_tree_usage (pid_t init_pid, int skip, bool proportional, RunnerTreeUsage *usage);
+
+/* How many processes of uid the kernel counts against RLIMIT_NPROC in our
+ * user namespace (fallback mode adds them to a run's process limit). */
+int64_t runner_tree_count_processes (uid_t uid);
