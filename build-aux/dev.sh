@@ -4,10 +4,12 @@
 #   build-aux/dev.sh run    install what is missing, build, start the app with a sample snippet
 #   build-aux/dev.sh test   install what is missing, build, run every test
 #                           (plain build, then a sanitizer build of protocol
-#                           and runner), and print "N passed, N failed, N skipped"
+#                           and runner, then the protocol fuzzers for a short
+#                           fixed time), and print "N passed, N failed, N skipped"
 #
 # Works on a fresh Debian 12 as root, or as a user with sudo (only apt-get
-# runs through sudo). Build directories: _build and _build-asan.
+# runs through sudo). Build directories: _build, _build-asan and
+# _build-fuzz (clang, -Dfuzzing=true: only the fuzzers are compiled there).
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -18,7 +20,7 @@ build_deps=(meson ninja-build pkg-config gcc libc6-dev libjansson-dev libseccomp
   libglib2.0-dev libglib2.0-bin gettext libgtk-4-dev libadwaita-1-dev libgtksourceview-5-dev)
 run_deps=(python3 python3-numpy python3-matplotlib nodejs bash coreutils)
 test_deps=(hyperfine desktop-file-utils appstream librsvg2-bin xvfb xauth dbus bubblewrap util-linux
-  fonts-dejavu-core)
+  fonts-dejavu-core clang-14 libclang-rt-14-dev)
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then
@@ -52,6 +54,16 @@ build() {
     meson setup "$dir" "$@"
   fi
   meson compile -C "$dir"
+}
+
+# The libFuzzer harnesses need clang; the rest of the project is built by
+# gcc in _build, so only the fuzz targets are compiled here.
+build_fuzzers() {
+  local dir=$1
+  if [ ! -f "$dir/build.ninja" ]; then
+    CC=clang-14 meson setup "$dir" -Dfuzzing=true
+  fi
+  meson compile -C "$dir" tests/fuzz/fuzz-decode tests/fuzz/fuzz-frame tests/fuzz/fuzz-utf8
 }
 
 # Counts meson's own test log (one JSON object per test) so the summary
@@ -101,6 +113,7 @@ cmd_test() {
   install_deps "${build_deps[@]}" "${run_deps[@]}" "${test_deps[@]}"
   build _build
   build _build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+  build_fuzzers _build-fuzz
 
   local status=0
   meson test -C _build --print-errorlogs || status=1
@@ -108,7 +121,11 @@ cmd_test() {
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     meson test -C _build-asan --suite protocol --suite runner --print-errorlogs || status=1
 
-  summarize _build/meson-logs/testlog.json _build-asan/meson-logs/testlog.json || status=1
+  # Each fuzzer for fuzz_seconds (20 s): seeds, past findings, then new inputs.
+  meson test -C _build-fuzz --no-rebuild --suite fuzz --print-errorlogs || status=1
+
+  summarize _build/meson-logs/testlog.json _build-asan/meson-logs/testlog.json \
+    _build-fuzz/meson-logs/testlog.json || status=1
   return $status
 }
 
