@@ -410,7 +410,10 @@ PROBES = [
     P("kernel-15-fsopen", "fsopen (new mount API): seccomp", "syscall_reaches(430, None, 0)",
       needs_root=True),
     P("kernel-16-open-tree", "open_tree: seccomp", "syscall_reaches(428, -1, None, 0)"),
-    P("kernel-17-move-mount", "move_mount: seccomp", "syscall_reaches(429, -1, None, -1, None, 0)"),
+    # move_mount and fanotify_init check CAP_SYS_ADMIN before their
+    # arguments: without root the control gets EPERM from the kernel.
+    P("kernel-17-move-mount", "move_mount: seccomp", "syscall_reaches(429, -1, None, -1, None, 0)",
+      needs_root=True),
     P("kernel-18-pivot-root", "pivot_root: seccomp", "syscall_reaches(155, None, None)",
       needs_root=True),
     P("kernel-19-chroot", "chroot: seccomp", "syscall_reaches(161, b'/nonexistent-sandpad')",
@@ -465,7 +468,7 @@ PROBES = [
     P("kernel-34-kcmp", "kcmp (compare another process's kernel objects): seccomp",
       "syscall_reaches(312, 0, 0, -1, 0, 0)"),
     P("kernel-35-fanotify", "fanotify_init (watch the whole filesystem): seccomp",
-      "syscall_reaches(300, -1, 0)"),
+      "syscall_reaches(300, -1, 0)", needs_root=True),
     P("kernel-36-migrate-pages", "migrate_pages: seccomp",
       "syscall_reaches(256, 0, 0, None, None)"),
     # ---- information ----
