@@ -257,9 +257,16 @@ def test_stdin(t):
     r.send(type="run", id="in2", language="python", code=code, stdin_open=True)
     r.recv_type("started")
     r.send(type="stdin", id="in2", data="Grace\n")
-    time.sleep(0.2)
+    # The second line goes only once the program has answered the first:
+    # a condition, not a pause, and proof the exchange is interactive.
+    first = []
+    while "hello Grace\n" not in "".join(e.get("data", "") for e in first):
+        ev = r.recv()
+        if ev is None or ev["type"] == "exited":
+            break
+        first.append(ev)
     r.send(type="stdin", id="in2", data="more\n", eof=True)
-    res_events = r.collect("in2")
+    res_events = first + r.collect("in2")
     out = "".join(e["data"] for e in res_events if e["type"] == "output")
     t.eq(out, "name? hello Grace\nthen more\n", "stdin messages feed interactive input()")
     r.send(type="stdin", id="in2", data="late")
