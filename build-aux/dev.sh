@@ -5,10 +5,12 @@
 #   build-aux/dev.sh test   install what is missing (apt, and npm ci for the MCP
 #                           tests' client), build, run every test (plain build,
 #                           then a sanitizer build of protocol, runner and
-#                           sandpad-mcp's wire), and print "N passed, N failed, N skipped"
+#                           sandpad-mcp's wire, then the protocol fuzzers for a
+#                           short fixed time), and print "N passed, N failed, N skipped"
 #
 # Works on a fresh Debian 12 as root, or as a user with sudo (only apt-get
-# runs through sudo). Build directories: _build and _build-asan.
+# runs through sudo). Build directories: _build, _build-asan and
+# _build-fuzz (clang, -Dfuzzing=true: only the fuzzers are compiled there).
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,7 +21,7 @@ build_deps=(meson ninja-build pkg-config gcc libc6-dev libjansson-dev libseccomp
   libglib2.0-dev libglib2.0-bin gettext libgtk-4-dev libadwaita-1-dev libgtksourceview-5-dev)
 run_deps=(python3 python3-numpy python3-matplotlib nodejs bash coreutils)
 test_deps=(hyperfine desktop-file-utils appstream librsvg2-bin xvfb xauth dbus bubblewrap util-linux
-  fonts-dejavu-core libxtst-dev)
+  fonts-dejavu-core libxtst-dev clang-14 libclang-rt-14-dev passwd acl)
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then
@@ -60,6 +62,40 @@ build() {
     meson setup "$dir" "$@"
   fi
   meson compile -C "$dir"
+}
+
+# The desktop case: as root, the runner and escape suites run again as an
+# ordinary account, so the runner runs as that user's uid (a real account
+# with a home, not nobody) as on a desktop. Created here when missing.
+desktop_user=sandpad-ci
+
+ensure_desktop_user() {
+  if ! id -u "$desktop_user" >/dev/null 2>&1; then
+    echo "dev.sh: creating the account $desktop_user for the desktop-case tests" >&2
+    useradd --create-home --shell /bin/bash --comment "Sandpad CI, the desktop case" "$desktop_user"
+  fi
+  # It must reach the tree it tests: where a directory above the tree bars
+  # it (a clone under /root), give this account alone search permission.
+  local dir=""
+  local part
+  IFS=/ read -ra parts <<<"${top#/}"
+  for part in "${parts[@]}"; do
+    dir="$dir/$part"
+    if ! runuser -u "$desktop_user" -- test -x "$dir"; then
+      echo "dev.sh: letting $desktop_user pass through $dir (ACL u:$desktop_user:x)" >&2
+      setfacl -m "u:$desktop_user:x" "$dir"
+    fi
+  done
+}
+
+# The libFuzzer harnesses need clang; the rest of the project is built by
+# gcc in _build, so only the fuzz targets are compiled here.
+build_fuzzers() {
+  local dir=$1
+  if [ ! -f "$dir/build.ninja" ]; then
+    CC=clang-14 meson setup "$dir" -Dfuzzing=true
+  fi
+  meson compile -C "$dir" tests/fuzz/fuzz-decode tests/fuzz/fuzz-frame tests/fuzz/fuzz-utf8
 }
 
 # Counts meson's own test log (one JSON object per test) so the summary
@@ -110,6 +146,7 @@ cmd_test() {
   install_npm_deps
   build _build
   build _build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+  build_fuzzers _build-fuzz
 
   local status=0
   meson test -C _build --print-errorlogs || status=1
@@ -118,7 +155,27 @@ cmd_test() {
     meson test -C _build-asan --suite protocol --suite runner --suite mcp-wire --print-errorlogs \
     || status=1
 
-  summarize _build/meson-logs/testlog.json _build-asan/meson-logs/testlog.json || status=1
+  local logs=(_build/meson-logs/testlog.json _build-asan/meson-logs/testlog.json)
+  if [ "$(id -u)" -eq 0 ]; then
+    # The desktop case, against the same build: every runner test, and the
+    # escape suite in the two configurations users run (the app's: auto,
+    # not strict; Flatpak's: a user namespace that cannot nest). The other
+    # sandboxed modes already run as an ordinary uid (nobody) as root.
+    ensure_desktop_user
+    local as_user="'$top/build-aux/as-desktop-user' $desktop_user"
+    meson test -C _build --no-rebuild --wrapper "$as_user" --logbase user-runner \
+      --suite runner --print-errorlogs || status=1
+    meson test -C _build --no-rebuild --wrapper "$as_user" --logbase user-sandbox \
+      sandbox-app sandbox-flatpak --print-errorlogs || status=1
+    # meson names a wrapped run's log after the wrapper.
+    logs+=(_build/meson-logs/user-runner-as-desktop-user.json
+      _build/meson-logs/user-sandbox-as-desktop-user.json)
+  fi
+
+  # Each fuzzer for fuzz_seconds (20 s): seeds, past findings, then new inputs.
+  meson test -C _build-fuzz --no-rebuild --suite fuzz --print-errorlogs || status=1
+
+  summarize "${logs[@]}" _build-fuzz/meson-logs/testlog.json || status=1
   return $status
 }
 

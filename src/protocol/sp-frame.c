@@ -134,9 +134,12 @@ sp_frame_reader_next (SpFrameReader *reader, const char **frame, size_t *len,
                                      "frame longer than %zu bytes", reader->max_frame);
         }
 
-      char *begin = reader->buf + reader->start;
       size_t avail = reader->len - reader->start - reader->tail_len;
-      char *nl = avail ? memchr (begin, '\n', avail) : NULL;
+      if (avail == 0)
+        return 0; /* also before the first byte, while buf is still NULL */
+
+      char *begin = reader->buf + reader->start;
+      char *nl = memchr (begin, '\n', avail);
 
       if (nl == NULL)
         return 0;

@@ -1,5 +1,6 @@
 /* sp-proto.c: names, errors and ownership helpers of the protocol. */
 #include "sp-proto.h"
+#include "sp-utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,6 +45,30 @@ sp_proto_error_code_from_string (const char *name)
   return SP_ERR_NONE;
 }
 
+/* The message travels back to the peer inside an "error" event, which
+ * cannot be encoded unless it is valid UTF-8. It quotes the peer's own
+ * text, cut to a byte count ("%.64s", the buffer's size, jansson's
+ * "near '...'" excerpt), and a cut can split a character: replace what
+ * is invalid and trim to whole characters that fit. */
+static void
+keep_valid_utf8 (char *message, size_t size)
+{
+  size_t len = strlen (message), out_len = 0;
+
+  if (sp_utf8_valid (message, len))
+    return;
+  char *clean = sp_utf8_sanitize (message, len, true, NULL, &out_len);
+  if (out_len >= size)
+    {
+      out_len = size - 1;
+      while (out_len > 0 && ((unsigned char) clean[out_len] & 0xC0) == 0x80)
+        out_len--; /* back to the start of the character that did not fit */
+    }
+  memcpy (message, clean, out_len);
+  message[out_len] = '\0';
+  free (clean);
+}
+
 int
 sp_proto_set_error (SpProtoError *err, SpProtoErrorCode code, const char *fmt, ...)
 {
@@ -55,6 +80,7 @@ sp_proto_set_error (SpProtoError *err, SpProtoErrorCode code, const char *fmt, .
   va_start (args, fmt);
   vsnprintf (err->message, sizeof err->message, fmt, args);
   va_end (args);
+  keep_valid_utf8 (err->message, sizeof err->message);
   return -1;
 }
 

@@ -10,7 +10,8 @@ kernel, EPERM or ENOSYS means the filter stopped it.
 Resource probes instead name the limit that must stop them (`limit`; a
 probe that saw the kernel refuse the resource itself, e.g. ENOSPC from a
 size-capped filesystem, prints BLOCKED instead), and lingering probes leave
-a ticking process behind (`lingers`) that the harness watches. Probes with
+a ticking process behind (`lingers`) holding a lock on ./alive, which the
+harness waits to see released. Probes with
 a `check` do their part and print "DONE:"; the harness then looks for the
 effect itself (what a run left behind, a harmed process, a setuid bit), so
 the verdict is the kernel's state, not the probe's word. Targets outside
@@ -56,6 +57,22 @@ def rss_kib(pid="self", field="VmRSS"):
         if line.startswith(field + ":"):
             return int(line.split()[1])
     return 0
+
+def hold_alive_lock():
+    """For lingering probes: the ticker holds flock(LOCK_EX) on ./alive for
+    as long as it lives; the harness waits for the lock to be free (every
+    holder dead) instead of watching for ticks for a while."""
+    import fcntl
+    global _alive
+    _alive = open("alive", "w")
+    fcntl.flock(_alive, fcntl.LOCK_EX)
+
+def wait_for_ticks(timeout=8):
+    """Until the ticker (which locks first) has ticked, so the harness's
+    verdict is about a process that surely started."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end and not os.path.exists("ticks"):
+        time.sleep(0.01)
 
 def syscall_reaches(nr, *args):
     r = libc.syscall(nr, *args)
@@ -233,11 +250,12 @@ PROBES = [
       "        pass\n"
       "    if os.fork() == 0:\n"
       "        for fd in (0, 1, 2): os.close(fd)\n"
+      "        hold_alive_lock()\n"
       "        while True:\n"
       "            with open('ticks', 'a') as f: f.write('.')\n"
       "            time.sleep(0.05)\n"
       "    os._exit(0)\n"
-      "time.sleep(0.3)\n"
+      "wait_for_ticks()\n"
       "print('BLOCKED: unless it keeps ticking', flush=True)", lingers=True),
     P("proc-06-setsid-escape", "a new session to dodge the group kill at timeout: pid ns / seccomp",
       "pid = os.fork()\n"
@@ -247,10 +265,11 @@ PROBES = [
       "    except OSError:\n"
       "        pass\n"
       "    for fd in (0, 1, 2): os.close(fd)\n"
+      "    hold_alive_lock()\n"
       "    while True:\n"
       "        with open('ticks', 'a') as f: f.write('.')\n"
       "        time.sleep(0.05)\n"
-      "time.sleep(0.3)\n"
+      "wait_for_ticks()\n"
       "print('BLOCKED: unless it keeps ticking', flush=True)", lingers=True),
     P("proc-07-fork-bomb", "many processes: RLIMIT_NPROC in the user namespace",
       "kids = []\n"
@@ -391,7 +410,10 @@ PROBES = [
     P("kernel-15-fsopen", "fsopen (new mount API): seccomp", "syscall_reaches(430, None, 0)",
       needs_root=True),
     P("kernel-16-open-tree", "open_tree: seccomp", "syscall_reaches(428, -1, None, 0)"),
-    P("kernel-17-move-mount", "move_mount: seccomp", "syscall_reaches(429, -1, None, -1, None, 0)"),
+    # move_mount and fanotify_init check CAP_SYS_ADMIN before their
+    # arguments: without root the control gets EPERM from the kernel.
+    P("kernel-17-move-mount", "move_mount: seccomp", "syscall_reaches(429, -1, None, -1, None, 0)",
+      needs_root=True),
     P("kernel-18-pivot-root", "pivot_root: seccomp", "syscall_reaches(155, None, None)",
       needs_root=True),
     P("kernel-19-chroot", "chroot: seccomp", "syscall_reaches(161, b'/nonexistent-sandpad')",
@@ -446,7 +468,7 @@ PROBES = [
     P("kernel-34-kcmp", "kcmp (compare another process's kernel objects): seccomp",
       "syscall_reaches(312, 0, 0, -1, 0, 0)"),
     P("kernel-35-fanotify", "fanotify_init (watch the whole filesystem): seccomp",
-      "syscall_reaches(300, -1, 0)"),
+      "syscall_reaches(300, -1, 0)", needs_root=True),
     P("kernel-36-migrate-pages", "migrate_pages: seccomp",
       "syscall_reaches(256, 0, 0, None, None)"),
     # ---- information ----

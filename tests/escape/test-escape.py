@@ -33,7 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "runner"))
 from probes import PRELUDE, PROBES  # noqa: E402
-from runnertest import Runner, Tap  # noqa: E402
+from runnertest import Runner, Tap, lock_held, released, wait_until  # noqa: E402
 
 SANDPAD_RUN, SANDPAD_RUNNER, MODE = sys.argv[1], sys.argv[2], sys.argv[3]
 ONLY = sys.argv[4] if len(sys.argv) > 4 else "*"
@@ -288,25 +288,11 @@ def kill_lingering(cwd):
             pass
 
 
-def wait_until(condition, timeout, step=0.02):
-    """True as soon as condition() holds, False once timeout seconds pass."""
-    deadline = time.monotonic() + timeout
-    while True:
-        if condition():
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(step)
-
-
-def still_ticking(cwd):
-    """Whether something still appends to cwd/ticks: the tickers write every
-    50 ms, so a second without growth means none is left."""
-    path = os.path.join(cwd, "ticks")
-    if not os.path.exists(path):
-        return False
-    before = os.path.getsize(path)
-    return wait_until(lambda: os.path.getsize(path) != before, 1.0)
+def lingering(cwd):
+    """Whether a lingering probe's ticker outlived the probe: it holds the
+    flock on cwd/alive until it dies, so the lock still held after a
+    generous deadline means it lives (runnertest.released)."""
+    return not released(os.path.join(cwd, "alive"), 30)
 
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -431,7 +417,8 @@ def run_control(targets, probe):
         check.close()
         return escaped, f"{detail} | {out.strip()[-160:]}"
     if probe["lingers"]:
-        escaped = still_ticking(cwd)
+        # Nothing kills a control's ticker: it holds its lock right away.
+        escaped = lock_held(os.path.join(cwd, "alive"))
         kill_lingering(cwd)
         return escaped, "the process kept ticking" if escaped else "it stopped"
     return "ESCAPED" in out, out.strip()[-200:]
@@ -505,7 +492,7 @@ def run_sandboxed(targets, probe, kind):
         ran = "DONE" in out or "BLOCKED" in out or exited.get("limit") is not None
         return ran and not effect, detail
     if probe["lingers"]:
-        return not still_ticking(cwd), detail
+        return not lingering(cwd), detail
     limit = probe["limit"]
     if limit == "sigsys":
         return exited["end"] == "signaled" and exited.get("signal") == 31, detail

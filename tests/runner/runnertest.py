@@ -4,6 +4,7 @@ Tests start the runner as a subprocess, write request frames to its stdin
 and read event frames from its stdout, exactly as a client does.
 """
 
+import fcntl
 import json
 import os
 import select
@@ -17,6 +18,49 @@ PYTHON = "/usr/bin/python3"
 # Runners a test started and did not close (it failed half-way): closed after
 # the test so their stderr still reaches the log.
 _open_runners = []
+
+
+def wait_until(condition, timeout, step=0.02):
+    """True as soon as condition() holds, False once timeout seconds pass."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if condition():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(step)
+
+
+# Liveness without pids or sleeps: a program that must not outlive its run
+# takes flock(LOCK_EX) on a file in its directory (TICKER_LOCK) before it
+# starts ticking and keeps it; the kernel drops the lock when the last
+# holder dies. That works across the sandbox's pid and mount namespaces,
+# where the program's pids mean nothing to the test, and turns "is it
+# gone?" into a condition to wait for, not a pause to guess.
+TICKER_LOCK = ("import fcntl\n"
+               "_alive = open('alive', 'w')\n"
+               "fcntl.flock(_alive, fcntl.LOCK_EX)\n")
+
+
+def lock_held(path):
+    """Whether some process holds the flock on path (False when absent)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False  # ours at once: nobody else holds it (freed on close)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def released(path, timeout=30):
+    """True once no process holds path's lock: at once when every holder is
+    dead, False if one still holds it after a generous timeout."""
+    return wait_until(lambda: not lock_held(path), timeout)
 
 
 class Tap:

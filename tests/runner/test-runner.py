@@ -9,10 +9,12 @@ import json
 import os
 import sys
 import tempfile
+import textwrap
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from runnertest import PYTHON, Runner, main  # noqa: E402
+from runnertest import (PYTHON, TICKER_LOCK, Runner, lock_held, main, released,  # noqa: E402
+                        wait_until)
 
 RUNNER = sys.argv[1]
 
@@ -255,9 +257,16 @@ def test_stdin(t):
     r.send(type="run", id="in2", language="python", code=code, stdin_open=True)
     r.recv_type("started")
     r.send(type="stdin", id="in2", data="Grace\n")
-    time.sleep(0.2)
+    # The second line goes only once the program has answered the first:
+    # a condition, not a pause, and proof the exchange is interactive.
+    first = []
+    while "hello Grace\n" not in "".join(e.get("data", "") for e in first):
+        ev = r.recv()
+        if ev is None or ev["type"] == "exited":
+            break
+        first.append(ev)
     r.send(type="stdin", id="in2", data="more\n", eof=True)
-    res_events = r.collect("in2")
+    res_events = first + r.collect("in2")
     out = "".join(e["data"] for e in res_events if e["type"] == "output")
     t.eq(out, "name? hello Grace\nthen more\n", "stdin messages feed interactive input()")
     r.send(type="stdin", id="in2", data="late")
@@ -279,14 +288,6 @@ def shared_tempdir():
     return tmp
 
 
-def ticking(path, wait=0.6):
-    """Whether something still appends to path: pids inside the sandbox's
-    pid namespace mean nothing outside, so liveness is watched this way."""
-    before = os.path.getsize(path)
-    time.sleep(wait)
-    return os.path.getsize(path) != before
-
-
 def test_daemon_dies(t):
     r = runner()
     with shared_tempdir() as tmp:
@@ -299,19 +300,24 @@ def test_daemon_dies(t):
             "        pass  # refused in fallback mode; the sweep must still find us\n"
             "    if os.fork() == 0:\n"
             "        for fd in (0, 1, 2): os.close(fd)\n"
+            + textwrap.indent(TICKER_LOCK, " " * 8) +
             "        while True:\n"
             "            with open('ticks', 'a') as f: f.write('.')\n"
             "            time.sleep(0.05)\n"
             "    os._exit(0)\n"
-            "time.sleep(0.5)\n"
+            "# Wait until the daemon holds its lock and has ticked a few times.\n"
+            "end = time.monotonic() + 20  # well inside the 30 s default timeout\n"
+            "while time.monotonic() < end and not (os.path.exists('ticks')\n"
+            "                                      and os.path.getsize('ticks') > 2):\n"
+            "    time.sleep(0.01)\n"
             "print('parent done')\n")
         res = r.run("d", code, cwd=tmp)
         t.eq(res.stdout, "parent done\n", "the daemonizing program ran")
         ticks = os.path.join(tmp, "ticks")
         t.ok(os.path.exists(ticks) and os.path.getsize(ticks) > 2,
-             "control: the daemon started and ticked")
-        t.ok(os.path.exists(ticks) and not ticking(ticks),
-             "the double-forked, setsid daemon did not outlive its run")
+             "control: the daemon started, took its lock and ticked")
+        t.ok(released(os.path.join(tmp, "alive")),
+             "the double-forked, setsid daemon did not outlive its run (its lock is free)")
     r.close()
 
 
@@ -528,19 +534,19 @@ def test_client_gone(t):
     r = runner("--work-parent", parent)
     with shared_tempdir() as tmp:
         r.send(type="run", id="long", language="python", cwd=tmp,
-               code="import time\nwhile True:\n"
+               code=TICKER_LOCK + "import time\nwhile True:\n"
                "    with open('ticks', 'a') as f: f.write('.')\n    time.sleep(0.05)")
         r.recv_type("started")
         ticks = os.path.join(tmp, "ticks")
-        for _ in range(100):
-            if os.path.exists(ticks):
-                break
-            time.sleep(0.05)
-        t.ok(os.path.exists(ticks) and ticking(ticks), "control: the program runs and ticks")
+        alive = os.path.join(tmp, "alive")
+        # The ticker locks before its first tick: once ticks exists, the
+        # lock says whether it lives.
+        wait_until(lambda: os.path.exists(ticks), 30)
+        t.ok(os.path.exists(ticks) and lock_held(alive), "control: the program runs and ticks")
         t.eq(len(os.listdir(parent)), 1, "control: the runner's private directory exists")
         rc = r.close(timeout=10)
         t.eq(rc, 0, "the runner exits when its client closes the pipe")
-        t.ok(not ticking(ticks), "and kills the running program")
+        t.ok(released(alive), "and kills the running program (its lock is free)")
         t.eq(os.listdir(parent), [], "and removes its private directory")
     os.rmdir(parent)
 

@@ -734,8 +734,68 @@ test_screenshot (void)
   close_window (window);
 }
 
-/* The seeds' bar chart, drawn for the README (no reference: plots are
- * drawn by matplotlib, whose output is not ours to pin). */
+/* One bar of a bar chart as drawn: the columns it spans and its top and
+ * bottom rows, in the window's rendered pixels. */
+typedef struct
+{
+  int x0, x1, top, bottom;
+} DrawnBar;
+
+/* Whether an opaque pixel of a downloaded texture (GDK_MEMORY_DEFAULT:
+ * B, G, R, A in memory) is about the colour r, g, b; the tolerance takes
+ * in scaling, not a different colour. */
+static gboolean
+pixel_near (const guchar *px, int r, int g, int b)
+{
+  return px[3] == 255 && ABS (px[2] - r) <= 12 && ABS (px[1] - g) <= 12 && ABS (px[0] - b) <= 12;
+}
+
+/* Scans the columns x0..x1, rows y0..y1 for pixels of matplotlib's first
+ * colour (#1f77b4, the bars) and groups adjacent columns into bars.
+ * Returns how many were found (at most max are filled in). */
+static int
+find_drawn_bars (const guchar *data, gsize stride, int x0, int y0, int x1, int y1,
+                 DrawnBar *bars, int max)
+{
+  int n = 0;
+  gboolean in_bar = FALSE;
+
+  for (int x = x0; x < x1; x++)
+    {
+      int top = -1, bottom = -1;
+
+      for (int y = y0; y < y1; y++)
+        if (pixel_near (data + y * stride + x * 4, 0x1f, 0x77, 0xb4))
+          {
+            if (top < 0)
+              top = y;
+            bottom = y;
+          }
+      if (top < 0)
+        in_bar = FALSE;
+      else if (!in_bar)
+        {
+          if (n < max)
+            bars[n] = (DrawnBar){ x, x, top, bottom };
+          n++;
+          in_bar = TRUE;
+        }
+      else if (n <= max)
+        {
+          bars[n - 1].x1 = x;
+          bars[n - 1].top = MIN (bars[n - 1].top, top);
+          bars[n - 1].bottom = MAX (bars[n - 1].bottom, bottom);
+        }
+    }
+  return n;
+}
+
+/* The seeds' bar chart, drawn for the README. matplotlib's exact pixels
+ * are not ours to pin, but what the window shows must be that chart:
+ * inside the picture's bounds, three bars in the plot's colour, side by
+ * side, equally wide, on one baseline, 10 : 20 : 30 tall, on the figure's
+ * white, which keeps the figure's 640 x 480 proportions. A blank, cut,
+ * stretched or wrong picture fails. */
 static void
 test_plot_screenshot (void)
 {
@@ -744,7 +804,13 @@ test_plot_screenshot (void)
                                   "plt.title('A bar chart of [10, 20, 30]')\nplt.show()\n");
   g_autoptr (GdkTexture) texture = NULL;
   g_autofree char *path = NULL;
+  g_autofree guchar *data = NULL;
   const char *dir = g_getenv ("SANDPAD_SCREENSHOT_DIR");
+  GtkWidget *picture;
+  graphene_rect_t bounds;
+  DrawnBar bars[3];
+  int scale, width, height, x0, y0, x1, y1;
+  int wx0 = G_MAXINT, wy0 = G_MAXINT, wx1 = -1, wy1 = -1;
 
   gtk_window_set_default_size (GTK_WINDOW (window), 1000, 620);
   run_and_wait (window);
@@ -754,6 +820,50 @@ test_plot_screenshot (void)
   texture = render (window);
   path = g_build_filename (dir ? dir : g_get_tmp_dir (), "sandpad-plot.png", NULL);
   g_assert_true (gdk_texture_save_to_png (texture, path));
+
+  /* The picture's place in the rendered window, whole and not tiny. */
+  picture = find_picture (sp_window_get_exec_panel (window));
+  g_assert_true (gtk_widget_compute_bounds (picture, GTK_WIDGET (window), &bounds));
+  scale = gtk_widget_get_scale_factor (GTK_WIDGET (window));
+  width = gdk_texture_get_width (texture);
+  height = gdk_texture_get_height (texture);
+  x0 = (int) (bounds.origin.x * scale);
+  y0 = (int) (bounds.origin.y * scale);
+  x1 = (int) ((bounds.origin.x + bounds.size.width) * scale);
+  y1 = (int) ((bounds.origin.y + bounds.size.height) * scale);
+  g_assert_cmpint (x0, >=, 0);
+  g_assert_cmpint (y0, >=, 0);
+  g_assert_cmpint (x1, <=, width);
+  g_assert_cmpint (y1, <=, height);
+  g_assert_cmpint (x1 - x0, >=, 160);
+  data = g_malloc ((gsize) width * 4 * height);
+  gdk_texture_download (texture, data, (gsize) width * 4);
+
+  /* The figure's white (exactly white: the panel around it is a near
+   * white): its extent has the figure's 4 : 3 proportions. */
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++)
+      if (memcmp (data + (gsize) y * width * 4 + x * 4, "\xff\xff\xff\xff", 4) == 0)
+        {
+          wx0 = MIN (wx0, x), wx1 = MAX (wx1, x);
+          wy0 = MIN (wy0, y), wy1 = MAX (wy1, y);
+        }
+  g_assert_cmpint (wx1, >, wx0);
+  g_assert_cmpfloat_with_epsilon ((double) (wx1 - wx0 + 1) / (wy1 - wy0 + 1), 640.0 / 480.0,
+                                  0.04);
+
+  /* The bars: three, left to right 10 : 20 : 30, same width, one baseline. */
+  g_assert_cmpint (find_drawn_bars (data, (gsize) width * 4, x0, y0, x1, y1, bars, 3), ==, 3);
+  for (int i = 0; i < 3; i++)
+    {
+      double ratio = (double) (bars[i].bottom - bars[i].top + 1)
+                     / (bars[0].bottom - bars[0].top + 1);
+
+      g_assert_cmpint (bars[0].bottom - bars[0].top, >=, 10);
+      g_assert_cmpfloat_with_epsilon (ratio, i + 1.0, 0.1 * (i + 1));
+      g_assert_cmpint (ABS ((bars[i].x1 - bars[i].x0) - (bars[0].x1 - bars[0].x0)), <=, 2);
+      g_assert_cmpint (ABS (bars[i].bottom - bars[0].bottom), <=, 2);
+    }
   close_window (window);
 }
 
