@@ -153,6 +153,25 @@ def test_cleanup_any_depth(t):
         shutil.rmtree(parent, ignore_errors=True)
 
 
+def test_locked_dir_measured(t):
+    # A run may make its own directory unreadable to its own uid. As root
+    # the runner reads it anyway; as the user (CI repeats this suite as an
+    # ordinary account) it must still measure it, not call the run over a
+    # limit, and leave the mode as the run set it.
+    r = runner()
+    code = ("import os, time\n"
+            "os.mkdir('locked')\n"
+            "open('locked/leaf', 'w').write('x' * 1000)\n"
+            "os.chmod('locked', 0)\n"
+            "time.sleep(0.7)\n"  # several disk polls walk the tree meanwhile
+            "print(oct(os.stat('locked').st_mode & 0o7777))\n")
+    res = r.run("locked", code, timeout_ms=30000)
+    t.eq(res.exited.get("limit"), None, "a locked directory is no limit", res)
+    t.eq(res.exited.get("exit_code"), 0, "the run ended normally", res)
+    t.eq(res.stdout.strip(), "0o0", "the directory keeps the mode the run gave it", res)
+    r.close()
+
+
 def test_setid_stripped(t):
     # Setting the bits is refused at the source (seccomp, every call that
     # takes a mode); whatever route remains, nothing setuid or setgid may
@@ -332,6 +351,7 @@ ALL = [
     test_empty_files_count,
     test_too_deep_is_over,
     test_cleanup_any_depth,
+    test_locked_dir_measured,
     test_setid_stripped,
     test_planted_entries,
     test_image_typing,

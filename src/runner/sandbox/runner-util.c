@@ -143,21 +143,29 @@ open_parent_checked (int fd, dev_t dev, ino_t ino)
   return parent;
 }
 
+int
+dir_chmod_at (int parent, const char *name, mode_t mode)
+{
+  cleanup_fd int path_fd = openat (parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  char proc[64];
+
+  if (path_fd < 0)
+    return -1;
+  snprintf (proc, sizeof proc, "/proc/self/fd/%d", path_fd);
+  return chmod (proc, mode);
+}
+
 /* Gives the owner rwx on a directory the run may have chmod'ed 000 or
- * 0500, through an fd opened without following symlinks (fchmodat would
- * follow one). O_PATH needs no permission on the directory; fchmod on it
- * does not work, so go through its /proc link, which names the inode. */
+ * 0500. */
 static void
 make_removable (int parent, const char *name)
 {
   struct stat st;
-  cleanup_fd int path_fd = openat (parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  char proc[64];
 
-  if (path_fd < 0 || fstat (path_fd, &st) != 0 || (st.st_mode & 0700) == 0700)
+  if (fstatat (parent, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR (st.st_mode)
+      || (st.st_mode & 0700) == 0700)
     return;
-  snprintf (proc, sizeof proc, "/proc/self/fd/%d", path_fd);
-  chmod (proc, (st.st_mode & 07777) | 0700);
+  dir_chmod_at (parent, name, (st.st_mode & 07777) | 0700);
 }
 
 /* One directory on the way down: its name in its parent and who it is. */

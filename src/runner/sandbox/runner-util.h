@@ -82,6 +82,12 @@ int remove_tree (const char *path);
  * from; -1 with errno ESTALE if it is not (it was moved meanwhile). */
 int open_parent_checked (int fd, dev_t dev, ino_t ino);
 
+/* Sets the mode of the directory parent/name without following a symlink:
+ * through an O_PATH fd (which needs no permission on the directory) and
+ * its /proc link, since fchmod does not work on O_PATH and fchmodat
+ * follows. Returns -1 with errno set. */
+int dir_chmod_at (int parent, const char *name, mode_t mode);
+
 /* A growable byte buffer. */
 typedef struct
 {

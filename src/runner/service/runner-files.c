@@ -2,12 +2,14 @@
 #include "runner-files.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include "runner-util.h"
 #include "sp-utf8.h"
@@ -46,6 +48,7 @@ typedef struct
   dev_t dev;
   ino_t ino;
   size_t path_len;
+  int restore_mode; /* >= 0: the mode to put back when leaving (see open_subdir) */
 } WalkLevel;
 
 /* Reads the names in fd's directory, at most budget + 1 of them; 1 when
@@ -91,7 +94,7 @@ static bool
 walk_push (Walk *walk, WalkLevel **stack, size_t *depth, size_t *cap, int fd, size_t path_len)
 {
   struct stat st;
-  WalkLevel level = { .path_len = path_len };
+  WalkLevel level = { .path_len = path_len, .restore_mode = -1 };
   int r = fstat (fd, &st) == 0 ? read_names (fd, walk->max_entries - walk->entries, &level) : -1;
 
   if (r < 0)
@@ -114,16 +117,42 @@ walk_push (Walk *walk, WalkLevel **stack, size_t *depth, size_t *cap, int fd, si
 }
 
 /* Opens the subdirectory name of fd, checking it is the one fstatat saw
- * (st), so that an identity recorded for the way back up is right. */
+ * (st), so that an identity recorded for the way back up is right.
+ *
+ * A run may make one of its directories unreadable to its own uid, which
+ * is ours when the runner is the user's (the desktop case; as root it can
+ * read anyway). As its owner the runner then gives itself r-x on it while
+ * the walk is inside (the way back up, "..", needs the x) and the walk puts
+ * the mode back on leaving: *restore_mode says which, -1 when nothing was
+ * changed. Without this the walk could not see everything and would call
+ * the run over a limit it has not reached. */
 static int
-open_subdir (int fd, const char *name, const struct stat *st)
+open_subdir (int fd, const char *name, const struct stat *st, int *restore_mode)
 {
   struct stat sub_st;
   int sub = openat (fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
+  *restore_mode = -1;
+  if (sub < 0 && errno == EACCES && st->st_uid == geteuid () && geteuid () != 0
+      && (st->st_mode & 0500) != 0500)
+    {
+      mode_t mode = st->st_mode & 07777;
+      if (dir_chmod_at (fd, name, mode | 0500) == 0)
+        {
+          sub = openat (fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+          if (sub < 0)
+            dir_chmod_at (fd, name, mode);
+          else
+            *restore_mode = (int) mode;
+        }
+      else
+        errno = EACCES;
+    }
   if (sub >= 0
       && (fstat (sub, &sub_st) != 0 || sub_st.st_ino != st->st_ino || sub_st.st_dev != st->st_dev))
     {
+      if (*restore_mode >= 0)
+        fchmod (sub, (mode_t) *restore_mode);
       close (sub);
       errno = ESTALE;
       return -1;
@@ -152,11 +181,14 @@ walk_tree (int root_fd, Walk *walk)
 
       if (top->next == top->n)
         {
+          int restore_mode = top->restore_mode;
           level_clear (top);
           if (--depth == 0)
             break;
           /* Lost on the way up: nothing more can be trusted. */
           int parent = open_parent_checked (fd, stack[depth - 1].dev, stack[depth - 1].ino);
+          if (restore_mode >= 0)
+            fchmod (fd, (mode_t) restore_mode);
           close (fd);
           fd = parent;
           if (fd < 0)
@@ -195,7 +227,8 @@ walk_tree (int root_fd, Walk *walk)
           continue;
         }
 
-      int sub = open_subdir (fd, name, &st);
+      int restore_mode;
+      int sub = open_subdir (fd, name, &st, &restore_mode);
       if (sub < 0)
         {
           if (errno != ENOENT)
@@ -204,12 +237,19 @@ walk_tree (int root_fd, Walk *walk)
         }
       if (!walk_push (walk, &stack, &depth, &cap, sub, path.len))
         {
+          if (restore_mode >= 0)
+            fchmod (sub, (mode_t) restore_mode);
           close (sub);
           continue;
         }
+      stack[depth - 1].restore_mode = restore_mode;
       close (fd);
       fd = sub;
     }
+  /* Stopped early: the directory we are in gets its mode back; one above
+   * it that the walk opened the same way keeps the owner's r-x. */
+  if (depth > 0 && stack[depth - 1].restore_mode >= 0 && fd >= 0)
+    fchmod (fd, (mode_t) stack[depth - 1].restore_mode);
   for (size_t i = 0; i < depth; i++)
     level_clear (&stack[i]);
   free (stack);
