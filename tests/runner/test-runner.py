@@ -112,7 +112,12 @@ def test_timeout(t):
     # The runner's clock starts before the sandbox is built, the program's
     # after: allow for that, but not for a kill long before the limit.
     t.ok(res.exited["wall_ms"] >= 900, "wall time is about the timeout", res)
-    t.ok(res.exited["cpu_ms"] >= 300, "CPU time is measured (a busy loop uses CPU)", res)
+    # How much CPU a busy loop gets in a second depends on what else the
+    # machine runs (shared CI: a tenth of it at times), so no floor but
+    # "some": 0 is what an unmeasured tree reports. One thread cannot use
+    # more than the wall time.
+    t.ok(0 < res.exited["cpu_ms"] <= res.exited["wall_ms"] + 100,
+         "CPU time is measured (a busy loop uses some, at most its wall time)", res)
     r.close()
 
 
