@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "sp-utf8.h"
+
 void
 die (const char *fmt, ...)
 {
@@ -321,4 +323,39 @@ buf_clear (Buf *buf)
   free (buf->data);
   buf->data = NULL;
   buf->len = buf->cap = 0;
+}
+
+/* Valid characters pass; every other byte and every control character
+ * becomes \xNN. The result is at most max bytes plus "…". */
+char *
+runner_escape_name (const char *raw, size_t max)
+{
+  Buf out = { 0 };
+  size_t len = strlen (raw);
+
+  for (size_t i = 0; i < len;)
+    {
+      unsigned char c = (unsigned char) raw[i];
+      size_t seq = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
+      char esc[8];
+      const char *piece = raw + i;
+      size_t piece_len = seq;
+
+      if (seq == 0 || i + seq > len || !sp_utf8_valid (raw + i, seq) || c < 0x20 || c == 0x7f)
+        {
+          snprintf (esc, sizeof esc, "\\x%02x", c);
+          piece = esc;
+          piece_len = 4;
+          seq = 1;
+        }
+      if (out.len + piece_len > max)
+        {
+          buf_append (&out, "\xe2\x80\xa6", 3);
+          break;
+        }
+      buf_append (&out, piece, piece_len);
+      i += seq;
+    }
+  buf_append (&out, "", 1);
+  return out.data;
 }

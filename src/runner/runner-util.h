@@ -82,6 +82,13 @@ int remove_tree (const char *path);
  * from; -1 with errno ESTALE if it is not (it was moved meanwhile). */
 int open_parent_checked (int fd, dev_t dev, ino_t ino);
 
+/* Names are bytes; the protocol wants UTF-8 text. Returns raw (NUL
+ * terminated) with every byte that is not part of a valid UTF-8
+ * character, and every control character, written as \xNN, so the
+ * result is valid UTF-8 with no control characters; at most max bytes
+ * are kept, a longer result is cut at a character and ends in "…". */
+char *runner_escape_name (const char *raw, size_t max);
+
 /* A growable byte buffer. */
 typedef struct
 {

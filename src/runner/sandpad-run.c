@@ -14,6 +14,7 @@
 
 #include "config.h"
 #include "runner-engine.h"
+#include "runner-event.h"
 #include "runner-util.h"
 
 #define EXIT_SANDPAD 125 /* our own errors, as timeout(1) and env(1) do */
@@ -75,7 +76,8 @@ on_event (void *data, const SpMessage *msg)
   if (cli->json)
     {
       size_t len;
-      cleanup_free char *line = sp_message_encode (msg, &len);
+      /* Repaired rather than dropped: --json always ends with exited. */
+      cleanup_free char *line = runner_event_encode (msg, &len);
       if (line != NULL)
         write_all (1, line, len);
     }
