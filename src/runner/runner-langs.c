@@ -142,8 +142,8 @@ probe_version (const char *path)
       int devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
 
       /* The interpreter gets 0, 1 and 2 and nothing else: not the
-       * protocol socket (--fd N is not close-on-exec in the runner) nor
-       * anything else the runner holds. */
+       * protocol socket nor anything else the runner holds, even an fd
+       * someone opened without O_CLOEXEC. */
       if (devnull < 0 || dup2 (devnull, 0) < 0 || dup2 (fds[1], 1) < 0 || dup2 (fds[1], 2) < 0)
         _exit (127);
       if (syscall (SYS_close_range, 3, ~0U, 0) != 0)
