@@ -428,8 +428,21 @@ main (int argc, char **argv)
     }
 
   while (!cli.done)
-    if (runner_engine_iterate (cli.engine, -1) != 0)
-      fail ("event loop failed: %s", strerror (errno));
+    if (runner_engine_iterate (cli.engine, -1) < 0)
+      {
+        int errsv = errno;
+        if (cli.json)
+          {
+            /* The run was accepted: --json still ends with its exited. */
+            SpMessage msg = { .type = SP_MSG_EXITED };
+            msg.u.exited.id = (char *) "cli";
+            msg.u.exited.end = SP_END_FAILED;
+            msg.u.exited.error = (char *) "sandpad-run's event loop failed";
+            on_event (&cli, &msg);
+            free (cli.result.error);
+          }
+        fail ("event loop failed: %s", strerror (errsv));
+      }
 
   int status = exit_status (&cli.result, &shown);
   free (cli.result.error);
