@@ -289,13 +289,15 @@ release_fd (ServerFd *sfd)
 }
 
 /* Whether the loop should go on: a client may send more; requests from a
- * file are done once read in full and their runs have ended. */
+ * file are done once read in full, their runs have ended and every event
+ * is out (a slow reader of our stdout is not a client leaving). */
 static bool
 serving (RunnerServer *server)
 {
   if (server->stopping)
     return false;
-  if (server->in_file && server->in_done && runner_engine_active (server->engine) == 0)
+  if (server->in_file && server->in_done && runner_engine_active (server->engine) == 0
+      && (server->out.len == 0 || server->out_broken))
     return false;
   return true;
 }

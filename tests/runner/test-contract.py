@@ -260,6 +260,24 @@ def test_file_input(t):
             if e["type"] == "output":
                 outs[e["id"]] = outs.get(e["id"], "") + e["data"]
         t.eq(outs, {f"b{i}": f"{i}\n" for i in range(8)}, "with its output")
+        # A slow reader of the events is not a client leaving: nothing is
+        # lost however long it takes to read them.
+        big = os.path.join(d, "big.ndjson")
+        with open(big, "w") as f:
+            f.write(json.dumps({"v": 1, "type": "hello"}) + "\n")
+            for i in range(6):
+                f.write(json.dumps({"v": 1, "type": "run", "id": f"y{i}", "language": "python",
+                                    "code": "import sys\nsys.stdout.write('y' * 300000)"}) + "\n")
+        with open(big, "rb") as fin:
+            proc = subprocess.Popen([RUNNER, "--sandbox", MODE], stdin=fin,
+                                    stdout=subprocess.PIPE)
+            time.sleep(8)
+            data = proc.stdout.read()
+            proc.wait(60)
+        events = [json.loads(line) for line in data.splitlines()]
+        t.eq((proc.returncode, sum(e["type"] == "exited" for e in events),
+              sum(len(e["data"]) for e in events if e["type"] == "output")),
+             (0, 6, 6 * 300000), "a slow reader still gets every event of every run")
         with open("/dev/null", "rb") as fin:
             try:
                 proc = subprocess.run([RUNNER, "--sandbox", MODE], stdin=fin,
