@@ -334,6 +334,9 @@ runner_server_run (const RunnerConfig *config, RunnerLanguages *langs, int in_fd
   while (serving (&server))
     {
       bool more = server.in_file && !server.in_done && read_file_input (&server);
+      /* The file's end may have been the last thing to wait for. */
+      if (!serving (&server))
+        break;
       if (runner_engine_iterate (server.engine, more ? 0 : -1) < 0)
         break;
     }

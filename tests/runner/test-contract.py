@@ -272,8 +272,12 @@ def test_file_input(t):
             proc = subprocess.Popen([RUNNER, "--sandbox", MODE], stdin=fin,
                                     stdout=subprocess.PIPE)
             time.sleep(8)
-            data = proc.stdout.read()
-            proc.wait(60)
+            try:
+                data, _ = proc.communicate(timeout=90)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                data, _ = proc.communicate()
+                proc.returncode = "hung"
         events = [json.loads(line) for line in data.splitlines()]
         t.eq((proc.returncode, sum(e["type"] == "exited" for e in events),
               sum(len(e["data"]) for e in events if e["type"] == "output")),
