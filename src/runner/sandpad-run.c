@@ -14,6 +14,7 @@
 
 #include "config.h"
 #include "runner-engine.h"
+#include "runner-event.h"
 #include "runner-util.h"
 
 #define EXIT_SANDPAD 125 /* our own errors, as timeout(1) and env(1) do */
@@ -75,7 +76,8 @@ on_event (void *data, const SpMessage *msg)
   if (cli->json)
     {
       size_t len;
-      cleanup_free char *line = sp_message_encode (msg, &len);
+      /* Repaired rather than dropped: --json always ends with exited. */
+      cleanup_free char *line = runner_event_encode (msg, &len);
       if (line != NULL)
         write_all (1, line, len);
     }
@@ -426,8 +428,21 @@ main (int argc, char **argv)
     }
 
   while (!cli.done)
-    if (runner_engine_iterate (cli.engine, -1) != 0)
-      fail ("event loop failed: %s", strerror (errno));
+    if (runner_engine_iterate (cli.engine, -1) < 0)
+      {
+        int errsv = errno;
+        if (cli.json)
+          {
+            /* The run was accepted: --json still ends with its exited. */
+            SpMessage msg = { .type = SP_MSG_EXITED };
+            msg.u.exited.id = (char *) "cli";
+            msg.u.exited.end = SP_END_FAILED;
+            msg.u.exited.error = (char *) "sandpad-run's event loop failed";
+            on_event (&cli, &msg);
+            free (cli.result.error);
+          }
+        fail ("event loop failed: %s", strerror (errsv));
+      }
 
   int status = exit_status (&cli.result, &shown);
   free (cli.result.error);

@@ -88,6 +88,7 @@ int open_parent_checked (int fd, dev_t dev, ino_t ino);
  * follows. Returns -1 with errno set. */
 int dir_chmod_at (int parent, const char *name, mode_t mode);
 
+
 /* A growable byte buffer. */
 typedef struct
 {

@@ -71,6 +71,7 @@ struct RunnerRun
   int64_t deleted_bytes;     /* disk its processes hold in unlinked files */
   SpCancelStage cancel_stage;
   SpLimit limit;
+  char *failure; /* the runner failed the run after it started (end "failed") */
 };
 
 struct RunnerEngine

@@ -180,6 +180,8 @@ runner_engine_new (const RunnerConfig *config, RunnerLanguages *langs, const Run
     die_with_error ("signalfd");
   engine->signal_watch
     = runner_loop_watch (engine->loop, engine->signal_fd, EPOLLIN, on_signal, engine);
+  if (engine->signal_watch == NULL)
+    die_with_error ("epoll_ctl signalfd");
 
   /* One private directory for all runs: removing it at exit leaves nothing
    * behind, whatever the runs wrote. */

@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "runner-event.h"
 #include "runner-util.h"
 #include "sp-utf8.h"
 
@@ -715,42 +716,6 @@ read_base64 (int fd, size_t max_bytes)
 
 /* ---- The report ----------------------------------------------------- */
 
-/* Names are bytes; the protocol wants UTF-8 text. Valid characters pass,
- * every other byte and every control character becomes \xNN, once, here,
- * and at most max bytes are shown (cut at a character, with "…"). */
-static char *
-shown_name (const char *raw, size_t max)
-{
-  Buf out = { 0 };
-  size_t len = strlen (raw);
-
-  for (size_t i = 0; i < len;)
-    {
-      unsigned char c = (unsigned char) raw[i];
-      size_t seq = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
-      char esc[8];
-      const char *piece = raw + i;
-      size_t piece_len = seq;
-
-      if (seq == 0 || i + seq > len || !sp_utf8_valid (raw + i, seq) || c < 0x20 || c == 0x7f)
-        {
-          snprintf (esc, sizeof esc, "\\x%02x", c);
-          piece = esc;
-          piece_len = 4;
-          seq = 1;
-        }
-      if (out.len + piece_len > max)
-        {
-          buf_append (&out, "\xe2\x80\xa6", 3);
-          break;
-        }
-      buf_append (&out, piece, piece_len);
-      i += seq;
-    }
-  buf_append (&out, "", 1);
-  return out.data;
-}
-
 static SpFileKind
 kind_of (mode_t mode)
 {
@@ -809,7 +774,7 @@ describe (int root, const RunnerFileEntry *entry, bool created, size_t *base64_b
           SpFileInfo *info)
 {
   *info = (SpFileInfo){ 0 };
-  info->path = shown_name (entry->path, RUNNER_FILES_MAX_SHOWN_PATH);
+  info->path = runner_escape_name (entry->path, RUNNER_FILES_MAX_SHOWN_PATH);
   info->size = entry->size;
   info->created = created;
   info->kind = kind_of (entry->mode);
@@ -820,7 +785,7 @@ describe (int root, const RunnerFileEntry *entry, bool created, size_t *base64_b
                                                  "application/octet-stream" };
       info->mime = xstrdup (inode_types[info->kind]);
       if (info->kind == SP_FILE_SYMLINK)
-        info->target = shown_name (entry->target ? entry->target : "",
+        info->target = runner_escape_name (entry->target ? entry->target : "",
                                    RUNNER_FILES_MAX_SHOWN_TARGET);
       return;
     }

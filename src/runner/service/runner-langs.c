@@ -6,8 +6,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include "runner-event.h"
 #include "runner-util.h"
 
 static const char *const python_ext[] = { "py", NULL };
@@ -138,11 +140,16 @@ probe_version (const char *path)
     {
       char *const argv[] = { (char *) path, (char *) "--version", NULL };
       char *const envp[] = { (char *) "PATH=/usr/bin:/bin", (char *) "LANG=C.UTF-8", NULL };
-      int devnull = open ("/dev/null", O_RDWR);
+      int devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
 
-      dup2 (devnull, 0);
-      dup2 (fds[1], 1);
-      dup2 (fds[1], 2);
+      /* The interpreter gets 0, 1 and 2 and nothing else: not the
+       * protocol socket nor anything else the runner holds, even an fd
+       * someone opened without O_CLOEXEC. */
+      if (devnull < 0 || dup2 (devnull, 0) < 0 || dup2 (fds[1], 1) < 0 || dup2 (fds[1], 2) < 0)
+        _exit (127);
+      if (syscall (SYS_close_range, 3, ~0U, 0) != 0)
+        for (long fd = 3, max = sysconf (_SC_OPEN_MAX); fd < max; fd++)
+          close ((int) fd);
       execve (path, argv, envp);
       _exit (127);
     }
@@ -214,8 +221,10 @@ runner_langs_describe (const RunnerLanguages *langs, SpLanguage **out, size_t *n
       if (lang->path == NULL)
         continue;
       list[n].name = xstrdup (lang->name);
-      list[n].path = xstrdup (lang->path);
-      list[n].version = xstrdup (lang->version ? lang->version : "unknown");
+      /* Both come from outside (--interpreter, the interpreter's own
+       * output) and need not be UTF-8; ready must be. */
+      list[n].path = runner_escape_name (lang->path, 4096);
+      list[n].version = runner_escape_name (lang->version ? lang->version : "unknown", 256);
       list[n].extensions = sp_strv_copy ((char *const *) lang->extensions);
       n++;
     }

@@ -68,27 +68,25 @@ runner_loop_watch (RunnerLoop *loop, int fd, uint32_t events, RunnerWatchFunc fu
   watch->data = data;
   if (epoll_ctl (loop->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
     {
-      /* EPERM: a regular file or /dev/null, which epoll cannot watch. */
-      if (errno == EPERM)
-        {
-          free (watch);
-          return NULL;
-        }
-      die_with_error ("epoll_ctl ADD fd %d", fd);
+      int errsv = errno;
+      free (watch);
+      errno = errsv;
+      return NULL;
     }
   return watch;
 }
 
-void
+int
 runner_loop_set_events (RunnerLoop *loop, RunnerWatch *watch, uint32_t events)
 {
   struct epoll_event ev = { .events = events, .data.ptr = watch };
 
-  if (watch->dead || watch->events == events)
-    return;
-  watch->events = events;
+  if (watch == NULL || watch->dead || watch->events == events)
+    return 0;
   if (epoll_ctl (loop->epfd, EPOLL_CTL_MOD, watch->fd, &ev) != 0)
-    die_with_error ("epoll_ctl MOD fd %d", watch->fd);
+    return -1;
+  watch->events = events;
+  return 0;
 }
 
 void

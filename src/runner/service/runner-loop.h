@@ -17,11 +17,15 @@ typedef void (*RunnerWatchFunc) (void *data, int fd, uint32_t events);
 RunnerLoop *runner_loop_new (void);
 void runner_loop_free (RunnerLoop *loop);
 
-/* Returns NULL (errno EPERM) for an fd epoll cannot watch, such as a
- * regular file or /dev/null; dies on anything else. */
+/* Returns NULL with errno set when epoll cannot watch fd: EPERM for a
+ * regular file or /dev/null, ENOMEM or ENOSPC (max_user_watches) when the
+ * kernel refuses. Never dies: after the handshake every failure is the
+ * caller's to report (a run fails, the runner keeps serving). */
 RunnerWatch *runner_loop_watch (RunnerLoop *loop, int fd, uint32_t events, RunnerWatchFunc func,
                                 void *data);
-void runner_loop_set_events (RunnerLoop *loop, RunnerWatch *watch, uint32_t events);
+/* Returns -1 with errno set when epoll refused the change (the watch
+ * keeps its old events); a NULL watch is ignored. */
+int runner_loop_set_events (RunnerLoop *loop, RunnerWatch *watch, uint32_t events);
 /* Safe to call from inside any callback, including the watch's own. */
 void runner_loop_unwatch (RunnerLoop *loop, RunnerWatch *watch);
 

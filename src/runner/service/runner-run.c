@@ -27,6 +27,20 @@
 /* Base64 bytes of images one exited event may carry (return_base64): well
  * under SP_PROTO_MAX_FRAME, leaving room for everything else in it. */
 #define RUNNER_BASE64_BUDGET (2 * 1024 * 1024)
+/* The exited event fits the frame by construction: every listed entry's
+ * path and target are escaped and capped (JSON makes at most 6 bytes of
+ * one shown byte), plus its fixed fields; then the inline images; then
+ * the rest of the event (errors are short, ids at most 64 bytes).
+ * runner_event_encode() repairs anything that would still not fit. */
+#define RUNNER_ENTRY_JSON_MAX \
+  (6 * (RUNNER_FILES_MAX_SHOWN_PATH + 3) + 6 * (RUNNER_FILES_MAX_SHOWN_TARGET + 3) + 512)
+_Static_assert (RUNNER_FILES_MAX_REPORT * RUNNER_ENTRY_JSON_MAX + RUNNER_BASE64_BUDGET + 16384
+                  <= SP_PROTO_MAX_FRAME,
+                "the exited event must fit in one frame");
+/* An output event holds what one read returned, at most 6 bytes of JSON
+ * per byte read (a control character becomes \u00NN). */
+_Static_assert ((READ_CHUNK + 4) * 6 + 1024 <= SP_PROTO_MAX_FRAME,
+                "an output event must fit in one frame");
 
 static void emit_failed (RunnerRun *run, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 static void try_finish (RunnerRun *run);
@@ -219,6 +233,26 @@ emit_started (RunnerRun *run)
   sp_sandbox_info_clear (&ev->sandbox);
 }
 
+/* epoll refused to watch the run's pipes (ENOMEM, ENOSPC): the run
+ * cannot be served, the runner can. Closing the control pipe makes init
+ * kill the tree and exit; its exit, reaped as usual, ends the run with
+ * end "failed". */
+static void
+abandon (RunnerRun *run, int errsv)
+{
+  run->failure = xasprintf ("cannot watch the run's pipes: %s", strerror (errsv));
+  for (int s = 0; s < 2; s++)
+    {
+      close_watched (run, &run->streams[s].fd, &run->streams[s].watch);
+      run->streams[s].eof = true;
+    }
+  close_watched (run, &run->status_fd, &run->status_watch);
+  close_watched (run, &run->stdin_fd, &run->stdin_watch);
+  if (run->control_fd >= 0)
+    close (run->control_fd);
+  run->control_fd = -1;
+}
+
 int
 _runner_run_start (RunnerRun *run)
 {
@@ -349,6 +383,12 @@ _runner_run_start (RunnerRun *run)
   run->status_watch = runner_loop_watch (engine->loop, run->status_fd, EPOLLIN, on_status, run);
   set_nonblocking (run->stdin_fd, true);
   run->stdin_watch = runner_loop_watch (engine->loop, run->stdin_fd, 0, on_stdin, run);
+  if (run->streams[0].watch == NULL || run->streams[1].watch == NULL
+      || run->status_watch == NULL || run->stdin_watch == NULL)
+    {
+      abandon (run, errno);
+      return 0;
+    }
 
   if (run->req.stdin_data != NULL)
     buf_append (&run->stdin_buf, run->req.stdin_data, strlen (run->req.stdin_data));
@@ -719,6 +759,12 @@ fill_result (RunnerRun *run, SpExited *ev)
 {
   const RunnerReport *r = &run->report;
 
+  if (run->failure != NULL)
+    {
+      ev->end = SP_END_FAILED;
+      ev->error = xstrdup (run->failure);
+      return;
+    }
   if (!run->have_report)
     {
       ev->end = SP_END_FAILED;
@@ -864,6 +910,7 @@ _runner_run_free (RunnerRun *run)
   free (run->dir);
   free (run->cwd);
   free (run->code_path);
+  free (run->failure);
   SpMessage req = { .type = SP_MSG_RUN, .u.run = run->req };
   sp_message_clear (&req);
   free (run);

@@ -2,9 +2,12 @@
 #include "runner-server.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 
+#include "runner-event.h"
 #include "runner-util.h"
 #include "sp-frame.h"
 
@@ -15,11 +18,22 @@
 /* After the client leaves, how long runs get to die before we give up. */
 #define SHUTDOWN_NS (5 * INT64_C (1000000000))
 
+/* One end of the protocol, as the server uses it. */
 typedef struct
 {
+  int fd;            /* what the server reads or writes */
+  int caller_fd;     /* what it was handed */
+  int restore_flags; /* -1, or the file status flags to put back on exit */
+} ServerFd;
+
+typedef struct
+{
+  const RunnerConfig *config;
   RunnerEngine *engine;
-  int in_fd;
-  int out_fd;
+  ServerFd in;
+  ServerFd events;
+  bool in_file;      /* requests come from a regular file (or /dev/null) */
+  bool in_done;      /* ... and all of it has been read */
   RunnerWatch *in_watch;
   RunnerWatch *out_watch;
   SpFrameReader *reader;
@@ -33,7 +47,7 @@ flush_out (RunnerServer *server)
 {
   while (server->out.len > 0 && !server->out_broken)
     {
-      ssize_t n = write (server->out_fd, server->out.data, server->out.len);
+      ssize_t n = write (server->events.fd, server->out.data, server->out.len);
       if (n < 0 && errno == EINTR)
         continue;
       if (n < 0 && errno == EAGAIN)
@@ -61,15 +75,13 @@ static void
 send_message (RunnerServer *server, const SpMessage *msg)
 {
   size_t len = 0;
-  char *line = sp_message_encode (msg, &len);
+  /* Repairs what it must: an exited event always goes out, with its id. */
+  char *line = runner_event_encode (msg, &len);
 
   if (line == NULL)
     {
-      /* Only a bug can get here: every string we send is sanitized. */
-      SpMessage fallback = { .type = SP_MSG_ERROR };
-      fallback.u.error.code = SP_ERR_INTERNAL;
-      fallback.u.error.message = (char *) "failed to encode an event";
-      line = sp_message_encode (&fallback, &len);
+      fputs ("sandpad-runner: an event could not be encoded\n", stderr);
+      return;
     }
   buf_append (&server->out, line, len);
   free (line);
@@ -148,24 +160,11 @@ handle_frame (RunnerServer *server, const char *frame, size_t len)
   sp_message_clear (&msg);
 }
 
+/* Decodes and answers every complete frame read so far. */
 static void
-on_input (void *data, int fd, uint32_t events)
+handle_input (RunnerServer *server, const char *buf, size_t n)
 {
-  RunnerServer *server = data;
-  char buf[65536];
-  ssize_t n = read (fd, buf, sizeof buf);
-
-  if (n < 0 && (errno == EAGAIN || errno == EINTR))
-    return;
-  if (n <= 0)
-    {
-      server->stopping = true;
-      runner_loop_unwatch (runner_engine_get_loop (server->engine), server->in_watch);
-      server->in_watch = NULL;
-      return;
-    }
-
-  sp_frame_reader_feed (server->reader, buf, (size_t) n);
+  sp_frame_reader_feed (server->reader, buf, n);
   for (;;)
     {
       const char *frame;
@@ -183,6 +182,52 @@ on_input (void *data, int fd, uint32_t events)
 }
 
 static void
+on_input (void *data, int fd, uint32_t events)
+{
+  RunnerServer *server = data;
+  char buf[65536];
+  ssize_t n = read (fd, buf, sizeof buf);
+
+  if (n < 0 && (errno == EAGAIN || errno == EINTR))
+    return;
+  if (n <= 0)
+    {
+      server->stopping = true;
+      runner_loop_unwatch (runner_engine_get_loop (server->engine), server->in_watch);
+      server->in_watch = NULL;
+      return;
+    }
+  handle_input (server, buf, (size_t) n);
+}
+
+/* Requests from a file (sandpad-runner < requests.ndjson): epoll cannot
+ * watch one and a read never waits, so it is read here, at the pace runs
+ * finish (no more than the runner could start, so none is refused for a
+ * full queue). Its end is not a client leaving: the runs it asked for
+ * finish first, then the runner exits. */
+static bool
+read_file_input (RunnerServer *server)
+{
+  char buf[65536];
+
+  if (runner_engine_active (server->engine) >= server->config->max_concurrent
+      || server->out.len > OUT_LOW_WATER)
+    return false; /* a run ending or the client reading wakes the loop */
+  ssize_t n = read (server->in.fd, buf, sizeof buf);
+  if (n < 0 && errno == EINTR)
+    return true;
+  if (n <= 0)
+    {
+      if (n < 0)
+        fprintf (stderr, "sandpad-runner: reading requests: %s\n", strerror (errno));
+      server->in_done = true;
+      return false;
+    }
+  handle_input (server, buf, (size_t) n);
+  return true;
+}
+
+static void
 on_output_ready (void *data, int fd, uint32_t events)
 {
   RunnerServer *server = data;
@@ -196,28 +241,105 @@ on_output_ready (void *data, int fd, uint32_t events)
   flush_out (server);
 }
 
+/* The server's own copy of a protocol fd. Making the caller's fd
+ * non-blocking would change it for every process that shares its open
+ * file description (a shell, the terminal): a pipe, FIFO or terminal is
+ * opened again through /proc instead, a description of our own; a socket
+ * cannot be, so it is shared and its flags are put back on exit. A regular
+ * file (or /dev/null) is used as it is: it never blocks. */
+static int
+own_fd (int fd, int access, bool *is_file, ServerFd *out)
+{
+  struct stat st;
+
+  *out = (ServerFd){ .fd = -1, .caller_fd = fd, .restore_flags = -1 };
+  if (fstat (fd, &st) != 0)
+    return -1;
+  *is_file = S_ISREG (st.st_mode) || S_ISBLK (st.st_mode) || S_ISDIR (st.st_mode)
+             || (S_ISCHR (st.st_mode) && !isatty (fd));
+  if (*is_file)
+    {
+      out->fd = fcntl (fd, F_DUPFD_CLOEXEC, 3);
+      return out->fd < 0 ? -1 : 0;
+    }
+  if (S_ISFIFO (st.st_mode) || S_ISCHR (st.st_mode))
+    {
+      char proc[64];
+      snprintf (proc, sizeof proc, "/proc/self/fd/%d", fd);
+      out->fd = open (proc, access | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+      if (out->fd >= 0)
+        return 0;
+    }
+  /* A socket, or a pipe /proc would not open (no reader left). */
+  out->fd = fcntl (fd, F_DUPFD_CLOEXEC, 3);
+  if (out->fd < 0)
+    return -1;
+  out->restore_flags = fcntl (fd, F_GETFL);
+  return set_nonblocking (out->fd, true);
+}
+
+static void
+release_fd (ServerFd *sfd)
+{
+  if (sfd->restore_flags >= 0)
+    fcntl (sfd->fd, F_SETFL, sfd->restore_flags);
+  if (sfd->fd >= 0)
+    close (sfd->fd);
+  sfd->fd = -1;
+}
+
+/* Whether the loop should go on: a client may send more; requests from a
+ * file are done once read in full, their runs have ended and every event
+ * is out (a slow reader of our stdout is not a client leaving). */
+static bool
+serving (RunnerServer *server)
+{
+  if (server->stopping)
+    return false;
+  if (server->in_file && server->in_done && runner_engine_active (server->engine) == 0
+      && (server->out.len == 0 || server->out_broken))
+    return false;
+  return true;
+}
+
 int
 runner_server_run (const RunnerConfig *config, RunnerLanguages *langs, int in_fd, int out_fd)
 {
-  RunnerServer server = { .in_fd = in_fd };
+  RunnerServer server = { .config = config };
   RunnerSink sink = { .event = on_event, .quit = on_quit };
+  bool out_file = false;
 
-  /* One fd (a socket) may serve both ways; epoll wants distinct fds. */
-  server.out_fd = out_fd == in_fd ? fcntl (out_fd, F_DUPFD_CLOEXEC, 3) : out_fd;
-  if (server.out_fd < 0)
-    die_with_error ("dup");
-  set_nonblocking (in_fd, true);
-  set_nonblocking (server.out_fd, true);
+  /* Setup: failing here is fatal, nobody is being served yet. */
+  if (own_fd (in_fd, O_RDONLY, &server.in_file, &server.in) != 0)
+    die_with_error ("cannot use fd %d for requests", in_fd);
+  if (own_fd (out_fd, O_WRONLY, &out_file, &server.events) != 0)
+    die_with_error ("cannot use fd %d for events", out_fd);
   server.reader = sp_frame_reader_new (SP_PROTO_MAX_FRAME);
   server.engine = runner_engine_new (config, langs, &sink, &server);
 
   RunnerLoop *loop = runner_engine_get_loop (server.engine);
-  server.in_watch = runner_loop_watch (loop, in_fd, EPOLLIN, on_input, &server);
-  server.out_watch = runner_loop_watch (loop, server.out_fd, 0, on_output_ready, &server);
+  if (!server.in_file)
+    {
+      server.in_watch = runner_loop_watch (loop, server.in.fd, EPOLLIN, on_input, &server);
+      if (server.in_watch == NULL)
+        die_with_error ("cannot watch fd %d for requests", in_fd);
+    }
+  if (!out_file)
+    {
+      server.out_watch = runner_loop_watch (loop, server.events.fd, 0, on_output_ready, &server);
+      if (server.out_watch == NULL)
+        die_with_error ("cannot watch fd %d for events", out_fd);
+    }
 
-  while (!server.stopping)
-    if (runner_engine_iterate (server.engine, -1) != 0)
-      break;
+  while (serving (&server))
+    {
+      bool more = server.in_file && !server.in_done && read_file_input (&server);
+      /* The file's end may have been the last thing to wait for. */
+      if (!serving (&server))
+        break;
+      if (runner_engine_iterate (server.engine, more ? 0 : -1) < 0)
+        break;
+    }
 
   /* Shutting down: kill every run, let the exited events go out while the
    * client may still listen, then clean up. */
@@ -225,7 +347,7 @@ runner_server_run (const RunnerConfig *config, RunnerLanguages *langs, int in_fd
   int64_t give_up = now_ns () + SHUTDOWN_NS;
   while ((runner_engine_active (server.engine) > 0 || (server.out.len > 0 && !server.out_broken))
          && now_ns () < give_up)
-    if (runner_engine_iterate (server.engine, 100) != 0)
+    if (runner_engine_iterate (server.engine, 100) < 0)
       break;
 
   runner_loop_unwatch (loop, server.in_watch);
@@ -234,7 +356,9 @@ runner_server_run (const RunnerConfig *config, RunnerLanguages *langs, int in_fd
   runner_engine_free (server.engine);
   sp_frame_reader_free (server.reader);
   buf_clear (&server.out);
-  if (server.out_fd != out_fd)
-    close (server.out_fd);
+  /* In this order: with one socket for both, in holds the flags it had
+   * before we touched it. */
+  release_fd (&server.events);
+  release_fd (&server.in);
   return 0;
 }
