@@ -272,8 +272,8 @@ typedef struct
 /* The error a failed program reported, read by the runner from the tail
  * of its stderr (runner-error.c): "program_error" in exited. Every string
  * is valid UTF-8 and capped, at most SP_PROGRAM_ERROR_MAX_FRAMES frames. */
-#define SP_PROGRAM_ERROR_MAX_FRAMES 64
-#define SP_PROGRAM_ERROR_MAX_TEXT 1024 /* bytes of type, message, file, function */
+#define SP_PROGRAM_ERROR_MAX_FRAMES 32
+#define SP_PROGRAM_ERROR_MAX_TEXT 512 /* bytes of type, message, file, function */
 typedef struct
 {
   char *type;

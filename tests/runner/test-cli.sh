@@ -20,7 +20,7 @@ trap 'rm -rf "$T"' EXIT
 # reachable and writable by them (docs/security.md).
 chmod 711 "$T"
 
-plan=42
+plan=43
 
 echo "1..$plan"
 
@@ -249,6 +249,22 @@ time.sleep(2)'
 run --disk-files 100 "$f"
 check "--disk-files 100: 300 directories stop the run with the disk limit" \
   eval 'status_is 137 && stderr_has "sandpad: disk limit of 256 MiB or 100 entries exceeded"'
+
+# --- the program's error --------------------------------------------------
+
+snippet fails.py 'def f(x):
+    return 1 / x
+
+print(f(0))'
+run --json "$f"
+check "--json: exited carries the program's error, its line the one in f" \
+  "$PY" -c '
+import json, sys
+e = [json.loads(l) for l in open(sys.argv[1])][-1]
+pe = e.get("program_error") or {}
+sys.exit(not (e["type"] == "exited" and e.get("exit_code") == 1
+              and pe.get("type") == "ZeroDivisionError" and pe.get("line") == 2
+              and [f["line"] for f in pe.get("frames", [])] == [4, 2]))' "$T/out"
 
 # --- unicode ---------------------------------------------------------------
 
