@@ -37,6 +37,15 @@ capped (const char *s, size_t len)
   return copy;
 }
 
+/* The patterns are fixed, so only a lack of memory fails them: treated
+ * as xmalloc treats it. */
+static void
+xregcomp (regex_t *re, const char *pattern, int flags)
+{
+  if (regcomp (re, pattern, flags) != 0)
+    abort ();
+}
+
 static char *
 group (const char *line, const regmatch_t *m)
 {
@@ -181,9 +190,9 @@ parse_python (Parse *p, char **lines, size_t n)
   bool found = false, in_traceback = false;
   int64_t caret_column = 0;
 
-  regcomp (&frame_re, "^  File \"(.+)\", line ([0-9]+)(, in (.+))?$", REG_EXTENDED);
-  regcomp (&exc_re, "^([A-Za-z_][A-Za-z0-9_.]*)(: ?(.*))?$", REG_EXTENDED);
-  regcomp (&caret_re, "^[ \t]+\\^+[ \t]*$", REG_EXTENDED | REG_NOSUB);
+  xregcomp (&frame_re, "^  File \"(.+)\", line ([0-9]+)(, in (.+))?$", REG_EXTENDED);
+  xregcomp (&exc_re, "^([A-Za-z_][A-Za-z0-9_.]*)(: ?(.*))?$", REG_EXTENDED);
+  xregcomp (&caret_re, "^[ \t]+\\^+[ \t]*$", REG_EXTENDED | REG_NOSUB);
   for (size_t i = 0; i < n; i++)
     {
       const char *line = lines[i];
@@ -273,8 +282,8 @@ parse_node (Parse *p, char **lines, size_t n)
   int64_t where_line = 0, where_column = 0;
   bool found = false;
 
-  regcomp (&where_re, "^(/.+|[A-Za-z]:.+|[^ \t]+\\.[mc]?js):([0-9]+)$", REG_EXTENDED);
-  regcomp (&error_re, "^(Uncaught )?([A-Z][A-Za-z0-9_]*(Error|Exception)|Error)(: ?(.*))?$",
+  xregcomp (&where_re, "^(/.+|[A-Za-z]:.+|[^ \t]+\\.[mc]?js):([0-9]+)$", REG_EXTENDED);
+  xregcomp (&error_re, "^(Uncaught )?([A-Z][A-Za-z0-9_]*(Error|Exception)|Error)(: ?(.*))?$",
            REG_EXTENDED);
   for (size_t i = 0; i < n; i++)
     {
