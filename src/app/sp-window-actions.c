@@ -210,15 +210,22 @@ add_results (SpWindow *self, SpRunResult *result)
 }
 
 /* The error, structured: its type and message first, its frames as links
- * to their lines, and the innermost line of the snippet marked. */
+ * to their lines, and the innermost line of the snippet marked. The
+ * runner's reading of it when it sent one; core's own parse of stderr
+ * only as a fallback (a runner from before program_error). */
 static void
-add_error (SpWindow *self)
+add_error (SpWindow *self, SpRunResult *result)
 {
   g_autofree char *name = self->file ? g_file_get_basename (self->file) : NULL;
   const char *language = _sp_window_get_language (self);
   g_autofree char *fallback = _sp_window_file_name_for (self, "main");
   const char *snippet = name ? name : fallback;
-  g_autoptr (SpErrorInfo) error = sp_error_info_parse (language, self->stderr_text->str, snippet);
+  g_autoptr (SpErrorInfo) error = NULL;
+
+  if (sp_run_result_get_error_info (result) != NULL)
+    error = sp_error_info_ref (sp_run_result_get_error_info (result));
+  else
+    error = sp_error_info_parse (language, self->stderr_text->str, snippet);
   g_autoptr (SpOutputItem) item = NULL;
 
   if (error == NULL)
@@ -251,7 +258,7 @@ on_exited (SpRunnerSupervisor *sup, const char *run_id, SpRunResult *result, SpW
   sp_exec_panel_set_status (self->exec_panel, summary, !sp_run_result_succeeded (result));
   add_results (self, result);
   if (!sp_run_result_succeeded (result) && sp_run_result_get_cancelled (result) == SP_RUN_CANCEL_NONE)
-    add_error (self);
+    add_error (self, result);
 }
 
 static void

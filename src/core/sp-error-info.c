@@ -1,5 +1,5 @@
 /* sp-error-info.c: a run's error, read from its stderr. */
-#include "sp-error-info.h"
+#include "sp-error-info-private.h"
 
 #include <string.h>
 
@@ -246,6 +246,35 @@ sp_error_info_parse (const char *language, const char *text, const char *snippet
   if (g_str_equal (language, "bash"))
     return parse_bash (text, snippet_name);
   return NULL;
+}
+
+SpErrorInfo *
+_sp_error_info_new_from_proto (const SpProgramError *error, const char *snippet_name)
+{
+  SpErrorInfo *self = info_new ();
+  const char *line_file = NULL;
+
+  g_return_val_if_fail (error != NULL, NULL);
+  self->type = g_strdup (error->type);
+  self->message = g_strdup (error->message);
+  self->syntax = error->syntax;
+  self->column = (int) error->column;
+  /* Without a name, the runner's line says which file is the snippet:
+   * the innermost frame at that line is its. */
+  for (size_t i = error->n_frames; i > 0 && snippet_name == NULL && error->line > 0; i--)
+    if (error->frames[i - 1].line == error->line)
+      {
+        line_file = error->frames[i - 1].file;
+        break;
+      }
+  for (size_t i = 0; i < error->n_frames; i++)
+    {
+      const SpProgramFrame *f = &error->frames[i];
+
+      add_frame (self, f->file, f->function, (int) f->line, (int) f->column,
+                 snippet_name ? snippet_name : line_file);
+    }
+  return self;
 }
 
 const char *

@@ -9,4 +9,8 @@ G_BEGIN_DECLS
 SpRunResult *_sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint64 memory_mib,
                                  const char *cwd);
 
+/* Built from exited's program_error by the client, which knows the run's
+ * file name. */
+void _sp_run_result_set_error_info (SpRunResult *self, SpErrorInfo *info);
+
 G_END_DECLS

@@ -27,6 +27,7 @@ struct _SpRunResult
   gboolean truncated;
   GStrv images;
   GArray *files; /* SpRunFile */
+  SpErrorInfo *error_info;
 };
 
 static void
@@ -100,6 +101,7 @@ sp_run_result_unref (SpRunResult *self)
     return;
   g_free (self->error);
   g_strfreev (self->images);
+  g_clear_pointer (&self->error_info, sp_error_info_unref);
   g_array_unref (self->files);
   g_free (self);
 }
@@ -116,6 +118,19 @@ int sp_run_result_get_exit_code (SpRunResult *self) { return self->exit_code; }
 int sp_run_result_get_signal (SpRunResult *self) { return self->signal; }
 SpRunLimit sp_run_result_get_limit (SpRunResult *self) { return self->limit; }
 SpRunCancel sp_run_result_get_cancelled (SpRunResult *self) { return self->cancelled; }
+
+SpErrorInfo *
+sp_run_result_get_error_info (SpRunResult *self)
+{
+  return self->error_info;
+}
+
+void
+_sp_run_result_set_error_info (SpRunResult *self, SpErrorInfo *info)
+{
+  g_clear_pointer (&self->error_info, sp_error_info_unref);
+  self->error_info = info ? sp_error_info_ref (info) : NULL;
+}
 gint64 sp_run_result_get_wall_ms (SpRunResult *self) { return self->wall_ms; }
 gint64 sp_run_result_get_cpu_ms (SpRunResult *self) { return self->cpu_ms; }
 gint64 sp_run_result_get_peak_memory (SpRunResult *self) { return self->peak_memory; }

@@ -3,6 +3,8 @@
 
 #include <glib-object.h>
 
+#include "sp-error-info.h"
+
 G_BEGIN_DECLS
 
 /* The core's own words for how a run ended. They mirror the protocol's
@@ -59,6 +61,10 @@ int sp_run_result_get_exit_code (SpRunResult *self);
 int sp_run_result_get_signal (SpRunResult *self);
 SpRunLimit sp_run_result_get_limit (SpRunResult *self);
 SpRunCancel sp_run_result_get_cancelled (SpRunResult *self);
+/* The error the program reported, as the runner read it from its stderr
+ * (the same object sandpad-run --json and sandpad-mcp give); NULL when it
+ * did not fail with one. Transfer none. */
+SpErrorInfo *sp_run_result_get_error_info (SpRunResult *self);
 gint64 sp_run_result_get_wall_ms (SpRunResult *self);
 gint64 sp_run_result_get_cpu_ms (SpRunResult *self);
 gint64 sp_run_result_get_peak_memory (SpRunResult *self);

@@ -25,6 +25,7 @@ typedef struct
   gint64 timeout_ms; /* resolved in "started"; for describing the result */
   gint64 memory_mib;
   char *cwd;
+  char *name; /* the run's file name, NULL for the runner's default */
   char *sandbox_mode; /* what "started" said this run got */
   GStrv sandbox_layers;
   gboolean accepted;      /* "queued" came: later errors are not a refusal */

@@ -7,6 +7,8 @@
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
+#include "sp-error-info-private.h"
+#include "sp-run-result-private.h"
 #include "sp-runner-client-private.h"
 
 RunInfo *
@@ -21,6 +23,7 @@ _sp_runner_client_run_info_free (gpointer data)
   RunInfo *info = data;
 
   g_free (info->cwd);
+  g_free (info->name);
   g_free (info->sandbox_mode);
   g_strfreev (info->sandbox_layers);
   g_clear_object (&info->execution);
@@ -219,6 +222,7 @@ send_run (SpRunnerClient *self, SpRunRequest *request, SpExecution **execution, 
                                               : self->ready.u.ready.timeout_ms.default_value;
       info->memory_mib = msg.u.run.memory_mib ? msg.u.run.memory_mib
                                               : self->ready.u.ready.memory_mib.default_value;
+      info->name = g_strdup (msg.u.run.name);
       if (execution != NULL)
         {
           *execution = sp_execution_new (id, sp_run_request_get_language (request));
@@ -341,6 +345,12 @@ handle_exited (SpRunnerClient *self, const SpExited *exited)
 
   result = _sp_run_result_new (exited, info ? info->timeout_ms : 0, info ? info->memory_mib : 0,
                                info ? info->cwd : NULL);
+  if (exited->program_error != NULL)
+    {
+      g_autoptr (SpErrorInfo) error_info
+        = _sp_error_info_new_from_proto (exited->program_error, info ? info->name : NULL);
+      _sp_run_result_set_error_info (result, error_info);
+    }
   if (info != NULL && info->execution != NULL)
     _sp_execution_set_exited (info->execution, result);
   /* The last event of the run: nothing more to route. */

@@ -33,6 +33,17 @@ static const char result_schema[] =
   "\"height\":{\"type\":\"integer\"},\"kind\":{\"type\":\"string\"}},"
   "\"required\":[\"path\",\"size\",\"mime\",\"created\"]}},"
   "\"files_truncated\":{\"type\":\"boolean\"},"
+  "\"error\":{\"type\":\"object\",\"description\":\"the error the program reported when it "
+  "failed, read by the runner from its stderr: line (and column) in the snippet, 0 when no frame "
+  "is in it; frames outermost first\",\"properties\":{"
+  "\"type\":{\"type\":\"string\"},\"message\":{\"type\":\"string\"},"
+  "\"line\":{\"type\":\"integer\"},\"column\":{\"type\":\"integer\"},"
+  "\"syntax\":{\"type\":\"boolean\"},"
+  "\"frames\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+  "\"file\":{\"type\":\"string\"},\"line\":{\"type\":\"integer\"},"
+  "\"column\":{\"type\":\"integer\"},\"function\":{\"type\":\"string\"}},"
+  "\"required\":[\"file\",\"line\"]}}},"
+  "\"required\":[\"type\",\"message\",\"line\",\"frames\"]},"
   "\"sandbox\":{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\"},"
   "\"layers\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
   "\"required\":[\"mode\",\"layers\"]}},"
@@ -143,6 +154,33 @@ strv_json (char *const *strv)
   return array;
 }
 
+/* The runner's program_error as it is on the wire (the same object
+ * sandpad-run --json prints), for structuredContent's "error". */
+static json_t *
+program_error_json (const SpProgramError *error)
+{
+  json_t *frames = json_array ();
+
+  for (size_t i = 0; i < error->n_frames; i++)
+    {
+      const SpProgramFrame *f = &error->frames[i];
+      json_t *frame = json_pack ("{s:s, s:I}", "file", f->file, "line", (json_int_t) f->line);
+
+      if (f->column > 0)
+        json_object_set_new (frame, "column", json_integer (f->column));
+      if (f->function != NULL)
+        json_object_set_new (frame, "function", json_string (f->function));
+      json_array_append_new (frames, frame);
+    }
+  json_t *obj = json_pack ("{s:s, s:s, s:I, s:o}", "type", error->type, "message",
+                           error->message, "line", (json_int_t) error->line, "frames", frames);
+  if (error->column > 0)
+    json_object_set_new (obj, "column", json_integer (error->column));
+  if (error->syntax)
+    json_object_set_new (obj, "syntax", json_true ());
+  return obj;
+}
+
 /* The first line of the text block: how it ended, in words. */
 static void
 describe_end (Buf *text, const McpCall *call, const SpExited *exited, const char *end)
@@ -171,6 +209,21 @@ describe_end (Buf *text, const McpCall *call, const SpExited *exited, const char
               (long long) exited->exit_code, (long long) exited->wall_ms,
               (long long) exited->cpu_ms, (long long) exited->peak_memory_bytes / 1024);
   buf_append (text, line, strlen (line));
+}
+
+/* A line naming the error and where, so a model need not read the
+ * traceback to find it. */
+static void
+describe_error (Buf *text, const SpProgramError *error)
+{
+  if (error == NULL)
+    return;
+  char *line = error->line > 0
+                 ? xasprintf ("Error: %s in line %lld: %s\n", error->type,
+                              (long long) error->line, error->message)
+                 : xasprintf ("Error: %s: %s\n", error->type, error->message);
+  buf_append (text, line, strlen (line));
+  free (line);
 }
 
 static void
@@ -254,6 +307,8 @@ mcp_result_from_run (const McpCall *call, const SpExited *exited)
   if (failed)
     json_object_set_new (structured, "failure",
                          json_string (exited->error ? exited->error : "unknown error"));
+  if (exited->program_error != NULL)
+    json_object_set_new (structured, "error", program_error_json (exited->program_error));
   if (call->sandbox.mode != NULL)
     json_object_set_new (structured, "sandbox",
                          json_pack ("{s:s, s:o}", "mode", call->sandbox.mode, "layers",
@@ -267,6 +322,7 @@ mcp_result_from_run (const McpCall *call, const SpExited *exited)
       buf_append (&text, call->diff, strlen (call->diff));
     }
   describe_end (&text, call, exited, end);
+  describe_error (&text, exited->program_error);
   describe_stream (&text, "stdout", kept[0], cut[0], exited->stdout_bytes,
                    exited->stdout_truncated, call->output_limit);
   describe_stream (&text, "stderr", kept[1], cut[1], exited->stderr_bytes,

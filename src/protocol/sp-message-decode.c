@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "sp-json.h"
+#include "sp-program-error-private.h"
 #include "sp-proto.h"
 
 #define TRY(expr)                                                                                  \
@@ -273,7 +274,7 @@ decode_exited (json_t *obj, SpExited *exited, SpProtoError *err)
                                      "cancelled", "t_ms", "wall_ms", "cpu_ms",
                                      "peak_memory_bytes", "stdout_bytes", "stderr_bytes",
                                      "stdout_truncated", "stderr_truncated", "files",
-                                     "files_truncated"),
+                                     "files_truncated", "program_error"),
                              err));
   TRY (get_id (obj, &exited->id, err));
   TRY (get_enum (obj, "end", true, end_names, &end, err));
@@ -305,6 +306,7 @@ decode_exited (json_t *obj, SpExited *exited, SpProtoError *err)
   TRY (sp_json_get_bool (obj, "stdout_truncated", true, &exited->stdout_truncated, err));
   TRY (sp_json_get_bool (obj, "stderr_truncated", true, &exited->stderr_truncated, err));
   TRY (decode_files (obj, exited, err));
+  TRY (sp_program_error_decode (obj, &exited->program_error, err));
   return sp_json_get_bool (obj, "files_truncated", true, &exited->files_truncated, err);
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sp-json.h"
+#include "sp-program-error-private.h"
 #include "sp-proto.h"
 
 static const char *const stream_names[] = { "stdout", "stderr" };
@@ -187,6 +188,7 @@ encode_exited (json_t *obj, const SpExited *exited, bool *ok)
     }
   sp_json_set (obj, "files", files);
   set_bool (obj, "files_truncated", exited->files_truncated);
+  sp_program_error_encode (obj, exited->program_error, ok);
 }
 
 /* The id every message but hello, ready and error must carry. */

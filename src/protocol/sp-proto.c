@@ -218,6 +218,22 @@ clear_ready (SpReady *ready)
   sp_sandbox_info_clear (&ready->sandbox);
 }
 
+void
+sp_program_error_free (SpProgramError *error)
+{
+  if (error == NULL)
+    return;
+  free (error->type);
+  free (error->message);
+  for (size_t i = 0; i < error->n_frames; i++)
+    {
+      free (error->frames[i].file);
+      free (error->frames[i].function);
+    }
+  free (error->frames);
+  free (error);
+}
+
 static void
 clear_exited (SpExited *exited)
 {
@@ -231,6 +247,7 @@ clear_exited (SpExited *exited)
       free (exited->files[i].target);
     }
   free (exited->files);
+  sp_program_error_free (exited->program_error);
 }
 
 void

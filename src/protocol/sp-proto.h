@@ -260,6 +260,33 @@ typedef struct
   char *target;   /* SP_FILE_SYMLINK: where it points (valid UTF-8, capped) */
 } SpFileInfo;
 
+/* A frame of the program's error, outermost first (Python's order). */
+typedef struct
+{
+  char *file;     /* as the interpreter named it, valid UTF-8, capped */
+  char *function; /* NULL when the interpreter does not say */
+  int64_t line;
+  int64_t column; /* 0 when unknown */
+} SpProgramFrame;
+
+/* The error a failed program reported, read by the runner from the tail
+ * of its stderr (runner-error.c): "program_error" in exited. Every string
+ * is valid UTF-8 and capped, at most SP_PROGRAM_ERROR_MAX_FRAMES frames. */
+#define SP_PROGRAM_ERROR_MAX_FRAMES 32
+#define SP_PROGRAM_ERROR_MAX_TEXT 512 /* bytes of type, message, file, function */
+typedef struct
+{
+  char *type;
+  char *message;
+  int64_t line;   /* in the snippet, 1-based; 0 when no frame is in it */
+  int64_t column; /* of the error itself, 0 when unknown */
+  bool syntax;
+  SpProgramFrame *frames;
+  size_t n_frames;
+} SpProgramError;
+
+void sp_program_error_free (SpProgramError *error);
+
 typedef struct
 {
   char *id;
@@ -280,6 +307,7 @@ typedef struct
   SpFileInfo *files;
   size_t n_files;
   bool files_truncated;
+  SpProgramError *program_error; /* NULL unless the program failed with one */
 } SpExited;
 
 typedef struct

@@ -49,6 +49,8 @@ usage (FILE *out)
          "  --disk-files N        entries (files, directories, links) a run may create there\n"
          "                        (default 20000)\n"
          "  --json                print protocol events, one JSON object per line\n"
+         "  --base64              with --json: image files in exited carry their bytes\n"
+         "                        as base64 (files[].base64, up to 2 MiB in all)\n"
          "  --help                print this help\n\n"
          "Exit status: the program's own; 124 if the time limit stopped it; 128+N if\n"
          "signal N ended it; 125 if Sandpad itself failed.\n",
@@ -228,6 +230,7 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
     { "version", no_argument, NULL, 'V' },     { "sandbox", required_argument, NULL, 's' },
     { "strict", no_argument, NULL, 'S' },      { "disk", required_argument, NULL, 'd' },
     { "disk-files", required_argument, NULL, 'F' },
+    { "base64", no_argument, NULL, 'B' },
     { NULL, 0, NULL, 0 },
   };
   size_t n_env = 0;
@@ -289,6 +292,11 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
         break;
       case 'j':
         *json = true;
+        break;
+      case 'B':
+        /* The engine's return_base64: images inline in exited, so a script
+         * keeps a plot after the private directory is gone. */
+        req->return_base64 = true;
         break;
       case 's':
         if (runner_sandbox_mode_parse (optarg, &config->sandbox_mode) != 0)
@@ -398,6 +406,8 @@ main (int argc, char **argv)
   config.max_concurrent = 1;
   runner_langs_init (&langs);
   const char *file = parse_args (argc, argv, &req, &config, &langs, &cli.json);
+  if (req.return_base64 && !cli.json)
+    fail ("--base64 needs --json: the images are inlined in the exited event");
   prepare_request (&req, file, &langs, &forward_stdin);
 
   /* Kept for the messages after the run; the engine takes req. */

@@ -134,6 +134,47 @@ test_stderr (Fixture *f, gconstpointer data)
   g_assert_false (sp_run_result_succeeded (log->result));
 }
 
+/* The result carries the runner's reading of the error (program_error),
+ * the same object the CLI and the MCP server give: the line in the
+ * function that divided, the snippet's frames told from the rest. */
+static void
+test_error_info (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SpRunRequest) req = python ("def ratio(a, b):\n"
+                                         "    return a / b\n"
+                                         "\n"
+                                         "print(ratio(1, 0))\n");
+  g_autoptr (SpRunRequest) named = python ("import json\njson.loads('{')\n");
+  g_autofree char *id = run (f, req);
+  RunLog *log = recorder_wait (&f->rec, id, "e", RUN_TIMEOUT_MS);
+  SpErrorInfo *info = sp_run_result_get_error_info (log->result);
+
+  g_assert_nonnull (info);
+  g_assert_cmpstr (sp_error_info_get_error_type (info), ==, "ZeroDivisionError");
+  g_assert_cmpstr (sp_error_info_get_message (info), ==, "division by zero");
+  g_assert_cmpint (sp_error_info_get_line (info), ==, 2);
+  g_assert_cmpuint (sp_error_info_get_n_frames (info), ==, 2);
+  g_assert_cmpstr (sp_error_info_get_frame (info, 1)->function, ==, "ratio");
+  g_assert_true (sp_error_info_get_frame (info, 0)->in_snippet);
+
+  /* Named: library frames (json's) are not the snippet's. */
+  sp_run_request_set_name (named, "calc.py");
+  g_autofree char *id2 = run (f, named);
+  log = recorder_wait (&f->rec, id2, "e", RUN_TIMEOUT_MS);
+  info = sp_run_result_get_error_info (log->result);
+  g_assert_nonnull (info);
+  g_assert_cmpstr (sp_error_info_get_error_type (info), ==, "json.decoder.JSONDecodeError");
+  g_assert_cmpint (sp_error_info_get_line (info), ==, 2);
+  g_assert_true (sp_error_info_get_frame (info, 0)->in_snippet);
+  g_assert_false (sp_error_info_get_frame (info, sp_error_info_get_n_frames (info) - 1)->in_snippet);
+
+  /* A run that succeeded has none. */
+  g_autoptr (SpRunRequest) fine = python ("print(1)\n");
+  g_autofree char *id3 = run (f, fine);
+  log = recorder_wait (&f->rec, id3, "e", RUN_TIMEOUT_MS);
+  g_assert_null (sp_run_result_get_error_info (log->result));
+}
+
 static void
 test_cancel (Fixture *f, gconstpointer data)
 {
@@ -393,6 +434,7 @@ main (int argc, char **argv)
   ADD ("handshake", test_handshake);
   ADD ("hello", test_hello);
   ADD ("stderr", test_stderr);
+  ADD ("error-info", test_error_info);
   ADD ("cancel", test_cancel);
   ADD ("stdin", test_stdin);
   ADD ("flood", test_flood);

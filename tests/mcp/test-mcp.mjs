@@ -162,6 +162,17 @@ const groups = {
       r.structuredContent?.stdout);
     ok(r.structuredContent?.stderr === 'bye\n', 'stderr is separate', r.structuredContent?.stderr);
 
+    // The runner's error object, the same sandpad-run --json prints: the
+    // line is the one in the function that divided, not the call's.
+    r = await client.callTool({ name: 'execute_code', arguments: { language: 'python',
+      code: 'def ratio(a, b):\n    return a / b\n\nprint(ratio(1, 0))\n' } });
+    const err = r.structuredContent?.error;
+    ok(r.isError !== true && r.structuredContent?.exit_code === 1 && err?.type === 'ZeroDivisionError'
+      && err?.message === 'division by zero', 'a failed run carries its error', r.structuredContent);
+    ok(err?.line === 2 && err?.frames?.map((f) => f.line).join(',') === '4,2'
+      && err?.frames?.[1]?.function === 'ratio', "the error's line is the one in ratio", err);
+    ok(/ZeroDivisionError in line 2/.test(textOf(r)), 'the text block names it', textOf(r));
+
     r = await client.callTool({ name: 'execute_code', arguments: { language: 'javascript',
       code: 'console.log([1,2,3].map((x) => x * 2).join(","))' } });
     ok(r.structuredContent?.stdout === '2,4,6\n', 'JavaScript runs too', r.structuredContent);

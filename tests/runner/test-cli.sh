@@ -20,7 +20,7 @@ trap 'rm -rf "$T"' EXIT
 # reachable and writable by them (docs/security.md).
 chmod 711 "$T"
 
-plan=42
+plan=45
 
 echo "1..$plan"
 
@@ -249,6 +249,44 @@ time.sleep(2)'
 run --disk-files 100 "$f"
 check "--disk-files 100: 300 directories stop the run with the disk limit" \
   eval 'status_is 137 && stderr_has "sandpad: disk limit of 256 MiB or 100 entries exceeded"'
+
+# --- the program's error --------------------------------------------------
+
+snippet fails.py 'def f(x):
+    return 1 / x
+
+print(f(0))'
+run --json "$f"
+check "--json: exited carries the program's error, its line the one in f" \
+  "$PY" -c '
+import json, sys
+e = [json.loads(l) for l in open(sys.argv[1])][-1]
+pe = e.get("program_error") or {}
+sys.exit(not (e["type"] == "exited" and e.get("exit_code") == 1
+              and pe.get("type") == "ZeroDivisionError" and pe.get("line") == 2
+              and [f["line"] for f in pe.get("frames", [])] == [4, 2]))' "$T/out"
+
+# --- images inline (--base64) ---------------------------------------------
+
+snippet png.py 'import struct, zlib
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 6, 0, 0, 0))
+       + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00\xff")) + chunk(b"IEND", b""))
+open("dot.png", "wb").write(png)
+open("dot.b64", "w").write(__import__("base64").b64encode(png).decode())'
+run --json --base64 "$f"
+check "--json --base64: the image in exited carries its bytes, and only the image" \
+  "$PY" -c '
+import json, sys
+e = [json.loads(l) for l in open(sys.argv[1])][-1]
+files = {f["path"]: f for f in e.get("files", [])}
+png = files.get("dot.png", {})
+sys.exit(not (e["type"] == "exited" and png.get("mime") == "image/png"
+              and png.get("base64", "").startswith("iVBORw0KGgo")
+              and "base64" not in files.get("dot.b64", {"base64": 1})))' "$T/out"
+run --base64 "$f"
+check "--base64 without --json is refused" eval 'status_is 125 && stderr_has "--base64 needs --json"'
 
 # --- unicode ---------------------------------------------------------------
 

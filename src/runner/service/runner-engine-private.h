@@ -57,6 +57,7 @@ struct RunnerRun
   bool stdin_close; /* close once stdin_buf drains */
 
   RunStream streams[2];
+  Buf stderr_tail; /* the last of stderr, for exited's program_error */
 
   int64_t t_start_ns;
   int64_t deadline_ns;      /* time limit */

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include "runner-engine-private.h"
+#include "runner-error.h"
 #include "runner-prelude.h"
 #include "runner-tree.h"
 #include "sp-utf8.h"
@@ -34,7 +35,13 @@
  * runner_event_encode() repairs anything that would still not fit. */
 #define RUNNER_ENTRY_JSON_MAX \
   (6 * (RUNNER_FILES_MAX_SHOWN_PATH + 3) + 6 * (RUNNER_FILES_MAX_SHOWN_TARGET + 3) + 512)
-_Static_assert (RUNNER_FILES_MAX_REPORT * RUNNER_ENTRY_JSON_MAX + RUNNER_BASE64_BUDGET + 16384
+/* The program's error: type, message, each frame's file and function,
+ * capped strings escaped (6 bytes each at most), plus fixed fields. */
+#define RUNNER_PROGRAM_ERROR_JSON_MAX \
+  ((2 + 2 * SP_PROGRAM_ERROR_MAX_FRAMES) * 6 * (SP_PROGRAM_ERROR_MAX_TEXT + 3) \
+   + 128 * (SP_PROGRAM_ERROR_MAX_FRAMES + 1))
+_Static_assert (RUNNER_FILES_MAX_REPORT * RUNNER_ENTRY_JSON_MAX + RUNNER_BASE64_BUDGET
+                    + RUNNER_PROGRAM_ERROR_JSON_MAX + 16384
                   <= SP_PROTO_MAX_FRAME,
                 "the exited event must fit in one frame");
 /* An output event holds what one read returned, at most 6 bytes of JSON
@@ -490,6 +497,48 @@ forward (RunnerRun *run, SpStream s, const char *bytes, size_t len, bool final)
   free (text);
 }
 
+/* The last RUNNER_ERROR_TAIL bytes of stderr, where an interpreter puts
+ * the traceback exited's program_error is read from; bounded whatever
+ * the program writes (trimmed once it holds twice that). */
+static void
+keep_stderr_tail (RunnerRun *run, const char *bytes, size_t len)
+{
+  Buf *tail = &run->stderr_tail;
+
+  if (len > RUNNER_ERROR_TAIL)
+    {
+      bytes += len - RUNNER_ERROR_TAIL;
+      len = RUNNER_ERROR_TAIL;
+    }
+  buf_append (tail, bytes, len);
+  if (tail->len > 2 * RUNNER_ERROR_TAIL)
+    {
+      memmove (tail->data, tail->data + tail->len - RUNNER_ERROR_TAIL, RUNNER_ERROR_TAIL);
+      tail->len = RUNNER_ERROR_TAIL;
+    }
+}
+
+/* A program that failed (non-zero exit or a signal) gets the error its
+ * stderr names, read as valid UTF-8 (the tail may start mid-character). */
+static void
+read_program_error (RunnerRun *run, SpExited *ev)
+{
+  Buf *tail = &run->stderr_tail;
+  size_t start = tail->len > RUNNER_ERROR_TAIL ? tail->len - RUNNER_ERROR_TAIL : 0;
+  size_t consumed = 0, out_len = 0;
+
+  if (!(ev->end == SP_END_SIGNALED || (ev->end == SP_END_EXITED && ev->exit_code != 0))
+      || tail->len == 0)
+    return;
+  char *text = sp_utf8_sanitize (tail->data + start, tail->len - start, true, &consumed,
+                                 &out_len);
+  if (text == NULL)
+    return;
+  ev->program_error = runner_error_parse (
+    run->lang->name, text, run->req.name ? run->req.name : run->lang->default_file);
+  free (text);
+}
+
 static void
 handle_output (RunnerRun *run, SpStream s, const char *bytes, size_t len)
 {
@@ -497,6 +546,8 @@ handle_output (RunnerRun *run, SpStream s, const char *bytes, size_t len)
   int64_t limit = run->req.output_limit;
   int64_t before = stream->bytes;
 
+  if (s == SP_STREAM_STDERR)
+    keep_stderr_tail (run, bytes, len);
   stream->bytes += (int64_t) len;
   if (stream->bytes <= limit)
     {
@@ -855,6 +906,7 @@ try_finish (RunnerRun *run)
   ev->stdout_truncated = run->streams[SP_STREAM_STDOUT].truncated;
   ev->stderr_truncated = run->streams[SP_STREAM_STDERR].truncated;
   finish_files (run, ev);
+  read_program_error (run, ev);
 
   close_watched (run, &run->stdin_fd, &run->stdin_watch);
   if (run->control_fd >= 0)
@@ -906,6 +958,7 @@ _runner_run_free (RunnerRun *run)
   if (run->dir != NULL)
     remove_tree (run->dir);
   buf_clear (&run->stdin_buf);
+  buf_clear (&run->stderr_tail);
   runner_files_snap_clear (&run->before);
   free (run->dir);
   free (run->cwd);

@@ -1,0 +1,369 @@
+/* runner-error.c: a program's error read from its stderr.
+ *
+ * Plain C (POSIX regex for the two line shapes where a pattern is
+ * clearer, plain string checks elsewhere) so every front end of the
+ * engine reports the same object: the app, sandpad-run --json and
+ * sandpad-mcp. The text is the program's, so it is only trusted to be
+ * valid UTF-8: every value is capped on a character boundary and the
+ * frame list is bounded, which keeps exited within its frame budget. */
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner-error.h"
+#include "runner-util.h"
+
+typedef struct
+{
+  SpProgramError *error;
+  size_t cap;
+  const char *snippet;
+} Parse;
+
+/* A copy of at most SP_PROGRAM_ERROR_MAX_TEXT bytes, never ending inside
+ * a UTF-8 character (the input is valid UTF-8). */
+static char *
+capped (const char *s, size_t len)
+{
+  if (len > SP_PROGRAM_ERROR_MAX_TEXT)
+    {
+      len = SP_PROGRAM_ERROR_MAX_TEXT;
+      while (len > 0 && ((unsigned char) s[len] & 0xC0) == 0x80)
+        len--;
+    }
+  char *copy = xmalloc (len + 1);
+  memcpy (copy, s, len);
+  copy[len] = '\0';
+  return copy;
+}
+
+/* The patterns are fixed, so only a lack of memory fails them: treated
+ * as xmalloc treats it. */
+static void
+xregcomp (regex_t *re, const char *pattern, int flags)
+{
+  if (regcomp (re, pattern, flags) != 0)
+    abort ();
+}
+
+static char *
+group (const char *line, const regmatch_t *m)
+{
+  if (m->rm_so < 0)
+    return NULL;
+  return capped (line + m->rm_so, (size_t) (m->rm_eo - m->rm_so));
+}
+
+static void
+set_text (char **field, char *value)
+{
+  free (*field);
+  *field = value;
+}
+
+static void
+clear_frames (SpProgramError *error)
+{
+  for (size_t i = 0; i < error->n_frames; i++)
+    {
+      free (error->frames[i].file);
+      free (error->frames[i].function);
+    }
+  error->n_frames = 0;
+}
+
+/* Appends (or, for node, which lists innermost first, prepends) a frame. */
+static void
+add_frame (Parse *p, char *file, char *function, int64_t line, int64_t column, bool prepend)
+{
+  SpProgramError *error = p->error;
+
+  if (error->n_frames == p->cap)
+    {
+      p->cap = p->cap ? p->cap * 2 : 16;
+      error->frames = xrealloc (error->frames, p->cap * sizeof *error->frames);
+    }
+  if (prepend)
+    memmove (error->frames + 1, error->frames, error->n_frames * sizeof *error->frames);
+  error->frames[prepend ? 0 : error->n_frames]
+    = (SpProgramFrame){ .file = file, .function = function, .line = line, .column = column };
+  error->n_frames++;
+}
+
+static bool
+in_snippet (const char *file, const char *snippet)
+{
+  size_t f = strlen (file), s = strlen (snippet);
+
+  if (strcmp (file, snippet) == 0)
+    return true;
+  return f > s && file[f - s - 1] == '/' && strcmp (file + f - s, snippet) == 0;
+}
+
+/* The snippet's innermost line, then only the innermost frames kept. */
+static SpProgramError *
+finish (Parse *p)
+{
+  SpProgramError *error = p->error;
+
+  if (error->type == NULL)
+    error->type = xstrdup ("Error");
+  if (error->message == NULL)
+    error->message = xstrdup ("");
+  for (size_t i = error->n_frames; i > 0 && p->snippet != NULL; i--)
+    if (in_snippet (error->frames[i - 1].file, p->snippet))
+      {
+        error->line = error->frames[i - 1].line;
+        break;
+      }
+  if (error->n_frames > SP_PROGRAM_ERROR_MAX_FRAMES)
+    {
+      size_t drop = error->n_frames - SP_PROGRAM_ERROR_MAX_FRAMES;
+      for (size_t i = 0; i < drop; i++)
+        {
+          free (error->frames[i].file);
+          free (error->frames[i].function);
+        }
+      memmove (error->frames, error->frames + drop,
+               SP_PROGRAM_ERROR_MAX_FRAMES * sizeof *error->frames);
+      error->n_frames = SP_PROGRAM_ERROR_MAX_FRAMES;
+    }
+  return error;
+}
+
+static bool
+has_suffix (const char *s, const char *suffix)
+{
+  size_t a = strlen (s), b = strlen (suffix);
+  return a >= b && strcmp (s + a - b, suffix) == 0;
+}
+
+/* The lines of text, each NUL-terminated, in one private copy. */
+static char **
+split_lines (const char *text, size_t *n_out)
+{
+  char *copy = xstrdup (text);
+  size_t n = 1;
+
+  for (const char *c = copy; *c; c++)
+    n += *c == '\n';
+  char **lines = xcalloc (n + 2, sizeof *lines);
+  lines[0] = copy; /* lines[0] owns the copy; free (lines[0]) frees all */
+  n = 0;
+  for (char *line = copy, *next; line != NULL; line = next)
+    {
+      next = strchr (line, '\n');
+      if (next != NULL)
+        *next++ = '\0';
+      lines[n++] = line;
+    }
+  *n_out = n;
+  return lines;
+}
+
+static void
+free_lines (char **lines)
+{
+  free (lines[0]);
+  free (lines);
+}
+
+static bool
+python_exception (SpProgramError *error, const regex_t *re, const char *line)
+{
+  regmatch_t m[4];
+
+  if (regexec (re, line, 4, m, 0) != 0)
+    return false;
+  set_text (&error->type, group (line, &m[1]));
+  set_text (&error->message, m[3].rm_so >= 0 ? group (line, &m[3]) : xstrdup (""));
+  error->syntax = has_suffix (error->type, "SyntaxError")
+                  || has_suffix (error->type, "IndentationError")
+                  || has_suffix (error->type, "TabError");
+  return true;
+}
+
+static SpProgramError *
+parse_python (Parse *p, char **lines, size_t n)
+{
+  regex_t frame_re, exc_re, caret_re;
+  bool found = false, in_traceback = false;
+  int64_t caret_column = 0;
+
+  xregcomp (&frame_re, "^  File \"(.+)\", line ([0-9]+)(, in (.+))?$", REG_EXTENDED);
+  xregcomp (&exc_re, "^([A-Za-z_][A-Za-z0-9_.]*)(: ?(.*))?$", REG_EXTENDED);
+  xregcomp (&caret_re, "^[ \t]+\\^+[ \t]*$", REG_EXTENDED | REG_NOSUB);
+  for (size_t i = 0; i < n; i++)
+    {
+      const char *line = lines[i];
+      regmatch_t m[5];
+
+      /* Each traceback of a chain starts afresh: the last one is the
+       * error that ended the program. */
+      if (strncmp (line, "Traceback (most recent call last):", 34) == 0)
+        {
+          clear_frames (p->error);
+          caret_column = 0;
+          in_traceback = true;
+        }
+      else if (regexec (&frame_re, line, 5, m, 0) == 0)
+        {
+          add_frame (p, group (line, &m[1]), m[4].rm_so >= 0 ? group (line, &m[4]) : NULL,
+                     atoll (line + m[2].rm_so), 0, false);
+          caret_column = 0;
+          in_traceback = true;
+        }
+      /* SyntaxError's caret line: the column under the code line above. */
+      else if (i > 0 && strncmp (lines[i - 1], "    ", 4) == 0
+               && regexec (&caret_re, line, 0, NULL, 0) == 0)
+        caret_column = (int64_t) (strchr (line, '^') - line) - 4 + 1;
+      else if (in_traceback && line[0] != ' ' && line[0] != '\0'
+               && python_exception (p->error, &exc_re, line))
+        {
+          found = true;
+          in_traceback = false;
+          p->error->column = p->error->syntax ? caret_column : 0;
+        }
+    }
+  regfree (&frame_re);
+  regfree (&exc_re);
+  regfree (&caret_re);
+  return found ? finish (p) : NULL;
+}
+
+/* "    at fn (file:line:col)" or "    at file:line:col". */
+static bool
+node_at (Parse *p, const char *line)
+{
+  const char *rest = line + strspn (line, " \t");
+  size_t len;
+
+  if (rest == line || strncmp (rest, "at ", 3) != 0)
+    return false;
+  rest += 3;
+  len = strlen (rest);
+
+  const char *loc = rest, *paren = NULL;
+  size_t loc_len = len;
+  if (len > 0 && rest[len - 1] == ')')
+    for (const char *c = rest; (c = strstr (c, " (")) != NULL; c++)
+      paren = c; /* the last " (" opens the location */
+  if (paren != NULL)
+    {
+      loc = paren + 2;
+      loc_len = (size_t) (rest + len - 1 - loc);
+    }
+  /* file:line:col, read from the end since the file may hold colons. */
+  const char *end = loc + loc_len, *c = end;
+  int64_t nums[2];
+  for (int k = 1; k >= 0; k--)
+    {
+      const char *digits_end = c;
+      while (c > loc && c[-1] >= '0' && c[-1] <= '9')
+        c--;
+      if (c == digits_end || c == loc || c[-1] != ':')
+        return false;
+      nums[k] = atoll (c);
+      c--;
+    }
+  if (c == loc)
+    return false;
+  add_frame (p, capped (loc, (size_t) (c - loc)),
+             paren != NULL && paren > rest ? capped (rest, (size_t) (paren - rest)) : NULL,
+             nums[0], nums[1], true);
+  return true;
+}
+
+static SpProgramError *
+parse_node (Parse *p, char **lines, size_t n)
+{
+  regex_t where_re, error_re;
+  char *where_file = NULL;
+  int64_t where_line = 0, where_column = 0;
+  bool found = false;
+
+  xregcomp (&where_re, "^(/.+|[A-Za-z]:.+|[^ \t]+\\.[mc]?js):([0-9]+)$", REG_EXTENDED);
+  xregcomp (&error_re, "^(Uncaught )?([A-Z][A-Za-z0-9_]*(Error|Exception)|Error)(: ?(.*))?$",
+           REG_EXTENDED);
+  for (size_t i = 0; i < n; i++)
+    {
+      regmatch_t m[6];
+
+      if (!found && regexec (&where_re, lines[i], 3, m, 0) == 0)
+        {
+          free (where_file);
+          where_file = group (lines[i], &m[1]);
+          where_line = atoll (lines[i] + m[2].rm_so);
+          /* The source line, then a caret under the spot. */
+          if (i + 2 < n && strchr (lines[i + 2], '^') != NULL)
+            where_column = (int64_t) (strchr (lines[i + 2], '^') - lines[i + 2]) + 1;
+        }
+      else if (!found && regexec (&error_re, lines[i], 6, m, 0) == 0)
+        {
+          p->error->type = group (lines[i], &m[2]);
+          p->error->message = m[5].rm_so >= 0 ? group (lines[i], &m[5]) : xstrdup ("");
+          p->error->syntax = strcmp (p->error->type, "SyntaxError") == 0;
+          found = true;
+        }
+      else if (found)
+        node_at (p, lines[i]);
+    }
+  regfree (&where_re);
+  regfree (&error_re);
+  if (!found)
+    {
+      free (where_file);
+      return NULL;
+    }
+  /* A parse error has no stack in the snippet: its location line is it. */
+  if (where_file != NULL && (p->error->syntax || p->error->n_frames == 0))
+    add_frame (p, where_file, NULL, where_line, where_column, false);
+  else
+    free (where_file);
+  p->error->column = where_column;
+  return finish (p);
+}
+
+/* "FILE: line N: MESSAGE"; the first is the cause, bash may add the
+ * offending line after it. */
+static SpProgramError *
+parse_bash (Parse *p, char **lines, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      const char *mark = strstr (lines[i], ": line ");
+      if (mark == NULL || mark == lines[i])
+        continue;
+      const char *num = mark + 7, *c = num;
+      while (*c >= '0' && *c <= '9')
+        c++;
+      if (c == num || strncmp (c, ": ", 2) != 0)
+        continue;
+      p->error->message = capped (c + 2, strlen (c + 2));
+      p->error->syntax = strstr (p->error->message, "syntax error") != NULL;
+      p->error->type = xstrdup (p->error->syntax ? "SyntaxError" : "Error");
+      add_frame (p, capped (lines[i], (size_t) (mark - lines[i])), NULL, atoll (num), 0, false);
+      return finish (p);
+    }
+  return NULL;
+}
+
+SpProgramError *
+runner_error_parse (const char *language, const char *text, const char *snippet_name)
+{
+  Parse p = { .error = xcalloc (1, sizeof (SpProgramError)), .snippet = snippet_name };
+  SpProgramError *result = NULL;
+  size_t n;
+  char **lines = split_lines (text, &n);
+
+  if (strcmp (language, "python") == 0)
+    result = parse_python (&p, lines, n);
+  else if (strcmp (language, "javascript") == 0)
+    result = parse_node (&p, lines, n);
+  else if (strcmp (language, "bash") == 0)
+    result = parse_bash (&p, lines, n);
+  free_lines (lines);
+  if (result == NULL)
+    sp_program_error_free (p.error);
+  return result;
+}

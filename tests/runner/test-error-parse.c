@@ -1,0 +1,126 @@
+/* test-error-parse.c: runner_error_parse() on real tracebacks (the .txt
+ * files in tests/core/tracebacks, made by running snippets through
+ * sandpad-run) gives what each .expect says; plus text with no error, a
+ * frame list over the cap and an over-long message cut on a character
+ * boundary. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../protocol/tap.h"
+#include "runner-error.h"
+#include "runner-util.h"
+
+static char *
+slurp (const char *path)
+{
+  FILE *f = fopen (path, "re");
+  char *data = xcalloc (1, 1 << 20);
+  size_t n = f ? fread (data, 1, (1 << 20) - 1, f) : 0;
+
+  if (f)
+    fclose (f);
+  data[n] = '\0';
+  return data;
+}
+
+/* The value of "key=" in an .expect file, or "" */
+static const char *
+expect (const char *text, const char *key, char *out, size_t size)
+{
+  size_t klen = strlen (key);
+
+  out[0] = '\0';
+  for (const char *line = text; line && *line; line = strchr (line, '\n') ? strchr (line, '\n') + 1 : NULL)
+    if (strncmp (line, key, klen) == 0 && line[klen] == '=')
+      {
+        size_t len = strcspn (line + klen + 1, "\n");
+        snprintf (out, size, "%.*s", (int) len, line + klen + 1);
+        break;
+      }
+  return out;
+}
+
+static void
+check_fixture (const char *dir, const char *name)
+{
+  char path[4096], value[1024];
+  const char *language = strncmp (name, "python", 6) == 0 ? "python"
+                         : strncmp (name, "node", 4) == 0 ? "javascript"
+                                                          : "bash";
+  const char *snippet = language[0] == 'p' ? "main.py" : language[0] == 'j' ? "main.js" : "main.sh";
+
+  snprintf (path, sizeof path, "%s/%s.txt", dir, name);
+  char *text = slurp (path);
+  snprintf (path, sizeof path, "%s/%s.expect", dir, name);
+  char *want = slurp (path);
+  SpProgramError *error = runner_error_parse (language, text, snippet);
+
+  if (!ok (error != NULL, "%s: an error is found", name))
+    {
+      for (int i = 0; i < 6; i++)
+        ok (false, "%s: skipped", name);
+    }
+  else
+    {
+      is_str (error->type, expect (want, "type", value, sizeof value), "%s: type", name);
+      is_str (error->message, expect (want, "message", value, sizeof value), "%s: message",
+              name);
+      is_int (error->line, atoll (expect (want, "line", value, sizeof value)), "%s: line", name);
+      is_int (error->column, atoll (expect (want, "column", value, sizeof value)), "%s: column",
+              name);
+      is_int (error->syntax, strcmp (expect (want, "syntax", value, sizeof value), "true") == 0,
+              "%s: syntax", name);
+      is_int ((long long) error->n_frames, atoll (expect (want, "frames", value, sizeof value)),
+              "%s: frames", name);
+    }
+  sp_program_error_free (error);
+  free (text);
+  free (want);
+}
+
+static void
+check_bounds (void)
+{
+  size_t size = 200 * 64 + 4096;
+  char *text = xcalloc (1, size), *p = text;
+
+  p += sprintf (p, "Traceback (most recent call last):\n");
+  for (int i = 1; i <= 200; i++)
+    p += sprintf (p, "  File \"/code/main.py\", line %d, in f\n", i);
+  /* A message of 2,000 two-byte characters: cut within the cap, whole. */
+  p += sprintf (p, "ValueError: ");
+  for (int i = 0; i < 2000; i++)
+    p += sprintf (p, "\xc3\xa9");
+  *p++ = '\n';
+
+  SpProgramError *error = runner_error_parse ("python", text, "main.py");
+  ok (error != NULL, "a long traceback is read");
+  is_int ((long long) error->n_frames, SP_PROGRAM_ERROR_MAX_FRAMES, "frames are capped");
+  is_int (error->frames[error->n_frames - 1].line, 200, "the innermost frames are kept");
+  is_int (error->line, 200, "the line is the innermost");
+  ok (strlen (error->message) <= SP_PROGRAM_ERROR_MAX_TEXT && strlen (error->message) % 2 == 0,
+      "the message is capped on a character boundary (%zu bytes)", strlen (error->message));
+  sp_program_error_free (error);
+  free (text);
+}
+
+int
+main (int argc, char **argv)
+{
+  static const char *const names[] = { "python-nested", "python-chained", "python-syntax",
+                                       "python-recursion", "node-typeerror", "node-syntax",
+                                       "bash-command", "bash-syntax" };
+  const size_t n = sizeof names / sizeof names[0];
+
+  plan ((int) n * 7 + 3 + 5);
+  if (argc < 2)
+    return 1;
+  for (size_t i = 0; i < n; i++)
+    check_fixture (argv[1], names[i]);
+  ok (runner_error_parse ("python", "hello\nworld\n", "main.py") == NULL, "no python error");
+  ok (runner_error_parse ("javascript", "", "main.js") == NULL, "no node error");
+  ok (runner_error_parse ("bash", "just output\n", "main.sh") == NULL, "no bash error");
+  check_bounds ();
+  return done_testing ();
+}
