@@ -8,6 +8,7 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "config.h"
 #include "runner-engine-private.h"
@@ -43,6 +44,17 @@ int64_t
 runner_engine_clock_ms (RunnerEngine *engine)
 {
   return (now_ns () - engine->t0_ns) / 1000000;
+}
+
+int64_t
+runner_engine_clock_origin_realtime_ns (RunnerEngine *engine)
+{
+  struct timespec ts;
+
+  /* Read now rather than kept from startup, so a wall clock that was set
+   * since then is followed: file times are on the wall clock. */
+  clock_gettime (CLOCK_REALTIME, &ts);
+  return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec - (now_ns () - engine->t0_ns);
 }
 
 void
