@@ -352,7 +352,6 @@ apply (SpOutputModel *self, SpOutputKind kind, const char *text, gint64 t_ms)
   if (self->pending_cr)
     {
       self->pending_cr = FALSE;
-  self->last_t_ms = -1;
       if (text[0] == '\n' && kind == self->pending_cr_kind)
         ; /* CRLF split across chunks: just the newline that follows */
       else
@@ -869,6 +868,7 @@ sp_output_model_clear (SpOutputModel *self)
   self->hidden_lines = 0;
   self->hidden_bytes = 0;
   self->pending_cr = FALSE;
+  self->last_t_ms = -1;
   if (n > 0)
     g_list_model_items_changed (G_LIST_MODEL (self), 0, n, 0);
   if (was_hidden)
