@@ -534,13 +534,16 @@ test_created_files (void)
   close_window (window);
 }
 
-/* Files and plots come in the order the run made them, after its text. */
+/* Files and plots come in the order the run made them, after the text
+ * written before them (a few ms before: output is ordered by when the
+ * runner read it). */
 static void
 test_files_in_order (void)
 {
   SpWindow *window = open_window ("import time\n"
                                   "import matplotlib.pyplot as plt\n"
                                   "print('start')\n"
+                                  "time.sleep(0.05)\n"
                                   "open('zz-first.txt', 'w').write('1\\n')\n"
                                   "time.sleep(0.05)\n"
                                   "plt.plot([1, 2, 3])\nplt.show()\n"

@@ -49,12 +49,17 @@ runner_engine_clock_ms (RunnerEngine *engine)
 int64_t
 runner_engine_clock_origin_realtime_ns (RunnerEngine *engine)
 {
-  struct timespec ts;
+  struct timespec ts, tick = { 0 };
 
   /* Read now rather than kept from startup, so a wall clock that was set
-   * since then is followed: file times are on the wall clock. */
+   * since then is followed: file times are on the wall clock. The kernel
+   * stamps files from its coarse clock, up to a tick behind the write, and
+   * output is timed when read, a little after it was written: an origin a
+   * tick earlier puts a file written just after a line after that line. */
   clock_gettime (CLOCK_REALTIME, &ts);
-  return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec - (now_ns () - engine->t0_ns);
+  clock_getres (CLOCK_REALTIME_COARSE, &tick);
+  return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec - (now_ns () - engine->t0_ns)
+         - ((int64_t) tick.tv_sec * 1000000000 + tick.tv_nsec);
 }
 
 void
