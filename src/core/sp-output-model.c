@@ -832,7 +832,9 @@ sp_output_model_insert_timed (SpOutputModel *self, SpOutputItem *const *items,
     {
       SpOutputItem *entry = i < old_len ? g_ptr_array_index (self->items, i) : NULL;
 
-      for (; j < n_items && (entry == NULL || placed[j].t_ms < _sp_output_item_get_t_ms (entry)); j++)
+      gint64 entry_t_ms = entry ? _sp_output_item_get_t_ms (entry) : G_MAXINT64;
+
+      for (; j < n_items && (entry == NULL || placed[j].t_ms < entry_t_ms); j++)
         {
           first = MIN (first, result->len);
           _sp_output_item_set_t_ms (placed[j].item, MIN (placed[j].t_ms, self->last_t_ms));

@@ -499,7 +499,8 @@ def test_plots(t):
     t.ok("base64" not in res.exited["files"][0], "without return_base64, no bytes inline")
     # Output and files carry the runner's times: each plot lies between the
     # line printed before plt.show() and the one printed after it.
-    res = r.run("order", "import matplotlib.pyplot as plt\nprint('a'); plt.plot([1, 2]); plt.show()\n"
+    res = r.run("order", "import matplotlib.pyplot as plt\n"
+                "print('a'); plt.plot([1, 2]); plt.show()\n"
                 "print('b'); plt.plot([2, 1]); plt.show()\nprint('done')\n")
     lines = {e["data"].strip(): e.get("t_ms", -1) for e in res.events
              if e["type"] == "output" and e["data"].strip()}
