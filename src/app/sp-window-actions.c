@@ -102,11 +102,11 @@ set_running (SpWindow *self, gboolean running)
 
 static void
 on_output (SpRunnerSupervisor *sup, const char *run_id, SpOutputKind kind, const char *text,
-           SpWindow *self)
+           gint64 t_ms, SpWindow *self)
 {
   if (!is_current (self, run_id))
     return;
-  sp_output_model_append (self->output, kind, text);
+  sp_output_model_append_timed (self->output, kind, text, t_ms);
   _sp_window_input_saw_output (self, text);
   /* Kept (bounded) to find the error in, once the run is over. */
   if (kind == SP_OUTPUT_STDERR && self->stderr_text->len < 256 * 1024)
@@ -165,16 +165,19 @@ find_file (SpRunResult *result, const char *path)
   return NULL;
 }
 
-/* Plots, images and every other file the run made, in the order it made
- * them (by modification time: the runner lists files by name), after all
- * it printed. Images show inline; other files are listed, previewed and
- * savable. */
+/* Plots, images and every other file the run made, each where the run
+ * made it among what it printed: the model places them by the runner's
+ * times (an older runner sends none: then after the text, in the order of
+ * their modification times, as the runner lists files by name). Images
+ * show inline; other files are listed, previewed and savable. */
 static void
 add_results (SpWindow *self, SpRunResult *result)
 {
   const char *const *images = sp_run_result_get_images (result);
   g_autoptr (GPtrArray) ordered = g_ptr_array_new ();
   g_autoptr (GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr (GPtrArray) placed = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (gint64));
 
   for (guint i = 0; images != NULL && images[i] != NULL; i++)
     g_ptr_array_add (ordered, (gpointer) images[i]);
@@ -188,6 +191,7 @@ add_results (SpWindow *self, SpRunResult *result)
   for (guint i = 0; i < ordered->len; i++)
     {
       const char *path = g_ptr_array_index (ordered, i);
+      const SpRunFile *file = find_file (result, path);
       g_autoptr (SpOutputItem) item = NULL;
 
       if (images != NULL && g_strv_contains (images, path))
@@ -197,12 +201,12 @@ add_results (SpWindow *self, SpRunResult *result)
           g_ptr_array_add (items, g_object_ref (item));
         }
       else
-        {
-          const SpRunFile *file = find_file (result, path);
-          item = sp_output_item_new_file (file->path, file->relative, file->size, file->mime);
-        }
-      sp_output_model_append_item (self->output, item);
+        item = sp_output_item_new_file (file->path, file->relative, file->size, file->mime);
+      g_ptr_array_add (placed, g_object_ref (item));
+      g_array_append_val (times, file->t_ms);
     }
+  sp_output_model_insert_timed (self->output, (SpOutputItem *const *) placed->pdata,
+                                (const gint64 *) (gpointer) times->data, placed->len);
   /* Decoded by the sandboxed helper, never in the app; each row shows its
    * picture, or why it cannot, when the helper is done. */
   if (items->len > 0)

@@ -233,12 +233,13 @@ _sp_execution_set_started (SpExecution *self, const char *cwd)
 }
 
 void
-_sp_execution_append_output (SpExecution *self, SpOutputKind kind, const char *text)
+_sp_execution_append_output (SpExecution *self, SpOutputKind kind, const char *text,
+                             gint64 t_ms)
 {
   g_return_if_fail (SP_IS_EXECUTION (self));
 
   if (!sp_execution_is_finished (self))
-    sp_output_model_append (self->output, kind, text);
+    sp_output_model_append_timed (self->output, kind, text, t_ms);
 }
 
 static void

@@ -50,7 +50,8 @@ gint64 sp_execution_get_elapsed_ms (SpExecution *self);
 
 /* Only SpRunnerClient feeds an execution, from the runner's events. */
 void _sp_execution_set_started (SpExecution *self, const char *cwd);
-void _sp_execution_append_output (SpExecution *self, SpOutputKind kind, const char *text);
+void _sp_execution_append_output (SpExecution *self, SpOutputKind kind, const char *text,
+                                  gint64 t_ms);
 void _sp_execution_set_exited (SpExecution *self, SpRunResult *result);
 void _sp_execution_set_failed (SpExecution *self, const GError *error);
 

@@ -12,6 +12,7 @@ struct _SpOutputItem
   char *mime;
   GObject *image;
   char *image_error;
+  gint64 t_ms;
 };
 
 enum
@@ -90,6 +91,7 @@ static void
 sp_output_item_init (SpOutputItem *self)
 {
   self->text = g_string_new (NULL);
+  self->t_ms = -1;
 }
 
 SpOutputItem *
@@ -243,8 +245,22 @@ _sp_output_item_notify_text (SpOutputItem *self)
 }
 
 void
-_sp_output_item_replace (SpOutputItem *self, SpOutputKind kind, const char *text)
+_sp_output_item_replace (SpOutputItem *self, SpOutputKind kind, const char *text,
+                         gint64 t_ms)
 {
   self->kind = kind;
+  self->t_ms = t_ms;
   g_string_assign (self->text, text);
+}
+
+gint64
+_sp_output_item_get_t_ms (SpOutputItem *self)
+{
+  return self->t_ms;
+}
+
+void
+_sp_output_item_set_t_ms (SpOutputItem *self, gint64 t_ms)
+{
+  self->t_ms = t_ms;
 }

@@ -49,7 +49,13 @@ void _sp_output_item_append (SpOutputItem *self, const char *text, gsize len);
 void _sp_output_item_truncate (SpOutputItem *self, gsize len);
 void _sp_output_item_erase_front (SpOutputItem *self, gsize len);
 void _sp_output_item_notify_text (SpOutputItem *self);
-/* A text row taking another row's place: kind and text (then notify). */
-void _sp_output_item_replace (SpOutputItem *self, SpOutputKind kind, const char *text);
+/* A text row taking another row's place: kind, text and time (then
+ * notify). */
+void _sp_output_item_replace (SpOutputItem *self, SpOutputKind kind, const char *text,
+                              gint64 t_ms);
+/* When the runner read the row's last text (its clock, ms), or for another
+ * item the time of the row before it: what the run's files are placed by. */
+gint64 _sp_output_item_get_t_ms (SpOutputItem *self);
+void _sp_output_item_set_t_ms (SpOutputItem *self, gint64 t_ms);
 
 G_END_DECLS

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sp-output-model.h"
@@ -14,6 +15,7 @@ typedef struct
 {
   SpOutputKind kind;
   GString *text;
+  gint64 t_ms; /* when the runner read it; chunks of other times stay apart */
 } Segment;
 
 struct _SpOutputModel
@@ -38,6 +40,9 @@ struct _SpOutputModel
   /* While publishing: the first row changed or added, for views. */
   guint first_changed;
   GQueue pending; /* of Segment, in arrival order */
+  /* The latest time text came with (-1: none): rows never go back in
+   * time, so the run's files are placed in one pass. */
+  gint64 last_t_ms;
 
   /* The whole output: a private temporary file, made on first use. */
   GFile *store;
@@ -160,6 +165,7 @@ sp_output_model_init (SpOutputModel *self)
   self->max_lines = SP_OUTPUT_MODEL_DEFAULT_MAX_LINES;
   self->batch_ms = SP_OUTPUT_MODEL_BATCH_MS;
   g_queue_init (&self->pending);
+  self->last_t_ms = -1;
 }
 
 SpOutputModel *
@@ -281,7 +287,8 @@ is_text (SpOutputItem *item)
 
 /* Adds text to the rows without telling views; the caller does. */
 static void
-append_len (SpOutputModel *self, SpOutputKind kind, const char *text, gsize len)
+append_len (SpOutputModel *self, SpOutputKind kind, const char *text, gsize len,
+            gint64 t_ms)
 {
   while (len > 0)
     {
@@ -296,6 +303,7 @@ append_len (SpOutputModel *self, SpOutputKind kind, const char *text, gsize len)
       if (take > 0)
         {
           _sp_output_item_append (last, text, take);
+          _sp_output_item_set_t_ms (last, t_ms);
           self->first_changed = MIN (self->first_changed, self->items->len - 1);
         }
       else
@@ -306,6 +314,7 @@ append_len (SpOutputModel *self, SpOutputKind kind, const char *text, gsize len)
           copy = g_strndup (text, take);
           self->first_changed = MIN (self->first_changed, self->items->len);
           g_ptr_array_add (self->items, sp_output_item_new (kind, copy));
+          _sp_output_item_set_t_ms (last_item (self), t_ms);
         }
       self->lines += count_lines (text, take);
       self->bytes += take;
@@ -338,7 +347,7 @@ carriage_return (SpOutputModel *self, SpOutputKind kind)
 }
 
 static void
-apply (SpOutputModel *self, SpOutputKind kind, const char *text)
+apply (SpOutputModel *self, SpOutputKind kind, const char *text, gint64 t_ms)
 {
   if (self->pending_cr)
     {
@@ -354,10 +363,10 @@ apply (SpOutputModel *self, SpOutputKind kind, const char *text)
 
       if (cr == NULL)
         {
-          append_len (self, kind, p, strlen (p));
+          append_len (self, kind, p, strlen (p), t_ms);
           return;
         }
-      append_len (self, kind, p, (gsize) (cr - p));
+      append_len (self, kind, p, (gsize) (cr - p), t_ms);
       if (cr[1] == '\0')
         {
           self->pending_cr = TRUE;
@@ -534,7 +543,7 @@ apply_pending (SpOutputModel *self)
   while (self->pending.length > 0)
     {
       Segment *segment = g_queue_pop_head (&self->pending);
-      apply (self, segment->kind, segment->text->str);
+      apply (self, segment->kind, segment->text->str, segment->t_ms);
       segment_free (segment);
     }
 }
@@ -605,7 +614,8 @@ publish_in_place (SpOutputModel *self)
       {
         SpOutputItem *from = g_ptr_array_index (self->items, i + k);
         _sp_output_item_replace (g_ptr_array_index (self->items, i),
-                                 sp_output_item_get_kind (from), sp_output_item_get_text (from));
+                                 sp_output_item_get_kind (from), sp_output_item_get_text (from),
+                                 _sp_output_item_get_t_ms (from));
       }
   result = g_ptr_array_new_full (n_final, g_object_unref);
   for (guint i = 0; i < common; i++)
@@ -727,6 +737,13 @@ store (SpOutputModel *self, const char *text, gsize len)
 void
 sp_output_model_append (SpOutputModel *self, SpOutputKind kind, const char *text)
 {
+  sp_output_model_append_timed (self, kind, text, -1);
+}
+
+void
+sp_output_model_append_timed (SpOutputModel *self, SpOutputKind kind, const char *text,
+                              gint64 t_ms)
+{
   Segment *tail;
   gsize len;
 
@@ -737,14 +754,18 @@ sp_output_model_append (SpOutputModel *self, SpOutputKind kind, const char *text
   if (len == 0)
     return;
   store (self, text, len);
+  /* Untimed text (an older runner) goes with what came before it. */
+  self->last_t_ms = MAX (self->last_t_ms, t_ms);
+  t_ms = self->last_t_ms;
   tail = g_queue_peek_tail (&self->pending);
-  if (tail != NULL && tail->kind == kind)
+  if (tail != NULL && tail->kind == kind && tail->t_ms == t_ms)
     g_string_append_len (tail->text, text, (gssize) len);
   else
     {
       Segment *segment = g_new0 (Segment, 1);
       segment->kind = kind;
       segment->text = g_string_new_len (text, (gssize) len);
+      segment->t_ms = t_ms;
       g_queue_push_tail (&self->pending, segment);
     }
   if (!self->batched)
@@ -760,8 +781,72 @@ sp_output_model_append_item (SpOutputModel *self, SpOutputItem *item)
   g_return_if_fail (SP_IS_OUTPUT_ITEM (item));
 
   publish (self);
+  _sp_output_item_set_t_ms (item, self->last_t_ms);
   g_ptr_array_add (self->items, g_object_ref (item));
   g_list_model_items_changed (G_LIST_MODEL (self), self->items->len - 1, 0, 1);
+}
+
+typedef struct
+{
+  SpOutputItem *item;
+  gint64 t_ms; /* G_MAXINT64 when unknown: after everything */
+  guint index; /* keeps equal times in the order given */
+} Placed;
+
+static int
+by_time (gconstpointer a, gconstpointer b)
+{
+  const Placed *x = a, *y = b;
+
+  if (x->t_ms != y->t_ms)
+    return x->t_ms < y->t_ms ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* One pass: rows never go back in time (see last_t_ms), so each item goes
+ * before the first entry read after it, which is after the last row read
+ * at or before it (ties go after the text). An item older than every row
+ * left (its rows were trimmed from the front) comes first. */
+void
+sp_output_model_insert_timed (SpOutputModel *self, SpOutputItem *const *items,
+                              const gint64 *t_ms, guint n_items)
+{
+  g_autofree Placed *placed = NULL;
+  GPtrArray *result;
+  guint old_len, first = G_MAXUINT, j = 0;
+
+  g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
+  g_return_if_fail (n_items == 0 || (items != NULL && t_ms != NULL));
+
+  publish (self);
+  if (n_items == 0)
+    return;
+  placed = g_new (Placed, n_items);
+  for (guint i = 0; i < n_items; i++)
+    placed[i] = (Placed){ items[i], t_ms[i] < 0 || self->last_t_ms < 0 ? G_MAXINT64 : t_ms[i], i };
+  qsort (placed, n_items, sizeof *placed, by_time);
+
+  old_len = self->items->len;
+  result = g_ptr_array_new_full (old_len + n_items, g_object_unref);
+  for (guint i = 0; i <= old_len; i++)
+    {
+      SpOutputItem *entry = i < old_len ? g_ptr_array_index (self->items, i) : NULL;
+
+      gint64 entry_t_ms = entry ? _sp_output_item_get_t_ms (entry) : G_MAXINT64;
+
+      for (; j < n_items && (entry == NULL || placed[j].t_ms < entry_t_ms); j++)
+        {
+          first = MIN (first, result->len);
+          _sp_output_item_set_t_ms (placed[j].item, MIN (placed[j].t_ms, self->last_t_ms));
+          g_ptr_array_add (result, g_object_ref (placed[j].item));
+        }
+      if (entry != NULL)
+        g_ptr_array_add (result, g_object_ref (entry));
+    }
+  g_ptr_array_unref (self->items);
+  self->items = result;
+  g_list_model_items_changed (G_LIST_MODEL (self), first, old_len - first,
+                              self->items->len - first);
 }
 
 void
@@ -785,6 +870,7 @@ sp_output_model_clear (SpOutputModel *self)
   self->hidden_lines = 0;
   self->hidden_bytes = 0;
   self->pending_cr = FALSE;
+  self->last_t_ms = -1;
   if (n > 0)
     g_list_model_items_changed (G_LIST_MODEL (self), 0, n, 0);
   if (was_hidden)

@@ -50,6 +50,16 @@ void sp_output_model_clear (SpOutputModel *self);
 /* Appends a whole item (an image, an error) as it is, after the text
  * (flushing first, so it comes after everything written before it). */
 void sp_output_model_append_item (SpOutputModel *self, SpOutputItem *item);
+/* As append, with the time the runner read the text (its clock, ms; -1:
+ * unknown, as an older runner sends it). */
+void sp_output_model_append_timed (SpOutputModel *self, SpOutputKind kind, const char *text,
+                                   gint64 t_ms);
+/* Places items (a run's plots and files) among the output by t_ms, the
+ * time each was last written on the same clock: after the last row read at
+ * or before it, before the rows read later. Items with t_ms -1 (or any,
+ * when the text came untimed) go at the end, in the order given. */
+void sp_output_model_insert_timed (SpOutputModel *self, SpOutputItem *const *items,
+                                   const gint64 *t_ms, guint n_items);
 /* Lines (newlines) of text dropped from the front; "notify::hidden". */
 guint64 sp_output_model_get_hidden_lines (SpOutputModel *self);
 /* Bytes of text dropped from the front (a line longer than the cap drops

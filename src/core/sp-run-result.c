@@ -57,7 +57,7 @@ _sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint64 memory_mib
       SpRunFile file = { g_build_filename (cwd, exited->files[i].path, NULL),
                          g_strdup (exited->files[i].path), exited->files[i].size,
                          g_strdup (exited->files[i].mime), (SpRunFileKind) exited->files[i].kind,
-                         g_strdup (exited->files[i].target) };
+                         g_strdup (exited->files[i].target), exited->files[i].t_ms };
       g_array_append_val (self->files, file);
     }
   for (gsize i = 0; cwd != NULL && i < exited->n_files; i++)

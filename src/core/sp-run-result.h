@@ -90,6 +90,7 @@ typedef struct
   char *mime;
   SpRunFileKind kind; /* SP_RUN_FILE_REGULAR, or what else the run left there */
   char *target;    /* SP_RUN_FILE_SYMLINK: where it points (shown, never followed) */
+  gint64 t_ms;     /* last modified, on the runner's clock (as output's); -1: unknown */
 } SpRunFile;
 
 guint sp_run_result_get_n_files (SpRunResult *self);

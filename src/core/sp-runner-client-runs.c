@@ -400,8 +400,10 @@ _sp_runner_client_dispatch (SpRunnerClient *self, SpMessage *msg)
                                                                      : SP_OUTPUT_STDOUT;
         info = g_hash_table_lookup (self->runs, msg->u.output.id);
         if (info != NULL && info->execution != NULL)
-          _sp_execution_append_output (info->execution, kind, msg->u.output.data);
-        _sp_runner_client_emit (self, SIGNAL_OUTPUT, msg->u.output.id, kind, msg->u.output.data);
+          _sp_execution_append_output (info->execution, kind, msg->u.output.data,
+                                       msg->u.output.t_ms);
+        _sp_runner_client_emit (self, SIGNAL_OUTPUT, msg->u.output.id, kind, msg->u.output.data,
+                                (gint64) msg->u.output.t_ms);
       }
       break;
     case SP_MSG_EXITED:

@@ -431,8 +431,8 @@ sp_runner_client_class_init (SpRunnerClientClass *klass)
   signals[SIGNAL_STARTED] = g_signal_new ("started", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                           NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   signals[SIGNAL_OUTPUT] = g_signal_new ("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                         G_TYPE_NONE, 3, G_TYPE_STRING, SP_TYPE_OUTPUT_KIND,
-                                         G_TYPE_STRING);
+                                         G_TYPE_NONE, 4, G_TYPE_STRING, SP_TYPE_OUTPUT_KIND,
+                                         G_TYPE_STRING, G_TYPE_INT64);
   signals[SIGNAL_EXITED] = g_signal_new ("exited", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                          G_TYPE_NONE, 2, G_TYPE_STRING, SP_TYPE_RUN_RESULT);
   signals[SIGNAL_RELEASED] = g_signal_new ("released", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL,

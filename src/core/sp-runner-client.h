@@ -16,7 +16,8 @@
  * Signals (run ids are the ones sp_runner_client_run() returned):
  *   "queued"   (const char *run_id, gint64 position)
  *   "started"  (const char *run_id)
- *   "output"   (const char *run_id, SpOutputKind kind, const char *text)
+ *   "output"   (const char *run_id, SpOutputKind kind, const char *text, gint64 t_ms)
+ *              t_ms: when the runner read it, its clock (as SpRunFile's); -1: unknown
  *                kind is SP_OUTPUT_STDOUT or SP_OUTPUT_STDERR
  *   "exited"   (const char *run_id, SpRunResult *result)
  *   "released" (const char *run_id)

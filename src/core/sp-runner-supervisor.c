@@ -99,9 +99,9 @@ on_started (SpRunnerClient *client, const char *id, SpRunnerSupervisor *self)
 
 static void
 on_output (SpRunnerClient *client, const char *id, SpOutputKind kind, const char *text,
-           SpRunnerSupervisor *self)
+           gint64 t_ms, SpRunnerSupervisor *self)
 {
-  g_signal_emit (self, signals[OUTPUT], 0, id, kind, text);
+  g_signal_emit (self, signals[OUTPUT], 0, id, kind, text, t_ms);
 }
 
 static void
@@ -281,8 +281,8 @@ sp_runner_supervisor_class_init (SpRunnerSupervisorClass *klass)
   signals[STARTED] = g_signal_new ("started", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                    G_TYPE_NONE, 1, G_TYPE_STRING);
   signals[OUTPUT] = g_signal_new ("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                  G_TYPE_NONE, 3, G_TYPE_STRING, SP_TYPE_OUTPUT_KIND,
-                                  G_TYPE_STRING);
+                                  G_TYPE_NONE, 4, G_TYPE_STRING, SP_TYPE_OUTPUT_KIND,
+                                  G_TYPE_STRING, G_TYPE_INT64);
   signals[EXITED] = g_signal_new ("exited", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                   G_TYPE_NONE, 2, G_TYPE_STRING, SP_TYPE_RUN_RESULT);
   signals[RELEASED] = g_signal_new ("released", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,

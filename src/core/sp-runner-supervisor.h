@@ -73,7 +73,8 @@ void sp_runner_supervisor_release (SpRunnerSupervisor *self, const char *run_id)
 /* Signals, forwarded from the current client (see sp-runner-client.h):
  *   "queued"   (const char *run_id, gint64 position)
  *   "started"  (const char *run_id)
- *   "output"   (const char *run_id, SpOutputKind kind, const char *text)
+ *   "output"   (const char *run_id, SpOutputKind kind, const char *text, gint64 t_ms)
+ *              t_ms: when the runner read it, its clock (as SpRunFile's); -1: unknown
  *   "exited"   (const char *run_id, SpRunResult *result)
  *   "released" (const char *run_id)
  *   "error"    (const char *run_id or NULL, const char *code, const char *message)

@@ -249,7 +249,7 @@ decode_files (json_t *obj, SpExited *exited, SpProtoError *err)
       TRY (sp_json_check_fields (item, "file",
                                  (const char *const[]){ "path", "size", "mime", "created", "kind",
                                                         "target", "width", "height", "base64",
-                                                        NULL },
+                                                        "t_ms", NULL },
                                  err));
       TRY (sp_json_get_string (item, "path", true, &file->path, err));
       TRY (sp_json_get_int (item, "size", true, 0, INT64_MAX, &file->size, err));
@@ -259,6 +259,8 @@ decode_files (json_t *obj, SpExited *exited, SpProtoError *err)
       TRY (sp_json_get_int (item, "width", false, 1, INT32_MAX, &file->width, err));
       TRY (sp_json_get_int (item, "height", false, 1, INT32_MAX, &file->height, err));
       TRY (sp_json_get_string (item, "base64", false, &file->base64, err));
+      file->t_ms = -1;
+      TRY (sp_json_get_int (item, "t_ms", false, 0, INT64_MAX, &file->t_ms, err));
     }
   return 0;
 }
@@ -327,11 +329,14 @@ decode_event (json_t *obj, SpMessage *msg, SpProtoError *err)
     case SP_MSG_STARTED:
       return decode_started (obj, &msg->u.started, err);
     case SP_MSG_OUTPUT:
-      TRY (sp_json_check_fields (obj, "output", FIELDS ("id", "stream", "data"), err));
+      TRY (sp_json_check_fields (obj, "output", FIELDS ("id", "stream", "data", "t_ms"),
+                                 err));
       TRY (get_id (obj, &msg->u.output.id, err));
       TRY (get_enum (obj, "stream", true, stream_names, &stream, err));
       msg->u.output.stream = (SpStream) stream;
-      return sp_json_get_string (obj, "data", true, &msg->u.output.data, err);
+      TRY (sp_json_get_string (obj, "data", true, &msg->u.output.data, err));
+      msg->u.output.t_ms = -1;
+      return sp_json_get_int (obj, "t_ms", false, 0, INT64_MAX, &msg->u.output.t_ms, err);
     case SP_MSG_EXITED:
       return decode_exited (obj, &msg->u.exited, err);
     case SP_MSG_RELEASED:

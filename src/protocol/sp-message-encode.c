@@ -184,6 +184,8 @@ encode_exited (json_t *obj, const SpExited *exited, bool *ok)
           set_int (item, "height", exited->files[i].height);
         }
       set_str (item, "base64", exited->files[i].base64, ok);
+      if (exited->files[i].t_ms >= 0)
+        set_int (item, "t_ms", exited->files[i].t_ms);
       json_array_append_new (files, item);
     }
   sp_json_set (obj, "files", files);
@@ -287,6 +289,8 @@ encode_body (json_t *obj, const SpMessage *msg, bool *ok)
       set_str (obj, "id", msg->u.output.id, ok);
       set_str (obj, "stream", stream_names[msg->u.output.stream == SP_STREAM_STDERR], ok);
       set_str (obj, "data", msg->u.output.data ? msg->u.output.data : "", ok);
+      if (msg->u.output.t_ms >= 0)
+        set_int (obj, "t_ms", msg->u.output.t_ms);
       break;
     case SP_MSG_EXITED:
       encode_exited (obj, &msg->u.exited, ok);

@@ -228,6 +228,10 @@ typedef struct
   char *id;
   SpStream stream;
   char *data; /* valid UTF-8, no NUL */
+  /* When the runner read it, on its clock (as started's t_ms), so a client
+   * can place the run's files among the output; -1: not sent (older
+   * runners). Writers that zero a message set it themselves. */
+  int64_t t_ms;
 } SpOutput;
 
 /* What a reported entry is. Regular files are the usual case and carry
@@ -258,6 +262,7 @@ typedef struct
   char *base64;   /* the bytes, when the run asked for them and they fit */
   SpFileKind kind;
   char *target;   /* SP_FILE_SYMLINK: where it points (valid UTF-8, capped) */
+  int64_t t_ms;   /* last modified, on the runner's clock; -1: not sent */
 } SpFileInfo;
 
 /* A frame of the program's error, outermost first (Python's order). */

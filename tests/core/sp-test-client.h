@@ -72,7 +72,8 @@ rec_started (GObject *o, const char *id, Recorder *rec)
 }
 
 static inline void
-rec_output (GObject *o, const char *id, SpOutputKind kind, const char *text, Recorder *rec)
+rec_output (GObject *o, const char *id, SpOutputKind kind, const char *text, gint64 t_ms,
+            Recorder *rec)
 {
   RunLog *log = recorder_log (rec, id);
 

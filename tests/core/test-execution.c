@@ -49,9 +49,9 @@ test_lifecycle (void)
   g_assert_cmpint (sp_execution_get_state (exec), ==, SP_EXECUTION_RUNNING);
   g_assert_cmpstr (sp_execution_get_cwd (exec), ==, "/tmp/somewhere");
   g_assert_cmpuint (notified, ==, 1);
-  _sp_execution_append_output (exec, SP_OUTPUT_STDOUT, "a");
-  _sp_execution_append_output (exec, SP_OUTPUT_STDOUT, "b");
-  _sp_execution_append_output (exec, SP_OUTPUT_STDERR, "c");
+  _sp_execution_append_output (exec, SP_OUTPUT_STDOUT, "a", -1);
+  _sp_execution_append_output (exec, SP_OUTPUT_STDOUT, "b", -1);
+  _sp_execution_append_output (exec, SP_OUTPUT_STDERR, "c", -1);
   g_assert_cmpuint (n_items (exec), ==, 2);
   g_usleep (20 * 1000);
   g_assert_cmpint (sp_execution_get_elapsed_ms (exec), >=, 20);
@@ -67,7 +67,7 @@ test_lifecycle (void)
   gint64 elapsed = sp_execution_get_elapsed_ms (exec);
   g_usleep (20 * 1000);
   g_assert_cmpint (sp_execution_get_elapsed_ms (exec), ==, elapsed);
-  _sp_execution_append_output (exec, SP_OUTPUT_STDOUT, "late");
+  _sp_execution_append_output (exec, SP_OUTPUT_STDOUT, "late", -1);
   g_assert_cmpuint (n_items (exec), ==, 2);
   {
     g_autoptr (GError) error = g_error_new_literal (SP_RUNNER_ERROR, SP_RUNNER_ERROR_CLOSED, "x");

@@ -310,6 +310,78 @@ test_tail_keeps_items (void)
   g_assert_finalize_object (model);
 }
 
+static const char *
+label_or_text (SpOutputModel *model, guint i)
+{
+  SpOutputItem *it = item (model, i);
+
+  return sp_output_item_get_kind (it) == SP_OUTPUT_IMAGE ? sp_output_item_get_label (it)
+                                                         : sp_output_item_get_text (it);
+}
+
+/* A run's plots go where the run made them: after the last line read at or
+ * before their time (a tie goes after the text), before the lines read
+ * later, in one change views can follow; with text batched, chunks of
+ * different times stay apart. */
+static void
+test_insert_timed (void)
+{
+  SpOutputModel *model = sp_output_model_new ();
+  g_autoptr (SpOutputItem) p1 = sp_output_item_new_image ("/nonexistent/plot-1.png", "Plot 1");
+  g_autoptr (SpOutputItem) p2 = sp_output_item_new_image ("/nonexistent/plot-2.png", "Plot 2");
+  g_autoptr (SpOutputItem) p3 = sp_output_item_new_image ("/nonexistent/plot-3.png", "Plot 3");
+  /* Given out of order: the model orders them by time. */
+  SpOutputItem *items[] = { p2, p1, p3 };
+  const gint64 times[] = { 40, 10, 200 };
+  const char *expected[] = { "a\n", "Plot 1", "b\n", "c\n", "Plot 2", "done\n", "Plot 3" };
+  Mirror m;
+
+  mirror_init (&m, model);
+  sp_output_model_set_batched (model, TRUE);
+  sp_output_model_append_timed (model, SP_OUTPUT_STDOUT, "a\n", 5);
+  sp_output_model_append_timed (model, SP_OUTPUT_STDOUT, "b\n", 30);
+  sp_output_model_append_timed (model, SP_OUTPUT_STDOUT, "c\n", 40);
+  sp_output_model_append_timed (model, SP_OUTPUT_STDOUT, "done\n", 90);
+  sp_output_model_insert_timed (model, items, times, G_N_ELEMENTS (items));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, G_N_ELEMENTS (expected));
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    g_assert_cmpstr (label_or_text (model, i), ==, expected[i]);
+  mirror_check_and_clear (&m);
+  g_assert_finalize_object (model);
+}
+
+/* A plot older than every line left (its lines were trimmed from the
+ * front) comes first; one of unknown time, or with untimed text (an older
+ * runner), comes last. */
+static void
+test_insert_timed_edges (void)
+{
+  SpOutputModel *model = sp_output_model_new ();
+  g_autoptr (SpOutputItem) old = sp_output_item_new_image ("/nonexistent/plot-1.png", "Plot 1");
+  g_autoptr (SpOutputItem) unknown = sp_output_item_new_image ("/nonexistent/x.png", "x.png");
+  g_autoptr (SpOutputItem) late = sp_output_item_new_image ("/nonexistent/y.png", "y.png");
+  SpOutputItem *items[] = { unknown, old };
+  const gint64 times[] = { -1, 3 };
+  Mirror m;
+
+  mirror_init (&m, model);
+  sp_output_model_set_max_lines (model, 10);
+  for (int i = 0; i < 50; i++)
+    sp_output_model_append_timed (model, SP_OUTPUT_STDOUT, "line\n", 2 + i);
+  g_assert_cmpuint (sp_output_model_get_hidden_lines (model), >, 0);
+  sp_output_model_insert_timed (model, items, times, G_N_ELEMENTS (items));
+  g_assert_true (item (model, 0) == old);
+  g_assert_true (item (model, g_list_model_get_n_items (G_LIST_MODEL (model)) - 1) == unknown);
+  mirror_check_and_clear (&m);
+  sp_output_model_clear (model);
+  mirror_init (&m, model);
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "untimed\n");
+  sp_output_model_insert_timed (model, &late, (const gint64[]){ 0 }, 1);
+  g_assert_true (item (model, 1) == late);
+  mirror_check_and_clear (&m);
+  g_assert_finalize_object (model);
+}
+
 /* Batched, a flood of chunks is one change for views, and a batch far
  * bigger than the tail never becomes rows only to be dropped. */
 static void
@@ -507,5 +579,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/OutputModel/batched", test_batched);
   g_test_add_func ("/Sandpad/OutputModel/keep-rows", test_keep_rows);
   g_test_add_func ("/Sandpad/OutputModel/save-whole", test_save_whole);
+  g_test_add_func ("/Sandpad/OutputModel/insert-timed", test_insert_timed);
+  g_test_add_func ("/Sandpad/OutputModel/insert-timed-edges", test_insert_timed_edges);
   return g_test_run ();
 }

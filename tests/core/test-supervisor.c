@@ -41,7 +41,7 @@ run_code (SpRunnerSupervisor *sup, const char *code)
 
 static void
 append_to_model (SpRunnerSupervisor *sup, const char *id, SpOutputKind kind, const char *text,
-                 SpOutputModel *model)
+                 gint64 t_ms, SpOutputModel *model)
 {
   sp_output_model_append (model, kind, text);
 }

@@ -136,6 +136,7 @@ check_output (const SpMessage *w, const SpMessage *g, const char *what)
   STR (id);
   INT (stream);
   STR (data);
+  INT (t_ms);
 }
 
 static void
@@ -168,6 +169,7 @@ check_exited (const SpMessage *w, const SpMessage *g, const char *what)
         INT (files[i].width);
         INT (files[i].height);
         STR (files[i].base64);
+        INT (files[i].t_ms);
       }
   INT (files_truncated);
 }

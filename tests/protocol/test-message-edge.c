@@ -285,10 +285,31 @@ test_names (void)
           "names: an out-of-range code is reported as internal");
 }
 
+/* The runner's times are optional (older runners send none) but never
+ * negative or of another type. */
+static void
+test_times (void)
+{
+  is_str (decode_code ("{\"v\":1,\"type\":\"output\",\"id\":\"r\",\"stream\":\"stdout\","
+                       "\"data\":\"a\",\"t_ms\":-1}", SP_DIR_EVENT, NULL),
+          "invalid_value", "times: a negative output t_ms");
+  is_str (decode_code ("{\"v\":1,\"type\":\"output\",\"id\":\"r\",\"stream\":\"stdout\","
+                       "\"data\":\"a\",\"t_ms\":\"5\"}", SP_DIR_EVENT, NULL),
+          "wrong_type", "times: an output t_ms as a string");
+  is_str (decode_code ("{\"v\":1,\"type\":\"exited\",\"id\":\"r\",\"end\":\"exited\","
+                       "\"exit_code\":0,\"t_ms\":2,\"wall_ms\":3,\"cpu_ms\":4,"
+                       "\"peak_memory_bytes\":5,\"stdout_bytes\":6,\"stderr_bytes\":7,"
+                       "\"stdout_truncated\":false,\"stderr_truncated\":false,"
+                       "\"files\":[{\"path\":\"f\",\"size\":1,\"mime\":\"text/plain\","
+                       "\"created\":true,\"t_ms\":-3}],\"files_truncated\":false}",
+                       SP_DIR_EVENT, NULL),
+          "invalid_value", "times: a negative file t_ms");
+}
+
 int
 main (void)
 {
-  plan (9 + 5 + 5 + 20 + 6 + 5 + 7);
+  plan (9 + 5 + 5 + 20 + 6 + 5 + 7 + 3);
   test_minimal_run ();
   test_output_escaping ();
   test_direction ();
@@ -296,5 +317,6 @@ main (void)
   test_frame_bounds ();
   test_encoder_refuses ();
   test_names ();
+  test_times ();
   return done_testing ();
 }

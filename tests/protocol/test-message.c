@@ -139,7 +139,16 @@ test_events (void)
   m.u.output.id = xstrdup ("o");
   m.u.output.stream = SP_STREAM_STDOUT;
   m.u.output.data = xstrdup ("hello\n");
+  m.u.output.t_ms = 806;
   roundtrip (&m, "output on stdout", "o", check_output);
+
+  /* Untimed, as older runners send it. */
+  m.type = SP_MSG_OUTPUT;
+  m.u.output.id = xstrdup ("o");
+  m.u.output.stream = SP_STREAM_STDOUT;
+  m.u.output.data = xstrdup ("hello\n");
+  m.u.output.t_ms = -1;
+  roundtrip (&m, "output without t_ms", "o", check_output);
 
   /* Data a program really prints: newlines, quotes, backslashes, every
    * escapable control character, DEL and non-ASCII text. */
@@ -159,8 +168,9 @@ test_events (void)
   e->files = calloc (2, sizeof *e->files);
   e->files[0]
     = (SpFileInfo){ xstrdup ("out/plot.png"), 20480, xstrdup ("image/png"), true, 640, 480,
-                    xstrdup ("iVBORw0KGgo=") };
-  e->files[1] = (SpFileInfo){ xstrdup ("data.csv"), 0, xstrdup ("text/csv"), false, 0, 0, NULL };
+                    xstrdup ("iVBORw0KGgo="), .t_ms = 850 };
+  e->files[1] = (SpFileInfo){ xstrdup ("data.csv"), 0, xstrdup ("text/csv"), false, 0, 0, NULL,
+                              .t_ms = -1 };
   e->files_truncated = true;
   roundtrip (&m, "exited (exited)", "x1", check_exited);
 
@@ -224,8 +234,8 @@ int
 main (void)
 {
   plan (RT (1) + 2 * RT (15) + 2 * RT (1) + 3 * RT (3)            /* requests */
-        + RT (3 + 4 * 2 + 6 + 2 + 2) + RT (2) + RT (9) + 2 * RT (3) /* ready..output */
-        + RT (17 + 7 * 2) + 2 * RT (17)                             /* exited variants */
+        + RT (3 + 4 * 2 + 6 + 2 + 2) + RT (2) + RT (9) + 3 * RT (4) /* ready..output */
+        + RT (17 + 8 * 2) + 2 * RT (17)                             /* exited variants */
         + SP_LIMIT_LAST * SP_CANCEL_LAST * RT (17)                  /* limit × cancel */
         + RT (1) + RT (3) + (SP_ERR_LAST - 1) * RT (3));            /* released, error */
   test_requests ();

@@ -497,6 +497,17 @@ def test_plots(t):
     t.ok("base64" not in files.get("big.png", {}), "an image over the budget does not", files.get("big.png"))
     res = r.run("nob64", "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()\n")
     t.ok("base64" not in res.exited["files"][0], "without return_base64, no bytes inline")
+    # Output and files carry the runner's times: each plot lies between the
+    # line printed before plt.show() and the one printed after it.
+    res = r.run("order", "import matplotlib.pyplot as plt\n"
+                "print('a'); plt.plot([1, 2]); plt.show()\n"
+                "print('b'); plt.plot([2, 1]); plt.show()\nprint('done')\n")
+    lines = {e["data"].strip(): e.get("t_ms", -1) for e in res.events
+             if e["type"] == "output" and e["data"].strip()}
+    plots = {f["path"]: f.get("t_ms") for f in res.exited["files"]}
+    t.ok(lines.get("a", -1) <= plots.get("plot-1.png", -1) < lines.get("b", -1)
+         <= plots.get("plot-2.png", -1) < lines.get("done", -1),
+         "output and files are timed in the order the run made them", (lines, plots))
     res = r.run("env", "import os\nprint(os.environ['PYTHONPATH'].split(':')[1:])",
                 env={"PYTHONPATH": "/somewhere"})
     t.eq(res.stdout, "['/somewhere']\n", "a PYTHONPATH the request names is kept, after the prelude")

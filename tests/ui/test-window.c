@@ -534,13 +534,16 @@ test_created_files (void)
   close_window (window);
 }
 
-/* Files and plots come in the order the run made them, after its text. */
+/* Files and plots come in the order the run made them, after the text
+ * written before them (a few ms before: output is ordered by when the
+ * runner read it). */
 static void
 test_files_in_order (void)
 {
   SpWindow *window = open_window ("import time\n"
                                   "import matplotlib.pyplot as plt\n"
                                   "print('start')\n"
+                                  "time.sleep(0.05)\n"
                                   "open('zz-first.txt', 'w').write('1\\n')\n"
                                   "time.sleep(0.05)\n"
                                   "plt.plot([1, 2, 3])\nplt.show()\n"
@@ -567,6 +570,32 @@ test_files_in_order (void)
       g_assert_cmpstr (kind == SP_OUTPUT_STDOUT ? sp_output_item_get_text (item)
                                                 : sp_output_item_get_label (item),
                        ==, expected[i][1]);
+    }
+  close_window (window);
+}
+
+/* Each plot shows where plt.show() was called among what the program
+ * printed (the runner's times of output and files), not after it all. */
+static void
+test_output_in_order (void)
+{
+  SpWindow *window = open_window ("import matplotlib.pyplot as plt\n"
+                                  "print('a')\nplt.plot([1, 2])\nplt.show()\n"
+                                  "print('b')\nplt.plot([2, 1])\nplt.show()\n"
+                                  "print('done')\n");
+  GListModel *model;
+  const char *expected[] = { "a\n", "Plot 1", "b\n", "Plot 2", "done\n" };
+
+  run_and_wait (window);
+  model = panel_output (window);
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, G_N_ELEMENTS (expected));
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    {
+      g_autoptr (SpOutputItem) item = g_list_model_get_item (model, i);
+      gboolean text = sp_output_item_get_kind (item) == SP_OUTPUT_STDOUT;
+
+      g_assert_cmpstr (text ? sp_output_item_get_text (item) : sp_output_item_get_label (item),
+                       ==, expected[i]);
     }
   close_window (window);
 }
@@ -1149,6 +1178,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Window/progress-and-colour", test_progress_and_colour);
   g_test_add_func ("/Sandpad/Window/created-files", test_created_files);
   g_test_add_func ("/Sandpad/Window/files-in-order", test_files_in_order);
+  g_test_add_func ("/Sandpad/Window/output-in-order", test_output_in_order);
   g_test_add_func ("/Sandpad/Window/open-created-file", test_open_created_file);
   g_test_add_func ("/Sandpad/Window/flood", test_flood);
   g_test_add_func ("/Sandpad/Window/stop-flood", test_stop_flood);

@@ -8,6 +8,7 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "config.h"
 #include "runner-engine-private.h"
@@ -43,6 +44,22 @@ int64_t
 runner_engine_clock_ms (RunnerEngine *engine)
 {
   return (now_ns () - engine->t0_ns) / 1000000;
+}
+
+int64_t
+runner_engine_clock_origin_realtime_ns (RunnerEngine *engine)
+{
+  struct timespec ts, tick = { 0 };
+
+  /* Read now rather than kept from startup, so a wall clock that was set
+   * since then is followed: file times are on the wall clock. The kernel
+   * stamps files from its coarse clock, up to a tick behind the write, and
+   * output is timed when read, a little after it was written: an origin a
+   * tick earlier puts a file written just after a line after that line. */
+  clock_gettime (CLOCK_REALTIME, &ts);
+  clock_getres (CLOCK_REALTIME_COARSE, &tick);
+  return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec - (now_ns () - engine->t0_ns)
+         - ((int64_t) tick.tv_sec * 1000000000 + tick.tv_nsec);
 }
 
 void

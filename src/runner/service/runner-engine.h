@@ -90,3 +90,6 @@ int runner_engine_iterate (RunnerEngine *engine, int max_wait_ms);
 
 /* Milliseconds since the engine started: the clock of t_ms fields. */
 int64_t runner_engine_clock_ms (RunnerEngine *engine);
+/* The wall-clock time (CLOCK_REALTIME, ns) of the clock's origin, to put
+ * file modification times on the runner's clock. */
+int64_t runner_engine_clock_origin_realtime_ns (RunnerEngine *engine);

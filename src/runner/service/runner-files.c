@@ -808,9 +808,17 @@ describe (int root, const RunnerFileEntry *entry, bool created, size_t *base64_b
     }
 }
 
+/* A time before the runner started (a file a named cwd held, touched back)
+ * is 0, the clock's start, as the wire allows no negative time. */
+static int64_t
+mtime_on_clock (int64_t mtime_ns, int64_t origin_ns)
+{
+  return mtime_ns > origin_ns ? (mtime_ns - origin_ns) / 1000000 : 0;
+}
+
 void
 runner_files_changes (const char *dir, const RunnerFileSnap *before, size_t base64_budget,
-                      SpFileInfo **files, size_t *n_files, bool *truncated)
+                      int64_t origin_ns, SpFileInfo **files, size_t *n_files, bool *truncated)
 {
   cleanup_fd int root = open_root (dir);
   RunnerFileSnap after;
@@ -835,8 +843,11 @@ runner_files_changes (const char *dir, const RunnerFileSnap *before, size_t base
 
   *files = n_changed ? xcalloc (n_changed, sizeof **files) : NULL;
   for (size_t i = 0; i < n_changed; i++)
-    describe (root, changed[i], snap_find (before, changed[i]->path) == NULL, &base64_budget,
+    {
+      describe (root, changed[i], snap_find (before, changed[i]->path) == NULL, &base64_budget,
               &(*files)[i]);
+      (*files)[i].t_ms = mtime_on_clock (changed[i]->mtime_ns, origin_ns);
+    }
   *n_files = n_changed;
   free (changed);
   runner_files_snap_clear (&after);

@@ -492,6 +492,9 @@ forward (RunnerRun *run, SpStream s, const char *bytes, size_t len, bool final)
       msg.u.output.id = run->req.id;
       msg.u.output.stream = s;
       msg.u.output.data = text;
+      /* Read as it arrives (Python runs unbuffered), so the read time
+       * orders it against the files the run wrote in between. */
+      msg.u.output.t_ms = runner_engine_clock_ms (engine);
       _runner_engine_emit (engine, &msg);
     }
   free (text);
@@ -881,7 +884,8 @@ finish_files (RunnerRun *run, SpExited *ev)
   if (run->limit == SP_LIMIT_NONE && disk_over (run))
     ev->limit = run->limit = SP_LIMIT_DISK;
   runner_files_changes (run->cwd, before, run->req.return_base64 ? RUNNER_BASE64_BUDGET : 0,
-                        &ev->files, &ev->n_files, &ev->files_truncated);
+                        runner_engine_clock_origin_realtime_ns (run->engine), &ev->files,
+                        &ev->n_files, &ev->files_truncated);
 }
 
 static void
