@@ -13,6 +13,7 @@
 #include "sp-application.h"
 #include "sp-image-window.h"
 #include "sp-test-wait.h"
+#include "sp-ui-test.h"
 #include "sp-window.h"
 
 static SpApplication *app;
@@ -21,12 +22,6 @@ static gboolean
 runner_ready (gpointer data)
 {
   return sp_runner_supervisor_is_ready (sp_application_get_supervisor (app));
-}
-
-static gboolean
-is_idle (gpointer data)
-{
-  return !sp_window_get_running (data);
 }
 
 typedef gboolean (*WidgetTest) (GtkWidget *widget, gconstpointer data);
@@ -112,13 +107,6 @@ run_in_window (const char *code)
   g_assert_true (sp_test_wait_for (is_idle, window, 30000));
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   return window;
-}
-
-static void
-close_window (SpWindow *window)
-{
-  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), FALSE);
-  gtk_window_destroy (GTK_WINDOW (window));
 }
 
 static void

@@ -10,6 +10,7 @@
 
 #include "sp-application.h"
 #include "sp-test-wait.h"
+#include "sp-ui-test.h"
 #include "sp-window.h"
 
 static SpApplication *app;
@@ -18,12 +19,6 @@ static gboolean
 runner_ready (gpointer data)
 {
   return sp_runner_supervisor_is_ready (sp_application_get_supervisor (app));
-}
-
-static gboolean
-is_idle (gpointer data)
-{
-  return !sp_window_get_running (data);
 }
 
 static GtkWidget *
@@ -70,16 +65,6 @@ collect_focusable (GtkWidget *widget, GPtrArray *out)
   for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
        child = gtk_widget_get_next_sibling (child))
     collect_focusable (child, out);
-}
-
-static int
-cursor_line (SpWindow *window)
-{
-  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
-  GtkTextIter iter;
-
-  gtk_text_buffer_get_iter_at_mark (buffer, &iter, gtk_text_buffer_get_insert (buffer));
-  return gtk_text_iter_get_line (&iter) + 1;
 }
 
 static void

@@ -10,6 +10,7 @@
 #include "sp-exec-panel.h"
 #include "sp-output-item.h"
 #include "sp-test-wait.h"
+#include "sp-ui-test.h"
 #include "sp-window.h"
 
 static SpApplication *app;
@@ -18,12 +19,6 @@ static gboolean
 runner_ready (gpointer data)
 {
   return sp_runner_supervisor_is_ready (sp_application_get_supervisor (app));
-}
-
-static gboolean
-is_idle (gpointer data)
-{
-  return !sp_window_get_running (data);
 }
 
 static GtkWidget *

@@ -13,6 +13,7 @@
 #include "sp-image-window.h"
 #include "sp-output-item.h"
 #include "sp-test-wait.h"
+#include "sp-ui-test.h"
 #include "sp-window.h"
 
 static SpApplication *app;
@@ -21,18 +22,6 @@ static gboolean
 runner_ready (gpointer data)
 {
   return sp_runner_supervisor_is_ready (sp_application_get_supervisor (app));
-}
-
-static gboolean
-is_running (gpointer data)
-{
-  return sp_window_get_running (data);
-}
-
-static gboolean
-is_idle (gpointer data)
-{
-  return !sp_window_get_running (data);
 }
 
 static gboolean
@@ -141,13 +130,6 @@ open_focused (const char *code)
 }
 
 static void
-close_window (SpWindow *window)
-{
-  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), FALSE);
-  gtk_window_destroy (GTK_WINDOW (window));
-}
-
-static void
 test_run_keys_never_type (void)
 {
   const char *code = "import time\ntime.sleep(60)\n";
@@ -182,21 +164,6 @@ test_run_keys_never_type (void)
   keypad = text_of (window);
   g_assert_cmpstr (keypad, ==, "print(1)\n");
   close_window (window);
-}
-
-static GtkWidget *
-find_button (GtkWidget *widget, const char *label)
-{
-  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0)
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_button (child, label);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
 }
 
 static gboolean

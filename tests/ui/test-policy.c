@@ -15,6 +15,7 @@
 #include "sp-application.h"
 #include "sp-exec-panel.h"
 #include "sp-test-wait.h"
+#include "sp-ui-test.h"
 #include "sp-window.h"
 
 static SpApplication *app;
@@ -23,12 +24,6 @@ static gboolean
 runner_ready (gpointer data)
 {
   return sp_runner_supervisor_is_ready (sp_application_get_supervisor (app));
-}
-
-static gboolean
-is_idle (gpointer data)
-{
-  return !sp_window_get_running (data);
 }
 
 static char *
@@ -89,13 +84,6 @@ save_screenshot (SpWindow *window, const char *name)
   path = g_build_filename (dir ? dir : g_get_tmp_dir (), name, NULL);
   gdk_texture_save_to_png (texture, path);
   g_test_message ("screenshot: %s", path);
-}
-
-static void
-close_window (SpWindow *window)
-{
-  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), FALSE);
-  gtk_window_destroy (GTK_WINDOW (window));
 }
 
 /* No Landlock, no seccomp, no namespaces: the card leads with that, in

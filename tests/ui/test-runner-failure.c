@@ -16,6 +16,7 @@
 #include "sp-exec-panel.h"
 #include "sp-output-item.h"
 #include "sp-test-wait.h"
+#include "sp-ui-test.h"
 #include "sp-window.h"
 
 static SpApplication *app;
@@ -87,18 +88,6 @@ more_starts (gpointer data)
   return n_starts () > GPOINTER_TO_UINT (data);
 }
 
-static gboolean
-is_running (gpointer data)
-{
-  return sp_window_get_running (data);
-}
-
-static gboolean
-is_idle (gpointer data)
-{
-  return !sp_window_get_running (data);
-}
-
 static void
 iterate (void)
 {
@@ -116,21 +105,6 @@ find_widget (GtkWidget *widget, GType type, const char *css_class)
        child = gtk_widget_get_next_sibling (child))
     {
       GtkWidget *found = find_widget (child, type, css_class);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
-static GtkWidget *
-find_button (GtkWidget *widget, const char *label)
-{
-  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0)
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_button (child, label);
       if (found != NULL)
         return found;
     }
@@ -196,13 +170,6 @@ run_code (SpWindow *window, const char *code)
 {
   gtk_text_buffer_set_text (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), code, -1);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
-}
-
-static void
-close_window (SpWindow *window)
-{
-  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), FALSE);
-  gtk_window_destroy (GTK_WINDOW (window));
 }
 
 static void

@@ -10,8 +10,8 @@
 #include "sp-application.h"
 #include "sp-exec-panel.h"
 #include "sp-output-item.h"
+#include "sp-ui-test.h"
 #include "sp-window.h"
-
 
 static SpApplication *app;
 
@@ -52,18 +52,6 @@ output_contains (gpointer data)
 }
 
 static gboolean
-is_idle (gpointer data)
-{
-  return !sp_window_get_running (data);
-}
-
-static gboolean
-is_running (gpointer data)
-{
-  return sp_window_get_running (data);
-}
-
-static gboolean
 runner_ready (gpointer data)
 {
   return sp_runner_supervisor_is_ready (sp_application_get_supervisor (app));
@@ -90,7 +78,7 @@ is_null (gpointer data)
 
 /* Closes the window as a person would and checks nothing keeps it alive. */
 static void
-close_window (SpWindow *window)
+close_window_gone (SpWindow *window)
 {
   gpointer weak = window;
 
@@ -132,7 +120,7 @@ test_hello (void)
 
   run_and_wait (window);
   g_assert_true (sp_test_wait_for (output_contains, &wait, 1000));
-  close_window (window);
+  close_window_gone (window);
 }
 
 static void
@@ -156,7 +144,7 @@ test_stderr_marked (void)
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "oops");
   gtk_test_accessible_assert_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
                                        "Standard error");
-  close_window (window);
+  close_window_gone (window);
 }
 
 static void
@@ -170,7 +158,7 @@ test_stop (void)
   g_assert_true (sp_window_get_running (window));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.stop", NULL));
   g_assert_true (sp_test_wait_for (is_idle, window, 10000));
-  close_window (window);
+  close_window_gone (window);
 }
 
 static void
@@ -188,7 +176,7 @@ test_input (void)
   g_signal_emit_by_name (entry, "activate");
   g_assert_true (sp_test_wait_for (output_contains, &wait, 10000));
   g_assert_true (sp_test_wait_for (is_idle, window, 10000));
-  close_window (window);
+  close_window_gone (window);
 }
 
 static GtkWidget *
@@ -231,7 +219,7 @@ test_plot_inline (void)
   g_assert_cmpint (gdk_paintable_get_intrinsic_height (paintable), ==, 480);
   gtk_test_accessible_assert_property (GTK_ACCESSIBLE (picture), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                        "Plot 1");
-  close_window (window);
+  close_window_gone (window);
 }
 
 static GtkWidget *find_label_prefix (GtkWidget *widget, const char *prefix);
@@ -279,9 +267,8 @@ test_saved_png_named (void)
   run_and_wait (window);
   g_assert_true (sp_test_wait_for (has_picture_labelled, &chart, 10000));
   g_assert_true (sp_test_wait_for (has_picture_labelled, &plot, 10000));
-  close_window (window);
+  close_window_gone (window);
 }
-
 
 static gboolean
 has_cannot_show (gpointer data)
@@ -318,7 +305,7 @@ test_broken_image (void)
                             -1);
   run_and_wait (window);
   g_assert_true (sp_test_wait_for (output_contains, &wait, 2000));
-  close_window (window);
+  close_window_gone (window);
 }
 
 static GtkWidget *
@@ -335,31 +322,6 @@ find_button_icon (GtkWidget *widget, const char *icon)
         return found;
     }
   return NULL;
-}
-
-static GtkWidget *
-find_button (GtkWidget *widget, const char *label)
-{
-  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0)
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_button (child, label);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
-static int
-cursor_line (SpWindow *window)
-{
-  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
-  GtkTextIter iter;
-
-  gtk_text_buffer_get_iter_at_mark (buffer, &iter, gtk_text_buffer_get_insert (buffer));
-  return gtk_text_iter_get_line (&iter) + 1;
 }
 
 static gboolean
@@ -400,7 +362,7 @@ test_language_from_runner (void)
       err = output_text (window, SP_OUTPUT_STDERR);
       g_assert_nonnull (strstr (out, cases[i].expect));
       g_assert_cmpstr (err, ==, "");
-      close_window (window);
+      close_window_gone (window);
       g_unlink (path);
     }
   g_rmdir (dir);
@@ -431,7 +393,7 @@ test_error_points_at_line (void)
   g_assert_nonnull (button);
   g_signal_emit_by_name (button, "clicked");
   g_assert_cmpint (cursor_line (window), ==, 4);
-  close_window (window);
+  close_window_gone (window);
 }
 
 /* Run Selection runs only the selected lines, and an error in them points
@@ -453,7 +415,7 @@ test_run_selection (void)
   out = output_text (window, SP_OUTPUT_STDOUT);
   g_assert_cmpstr (out, ==, "second\n");
   g_assert_cmpint (cursor_line (window), ==, 3);
-  close_window (window);
+  close_window_gone (window);
 }
 
 static GtkWidget *
@@ -512,7 +474,7 @@ test_progress_and_colour (void)
   label = find_label_text (sp_window_get_exec_panel (window), "red");
   g_assert_nonnull (label);
   g_assert_true (gtk_label_get_use_markup (GTK_LABEL (label)));
-  close_window (window);
+  close_window_gone (window);
 }
 
 /* Created files are listed with a preview: CSV as a table, text as its
@@ -531,7 +493,7 @@ test_created_files (void)
   g_assert_nonnull (find_label_text (panel, "ada"));
   g_assert_nonnull (find_label_text (panel, "line one\nline two\n"));
   g_assert_nonnull (find_label_text (panel, "data.csv · 17 bytes · text/csv"));
-  close_window (window);
+  close_window_gone (window);
 }
 
 /* Files and plots come in the order the run made them, after the text
@@ -571,7 +533,7 @@ test_files_in_order (void)
                                                 : sp_output_item_get_label (item),
                        ==, expected[i][1]);
     }
-  close_window (window);
+  close_window_gone (window);
 }
 
 /* Each plot shows where plt.show() was called among what the program
@@ -597,7 +559,7 @@ test_output_in_order (void)
       g_assert_cmpstr (text ? sp_output_item_get_text (item) : sp_output_item_get_label (item),
                        ==, expected[i]);
     }
-  close_window (window);
+  close_window_gone (window);
 }
 
 static gboolean
@@ -632,8 +594,8 @@ test_open_created_file (void)
   text = gtk_text_buffer_get_text (GTK_TEXT_BUFFER (sp_window_get_buffer (copy)), &start, &end,
                                    FALSE);
   g_assert_cmpstr (text, ==, "kept\n");
-  close_window (copy);
-  close_window (window);
+  close_window_gone (copy);
+  close_window_gone (window);
 }
 
 static gboolean
@@ -666,7 +628,7 @@ test_unsaved_close_asks (void)
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
   g_assert_cmpstr (text, ==, "print('keep me')\n");
-  close_window (window);
+  close_window_gone (window);
 }
 
 /* Compares with tests/ui/reference/sandpad-window.png when it exists. The
@@ -760,7 +722,7 @@ test_screenshot (void)
   g_assert_true (gdk_texture_save_to_png (texture, path));
   g_test_message ("screenshot: %s", path);
   compare_with_reference (texture);
-  close_window (window);
+  close_window_gone (window);
 }
 
 /* One bar of a bar chart as drawn: the columns it spans and its top and
@@ -893,7 +855,7 @@ test_plot_screenshot (void)
       g_assert_cmpint (ABS ((bars[i].x1 - bars[i].x0) - (bars[0].x1 - bars[0].x0)), <=, 2);
       g_assert_cmpint (ABS (bars[i].bottom - bars[0].bottom), <=, 2);
     }
-  close_window (window);
+  close_window_gone (window);
 }
 
 /* ---- floods and following ---- */
@@ -1018,7 +980,7 @@ test_flood (void)
   g_assert_cmpuint (g_list_model_get_n_items (panel_output (window)), ==, 0);
   g_assert_null (sp_transcript_get_hidden_text (transcript_of (window)));
   g_settings_reset (settings, "output-limit-mib");
-  close_window (window);
+  close_window_gone (window);
 }
 
 /* Stop works in the middle of a flood, at once. */
@@ -1045,7 +1007,7 @@ test_stop_flood (void)
   spin_and_settle (200);
   assert_responsive (meter);
   g_settings_reset (settings, "output-limit-mib");
-  close_window (window);
+  close_window_gone (window);
 }
 
 static GtkEventController *
@@ -1146,7 +1108,7 @@ test_follow (void)
   g_assert_true (sp_test_wait_for (shown, window, 5000));
   spin_and_settle (200);
   g_assert_true (at_end (adj));
-  close_window (window);
+  close_window_gone (window);
 }
 
 int

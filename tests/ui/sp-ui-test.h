@@ -1,0 +1,54 @@
+/* sp-ui-test.h: the small helpers every UI test uses, header-only so each
+ * test stays one translation unit. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "sp-window.h"
+
+static inline gboolean
+is_idle (gpointer data)
+{
+  return !sp_window_get_running (data);
+}
+
+static inline gboolean
+is_running (gpointer data)
+{
+  return sp_window_get_running (data);
+}
+
+/* Closes a test's window without the unsaved-text question. */
+static inline void
+close_window (SpWindow *window)
+{
+  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), FALSE);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* The first button under widget with this label, depth first. */
+static inline GtkWidget *
+find_button (GtkWidget *widget, const char *label)
+{
+  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_button (child, label);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The editor's cursor line, counted from 1 as people do. */
+static inline int
+cursor_line (SpWindow *window)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+  GtkTextIter iter;
+
+  gtk_text_buffer_get_iter_at_mark (buffer, &iter, gtk_text_buffer_get_insert (buffer));
+  return gtk_text_iter_get_line (&iter) + 1;
+}
