@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "runner-engine.h"
+#include "runner-outbox.h"
 #include "runner-util.h"
 
 /* The protocol revisions we speak, newest first. */
@@ -91,11 +92,11 @@ typedef struct
   RunnerEngine *engine;
   RunnerLanguages *langs;
   const McpOptions *options;
-  int in_fd, out_fd;
-  RunnerWatch *in_watch, *out_watch;
+  int in_fd;
+  RunnerWatch *in_watch;
   struct SpFrameReader *reader;
-  Buf out;
-  bool stopping, out_broken;
+  RunnerOutbox out;   /* answers and notifications not yet written */
+  bool stopping;
   bool input_closed;   /* EOF on stdin: serve what is running, then exit */
   char *protocol;      /* the negotiated revision, once initialized */
   McpCall *calls;      /* calls whose run has not exited */
