@@ -4,6 +4,7 @@
 
 #include <gtksourceview/gtksource.h>
 
+#include "sp-activity-model.h"
 #include "sp-exec-panel.h"
 #include "sp-output-model.h"
 #include "sp-split.h"
@@ -99,3 +100,8 @@ char *_sp_window_history_key (SpWindow *self);
 void _sp_window_history_run_started (SpWindow *self, const char *code, const char *language);
 void _sp_window_history_saw_output (SpWindow *self, SpOutputKind kind, const char *text);
 void _sp_window_history_run_ended (SpWindow *self, SpRunResult *result, const char *summary);
+
+/* sp-window-activity.c */
+void _sp_window_install_activity_actions (GtkWidgetClass *widget_class);
+void _sp_window_activity_init (SpWindow *self);
+SpActivityModel *_sp_window_activity_model (SpWindow *self);

@@ -226,6 +226,7 @@ sp_window_class_init (SpWindowClass *klass)
   _sp_window_install_actions (widget_class);
   _sp_window_install_runner_actions (widget_class);
   _sp_window_install_history_actions (widget_class);
+  _sp_window_install_activity_actions (widget_class);
 }
 
 static void
@@ -292,6 +293,7 @@ sp_window_new (SpApplication *app)
 
   _sp_window_connect_runner (self);
   _sp_window_connect_runner_state (self);
+  _sp_window_activity_init (self);
   _sp_window_guard_run_keys (self);
   _sp_window_update_title (self);
   _sp_window_update_actions (self);

@@ -140,6 +140,9 @@ save_screenshot (GtkWidget *widget, const char *name)
       g_object_unref (paintable);
       return;
     }
+  /* what GTK drew, once it has drawn this state */
+  gtk_widget_queue_draw (widget);
+  gtk_test_widget_wait_for_draw (widget);
   gdk_paintable_snapshot (paintable, snapshot, w, h);
   node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
   if (node != NULL)
