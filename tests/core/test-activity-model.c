@@ -70,8 +70,9 @@ output_text (SpActivityRun *run, gboolean is_stderr)
 static char *
 start_line (const char *run, const char *code)
 {
-  return g_strdup_printf ("{\"event\":\"start\",\"run\":\"%s\",\"time\":\"2026-11-23T10:00:00.000Z\","
-                          "\"tool\":\"execute_code\"," PID ",\"workspace\":null,"
+  return g_strdup_printf ("{\"event\":\"start\",\"run\":\"%s\","
+                          "\"time\":\"2026-11-23T10:00:00.000Z\",\"tool\":\"execute_code\","
+                          PID ",\"workspace\":null,"
                           "\"input\":{\"language\":\"python\",\"code\":\"%s\"}}\n",
                           run, (int) getpid (), code);
 }
