@@ -108,6 +108,7 @@ on_output (SpRunnerSupervisor *sup, const char *run_id, SpOutputKind kind, const
     return;
   sp_output_model_append_timed (self->output, kind, text, t_ms);
   _sp_window_input_saw_output (self, text);
+  _sp_window_history_saw_output (self, kind, text);
   /* Kept (bounded) to find the error in, once the run is over. */
   if (kind == SP_OUTPUT_STDERR && self->stderr_text->len < 256 * 1024)
     g_string_append (self->stderr_text, text);
@@ -263,6 +264,7 @@ on_exited (SpRunnerSupervisor *sup, const char *run_id, SpRunResult *result, SpW
   add_results (self, result);
   if (!sp_run_result_succeeded (result) && sp_run_result_get_cancelled (result) == SP_RUN_CANCEL_NONE)
     add_error (self, result);
+  _sp_window_history_run_ended (self, result, summary);
 }
 
 static void
@@ -360,6 +362,7 @@ start_run (SpWindow *self, const char *code)
       sp_exec_panel_set_status (self->exec_panel, error->message, TRUE);
       return;
     }
+  _sp_window_history_run_started (self, code, _sp_window_get_language (self));
   g_clear_object (&self->output);
   self->output = sp_output_model_new ();
   /* Error text names the snippet as the user knows it, with links. */

@@ -4,10 +4,14 @@
 
 #include <gtksourceview/gtksource.h>
 
+#include "sp-activity-model.h"
 #include "sp-exec-panel.h"
 #include "sp-output-model.h"
 #include "sp-split.h"
 #include "sp-window.h"
+
+/* sp-window-history.c's state */
+typedef struct _SpWindowHistory SpWindowHistory;
 
 struct _SpWindow
 {
@@ -50,6 +54,8 @@ struct _SpWindow
   gboolean runner_lost;
   /* Close was asked for while a run was going or text was unsaved. */
   gboolean close_confirmed;
+  /* sp-window-history.c: the run being recorded, the store */
+  SpWindowHistory *history;
 };
 
 /* The languages the dropdown offers, in its order. */
@@ -85,3 +91,17 @@ void _sp_window_update_title (SpWindow *self);
 void _sp_window_set_language (SpWindow *self, const char *language);
 const char *_sp_window_get_language (SpWindow *self);
 void _sp_window_toast (SpWindow *self, const char *message);
+
+/* sp-window-history.c */
+void _sp_window_install_history_actions (GtkWidgetClass *widget_class);
+void _sp_window_history_init (SpWindow *self);
+void _sp_window_history_free (SpWindow *self);
+char *_sp_window_history_key (SpWindow *self);
+void _sp_window_history_run_started (SpWindow *self, const char *code, const char *language);
+void _sp_window_history_saw_output (SpWindow *self, SpOutputKind kind, const char *text);
+void _sp_window_history_run_ended (SpWindow *self, SpRunResult *result, const char *summary);
+
+/* sp-window-activity.c */
+void _sp_window_install_activity_actions (GtkWidgetClass *widget_class);
+void _sp_window_activity_init (SpWindow *self);
+SpActivityModel *_sp_window_activity_model (SpWindow *self);

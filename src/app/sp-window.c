@@ -194,6 +194,7 @@ sp_window_dispose (GObject *object)
   g_clear_pointer (&self->run_id, g_free);
   if (self->stderr_text != NULL)
     g_string_free (g_steal_pointer (&self->stderr_text), TRUE);
+  _sp_window_history_free (self);
   G_OBJECT_CLASS (sp_window_parent_class)->dispose (object);
 }
 
@@ -224,6 +225,8 @@ sp_window_class_init (SpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpWindow, runner_banner_label);
   _sp_window_install_actions (widget_class);
   _sp_window_install_runner_actions (widget_class);
+  _sp_window_install_history_actions (widget_class);
+  _sp_window_install_activity_actions (widget_class);
 }
 
 static void
@@ -237,6 +240,7 @@ sp_window_init (SpWindow *self)
   gtk_drop_down_set_model (self->language_dropdown, G_LIST_MODEL (languages));
   self->stderr_text = g_string_new (NULL);
   self->decode_cancellable = g_cancellable_new ();
+  _sp_window_history_init (self);
   self->font_css = gtk_css_provider_new ();
   gtk_style_context_add_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
                                               GTK_STYLE_PROVIDER (self->font_css),
@@ -289,6 +293,7 @@ sp_window_new (SpApplication *app)
 
   _sp_window_connect_runner (self);
   _sp_window_connect_runner_state (self);
+  _sp_window_activity_init (self);
   _sp_window_guard_run_keys (self);
   _sp_window_update_title (self);
   _sp_window_update_actions (self);

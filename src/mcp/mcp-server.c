@@ -306,6 +306,7 @@ finish_call (McpServer *server, McpCall *call, const SpExited *exited)
   json_t *result = mcp_result_from_run (call, exited);
   mcp_journal_record (&server->journal, call->tool, call->input,
                       json_object_get (result, "structuredContent"));
+  mcp_activity_ended (server, call, json_object_get (result, "structuredContent"));
   mcp_send_result (server, call->request_id, result);
   /* The engine is inside its own bookkeeping for this run: release it
    * once it returns to us, not from here. */
@@ -330,6 +331,7 @@ on_event (void *data, const SpMessage *msg)
           call->timeout_ms = msg->u.started.timeout_ms;
           call->memory_mib = msg->u.started.memory_mib;
           call->output_limit = msg->u.started.output_limit;
+          mcp_activity_started (server, call);
         }
       break;
     case SP_MSG_OUTPUT:
@@ -338,6 +340,7 @@ on_event (void *data, const SpMessage *msg)
           const char *chunk = msg->u.output.data ? msg->u.output.data : "";
           mcp_capture_append (&call->out[msg->u.output.stream], chunk, strlen (chunk));
           send_progress (server, call, chunk);
+          mcp_activity_output (server, call, msg->u.output.stream, chunk);
         }
       break;
     case SP_MSG_EXITED:
@@ -395,9 +398,13 @@ mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOpt
 
   while (!server.stopping && !(server.input_closed && server.calls == NULL))
     {
-      if (runner_engine_iterate (server.engine, -1) != 0)
+      /* While runs go, wake now and then for the app's Stop requests
+       * (mcp-activity.c); idle, sleep until something happens. */
+      if (runner_engine_iterate (server.engine, server.calls != NULL ? MCP_CANCEL_POLL_MS : -1)
+          != 0)
         break;
       release_finished (&server);
+      mcp_activity_check_cancels (&server);
     }
 
   /* The client left: stop every run and let their answers go out while

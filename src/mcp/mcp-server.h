@@ -23,6 +23,9 @@
 #define MCP_PROTOCOL_LATEST "2025-11-25"
 #define MCP_PROTOCOL_OLDER "2025-06-18"
 
+/* How often a server with runs going looks for Stop requests. */
+#define MCP_CANCEL_POLL_MS 200
+
 /* JSON-RPC 2.0 error codes. */
 #define MCP_PARSE_ERROR (-32700)
 #define MCP_INVALID_REQUEST (-32600)
@@ -85,6 +88,7 @@ struct McpCall
   char *diff;             /* edit_and_execute: the edit, as a unified diff */
   const char *tool;       /* for the journal: which tool, and what it was asked */
   json_t *input;
+  int64_t live_bytes;     /* output written to live.jsonl so far (mcp-activity.c) */
 };
 
 typedef struct
@@ -147,6 +151,22 @@ void mcp_journal_clear (McpJournal *journal);
 /* Appends one run: structuredContent plus the tool and its input. */
 void mcp_journal_record (McpJournal *journal, const char *tool, json_t *input,
                          json_t *structured);
+/* The parts of an entry, for mcp-activity.c: the UTC time now, the input
+ * as kept (long texts cut), a whole entry, and one line appended to the
+ * journal file name (renamed to old_name past --journal-max). */
+void mcp_journal_time (char when[64]);
+json_t *mcp_journal_input (json_t *input);
+json_t *mcp_journal_entry (const char *tool, json_t *input, json_t *structured);
+void mcp_journal_append (McpJournal *journal, const char *name, const char *old_name,
+                         json_t *entry);
+
+/* mcp-activity.c: the live journal (live.jsonl: start, output and end of
+ * each run as it happens) and the cancel requests the app leaves in
+ * <journal>/cancel/<run>. */
+void mcp_activity_started (McpServer *server, McpCall *call);
+void mcp_activity_output (McpServer *server, McpCall *call, int stream, const char *text);
+void mcp_activity_ended (McpServer *server, McpCall *call, json_t *structured);
+void mcp_activity_check_cancels (McpServer *server);
 
 /* mcp-tools.c */
 json_t *mcp_tools_list (const McpOptions *options);
