@@ -549,6 +549,7 @@ load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
   gtk_text_buffer_set_modified (buffer, FALSE);
   guess_language (self, self->file);
   _sp_window_update_title (self);
+  _sp_window_file_loaded (self, contents, len);
 }
 
 void
@@ -564,6 +565,7 @@ typedef struct
 {
   SpWindow *self;
   gboolean then_close;
+  GBytes *bytes; /* what was written, so the file watch knows our save */
 } SaveData;
 
 static void
@@ -573,6 +575,7 @@ save_ready (GObject *object, GAsyncResult *result, gpointer user_data)
   g_autoptr (SpWindow) self = data->self;
   g_autoptr (GError) error = NULL;
   gboolean then_close = data->then_close;
+  g_autoptr (GBytes) bytes = data->bytes;
 
   g_free (data);
   if (!g_file_replace_contents_finish (G_FILE (object), result, NULL, &error))
@@ -584,6 +587,7 @@ save_ready (GObject *object, GAsyncResult *result, gpointer user_data)
   g_set_object (&self->file, G_FILE (object));
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (self)), FALSE);
   _sp_window_update_title (self);
+  _sp_window_file_saved (self, bytes);
   if (then_close)
     gtk_window_close (GTK_WINDOW (self));
 }
@@ -602,6 +606,8 @@ write_to (SpWindow *self, GFile *file, gboolean then_close)
   bytes = g_bytes_new_take (text, strlen (text));
   data->self = g_object_ref (self);
   data->then_close = then_close;
+  data->bytes = g_bytes_ref (bytes);
+  _sp_window_file_saving (self, bytes);
   g_file_replace_contents_bytes_async (file, bytes, NULL, FALSE, G_FILE_CREATE_NONE, NULL,
                                        save_ready, data);
 }

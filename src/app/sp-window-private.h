@@ -7,6 +7,7 @@
 #include "sp-activity-model.h"
 #include "sp-exec-panel.h"
 #include "sp-output-model.h"
+#include "sp-reload-bar.h"
 #include "sp-split.h"
 #include "sp-window.h"
 
@@ -56,6 +57,33 @@ struct _SpWindow
   gboolean close_confirmed;
   /* sp-window-history.c: the run being recorded, the store */
   SpWindowHistory *history;
+
+  /* sp-window-file.c: the file on disk, watched. disk_text is what the
+   * file held when we last loaded, saved or accepted it (NULL: nothing on
+   * disk), so our own saves and a touch are no change. */
+  SpReloadBar *file_bar;
+  GFileMonitor *monitor;
+  GBytes *disk_text;
+  GBytes *saving_text;  /* a save on its way to disk */
+  GBytes *pending_disk; /* an outside change the person has not answered */
+  GFile *renamed_to;    /* the monitor saw our file renamed to this */
+  GCancellable *check_cancellable;
+  guint check_id;
+  GtkTextTag *changed_tag;
+  guint changed_tag_id;
+  GtkTextMark *top_mark; /* the line at the top of the view, kept by a reload */
+  gboolean run_on_change;
+  guint rerun_id;
+  guint rerun_tries;
+  GtkWindow *compare_window;
+
+  /* sp-window-autosave.c: the unsaved text's copy in the state folder. */
+  SpReloadBar *autosave_bar;
+  SpReloadBar *notice_bar; /* files skipped in the autosave folder */
+  char *autosave_id;
+  char *autosave_title; /* "Untitled 2" for a scratch buffer */
+  guint autosave_timer;
+  gboolean autosave_failed;
 };
 
 /* The languages the dropdown offers, in its order. */
@@ -105,3 +133,18 @@ void _sp_window_history_run_ended (SpWindow *self, SpRunResult *result, const ch
 void _sp_window_install_activity_actions (GtkWidgetClass *widget_class);
 void _sp_window_activity_init (SpWindow *self);
 SpActivityModel *_sp_window_activity_model (SpWindow *self);
+/* sp-window-file.c */
+void _sp_window_file_init (SpWindow *self);
+void _sp_window_file_dispose (SpWindow *self);
+void _sp_window_file_watch (SpWindow *self);
+void _sp_window_file_loaded (SpWindow *self, const char *contents, gsize len);
+void _sp_window_file_saving (SpWindow *self, GBytes *bytes);
+void _sp_window_file_saved (SpWindow *self, GBytes *bytes);
+void _sp_window_file_request_rerun (SpWindow *self);
+char *_sp_window_get_text (SpWindow *self);
+
+/* sp-window-autosave.c */
+void _sp_window_autosave_init (SpWindow *self);
+void _sp_window_autosave_dispose (SpWindow *self);
+void _sp_window_autosave_now (SpWindow *self);
+void _sp_window_autosave_forget (SpWindow *self);

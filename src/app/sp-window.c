@@ -178,6 +178,9 @@ sp_window_dispose (GObject *object)
 {
   SpWindow *self = SP_WINDOW (object);
 
+  /* Before the template goes: both look at the buffer. */
+  _sp_window_autosave_dispose (self);
+  _sp_window_file_dispose (self);
   if (self->font_css != NULL)
     gtk_style_context_remove_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
                                                    GTK_STYLE_PROVIDER (self->font_css));
@@ -297,6 +300,8 @@ sp_window_new (SpApplication *app)
   _sp_window_guard_run_keys (self);
   _sp_window_update_title (self);
   _sp_window_update_actions (self);
+  _sp_window_file_init (self);
+  _sp_window_autosave_init (self);
   gtk_widget_grab_focus (GTK_WIDGET (self->source_view));
   return self;
 }
