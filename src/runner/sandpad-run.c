@@ -17,6 +17,7 @@
 #include "runner-event.h"
 #include "runner-util.h"
 #include "runner-venv.h"
+#include "sandpad-run-install.h"
 
 #define EXIT_SANDPAD 125 /* our own errors, as timeout(1) and env(1) do */
 #define EXIT_TIMEOUT 124
@@ -61,6 +62,8 @@ usage (FILE *out)
          "                        up to DIR (default: --cwd, else the current directory\n"
          "                        when FILE is inside it, else FILE's directory)\n"
          "  --no-environment      do not look for one\n"
+         "  --install SPEC...     install packages into a venv instead (first option;\n"
+         "                        sandpad-run --install --help tells more)\n"
          "  --json                print protocol events, one JSON object per line\n"
          "  --base64              with --json: image files in exited carry their bytes\n"
          "                        as base64 (files[].base64, up to 2 MiB in all)\n"
@@ -467,6 +470,12 @@ main (int argc, char **argv)
   runner_config_init (&config);
   config.max_concurrent = 1;
   runner_langs_init (&langs);
+  if (argc > 1 && strcmp (argv[1], "--install") == 0)
+    {
+      int status = sandpad_run_install (argc, argv, &config, &langs);
+      runner_langs_clear (&langs);
+      return status;
+    }
   EnvOptions envopts = { 0 };
   const char *file = parse_args (argc, argv, &req, &config, &langs, &cli.json, &envopts);
   if (req.return_base64 && !cli.json)

@@ -77,6 +77,7 @@ struct RunnerRun
   RunnerEnv env;     /* the request's "environment", checked; env.dir NULL: none */
   bool env_writable; /* an install's last step (runner_engine_submit_with) */
   char **extra_ro;   /* more read-only directories for this run alone */
+  bool cwd_trusted;  /* the runner made req.cwd (an install step's) */
 };
 
 struct RunnerEngine

@@ -77,6 +77,9 @@ typedef struct
   bool environment_writable;   /* the environment is bound read-write */
   char *const *read_only_dirs; /* canonical host directories this run may
                                 * read, added to the config's; copied */
+  const char *cwd;             /* a directory the runner made for this run
+                                * (owned by the run's uid): its cwd, outside
+                                * the path policy; NULL: as the request says */
 } RunnerRunOptions;
 
 int runner_engine_submit_with (RunnerEngine *engine, SpRun *run, const RunnerRunOptions *options,

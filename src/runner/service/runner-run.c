@@ -317,7 +317,7 @@ _runner_run_start (RunnerRun *run)
       emit_failed (run, "%s", engine->refusal);
       return -1;
     }
-  if (run->req.cwd != NULL && recheck_cwd (run) != 0)
+  if (run->req.cwd != NULL && !run->cwd_trusted && recheck_cwd (run) != 0)
     return -1;
   if (make_dirs (run) != 0 || write_code (run) != 0 || write_prelude (run) != 0)
     {
