@@ -242,7 +242,7 @@ runner_sandbox_restrict (const RunnerSandboxPlan *plan)
           read_write[1] = plan->tmp_dir;
         }
       if (plan->env_dir != NULL && plan->env_writable)
-        read_write[3] = plan->env_dir;
+        read_write[plan->namespaces ? 3 : 2] = plan->env_dir;
 
       RunnerLandlockRules rules = {
         .read_exec = system,

@@ -52,10 +52,18 @@ struct RunnerInstall
 
 /* The download and install steps run pip as a module: the venv's own
  * when it has one, else the system's (system site packages), installing
- * into the venv's prefix either way. */
+ * into the venv's prefix either way. pip's user agent describes the host
+ * (distribution, libc, CPU) from files the sandbox does not show (in
+ * fallback mode, reading them fails with EACCES, which pip does not
+ * expect); the index gets a plain one instead. */
 static const char pip_main[]
   = "import runpy, sys\n"
     "sys.argv[0] = 'pip'\n"
+    "try:\n"
+    "    import pip, pip._internal.network.session as _s\n"
+    "    _s.user_agent = lambda: 'pip/' + pip.__version__\n"
+    "except (ImportError, AttributeError):\n"
+    "    pass\n"
     "runpy.run_module('pip', run_name='__main__', alter_sys=True)\n";
 
 static void set_message (RunnerInstall *inst, RunnerInstallState state, const char *fmt, ...)
@@ -115,6 +123,14 @@ check_request (RunnerInstall *inst, const RunnerInstallRequest *req, char *msg, 
     return -1;
   inst->environment = xstrdup (env.dir);
   runner_env_clear (&env);
+  /* pip writes as the uid programs run as; say so now rather than let it
+   * fail half-way with EACCES. */
+  struct stat st;
+  uid_t uid = _runner_engine_run_uid (inst->engine);
+  if (stat (inst->environment, &st) != 0 || st.st_uid != uid)
+    return snprintf (msg, msg_len,
+                     "the environment %.200s must belong to uid %d, which runs the install",
+                     inst->environment, (int) uid), -1;
   inst->n = sp_strv_length (req->packages);
   inst->names = xcalloc (inst->n + 1, sizeof *inst->names);
   inst->pins = xcalloc (inst->n + 1, sizeof *inst->pins);
@@ -137,7 +153,6 @@ check_request (RunnerInstall *inst, const RunnerInstallRequest *req, char *msg, 
   for (size_t i = 0; req->find_links != NULL && req->find_links[i] != NULL; i++)
     {
       cleanup_free char *dir = realpath (req->find_links[i], NULL);
-      struct stat st;
       if (dir == NULL || stat (dir, &st) != 0 || !S_ISDIR (st.st_mode) || strcmp (dir, "/") == 0)
         return snprintf (msg, msg_len, "find-links %.200s is not a directory other than /",
                          req->find_links[i]), -1;
@@ -422,7 +437,21 @@ runner_install_poll (RunnerInstall *inst)
     {
       release (inst, STEP_DOWNLOAD);
       if (step_failed (inst, STEP_DOWNLOAD, "download"))
-        return inst->state;
+        {
+          /* --only-binary makes pip report an sdist-only package as not
+           * found; say which rule that was. */
+          if (!inst->policy.allow_sdist && inst->end[STEP_DOWNLOAD] == SP_END_EXITED)
+            {
+              char *was = inst->message;
+              inst->message = xasprintf ("%s; the policy accepts wheels only, so a package "
+                                         "published only as a source distribution (sdist) is "
+                                         "not found (allowing sdists lets their setup.py run "
+                                         "code during the install)",
+                                         was);
+              free (was);
+            }
+          return inst->state;
+        }
       if (check_download (inst, msg, sizeof msg) != 0)
         {
           set_message (inst, RUNNER_INSTALL_REFUSED, "refused: %s", msg);
