@@ -346,6 +346,8 @@ on_event (void *data, const SpMessage *msg)
   McpServer *server = data;
   McpCall *call;
 
+  if (mcp_install_event (server, msg))
+    return;
   switch (msg->type)
     {
     case SP_MSG_STARTED:
@@ -417,11 +419,13 @@ mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOpt
         on_input (&server, in_fd, EPOLLIN);
     }
 
-  while (!server.stopping && !(server.input_closed && server.calls == NULL))
+  while (!server.stopping
+         && !(server.input_closed && server.calls == NULL && server.installs == NULL))
     {
       if (runner_engine_iterate (server.engine, -1) != 0)
         break;
       release_finished (&server);
+      mcp_install_poll (&server);
     }
 
   /* The client left: stop every run and let their answers go out while
@@ -436,6 +440,8 @@ mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOpt
       release_finished (&server);
     }
 
+  /* An install still going is cancelled and its files removed. */
+  mcp_install_free_all (&server);
   runner_loop_unwatch (loop, server.in_watch);
   runner_loop_unwatch (loop, server.out_watch);
   server.out_watch = NULL;
