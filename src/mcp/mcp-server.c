@@ -322,6 +322,8 @@ on_event (void *data, const SpMessage *msg)
   McpServer *server = data;
   McpCall *call;
 
+  if (mcp_install_event (server, msg))
+    return;
   switch (msg->type)
     {
     case SP_MSG_STARTED:
@@ -396,7 +398,8 @@ mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOpt
         on_input (&server, in_fd, EPOLLIN);
     }
 
-  while (!server.stopping && !(server.input_closed && server.calls == NULL))
+  while (!server.stopping
+         && !(server.input_closed && server.calls == NULL && server.installs == NULL))
     {
       /* While runs go, wake now and then for the app's Stop requests
        * (mcp-activity.c); idle, sleep until something happens. */
@@ -405,6 +408,7 @@ mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOpt
         break;
       release_finished (&server);
       mcp_activity_check_cancels (&server);
+      mcp_install_poll (&server);
     }
 
   /* The client left: stop every run and let their answers go out while
@@ -419,6 +423,8 @@ mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOpt
       release_finished (&server);
     }
 
+  /* An install still going is cancelled and its files removed. */
+  mcp_install_free_all (&server);
   runner_loop_unwatch (loop, server.in_watch);
   runner_loop_unwatch (loop, server.out.watch);
   server.out.watch = NULL;

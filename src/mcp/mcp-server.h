@@ -17,6 +17,7 @@
 
 #include "runner-engine.h"
 #include "runner-outbox.h"
+#include "runner-install.h"
 #include "runner-util.h"
 
 /* The protocol revisions we speak, newest first. */
@@ -58,7 +59,16 @@ typedef struct
   int64_t journal_max;      /* bytes of runs.jsonl before it rotates; 0: no journal */
   const char *scratch_root; /* where calls with files get their directory;
                              * on the engine's --allow-cwd list */
+  const char *environment;  /* the workspace's venv (canonical): Python runs use
+                             * it, install_packages installs into it; NULL: none */
+  const char *index_url;    /* install_packages' sources and policy */
+  char **find_links;
+  RunnerInstallPolicy install_policy;
+  bool no_environment;
+  char *environment_owned;
 } McpOptions;
+
+typedef struct McpInstallCall McpInstallCall;
 
 /* Output of one stream, bounded: the first and the last bytes are kept,
  * since a program's start says what it did and its end (a traceback)
@@ -108,6 +118,7 @@ typedef struct
   size_t n_release;
   uint64_t next_run;
   McpJournal journal;
+  McpInstallCall *installs; /* install_packages calls not yet answered */
 } McpServer;
 
 int mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs,
@@ -174,6 +185,14 @@ json_t *mcp_tools_list (const McpOptions *options);
  * the run's exited event. */
 void mcp_tools_call (McpServer *server, json_t *id, json_t *params);
 void mcp_call_free (McpCall *call);
+
+/* mcp-install.c: the install_packages tool (listed when there is an
+ * environment); events and polling as runner-install.h asks. */
+json_t *mcp_install_tool (const McpOptions *options);
+void mcp_install_call (McpServer *server, json_t *id, json_t *args);
+bool mcp_install_event (McpServer *server, const SpMessage *msg);
+void mcp_install_poll (McpServer *server);
+void mcp_install_free_all (McpServer *server);
 
 /* mcp-result.c */
 json_t *mcp_result_tool_error (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));

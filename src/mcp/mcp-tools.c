@@ -119,6 +119,8 @@ mcp_tools_list (const McpOptions *options)
                "inputSchema", parse_literal (edit_and_execute_input), "outputSchema",
                mcp_result_schema (true), "annotations", "readOnlyHint", 0, "destructiveHint", 1,
                "openWorldHint", 0));
+  if (options->environment != NULL)
+    json_array_append_new (tools, mcp_install_tool (options));
   return tools;
 }
 
@@ -375,6 +377,13 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
       return;
     }
   const char *tool = json_string_value (name);
+  if (strcmp (tool, "install_packages") == 0 && server->options->environment != NULL)
+    {
+      json_t *none = json_object ();
+      mcp_install_call (server, id, json_is_object (args) ? args : none);
+      json_decref (none);
+      return;
+    }
   bool is_command = strcmp (tool, "execute_command") == 0 && server->options->workspace != NULL;
   bool is_edit = strcmp (tool, "edit_and_execute") == 0 && server->options->workspace != NULL;
   if (strcmp (tool, "execute_code") != 0 && !is_command && !is_edit)
@@ -422,6 +431,10 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
       req.id = xstrdup (call->run_id);
       req.network = server->options->allow_network;
       req.return_base64 = true; /* plots travel inline: the directory goes away */
+      /* Python runs import the workspace's environment, read-only. */
+      if (server->options->environment != NULL && req.language != NULL
+          && strcmp (req.language, "python") == 0)
+        req.environment = xstrdup (server->options->environment);
       /* Listed first: the engine may report the run's end before submit
        * returns (a run that cannot start), and that report finds it here. */
       call->next = server->calls;

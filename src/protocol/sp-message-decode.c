@@ -64,7 +64,8 @@ decode_run (json_t *obj, SpRun *run, SpProtoError *err)
   TRY (sp_json_check_fields (obj, "run",
                              FIELDS ("id", "language", "code", "path", "name", "args", "stdin",
                                      "stdin_open", "env", "timeout_ms", "memory_mib",
-                                     "output_limit", "cwd", "network", "return_base64"),
+                                     "output_limit", "cwd", "network", "return_base64",
+                                     "environment"),
                              err));
   TRY (get_id (obj, &run->id, err));
   TRY (sp_json_get_string (obj, "language", true, &run->language, err));
@@ -93,6 +94,10 @@ decode_run (json_t *obj, SpRun *run, SpProtoError *err)
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "field \"cwd\" must be absolute");
   TRY (sp_json_get_bool (obj, "network", false, &run->network, err));
   TRY (sp_json_get_bool (obj, "return_base64", false, &run->return_base64, err));
+  TRY (sp_json_get_string (obj, "environment", false, &run->environment, err));
+  if (run->environment != NULL && run->environment[0] != '/')
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "field \"environment\" must be absolute");
   return 0;
 }
 
@@ -196,7 +201,7 @@ decode_started (json_t *obj, SpStarted *started, SpProtoError *err)
 {
   TRY (sp_json_check_fields (obj, "started",
                              FIELDS ("id", "cwd", "t_ms", "timeout_ms", "memory_mib",
-                                     "output_limit", "network", "sandbox"),
+                                     "output_limit", "network", "sandbox", "environment"),
                              err));
   TRY (get_id (obj, &started->id, err));
   TRY (sp_json_get_string (obj, "cwd", true, &started->cwd, err));
@@ -205,6 +210,7 @@ decode_started (json_t *obj, SpStarted *started, SpProtoError *err)
   TRY (sp_json_get_int (obj, "memory_mib", true, 0, INT64_MAX, &started->memory_mib, err));
   TRY (sp_json_get_int (obj, "output_limit", true, 0, INT64_MAX, &started->output_limit, err));
   TRY (sp_json_get_bool (obj, "network", true, &started->network, err));
+  TRY (sp_json_get_string (obj, "environment", false, &started->environment, err));
   return decode_sandbox (obj, "sandbox", &started->sandbox, err);
 }
 

@@ -72,6 +72,7 @@ encode_run (json_t *obj, const SpRun *run, bool *ok)
     set_bool (obj, "network", true);
   if (run->return_base64)
     set_bool (obj, "return_base64", true);
+  set_str (obj, "environment", run->environment, ok);
 }
 
 static json_t *
@@ -134,6 +135,7 @@ encode_started (json_t *obj, const SpStarted *started, bool *ok)
   set_int (obj, "output_limit", started->output_limit);
   set_bool (obj, "network", started->network);
   sp_json_set (obj, "sandbox", encode_sandbox (&started->sandbox, ok));
+  set_str (obj, "environment", started->environment, ok);
 }
 
 static void
@@ -234,7 +236,8 @@ message_valid (const SpMessage *msg)
     case SP_MSG_RUN:
       return msg->u.run.language != NULL && (msg->u.run.code == NULL) != (msg->u.run.path == NULL)
              && (msg->u.run.path == NULL || msg->u.run.path[0] == '/')
-             && (msg->u.run.cwd == NULL || msg->u.run.cwd[0] == '/');
+             && (msg->u.run.cwd == NULL || msg->u.run.cwd[0] == '/')
+             && (msg->u.run.environment == NULL || msg->u.run.environment[0] == '/');
     case SP_MSG_STDIN:
       return msg->u.stdin_.data != NULL || msg->u.stdin_.eof;
     case SP_MSG_OUTPUT:

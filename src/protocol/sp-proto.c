@@ -201,6 +201,7 @@ clear_run (SpRun *run)
   free (run->stdin_data);
   sp_strv_free (run->env);
   free (run->cwd);
+  free (run->environment);
 }
 
 static void
@@ -279,6 +280,7 @@ sp_message_clear (SpMessage *msg)
     case SP_MSG_STARTED:
       free (msg->u.started.id);
       free (msg->u.started.cwd);
+      free (msg->u.started.environment);
       sp_sandbox_info_clear (&msg->u.started.sandbox);
       break;
     case SP_MSG_OUTPUT:

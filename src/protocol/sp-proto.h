@@ -155,6 +155,8 @@ typedef struct
   char *cwd;            /* NULL: a fresh private directory */
   bool network;
   bool return_base64; /* images in "exited" carry their bytes, up to a cap */
+  char *environment;  /* NULL: none; a Python venv or a node_modules directory,
+                       * absolute (checked by the runner, see runner-venv.h) */
 } SpRun;
 
 typedef struct
@@ -221,6 +223,7 @@ typedef struct
   int64_t output_limit;
   bool network;
   SpSandboxInfo sandbox;
+  char *environment; /* NULL: none; the environment in use (read-only) */
 } SpStarted;
 
 typedef struct

@@ -32,6 +32,9 @@ usage (FILE *out)
          "                         without it, \"path\" is refused)\n"
          "  --allow-cwd DIR        requests may name DIR and directories under it as \"cwd\"\n"
          "                         (repeatable; without it, \"cwd\" is refused)\n"
+         "  --allow-environment DIR  requests may name an \"environment\" (a venv or\n"
+         "                         node_modules) under DIR (repeatable; also allowed\n"
+         "                         under --allow-path and --allow-cwd directories)\n"
          "  --version              print the version\n"
          "  --help                 print this help\n",
          out);
@@ -63,6 +66,7 @@ main (int argc, char **argv)
     { "disk-files", required_argument, NULL, 'F' },
     { "allow-path", required_argument, NULL, 'P' },
     { "allow-cwd", required_argument, NULL, 'C' },
+    { "allow-environment", required_argument, NULL, 'E' },
     { "version", no_argument, NULL, 'V' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -112,6 +116,10 @@ main (int argc, char **argv)
       case 'C':
         if (runner_policy_allow (&config.paths.cwds, optarg) != 0)
           die_with_error ("--allow-cwd %s: not a directory other than /", optarg);
+        break;
+      case 'E':
+        if (runner_policy_allow (&config.paths.environments, optarg) != 0)
+          die_with_error ("--allow-environment %s: not a directory other than /", optarg);
         break;
       case 'V':
         printf ("sandpad-runner %s\n", PACKAGE_VERSION);

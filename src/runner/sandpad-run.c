@@ -16,6 +16,8 @@
 #include "runner-engine.h"
 #include "runner-event.h"
 #include "runner-util.h"
+#include "runner-venv.h"
+#include "sandpad-run-install.h"
 
 #define EXIT_SANDPAD 125 /* our own errors, as timeout(1) and env(1) do */
 #define EXIT_TIMEOUT 124
@@ -29,6 +31,12 @@ typedef struct
   RunnerWatch *stdin_watch;
   int interrupts;
 } Cli;
+
+typedef struct
+{
+  char *workspace; /* --workspace, canonical */
+  bool none;       /* --no-environment */
+} EnvOptions;
 
 static void
 usage (FILE *out)
@@ -48,6 +56,14 @@ usage (FILE *out)
          "  --disk MIB            writable space: working directory and /tmp (default 256)\n"
          "  --disk-files N        entries (files, directories, links) a run may create there\n"
          "                        (default 20000)\n"
+         "  --environment DIR     run in this environment: a Python venv, or a node_modules\n"
+         "                        for JavaScript (read-only to the run)\n"
+         "  --workspace DIR       look for .venv, venv or node_modules from FILE's directory\n"
+         "                        up to DIR (default: --cwd, else the current directory\n"
+         "                        when FILE is inside it, else FILE's directory)\n"
+         "  --no-environment      do not look for one\n"
+         "  --install SPEC...     install packages into a venv instead (first option;\n"
+         "                        sandpad-run --install --help tells more)\n"
          "  --json                print protocol events, one JSON object per line\n"
          "  --base64              with --json: image files in exited carry their bytes\n"
          "                        as base64 (files[].base64, up to 2 MiB in all)\n"
@@ -219,7 +235,7 @@ describe_limit (const SpExited *r, const Limits *req)
 /* Parses options into req and config; returns the FILE argument. */
 static const char *
 parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLanguages *langs,
-            bool *json)
+            bool *json, EnvOptions *envopts)
 {
   static const struct option options[] = {
     { "lang", required_argument, NULL, 'l' },  { "timeout", required_argument, NULL, 't' },
@@ -231,6 +247,9 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
     { "strict", no_argument, NULL, 'S' },      { "disk", required_argument, NULL, 'd' },
     { "disk-files", required_argument, NULL, 'F' },
     { "base64", no_argument, NULL, 'B' },
+    { "environment", required_argument, NULL, 'E' },
+    { "workspace", required_argument, NULL, 'W' },
+    { "no-environment", no_argument, NULL, 'N' },
     { NULL, 0, NULL, 0 },
   };
   size_t n_env = 0;
@@ -311,6 +330,21 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
       case 'F':
         config->disk_files = parse_int (optarg, "--disk-files", 1, 1000000);
         break;
+      case 'E':
+        free (req->environment);
+        req->environment = realpath (optarg, NULL);
+        if (req->environment == NULL)
+          fail ("--environment %s: %s", optarg, strerror (errno));
+        break;
+      case 'W':
+        free (envopts->workspace);
+        envopts->workspace = realpath (optarg, NULL);
+        if (envopts->workspace == NULL)
+          fail ("--workspace %s: %s", optarg, strerror (errno));
+        break;
+      case 'N':
+        envopts->none = true;
+        break;
       case 'h':
         usage (stdout);
         exit (0);
@@ -332,6 +366,37 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
     optind++;
   req->args = sp_strv_copy (argv + optind);
   return file;
+}
+
+/* The run's environment: the one named, else one found from FILE's
+ * directory up to the workspace. Either way the person at the shell chose
+ * it, so exactly it is allowed; the engine still checks it (a venv based
+ * on a system interpreter; never writable by the run). */
+static void
+choose_environment (SpRun *req, RunnerConfig *config, const char *file, EnvOptions *o)
+{
+  if (req->environment == NULL && !o->none && strcmp (file, "-") != 0
+      && (strcmp (req->language, "python") == 0 || strcmp (req->language, "javascript") == 0))
+    {
+      cleanup_free char *abs = realpath (file, NULL);
+      cleanup_free char *cwd = getcwd (NULL, 0);
+      if (abs != NULL)
+        {
+          *strrchr (abs, '/') = '\0';
+          const char *stop = o->workspace ? o->workspace
+                             : req->cwd   ? req->cwd
+                             : cwd != NULL && runner_env_within (abs, cwd) ? cwd
+                                                                           : abs;
+          req->environment = strcmp (req->language, "python") == 0
+                               ? runner_venv_find (abs[0] ? abs : "/", stop)
+                               : runner_node_modules_find (abs[0] ? abs : "/", stop);
+        }
+    }
+  free (o->workspace);
+  o->workspace = NULL;
+  if (req->environment != NULL && runner_policy_allow (&config->paths.environments,
+                                                       req->environment) != 0)
+    fail ("environment %s: not a directory other than /", req->environment);
 }
 
 static void
@@ -405,10 +470,18 @@ main (int argc, char **argv)
   runner_config_init (&config);
   config.max_concurrent = 1;
   runner_langs_init (&langs);
-  const char *file = parse_args (argc, argv, &req, &config, &langs, &cli.json);
+  if (argc > 1 && strcmp (argv[1], "--install") == 0)
+    {
+      int status = sandpad_run_install (argc, argv, &config, &langs);
+      runner_langs_clear (&langs);
+      return status;
+    }
+  EnvOptions envopts = { 0 };
+  const char *file = parse_args (argc, argv, &req, &config, &langs, &cli.json, &envopts);
   if (req.return_base64 && !cli.json)
     fail ("--base64 needs --json: the images are inlined in the exited event");
   prepare_request (&req, file, &langs, &forward_stdin);
+  choose_environment (&req, &config, file, &envopts);
 
   /* Kept for the messages after the run; the engine takes req. */
   Limits shown = {

@@ -8,6 +8,7 @@
 #include "runner-files.h"
 #include "runner-spawn.h"
 #include "runner-util.h"
+#include "runner-venv.h"
 
 typedef enum
 {
@@ -73,6 +74,10 @@ struct RunnerRun
   SpCancelStage cancel_stage;
   SpLimit limit;
   char *failure; /* the runner failed the run after it started (end "failed") */
+  RunnerEnv env;     /* the request's "environment", checked; env.dir NULL: none */
+  bool env_writable; /* an install's last step (runner_engine_submit_with) */
+  char **extra_ro;   /* more read-only directories for this run alone */
+  bool cwd_trusted;  /* the runner made req.cwd (an install step's) */
 };
 
 struct RunnerEngine
@@ -115,3 +120,8 @@ uid_t _runner_engine_run_uid (RunnerEngine *engine);
 /* The policy's verdict on a cwd (see runner-policy.h), resolved. */
 int _runner_engine_check_cwd (RunnerEngine *engine, const char *cwd, char **canonical,
                               SpProtoError *err);
+
+/* runner-environment.c: checks req->environment (req->cwd already
+ * canonical) for this engine; fills *env or returns -1 with err set. */
+int _runner_engine_check_environment (RunnerEngine *engine, const SpRun *req, bool writable,
+                                      RunnerEnv *env, SpProtoError *err);

@@ -373,11 +373,25 @@ start_queued (RunnerEngine *engine)
 int
 runner_engine_submit (RunnerEngine *engine, SpRun *req, SpProtoError *err)
 {
+  return runner_engine_submit_with (engine, req, NULL, err);
+}
+
+int
+runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOptions *options,
+                           SpProtoError *err)
+{
   const RunnerLanguage *lang = NULL;
   RunnerRun **tail = &engine->runs;
   int position = 0;
+  RunnerEnv env = { 0 };
 
   if (validate (engine, req, &lang, err) != 0)
+    return -1;
+  if (req->environment != NULL
+      && _runner_engine_check_environment (engine, req, options != NULL
+                                                          && options->environment_writable,
+                                           &env, err)
+           != 0)
     return -1;
 
   RunnerRun *run = xcalloc (1, sizeof *run);
@@ -389,6 +403,15 @@ runner_engine_submit (RunnerEngine *engine, SpRun *req, SpProtoError *err)
   run->init_pid = -1;
   run->control_fd = run->status_fd = run->stdin_fd = -1;
   run->streams[0].fd = run->streams[1].fd = -1;
+  run->env = env;
+  run->env_writable = options != NULL && options->environment_writable;
+  if (options != NULL && options->read_only_dirs != NULL)
+    run->extra_ro = sp_strv_copy (options->read_only_dirs);
+  if (options != NULL && options->cwd != NULL && run->req.cwd == NULL)
+    {
+      run->req.cwd = xstrdup (options->cwd);
+      run->cwd_trusted = true;
+    }
 
   /* Runs start in submission order. */
   for (; *tail != NULL; tail = &(*tail)->next)

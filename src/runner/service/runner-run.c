@@ -64,6 +64,29 @@ close_watched (RunnerRun *run, int *fd, RunnerWatch **watch)
   *fd = -1;
 }
 
+/* A venv's scripts come first on PATH, as `activate` would put them;
+ * node finds a workspace's packages through NODE_PATH (the snippet itself
+ * lies elsewhere, so node's walk up from it would not). */
+static size_t
+add_environment_vars (RunnerRun *run, char **env, size_t n)
+{
+  if (run->env.dir == NULL)
+    return n;
+  if (run->env.kind == RUNNER_ENV_PYTHON_VENV)
+    {
+      for (size_t i = 0; i < n; i++)
+        if (strncmp (env[i], "PATH=", 5) == 0)
+          {
+            free (env[i]);
+            env[i] = xasprintf ("PATH=%s/bin:/usr/local/bin:/usr/bin:/bin", run->env.dir);
+          }
+      env[n++] = xasprintf ("VIRTUAL_ENV=%s", run->env.dir);
+    }
+  else
+    env[n++] = xasprintf ("NODE_PATH=%s", run->env.dir);
+  return n;
+}
+
 /* The environment is fixed; only what the request names is added. Nothing
  * of the runner's own environment reaches the program. */
 static char **
@@ -109,6 +132,7 @@ build_env (RunnerRun *run)
   env[n++] = xasprintf ("XDG_CACHE_HOME=%s/.cache", run->engine->namespaces ? "/tmp" : tmp);
   env[n++] = xasprintf ("MPLCONFIGDIR=%s/.matplotlib", run->engine->namespaces ? "/tmp" : tmp);
   env[n++] = xstrdup ("SANDPAD=1");
+  n = add_environment_vars (run, env, n);
   for (size_t i = 0; i < n_extra; i++)
     {
       size_t name_len = strcspn (run->req.env[i], "=") + 1;
@@ -235,6 +259,7 @@ emit_started (RunnerRun *run)
   ev->memory_mib = run->req.memory_mib;
   ev->output_limit = run->req.output_limit;
   ev->network = run->req.network;
+  ev->environment = run->env.dir;
   _runner_engine_sandbox_info (run->engine, run->req.network, &ev->sandbox);
   _runner_engine_emit (run->engine, &msg);
   sp_sandbox_info_clear (&ev->sandbox);
@@ -260,6 +285,21 @@ abandon (RunnerRun *run, int errsv)
   run->control_fd = -1;
 }
 
+/* The config's read-only directories and this run's own. */
+static char **
+run_read_only_dirs (RunnerRun *run)
+{
+  char *const *common = run->engine->config.read_only_dirs;
+  size_t a = sp_strv_length (common), b = sp_strv_length (run->extra_ro);
+  char **all = xcalloc (a + b + 1, sizeof *all);
+
+  for (size_t i = 0; i < a; i++)
+    all[i] = xstrdup (common[i]);
+  for (size_t i = 0; i < b; i++)
+    all[a + i] = xstrdup (run->extra_ro[i]);
+  return all;
+}
+
 int
 _runner_run_start (RunnerRun *run)
 {
@@ -277,7 +317,7 @@ _runner_run_start (RunnerRun *run)
       emit_failed (run, "%s", engine->refusal);
       return -1;
     }
-  if (run->req.cwd != NULL && recheck_cwd (run) != 0)
+  if (run->req.cwd != NULL && !run->cwd_trusted && recheck_cwd (run) != 0)
     return -1;
   if (make_dirs (run) != 0 || write_code (run) != 0 || write_prelude (run) != 0)
     {
@@ -316,7 +356,13 @@ _runner_run_start (RunnerRun *run)
       return -1;
     }
 
-  char **argv = runner_lang_argv (run->lang, run->code_path, run->req.args, run->req.memory_mib);
+  /* A venv's interpreter by the venv's path, so Python finds pyvenv.cfg
+   * beside it and takes the venv's prefix. */
+  RunnerLanguage lang = *run->lang;
+  if (run->env.python != NULL)
+    lang.path = run->env.python;
+  char **argv = runner_lang_argv (&lang, run->code_path, run->req.args, run->req.memory_mib);
+  char **read_only = run_read_only_dirs (run);
   char **envp = build_env (run);
   cleanup_free char *root_dir = xasprintf ("%s/root", run->dir);
   cleanup_free char *code_dir = xasprintf ("%s/code", run->dir);
@@ -337,10 +383,12 @@ _runner_run_start (RunnerRun *run)
     .work_dir = run->cwd,
     .code_dir = code_dir,
     .tmp_dir = tmp_dir,
-    .read_only_dirs = engine->config.read_only_dirs,
+    .read_only_dirs = read_only,
+    .env_dir = run->env.dir,
+    .env_writable = run->env_writable,
   };
   RunnerSpawnSpec spec = {
-    .path = run->lang->path,
+    .path = lang.path,
     .argv = argv,
     .envp = envp,
     .cwd = engine->namespaces ? RUNNER_SANDBOX_WORK : run->cwd,
@@ -363,6 +411,7 @@ _runner_run_start (RunnerRun *run)
   int errsv = errno;
   sp_strv_free (argv);
   sp_strv_free (envp);
+  sp_strv_free (read_only);
   close (in[0]);
   close (out[1]);
   close (err[1]);
@@ -968,6 +1017,8 @@ _runner_run_free (RunnerRun *run)
   free (run->cwd);
   free (run->code_path);
   free (run->failure);
+  runner_env_clear (&run->env);
+  sp_strv_free (run->extra_ro);
   SpMessage req = { .type = SP_MSG_RUN, .u.run = run->req };
   sp_message_clear (&req);
   free (run);
