@@ -523,6 +523,43 @@ _runner_session_run_finished (RunnerRun *run)
   run->session = NULL;
 }
 
+/* The tree watch over the whole session, as runner-run.c does for a run:
+ * memory_mib holds for everything the session's processes hold. */
+static void
+sample_memory (RunnerSession *s)
+{
+  int64_t limit = s->memory_mib * 1024 * 1024;
+  RunnerTreeUsage usage;
+
+  if (!alive (s) || s->ending != SP_SESSION_END_NONE)
+    return;
+  runner_tree_usage (s->init_pid, s->engine->namespaces ? 2 : 1, false, &usage);
+  if (usage.bytes >= limit / 100 * 85)
+    runner_tree_usage (s->init_pid, s->engine->namespaces ? 2 : 1, true, &usage);
+  if (usage.bytes > s->memory_peak)
+    s->memory_peak = usage.bytes;
+  if (usage.tasks > s->tasks_peak)
+    s->tasks_peak = usage.tasks;
+  if (s->current != NULL)
+    s->current->deleted_bytes = usage.deleted_bytes;
+  if (usage.bytes > limit)
+    {
+      if (s->current != NULL && s->current->limit == SP_LIMIT_NONE)
+        s->current->limit = SP_LIMIT_MEMORY;
+      kill_session (s, SP_SESSION_END_LIMIT);
+    }
+}
+
+static void
+check_memory (RunnerSession *s, int64_t now)
+{
+  if (!alive (s) || now < s->memory_check_ns)
+    return;
+  s->memory_check_ns
+    = now + (s->current != NULL ? SESSION_MEMORY_POLL_NS : SESSION_IDLE_MEMORY_POLL_NS);
+  sample_memory (s);
+}
+
 /* The run's result from the driver's answer; the runner measured the
  * wall time, and the memory is the session's tree watch. */
 static void
@@ -530,6 +567,8 @@ finish_current (RunnerSession *s, int wait_status, int64_t cpu_ns)
 {
   RunnerRun *run = s->current;
 
+  /* A run shorter than the watch's period is still measured once. */
+  sample_memory (s);
   s->current = NULL;
   s->kill_at_ns = 0;
   s->idle_since_ns = now_ns ();
@@ -677,35 +716,6 @@ _runner_session_reaped (RunnerEngine *engine, pid_t pid)
     _runner_run_on_init_exit (run);
   _runner_engine_start_queued (engine);
   return true;
-}
-
-/* The tree watch over the whole session, as runner-run.c does for a run:
- * memory_mib holds for everything the session's processes hold. */
-static void
-check_memory (RunnerSession *s, int64_t now)
-{
-  int64_t limit = s->memory_mib * 1024 * 1024;
-  RunnerTreeUsage usage;
-
-  if (!alive (s) || s->ending != SP_SESSION_END_NONE || now < s->memory_check_ns)
-    return;
-  s->memory_check_ns
-    = now + (s->current != NULL ? SESSION_MEMORY_POLL_NS : SESSION_IDLE_MEMORY_POLL_NS);
-  runner_tree_usage (s->init_pid, s->engine->namespaces ? 2 : 1, false, &usage);
-  if (usage.bytes >= limit / 100 * 85)
-    runner_tree_usage (s->init_pid, s->engine->namespaces ? 2 : 1, true, &usage);
-  if (usage.bytes > s->memory_peak)
-    s->memory_peak = usage.bytes;
-  if (usage.tasks > s->tasks_peak)
-    s->tasks_peak = usage.tasks;
-  if (s->current != NULL)
-    s->current->deleted_bytes = usage.deleted_bytes;
-  if (usage.bytes > limit)
-    {
-      if (s->current != NULL && s->current->limit == SP_LIMIT_NONE)
-        s->current->limit = SP_LIMIT_MEMORY;
-      kill_session (s, SP_SESSION_END_LIMIT);
-    }
 }
 
 static bool
