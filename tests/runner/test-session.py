@@ -329,7 +329,31 @@ def test_refusals(t):
     r.close()
 
 
-TESTS = {f.__name__[5:]: f for f in (test_state_kept, test_errors_and_plots, test_timeout,
+def test_cli(t):
+    import subprocess
+    import tempfile
+    cli = os.environ["SANDPAD_RUN"]
+    with tempfile.TemporaryDirectory() as d:
+        files = []
+        for name, code in (("a.py", "x = 41\nimport math\n"), ("b.py", "print(x + 1)\n"),
+                           ("c.py", "print(undefined)\n"), ("d.py", "print('never')\n")):
+            files.append(os.path.join(d, name))
+            with open(files[-1], "w") as f:
+                f.write(code)
+        res = subprocess.run([cli, "--sandbox", MODE, "--strict", "--session", *files],
+                             capture_output=True, text=True, timeout=120)
+        t.eq((res.stdout, res.returncode), ("42\n", 1),
+             "sandpad-run --session runs the files in one session and stops at the first "
+             "that fails", res)
+        t.ok("NameError" in res.stderr and "never" not in res.stdout, "the failure is shown",
+             res)
+        # Control: without --session, b.py alone knows no x.
+        res = subprocess.run([cli, "--sandbox", MODE, files[1]], capture_output=True,
+                             text=True, timeout=120)
+        t.eq(res.returncode, 1, "control: b.py alone fails with NameError", res)
+
+
+TESTS = {f.__name__[5:]: f for f in (test_cli, test_state_kept, test_errors_and_plots, test_timeout,
                                      test_crash, test_restart_close, test_queue_and_cancel,
                                      test_idle, test_memory, test_isolation_sessions,
                                      test_isolation_normal, test_refusals)}
