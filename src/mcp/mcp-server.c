@@ -355,6 +355,7 @@ on_event (void *data, const SpMessage *msg)
           call->timeout_ms = msg->u.started.timeout_ms;
           call->memory_mib = msg->u.started.memory_mib;
           call->output_limit = msg->u.started.output_limit;
+          call->session_new = msg->u.started.session_new;
         }
       break;
     case SP_MSG_OUTPUT:

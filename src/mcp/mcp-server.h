@@ -84,6 +84,8 @@ struct McpCall
   char *diff;             /* edit_and_execute: the edit, as a unified diff */
   const char *tool;       /* for the journal: which tool, and what it was asked */
   json_t *input;
+  char session[SP_PROTO_MAX_ID + 1]; /* execute_code's session_id, or "" */
+  bool session_new;       /* from "started": the run started the session afresh */
 };
 
 typedef struct
