@@ -80,7 +80,20 @@ update_policy (SpWindow *self)
   limits = g_strdup_printf (_("Network %s · %u s · %u MiB"), network ? _("on") : _("off"),
                             g_settings_get_uint (self->settings, "run-timeout-seconds"),
                             g_settings_get_uint (self->settings, "memory-limit-mib"));
+  if (_sp_window_session_label (self) != NULL)
+    {
+      /* The runs keep their state: say so where the limits are. */
+      char *with_session = g_strdup_printf ("%s · %s", limits, _sp_window_session_label (self));
+      g_free (limits);
+      limits = with_session;
+    }
   sp_exec_panel_set_policy (self->exec_panel, limits, policy);
+}
+
+void
+_sp_window_update_policy (SpWindow *self)
+{
+  update_policy (self);
 }
 
 /* ---- running ---- */
@@ -265,6 +278,7 @@ on_exited (SpRunnerSupervisor *sup, const char *run_id, SpRunResult *result, SpW
   if (!sp_run_result_succeeded (result) && sp_run_result_get_cancelled (result) == SP_RUN_CANCEL_NONE)
     add_error (self, result);
   _sp_window_history_run_ended (self, result, summary);
+  _sp_window_session_exited (self, result);
 }
 
 static void
@@ -347,6 +361,7 @@ start_run (SpWindow *self, const char *code)
   sp_run_request_set_output_limit (
     request, (gint64) g_settings_get_uint (self->settings, "output-limit-mib") * 1024 * 1024);
   sp_run_request_set_stdin_open (request, TRUE);
+  _sp_window_session_apply (self, request);
 
   _sp_window_release_run (self);
   _sp_window_clear_mark (self);

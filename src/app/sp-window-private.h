@@ -84,6 +84,11 @@ struct _SpWindow
   char *autosave_title; /* "Untitled 2" for a scratch buffer */
   guint autosave_timer;
   gboolean autosave_failed;
+  /* sp-window-session.c: "Keep state between runs" */
+  GtkWidget *restart_button;
+  gboolean keep_state;
+  gboolean session_used; /* a run named the session since it last ended */
+  char *session_id;
 };
 
 /* The languages the dropdown offers, in its order. */
@@ -105,6 +110,15 @@ void _sp_window_install_runner_actions (GtkWidgetClass *widget_class);
 void _sp_window_connect_runner_state (SpWindow *self);
 void _sp_window_runner_state_changed (SpWindow *self);
 void _sp_window_update_runner_banner (SpWindow *self);
+
+/* sp-window-session.c */
+void _sp_window_session_init (SpWindow *self);
+void _sp_window_session_apply (SpWindow *self, SpRunRequest *request);
+void _sp_window_session_exited (SpWindow *self, SpRunResult *result);
+const char *_sp_window_session_label (SpWindow *self);
+void _sp_window_session_dispose (SpWindow *self);
+/* sp-window-actions.c */
+void _sp_window_update_policy (SpWindow *self);
 
 /* sp-window-input.c */
 void _sp_window_input_saw_output (SpWindow *self, const char *text);

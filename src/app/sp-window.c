@@ -185,6 +185,7 @@ sp_window_dispose (GObject *object)
     gtk_style_context_remove_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
                                                    GTK_STYLE_PROVIDER (self->font_css));
   gtk_widget_dispose_template (GTK_WIDGET (self), SP_TYPE_WINDOW);
+  _sp_window_session_dispose (self);
   g_clear_handle_id (&self->quiet_id, g_source_remove);
   g_clear_object (&self->font_css);
   g_clear_object (&self->settings);
@@ -220,6 +221,7 @@ sp_window_class_init (SpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpWindow, language_dropdown);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, run_button);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, stop_button);
+  gtk_widget_class_bind_template_child (widget_class, SpWindow, restart_button);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, split);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, source_view);
@@ -294,6 +296,7 @@ sp_window_new (SpApplication *app)
   _sp_window_set_language (self, language);
   on_language_changed (self);
 
+  _sp_window_session_init (self);
   _sp_window_connect_runner (self);
   _sp_window_connect_runner_state (self);
   _sp_window_activity_init (self);

@@ -334,6 +334,7 @@ on_event (void *data, const SpMessage *msg)
           call->memory_mib = msg->u.started.memory_mib;
           call->output_limit = msg->u.started.output_limit;
           mcp_activity_started (server, call);
+          call->session_new = msg->u.started.session_new;
         }
       break;
     case SP_MSG_OUTPUT:

@@ -99,6 +99,8 @@ struct McpCall
   const char *tool;       /* for the journal: which tool, and what it was asked */
   json_t *input;
   int64_t live_bytes;     /* output written to live.jsonl so far (mcp-activity.c) */
+  char session[SP_PROTO_MAX_ID + 1]; /* execute_code's session_id, or "" */
+  bool session_new;       /* from "started": the run started the session afresh */
 };
 
 typedef struct

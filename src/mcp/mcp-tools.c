@@ -29,7 +29,13 @@ static const char execute_code_input[] =
   "\"properties\":{\"path\":{\"type\":\"string\",\"description\":\"relative path in the run's "
   "directory\"},\"content\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],"
   "\"additionalProperties\":false},\"description\":\"text files put in the run's directory "
-  "before it starts\"}},"
+  "before it starts\"},"
+  "\"session_id\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,"
+  "\"pattern\":\"^[!-~]+$\",\"description\":\"keep state between calls (python only): "
+  "calls with the same id run one after another in one sandboxed interpreter that keeps "
+  "variables, imports and its working directory; a crash, a timeout the code ignores or "
+  "a limit ends it, and the next call starts a new one (the result says so); not with "
+  "files\"}},"
   "\"required\":[\"language\",\"code\"],\"additionalProperties\":false}";
 
 static const char execute_command_input[] =
@@ -277,8 +283,9 @@ parse_execute_code (McpServer *server, McpCall *call, json_t *args, SpRun *req,
                     SpProtoError *err)
 {
   static const char *const allowed[] = { "language", "code", "timeout", "memory_mib",
-                                         "stdin", "files", NULL };
+                                         "stdin", "files", "session_id", NULL };
   json_t *files = NULL;
+  char *session = NULL;
 
   if (sp_json_check_fields (args, "arguments", allowed, err) != 0
       || sp_json_get_string (args, "language", true, &req->language, err) != 0
@@ -286,8 +293,28 @@ parse_execute_code (McpServer *server, McpCall *call, json_t *args, SpRun *req,
       || get_timeout (args, &req->timeout_ms, err) != 0
       || sp_json_get_int (args, "memory_mib", false, 1, INT32_MAX, &req->memory_mib, err) != 0
       || sp_json_get_string (args, "stdin", false, &req->stdin_data, err) != 0
-      || sp_json_get_array (args, "files", false, &files, err) != 0)
+      || sp_json_get_array (args, "files", false, &files, err) != 0
+      || sp_json_get_string (args, "session_id", false, &session, err) != 0)
     return -1;
+  if (session != NULL)
+    {
+      /* A session keeps its own directory: files would need one of ours. */
+      int rc = 0;
+      if (!sp_proto_id_valid (session))
+        rc = sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                                 "\"session_id\" must be 1 to %d printable ASCII characters "
+                                 "without spaces",
+                                 SP_PROTO_MAX_ID);
+      else if (files != NULL && json_array_size (files) > 0)
+        rc = sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                                 "\"files\" cannot be used with \"session_id\": write them "
+                                 "from the code instead");
+      if (rc == 0)
+        snprintf (call->session, sizeof call->session, "%s", session);
+      req->session = session;
+      if (rc != 0)
+        return rc;
+    }
   if (files != NULL && json_array_size (files) > 0
       && make_scratch (server, call, files, err) != 0)
     return -1;

@@ -35,6 +35,8 @@ usage (FILE *out)
          "  --allow-environment DIR  requests may name an \"environment\" (a venv or\n"
          "                         node_modules) under DIR (repeatable; also allowed\n"
          "                         under --allow-path and --allow-cwd directories)\n"
+         "  --max-sessions N       sessions (persistent interpreters) at once (default 8)\n"
+         "  --session-idle-ms N    stop a session unused this long (default 600000)\n"
          "  --version              print the version\n"
          "  --help                 print this help\n",
          out);
@@ -67,6 +69,8 @@ main (int argc, char **argv)
     { "allow-path", required_argument, NULL, 'P' },
     { "allow-cwd", required_argument, NULL, 'C' },
     { "allow-environment", required_argument, NULL, 'E' },
+    { "max-sessions", required_argument, NULL, 'm' },
+    { "session-idle-ms", required_argument, NULL, 'I' },
     { "version", no_argument, NULL, 'V' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -88,6 +92,12 @@ main (int argc, char **argv)
         break;
       case 'g':
         config.cancel_grace_ms = parse_number (optarg, "--cancel-grace-ms", 0, 60000);
+        break;
+      case 'm':
+        config.max_sessions = (int) parse_number (optarg, "--max-sessions", 0, 64);
+        break;
+      case 'I':
+        config.session_idle_ms = parse_number (optarg, "--session-idle-ms", 1, 86400000);
         break;
       case 'i':
         if (runner_langs_override (&langs, optarg) != 0)

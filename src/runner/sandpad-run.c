@@ -42,6 +42,7 @@ static void
 usage (FILE *out)
 {
   fputs ("Usage: sandpad-run [OPTION...] FILE|- [-- ARGS...]\n"
+         "       sandpad-run --session [OPTION...] FILE...\n"
          "Run FILE (or standard input) with its interpreter, under Sandpad's limits.\n\n"
          "  --lang L              python, javascript or bash (default: from FILE's extension)\n"
          "  --timeout SEC         wall-clock limit, fractions allowed (default 30, max 300)\n"
@@ -64,6 +65,9 @@ usage (FILE *out)
          "  --no-environment      do not look for one\n"
          "  --install SPEC...     install packages into a venv instead (first option;\n"
          "                        sandpad-run --install --help tells more)\n"
+         "  --session             run the FILEs one after another in one Python session,\n"
+         "                        which keeps their variables and imports; stops at the\n"
+         "                        first that fails; stdin is not passed on\n"
          "  --json                print protocol events, one JSON object per line\n"
          "  --base64              with --json: image files in exited carry their bytes\n"
          "                        as base64 (files[].base64, up to 2 MiB in all)\n"
@@ -250,6 +254,7 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
     { "environment", required_argument, NULL, 'E' },
     { "workspace", required_argument, NULL, 'W' },
     { "no-environment", no_argument, NULL, 'N' },
+    { "session", no_argument, NULL, 'Z' },
     { NULL, 0, NULL, 0 },
   };
   size_t n_env = 0;
@@ -311,6 +316,11 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
         break;
       case 'j':
         *json = true;
+        break;
+      case 'Z':
+        /* A session id marks the request; main() runs each FILE in it. */
+        free (req->session);
+        req->session = xstrdup ("cli");
         break;
       case 'B':
         /* The engine's return_base64: images inline in exited, so a script
@@ -441,6 +451,56 @@ prepare_request (SpRun *req, const char *file, RunnerLanguages *langs, bool *for
   req->stdin_open = *forward_stdin;
 }
 
+static int exit_status (const SpExited *r, const Limits *req);
+
+/* The loop of one run: until its exited event. */
+static void
+wait_for_exit (Cli *cli)
+{
+  while (!cli->done)
+    if (runner_engine_iterate (cli->engine, -1) < 0)
+      fail ("event loop failed: %s", strerror (errno));
+}
+
+/* sandpad-run --session A.py B.py: each file is one run of the session
+ * "cli", in order, so B sees what A defined; the first that fails ends
+ * it. No stdin is passed on: each run reads EOF. */
+static int
+run_session (Cli *cli, const SpRun *options, char *const *files, RunnerLanguages *langs,
+             const Limits *shown)
+{
+  int status = 0;
+
+  for (size_t i = 0; files[i] != NULL && status == 0; i++)
+    {
+      SpRun req = { 0 };
+      SpProtoError err = { 0 };
+      bool forward_stdin = false;
+
+      req.language = options->language ? xstrdup (options->language) : NULL;
+      prepare_request (&req, files[i], langs, &forward_stdin);
+      free (req.stdin_data);
+      req.stdin_data = NULL;
+      req.stdin_open = false;
+      req.session = xstrdup (options->session);
+      req.env = sp_strv_copy (options->env);
+      req.timeout_ms = options->timeout_ms;
+      req.memory_mib = options->memory_mib;
+      req.output_limit = options->output_limit;
+      req.network = options->network;
+      req.return_base64 = options->return_base64;
+      cli->done = false;
+      if (runner_engine_submit (cli->engine, &req, &err) != 0)
+        fail ("%s: %s", files[i], err.message);
+      wait_for_exit (cli);
+      status = exit_status (&cli->result, shown);
+      free (cli->result.error);
+      cli->result.error = NULL;
+      runner_engine_release (cli->engine, "cli", NULL);
+    }
+  return status;
+}
+
 static int
 exit_status (const SpExited *r, const Limits *req)
 {
@@ -480,8 +540,11 @@ main (int argc, char **argv)
   const char *file = parse_args (argc, argv, &req, &config, &langs, &cli.json, &envopts);
   if (req.return_base64 && !cli.json)
     fail ("--base64 needs --json: the images are inlined in the exited event");
-  prepare_request (&req, file, &langs, &forward_stdin);
-  choose_environment (&req, &config, file, &envopts);
+  if (req.session == NULL)
+    {
+      prepare_request (&req, file, &langs, &forward_stdin);
+      choose_environment (&req, &config, file, &envopts);
+    }
 
   /* Kept for the messages after the run; the engine takes req. */
   Limits shown = {
@@ -497,6 +560,23 @@ main (int argc, char **argv)
     sink.raw_output = on_raw_output;
   cli.engine = runner_engine_new (&config, &langs, &sink, &cli);
 
+  if (req.session != NULL)
+    {
+      /* FILE and what followed it are the session's files, in order. */
+      if (req.cwd != NULL)
+        fail ("--session cannot be used with --cwd: the session keeps its own directory");
+      char **files = xcalloc (sp_strv_length (req.args) + 2, sizeof *files);
+      files[0] = (char *) file;
+      memcpy (files + 1, req.args, sp_strv_length (req.args) * sizeof *files);
+      int session_status = run_session (&cli, &req, files, &langs, &shown);
+      free (files);
+      runner_engine_free (cli.engine);
+      runner_langs_clear (&langs);
+      runner_policy_clear (&config.paths);
+      SpMessage options = { .type = SP_MSG_RUN, .u.run = req };
+      sp_message_clear (&options);
+      return session_status;
+    }
   if (runner_engine_submit (cli.engine, &req, &err) != 0)
     fail ("%s", err.message);
   if (forward_stdin)

@@ -50,6 +50,8 @@ typedef struct
   int64_t swept;      /* processes still alive when the program ended, killed */
 } RunnerReport;
 
+#define RUNNER_SPAWN_MAX_EXTRA_FDS 2
+
 typedef struct
 {
   const char *path;  /* interpreter, absolute */
@@ -66,6 +68,10 @@ typedef struct
   int stderr_fd;
   int control_fd; /* read end, for init */
   int status_fd;  /* write end, for init */
+  /* More fds for the program, as its 3, 4, ... (a session's channel to
+   * the runner); every other fd of the runner is closed, as without. */
+  int extra_fds[RUNNER_SPAWN_MAX_EXTRA_FDS];
+  int n_extra_fds;
 } RunnerSpawnSpec;
 
 /* Forks the run init; returns its pid, or -1 with errno set. The caller

@@ -6,6 +6,7 @@
 
 #include "runner-engine.h"
 #include "runner-files.h"
+#include "runner-session.h"
 #include "runner-spawn.h"
 #include "runner-util.h"
 #include "runner-venv.h"
@@ -78,6 +79,14 @@ struct RunnerRun
   bool env_writable; /* an install's last step (runner_engine_submit_with) */
   char **extra_ro;   /* more read-only directories for this run alone */
   bool cwd_trusted;  /* the runner made req.cwd (an install step's) */
+  /* Runs in a session (runner-session.c): the session while the run is
+   * queued or running; its directory is the session's, not removed with
+   * the run (keep_dir); whether this run started a fresh interpreter, and
+   * why that interpreter ended with the run, if it did. */
+  RunnerSession *session;
+  bool keep_dir;
+  bool session_new;
+  SpSessionEnd session_ended;
 };
 
 struct RunnerEngine
@@ -99,6 +108,8 @@ struct RunnerEngine
   int running;
   bool throttled;
   int64_t t0_ns;
+  RunnerSession *sessions; /* runner-session.c */
+  uint64_t next_session_seq;
 };
 
 /* runner-run.c */
@@ -109,6 +120,13 @@ void _runner_run_check_timers (RunnerRun *run, int64_t now);
 void _runner_run_set_throttled (RunnerRun *run, bool throttled);
 void _runner_run_feed_stdin (RunnerRun *run);
 void _runner_run_free (RunnerRun *run);
+/* The program's environment (fixed, plus the request's env). */
+char **_runner_run_build_env (RunnerRun *run);
+/* Watches the run's pipes (stdin, stdout, stderr, and the run init's
+ * status pipe when it has one), arms its timers and says "started". */
+int _runner_run_attach (RunnerRun *run);
+/* Ends a run that never got going with end "failed". */
+void _runner_run_fail (RunnerRun *run, const char *message);
 
 /* runner-engine.c */
 void _runner_engine_sandbox_info (RunnerEngine *engine, bool network, SpSandboxInfo *info);
@@ -116,6 +134,9 @@ void _runner_engine_sandbox_info (RunnerEngine *engine, bool network, SpSandboxI
 const RunnerSeccompFilter *_runner_engine_seccomp (RunnerEngine *engine, bool network);
 void _runner_engine_emit (RunnerEngine *engine, const SpMessage *msg);
 void _runner_engine_run_finished (RunnerEngine *engine, RunnerRun *run);
+/* Starts queued runs while slots are free (a session's run waits while
+ * its session is busy). */
+void _runner_engine_start_queued (RunnerEngine *engine);
 uid_t _runner_engine_run_uid (RunnerEngine *engine);
 /* The policy's verdict on a cwd (see runner-policy.h), resolved. */
 int _runner_engine_check_cwd (RunnerEngine *engine, const char *cwd, char **canonical,

@@ -37,6 +37,8 @@ runner_config_init (RunnerConfig *config)
     .max_queued = 64,
     .cancel_grace_ms = 1000,
     .work_parent = NULL,
+    .max_sessions = 8,
+    .session_idle_ms = 10 * 60 * 1000,
   };
 }
 
@@ -88,12 +90,15 @@ on_signal (void *data, int fd, uint32_t events)
           pid_t pid = waitpid (-1, NULL, WNOHANG);
           if (pid <= 0)
             break;
-          for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+          bool known = false;
+          for (RunnerRun *run = engine->runs; run != NULL && !known; run = run->next)
             if (run->init_pid == pid && !run->init_reaped)
               {
                 _runner_run_on_init_exit (run);
-                break;
+                known = true;
               }
+          if (!known)
+            _runner_session_reaped (engine, pid);
         }
     }
 }
@@ -225,6 +230,7 @@ runner_engine_free (RunnerEngine *engine)
 {
   if (engine == NULL)
     return;
+  _runner_session_free_all (engine);
   while (engine->runs != NULL)
     {
       RunnerRun *run = engine->runs;
@@ -349,6 +355,8 @@ validate (RunnerEngine *engine, SpRun *req, const RunnerLanguage **lang, SpProto
     }
   if (req->path != NULL && load_path (engine, req, err) != 0)
     return -1;
+  if (req->session != NULL && _runner_session_validate (engine, req, err) != 0)
+    return -1;
 
   int queued = 0;
   for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
@@ -365,9 +373,17 @@ start_queued (RunnerEngine *engine)
     {
       if (engine->running >= engine->config.max_concurrent)
         return;
-      if (run->state == RUN_QUEUED)
+      /* One run at a time per session: the next waits for it. */
+      if (run->state == RUN_QUEUED
+          && (run->session == NULL || !_runner_session_busy (run->session)))
         _runner_run_start (run); /* a failure is reported as its exited event */
     }
+}
+
+void
+_runner_engine_start_queued (RunnerEngine *engine)
+{
+  start_queued (engine);
 }
 
 int
@@ -400,6 +416,8 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
   run->req = *req;
   memset (req, 0, sizeof *req);
   run->lang = lang;
+  if (run->req.session != NULL)
+    run->session = _runner_session_get (engine, &run->req);
   run->init_pid = -1;
   run->control_fd = run->status_fd = run->stdin_fd = -1;
   run->streams[0].fd = run->streams[1].fd = -1;
@@ -429,6 +447,8 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
 void
 _runner_engine_run_finished (RunnerEngine *engine, RunnerRun *run)
 {
+  if (run->session != NULL)
+    _runner_session_run_finished (run);
   engine->running--;
   start_queued (engine);
 }
@@ -460,6 +480,7 @@ runner_engine_cancel (RunnerEngine *engine, const char *id, SpProtoError *err)
       msg.u.exited.cancelled = SP_CANCEL_INTERRUPT;
       msg.u.exited.t_ms = runner_engine_clock_ms (engine);
       run->state = RUN_FINISHED;
+      run->session = NULL;
       _runner_engine_emit (engine, &msg);
       return 0;
     }
@@ -553,6 +574,7 @@ runner_engine_kill_all (RunnerEngine *engine)
           _runner_run_send_control (run, RUNNER_CTL_KILL);
         }
     }
+  _runner_session_kill_all (engine);
 }
 
 void
@@ -591,6 +613,9 @@ next_deadline (RunnerEngine *engine)
         if (times[i] > 0 && (next == 0 || times[i] < next))
           next = times[i];
     }
+  int64_t sessions = _runner_session_next_deadline (engine);
+  if (sessions > 0 && (next == 0 || sessions < next))
+    next = sessions;
   return next;
 }
 
@@ -614,5 +639,6 @@ runner_engine_iterate (RunnerEngine *engine, int max_wait_ms)
   int64_t now = now_ns ();
   for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
     _runner_run_check_timers (run, now);
+  _runner_session_check_timers (engine, now);
   return 0;
 }

@@ -35,6 +35,8 @@ typedef struct
   const char *work_parent;  /* where the runner's private directory goes */
   RunnerPathPolicy paths;   /* which "path" and "cwd" requests may name; the
                              * caller owns the lists */
+  int max_sessions;         /* sessions (persistent interpreters) at once */
+  int64_t session_idle_ms;  /* an unused session's interpreter is stopped after this */
   char *const *read_only_dirs; /* canonical host directories every run may read
                                 * (bound read-only at the same path in namespace
                                 * mode, Landlock read rules in both); NULL-

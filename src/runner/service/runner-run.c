@@ -89,8 +89,8 @@ add_environment_vars (RunnerRun *run, char **env, size_t n)
 
 /* The environment is fixed; only what the request names is added. Nothing
  * of the runner's own environment reaches the program. */
-static char **
-build_env (RunnerRun *run)
+char **
+_runner_run_build_env (RunnerRun *run)
 {
   size_t n_extra = sp_strv_length (run->req.env);
   char **env = xcalloc (n_extra + 21, sizeof *env);
@@ -260,6 +260,8 @@ emit_started (RunnerRun *run)
   ev->output_limit = run->req.output_limit;
   ev->network = run->req.network;
   ev->environment = run->env.dir;
+  ev->session = run->req.session;
+  ev->session_new = run->session_new;
   _runner_engine_sandbox_info (run->engine, run->req.network, &ev->sandbox);
   _runner_engine_emit (run->engine, &msg);
   sp_sandbox_info_clear (&ev->sandbox);
@@ -317,6 +319,8 @@ _runner_run_start (RunnerRun *run)
       emit_failed (run, "%s", engine->refusal);
       return -1;
     }
+  if (run->session != NULL)
+    return _runner_session_run_start (run);
   if (run->req.cwd != NULL && !run->cwd_trusted && recheck_cwd (run) != 0)
     return -1;
   if (make_dirs (run) != 0 || write_code (run) != 0 || write_prelude (run) != 0)
@@ -363,7 +367,7 @@ _runner_run_start (RunnerRun *run)
     lang.path = run->env.python;
   char **argv = runner_lang_argv (&lang, run->code_path, run->req.args, run->req.memory_mib);
   char **read_only = run_read_only_dirs (run);
-  char **envp = build_env (run);
+  char **envp = _runner_run_build_env (run);
   cleanup_free char *root_dir = xasprintf ("%s/root", run->dir);
   cleanup_free char *code_dir = xasprintf ("%s/code", run->dir);
   cleanup_free char *tmp_dir = xasprintf ("%s/tmp", run->dir);
@@ -428,6 +432,13 @@ _runner_run_start (RunnerRun *run)
       emit_failed (run, "cannot fork: %s", strerror (errsv));
       return -1;
     }
+  return _runner_run_attach (run);
+}
+
+int
+_runner_run_attach (RunnerRun *run)
+{
+  RunnerEngine *engine = run->engine;
 
   for (int s = 0; s < 2; s++)
     {
@@ -435,12 +446,17 @@ _runner_run_start (RunnerRun *run)
       run->streams[s].watch = runner_loop_watch (engine->loop, run->streams[s].fd,
                                                  engine->throttled ? 0 : EPOLLIN, on_stream, run);
     }
-  set_nonblocking (run->status_fd, true);
-  run->status_watch = runner_loop_watch (engine->loop, run->status_fd, EPOLLIN, on_status, run);
+  /* A session's run has no run init of its own: the session watches it. */
+  if (run->status_fd >= 0)
+    {
+      set_nonblocking (run->status_fd, true);
+      run->status_watch
+        = runner_loop_watch (engine->loop, run->status_fd, EPOLLIN, on_status, run);
+    }
   set_nonblocking (run->stdin_fd, true);
   run->stdin_watch = runner_loop_watch (engine->loop, run->stdin_fd, 0, on_stdin, run);
   if (run->streams[0].watch == NULL || run->streams[1].watch == NULL
-      || run->status_watch == NULL || run->stdin_watch == NULL)
+      || (run->status_fd >= 0 && run->status_watch == NULL) || run->stdin_watch == NULL)
     {
       abandon (run, errno);
       return 0;
@@ -451,7 +467,8 @@ _runner_run_start (RunnerRun *run)
   run->stdin_close = !run->req.stdin_open;
   run->deadline_ns = run->t_start_ns + run->req.timeout_ms * INT64_C (1000000);
   run->disk_check_ns = run->t_start_ns + DISK_POLL_NS;
-  run->memory_check_ns = run->t_start_ns + MEMORY_POLL_NS;
+  /* A session's tree is watched by the session, across its runs. */
+  run->memory_check_ns = run->session ? 0 : run->t_start_ns + MEMORY_POLL_NS;
 
   emit_started (run);
   _runner_run_feed_stdin (run);
@@ -461,6 +478,11 @@ _runner_run_start (RunnerRun *run)
 void
 _runner_run_send_control (RunnerRun *run, char cmd)
 {
+  if (run->session != NULL)
+    {
+      _runner_session_control (run, cmd);
+      return;
+    }
   /* A full or closed pipe means init is already finishing; either way
    * there is nothing more to tell it. */
   if (run->control_fd >= 0 && write (run->control_fd, &cmd, 1) < 0 && errno == EPIPE)
@@ -782,7 +804,11 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
       run->deadline_ns = 0;
       if (run->limit == SP_LIMIT_NONE)
         run->limit = SP_LIMIT_TIME;
-      _runner_run_send_control (run, RUNNER_CTL_KILL);
+      /* A session is interrupted first: its state may be worth keeping. */
+      if (run->session != NULL)
+        _runner_session_deadline (run);
+      else
+        _runner_run_send_control (run, RUNNER_CTL_KILL);
     }
   check_memory (run, now);
   if (run->cancel_next_ns > 0 && now >= run->cancel_next_ns)
@@ -921,7 +947,8 @@ static void
 finish_files (RunnerRun *run, SpExited *ev)
 {
   cleanup_free char *tmp_dir = xasprintf ("%s/tmp", run->dir);
-  const RunnerFileSnap *before = run->req.cwd ? &run->before : NULL;
+  /* A named directory or a session's holds more than this run made. */
+  const RunnerFileSnap *before = run->req.cwd || run->keep_dir ? &run->before : NULL;
 
   runner_files_strip_setid (run->cwd, before);
   if (!run->engine->namespaces)
@@ -958,6 +985,7 @@ try_finish (RunnerRun *run)
   ev->stderr_bytes = run->streams[SP_STREAM_STDERR].bytes;
   ev->stdout_truncated = run->streams[SP_STREAM_STDOUT].truncated;
   ev->stderr_truncated = run->streams[SP_STREAM_STDERR].truncated;
+  ev->session_ended = run->session_ended;
   finish_files (run, ev);
   read_program_error (run, ev);
 
@@ -989,11 +1017,18 @@ emit_failed (RunnerRun *run, const char *fmt, ...)
   msg.u.exited.end = SP_END_FAILED;
   msg.u.exited.error = error ? error : xstrdup ("run failed");
   msg.u.exited.cancelled = run->cancel_stage;
+  msg.u.exited.session_ended = run->session_ended;
   msg.u.exited.t_ms = runner_engine_clock_ms (run->engine);
   run->state = RUN_FINISHED;
   _runner_engine_emit (run->engine, &msg);
   sp_message_clear (&msg);
   _runner_engine_run_finished (run->engine, run);
+}
+
+void
+_runner_run_fail (RunnerRun *run, const char *message)
+{
+  emit_failed (run, "%s", message);
 }
 
 void
@@ -1008,7 +1043,7 @@ _runner_run_free (RunnerRun *run)
   /* Without the control pipe the run init kills the tree and exits. */
   if (run->init_pid > 0 && !run->init_reaped)
     waitpid (run->init_pid, NULL, 0);
-  if (run->dir != NULL)
+  if (run->dir != NULL && !run->keep_dir)
     remove_tree (run->dir);
   buf_clear (&run->stdin_buf);
   buf_clear (&run->stderr_tail);

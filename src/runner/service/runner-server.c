@@ -1,5 +1,6 @@
 /* runner-server.c: the protocol side of sandpad-runner. */
 #include "runner-server.h"
+#include "runner-session.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -123,6 +124,11 @@ handle_frame (RunnerServer *server, const char *frame, size_t len)
       break;
     case SP_MSG_RELEASE:
       rc = runner_engine_release (server->engine, msg.u.ref.id, &err);
+      break;
+    case SP_MSG_SESSION_CLOSE:
+    case SP_MSG_SESSION_RESTART:
+      rc = runner_engine_session_end (server->engine, msg.u.session.session,
+                                      msg.type == SP_MSG_SESSION_RESTART, &err);
       break;
     default:
       rc = sp_proto_set_error (&err, SP_ERR_UNKNOWN_TYPE, "not a request");
