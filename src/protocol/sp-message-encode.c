@@ -134,6 +134,8 @@ encode_started (json_t *obj, const SpStarted *started, bool *ok)
   set_int (obj, "output_limit", started->output_limit);
   set_bool (obj, "network", started->network);
   sp_json_set (obj, "sandbox", encode_sandbox (&started->sandbox, ok));
+  if (started->warm)
+    set_bool (obj, "warm", true);
 }
 
 static void
@@ -164,6 +166,8 @@ encode_exited (json_t *obj, const SpExited *exited, bool *ok)
   set_int (obj, "stderr_bytes", exited->stderr_bytes);
   set_bool (obj, "stdout_truncated", exited->stdout_truncated);
   set_bool (obj, "stderr_truncated", exited->stderr_truncated);
+  if (exited->warm)
+    set_bool (obj, "warm", true);
   for (size_t i = 0; i < exited->n_files; i++)
     {
       json_t *item = json_object ();

@@ -221,6 +221,7 @@ typedef struct
   int64_t output_limit;
   bool network;
   SpSandboxInfo sandbox;
+  bool warm; /* forked from a warm interpreter; false: a cold start */
 } SpStarted;
 
 typedef struct
@@ -313,6 +314,7 @@ typedef struct
   size_t n_files;
   bool files_truncated;
   SpProgramError *program_error; /* NULL unless the program failed with one */
+  bool warm; /* as started's */
 } SpExited;
 
 typedef struct

@@ -32,6 +32,9 @@ usage (FILE *out)
          "                         without it, \"path\" is refused)\n"
          "  --allow-cwd DIR        requests may name DIR and directories under it as \"cwd\"\n"
          "                         (repeatable; without it, \"cwd\" is refused)\n"
+         "  --no-warm              start every Python run cold (no warm interpreters)\n"
+         "  --warm-max-runs N      recycle a warm interpreter after N runs (default 100)\n"
+         "  --warm-memory MIB      memory all warm interpreters may hold (default 512)\n"
          "  --version              print the version\n"
          "  --help                 print this help\n",
          out);
@@ -63,6 +66,9 @@ main (int argc, char **argv)
     { "disk-files", required_argument, NULL, 'F' },
     { "allow-path", required_argument, NULL, 'P' },
     { "allow-cwd", required_argument, NULL, 'C' },
+    { "no-warm", no_argument, NULL, 'W' },
+    { "warm-max-runs", required_argument, NULL, 'R' },
+    { "warm-memory", required_argument, NULL, 'M' },
     { "version", no_argument, NULL, 'V' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -72,6 +78,8 @@ main (int argc, char **argv)
   int fd = -1, opt, status;
 
   runner_config_init (&config);
+  /* A long-lived runner keeps warm interpreters (runner-warm.h). */
+  config.warm = true;
   runner_langs_init (&langs);
   while ((opt = getopt_long (argc, argv, "", options, NULL)) != -1)
     switch (opt)
@@ -112,6 +120,15 @@ main (int argc, char **argv)
       case 'C':
         if (runner_policy_allow (&config.paths.cwds, optarg) != 0)
           die_with_error ("--allow-cwd %s: not a directory other than /", optarg);
+        break;
+      case 'W':
+        config.warm = false;
+        break;
+      case 'R':
+        config.warm_max_runs = (int) parse_number (optarg, "--warm-max-runs", 1, 1000000);
+        break;
+      case 'M':
+        config.warm_memory_mib = parse_number (optarg, "--warm-memory", 1, 1 << 20);
         break;
       case 'V':
         printf ("sandpad-runner %s\n", PACKAGE_VERSION);

@@ -66,6 +66,10 @@ typedef struct
   int stderr_fd;
   int control_fd; /* read end, for init */
   int status_fd;  /* write end, for init */
+  /* NULL: the program execve's path. A jmp_buf (the warm path,
+   * runner-warm-child.c): the program takes every step of a cold run, then
+   * closes every fd but 0-2 and longjmp's here instead of exec. */
+  void *resume;
 } RunnerSpawnSpec;
 
 /* Forks the run init; returns its pid, or -1 with errno set. The caller

@@ -8,6 +8,7 @@
 #include "runner-files.h"
 #include "runner-spawn.h"
 #include "runner-util.h"
+#include "runner-warm.h"
 
 typedef enum
 {
@@ -73,6 +74,9 @@ struct RunnerRun
   SpCancelStage cancel_stage;
   SpLimit limit;
   char *failure; /* the runner failed the run after it started (end "failed") */
+  bool warm;     /* forked by a warm parent: init_pid is not our child */
+  int pidfd;     /* warm: the supervisor's, watched instead of reaped */
+  RunnerWatch *pidfd_watch;
 };
 
 struct RunnerEngine
@@ -94,6 +98,7 @@ struct RunnerEngine
   int running;
   bool throttled;
   int64_t t0_ns;
+  RunnerWarm *warm; /* the warm pool; NULL: every run is cold */
 };
 
 /* runner-run.c */
@@ -104,6 +109,13 @@ void _runner_run_check_timers (RunnerRun *run, int64_t now);
 void _runner_run_set_throttled (RunnerRun *run, bool throttled);
 void _runner_run_feed_stdin (RunnerRun *run);
 void _runner_run_free (RunnerRun *run);
+
+/* runner-warm-run.c: the pool, when the config and this system allow it. */
+RunnerWarm *_runner_engine_warm_new (RunnerEngine *engine);
+/* 0 when the warm pool took the run, -1: run it cold. */
+int _runner_run_spawn_warm (RunnerRun *run, const RunnerSpawnSpec *spec, char *const *argv,
+                            char *const *envp);
+void _runner_run_release_warm (RunnerRun *run);
 
 /* runner-engine.c */
 void _runner_engine_sandbox_info (RunnerEngine *engine, bool network, SpSandboxInfo *info);

@@ -37,6 +37,10 @@ runner_config_init (RunnerConfig *config)
     .max_queued = 64,
     .cancel_grace_ms = 1000,
     .work_parent = NULL,
+    .warm = false,
+    .warm_max_runs = 100,
+    .warm_idle_ms = 10 * 60 * 1000,
+    .warm_memory_mib = 512,
   };
 }
 
@@ -88,8 +92,10 @@ on_signal (void *data, int fd, uint32_t events)
           pid_t pid = waitpid (-1, NULL, WNOHANG);
           if (pid <= 0)
             break;
+          if (runner_warm_reaped (engine->warm, pid))
+            continue;
           for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
-            if (run->init_pid == pid && !run->init_reaped)
+            if (!run->warm && run->init_pid == pid && !run->init_reaped)
               {
                 _runner_run_on_init_exit (run);
                 break;
@@ -217,6 +223,7 @@ runner_engine_new (const RunnerConfig *config, RunnerLanguages *langs, const Run
 
   runner_sandbox_probe (&engine->caps);
   resolve_sandbox (engine);
+  engine->warm = _runner_engine_warm_new (engine);
   return engine;
 }
 
@@ -231,6 +238,7 @@ runner_engine_free (RunnerEngine *engine)
       engine->runs = run->next;
       _runner_run_free (run);
     }
+  runner_warm_free (engine->warm);
   remove_tree (engine->root);
   free (engine->root);
   free (engine->refusal);
@@ -585,11 +593,15 @@ runner_engine_iterate (RunnerEngine *engine, int max_wait_ms)
       if (wait < 0 || until < wait)
         wait = (int) until;
     }
+  /* Idle warm parents are recycled even when nothing else happens. */
+  if (engine->warm != NULL && (wait < 0 || wait > RUNNER_WARM_TICK_MS))
+    wait = RUNNER_WARM_TICK_MS;
   if (runner_loop_iterate (engine->loop, wait) < 0)
     return -1;
 
   int64_t now = now_ns ();
   for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
     _runner_run_check_timers (run, now);
+  runner_warm_tick (engine->warm, now);
   return 0;
 }

@@ -235,6 +235,7 @@ emit_started (RunnerRun *run)
   ev->memory_mib = run->req.memory_mib;
   ev->output_limit = run->req.output_limit;
   ev->network = run->req.network;
+  ev->warm = run->warm;
   _runner_engine_sandbox_info (run->engine, run->req.network, &ev->sandbox);
   _runner_engine_emit (run->engine, &msg);
   sp_sandbox_info_clear (&ev->sandbox);
@@ -359,7 +360,9 @@ _runner_run_start (RunnerRun *run)
   };
 
   run->t_start_ns = now_ns ();
-  run->init_pid = runner_spawn (&spec);
+  /* The warm pool when it can serve the run (runner-warm-run.c), else cold. */
+  if (_runner_run_spawn_warm (run, &spec, argv, envp) != 0)
+    run->init_pid = runner_spawn (&spec);
   int errsv = errno;
   sp_strv_free (argv);
   sp_strv_free (envp);
@@ -373,8 +376,10 @@ _runner_run_start (RunnerRun *run)
   run->streams[SP_STREAM_STDERR].fd = err[0];
   run->control_fd = ctl[1];
   run->status_fd = status[0];
+  if (run->warm && run->pidfd_watch == NULL)
+    _runner_run_send_control (run, RUNNER_CTL_KILL);
 
-  if (run->init_pid < 0)
+  if (!run->warm && run->init_pid < 0)
     {
       emit_failed (run, "cannot fork: %s", strerror (errsv));
       return -1;
@@ -903,6 +908,7 @@ try_finish (RunnerRun *run)
   fill_result (run, ev);
   ev->id = xstrdup (run->req.id);
   ev->limit = run->limit;
+  ev->warm = run->warm;
   ev->cancelled = run->cancel_stage;
   ev->t_ms = runner_engine_clock_ms (run->engine);
   ev->stdout_bytes = run->streams[SP_STREAM_STDOUT].bytes;
@@ -957,7 +963,8 @@ _runner_run_free (RunnerRun *run)
   if (run->control_fd >= 0)
     close (run->control_fd);
   /* Without the control pipe the run init kills the tree and exits. */
-  if (run->init_pid > 0 && !run->init_reaped)
+  _runner_run_release_warm (run);
+  if (!run->warm && run->init_pid > 0 && !run->init_reaped)
     waitpid (run->init_pid, NULL, 0);
   if (run->dir != NULL)
     remove_tree (run->dir);
