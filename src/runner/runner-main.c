@@ -35,6 +35,8 @@ usage (FILE *out)
          "  --no-warm              start every Python run cold (no warm interpreters)\n"
          "  --warm-max-runs N      recycle a warm interpreter after N runs (default 100)\n"
          "  --warm-memory MIB      memory all warm interpreters may hold (default 512)\n"
+         "  --warm-min-memory MIB  runs with a smaller memory limit start cold (default:\n"
+         "                         four times what a warm interpreter holds)\n"
          "  --version              print the version\n"
          "  --help                 print this help\n",
          out);
@@ -69,6 +71,7 @@ main (int argc, char **argv)
     { "no-warm", no_argument, NULL, 'W' },
     { "warm-max-runs", required_argument, NULL, 'R' },
     { "warm-memory", required_argument, NULL, 'M' },
+    { "warm-min-memory", required_argument, NULL, 'm' },
     { "version", no_argument, NULL, 'V' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -129,6 +132,9 @@ main (int argc, char **argv)
         break;
       case 'M':
         config.warm_memory_mib = parse_number (optarg, "--warm-memory", 1, 1 << 20);
+        break;
+      case 'm':
+        config.warm_min_memory_mib = parse_number (optarg, "--warm-min-memory", 0, 1 << 20);
         break;
       case 'V':
         printf ("sandpad-runner %s\n", PACKAGE_VERSION);

@@ -41,6 +41,7 @@ runner_config_init (RunnerConfig *config)
     .warm_max_runs = 100,
     .warm_idle_ms = 10 * 60 * 1000,
     .warm_memory_mib = 512,
+    .warm_min_memory_mib = -1,
   };
 }
 

@@ -108,10 +108,15 @@ _runner_run_spawn_warm (RunnerRun *run, const RunnerSpawnSpec *spec, char *const
   runner_warm_start (engine->warm, run->req.network);
   if (env_needs_cold (run->req.env) || sp_strv_length ((char **) argv) < 4)
     return -1;
-  /* RLIMIT_DATA counts what the child inherits: go warm only when that
-   * leaves the snippet at least 7/8 of its limit. */
+  /* RLIMIT_DATA and the tree watch count what the child inherits (the
+   * parent's imports, ~40 MiB): by default go warm only when that leaves
+   * the snippet at least 3/4 of its limit (all of it, if it imports numpy
+   * or matplotlib itself, as a cold run would hold them too). */
   int64_t data = runner_warm_data_bytes (engine->warm, run->req.network);
-  if (data < 0 || data > spec->memory_bytes / 8)
+  int64_t min_memory = engine->config.warm_min_memory_mib >= 0
+                         ? engine->config.warm_min_memory_mib * 1024 * 1024
+                         : 4 * data;
+  if (data < 0 || spec->memory_bytes < min_memory)
     return -1;
 
   cleanup_free char *host_file = xasprintf ("%s/code/.sandpad/run.json", run->dir);
