@@ -86,13 +86,12 @@ def run_child(sock, plan):
     sys.path[:] = [os.path.dirname(code_path)] + extra + BASE_PATH
     sys.path_importer_cache.clear()
     importlib.invalidate_caches()
-    # matplotlib resolved its config and cache directories in the parent.
+    # matplotlib resolved its config and cache directories in the parent
+    # (the parent's own, which no run can reach): forget them.
     mpl = sys.modules.get("matplotlib")
     if mpl is not None:
-        for getter in ("get_configdir", "get_cachedir"):
-            clear = getattr(getattr(mpl, getter, None), "cache_clear", None)
-            if clear is not None:
-                clear()
+        for getter in ("get_configdir", "get_cachedir", "get_data_path"):
+            forget(getattr(mpl, getter, None))
     # As a cold run, the prelude is this run's sitecustomize.
     sys.modules.pop("sitecustomize", None)
     try:
@@ -105,6 +104,21 @@ def run_child(sock, plan):
         print("Error in sitecustomize; set PYTHONVERBOSE for traceback:", file=sys.stderr)
         traceback.print_exc()
     run_main(code_path)
+
+
+def forget(cached):
+    """Empties a function's cache: functools' or matplotlib's own
+    _logged_cached (a closure over "called" and "ret")."""
+    if cached is None:
+        return
+    clear = getattr(cached, "cache_clear", None)
+    if clear is not None:
+        clear()
+        return
+    code = getattr(cached, "__code__", None)
+    for name, cell in zip(code.co_freevars if code else (), cached.__closure__ or ()):
+        if name == "called":
+            cell.cell_contents = False
 
 
 def run_main(code_path):
