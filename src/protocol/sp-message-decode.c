@@ -236,7 +236,7 @@ decode_started (json_t *obj, SpStarted *started, SpProtoError *err)
   TRY (sp_json_check_fields (obj, "started",
                              FIELDS ("id", "cwd", "t_ms", "timeout_ms", "memory_mib",
                                      "output_limit", "network", "sandbox", "environment",
-                                     "session", "session_new"),
+                                     "session", "session_new", "warm"),
                              err));
   TRY (get_id (obj, &started->id, err));
   TRY (get_session (obj, false, &started->session, err));
@@ -251,6 +251,7 @@ decode_started (json_t *obj, SpStarted *started, SpProtoError *err)
   TRY (sp_json_get_int (obj, "output_limit", true, 0, INT64_MAX, &started->output_limit, err));
   TRY (sp_json_get_bool (obj, "network", true, &started->network, err));
   TRY (sp_json_get_string (obj, "environment", false, &started->environment, err));
+  TRY (sp_json_get_bool (obj, "warm", false, &started->warm, err));
   return decode_sandbox (obj, "sandbox", &started->sandbox, err);
 }
 
@@ -322,7 +323,8 @@ decode_exited (json_t *obj, SpExited *exited, SpProtoError *err)
                                      "cancelled", "t_ms", "wall_ms", "cpu_ms",
                                      "peak_memory_bytes", "stdout_bytes", "stderr_bytes",
                                      "stdout_truncated", "stderr_truncated", "files",
-                                     "files_truncated", "program_error", "session_ended"),
+                                     "files_truncated", "program_error", "session_ended",
+                                     "warm"),
                              err));
   TRY (get_session_end (obj, "session_ended", false, &exited->session_ended, err));
   TRY (get_id (obj, &exited->id, err));
@@ -356,6 +358,7 @@ decode_exited (json_t *obj, SpExited *exited, SpProtoError *err)
   TRY (sp_json_get_bool (obj, "stderr_truncated", true, &exited->stderr_truncated, err));
   TRY (decode_files (obj, exited, err));
   TRY (sp_program_error_decode (obj, &exited->program_error, err));
+  TRY (sp_json_get_bool (obj, "warm", false, &exited->warm, err));
   return sp_json_get_bool (obj, "files_truncated", true, &exited->files_truncated, err);
 }
 

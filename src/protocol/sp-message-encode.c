@@ -140,6 +140,8 @@ encode_started (json_t *obj, const SpStarted *started, bool *ok)
   set_str (obj, "session", started->session, ok);
   if (started->session_new)
     set_bool (obj, "session_new", true);
+  if (started->warm)
+    set_bool (obj, "warm", true);
 }
 
 static void
@@ -170,6 +172,8 @@ encode_exited (json_t *obj, const SpExited *exited, bool *ok)
   set_int (obj, "stderr_bytes", exited->stderr_bytes);
   set_bool (obj, "stdout_truncated", exited->stdout_truncated);
   set_bool (obj, "stderr_truncated", exited->stderr_truncated);
+  if (exited->warm)
+    set_bool (obj, "warm", true);
   for (size_t i = 0; i < exited->n_files; i++)
     {
       json_t *item = json_object ();

@@ -260,6 +260,7 @@ typedef struct
   char *environment; /* NULL: none; the environment in use (read-only) */
   char *session;    /* the run's session, NULL for an ordinary run */
   bool session_new; /* this run started the session's interpreter afresh */
+  bool warm; /* forked from a warm interpreter; false: a cold start */
 } SpStarted;
 
 typedef struct
@@ -353,6 +354,7 @@ typedef struct
   bool files_truncated;
   SpProgramError *program_error; /* NULL unless the program failed with one */
   SpSessionEnd session_ended;    /* a session run whose interpreter ended with it */
+  bool warm; /* as started's */
 } SpExited;
 
 typedef struct

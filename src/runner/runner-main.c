@@ -37,6 +37,11 @@ usage (FILE *out)
          "                         under --allow-path and --allow-cwd directories)\n"
          "  --max-sessions N       sessions (persistent interpreters) at once (default 8)\n"
          "  --session-idle-ms N    stop a session unused this long (default 600000)\n"
+         "  --no-warm              start every Python run cold (no warm interpreters)\n"
+         "  --warm-max-runs N      recycle a warm interpreter after N runs (default 100)\n"
+         "  --warm-memory MIB      memory all warm interpreters may hold (default 512)\n"
+         "  --warm-min-memory MIB  runs with a smaller memory limit start cold (default:\n"
+         "                         four times what a warm interpreter holds)\n"
          "  --version              print the version\n"
          "  --help                 print this help\n",
          out);
@@ -71,6 +76,10 @@ main (int argc, char **argv)
     { "allow-environment", required_argument, NULL, 'E' },
     { "max-sessions", required_argument, NULL, 'm' },
     { "session-idle-ms", required_argument, NULL, 'I' },
+    { "no-warm", no_argument, NULL, 'W' },
+    { "warm-max-runs", required_argument, NULL, 'R' },
+    { "warm-memory", required_argument, NULL, 'M' },
+    { "warm-min-memory", required_argument, NULL, 'n' },
     { "version", no_argument, NULL, 'V' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -80,6 +89,8 @@ main (int argc, char **argv)
   int fd = -1, opt, status;
 
   runner_config_init (&config);
+  /* A long-lived runner keeps warm interpreters (runner-warm.h). */
+  config.warm = true;
   runner_langs_init (&langs);
   while ((opt = getopt_long (argc, argv, "", options, NULL)) != -1)
     switch (opt)
@@ -130,6 +141,18 @@ main (int argc, char **argv)
       case 'E':
         if (runner_policy_allow (&config.paths.environments, optarg) != 0)
           die_with_error ("--allow-environment %s: not a directory other than /", optarg);
+        break;
+      case 'W':
+        config.warm = false;
+        break;
+      case 'R':
+        config.warm_max_runs = (int) parse_number (optarg, "--warm-max-runs", 1, 1000000);
+        break;
+      case 'M':
+        config.warm_memory_mib = parse_number (optarg, "--warm-memory", 1, 1 << 20);
+        break;
+      case 'n':
+        config.warm_min_memory_mib = parse_number (optarg, "--warm-min-memory", 0, 1 << 20);
         break;
       case 'V':
         printf ("sandpad-runner %s\n", PACKAGE_VERSION);

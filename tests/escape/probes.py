@@ -277,7 +277,7 @@ PROBES = [
       "    for i in range(400):\n"
       "        pid = os.fork()\n"
       "        if pid == 0:\n"
-      "            time.sleep(3)\n"
+      "            time.sleep(60)  # alive until killed: slow forks must not thin the bomb\n"
       "            os._exit(0)\n"
       "        kids.append(pid)\n"
       "except OSError as e:\n"

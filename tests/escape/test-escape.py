@@ -17,6 +17,7 @@ skipped, visibly.
 
 import ctypes
 import fnmatch
+import itertools
 import json
 import os
 import random
@@ -33,7 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "runner"))
 from probes import PRELUDE, PROBES  # noqa: E402
-from runnertest import Runner, Tap, lock_held, released, wait_until  # noqa: E402
+from runnertest import Result, Runner, Tap, lock_held, released, wait_until  # noqa: E402
 
 SANDPAD_RUN, SANDPAD_RUNNER, MODE = sys.argv[1], sys.argv[2], sys.argv[3]
 ONLY = sys.argv[4] if len(sys.argv) > 4 else "*"
@@ -63,6 +64,15 @@ MODES = {
     # The app's configuration (sp-runner-client.c: `sandpad-runner --fd 3`,
     # no options): auto mode, not strict, the runner as the user.
     "app": dict(sandbox="auto", strict=False, wrap=AS_USER, kind="auto"),
+    # The warm path (src/runner/service/runner-warm.h): every probe forked
+    # from a warm python3 by a long-lived sandpad-runner, not exec'd by
+    # sandpad-run; as root, as the ordinary user, and in fallback mode.
+    "warm": dict(sandbox="namespaces", strict=True, wrap=[], kind="namespaces", warm=True),
+    "warm-fallback": dict(sandbox="fallback", strict=True, wrap=[], kind="fallback", warm=True),
+    "user-warm": dict(sandbox="namespaces", strict=True, wrap=AS_USER, kind="namespaces",
+                      warm=True),
+    "user-warm-fallback": dict(sandbox="fallback", strict=True, wrap=AS_USER, kind="fallback",
+                               warm=True),
 }
 
 
@@ -449,6 +459,84 @@ def sandpad_run(args, path, env_extra=None, pass_fds=()):
     return started, exited, out, proc.stderr
 
 
+def warm_run(targets, probe, args, path, env_extra=None, pass_fds=()):
+    """The warm modes' sandpad_run: the same run as a request to a fresh
+    sandpad-runner whose warm parent is ready (a run it starts cold would
+    test nothing new). Returns (started, exited, output, stderr)."""
+    m = MODES[MODE]
+    # A fork copies the page tables of the whole warm interpreter (~60 MiB
+    # resident: about four times a bare python3's fork), so fork-heavy
+    # probes need longer; the probes that test the time limit keep theirs.
+    scale = 1 if probe["limit"] == "time" else 5
+    run = dict(timeout_ms=probe["timeout"] * 1000 * scale, memory_mib=probe["memory"], env={})
+    i = 0
+    while i < len(args):
+        if args[i] == "--cwd":
+            run["cwd"] = args[i + 1]
+        elif args[i] == "--env":
+            key, _, value = args[i + 1].partition("=")
+            run["env"][key] = value
+        i += 1 if args[i] not in ("--cwd", "--env") else 2
+    cmd = m["wrap"] + [SANDPAD_RUNNER, "--sandbox", m["sandbox"], "--disk", str(probe["disk"]),
+                       "--warm-min-memory", "0", "--allow-cwd", targets.base]
+    if m["strict"]:
+        cmd.append("--strict")
+    if "cwd" in run:
+        # A request's cwd must be the program's uid's (a CLI's need not).
+        os.chown(run["cwd"], RUN_UID, RUN_UID)
+    # Probes alike share one runner and so one warm parent (siblings, as
+    # the app's runs are); one that passes an fd of its own gets a fresh one.
+    key = (probe["disk"], tuple(sorted((env_extra or {}).items())))
+    # A probe with a check of its own (what the runner leaves behind) gets
+    # a fresh runner, closed before the check looks.
+    shared = not pass_fds and not probe["check"]
+    runner = WARM_RUNNERS.get(key) if shared else None
+    if runner is None:
+        env = dict(os.environ, SANDPAD_PROBE_PARENT_SECRET=SECRET)
+        env.update(env_extra or {})
+        runner = Runner(cmd[0], *cmd[1:], env=env, pass_fds=pass_fds)
+        runner.hello()
+        if shared:
+            WARM_RUNNERS[key] = runner
+    try:
+        deadline = time.monotonic() + 60
+        n = 0
+        while True:
+            n += 1
+            res = runner.run(f"warm-up-{next(RUN_IDS)}", "pass")
+            if res.started and res.started.get("warm"):
+                break
+            if time.monotonic() > deadline:
+                return None, None, "", "no warm parent became ready within 60 s"
+            time.sleep(0.2)
+        with open(path) as f:
+            code = f.read()
+        run_id = f"probe-{next(RUN_IDS)}"
+        runner.send(type="run", id=run_id, language="python", code=code,
+                    name=os.path.basename(path), **run)
+        events = []
+        while not events or events[-1]["type"] not in ("exited", "error"):
+            ev = runner.recv(probe["timeout"] + 60)
+            if ev is None:
+                return None, None, "", "the runner closed its output"
+            if ev.get("id") == run_id:
+                events.append(ev)
+        if events[-1]["type"] == "error":
+            return None, None, "", f"the request was refused: {events[-1]}"
+        res = Result(events)
+        if not res.started or not res.started.get("warm"):
+            return None, None, "", f"the probe did not go warm: {res}"
+        out = "".join(e["data"] for e in res.events if e["type"] == "output")
+        return res.started, res.exited, out, ""
+    finally:
+        if runner not in WARM_RUNNERS.values():
+            runner.close()
+
+
+WARM_RUNNERS = {}
+RUN_IDS = itertools.count()
+
+
 def run_sandboxed(targets, probe, kind):
     """Returns (blocked, detail)."""
     cwd, path = prepare(targets, probe)
@@ -468,8 +556,12 @@ def run_sandboxed(targets, probe, kind):
     # it must not leak.
     extra = socket.socketpair() if probe["extra_fd"] else ()
     try:
-        started, exited, out, stderr = sandpad_run(args, path, env_extra,
-                                                   [s.fileno() for s in extra])
+        if MODES[MODE].get("warm"):
+            started, exited, out, stderr = warm_run(targets, probe, args, path, env_extra,
+                                                    [s.fileno() for s in extra])
+        else:
+            started, exited, out, stderr = sandpad_run(args, path, env_extra,
+                                                       [s.fileno() for s in extra])
         effect, check_detail = check.effect() if check is not None else (False, "")
     finally:
         for sock in extra:
@@ -627,6 +719,8 @@ def main():
         if fnmatch.fnmatch("cross-run", ONLY):
             cross_run(t, targets)
     finally:
+        for runner in WARM_RUNNERS.values():
+            runner.close()
         targets.close()
     print(f"# {MODE}: {time.monotonic() - t0:.1f} s", flush=True)
     print(f"1..{t.n}", flush=True)

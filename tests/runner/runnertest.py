@@ -112,7 +112,7 @@ class Tap:
 
 
 class Runner:
-    def __init__(self, path, *args, env=None, preexec_fn=None):
+    def __init__(self, path, *args, env=None, preexec_fn=None, pass_fds=()):
         self.proc = subprocess.Popen(
             [path, *args],
             stdin=subprocess.PIPE,
@@ -120,6 +120,7 @@ class Runner:
             stderr=subprocess.PIPE,
             env=env if env is not None else dict(os.environ),
             preexec_fn=preexec_fn,
+            pass_fds=pass_fds,
         )
         self.buf = b""
         self.pending = []

@@ -427,6 +427,15 @@ def test_probe_fds(t):
         shutil.rmtree(d)
 
 
+def is_warm_parent(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read().split(b"\0")
+    except OSError:
+        return False
+    return len(argv) > 3 and argv[3].endswith(b"/driver.py") and b"/warm-" in argv[3]
+
+
 def test_child_fds(t):
     """Every process of a run, seen from outside while it runs: no fd of
     the runner's (its protocol pipes, its directories) in any of them."""
@@ -441,6 +450,14 @@ def test_child_fds(t):
     ev = r.recv_type("output", timeout=60)
     t.ok(ev is not None and ev.get("data", "").startswith("up"), "the run is up", ev)
     procs = {pid: (comm(pid), fd_links(pid)) for pid in descendants(r.proc.pid)}
+    # The warm parent (runner-warm.h) is the runner's, not the run's: it
+    # holds /dev/null as 0-2 and its socket to the runner, nothing else.
+    warm = {pid for pid in procs if is_warm_parent(pid)}
+    for pid in warm:
+        links = procs.pop(pid)[1] or {}
+        t.ok(sorted(links) == [0, 1, 2, 3] and links[3].startswith("socket:")
+             and all(links[fd] == "/dev/null" for fd in (0, 1, 2)),
+             f"the warm parent ({pid}) holds /dev/null and its socket only", links)
     r.send(type="cancel", id="fds")
     r.collect("fds")
     r.close()

@@ -72,6 +72,10 @@ typedef struct
    * the runner); every other fd of the runner is closed, as without. */
   int extra_fds[RUNNER_SPAWN_MAX_EXTRA_FDS];
   int n_extra_fds;
+  /* NULL: the program execve's path. A jmp_buf (the warm path,
+   * runner-warm-child.c): the program takes every step of a cold run, then
+   * closes every fd but 0-2 and longjmp's here instead of exec. */
+  void *resume;
 } RunnerSpawnSpec;
 
 /* Forks the run init; returns its pid, or -1 with errno set. The caller

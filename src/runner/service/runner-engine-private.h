@@ -10,6 +10,7 @@
 #include "runner-spawn.h"
 #include "runner-util.h"
 #include "runner-venv.h"
+#include "runner-warm.h"
 
 typedef enum
 {
@@ -87,6 +88,9 @@ struct RunnerRun
   bool keep_dir;
   bool session_new;
   SpSessionEnd session_ended;
+  bool warm;     /* forked by a warm parent: init_pid is not our child */
+  int pidfd;     /* warm: the supervisor's, watched instead of reaped */
+  RunnerWatch *pidfd_watch;
 };
 
 struct RunnerEngine
@@ -110,6 +114,7 @@ struct RunnerEngine
   int64_t t0_ns;
   RunnerSession *sessions; /* runner-session.c */
   uint64_t next_session_seq;
+  RunnerWarm *warm; /* the warm pool; NULL: every run is cold */
 };
 
 /* runner-run.c */
@@ -127,6 +132,13 @@ char **_runner_run_build_env (RunnerRun *run);
 int _runner_run_attach (RunnerRun *run);
 /* Ends a run that never got going with end "failed". */
 void _runner_run_fail (RunnerRun *run, const char *message);
+
+/* runner-warm-run.c: the pool, when the config and this system allow it. */
+RunnerWarm *_runner_engine_warm_new (RunnerEngine *engine);
+/* 0 when the warm pool took the run, -1: run it cold. */
+int _runner_run_spawn_warm (RunnerRun *run, const RunnerSpawnSpec *spec, char *const *argv,
+                            char *const *envp);
+void _runner_run_release_warm (RunnerRun *run);
 
 /* runner-engine.c */
 void _runner_engine_sandbox_info (RunnerEngine *engine, bool network, SpSandboxInfo *info);

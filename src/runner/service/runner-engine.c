@@ -39,6 +39,11 @@ runner_config_init (RunnerConfig *config)
     .work_parent = NULL,
     .max_sessions = 8,
     .session_idle_ms = 10 * 60 * 1000,
+    .warm = false,
+    .warm_max_runs = 100,
+    .warm_idle_ms = 10 * 60 * 1000,
+    .warm_memory_mib = 512,
+    .warm_min_memory_mib = -1,
   };
 }
 
@@ -90,9 +95,11 @@ on_signal (void *data, int fd, uint32_t events)
           pid_t pid = waitpid (-1, NULL, WNOHANG);
           if (pid <= 0)
             break;
+          if (runner_warm_reaped (engine->warm, pid))
+            continue;
           bool known = false;
           for (RunnerRun *run = engine->runs; run != NULL && !known; run = run->next)
-            if (run->init_pid == pid && !run->init_reaped)
+            if (!run->warm && run->init_pid == pid && !run->init_reaped)
               {
                 _runner_run_on_init_exit (run);
                 known = true;
@@ -222,6 +229,7 @@ runner_engine_new (const RunnerConfig *config, RunnerLanguages *langs, const Run
 
   runner_sandbox_probe (&engine->caps);
   resolve_sandbox (engine);
+  engine->warm = _runner_engine_warm_new (engine);
   return engine;
 }
 
@@ -237,6 +245,7 @@ runner_engine_free (RunnerEngine *engine)
       engine->runs = run->next;
       _runner_run_free (run);
     }
+  runner_warm_free (engine->warm);
   remove_tree (engine->root);
   free (engine->root);
   free (engine->refusal);
@@ -633,6 +642,9 @@ runner_engine_iterate (RunnerEngine *engine, int max_wait_ms)
       if (wait < 0 || until < wait)
         wait = (int) until;
     }
+  /* Idle warm parents are recycled even when nothing else happens. */
+  if (engine->warm != NULL && (wait < 0 || wait > RUNNER_WARM_TICK_MS))
+    wait = RUNNER_WARM_TICK_MS;
   if (runner_loop_iterate (engine->loop, wait) < 0)
     return -1;
 
@@ -640,5 +652,6 @@ runner_engine_iterate (RunnerEngine *engine, int max_wait_ms)
   for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
     _runner_run_check_timers (run, now);
   _runner_session_check_timers (engine, now);
+  runner_warm_tick (engine->warm, now);
   return 0;
 }

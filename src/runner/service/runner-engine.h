@@ -41,6 +41,12 @@ typedef struct
                                 * (bound read-only at the same path in namespace
                                 * mode, Landlock read rules in both); NULL-
                                 * terminated, caller-owned; NULL: none */
+  bool warm;                /* keep warm Python parents (runner-warm.h) */
+  int warm_max_runs;        /* recycle a parent after this many runs */
+  int64_t warm_idle_ms;     /* and when unused this long */
+  int64_t warm_memory_mib;  /* the parents' resident memory together */
+  int64_t warm_min_memory_mib; /* runs with a smaller limit go cold; -1: four
+                                * times what a warm parent holds */
 } RunnerConfig;
 
 void runner_config_init (RunnerConfig *config);
@@ -64,6 +70,10 @@ RunnerEngine *runner_engine_new (const RunnerConfig *config, RunnerLanguages *la
 void runner_engine_free (RunnerEngine *engine);
 
 RunnerLoop *runner_engine_get_loop (RunnerEngine *engine);
+
+/* Starts the warm parent for the default policy (a client said hello),
+ * unless warm runs are off. */
+void runner_engine_prewarm (RunnerEngine *engine);
 
 /* Fills the ready event (languages, limits, sandbox) for a hello. */
 void runner_engine_describe (RunnerEngine *engine, SpReady *ready);

@@ -262,6 +262,7 @@ emit_started (RunnerRun *run)
   ev->environment = run->env.dir;
   ev->session = run->req.session;
   ev->session_new = run->session_new;
+  ev->warm = run->warm;
   _runner_engine_sandbox_info (run->engine, run->req.network, &ev->sandbox);
   _runner_engine_emit (run->engine, &msg);
   sp_sandbox_info_clear (&ev->sandbox);
@@ -411,7 +412,9 @@ _runner_run_start (RunnerRun *run)
   };
 
   run->t_start_ns = now_ns ();
-  run->init_pid = runner_spawn (&spec);
+  /* The warm pool when it can serve the run (runner-warm-run.c), else cold. */
+  if (_runner_run_spawn_warm (run, &spec, argv, envp) != 0)
+    run->init_pid = runner_spawn (&spec);
   int errsv = errno;
   sp_strv_free (argv);
   sp_strv_free (envp);
@@ -426,8 +429,10 @@ _runner_run_start (RunnerRun *run)
   run->streams[SP_STREAM_STDERR].fd = err[0];
   run->control_fd = ctl[1];
   run->status_fd = status[0];
+  if (run->warm && run->pidfd_watch == NULL)
+    _runner_run_send_control (run, RUNNER_CTL_KILL);
 
-  if (run->init_pid < 0)
+  if (!run->warm && run->init_pid < 0)
     {
       emit_failed (run, "cannot fork: %s", strerror (errsv));
       return -1;
@@ -979,6 +984,7 @@ try_finish (RunnerRun *run)
   fill_result (run, ev);
   ev->id = xstrdup (run->req.id);
   ev->limit = run->limit;
+  ev->warm = run->warm;
   ev->cancelled = run->cancel_stage;
   ev->t_ms = runner_engine_clock_ms (run->engine);
   ev->stdout_bytes = run->streams[SP_STREAM_STDOUT].bytes;
@@ -1041,7 +1047,8 @@ _runner_run_free (RunnerRun *run)
   if (run->control_fd >= 0)
     close (run->control_fd);
   /* Without the control pipe the run init kills the tree and exits. */
-  if (run->init_pid > 0 && !run->init_reaped)
+  _runner_run_release_warm (run);
+  if (!run->warm && run->init_pid > 0 && !run->init_reaped)
     waitpid (run->init_pid, NULL, 0);
   if (run->dir != NULL && !run->keep_dir)
     remove_tree (run->dir);

@@ -107,6 +107,7 @@ handle_frame (RunnerServer *server, const char *frame, size_t len)
         SpMessage ready = { .type = SP_MSG_READY };
         runner_engine_describe (server->engine, &ready.u.ready);
         send_message (server, &ready);
+        runner_engine_prewarm (server->engine);
         sp_message_clear (&ready);
       }
       break;

@@ -1,0 +1,132 @@
+#!/usr/bin/python3
+"""bench/warm-pool.py: what the warm pool (src/runner/service/runner-warm.h)
+buys, as the app sees it: one run's round trip in a long-lived runner, from
+`run` to its `exited` event.
+
+Two rows of issue 13's table, each measured in turn N times so every
+variant sees the same load, reported as medians and ratios:
+
+  - `print(1)`: bare `python3 -c 'print(1)'` (subprocess) against the same
+    program sent to a runner whose runs start warm;
+  - a matplotlib bar chart saved as PNG (the prelude's plt.show()): a warm
+    run against today's cold path (the same runner with --no-warm).
+
+Every warm sample is checked to have started warm (started's "warm"), every
+cold one cold, and every chart to have produced its PNG.
+
+Usage: bench/warm-pool.py [PATH-TO-SANDPAD-RUNNER] [N] [MODE]
+       (default _build/src/runner/sandpad-runner, 40, namespaces)
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RUNNER = sys.argv[1] if len(sys.argv) > 1 else os.path.join(TOP, "_build/src/runner/sandpad-runner")
+N = int(sys.argv[2]) if len(sys.argv) > 2 else 40
+MODE = sys.argv[3] if len(sys.argv) > 3 else "namespaces"
+WARMUP = 3
+
+PRINT = "print(1)"
+CHART = ("import matplotlib.pyplot as plt\n"
+         "plt.bar(['a', 'b', 'c'], [3, 1, 2])\n"
+         "plt.show()\n")
+
+
+class Runner:
+    def __init__(self, *args):
+        self.proc = subprocess.Popen([RUNNER, "--sandbox", MODE, "--strict", *args],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.seq = 0
+        self.send({"type": "hello", "client": "bench"})
+        while self.recv()["type"] != "ready":
+            pass
+
+    def send(self, msg):
+        msg["v"] = 1
+        self.proc.stdin.write((json.dumps(msg) + "\n").encode())
+        self.proc.stdin.flush()
+
+    def recv(self):
+        return json.loads(self.proc.stdout.readline())
+
+    def round_trip(self, code):
+        """Seconds from run to exited, whether it started warm, its files."""
+        self.seq += 1
+        run_id = f"r{self.seq}"
+        warm = None
+        start = time.perf_counter()
+        self.send({"type": "run", "id": run_id, "language": "python", "code": code})
+        while True:
+            event = self.recv()
+            if event.get("id") != run_id:
+                continue
+            if event["type"] == "started":
+                warm = event.get("warm", False)
+            if event["type"] == "exited":
+                elapsed = time.perf_counter() - start
+                break
+        self.send({"type": "release", "id": run_id})
+        while self.recv()["type"] != "released":
+            pass
+        if event["end"] != "exited" or event.get("exit_code") != 0:
+            sys.exit(f"a run failed: {event}")
+        return elapsed, warm, [f["path"] for f in event.get("files", [])]
+
+    def wait_warm(self, timeout=120):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.round_trip("pass")[1]:
+                return
+            time.sleep(0.2)
+        sys.exit("the warm parent never became ready")
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def bare():
+    start = time.perf_counter()
+    subprocess.run(["/usr/bin/python3", "-c", PRINT], stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
+def sample(runner, code, want_warm, want_files=()):
+    elapsed, warm, files = runner.round_trip(code)
+    if warm != want_warm:
+        sys.exit(f"a run meant to start {'warm' if want_warm else 'cold'} did not")
+    if list(want_files) != files:
+        sys.exit(f"the chart run made {files}, not {list(want_files)}")
+    return elapsed
+
+
+warm = Runner()
+cold = Runner("--no-warm")
+warm.wait_warm()
+times = {"bare": [], "warm print": [], "warm chart": [], "cold chart": []}
+for i in range(N + WARMUP):
+    got = {
+        "bare": bare(),
+        "warm print": sample(warm, PRINT, True),
+        "warm chart": sample(warm, CHART, True, ["plot-1.png"]),
+        "cold chart": sample(cold, CHART, False, ["plot-1.png"]),
+    }
+    if i >= WARMUP:
+        for key, value in got.items():
+            times[key].append(value)
+warm.close()
+cold.close()
+
+med = {key: statistics.median(values) for key, values in times.items()}
+print(f"{N} runs each, in turn, {MODE} mode; medians:")
+for key, value in med.items():
+    print(f"  {key}: {value * 1000:.1f} ms")
+print(f"print(1) through a warm runner / bare python3: {med['warm print'] / med['bare']:.2f}x "
+      f"({med['warm print'] * 1000:.1f} ms vs {med['bare'] * 1000:.1f} ms; target < 1.0x)")
+print(f"matplotlib bar chart, warm / cold: {med['warm chart'] / med['cold chart']:.2f}x "
+      f"({med['warm chart'] * 1000:.1f} ms vs {med['cold chart'] * 1000:.1f} ms; target <= 0.25x)")

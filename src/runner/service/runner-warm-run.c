@@ -1,0 +1,242 @@
+/* runner-warm-run.c: a run handed to the warm pool instead of forked cold.
+ *
+ * Everything else about the run is the same: its directory, pipes, status
+ * report, tree watch, limits and cancel. What differs is who forks its
+ * supervisor (the warm parent, which the runner then cannot reap: it
+ * watches a pidfd instead) and how the program learns its arguments and
+ * environment (a file in its own code directory, read after every layer
+ * is on, so nothing the run's user wrote passes through the warm parent). */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+
+#include "runner-engine-private.h"
+
+/* Variables that shape python3's start or the imports the parent already
+ * made: a run naming one starts cold, as it asked. PYTHONPATH is not one;
+ * the child applies it. */
+static bool
+env_needs_cold (char *const *env)
+{
+  static const char *const prefixes[]
+    = { "PYTHON", "MPL", "OPENBLAS", "OMP_", "MKL_", "GOTO", "LD_", "MALLOC", "GLIBC", NULL };
+
+  for (size_t i = 0; env != NULL && env[i] != NULL; i++)
+    {
+      if (strncmp (env[i], "PYTHONPATH=", 11) == 0)
+        continue;
+      for (size_t j = 0; prefixes[j] != NULL; j++)
+        if (strncmp (env[i], prefixes[j], strlen (prefixes[j])) == 0)
+          return true;
+    }
+  return false;
+}
+
+static void
+put (Buf *buf, const char *key, const char *value)
+{
+  buf_append (buf, key, strlen (key));
+  buf_append (buf, "=", 1);
+  buf_append (buf, value, strlen (value));
+  buf_append (buf, "", 1);
+}
+
+static void
+put_int (Buf *buf, const char *key, int64_t value)
+{
+  char text[32];
+
+  snprintf (text, sizeof text, "%lld", (long long) value);
+  put (buf, key, text);
+}
+
+/* code/.sandpad/run.json: the program's arguments and environment, as
+ * execve would have given them. */
+static int
+write_run_file (RunnerRun *run, char *const *argv, char *const *envp, const char *path)
+{
+  json_t *obj = json_object ();
+  json_t *args = json_array (), *env = json_array ();
+  size_t n_argv = sp_strv_length ((char **) argv);
+
+  /* argv: python3 -u -B CODE ARGS...; the run sees CODE ARGS... */
+  for (size_t i = 4; i < n_argv; i++)
+    json_array_append_new (args, json_string (argv[i]));
+  for (size_t i = 0; envp[i] != NULL; i++)
+    json_array_append_new (env, json_string (envp[i]));
+  json_object_set_new (obj, "code", json_string (run->code_path));
+  json_object_set_new (obj, "args", args);
+  json_object_set_new (obj, "env", env);
+  cleanup_free char *text = json_dumps (obj, JSON_COMPACT);
+  json_decref (obj);
+  cleanup_fd int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0400);
+  if (text == NULL || fd < 0 || write_all (fd, text, strlen (text)) != 0)
+    return -1;
+  if (geteuid () == 0 && fchown (fd, RUNNER_SANDBOX_NOBODY, RUNNER_SANDBOX_NOBODY) != 0)
+    return -1;
+  return 0;
+}
+
+static void
+on_pidfd (void *data, int fd, uint32_t events)
+{
+  RunnerRun *run = data;
+
+  runner_loop_unwatch (run->engine->loop, run->pidfd_watch);
+  run->pidfd_watch = NULL;
+  if (!run->init_reaped)
+    _runner_run_on_init_exit (run);
+}
+
+int
+_runner_run_spawn_warm (RunnerRun *run, const RunnerSpawnSpec *spec, char *const *argv,
+                        char *const *envp)
+{
+  RunnerEngine *engine = run->engine;
+  const RunnerSandboxPlan *plan = spec->sandbox;
+  const char *why = NULL;
+  Buf buf = { 0 };
+
+  /* A run in an environment has its own interpreter and site-packages,
+   * and an install step its own writable and read-only directories: the
+   * warm parent (the system's python3 with the runner's plan) is neither. */
+  if (engine->warm == NULL || strcmp (run->lang->name, "python") != 0 || run->env.dir != NULL
+      || run->env_writable || run->extra_ro != NULL)
+    return -1;
+  /* A policy that ran cold once gets a parent for its next runs. */
+  runner_warm_start (engine->warm, run->req.network);
+  if (env_needs_cold (run->req.env) || sp_strv_length ((char **) argv) < 4)
+    return -1;
+  /* RLIMIT_DATA and the tree watch count what the child inherits (the
+   * parent's imports, ~40 MiB): by default go warm only when that leaves
+   * the snippet at least 3/4 of its limit (all of it, if it imports numpy
+   * or matplotlib itself, as a cold run would hold them too). */
+  int64_t data = runner_warm_data_bytes (engine->warm, run->req.network);
+  int64_t min_memory = engine->config.warm_min_memory_mib >= 0
+                         ? engine->config.warm_min_memory_mib * 1024 * 1024
+                         : 4 * data;
+  if (data < 0 || spec->memory_bytes < min_memory)
+    return -1;
+
+  cleanup_free char *host_file = xasprintf ("%s/code/.sandpad/run.json", run->dir);
+  if (write_run_file (run, argv, envp, host_file) != 0)
+    return -1;
+  put (&buf, "py.run",
+       engine->namespaces ? RUNNER_SANDBOX_CODE "/.sandpad/run.json" : host_file);
+  put_int (&buf, "namespaces", plan->namespaces);
+  put_int (&buf, "network", plan->network);
+  put_int (&buf, "landlock", plan->landlock_abi);
+  put_int (&buf, "seccomp", plan->seccomp != NULL);
+  put_int (&buf, "nobody", plan->drop_to_nobody);
+  put_int (&buf, "nproc", plan->max_processes);
+  put_int (&buf, "tmp_bytes", plan->tmp_bytes);
+  put (&buf, "root", plan->root_dir);
+  put (&buf, "work", plan->work_dir);
+  put (&buf, "code", plan->code_dir);
+  put (&buf, "tmp", plan->tmp_dir);
+  for (size_t i = 0; plan->read_only_dirs != NULL && plan->read_only_dirs[i] != NULL; i++)
+    put (&buf, "ro", plan->read_only_dirs[i]);
+  put (&buf, "cwd", spec->cwd);
+  put_int (&buf, "memory", spec->memory_bytes);
+  put_int (&buf, "cpu", spec->cpu_seconds);
+  put_int (&buf, "fsize", spec->file_size_bytes);
+  put_int (&buf, "nofile", spec->open_files);
+
+  int fds[5] = { spec->stdin_fd, spec->stdout_fd, spec->stderr_fd, spec->control_fd,
+                 spec->status_fd };
+  int pidfd = runner_warm_spawn (engine->warm, run->req.network, buf.data, buf.len, fds, &why);
+  buf_clear (&buf);
+  if (pidfd < 0)
+    {
+      fprintf (stderr, "sandpad-runner: run %s goes cold: %s\n", run->req.id, why);
+      return -1;
+    }
+
+  /* The supervisor's pid, for the tree watch, from the pidfd itself. */
+  cleanup_free char *info = xasprintf ("/proc/self/fdinfo/%d", pidfd);
+  FILE *f = fopen (info, "re");
+  char line[128];
+  pid_t pid = 0;
+  while (f != NULL && fgets (line, sizeof line, f) != NULL)
+    if (sscanf (line, "Pid: %d", &pid) == 1)
+      break;
+  if (f != NULL)
+    fclose (f);
+  run->warm = true;
+  run->pidfd = pidfd;
+  /* -1: it has already exited (the pidfd says so at once). */
+  run->init_pid = pid != 0 ? pid : -1;
+  run->pidfd_watch = runner_loop_watch (engine->loop, pidfd, EPOLLIN, on_pidfd, run);
+  if (run->pidfd_watch == NULL)
+    {
+      /* Cannot watch it: _runner_run_start kills it, and the run ends
+       * when its pipes close. */
+      run->failure = xstrdup ("cannot watch the run's supervisor");
+      run->init_reaped = true;
+    }
+  return 0;
+}
+
+/* The run is released: its supervisor is not our child, so wait on the
+ * pidfd (the control pipe is closed, so init is killing the tree). */
+void
+_runner_run_release_warm (RunnerRun *run)
+{
+  if (!run->warm)
+    return;
+  runner_loop_unwatch (run->engine->loop, run->pidfd_watch);
+  run->pidfd_watch = NULL;
+  if (!run->init_reaped)
+    {
+      struct pollfd pfd = { .fd = run->pidfd, .events = POLLIN };
+      while (poll (&pfd, 1, 5000) < 0 && errno == EINTR)
+        ;
+    }
+  close (run->pidfd);
+  run->pidfd = -1;
+}
+
+/* The module sits beside the runner (build tree and libexecdir alike). */
+RunnerWarm *
+_runner_engine_warm_new (RunnerEngine *engine)
+{
+  const RunnerConfig *c = &engine->config;
+  RunnerLanguage *python = runner_langs_find (engine->langs, "python");
+  char exe[4096];
+  struct stat st;
+
+  if (!c->warm || python == NULL || python->path == NULL)
+    return NULL;
+  ssize_t n = readlink ("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0)
+    return NULL;
+  exe[n] = '\0';
+  char *slash = strrchr (exe, '/');
+  if (slash == NULL)
+    return NULL;
+  *slash = '\0';
+  cleanup_free char *module = xasprintf ("%s/sandpad-warm.so", exe);
+  if (stat (module, &st) != 0 || !S_ISREG (st.st_mode))
+    return NULL;
+  RunnerWarmConfig config = {
+    .python = python->path,
+    .module = module,
+    .root = engine->root,
+    .max_runs = c->warm_max_runs,
+    .idle_ms = c->warm_idle_ms,
+    .memory_cap = c->warm_memory_mib * 1024 * 1024,
+  };
+  return runner_warm_new (&config);
+}
+
+void
+runner_engine_prewarm (RunnerEngine *engine)
+{
+  if (engine->warm != NULL && engine->refusal == NULL)
+    runner_warm_start (engine->warm, false);
+}

@@ -1,0 +1,410 @@
+/* runner-warm.c: the warm pool (see runner-warm.h). */
+#include "runner-warm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "runner-util.h"
+
+/* runner-warm-driver.c, generated from runner-warm-driver.py. */
+extern const char runner_warm_driver[];
+
+/* How long a parent may take to fork a run before it counts as broken. */
+#define SPAWN_TIMEOUT_MS 2000
+/* After a parent died or misbehaved, runs of its policy stay cold this long. */
+#define RESTART_BACKOFF_NS (5 * INT64_C (1000000000))
+/* How often the parents' memory is read from /proc. */
+#define MEMORY_POLL_NS (2 * INT64_C (1000000000))
+
+typedef enum
+{
+  PARENT_NONE,
+  PARENT_STARTING, /* importing; runs go cold until it says ready */
+  PARENT_READY,
+} ParentState;
+
+typedef struct
+{
+  ParentState state;
+  pid_t pid;
+  int sock;
+  int runs;
+  int64_t data_bytes;   /* VmData when it became ready */
+  int64_t last_used_ns;
+  int64_t retry_ns;     /* no restart before this */
+  char *dir;
+} Parent;
+
+struct RunnerWarm
+{
+  RunnerWarmConfig config;
+  Parent parents[RUNNER_WARM_MAX_PARENTS]; /* indexed by the network setting */
+  uint64_t generation;
+  int64_t memory_check_ns;
+};
+
+RunnerWarm *
+runner_warm_new (const RunnerWarmConfig *config)
+{
+  RunnerWarm *warm = xcalloc (1, sizeof *warm);
+
+  warm->config = *config;
+  warm->config.python = xstrdup (config->python);
+  warm->config.module = xstrdup (config->module);
+  warm->config.root = xstrdup (config->root);
+  for (size_t i = 0; i < N_ELEMENTS (warm->parents); i++)
+    warm->parents[i].sock = -1;
+  return warm;
+}
+
+/* Ends a parent: closing its socket ends its loop; SIGKILL in case it is
+ * stuck. The engine reaps it. The runs it forked do not depend on it. */
+static void
+retire (Parent *p, bool failed)
+{
+  if (p->sock >= 0)
+    close (p->sock);
+  p->sock = -1;
+  if (p->pid > 0)
+    kill (p->pid, SIGKILL);
+  if (p->dir != NULL)
+    remove_tree (p->dir);
+  free (p->dir);
+  p->dir = NULL;
+  p->state = PARENT_NONE;
+  p->runs = 0;
+  p->data_bytes = 0;
+  if (failed)
+    p->retry_ns = now_ns () + RESTART_BACKOFF_NS;
+}
+
+void
+runner_warm_free (RunnerWarm *warm)
+{
+  if (warm == NULL)
+    return;
+  for (size_t i = 0; i < N_ELEMENTS (warm->parents); i++)
+    {
+      Parent *p = &warm->parents[i];
+      pid_t pid = p->pid;
+      retire (p, false);
+      if (pid > 0)
+        waitpid (pid, NULL, 0);
+    }
+  free ((char *) warm->config.python);
+  free ((char *) warm->config.module);
+  free ((char *) warm->config.root);
+  free (warm);
+}
+
+static int
+write_file (const char *path, const char *text)
+{
+  cleanup_fd int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0400);
+
+  if (fd < 0 || write_all (fd, text, strlen (text)) != 0)
+    return -1;
+  return 0;
+}
+
+/* The child side of starting a parent: fd 3 the socket, 0-2 /dev/null,
+ * the environment a run gets, pointed at the parent's own directory. */
+static void __attribute__ ((noreturn))
+exec_parent (const RunnerWarm *warm, const char *dir, int sock)
+{
+  cleanup_free char *driver = xasprintf ("%s/driver.py", dir);
+  char *argv[] = { (char *) warm->config.python, (char *) "-u", (char *) "-B", driver,
+                   (char *) warm->config.module, NULL };
+  char *envp[] = {
+    (char *) "PATH=/usr/local/bin:/usr/bin:/bin",
+    xasprintf ("HOME=%s", dir),
+    xasprintf ("TMPDIR=%s/tmp", dir),
+    (char *) "LANG=C.UTF-8",
+    (char *) "TERM=dumb",
+    (char *) "PYTHONUNBUFFERED=1",
+    (char *) "PYTHONDONTWRITEBYTECODE=1",
+    (char *) "PYTHONUTF8=1",
+    (char *) "MPLBACKEND=Agg",
+    xasprintf ("XDG_CACHE_HOME=%s/tmp/.cache", dir),
+    xasprintf ("MPLCONFIGDIR=%s/tmp/.matplotlib", dir),
+    (char *) "SANDPAD=1",
+    NULL,
+  };
+  int devnull = open ("/dev/null", O_RDWR);
+
+  if (devnull < 0 || dup2 (sock, 3) != 3 || dup2 (devnull, 0) != 0 || dup2 (devnull, 1) != 1
+      || dup2 (devnull, 2) != 2)
+    _exit (126);
+  fcntl (3, F_SETFD, 0);
+  syscall (SYS_close_range, 4, ~0U, 0);
+  /* Its own session, and gone with the runner. */
+  setsid ();
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+  if (chdir (dir) != 0)
+    _exit (126);
+  for (int sig = 1; sig < NSIG; sig++)
+    signal (sig, SIG_DFL);
+  sigset_t none;
+  sigemptyset (&none);
+  sigprocmask (SIG_SETMASK, &none, NULL);
+  execve (argv[0], argv, envp);
+  _exit (127);
+}
+
+void
+runner_warm_start (RunnerWarm *warm, bool network)
+{
+  Parent *p = &warm->parents[network ? 1 : 0];
+  int sv[2];
+
+  if (p->state != PARENT_NONE || now_ns () < p->retry_ns)
+    return;
+  p->dir = xasprintf ("%s/warm-%llu", warm->config.root,
+                      (unsigned long long) ++warm->generation);
+  cleanup_free char *tmp = xasprintf ("%s/tmp", p->dir);
+  cleanup_free char *driver = xasprintf ("%s/driver.py", p->dir);
+  if (mkdir (p->dir, 0700) != 0 || mkdir (tmp, 0700) != 0
+      || write_file (driver, runner_warm_driver) != 0
+      || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+    {
+      retire (p, true);
+      return;
+    }
+  p->pid = fork ();
+  if (p->pid == 0)
+    exec_parent (warm, p->dir, sv[1]);
+  close (sv[1]);
+  p->sock = sv[0];
+  if (p->pid < 0)
+    {
+      p->pid = 0;
+      retire (p, true);
+      return;
+    }
+  set_nonblocking (p->sock, true);
+  p->state = PARENT_STARTING;
+  p->last_used_ns = now_ns ();
+}
+
+/* A starting parent says "ready VMDATA" once it has imported. */
+static void
+check_ready (Parent *p)
+{
+  char buf[64];
+  long long data = 0;
+
+  if (p->state != PARENT_STARTING)
+    return;
+  ssize_t n = recv (p->sock, buf, sizeof buf - 1, MSG_DONTWAIT);
+  if (n < 0 && (errno == EAGAIN || errno == EINTR))
+    return;
+  if (n <= 0)
+    {
+      retire (p, true);
+      return;
+    }
+  buf[n] = '\0';
+  if (sscanf (buf, "ready %lld", &data) != 1)
+    {
+      retire (p, true);
+      return;
+    }
+  p->data_bytes = data;
+  p->state = PARENT_READY;
+}
+
+int64_t
+runner_warm_data_bytes (RunnerWarm *warm, bool network)
+{
+  Parent *p = &warm->parents[network ? 1 : 0];
+
+  check_ready (p);
+  return p->state == PARENT_READY ? p->data_bytes : -1;
+}
+
+/* The answer to one spawn: "ok" with a pidfd, or "error ...". */
+static int
+read_answer (Parent *p, const char **why)
+{
+  struct pollfd pfd = { .fd = p->sock, .events = POLLIN };
+  char buf[256];
+  union
+  {
+    struct cmsghdr hdr;
+    char space[CMSG_SPACE (sizeof (int))];
+  } control;
+  struct iovec iov = { .iov_base = buf, .iov_len = sizeof buf - 1 };
+  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+                        .msg_control = control.space, .msg_controllen = sizeof control.space };
+  int pidfd = -1;
+  int rc;
+
+  do
+    rc = poll (&pfd, 1, SPAWN_TIMEOUT_MS);
+  while (rc < 0 && errno == EINTR);
+  if (rc <= 0)
+    {
+      *why = "the warm parent did not answer";
+      return -1;
+    }
+  ssize_t n = recvmsg (p->sock, &msg, MSG_CMSG_CLOEXEC);
+  if (n <= 0)
+    {
+      *why = "the warm parent is gone";
+      return -1;
+    }
+  for (struct cmsghdr *c = CMSG_FIRSTHDR (&msg); c != NULL; c = CMSG_NXTHDR (&msg, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS
+        && c->cmsg_len == CMSG_LEN (sizeof (int)))
+      memcpy (&pidfd, CMSG_DATA (c), sizeof pidfd);
+  buf[n] = '\0';
+  if (n != 2 || strcmp (buf, "ok") != 0 || pidfd < 0)
+    {
+      if (pidfd >= 0)
+        close (pidfd);
+      *why = "the warm parent could not fork the run";
+      return -1;
+    }
+  return pidfd;
+}
+
+int
+runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len,
+                   const int fds[5], const char **why)
+{
+  Parent *p = &warm->parents[network ? 1 : 0];
+  union
+  {
+    struct cmsghdr hdr;
+    char space[CMSG_SPACE (5 * sizeof (int))];
+  } control;
+  struct iovec iov = { .iov_base = (void *) plan, .iov_len = len };
+  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+                        .msg_control = control.space, .msg_controllen = sizeof control.space };
+  struct cmsghdr *c = CMSG_FIRSTHDR (&msg);
+
+  check_ready (p);
+  if (p->state != PARENT_READY)
+    {
+      *why = p->state == PARENT_STARTING ? "the warm parent is still starting"
+                                         : "no warm parent";
+      return -1;
+    }
+  memset (&control, 0, sizeof control);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN (5 * sizeof (int));
+  memcpy (CMSG_DATA (c), fds, 5 * sizeof (int));
+  ssize_t n;
+  do
+    n = sendmsg (p->sock, &msg, MSG_NOSIGNAL);
+  while (n < 0 && errno == EINTR);
+  if (n != (ssize_t) len)
+    {
+      *why = "the warm parent is gone";
+      retire (p, true);
+      return -1;
+    }
+  int pidfd = read_answer (p, why);
+  if (pidfd < 0)
+    {
+      retire (p, true);
+      return -1;
+    }
+  p->last_used_ns = now_ns ();
+  if (++p->runs >= warm->config.max_runs)
+    retire (p, false);
+  return pidfd;
+}
+
+bool
+runner_warm_reaped (RunnerWarm *warm, pid_t pid)
+{
+  if (warm == NULL || pid <= 0)
+    return false;
+  for (size_t i = 0; i < N_ELEMENTS (warm->parents); i++)
+    {
+      Parent *p = &warm->parents[i];
+      if (p->pid != pid)
+        continue;
+      p->pid = 0;
+      /* Died on its own (not retired by us): misbehaving, wait a while. */
+      if (p->state != PARENT_NONE)
+        retire (p, true);
+      return true;
+    }
+  return false;
+}
+
+/* Resident memory of one process from /proc, in bytes; 0 if gone. */
+static int64_t
+rss_bytes (pid_t pid)
+{
+  char path[64], line[256];
+  long long kib = 0;
+
+  snprintf (path, sizeof path, "/proc/%d/status", (int) pid);
+  FILE *f = fopen (path, "re");
+  if (f == NULL)
+    return 0;
+  while (fgets (line, sizeof line, f) != NULL)
+    if (sscanf (line, "VmRSS: %lld", &kib) == 1)
+      break;
+  fclose (f);
+  return (int64_t) kib * 1024;
+}
+
+void
+runner_warm_tick (RunnerWarm *warm, int64_t now)
+{
+  if (warm == NULL)
+    return;
+  for (size_t i = 0; i < N_ELEMENTS (warm->parents); i++)
+    {
+      Parent *p = &warm->parents[i];
+      check_ready (p);
+      if (p->state == PARENT_READY && now - p->last_used_ns > warm->config.idle_ms * 1000000)
+        retire (p, false);
+    }
+  if (now < warm->memory_check_ns)
+    return;
+  warm->memory_check_ns = now + MEMORY_POLL_NS;
+  /* Over the cap: the largest parents go first, until it fits. */
+  for (;;)
+    {
+      int64_t total = 0, largest = 0;
+      Parent *victim = NULL;
+      for (size_t i = 0; i < N_ELEMENTS (warm->parents); i++)
+        {
+          Parent *p = &warm->parents[i];
+          int64_t rss = p->pid > 0 && p->state != PARENT_NONE ? rss_bytes (p->pid) : 0;
+          total += rss;
+          if (rss > largest)
+            largest = rss, victim = p;
+        }
+      if (total <= warm->config.memory_cap || victim == NULL)
+        return;
+      retire (victim, true);
+    }
+}
+
+size_t
+runner_warm_pids (RunnerWarm *warm, pid_t *out, size_t max)
+{
+  size_t n = 0;
+
+  for (size_t i = 0; warm != NULL && i < N_ELEMENTS (warm->parents) && n < max; i++)
+    if (warm->parents[i].pid > 0 && warm->parents[i].state != PARENT_NONE)
+      out[n++] = warm->parents[i].pid;
+  return n;
+}

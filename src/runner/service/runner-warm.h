@@ -1,0 +1,66 @@
+/* runner-warm.h: the warm pool, pre-started python3 parents that runs
+ * fork from.
+ *
+ * A warm parent is python3 running the driver (runner-warm-driver.py) with
+ * the environment a run gets but pointing into a directory of the runner's
+ * own: it imports numpy and matplotlib, then waits on one socket. Per run
+ * the runner sends it the run's plan and pipes; it forks through
+ * sandpad-warm.so, whose child takes every step of a cold run
+ * (sandbox/runner-spawn.c) and then runs the snippet instead of exec'ing
+ * python3. The parent answers with a pidfd of the run's supervisor, which
+ * the runner watches instead of reaping it. It never runs user code.
+ *
+ * One parent per policy that shapes the interpreter (the run's network
+ * setting; the mode is the engine's), at most RUNNER_WARM_MAX_PARENTS;
+ * recycled after max_runs runs, when idle for idle_ms, and when their
+ * resident memory together passes memory_cap. Whenever the warm path
+ * cannot serve a run, the run goes cold: nothing fails because of it. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define RUNNER_WARM_MAX_PARENTS 2
+/* How often the engine looks at its parents when nothing else happens. */
+#define RUNNER_WARM_TICK_MS 5000
+
+typedef struct
+{
+  const char *python;  /* absolute path of python3 */
+  const char *module;  /* sandpad-warm.so */
+  const char *root;    /* the runner's private directory */
+  int max_runs;        /* recycle after this many */
+  int64_t idle_ms;     /* recycle when unused this long */
+  int64_t memory_cap;  /* bytes of RSS all parents may hold together */
+} RunnerWarmConfig;
+
+typedef struct RunnerWarm RunnerWarm;
+
+RunnerWarm *runner_warm_new (const RunnerWarmConfig *config);
+/* Ends every parent (runs already forked go on). */
+void runner_warm_free (RunnerWarm *warm);
+
+/* Starts the parent for this policy unless it runs or failed recently. */
+void runner_warm_start (RunnerWarm *warm, bool network);
+
+/* The private memory (VmData) a ready parent for this policy holds, which
+ * its children start with; -1 when none is ready. */
+int64_t runner_warm_data_bytes (RunnerWarm *warm, bool network);
+
+/* Hands a run to the parent: plan (NUL-separated, ends with NUL) and the
+ * pipes in, out, err, control (read end) and status (write end). Returns
+ * a pidfd of the run's supervisor, or -1: then the run goes cold, and
+ * *why says why (static text). */
+int runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len,
+                       const int fds[5], const char **why);
+
+/* The engine reaped pid; true when it was one of our parents. */
+bool runner_warm_reaped (RunnerWarm *warm, pid_t pid);
+
+/* Recycles idle and old parents and enforces the memory cap. */
+void runner_warm_tick (RunnerWarm *warm, int64_t now);
+
+/* Pids of live parents, for tests and the memory figures; at most max. */
+size_t runner_warm_pids (RunnerWarm *warm, pid_t *out, size_t max);

@@ -1,0 +1,451 @@
+"""The warm pool (src/runner/service/runner-warm.h), end to end: Python runs
+forked from a warm python3 give the same results as cold runs, keep every
+limit, stay isolated from their parent and from each other, and fall back
+to cold whenever the warm path cannot serve them.
+
+Usage: test-warm.py PATH-TO-SANDPAD-RUNNER [TEST-NAME...]
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from runnertest import Runner, main, wait_until  # noqa: E402
+
+RUNNER = sys.argv[1]
+MODE = os.environ.get("SANDPAD_TEST_SANDBOX", "namespaces")
+RUN_IDS = iter(range(1, 1 << 30))
+
+
+def runner(*args):
+    r = Runner(RUNNER, "--cancel-grace-ms", "300", "--sandbox", MODE, "--strict", *args)
+    r.hello()
+    return r
+
+
+def run(r, code, **fields):
+    return r.run(f"r{next(RUN_IDS)}", code, **fields)
+
+
+def wait_warm(r, timeout=90):
+    """Runs `pass` until one starts warm (the parent imports for a while
+    after hello); True once one did."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if run(r, "pass").started.get("warm"):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def descendants(pid):
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/task/{p}/children") as f:
+                kids = [int(k) for k in f.read().split()]
+        except OSError:
+            kids = []
+        out += kids
+        todo += kids
+    return out
+
+
+def warm_parents(r):
+    """Pids of the runner's warm parents: python3 running the driver, with
+    the runner's socket as fd 3."""
+    found = []
+    for pid in descendants(r.proc.pid):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+            if (len(argv) > 3 and argv[3].endswith(b"/driver.py")
+                    and os.readlink(f"/proc/{pid}/fd/3").startswith("socket:")):
+                found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+def status_field(pid, name):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(name + ":"):
+                return line.split()[1]
+    return None
+
+
+def comparable(res):
+    """What must be equal between a warm and a cold run of one snippet."""
+    e = res.exited
+    result = dict(stdout=res.stdout, stderr=res.stderr, end=e["end"],
+                  exit_code=e.get("exit_code"), signal=e.get("signal"), limit=e.get("limit"),
+                  program_error=e.get("program_error"),
+                  files=sorted((f["path"], f["mime"], f.get("width"), f.get("height"))
+                               for f in e["files"]))
+    # Without namespaces a run sees its host paths, which differ per run.
+    text = json.dumps(result)
+    run_dir = os.path.dirname(res.started["cwd"])
+    if run_dir != "/":
+        text = text.replace(run_dir, "<run>")
+    return json.loads(text)
+
+
+SAME = [
+    ("print", "print(1)\n", {}),
+    ("error line", "x = 1\n\ndef f():\n    raise ValueError('boom')\n\nf()\n", {}),
+    ("syntax error", "x = (\n", {}),
+    ("exit code", "import sys\nsys.exit(3)\n", {}),
+    ("exit message", "import sys\nsys.exit('bye')\n", {}),
+    ("interrupt", "print('a', flush=True)\nraise KeyboardInterrupt\n", {}),
+    ("argv, cwd, main", "import os, sys\nprint(sys.argv, os.getcwd(), __name__, __file__)\n",
+     {"args": ["one", "two"]}),
+    ("environment", "import os\nprint(sorted(os.environ.items()))\n", {"env": {"MINE": "1"}}),
+    ("sys.path", "import sys\nprint([p for p in sys.path if 'sandpad-runner' not in p])\n",
+     {"env": {"PYTHONPATH": "/opt/x"}}),
+    ("flags and encoding",
+     "import sys\nprint(sys.flags.utf8_mode, sys.flags.dont_write_bytecode, sys.stdout.encoding,"
+     " sys.stdout.line_buffering, sys.getfilesystemencoding())\n", {}),
+    ("signals", "import signal\nprint([signal.getsignal(s) for s in "
+     "(signal.SIGINT, signal.SIGPIPE, signal.SIGXFSZ, signal.SIGTERM)])\n", {}),
+    ("stdin", "print(input().upper())\n", {"stdin": "hello\n"}),
+    ("plot", "import matplotlib.pyplot as plt\nplt.bar([1, 2, 3], [3, 1, 2])\nplt.show()\n"
+     "print('after')\n", {}),
+    ("saved and open figures", "import matplotlib.pyplot as plt\nplt.plot([1, 2])\n"
+     "plt.savefig('mine.png')\nplt.figure()\nplt.plot([2, 1])\n", {}),
+    ("atexit", "import atexit\natexit.register(print, 'bye')\nprint('hi')\n", {}),
+    ("threads joined", "import threading, time\n"
+     "threading.Thread(target=lambda: (time.sleep(0.3), print('late'))).start()\n", {}),
+    ("uncaught in thread and chained",
+     "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    raise KeyError('k') from e\n", {}),
+]
+
+
+def test_same_results(t):
+    warm, cold = runner(), runner("--no-warm")
+    t.ok(wait_warm(warm), "the warm parent becomes ready")
+    for name, code, fields in SAME:
+        a, b = run(warm, code, **fields), run(cold, code, **fields)
+        t.ok(a.started.get("warm") is True and "warm" not in b.started
+             and a.exited.get("warm") is True and "warm" not in b.exited,
+             f"{name}: started and exited say warm and cold", (a, b))
+        t.eq(comparable(a), comparable(b), f"{name}: the warm run's result is the cold run's")
+
+
+def test_limits(t):
+    r = runner("--disk", "16")
+    t.ok(wait_warm(r), "the warm parent becomes ready")
+    cases = [
+        ("time", "import time\ntime.sleep(30)\n", {"timeout_ms": 1000}),
+        ("memory", "held = []\nwhile True:\n    held.append(bytearray(8 << 20))\n",
+         {"memory_mib": 512}),
+        ("output", "import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n",
+         {"output_limit": 100000}),
+        ("disk", "with open('big', 'wb') as f:\n    f.write(b'x' * (64 << 20))\n", {}),
+    ]
+    for limit, code, fields in cases:
+        res = run(r, code, **fields)
+        t.ok(res.started.get("warm") is True, f"{limit}: the run started warm", res)
+        t.eq(res.exited.get("limit"), limit, f"{limit}: a warm run is stopped at its {limit} limit",
+             res)
+    r.send(type="run", id="cancel-me", language="python",
+           code="import time\nprint('up', flush=True)\ntime.sleep(60)\n")
+    ev = r.recv_type("output", timeout=60)
+    r.send(type="cancel", id="cancel-me")
+    events = r.collect("cancel-me")
+    started = next(e for e in events if e["type"] == "started")
+    t.ok(started.get("warm") is True and ev is not None, "cancel: the run started warm")
+    t.ok(events[-1].get("cancelled") is not None and events[-1]["end"] != "exited",
+         "cancel: a warm run is cancelled", events[-1])
+    r.close()
+
+
+def test_parent_runs_no_user_code(t):
+    r = runner()
+    t.ok(wait_warm(r), "the warm parent becomes ready")
+    parents = warm_parents(r)
+    t.eq(len(parents), 1, "one warm parent for the default policy", parents)
+    if not parents:
+        return
+    parent = parents[0]
+    res = run(r, "import os\nprint(open('/proc/self/status').read())\n")
+    status = dict(line.split(":", 1) for line in res.stdout.splitlines() if ":" in line)
+    t.ok(res.started.get("warm") and status.get("Seccomp", "").strip() == "2"
+         and status.get("NoNewPrivs", "").strip() == "1"
+         and status.get("CapEff", "").strip() == "0000000000000000",
+         "the snippet runs under seccomp, no_new_privs and no capabilities", res)
+    t.eq((status_field(parent, "Seccomp"), status_field(parent, "NoNewPrivs")), ("0", "0"),
+         "the warm parent itself never took a run's last steps")
+    t.eq(warm_parents(r), [parent], "the same parent serves the next runs")
+    fds = sorted(int(fd) for fd in os.listdir(f"/proc/{parent}/fd"))
+    t.eq(fds, [0, 1, 2, 3], "the warm parent holds only /dev/null and its socket")
+    t.eq(status_field(parent, "Threads"), "1",
+         "the warm parent is single-threaded when it forks (numpy started no threads)")
+    r.close()
+
+
+MONKEY_CORE = """\
+import json, os, sys, numpy, matplotlib
+json.dumps = None
+sys.modules['numpy'] = None
+numpy.sandpad_mark = 'dirty'
+matplotlib.rcParams['lines.linewidth'] = 99
+os.environ['SANDPAD_DIRTY'] = '1'
+sys.path.insert(0, '/nowhere')
+import tempfile
+open(os.path.join(tempfile.gettempdir(), 'dirty'), 'w').write('x')
+"""
+MONKEY = MONKEY_CORE + """\
+import builtins
+builtins.print = lambda *a, **k: None
+sys.stdout.write('patched\\n')
+"""
+
+CHECK = """\
+import json, os, sys, matplotlib, tempfile
+import numpy
+print(json.dumps is not None and callable(json.dumps),
+      sys.modules.get('numpy') is numpy,
+      getattr(numpy, 'sandpad_mark', None),
+      matplotlib.rcParams['lines.linewidth'],
+      os.environ.get('SANDPAD_DIRTY'),
+      '/nowhere' in sys.path,
+      os.path.exists(os.path.join(tempfile.gettempdir(), 'dirty')))
+"""
+
+
+def test_monkeypatch_isolated(t):
+    r = runner()
+    t.ok(wait_warm(r), "the warm parent becomes ready")
+    before = run(r, CHECK)
+    dirty = run(r, MONKEY)
+    after = run(r, CHECK)
+    t.ok(all(x.started.get("warm") for x in (before, dirty, after)), "all three ran warm")
+    t.eq(dirty.stdout, "patched\n", "the run patched json, numpy, matplotlib, os.environ, print")
+    t.eq(after.stdout, before.stdout, "the next warm run sees none of it", (before, after))
+    # Control: the check run after the same patches in one process sees them.
+    control = run(r, MONKEY_CORE + CHECK.replace("import numpy\n", ""))
+    t.ok(before.stdout.startswith("True True None") and control.stdout != before.stdout
+         and "dirty" in control.stdout and "99" in control.stdout,
+         "control: the check sees the patches within the run that made them", (before, control))
+    r.close()
+
+
+def test_random_differs(t):
+    r = runner()
+    t.ok(wait_warm(r), "the warm parent becomes ready")
+    code = "import random, os\nprint(random.getrandbits(64), os.urandom(8).hex())\n"
+    outs = [run(r, code).stdout for _ in range(3)]
+    t.eq(len(set(outs)), 3, "random and urandom differ between warm runs of one parent", outs)
+    r.close()
+
+
+PARENT_PROBE = """\
+import ctypes, os, sys
+pid = int(os.environ['PARENT_PID'])
+found = []
+try:
+    os.kill(pid, 0)
+    found.append('signal')
+except OSError as e:
+    pass
+# The parent's layout is the child's own (fork), so id(sys) is mapped there;
+# an outsider (the control) takes an address from the maps it can read.
+address = id(sys)
+for what in ('maps', 'environ', 'mem'):
+    try:
+        with open('/proc/%d/%s' % (pid, what), 'rb') as f:
+            if what == 'maps':
+                address = int(f.readline().split(b'-')[0], 16)
+            if what == 'mem':
+                f.seek(address)
+            f.read(16)
+        found.append(what)
+    except (OSError, ValueError):
+        pass
+libc = ctypes.CDLL(None, use_errno=True)
+buf = ctypes.create_string_buffer(16)
+class iovec(ctypes.Structure):
+    _fields_ = [('base', ctypes.c_void_p), ('len', ctypes.c_size_t)]
+local = iovec(ctypes.addressof(buf), 16)
+remote = iovec(address, 16)
+if libc.process_vm_readv(pid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0) == 16:
+    found.append('process_vm_readv')
+print('REACHED', found) if found else print('BLOCKED')
+"""
+
+
+def test_parent_unreachable(t):
+    r = runner()
+    t.ok(wait_warm(r), "the warm parent becomes ready")
+    parent = warm_parents(r)[0]
+    # Control: the same probe as the runner's uid, unsandboxed, reaches it.
+    control = subprocess.run([sys.executable, "-c", PARENT_PROBE], capture_output=True,
+                             text=True, env=dict(os.environ, PARENT_PID=str(parent)))
+    t.ok("REACHED" in control.stdout and "mem" in control.stdout,
+         "control: an unsandboxed process reaches the warm parent's memory", control.stdout)
+    res = run(r, PARENT_PROBE, env={"PARENT_PID": str(parent)})
+    t.ok(res.started.get("warm") and res.stdout == "BLOCKED\n",
+         "a warm run cannot signal or read its warm parent", res)
+    r.close()
+
+
+SOCKET_PROBE = """\
+import os, socket, stat
+open_fds = []
+for fd in range(3, 4096):
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        continue
+    open_fds.append((fd, stat.S_IFMT(st.st_mode)))
+# The listing's own fd aside, nothing: no socket to the runner.
+listed = sorted(int(x) for x in os.listdir('/proc/self/fd'))
+print(open_fds, listed[:3])
+"""
+
+
+def test_no_control_socket(t):
+    r = runner()
+    t.ok(wait_warm(r), "the warm parent becomes ready")
+    res = run(r, SOCKET_PROBE)
+    t.ok(res.started.get("warm") and res.stdout == "[] [0, 1, 2]\n",
+         "a warm run holds fds 0-2 only: the warm parent's socket is closed", res)
+    # Control: the probe does see an fd that is open (here a socket).
+    import socket
+    a, b = socket.socketpair()
+    control = subprocess.run([sys.executable, "-c", SOCKET_PROBE], capture_output=True,
+                             text=True, pass_fds=[a.fileno()])
+    t.ok(str(a.fileno()) in control.stdout and "49152" in control.stdout,
+         "control: the probe finds an open socket", control.stdout)
+    a.close()
+    b.close()
+    r.close()
+
+
+MAPS_PROBE = """\
+import sys
+shared = [l.strip() for l in open('/proc/self/maps') if l.split()[1][3] == 's'
+          and 'w' in l.split()[1]]
+print(shared)
+"""
+
+
+def test_no_shared_writable_mappings(t):
+    r = runner()
+    t.ok(wait_warm(r), "the warm parent becomes ready")
+    res = run(r, MAPS_PROBE)
+    t.ok(res.started.get("warm") and res.stdout == "[]\n",
+         "a warm run has no shared writable mapping (none could reach parent or sibling)", res)
+    control = subprocess.run(
+        [sys.executable, "-c", "import mmap\nm = mmap.mmap(-1, 4096)\nm[:1] = b'x'\n" + MAPS_PROBE],
+        capture_output=True, text=True)
+    t.ok("rw-s" in control.stdout, "control: the probe sees a shared writable mapping",
+         control.stdout)
+    r.close()
+
+
+def test_siblings_isolated(t):
+    r = runner()
+    t.ok(wait_warm(r), "the warm parent becomes ready")
+    r.send(type="run", id="a", language="python",
+           code="import json, os, tempfile, time\njson.dumps = None\n"
+                "mark = os.path.join(tempfile.gettempdir(), 'a-was-here')\n"
+                "open(mark, 'w').write('1')\nopen('mine', 'w').write('a')\n"
+                "print(mark, os.path.abspath('mine'), flush=True)\ntime.sleep(20)\n")
+    up = r.recv_type("output", timeout=60)
+    t.ok(up is not None and up.get("id") == "a", "run a is up", up)
+    paths = up["data"].split() if up else ["/nonexistent", "/nonexistent"]
+    # Read, not stat: without namespaces Landlock does not hide whether a
+    # path exists (cold runs alike), it refuses opening it.
+    b = run(r, "import json, os, sys\n"
+               "seen = []\n"
+               "for p in sys.argv[1:]:\n"
+               "    try:\n"
+               "        seen.append(open(p).read())\n"
+               "    except OSError:\n"
+               "        pass\n"
+               "print(callable(json.dumps), seen, os.listdir('.'))\n", args=paths)
+    t.ok(b.started.get("warm"), "run b started warm")
+    t.eq(b.stdout, "True [] []\n",
+         "a running sibling's module patch and files (its /tmp, its directory) are not b's", b)
+    r.send(type="cancel", id="a")
+    events = r.collect("a")
+    t.ok(next(e for e in events if e["type"] == "started").get("warm"), "run a started warm")
+    r.close()
+
+
+def test_recycled(t):
+    r = runner("--warm-max-runs", "2")
+    t.ok(wait_warm(r), "the warm parent becomes ready")
+    first = warm_parents(r)
+    run(r, "pass")  # the second warm run: the parent retires
+    t.ok(wait_until(lambda: not set(first) & set(warm_parents(r)), 10),
+         "after max runs the warm parent is gone", (first, warm_parents(r)))
+    res = run(r, "print(1)")
+    t.ok(res.exited["end"] == "exited" and res.stdout == "1\n",
+         "a run right after recycling is served (cold or warm)", res)
+    t.ok(wait_warm(r), "a new warm parent serves later runs")
+    t.ok(warm_parents(r) and not set(first) & set(warm_parents(r)), "it is a new process")
+    r.close()
+
+
+def test_killed_parent_falls_back(t):
+    r = runner()
+    t.ok(wait_warm(r), "the warm parent becomes ready")
+    parent = warm_parents(r)[0]
+    os.kill(parent, signal.SIGKILL)
+    wait_until(lambda: parent not in warm_parents(r), 10)
+    res = run(r, "print('still here')")
+    t.ok(res.exited["end"] == "exited" and res.stdout == "still here\n"
+         and not res.started.get("warm"),
+         "with its warm parent killed, the next run runs cold and succeeds", res)
+    t.ok(wait_warm(r), "a new warm parent is started later")
+    r.close()
+
+
+def test_memory_cap(t):
+    r = runner("--warm-memory", "1")
+    # The parent starts, and is ended at the next look at its memory.
+    seen = wait_until(lambda: warm_parents(r), 60)
+    gone = wait_until(lambda: not warm_parents(r), 30)
+    t.ok(seen and gone, "a warm parent over the memory cap is ended")
+    res = run(r, "print(1)")
+    t.ok(res.stdout == "1\n" and not res.started.get("warm"),
+         "runs go cold while the parents would not fit the cap", res)
+    r.close()
+
+
+def test_no_warm(t):
+    r = runner("--no-warm")
+    time.sleep(1)
+    res = [run(r, "print(1)") for _ in range(3)]
+    t.ok(not any(x.started.get("warm") for x in res) and not warm_parents(r),
+         "--no-warm: no warm parent, every run cold")
+    r.close()
+
+
+def test_small_memory_goes_cold(t):
+    r = runner()
+    t.ok(wait_warm(r), "the warm parent becomes ready")
+    res = run(r, "print(1)", memory_mib=64)
+    t.ok(res.stdout == "1\n" and not res.started.get("warm"),
+         "a run whose memory limit the parent's imports would crowd starts cold", res)
+    r.close()
+
+
+TESTS = {f.__name__[5:]: f for f in [
+    test_same_results, test_limits, test_parent_runs_no_user_code, test_monkeypatch_isolated,
+    test_random_differs, test_parent_unreachable, test_no_control_socket,
+    test_no_shared_writable_mappings, test_siblings_isolated, test_recycled,
+    test_killed_parent_falls_back, test_memory_cap, test_no_warm, test_small_memory_goes_cold,
+]}
+
+if __name__ == "__main__":
+    names = sys.argv[2:] or list(TESTS)
+    main([TESTS[n] for n in names])
