@@ -20,7 +20,7 @@ usage (FILE *out)
   fputs ("Usage: sandpad-runner [OPTION...]\n"
          "Serve the Sandpad runner protocol (docs/protocol.md) on stdin/stdout.\n\n"
          "  --fd N                 speak the protocol on fd N instead (a socket)\n"
-         "  --max-concurrent N     runs at once; the rest queue (default 4)\n"
+         "  --max-concurrent N     runs at once; the rest queue (default 8)\n"
          "  --cancel-grace-ms N    wait between interrupt, terminate, kill (default 1000)\n"
          "  --interpreter L=PATH   use PATH for language L\n"
          "  --work-parent DIR      where run directories go (default $TMPDIR or /tmp)\n"
