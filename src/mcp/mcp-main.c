@@ -31,7 +31,7 @@ usage (FILE *out)
          "  --timeout SEC          default time limit of a run (default 30, max 300)\n"
          "  --memory MIB           default memory limit of a run (default 512)\n"
          "  --allow-network        let runs use the network (off by default)\n"
-         "  --max-concurrent N     runs at once; the rest queue (default 4)\n"
+         "  --max-concurrent N     runs at once; the rest queue (default 8)\n"
          "  --sandbox MODE         auto (default), namespaces or fallback\n"
          "  --strict               refuse to run when a sandbox layer is unavailable\n"
          "  --interpreter L=PATH   use PATH for language L\n"

@@ -20,7 +20,7 @@ usage (FILE *out)
   fputs ("Usage: sandpad-runner [OPTION...]\n"
          "Serve the Sandpad runner protocol (docs/protocol.md) on stdin/stdout.\n\n"
          "  --fd N                 speak the protocol on fd N instead (a socket)\n"
-         "  --max-concurrent N     runs at once; the rest queue (default 4)\n"
+         "  --max-concurrent N     runs at once; the rest queue (default 8)\n"
          "  --cancel-grace-ms N    wait between interrupt, terminate, kill (default 1000)\n"
          "  --interpreter L=PATH   use PATH for language L\n"
          "  --work-parent DIR      where run directories go (default $TMPDIR or /tmp)\n"
@@ -171,12 +171,12 @@ main (int argc, char **argv)
   if (fd >= 0 && fstat (fd, &st) != 0)
     die_with_error ("--fd %d", fd);
   /* Whatever fds our caller left open, and the protocol socket itself,
-   * are ours alone: no child (the version probe, a run) may inherit one. */
+   * are ours alone: no child (the version probe at the first hello, a run)
+   * may inherit one. */
   if (syscall (SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
     for (long i = 3, max = sysconf (_SC_OPEN_MAX); i < max; i++)
       fcntl ((int) i, F_SETFD, FD_CLOEXEC);
 
-  runner_langs_probe_versions (&langs);
   status = fd >= 0 ? runner_server_run (&config, &langs, fd, fd)
                    : runner_server_run (&config, &langs, 0, 1);
   runner_langs_clear (&langs);

@@ -33,7 +33,10 @@ runner_config_init (RunnerConfig *config)
     .max_processes = 256,
     .sandbox_mode = RUNNER_SANDBOX_AUTO,
     .strict = false,
-    .max_concurrent = 4,
+    /* Runs mostly wait (for input, sleep, the network); eight at once
+     * keep a two-core machine busy without queueing the ninth behind
+     * short waits (bench/concurrent.sh). Limits are per run either way. */
+    .max_concurrent = 8,
     .max_queued = 64,
     .cancel_grace_ms = 1000,
     .work_parent = NULL,

@@ -10,6 +10,7 @@
 #include "runner-engine-private.h"
 #include "runner-error.h"
 #include "runner-prelude.h"
+#include "runner-prelude-cache.h"
 #include "runner-tree.h"
 #include "sp-utf8.h"
 
@@ -223,7 +224,9 @@ write_prelude (RunnerRun *run)
   fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
   if (fd < 0 || write_all (fd, runner_python_prelude, strlen (runner_python_prelude)) != 0)
     return -1;
-  return 0;
+  /* Compiled when the runner was built; Python checks it against the
+   * source and compiles the source when it does not match. */
+  return runner_prelude_write_cache (dir);
 }
 
 static int

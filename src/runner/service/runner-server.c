@@ -27,6 +27,7 @@ typedef struct
 typedef struct
 {
   const RunnerConfig *config;
+  RunnerLanguages *langs;
   RunnerEngine *engine;
   ServerFd in;
   ServerFd events;
@@ -105,6 +106,10 @@ handle_frame (RunnerServer *server, const char *frame, size_t len)
     case SP_MSG_HELLO:
       {
         SpMessage ready = { .type = SP_MSG_READY };
+        /* Versions are asked for here, once, not at startup: a client that
+         * never says hello (a batch of requests from a file) does not wait
+         * for three interpreters to start. */
+        runner_langs_probe_versions (server->langs);
         runner_engine_describe (server->engine, &ready.u.ready);
         send_message (server, &ready);
         runner_engine_prewarm (server->engine);
@@ -285,7 +290,7 @@ serving (RunnerServer *server)
 int
 runner_server_run (const RunnerConfig *config, RunnerLanguages *langs, int in_fd, int out_fd)
 {
-  RunnerServer server = { .config = config };
+  RunnerServer server = { .config = config, .langs = langs };
   RunnerSink sink = { .event = on_event, .quit = on_quit };
   bool out_file = false;
 
