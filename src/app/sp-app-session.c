@@ -162,15 +162,16 @@ restore_window (SpApplication *app, const SpSessionWindow *saved, SpAutosaveEntr
 
 /* ---- a test hook ---- */
 
-/* SANDPAD_TEST_TYPE=FILE, for tests that kill the app: half a second after
- * the start, FILE's text is typed (inserted as a person's edit, in small
- * pieces) at the end of every window, and of one new scratch window. The
- * test then kills the app and checks that the next start brings every
- * character back. */
+/* SANDPAD_TEST_TYPE=FILE, for tests that kill the app: soon after the
+ * start, once the windows show their files, FILE's text is typed
+ * (inserted as a person's edit, in small pieces) at the end of every
+ * window, and of one new scratch window. The test then kills the app and
+ * checks that the next start brings every character back. */
 typedef struct
 {
   GtkApplication *app;
   char *text;
+  guint tries;
 } TypeHook;
 
 static void
@@ -188,8 +189,14 @@ type_hook_run (gpointer data)
 {
   TypeHook *hook = data;
   g_autoptr (GList) windows = NULL;
-  SpWindow *scratch = sp_window_new (SP_APPLICATION (hook->app));
+  SpWindow *scratch;
 
+  /* Files named on the command line load asynchronously: wait (a while)
+   * until each window shows its file, so the typing comes after it. */
+  for (GList *l = gtk_application_get_windows (hook->app); l != NULL; l = l->next)
+    if (SP_IS_WINDOW (l->data) && sp_window_get_file (l->data) == NULL && hook->tries++ < 100)
+      return G_SOURCE_CONTINUE;
+  scratch = sp_window_new (SP_APPLICATION (hook->app));
   gtk_window_present (GTK_WINDOW (scratch));
   windows = g_list_copy (gtk_application_get_windows (hook->app));
   for (GList *l = windows; l != NULL; l = l->next)
@@ -227,7 +234,7 @@ maybe_type_hook (GtkApplication *app)
   hook = g_new0 (TypeHook, 1);
   hook->app = g_object_ref (app);
   hook->text = g_steal_pointer (&text);
-  g_timeout_add_full (G_PRIORITY_DEFAULT, 500, type_hook_run, hook, type_hook_free);
+  g_timeout_add_full (G_PRIORITY_DEFAULT, 100, type_hook_run, hook, type_hook_free);
 }
 
 GtkWindow *

@@ -265,14 +265,16 @@ sp_window_restore_autosave (SpWindow *self, const SpAutosaveEntry *entry)
   if (entry->language != NULL)
     _sp_window_set_language (self, entry->language);
   sp_window_set_untitled_name (self, entry->title);
-  g_free (self->autosave_id);
-  self->autosave_id = g_strdup (entry->id);
   gtk_text_buffer_begin_irreversible_action (buffer);
   gtk_text_buffer_set_text (buffer, entry->text, (int) entry->length);
   gtk_text_buffer_end_irreversible_action (buffer);
   gtk_text_buffer_get_start_iter (buffer, &start);
   gtk_text_buffer_place_cursor (buffer, &start);
   gtk_text_buffer_set_modified (buffer, TRUE);
+  /* Only now: ending the irreversible action reports the text as
+   * unmodified for a moment, which would remove the copy. */
+  g_free (self->autosave_id);
+  self->autosave_id = g_strdup (entry->id);
   _sp_window_update_title (self);
 
   time = g_date_time_new_from_unix_local (entry->time);

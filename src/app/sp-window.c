@@ -123,13 +123,22 @@ _sp_window_toast (SpWindow *self, const char *message)
   adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (message));
 }
 
+static gboolean
+close_idle (gpointer data)
+{
+  gtk_window_close (GTK_WINDOW (data));
+  return G_SOURCE_REMOVE;
+}
+
 static void
 on_close_response (AdwMessageDialog *dialog, const char *response, SpWindow *self)
 {
   if (g_str_equal (response, "discard"))
     {
       self->close_confirmed = TRUE;
-      gtk_window_close (GTK_WINDOW (self));
+      /* Once the dialog is done with its response: closing the window
+       * inside it finalizes the dialog's parent under it. */
+      g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, close_idle, g_object_ref (self), g_object_unref);
     }
   else if (g_str_equal (response, "save"))
     _sp_window_save (self, self->file, TRUE);
