@@ -110,6 +110,8 @@ autosave_timeout (gpointer data)
 static void
 on_buffer_changed (SpWindow *self)
 {
+  if (self->autosave_id == NULL)
+    return; /* disposed: the buffer is being torn down */
   g_clear_handle_id (&self->autosave_timer, g_source_remove);
   self->autosave_timer = g_timeout_add (AUTOSAVE_DELAY_MS, autosave_timeout, self);
 }
@@ -187,6 +189,11 @@ _sp_window_autosave_dispose (SpWindow *self)
         _sp_window_autosave_forget (self);
       else
         _sp_window_autosave_now (self);
+      /* Tearing the view down changes the buffer: no timer may start
+       * for a window that is going. */
+      g_signal_handlers_disconnect_by_func (sp_window_get_buffer (self), on_buffer_changed, self);
+      g_signal_handlers_disconnect_by_func (sp_window_get_buffer (self), on_modified_changed,
+                                            self);
     }
   g_clear_pointer (&self->autosave_id, g_free);
   g_clear_pointer (&self->autosave_title, g_free);
@@ -337,4 +344,11 @@ sp_window_get_run_on_change (SpWindow *self)
 {
   g_return_val_if_fail (SP_IS_WINDOW (self), FALSE);
   return self->run_on_change;
+}
+
+GMenuModel *
+sp_window_get_recent_menu (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  return G_MENU_MODEL (self->recent_menu);
 }

@@ -70,6 +70,7 @@ struct _SpWindow
   guint rerun_id;
   guint rerun_tries;
   GtkWindow *compare_window;
+  GMenu *recent_menu; /* template: Open Recent, filled from GtkRecentManager */
 
   /* sp-window-autosave.c: the unsaved text's copy in the state folder. */
   SpReloadBar *autosave_bar;

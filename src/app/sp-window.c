@@ -234,6 +234,7 @@ sp_window_class_init (SpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpWindow, exec_panel);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, runner_banner);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, runner_banner_label);
+  gtk_widget_class_bind_template_child (widget_class, SpWindow, recent_menu);
   _sp_window_install_actions (widget_class);
   _sp_window_install_runner_actions (widget_class);
 }

@@ -12,7 +12,10 @@
 #include <gtksourceview/gtksource.h>
 #include <signal.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "sp-application.h"
 #include "sp-autosave.h"
@@ -286,6 +289,53 @@ test_discard_on_close (void)
   g_assert_false (copy_exists (id));
 }
 
+/* A full disk: the copy cannot be written, the window says so, and the
+ * text stays in the editor. A 64 KiB tmpfs over the autosave folder
+ * stands in for the disk; mounting it needs root. */
+static void
+test_full_disk (void)
+{
+  g_autoptr (GString) big = g_string_new (NULL);
+  SpWindow *window;
+  GtkTextBuffer *buffer;
+  g_autofree char *text = NULL;
+  const char *kind;
+
+  if (geteuid () != 0)
+    {
+      g_test_skip ("needs root to mount a small tmpfs as the autosave folder");
+      return;
+    }
+  g_assert_cmpint (g_mkdir_with_parents (autosave_dir, 0700), ==, 0);
+  if (mount ("tmpfs", autosave_dir, "tmpfs", 0, "size=64k") != 0)
+    {
+      g_autofree char *why = g_strdup_printf ("cannot mount a tmpfs: %s", g_strerror (errno));
+      g_test_skip (why);
+      return;
+    }
+  for (int i = 0; i < 8000; i++)
+    g_string_append_printf (big, "value_%05d = %d  # ünïcode\n", i, i);
+  window = sp_window_new (app);
+  gtk_window_present (GTK_WINDOW (window));
+  buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+  gtk_text_buffer_insert_interactive_at_cursor (buffer, big->str, (int) big->len, TRUE);
+  sp_window_autosave_now (window);
+  kind = sp_reload_bar_get_kind (sp_window_get_autosave_bar (window));
+  g_test_message ("bar: %s", sp_reload_bar_get_message (sp_window_get_autosave_bar (window)));
+  g_assert_cmpstr (kind, ==, "autosave-failed");
+  g_assert_nonnull (strstr (sp_reload_bar_get_message (sp_window_get_autosave_bar (window)),
+                            "No space left on device"));
+  text = buffer_text (window);
+  g_assert_cmpmem (text, strlen (text), big->str, big->len);
+  g_assert_true (gtk_text_buffer_get_modified (buffer));
+  /* Space again: the next copy is written and the bar goes. */
+  g_assert_cmpint (umount (autosave_dir), ==, 0);
+  sp_window_autosave_now (window);
+  g_assert_null (sp_reload_bar_get_kind (sp_window_get_autosave_bar (window)));
+  g_assert_true (copy_exists (sp_window_get_autosave_id (window)));
+  close_window (window);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -312,6 +362,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/Sandpad/Autosave/kill9", test_kill9);
   g_test_add_func ("/Sandpad/Autosave/discard-on-close", test_discard_on_close);
+  g_test_add_func ("/Sandpad/Autosave/full-disk", test_full_disk);
   ret = g_test_run ();
   g_application_quit (G_APPLICATION (app));
   g_clear_object (&app);

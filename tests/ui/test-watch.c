@@ -460,6 +460,52 @@ test_run_on_change (void)
   }
 }
 
+static gboolean
+recent_has (gpointer data)
+{
+  TextWait *wait = data;
+  GMenuModel *menu = sp_window_get_recent_menu (wait->window);
+
+  for (int i = 0; i < g_menu_model_get_n_items (menu); i++)
+    {
+      g_autoptr (GVariant) target
+        = g_menu_model_get_item_attribute_value (menu, i, G_MENU_ATTRIBUTE_TARGET, NULL);
+      if (target != NULL && g_str_equal (g_variant_get_string (target, NULL), wait->text))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Files opened and saved are in Open Recent, in every window; choosing
+ * one from a window that shows a file opens it in a new window. */
+static void
+test_recent (void)
+{
+  g_autofree char *path = NULL;
+  SpWindow *window = open_file ("recent.py", "print('recent')\n", &path);
+  g_autofree char *uri = g_filename_to_uri (path, NULL, NULL);
+  SpWindow *other = sp_window_new (app);
+  TextWait in_menu = { other, uri };
+  guint before = g_list_length (gtk_application_get_windows (GTK_APPLICATION (app)));
+
+  g_assert_true (sp_test_wait_for (recent_has, &in_menu, 10000));
+  in_menu.window = window;
+  g_assert_true (sp_test_wait_for (recent_has, &in_menu, 10000));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.open-recent", "s", uri));
+  g_assert_cmpuint (g_list_length (gtk_application_get_windows (GTK_APPLICATION (app))), ==,
+                    before + 1);
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+    if (l->data != (gpointer) window && l->data != (gpointer) other && SP_IS_WINDOW (l->data))
+      {
+        TextWait loaded = { l->data, "print('recent')\n" };
+        g_assert_true (sp_test_wait_for (has_text, &loaded, 10000));
+        close_window (l->data);
+        break;
+      }
+  close_window (other);
+  close_window (window);
+}
+
 /* The bar as the README shows it: an assistant changed the file while the
  * editor had unsaved edits. */
 static void
@@ -519,6 +565,11 @@ main (int argc, char **argv)
   /* Autosave copies and the session go to a folder of this test's own. */
   state = g_build_filename (tmp_dir, "state", NULL);
   g_setenv ("XDG_STATE_HOME", state, TRUE);
+  /* Recent files too: never the account's own list. */
+  {
+    g_autofree char *data = g_build_filename (tmp_dir, "data", NULL);
+    g_setenv ("XDG_DATA_HOME", data, TRUE);
+  }
   gtk_test_init (&argc, &argv, NULL);
   gtk_source_init ();
   app = sp_application_new ();
@@ -531,6 +582,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Watch/renamed", test_renamed);
   g_test_add_func ("/Sandpad/Watch/own-save", test_own_save);
   g_test_add_func ("/Sandpad/Watch/run-on-change", test_run_on_change);
+  g_test_add_func ("/Sandpad/Watch/recent", test_recent);
   g_test_add_func ("/Sandpad/Watch/screenshot", test_screenshot);
   ret = g_test_run ();
 
