@@ -12,6 +12,8 @@
 #include <gtksourceview/gtksource.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "sp-application.h"
 #include "sp-compare-window.h"
@@ -506,6 +508,61 @@ test_recent (void)
   close_window (window);
 }
 
+/* An assistant's edit_and_execute (the real sandpad-mcp over stdio)
+ * rewrites the open file: the window reloads it. */
+static void
+test_assistant_edit (void)
+{
+  g_autofree char *ws = g_build_filename (tmp_dir, "workspace", NULL);
+  g_autofree char *path = g_build_filename (ws, "agent.py", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  const char *mcp = g_getenv ("SANDPAD_MCP");
+  const char *argv[] = { mcp, "--workspace", ws, "--journal-max", "0", NULL };
+  const char *requests
+    = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+      "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+      "\"clientInfo\":{\"name\":\"test-watch\",\"version\":\"1\"}}}\n"
+      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+      "{\"name\":\"edit_and_execute\",\"arguments\":{\"path\":\"agent.py\","
+      "\"edits\":[{\"old_text\":\"before\",\"new_text\":\"after the assistant\"}]}}}\n";
+  SpWindow *window = sp_window_new (app);
+  TextWait loaded = { window, "print('before')\n" };
+  TextWait edited = { window, "print('after the assistant')\n" };
+  g_autoptr (GError) error = NULL;
+  GPid pid;
+  int in_fd = -1, out_fd = -1;
+
+  g_assert_nonnull (mcp);
+  g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
+  write_in_place (path, loaded.text);
+  /* Runs are made as nobody when sandpad-mcp is root: the workspace and
+   * the file must be theirs (docs/mcp.md). */
+  if (geteuid () == 0)
+    {
+      g_assert_cmpint (chown (ws, 65534, 65534), ==, 0);
+      g_assert_cmpint (chown (path, 65534, 65534), ==, 0);
+    }
+  gtk_window_present (GTK_WINDOW (window));
+  sp_window_load_file (window, file);
+  g_assert_true (sp_test_wait_for (has_text, &loaded, 10000));
+  spin (300);
+
+  g_assert_true (g_spawn_async_with_pipes (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                                           NULL, NULL, &pid, &in_fd, &out_fd, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (write (in_fd, requests, strlen (requests)), ==, (gssize) strlen (requests));
+  g_assert_true (sp_test_wait_for (has_text, &edited, 60000));
+  g_assert_false (gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (window))));
+  g_assert_true (line_tagged (window, 1, "sandpad-changed-line"));
+  /* End of input ends the server. */
+  close (in_fd);
+  close (out_fd);
+  waitpid (pid, NULL, 0);
+  g_spawn_close_pid (pid);
+  close_window (window);
+}
+
 /* The bar as the README shows it: an assistant changed the file while the
  * editor had unsaved edits. */
 static void
@@ -583,6 +640,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Watch/own-save", test_own_save);
   g_test_add_func ("/Sandpad/Watch/run-on-change", test_run_on_change);
   g_test_add_func ("/Sandpad/Watch/recent", test_recent);
+  g_test_add_func ("/Sandpad/Watch/assistant-edit", test_assistant_edit);
   g_test_add_func ("/Sandpad/Watch/screenshot", test_screenshot);
   ret = g_test_run ();
 
