@@ -405,8 +405,8 @@ check_ready (GObject *object, GAsyncResult *result, gpointer user_data)
         show_gone (self, self->renamed_to != NULL);
       return;
     }
-  if (!g_file_equal (G_FILE (object), self->file))
-    return;
+  if (self->file == NULL || !g_file_equal (G_FILE (object), self->file))
+    return; /* read for a file the window no longer shows */
   g_clear_object (&self->renamed_to);
   buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
   contents = g_bytes_new_take (g_steal_pointer (&data), len);

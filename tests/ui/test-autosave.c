@@ -180,6 +180,16 @@ test_kill9 (void)
     g_assert_cmpstr (on_disk, ==, "print('on disk')\n");
   }
   damage_folder ();
+  /* The split as another start left it (a window moved it to 0.3). */
+  {
+    g_autofree char *session_path = sp_session_store_default_path ();
+    g_autoptr (GPtrArray) windows = sp_session_store_load (session_path, &error);
+
+    g_assert_no_error (error);
+    for (guint i = 0; i < windows->len; i++)
+      ((SpSessionWindow *) windows->pdata[i])->panel_fraction = 0.3;
+    g_assert_true (sp_session_store_save (session_path, windows, &error));
+  }
 
   /* The next start: this process, same state folder. */
   g_application_activate (G_APPLICATION (app));
@@ -188,6 +198,7 @@ test_kill9 (void)
   g_assert_nonnull (with_file);
   g_assert_nonnull (scratch);
   g_assert_cmpuint (g_list_length (gtk_application_get_windows (GTK_APPLICATION (app))), ==, 2);
+  g_assert_cmpfloat_with_epsilon (sp_window_get_panel_fraction (with_file), 0.3, 0.001);
 
   text = buffer_text (with_file);
   g_assert_cmpuint (strlen (text), ==, strlen (expected_file_text));

@@ -447,13 +447,24 @@ test_run_on_change (void)
   replace_by_rename (path, "print('version', 3)\n");
   g_assert_true (sp_test_wait_for (output_has, &v3, 30000));
   g_assert_true (sp_test_wait_for (is_idle, window, 20000));
+
+  /* A save runs it too. */
+  {
+    TextWait v4 = { window, "saved 4" };
+    GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+
+    gtk_text_buffer_set_text (buffer, "print('saved', 4)\n", -1);
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.save", NULL));
+    g_assert_true (sp_test_wait_for (output_has, &v4, 30000));
+    g_assert_true (sp_test_wait_for (is_idle, window, 20000));
+  }
   close_window (window);
 
   /* Remembered for the file: a new window on it has it on. */
   {
     g_autoptr (GFile) file = g_file_new_for_path (path);
     SpWindow *again = sp_window_new (app);
-    TextWait loaded = { again, "print('version', 3)\n" };
+    TextWait loaded = { again, "print('saved', 4)\n" };
 
     sp_window_load_file (again, file);
     g_assert_true (sp_test_wait_for (has_text, &loaded, 10000));
