@@ -434,7 +434,8 @@ check_ready (GObject *object, GAsyncResult *result, gpointer user_data)
     {
       g_autofree char *name = file_name (self);
       g_autofree char *message = g_strdup_printf (
-        _("“%s” changed on disk and is no longer UTF-8 text. The editor keeps its text."), name);
+        _("“%s” changed on disk and is no longer UTF-8 text. The editor keeps its text."),
+        name);
       g_clear_pointer (&self->disk_text, g_bytes_unref);
       sp_reload_bar_show (self->file_bar, "not-text", message, TRUE);
       sp_reload_bar_add_button (self->file_bar, "dismiss", _("_Dismiss"), NULL);

@@ -35,7 +35,8 @@ static char *autosave_dir;
 static char *
 typed_text (void)
 {
-  GString *text = g_string_new ("# ünïcode ✓ — 日本語\n\tindented\r\n%%\nprint('typed')\n");
+  GString *text
+    = g_string_new ("# ünïcode ✓ — 日本語\n\tindented\r\n%%\nprint('typed')\n");
 
   for (int i = 0; i < 200; i++)
     g_string_append_printf (text, "line_%03d = '%s'\n", i, i % 7 ? "x" : "ÿ€");
