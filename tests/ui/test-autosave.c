@@ -348,6 +348,38 @@ test_full_disk (void)
   close_window (window);
 }
 
+/* Leaving the window writes the copy at once, without waiting for the
+ * pause after typing. Under Xvfb without a window manager the focus does
+ * not move between windows, so the test says the window's "is-active"
+ * changed (it is not active) as GTK does when the focus leaves; no main
+ * loop iteration runs in between, so the typing timer cannot be what
+ * wrote the copy. */
+static void
+test_focus_out (void)
+{
+  SpWindow *window = sp_window_new (app);
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+  g_autoptr (GPtrArray) entries = NULL;
+  g_autofree char *id = g_strdup (sp_window_get_autosave_id (window));
+  gboolean found = FALSE;
+
+  gtk_text_buffer_insert_interactive_at_cursor (buffer, "print('left the window')\n", -1, TRUE);
+  g_assert_false (copy_exists (id));
+  g_assert_false (gtk_window_is_active (GTK_WINDOW (window)));
+  g_object_notify (G_OBJECT (window), "is-active");
+  g_assert_true (copy_exists (id));
+  entries = sp_autosave_load_all (autosave_dir, NULL);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      SpAutosaveEntry *entry = g_ptr_array_index (entries, i);
+      found |= g_str_equal (entry->id, id)
+               && g_str_equal (entry->text, "print('left the window')\n");
+    }
+  g_assert_true (found);
+  close_window (window);
+  g_assert_false (copy_exists (id));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -374,6 +406,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/Sandpad/Autosave/kill9", test_kill9);
   g_test_add_func ("/Sandpad/Autosave/discard-on-close", test_discard_on_close);
+  g_test_add_func ("/Sandpad/Autosave/focus-out", test_focus_out);
   g_test_add_func ("/Sandpad/Autosave/full-disk", test_full_disk);
   ret = g_test_run ();
   g_application_quit (G_APPLICATION (app));
