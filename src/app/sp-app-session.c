@@ -130,6 +130,22 @@ sp_app_session_freeze (GtkApplication *app)
   state_of (app)->frozen = TRUE;
 }
 
+GtkWindow *
+sp_app_session_find_window (GtkApplication *app, GFile *file)
+{
+  for (GList *l = gtk_application_get_windows (app); l != NULL; l = l->next)
+    {
+      /* A restored window's file may still be loading. */
+      GFile *shown = !SP_IS_WINDOW (l->data) ? NULL
+                     : sp_window_get_file (l->data) != NULL
+                       ? sp_window_get_file (l->data)
+                       : g_object_get_data (G_OBJECT (l->data), "sp-session-file");
+      if (shown != NULL && g_file_equal (shown, file))
+        return l->data;
+    }
+  return NULL;
+}
+
 static SpAutosaveEntry *
 take_entry (GPtrArray *entries, const char *id)
 {
@@ -153,7 +169,8 @@ restore_window (SpApplication *app, const SpSessionWindow *saved, SpAutosaveEntr
     sp_window_restore_autosave (window, entry);
   else if (saved != NULL && saved->path != NULL)
     {
-      g_autoptr (GFile) file = g_file_new_for_path (saved->path);
+      GFile *file = g_file_new_for_path (saved->path);
+      g_object_set_data_full (G_OBJECT (window), "sp-session-file", file, g_object_unref);
       sp_window_load_file (window, file);
     }
   gtk_window_present (GTK_WINDOW (window));
