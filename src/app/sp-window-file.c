@@ -402,12 +402,13 @@ check_ready (GObject *object, GAsyncResult *result, gpointer user_data)
         follow_rename (self, self->renamed_to);
       else if (g_strcmp0 (sp_reload_bar_get_kind (self->file_bar), "deleted") != 0
                && g_strcmp0 (sp_reload_bar_get_kind (self->file_bar), "moved") != 0)
-        show_gone (self, self->renamed_to != NULL);
+        show_gone (self, self->renamed_to != NULL || self->moved_away);
       return;
     }
   if (self->file == NULL || !g_file_equal (G_FILE (object), self->file))
     return; /* read for a file the window no longer shows */
   g_clear_object (&self->renamed_to);
+  self->moved_away = FALSE;
   buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
   contents = g_bytes_new_take (g_steal_pointer (&data), len);
   text = _sp_window_get_text (self);
@@ -490,6 +491,12 @@ on_monitor_changed (GFileMonitor *monitor, GFile *file, GFile *other, GFileMonit
       if (self->file != NULL && g_file_equal (file, self->file) && other != NULL)
         g_set_object (&self->renamed_to, other);
       break;
+    case G_FILE_MONITOR_EVENT_MOVED_OUT:
+      /* Into a folder the monitor does not watch: gone from here, and
+       * said as moved rather than deleted. */
+      if (self->file != NULL && g_file_equal (file, self->file))
+        self->moved_away = TRUE;
+      break;
     case G_FILE_MONITOR_EVENT_ATTRIBUTE_CHANGED:
     case G_FILE_MONITOR_EVENT_PRE_UNMOUNT:
     case G_FILE_MONITOR_EVENT_UNMOUNTED:
@@ -543,6 +550,7 @@ _sp_window_file_loaded (SpWindow *self, const char *contents, gsize len)
   set_bytes (&self->disk_text, g_bytes_new (contents, len));
   g_clear_pointer (&self->pending_disk, g_bytes_unref);
   g_clear_object (&self->renamed_to);
+  self->moved_away = FALSE;
   sp_reload_bar_hide (self->file_bar);
   _sp_window_file_watch (self);
   set_run_on_change (self, remembered (self));
@@ -563,6 +571,7 @@ _sp_window_file_saved (SpWindow *self, GBytes *bytes)
   g_clear_pointer (&self->saving_text, g_bytes_unref);
   g_clear_pointer (&self->pending_disk, g_bytes_unref);
   g_clear_object (&self->renamed_to);
+  self->moved_away = FALSE;
   sp_reload_bar_hide (self->file_bar);
   close_compare (self);
   /* Save As may have named another file: watch the one saved. */

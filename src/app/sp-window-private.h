@@ -61,6 +61,7 @@ struct _SpWindow
   GBytes *saving_text;  /* a save on its way to disk */
   GBytes *pending_disk; /* an outside change the person has not answered */
   GFile *renamed_to;    /* the monitor saw our file renamed to this */
+  gboolean moved_away;  /* ... or moved out of its folder */
   GCancellable *check_cancellable;
   guint check_id;
   GtkTextTag *changed_tag;

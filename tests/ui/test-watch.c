@@ -323,6 +323,27 @@ test_deleted (void)
   close_window (window);
 }
 
+/* Moved to another folder: the bar says moved, the text stays. */
+static void
+test_moved_away (void)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *elsewhere = g_build_filename (tmp_dir, "elsewhere", NULL);
+  g_autofree char *to = g_build_filename (elsewhere, "moved.py", NULL);
+  SpWindow *window = open_file ("moved.py", "print('moved')\n", &path);
+  BarWait moved = { window, "moved" };
+  g_autofree char *text = NULL;
+
+  g_assert_cmpint (g_mkdir (elsewhere, 0700), ==, 0);
+  g_assert_cmpint (g_rename (path, to), ==, 0);
+  g_assert_true (sp_test_wait_for (bar_shows, &moved, 10000));
+  text = buffer_text (window);
+  g_assert_cmpstr (text, ==, "print('moved')\n");
+  g_assert_nonnull (strstr (sp_reload_bar_get_message (sp_window_get_file_bar (window)),
+                            "moved away"));
+  close_window (window);
+}
+
 typedef struct
 {
   SpWindow *window;
@@ -648,6 +669,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Watch/replace-by-rename", test_replace_by_rename);
   g_test_add_func ("/Sandpad/Watch/deleted", test_deleted);
   g_test_add_func ("/Sandpad/Watch/renamed", test_renamed);
+  g_test_add_func ("/Sandpad/Watch/moved-away", test_moved_away);
   g_test_add_func ("/Sandpad/Watch/own-save", test_own_save);
   g_test_add_func ("/Sandpad/Watch/run-on-change", test_run_on_change);
   g_test_add_func ("/Sandpad/Watch/recent", test_recent);
