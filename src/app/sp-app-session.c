@@ -9,7 +9,7 @@
 #include "sp-app-session.h"
 #include "sp-autosave.h"
 #include "sp-session-store.h"
-#include "sp-window-session.h"
+#include "sp-window-restore.h"
 
 /* Kept on the application object: no globals. */
 typedef struct
@@ -130,6 +130,22 @@ sp_app_session_freeze (GtkApplication *app)
   state_of (app)->frozen = TRUE;
 }
 
+GtkWindow *
+sp_app_session_find_window (GtkApplication *app, GFile *file)
+{
+  for (GList *l = gtk_application_get_windows (app); l != NULL; l = l->next)
+    {
+      /* A restored window's file may still be loading. */
+      GFile *shown = !SP_IS_WINDOW (l->data) ? NULL
+                     : sp_window_get_file (l->data) != NULL
+                       ? sp_window_get_file (l->data)
+                       : g_object_get_data (G_OBJECT (l->data), "sp-session-file");
+      if (shown != NULL && g_file_equal (shown, file))
+        return l->data;
+    }
+  return NULL;
+}
+
 static SpAutosaveEntry *
 take_entry (GPtrArray *entries, const char *id)
 {
@@ -153,7 +169,8 @@ restore_window (SpApplication *app, const SpSessionWindow *saved, SpAutosaveEntr
     sp_window_restore_autosave (window, entry);
   else if (saved != NULL && saved->path != NULL)
     {
-      g_autoptr (GFile) file = g_file_new_for_path (saved->path);
+      GFile *file = g_file_new_for_path (saved->path);
+      g_object_set_data_full (G_OBJECT (window), "sp-session-file", file, g_object_unref);
       sp_window_load_file (window, file);
     }
   gtk_window_present (GTK_WINDOW (window));
@@ -162,15 +179,16 @@ restore_window (SpApplication *app, const SpSessionWindow *saved, SpAutosaveEntr
 
 /* ---- a test hook ---- */
 
-/* SANDPAD_TEST_TYPE=FILE, for tests that kill the app: half a second after
- * the start, FILE's text is typed (inserted as a person's edit, in small
- * pieces) at the end of every window, and of one new scratch window. The
- * test then kills the app and checks that the next start brings every
- * character back. */
+/* SANDPAD_TEST_TYPE=FILE, for tests that kill the app: soon after the
+ * start, once the windows show their files, FILE's text is typed
+ * (inserted as a person's edit, in small pieces) at the end of every
+ * window, and of one new scratch window. The test then kills the app and
+ * checks that the next start brings every character back. */
 typedef struct
 {
   GtkApplication *app;
   char *text;
+  guint tries;
 } TypeHook;
 
 static void
@@ -188,8 +206,14 @@ type_hook_run (gpointer data)
 {
   TypeHook *hook = data;
   g_autoptr (GList) windows = NULL;
-  SpWindow *scratch = sp_window_new (SP_APPLICATION (hook->app));
+  SpWindow *scratch;
 
+  /* Files named on the command line load asynchronously: wait (a while)
+   * until each window shows its file, so the typing comes after it. */
+  for (GList *l = gtk_application_get_windows (hook->app); l != NULL; l = l->next)
+    if (SP_IS_WINDOW (l->data) && sp_window_get_file (l->data) == NULL && hook->tries++ < 100)
+      return G_SOURCE_CONTINUE;
+  scratch = sp_window_new (SP_APPLICATION (hook->app));
   gtk_window_present (GTK_WINDOW (scratch));
   windows = g_list_copy (gtk_application_get_windows (hook->app));
   for (GList *l = windows; l != NULL; l = l->next)
@@ -227,7 +251,7 @@ maybe_type_hook (GtkApplication *app)
   hook = g_new0 (TypeHook, 1);
   hook->app = g_object_ref (app);
   hook->text = g_steal_pointer (&text);
-  g_timeout_add_full (G_PRIORITY_DEFAULT, 500, type_hook_run, hook, type_hook_free);
+  g_timeout_add_full (G_PRIORITY_DEFAULT, 100, type_hook_run, hook, type_hook_free);
 }
 
 GtkWindow *

@@ -22,6 +22,10 @@ void sp_app_session_save (GtkApplication *app);
 /* Closing every window from here on is the app ending: keep the session. */
 void sp_app_session_freeze (GtkApplication *app);
 
+/* The window that shows file, if one does (a restored session may
+ * already show a file named on the command line). */
+GtkWindow *sp_app_session_find_window (GtkApplication *app, GFile *file);
+
 /* Restores the last session's windows (once per process); returns the
  * first, or NULL when there was nothing to restore. */
 GtkWindow *sp_app_session_restore (SpApplication *app);

@@ -61,7 +61,16 @@ sp_application_open (GApplication *app, GFile **files, int n_files, const char *
   sp_app_session_restore (self);
   for (int i = 0; i < n_files; i++)
     {
-      SpWindow *window = sp_window_new (self);
+      GtkWindow *shown = sp_app_session_find_window (GTK_APPLICATION (app), files[i]);
+      SpWindow *window;
+
+      /* The restored session may show it already. */
+      if (shown != NULL)
+        {
+          gtk_window_present (shown);
+          continue;
+        }
+      window = sp_window_new (self);
       sp_window_load_file (window, files[i]);
       gtk_window_present (GTK_WINDOW (window));
     }

@@ -11,10 +11,9 @@
 
 #include <glib/gi18n.h>
 
-#include "sp-app-session.h"
 #include "sp-autosave.h"
 #include "sp-window-private.h"
-#include "sp-window-session.h"
+#include "sp-window-restore.h"
 
 /* A moment after the last key: long enough not to write on every key,
  * short enough that a crash costs nothing noticeable. */
@@ -110,6 +109,8 @@ autosave_timeout (gpointer data)
 static void
 on_buffer_changed (SpWindow *self)
 {
+  if (self->autosave_id == NULL)
+    return; /* disposed: the buffer is being torn down */
   g_clear_handle_id (&self->autosave_timer, g_source_remove);
   self->autosave_timer = g_timeout_add (AUTOSAVE_DELAY_MS, autosave_timeout, self);
 }
@@ -187,152 +188,12 @@ _sp_window_autosave_dispose (SpWindow *self)
         _sp_window_autosave_forget (self);
       else
         _sp_window_autosave_now (self);
+      /* Tearing the view down changes the buffer: no timer may start
+       * for a window that is going. */
+      g_signal_handlers_disconnect_by_func (sp_window_get_buffer (self), on_buffer_changed, self);
+      g_signal_handlers_disconnect_by_func (sp_window_get_buffer (self), on_modified_changed,
+                                            self);
     }
   g_clear_pointer (&self->autosave_id, g_free);
   g_clear_pointer (&self->autosave_title, g_free);
-}
-
-/* ---- sp-window-session.h ---- */
-
-GFile *
-sp_window_get_file (SpWindow *self)
-{
-  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
-  return self->file;
-}
-
-const char *
-sp_window_get_autosave_id (SpWindow *self)
-{
-  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
-  return self->autosave_id;
-}
-
-const char *
-sp_window_get_language_name (SpWindow *self)
-{
-  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
-  return _sp_window_get_language (self);
-}
-
-double
-sp_window_get_panel_fraction (SpWindow *self)
-{
-  g_return_val_if_fail (SP_IS_WINDOW (self), 0);
-  return sp_split_get_fraction (self->split);
-}
-
-void
-sp_window_set_panel_fraction (SpWindow *self, double fraction)
-{
-  g_return_if_fail (SP_IS_WINDOW (self));
-  if (fraction > 0)
-    sp_split_set_fraction (self->split, fraction);
-}
-
-void
-sp_window_set_untitled_name (SpWindow *self, const char *name)
-{
-  g_return_if_fail (SP_IS_WINDOW (self));
-  g_free (self->autosave_title);
-  self->autosave_title = g_strdup (name);
-}
-
-void
-sp_window_restore_autosave (SpWindow *self, const SpAutosaveEntry *entry)
-{
-  GtkTextBuffer *buffer;
-  g_autofree char *when = NULL;
-  g_autofree char *message = NULL;
-  g_autoptr (GDateTime) time = NULL;
-  GtkTextIter start;
-
-  g_return_if_fail (SP_IS_WINDOW (self));
-  buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
-  if (entry->path != NULL)
-    {
-      g_autofree char *contents = NULL;
-      gsize len = 0;
-
-      self->file = g_file_new_for_path (entry->path);
-      /* What the file holds now, so a later change on disk is told from
-       * the restored text. */
-      if (g_file_get_contents (entry->path, &contents, &len, NULL))
-        _sp_window_file_loaded (self, contents, len);
-      else
-        _sp_window_file_watch (self);
-    }
-  if (entry->language != NULL)
-    _sp_window_set_language (self, entry->language);
-  sp_window_set_untitled_name (self, entry->title);
-  g_free (self->autosave_id);
-  self->autosave_id = g_strdup (entry->id);
-  gtk_text_buffer_begin_irreversible_action (buffer);
-  gtk_text_buffer_set_text (buffer, entry->text, (int) entry->length);
-  gtk_text_buffer_end_irreversible_action (buffer);
-  gtk_text_buffer_get_start_iter (buffer, &start);
-  gtk_text_buffer_place_cursor (buffer, &start);
-  gtk_text_buffer_set_modified (buffer, TRUE);
-  _sp_window_update_title (self);
-
-  time = g_date_time_new_from_unix_local (entry->time);
-  when = time != NULL ? g_date_time_format (time, "%x %X") : g_strdup ("?");
-  message = g_strdup_printf (_("Unsaved text from %s was restored: Sandpad did not close "
-                               "normally. Save keeps it; Discard goes back to the file."),
-                             when);
-  sp_reload_bar_show (self->autosave_bar, "restored", message, FALSE);
-  sp_reload_bar_add_button (self->autosave_bar, "keep", _("_Keep"), NULL);
-  sp_reload_bar_add_button (self->autosave_bar, "discard", _("_Discard"),
-                            _("Throw the restored text away"));
-}
-
-void
-sp_window_show_autosave_notice (SpWindow *self, const char *message)
-{
-  g_return_if_fail (SP_IS_WINDOW (self));
-  if (self->notice_bar == NULL)
-    {
-      self->notice_bar = sp_reload_bar_new ();
-      gtk_box_insert_child_after (
-        GTK_BOX (gtk_widget_get_parent (GTK_WIDGET (self->autosave_bar))),
-        GTK_WIDGET (self->notice_bar), GTK_WIDGET (self->autosave_bar));
-      g_signal_connect (self->notice_bar, "response", G_CALLBACK (sp_reload_bar_hide), NULL);
-    }
-  sp_reload_bar_show (self->notice_bar, "notice", message, TRUE);
-  sp_reload_bar_add_button (self->notice_bar, "dismiss", _("_Dismiss"), NULL);
-}
-
-void
-sp_window_autosave_now (SpWindow *self)
-{
-  g_return_if_fail (SP_IS_WINDOW (self));
-  _sp_window_autosave_now (self);
-}
-
-SpReloadBar *
-sp_window_get_file_bar (SpWindow *self)
-{
-  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
-  return self->file_bar;
-}
-
-SpReloadBar *
-sp_window_get_notice_bar (SpWindow *self)
-{
-  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
-  return self->notice_bar;
-}
-
-SpReloadBar *
-sp_window_get_autosave_bar (SpWindow *self)
-{
-  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
-  return self->autosave_bar;
-}
-
-gboolean
-sp_window_get_run_on_change (SpWindow *self)
-{
-  g_return_val_if_fail (SP_IS_WINDOW (self), FALSE);
-  return self->run_on_change;
 }

@@ -166,16 +166,23 @@ _sp_window_file_request_rerun (SpWindow *self)
 
 /* ---- reloading ---- */
 
+static void
+remove_changed_tag (SpWindow *self)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+  GtkTextIter start, end;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  gtk_text_buffer_remove_tag (buffer, self->changed_tag, &start, &end);
+}
+
 static gboolean
 clear_changed_tag (gpointer data)
 {
   SpWindow *self = data;
-  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
-  GtkTextIter start, end;
 
   self->changed_tag_id = 0;
-  gtk_text_buffer_get_bounds (buffer, &start, &end);
-  gtk_text_buffer_remove_tag (buffer, self->changed_tag, &start, &end);
+  remove_changed_tag (self);
   return G_SOURCE_REMOVE;
 }
 
@@ -188,7 +195,8 @@ mark_changed_lines (SpWindow *self, const char *old_text, const char *new_text)
   g_autoptr (SpLineDiff) diff = sp_line_diff (old_text, new_text);
   int n_lines = gtk_text_buffer_get_line_count (buffer);
 
-  clear_changed_tag (self);
+  g_clear_handle_id (&self->changed_tag_id, g_source_remove);
+  remove_changed_tag (self);
   for (guint i = 0; i < diff->ops->len; i++)
     {
       const SpLineDiffOp *op = &g_array_index (diff->ops, SpLineDiffOp, i);
@@ -394,12 +402,13 @@ check_ready (GObject *object, GAsyncResult *result, gpointer user_data)
         follow_rename (self, self->renamed_to);
       else if (g_strcmp0 (sp_reload_bar_get_kind (self->file_bar), "deleted") != 0
                && g_strcmp0 (sp_reload_bar_get_kind (self->file_bar), "moved") != 0)
-        show_gone (self, self->renamed_to != NULL);
+        show_gone (self, self->renamed_to != NULL || self->moved_away);
       return;
     }
-  if (!g_file_equal (G_FILE (object), self->file))
-    return;
+  if (self->file == NULL || !g_file_equal (G_FILE (object), self->file))
+    return; /* read for a file the window no longer shows */
   g_clear_object (&self->renamed_to);
+  self->moved_away = FALSE;
   buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
   contents = g_bytes_new_take (g_steal_pointer (&data), len);
   text = _sp_window_get_text (self);
@@ -426,7 +435,8 @@ check_ready (GObject *object, GAsyncResult *result, gpointer user_data)
     {
       g_autofree char *name = file_name (self);
       g_autofree char *message = g_strdup_printf (
-        _("“%s” changed on disk and is no longer UTF-8 text. The editor keeps its text."), name);
+        _("“%s” changed on disk and is no longer UTF-8 text. The editor keeps its text."),
+        name);
       g_clear_pointer (&self->disk_text, g_bytes_unref);
       sp_reload_bar_show (self->file_bar, "not-text", message, TRUE);
       sp_reload_bar_add_button (self->file_bar, "dismiss", _("_Dismiss"), NULL);
@@ -481,6 +491,12 @@ on_monitor_changed (GFileMonitor *monitor, GFile *file, GFile *other, GFileMonit
       if (self->file != NULL && g_file_equal (file, self->file) && other != NULL)
         g_set_object (&self->renamed_to, other);
       break;
+    case G_FILE_MONITOR_EVENT_MOVED_OUT:
+      /* Into a folder the monitor does not watch: gone from here, and
+       * said as moved rather than deleted. */
+      if (self->file != NULL && g_file_equal (file, self->file))
+        self->moved_away = TRUE;
+      break;
     case G_FILE_MONITOR_EVENT_ATTRIBUTE_CHANGED:
     case G_FILE_MONITOR_EVENT_PRE_UNMOUNT:
     case G_FILE_MONITOR_EVENT_UNMOUNTED:
@@ -534,6 +550,7 @@ _sp_window_file_loaded (SpWindow *self, const char *contents, gsize len)
   set_bytes (&self->disk_text, g_bytes_new (contents, len));
   g_clear_pointer (&self->pending_disk, g_bytes_unref);
   g_clear_object (&self->renamed_to);
+  self->moved_away = FALSE;
   sp_reload_bar_hide (self->file_bar);
   _sp_window_file_watch (self);
   set_run_on_change (self, remembered (self));
@@ -554,6 +571,7 @@ _sp_window_file_saved (SpWindow *self, GBytes *bytes)
   g_clear_pointer (&self->saving_text, g_bytes_unref);
   g_clear_pointer (&self->pending_disk, g_bytes_unref);
   g_clear_object (&self->renamed_to);
+  self->moved_away = FALSE;
   sp_reload_bar_hide (self->file_bar);
   close_compare (self);
   /* Save As may have named another file: watch the one saved. */
@@ -563,6 +581,67 @@ _sp_window_file_saved (SpWindow *self, GBytes *bytes)
   add_recent (self);
   _sp_window_autosave_forget (self);
   _sp_window_file_request_rerun (self);
+}
+
+/* ---- Open Recent ---- */
+
+#define RECENT_MAX 10
+
+static int
+by_newest (gconstpointer a, gconstpointer b)
+{
+  GtkRecentInfo *ia = (GtkRecentInfo *) a, *ib = (GtkRecentInfo *) b;
+
+  return g_date_time_compare (gtk_recent_info_get_modified (ib),
+                              gtk_recent_info_get_modified (ia));
+}
+
+/* Sandpad's own recent files that still exist, newest first. */
+static void
+update_recent_menu (SpWindow *self)
+{
+  GList *items = gtk_recent_manager_get_items (gtk_recent_manager_get_default ());
+  guint shown = 0;
+
+  g_menu_remove_all (self->recent_menu);
+  items = g_list_sort (items, by_newest);
+  for (GList *l = items; l != NULL && shown < RECENT_MAX; l = l->next)
+    {
+      GtkRecentInfo *info = l->data;
+      g_autoptr (GMenuItem) item = NULL;
+      g_autoptr (GString) label = NULL;
+
+      if (!gtk_recent_info_has_application (info, g_get_application_name ())
+          || !gtk_recent_info_is_local (info) || !gtk_recent_info_exists (info))
+        continue;
+      /* A menu label's underscores are mnemonics: doubled, they show. */
+      label = g_string_new (gtk_recent_info_get_display_name (info));
+      g_string_replace (label, "_", "__", 0);
+      item = g_menu_item_new (label->str, NULL);
+      g_menu_item_set_action_and_target_value (
+        item, "win.open-recent", g_variant_new_string (gtk_recent_info_get_uri (info)));
+      g_menu_append_item (self->recent_menu, item);
+      shown++;
+    }
+  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
+  if (shown == 0)
+    g_menu_append (self->recent_menu, _("No Recent Files"), "win.no-recent");
+}
+
+static void
+on_open_recent (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  SpWindow *self = user_data;
+  g_autoptr (GFile) file = g_file_new_for_uri (g_variant_get_string (param, NULL));
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+  SpWindow *target = self;
+
+  /* As Open: unsaved text or another file is never replaced. */
+  if (self->file != NULL || gtk_text_buffer_get_modified (buffer)
+      || gtk_text_buffer_get_char_count (buffer) > 0)
+    target = sp_window_new (SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))));
+  sp_window_load_file (target, file);
+  gtk_window_present (GTK_WINDOW (target));
 }
 
 void
@@ -589,6 +668,20 @@ _sp_window_file_init (SpWindow *self)
   }
   g_signal_connect (run_on_change, "change-state", G_CALLBACK (on_run_on_change), self);
   g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (run_on_change));
+  {
+    g_autoptr (GSimpleAction) open_recent
+      = g_simple_action_new ("open-recent", G_VARIANT_TYPE_STRING);
+    g_autoptr (GSimpleAction) no_recent = g_simple_action_new ("no-recent", NULL);
+
+    g_signal_connect (open_recent, "activate", G_CALLBACK (on_open_recent), self);
+    g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (open_recent));
+    /* "No Recent Files" is shown greyed out. */
+    g_simple_action_set_enabled (no_recent, FALSE);
+    g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (no_recent));
+  }
+  g_signal_connect_object (gtk_recent_manager_get_default (), "changed",
+                           G_CALLBACK (update_recent_menu), self, G_CONNECT_SWAPPED);
+  update_recent_menu (self);
 }
 
 void

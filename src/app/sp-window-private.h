@@ -67,6 +67,7 @@ struct _SpWindow
   GBytes *saving_text;  /* a save on its way to disk */
   GBytes *pending_disk; /* an outside change the person has not answered */
   GFile *renamed_to;    /* the monitor saw our file renamed to this */
+  gboolean moved_away;  /* ... or moved out of its folder */
   GCancellable *check_cancellable;
   guint check_id;
   GtkTextTag *changed_tag;
@@ -76,6 +77,7 @@ struct _SpWindow
   guint rerun_id;
   guint rerun_tries;
   GtkWindow *compare_window;
+  GMenu *recent_menu; /* template: Open Recent, filled from GtkRecentManager */
 
   /* sp-window-autosave.c: the unsaved text's copy in the state folder. */
   SpReloadBar *autosave_bar;

@@ -123,13 +123,22 @@ _sp_window_toast (SpWindow *self, const char *message)
   adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (message));
 }
 
+static gboolean
+close_idle (gpointer data)
+{
+  gtk_window_close (GTK_WINDOW (data));
+  return G_SOURCE_REMOVE;
+}
+
 static void
 on_close_response (AdwMessageDialog *dialog, const char *response, SpWindow *self)
 {
   if (g_str_equal (response, "discard"))
     {
       self->close_confirmed = TRUE;
-      gtk_window_close (GTK_WINDOW (self));
+      /* Once the dialog is done with its response: closing the window
+       * inside it finalizes the dialog's parent under it. */
+      g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, close_idle, g_object_ref (self), g_object_unref);
     }
   else if (g_str_equal (response, "save"))
     _sp_window_save (self, self->file, TRUE);
@@ -228,6 +237,7 @@ sp_window_class_init (SpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpWindow, exec_panel);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, runner_banner);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, runner_banner_label);
+  gtk_widget_class_bind_template_child (widget_class, SpWindow, recent_menu);
   _sp_window_install_actions (widget_class);
   _sp_window_install_runner_actions (widget_class);
   _sp_window_install_history_actions (widget_class);

@@ -12,6 +12,8 @@
 #include <gtksourceview/gtksource.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "sp-application.h"
 #include "sp-compare-window.h"
@@ -19,7 +21,7 @@
 #include "sp-output-item.h"
 #include "sp-test-wait.h"
 #include "sp-ui-test.h"
-#include "sp-window-session.h"
+#include "sp-window-restore.h"
 #include "sp-window.h"
 
 static SpApplication *app;
@@ -321,6 +323,27 @@ test_deleted (void)
   close_window (window);
 }
 
+/* Moved to another folder: the bar says moved, the text stays. */
+static void
+test_moved_away (void)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *elsewhere = g_build_filename (tmp_dir, "elsewhere", NULL);
+  g_autofree char *to = g_build_filename (elsewhere, "moved.py", NULL);
+  SpWindow *window = open_file ("moved.py", "print('moved')\n", &path);
+  BarWait moved = { window, "moved" };
+  g_autofree char *text = NULL;
+
+  g_assert_cmpint (g_mkdir (elsewhere, 0700), ==, 0);
+  g_assert_cmpint (g_rename (path, to), ==, 0);
+  g_assert_true (sp_test_wait_for (bar_shows, &moved, 10000));
+  text = buffer_text (window);
+  g_assert_cmpstr (text, ==, "print('moved')\n");
+  g_assert_nonnull (strstr (sp_reload_bar_get_message (sp_window_get_file_bar (window)),
+                            "moved away"));
+  close_window (window);
+}
+
 typedef struct
 {
   SpWindow *window;
@@ -445,19 +468,131 @@ test_run_on_change (void)
   replace_by_rename (path, "print('version', 3)\n");
   g_assert_true (sp_test_wait_for (output_has, &v3, 30000));
   g_assert_true (sp_test_wait_for (is_idle, window, 20000));
+
+  /* A save runs it too. */
+  {
+    TextWait v4 = { window, "saved 4" };
+    GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+
+    gtk_text_buffer_set_text (buffer, "print('saved', 4)\n", -1);
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.save", NULL));
+    g_assert_true (sp_test_wait_for (output_has, &v4, 30000));
+    g_assert_true (sp_test_wait_for (is_idle, window, 20000));
+  }
   close_window (window);
 
   /* Remembered for the file: a new window on it has it on. */
   {
     g_autoptr (GFile) file = g_file_new_for_path (path);
     SpWindow *again = sp_window_new (app);
-    TextWait loaded = { again, "print('version', 3)\n" };
+    TextWait loaded = { again, "print('saved', 4)\n" };
 
     sp_window_load_file (again, file);
     g_assert_true (sp_test_wait_for (has_text, &loaded, 10000));
     g_assert_true (sp_window_get_run_on_change (again));
     close_window (again);
   }
+}
+
+static gboolean
+recent_has (gpointer data)
+{
+  TextWait *wait = data;
+  GMenuModel *menu = sp_window_get_recent_menu (wait->window);
+
+  for (int i = 0; i < g_menu_model_get_n_items (menu); i++)
+    {
+      g_autoptr (GVariant) target
+        = g_menu_model_get_item_attribute_value (menu, i, G_MENU_ATTRIBUTE_TARGET, NULL);
+      if (target != NULL && g_str_equal (g_variant_get_string (target, NULL), wait->text))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Files opened and saved are in Open Recent, in every window; choosing
+ * one from a window that shows a file opens it in a new window. */
+static void
+test_recent (void)
+{
+  g_autofree char *path = NULL;
+  SpWindow *window = open_file ("recent.py", "print('recent')\n", &path);
+  g_autofree char *uri = g_filename_to_uri (path, NULL, NULL);
+  SpWindow *other = sp_window_new (app);
+  TextWait in_menu = { other, uri };
+  guint before = g_list_length (gtk_application_get_windows (GTK_APPLICATION (app)));
+
+  g_assert_true (sp_test_wait_for (recent_has, &in_menu, 10000));
+  in_menu.window = window;
+  g_assert_true (sp_test_wait_for (recent_has, &in_menu, 10000));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.open-recent", "s", uri));
+  g_assert_cmpuint (g_list_length (gtk_application_get_windows (GTK_APPLICATION (app))), ==,
+                    before + 1);
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+    if (l->data != (gpointer) window && l->data != (gpointer) other && SP_IS_WINDOW (l->data))
+      {
+        TextWait loaded = { l->data, "print('recent')\n" };
+        g_assert_true (sp_test_wait_for (has_text, &loaded, 10000));
+        close_window (l->data);
+        break;
+      }
+  close_window (other);
+  close_window (window);
+}
+
+/* An assistant's edit_and_execute (the real sandpad-mcp over stdio)
+ * rewrites the open file: the window reloads it. */
+static void
+test_assistant_edit (void)
+{
+  g_autofree char *ws = g_build_filename (tmp_dir, "workspace", NULL);
+  g_autofree char *path = g_build_filename (ws, "agent.py", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  const char *mcp = g_getenv ("SANDPAD_MCP");
+  const char *argv[] = { mcp, "--workspace", ws, "--journal-max", "0", NULL };
+  const char *requests
+    = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+      "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+      "\"clientInfo\":{\"name\":\"test-watch\",\"version\":\"1\"}}}\n"
+      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+      "{\"name\":\"edit_and_execute\",\"arguments\":{\"path\":\"agent.py\","
+      "\"edits\":[{\"old_text\":\"before\",\"new_text\":\"after the assistant\"}]}}}\n";
+  SpWindow *window = sp_window_new (app);
+  TextWait loaded = { window, "print('before')\n" };
+  TextWait edited = { window, "print('after the assistant')\n" };
+  g_autoptr (GError) error = NULL;
+  GPid pid;
+  int in_fd = -1, out_fd = -1;
+
+  g_assert_nonnull (mcp);
+  g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
+  write_in_place (path, loaded.text);
+  /* Runs are made as nobody when sandpad-mcp is root: the workspace and
+   * the file must be theirs (docs/mcp.md). */
+  if (geteuid () == 0)
+    {
+      g_assert_cmpint (chown (ws, 65534, 65534), ==, 0);
+      g_assert_cmpint (chown (path, 65534, 65534), ==, 0);
+    }
+  gtk_window_present (GTK_WINDOW (window));
+  sp_window_load_file (window, file);
+  g_assert_true (sp_test_wait_for (has_text, &loaded, 10000));
+  spin (300);
+
+  g_assert_true (g_spawn_async_with_pipes (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                                           NULL, NULL, &pid, &in_fd, &out_fd, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (write (in_fd, requests, strlen (requests)), ==, (gssize) strlen (requests));
+  g_assert_true (sp_test_wait_for (has_text, &edited, 60000));
+  g_assert_false (gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (window))));
+  g_assert_true (line_tagged (window, 1, "sandpad-changed-line"));
+  /* End of input ends the server. */
+  close (in_fd);
+  close (out_fd);
+  waitpid (pid, NULL, 0);
+  g_spawn_close_pid (pid);
+  close_window (window);
 }
 
 /* The bar as the README shows it: an assistant changed the file while the
@@ -519,6 +654,11 @@ main (int argc, char **argv)
   /* Autosave copies and the session go to a folder of this test's own. */
   state = g_build_filename (tmp_dir, "state", NULL);
   g_setenv ("XDG_STATE_HOME", state, TRUE);
+  /* Recent files too: never the account's own list. */
+  {
+    g_autofree char *data = g_build_filename (tmp_dir, "data", NULL);
+    g_setenv ("XDG_DATA_HOME", data, TRUE);
+  }
   gtk_test_init (&argc, &argv, NULL);
   gtk_source_init ();
   app = sp_application_new ();
@@ -529,8 +669,11 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Watch/replace-by-rename", test_replace_by_rename);
   g_test_add_func ("/Sandpad/Watch/deleted", test_deleted);
   g_test_add_func ("/Sandpad/Watch/renamed", test_renamed);
+  g_test_add_func ("/Sandpad/Watch/moved-away", test_moved_away);
   g_test_add_func ("/Sandpad/Watch/own-save", test_own_save);
   g_test_add_func ("/Sandpad/Watch/run-on-change", test_run_on_change);
+  g_test_add_func ("/Sandpad/Watch/recent", test_recent);
+  g_test_add_func ("/Sandpad/Watch/assistant-edit", test_assistant_edit);
   g_test_add_func ("/Sandpad/Watch/screenshot", test_screenshot);
   ret = g_test_run ();
 

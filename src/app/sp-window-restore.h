@@ -1,4 +1,4 @@
-/* sp-window-session.h: what the app's session and restore code needs of a
+/* sp-window-restore.h: what the app's session and restore code needs of a
  * window, and what tests look at: its file, its autosave copy, the text
  * restored from one, and the bars that speak about them. */
 #pragma once
@@ -32,5 +32,7 @@ SpReloadBar *sp_window_get_autosave_bar (SpWindow *self);
 /* NULL until there was a notice. */
 SpReloadBar *sp_window_get_notice_bar (SpWindow *self);
 gboolean sp_window_get_run_on_change (SpWindow *self);
+/* The Open Recent submenu. */
+GMenuModel *sp_window_get_recent_menu (SpWindow *self);
 
 G_END_DECLS
