@@ -27,6 +27,7 @@ struct _SpWindowHistory
   GString *stdout_text;
   GString *stderr_text;
   gboolean cut;
+  SpHistoryWindow *window; /* the open history window, weak */
 };
 
 void
@@ -48,6 +49,8 @@ _sp_window_history_free (SpWindow *self)
   if (h == NULL)
     return;
   g_clear_object (&h->store);
+  if (h->window != NULL)
+    g_object_remove_weak_pointer (G_OBJECT (h->window), (gpointer *) &h->window);
   g_free (h->scratch_name);
   g_free (h->code);
   g_free (h->language);
@@ -197,6 +200,8 @@ _sp_window_history_run_ended (SpWindow *self, SpRunResult *result, const char *s
                                               error->message);
       _sp_window_toast (self, msg);
     }
+  else if (h->window != NULL)
+    sp_history_window_add_run (h->window, record);
   if (previous == NULL)
     return;
   comparison = sp_run_record_compare (previous, record);
@@ -225,9 +230,17 @@ on_restore_code (SpHistoryWindow *window, const char *code, const char *language
 static SpHistoryWindow *
 open_history (SpWindow *self, gboolean changes)
 {
+  SpWindowHistory *h = self->history;
   g_autofree char *key = _sp_window_history_key (self);
-  SpHistoryWindow *window = sp_history_window_new (GTK_WINDOW (self), get_store (self), key);
+  SpHistoryWindow *window;
 
+  /* One at a time, and up to date: a new list (the file may have another
+   * name since), which runs that end are added to while it is open. */
+  if (h->window != NULL)
+    gtk_window_destroy (GTK_WINDOW (h->window));
+  window = sp_history_window_new (GTK_WINDOW (self), get_store (self), key);
+  h->window = window;
+  g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &h->window);
   g_signal_connect_object (window, "restore-code", G_CALLBACK (on_restore_code), self, 0);
   if (changes)
     sp_history_window_show_changes (window);
