@@ -26,6 +26,7 @@ struct _SpActivityModel
   GFileMonitor *monitor;
   guint poll_id;
   guint lost_id;       /* while runs go: is their server still there? */
+  gboolean pids_seen;  /* the servers' pids mean something here */
   /* Where we are in live.jsonl: which file (inode) and how far. */
   guint64 inode;
   guint64 offset;
@@ -329,11 +330,12 @@ mark_lost (SpActivityModel *self)
       SpActivityRun *run = g_ptr_array_index (self->runs, i);
       gint pid = _sp_activity_run_get_pid (run);
 
-      if (sp_activity_run_is_running (run) && pid > 0 && kill (pid, 0) != 0 && errno == ESRCH)
+      if (self->pids_seen && sp_activity_run_is_running (run) && pid > 0 && kill (pid, 0) != 0
+          && errno == ESRCH)
         _sp_activity_run_set_end (run, "lost", -1, 0, NULL, NULL, NULL, NULL, NULL);
       going = going || sp_activity_run_is_running (run);
     }
-  return going;
+  return going && self->pids_seen;
 }
 
 /* A killed server writes nothing more, so nothing would wake us: look
@@ -411,6 +413,9 @@ sp_activity_model_new (const char *dir)
 
   self->dir = dir != NULL ? g_strdup (dir)
                           : g_build_filename (g_get_user_state_dir (), "sandpad", "journal", NULL);
+  /* In a Flatpak the app has a process namespace of its own, where the
+   * servers' (host) pids name nothing: no run could be told lost. */
+  self->pids_seen = !g_file_test ("/.flatpak-info", G_FILE_TEST_EXISTS);
   /* As sandpad-mcp would make it: the user's own. */
   g_mkdir_with_parents (self->dir, 0700);
   folder = g_file_new_for_path (self->dir);
