@@ -332,3 +332,17 @@ sp_history_window_get_text (SpHistoryWindow *self)
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
 }
+
+void
+sp_history_window_add_run (SpHistoryWindow *self, const SpRunRecord *record)
+{
+  SpRunRecord *copy;
+
+  g_return_if_fail (SP_IS_HISTORY_WINDOW (self));
+  g_return_if_fail (record != NULL);
+  copy = sp_run_record_copy (record);
+  g_ptr_array_add (self->runs, copy);
+  gtk_list_box_prepend (self->list, make_row (copy));
+  sp_history_window_select (self, 0);
+  show_run (self);
+}

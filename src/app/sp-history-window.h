@@ -26,6 +26,8 @@ void sp_history_window_select (SpHistoryWindow *self, guint index);
 /* Shows how the selected run differs from the one before it. */
 void sp_history_window_show_changes (SpHistoryWindow *self);
 guint sp_history_window_get_n_runs (SpHistoryWindow *self);
+/* A run that just ended: listed first and selected. */
+void sp_history_window_add_run (SpHistoryWindow *self, const SpRunRecord *record);
 /* What the text pane shows now (for tests and copying). */
 char *sp_history_window_get_text (SpHistoryWindow *self);
 

@@ -27,6 +27,7 @@ struct _SpWindowHistory
   GString *stdout_text;
   GString *stderr_text;
   gboolean cut;
+  SpHistoryWindow *window; /* the open history window, weak */
 };
 
 void
@@ -34,7 +35,6 @@ _sp_window_history_init (SpWindow *self)
 {
   SpWindowHistory *h = g_new0 (SpWindowHistory, 1);
 
-  h->store = sp_run_history_new (NULL, 0);
   h->scratch_name = g_uuid_string_random ();
   h->stdout_text = g_string_new (NULL);
   h->stderr_text = g_string_new (NULL);
@@ -49,12 +49,42 @@ _sp_window_history_free (SpWindow *self)
   if (h == NULL)
     return;
   g_clear_object (&h->store);
+  if (h->window != NULL)
+    g_object_remove_weak_pointer (G_OBJECT (h->window), (gpointer *) &h->window);
   g_free (h->scratch_name);
   g_free (h->code);
   g_free (h->language);
   g_string_free (h->stdout_text, TRUE);
   g_string_free (h->stderr_text, TRUE);
   g_free (h);
+}
+
+/* Made when first needed: the window has its settings only after init. */
+static SpRunHistory *
+get_store (SpWindow *self)
+{
+  SpWindowHistory *h = self->history;
+
+  if (h->store == NULL)
+    h->store = sp_run_history_new (
+      NULL, (gint64) g_settings_get_uint (self->settings, "run-history-max-mib") * 1024 * 1024);
+  return h->store;
+}
+
+/* The name an untitled buffer's history is kept under; a window restored
+ * after a restart may take its old one back. */
+const char *
+_sp_window_history_get_scratch_name (SpWindow *self)
+{
+  return self->history->scratch_name;
+}
+
+void
+_sp_window_history_set_scratch_name (SpWindow *self, const char *name)
+{
+  g_return_if_fail (name != NULL && *name != '\0');
+  g_free (self->history->scratch_name);
+  self->history->scratch_name = g_strdup (name);
 }
 
 char *
@@ -162,14 +192,16 @@ _sp_window_history_run_ended (SpWindow *self, SpRunResult *result, const char *s
     return;
   h->recording = FALSE;
   record = make_record (self, result);
-  previous = sp_run_history_latest (h->store, key, warnings);
-  if (!sp_run_history_add (h->store, key, record, &error))
+  previous = sp_run_history_latest (get_store (self), key, warnings);
+  if (!sp_run_history_add (get_store (self), key, record, &error))
     {
       /* The run itself is shown as always; only its keeping failed. */
       g_autofree char *msg = g_strdup_printf (_("This run could not be kept in the history: %s"),
                                               error->message);
       _sp_window_toast (self, msg);
     }
+  else if (h->window != NULL)
+    sp_history_window_add_run (h->window, record);
   if (previous == NULL)
     return;
   comparison = sp_run_record_compare (previous, record);
@@ -198,9 +230,17 @@ on_restore_code (SpHistoryWindow *window, const char *code, const char *language
 static SpHistoryWindow *
 open_history (SpWindow *self, gboolean changes)
 {
+  SpWindowHistory *h = self->history;
   g_autofree char *key = _sp_window_history_key (self);
-  SpHistoryWindow *window = sp_history_window_new (GTK_WINDOW (self), self->history->store, key);
+  SpHistoryWindow *window;
 
+  /* One at a time, and up to date: a new list (the file may have another
+   * name since), which runs that end are added to while it is open. */
+  if (h->window != NULL)
+    gtk_window_destroy (GTK_WINDOW (h->window));
+  window = sp_history_window_new (GTK_WINDOW (self), get_store (self), key);
+  h->window = window;
+  g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &h->window);
   g_signal_connect_object (window, "restore-code", G_CALLBACK (on_restore_code), self, 0);
   if (changes)
     sp_history_window_show_changes (window);

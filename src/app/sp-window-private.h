@@ -141,6 +141,8 @@ void _sp_window_install_history_actions (GtkWidgetClass *widget_class);
 void _sp_window_history_init (SpWindow *self);
 void _sp_window_history_free (SpWindow *self);
 char *_sp_window_history_key (SpWindow *self);
+const char *_sp_window_history_get_scratch_name (SpWindow *self);
+void _sp_window_history_set_scratch_name (SpWindow *self, const char *name);
 void _sp_window_history_run_started (SpWindow *self, const char *code, const char *language);
 void _sp_window_history_saw_output (SpWindow *self, SpOutputKind kind, const char *text);
 void _sp_window_history_run_ended (SpWindow *self, SpRunResult *result, const char *summary);

@@ -25,6 +25,8 @@ struct _SpActivityModel
   GHashTable *by_id;   /* id -> run (borrowed from runs) */
   GFileMonitor *monitor;
   guint poll_id;
+  guint lost_id;       /* while runs go: is their server still there? */
+  gboolean pids_seen;  /* the servers' pids mean something here */
   /* Where we are in live.jsonl: which file (inode) and how far. */
   guint64 inode;
   guint64 offset;
@@ -84,6 +86,7 @@ sp_activity_model_dispose (GObject *object)
     g_file_monitor_cancel (self->monitor);
   g_clear_object (&self->monitor);
   g_clear_handle_id (&self->poll_id, g_source_remove);
+  g_clear_handle_id (&self->lost_id, g_source_remove);
   G_OBJECT_CLASS (sp_activity_model_parent_class)->dispose (object);
 }
 
@@ -315,18 +318,37 @@ finish_rotated (SpActivityModel *self)
   self->offset = 0;
 }
 
-/* Runs whose server went away without an end line never get one. */
-static void
+/* Runs whose server went away without an end line (killed, say) never
+ * get one. Returns whether runs are still going. */
+static gboolean
 mark_lost (SpActivityModel *self)
 {
+  gboolean going = FALSE;
+
   for (guint i = 0; i < self->runs->len; i++)
     {
       SpActivityRun *run = g_ptr_array_index (self->runs, i);
       gint pid = _sp_activity_run_get_pid (run);
 
-      if (sp_activity_run_is_running (run) && pid > 0 && kill (pid, 0) != 0 && errno == ESRCH)
+      if (self->pids_seen && sp_activity_run_is_running (run) && pid > 0 && kill (pid, 0) != 0
+          && errno == ESRCH)
         _sp_activity_run_set_end (run, "lost", -1, 0, NULL, NULL, NULL, NULL, NULL);
+      going = going || sp_activity_run_is_running (run);
     }
+  return going && self->pids_seen;
+}
+
+/* A killed server writes nothing more, so nothing would wake us: look
+ * again every few seconds while runs go. */
+static gboolean
+check_lost (gpointer data)
+{
+  SpActivityModel *self = data;
+
+  if (mark_lost (self))
+    return G_SOURCE_CONTINUE;
+  self->lost_id = 0;
+  return G_SOURCE_REMOVE;
 }
 
 void
@@ -359,7 +381,8 @@ sp_activity_model_poll (SpActivityModel *self)
     }
   if (fd >= 0)
     close (fd);
-  mark_lost (self);
+  if (mark_lost (self) && self->lost_id == 0)
+    self->lost_id = g_timeout_add_seconds (2, check_lost, self);
 }
 
 static gboolean
@@ -390,6 +413,9 @@ sp_activity_model_new (const char *dir)
 
   self->dir = dir != NULL ? g_strdup (dir)
                           : g_build_filename (g_get_user_state_dir (), "sandpad", "journal", NULL);
+  /* In a Flatpak the app has a process namespace of its own, where the
+   * servers' (host) pids name nothing: no run could be told lost. */
+  self->pids_seen = !g_file_test ("/.flatpak-info", G_FILE_TEST_EXISTS);
   /* As sandpad-mcp would make it: the user's own. */
   g_mkdir_with_parents (self->dir, 0700);
   folder = g_file_new_for_path (self->dir);

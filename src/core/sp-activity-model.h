@@ -11,7 +11,8 @@
  * is lost. A line that is not JSON, not an object, or too long is skipped
  * and counted (sp_activity_model_get_skipped) with a message; lines of
  * events it does not know are ignored. A run whose server is gone without
- * an end line is marked "lost".
+ * an end line is marked "lost" (checked every 2 s while runs go; not in a
+ * Flatpak, where the servers' pids are not visible).
  *
  * Stop: sp_activity_model_request_stop() creates <dir>/cancel/<run id>,
  * which the run's server looks for while it runs (docs/mcp.md). */

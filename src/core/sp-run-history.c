@@ -319,20 +319,15 @@ load_record (const char *path, const char *name, GPtrArray *warnings)
   return record;
 }
 
-GPtrArray *
-sp_run_history_list (SpRunHistory *self, const char *key, GPtrArray *warnings)
+/* The names of key's run files, oldest first; other files are named in
+ * warnings. */
+static GPtrArray *
+run_names (SpRunHistory *self, const char *dir, GPtrArray *warnings)
 {
-  GPtrArray *records = g_ptr_array_new_with_free_func ((GDestroyNotify) sp_run_record_free);
-  g_autofree char *dir = NULL;
-  g_autoptr (GDir) d = NULL;
-  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
   const char *name;
 
-  g_return_val_if_fail (SP_IS_RUN_HISTORY (self), records);
-  g_return_val_if_fail (key != NULL && strchr (key, '/') == NULL, records);
-
-  dir = g_build_filename (self->dir, key, NULL);
-  d = g_dir_open (dir, 0, NULL);
   while (d != NULL && (name = g_dir_read_name (d)) != NULL)
     {
       g_autofree char *path = g_build_filename (dir, name, NULL);
@@ -344,6 +339,21 @@ sp_run_history_list (SpRunHistory *self, const char *key, GPtrArray *warnings)
         warn (warnings, path, _("not a run file"));
     }
   g_ptr_array_sort (names, by_string);
+  return names;
+}
+
+GPtrArray *
+sp_run_history_list (SpRunHistory *self, const char *key, GPtrArray *warnings)
+{
+  GPtrArray *records = g_ptr_array_new_with_free_func ((GDestroyNotify) sp_run_record_free);
+  g_autofree char *dir = NULL;
+  g_autoptr (GPtrArray) names = NULL;
+
+  g_return_val_if_fail (SP_IS_RUN_HISTORY (self), records);
+  g_return_val_if_fail (key != NULL && strchr (key, '/') == NULL, records);
+
+  dir = g_build_filename (self->dir, key, NULL);
+  names = run_names (self, dir, warnings);
   for (guint i = 0; i < names->len; i++)
     {
       g_autofree char *path = g_build_filename (dir, g_ptr_array_index (names, i), NULL);
@@ -358,9 +368,23 @@ sp_run_history_list (SpRunHistory *self, const char *key, GPtrArray *warnings)
 SpRunRecord *
 sp_run_history_latest (SpRunHistory *self, const char *key, GPtrArray *warnings)
 {
-  g_autoptr (GPtrArray) records = sp_run_history_list (self, key, warnings);
+  g_autofree char *dir = NULL;
+  g_autoptr (GPtrArray) names = NULL;
 
-  if (records->len == 0)
-    return NULL;
-  return g_ptr_array_steal_index (records, records->len - 1);
+  g_return_val_if_fail (SP_IS_RUN_HISTORY (self), NULL);
+  g_return_val_if_fail (key != NULL && strchr (key, '/') == NULL, NULL);
+
+  /* Only the newest file that reads as a run: a run's end must not cost
+   * reading the whole history. */
+  dir = g_build_filename (self->dir, key, NULL);
+  names = run_names (self, dir, warnings);
+  for (guint i = names->len; i-- > 0;)
+    {
+      g_autofree char *path = g_build_filename (dir, g_ptr_array_index (names, i), NULL);
+      SpRunRecord *record = load_record (path, g_ptr_array_index (names, i), warnings);
+
+      if (record != NULL)
+        return record;
+    }
+  return NULL;
 }

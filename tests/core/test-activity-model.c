@@ -211,6 +211,31 @@ test_lost (void)
   g_assert_false (sp_activity_run_is_running (run));
   g_assert_cmpstr (sp_activity_run_get_end (run), ==, "lost");
   g_assert_cmpstr (sp_activity_run_get_source (run), ==, "ls");
+
+  /* and a server killed while its run goes, after the model read it */
+  {
+    g_autoptr (GSubprocess) server = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, NULL, "sleep",
+                                                       "600", NULL);
+    g_autofree char *live = NULL;
+    SpActivityRun *killed;
+    gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+
+    g_assert_nonnull (server);
+    live = g_strdup_printf ("{\"event\":\"start\",\"run\":\"%s-mcp-1\",\"tool\":\"execute_code\","
+                            "\"server_pid\":%s,\"input\":{\"code\":\"x\"}}\n",
+                            g_subprocess_get_identifier (server),
+                            g_subprocess_get_identifier (server));
+    append (dir, "live.jsonl", live);
+    sp_activity_model_poll (model);
+    killed = g_list_model_get_item (G_LIST_MODEL (model), 1);
+    g_object_unref (killed); /* the model keeps it */
+    g_assert_true (sp_activity_run_is_running (killed));
+    g_subprocess_force_exit (server);
+    g_assert_true (g_subprocess_wait (server, NULL, NULL));
+    while (sp_activity_run_is_running (killed) && g_get_monotonic_time () < deadline)
+      g_main_context_iteration (NULL, FALSE), g_usleep (10000);
+    g_assert_cmpstr (sp_activity_run_get_end (killed), ==, "lost");
+  }
   remove_tree (dir);
 }
 

@@ -186,6 +186,12 @@ test_damaged (void)
   g_assert_cmpuint (warnings->len, ==, 6);
   for (guint i = 0; i < warnings->len; i++)
     g_assert_true (strstr (g_ptr_array_index (warnings, i), "Skipped") != NULL);
+  /* the newest file is the damaged one: the latest run is the one before */
+  {
+    g_autoptr (SpRunRecord) latest = sp_run_history_latest (history, "file-k", NULL);
+    g_assert_nonnull (latest);
+    g_assert_cmpstr (latest->code, ==, "ok");
+  }
   remove_tree (dir);
 }
 

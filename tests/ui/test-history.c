@@ -3,7 +3,8 @@
  * status line and "Changes since last run" shows the right lines; the same
  * output says it is the same; Restore this code is one undoable edit; the
  * history survives a restart (a new process on the same XDG_STATE_HOME);
- * the comparison is saved as sandpad-compare.png for the README. */
+ * an open history window gets the runs that end; the comparison is
+ * saved as sandpad-compare.png for the README. */
 #include "config.h"
 
 #include <glib/gstdio.h>
@@ -194,11 +195,12 @@ test_compare (void)
   undone = buffer_text (window);
   g_assert_cmpstr (undone, ==,
                    "print('one')\nprint('TWO')\nprint('three')\nraise ValueError('bad')\n");
-  gtk_window_destroy (GTK_WINDOW (history));
 
-  /* the same output again: said so */
+  /* the same output again: said so, and the open list has the new run */
   run_and_wait (window);
   g_assert_nonnull (strstr (status_text (window), "Same output as the last run"));
+  g_assert_cmpuint (sp_history_window_get_n_runs (history), ==, 3);
+  gtk_window_destroy (GTK_WINDOW (history));
   close_window (window);
 }
 
