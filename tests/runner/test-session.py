@@ -203,6 +203,22 @@ def test_queue_and_cancel(t):
          "cancel interrupts the run; the session survives", res)
     res = r.run("d", "print(x)", session="s")
     t.eq(res.stdout, "2\n", "and keeps what the cancelled run set", res)
+    # A run waiting behind a busy session can be cancelled before it starts.
+    r.send(type="run", id="e", language="python", session="s",
+           code="import time\ntime.sleep(1)\ny = 3\n")
+    r.send(type="run", id="f", language="python", session="s", code="print('never')")
+    r.send(type="cancel", id="f")
+    f, e = Result(r.collect("f")), Result(r.collect("e"))
+    t.ok(f.exited["end"] == "failed" and f.started is None and e.exited.get("exit_code") == 0,
+         "a queued session run is cancelled without running; the one before it finishes",
+         (f, e))
+    res = r.run("g", "print(y)", session="s")
+    t.eq(res.stdout, "3\n", "and the session goes on", res)
+    # The output limit stops the run as any run's, and with it the session.
+    res = r.run("h", "import sys, time\nsys.stdout.write('x' * 100000)\ntime.sleep(30)\n",
+                session="s", output_limit=1000)
+    t.eq((res.exited.get("limit"), res.exited.get("session_ended"), len(res.stdout)),
+         ("output", "limit", 1000), "the output limit ends the run and the session", res)
     r.close()
 
 
