@@ -183,6 +183,17 @@ def test_restart_close(t):
          long_)
     t.ok(behind.exited["end"] == "failed" and behind.started is None,
          "the run queued behind it fails without starting", behind)
+    # Restarting while it runs: the run ends with the interpreter, the one
+    # queued behind it starts a new one.
+    r.send(type="run", id="r1", language="python", session="u",
+           code="x = 1\nimport time\nprint('go', flush=True)\ntime.sleep(60)\n")
+    r.send(type="run", id="r2", language="python", session="u", code="print('x' in globals())")
+    r.recv_type("output")
+    r.send(type="session_restart", session="u")
+    r1, r2 = Result(r.collect("r1")), Result(r.collect("r2"))
+    t.eq((r1.exited.get("session_ended"), r2.stdout, r2.started.get("session_new")),
+         ("restart", "False\n", True),
+         "session_restart ends the running run; the queued one starts afresh", (r1, r2))
     r.close()
 
 
