@@ -116,6 +116,9 @@ _runner_session_validate (RunnerEngine *engine, const SpRun *req, SpProtoError *
     return 0;
   for (RunnerSession *it = engine->sessions; it != NULL; it = it->next)
     n++;
+  if (engine->config.max_sessions == 0)
+    return sp_proto_set_error (err, SP_ERR_LIMIT,
+                               "this runner keeps no sessions (--max-sessions 0)");
   if (n >= engine->config.max_sessions)
     return sp_proto_set_error (err, SP_ERR_LIMIT,
                                "%d sessions are open, the most this runner keeps; close one",
