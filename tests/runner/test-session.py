@@ -336,6 +336,26 @@ def test_isolation_normal(t):
     r.close()
 
 
+FDS = ("import os\nfds = {}\nfor fd in os.listdir('/proc/self/fd'):\n    try:\n"
+       "        fds[int(fd)] = os.readlink(f'/proc/self/fd/{fd}')\n    except OSError:\n"
+       "        pass\n"
+       "print(sorted((fd, 'socket' if t.startswith('socket:') else t) for fd, t in fds.items()"
+       " if fd > 2 and not t.startswith('/proc')))\n")
+
+
+def test_fds(t):
+    r = runner()
+    r.run("a", "x = 1", session="s")
+    res = r.run("b", FDS, session="s")
+    t.eq(res.stdout, "[(3, 'socket'), (4, '/dev/null')]\n",
+         "a session's interpreter holds nothing of the runner: only its channel (3) and "
+         "the /dev/null it parks 0-2 on between runs", res)
+    # Control: the probe sees fds; an ordinary run has none beyond 2.
+    res = r.run("c", FDS)
+    t.eq(res.stdout, "[]\n", "control: an ordinary run has none beyond 2", res)
+    r.close()
+
+
 def test_refusals(t):
     r = runner("--max-sessions", "1")
     err = refused(r, type="run", id="js", language="javascript", code="1", session="s")
@@ -383,7 +403,7 @@ def test_cli(t):
 TESTS = {f.__name__[5:]: f for f in (test_cli, test_state_kept, test_errors_and_plots, test_timeout,
                                      test_crash, test_restart_close, test_queue_and_cancel,
                                      test_idle, test_memory, test_isolation_sessions,
-                                     test_isolation_normal, test_refusals)}
+                                     test_isolation_normal, test_refusals, test_fds)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)
