@@ -266,12 +266,16 @@ def test_memory(t):
     r.close()
 
 
+# The sleeper's argument marks it as this test process's (tests run in
+# parallel, each may leave one).
+MARK = f"61.{os.getpid()}"
+
 SECRETS = ("import os, subprocess\n"
            "secret = 'kept-4711'\n"
            "open('secret.txt', 'w').write('kept-4711')\n"
            "open(os.path.join(os.environ.get('TMPDIR', '/tmp'), 'secret-tmp.txt'), 'w')"
            ".write('kept-4711')\n"
-           "sleeper = subprocess.Popen(['sleep', '61.4711'])\n")
+           f"sleeper = subprocess.Popen(['sleep', '{MARK}'])\n")
 
 # What a run can find of those; PID is the sleeper's pid on the host (in
 # namespace mode another pid namespace's, in fallback mode the same uid's).
@@ -297,7 +301,7 @@ def sleeper_pid():
     for pid in os.listdir("/proc"):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if b"61.4711" in f.read():
+                if MARK.encode() in f.read().split(b"\0"):
                     os.kill(int(pid), 0)
                     return int(pid)
         except (OSError, ValueError):
@@ -356,6 +360,16 @@ def test_fds(t):
     r.close()
 
 
+def test_client_gone(t):
+    from runnertest import wait_until
+    r = runner()
+    r.run("a", SECRETS, session="one")
+    t.ok(sleeper_pid() is not None, "control: the session's process runs on between runs")
+    r.close()
+    t.ok(wait_until(lambda: sleeper_pid() is None, 30),
+         "when the client goes away, the runner ends its sessions and their processes")
+
+
 def test_refusals(t):
     r = runner("--max-sessions", "1")
     err = refused(r, type="run", id="js", language="javascript", code="1", session="s")
@@ -403,7 +417,8 @@ def test_cli(t):
 TESTS = {f.__name__[5:]: f for f in (test_cli, test_state_kept, test_errors_and_plots, test_timeout,
                                      test_crash, test_restart_close, test_queue_and_cancel,
                                      test_idle, test_memory, test_isolation_sessions,
-                                     test_isolation_normal, test_refusals, test_fds)}
+                                     test_isolation_normal, test_refusals, test_fds,
+                                     test_client_gone)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)
