@@ -104,6 +104,11 @@ def test_errors_and_plots(t):
          "a syntax error is reported as one", res)
     res = r.run("f", "import sys\nsys.exit(4)\n", session="s")
     t.eq(res.exited.get("exit_code"), 4, "sys.exit(4) is exit code 4", res)
+    # A child the snippet forks ends with the snippet, as in a script, and
+    # does not take over the session.
+    res = r.run("fork", "import os\npid = os.fork()\nprint('child' if pid == 0 else 'parent')\n"
+                        "if pid:\n    os.waitpid(pid, 0)\n", session="s")
+    t.eq(sorted(res.stdout.split()), ["child", "parent"], "a forked child runs to the end", res)
     res = r.run("g", "print(value)", session="s")
     t.eq((res.stdout, res.exited.get("session_ended")), ("1\n", None),
          "and none of that ended the session", res)
