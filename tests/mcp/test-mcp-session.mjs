@@ -33,7 +33,8 @@ function ok(cond, what, detail) {
 const extraArgs = process.env.SANDPAD_TEST_SANDBOX
   ? ['--sandbox', process.env.SANDPAD_TEST_SANDBOX] : [];
 const state = fs.mkdtempSync(path.join(os.tmpdir(), 'sandpad-mcp-state-'));
-const textOf = (result) => result.content.filter((c) => c.type === 'text').map((c) => c.text).join('');
+const textOf = (result) => result.content.filter((c) => c.type === 'text')
+  .map((c) => c.text).join('');
 
 async function main() {
   const transport = new StdioClientTransport({
@@ -45,7 +46,8 @@ async function main() {
   const exec = tools.find((t) => t.name === 'execute_code');
   ok(exec?.inputSchema?.properties?.session_id?.type === 'string',
     'execute_code lists session_id in its inputSchema', exec?.inputSchema);
-  const call = (args) => client.callTool({ name: 'execute_code', arguments: { language: 'python', ...args } });
+  const call = (args) => client.callTool({ name: 'execute_code',
+    arguments: { language: 'python', ...args } });
 
   let r = await call({ code: 'x = 41\nimport json', session_id: 'a' });
   ok(r.isError !== true && r.structuredContent?.session?.new === true
@@ -83,7 +85,8 @@ async function main() {
   ok(r.isError === true && /session_id/.test(textOf(r)), 'a malformed session_id is refused', r);
   r = await call({ code: '1', session_id: 'a', files: [{ path: 'f.txt', content: 'x' }] });
   ok(r.isError === true && /files/.test(textOf(r)), 'files with session_id are refused, named', r);
-  r = await client.callTool({ name: 'execute_code', arguments: { language: 'bash', code: 'true', session_id: 'c' } });
+  r = await client.callTool({ name: 'execute_code',
+    arguments: { language: 'bash', code: 'true', session_id: 'c' } });
   ok(r.isError === true && /python/.test(textOf(r)), 'a session for bash is refused clearly', r);
   await transport.close();
 }

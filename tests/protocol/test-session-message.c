@@ -23,17 +23,17 @@ test_events (void)
 {
   SpMessage msg;
 
-  is_int (decode_event ("{\"v\":1,\"type\":\"session_ended\",\"session\":\"s\",\"reason\":\"idle\"}",
-                        &msg),
+  is_int (decode_event (
+            "{\"v\":1,\"type\":\"session_ended\",\"session\":\"s\",\"reason\":\"idle\"}", &msg),
           SP_ERR_NONE, "session_ended decodes");
   is_int (msg.u.session.reason, SP_SESSION_END_IDLE, "with its reason");
   is_str (msg.u.session.session, "s", "and its session");
   sp_message_clear (&msg);
-  is_int (decode_event ("{\"v\":1,\"type\":\"session_ended\",\"session\":\"s\",\"reason\":\"nap\"}",
-                        &msg),
+  is_int (decode_event (
+            "{\"v\":1,\"type\":\"session_ended\",\"session\":\"s\",\"reason\":\"nap\"}", &msg),
           SP_ERR_INVALID_VALUE, "an unknown reason is refused");
-  is_int (decode_event ("{\"v\":1,\"type\":\"session_ended\",\"session\":\"s\",\"reason\":\"none\"}",
-                        &msg),
+  is_int (decode_event (
+            "{\"v\":1,\"type\":\"session_ended\",\"session\":\"s\",\"reason\":\"none\"}", &msg),
           SP_ERR_INVALID_VALUE, "\"none\" is no reason");
   is_int (decode_event ("{\"v\":1,\"type\":\"session_ended\",\"session\":\"s\"}", &msg),
           SP_ERR_MISSING_FIELD, "a reason is required");

@@ -104,6 +104,11 @@ def test_errors_and_plots(t):
          "a syntax error is reported as one", res)
     res = r.run("f", "import sys\nsys.exit(4)\n", session="s")
     t.eq(res.exited.get("exit_code"), 4, "sys.exit(4) is exit code 4", res)
+    # A child the snippet forks ends with the snippet, as in a script, and
+    # does not take over the session.
+    res = r.run("fork", "import os\npid = os.fork()\nprint('child' if pid == 0 else 'parent')\n"
+                        "if pid:\n    os.waitpid(pid, 0)\n", session="s")
+    t.eq(sorted(res.stdout.split()), ["child", "parent"], "a forked child runs to the end", res)
     res = r.run("g", "print(value)", session="s")
     t.eq((res.stdout, res.exited.get("session_ended")), ("1\n", None),
          "and none of that ended the session", res)
@@ -183,6 +188,17 @@ def test_restart_close(t):
          long_)
     t.ok(behind.exited["end"] == "failed" and behind.started is None,
          "the run queued behind it fails without starting", behind)
+    # Restarting while it runs: the run ends with the interpreter, the one
+    # queued behind it starts a new one.
+    r.send(type="run", id="r1", language="python", session="u",
+           code="x = 1\nimport time\nprint('go', flush=True)\ntime.sleep(60)\n")
+    r.send(type="run", id="r2", language="python", session="u", code="print('x' in globals())")
+    r.recv_type("output")
+    r.send(type="session_restart", session="u")
+    r1, r2 = Result(r.collect("r1")), Result(r.collect("r2"))
+    t.eq((r1.exited.get("session_ended"), r2.stdout, r2.started.get("session_new")),
+         ("restart", "False\n", True),
+         "session_restart ends the running run; the queued one starts afresh", (r1, r2))
     r.close()
 
 
@@ -203,6 +219,22 @@ def test_queue_and_cancel(t):
          "cancel interrupts the run; the session survives", res)
     res = r.run("d", "print(x)", session="s")
     t.eq(res.stdout, "2\n", "and keeps what the cancelled run set", res)
+    # A run waiting behind a busy session can be cancelled before it starts.
+    r.send(type="run", id="e", language="python", session="s",
+           code="import time\ntime.sleep(1)\ny = 3\n")
+    r.send(type="run", id="f", language="python", session="s", code="print('never')")
+    r.send(type="cancel", id="f")
+    f, e = Result(r.collect("f")), Result(r.collect("e"))
+    t.ok(f.exited["end"] == "failed" and f.started is None and e.exited.get("exit_code") == 0,
+         "a queued session run is cancelled without running; the one before it finishes",
+         (f, e))
+    res = r.run("g", "print(y)", session="s")
+    t.eq(res.stdout, "3\n", "and the session goes on", res)
+    # The output limit stops the run as any run's, and with it the session.
+    res = r.run("h", "import sys, time\nsys.stdout.write('x' * 100000)\ntime.sleep(30)\n",
+                session="s", output_limit=1000)
+    t.eq((res.exited.get("limit"), res.exited.get("session_ended"), len(res.stdout)),
+         ("output", "limit", 1000), "the output limit ends the run and the session", res)
     r.close()
 
 
@@ -239,12 +271,16 @@ def test_memory(t):
     r.close()
 
 
+# The sleeper's argument marks it as this test process's (tests run in
+# parallel, each may leave one).
+MARK = f"61.{os.getpid()}"
+
 SECRETS = ("import os, subprocess\n"
            "secret = 'kept-4711'\n"
            "open('secret.txt', 'w').write('kept-4711')\n"
            "open(os.path.join(os.environ.get('TMPDIR', '/tmp'), 'secret-tmp.txt'), 'w')"
            ".write('kept-4711')\n"
-           "sleeper = subprocess.Popen(['sleep', '61.4711'])\n")
+           f"sleeper = subprocess.Popen(['sleep', '{MARK}'])\n")
 
 # What a run can find of those; PID is the sleeper's pid on the host (in
 # namespace mode another pid namespace's, in fallback mode the same uid's).
@@ -270,7 +306,7 @@ def sleeper_pid():
     for pid in os.listdir("/proc"):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if b"61.4711" in f.read():
+                if MARK.encode() in f.read().split(b"\0"):
                     os.kill(int(pid), 0)
                     return int(pid)
         except (OSError, ValueError):
@@ -307,6 +343,36 @@ def test_isolation_normal(t):
     res = r.run("e", PROBE.format(pid=pid or 1), session="fresh")
     t.eq(res.stdout, "[]\n", "a new session sees nothing of an ordinary run", res)
     r.close()
+
+
+FDS = ("import os\nfds = {}\nfor fd in os.listdir('/proc/self/fd'):\n    try:\n"
+       "        fds[int(fd)] = os.readlink(f'/proc/self/fd/{fd}')\n    except OSError:\n"
+       "        pass\n"
+       "print(sorted((fd, 'socket' if t.startswith('socket:') else t) for fd, t in fds.items()"
+       " if fd > 2 and not t.startswith('/proc')))\n")
+
+
+def test_fds(t):
+    r = runner()
+    r.run("a", "x = 1", session="s")
+    res = r.run("b", FDS, session="s")
+    t.eq(res.stdout, "[(3, 'socket'), (4, '/dev/null')]\n",
+         "a session's interpreter holds nothing of the runner: only its channel (3) and "
+         "the /dev/null it parks 0-2 on between runs", res)
+    # Control: the probe sees fds; an ordinary run has none beyond 2.
+    res = r.run("c", FDS)
+    t.eq(res.stdout, "[]\n", "control: an ordinary run has none beyond 2", res)
+    r.close()
+
+
+def test_client_gone(t):
+    from runnertest import wait_until
+    r = runner()
+    r.run("a", SECRETS, session="one")
+    t.ok(sleeper_pid() is not None, "control: the session's process runs on between runs")
+    r.close()
+    t.ok(wait_until(lambda: sleeper_pid() is None, 30),
+         "when the client goes away, the runner ends its sessions and their processes")
 
 
 def test_refusals(t):
@@ -356,7 +422,8 @@ def test_cli(t):
 TESTS = {f.__name__[5:]: f for f in (test_cli, test_state_kept, test_errors_and_plots, test_timeout,
                                      test_crash, test_restart_close, test_queue_and_cancel,
                                      test_idle, test_memory, test_isolation_sessions,
-                                     test_isolation_normal, test_refusals)}
+                                     test_isolation_normal, test_refusals, test_fds,
+                                     test_client_gone)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)

@@ -127,6 +127,7 @@ def _run(run_dir, namespace):
 def _main():
     channel = socket.socket(fileno=3)
     idle = os.dup(0)
+    driver = os.getpid()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # A fresh __main__ for the snippets: the driver's globals are its own.
     main = types.ModuleType("__main__")
@@ -152,6 +153,11 @@ def _main():
         except BaseException as error:
             _report_exception(error)
             result = {"exit": 1, "cpu_ns": 0}
+        if os.getpid() != driver:
+            # A child the snippet forked ran to the snippet's end, as it
+            # would in a script; it must not become a second driver.
+            _detach(idle)
+            os._exit(result.get("exit", 1))
         _detach(idle)
         channel.send(json.dumps(result).encode())
 

@@ -116,6 +116,9 @@ _runner_session_validate (RunnerEngine *engine, const SpRun *req, SpProtoError *
     return 0;
   for (RunnerSession *it = engine->sessions; it != NULL; it = it->next)
     n++;
+  if (engine->config.max_sessions == 0)
+    return sp_proto_set_error (err, SP_ERR_LIMIT,
+                               "this runner keeps no sessions (--max-sessions 0)");
   if (n >= engine->config.max_sessions)
     return sp_proto_set_error (err, SP_ERR_LIMIT,
                                "%d sessions are open, the most this runner keeps; close one",
@@ -209,34 +212,13 @@ drop_dir (RunnerSession *s, RunnerRun *heir)
   s->dir = s->cwd = NULL;
 }
 
-/* Starts the interpreter through runner_spawn, as any run: the run that
- * asked for it lends its request (environment, memory, network). */
-static int
-spawn (RunnerSession *s, RunnerRun *run)
+/* The interpreter's process: the driver under runner_spawn, with the
+ * layers of any run, /dev/null on 0-2 between runs and the channel as 3. */
+static pid_t
+fork_interpreter (RunnerSession *s, RunnerRun *run, int devnull, int channel, int control,
+                  int status)
 {
   RunnerEngine *engine = s->engine;
-  int sv[2] = { -1, -1 }, ctl[2] = { -1, -1 }, status[2] = { -1, -1 };
-  cleanup_fd int devnull = -1;
-
-  drop_dir (s, NULL);
-  if (make_session_dir (s) != 0)
-    return -1;
-  devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
-  if (devnull < 0 || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0
-      || pipe2 (ctl, O_CLOEXEC) != 0 || pipe2 (status, O_CLOEXEC) != 0)
-    {
-      int errsv = errno;
-      int fds[] = { sv[0], sv[1], ctl[0], ctl[1], status[0], status[1] };
-      for (size_t i = 0; i < N_ELEMENTS (fds); i++)
-        if (fds[i] >= 0)
-          close (fds[i]);
-      errno = errsv;
-      return -1;
-    }
-
-  run->dir = xstrdup (s->dir);
-  run->cwd = xstrdup (s->cwd);
-  run->keep_dir = true;
   cleanup_free char *driver
     = engine->namespaces ? xstrdup (RUNNER_SANDBOX_CODE "/.sandpad/sandpad_session.py")
                          : xasprintf ("%s/code/.sandpad/sandpad_session.py", s->dir);
@@ -277,16 +259,50 @@ spawn (RunnerSession *s, RunnerRun *run)
     .stdin_fd = devnull,
     .stdout_fd = devnull,
     .stderr_fd = devnull,
-    .control_fd = ctl[0],
-    .status_fd = status[1],
-    .extra_fds = { sv[1] },
+    .control_fd = control,
+    .status_fd = status,
+    .extra_fds = { channel },
     .n_extra_fds = 1,
   };
 
-  s->init_pid = runner_spawn (&spec);
+  pid_t pid = runner_spawn (&spec);
   int errsv = errno;
   sp_strv_free (argv);
   sp_strv_free (envp);
+  errno = errsv;
+  return pid;
+}
+
+/* Starts the interpreter through runner_spawn, as any run: the run that
+ * asked for it lends its request (environment, memory, network). */
+static int
+spawn (RunnerSession *s, RunnerRun *run)
+{
+  RunnerEngine *engine = s->engine;
+  int sv[2] = { -1, -1 }, ctl[2] = { -1, -1 }, status[2] = { -1, -1 };
+  cleanup_fd int devnull = -1;
+
+  drop_dir (s, NULL);
+  if (make_session_dir (s) != 0)
+    return -1;
+  devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
+  if (devnull < 0 || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0
+      || pipe2 (ctl, O_CLOEXEC) != 0 || pipe2 (status, O_CLOEXEC) != 0)
+    {
+      int errsv = errno;
+      int fds[] = { sv[0], sv[1], ctl[0], ctl[1], status[0], status[1] };
+      for (size_t i = 0; i < N_ELEMENTS (fds); i++)
+        if (fds[i] >= 0)
+          close (fds[i]);
+      errno = errsv;
+      return -1;
+    }
+
+  run->dir = xstrdup (s->dir);
+  run->cwd = xstrdup (s->cwd);
+  run->keep_dir = true;
+  s->init_pid = fork_interpreter (s, run, devnull, sv[1], ctl[0], status[1]);
+  int errsv = errno;
   close (sv[1]);
   close (ctl[0]);
   close (status[1]);
