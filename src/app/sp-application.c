@@ -9,6 +9,7 @@
 
 #include <glib/gi18n.h>
 
+#include "sp-app-session.h"
 #include "sp-application.h"
 #include "sp-image-decode.h"
 #include "sp-preferences-window.h"
@@ -44,6 +45,9 @@ sp_application_activate (GApplication *app)
   SpApplication *self = SP_APPLICATION (app);
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
 
+  /* The last session's windows and unsaved text come back first. */
+  if (window == NULL)
+    window = sp_app_session_restore (self);
   if (window == NULL)
     window = GTK_WINDOW (sp_window_new (self));
   gtk_window_present (window);
@@ -54,6 +58,7 @@ sp_application_open (GApplication *app, GFile **files, int n_files, const char *
 {
   SpApplication *self = SP_APPLICATION (app);
 
+  sp_app_session_restore (self);
   for (int i = 0; i < n_files; i++)
     {
       SpWindow *window = sp_window_new (self);
@@ -96,6 +101,8 @@ on_quit (GSimpleAction *action, GVariant *param, gpointer user_data)
   /* Each window asks about unsaved text as it closes. */
   GList *windows = gtk_application_get_windows (GTK_APPLICATION (user_data));
 
+  /* Quitting keeps every open window in the session. */
+  sp_app_session_freeze (GTK_APPLICATION (user_data));
   for (GList *l = g_list_copy (windows); l != NULL; l = g_list_delete_link (l, l))
     gtk_window_close (l->data);
 }
@@ -161,6 +168,8 @@ sp_application_startup (GApplication *app)
       if (self->stall_meter == NULL)
         g_printerr ("sandpad: SANDPAD_STALL_LOG: %s\n", error->message);
     }
+
+  sp_app_session_attach (self);
 
   runner = sp_runner_find_helper ();
   self->supervisor = sp_runner_supervisor_new (runner);

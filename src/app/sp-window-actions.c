@@ -80,14 +80,27 @@ update_policy (SpWindow *self)
   limits = g_strdup_printf (_("Network %s · %u s · %u MiB"), network ? _("on") : _("off"),
                             g_settings_get_uint (self->settings, "run-timeout-seconds"),
                             g_settings_get_uint (self->settings, "memory-limit-mib"));
+  if (_sp_window_session_label (self) != NULL)
+    {
+      /* The runs keep their state: say so where the limits are. */
+      char *with_session = g_strdup_printf ("%s · %s", limits, _sp_window_session_label (self));
+      g_free (limits);
+      limits = with_session;
+    }
   if (self->run_start != NULL)
     {
       /* TRANSLATORS: the limits line, then how the last run started */
-      g_autofree char *with_start = g_strdup_printf (_("%s · %s"), limits, self->run_start);
+      char *with_start = g_strdup_printf (_("%s · %s"), limits, self->run_start);
       g_free (limits);
-      limits = g_steal_pointer (&with_start);
+      limits = with_start;
     }
   sp_exec_panel_set_policy (self->exec_panel, limits, policy);
+}
+
+void
+_sp_window_update_policy (SpWindow *self)
+{
+  update_policy (self);
 }
 
 /* ---- running ---- */
@@ -115,6 +128,7 @@ on_output (SpRunnerSupervisor *sup, const char *run_id, SpOutputKind kind, const
     return;
   sp_output_model_append_timed (self->output, kind, text, t_ms);
   _sp_window_input_saw_output (self, text);
+  _sp_window_history_saw_output (self, kind, text);
   /* Kept (bounded) to find the error in, once the run is over. */
   if (kind == SP_OUTPUT_STDERR && self->stderr_text->len < 256 * 1024)
     g_string_append (self->stderr_text, text);
@@ -272,6 +286,8 @@ on_exited (SpRunnerSupervisor *sup, const char *run_id, SpRunResult *result, SpW
   update_policy (self);
   if (!sp_run_result_succeeded (result) && sp_run_result_get_cancelled (result) == SP_RUN_CANCEL_NONE)
     add_error (self, result);
+  _sp_window_history_run_ended (self, result, summary);
+  _sp_window_session_exited (self, result);
 }
 
 static void
@@ -354,6 +370,7 @@ start_run (SpWindow *self, const char *code)
   sp_run_request_set_output_limit (
     request, (gint64) g_settings_get_uint (self->settings, "output-limit-mib") * 1024 * 1024);
   sp_run_request_set_stdin_open (request, TRUE);
+  _sp_window_session_apply (self, request);
 
   _sp_window_release_run (self);
   _sp_window_clear_mark (self);
@@ -369,6 +386,7 @@ start_run (SpWindow *self, const char *code)
       sp_exec_panel_set_status (self->exec_panel, error->message, TRUE);
       return;
     }
+  _sp_window_history_run_started (self, code, _sp_window_get_language (self));
   g_clear_object (&self->output);
   self->output = sp_output_model_new ();
   /* Error text names the snippet as the user knows it, with links. */
@@ -555,6 +573,7 @@ load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
   gtk_text_buffer_set_modified (buffer, FALSE);
   guess_language (self, self->file);
   _sp_window_update_title (self);
+  _sp_window_file_loaded (self, contents, len);
 }
 
 void
@@ -570,6 +589,7 @@ typedef struct
 {
   SpWindow *self;
   gboolean then_close;
+  GBytes *bytes; /* what was written, so the file watch knows our save */
 } SaveData;
 
 static void
@@ -579,6 +599,7 @@ save_ready (GObject *object, GAsyncResult *result, gpointer user_data)
   g_autoptr (SpWindow) self = data->self;
   g_autoptr (GError) error = NULL;
   gboolean then_close = data->then_close;
+  g_autoptr (GBytes) bytes = data->bytes;
 
   g_free (data);
   if (!g_file_replace_contents_finish (G_FILE (object), result, NULL, &error))
@@ -590,6 +611,7 @@ save_ready (GObject *object, GAsyncResult *result, gpointer user_data)
   g_set_object (&self->file, G_FILE (object));
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (self)), FALSE);
   _sp_window_update_title (self);
+  _sp_window_file_saved (self, bytes);
   if (then_close)
     gtk_window_close (GTK_WINDOW (self));
 }
@@ -608,6 +630,8 @@ write_to (SpWindow *self, GFile *file, gboolean then_close)
   bytes = g_bytes_new_take (text, strlen (text));
   data->self = g_object_ref (self);
   data->then_close = then_close;
+  data->bytes = g_bytes_ref (bytes);
+  _sp_window_file_saving (self, bytes);
   g_file_replace_contents_bytes_async (file, bytes, NULL, FALSE, G_FILE_CREATE_NONE, NULL,
                                        save_ready, data);
 }

@@ -4,10 +4,15 @@
 
 #include <gtksourceview/gtksource.h>
 
+#include "sp-activity-model.h"
 #include "sp-exec-panel.h"
 #include "sp-output-model.h"
+#include "sp-reload-bar.h"
 #include "sp-split.h"
 #include "sp-window.h"
+
+/* sp-window-history.c's state */
+typedef struct _SpWindowHistory SpWindowHistory;
 
 struct _SpWindow
 {
@@ -51,6 +56,40 @@ struct _SpWindow
   gboolean runner_lost;
   /* Close was asked for while a run was going or text was unsaved. */
   gboolean close_confirmed;
+  /* sp-window-history.c: the run being recorded, the store */
+  SpWindowHistory *history;
+
+  /* sp-window-file.c: the file on disk, watched. disk_text is what the
+   * file held when we last loaded, saved or accepted it (NULL: nothing on
+   * disk), so our own saves and a touch are no change. */
+  SpReloadBar *file_bar;
+  GFileMonitor *monitor;
+  GBytes *disk_text;
+  GBytes *saving_text;  /* a save on its way to disk */
+  GBytes *pending_disk; /* an outside change the person has not answered */
+  GFile *renamed_to;    /* the monitor saw our file renamed to this */
+  GCancellable *check_cancellable;
+  guint check_id;
+  GtkTextTag *changed_tag;
+  guint changed_tag_id;
+  GtkTextMark *top_mark; /* the line at the top of the view, kept by a reload */
+  gboolean run_on_change;
+  guint rerun_id;
+  guint rerun_tries;
+  GtkWindow *compare_window;
+
+  /* sp-window-autosave.c: the unsaved text's copy in the state folder. */
+  SpReloadBar *autosave_bar;
+  SpReloadBar *notice_bar; /* files skipped in the autosave folder */
+  char *autosave_id;
+  char *autosave_title; /* "Untitled 2" for a scratch buffer */
+  guint autosave_timer;
+  gboolean autosave_failed;
+  /* sp-window-session.c: "Keep state between runs" */
+  GtkWidget *restart_button;
+  gboolean keep_state;
+  gboolean session_used; /* a run named the session since it last ended */
+  char *session_id;
 };
 
 /* The languages the dropdown offers, in its order. */
@@ -73,6 +112,15 @@ void _sp_window_connect_runner_state (SpWindow *self);
 void _sp_window_runner_state_changed (SpWindow *self);
 void _sp_window_update_runner_banner (SpWindow *self);
 
+/* sp-window-session.c */
+void _sp_window_session_init (SpWindow *self);
+void _sp_window_session_apply (SpWindow *self, SpRunRequest *request);
+void _sp_window_session_exited (SpWindow *self, SpRunResult *result);
+const char *_sp_window_session_label (SpWindow *self);
+void _sp_window_session_dispose (SpWindow *self);
+/* sp-window-actions.c */
+void _sp_window_update_policy (SpWindow *self);
+
 /* sp-window-input.c */
 void _sp_window_input_saw_output (SpWindow *self, const char *text);
 void _sp_window_input_sent (SpWindow *self, const char *line);
@@ -86,3 +134,32 @@ void _sp_window_update_title (SpWindow *self);
 void _sp_window_set_language (SpWindow *self, const char *language);
 const char *_sp_window_get_language (SpWindow *self);
 void _sp_window_toast (SpWindow *self, const char *message);
+
+/* sp-window-history.c */
+void _sp_window_install_history_actions (GtkWidgetClass *widget_class);
+void _sp_window_history_init (SpWindow *self);
+void _sp_window_history_free (SpWindow *self);
+char *_sp_window_history_key (SpWindow *self);
+void _sp_window_history_run_started (SpWindow *self, const char *code, const char *language);
+void _sp_window_history_saw_output (SpWindow *self, SpOutputKind kind, const char *text);
+void _sp_window_history_run_ended (SpWindow *self, SpRunResult *result, const char *summary);
+
+/* sp-window-activity.c */
+void _sp_window_install_activity_actions (GtkWidgetClass *widget_class);
+void _sp_window_activity_init (SpWindow *self);
+SpActivityModel *_sp_window_activity_model (SpWindow *self);
+/* sp-window-file.c */
+void _sp_window_file_init (SpWindow *self);
+void _sp_window_file_dispose (SpWindow *self);
+void _sp_window_file_watch (SpWindow *self);
+void _sp_window_file_loaded (SpWindow *self, const char *contents, gsize len);
+void _sp_window_file_saving (SpWindow *self, GBytes *bytes);
+void _sp_window_file_saved (SpWindow *self, GBytes *bytes);
+void _sp_window_file_request_rerun (SpWindow *self);
+char *_sp_window_get_text (SpWindow *self);
+
+/* sp-window-autosave.c */
+void _sp_window_autosave_init (SpWindow *self);
+void _sp_window_autosave_dispose (SpWindow *self);
+void _sp_window_autosave_now (SpWindow *self);
+void _sp_window_autosave_forget (SpWindow *self);

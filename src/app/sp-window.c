@@ -178,10 +178,14 @@ sp_window_dispose (GObject *object)
 {
   SpWindow *self = SP_WINDOW (object);
 
+  /* Before the template goes: both look at the buffer. */
+  _sp_window_autosave_dispose (self);
+  _sp_window_file_dispose (self);
   if (self->font_css != NULL)
     gtk_style_context_remove_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
                                                    GTK_STYLE_PROVIDER (self->font_css));
   gtk_widget_dispose_template (GTK_WIDGET (self), SP_TYPE_WINDOW);
+  _sp_window_session_dispose (self);
   g_clear_handle_id (&self->quiet_id, g_source_remove);
   g_clear_object (&self->font_css);
   g_clear_object (&self->settings);
@@ -194,6 +198,7 @@ sp_window_dispose (GObject *object)
   g_clear_pointer (&self->run_id, g_free);
   if (self->stderr_text != NULL)
     g_string_free (g_steal_pointer (&self->stderr_text), TRUE);
+  _sp_window_history_free (self);
   G_OBJECT_CLASS (sp_window_parent_class)->dispose (object);
 }
 
@@ -216,6 +221,7 @@ sp_window_class_init (SpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpWindow, language_dropdown);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, run_button);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, stop_button);
+  gtk_widget_class_bind_template_child (widget_class, SpWindow, restart_button);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, split);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, source_view);
@@ -224,6 +230,8 @@ sp_window_class_init (SpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpWindow, runner_banner_label);
   _sp_window_install_actions (widget_class);
   _sp_window_install_runner_actions (widget_class);
+  _sp_window_install_history_actions (widget_class);
+  _sp_window_install_activity_actions (widget_class);
 }
 
 static void
@@ -237,6 +245,7 @@ sp_window_init (SpWindow *self)
   gtk_drop_down_set_model (self->language_dropdown, G_LIST_MODEL (languages));
   self->stderr_text = g_string_new (NULL);
   self->decode_cancellable = g_cancellable_new ();
+  _sp_window_history_init (self);
   self->font_css = gtk_css_provider_new ();
   gtk_style_context_add_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
                                               GTK_STYLE_PROVIDER (self->font_css),
@@ -287,11 +296,15 @@ sp_window_new (SpApplication *app)
   _sp_window_set_language (self, language);
   on_language_changed (self);
 
+  _sp_window_session_init (self);
   _sp_window_connect_runner (self);
   _sp_window_connect_runner_state (self);
+  _sp_window_activity_init (self);
   _sp_window_guard_run_keys (self);
   _sp_window_update_title (self);
   _sp_window_update_actions (self);
+  _sp_window_file_init (self);
+  _sp_window_autosave_init (self);
   gtk_widget_grab_focus (GTK_WIDGET (self->source_view));
   return self;
 }

@@ -19,6 +19,7 @@ struct _SpRunRequest
   char *cwd;
   GStrv args;
   GHashTable *env; /* name → value, both owned */
+  char *session;
 };
 
 static int
@@ -61,6 +62,7 @@ sp_run_request_unref (SpRunRequest *self)
   g_free (self->name);
   g_free (self->stdin_text);
   g_free (self->cwd);
+  g_free (self->session);
   g_strfreev (self->args);
   g_clear_pointer (&self->env, g_hash_table_unref);
   g_free (self);
@@ -108,6 +110,14 @@ void
 sp_run_request_set_network (SpRunRequest *self, gboolean network)
 {
   self->network = !!network;
+}
+
+void
+sp_run_request_set_session (SpRunRequest *self, const char *session)
+{
+  g_return_if_fail (self != NULL);
+  g_free (self->session);
+  self->session = g_strdup (session);
 }
 
 void
@@ -188,6 +198,7 @@ _sp_run_request_to_message (SpRunRequest *self, const char *id, SpMessage *msg)
   msg->u.run.output_limit = self->output_limit;
   msg->u.run.network = self->network;
   msg->u.run.cwd = g_strdup (self->cwd);
+  msg->u.run.session = g_strdup (self->session);
   msg->u.run.args = sp_strv_copy (self->args);
   msg->u.run.env = env_to_strv (self->env);
 }

@@ -22,6 +22,9 @@ void sp_run_request_set_memory_mib (SpRunRequest *self, gint64 memory_mib);
 void sp_run_request_set_output_limit (SpRunRequest *self, gint64 bytes);
 void sp_run_request_set_network (SpRunRequest *self, gboolean network);
 void sp_run_request_set_cwd (SpRunRequest *self, const char *cwd);
+/* Runs in the runner's session of this id (state kept between runs);
+ * NULL: a fresh interpreter, as usual. */
+void sp_run_request_set_session (SpRunRequest *self, const char *session);
 /* Arguments after the file name (NULL: none). */
 void sp_run_request_set_args (SpRunRequest *self, const char *const *args);
 /* Adds (or replaces) one variable of the program's environment. */

@@ -29,6 +29,7 @@ struct _SpRunResult
   GStrv images;
   GArray *files; /* SpRunFile */
   SpErrorInfo *error_info;
+  char *session_ended; /* a session run: why its interpreter ended with it */
 };
 
 static void
@@ -72,6 +73,8 @@ _sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint64 memory_mib
 
   g_atomic_ref_count_init (&self->ref_count);
   self->end = (SpRunEnd) exited->end;
+  if (exited->session_ended != SP_SESSION_END_NONE)
+    self->session_ended = g_strdup (sp_session_end_to_string (exited->session_ended));
   self->exit_code = (int) exited->exit_code;
   self->signal = (int) exited->signal;
   self->error = g_strdup (exited->error);
@@ -102,10 +105,17 @@ sp_run_result_unref (SpRunResult *self)
   if (!g_atomic_ref_count_dec (&self->ref_count))
     return;
   g_free (self->error);
+  g_free (self->session_ended);
   g_strfreev (self->images);
   g_clear_pointer (&self->error_info, sp_error_info_unref);
   g_array_unref (self->files);
   g_free (self);
+}
+
+const char *
+sp_run_result_get_session_ended (SpRunResult *self)
+{
+  return self->session_ended;
 }
 
 gboolean

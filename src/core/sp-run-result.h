@@ -78,6 +78,10 @@ gint64 sp_run_result_get_stderr_bytes (SpRunResult *self);
 gboolean sp_run_result_get_truncated (SpRunResult *self);
 /* Why it never ran (SP_RUN_END_FAILED), else NULL. */
 const char *sp_run_result_get_error (SpRunResult *self);
+/* A run in a session whose interpreter ended with it: why ("exited" for
+ * a crash or exit, "timeout", "cancelled", "limit", "closed", "restart",
+ * "idle", "failed"); NULL while the session lives on, or not a session. */
+const char *sp_run_result_get_session_ended (SpRunResult *self);
 
 /* Absolute paths of the images the run created or changed, in the
  * runner's order (NULL-terminated, owned by the result). */

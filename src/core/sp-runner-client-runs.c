@@ -277,6 +277,21 @@ sp_runner_client_release (SpRunnerClient *self, const char *run_id, GError **err
 }
 
 gboolean
+sp_runner_client_end_session (SpRunnerClient *self, const char *session, gboolean restart,
+                              GError **error)
+{
+  SpMessage msg = { .type = restart ? SP_MSG_SESSION_RESTART : SP_MSG_SESSION_CLOSE };
+
+  g_return_val_if_fail (SP_IS_RUNNER_CLIENT (self), FALSE);
+  g_return_val_if_fail (session != NULL, FALSE);
+
+  if (!check_ready (self, error))
+    return FALSE;
+  msg.u.session.session = (char *) session;
+  return send_message (self, &msg, error);
+}
+
+gboolean
 sp_runner_client_send_stdin (SpRunnerClient *self, const char *run_id, const char *text,
                              gboolean eof, GError **error)
 {
@@ -415,6 +430,10 @@ _sp_runner_client_dispatch (SpRunnerClient *self, SpMessage *msg)
       break;
     case SP_MSG_ERROR:
       handle_error (self, &msg->u.error);
+      break;
+    case SP_MSG_SESSION_ENDED:
+      /* The run that ended with its session says so in its result; an
+       * idle session's end needs no answer. */
       break;
     case SP_MSG_READY:
     case SP_MSG_INVALID:

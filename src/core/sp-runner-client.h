@@ -107,5 +107,9 @@ gboolean sp_runner_client_cancel (SpRunnerClient *self, const char *run_id, GErr
 gboolean sp_runner_client_send_stdin (SpRunnerClient *self, const char *run_id, const char *text,
                                       gboolean eof, GError **error);
 gboolean sp_runner_client_release (SpRunnerClient *self, const char *run_id, GError **error);
+/* Ends a session's interpreter (session_restart: the next run starts a
+ * new one; session_close: and forgets it). */
+gboolean sp_runner_client_end_session (SpRunnerClient *self, const char *session,
+                                       gboolean restart, GError **error);
 
 G_END_DECLS

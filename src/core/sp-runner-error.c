@@ -6,8 +6,8 @@ G_DEFINE_QUARK (sp-runner-error-quark, sp_runner_error)
 /* The protocol codes are laid out in SpProtoErrorCode's order, so the
  * mapping is an offset; these catch a reordering at compile time. */
 G_STATIC_ASSERT (SP_RUNNER_ERROR_INVALID_JSON - SP_ERR_INVALID_JSON
-                 == SP_RUNNER_ERROR_INTERNAL - SP_ERR_INTERNAL);
-G_STATIC_ASSERT (SP_ERR_INTERNAL + 1 == SP_ERR_LAST);
+                 == SP_RUNNER_ERROR_UNKNOWN_SESSION - SP_ERR_UNKNOWN_SESSION);
+G_STATIC_ASSERT (SP_ERR_UNKNOWN_SESSION + 1 == SP_ERR_LAST);
 G_STATIC_ASSERT (SP_ERR_INVALID_JSON == 1);
 
 SpRunnerError
@@ -28,7 +28,7 @@ sp_runner_error_from_string (const char *code)
 const char *
 sp_runner_error_to_string (SpRunnerError code)
 {
-  if (code < SP_RUNNER_ERROR_INVALID_JSON || code > SP_RUNNER_ERROR_INTERNAL)
+  if (code < SP_RUNNER_ERROR_INVALID_JSON || code > SP_RUNNER_ERROR_UNKNOWN_SESSION)
     return NULL;
   return sp_proto_error_code_to_string (
     (SpProtoErrorCode) (SP_ERR_INVALID_JSON + (code - SP_RUNNER_ERROR_INVALID_JSON)));

@@ -37,6 +37,7 @@ typedef enum
   SP_RUNNER_ERROR_LIMIT,
   SP_RUNNER_ERROR_IO,
   SP_RUNNER_ERROR_INTERNAL,
+  SP_RUNNER_ERROR_UNKNOWN_SESSION,
 } SpRunnerError;
 
 GQuark sp_runner_error_quark (void);

@@ -85,23 +85,23 @@ cap_string (json_t *obj, const char *key)
 }
 
 void
-mcp_journal_record (McpJournal *journal, const char *tool, json_t *input, json_t *structured)
+mcp_journal_time (char when[64])
 {
-  if (journal->dir == NULL || journal->max_bytes == 0)
-    return;
-  json_t *entry = json_deep_copy (structured);
-  char when[64];
   struct timespec ts;
   struct tm tm;
 
   clock_gettime (CLOCK_REALTIME, &ts);
   gmtime_r (&ts.tv_sec, &tm);
-  snprintf (when, sizeof when, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
+  snprintf (when, 64, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
-  json_object_set_new (entry, "time", json_string (when));
-  json_object_set_new (entry, "tool", json_string (tool));
-  json_object_set_new (entry, "server_pid", json_integer (getpid ()));
+}
+
+/* The tool's arguments as the journal keeps them. */
+json_t *
+mcp_journal_input (json_t *input)
+{
   json_t *asked = json_is_object (input) ? json_deep_copy (input) : json_object ();
+
   cap_string (asked, "code");
   cap_string (asked, "command");
   cap_string (asked, "stdin");
@@ -111,12 +111,32 @@ mcp_journal_record (McpJournal *journal, const char *tool, json_t *input, json_t
       size_t n_edits = json_array_size (json_object_get (asked, "edits"));
       json_object_set_new (asked, "edits", json_integer ((json_int_t) n_edits));
     }
-  json_object_set_new (entry, "input", asked);
+  return asked;
+}
+
+json_t *
+mcp_journal_entry (const char *tool, json_t *input, json_t *structured)
+{
+  json_t *entry = json_deep_copy (structured);
+  char when[64];
+
+  mcp_journal_time (when);
+  json_object_set_new (entry, "time", json_string (when));
+  json_object_set_new (entry, "tool", json_string (tool));
+  json_object_set_new (entry, "server_pid", json_integer (getpid ()));
+  json_object_set_new (entry, "input", mcp_journal_input (input));
   cap_string (entry, "stdout");
   cap_string (entry, "stderr");
   cap_string (entry, "diff");
+  return entry;
+}
+
+void
+mcp_journal_append (McpJournal *journal, const char *name, const char *old_name, json_t *entry)
+{
+  if (journal->dir == NULL || journal->max_bytes == 0)
+    return;
   char *line = json_dumps (entry, JSON_COMPACT);
-  json_decref (entry);
   if (line == NULL)
     return;
 
@@ -126,11 +146,11 @@ mcp_journal_record (McpJournal *journal, const char *tool, json_t *input, json_t
       free (line);
       return;
     }
-  cleanup_free char *path = xasprintf ("%s/runs.jsonl", journal->dir);
+  cleanup_free char *path = xasprintf ("%s/%s", journal->dir, name);
   struct stat st;
   if (lstat (path, &st) == 0 && st.st_size >= journal->max_bytes)
     {
-      cleanup_free char *old = xasprintf ("%s/runs.1.jsonl", journal->dir);
+      cleanup_free char *old = xasprintf ("%s/%s", journal->dir, old_name);
       (void) rename (path, old); /* another server may have done it first */
     }
   cleanup_fd int fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -139,4 +159,14 @@ mcp_journal_record (McpJournal *journal, const char *tool, json_t *input, json_t
   if (fd < 0 || write (fd, line, len + 1) != (ssize_t) (len + 1))
     warn_once (journal, "write");
   free (line);
+}
+
+void
+mcp_journal_record (McpJournal *journal, const char *tool, json_t *input, json_t *structured)
+{
+  if (journal->dir == NULL || journal->max_bytes == 0)
+    return;
+  json_t *entry = mcp_journal_entry (tool, input, structured);
+  mcp_journal_append (journal, "runs.jsonl", "runs.1.jsonl", entry);
+  json_decref (entry);
 }

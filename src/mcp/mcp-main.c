@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "mcp-server.h"
+#include "runner-venv.h"
 
 static void
 usage (FILE *out)
@@ -30,10 +31,21 @@ usage (FILE *out)
          "  --timeout SEC          default time limit of a run (default 30, max 300)\n"
          "  --memory MIB           default memory limit of a run (default 512)\n"
          "  --allow-network        let runs use the network (off by default)\n"
-         "  --max-concurrent N     runs at once; the rest queue (default 4)\n"
+         "  --max-concurrent N     runs at once; the rest queue (default 8)\n"
          "  --sandbox MODE         auto (default), namespaces or fallback\n"
          "  --strict               refuse to run when a sandbox layer is unavailable\n"
          "  --interpreter L=PATH   use PATH for language L\n"
+         "  --environment DIR      the Python venv runs use and install_packages installs\n"
+         "                         into (default: .venv or venv in the workspace)\n"
+         "  --no-environment       no venv, no install_packages\n"
+         "  --index-url URL        install_packages' package index (PEP 503 simple API)\n"
+         "  --find-links DIR       a local directory of wheels (repeatable; without\n"
+         "                         --index-url installs are offline)\n"
+         "  --allow-package PAT    only names matching a pattern may be installed (repeatable)\n"
+         "  --block-package PAT    names matching it are refused (repeatable)\n"
+         "  --require-pins         every package must be requested as name==version\n"
+         "  --install-max-mib N    size cap of one install (default 200)\n"
+         "  --allow-sdist          accept source distributions (their setup.py runs)\n"
          "  --version              print the version\n"
          "  --help                 print this help\n",
          out);
@@ -105,6 +117,15 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
     { "sandbox", required_argument, NULL, 's' },
     { "strict", no_argument, NULL, 'S' },
     { "interpreter", required_argument, NULL, 'i' },
+    { "environment", required_argument, NULL, 'E' },
+    { "no-environment", no_argument, NULL, 'N' },
+    { "index-url", required_argument, NULL, 'u' },
+    { "find-links", required_argument, NULL, 'f' },
+    { "allow-package", required_argument, NULL, 'a' },
+    { "block-package", required_argument, NULL, 'b' },
+    { "require-pins", no_argument, NULL, 'p' },
+    { "install-max-mib", required_argument, NULL, 'M' },
+    { "allow-sdist", no_argument, NULL, 'D' },
     { "version", no_argument, NULL, 'V' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -168,6 +189,42 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
           fail (false, "--interpreter %s: unknown language or not an executable absolute path",
                 optarg);
         break;
+      case 'E':
+        options->environment = optarg;
+        break;
+      case 'N':
+        options->no_environment = true;
+        break;
+      case 'u':
+        if (strncmp (optarg, "https://", 8) != 0 && strncmp (optarg, "http://", 7) != 0)
+          fail (false, "--index-url must start with https:// or http://");
+        options->index_url = optarg;
+        break;
+      case 'f':
+        if (runner_policy_allow (&options->find_links, optarg) != 0)
+          fail (true, "--find-links %s: not a directory other than /", optarg);
+        break;
+      case 'a':
+      case 'b':
+        {
+          char ***list = opt == 'a' ? &options->install_policy.allow
+                                    : &options->install_policy.block;
+          size_t n = sp_strv_length (*list);
+          *list = xrealloc (*list, (n + 2) * sizeof **list);
+          (*list)[n] = xstrdup (optarg);
+          (*list)[n + 1] = NULL;
+        }
+        break;
+      case 'p':
+        options->install_policy.require_pins = true;
+        break;
+      case 'M':
+        options->install_policy.max_bytes
+          = parse_int (optarg, "--install-max-mib", 1, 1 << 20) * 1024 * 1024;
+        break;
+      case 'D':
+        options->install_policy.allow_sdist = true;
+        break;
       case 'V':
         printf ("sandpad-mcp %s\n", PACKAGE_VERSION);
         exit (0);
@@ -180,6 +237,34 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
       }
   if (optind != argc)
     fail (false, "unexpected argument %s", argv[optind]);
+}
+
+/* The workspace's venv, or the one named: checked now so a bad one is a
+ * startup error, not a refusal on every call; the engine allows exactly
+ * it. */
+static void
+choose_environment (RunnerConfig *config, McpOptions *options)
+{
+  char msg[512];
+  RunnerEnv env;
+
+  if (options->no_environment)
+    {
+      options->environment = NULL;
+      return;
+    }
+  if (options->environment == NULL && options->workspace != NULL)
+    options->environment_owned = runner_venv_find (options->workspace, options->workspace);
+  else if (options->environment != NULL)
+    options->environment_owned = realpath (options->environment, NULL);
+  options->environment = options->environment_owned;
+  if (options->environment == NULL)
+    return;
+  if (runner_env_check ("python", options->environment, &env, msg, sizeof msg) != 0)
+    fail (false, "%s", msg);
+  runner_env_clear (&env);
+  if (runner_policy_allow (&config->paths.environments, options->environment) != 0)
+    fail (true, "--environment %s: not a directory other than /", options->environment);
 }
 
 int
@@ -226,6 +311,8 @@ main (int argc, char **argv)
              run_uid == RUNNER_SANDBOX_NOBODY ? " (nobody, as sandpad-mcp runs as root)" : "");
     }
 
+  choose_environment (&config, &options);
+
   /* Calls that bring files run in a directory of ours, made under this
    * one (last: nothing may die after it is made, or it would stay); the
    * engine allows exactly it as a cwd, besides the workspace. */
@@ -248,5 +335,9 @@ main (int argc, char **argv)
   mcp_filters_clear (&options.filters);
   runner_policy_clear (&config.paths);
   sp_strv_free (options.context_paths);
+  sp_strv_free (options.find_links);
+  sp_strv_free (options.install_policy.allow);
+  sp_strv_free (options.install_policy.block);
+  free (options.environment_owned);
   return status;
 }

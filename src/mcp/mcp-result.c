@@ -46,7 +46,13 @@ static const char result_schema[] =
   "\"required\":[\"type\",\"message\",\"line\",\"frames\"]},"
   "\"sandbox\":{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\"},"
   "\"layers\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
-  "\"required\":[\"mode\",\"layers\"]}},"
+  "\"required\":[\"mode\",\"layers\"]},"
+  "\"session\":{\"type\":\"object\",\"description\":\"execute_code with session_id: "
+  "new is true when this call started the session afresh (its earlier state is gone); ended "
+  "names why the session ended with this call (exited: the interpreter crashed or exited; "
+  "timeout, cancelled, limit, closed), null while it lives on\",\"properties\":{"
+  "\"id\":{\"type\":\"string\"},\"new\":{\"type\":\"boolean\"},"
+  "\"ended\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"id\",\"new\",\"ended\"]}},"
   "\"required\":[\"end\",\"exit_code\",\"signal\",\"stdout\",\"stderr\",\"stdout_bytes\","
   "\"stderr_bytes\",\"stdout_truncated\",\"stderr_truncated\",\"duration_ms\",\"cpu_ms\","
   "\"peak_memory_bytes\",\"files\",\"files_truncated\"]}";
@@ -315,6 +321,26 @@ mcp_result_from_run (const McpCall *call, const SpExited *exited)
                                     strv_json (call->sandbox.layers)));
 
   Buf text = { 0 };
+  if (call->session[0] != '\0')
+    {
+      bool ended = exited->session_ended != SP_SESSION_END_NONE;
+      json_object_set_new (
+        structured, "session",
+        json_pack ("{s:s, s:b, s:o}", "id", call->session, "new", call->session_new, "ended",
+                   ended ? json_string (sp_session_end_to_string (exited->session_ended))
+                         : json_null ()));
+      char *line = NULL;
+      if (ended)
+        line = xasprintf ("Session %s ended (%s): its state is gone; the next call with it "
+                          "starts a new one.\n",
+                          call->session, sp_session_end_to_string (exited->session_ended));
+      else if (call->session_new)
+        line = xasprintf ("Session %s: a new interpreter (no state from earlier calls).\n",
+                          call->session);
+      if (line != NULL)
+        buf_append (&text, line, strlen (line));
+      free (line);
+    }
   if (call->diff != NULL)
     {
       json_object_set_new (structured, "diff", json_string (call->diff));

@@ -15,40 +15,15 @@
 /* A tools/call carries the code, as the runner's run request does: the
  * same cap, plus room for the JSON-RPC envelope. */
 #define MCP_MAX_LINE (SP_PROTO_MAX_FRAME + 64 * 1024)
-/* Past this much unsent output the client is not reading: stop reading
- * the programs' pipes until it catches up, as sandpad-runner does. */
-#define OUT_HIGH_WATER (8 * 1024 * 1024)
-#define OUT_LOW_WATER (1024 * 1024)
 /* After the client leaves, how long runs get to die before we give up. */
 #define SHUTDOWN_NS (5 * INT64_C (1000000000))
 
 static void
 flush_out (McpServer *server)
 {
-  while (server->out.len > 0 && !server->out_broken)
-    {
-      ssize_t n = write (server->out_fd, server->out.data, server->out.len);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0 && errno == EAGAIN)
-        break;
-      if (n <= 0)
-        {
-          /* The client is gone; nobody is left to answer. */
-          server->out_broken = true;
-          server->stopping = true;
-          buf_clear (&server->out);
-          break;
-        }
-      buf_consume (&server->out, (size_t) n);
-    }
-  if (server->out_watch != NULL)
-    runner_loop_set_events (runner_engine_get_loop (server->engine), server->out_watch,
-                            server->out.len > 0 && !server->out_broken ? EPOLLOUT : 0);
-  if (server->out.len > OUT_HIGH_WATER)
-    runner_engine_throttle (server->engine, true);
-  else if (server->out.len < OUT_LOW_WATER)
-    runner_engine_throttle (server->engine, false);
+  /* As sandpad-runner does: a client that reads slowly slows the runs. */
+  if (runner_outbox_flush (&server->out, server->engine))
+    server->stopping = true;
 }
 
 void
@@ -65,8 +40,8 @@ mcp_send (McpServer *server, json_t *message)
                       "\"params\":{\"level\":\"error\",\"data\":\"sandpad-mcp could not "
                       "encode a message\"}}");
     }
-  buf_append (&server->out, line, strlen (line));
-  buf_append (&server->out, "\n", 1);
+  buf_append (&server->out.buf, line, strlen (line));
+  buf_append (&server->out.buf, "\n", 1);
   free (line);
   flush_out (server);
 }
@@ -282,9 +257,9 @@ on_output_ready (void *data, int fd, uint32_t events)
 
   if (events & EPOLLERR)
     {
-      server->out_broken = true;
+      server->out.broken = true;
       server->stopping = true;
-      buf_clear (&server->out);
+      buf_clear (&server->out.buf);
     }
   flush_out (server);
 }
@@ -331,6 +306,7 @@ finish_call (McpServer *server, McpCall *call, const SpExited *exited)
   json_t *result = mcp_result_from_run (call, exited);
   mcp_journal_record (&server->journal, call->tool, call->input,
                       json_object_get (result, "structuredContent"));
+  mcp_activity_ended (server, call, json_object_get (result, "structuredContent"));
   mcp_send_result (server, call->request_id, result);
   /* The engine is inside its own bookkeeping for this run: release it
    * once it returns to us, not from here. */
@@ -346,6 +322,8 @@ on_event (void *data, const SpMessage *msg)
   McpServer *server = data;
   McpCall *call;
 
+  if (mcp_install_event (server, msg))
+    return;
   switch (msg->type)
     {
     case SP_MSG_STARTED:
@@ -355,6 +333,8 @@ on_event (void *data, const SpMessage *msg)
           call->timeout_ms = msg->u.started.timeout_ms;
           call->memory_mib = msg->u.started.memory_mib;
           call->output_limit = msg->u.started.output_limit;
+          mcp_activity_started (server, call);
+          call->session_new = msg->u.started.session_new;
         }
       break;
     case SP_MSG_OUTPUT:
@@ -363,6 +343,7 @@ on_event (void *data, const SpMessage *msg)
           const char *chunk = msg->u.output.data ? msg->u.output.data : "";
           mcp_capture_append (&call->out[msg->u.output.stream], chunk, strlen (chunk));
           send_progress (server, call, chunk);
+          mcp_activity_output (server, call, msg->u.output.stream, chunk);
         }
       break;
     case SP_MSG_EXITED:
@@ -396,7 +377,8 @@ int
 mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOptions *options,
                 int in_fd, int out_fd)
 {
-  McpServer server = { .in_fd = in_fd, .out_fd = out_fd, .options = options, .langs = langs };
+  McpServer server = { .in_fd = in_fd, .out = { .fd = out_fd }, .options = options,
+                       .langs = langs };
   RunnerSink sink = { .event = on_event, .quit = on_quit };
 
   set_nonblocking (in_fd, true);
@@ -407,7 +389,7 @@ mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOpt
 
   RunnerLoop *loop = runner_engine_get_loop (server.engine);
   server.in_watch = runner_loop_watch (loop, in_fd, EPOLLIN, on_input, &server);
-  server.out_watch = runner_loop_watch (loop, out_fd, 0, on_output_ready, &server);
+  server.out.watch = runner_loop_watch (loop, out_fd, 0, on_output_ready, &server);
   /* A regular file cannot be watched: read it whole now, and write to
    * one with blocking writes (flush_out copes with both). */
   if (server.in_watch == NULL)
@@ -417,18 +399,24 @@ mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOpt
         on_input (&server, in_fd, EPOLLIN);
     }
 
-  while (!server.stopping && !(server.input_closed && server.calls == NULL))
+  while (!server.stopping
+         && !(server.input_closed && server.calls == NULL && server.installs == NULL))
     {
-      if (runner_engine_iterate (server.engine, -1) != 0)
+      /* While runs go, wake now and then for the app's Stop requests
+       * (mcp-activity.c); idle, sleep until something happens. */
+      if (runner_engine_iterate (server.engine, server.calls != NULL ? MCP_CANCEL_POLL_MS : -1)
+          != 0)
         break;
       release_finished (&server);
+      mcp_activity_check_cancels (&server);
+      mcp_install_poll (&server);
     }
 
   /* The client left: stop every run and let their answers go out while
    * it may still read, then clean up. */
   runner_engine_kill_all (server.engine);
   int64_t give_up = now_ns () + SHUTDOWN_NS;
-  while ((runner_engine_active (server.engine) > 0 || (server.out.len > 0 && !server.out_broken))
+  while ((runner_engine_active (server.engine) > 0 || (server.out.buf.len > 0 && !server.out.broken))
          && now_ns () < give_up)
     {
       if (runner_engine_iterate (server.engine, 100) != 0)
@@ -436,9 +424,11 @@ mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOpt
       release_finished (&server);
     }
 
+  /* An install still going is cancelled and its files removed. */
+  mcp_install_free_all (&server);
   runner_loop_unwatch (loop, server.in_watch);
-  runner_loop_unwatch (loop, server.out_watch);
-  server.out_watch = NULL;
+  runner_loop_unwatch (loop, server.out.watch);
+  server.out.watch = NULL;
   while (server.calls != NULL)
     {
       McpCall *call = server.calls;
@@ -450,6 +440,6 @@ mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOpt
   mcp_journal_clear (&server.journal);
   free (server.protocol);
   sp_frame_reader_free (server.reader);
-  buf_clear (&server.out);
+  buf_clear (&server.out.buf);
   return 0;
 }

@@ -16,11 +16,16 @@
 #include <stdint.h>
 
 #include "runner-engine.h"
+#include "runner-outbox.h"
+#include "runner-install.h"
 #include "runner-util.h"
 
 /* The protocol revisions we speak, newest first. */
 #define MCP_PROTOCOL_LATEST "2025-11-25"
 #define MCP_PROTOCOL_OLDER "2025-06-18"
+
+/* How often a server with runs going looks for Stop requests. */
+#define MCP_CANCEL_POLL_MS 200
 
 /* JSON-RPC 2.0 error codes. */
 #define MCP_PARSE_ERROR (-32700)
@@ -54,7 +59,16 @@ typedef struct
   int64_t journal_max;      /* bytes of runs.jsonl before it rotates; 0: no journal */
   const char *scratch_root; /* where calls with files get their directory;
                              * on the engine's --allow-cwd list */
+  const char *environment;  /* the workspace's venv (canonical): Python runs use
+                             * it, install_packages installs into it; NULL: none */
+  const char *index_url;    /* install_packages' sources and policy */
+  char **find_links;
+  RunnerInstallPolicy install_policy;
+  bool no_environment;
+  char *environment_owned;
 } McpOptions;
+
+typedef struct McpInstallCall McpInstallCall;
 
 /* Output of one stream, bounded: the first and the last bytes are kept,
  * since a program's start says what it did and its end (a traceback)
@@ -84,6 +98,9 @@ struct McpCall
   char *diff;             /* edit_and_execute: the edit, as a unified diff */
   const char *tool;       /* for the journal: which tool, and what it was asked */
   json_t *input;
+  int64_t live_bytes;     /* output written to live.jsonl so far (mcp-activity.c) */
+  char session[SP_PROTO_MAX_ID + 1]; /* execute_code's session_id, or "" */
+  bool session_new;       /* from "started": the run started the session afresh */
 };
 
 typedef struct
@@ -91,11 +108,11 @@ typedef struct
   RunnerEngine *engine;
   RunnerLanguages *langs;
   const McpOptions *options;
-  int in_fd, out_fd;
-  RunnerWatch *in_watch, *out_watch;
+  int in_fd;
+  RunnerWatch *in_watch;
   struct SpFrameReader *reader;
-  Buf out;
-  bool stopping, out_broken;
+  RunnerOutbox out;   /* answers and notifications not yet written */
+  bool stopping;
   bool input_closed;   /* EOF on stdin: serve what is running, then exit */
   char *protocol;      /* the negotiated revision, once initialized */
   McpCall *calls;      /* calls whose run has not exited */
@@ -103,6 +120,7 @@ typedef struct
   size_t n_release;
   uint64_t next_run;
   McpJournal journal;
+  McpInstallCall *installs; /* install_packages calls not yet answered */
 } McpServer;
 
 int mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs,
@@ -146,6 +164,22 @@ void mcp_journal_clear (McpJournal *journal);
 /* Appends one run: structuredContent plus the tool and its input. */
 void mcp_journal_record (McpJournal *journal, const char *tool, json_t *input,
                          json_t *structured);
+/* The parts of an entry, for mcp-activity.c: the UTC time now, the input
+ * as kept (long texts cut), a whole entry, and one line appended to the
+ * journal file name (renamed to old_name past --journal-max). */
+void mcp_journal_time (char when[64]);
+json_t *mcp_journal_input (json_t *input);
+json_t *mcp_journal_entry (const char *tool, json_t *input, json_t *structured);
+void mcp_journal_append (McpJournal *journal, const char *name, const char *old_name,
+                         json_t *entry);
+
+/* mcp-activity.c: the live journal (live.jsonl: start, output and end of
+ * each run as it happens) and the cancel requests the app leaves in
+ * <journal>/cancel/<run>. */
+void mcp_activity_started (McpServer *server, McpCall *call);
+void mcp_activity_output (McpServer *server, McpCall *call, int stream, const char *text);
+void mcp_activity_ended (McpServer *server, McpCall *call, json_t *structured);
+void mcp_activity_check_cancels (McpServer *server);
 
 /* mcp-tools.c */
 json_t *mcp_tools_list (const McpOptions *options);
@@ -153,6 +187,14 @@ json_t *mcp_tools_list (const McpOptions *options);
  * the run's exited event. */
 void mcp_tools_call (McpServer *server, json_t *id, json_t *params);
 void mcp_call_free (McpCall *call);
+
+/* mcp-install.c: the install_packages tool (listed when there is an
+ * environment); events and polling as runner-install.h asks. */
+json_t *mcp_install_tool (const McpOptions *options);
+void mcp_install_call (McpServer *server, json_t *id, json_t *args);
+bool mcp_install_event (McpServer *server, const SpMessage *msg);
+void mcp_install_poll (McpServer *server);
+void mcp_install_free_all (McpServer *server);
 
 /* mcp-result.c */
 json_t *mcp_result_tool_error (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));

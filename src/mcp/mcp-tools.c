@@ -29,7 +29,13 @@ static const char execute_code_input[] =
   "\"properties\":{\"path\":{\"type\":\"string\",\"description\":\"relative path in the run's "
   "directory\"},\"content\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],"
   "\"additionalProperties\":false},\"description\":\"text files put in the run's directory "
-  "before it starts\"}},"
+  "before it starts\"},"
+  "\"session_id\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,"
+  "\"pattern\":\"^[!-~]+$\",\"description\":\"keep state between calls (python only): "
+  "calls with the same id run one after another in one sandboxed interpreter that keeps "
+  "variables, imports and its working directory; a crash, a timeout the code ignores or "
+  "a limit ends it, and the next call starts a new one (the result says so); not with "
+  "files\"}},"
   "\"required\":[\"language\",\"code\"],\"additionalProperties\":false}";
 
 static const char execute_command_input[] =
@@ -119,6 +125,8 @@ mcp_tools_list (const McpOptions *options)
                "inputSchema", parse_literal (edit_and_execute_input), "outputSchema",
                mcp_result_schema (true), "annotations", "readOnlyHint", 0, "destructiveHint", 1,
                "openWorldHint", 0));
+  if (options->environment != NULL)
+    json_array_append_new (tools, mcp_install_tool (options));
   return tools;
 }
 
@@ -275,8 +283,9 @@ parse_execute_code (McpServer *server, McpCall *call, json_t *args, SpRun *req,
                     SpProtoError *err)
 {
   static const char *const allowed[] = { "language", "code", "timeout", "memory_mib",
-                                         "stdin", "files", NULL };
+                                         "stdin", "files", "session_id", NULL };
   json_t *files = NULL;
+  char *session = NULL;
 
   if (sp_json_check_fields (args, "arguments", allowed, err) != 0
       || sp_json_get_string (args, "language", true, &req->language, err) != 0
@@ -284,8 +293,28 @@ parse_execute_code (McpServer *server, McpCall *call, json_t *args, SpRun *req,
       || get_timeout (args, &req->timeout_ms, err) != 0
       || sp_json_get_int (args, "memory_mib", false, 1, INT32_MAX, &req->memory_mib, err) != 0
       || sp_json_get_string (args, "stdin", false, &req->stdin_data, err) != 0
-      || sp_json_get_array (args, "files", false, &files, err) != 0)
+      || sp_json_get_array (args, "files", false, &files, err) != 0
+      || sp_json_get_string (args, "session_id", false, &session, err) != 0)
     return -1;
+  if (session != NULL)
+    {
+      /* A session keeps its own directory: files would need one of ours. */
+      int rc = 0;
+      if (!sp_proto_id_valid (session))
+        rc = sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                                 "\"session_id\" must be 1 to %d printable ASCII characters "
+                                 "without spaces",
+                                 SP_PROTO_MAX_ID);
+      else if (files != NULL && json_array_size (files) > 0)
+        rc = sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                                 "\"files\" cannot be used with \"session_id\": write them "
+                                 "from the code instead");
+      if (rc == 0)
+        snprintf (call->session, sizeof call->session, "%s", session);
+      req->session = session;
+      if (rc != 0)
+        return rc;
+    }
   if (files != NULL && json_array_size (files) > 0
       && make_scratch (server, call, files, err) != 0)
     return -1;
@@ -375,6 +404,13 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
       return;
     }
   const char *tool = json_string_value (name);
+  if (strcmp (tool, "install_packages") == 0 && server->options->environment != NULL)
+    {
+      json_t *none = json_object ();
+      mcp_install_call (server, id, json_is_object (args) ? args : none);
+      json_decref (none);
+      return;
+    }
   bool is_command = strcmp (tool, "execute_command") == 0 && server->options->workspace != NULL;
   bool is_edit = strcmp (tool, "edit_and_execute") == 0 && server->options->workspace != NULL;
   if (strcmp (tool, "execute_code") != 0 && !is_command && !is_edit)
@@ -422,6 +458,10 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
       req.id = xstrdup (call->run_id);
       req.network = server->options->allow_network;
       req.return_base64 = true; /* plots travel inline: the directory goes away */
+      /* Python runs import the workspace's environment, read-only. */
+      if (server->options->environment != NULL && req.language != NULL
+          && strcmp (req.language, "python") == 0)
+        req.environment = xstrdup (server->options->environment);
       /* Listed first: the engine may report the run's end before submit
        * returns (a run that cannot start), and that report finds it here. */
       call->next = server->calls;

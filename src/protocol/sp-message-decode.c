@@ -48,6 +48,22 @@ get_enum (json_t *obj, const char *key, bool required, const char *const *names,
 }
 
 static int
+get_session_end (json_t *obj, const char *key, bool required, SpSessionEnd *out,
+                 SpProtoError *err)
+{
+  char *value = NULL;
+
+  TRY (sp_json_get_string (obj, key, required, &value, err));
+  if (value == NULL)
+    return 0;
+  *out = sp_session_end_from_string (value);
+  free (value);
+  if (*out == SP_SESSION_END_NONE)
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "field \"%s\" is unknown", key);
+  return 0;
+}
+
+static int
 get_id (json_t *obj, char **out, SpProtoError *err)
 {
   TRY (sp_json_get_string (obj, "id", true, out, err));
@@ -58,13 +74,27 @@ get_id (json_t *obj, char **out, SpProtoError *err)
   return 0;
 }
 
+/* Session ids are chosen by the client, like run ids, and follow the
+ * same rule (they appear in logs and in the runner's directory names). */
+static int
+get_session (json_t *obj, bool required, char **out, SpProtoError *err)
+{
+  TRY (sp_json_get_string (obj, "session", required, out, err));
+  if (*out != NULL && !sp_proto_id_valid (*out))
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "field \"session\" must be 1 to %d printable ASCII characters",
+                               SP_PROTO_MAX_ID);
+  return 0;
+}
+
 static int
 decode_run (json_t *obj, SpRun *run, SpProtoError *err)
 {
   TRY (sp_json_check_fields (obj, "run",
                              FIELDS ("id", "language", "code", "path", "name", "args", "stdin",
                                      "stdin_open", "env", "timeout_ms", "memory_mib",
-                                     "output_limit", "cwd", "network", "return_base64"),
+                                     "output_limit", "cwd", "network", "return_base64",
+                                     "environment", "session"),
                              err));
   TRY (get_id (obj, &run->id, err));
   TRY (sp_json_get_string (obj, "language", true, &run->language, err));
@@ -93,7 +123,11 @@ decode_run (json_t *obj, SpRun *run, SpProtoError *err)
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "field \"cwd\" must be absolute");
   TRY (sp_json_get_bool (obj, "network", false, &run->network, err));
   TRY (sp_json_get_bool (obj, "return_base64", false, &run->return_base64, err));
-  return 0;
+  TRY (sp_json_get_string (obj, "environment", false, &run->environment, err));
+  if (run->environment != NULL && run->environment[0] != '/')
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "field \"environment\" must be absolute");
+  return get_session (obj, false, &run->session, err);
 }
 
 static int
@@ -119,6 +153,11 @@ decode_request (json_t *obj, SpMessage *msg, SpProtoError *err)
         return sp_proto_set_error (err, SP_ERR_MISSING_FIELD,
                                    "\"stdin\" needs \"data\", \"eof\" or both");
       return 0;
+    case SP_MSG_SESSION_CLOSE:
+    case SP_MSG_SESSION_RESTART:
+      TRY (sp_json_check_fields (obj, sp_message_type_to_string (msg->type),
+                                 FIELDS ("session"), err));
+      return get_session (obj, true, &msg->u.session.session, err);
     default:
       return sp_proto_set_error (err, SP_ERR_UNKNOWN_TYPE, "\"%s\" is not a request",
                                  sp_message_type_to_string (msg->type));
@@ -196,15 +235,22 @@ decode_started (json_t *obj, SpStarted *started, SpProtoError *err)
 {
   TRY (sp_json_check_fields (obj, "started",
                              FIELDS ("id", "cwd", "t_ms", "timeout_ms", "memory_mib",
-                                     "output_limit", "network", "sandbox", "warm"),
+                                     "output_limit", "network", "sandbox", "environment",
+                                     "session", "session_new", "warm"),
                              err));
   TRY (get_id (obj, &started->id, err));
+  TRY (get_session (obj, false, &started->session, err));
+  TRY (sp_json_get_bool (obj, "session_new", false, &started->session_new, err));
+  if (started->session_new && started->session == NULL)
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "field \"session_new\" is only for a session's runs");
   TRY (sp_json_get_string (obj, "cwd", true, &started->cwd, err));
   TRY (sp_json_get_int (obj, "t_ms", true, 0, INT64_MAX, &started->t_ms, err));
   TRY (sp_json_get_int (obj, "timeout_ms", true, 0, INT64_MAX, &started->timeout_ms, err));
   TRY (sp_json_get_int (obj, "memory_mib", true, 0, INT64_MAX, &started->memory_mib, err));
   TRY (sp_json_get_int (obj, "output_limit", true, 0, INT64_MAX, &started->output_limit, err));
   TRY (sp_json_get_bool (obj, "network", true, &started->network, err));
+  TRY (sp_json_get_string (obj, "environment", false, &started->environment, err));
   TRY (sp_json_get_bool (obj, "warm", false, &started->warm, err));
   return decode_sandbox (obj, "sandbox", &started->sandbox, err);
 }
@@ -277,8 +323,10 @@ decode_exited (json_t *obj, SpExited *exited, SpProtoError *err)
                                      "cancelled", "t_ms", "wall_ms", "cpu_ms",
                                      "peak_memory_bytes", "stdout_bytes", "stderr_bytes",
                                      "stdout_truncated", "stderr_truncated", "files",
-                                     "files_truncated", "program_error", "warm"),
+                                     "files_truncated", "program_error", "session_ended",
+                                     "warm"),
                              err));
+  TRY (get_session_end (obj, "session_ended", false, &exited->session_ended, err));
   TRY (get_id (obj, &exited->id, err));
   TRY (get_enum (obj, "end", true, end_names, &end, err));
   exited->end = (SpEnd) end;
@@ -355,6 +403,10 @@ decode_event (json_t *obj, SpMessage *msg, SpProtoError *err)
       if (msg->u.error.code == SP_ERR_NONE)
         return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "unknown error code");
       return sp_json_get_string (obj, "message", true, &msg->u.error.message, err);
+    case SP_MSG_SESSION_ENDED:
+      TRY (sp_json_check_fields (obj, "session_ended", FIELDS ("session", "reason"), err));
+      TRY (get_session (obj, true, &msg->u.session.session, err));
+      return get_session_end (obj, "reason", true, &msg->u.session.reason, err);
     default:
       return sp_proto_set_error (err, SP_ERR_UNKNOWN_TYPE, "\"%s\" is not an event",
                                  sp_message_type_to_string (msg->type));
@@ -395,7 +447,7 @@ decode_object (json_t *obj, SpDirection dir, SpMessage *out, SpProtoError *err, 
     }
   free (type);
 
-  bool is_request = out->type >= SP_MSG_HELLO && out->type <= SP_MSG_RELEASE;
+  bool is_request = sp_message_type_is_request (out->type);
   if (is_request != (dir == SP_DIR_REQUEST))
     return sp_proto_set_error (err, SP_ERR_UNKNOWN_TYPE, "\"%s\" is not a%s",
                                sp_message_type_to_string (out->type),

@@ -72,6 +72,8 @@ encode_run (json_t *obj, const SpRun *run, bool *ok)
     set_bool (obj, "network", true);
   if (run->return_base64)
     set_bool (obj, "return_base64", true);
+  set_str (obj, "environment", run->environment, ok);
+  set_str (obj, "session", run->session, ok);
 }
 
 static json_t *
@@ -134,6 +136,10 @@ encode_started (json_t *obj, const SpStarted *started, bool *ok)
   set_int (obj, "output_limit", started->output_limit);
   set_bool (obj, "network", started->network);
   sp_json_set (obj, "sandbox", encode_sandbox (&started->sandbox, ok));
+  set_str (obj, "environment", started->environment, ok);
+  set_str (obj, "session", started->session, ok);
+  if (started->session_new)
+    set_bool (obj, "session_new", true);
   if (started->warm)
     set_bool (obj, "warm", true);
 }
@@ -195,6 +201,8 @@ encode_exited (json_t *obj, const SpExited *exited, bool *ok)
   sp_json_set (obj, "files", files);
   set_bool (obj, "files_truncated", exited->files_truncated);
   sp_program_error_encode (obj, exited->program_error, ok);
+  if (exited->session_ended != SP_SESSION_END_NONE)
+    set_str (obj, "session_ended", sp_session_end_to_string (exited->session_ended), ok);
 }
 
 /* The id every message but hello, ready and error must carry. */
@@ -236,9 +244,11 @@ message_valid (const SpMessage *msg)
   switch (msg->type)
     {
     case SP_MSG_RUN:
-      return msg->u.run.language != NULL && (msg->u.run.code == NULL) != (msg->u.run.path == NULL)
+      return (msg->u.run.session == NULL || sp_proto_id_valid (msg->u.run.session))
+             && msg->u.run.language != NULL && (msg->u.run.code == NULL) != (msg->u.run.path == NULL)
              && (msg->u.run.path == NULL || msg->u.run.path[0] == '/')
-             && (msg->u.run.cwd == NULL || msg->u.run.cwd[0] == '/');
+             && (msg->u.run.cwd == NULL || msg->u.run.cwd[0] == '/')
+             && (msg->u.run.environment == NULL || msg->u.run.environment[0] == '/');
     case SP_MSG_STDIN:
       return msg->u.stdin_.data != NULL || msg->u.stdin_.eof;
     case SP_MSG_OUTPUT:
@@ -246,7 +256,19 @@ message_valid (const SpMessage *msg)
     case SP_MSG_EXITED:
       return msg->u.exited.limit >= SP_LIMIT_NONE && msg->u.exited.limit < SP_LIMIT_LAST
              && msg->u.exited.cancelled >= SP_CANCEL_NONE
-             && msg->u.exited.cancelled < SP_CANCEL_LAST;
+             && msg->u.exited.cancelled < SP_CANCEL_LAST
+             && msg->u.exited.session_ended >= SP_SESSION_END_NONE
+             && msg->u.exited.session_ended < SP_SESSION_END_LAST;
+    case SP_MSG_STARTED:
+      return (msg->u.started.session == NULL || sp_proto_id_valid (msg->u.started.session))
+             && (msg->u.started.session != NULL || !msg->u.started.session_new);
+    case SP_MSG_SESSION_CLOSE:
+    case SP_MSG_SESSION_RESTART:
+      return msg->u.session.session != NULL && sp_proto_id_valid (msg->u.session.session);
+    case SP_MSG_SESSION_ENDED:
+      return msg->u.session.session != NULL && sp_proto_id_valid (msg->u.session.session)
+             && msg->u.session.reason > SP_SESSION_END_NONE
+             && msg->u.session.reason < SP_SESSION_END_LAST;
     case SP_MSG_ERROR:
       return msg->u.error.code > SP_ERR_NONE && msg->u.error.code < SP_ERR_LAST
              && (msg->u.error.id == NULL || sp_proto_id_valid (msg->u.error.id));
@@ -303,6 +325,14 @@ encode_body (json_t *obj, const SpMessage *msg, bool *ok)
       set_str (obj, "id", msg->u.error.id, ok);
       set_str (obj, "code", sp_proto_error_code_to_string (msg->u.error.code), ok);
       set_str (obj, "message", msg->u.error.message ? msg->u.error.message : "", ok);
+      break;
+    case SP_MSG_SESSION_CLOSE:
+    case SP_MSG_SESSION_RESTART:
+      set_str (obj, "session", msg->u.session.session, ok);
+      break;
+    case SP_MSG_SESSION_ENDED:
+      set_str (obj, "session", msg->u.session.session, ok);
+      set_str (obj, "reason", sp_session_end_to_string (msg->u.session.reason), ok);
       break;
     case SP_MSG_INVALID:
     case SP_MSG_LAST:

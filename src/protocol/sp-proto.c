@@ -26,6 +26,7 @@ static const char *const error_names[SP_ERR_LAST] = {
   [SP_ERR_LIMIT] = "limit",
   [SP_ERR_IO] = "io",
   [SP_ERR_INTERNAL] = "internal",
+  [SP_ERR_UNKNOWN_SESSION] = "unknown_session",
 };
 
 const char *
@@ -98,7 +99,42 @@ static const char *const type_names[SP_MSG_LAST] = {
   [SP_MSG_EXITED] = "exited",
   [SP_MSG_RELEASED] = "released",
   [SP_MSG_ERROR] = "error",
+  [SP_MSG_SESSION_CLOSE] = "session_close",
+  [SP_MSG_SESSION_RESTART] = "session_restart",
+  [SP_MSG_SESSION_ENDED] = "session_ended",
 };
+
+bool
+sp_message_type_is_request (SpMessageType type)
+{
+  return (type >= SP_MSG_HELLO && type <= SP_MSG_RELEASE) || type == SP_MSG_SESSION_CLOSE
+         || type == SP_MSG_SESSION_RESTART;
+}
+
+static const char *const session_end_names[SP_SESSION_END_LAST] = {
+  [SP_SESSION_END_NONE] = "none",         [SP_SESSION_END_EXITED] = "exited",
+  [SP_SESSION_END_TIMEOUT] = "timeout",   [SP_SESSION_END_CANCELLED] = "cancelled",
+  [SP_SESSION_END_LIMIT] = "limit",       [SP_SESSION_END_CLOSED] = "closed",
+  [SP_SESSION_END_RESTART] = "restart",   [SP_SESSION_END_IDLE] = "idle",
+  [SP_SESSION_END_FAILED] = "failed",
+};
+
+const char *
+sp_session_end_to_string (SpSessionEnd reason)
+{
+  if (reason < 0 || reason >= SP_SESSION_END_LAST)
+    return "none";
+  return session_end_names[reason];
+}
+
+SpSessionEnd
+sp_session_end_from_string (const char *name)
+{
+  for (int i = 1; i < SP_SESSION_END_LAST; i++)
+    if (strcmp (session_end_names[i], name) == 0)
+      return (SpSessionEnd) i;
+  return SP_SESSION_END_NONE;
+}
 
 const char *
 sp_message_type_to_string (SpMessageType type)
@@ -201,6 +237,8 @@ clear_run (SpRun *run)
   free (run->stdin_data);
   sp_strv_free (run->env);
   free (run->cwd);
+  free (run->environment);
+  free (run->session);
 }
 
 static void
@@ -279,6 +317,8 @@ sp_message_clear (SpMessage *msg)
     case SP_MSG_STARTED:
       free (msg->u.started.id);
       free (msg->u.started.cwd);
+      free (msg->u.started.environment);
+      free (msg->u.started.session);
       sp_sandbox_info_clear (&msg->u.started.sandbox);
       break;
     case SP_MSG_OUTPUT:
@@ -291,6 +331,11 @@ sp_message_clear (SpMessage *msg)
     case SP_MSG_ERROR:
       free (msg->u.error.id);
       free (msg->u.error.message);
+      break;
+    case SP_MSG_SESSION_CLOSE:
+    case SP_MSG_SESSION_RESTART:
+    case SP_MSG_SESSION_ENDED:
+      free (msg->u.session.session);
       break;
     case SP_MSG_INVALID:
     case SP_MSG_LAST:

@@ -45,6 +45,7 @@ typedef enum
   SP_ERR_LIMIT,
   SP_ERR_IO,
   SP_ERR_INTERNAL,
+  SP_ERR_UNKNOWN_SESSION, /* session_close/session_restart of no such session */
   SP_ERR_LAST
 } SpProtoErrorCode;
 
@@ -80,8 +81,15 @@ typedef enum
   SP_MSG_EXITED,
   SP_MSG_RELEASED,
   SP_MSG_ERROR,
+  /* sessions (persistent interpreters); requests, then an event */
+  SP_MSG_SESSION_CLOSE,
+  SP_MSG_SESSION_RESTART,
+  SP_MSG_SESSION_ENDED,
   SP_MSG_LAST
 } SpMessageType;
+
+/* Whether a client sends this type (the rest are events). */
+bool sp_message_type_is_request (SpMessageType type);
 
 typedef enum
 {
@@ -131,6 +139,24 @@ typedef enum
   SP_CANCEL_LAST
 } SpCancelStage;
 
+/* Why a session's interpreter ended ("session_ended"). */
+typedef enum
+{
+  SP_SESSION_END_NONE = 0,
+  SP_SESSION_END_EXITED,    /* it ended by itself: a crash, os._exit, a signal */
+  SP_SESSION_END_TIMEOUT,   /* a run passed its time and ignored the interrupt */
+  SP_SESSION_END_CANCELLED, /* a cancel went past the interrupt */
+  SP_SESSION_END_LIMIT,     /* memory, output or disk stopped it */
+  SP_SESSION_END_CLOSED,    /* session_close */
+  SP_SESSION_END_RESTART,   /* session_restart */
+  SP_SESSION_END_IDLE,      /* unused for longer than the runner keeps sessions */
+  SP_SESSION_END_FAILED,    /* it could not be started */
+  SP_SESSION_END_LAST
+} SpSessionEnd;
+
+const char *sp_session_end_to_string (SpSessionEnd reason);
+SpSessionEnd sp_session_end_from_string (const char *name);
+
 /* ---- client → runner ---- */
 
 typedef struct
@@ -155,7 +181,17 @@ typedef struct
   char *cwd;            /* NULL: a fresh private directory */
   bool network;
   bool return_base64; /* images in "exited" carry their bytes, up to a cap */
+  char *environment;  /* NULL: none; a Python venv or a node_modules directory,
+                       * absolute (checked by the runner, see runner-venv.h) */
+  char *session;      /* NULL: a fresh interpreter; else the session to run in */
 } SpRun;
+
+/* session_close, session_restart (reason unused) and session_ended. */
+typedef struct
+{
+  char *session;
+  SpSessionEnd reason;
+} SpSessionRef;
 
 typedef struct
 {
@@ -221,6 +257,9 @@ typedef struct
   int64_t output_limit;
   bool network;
   SpSandboxInfo sandbox;
+  char *environment; /* NULL: none; the environment in use (read-only) */
+  char *session;    /* the run's session, NULL for an ordinary run */
+  bool session_new; /* this run started the session's interpreter afresh */
   bool warm; /* forked from a warm interpreter; false: a cold start */
 } SpStarted;
 
@@ -314,6 +353,7 @@ typedef struct
   size_t n_files;
   bool files_truncated;
   SpProgramError *program_error; /* NULL unless the program failed with one */
+  SpSessionEnd session_ended;    /* a session run whose interpreter ended with it */
   bool warm; /* as started's */
 } SpExited;
 
@@ -340,6 +380,7 @@ typedef struct
     SpOutput output;
     SpExited exited;
     SpErrorMsg error;
+    SpSessionRef session; /* session_close, session_restart, session_ended */
   } u;
 } SpMessage;
 

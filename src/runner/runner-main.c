@@ -20,7 +20,7 @@ usage (FILE *out)
   fputs ("Usage: sandpad-runner [OPTION...]\n"
          "Serve the Sandpad runner protocol (docs/protocol.md) on stdin/stdout.\n\n"
          "  --fd N                 speak the protocol on fd N instead (a socket)\n"
-         "  --max-concurrent N     runs at once; the rest queue (default 4)\n"
+         "  --max-concurrent N     runs at once; the rest queue (default 8)\n"
          "  --cancel-grace-ms N    wait between interrupt, terminate, kill (default 1000)\n"
          "  --interpreter L=PATH   use PATH for language L\n"
          "  --work-parent DIR      where run directories go (default $TMPDIR or /tmp)\n"
@@ -32,6 +32,11 @@ usage (FILE *out)
          "                         without it, \"path\" is refused)\n"
          "  --allow-cwd DIR        requests may name DIR and directories under it as \"cwd\"\n"
          "                         (repeatable; without it, \"cwd\" is refused)\n"
+         "  --allow-environment DIR  requests may name an \"environment\" (a venv or\n"
+         "                         node_modules) under DIR (repeatable; also allowed\n"
+         "                         under --allow-path and --allow-cwd directories)\n"
+         "  --max-sessions N       sessions (persistent interpreters) at once (default 8)\n"
+         "  --session-idle-ms N    stop a session unused this long (default 600000)\n"
          "  --no-warm              start every Python run cold (no warm interpreters)\n"
          "  --warm-max-runs N      recycle a warm interpreter after N runs (default 100)\n"
          "  --warm-memory MIB      memory all warm interpreters may hold (default 512)\n"
@@ -68,10 +73,13 @@ main (int argc, char **argv)
     { "disk-files", required_argument, NULL, 'F' },
     { "allow-path", required_argument, NULL, 'P' },
     { "allow-cwd", required_argument, NULL, 'C' },
+    { "allow-environment", required_argument, NULL, 'E' },
+    { "max-sessions", required_argument, NULL, 'm' },
+    { "session-idle-ms", required_argument, NULL, 'I' },
     { "no-warm", no_argument, NULL, 'W' },
     { "warm-max-runs", required_argument, NULL, 'R' },
     { "warm-memory", required_argument, NULL, 'M' },
-    { "warm-min-memory", required_argument, NULL, 'm' },
+    { "warm-min-memory", required_argument, NULL, 'n' },
     { "version", no_argument, NULL, 'V' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -95,6 +103,12 @@ main (int argc, char **argv)
         break;
       case 'g':
         config.cancel_grace_ms = parse_number (optarg, "--cancel-grace-ms", 0, 60000);
+        break;
+      case 'm':
+        config.max_sessions = (int) parse_number (optarg, "--max-sessions", 0, 64);
+        break;
+      case 'I':
+        config.session_idle_ms = parse_number (optarg, "--session-idle-ms", 1, 86400000);
         break;
       case 'i':
         if (runner_langs_override (&langs, optarg) != 0)
@@ -124,6 +138,10 @@ main (int argc, char **argv)
         if (runner_policy_allow (&config.paths.cwds, optarg) != 0)
           die_with_error ("--allow-cwd %s: not a directory other than /", optarg);
         break;
+      case 'E':
+        if (runner_policy_allow (&config.paths.environments, optarg) != 0)
+          die_with_error ("--allow-environment %s: not a directory other than /", optarg);
+        break;
       case 'W':
         config.warm = false;
         break;
@@ -133,7 +151,7 @@ main (int argc, char **argv)
       case 'M':
         config.warm_memory_mib = parse_number (optarg, "--warm-memory", 1, 1 << 20);
         break;
-      case 'm':
+      case 'n':
         config.warm_min_memory_mib = parse_number (optarg, "--warm-min-memory", 0, 1 << 20);
         break;
       case 'V':
@@ -153,12 +171,12 @@ main (int argc, char **argv)
   if (fd >= 0 && fstat (fd, &st) != 0)
     die_with_error ("--fd %d", fd);
   /* Whatever fds our caller left open, and the protocol socket itself,
-   * are ours alone: no child (the version probe, a run) may inherit one. */
+   * are ours alone: no child (the version probe at the first hello, a run)
+   * may inherit one. */
   if (syscall (SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
     for (long i = 3, max = sysconf (_SC_OPEN_MAX); i < max; i++)
       fcntl ((int) i, F_SETFD, FD_CLOEXEC);
 
-  runner_langs_probe_versions (&langs);
   status = fd >= 0 ? runner_server_run (&config, &langs, fd, fd)
                    : runner_server_run (&config, &langs, 0, 1);
   runner_langs_clear (&langs);

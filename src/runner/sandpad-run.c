@@ -16,6 +16,8 @@
 #include "runner-engine.h"
 #include "runner-event.h"
 #include "runner-util.h"
+#include "runner-venv.h"
+#include "sandpad-run-install.h"
 
 #define EXIT_SANDPAD 125 /* our own errors, as timeout(1) and env(1) do */
 #define EXIT_TIMEOUT 124
@@ -30,10 +32,17 @@ typedef struct
   int interrupts;
 } Cli;
 
+typedef struct
+{
+  char *workspace; /* --workspace, canonical */
+  bool none;       /* --no-environment */
+} EnvOptions;
+
 static void
 usage (FILE *out)
 {
   fputs ("Usage: sandpad-run [OPTION...] FILE|- [-- ARGS...]\n"
+         "       sandpad-run --session [OPTION...] FILE...\n"
          "Run FILE (or standard input) with its interpreter, under Sandpad's limits.\n\n"
          "  --lang L              python, javascript or bash (default: from FILE's extension)\n"
          "  --timeout SEC         wall-clock limit, fractions allowed (default 30, max 300)\n"
@@ -48,6 +57,17 @@ usage (FILE *out)
          "  --disk MIB            writable space: working directory and /tmp (default 256)\n"
          "  --disk-files N        entries (files, directories, links) a run may create there\n"
          "                        (default 20000)\n"
+         "  --environment DIR     run in this environment: a Python venv, or a node_modules\n"
+         "                        for JavaScript (read-only to the run)\n"
+         "  --workspace DIR       look for .venv, venv or node_modules from FILE's directory\n"
+         "                        up to DIR (default: --cwd, else the current directory\n"
+         "                        when FILE is inside it, else FILE's directory)\n"
+         "  --no-environment      do not look for one\n"
+         "  --install SPEC...     install packages into a venv instead (first option;\n"
+         "                        sandpad-run --install --help tells more)\n"
+         "  --session             run the FILEs one after another in one Python session,\n"
+         "                        which keeps their variables and imports; stops at the\n"
+         "                        first that fails; stdin is not passed on\n"
          "  --json                print protocol events, one JSON object per line\n"
          "  --base64              with --json: image files in exited carry their bytes\n"
          "                        as base64 (files[].base64, up to 2 MiB in all)\n"
@@ -219,7 +239,7 @@ describe_limit (const SpExited *r, const Limits *req)
 /* Parses options into req and config; returns the FILE argument. */
 static const char *
 parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLanguages *langs,
-            bool *json)
+            bool *json, EnvOptions *envopts)
 {
   static const struct option options[] = {
     { "lang", required_argument, NULL, 'l' },  { "timeout", required_argument, NULL, 't' },
@@ -231,6 +251,10 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
     { "strict", no_argument, NULL, 'S' },      { "disk", required_argument, NULL, 'd' },
     { "disk-files", required_argument, NULL, 'F' },
     { "base64", no_argument, NULL, 'B' },
+    { "environment", required_argument, NULL, 'E' },
+    { "workspace", required_argument, NULL, 'W' },
+    { "no-environment", no_argument, NULL, 'N' },
+    { "session", no_argument, NULL, 'Z' },
     { NULL, 0, NULL, 0 },
   };
   size_t n_env = 0;
@@ -293,6 +317,11 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
       case 'j':
         *json = true;
         break;
+      case 'Z':
+        /* A session id marks the request; main() runs each FILE in it. */
+        free (req->session);
+        req->session = xstrdup ("cli");
+        break;
       case 'B':
         /* The engine's return_base64: images inline in exited, so a script
          * keeps a plot after the private directory is gone. */
@@ -310,6 +339,21 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
         break;
       case 'F':
         config->disk_files = parse_int (optarg, "--disk-files", 1, 1000000);
+        break;
+      case 'E':
+        free (req->environment);
+        req->environment = realpath (optarg, NULL);
+        if (req->environment == NULL)
+          fail ("--environment %s: %s", optarg, strerror (errno));
+        break;
+      case 'W':
+        free (envopts->workspace);
+        envopts->workspace = realpath (optarg, NULL);
+        if (envopts->workspace == NULL)
+          fail ("--workspace %s: %s", optarg, strerror (errno));
+        break;
+      case 'N':
+        envopts->none = true;
         break;
       case 'h':
         usage (stdout);
@@ -332,6 +376,37 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
     optind++;
   req->args = sp_strv_copy (argv + optind);
   return file;
+}
+
+/* The run's environment: the one named, else one found from FILE's
+ * directory up to the workspace. Either way the person at the shell chose
+ * it, so exactly it is allowed; the engine still checks it (a venv based
+ * on a system interpreter; never writable by the run). */
+static void
+choose_environment (SpRun *req, RunnerConfig *config, const char *file, EnvOptions *o)
+{
+  if (req->environment == NULL && !o->none && strcmp (file, "-") != 0
+      && (strcmp (req->language, "python") == 0 || strcmp (req->language, "javascript") == 0))
+    {
+      cleanup_free char *abs = realpath (file, NULL);
+      cleanup_free char *cwd = getcwd (NULL, 0);
+      if (abs != NULL)
+        {
+          *strrchr (abs, '/') = '\0';
+          const char *stop = o->workspace ? o->workspace
+                             : req->cwd   ? req->cwd
+                             : cwd != NULL && runner_env_within (abs, cwd) ? cwd
+                                                                           : abs;
+          req->environment = strcmp (req->language, "python") == 0
+                               ? runner_venv_find (abs[0] ? abs : "/", stop)
+                               : runner_node_modules_find (abs[0] ? abs : "/", stop);
+        }
+    }
+  free (o->workspace);
+  o->workspace = NULL;
+  if (req->environment != NULL && runner_policy_allow (&config->paths.environments,
+                                                       req->environment) != 0)
+    fail ("environment %s: not a directory other than /", req->environment);
 }
 
 static void
@@ -376,6 +451,56 @@ prepare_request (SpRun *req, const char *file, RunnerLanguages *langs, bool *for
   req->stdin_open = *forward_stdin;
 }
 
+static int exit_status (const SpExited *r, const Limits *req);
+
+/* The loop of one run: until its exited event. */
+static void
+wait_for_exit (Cli *cli)
+{
+  while (!cli->done)
+    if (runner_engine_iterate (cli->engine, -1) < 0)
+      fail ("event loop failed: %s", strerror (errno));
+}
+
+/* sandpad-run --session A.py B.py: each file is one run of the session
+ * "cli", in order, so B sees what A defined; the first that fails ends
+ * it. No stdin is passed on: each run reads EOF. */
+static int
+run_session (Cli *cli, const SpRun *options, char *const *files, RunnerLanguages *langs,
+             const Limits *shown)
+{
+  int status = 0;
+
+  for (size_t i = 0; files[i] != NULL && status == 0; i++)
+    {
+      SpRun req = { 0 };
+      SpProtoError err = { 0 };
+      bool forward_stdin = false;
+
+      req.language = options->language ? xstrdup (options->language) : NULL;
+      prepare_request (&req, files[i], langs, &forward_stdin);
+      free (req.stdin_data);
+      req.stdin_data = NULL;
+      req.stdin_open = false;
+      req.session = xstrdup (options->session);
+      req.env = sp_strv_copy (options->env);
+      req.timeout_ms = options->timeout_ms;
+      req.memory_mib = options->memory_mib;
+      req.output_limit = options->output_limit;
+      req.network = options->network;
+      req.return_base64 = options->return_base64;
+      cli->done = false;
+      if (runner_engine_submit (cli->engine, &req, &err) != 0)
+        fail ("%s: %s", files[i], err.message);
+      wait_for_exit (cli);
+      status = exit_status (&cli->result, shown);
+      free (cli->result.error);
+      cli->result.error = NULL;
+      runner_engine_release (cli->engine, "cli", NULL);
+    }
+  return status;
+}
+
 static int
 exit_status (const SpExited *r, const Limits *req)
 {
@@ -405,10 +530,21 @@ main (int argc, char **argv)
   runner_config_init (&config);
   config.max_concurrent = 1;
   runner_langs_init (&langs);
-  const char *file = parse_args (argc, argv, &req, &config, &langs, &cli.json);
+  if (argc > 1 && strcmp (argv[1], "--install") == 0)
+    {
+      int status = sandpad_run_install (argc, argv, &config, &langs);
+      runner_langs_clear (&langs);
+      return status;
+    }
+  EnvOptions envopts = { 0 };
+  const char *file = parse_args (argc, argv, &req, &config, &langs, &cli.json, &envopts);
   if (req.return_base64 && !cli.json)
     fail ("--base64 needs --json: the images are inlined in the exited event");
-  prepare_request (&req, file, &langs, &forward_stdin);
+  if (req.session == NULL)
+    {
+      prepare_request (&req, file, &langs, &forward_stdin);
+      choose_environment (&req, &config, file, &envopts);
+    }
 
   /* Kept for the messages after the run; the engine takes req. */
   Limits shown = {
@@ -424,6 +560,23 @@ main (int argc, char **argv)
     sink.raw_output = on_raw_output;
   cli.engine = runner_engine_new (&config, &langs, &sink, &cli);
 
+  if (req.session != NULL)
+    {
+      /* FILE and what followed it are the session's files, in order. */
+      if (req.cwd != NULL)
+        fail ("--session cannot be used with --cwd: the session keeps its own directory");
+      char **files = xcalloc (sp_strv_length (req.args) + 2, sizeof *files);
+      files[0] = (char *) file;
+      memcpy (files + 1, req.args, sp_strv_length (req.args) * sizeof *files);
+      int session_status = run_session (&cli, &req, files, &langs, &shown);
+      free (files);
+      runner_engine_free (cli.engine);
+      runner_langs_clear (&langs);
+      runner_policy_clear (&config.paths);
+      SpMessage options = { .type = SP_MSG_RUN, .u.run = req };
+      sp_message_clear (&options);
+      return session_status;
+    }
   if (runner_engine_submit (cli.engine, &req, &err) != 0)
     fail ("%s", err.message);
   if (forward_stdin)

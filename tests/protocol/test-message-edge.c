@@ -265,11 +265,11 @@ test_names (void)
   is_str (joined (code_name, SP_ERR_LAST),
           "none,invalid_json,not_object,bad_version,unknown_type,missing_field,wrong_type,"
           "invalid_value,unknown_field,frame_too_large,nul_byte,unknown_run,duplicate_run,"
-          "run_state,unsupported_language,limit,io,internal",
+          "run_state,unsupported_language,limit,io,internal,unknown_session",
           "names: error codes on the wire");
   is_str (joined (type_name, SP_MSG_LAST),
           "invalid,hello,run,cancel,stdin,release,ready,queued,started,output,exited,released,"
-          "error",
+          "error,session_close,session_restart,session_ended",
           "names: message types on the wire");
   is_str (joined (limit_name, SP_LIMIT_LAST), "none,time,cpu,memory,output,processes,disk",
           "names: limits on the wire");

@@ -188,6 +188,31 @@ build_dev (void)
   return 0;
 }
 
+/* The run's environment (a venv or node_modules) at its own path, where
+ * its interpreter and pyvenv.cfg expect it; and, when it lies inside the
+ * working directory (a workspace run in place), bound again over its
+ * place under /work, or the writable /work bind would let the run change
+ * it. Read-only except during an install's last step. */
+static int
+bind_environment (const RunnerSandboxPlan *plan)
+{
+  const char *env = plan->env_dir;
+  size_t work_len = strlen (plan->work_dir);
+
+  if (make_parents (env + 1) != 0 || bind (env, env + 1, plan->env_writable, false) != 0)
+    return -1;
+  if (strncmp (env, plan->work_dir, work_len) == 0 && env[work_len] == '/')
+    {
+      char inner[4096];
+      if (snprintf (inner, sizeof inner, "%s%s", RUNNER_SANDBOX_WORK + 1, env + work_len)
+          >= (int) sizeof inner)
+        return errno = ENAMETOOLONG, -1;
+      if (bind (env, inner, plan->env_writable, false) != 0)
+        return -1;
+    }
+  return 0;
+}
+
 int
 runner_sandbox_build_root (const RunnerSandboxPlan *plan)
 {
@@ -233,6 +258,8 @@ runner_sandbox_build_root (const RunnerSandboxPlan *plan)
       if (make_parents (dst) != 0 || bind (plan->read_only_dirs[i], dst, false, false) != 0)
         return RUNNER_STEP_ROOT;
     }
+  if (plan->env_dir != NULL && bind_environment (plan) != 0)
+    return RUNNER_STEP_ROOT;
 
   if (mkdir (".oldroot", 0700) != 0 || syscall (SYS_pivot_root, ".", ".oldroot") != 0
       || chdir ("/") != 0 || umount2 ("/.oldroot", MNT_DETACH) != 0 || rmdir ("/.oldroot") != 0)

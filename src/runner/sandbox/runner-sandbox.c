@@ -208,8 +208,8 @@ runner_sandbox_restrict (const RunnerSandboxPlan *plan)
       while (plan->read_only_dirs != NULL && plan->read_only_dirs[n_extra] != NULL)
         n_extra++;
       const char *read_only[N_ELEMENTS (runner_sandbox_etc) + N_ELEMENTS (synthesized)
-                            + N_ELEMENTS (proc_readable) + 3 + n_extra];
-      const char *read_write[4] = { NULL };
+                            + N_ELEMENTS (proc_readable) + 4 + n_extra];
+      const char *read_write[5] = { NULL };
       size_t n = 0;
 
       for (size_t i = 0; proc_readable[i] != NULL; i++)
@@ -223,6 +223,12 @@ runner_sandbox_restrict (const RunnerSandboxPlan *plan)
       /* The same path in both modes: namespace mode binds them there. */
       for (size_t i = 0; i < n_extra; i++)
         read_only[n++] = plan->read_only_dirs[i];
+      /* The environment, at its own path in both modes. Landlock only adds
+       * rights, so one inside the writable working directory cannot be
+       * made read-only here: the engine refuses that in fallback mode, and
+       * namespace mode binds it read-only over its place in /work. */
+      if (plan->env_dir != NULL && !plan->env_writable)
+        read_only[n++] = plan->env_dir;
       read_only[n] = NULL;
       if (plan->namespaces)
         {
@@ -235,6 +241,8 @@ runner_sandbox_restrict (const RunnerSandboxPlan *plan)
           read_write[0] = plan->work_dir;
           read_write[1] = plan->tmp_dir;
         }
+      if (plan->env_dir != NULL && plan->env_writable)
+        read_write[plan->namespaces ? 3 : 2] = plan->env_dir;
 
       RunnerLandlockRules rules = {
         .read_exec = system,

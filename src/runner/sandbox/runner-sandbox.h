@@ -67,6 +67,12 @@ typedef struct
   const char *code_dir;
   const char *tmp_dir;
   char *const *read_only_dirs;    /* extra read-only host directories, or NULL */
+  const char *env_dir;            /* the run's environment (a venv, node_modules),
+                                   * canonical, or NULL: bound at its own path
+                                   * and, when it lies in work_dir, over its
+                                   * place there too; read-only unless
+                                   * env_writable (an install's last step) */
+  bool env_writable;
 } RunnerSandboxPlan;
 
 /* Failing steps, reported in the run's "failed" error. */

@@ -331,6 +331,16 @@ compile_one (uint32_t default_action, const RunnerSeccompPolicy *policy,
 int
 runner_seccomp_compile (const RunnerSeccompPolicy *policy, RunnerSeccompFilter *filter)
 {
+#ifdef RUNNER_SECCOMP_PREBUILT
+  if (runner_seccomp_prebuilt (policy, filter) == 0)
+    return 0;
+#endif
+  return runner_seccomp_compile_now (policy, filter);
+}
+
+int
+runner_seccomp_compile_now (const RunnerSeccompPolicy *policy, RunnerSeccompFilter *filter)
+{
   int rc;
 
   memset (filter, 0, sizeof *filter);

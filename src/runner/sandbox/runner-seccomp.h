@@ -3,7 +3,11 @@
  * Two filters, both compiled with libseccomp in the runner, before fork,
  * and handed to the child as plain BPF: libseccomp 2.5 is not
  * async-signal-safe, and building them once per policy instead of once per
- * run saves ~0.2 ms a run.
+ * run saves ~0.2 ms a run. Where it can, the runner does not build them at
+ * all: seccomp-gen.c builds every policy's filters with the same code when
+ * the runner is built, and runner-seccomp-prebuilt.c hands those out while
+ * the libseccomp loaded is the one they were built with (a test compares
+ * them with what libseccomp builds, byte for byte).
  *
  *  - the allow list (runner-seccomp-allow.c): any call not on it fails with
  *    ENOSYS, so a newer kernel's calls are closed until reviewed;
@@ -37,8 +41,17 @@ typedef struct
 /* NULL-terminated; see runner-seccomp-allow.c. */
 extern const char *const runner_seccomp_allowed[];
 
-/* Fills *filter (arrays malloc'd) or returns -1 with errno set. */
+/* Fills *filter (arrays malloc'd) or returns -1 with errno set: from the
+ * table built with the runner when this libseccomp is the one it was
+ * built with, else through libseccomp now. */
 int runner_seccomp_compile (const RunnerSeccompPolicy *policy, RunnerSeccompFilter *filter);
+
+/* Always through libseccomp, now (what the table was built with). */
+int runner_seccomp_compile_now (const RunnerSeccompPolicy *policy, RunnerSeccompFilter *filter);
+
+/* From the table only (runner-seccomp-prebuilt.c); -1 when there is none
+ * or the libseccomp loaded now is not the one it was built with. */
+int runner_seccomp_prebuilt (const RunnerSeccompPolicy *policy, RunnerSeccompFilter *filter);
 
 /* Frees what compile allocated; the filter is then empty. */
 void runner_seccomp_clear (RunnerSeccompFilter *filter);

@@ -116,7 +116,7 @@ set_limit (int resource, int64_t value, int err_fd)
 /* The program's side: from a fresh fork of init to execve. */
 static void __attribute__ ((noreturn))
 exec_program (const RunnerSpawnSpec *spec, pid_t init_pid, int in, int out, int err,
-              int err_fd)
+              const int *extra, int err_fd)
 {
   sigset_t all;
 
@@ -130,13 +130,21 @@ exec_program (const RunnerSpawnSpec *spec, pid_t init_pid, int in, int out, int 
   if (getppid () != init_pid)
     _exit (127);
 
-  /* Exactly 0, 1 and 2 survive exec; everything else is close-on-exec. */
+  /* Exactly 0, 1 and 2 survive exec (and the extra fds the spec hands
+   * over, as 3, 4, ...); everything else is close-on-exec. The extra fds
+   * were lifted to 10 and above, so these dup2s clobber none of them. */
+  if (spec->n_extra_fds > 0)
+    err_fd = lift_fd (err_fd); /* the error pipe may be 3 or 4 */
   if (dup2 (in, 0) < 0 || dup2 (out, 1) < 0 || dup2 (err, 2) < 0)
     child_fail (err_fd, STEP_FDS);
-  if (syscall (SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
+  for (int i = 0; i < spec->n_extra_fds; i++)
+    if (dup2 (extra[i], 3 + i) < 0)
+      child_fail (err_fd, STEP_FDS);
+  int first_closed = 3 + spec->n_extra_fds;
+  if (syscall (SYS_close_range, first_closed, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
     {
       long max = sysconf (_SC_OPEN_MAX);
-      for (int fd = 3; fd < max; fd++)
+      for (int fd = first_closed; fd < max; fd++)
         if (fd != err_fd)
           close (fd);
       fcntl (err_fd, F_SETFD, FD_CLOEXEC);
@@ -339,6 +347,7 @@ report_and_exit (InitState *st, int status_fd, int kind, int err_step, int err_e
 typedef struct
 {
   int in, out, err, control, status;
+  int extra[RUNNER_SPAWN_MAX_EXTRA_FDS];
 } InitFds;
 
 static void __attribute__ ((noreturn))
@@ -375,12 +384,14 @@ init_loop (const RunnerSpawnSpec *spec, InitFds fds)
   if (st.program == 0)
     {
       close (errpipe[0]);
-      exec_program (spec, st.self, in, out, err, errpipe[1]);
+      exec_program (spec, st.self, in, out, err, fds.extra, errpipe[1]);
     }
   close (errpipe[1]);
   close (in);
   close (out);
   close (err);
+  for (int i = 0; i < spec->n_extra_fds; i++)
+    close (fds.extra[i]);
 
   /* execve closes the pipe (EOF: the program runs) or the child writes why
    * it failed before exec. */
@@ -459,12 +470,19 @@ supervisor_main (const RunnerSpawnSpec *spec)
     .control = lift_fd (spec->control_fd),
     .status = lift_fd (spec->status_fd),
   };
-  int keep[5] = { fds.in, fds.out, fds.err, fds.control, fds.status };
+  int keep[5 + RUNNER_SPAWN_MAX_EXTRA_FDS] = { fds.in, fds.out, fds.err, fds.control,
+                                               fds.status };
+  size_t n_keep = 5;
+
+  if (spec->n_extra_fds < 0 || spec->n_extra_fds > RUNNER_SPAWN_MAX_EXTRA_FDS)
+    _exit (126);
+  for (int i = 0; i < spec->n_extra_fds; i++)
+    keep[n_keep++] = fds.extra[i] = lift_fd (spec->extra_fds[i]);
 
   /* Nothing of the runner reaches the run: not the client's socket, not
    * other runs' pipes, not the runner's stdio (the protocol channel). */
-  qsort (keep, N_ELEMENTS (keep), sizeof keep[0], cmp_int);
-  close_all_except (keep, N_ELEMENTS (keep));
+  qsort (keep, n_keep, sizeof keep[0], cmp_int);
+  close_all_except (keep, n_keep);
   int devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
   if (devnull != 0 || dup2 (0, 1) != 1 || dup2 (0, 2) != 2)
     _exit (126);
@@ -500,6 +518,8 @@ supervisor_main (const RunnerSpawnSpec *spec)
   close (fds.err);
   close (fds.control);
   close (fds.status);
+  for (int i = 0; i < spec->n_extra_fds; i++)
+    close (fds.extra[i]);
   while (waitpid (pid1, NULL, 0) < 0 && errno == EINTR)
     ;
   _exit (0);

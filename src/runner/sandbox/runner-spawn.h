@@ -50,6 +50,8 @@ typedef struct
   int64_t swept;      /* processes still alive when the program ended, killed */
 } RunnerReport;
 
+#define RUNNER_SPAWN_MAX_EXTRA_FDS 2
+
 typedef struct
 {
   const char *path;  /* interpreter, absolute */
@@ -66,6 +68,10 @@ typedef struct
   int stderr_fd;
   int control_fd; /* read end, for init */
   int status_fd;  /* write end, for init */
+  /* More fds for the program, as its 3, 4, ... (a session's channel to
+   * the runner); every other fd of the runner is closed, as without. */
+  int extra_fds[RUNNER_SPAWN_MAX_EXTRA_FDS];
+  int n_extra_fds;
   /* NULL: the program execve's path. A jmp_buf (the warm path,
    * runner-warm-child.c): the program takes every step of a cold run, then
    * closes every fd but 0-2 and longjmp's here instead of exec. */

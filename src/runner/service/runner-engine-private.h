@@ -6,8 +6,10 @@
 
 #include "runner-engine.h"
 #include "runner-files.h"
+#include "runner-session.h"
 #include "runner-spawn.h"
 #include "runner-util.h"
+#include "runner-venv.h"
 #include "runner-warm.h"
 
 typedef enum
@@ -74,6 +76,18 @@ struct RunnerRun
   SpCancelStage cancel_stage;
   SpLimit limit;
   char *failure; /* the runner failed the run after it started (end "failed") */
+  RunnerEnv env;     /* the request's "environment", checked; env.dir NULL: none */
+  bool env_writable; /* an install's last step (runner_engine_submit_with) */
+  char **extra_ro;   /* more read-only directories for this run alone */
+  bool cwd_trusted;  /* the runner made req.cwd (an install step's) */
+  /* Runs in a session (runner-session.c): the session while the run is
+   * queued or running; its directory is the session's, not removed with
+   * the run (keep_dir); whether this run started a fresh interpreter, and
+   * why that interpreter ended with the run, if it did. */
+  RunnerSession *session;
+  bool keep_dir;
+  bool session_new;
+  SpSessionEnd session_ended;
   bool warm;     /* forked by a warm parent: init_pid is not our child */
   int pidfd;     /* warm: the supervisor's, watched instead of reaped */
   RunnerWatch *pidfd_watch;
@@ -98,6 +112,8 @@ struct RunnerEngine
   int running;
   bool throttled;
   int64_t t0_ns;
+  RunnerSession *sessions; /* runner-session.c */
+  uint64_t next_session_seq;
   RunnerWarm *warm; /* the warm pool; NULL: every run is cold */
 };
 
@@ -109,6 +125,13 @@ void _runner_run_check_timers (RunnerRun *run, int64_t now);
 void _runner_run_set_throttled (RunnerRun *run, bool throttled);
 void _runner_run_feed_stdin (RunnerRun *run);
 void _runner_run_free (RunnerRun *run);
+/* The program's environment (fixed, plus the request's env). */
+char **_runner_run_build_env (RunnerRun *run);
+/* Watches the run's pipes (stdin, stdout, stderr, and the run init's
+ * status pipe when it has one), arms its timers and says "started". */
+int _runner_run_attach (RunnerRun *run);
+/* Ends a run that never got going with end "failed". */
+void _runner_run_fail (RunnerRun *run, const char *message);
 
 /* runner-warm-run.c: the pool, when the config and this system allow it. */
 RunnerWarm *_runner_engine_warm_new (RunnerEngine *engine);
@@ -123,7 +146,15 @@ void _runner_engine_sandbox_info (RunnerEngine *engine, bool network, SpSandboxI
 const RunnerSeccompFilter *_runner_engine_seccomp (RunnerEngine *engine, bool network);
 void _runner_engine_emit (RunnerEngine *engine, const SpMessage *msg);
 void _runner_engine_run_finished (RunnerEngine *engine, RunnerRun *run);
+/* Starts queued runs while slots are free (a session's run waits while
+ * its session is busy). */
+void _runner_engine_start_queued (RunnerEngine *engine);
 uid_t _runner_engine_run_uid (RunnerEngine *engine);
 /* The policy's verdict on a cwd (see runner-policy.h), resolved. */
 int _runner_engine_check_cwd (RunnerEngine *engine, const char *cwd, char **canonical,
                               SpProtoError *err);
+
+/* runner-environment.c: checks req->environment (req->cwd already
+ * canonical) for this engine; fills *env or returns -1 with err set. */
+int _runner_engine_check_environment (RunnerEngine *engine, const SpRun *req, bool writable,
+                                      RunnerEnv *env, SpProtoError *err);

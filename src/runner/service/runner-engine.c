@@ -33,10 +33,15 @@ runner_config_init (RunnerConfig *config)
     .max_processes = 256,
     .sandbox_mode = RUNNER_SANDBOX_AUTO,
     .strict = false,
-    .max_concurrent = 4,
+    /* Runs mostly wait (for input, sleep, the network); eight at once
+     * keep a two-core machine busy without queueing the ninth behind
+     * short waits (bench/concurrent.sh). Limits are per run either way. */
+    .max_concurrent = 8,
     .max_queued = 64,
     .cancel_grace_ms = 1000,
     .work_parent = NULL,
+    .max_sessions = 8,
+    .session_idle_ms = 10 * 60 * 1000,
     .warm = false,
     .warm_max_runs = 100,
     .warm_idle_ms = 10 * 60 * 1000,
@@ -95,12 +100,15 @@ on_signal (void *data, int fd, uint32_t events)
             break;
           if (runner_warm_reaped (engine->warm, pid))
             continue;
-          for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+          bool known = false;
+          for (RunnerRun *run = engine->runs; run != NULL && !known; run = run->next)
             if (!run->warm && run->init_pid == pid && !run->init_reaped)
               {
                 _runner_run_on_init_exit (run);
-                break;
+                known = true;
               }
+          if (!known)
+            _runner_session_reaped (engine, pid);
         }
     }
 }
@@ -233,6 +241,7 @@ runner_engine_free (RunnerEngine *engine)
 {
   if (engine == NULL)
     return;
+  _runner_session_free_all (engine);
   while (engine->runs != NULL)
     {
       RunnerRun *run = engine->runs;
@@ -358,6 +367,8 @@ validate (RunnerEngine *engine, SpRun *req, const RunnerLanguage **lang, SpProto
     }
   if (req->path != NULL && load_path (engine, req, err) != 0)
     return -1;
+  if (req->session != NULL && _runner_session_validate (engine, req, err) != 0)
+    return -1;
 
   int queued = 0;
   for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
@@ -374,19 +385,41 @@ start_queued (RunnerEngine *engine)
     {
       if (engine->running >= engine->config.max_concurrent)
         return;
-      if (run->state == RUN_QUEUED)
+      /* One run at a time per session: the next waits for it. */
+      if (run->state == RUN_QUEUED
+          && (run->session == NULL || !_runner_session_busy (run->session)))
         _runner_run_start (run); /* a failure is reported as its exited event */
     }
+}
+
+void
+_runner_engine_start_queued (RunnerEngine *engine)
+{
+  start_queued (engine);
 }
 
 int
 runner_engine_submit (RunnerEngine *engine, SpRun *req, SpProtoError *err)
 {
+  return runner_engine_submit_with (engine, req, NULL, err);
+}
+
+int
+runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOptions *options,
+                           SpProtoError *err)
+{
   const RunnerLanguage *lang = NULL;
   RunnerRun **tail = &engine->runs;
   int position = 0;
+  RunnerEnv env = { 0 };
 
   if (validate (engine, req, &lang, err) != 0)
+    return -1;
+  if (req->environment != NULL
+      && _runner_engine_check_environment (engine, req, options != NULL
+                                                          && options->environment_writable,
+                                           &env, err)
+           != 0)
     return -1;
 
   RunnerRun *run = xcalloc (1, sizeof *run);
@@ -395,9 +428,20 @@ runner_engine_submit (RunnerEngine *engine, SpRun *req, SpProtoError *err)
   run->req = *req;
   memset (req, 0, sizeof *req);
   run->lang = lang;
+  if (run->req.session != NULL)
+    run->session = _runner_session_get (engine, &run->req);
   run->init_pid = -1;
   run->control_fd = run->status_fd = run->stdin_fd = -1;
   run->streams[0].fd = run->streams[1].fd = -1;
+  run->env = env;
+  run->env_writable = options != NULL && options->environment_writable;
+  if (options != NULL && options->read_only_dirs != NULL)
+    run->extra_ro = sp_strv_copy (options->read_only_dirs);
+  if (options != NULL && options->cwd != NULL && run->req.cwd == NULL)
+    {
+      run->req.cwd = xstrdup (options->cwd);
+      run->cwd_trusted = true;
+    }
 
   /* Runs start in submission order. */
   for (; *tail != NULL; tail = &(*tail)->next)
@@ -415,6 +459,8 @@ runner_engine_submit (RunnerEngine *engine, SpRun *req, SpProtoError *err)
 void
 _runner_engine_run_finished (RunnerEngine *engine, RunnerRun *run)
 {
+  if (run->session != NULL)
+    _runner_session_run_finished (run);
   engine->running--;
   start_queued (engine);
 }
@@ -446,6 +492,7 @@ runner_engine_cancel (RunnerEngine *engine, const char *id, SpProtoError *err)
       msg.u.exited.cancelled = SP_CANCEL_INTERRUPT;
       msg.u.exited.t_ms = runner_engine_clock_ms (engine);
       run->state = RUN_FINISHED;
+      run->session = NULL;
       _runner_engine_emit (engine, &msg);
       return 0;
     }
@@ -539,6 +586,7 @@ runner_engine_kill_all (RunnerEngine *engine)
           _runner_run_send_control (run, RUNNER_CTL_KILL);
         }
     }
+  _runner_session_kill_all (engine);
 }
 
 void
@@ -577,6 +625,9 @@ next_deadline (RunnerEngine *engine)
         if (times[i] > 0 && (next == 0 || times[i] < next))
           next = times[i];
     }
+  int64_t sessions = _runner_session_next_deadline (engine);
+  if (sessions > 0 && (next == 0 || sessions < next))
+    next = sessions;
   return next;
 }
 
@@ -603,6 +654,7 @@ runner_engine_iterate (RunnerEngine *engine, int max_wait_ms)
   int64_t now = now_ns ();
   for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
     _runner_run_check_timers (run, now);
+  _runner_session_check_timers (engine, now);
   runner_warm_tick (engine->warm, now);
   return 0;
 }

@@ -35,6 +35,8 @@ typedef struct
   const char *work_parent;  /* where the runner's private directory goes */
   RunnerPathPolicy paths;   /* which "path" and "cwd" requests may name; the
                              * caller owns the lists */
+  int max_sessions;         /* sessions (persistent interpreters) at once */
+  int64_t session_idle_ms;  /* an unused session's interpreter is stopped after this */
   char *const *read_only_dirs; /* canonical host directories every run may read
                                 * (bound read-only at the same path in namespace
                                 * mode, Landlock read rules in both); NULL-
@@ -79,6 +81,21 @@ void runner_engine_describe (RunnerEngine *engine, SpReady *ready);
 /* Takes the request (its fields are moved out and *run zeroed). On
  * rejection returns -1 with *err set and emits nothing. */
 int runner_engine_submit (RunnerEngine *engine, SpRun *run, SpProtoError *err);
+
+/* What only the runner's own front ends may ask of a run, never a
+ * request: runner-install.c's steps. */
+typedef struct
+{
+  bool environment_writable;   /* the environment is bound read-write */
+  char *const *read_only_dirs; /* canonical host directories this run may
+                                * read, added to the config's; copied */
+  const char *cwd;             /* a directory the runner made for this run
+                                * (owned by the run's uid): its cwd, outside
+                                * the path policy; NULL: as the request says */
+} RunnerRunOptions;
+
+int runner_engine_submit_with (RunnerEngine *engine, SpRun *run, const RunnerRunOptions *options,
+                               SpProtoError *err);
 int runner_engine_cancel (RunnerEngine *engine, const char *id, SpProtoError *err);
 int runner_engine_stdin (RunnerEngine *engine, const char *id, const char *data, size_t len,
                          bool eof, SpProtoError *err);

@@ -33,7 +33,8 @@ void runner_langs_clear (RunnerLanguages *langs);
  * Returns -1 for an unknown language or a path that is not executable. */
 int runner_langs_override (RunnerLanguages *langs, const char *spec);
 
-/* Runs each found interpreter's --version (a few ms each). */
+/* Runs each found interpreter's --version (a few ms each, node tens), for
+ * those not probed yet: the server calls it when it answers a hello. */
 void runner_langs_probe_versions (RunnerLanguages *langs);
 
 RunnerLanguage *runner_langs_find (const RunnerLanguages *langs, const char *name);

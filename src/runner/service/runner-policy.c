@@ -42,6 +42,7 @@ runner_policy_clear (RunnerPathPolicy *policy)
 {
   sp_strv_free (policy->paths);
   sp_strv_free (policy->cwds);
+  sp_strv_free (policy->environments);
   *policy = (RunnerPathPolicy){ 0 };
 }
 

@@ -20,6 +20,8 @@ typedef struct
   char **paths;       /* canonical directories: files under them may be a "path" */
   char **cwds;        /* canonical directories: they and those under them may be a "cwd" */
   bool cwd_any_owner; /* sandpad-run: the person at the shell named the directory */
+  char **environments; /* canonical directories: an "environment" may lie under
+                        * them (or under paths or cwds); see runner-venv.h */
 } RunnerPathPolicy;
 
 /* Adds DIR (made canonical; it must be an existing directory other than

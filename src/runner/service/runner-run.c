@@ -10,6 +10,7 @@
 #include "runner-engine-private.h"
 #include "runner-error.h"
 #include "runner-prelude.h"
+#include "runner-prelude-cache.h"
 #include "runner-tree.h"
 #include "sp-utf8.h"
 
@@ -64,10 +65,33 @@ close_watched (RunnerRun *run, int *fd, RunnerWatch **watch)
   *fd = -1;
 }
 
+/* A venv's scripts come first on PATH, as `activate` would put them;
+ * node finds a workspace's packages through NODE_PATH (the snippet itself
+ * lies elsewhere, so node's walk up from it would not). */
+static size_t
+add_environment_vars (RunnerRun *run, char **env, size_t n)
+{
+  if (run->env.dir == NULL)
+    return n;
+  if (run->env.kind == RUNNER_ENV_PYTHON_VENV)
+    {
+      for (size_t i = 0; i < n; i++)
+        if (strncmp (env[i], "PATH=", 5) == 0)
+          {
+            free (env[i]);
+            env[i] = xasprintf ("PATH=%s/bin:/usr/local/bin:/usr/bin:/bin", run->env.dir);
+          }
+      env[n++] = xasprintf ("VIRTUAL_ENV=%s", run->env.dir);
+    }
+  else
+    env[n++] = xasprintf ("NODE_PATH=%s", run->env.dir);
+  return n;
+}
+
 /* The environment is fixed; only what the request names is added. Nothing
  * of the runner's own environment reaches the program. */
-static char **
-build_env (RunnerRun *run)
+char **
+_runner_run_build_env (RunnerRun *run)
 {
   size_t n_extra = sp_strv_length (run->req.env);
   char **env = xcalloc (n_extra + 21, sizeof *env);
@@ -109,6 +133,7 @@ build_env (RunnerRun *run)
   env[n++] = xasprintf ("XDG_CACHE_HOME=%s/.cache", run->engine->namespaces ? "/tmp" : tmp);
   env[n++] = xasprintf ("MPLCONFIGDIR=%s/.matplotlib", run->engine->namespaces ? "/tmp" : tmp);
   env[n++] = xstrdup ("SANDPAD=1");
+  n = add_environment_vars (run, env, n);
   for (size_t i = 0; i < n_extra; i++)
     {
       size_t name_len = strcspn (run->req.env[i], "=") + 1;
@@ -199,7 +224,9 @@ write_prelude (RunnerRun *run)
   fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
   if (fd < 0 || write_all (fd, runner_python_prelude, strlen (runner_python_prelude)) != 0)
     return -1;
-  return 0;
+  /* Compiled when the runner was built; Python checks it against the
+   * source and compiles the source when it does not match. */
+  return runner_prelude_write_cache (dir);
 }
 
 static int
@@ -235,6 +262,9 @@ emit_started (RunnerRun *run)
   ev->memory_mib = run->req.memory_mib;
   ev->output_limit = run->req.output_limit;
   ev->network = run->req.network;
+  ev->environment = run->env.dir;
+  ev->session = run->req.session;
+  ev->session_new = run->session_new;
   ev->warm = run->warm;
   _runner_engine_sandbox_info (run->engine, run->req.network, &ev->sandbox);
   _runner_engine_emit (run->engine, &msg);
@@ -261,6 +291,21 @@ abandon (RunnerRun *run, int errsv)
   run->control_fd = -1;
 }
 
+/* The config's read-only directories and this run's own. */
+static char **
+run_read_only_dirs (RunnerRun *run)
+{
+  char *const *common = run->engine->config.read_only_dirs;
+  size_t a = sp_strv_length (common), b = sp_strv_length (run->extra_ro);
+  char **all = xcalloc (a + b + 1, sizeof *all);
+
+  for (size_t i = 0; i < a; i++)
+    all[i] = xstrdup (common[i]);
+  for (size_t i = 0; i < b; i++)
+    all[a + i] = xstrdup (run->extra_ro[i]);
+  return all;
+}
+
 int
 _runner_run_start (RunnerRun *run)
 {
@@ -278,7 +323,9 @@ _runner_run_start (RunnerRun *run)
       emit_failed (run, "%s", engine->refusal);
       return -1;
     }
-  if (run->req.cwd != NULL && recheck_cwd (run) != 0)
+  if (run->session != NULL)
+    return _runner_session_run_start (run);
+  if (run->req.cwd != NULL && !run->cwd_trusted && recheck_cwd (run) != 0)
     return -1;
   if (make_dirs (run) != 0 || write_code (run) != 0 || write_prelude (run) != 0)
     {
@@ -317,8 +364,14 @@ _runner_run_start (RunnerRun *run)
       return -1;
     }
 
-  char **argv = runner_lang_argv (run->lang, run->code_path, run->req.args, run->req.memory_mib);
-  char **envp = build_env (run);
+  /* A venv's interpreter by the venv's path, so Python finds pyvenv.cfg
+   * beside it and takes the venv's prefix. */
+  RunnerLanguage lang = *run->lang;
+  if (run->env.python != NULL)
+    lang.path = run->env.python;
+  char **argv = runner_lang_argv (&lang, run->code_path, run->req.args, run->req.memory_mib);
+  char **read_only = run_read_only_dirs (run);
+  char **envp = _runner_run_build_env (run);
   cleanup_free char *root_dir = xasprintf ("%s/root", run->dir);
   cleanup_free char *code_dir = xasprintf ("%s/code", run->dir);
   cleanup_free char *tmp_dir = xasprintf ("%s/tmp", run->dir);
@@ -338,10 +391,12 @@ _runner_run_start (RunnerRun *run)
     .work_dir = run->cwd,
     .code_dir = code_dir,
     .tmp_dir = tmp_dir,
-    .read_only_dirs = engine->config.read_only_dirs,
+    .read_only_dirs = read_only,
+    .env_dir = run->env.dir,
+    .env_writable = run->env_writable,
   };
   RunnerSpawnSpec spec = {
-    .path = run->lang->path,
+    .path = lang.path,
     .argv = argv,
     .envp = envp,
     .cwd = engine->namespaces ? RUNNER_SANDBOX_WORK : run->cwd,
@@ -366,6 +421,7 @@ _runner_run_start (RunnerRun *run)
   int errsv = errno;
   sp_strv_free (argv);
   sp_strv_free (envp);
+  sp_strv_free (read_only);
   close (in[0]);
   close (out[1]);
   close (err[1]);
@@ -384,6 +440,13 @@ _runner_run_start (RunnerRun *run)
       emit_failed (run, "cannot fork: %s", strerror (errsv));
       return -1;
     }
+  return _runner_run_attach (run);
+}
+
+int
+_runner_run_attach (RunnerRun *run)
+{
+  RunnerEngine *engine = run->engine;
 
   for (int s = 0; s < 2; s++)
     {
@@ -391,12 +454,17 @@ _runner_run_start (RunnerRun *run)
       run->streams[s].watch = runner_loop_watch (engine->loop, run->streams[s].fd,
                                                  engine->throttled ? 0 : EPOLLIN, on_stream, run);
     }
-  set_nonblocking (run->status_fd, true);
-  run->status_watch = runner_loop_watch (engine->loop, run->status_fd, EPOLLIN, on_status, run);
+  /* A session's run has no run init of its own: the session watches it. */
+  if (run->status_fd >= 0)
+    {
+      set_nonblocking (run->status_fd, true);
+      run->status_watch
+        = runner_loop_watch (engine->loop, run->status_fd, EPOLLIN, on_status, run);
+    }
   set_nonblocking (run->stdin_fd, true);
   run->stdin_watch = runner_loop_watch (engine->loop, run->stdin_fd, 0, on_stdin, run);
   if (run->streams[0].watch == NULL || run->streams[1].watch == NULL
-      || run->status_watch == NULL || run->stdin_watch == NULL)
+      || (run->status_fd >= 0 && run->status_watch == NULL) || run->stdin_watch == NULL)
     {
       abandon (run, errno);
       return 0;
@@ -407,7 +475,8 @@ _runner_run_start (RunnerRun *run)
   run->stdin_close = !run->req.stdin_open;
   run->deadline_ns = run->t_start_ns + run->req.timeout_ms * INT64_C (1000000);
   run->disk_check_ns = run->t_start_ns + DISK_POLL_NS;
-  run->memory_check_ns = run->t_start_ns + MEMORY_POLL_NS;
+  /* A session's tree is watched by the session, across its runs. */
+  run->memory_check_ns = run->session ? 0 : run->t_start_ns + MEMORY_POLL_NS;
 
   emit_started (run);
   _runner_run_feed_stdin (run);
@@ -417,6 +486,11 @@ _runner_run_start (RunnerRun *run)
 void
 _runner_run_send_control (RunnerRun *run, char cmd)
 {
+  if (run->session != NULL)
+    {
+      _runner_session_control (run, cmd);
+      return;
+    }
   /* A full or closed pipe means init is already finishing; either way
    * there is nothing more to tell it. */
   if (run->control_fd >= 0 && write (run->control_fd, &cmd, 1) < 0 && errno == EPIPE)
@@ -738,7 +812,11 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
       run->deadline_ns = 0;
       if (run->limit == SP_LIMIT_NONE)
         run->limit = SP_LIMIT_TIME;
-      _runner_run_send_control (run, RUNNER_CTL_KILL);
+      /* A session is interrupted first: its state may be worth keeping. */
+      if (run->session != NULL)
+        _runner_session_deadline (run);
+      else
+        _runner_run_send_control (run, RUNNER_CTL_KILL);
     }
   check_memory (run, now);
   if (run->cancel_next_ns > 0 && now >= run->cancel_next_ns)
@@ -877,7 +955,8 @@ static void
 finish_files (RunnerRun *run, SpExited *ev)
 {
   cleanup_free char *tmp_dir = xasprintf ("%s/tmp", run->dir);
-  const RunnerFileSnap *before = run->req.cwd ? &run->before : NULL;
+  /* A named directory or a session's holds more than this run made. */
+  const RunnerFileSnap *before = run->req.cwd || run->keep_dir ? &run->before : NULL;
 
   runner_files_strip_setid (run->cwd, before);
   if (!run->engine->namespaces)
@@ -915,6 +994,7 @@ try_finish (RunnerRun *run)
   ev->stderr_bytes = run->streams[SP_STREAM_STDERR].bytes;
   ev->stdout_truncated = run->streams[SP_STREAM_STDOUT].truncated;
   ev->stderr_truncated = run->streams[SP_STREAM_STDERR].truncated;
+  ev->session_ended = run->session_ended;
   finish_files (run, ev);
   read_program_error (run, ev);
 
@@ -946,11 +1026,18 @@ emit_failed (RunnerRun *run, const char *fmt, ...)
   msg.u.exited.end = SP_END_FAILED;
   msg.u.exited.error = error ? error : xstrdup ("run failed");
   msg.u.exited.cancelled = run->cancel_stage;
+  msg.u.exited.session_ended = run->session_ended;
   msg.u.exited.t_ms = runner_engine_clock_ms (run->engine);
   run->state = RUN_FINISHED;
   _runner_engine_emit (run->engine, &msg);
   sp_message_clear (&msg);
   _runner_engine_run_finished (run->engine, run);
+}
+
+void
+_runner_run_fail (RunnerRun *run, const char *message)
+{
+  emit_failed (run, "%s", message);
 }
 
 void
@@ -966,7 +1053,7 @@ _runner_run_free (RunnerRun *run)
   _runner_run_release_warm (run);
   if (!run->warm && run->init_pid > 0 && !run->init_reaped)
     waitpid (run->init_pid, NULL, 0);
-  if (run->dir != NULL)
+  if (run->dir != NULL && !run->keep_dir)
     remove_tree (run->dir);
   buf_clear (&run->stdin_buf);
   buf_clear (&run->stderr_tail);
@@ -975,6 +1062,8 @@ _runner_run_free (RunnerRun *run)
   free (run->cwd);
   free (run->code_path);
   free (run->failure);
+  runner_env_clear (&run->env);
+  sp_strv_free (run->extra_ro);
   SpMessage req = { .type = SP_MSG_RUN, .u.run = run->req };
   sp_message_clear (&req);
   free (run);

@@ -1,5 +1,6 @@
 /* runner-server.c: the protocol side of sandpad-runner. */
 #include "runner-server.h"
+#include "runner-session.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,13 +9,10 @@
 #include <sys/stat.h>
 
 #include "runner-event.h"
+#include "runner-outbox.h"
 #include "runner-util.h"
 #include "sp-frame.h"
 
-/* Past this much unsent output the client is not keeping up: stop reading
- * the programs' pipes until it catches up (they block, nothing is lost). */
-#define OUT_HIGH_WATER (8 * 1024 * 1024)
-#define OUT_LOW_WATER (1024 * 1024)
 /* After the client leaves, how long runs get to die before we give up. */
 #define SHUTDOWN_NS (5 * INT64_C (1000000000))
 
@@ -29,46 +27,23 @@ typedef struct
 typedef struct
 {
   const RunnerConfig *config;
+  RunnerLanguages *langs;
   RunnerEngine *engine;
   ServerFd in;
   ServerFd events;
   bool in_file;      /* requests come from a regular file (or /dev/null) */
   bool in_done;      /* ... and all of it has been read */
   RunnerWatch *in_watch;
-  RunnerWatch *out_watch;
   SpFrameReader *reader;
-  Buf out;
+  RunnerOutbox out;
   bool stopping;
-  bool out_broken;
 } RunnerServer;
 
 static void
 flush_out (RunnerServer *server)
 {
-  while (server->out.len > 0 && !server->out_broken)
-    {
-      ssize_t n = write (server->events.fd, server->out.data, server->out.len);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0 && errno == EAGAIN)
-        break;
-      if (n <= 0)
-        {
-          /* The client is gone; nobody is left to tell. */
-          server->out_broken = true;
-          server->stopping = true;
-          buf_clear (&server->out);
-          break;
-        }
-      buf_consume (&server->out, (size_t) n);
-    }
-  if (server->out_watch != NULL)
-    runner_loop_set_events (runner_engine_get_loop (server->engine), server->out_watch,
-                            server->out.len > 0 && !server->out_broken ? EPOLLOUT : 0);
-  if (server->out.len > OUT_HIGH_WATER)
-    runner_engine_throttle (server->engine, true);
-  else if (server->out.len < OUT_LOW_WATER)
-    runner_engine_throttle (server->engine, false);
+  if (runner_outbox_flush (&server->out, server->engine))
+    server->stopping = true;
 }
 
 static void
@@ -83,7 +58,7 @@ send_message (RunnerServer *server, const SpMessage *msg)
       fputs ("sandpad-runner: an event could not be encoded\n", stderr);
       return;
     }
-  buf_append (&server->out, line, len);
+  buf_append (&server->out.buf, line, len);
   free (line);
   flush_out (server);
 }
@@ -131,6 +106,10 @@ handle_frame (RunnerServer *server, const char *frame, size_t len)
     case SP_MSG_HELLO:
       {
         SpMessage ready = { .type = SP_MSG_READY };
+        /* Versions are asked for here, once, not at startup: a client that
+         * never says hello (a batch of requests from a file) does not wait
+         * for three interpreters to start. */
+        runner_langs_probe_versions (server->langs);
         runner_engine_describe (server->engine, &ready.u.ready);
         send_message (server, &ready);
         runner_engine_prewarm (server->engine);
@@ -151,6 +130,11 @@ handle_frame (RunnerServer *server, const char *frame, size_t len)
       break;
     case SP_MSG_RELEASE:
       rc = runner_engine_release (server->engine, msg.u.ref.id, &err);
+      break;
+    case SP_MSG_SESSION_CLOSE:
+    case SP_MSG_SESSION_RESTART:
+      rc = runner_engine_session_end (server->engine, msg.u.session.session,
+                                      msg.type == SP_MSG_SESSION_RESTART, &err);
       break;
     default:
       rc = sp_proto_set_error (&err, SP_ERR_UNKNOWN_TYPE, "not a request");
@@ -212,7 +196,7 @@ read_file_input (RunnerServer *server)
   char buf[65536];
 
   if (runner_engine_active (server->engine) >= server->config->max_concurrent
-      || server->out.len > OUT_LOW_WATER)
+      || server->out.buf.len > RUNNER_OUTBOX_LOW_WATER)
     return false; /* a run ending or the client reading wakes the loop */
   ssize_t n = read (server->in.fd, buf, sizeof buf);
   if (n < 0 && errno == EINTR)
@@ -235,9 +219,9 @@ on_output_ready (void *data, int fd, uint32_t events)
 
   if (events & EPOLLERR)
     {
-      server->out_broken = true;
+      server->out.broken = true;
       server->stopping = true;
-      buf_clear (&server->out);
+      buf_clear (&server->out.buf);
     }
   flush_out (server);
 }
@@ -298,7 +282,7 @@ serving (RunnerServer *server)
   if (server->stopping)
     return false;
   if (server->in_file && server->in_done && runner_engine_active (server->engine) == 0
-      && (server->out.len == 0 || server->out_broken))
+      && (server->out.buf.len == 0 || server->out.broken))
     return false;
   return true;
 }
@@ -306,7 +290,7 @@ serving (RunnerServer *server)
 int
 runner_server_run (const RunnerConfig *config, RunnerLanguages *langs, int in_fd, int out_fd)
 {
-  RunnerServer server = { .config = config };
+  RunnerServer server = { .config = config, .langs = langs };
   RunnerSink sink = { .event = on_event, .quit = on_quit };
   bool out_file = false;
 
@@ -315,6 +299,7 @@ runner_server_run (const RunnerConfig *config, RunnerLanguages *langs, int in_fd
     die_with_error ("cannot use fd %d for requests", in_fd);
   if (own_fd (out_fd, O_WRONLY, &out_file, &server.events) != 0)
     die_with_error ("cannot use fd %d for events", out_fd);
+  server.out.fd = server.events.fd;
   server.reader = sp_frame_reader_new (SP_PROTO_MAX_FRAME);
   server.engine = runner_engine_new (config, langs, &sink, &server);
 
@@ -327,8 +312,8 @@ runner_server_run (const RunnerConfig *config, RunnerLanguages *langs, int in_fd
     }
   if (!out_file)
     {
-      server.out_watch = runner_loop_watch (loop, server.events.fd, 0, on_output_ready, &server);
-      if (server.out_watch == NULL)
+      server.out.watch = runner_loop_watch (loop, server.events.fd, 0, on_output_ready, &server);
+      if (server.out.watch == NULL)
         die_with_error ("cannot watch fd %d for events", out_fd);
     }
 
@@ -346,17 +331,17 @@ runner_server_run (const RunnerConfig *config, RunnerLanguages *langs, int in_fd
    * client may still listen, then clean up. */
   runner_engine_kill_all (server.engine);
   int64_t give_up = now_ns () + SHUTDOWN_NS;
-  while ((runner_engine_active (server.engine) > 0 || (server.out.len > 0 && !server.out_broken))
+  while ((runner_engine_active (server.engine) > 0 || (server.out.buf.len > 0 && !server.out.broken))
          && now_ns () < give_up)
     if (runner_engine_iterate (server.engine, 100) < 0)
       break;
 
   runner_loop_unwatch (loop, server.in_watch);
-  runner_loop_unwatch (loop, server.out_watch);
-  server.out_watch = NULL;
+  runner_loop_unwatch (loop, server.out.watch);
+  server.out.watch = NULL;
   runner_engine_free (server.engine);
   sp_frame_reader_free (server.reader);
-  buf_clear (&server.out);
+  buf_clear (&server.out.buf);
   /* In this order: with one socket for both, in holds the flags it had
    * before we touched it. */
   release_fd (&server.events);

@@ -102,7 +102,11 @@ _runner_run_spawn_warm (RunnerRun *run, const RunnerSpawnSpec *spec, char *const
   const char *why = NULL;
   Buf buf = { 0 };
 
-  if (engine->warm == NULL || strcmp (run->lang->name, "python") != 0)
+  /* A run in an environment has its own interpreter and site-packages,
+   * and an install step its own writable and read-only directories: the
+   * warm parent (the system's python3 with the runner's plan) is neither. */
+  if (engine->warm == NULL || strcmp (run->lang->name, "python") != 0 || run->env.dir != NULL
+      || run->env_writable || run->extra_ro != NULL)
     return -1;
   /* A policy that ran cold once gets a parent for its next runs. */
   runner_warm_start (engine->warm, run->req.network);

@@ -1,0 +1,356 @@
+/* sp-activity-window.c: what assistants run through sandpad-mcp, live.
+ *
+ * Built in code like SpHistoryWindow: a list bound to the model and a
+ * detail pane rebuilt (at most once per main-loop turn) when the shown
+ * run changes. */
+#define G_LOG_DOMAIN "sp-activity-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "sp-activity-window.h"
+
+struct _SpActivityWindow
+{
+  AdwWindow parent_instance;
+
+  SpActivityModel *model;
+  GtkListBox *list;
+  GtkLabel *title;
+  GtkLabel *status;
+  GtkWidget *stop_button;
+  GtkTextView *text_view;
+  GtkLabel *empty;
+
+  SpActivityRun *shown;
+  gulong shown_changed_id;
+  guint refresh_id;
+};
+
+G_DEFINE_FINAL_TYPE (SpActivityWindow, sp_activity_window, ADW_TYPE_WINDOW)
+
+static char *
+first_line (const char *text)
+{
+  const char *nl = text ? strchr (text, '\n') : NULL;
+
+  if (text == NULL)
+    return g_strdup ("");
+  return nl ? g_strdup_printf ("%.*s…", (int) (nl - text), text) : g_strdup (text);
+}
+
+static void
+update_row (GtkLabel *label, SpActivityRun *run)
+{
+  g_autofree char *what = first_line (sp_activity_run_get_source (run));
+  g_autofree char *how = sp_activity_run_describe (run);
+  g_autofree char *text = g_strdup_printf ("%s · %s\n%s", sp_activity_run_get_tool (run)
+                                                              ? sp_activity_run_get_tool (run)
+                                                              : "?",
+                                           what, how);
+
+  gtk_label_set_text (label, text);
+  if (sp_activity_run_is_running (run) || sp_activity_run_get_exit_code (run) == 0)
+    gtk_widget_remove_css_class (GTK_WIDGET (label), "error");
+  else
+    gtk_widget_add_css_class (GTK_WIDGET (label), "error");
+}
+
+static GtkWidget *
+create_row (gpointer item, gpointer user_data)
+{
+  SpActivityRun *run = item;
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  gtk_widget_set_margin_start (label, 8);
+  gtk_widget_set_margin_end (label, 8);
+  gtk_widget_set_margin_top (label, 6);
+  gtk_widget_set_margin_bottom (label, 6);
+  update_row (GTK_LABEL (label), run);
+  g_signal_connect_object (run, "changed", G_CALLBACK (update_row), label, G_CONNECT_SWAPPED);
+  return label;
+}
+
+static void
+append_tagged (GtkTextBuffer *buffer, const char *text, const char *tag)
+{
+  GtkTextIter end;
+
+  gtk_text_buffer_get_end_iter (buffer, &end);
+  if (tag != NULL)
+    gtk_text_buffer_insert_with_tags_by_name (buffer, &end, text, -1, tag, NULL);
+  else
+    gtk_text_buffer_insert (buffer, &end, text, -1);
+}
+
+static void
+refresh (SpActivityWindow *self)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->text_view);
+  SpActivityRun *run = self->shown;
+  g_autofree char *title = NULL;
+  g_autofree char *how = NULL;
+  GArray *output;
+  const char *const *files;
+
+  gtk_widget_set_visible (GTK_WIDGET (self->empty), run == NULL);
+  gtk_text_buffer_set_text (buffer, "", 0);
+  if (run == NULL)
+    {
+      gtk_label_set_text (self->title, "");
+      gtk_label_set_text (self->status, "");
+      gtk_widget_set_sensitive (self->stop_button, FALSE);
+      return;
+    }
+  /* TRANSLATORS: tool · language · "in" workspace · time */
+  title = g_strdup_printf (_("%s · %s · in %s · %s"),
+                           sp_activity_run_get_tool (run) ? sp_activity_run_get_tool (run) : "?",
+                           sp_activity_run_get_language (run) ? sp_activity_run_get_language (run)
+                                                              : _("shell"),
+                           sp_activity_run_get_workspace (run) ? sp_activity_run_get_workspace (run)
+                                                               : _("a private directory"),
+                           sp_activity_run_get_time (run) ? sp_activity_run_get_time (run) : "");
+  gtk_label_set_text (self->title, title);
+  how = sp_activity_run_describe (run);
+  gtk_label_set_text (self->status, how);
+  gtk_widget_set_sensitive (self->stop_button, sp_activity_run_is_running (run));
+
+  append_tagged (buffer, sp_activity_run_get_source (run) ? sp_activity_run_get_source (run) : "",
+                 "code");
+  append_tagged (buffer, "\n\n", NULL);
+  if (sp_activity_run_get_diff (run) != NULL)
+    {
+      append_tagged (buffer, sp_activity_run_get_diff (run), "code");
+      append_tagged (buffer, "\n", NULL);
+    }
+  output = sp_activity_run_get_output (run);
+  for (guint i = 0; i < output->len; i++)
+    {
+      SpActivityChunk *chunk = &g_array_index (output, SpActivityChunk, i);
+      append_tagged (buffer, chunk->text, chunk->is_stderr ? "stderr" : NULL);
+    }
+  if (sp_activity_run_get_error (run) != NULL)
+    {
+      append_tagged (buffer, "\n", NULL);
+      append_tagged (buffer, sp_activity_run_get_error (run), "stderr");
+      append_tagged (buffer, "\n", NULL);
+    }
+  files = sp_activity_run_get_files (run);
+  for (guint i = 0; files != NULL && files[i] != NULL; i++)
+    {
+      /* TRANSLATORS: a file (a plot, say) the assistant's run made */
+      g_autofree char *line = g_strdup_printf (_("Made %s\n"), files[i]);
+      append_tagged (buffer, line, "file");
+    }
+}
+
+static gboolean
+refresh_idle (gpointer data)
+{
+  SpActivityWindow *self = data;
+
+  self->refresh_id = 0;
+  refresh (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+queue_refresh (SpActivityWindow *self)
+{
+  if (self->refresh_id == 0)
+    self->refresh_id = g_idle_add (refresh_idle, self);
+}
+
+static void
+show_run (SpActivityWindow *self, SpActivityRun *run)
+{
+  if (self->shown != NULL)
+    g_clear_signal_handler (&self->shown_changed_id, self->shown);
+  g_set_object (&self->shown, run);
+  if (run != NULL)
+    self->shown_changed_id = g_signal_connect_object (run, "changed", G_CALLBACK (queue_refresh),
+                                                      self, G_CONNECT_SWAPPED);
+  refresh (self);
+}
+
+static void
+on_row_selected (GtkListBox *list, GtkListBoxRow *row, SpActivityWindow *self)
+{
+  g_autoptr (SpActivityRun) run = NULL;
+
+  if (row == NULL)
+    return;
+  run = g_list_model_get_item (G_LIST_MODEL (self->model), gtk_list_box_row_get_index (row));
+  show_run (self, run);
+}
+
+/* A new run is what a person watching wants to see. */
+static void
+on_run_added (SpActivityModel *model, SpActivityRun *run, SpActivityWindow *self)
+{
+  GtkListBoxRow *row;
+
+  row = gtk_list_box_get_row_at_index (self->list, (int) g_list_model_get_n_items (
+                                                     G_LIST_MODEL (model)) - 1);
+  if (row != NULL)
+    gtk_list_box_select_row (self->list, row);
+}
+
+static void
+on_stop_clicked (GtkButton *button, SpActivityWindow *self)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (self->shown == NULL)
+    return;
+  if (!sp_activity_model_request_stop (self->model, sp_activity_run_get_id (self->shown), &error))
+    gtk_label_set_text (self->status, error->message);
+  else
+    gtk_label_set_text (self->status, _("Stopping…"));
+}
+
+static void
+sp_activity_window_dispose (GObject *object)
+{
+  SpActivityWindow *self = SP_ACTIVITY_WINDOW (object);
+
+  if (self->shown != NULL)
+    g_clear_signal_handler (&self->shown_changed_id, self->shown);
+  g_clear_object (&self->shown);
+  g_clear_handle_id (&self->refresh_id, g_source_remove);
+  if (self->list != NULL)
+    g_signal_handlers_disconnect_by_data (self->list, self);
+  self->list = NULL;
+  g_clear_object (&self->model);
+  G_OBJECT_CLASS (sp_activity_window_parent_class)->dispose (object);
+}
+
+static void
+sp_activity_window_class_init (SpActivityWindowClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = sp_activity_window_dispose;
+}
+
+static GtkWidget *
+scrolled (GtkWidget *child)
+{
+  GtkWidget *sw = gtk_scrolled_window_new ();
+
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (sw), child);
+  gtk_widget_set_vexpand (sw, TRUE);
+  gtk_widget_set_hexpand (sw, TRUE);
+  return sw;
+}
+
+static GtkLabel *
+make_label (const char *css_class)
+{
+  GtkLabel *label = GTK_LABEL (gtk_label_new (NULL));
+
+  gtk_label_set_xalign (label, 0);
+  gtk_label_set_wrap (label, TRUE);
+  gtk_label_set_selectable (label, TRUE);
+  gtk_widget_set_margin_start (GTK_WIDGET (label), 8);
+  gtk_widget_set_margin_top (GTK_WIDGET (label), 4);
+  if (css_class != NULL)
+    gtk_widget_add_css_class (GTK_WIDGET (label), css_class);
+  return label;
+}
+
+static void
+sp_activity_window_init (SpActivityWindow *self)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *header = adw_header_bar_new ();
+  GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
+  GtkWidget *right = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkTextBuffer *buffer;
+
+  gtk_window_set_title (GTK_WINDOW (self), _("Assistant Activity"));
+  gtk_window_set_default_size (GTK_WINDOW (self), 960, 600);
+
+  self->stop_button = gtk_button_new_with_mnemonic (_("_Stop"));
+  gtk_widget_add_css_class (self->stop_button, "destructive-action");
+  gtk_widget_set_tooltip_text (self->stop_button, _("Ask sandpad-mcp to stop this run"));
+  g_signal_connect_object (self->stop_button, "clicked", G_CALLBACK (on_stop_clicked), self, 0);
+  adw_header_bar_pack_end (ADW_HEADER_BAR (header), self->stop_button);
+  gtk_box_append (GTK_BOX (box), header);
+
+  self->list = GTK_LIST_BOX (gtk_list_box_new ());
+  gtk_list_box_set_selection_mode (self->list, GTK_SELECTION_BROWSE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->list), "navigation-sidebar");
+  g_signal_connect_object (self->list, "row-selected", G_CALLBACK (on_row_selected), self, 0);
+  gtk_paned_set_start_child (GTK_PANED (paned), scrolled (GTK_WIDGET (self->list)));
+  gtk_paned_set_position (GTK_PANED (paned), 340);
+
+  self->title = make_label ("heading");
+  self->status = make_label ("sp-activity-status");
+  self->empty = make_label ("dim-label");
+  gtk_label_set_text (self->empty,
+                      _("No assistant has run anything yet. Runs that AI assistants make "
+                        "through sandpad-mcp on this computer show here as they happen."));
+  gtk_box_append (GTK_BOX (right), GTK_WIDGET (self->title));
+  gtk_box_append (GTK_BOX (right), GTK_WIDGET (self->status));
+  gtk_box_append (GTK_BOX (right), GTK_WIDGET (self->empty));
+  self->text_view = GTK_TEXT_VIEW (gtk_text_view_new ());
+  gtk_text_view_set_editable (self->text_view, FALSE);
+  gtk_text_view_set_monospace (self->text_view, TRUE);
+  gtk_text_view_set_wrap_mode (self->text_view, GTK_WRAP_WORD_CHAR);
+  gtk_text_view_set_left_margin (self->text_view, 8);
+  gtk_text_view_set_top_margin (self->text_view, 8);
+  buffer = gtk_text_view_get_buffer (self->text_view);
+  gtk_text_buffer_create_tag (buffer, "code", "paragraph-background", "rgba(127,127,127,0.12)",
+                              NULL);
+  gtk_text_buffer_create_tag (buffer, "stderr", "foreground", "#c01c28", NULL);
+  gtk_text_buffer_create_tag (buffer, "file", "style", PANGO_STYLE_ITALIC, NULL);
+  gtk_box_append (GTK_BOX (right), scrolled (GTK_WIDGET (self->text_view)));
+  gtk_paned_set_end_child (GTK_PANED (paned), right);
+  gtk_widget_set_vexpand (paned, TRUE);
+  gtk_box_append (GTK_BOX (box), paned);
+  adw_window_set_content (ADW_WINDOW (self), box);
+}
+
+SpActivityWindow *
+sp_activity_window_new (GtkApplication *app, SpActivityModel *model)
+{
+  SpActivityWindow *self = g_object_new (SP_TYPE_ACTIVITY_WINDOW, "application", app, NULL);
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (model));
+
+  self->model = g_object_ref (model);
+  gtk_list_box_bind_model (self->list, G_LIST_MODEL (model), create_row, self, NULL);
+  g_signal_connect_object (model, "run-added", G_CALLBACK (on_run_added), self, G_CONNECT_AFTER);
+  if (n > 0)
+    gtk_list_box_select_row (self->list, gtk_list_box_get_row_at_index (self->list, (int) n - 1));
+  else
+    refresh (self);
+  return self;
+}
+
+SpActivityRun *
+sp_activity_window_get_shown (SpActivityWindow *self)
+{
+  g_return_val_if_fail (SP_IS_ACTIVITY_WINDOW (self), NULL);
+  return self->shown;
+}
+
+char *
+sp_activity_window_get_text (SpActivityWindow *self)
+{
+  GtkTextBuffer *buffer;
+  GtkTextIter start, end;
+
+  g_return_val_if_fail (SP_IS_ACTIVITY_WINDOW (self), NULL);
+  buffer = gtk_text_view_get_buffer (self->text_view);
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}
+
+const char *
+sp_activity_window_get_status (SpActivityWindow *self)
+{
+  g_return_val_if_fail (SP_IS_ACTIVITY_WINDOW (self), NULL);
+  return gtk_label_get_text (self->status);
+}

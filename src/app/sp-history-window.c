@@ -1,0 +1,334 @@
+/* sp-history-window.c: the runs of one file, and what changed between them.
+ *
+ * Built in code rather than from a template: it is a list, a text pane and
+ * two buttons, all filled from the store when it opens. */
+#define G_LOG_DOMAIN "sp-history-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "sp-history-window.h"
+
+struct _SpHistoryWindow
+{
+  AdwWindow parent_instance;
+
+  GtkListBox *list;
+  GtkTextView *text_view;
+  GtkWidget *changes_button;
+  GtkWidget *restore_button;
+  GtkLabel *note;
+
+  GPtrArray *runs; /* of SpRunRecord, oldest first */
+};
+
+enum
+{
+  RESTORE_CODE,
+  N_SIGNALS
+};
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (SpHistoryWindow, sp_history_window, ADW_TYPE_WINDOW)
+
+/* The run a list row stands for; rows are newest first. */
+static SpRunRecord *
+selected_run (SpHistoryWindow *self, SpRunRecord **before)
+{
+  GtkListBoxRow *row = gtk_list_box_get_selected_row (self->list);
+  guint index;
+
+  if (before != NULL)
+    *before = NULL;
+  if (row == NULL || self->runs == NULL || self->runs->len == 0)
+    return NULL;
+  index = self->runs->len - 1 - (guint) gtk_list_box_row_get_index (row);
+  if (before != NULL && index > 0)
+    *before = g_ptr_array_index (self->runs, index - 1);
+  return g_ptr_array_index (self->runs, index);
+}
+
+/* Colours the lines of a unified diff: added green, removed red. */
+static void
+tint_diff_lines (GtkTextBuffer *buffer)
+{
+  GtkTextIter line, end;
+
+  gtk_text_buffer_get_start_iter (buffer, &line);
+  while (!gtk_text_iter_is_end (&line))
+    {
+      g_autofree char *start = NULL;
+      const char *tag;
+
+      end = line;
+      if (!gtk_text_iter_ends_line (&end))
+        gtk_text_iter_forward_to_line_end (&end);
+      start = gtk_text_iter_get_slice (&line, &end);
+      /* "--- " and "+++ " name the two sides; they are not lines of them */
+      if (g_str_has_prefix (start, "--- ") || g_str_has_prefix (start, "+++ "))
+        tag = "header";
+      else
+        tag = start[0] == '+' ? "added" : start[0] == '-' ? "removed"
+                                        : start[0] == '@' ? "hunk" : NULL;
+      if (tag != NULL)
+        gtk_text_buffer_apply_tag_by_name (buffer, tag, &line, &end);
+      if (!gtk_text_iter_forward_line (&line))
+        break;
+    }
+}
+
+static void
+show_text (SpHistoryWindow *self, const char *text, gboolean diff)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->text_view);
+
+  gtk_text_buffer_set_text (buffer, text, -1);
+  if (diff)
+    tint_diff_lines (buffer);
+}
+
+static void
+show_run (SpHistoryWindow *self)
+{
+  SpRunRecord *run = selected_run (self, NULL);
+  g_autoptr (GString) text = g_string_new (NULL);
+
+  gtk_widget_set_sensitive (self->restore_button, run != NULL);
+  gtk_widget_set_sensitive (self->changes_button, run != NULL && self->runs->len > 1);
+  if (run == NULL)
+    {
+      show_text (self, "", FALSE);
+      return;
+    }
+  g_string_append_printf (text, "%s\n", run->end);
+  if (run->error != NULL)
+    g_string_append_printf (text, _("Error: %s\n"), run->error);
+  for (guint i = 0; run->files != NULL && run->files[i] != NULL; i++)
+    g_string_append_printf (text, _("File: %s\n"), run->files[i]);
+  g_string_append_printf (text, _("\n── Code (%s) ──\n%s"), run->language, run->code);
+  if (!g_str_has_suffix (run->code, "\n"))
+    g_string_append_c (text, '\n');
+  g_string_append_printf (text, _("\n── stdout ──\n%s"), run->stdout_text);
+  if (*run->stderr_text != '\0')
+    g_string_append_printf (text, _("\n── stderr ──\n%s"), run->stderr_text);
+  if (run->output_cut)
+    g_string_append (text, _("\n(The output was longer; its start is kept.)\n"));
+  show_text (self, text->str, FALSE);
+}
+
+void
+sp_history_window_show_changes (SpHistoryWindow *self)
+{
+  SpRunRecord *before = NULL;
+  SpRunRecord *run;
+  g_autoptr (SpRunComparison) comparison = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *body = NULL;
+  g_autofree char *text = NULL;
+
+  g_return_if_fail (SP_IS_HISTORY_WINDOW (self));
+  run = selected_run (self, &before);
+  if (run == NULL || before == NULL)
+    {
+      show_text (self, _("There is no earlier run to compare with."), FALSE);
+      return;
+    }
+  comparison = sp_run_record_compare (before, run);
+  line = sp_run_comparison_describe (comparison);
+  body = sp_run_comparison_to_text (comparison, before, run);
+  text = g_strdup_printf ("%s\n\n%s", line, body);
+  show_text (self, text, TRUE);
+}
+
+static void
+on_changes_clicked (GtkButton *button, SpHistoryWindow *self)
+{
+  sp_history_window_show_changes (self);
+}
+
+static void
+on_restore_clicked (GtkButton *button, SpHistoryWindow *self)
+{
+  SpRunRecord *run = selected_run (self, NULL);
+
+  if (run != NULL)
+    g_signal_emit (self, signals[RESTORE_CODE], 0, run->code, run->language);
+}
+
+static void
+on_row_selected (GtkListBox *list, GtkListBoxRow *row, SpHistoryWindow *self)
+{
+  show_run (self);
+}
+
+static GtkWidget *
+make_row (SpRunRecord *run)
+{
+  g_autoptr (GDateTime) when = g_date_time_new_from_unix_local (run->time_us / G_USEC_PER_SEC);
+  g_autofree char *time = g_date_time_format (when, "%x %X");
+  g_autofree char *line = NULL;
+  GtkWidget *label;
+
+  /* TRANSLATORS: a run in the history: date and time, seconds it took, then
+   * on a line of its own how it ended */
+  line = g_strdup_printf (_("%s · %.2f s\n%s"), time, run->duration_ms / 1000.0, run->end);
+  label = gtk_label_new (line);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  gtk_widget_set_margin_start (label, 8);
+  gtk_widget_set_margin_end (label, 8);
+  gtk_widget_set_margin_top (label, 6);
+  gtk_widget_set_margin_bottom (label, 6);
+  if (!run->succeeded)
+    gtk_widget_add_css_class (label, "error");
+  return label;
+}
+
+static void
+sp_history_window_dispose (GObject *object)
+{
+  SpHistoryWindow *self = SP_HISTORY_WINDOW (object);
+
+  /* The list unselects its rows as it goes; nothing is left to show. */
+  if (self->list != NULL)
+    g_signal_handlers_disconnect_by_data (self->list, self);
+  self->list = NULL;
+  g_clear_pointer (&self->runs, g_ptr_array_unref);
+  G_OBJECT_CLASS (sp_history_window_parent_class)->dispose (object);
+}
+
+static void
+sp_history_window_class_init (SpHistoryWindowClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = sp_history_window_dispose;
+  signals[RESTORE_CODE] = g_signal_new ("restore-code", G_TYPE_FROM_CLASS (klass),
+                                        G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 2,
+                                        G_TYPE_STRING, G_TYPE_STRING);
+}
+
+static GtkWidget *
+scrolled (GtkWidget *child)
+{
+  GtkWidget *sw = gtk_scrolled_window_new ();
+
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (sw), child);
+  gtk_widget_set_vexpand (sw, TRUE);
+  gtk_widget_set_hexpand (sw, TRUE);
+  return sw;
+}
+
+static void
+sp_history_window_init (SpHistoryWindow *self)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *header = adw_header_bar_new ();
+  GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
+  GtkWidget *right = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkTextBuffer *buffer;
+
+  gtk_window_set_title (GTK_WINDOW (self), _("Run History"));
+  gtk_window_set_default_size (GTK_WINDOW (self), 900, 560);
+  self->runs = g_ptr_array_new_with_free_func ((GDestroyNotify) sp_run_record_free);
+
+  self->changes_button = gtk_button_new_with_mnemonic (_("_Changes since last run"));
+  self->restore_button = gtk_button_new_with_mnemonic (_("_Restore this code"));
+  gtk_widget_set_tooltip_text (self->restore_button,
+                               _("Put this run's code in the editor (undo takes it back)"));
+  g_signal_connect_object (self->changes_button, "clicked", G_CALLBACK (on_changes_clicked), self,
+                           0);
+  g_signal_connect_object (self->restore_button, "clicked", G_CALLBACK (on_restore_clicked), self,
+                           0);
+  adw_header_bar_pack_start (ADW_HEADER_BAR (header), self->changes_button);
+  adw_header_bar_pack_end (ADW_HEADER_BAR (header), self->restore_button);
+  gtk_box_append (GTK_BOX (box), header);
+
+  self->note = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_wrap (self->note, TRUE);
+  gtk_label_set_xalign (self->note, 0);
+  gtk_widget_add_css_class (GTK_WIDGET (self->note), "warning");
+  gtk_widget_set_visible (GTK_WIDGET (self->note), FALSE);
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->note));
+
+  self->list = GTK_LIST_BOX (gtk_list_box_new ());
+  gtk_list_box_set_selection_mode (self->list, GTK_SELECTION_BROWSE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->list), "navigation-sidebar");
+  g_signal_connect_object (self->list, "row-selected", G_CALLBACK (on_row_selected), self, 0);
+  gtk_paned_set_start_child (GTK_PANED (paned), scrolled (GTK_WIDGET (self->list)));
+  gtk_paned_set_position (GTK_PANED (paned), 340);
+
+  self->text_view = GTK_TEXT_VIEW (gtk_text_view_new ());
+  gtk_text_view_set_editable (self->text_view, FALSE);
+  gtk_text_view_set_monospace (self->text_view, TRUE);
+  gtk_text_view_set_left_margin (self->text_view, 8);
+  gtk_text_view_set_top_margin (self->text_view, 8);
+  gtk_widget_add_css_class (GTK_WIDGET (self->text_view), "sp-history-text");
+  buffer = gtk_text_view_get_buffer (self->text_view);
+  gtk_text_buffer_create_tag (buffer, "added", "paragraph-background", "rgba(46,194,126,0.22)",
+                              NULL);
+  gtk_text_buffer_create_tag (buffer, "removed", "paragraph-background", "rgba(224,27,36,0.18)",
+                              NULL);
+  gtk_text_buffer_create_tag (buffer, "hunk", "foreground", "#1c71d8", NULL);
+  gtk_text_buffer_create_tag (buffer, "header", "weight", PANGO_WEIGHT_BOLD, NULL);
+  gtk_text_view_set_wrap_mode (self->text_view, GTK_WRAP_WORD_CHAR);
+  gtk_box_append (GTK_BOX (right), scrolled (GTK_WIDGET (self->text_view)));
+  gtk_paned_set_end_child (GTK_PANED (paned), right);
+  gtk_widget_set_vexpand (paned, TRUE);
+  gtk_box_append (GTK_BOX (box), paned);
+  adw_window_set_content (ADW_WINDOW (self), box);
+}
+
+SpHistoryWindow *
+sp_history_window_new (GtkWindow *parent, SpRunHistory *history, const char *key)
+{
+  SpHistoryWindow *self = g_object_new (SP_TYPE_HISTORY_WINDOW, "transient-for", parent, NULL);
+  g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+
+  g_clear_pointer (&self->runs, g_ptr_array_unref);
+  self->runs = sp_run_history_list (history, key, warnings);
+  for (guint i = self->runs->len; i-- > 0;)
+    gtk_list_box_append (self->list, make_row (g_ptr_array_index (self->runs, i)));
+  if (warnings->len > 0)
+    {
+      g_ptr_array_add (warnings, NULL);
+      g_autofree char *text = g_strjoinv ("\n", (char **) warnings->pdata);
+      gtk_label_set_text (self->note, text);
+      gtk_widget_set_visible (GTK_WIDGET (self->note), TRUE);
+    }
+  if (self->runs->len == 0)
+    show_text (self, _("This file has no runs yet."), FALSE);
+  else
+    sp_history_window_select (self, 0);
+  show_run (self);
+  return self;
+}
+
+void
+sp_history_window_select (SpHistoryWindow *self, guint index)
+{
+  GtkListBoxRow *row;
+
+  g_return_if_fail (SP_IS_HISTORY_WINDOW (self));
+  row = gtk_list_box_get_row_at_index (self->list, (int) index);
+  if (row != NULL)
+    gtk_list_box_select_row (self->list, row);
+}
+
+guint
+sp_history_window_get_n_runs (SpHistoryWindow *self)
+{
+  g_return_val_if_fail (SP_IS_HISTORY_WINDOW (self), 0);
+  return self->runs->len;
+}
+
+char *
+sp_history_window_get_text (SpHistoryWindow *self)
+{
+  GtkTextBuffer *buffer;
+  GtkTextIter start, end;
+
+  g_return_val_if_fail (SP_IS_HISTORY_WINDOW (self), NULL);
+  buffer = gtk_text_view_get_buffer (self->text_view);
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}

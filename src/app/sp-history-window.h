@@ -1,0 +1,34 @@
+/* sp-history-window.h: the runs of one file, and what changed between them.
+ *
+ * A list of the file's runs (newest first: time, duration, how it ended);
+ * the selected run's code and output beside it, or with "Changes since
+ * last run" its difference from the run before it (stdout and stderr line
+ * by line, and what happened to the error). "Restore this code" emits
+ * restore-code; the editor window puts the code back as one undoable
+ * edit. */
+#pragma once
+
+#include <adwaita.h>
+
+#include "sp-run-history.h"
+
+G_BEGIN_DECLS
+
+#define SP_TYPE_HISTORY_WINDOW (sp_history_window_get_type ())
+G_DECLARE_FINAL_TYPE (SpHistoryWindow, sp_history_window, SP, HISTORY_WINDOW, AdwWindow)
+
+/* Lists key's runs in history; skipped files are named in the window. */
+SpHistoryWindow *sp_history_window_new (GtkWindow *parent, SpRunHistory *history,
+                                        const char *key);
+
+/* Selects the run index places from the newest (0: the newest). */
+void sp_history_window_select (SpHistoryWindow *self, guint index);
+/* Shows how the selected run differs from the one before it. */
+void sp_history_window_show_changes (SpHistoryWindow *self);
+guint sp_history_window_get_n_runs (SpHistoryWindow *self);
+/* What the text pane shows now (for tests and copying). */
+char *sp_history_window_get_text (SpHistoryWindow *self);
+
+/* "restore-code" (const char *code, const char *language) */
+
+G_END_DECLS

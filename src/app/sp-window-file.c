@@ -1,0 +1,614 @@
+/* sp-window-file.c: the window's file on disk, watched.
+ *
+ * An assistant (sandpad-mcp's edit_and_execute), another editor or a
+ * script may change the file while it is open. A change with no unsaved
+ * edits reloads the editor, keeping the cursor's line and the scroll
+ * position, and tints the changed lines for a few seconds. With unsaved
+ * edits nothing is overwritten: a bar offers Reload, Keep Mine and
+ * Compare. A deleted or moved file keeps its text, which Save writes back;
+ * a rename the monitor reports is followed.
+ *
+ * Every monitor event only schedules a look at the file a moment later:
+ * an atomic replace (write a temporary file, rename it over ours) is a
+ * burst of events, and what counts is what the file holds afterwards,
+ * compared with what we last knew it to hold. So our own saves, and a
+ * touch that changes nothing, are no change. */
+#define G_LOG_DOMAIN "sp-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+#include "sp-app-session.h"
+#include "sp-compare-window.h"
+#include "sp-line-diff.h"
+#include "sp-window-private.h"
+
+/* Events come in bursts; the file is read once they stop. */
+#define CHECK_DELAY_MS 150
+/* How long changed lines stay tinted after a reload. */
+#define CHANGED_MARK_MS 4000
+/* Run on change waits for edits and saves to settle. */
+#define RERUN_DELAY_MS 300
+#define RERUN_MAX_TRIES 100
+/* Files remembered for Run on change. */
+#define RUN_ON_CHANGE_MAX 200
+
+static void check_file (SpWindow *self);
+static void add_recent (SpWindow *self);
+
+char *
+_sp_window_get_text (SpWindow *self)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+  GtkTextIter start, end;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}
+
+/* Puts value (owned) in *slot, dropping what was there. */
+static void
+set_bytes (GBytes **slot, GBytes *value)
+{
+  g_clear_pointer (slot, g_bytes_unref);
+  *slot = value;
+}
+
+static gboolean
+bytes_equal_text (GBytes *bytes, const char *text)
+{
+  gsize len = 0;
+  const char *data = bytes != NULL ? g_bytes_get_data (bytes, &len) : NULL;
+
+  return bytes != NULL && len == strlen (text) && (len == 0 || memcmp (data, text, len) == 0);
+}
+
+static char *
+file_name (SpWindow *self)
+{
+  return self->file != NULL ? g_file_get_basename (self->file) : g_strdup (_("Untitled"));
+}
+
+/* ---- Run on change ---- */
+
+static gboolean
+remembered (SpWindow *self)
+{
+  g_auto (GStrv) files = g_settings_get_strv (self->settings, "run-on-change-files");
+  g_autofree char *uri = self->file ? g_file_get_uri (self->file) : NULL;
+
+  return uri != NULL && g_strv_contains ((const char *const *) files, uri);
+}
+
+/* The toggle is remembered per file: the list holds the files it is on for. */
+static void
+remember (SpWindow *self, gboolean on)
+{
+  g_auto (GStrv) files = g_settings_get_strv (self->settings, "run-on-change-files");
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+  g_autofree char *uri = NULL;
+  g_auto (GStrv) result = NULL;
+  guint n = g_strv_length (files);
+
+  if (self->file == NULL)
+    return;
+  uri = g_file_get_uri (self->file);
+  if (on)
+    g_strv_builder_add (builder, uri);
+  /* Newest first; the oldest fall off the end. */
+  for (guint i = 0, kept = on; i < n && kept < RUN_ON_CHANGE_MAX; i++)
+    if (!g_str_equal (files[i], uri))
+      {
+        g_strv_builder_add (builder, files[i]);
+        kept++;
+      }
+  result = g_strv_builder_end (builder);
+  g_settings_set_strv (self->settings, "run-on-change-files", (const char *const *) result);
+}
+
+static void
+set_run_on_change (SpWindow *self, gboolean on)
+{
+  GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), "run-on-change");
+
+  self->run_on_change = on;
+  g_simple_action_set_state (G_SIMPLE_ACTION (action), g_variant_new_boolean (on));
+  if (!on)
+    g_clear_handle_id (&self->rerun_id, g_source_remove);
+}
+
+static void
+on_run_on_change (GSimpleAction *action, GVariant *state, gpointer user_data)
+{
+  SpWindow *self = user_data;
+  gboolean on = g_variant_get_boolean (state);
+
+  set_run_on_change (self, on);
+  remember (self, on);
+}
+
+/* A run still going is stopped first; the new run starts once it has
+ * ended (and once the runner is ready, for a window just opened). */
+static gboolean
+rerun_tick (gpointer data)
+{
+  SpWindow *self = data;
+
+  if (self->rerun_tries++ > RERUN_MAX_TRIES)
+    {
+      self->rerun_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  if (self->running)
+    {
+      if (self->rerun_tries == 1)
+        _sp_window_stop_run (self);
+      return G_SOURCE_CONTINUE;
+    }
+  if (!sp_runner_supervisor_is_ready (self->supervisor))
+    return G_SOURCE_CONTINUE;
+  self->rerun_id = 0;
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.run", NULL);
+  return G_SOURCE_REMOVE;
+}
+
+void
+_sp_window_file_request_rerun (SpWindow *self)
+{
+  if (!self->run_on_change)
+    return;
+  g_clear_handle_id (&self->rerun_id, g_source_remove);
+  self->rerun_tries = 0;
+  self->rerun_id = g_timeout_add (RERUN_DELAY_MS, rerun_tick, self);
+}
+
+/* ---- reloading ---- */
+
+static gboolean
+clear_changed_tag (gpointer data)
+{
+  SpWindow *self = data;
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+  GtkTextIter start, end;
+
+  self->changed_tag_id = 0;
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  gtk_text_buffer_remove_tag (buffer, self->changed_tag, &start, &end);
+  return G_SOURCE_REMOVE;
+}
+
+/* Tints the lines of new that old did not have (for a deletion, the line
+ * that took its place), for a few seconds. */
+static void
+mark_changed_lines (SpWindow *self, const char *old_text, const char *new_text)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+  g_autoptr (SpLineDiff) diff = sp_line_diff (old_text, new_text);
+  int n_lines = gtk_text_buffer_get_line_count (buffer);
+
+  clear_changed_tag (self);
+  for (guint i = 0; i < diff->ops->len; i++)
+    {
+      const SpLineDiffOp *op = &g_array_index (diff->ops, SpLineDiffOp, i);
+      guint first = op->new_start, count = op->n_lines;
+      GtkTextIter start, end;
+
+      if (op->kind == SP_LINE_DIFF_EQUAL)
+        continue;
+      if (op->kind == SP_LINE_DIFF_DELETE)
+        count = 1;
+      if ((int) first >= n_lines)
+        first = (guint) MAX (n_lines - 1, 0);
+      gtk_text_buffer_get_iter_at_line (buffer, &start, (int) first);
+      gtk_text_buffer_get_iter_at_line (buffer, &end, (int) MIN (first + count - 1,
+                                                                 (guint) n_lines - 1));
+      gtk_text_iter_forward_to_line_end (&end);
+      gtk_text_buffer_apply_tag (buffer, self->changed_tag, &start, &end);
+    }
+  g_clear_handle_id (&self->changed_tag_id, g_source_remove);
+  self->changed_tag_id = g_timeout_add (CHANGED_MARK_MS, clear_changed_tag, self);
+}
+
+/* Puts text in the editor as the file's, keeping the cursor's line and
+ * the scroll position. One undoable step: Ctrl+Z brings back what the
+ * editor held before. */
+static void
+reload_with (SpWindow *self, GBytes *contents)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+  g_autofree char *old_text = _sp_window_get_text (self);
+  g_autofree char *new_text = NULL;
+  GtkTextIter iter, start, end;
+  GdkRectangle visible;
+  int line, offset, top_line;
+  gsize len = 0;
+  const char *data = g_bytes_get_data (contents, &len);
+
+  new_text = g_strndup (data, len);
+  gtk_text_buffer_get_iter_at_mark (buffer, &iter, gtk_text_buffer_get_insert (buffer));
+  line = gtk_text_iter_get_line (&iter);
+  offset = gtk_text_iter_get_line_offset (&iter);
+  /* The scroll position as the line at the top of the view: pixels are
+   * meaningless while the view measures the new text. */
+  gtk_text_view_get_visible_rect (GTK_TEXT_VIEW (self->source_view), &visible);
+  gtk_text_view_get_line_at_y (GTK_TEXT_VIEW (self->source_view), &iter, visible.y, NULL);
+  top_line = gtk_text_iter_get_line (&iter);
+  gtk_text_buffer_get_iter_at_mark (buffer, &iter, gtk_text_buffer_get_insert (buffer));
+
+  /* Not set_text: that would make the step irreversible. */
+  gtk_text_buffer_begin_user_action (buffer);
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  gtk_text_buffer_delete (buffer, &start, &end);
+  gtk_text_buffer_insert (buffer, &start, new_text, (int) len);
+  gtk_text_buffer_end_user_action (buffer);
+
+  line = MIN (line, gtk_text_buffer_get_line_count (buffer) - 1);
+  gtk_text_buffer_get_iter_at_line (buffer, &iter, line);
+  if (offset > 0 && !gtk_text_iter_ends_line (&iter))
+    {
+      gtk_text_iter_forward_to_line_end (&iter);
+      if (gtk_text_iter_get_line_offset (&iter) > offset)
+        gtk_text_iter_set_line_offset (&iter, offset);
+    }
+  gtk_text_buffer_place_cursor (buffer, &iter);
+  set_bytes (&self->disk_text, g_bytes_ref (contents));
+  gtk_text_buffer_set_modified (buffer, FALSE);
+  mark_changed_lines (self, old_text, new_text);
+  /* A mark: the view scrolls to it once it has measured the lines. */
+  gtk_text_buffer_get_iter_at_line (buffer, &iter, MIN (top_line,
+                                                        gtk_text_buffer_get_line_count (buffer)
+                                                          - 1));
+  gtk_text_buffer_move_mark (buffer, self->top_mark, &iter);
+  gtk_text_view_scroll_to_mark (GTK_TEXT_VIEW (self->source_view), self->top_mark, 0, TRUE, 0,
+                                0);
+  _sp_window_update_title (self);
+}
+
+static void
+close_compare (SpWindow *self)
+{
+  if (self->compare_window != NULL)
+    gtk_window_destroy (self->compare_window);
+}
+
+static void
+on_file_bar_response (SpReloadBar *bar, const char *response, SpWindow *self)
+{
+  if (g_str_equal (response, "reload") && self->pending_disk != NULL)
+    {
+      g_autoptr (GBytes) contents = g_steal_pointer (&self->pending_disk);
+      sp_reload_bar_hide (bar);
+      close_compare (self);
+      reload_with (self, contents);
+      _sp_window_file_request_rerun (self);
+    }
+  else if (g_str_equal (response, "keep"))
+    {
+      /* The disk's version is known and declined: not asked again until
+       * it changes once more. Save writes the editor's text over it. */
+      if (self->pending_disk != NULL)
+        set_bytes (&self->disk_text, g_steal_pointer (&self->pending_disk));
+      sp_reload_bar_hide (bar);
+      close_compare (self);
+    }
+  else if (g_str_equal (response, "compare") && self->pending_disk != NULL)
+    {
+      g_autofree char *name = file_name (self);
+      g_autofree char *mine = _sp_window_get_text (self);
+      gsize len = 0;
+      const char *data = g_bytes_get_data (self->pending_disk, &len);
+      g_autofree char *disk = g_strndup (data, len);
+      GtkWidget *window;
+
+      close_compare (self);
+      window = sp_compare_window_new (GTK_WINDOW (self), name, disk, mine);
+      self->compare_window = GTK_WINDOW (window);
+      g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &self->compare_window);
+      gtk_window_present (GTK_WINDOW (window));
+    }
+  else if (g_str_equal (response, "save"))
+    _sp_window_save (self, self->file, FALSE);
+  else if (g_str_equal (response, "dismiss"))
+    sp_reload_bar_hide (bar);
+}
+
+static void
+show_conflict (SpWindow *self, GBytes *contents)
+{
+  g_autofree char *name = file_name (self);
+  g_autofree char *message = g_strdup_printf (
+    _("“%s” changed on disk, and the editor has unsaved changes. Reload replaces them with the "
+      "file (Ctrl+Z brings them back); Keep Mine keeps the editor's text, which Save writes."),
+    name);
+
+  set_bytes (&self->pending_disk, g_bytes_ref (contents));
+  sp_reload_bar_show (self->file_bar, "changed", message, TRUE);
+  sp_reload_bar_add_button (self->file_bar, "compare", _("_Compare"),
+                            _("Show what differs between the file and the editor"));
+  sp_reload_bar_add_button (self->file_bar, "keep", _("_Keep Mine"),
+                            _("Keep the editor's text"));
+  sp_reload_bar_add_button (self->file_bar, "reload", _("_Reload"),
+                            _("Replace the editor's text with the file"));
+}
+
+static void
+show_gone (SpWindow *self, gboolean moved)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+  g_autofree char *name = file_name (self);
+  g_autofree char *message = g_strdup_printf (
+    moved ? _("“%s” was moved away on disk. The editor keeps its text; Save writes it back "
+              "under this name.")
+          : _("“%s” was deleted on disk. The editor keeps its text; Save creates the file "
+              "again."),
+    name);
+
+  g_clear_pointer (&self->disk_text, g_bytes_unref);
+  g_clear_pointer (&self->pending_disk, g_bytes_unref);
+  close_compare (self);
+  sp_reload_bar_show (self->file_bar, moved ? "moved" : "deleted", message, TRUE);
+  sp_reload_bar_add_button (self->file_bar, "save", _("_Save"), _("Write the editor's text"));
+  /* Nothing on disk holds this text any more: closing asks, autosave
+   * keeps a copy. */
+  gtk_text_buffer_set_modified (buffer, TRUE);
+}
+
+static void
+follow_rename (SpWindow *self, GFile *to)
+{
+  g_autofree char *name = g_file_get_basename (to);
+  g_autofree char *message = g_strdup_printf (_("The file was renamed to “%s”"), name);
+
+  g_set_object (&self->file, to);
+  g_clear_object (&self->renamed_to);
+  _sp_window_file_watch (self);
+  _sp_window_update_title (self);
+  _sp_window_toast (self, message);
+  add_recent (self);
+}
+
+static void
+check_ready (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (SpWindow) self = user_data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) contents = NULL;
+  g_autofree char *data = NULL;
+  g_autofree char *text = NULL;
+  GtkTextBuffer *buffer;
+  gsize len = 0;
+
+  if (!g_file_load_contents_finish (G_FILE (object), result, &data, &len, NULL, &error))
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        return;
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        {
+          g_debug ("cannot read the changed file: %s", error->message);
+          return;
+        }
+      /* Renamed within its folder, and nothing took its place: follow. */
+      if (self->renamed_to != NULL && g_file_query_exists (self->renamed_to, NULL))
+        follow_rename (self, self->renamed_to);
+      else if (g_strcmp0 (sp_reload_bar_get_kind (self->file_bar), "deleted") != 0
+               && g_strcmp0 (sp_reload_bar_get_kind (self->file_bar), "moved") != 0)
+        show_gone (self, self->renamed_to != NULL);
+      return;
+    }
+  if (!g_file_equal (G_FILE (object), self->file))
+    return;
+  g_clear_object (&self->renamed_to);
+  buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+  contents = g_bytes_new_take (g_steal_pointer (&data), len);
+  text = _sp_window_get_text (self);
+  if (self->disk_text != NULL && g_bytes_equal (contents, self->disk_text))
+    {
+      /* Our own save, or a touch; or the file went back to what we knew,
+       * which answers a pending question. */
+      if (g_strcmp0 (sp_reload_bar_get_kind (self->file_bar), "changed") == 0)
+        sp_reload_bar_hide (self->file_bar);
+      g_clear_pointer (&self->pending_disk, g_bytes_unref);
+      return;
+    }
+  if ((self->saving_text != NULL && g_bytes_equal (contents, self->saving_text))
+      || bytes_equal_text (contents, text))
+    {
+      /* The file holds what the editor holds (a save of ours on its way,
+       * or the same edit made twice): nothing to reload or ask. */
+      set_bytes (&self->disk_text, g_bytes_ref (contents));
+      sp_reload_bar_hide (self->file_bar);
+      return;
+    }
+  if (!g_utf8_validate (g_bytes_get_data (contents, NULL), (gssize) len, NULL)
+      || memchr (g_bytes_get_data (contents, NULL), '\0', len) != NULL)
+    {
+      g_autofree char *name = file_name (self);
+      g_autofree char *message = g_strdup_printf (
+        _("“%s” changed on disk and is no longer UTF-8 text. The editor keeps its text."), name);
+      g_clear_pointer (&self->disk_text, g_bytes_unref);
+      sp_reload_bar_show (self->file_bar, "not-text", message, TRUE);
+      sp_reload_bar_add_button (self->file_bar, "dismiss", _("_Dismiss"), NULL);
+      gtk_text_buffer_set_modified (buffer, TRUE);
+      return;
+    }
+  if (!gtk_text_buffer_get_modified (buffer))
+    {
+      sp_reload_bar_hide (self->file_bar);
+      reload_with (self, contents);
+      _sp_window_file_request_rerun (self);
+    }
+  else
+    show_conflict (self, contents);
+}
+
+static gboolean
+check_timeout (gpointer data)
+{
+  SpWindow *self = data;
+
+  self->check_id = 0;
+  check_file (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+check_file (SpWindow *self)
+{
+  if (self->file == NULL)
+    return;
+  if (self->check_cancellable != NULL)
+    g_cancellable_cancel (self->check_cancellable);
+  g_clear_object (&self->check_cancellable);
+  self->check_cancellable = g_cancellable_new ();
+  g_file_load_contents_async (self->file, self->check_cancellable, check_ready,
+                              g_object_ref (self));
+}
+
+static void
+on_monitor_changed (GFileMonitor *monitor, GFile *file, GFile *other, GFileMonitorEvent event,
+                    SpWindow *self)
+{
+  switch (event)
+    {
+    case G_FILE_MONITOR_EVENT_RENAMED:
+      /* Ours renamed to other; or another file renamed onto ours (an
+       * atomic replace), which is a change like any other. Whether a
+       * rename is a move or the first half of a replace (some editors
+       * rename the old file to a backup, then write a new one) shows
+       * once the burst is over. */
+      if (self->file != NULL && g_file_equal (file, self->file) && other != NULL)
+        g_set_object (&self->renamed_to, other);
+      break;
+    case G_FILE_MONITOR_EVENT_ATTRIBUTE_CHANGED:
+    case G_FILE_MONITOR_EVENT_PRE_UNMOUNT:
+    case G_FILE_MONITOR_EVENT_UNMOUNTED:
+      return;
+    default:
+      break;
+    }
+  g_clear_handle_id (&self->check_id, g_source_remove);
+  self->check_id = g_timeout_add (CHECK_DELAY_MS, check_timeout, self);
+}
+
+void
+_sp_window_file_watch (SpWindow *self)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (self->monitor != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->monitor, self);
+      g_file_monitor_cancel (self->monitor);
+      g_clear_object (&self->monitor);
+    }
+  if (self->file == NULL)
+    return;
+  /* WATCH_MOVES: a rename is reported as one, with both names, so a
+   * rename of our file can be followed and a replace by rename seen. */
+  self->monitor = g_file_monitor_file (self->file, G_FILE_MONITOR_WATCH_MOVES, NULL, &error);
+  if (self->monitor == NULL)
+    {
+      g_debug ("cannot watch the file: %s", error->message);
+      return;
+    }
+  g_signal_connect_object (self->monitor, "changed", G_CALLBACK (on_monitor_changed), self, 0);
+}
+
+/* The file is among the recent ones, and the session knows the window
+ * shows it now. */
+static void
+add_recent (SpWindow *self)
+{
+  g_autofree char *uri = g_file_get_uri (self->file);
+
+  gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
+  sp_app_session_save (gtk_window_get_application (GTK_WINDOW (self)));
+}
+
+/* Called once a file's text is in the editor. */
+void
+_sp_window_file_loaded (SpWindow *self, const char *contents, gsize len)
+{
+  set_bytes (&self->disk_text, g_bytes_new (contents, len));
+  g_clear_pointer (&self->pending_disk, g_bytes_unref);
+  g_clear_object (&self->renamed_to);
+  sp_reload_bar_hide (self->file_bar);
+  _sp_window_file_watch (self);
+  set_run_on_change (self, remembered (self));
+  add_recent (self);
+}
+
+void
+_sp_window_file_saving (SpWindow *self, GBytes *bytes)
+{
+  set_bytes (&self->saving_text, g_bytes_ref (bytes));
+}
+
+/* Called once the editor's text is on disk (self->file, maybe new). */
+void
+_sp_window_file_saved (SpWindow *self, GBytes *bytes)
+{
+  set_bytes (&self->disk_text, g_bytes_ref (bytes));
+  g_clear_pointer (&self->saving_text, g_bytes_unref);
+  g_clear_pointer (&self->pending_disk, g_bytes_unref);
+  g_clear_object (&self->renamed_to);
+  sp_reload_bar_hide (self->file_bar);
+  close_compare (self);
+  /* Save As may have named another file: watch the one saved. */
+  _sp_window_file_watch (self);
+  if (self->run_on_change)
+    remember (self, TRUE);
+  add_recent (self);
+  _sp_window_autosave_forget (self);
+  _sp_window_file_request_rerun (self);
+}
+
+void
+_sp_window_file_init (SpWindow *self)
+{
+  GtkWidget *banner = GTK_WIDGET (self->runner_banner);
+  g_autoptr (GSimpleAction) run_on_change
+    = g_simple_action_new_stateful ("run-on-change", NULL, g_variant_new_boolean (FALSE));
+
+  self->file_bar = sp_reload_bar_new ();
+  gtk_box_insert_child_after (GTK_BOX (gtk_widget_get_parent (banner)),
+                              GTK_WIDGET (self->file_bar), banner);
+  g_signal_connect_object (self->file_bar, "response", G_CALLBACK (on_file_bar_response), self,
+                           0);
+  self->changed_tag = gtk_text_buffer_create_tag (GTK_TEXT_BUFFER (sp_window_get_buffer (self)),
+                                                  "sandpad-changed-line",
+                                                  "paragraph-background",
+                                                  "rgba(53,132,228,0.22)", NULL);
+  {
+    GtkTextIter start;
+    gtk_text_buffer_get_start_iter (GTK_TEXT_BUFFER (sp_window_get_buffer (self)), &start);
+    self->top_mark = gtk_text_buffer_create_mark (GTK_TEXT_BUFFER (sp_window_get_buffer (self)),
+                                                  NULL, &start, TRUE);
+  }
+  g_signal_connect (run_on_change, "change-state", G_CALLBACK (on_run_on_change), self);
+  g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (run_on_change));
+}
+
+void
+_sp_window_file_dispose (SpWindow *self)
+{
+  if (self->monitor != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->monitor, self);
+      g_file_monitor_cancel (self->monitor);
+    }
+  g_clear_object (&self->monitor);
+  if (self->check_cancellable != NULL)
+    g_cancellable_cancel (self->check_cancellable);
+  g_clear_object (&self->check_cancellable);
+  g_clear_handle_id (&self->check_id, g_source_remove);
+  g_clear_handle_id (&self->changed_tag_id, g_source_remove);
+  g_clear_handle_id (&self->rerun_id, g_source_remove);
+  g_clear_pointer (&self->disk_text, g_bytes_unref);
+  g_clear_pointer (&self->saving_text, g_bytes_unref);
+  g_clear_pointer (&self->pending_disk, g_bytes_unref);
+  g_clear_object (&self->renamed_to);
+  close_compare (self);
+}

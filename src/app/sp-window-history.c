@@ -1,0 +1,228 @@
+/* sp-window-history.c: every run of a window kept, and compared with the
+ * one before.
+ *
+ * While a run goes, its output is collected as the panel shows it; when it
+ * exits, the run (code, output, files, how it ended) goes into the history
+ * under the file's key (a scratch buffer's own while it has no file) and
+ * the status line says whether the output is the same as the last run's.
+ * "Changes since last run" and the history list open SpHistoryWindow. */
+#define G_LOG_DOMAIN "sp-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "sp-history-window.h"
+#include "sp-run-history.h"
+#include "sp-window-private.h"
+
+struct _SpWindowHistory
+{
+  SpRunHistory *store;
+  char *scratch_name; /* this window's key while it has no file */
+  gboolean recording;
+  char *code;
+  char *language;
+  gint64 started_us;
+  GString *stdout_text;
+  GString *stderr_text;
+  gboolean cut;
+};
+
+void
+_sp_window_history_init (SpWindow *self)
+{
+  SpWindowHistory *h = g_new0 (SpWindowHistory, 1);
+
+  h->store = sp_run_history_new (NULL, 0);
+  h->scratch_name = g_uuid_string_random ();
+  h->stdout_text = g_string_new (NULL);
+  h->stderr_text = g_string_new (NULL);
+  self->history = h;
+}
+
+void
+_sp_window_history_free (SpWindow *self)
+{
+  SpWindowHistory *h = g_steal_pointer (&self->history);
+
+  if (h == NULL)
+    return;
+  g_clear_object (&h->store);
+  g_free (h->scratch_name);
+  g_free (h->code);
+  g_free (h->language);
+  g_string_free (h->stdout_text, TRUE);
+  g_string_free (h->stderr_text, TRUE);
+  g_free (h);
+}
+
+char *
+_sp_window_history_key (SpWindow *self)
+{
+  if (self->file != NULL)
+    {
+      g_autofree char *path = g_file_get_path (self->file);
+      g_autofree char *uri = path ? NULL : g_file_get_uri (self->file);
+      return sp_run_history_key_for_path (path ? path : uri);
+    }
+  return sp_run_history_key_for_scratch (self->history->scratch_name);
+}
+
+void
+_sp_window_history_run_started (SpWindow *self, const char *code, const char *language)
+{
+  SpWindowHistory *h = self->history;
+
+  h->recording = TRUE;
+  g_free (h->code);
+  h->code = g_strdup (code);
+  g_free (h->language);
+  h->language = g_strdup (language);
+  h->started_us = g_get_real_time ();
+  g_string_truncate (h->stdout_text, 0);
+  g_string_truncate (h->stderr_text, 0);
+  h->cut = FALSE;
+}
+
+void
+_sp_window_history_saw_output (SpWindow *self, SpOutputKind kind, const char *text)
+{
+  SpWindowHistory *h = self->history;
+  GString *to = kind == SP_OUTPUT_STDERR ? h->stderr_text : h->stdout_text;
+
+  if (!h->recording || (kind != SP_OUTPUT_STDOUT && kind != SP_OUTPUT_STDERR))
+    return;
+  /* The store keeps the start of each stream; collecting past that would
+   * only hold memory. */
+  if (to->len < SP_RUN_HISTORY_TEXT_MAX)
+    g_string_append (to, text);
+  else
+    h->cut = TRUE;
+}
+
+static char **
+describe_files (SpRunResult *result)
+{
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+
+  for (guint i = 0; i < sp_run_result_get_n_files (result) && i < 200; i++)
+    {
+      const SpRunFile *file = sp_run_result_get_file (result, i);
+      g_autofree char *size = g_format_size ((guint64) MAX (file->size, 0));
+      g_autofree char *line = g_strdup_printf ("%s (%s)", file->relative, size);
+
+      g_strv_builder_add (builder, line);
+    }
+  return g_strv_builder_end (builder);
+}
+
+static SpRunRecord *
+make_record (SpWindow *self, SpRunResult *result)
+{
+  SpWindowHistory *h = self->history;
+  SpRunRecord *r = sp_run_record_new ();
+  SpErrorInfo *error = sp_run_result_get_error_info (result);
+
+  r->time_us = h->started_us;
+  r->duration_ms = sp_run_result_get_wall_ms (result);
+  r->language = g_strdup (h->language);
+  r->code = g_strdup (h->code);
+  r->stdout_text = g_strdup (h->stdout_text->str);
+  r->stderr_text = g_strdup (h->stderr_text->str);
+  r->output_cut = h->cut || sp_run_result_get_truncated (result);
+  r->end = sp_run_result_describe (result);
+  r->succeeded = sp_run_result_succeeded (result);
+  r->exit_code = sp_run_result_get_end (result) == SP_RUN_END_EXITED
+                   ? sp_run_result_get_exit_code (result)
+                   : -1;
+  if (error != NULL)
+    r->error = g_strdup_printf ("%s: %s", sp_error_info_get_error_type (error),
+                                sp_error_info_get_message (error));
+  r->files = describe_files (result);
+  return r;
+}
+
+/* The run is kept and compared with the one before; summary is the status
+ * line the window set, which gets the comparison after it. */
+void
+_sp_window_history_run_ended (SpWindow *self, SpRunResult *result, const char *summary)
+{
+  SpWindowHistory *h = self->history;
+  g_autofree char *key = _sp_window_history_key (self);
+  g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (SpRunRecord) previous = NULL;
+  g_autoptr (SpRunRecord) record = NULL;
+  g_autoptr (SpRunComparison) comparison = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *status = NULL;
+
+  if (!h->recording)
+    return;
+  h->recording = FALSE;
+  record = make_record (self, result);
+  previous = sp_run_history_latest (h->store, key, warnings);
+  if (!sp_run_history_add (h->store, key, record, &error))
+    {
+      /* The run itself is shown as always; only its keeping failed. */
+      g_autofree char *msg = g_strdup_printf (_("This run could not be kept in the history: %s"),
+                                              error->message);
+      _sp_window_toast (self, msg);
+    }
+  if (previous == NULL)
+    return;
+  comparison = sp_run_record_compare (previous, record);
+  line = sp_run_comparison_describe (comparison);
+  status = g_strdup_printf ("%s — %s", summary, line);
+  sp_exec_panel_set_status (self->exec_panel, status, !sp_run_result_succeeded (result));
+}
+
+static void
+on_restore_code (SpHistoryWindow *window, const char *code, const char *language, SpWindow *self)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+  GtkTextIter start, end;
+
+  /* One user action: a single Undo brings back the text it replaced. */
+  gtk_text_buffer_begin_user_action (buffer);
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  gtk_text_buffer_delete (buffer, &start, &end);
+  gtk_text_buffer_insert (buffer, &start, code, -1);
+  gtk_text_buffer_end_user_action (buffer);
+  if (language != NULL && *language != '\0')
+    _sp_window_set_language (self, language);
+  _sp_window_toast (self, _("The run's code is back in the editor; Undo takes it back"));
+}
+
+static SpHistoryWindow *
+open_history (SpWindow *self, gboolean changes)
+{
+  g_autofree char *key = _sp_window_history_key (self);
+  SpHistoryWindow *window = sp_history_window_new (GTK_WINDOW (self), self->history->store, key);
+
+  g_signal_connect_object (window, "restore-code", G_CALLBACK (on_restore_code), self, 0);
+  if (changes)
+    sp_history_window_show_changes (window);
+  gtk_window_present (GTK_WINDOW (window));
+  return window;
+}
+
+static void
+history_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  open_history (SP_WINDOW (widget), FALSE);
+}
+
+static void
+compare_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  open_history (SP_WINDOW (widget), TRUE);
+}
+
+void
+_sp_window_install_history_actions (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.history", NULL, history_action);
+  gtk_widget_class_install_action (widget_class, "win.compare-runs", NULL, compare_action);
+}

@@ -1,0 +1,177 @@
+/* sp-run-record.c: one kept run, and how two runs compare. */
+#define G_LOG_DOMAIN "sp-run-record"
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "sp-run-record.h"
+
+SpRunRecord *
+sp_run_record_new (void)
+{
+  SpRunRecord *record = g_new0 (SpRunRecord, 1);
+
+  record->exit_code = -1;
+  return record;
+}
+
+void
+sp_run_record_free (SpRunRecord *record)
+{
+  if (record == NULL)
+    return;
+  g_free (record->id);
+  g_free (record->language);
+  g_free (record->code);
+  g_free (record->stdout_text);
+  g_free (record->stderr_text);
+  g_free (record->end);
+  g_free (record->error);
+  g_strfreev (record->files);
+  g_free (record);
+}
+
+SpRunRecord *
+sp_run_record_copy (const SpRunRecord *record)
+{
+  SpRunRecord *copy = g_memdup2 (record, sizeof *record);
+
+  copy->id = g_strdup (record->id);
+  copy->language = g_strdup (record->language);
+  copy->code = g_strdup (record->code);
+  copy->stdout_text = g_strdup (record->stdout_text);
+  copy->stderr_text = g_strdup (record->stderr_text);
+  copy->end = g_strdup (record->end);
+  copy->error = g_strdup (record->error);
+  copy->files = g_strdupv (record->files);
+  return copy;
+}
+
+SpRunComparison *
+sp_run_record_compare (const SpRunRecord *older, const SpRunRecord *newer)
+{
+  SpRunComparison *c = g_new0 (SpRunComparison, 1);
+
+  g_return_val_if_fail (older != NULL && newer != NULL, NULL);
+  c->stdout_diff = sp_line_diff (older->stdout_text, newer->stdout_text);
+  c->stderr_diff = sp_line_diff (older->stderr_text, newer->stderr_text);
+  if (older->error == NULL && newer->error == NULL)
+    c->error_change = SP_RUN_ERROR_NONE;
+  else if (older->error == NULL)
+    c->error_change = SP_RUN_ERROR_APPEARED;
+  else if (newer->error == NULL)
+    c->error_change = SP_RUN_ERROR_GONE;
+  else
+    c->error_change = g_str_equal (older->error, newer->error) ? SP_RUN_ERROR_SAME
+                                                                : SP_RUN_ERROR_CHANGED;
+  c->same_output = sp_line_diff_is_same (c->stdout_diff) && sp_line_diff_is_same (c->stderr_diff)
+                   && (c->error_change == SP_RUN_ERROR_NONE
+                       || c->error_change == SP_RUN_ERROR_SAME);
+  return c;
+}
+
+void
+sp_run_comparison_free (SpRunComparison *comparison)
+{
+  if (comparison == NULL)
+    return;
+  sp_line_diff_free (comparison->stdout_diff);
+  sp_line_diff_free (comparison->stderr_diff);
+  g_free (comparison);
+}
+
+static const char *
+error_change_text (SpRunErrorChange change)
+{
+  switch (change)
+    {
+    case SP_RUN_ERROR_APPEARED:
+      return _("the error is new");
+    case SP_RUN_ERROR_CHANGED:
+      return _("the error changed");
+    case SP_RUN_ERROR_GONE:
+      return _("the error went away");
+    case SP_RUN_ERROR_SAME:
+    case SP_RUN_ERROR_NONE:
+    default:
+      return NULL;
+    }
+}
+
+static guint
+changed_lines (const SpLineDiff *diff)
+{
+  guint del, ins;
+
+  sp_line_diff_count (diff, &del, &ins);
+  return MAX (del, ins);
+}
+
+char *
+sp_run_comparison_describe (const SpRunComparison *c)
+{
+  g_autoptr (GPtrArray) parts = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *joined = NULL;
+  guint out = changed_lines (c->stdout_diff), err = changed_lines (c->stderr_diff);
+  const char *error = error_change_text (c->error_change);
+
+  if (c->same_output)
+    return g_strdup (_("Same output as the last run"));
+  if (out > 0)
+    g_ptr_array_add (parts, g_strdup_printf (
+                              g_dngettext (GETTEXT_PACKAGE, "%u line of stdout differs",
+                                           "%u lines of stdout differ", out),
+                              out));
+  if (err > 0)
+    g_ptr_array_add (parts, g_strdup_printf (
+                              g_dngettext (GETTEXT_PACKAGE, "%u line of stderr differs",
+                                           "%u lines of stderr differ", err),
+                              err));
+  if (error != NULL)
+    g_ptr_array_add (parts, g_strdup (error));
+  g_ptr_array_add (parts, NULL);
+  joined = g_strjoinv (", ", (char **) parts->pdata);
+  /* TRANSLATORS: %s lists what changed: "2 lines of stdout differ, the error went away" */
+  return g_strdup_printf (_("Output changed since the last run: %s"), joined);
+}
+
+char *
+sp_run_comparison_to_text (const SpRunComparison *c, const SpRunRecord *older,
+                           const SpRunRecord *newer)
+{
+  g_autoptr (GString) text = g_string_new (NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+
+  switch (c->error_change)
+    {
+    case SP_RUN_ERROR_APPEARED:
+      g_string_append_printf (text, _("Error appeared: %s\n"), newer->error);
+      break;
+    case SP_RUN_ERROR_GONE:
+      g_string_append_printf (text, _("Error went away (was: %s)\n"), older->error);
+      break;
+    case SP_RUN_ERROR_CHANGED:
+      g_string_append_printf (text, _("Error changed: %s\n             was: %s\n"), newer->error,
+                              older->error);
+      break;
+    case SP_RUN_ERROR_SAME:
+      g_string_append_printf (text, _("Same error: %s\n"), newer->error);
+      break;
+    case SP_RUN_ERROR_NONE:
+    default:
+      break;
+    }
+  out = sp_line_diff_to_unified (c->stdout_diff, _("stdout, last run"), _("stdout, this run"), 3);
+  err = sp_line_diff_to_unified (c->stderr_diff, _("stderr, last run"), _("stderr, this run"), 3);
+  if (*out == '\0' && *err == '\0')
+    g_string_append (text, _("stdout and stderr are the same as the last run's.\n"));
+  else if (*out == '\0')
+    g_string_append (text, _("stdout is the same as the last run's.\n"));
+  else if (*err == '\0')
+    g_string_append (text, _("stderr is the same as the last run's.\n"));
+  g_string_append (text, out);
+  g_string_append (text, err);
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}

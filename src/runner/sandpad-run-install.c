@@ -1,0 +1,237 @@
+/* sandpad-run-install.c: `sandpad-run --install SPEC...`, packages into a
+ * venv under the install policy (runner-install.h), from a shell. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runner-engine.h"
+#include "runner-install.h"
+#include "runner-util.h"
+#include "runner-venv.h"
+#include "sandpad-run-install.h"
+
+#define EXIT_SANDPAD 125
+
+typedef struct
+{
+  RunnerInstall *inst;
+  bool verbose;
+} InstallCli;
+
+static void
+install_usage (FILE *out)
+{
+  fputs ("Usage: sandpad-run --install [OPTION...] SPEC...\n"
+         "Install packages (name, name==version) into a Python venv: pip downloads in the\n"
+         "sandbox with the network on and the venv read-only; the files are checked against\n"
+         "the policy; pip installs them in the sandbox with the network off.\n\n"
+         "  --environment DIR    the venv (default: .venv or venv in the current directory)\n"
+         "  --index-url URL      the package index (PEP 503 simple API)\n"
+         "  --find-links DIR     a local directory of wheels (repeatable; without\n"
+         "                       --index-url the install is offline: --no-index)\n"
+         "  --allow PATTERN      only names matching a pattern may come in (repeatable)\n"
+         "  --block PATTERN      names matching it are refused (repeatable)\n"
+         "  --require-pins       every package must be requested as name==version\n"
+         "  --max-mib N          size cap of one install (default 200)\n"
+         "  --allow-sdist        accept source distributions (their setup.py runs code\n"
+         "                       during the install, in the sandbox)\n"
+         "  --log FILE           the install log (default $XDG_STATE_HOME/sandpad/installs.log)\n"
+         "  --sandbox MODE       auto (default), namespaces or fallback\n"
+         "  --strict             refuse to run when a sandbox layer is unavailable\n"
+         "  --quiet              do not show pip's output\n",
+         out);
+}
+
+static void
+on_install_event (void *data, const SpMessage *msg)
+{
+  InstallCli *cli = data;
+
+  if (cli->inst != NULL)
+    runner_install_event (cli->inst, msg);
+}
+
+static void
+on_install_output (void *data, const char *id, SpStream stream, const char *bytes, size_t len)
+{
+  InstallCli *cli = data;
+
+  /* pip's words go to stderr; stdout carries only the outcome. */
+  if (cli->verbose)
+    write_all (2, bytes, len);
+}
+
+static void
+on_install_quit (void *data, int signo)
+{
+  InstallCli *cli = data;
+
+  /* Freeing the install cancels its step and removes its files. */
+  runner_install_free (cli->inst);
+  cli->inst = NULL;
+  fprintf (stderr, "sandpad: install interrupted\n");
+  exit (130);
+}
+
+static char **
+add (char **v, const char *s)
+{
+  size_t n = sp_strv_length (v);
+
+  v = xrealloc (v, (n + 2) * sizeof *v);
+  v[n] = xstrdup (s);
+  v[n + 1] = NULL;
+  return v;
+}
+
+int
+sandpad_run_install (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs)
+{
+  static const struct option options[] = {
+    { "install", no_argument, NULL, 'I' },
+    { "environment", required_argument, NULL, 'E' },
+    { "index-url", required_argument, NULL, 'u' },
+    { "find-links", required_argument, NULL, 'f' },
+    { "allow", required_argument, NULL, 'a' },
+    { "block", required_argument, NULL, 'b' },
+    { "require-pins", no_argument, NULL, 'p' },
+    { "max-mib", required_argument, NULL, 'm' },
+    { "allow-sdist", no_argument, NULL, 'S' },
+    { "log", required_argument, NULL, 'L' },
+    { "sandbox", required_argument, NULL, 's' },
+    { "strict", no_argument, NULL, 'T' },
+    { "quiet", no_argument, NULL, 'q' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  RunnerInstallRequest req = { .id = "install" };
+  char **find_links = NULL;
+  char *environment = NULL;
+  InstallCli cli = { .verbose = true };
+  char msg[600];
+  int opt;
+
+  while ((opt = getopt_long (argc, argv, "+", options, NULL)) != -1)
+    switch (opt)
+      {
+      case 'I':
+        break;
+      case 'E':
+        free (environment);
+        environment = xstrdup (optarg);
+        break;
+      case 'u':
+        req.index_url = optarg;
+        break;
+      case 'f':
+        find_links = add (find_links, optarg);
+        break;
+      case 'a':
+        req.policy.allow = add (req.policy.allow, optarg);
+        break;
+      case 'b':
+        req.policy.block = add (req.policy.block, optarg);
+        break;
+      case 'p':
+        req.policy.require_pins = true;
+        break;
+      case 'm':
+        {
+          char *end = NULL;
+          long long mib = strtoll (optarg, &end, 10);
+          if (end == optarg || *end != '\0' || mib < 1 || mib > 1 << 20)
+            {
+              fprintf (stderr, "sandpad: --max-mib must be a whole number from 1 to %d\n",
+                       1 << 20);
+              return EXIT_SANDPAD;
+            }
+          req.policy.max_bytes = mib * 1024 * 1024;
+        }
+        break;
+      case 'S':
+        req.policy.allow_sdist = true;
+        break;
+      case 'L':
+        req.log_path = optarg;
+        break;
+      case 's':
+        if (runner_sandbox_mode_parse (optarg, &config->sandbox_mode) != 0)
+          {
+            fprintf (stderr, "sandpad: --sandbox must be auto, namespaces or fallback\n");
+            return EXIT_SANDPAD;
+          }
+        break;
+      case 'T':
+        config->strict = true;
+        break;
+      case 'q':
+        cli.verbose = false;
+        break;
+      case 'h':
+        install_usage (stdout);
+        return 0;
+      default:
+        install_usage (stderr);
+        return EXIT_SANDPAD;
+      }
+  if (optind < argc && strcmp (argv[optind], "--") == 0)
+    optind++;
+  if (optind >= argc)
+    {
+      install_usage (stderr);
+      return EXIT_SANDPAD;
+    }
+  if (environment == NULL)
+    environment = runner_venv_find (".", ".");
+  if (environment == NULL)
+    {
+      fprintf (stderr, "sandpad: no environment: name one with --environment, or create one "
+                       "with /usr/bin/python3 -m venv --system-site-packages .venv\n");
+      return EXIT_SANDPAD;
+    }
+  /* The person at the shell named it (or ran us in it): exactly it is
+   * allowed; the engine still checks it like any run's. */
+  if (runner_policy_allow (&config->paths.environments, environment) != 0)
+    {
+      fprintf (stderr, "sandpad: environment %s: not a directory other than /\n", environment);
+      return EXIT_SANDPAD;
+    }
+  req.environment = environment;
+  req.find_links = find_links;
+  req.packages = argv + optind;
+
+  config->max_concurrent = 1;
+  RunnerSink sink = { .event = on_install_event, .raw_output = on_install_output,
+                      .quit = on_install_quit };
+  RunnerEngine *engine = runner_engine_new (config, langs, &sink, &cli);
+  cli.inst = runner_install_start (engine, &req, msg, sizeof msg);
+  int status = 1;
+  if (cli.inst == NULL)
+    fprintf (stderr, "sandpad: refused: %s\n", msg);
+  else
+    {
+      RunnerInstallState state;
+      while ((state = runner_install_poll (cli.inst)) == RUNNER_INSTALL_RUNNING)
+        if (runner_engine_iterate (engine, -1) < 0)
+          break;
+      if (state == RUNNER_INSTALL_DONE)
+        {
+          printf ("%s\n", runner_install_message (cli.inst));
+          if (runner_install_log_path (cli.inst) != NULL)
+            printf ("logged in %s\n", runner_install_log_path (cli.inst));
+          status = 0;
+        }
+      else
+        fprintf (stderr, "sandpad: %s\n", state == RUNNER_INSTALL_RUNNING
+                                             ? "the event loop failed"
+                                             : runner_install_message (cli.inst));
+      runner_install_free (cli.inst);
+    }
+  runner_engine_free (engine);
+  runner_policy_clear (&config->paths);
+  sp_strv_free (find_links);
+  sp_strv_free (req.policy.allow);
+  sp_strv_free (req.policy.block);
+  free (environment);
+  return status;
+}

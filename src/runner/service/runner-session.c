@@ -1,0 +1,853 @@
+/* runner-session.c: persistent sessions (see runner-session.h). */
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "runner-engine-private.h"
+#include "runner-prelude.h"
+#include "runner-tree.h"
+
+/* How often a session's whole tree is summed (as a run's, runner-run.c),
+ * while it runs something and while it waits. */
+#define SESSION_MEMORY_POLL_NS (200 * INT64_C (1000000))
+#define SESSION_IDLE_MEMORY_POLL_NS (2000 * INT64_C (1000000))
+/* The driver's answer is a few dozen bytes; anything longer is not it. */
+#define SESSION_REPORT_MAX 512
+
+struct RunnerSession
+{
+  RunnerEngine *engine;
+  RunnerSession *next;
+  char *id;
+  bool closing; /* closed or idle: forgotten once its interpreter is gone */
+  int64_t idle_since_ns;
+
+  /* The interpreter, while one runs (init_pid > 0). */
+  char *dir; /* session-N: code/, tmp/, work/, root/ */
+  char *cwd;
+  pid_t init_pid;
+  int control_fd;
+  int status_fd;
+  int channel_fd; /* the driver's fd 3 */
+  RunnerWatch *channel_watch;
+  uint64_t n_runs;
+  int64_t memory_mib; /* what it was started with: later runs must match */
+  bool network;
+  char **env;
+  RunnerRun *current;
+  SpSessionEnd ending; /* being stopped, and why */
+  int64_t kill_at_ns;  /* an interrupted run's grace ends */
+  int64_t memory_check_ns;
+  int64_t memory_peak;
+  int64_t tasks_peak;
+};
+
+static RunnerSession *
+find_session (RunnerEngine *engine, const char *id)
+{
+  for (RunnerSession *s = engine->sessions; s != NULL; s = s->next)
+    if (!s->closing && strcmp (s->id, id) == 0)
+      return s;
+  return NULL;
+}
+
+static bool
+alive (const RunnerSession *s)
+{
+  return s->init_pid > 0;
+}
+
+static bool
+env_equal (char *const *a, char *const *b)
+{
+  size_t n = sp_strv_length (a);
+
+  if (sp_strv_length (b) != n)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (strcmp (a[i], b[i]) != 0)
+      return false;
+  return true;
+}
+
+/* What a running interpreter was started with cannot change under it. */
+static const char *
+settings_differ (const RunnerSession *s, const SpRun *req)
+{
+  if (req->memory_mib != s->memory_mib)
+    return "memory_mib";
+  if (req->network != s->network)
+    return "network";
+  if (!env_equal (req->env, s->env))
+    return "env";
+  return NULL;
+}
+
+int
+_runner_session_validate (RunnerEngine *engine, const SpRun *req, SpProtoError *err)
+{
+  RunnerSession *s = find_session (engine, req->session);
+  int n = 0;
+
+  /* The driver is Python; other languages would need drivers of their own. */
+  if (strcmp (req->language, "python") != 0)
+    return sp_proto_set_error (err, SP_ERR_UNSUPPORTED_LANGUAGE,
+                               "sessions are for python only, not \"%.64s\"", req->language);
+  if (req->cwd != NULL)
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "a run in a session cannot name \"cwd\": the session keeps "
+                               "its own working directory");
+  if (s != NULL && alive (s) && s->ending == SP_SESSION_END_NONE)
+    {
+      const char *field = settings_differ (s, req);
+      if (field != NULL)
+        return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                                   "session \"%.64s\" was started with another \"%s\"; "
+                                   "restart it to change that",
+                                   req->session, field);
+    }
+  if (s != NULL)
+    return 0;
+  for (RunnerSession *it = engine->sessions; it != NULL; it = it->next)
+    n++;
+  if (n >= engine->config.max_sessions)
+    return sp_proto_set_error (err, SP_ERR_LIMIT,
+                               "%d sessions are open, the most this runner keeps; close one",
+                               n);
+  return 0;
+}
+
+RunnerSession *
+_runner_session_get (RunnerEngine *engine, const SpRun *req)
+{
+  RunnerSession *s = find_session (engine, req->session);
+
+  if (s != NULL)
+    return s;
+  s = xcalloc (1, sizeof *s);
+  s->engine = engine;
+  s->id = xstrdup (req->session);
+  s->init_pid = -1;
+  s->control_fd = s->status_fd = s->channel_fd = -1;
+  s->idle_since_ns = now_ns ();
+  s->next = engine->sessions;
+  engine->sessions = s;
+  return s;
+}
+
+bool
+_runner_session_busy (RunnerSession *s)
+{
+  return s->current != NULL || s->ending != SP_SESSION_END_NONE;
+}
+
+static int
+give_to_run (const char *path)
+{
+  if (geteuid () != 0)
+    return 0;
+  return chown (path, RUNNER_SANDBOX_NOBODY, RUNNER_SANDBOX_NOBODY);
+}
+
+static int
+write_file (const char *path, const char *text, mode_t mode)
+{
+  cleanup_fd int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+
+  if (fd < 0 || write_all (fd, text, strlen (text)) != 0)
+    return -1;
+  return give_to_run (path);
+}
+
+/* The session's directory, as a run's: code (read-only to it: the
+ * prelude, the driver, each run's snippet), tmp, work, root. */
+static int
+make_session_dir (RunnerSession *s)
+{
+  static const char *const subdirs[] = { "code", "tmp", "work", "root", "code/.sandpad" };
+  RunnerEngine *engine = s->engine;
+
+  s->dir = xasprintf ("%s/session-%llu", engine->root,
+                      (unsigned long long) engine->next_session_seq++);
+  if (mkdir (s->dir, 0700) != 0 || give_to_run (s->dir) != 0)
+    return -1;
+  for (size_t i = 0; i < N_ELEMENTS (subdirs); i++)
+    {
+      cleanup_free char *sub = xasprintf ("%s/%s", s->dir, subdirs[i]);
+      if (mkdir (sub, strcmp (subdirs[i], "code/.sandpad") == 0 ? 0755 : 0700) != 0
+          || give_to_run (sub) != 0)
+        return -1;
+    }
+  s->cwd = xasprintf ("%s/work", s->dir);
+  cleanup_free char *prelude = xasprintf ("%s/code/.sandpad/sitecustomize.py", s->dir);
+  cleanup_free char *driver = xasprintf ("%s/code/.sandpad/sandpad_session.py", s->dir);
+  if (write_file (prelude, runner_python_prelude, 0444) != 0
+      || write_file (driver, runner_session_driver, 0444) != 0)
+    return -1;
+  return 0;
+}
+
+static void on_channel (void *data, int fd, uint32_t events);
+
+/* Forgets the interpreter's directory; a run that is still reporting
+ * takes it over and removes it on release. */
+static void
+drop_dir (RunnerSession *s, RunnerRun *heir)
+{
+  if (s->dir != NULL && heir != NULL)
+    heir->keep_dir = false;
+  else if (s->dir != NULL)
+    remove_tree (s->dir);
+  free (s->dir);
+  free (s->cwd);
+  s->dir = s->cwd = NULL;
+}
+
+/* Starts the interpreter through runner_spawn, as any run: the run that
+ * asked for it lends its request (environment, memory, network). */
+static int
+spawn (RunnerSession *s, RunnerRun *run)
+{
+  RunnerEngine *engine = s->engine;
+  int sv[2] = { -1, -1 }, ctl[2] = { -1, -1 }, status[2] = { -1, -1 };
+  cleanup_fd int devnull = -1;
+
+  drop_dir (s, NULL);
+  if (make_session_dir (s) != 0)
+    return -1;
+  devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
+  if (devnull < 0 || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0
+      || pipe2 (ctl, O_CLOEXEC) != 0 || pipe2 (status, O_CLOEXEC) != 0)
+    {
+      int errsv = errno;
+      int fds[] = { sv[0], sv[1], ctl[0], ctl[1], status[0], status[1] };
+      for (size_t i = 0; i < N_ELEMENTS (fds); i++)
+        if (fds[i] >= 0)
+          close (fds[i]);
+      errno = errsv;
+      return -1;
+    }
+
+  run->dir = xstrdup (s->dir);
+  run->cwd = xstrdup (s->cwd);
+  run->keep_dir = true;
+  cleanup_free char *driver
+    = engine->namespaces ? xstrdup (RUNNER_SANDBOX_CODE "/.sandpad/sandpad_session.py")
+                         : xasprintf ("%s/code/.sandpad/sandpad_session.py", s->dir);
+  char **argv = runner_lang_argv (run->lang, driver, NULL, run->req.memory_mib);
+  char **envp = _runner_run_build_env (run);
+  cleanup_free char *root_dir = xasprintf ("%s/root", s->dir);
+  cleanup_free char *code_dir = xasprintf ("%s/code", s->dir);
+  cleanup_free char *tmp_dir = xasprintf ("%s/tmp", s->dir);
+  int64_t max_processes = engine->config.max_processes;
+  if (!engine->namespaces)
+    max_processes += runner_tree_count_processes (_runner_engine_run_uid (engine));
+  RunnerSandboxPlan plan = {
+    .namespaces = engine->namespaces,
+    .network = run->req.network,
+    .landlock_abi = engine->caps.landlock_abi,
+    .seccomp = _runner_engine_seccomp (engine, run->req.network),
+    .drop_to_nobody = geteuid () == 0,
+    .max_processes = max_processes,
+    .tmp_bytes = engine->config.disk_limit,
+    .root_dir = root_dir,
+    .work_dir = s->cwd,
+    .code_dir = code_dir,
+    .tmp_dir = tmp_dir,
+    .read_only_dirs = engine->config.read_only_dirs,
+  };
+  RunnerSpawnSpec spec = {
+    .path = run->lang->path,
+    .argv = argv,
+    .envp = envp,
+    .cwd = engine->namespaces ? RUNNER_SANDBOX_WORK : s->cwd,
+    .sandbox = &plan,
+    .memory_bytes = run->req.memory_mib * 1024 * 1024,
+    /* No CPU backstop: the session lives across runs; each run has its
+     * wall-clock limit, and an idle session is reaped. */
+    .cpu_seconds = 0,
+    .file_size_bytes = engine->config.disk_limit,
+    .open_files = engine->config.open_files,
+    .stdin_fd = devnull,
+    .stdout_fd = devnull,
+    .stderr_fd = devnull,
+    .control_fd = ctl[0],
+    .status_fd = status[1],
+    .extra_fds = { sv[1] },
+    .n_extra_fds = 1,
+  };
+
+  s->init_pid = runner_spawn (&spec);
+  int errsv = errno;
+  sp_strv_free (argv);
+  sp_strv_free (envp);
+  close (sv[1]);
+  close (ctl[0]);
+  close (status[1]);
+  s->channel_fd = sv[0];
+  s->control_fd = ctl[1];
+  s->status_fd = status[0];
+  if (s->init_pid < 0)
+    {
+      close (s->channel_fd);
+      close (s->control_fd);
+      close (s->status_fd);
+      s->channel_fd = s->control_fd = s->status_fd = -1;
+      errno = errsv;
+      return -1;
+    }
+  set_nonblocking (s->channel_fd, true);
+  set_nonblocking (s->status_fd, true);
+  s->channel_watch = runner_loop_watch (engine->loop, s->channel_fd, EPOLLIN, on_channel, s);
+  s->memory_mib = run->req.memory_mib;
+  s->network = run->req.network;
+  sp_strv_free (s->env);
+  s->env = sp_strv_copy (run->req.env);
+  s->n_runs = 0;
+  s->memory_peak = s->tasks_peak = 0;
+  s->memory_check_ns = now_ns () + SESSION_MEMORY_POLL_NS;
+  if (s->channel_watch == NULL)
+    {
+      /* Without the channel the session cannot be served: stop it. */
+      s->ending = SP_SESSION_END_FAILED;
+      close (s->control_fd);
+      s->control_fd = -1;
+    }
+  return 0;
+}
+
+static void
+send_control (RunnerSession *s, char cmd)
+{
+  if (s->control_fd >= 0 && write (s->control_fd, &cmd, 1) < 0 && errno == EPIPE)
+    {
+      close (s->control_fd);
+      s->control_fd = -1;
+    }
+}
+
+/* Stops the interpreter; the rest happens when its run init is reaped. */
+static void
+kill_session (RunnerSession *s, SpSessionEnd reason)
+{
+  if (!alive (s) || s->ending != SP_SESSION_END_NONE)
+    return;
+  s->ending = reason;
+  s->kill_at_ns = 0;
+  send_control (s, RUNNER_CTL_KILL);
+}
+
+/* The run's snippet and its run.json (the file to run, its arguments),
+ * in code/rN/, read-only to the run like a cold run's /code. */
+static int
+write_run_files (RunnerSession *s, RunnerRun *run, char **dir_for_driver)
+{
+  const char *name = run->req.name ? run->req.name : run->lang->default_file;
+  cleanup_free char *host_dir = xasprintf ("%s/code/r%llu", s->dir, (unsigned long long) s->n_runs);
+  cleanup_free char *host_code = xasprintf ("%s/%s", host_dir, name);
+  cleanup_free char *host_json = xasprintf ("%s/run.json", host_dir);
+  cleanup_free char *seen_dir
+    = s->engine->namespaces
+        ? xasprintf (RUNNER_SANDBOX_CODE "/r%llu", (unsigned long long) s->n_runs)
+        : xstrdup (host_dir);
+
+  if (mkdir (host_dir, 0755) != 0 || give_to_run (host_dir) != 0)
+    return -1;
+  if (write_file (host_code, run->req.code, 0400) != 0)
+    return -1;
+  run->code_path = xasprintf ("%s/%s", seen_dir, name);
+
+  json_t *req = json_object ();
+  json_t *args = json_array ();
+  for (size_t i = 0; run->req.args != NULL && run->req.args[i] != NULL; i++)
+    json_array_append_new (args, json_string (run->req.args[i]));
+  json_object_set_new (req, "file", json_string (run->code_path));
+  json_object_set_new (req, "args", args);
+  char *text = json_dumps (req, JSON_COMPACT);
+  json_decref (req);
+  if (text == NULL)
+    return -1;
+  int rc = write_file (host_json, text, 0400);
+  free (text);
+  if (rc != 0)
+    return -1;
+  *dir_for_driver = steal_pointer (&seen_dir);
+  return 0;
+}
+
+/* Hands the run's stdin, stdout and stderr to the driver with the name
+ * of its directory. The socket is the driver's alone and it waits idle,
+ * so one small message always fits. */
+static int
+send_run (RunnerSession *s, const char *dir, int in, int out, int err)
+{
+  int fds[3] = { in, out, err };
+  char control[CMSG_SPACE (sizeof fds)];
+  struct iovec iov = { .iov_base = (void *) dir, .iov_len = strlen (dir) };
+  struct msghdr msg = { .msg_iov = &iov,
+                        .msg_iovlen = 1,
+                        .msg_control = control,
+                        .msg_controllen = sizeof control };
+
+  memset (control, 0, sizeof control);
+  struct cmsghdr *cmsg = CMSG_FIRSTHDR (&msg);
+  cmsg->cmsg_level = SOL_SOCKET;
+  cmsg->cmsg_type = SCM_RIGHTS;
+  cmsg->cmsg_len = CMSG_LEN (sizeof fds);
+  memcpy (CMSG_DATA (cmsg), fds, sizeof fds);
+  ssize_t n;
+  do
+    n = sendmsg (s->channel_fd, &msg, MSG_NOSIGNAL);
+  while (n < 0 && errno == EINTR);
+  return n == (ssize_t) iov.iov_len ? 0 : -1;
+}
+
+int
+_runner_session_run_start (RunnerRun *run)
+{
+  RunnerSession *s = run->session;
+  int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 };
+  cleanup_free char *dir = NULL;
+
+  if (!alive (s))
+    {
+      if (spawn (s, run) != 0)
+        {
+          char *why = xasprintf ("cannot start the session's interpreter: %s", strerror (errno));
+          run->session_ended = SP_SESSION_END_FAILED;
+          _runner_run_fail (run, why);
+          free (why);
+          return -1;
+        }
+      run->session_new = true;
+    }
+  else
+    {
+      const char *field = settings_differ (s, &run->req);
+      if (field != NULL)
+        {
+          char *why = xasprintf ("the session was started with another \"%s\" while this run "
+                                 "waited; restart it to change that",
+                                 field);
+          _runner_run_fail (run, why);
+          free (why);
+          return -1;
+        }
+      run->dir = xstrdup (s->dir);
+      run->cwd = xstrdup (s->cwd);
+      run->keep_dir = true;
+    }
+  s->n_runs++;
+  s->current = run;
+  s->kill_at_ns = 0;
+  /* The files this run creates or changes are reported, not the
+   * session's earlier ones. */
+  runner_files_snapshot (run->cwd, &run->before);
+
+  if (write_run_files (s, run, &dir) != 0 || pipe2 (in, O_CLOEXEC) != 0
+      || pipe2 (out, O_CLOEXEC) != 0 || pipe2 (err, O_CLOEXEC) != 0)
+    {
+      char *why = xasprintf ("cannot prepare the run: %s", strerror (errno));
+      int fds[] = { in[0], in[1], out[0], out[1], err[0], err[1] };
+      for (size_t i = 0; i < N_ELEMENTS (fds); i++)
+        if (fds[i] >= 0)
+          close (fds[i]);
+      _runner_run_fail (run, why);
+      free (why);
+      return -1;
+    }
+  int sent = send_run (s, dir, in[0], out[1], err[1]);
+  int errsv = errno;
+  close (in[0]);
+  close (out[1]);
+  close (err[1]);
+  run->stdin_fd = in[1];
+  run->streams[SP_STREAM_STDOUT].fd = out[0];
+  run->streams[SP_STREAM_STDERR].fd = err[0];
+  run->t_start_ns = now_ns ();
+  if (sent != 0)
+    {
+      /* The driver is gone or wedged: the run ends when the session does. */
+      char *why = xasprintf ("cannot reach the session's interpreter: %s", strerror (errsv));
+      run->failure = why;
+      kill_session (s, SP_SESSION_END_FAILED);
+    }
+  return _runner_run_attach (run);
+}
+
+void
+_runner_session_control (RunnerRun *run, char cmd)
+{
+  RunnerSession *s = run->session;
+
+  if (s == NULL || s->current != run)
+    return;
+  if (cmd == RUNNER_CTL_INTERRUPT)
+    {
+      send_control (s, RUNNER_CTL_INTERRUPT);
+      return;
+    }
+  /* Terminate or kill: whatever the run started lives in the session, so
+   * the session goes. */
+  kill_session (s, run->limit == SP_LIMIT_TIME        ? SP_SESSION_END_TIMEOUT
+                   : run->limit != SP_LIMIT_NONE      ? SP_SESSION_END_LIMIT
+                   : run->cancel_stage != SP_CANCEL_NONE ? SP_SESSION_END_CANCELLED
+                                                         : SP_SESSION_END_EXITED);
+}
+
+void
+_runner_session_deadline (RunnerRun *run)
+{
+  RunnerSession *s = run->session;
+
+  if (s == NULL || s->current != run || s->kill_at_ns > 0)
+    return;
+  send_control (s, RUNNER_CTL_INTERRUPT);
+  s->kill_at_ns = now_ns () + s->engine->config.cancel_grace_ms * INT64_C (1000000);
+}
+
+void
+_runner_session_run_finished (RunnerRun *run)
+{
+  RunnerSession *s = run->session;
+
+  if (s->current == run)
+    s->current = NULL;
+  s->idle_since_ns = now_ns ();
+  run->session = NULL;
+}
+
+/* The tree watch over the whole session, as runner-run.c does for a run:
+ * memory_mib holds for everything the session's processes hold. */
+static void
+sample_memory (RunnerSession *s)
+{
+  int64_t limit = s->memory_mib * 1024 * 1024;
+  RunnerTreeUsage usage;
+
+  if (!alive (s) || s->ending != SP_SESSION_END_NONE)
+    return;
+  runner_tree_usage (s->init_pid, s->engine->namespaces ? 2 : 1, false, &usage);
+  if (usage.bytes >= limit / 100 * 85)
+    runner_tree_usage (s->init_pid, s->engine->namespaces ? 2 : 1, true, &usage);
+  if (usage.bytes > s->memory_peak)
+    s->memory_peak = usage.bytes;
+  if (usage.tasks > s->tasks_peak)
+    s->tasks_peak = usage.tasks;
+  if (s->current != NULL)
+    s->current->deleted_bytes = usage.deleted_bytes;
+  if (usage.bytes > limit)
+    {
+      if (s->current != NULL && s->current->limit == SP_LIMIT_NONE)
+        s->current->limit = SP_LIMIT_MEMORY;
+      kill_session (s, SP_SESSION_END_LIMIT);
+    }
+}
+
+static void
+check_memory (RunnerSession *s, int64_t now)
+{
+  if (!alive (s) || now < s->memory_check_ns)
+    return;
+  s->memory_check_ns
+    = now + (s->current != NULL ? SESSION_MEMORY_POLL_NS : SESSION_IDLE_MEMORY_POLL_NS);
+  sample_memory (s);
+}
+
+/* The run's result from the driver's answer; the runner measured the
+ * wall time, and the memory is the session's tree watch. */
+static void
+finish_current (RunnerSession *s, int wait_status, int64_t cpu_ns)
+{
+  RunnerRun *run = s->current;
+
+  /* A run shorter than the watch's period is still measured once. */
+  sample_memory (s);
+  s->current = NULL;
+  s->kill_at_ns = 0;
+  s->idle_since_ns = now_ns ();
+  run->report = (RunnerReport){ .kind = RUNNER_REPORT_EXITED,
+                                .wait_status = wait_status,
+                                .wall_ns = now_ns () - run->t_start_ns,
+                                .cpu_ns = cpu_ns };
+  run->have_report = true;
+  run->memory_peak = s->memory_peak;
+  run->tasks_peak = s->tasks_peak;
+  _runner_run_on_init_exit (run);
+}
+
+/* {"exit": N} or {"signal": N}, and "cpu_ns": as the driver writes it;
+ * anything else is refused. */
+static int
+parse_report (const char *buf, size_t len, int *wait_status, int64_t *cpu_ns)
+{
+  json_t *obj = json_loadb (buf, len, JSON_REJECT_DUPLICATES, NULL);
+  json_t *code = obj ? json_object_get (obj, "exit") : NULL;
+  json_t *sig = obj ? json_object_get (obj, "signal") : NULL;
+  json_t *cpu = obj ? json_object_get (obj, "cpu_ns") : NULL;
+  int rc = -1;
+
+  if (json_is_integer (code) && sig == NULL && json_integer_value (code) >= 0
+      && json_integer_value (code) <= 255)
+    {
+      *wait_status = (int) json_integer_value (code) << 8;
+      rc = 0;
+    }
+  else if (json_is_integer (sig) && code == NULL && json_integer_value (sig) >= 1
+           && json_integer_value (sig) < 64)
+    {
+      *wait_status = (int) json_integer_value (sig);
+      rc = 0;
+    }
+  *cpu_ns = json_is_integer (cpu) && json_integer_value (cpu) >= 0 ? json_integer_value (cpu) : 0;
+  json_decref (obj);
+  return rc;
+}
+
+static void
+on_channel (void *data, int fd, uint32_t events)
+{
+  RunnerSession *s = data;
+  char buf[SESSION_REPORT_MAX];
+  ssize_t n = recv (fd, buf, sizeof buf, MSG_DONTWAIT | MSG_TRUNC);
+  int wait_status;
+  int64_t cpu_ns;
+
+  if (n < 0 && (errno == EAGAIN || errno == EINTR))
+    return;
+  if (n <= 0)
+    {
+      /* The driver is gone; its run init's exit tells the rest. */
+      runner_loop_unwatch (s->engine->loop, s->channel_watch);
+      s->channel_watch = NULL;
+      return;
+    }
+  if (s->current == NULL || s->ending != SP_SESSION_END_NONE)
+    return;
+  if ((size_t) n > sizeof buf || parse_report (buf, (size_t) n, &wait_status, &cpu_ns) != 0)
+    {
+      s->current->failure = xstrdup ("the session's interpreter sent a malformed report");
+      kill_session (s, SP_SESSION_END_FAILED);
+      return;
+    }
+  finish_current (s, wait_status, cpu_ns);
+}
+
+static void
+emit_ended (RunnerSession *s, SpSessionEnd reason)
+{
+  SpMessage msg = { .type = SP_MSG_SESSION_ENDED };
+
+  msg.u.session.session = s->id;
+  msg.u.session.reason = reason;
+  _runner_engine_emit (s->engine, &msg);
+}
+
+static void
+free_session (RunnerSession *s)
+{
+  RunnerEngine *engine = s->engine;
+
+  for (RunnerSession **link = &engine->sessions; *link != NULL; link = &(*link)->next)
+    if (*link == s)
+      {
+        *link = s->next;
+        break;
+      }
+  drop_dir (s, NULL);
+  sp_strv_free (s->env);
+  free (s->id);
+  free (s);
+}
+
+bool
+_runner_session_reaped (RunnerEngine *engine, pid_t pid)
+{
+  RunnerSession *s = engine->sessions;
+
+  while (s != NULL && s->init_pid != pid)
+    s = s->next;
+  if (s == NULL)
+    return false;
+
+  RunnerReport report;
+  bool have_report = read (s->status_fd, &report, sizeof report) == (ssize_t) sizeof report;
+  SpSessionEnd reason = s->ending != SP_SESSION_END_NONE ? s->ending : SP_SESSION_END_EXITED;
+  RunnerRun *run = s->current;
+
+  /* Reset first: finishing the run may start the next one, which then
+   * finds no interpreter and starts a fresh one. */
+  runner_loop_unwatch (engine->loop, s->channel_watch);
+  s->channel_watch = NULL;
+  close (s->channel_fd);
+  close (s->control_fd);
+  close (s->status_fd);
+  s->channel_fd = s->control_fd = s->status_fd = -1;
+  s->init_pid = -1;
+  s->current = NULL;
+  s->ending = SP_SESSION_END_NONE;
+  s->kill_at_ns = 0;
+  s->idle_since_ns = now_ns ();
+  drop_dir (s, run);
+  emit_ended (s, reason);
+
+  if (run != NULL)
+    {
+      run->report = have_report ? report : (RunnerReport){ 0 };
+      run->have_report = have_report;
+      run->report.wall_ns = now_ns () - run->t_start_ns;
+      run->memory_peak = s->memory_peak;
+      run->tasks_peak = s->tasks_peak;
+      run->session_ended = reason;
+    }
+  if (s->closing)
+    {
+      if (run != NULL)
+        run->session = NULL;
+      free_session (s);
+    }
+  if (run != NULL)
+    _runner_run_on_init_exit (run);
+  _runner_engine_start_queued (engine);
+  return true;
+}
+
+static bool
+has_waiting_runs (RunnerSession *s)
+{
+  for (RunnerRun *run = s->engine->runs; run != NULL; run = run->next)
+    if (run->session == s && run->state != RUN_FINISHED)
+      return true;
+  return false;
+}
+
+void
+_runner_session_check_timers (RunnerEngine *engine, int64_t now)
+{
+  int64_t idle_ns = engine->config.session_idle_ms * INT64_C (1000000);
+  RunnerSession *next;
+
+  for (RunnerSession *s = engine->sessions; s != NULL; s = next)
+    {
+      next = s->next;
+      if (s->kill_at_ns > 0 && now >= s->kill_at_ns)
+        kill_session (s, SP_SESSION_END_TIMEOUT);
+      check_memory (s, now);
+      if (s->closing || _runner_session_busy (s) || now - s->idle_since_ns < idle_ns
+          || has_waiting_runs (s))
+        continue;
+      /* Unused for long: stop it and forget it. */
+      s->closing = true;
+      if (alive (s))
+        kill_session (s, SP_SESSION_END_IDLE);
+      else
+        free_session (s);
+    }
+}
+
+int64_t
+_runner_session_next_deadline (RunnerEngine *engine)
+{
+  int64_t idle_ns = engine->config.session_idle_ms * INT64_C (1000000);
+  int64_t next = 0;
+
+  for (RunnerSession *s = engine->sessions; s != NULL; s = s->next)
+    {
+      int64_t times[] = { s->kill_at_ns, alive (s) ? s->memory_check_ns : 0,
+                          s->closing || _runner_session_busy (s) ? 0
+                                                                 : s->idle_since_ns + idle_ns };
+      for (size_t i = 0; i < N_ELEMENTS (times); i++)
+        if (times[i] > 0 && (next == 0 || times[i] < next))
+          next = times[i];
+    }
+  return next;
+}
+
+/* Queued runs of a closed session end without running. */
+static void
+fail_waiting (RunnerSession *s)
+{
+  for (RunnerRun *run = s->engine->runs; run != NULL; run = run->next)
+    if (run->session == s && run->state == RUN_QUEUED)
+      {
+        SpMessage msg = { .type = SP_MSG_EXITED };
+        msg.u.exited.id = run->req.id;
+        msg.u.exited.end = SP_END_FAILED;
+        msg.u.exited.error = (char *) "the session was closed before the run started";
+        msg.u.exited.t_ms = runner_engine_clock_ms (s->engine);
+        run->state = RUN_FINISHED;
+        run->session = NULL;
+        _runner_engine_emit (s->engine, &msg);
+      }
+}
+
+int
+runner_engine_session_end (RunnerEngine *engine, const char *id, bool restart,
+                           SpProtoError *err)
+{
+  RunnerSession *s = find_session (engine, id);
+  SpSessionEnd reason = restart ? SP_SESSION_END_RESTART : SP_SESSION_END_CLOSED;
+
+  if (s == NULL)
+    return sp_proto_set_error (err, SP_ERR_UNKNOWN_SESSION, "no session \"%.64s\"", id);
+  if (!restart)
+    {
+      fail_waiting (s);
+      s->closing = true;
+    }
+  if (alive (s) && s->ending == SP_SESSION_END_NONE)
+    {
+      kill_session (s, reason); /* session_ended follows when it is gone */
+      return 0;
+    }
+  if (!alive (s))
+    {
+      emit_ended (s, reason);
+      if (!restart)
+        free_session (s);
+    }
+  return 0;
+}
+
+void
+_runner_session_kill_all (RunnerEngine *engine)
+{
+  for (RunnerSession *s = engine->sessions; s != NULL; s = s->next)
+    {
+      fail_waiting (s);
+      s->closing = true;
+      kill_session (s, SP_SESSION_END_CLOSED);
+    }
+}
+
+void
+_runner_session_free_all (RunnerEngine *engine)
+{
+  while (engine->sessions != NULL)
+    {
+      RunnerSession *s = engine->sessions;
+
+      runner_loop_unwatch (engine->loop, s->channel_watch);
+      s->channel_watch = NULL;
+      if (s->channel_fd >= 0)
+        close (s->channel_fd);
+      if (s->status_fd >= 0)
+        close (s->status_fd);
+      /* Without its control pipe the run init kills the tree and exits. */
+      if (s->control_fd >= 0)
+        close (s->control_fd);
+      if (s->init_pid > 0)
+        waitpid (s->init_pid, NULL, 0);
+      for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+        if (run->session == s)
+          run->session = NULL;
+      s->init_pid = -1;
+      free_session (s);
+    }
+}

@@ -1,0 +1,59 @@
+/* runner-session.h: persistent sessions, one long-lived sandboxed
+ * interpreter that runs snippet after snippet and keeps its state.
+ *
+ * A session is started by the first run that names it, through the same
+ * runner_spawn() as any run (namespaces, private root, rlimits, caps,
+ * no_new_privs, Landlock, seccomp), running the session driver
+ * (runner-session-driver.py) instead of a snippet. Each run then gets its
+ * own stdin, stdout and stderr pipes, exactly as a cold run, and hands
+ * them to the driver with the snippet over a private socket (the program's
+ * fd 3); the driver answers when the snippet is done. The run's pipes end
+ * when the driver puts them down, so output, limits and the exited event
+ * are runner-run.c's as for any run; this file owns the interpreter: its
+ * directory, its process, its tree watch, the per-run time limit's
+ * interrupt-then-kill, close, restart, the idle reaper and the cap. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "runner-engine.h"
+
+typedef struct RunnerSession RunnerSession;
+typedef struct RunnerRun RunnerRun;
+
+extern const char runner_session_driver[];
+
+/* Checks a run request that names a session (language, fields a session
+ * does not take, settings that must match the running interpreter's, the
+ * cap on sessions); -1 with *err set when it is refused. */
+int _runner_session_validate (RunnerEngine *engine, const SpRun *req, SpProtoError *err);
+/* The session a validated request names, created when it has none. */
+RunnerSession *_runner_session_get (RunnerEngine *engine, const SpRun *req);
+/* A run of the session is executing (or its interpreter is being
+ * stopped): the next one waits. */
+bool _runner_session_busy (RunnerSession *session);
+
+/* Starts a session run (state RUN_RUNNING already): the interpreter if
+ * none runs, then the snippet. A failure is reported as its exited. */
+int _runner_session_run_start (RunnerRun *run);
+/* A run's control command (interrupt, terminate, kill). */
+void _runner_session_control (RunnerRun *run, char cmd);
+/* The run passed its time: interrupt it, kill the session after the
+ * cancel grace if the driver does not answer. */
+void _runner_session_deadline (RunnerRun *run);
+/* A run of a session ended; the session forgets it. */
+void _runner_session_run_finished (RunnerRun *run);
+
+/* The engine reaped pid; true when it was a session's. */
+bool _runner_session_reaped (RunnerEngine *engine, pid_t pid);
+void _runner_session_check_timers (RunnerEngine *engine, int64_t now);
+int64_t _runner_session_next_deadline (RunnerEngine *engine);
+/* Kills every session's interpreter and forgets them (the runner stops). */
+void _runner_session_free_all (RunnerEngine *engine);
+void _runner_session_kill_all (RunnerEngine *engine);
+
+/* session_close and session_restart. */
+int runner_engine_session_end (RunnerEngine *engine, const char *id, bool restart,
+                               SpProtoError *err);

@@ -1,0 +1,259 @@
+/* test-activity-model.c: the journal follower reads start, output and end
+ * lines as they are appended (a half-written line waits for its end),
+ * loses nothing across a rotation, skips damaged lines with a count, marks
+ * a run of a vanished server as lost, follows the file through its
+ * monitor, and writes Stop requests where sandpad-mcp looks. */
+#include "config.h"
+
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sp-activity-model.h"
+
+static char *
+make_dir (void)
+{
+  char *dir = g_dir_make_tmp ("sp-activity-XXXXXX", NULL);
+
+  g_assert_nonnull (dir);
+  return dir;
+}
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      if (g_file_test (child, G_FILE_TEST_IS_DIR))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+static void
+append (const char *dir, const char *name, const char *text)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  int fd = g_open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, text, strlen (text)), ==, (ssize_t) strlen (text));
+  close (fd);
+}
+
+static char *
+output_text (SpActivityRun *run, gboolean is_stderr)
+{
+  GArray *chunks = sp_activity_run_get_output (run);
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      SpActivityChunk *c = &g_array_index (chunks, SpActivityChunk, i);
+      if (c->is_stderr == is_stderr)
+        g_string_append (text, c->text);
+    }
+  return g_string_free (text, FALSE);
+}
+
+#define PID "\"server_pid\":%d"
+
+static char *
+start_line (const char *run, const char *code)
+{
+  return g_strdup_printf ("{\"event\":\"start\",\"run\":\"%s\","
+                          "\"time\":\"2026-11-23T10:00:00.000Z\",\"tool\":\"execute_code\","
+                          PID ",\"workspace\":null,"
+                          "\"input\":{\"language\":\"python\",\"code\":\"%s\"}}\n",
+                          run, (int) getpid (), code);
+}
+
+static void
+test_lines (void)
+{
+  g_autofree char *dir = make_dir ();
+  g_autoptr (SpActivityModel) model = sp_activity_model_new (dir);
+  g_autofree char *start = start_line ("1-mcp-1", "print(1)");
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  const char *end = "{\"event\":\"end\",\"run\":\"1-mcp-1\",\"end\":\"exited\",\"exit_code\":3,"
+                    "\"duration_ms\":250,\"stdout\":\"a\\nb\\n\",\"stderr\":\"\","
+                    "\"error\":{\"type\":\"ValueError\",\"message\":\"bad\"},"
+                    "\"files\":[{\"path\":\"plot-1.png\",\"size\":10}]}\n";
+  SpActivityRun *run;
+
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 0);
+  append (dir, "live.jsonl", start);
+  append (dir, "live.jsonl", "{\"event\":\"output\",\"run\":\"1-mcp-1\",\"stream\":\"stdout\","
+                             "\"text\":\"a\\n\"}\n");
+  /* half a line: it waits for the rest */
+  append (dir, "live.jsonl", "{\"event\":\"output\",\"run\":\"1-mcp-1\",\"str");
+  sp_activity_model_poll (model);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 1);
+  run = sp_activity_model_find (model, "1-mcp-1");
+  g_assert_nonnull (run);
+  g_assert_true (sp_activity_run_is_running (run));
+  g_assert_cmpstr (sp_activity_run_get_source (run), ==, "print(1)");
+  g_assert_cmpstr (sp_activity_run_get_language (run), ==, "python");
+  out = output_text (run, FALSE);
+  g_assert_cmpstr (out, ==, "a\n");
+  g_clear_pointer (&out, g_free);
+
+  append (dir, "live.jsonl", "eam\":\"stderr\",\"text\":\"warn\\n\"}\n");
+  append (dir, "live.jsonl", "{\"event\":\"output\",\"run\":\"1-mcp-1\",\"stream\":\"stdout\","
+                             "\"text\":\"b\\n\"}\n");
+  append (dir, "live.jsonl", end);
+  sp_activity_model_poll (model);
+  out = output_text (run, FALSE);
+  err = output_text (run, TRUE);
+  g_assert_cmpstr (out, ==, "a\nb\n");
+  g_assert_cmpstr (err, ==, "warn\n");
+  g_assert_false (sp_activity_run_is_running (run));
+  g_assert_cmpstr (sp_activity_run_get_end (run), ==, "exited");
+  g_assert_cmpint (sp_activity_run_get_exit_code (run), ==, 3);
+  g_assert_cmpstr (sp_activity_run_get_error (run), ==, "ValueError: bad");
+  g_assert_cmpstr (sp_activity_run_get_files (run)[0], ==, "plot-1.png");
+  g_assert_cmpuint (sp_activity_model_get_skipped (model), ==, 0);
+  remove_tree (dir);
+}
+
+/* Lines appended to the old file after the last read, then the rename,
+ * then a new file: every run is there, in order. */
+static void
+test_rotation (void)
+{
+  g_autofree char *dir = make_dir ();
+  g_autoptr (SpActivityModel) model = sp_activity_model_new (dir);
+  g_autofree char *a = start_line ("1-mcp-1", "a");
+  g_autofree char *b = start_line ("1-mcp-2", "b");
+  g_autofree char *c = start_line ("1-mcp-3", "c");
+  g_autofree char *live = g_build_filename (dir, "live.jsonl", NULL);
+  g_autofree char *old = g_build_filename (dir, "live.1.jsonl", NULL);
+
+  append (dir, "live.jsonl", a);
+  sp_activity_model_poll (model);
+  append (dir, "live.jsonl", b);
+  g_assert_cmpint (g_rename (live, old), ==, 0);
+  append (dir, "live.jsonl", c);
+  sp_activity_model_poll (model);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 3);
+  g_assert_nonnull (sp_activity_model_find (model, "1-mcp-2"));
+  g_assert_cmpstr (sp_activity_run_get_source (sp_activity_model_find (model, "1-mcp-3")), ==,
+                   "c");
+  /* and again, with the new file read to its end before the rename */
+  g_assert_cmpint (g_rename (live, old), ==, 0);
+  sp_activity_model_poll (model);
+  {
+    g_autofree char *d = start_line ("1-mcp-4", "d");
+    append (dir, "live.jsonl", d);
+  }
+  sp_activity_model_poll (model);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 4);
+  g_assert_cmpuint (sp_activity_model_get_skipped (model), ==, 0);
+  remove_tree (dir);
+}
+
+static void
+test_damaged (void)
+{
+  g_autofree char *dir = make_dir ();
+  g_autoptr (SpActivityModel) model = NULL;
+  g_autofree char *good = start_line ("1-mcp-9", "ok");
+  g_autofree char *huge = g_strnfill (SP_ACTIVITY_LINE_MAX + 10, 'x');
+
+  append (dir, "live.jsonl", "not json at all\n");
+  append (dir, "live.jsonl", "[1,2,3]\n");
+  append (dir, "live.jsonl", "{\"event\":\"start\"}\n");
+  append (dir, "live.jsonl", "\xff\xfe\x01{\n");
+  append (dir, "live.jsonl", huge);
+  append (dir, "live.jsonl", "\n");
+  append (dir, "live.jsonl", "{\"event\":\"future-thing\",\"run\":\"1-mcp-8\"}\n");
+  append (dir, "live.jsonl", good);
+  model = sp_activity_model_new (dir);
+  g_assert_cmpuint (sp_activity_model_get_skipped (model), ==, 5);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 1);
+  g_assert_nonnull (sp_activity_model_find (model, "1-mcp-9"));
+  remove_tree (dir);
+}
+
+/* A run whose server is gone (a pid that no longer exists) is lost, not
+ * running forever. */
+static void
+test_lost (void)
+{
+  g_autofree char *dir = make_dir ();
+  g_autoptr (SpActivityModel) model = NULL;
+  g_autofree char *line = NULL;
+  SpActivityRun *run;
+  pid_t gone = fork ();
+
+  /* a process that existed and is reaped: its pid names nobody now */
+  if (gone == 0)
+    _exit (0);
+  g_assert_cmpint (gone, >, 0);
+  g_assert_cmpint (waitpid (gone, NULL, 0), ==, gone);
+  line = g_strdup_printf ("{\"event\":\"start\",\"run\":\"7-mcp-1\",\"tool\":\"execute_command\","
+                          "\"server_pid\":%d,\"input\":{\"command\":\"ls\"}}\n",
+                          (int) gone);
+  append (dir, "live.jsonl", line);
+  model = sp_activity_model_new (dir);
+  run = sp_activity_model_find (model, "7-mcp-1");
+  g_assert_nonnull (run);
+  g_assert_false (sp_activity_run_is_running (run));
+  g_assert_cmpstr (sp_activity_run_get_end (run), ==, "lost");
+  g_assert_cmpstr (sp_activity_run_get_source (run), ==, "ls");
+  remove_tree (dir);
+}
+
+static gboolean
+has_runs (gpointer data)
+{
+  return g_list_model_get_n_items (data) >= 2;
+}
+
+/* Through the monitor, no poll by hand; and Stop writes the request. */
+static void
+test_monitor_and_stop (void)
+{
+  g_autofree char *dir = make_dir ();
+  g_autoptr (SpActivityModel) model = sp_activity_model_new (dir);
+  g_autofree char *a = start_line ("1-mcp-1", "a");
+  g_autofree char *b = start_line ("1-mcp-2", "b");
+  g_autofree char *request = g_build_filename (dir, "cancel", "1-mcp-2", NULL);
+  g_autoptr (GError) error = NULL;
+  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+
+  append (dir, "live.jsonl", a);
+  append (dir, "live.jsonl", b);
+  while (!has_runs (model) && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE), g_usleep (1000);
+  g_assert_true (has_runs (model));
+
+  g_assert_true (sp_activity_model_request_stop (model, "1-mcp-2", &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (request, G_FILE_TEST_IS_REGULAR));
+  g_assert_false (sp_activity_model_request_stop (model, "1-mcp-404", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  remove_tree (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/activity/lines", test_lines);
+  g_test_add_func ("/activity/rotation", test_rotation);
+  g_test_add_func ("/activity/damaged", test_damaged);
+  g_test_add_func ("/activity/lost", test_lost);
+  g_test_add_func ("/activity/monitor-and-stop", test_monitor_and_stop);
+  return g_test_run ();
+}

@@ -1,0 +1,363 @@
+"""Persistent sessions through the real runner and Debian's python3: state
+kept between runs, the per-run time limit, crashes, restart, close, idle
+reaping, cancel, the session's memory limit, isolation between sessions and
+from ordinary runs (each probe with a control showing it works), and the
+requests a session refuses.
+
+Usage: test-session.py PATH-TO-SANDPAD-RUNNER [TEST-NAME...]
+"""
+
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from runnertest import Result, Runner, main  # noqa: E402
+
+RUNNER = sys.argv[1]
+MODE = os.environ.get("SANDPAD_TEST_SANDBOX", "namespaces")
+MIB = 1024 * 1024
+
+
+def runner(*args):
+    r = Runner(RUNNER, "--sandbox", MODE, "--strict", *args)
+    r.hello()
+    return r
+
+
+def ended(r, session, timeout=60):
+    """The next session_ended event of this session (others are kept)."""
+    skipped = []
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            ev = r.recv(max(0.1, deadline - time.monotonic()))
+            if ev is None:
+                return None
+            if ev["type"] == "session_ended" and ev["session"] == session:
+                return ev
+            skipped.append(ev)
+    finally:
+        r.pending = skipped + r.pending
+
+
+def refused(r, **fields):
+    """The error a refused request gets (requests without an id included)."""
+    fields.setdefault("v", 1)
+    r.send(**fields)
+    return r.recv_type("error")
+
+
+def test_state_kept(t):
+    r = runner()
+    first = r.run("a", "import json as j\nimport os\nx = 41\nos.mkdir('sub')\nos.chdir('sub')\n",
+                  session="s")
+    t.eq((first.exited["end"], first.exited.get("exit_code"), first.started.get("session"),
+          first.started.get("session_new")),
+         ("exited", 0, "s", True), "the first run of a session starts its interpreter", first)
+    second = r.run("b", "print(x + 1, j.dumps([1]), os.path.basename(os.getcwd()))",
+                   session="s")
+    t.eq(second.stdout, "42 [1] sub\n",
+         "the second run sees its variables, imports and working directory", second)
+    t.eq(second.started.get("session_new"), None, "and says it did not start afresh", second)
+    # Control: without the session, the same code has nothing to see.
+    control = r.run("c", "print(x + 1)")
+    t.eq(control.exited.get("program_error", {}).get("type"), "NameError",
+         "control: an ordinary run does not know x", control)
+    # A run's stdin is its own: the text it was given, then EOF.
+    res = r.run("d", "print(input())\ntry:\n    input()\nexcept EOFError:\n    print('eof')\n",
+                session="s", stdin="Ada\n")
+    t.eq(res.stdout, "Ada\neof\n", "input() reads the run's own stdin, then EOF", res)
+    r.send(type="run", id="e", language="python", session="s", stdin_open=True,
+           code="print('got', input())")
+    r.recv_type("started")
+    r.send(type="stdin", id="e", data="Grace\n", eof=True)
+    res = Result(r.collect("e"))
+    t.eq(res.stdout, "got Grace\n", "and stdin messages reach a session run", res)
+    r.close()
+
+
+def test_errors_and_plots(t):
+    r = runner()
+    r.run("a", "open('one.txt', 'w').write('1')\nvalue = 1\n", session="s")
+    res = r.run("b", "a = 1\n\nprint(undefined_name)\n", session="s", name="cell.py")
+    err = res.exited.get("program_error", {})
+    t.eq((res.exited.get("exit_code"), err.get("type"), err.get("line")), (1, "NameError", 3),
+         "a NameError in a session run names its type and line, exit code 1", res)
+    t.ok(res.stderr.startswith("Traceback (most recent call last):\n  File ")
+         and "cell.py\", line 3, in <module>" in res.stderr
+         and "sandpad_session" not in res.stderr,
+         "the traceback is the snippet's, as in a cold run (no driver frames)", res)
+    res = r.run("c", "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\n"
+                     "open('two.txt', 'w').write('2')\n", session="s")
+    files = {f["path"]: f for f in res.exited["files"]}
+    t.eq(sorted(files), ["plot-1.png", "two.txt"],
+         "a plot left open in run 3 arrives as a file, and only this run's files are listed",
+         res)
+    t.eq(files.get("plot-1.png", {}).get("mime"), "image/png", "the plot is a PNG", res)
+    res = r.run("d", "plt.plot([3, 2, 1])\nplt.show()\nprint('after')\n", session="s")
+    t.eq(([f["path"] for f in res.exited["files"]], res.stdout), (["plot-2.png"], "after\n"),
+         "plt.show() in a later run saves the next plot, pyplot still imported", res)
+    res = r.run("e", "x = (\n", session="s")
+    err = res.exited.get("program_error", {})
+    t.eq((err.get("type"), err.get("syntax")), ("SyntaxError", True),
+         "a syntax error is reported as one", res)
+    res = r.run("f", "import sys\nsys.exit(4)\n", session="s")
+    t.eq(res.exited.get("exit_code"), 4, "sys.exit(4) is exit code 4", res)
+    res = r.run("g", "print(value)", session="s")
+    t.eq((res.stdout, res.exited.get("session_ended")), ("1\n", None),
+         "and none of that ended the session", res)
+    r.close()
+
+
+def test_timeout(t):
+    r = runner("--cancel-grace-ms", "1000")
+    r.run("a", "x = 5", session="s")
+    res = r.run("b", "while True:\n    pass\n", session="s", timeout_ms=1000)
+    t.eq((res.exited.get("limit"), res.exited["end"], res.exited.get("signal"),
+          res.exited.get("session_ended")),
+         ("time", "signaled", 2, None),
+         "a run past its time is interrupted (KeyboardInterrupt), the session survives", res)
+    res = r.run("c", "print(x)", session="s")
+    t.eq(res.stdout, "5\n", "and keeps its state", res)
+    res = r.run("d", "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                     "while True:\n    time.sleep(0.01)\n", session="s", timeout_ms=1000)
+    t.eq((res.exited.get("limit"), res.exited.get("session_ended")), ("time", "timeout"),
+         "a run that ignores the interrupt is killed with its session, and says so", res)
+    ev = ended(r, "s")
+    t.eq(ev and ev.get("reason"), "timeout", "session_ended says why", ev)
+    res = r.run("e", "print(x)", session="s")
+    t.eq((res.started.get("session_new"), res.exited.get("program_error", {}).get("type")),
+         (True, "NameError"), "the next run starts a new session, without the old state", res)
+    r.close()
+
+
+def test_crash(t):
+    r = runner()
+    cases = [
+        ("os._exit", "import os\nos._exit(3)\n", ("exited", 3)),
+        ("kill -9", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n",
+         ("signaled", 9)),
+        ("segfault", "import ctypes\nctypes.string_at(0)\n", ("signaled", 11)),
+    ]
+    for i, (what, code, want) in enumerate(cases):
+        r.run(f"set{i}", "x = 1", session="s")
+        res = r.run(f"crash{i}", code, session="s")
+        got = (res.exited["end"], res.exited.get("exit_code", res.exited.get("signal")))
+        t.eq((got, res.exited.get("session_ended")), (want, "exited"),
+             f"{what} ends the run as it ends the interpreter, and the session", res)
+        ev = ended(r, "s")
+        t.eq(ev and ev.get("reason"), "exited", f"{what}: session_ended says exited", ev)
+        res = r.run(f"next{i}", "print(x)", session="s")
+        t.eq((res.started.get("session_new"), res.exited.get("program_error", {}).get("type")),
+             (True, "NameError"), f"{what}: the next run starts a new session", res)
+    r.close()
+
+
+def test_restart_close(t):
+    r = runner()
+    r.run("a", "x = 1", session="s")
+    r.send(type="session_restart", session="s")
+    ev = ended(r, "s")
+    t.eq(ev and ev.get("reason"), "restart", "session_restart ends the interpreter", ev)
+    res = r.run("b", "print(x)", session="s")
+    t.eq((res.started.get("session_new"), res.exited.get("program_error", {}).get("type")),
+         (True, "NameError"), "the next run starts afresh", res)
+    r.run("c", "y = 2", session="s")
+    r.send(type="session_close", session="s")
+    ev = ended(r, "s")
+    t.eq(ev and ev.get("reason"), "closed", "session_close ends it", ev)
+    err = refused(r, type="session_close", session="s")
+    t.eq(err.get("code"), "unknown_session", "a closed session is unknown", err)
+    err = refused(r, type="session_restart", session="nope")
+    t.eq(err.get("code"), "unknown_session", "so is one never opened", err)
+    # Closing a session while it runs: the run ends with it, a queued one
+    # fails without running.
+    r.send(type="run", id="long", language="python", session="t",
+           code="import time\nprint('go', flush=True)\ntime.sleep(60)\n")
+    r.send(type="run", id="behind", language="python", session="t", code="print('never')")
+    r.recv_type("output")
+    r.send(type="session_close", session="t")
+    long_, behind = Result(r.collect("long")), Result(r.collect("behind"))
+    t.eq(long_.exited.get("session_ended"), "closed", "the running run ends with the session",
+         long_)
+    t.ok(behind.exited["end"] == "failed" and behind.started is None,
+         "the run queued behind it fails without starting", behind)
+    r.close()
+
+
+def test_queue_and_cancel(t):
+    r = runner()
+    r.send(type="run", id="a", language="python", session="s",
+           code="import time\ntime.sleep(1)\nx = 1\nprint('a done')\n")
+    r.send(type="run", id="b", language="python", session="s", code="print('b sees', x)")
+    a, b = Result(r.collect("a")), Result(r.collect("b"))
+    t.eq((a.stdout, b.stdout), ("a done\n", "b sees 1\n"),
+         "a second run for a busy session waits for the first", (a, b))
+    r.send(type="run", id="c", language="python", session="s",
+           code="import time\nx = 2\nprint('sleeping', flush=True)\ntime.sleep(60)\n")
+    r.recv_type("output")
+    r.send(type="cancel", id="c")
+    res = Result(r.collect("c"))
+    t.eq((res.exited.get("cancelled"), res.exited.get("session_ended")), ("interrupt", None),
+         "cancel interrupts the run; the session survives", res)
+    res = r.run("d", "print(x)", session="s")
+    t.eq(res.stdout, "2\n", "and keeps what the cancelled run set", res)
+    r.close()
+
+
+def test_idle(t):
+    r = runner("--session-idle-ms", "1500")
+    r.run("a", "x = 1", session="s")
+    ev = ended(r, "s")
+    t.eq(ev and ev.get("reason"), "idle", "an unused session is stopped after the idle time", ev)
+    res = r.run("b", "print(x)", session="s")
+    t.eq(res.started.get("session_new"), True, "and the next run starts a new one", res)
+    r.close()
+
+
+def test_memory(t):
+    r = runner()
+    hold = "b{n} = bytearray({mib} * 1024 * 1024)\nb{n}[::4096] = b'x' * len(b{n}[::4096])\n"
+    res = r.run("a", hold.format(n=1, mib=120), session="s", memory_mib=256)
+    t.eq((res.exited.get("exit_code"), res.exited.get("limit")), (0, None),
+         "control: 120 MiB in a 256 MiB session is fine", res)
+    t.ok(res.exited["peak_memory_bytes"] >= 100 * MIB, "and its peak is measured", res)
+    # RLIMIT_DATA holds the interpreter to the limit with what it kept.
+    res = r.run("b", hold.format(n=2, mib=150), session="s", memory_mib=256)
+    t.eq((res.exited.get("program_error", {}).get("type"), res.exited.get("session_ended")),
+         ("MemoryError", None), "120 + 150 MiB in the interpreter is a MemoryError", res)
+    # A child under RLIMIT_DATA alone: the tree watch sums the session.
+    child = ("import subprocess, sys\n"
+             "subprocess.run([sys.executable, '-c', " + repr(hold.format(n=3, mib=150)
+                                                          + "import time\ntime.sleep(20)\n")
+             + "])\n")
+    res = r.run("c", child, session="s", memory_mib=256)
+    t.eq((res.exited.get("limit"), res.exited.get("session_ended")), ("memory", "limit"),
+         "memory_mib holds for the whole session's tree: a 150 MiB child ends it", res)
+    t.ok(res.exited.get("wall_ms", 0) < 15000, "well before the child is done", res)
+    r.close()
+
+
+SECRETS = ("import os, subprocess\n"
+           "secret = 'kept-4711'\n"
+           "open('secret.txt', 'w').write('kept-4711')\n"
+           "open(os.path.join(os.environ.get('TMPDIR', '/tmp'), 'secret-tmp.txt'), 'w')"
+           ".write('kept-4711')\n"
+           "sleeper = subprocess.Popen(['sleep', '61.4711'])\n")
+
+# What a run can find of those; PID is the sleeper's pid on the host (in
+# namespace mode another pid namespace's, in fallback mode the same uid's).
+PROBE = ("import os\n"
+         "seen = []\n"
+         "if 'secret' in globals():\n    seen.append('variable')\n"
+         "if os.path.exists('secret.txt'):\n    seen.append('file')\n"
+         "if os.path.exists(os.path.join(os.environ.get('TMPDIR', '/tmp'), 'secret-tmp.txt')):\n"
+         "    seen.append('tmp')\n"
+         "try:\n"
+         "    os.kill({pid}, 0)\n"
+         "    seen.append('process')\n"
+         "except OSError:\n"
+         "    pass\n"
+         "if 'sleeper' in globals() and sleeper.poll() is None:\n"
+         "    seen.append('process')\n"
+         "print(sorted(set(seen)))\n")
+
+
+def sleeper_pid():
+    """The host pid of the sleeper SECRETS started (the test runs outside
+    the sandbox: this is also the control that the pid is signalable)."""
+    for pid in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"61.4711" in f.read():
+                    os.kill(int(pid), 0)
+                    return int(pid)
+        except (OSError, ValueError):
+            pass
+    return None
+
+
+def test_isolation_sessions(t):
+    r = runner()
+    res = r.run("a", SECRETS, session="one")
+    pid = sleeper_pid()
+    t.ok(res.exited.get("exit_code") == 0 and pid is not None,
+         "session one keeps a variable, files and a process (control: the test, outside, "
+         "can signal it)", res)
+    other = r.run("b", PROBE.format(pid=pid or 1), session="two")
+    t.eq(other.stdout, "[]\n", "session two sees none of them", other)
+    control = r.run("c", PROBE.format(pid=pid or 1), session="one")
+    t.eq(control.stdout, "['file', 'process', 'tmp', 'variable']\n",
+         "control: session one itself sees all four", control)
+    r.close()
+
+
+def test_isolation_normal(t):
+    r = runner()
+    r.run("a", SECRETS, session="one")
+    pid = sleeper_pid()
+    normal = r.run("b", PROBE.format(pid=pid or 1))
+    t.eq(normal.stdout, "[]\n", "an ordinary run sees nothing of a session", normal)
+    control = r.run("c", PROBE.format(pid=pid or 1), session="one")
+    t.eq(control.stdout, "['file', 'process', 'tmp', 'variable']\n",
+         "control: the session itself sees all four", control)
+    # And the other way: an ordinary run's leftovers do not reach a session.
+    r.run("d", SECRETS.replace("sleep", "true"))
+    res = r.run("e", PROBE.format(pid=pid or 1), session="fresh")
+    t.eq(res.stdout, "[]\n", "a new session sees nothing of an ordinary run", res)
+    r.close()
+
+
+def test_refusals(t):
+    r = runner("--max-sessions", "1")
+    err = refused(r, type="run", id="js", language="javascript", code="1", session="s")
+    t.eq(err.get("code"), "unsupported_language", "a session is for python only", err)
+    err = refused(r, type="run", id="cwd", language="python", code="1", session="s", cwd="/tmp")
+    t.eq(err.get("code"), "invalid_value", "a session run cannot name cwd", err)
+    r.run("a", "x = 1", session="s", memory_mib=256)
+    err = refused(r, type="run", id="mem", language="python", code="1", session="s",
+                  memory_mib=300)
+    t.ok(err.get("code") == "invalid_value" and "memory_mib" in err.get("message", ""),
+         "a running session's memory_mib cannot change under it", err)
+    err = refused(r, type="run", id="cap", language="python", code="1", session="t")
+    t.eq(err.get("code"), "limit", "a session over the cap is refused", err)
+    res = r.run("b", "print(x)", session="s", memory_mib=256)
+    t.eq(res.stdout, "1\n", "control: the open session still runs", res)
+    err = refused(r, type="session_close", session="s", extra=1)
+    t.eq(err.get("code"), "unknown_field", "session requests are strictly decoded", err)
+    r.close()
+
+
+def test_cli(t):
+    import subprocess
+    import tempfile
+    cli = os.environ["SANDPAD_RUN"]
+    with tempfile.TemporaryDirectory() as d:
+        files = []
+        for name, code in (("a.py", "x = 41\nimport math\n"), ("b.py", "print(x + 1)\n"),
+                           ("c.py", "print(undefined)\n"), ("d.py", "print('never')\n")):
+            files.append(os.path.join(d, name))
+            with open(files[-1], "w") as f:
+                f.write(code)
+        res = subprocess.run([cli, "--sandbox", MODE, "--strict", "--session", *files],
+                             capture_output=True, text=True, timeout=120)
+        t.eq((res.stdout, res.returncode), ("42\n", 1),
+             "sandpad-run --session runs the files in one session and stops at the first "
+             "that fails", res)
+        t.ok("NameError" in res.stderr and "never" not in res.stdout, "the failure is shown",
+             res)
+        # Control: without --session, b.py alone knows no x.
+        res = subprocess.run([cli, "--sandbox", MODE, files[1]], capture_output=True,
+                             text=True, timeout=120)
+        t.eq(res.returncode, 1, "control: b.py alone fails with NameError", res)
+
+
+TESTS = {f.__name__[5:]: f for f in (test_cli, test_state_kept, test_errors_and_plots, test_timeout,
+                                     test_crash, test_restart_close, test_queue_and_cancel,
+                                     test_idle, test_memory, test_isolation_sessions,
+                                     test_isolation_normal, test_refusals)}
+
+if __name__ == "__main__":
+    names = sys.argv[2:] or list(TESTS)
+    main([TESTS[n] for n in names])

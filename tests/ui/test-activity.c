@@ -1,0 +1,404 @@
+/* test-activity.c: what an assistant runs, seen in the app. The real
+ * sandpad-mcp is started here and spoken to in plain JSON-RPC lines (what
+ * an assistant's client sends); its run appears in the Activity window
+ * with its code and streaming output, Stop there ends it as cancelled and
+ * the MCP call answers so; an edit_and_execute of the file a window has
+ * open shows its run in that window. Saves sandpad-activity.png. */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <gtksourceview/gtksource.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sp-activity-window.h"
+#include "sp-application.h"
+#include "sp-exec-panel.h"
+#include "sp-output-item.h"
+#include "sp-test-wait.h"
+#include "sp-ui-test.h"
+#include "sp-window.h"
+
+static SpApplication *app;
+
+/* ---- a plain JSON-RPC client of sandpad-mcp ---- */
+
+typedef struct
+{
+  GSubprocess *proc;
+  GOutputStream *in;
+  GDataInputStream *out;
+  GPtrArray *lines; /* what it answered, line by line */
+  gboolean eof;
+} Mcp;
+
+static void read_next (Mcp *mcp);
+
+static void
+line_read (GObject *source, GAsyncResult *result, gpointer data)
+{
+  Mcp *mcp = data;
+  g_autoptr (GError) error = NULL;
+  char *line = g_data_input_stream_read_line_finish_utf8 (G_DATA_INPUT_STREAM (source), result,
+                                                          NULL, &error);
+
+  if (line == NULL)
+    {
+      mcp->eof = TRUE;
+      return;
+    }
+  g_ptr_array_add (mcp->lines, line);
+  read_next (mcp);
+}
+
+static void
+read_next (Mcp *mcp)
+{
+  g_data_input_stream_read_line_async (mcp->out, G_PRIORITY_DEFAULT, NULL, line_read, mcp);
+}
+
+static void
+mcp_send (Mcp *mcp, const char *line)
+{
+  g_autofree char *with_nl = g_strconcat (line, "\n", NULL);
+
+  g_assert_true (g_output_stream_write_all (mcp->in, with_nl, strlen (with_nl), NULL, NULL, NULL));
+  g_assert_true (g_output_stream_flush (mcp->in, NULL, NULL));
+}
+
+static Mcp *
+mcp_start (const char *workspace)
+{
+  const char *server = g_getenv ("SANDPAD_MCP");
+  Mcp *mcp = g_new0 (Mcp, 1);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_nonnull (server);
+  /* Same XDG_STATE_HOME as the app (inherited): the same journal. */
+  if (workspace != NULL)
+    mcp->proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
+                                  &error, server, "--workspace", workspace, NULL);
+  else
+    mcp->proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
+                                  &error, server, NULL);
+  g_assert_no_error (error);
+  mcp->in = g_object_ref (g_subprocess_get_stdin_pipe (mcp->proc));
+  mcp->out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (mcp->proc));
+  mcp->lines = g_ptr_array_new_with_free_func (g_free);
+  read_next (mcp);
+  mcp_send (mcp, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+                 "\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                 "\"clientInfo\":{\"name\":\"test-activity\",\"version\":\"1\"}}}");
+  mcp_send (mcp, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+  return mcp;
+}
+
+typedef struct
+{
+  Mcp *mcp;
+  const char *needle;
+} McpWait;
+
+static gboolean
+mcp_answered (gpointer data)
+{
+  McpWait *wait = data;
+
+  for (guint i = 0; i < wait->mcp->lines->len; i++)
+    if (strstr (g_ptr_array_index (wait->mcp->lines, i), wait->needle) != NULL)
+      return TRUE;
+  return wait->mcp->eof;
+}
+
+/* The answer line holding needle (the call's id), or NULL. */
+static const char *
+mcp_wait_line (Mcp *mcp, const char *needle, guint timeout_ms)
+{
+  McpWait wait = { mcp, needle };
+
+  sp_test_wait_for (mcp_answered, &wait, timeout_ms);
+  for (guint i = 0; i < mcp->lines->len; i++)
+    if (strstr (g_ptr_array_index (mcp->lines, i), needle) != NULL)
+      return g_ptr_array_index (mcp->lines, i);
+  return NULL;
+}
+
+static void
+mcp_stop (Mcp *mcp)
+{
+  g_output_stream_close (mcp->in, NULL, NULL);
+  g_assert_true (g_subprocess_wait (mcp->proc, NULL, NULL));
+  while (!mcp->eof)
+    g_main_context_iteration (NULL, TRUE);
+  g_clear_object (&mcp->in);
+  g_clear_object (&mcp->out);
+  g_clear_object (&mcp->proc);
+  g_ptr_array_unref (mcp->lines);
+  g_free (mcp);
+}
+
+/* ---- the app ---- */
+
+static SpActivityWindow *
+find_activity_window (void)
+{
+  g_autoptr (GList) toplevels = gtk_window_list_toplevels ();
+
+  for (GList *l = toplevels; l != NULL; l = l->next)
+    if (SP_IS_ACTIVITY_WINDOW (l->data))
+      return l->data;
+  return NULL;
+}
+
+typedef struct
+{
+  SpActivityWindow *window;
+  const char *needle;
+} ShownWait;
+
+/* The shown run's output holds needle, and so does the pane (the code is
+ * in the pane too, so the pane alone would prove nothing). */
+static gboolean
+activity_shows (gpointer data)
+{
+  ShownWait *wait = data;
+  SpActivityRun *run = sp_activity_window_get_shown (wait->window);
+  g_autofree char *text = sp_activity_window_get_text (wait->window);
+  g_autoptr (GString) output = g_string_new (NULL);
+  GArray *chunks;
+
+  if (run == NULL)
+    return FALSE;
+  chunks = sp_activity_run_get_output (run);
+  for (guint i = 0; i < chunks->len; i++)
+    g_string_append (output, g_array_index (chunks, SpActivityChunk, i).text);
+  return strstr (output->str, wait->needle) != NULL
+         && strstr (text, output->str) != NULL;
+}
+
+static void
+save_screenshot (GtkWidget *widget, const char *name)
+{
+  const char *dir = g_getenv ("SANDPAD_SCREENSHOT_DIR");
+  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+  g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
+  g_autoptr (GskRenderNode) node = NULL;
+  g_autoptr (GdkTexture) texture = NULL;
+  g_autofree char *path = NULL;
+
+  if (dir == NULL || w <= 0 || h <= 0)
+    return;
+  /* what GTK drew, once it has drawn this state */
+  gtk_widget_queue_draw (widget);
+  gtk_test_widget_wait_for_draw (widget);
+  gdk_paintable_snapshot (paintable, snapshot, w, h);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)),
+                                         node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  path = g_build_filename (dir, name, NULL);
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+}
+
+static void
+spin (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * 1000;
+
+  while (g_get_monotonic_time () < end)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+}
+
+static void
+test_live_and_stop (void)
+{
+  SpWindow *window = sp_window_new (app);
+  SpActivityWindow *activity;
+  Mcp *mcp = mcp_start (NULL);
+  ShownWait started, later;
+  const char *answer;
+  g_autofree char *status = NULL;
+
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.activity", NULL));
+  activity = find_activity_window ();
+  g_assert_nonnull (activity);
+
+  mcp_send (mcp, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{"
+                 "\"name\":\"execute_code\",\"arguments\":{\"language\":\"python\",\"code\":"
+                 "\"import time\\nprint('assistant says hi', flush=True)\\ntime.sleep(2)\\n"
+                 "print('still going', flush=True)\\ntime.sleep(120)\",\"timeout\":200}}}");
+  /* the code, then the output as it comes, while the call has not answered */
+  started = (ShownWait){ activity, "assistant says hi" };
+  g_assert_true (sp_test_wait_for (activity_shows, &started, 60000));
+  later = (ShownWait){ activity, "still going" };
+  g_assert_true (sp_test_wait_for (activity_shows, &later, 60000));
+  {
+    g_autofree char *text = sp_activity_window_get_text (activity);
+    g_assert_nonnull (strstr (text, "print('assistant says hi', flush=True)"));
+  }
+  g_assert_true (sp_activity_run_is_running (sp_activity_window_get_shown (activity)));
+  g_assert_cmpstr (sp_activity_window_get_status (activity), ==, "Running…");
+  g_assert_null (mcp_wait_line (mcp, "\"id\":2", 0));
+  gtk_window_set_default_size (GTK_WINDOW (activity), 960, 520);
+  spin (500);
+  save_screenshot (GTK_WIDGET (activity), "sandpad-activity.png");
+
+
+  /* Stop: the run ends as cancelled, and the MCP call answers so. */
+  g_signal_emit_by_name (find_button (GTK_WIDGET (activity), "_Stop"), "clicked");
+  answer = mcp_wait_line (mcp, "\"id\":2", 60000);
+  g_assert_nonnull (answer);
+  g_assert_nonnull (strstr (answer, "\"end\":\"cancelled\""));
+  {
+    SpActivityRun *run = sp_activity_window_get_shown (activity);
+    gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+    while (sp_activity_run_is_running (run) && g_get_monotonic_time () < deadline)
+      g_main_context_iteration (NULL, FALSE), g_usleep (1000);
+    g_assert_false (sp_activity_run_is_running (run));
+    g_assert_cmpstr (sp_activity_run_get_end (run), ==, "cancelled");
+  }
+  spin (100);
+  status = g_strdup (sp_activity_window_get_status (activity));
+  g_assert_true (g_str_has_prefix (status, "Stopped"));
+  mcp_stop (mcp);
+  gtk_window_destroy (GTK_WINDOW (activity));
+  close_window (window);
+}
+
+static char *
+panel_text (SpWindow *window)
+{
+  GListModel *model = sp_exec_panel_get_output (SP_EXEC_PANEL (sp_window_get_exec_panel (window)));
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; model != NULL && i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr (SpOutputItem) item = g_list_model_get_item (model, i);
+      if (sp_output_item_get_text (item) != NULL)
+        g_string_append (text, sp_output_item_get_text (item));
+    }
+  return g_string_free (text, FALSE);
+}
+
+static gboolean
+panel_shows_edit (gpointer data)
+{
+  g_autofree char *text = panel_text (data);
+
+  return strstr (text, "after the edit") != NULL;
+}
+
+static gboolean
+loaded (gpointer data)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (data));
+
+  return gtk_text_buffer_get_char_count (buffer) > 0;
+}
+
+/* The label of the panel's status line. */
+static GtkWidget *
+find_status (GtkWidget *widget)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "sp-status"))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_status (child);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+test_edit_shows_in_window (void)
+{
+  g_autofree char *ws = g_dir_make_tmp ("sp-activity-ws-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (ws, "prog.py", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  SpWindow *window = sp_window_new (app);
+  const char *answer;
+  Mcp *mcp;
+
+  g_assert_true (g_file_set_contents (path, "print('before the edit')\n", -1, NULL));
+  /* As root, runs are nobody's, and so must be the workspace and file. */
+  if (getuid () == 0)
+    {
+      g_assert_cmpint (chown (ws, 65534, 65534), ==, 0);
+      g_assert_cmpint (chown (path, 65534, 65534), ==, 0);
+    }
+  gtk_window_present (GTK_WINDOW (window));
+  sp_window_load_file (window, file);
+  g_assert_true (sp_test_wait_for (loaded, window, 10000));
+
+  mcp = mcp_start (ws);
+  mcp_send (mcp, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{"
+                 "\"name\":\"edit_and_execute\",\"arguments\":{\"path\":\"prog.py\",\"edits\":"
+                 "[{\"old_text\":\"before the edit\",\"new_text\":\"after the edit\"}]}}}");
+  answer = mcp_wait_line (mcp, "\"id\":3", 60000);
+  g_assert_nonnull (answer);
+  g_assert_nonnull (strstr (answer, "\"end\":\"exited\""));
+  g_assert_true (sp_test_wait_for (panel_shows_edit, window, 30000));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (find_status (
+                                sp_window_get_exec_panel (window)))),
+                            "Run by an assistant"));
+  mcp_stop (mcp);
+  close_window (window);
+  g_unlink (path);
+  g_rmdir (ws);
+}
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autofree char *state = NULL;
+  int ret;
+
+  if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
+    {
+      g_print ("1..0 # SKIP no display\n");
+      return 0;
+    }
+  /* The app and the sandpad-mcp it starts share this state directory, so
+   * the journal, and nothing lands in the real home. */
+  state = g_dir_make_tmp ("sp-activity-ui-XXXXXX", NULL);
+  g_assert_nonnull (state);
+  g_setenv ("XDG_STATE_HOME", state, TRUE);
+  gtk_test_init (&argc, &argv, NULL);
+  gtk_source_init ();
+  app = sp_application_new ();
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+
+  g_test_add_func ("/Sandpad/Activity/live-and-stop", test_live_and_stop);
+  g_test_add_func ("/Sandpad/Activity/edit-shows-in-window", test_edit_shows_in_window);
+  ret = g_test_run ();
+
+  g_application_quit (G_APPLICATION (app));
+  g_clear_object (&app);
+  remove_tree (state);
+  return ret;
+}

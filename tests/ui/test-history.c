@@ -1,0 +1,318 @@
+/* test-history.c: every run kept and compared, in a real window under Xvfb
+ * against the real runner: two runs with different output say so in the
+ * status line and "Changes since last run" shows the right lines; the same
+ * output says it is the same; Restore this code is one undoable edit; the
+ * history survives a restart (a new process on the same XDG_STATE_HOME);
+ * the comparison is saved as sandpad-compare.png for the README. */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <gtksourceview/gtksource.h>
+#include <string.h>
+
+#include "sp-application.h"
+#include "sp-history-window.h"
+#include "sp-test-wait.h"
+#include "sp-ui-test.h"
+#include "sp-window.h"
+
+static SpApplication *app;
+
+static gboolean
+runner_ready (gpointer data)
+{
+  return sp_runner_supervisor_is_ready (sp_application_get_supervisor (app));
+}
+
+static GtkWidget *
+find_label (GtkWidget *widget, const char *css_class)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, css_class))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_label (child, css_class);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static const char *
+status_text (SpWindow *window)
+{
+  GtkWidget *label = find_label (sp_window_get_exec_panel (window), "sp-status");
+
+  g_assert_nonnull (label);
+  return gtk_label_get_text (GTK_LABEL (label));
+}
+
+static char *
+buffer_text (SpWindow *window)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+  GtkTextIter start, end;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}
+
+static void
+set_code (SpWindow *window, const char *code)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+  GtkTextIter start, end;
+
+  /* as typed over a selection: one undoable edit */
+  gtk_text_buffer_begin_user_action (buffer);
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  gtk_text_buffer_delete (buffer, &start, &end);
+  gtk_text_buffer_insert (buffer, &start, code, -1);
+  gtk_text_buffer_end_user_action (buffer);
+}
+
+static void
+run_and_wait (SpWindow *window)
+{
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  g_assert_true (sp_test_wait_for (is_running, window, 5000) || !sp_window_get_running (window));
+  g_assert_true (sp_test_wait_for (is_idle, window, 30000));
+}
+
+static SpHistoryWindow *
+find_history_window (void)
+{
+  g_autoptr (GList) toplevels = gtk_window_list_toplevels ();
+
+  for (GList *l = toplevels; l != NULL; l = l->next)
+    if (SP_IS_HISTORY_WINDOW (l->data))
+      return l->data;
+  return NULL;
+}
+
+static SpHistoryWindow *
+open_history (SpWindow *window, const char *action)
+{
+  SpHistoryWindow *history;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), action, NULL));
+  history = find_history_window ();
+  g_assert_nonnull (history);
+  return history;
+}
+
+static SpWindow *
+new_window (void)
+{
+  SpWindow *window = sp_window_new (app);
+
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (sp_test_wait_for (runner_ready, NULL, 20000));
+  return window;
+}
+
+static void
+spin (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * 1000;
+
+  while (g_get_monotonic_time () < end)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+}
+
+static void
+save_screenshot (GtkWidget *widget, const char *name)
+{
+  const char *dir = g_getenv ("SANDPAD_SCREENSHOT_DIR");
+  GdkPaintable *paintable = gtk_widget_paintable_new (widget);
+  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+  g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
+  g_autoptr (GskRenderNode) node = NULL;
+  g_autoptr (GdkTexture) texture = NULL;
+  g_autofree char *path = NULL;
+
+  if (dir == NULL || w <= 0 || h <= 0)
+    {
+      g_object_unref (paintable);
+      return;
+    }
+  /* what GTK drew, once it has drawn this state */
+  gtk_widget_queue_draw (widget);
+  gtk_test_widget_wait_for_draw (widget);
+  gdk_paintable_snapshot (paintable, snapshot, w, h);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  if (node != NULL)
+    {
+      GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
+      texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+      path = g_build_filename (dir, name, NULL);
+      gdk_texture_save_to_png (texture, path);
+    }
+  g_object_unref (paintable);
+}
+
+static void
+test_compare (void)
+{
+  SpWindow *window = new_window ();
+  SpHistoryWindow *history;
+  g_autofree char *text = NULL;
+  g_autofree char *restored = NULL;
+  g_autofree char *undone = NULL;
+
+  set_code (window, "print('one')\nprint('two')\nprint('three')\n");
+  run_and_wait (window);
+  /* the first run has nothing to compare with */
+  g_assert_null (strstr (status_text (window), "last run"));
+
+  set_code (window, "print('one')\nprint('TWO')\nprint('three')\nraise ValueError('bad')\n");
+  run_and_wait (window);
+  g_assert_nonnull (strstr (status_text (window), "Output changed since the last run"));
+  g_assert_nonnull (strstr (status_text (window), "1 line of stdout differs"));
+  g_assert_nonnull (strstr (status_text (window), "the error is new"));
+
+  history = open_history (window, "win.compare-runs");
+  g_assert_cmpuint (sp_history_window_get_n_runs (history), ==, 2);
+  text = sp_history_window_get_text (history);
+  g_assert_nonnull (strstr (text, " one\n-two\n+TWO\n three\n"));
+  g_assert_nonnull (strstr (text, "Error appeared: ValueError: bad"));
+  gtk_window_set_default_size (GTK_WINDOW (history), 900, 520);
+  spin (500);
+  save_screenshot (GTK_WIDGET (history), "sandpad-compare.png");
+
+  /* Restore the first run's code: one edit, which one Undo takes back. */
+  sp_history_window_select (history, 1);
+  g_signal_emit_by_name (find_button (GTK_WIDGET (history), "_Restore this code"), "clicked");
+  restored = buffer_text (window);
+  g_assert_cmpstr (restored, ==, "print('one')\nprint('two')\nprint('three')\n");
+  g_assert_true (gtk_text_buffer_get_can_undo (GTK_TEXT_BUFFER (sp_window_get_buffer (window))));
+  gtk_text_buffer_undo (GTK_TEXT_BUFFER (sp_window_get_buffer (window)));
+  undone = buffer_text (window);
+  g_assert_cmpstr (undone, ==,
+                   "print('one')\nprint('TWO')\nprint('three')\nraise ValueError('bad')\n");
+  gtk_window_destroy (GTK_WINDOW (history));
+
+  /* the same output again: said so */
+  run_and_wait (window);
+  g_assert_nonnull (strstr (status_text (window), "Same output as the last run"));
+  close_window (window);
+}
+
+static char *
+restart_file (void)
+{
+  return g_build_filename (g_getenv ("XDG_STATE_HOME"), "restart.py", NULL);
+}
+
+static gboolean
+loaded (gpointer data)
+{
+  g_autofree char *text = buffer_text (data);
+  return g_str_has_prefix (text, "print(");
+}
+
+/* Runs a saved file here, then checks in a new process that its history
+ * is there. */
+static void
+test_restart (void)
+{
+  g_autofree char *path = restart_file ();
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  SpWindow *window = new_window ();
+
+  g_assert_true (g_file_set_contents (path, "print('kept across restarts')\n", -1, NULL));
+  sp_window_load_file (window, file);
+  g_assert_true (sp_test_wait_for (loaded, window, 5000));
+  run_and_wait (window);
+  close_window (window);
+
+  /* the child's stderr says why, should it fail */
+  g_test_trap_subprocess ("/Sandpad/History/restart-child", 120 * G_USEC_PER_SEC,
+                          G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
+static void
+test_restart_child (void)
+{
+  g_autofree char *path = restart_file ();
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autofree char *text = NULL;
+  SpWindow *window;
+  SpHistoryWindow *history;
+
+  if (!g_test_subprocess ())
+    {
+      g_test_skip ("runs only as the restart test's new process");
+      return;
+    }
+  window = sp_window_new (app);
+  gtk_window_present (GTK_WINDOW (window));
+  sp_window_load_file (window, file);
+  g_assert_true (sp_test_wait_for (loaded, window, 5000));
+  history = open_history (window, "win.history");
+  g_assert_cmpuint (sp_history_window_get_n_runs (history), ==, 1);
+  text = sp_history_window_get_text (history);
+  g_assert_nonnull (strstr (text, "kept across restarts\n"));
+  g_assert_nonnull (strstr (text, "print('kept across restarts')"));
+  gtk_window_destroy (GTK_WINDOW (history));
+  close_window (window);
+}
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autofree char *state = NULL;
+  int ret;
+
+  if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
+    {
+      g_print ("1..0 # SKIP no display\n");
+      return 0;
+    }
+  /* A state directory of the test's own, shared with its restart child
+   * (which inherits the environment); before anything reads it. */
+  if (g_getenv ("SP_TEST_STATE_OWNED") == NULL)
+    {
+      state = g_dir_make_tmp ("sp-history-ui-XXXXXX", NULL);
+      g_assert_nonnull (state);
+      g_setenv ("XDG_STATE_HOME", state, TRUE);
+      g_setenv ("SP_TEST_STATE_OWNED", "1", TRUE);
+    }
+  gtk_test_init (&argc, &argv, NULL);
+  gtk_source_init ();
+  app = sp_application_new ();
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+
+  g_test_add_func ("/Sandpad/History/compare", test_compare);
+  g_test_add_func ("/Sandpad/History/restart", test_restart);
+  g_test_add_func ("/Sandpad/History/restart-child", test_restart_child);
+  ret = g_test_run ();
+
+  g_application_quit (G_APPLICATION (app));
+  g_clear_object (&app);
+  if (state != NULL)
+    remove_tree (state);
+  return ret;
+}
