@@ -148,7 +148,7 @@ def test_memory_limit(t):
     # limit first.
     res = r.run("forks", "import os, time\nkids = []\nwhile True:\n    pid = os.fork()\n"
                 "    if pid == 0:\n        time.sleep(300)\n        os._exit(0)\n    kids.append(pid)\n",
-                timeout_ms=150000)
+                timeout_ms=90000)
     t.eq(res.exited.get("limit"), "processes", "a fork bomb hits the process limit and says so",
          res)
     res = r.run("peak", "b = bytearray(200 * 1024 * 1024)\nb[::4096] = b'x' * len(b[::4096])\n"
