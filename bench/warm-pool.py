@@ -20,6 +20,7 @@ Usage: bench/warm-pool.py [PATH-TO-SANDPAD-RUNNER] [N] [MODE]
 
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -75,6 +76,7 @@ class Runner:
             pass
         if event["end"] != "exited" or event.get("exit_code") != 0:
             sys.exit(f"a run failed: {event}")
+        self.cpu_ms = event["cpu_ms"]
         return elapsed, warm, [f["path"] for f in event.get("files", [])]
 
     def wait_warm(self, timeout=120):
@@ -90,14 +92,24 @@ class Runner:
         self.proc.wait()
 
 
+def children_cpu_ms():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (usage.ru_utime + usage.ru_stime) * 1000
+
+
 def bare():
+    cpu = children_cpu_ms()
     start = time.perf_counter()
     subprocess.run(["/usr/bin/python3", "-c", PRINT], stdout=subprocess.DEVNULL, check=True)
-    return time.perf_counter() - start
+    elapsed = time.perf_counter() - start
+    CPU["bare"].append(children_cpu_ms() - cpu)
+    return elapsed
 
 
-def sample(runner, code, want_warm, want_files=()):
+def sample(runner, code, want_warm, want_files=(), key=None):
     elapsed, warm, files = runner.round_trip(code)
+    if key is not None:
+        CPU[key].append(runner.cpu_ms)
     if warm != want_warm:
         sys.exit(f"a run meant to start {'warm' if want_warm else 'cold'} did not")
     if list(want_files) != files:
@@ -105,14 +117,18 @@ def sample(runner, code, want_warm, want_files=()):
     return elapsed
 
 
+# CPU time of the program's tree (the run's cpu_ms, bare python3's rusage):
+# less bent by the machine's load than wall time, so printed beside it.
+CPU = {"bare": [], "warm print": [], "cold print": []}
 warm = Runner()
 cold = Runner("--no-warm")
 warm.wait_warm()
-times = {"bare": [], "warm print": [], "warm chart": [], "cold chart": []}
+times = {"bare": [], "warm print": [], "cold print": [], "warm chart": [], "cold chart": []}
 for i in range(N + WARMUP):
     got = {
         "bare": bare(),
-        "warm print": sample(warm, PRINT, True),
+        "warm print": sample(warm, PRINT, True, key="warm print"),
+        "cold print": sample(cold, PRINT, False, key="cold print"),
         "warm chart": sample(warm, CHART, True, ["plot-1.png"]),
         "cold chart": sample(cold, CHART, False, ["plot-1.png"]),
     }
@@ -126,6 +142,8 @@ med = {key: statistics.median(values) for key, values in times.items()}
 print(f"{N} runs each, in turn, {MODE} mode; medians:")
 for key, value in med.items():
     print(f"  {key}: {value * 1000:.1f} ms")
+cpu = {key: statistics.median(values) for key, values in CPU.items()}
+print("  CPU of the program's processes: " + ", ".join(f"{k} {v:.0f} ms" for k, v in cpu.items()))
 print(f"print(1) through a warm runner / bare python3: {med['warm print'] / med['bare']:.2f}x "
       f"({med['warm print'] * 1000:.1f} ms vs {med['bare'] * 1000:.1f} ms; target < 1.0x)")
 print(f"matplotlib bar chart, warm / cold: {med['warm chart'] / med['cold chart']:.2f}x "

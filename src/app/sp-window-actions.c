@@ -87,6 +87,13 @@ update_policy (SpWindow *self)
       g_free (limits);
       limits = with_session;
     }
+  if (self->run_start != NULL)
+    {
+      /* TRANSLATORS: the limits line, then how the last run started */
+      char *with_start = g_strdup_printf (_("%s · %s"), limits, self->run_start);
+      g_free (limits);
+      limits = with_start;
+    }
   sp_exec_panel_set_policy (self->exec_panel, limits, policy);
 }
 
@@ -275,6 +282,8 @@ on_exited (SpRunnerSupervisor *sup, const char *run_id, SpRunResult *result, SpW
   set_running (self, FALSE);
   sp_exec_panel_set_status (self->exec_panel, summary, !sp_run_result_succeeded (result));
   add_results (self, result);
+  self->run_start = sp_run_result_get_warm (result) ? _("warm start") : _("cold start");
+  update_policy (self);
   if (!sp_run_result_succeeded (result) && sp_run_result_get_cancelled (result) == SP_RUN_CANCEL_NONE)
     add_error (self, result);
   _sp_window_history_run_ended (self, result, summary);

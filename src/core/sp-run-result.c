@@ -25,6 +25,7 @@ struct _SpRunResult
   gint64 timeout_ms, memory_mib;
   gint64 stdout_bytes, stderr_bytes;
   gboolean truncated;
+  gboolean warm; /* forked from the runner's warm interpreter */
   GStrv images;
   GArray *files; /* SpRunFile */
   SpErrorInfo *error_info;
@@ -82,6 +83,7 @@ _sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint64 memory_mib
   self->wall_ms = exited->wall_ms;
   self->cpu_ms = exited->cpu_ms;
   self->peak_memory = exited->peak_memory_bytes;
+  self->warm = exited->warm;
   self->stdout_bytes = exited->stdout_bytes;
   self->stderr_bytes = exited->stderr_bytes;
   self->truncated = exited->stdout_truncated || exited->stderr_truncated;
@@ -144,6 +146,7 @@ _sp_run_result_set_error_info (SpRunResult *self, SpErrorInfo *info)
 gint64 sp_run_result_get_wall_ms (SpRunResult *self) { return self->wall_ms; }
 gint64 sp_run_result_get_cpu_ms (SpRunResult *self) { return self->cpu_ms; }
 gint64 sp_run_result_get_peak_memory (SpRunResult *self) { return self->peak_memory; }
+gboolean sp_run_result_get_warm (SpRunResult *self) { return self->warm; }
 gint64 sp_run_result_get_stdout_bytes (SpRunResult *self) { return self->stdout_bytes; }
 gint64 sp_run_result_get_stderr_bytes (SpRunResult *self) { return self->stderr_bytes; }
 gboolean sp_run_result_get_truncated (SpRunResult *self) { return self->truncated; }

@@ -68,6 +68,9 @@ SpErrorInfo *sp_run_result_get_error_info (SpRunResult *self);
 gint64 sp_run_result_get_wall_ms (SpRunResult *self);
 gint64 sp_run_result_get_cpu_ms (SpRunResult *self);
 gint64 sp_run_result_get_peak_memory (SpRunResult *self);
+/* TRUE when the run was forked from the runner's warm interpreter, FALSE
+ * for a cold start (or a runner that does not say). */
+gboolean sp_run_result_get_warm (SpRunResult *self);
 /* Everything the program wrote to each stream, including what a limit cut. */
 gint64 sp_run_result_get_stdout_bytes (SpRunResult *self);
 gint64 sp_run_result_get_stderr_bytes (SpRunResult *self);

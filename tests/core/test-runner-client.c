@@ -116,6 +116,30 @@ test_hello (Fixture *f, gconstpointer data)
   recorder_wait (&f->rec, id, "qsoer", RUN_TIMEOUT_MS);
 }
 
+/* The runner warms a python3 up after hello; Python runs then start warm,
+ * and the result says so (the policy card shows it). */
+static void
+test_warm (Fixture *f, gconstpointer data)
+{
+  gint64 deadline = g_get_monotonic_time () + 90 * G_USEC_PER_SEC;
+  gboolean warm = FALSE;
+
+  while (!warm && g_get_monotonic_time () < deadline)
+    {
+      g_autoptr (SpRunRequest) req = python ("print('hello')");
+      g_autofree char *id = run (f, req);
+      RunLog *log = recorder_wait (&f->rec, id, "e", RUN_TIMEOUT_MS);
+
+      g_assert_cmpstr (log->out->str, ==, "hello\n");
+      warm = sp_run_result_get_warm (log->result);
+      g_assert_true (sp_runner_client_release (f->client, id, NULL));
+      recorder_wait (&f->rec, id, "qsoer", RUN_TIMEOUT_MS);
+      if (!warm)
+        g_usleep (200 * 1000);
+    }
+  g_assert_true (warm);
+}
+
 static void
 test_stderr (Fixture *f, gconstpointer data)
 {
@@ -434,6 +458,7 @@ main (int argc, char **argv)
   ADD ("handshake", test_handshake);
   ADD ("hello", test_hello);
   ADD ("stderr", test_stderr);
+  ADD ("warm", test_warm);
   ADD ("error-info", test_error_info);
   ADD ("cancel", test_cancel);
   ADD ("stdin", test_stdin);

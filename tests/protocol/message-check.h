@@ -125,6 +125,7 @@ check_started (const SpMessage *w, const SpMessage *g, const char *what)
   INT (memory_mib);
   INT (output_limit);
   INT (network);
+  INT (warm);
   check_sandbox (&got->sandbox, &want->sandbox, what);
 }
 
@@ -159,6 +160,7 @@ check_exited (const SpMessage *w, const SpMessage *g, const char *what)
   INT (stderr_bytes);
   INT (stdout_truncated);
   INT (stderr_truncated);
+  INT (warm);
   if (INT (n_files))
     for (size_t i = 0; i < want->n_files; i++)
       {

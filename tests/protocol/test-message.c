@@ -135,6 +135,14 @@ test_events (void)
   fill_sandbox (&m.u.started.sandbox);
   roundtrip (&m, "started", "st", check_started);
 
+  /* A run forked from a warm interpreter says so; cold leaves it out. */
+  m.type = SP_MSG_STARTED;
+  m.u.started.id = xstrdup ("warm");
+  m.u.started.cwd = xstrdup ("/work");
+  m.u.started.warm = true;
+  fill_sandbox (&m.u.started.sandbox);
+  roundtrip (&m, "started warm", "warm", check_started);
+
   m.type = SP_MSG_OUTPUT;
   m.u.output.id = xstrdup ("o");
   m.u.output.stream = SP_STREAM_STDOUT;
@@ -181,6 +189,12 @@ test_events (void)
   e->limit = SP_LIMIT_TIME;
   e->cancelled = SP_CANCEL_KILL;
   roundtrip (&m, "exited (signaled)", "x2", check_exited);
+
+  m.type = SP_MSG_EXITED;
+  fill_exited (e, "x2w");
+  e->end = SP_END_EXITED;
+  e->warm = true;
+  roundtrip (&m, "exited (warm)", "x2w", check_exited);
 
   m.type = SP_MSG_EXITED;
   fill_exited (e, "x3");
@@ -234,9 +248,9 @@ int
 main (void)
 {
   plan (RT (1) + 2 * RT (15) + 2 * RT (1) + 3 * RT (3)            /* requests */
-        + RT (3 + 4 * 2 + 6 + 2 + 2) + RT (2) + RT (9) + 3 * RT (4) /* ready..output */
-        + RT (17 + 8 * 2) + 2 * RT (17)                             /* exited variants */
-        + SP_LIMIT_LAST * SP_CANCEL_LAST * RT (17)                  /* limit × cancel */
+        + RT (3 + 4 * 2 + 6 + 2 + 2) + RT (2) + 2 * RT (10) + 3 * RT (4) /* ready..output */
+        + RT (18 + 8 * 2) + 3 * RT (18)                             /* exited variants */
+        + SP_LIMIT_LAST * SP_CANCEL_LAST * RT (18)                  /* limit × cancel */
         + RT (1) + RT (3) + (SP_ERR_LAST - 1) * RT (3));            /* released, error */
   test_requests ();
   test_events ();

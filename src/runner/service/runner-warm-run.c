@@ -153,7 +153,9 @@ _runner_run_spawn_warm (RunnerRun *run, const RunnerSpawnSpec *spec, char *const
   buf_clear (&buf);
   if (pidfd < 0)
     {
-      fprintf (stderr, "sandpad-runner: run %s goes cold: %s\n", run->req.id, why);
+      /* Said on stderr (the app's log): the run itself starts cold. */
+      if (why != NULL)
+        fprintf (stderr, "sandpad-runner: run %s goes cold: %s\n", run->req.id, why);
       return -1;
     }
 

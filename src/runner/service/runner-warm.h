@@ -52,7 +52,8 @@ int64_t runner_warm_data_bytes (RunnerWarm *warm, bool network);
 /* Hands a run to the parent: plan (NUL-separated, ends with NUL) and the
  * pipes in, out, err, control (read end) and status (write end). Returns
  * a pidfd of the run's supervisor, or -1: then the run goes cold, and
- * *why says why (static text). */
+ * *why says what failed (static text), or is NULL when no parent was
+ * ready (nothing failed). */
 int runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len,
                        const int fds[5], const char **why);
 
