@@ -13,6 +13,7 @@
 
 #include "sp-image-texture.h"
 #include "sp-run-result.h"
+#include "sp-environment.h"
 #include "sp-window-private.h"
 
 void
@@ -313,6 +314,24 @@ _sp_window_connect_runner (SpWindow *self)
   update_policy (self);
 }
 
+
+/* A saved file runs in its folder's environment (.venv or venv for
+ * Python, node_modules for JavaScript), read-only to the run; the runner
+ * checks it again and refuses one not based on a system interpreter. */
+static void
+set_environment (SpWindow *self, SpRunRequest *request)
+{
+  g_autoptr (GFile) parent = g_file_get_parent (self->file);
+  g_autofree char *dir = parent ? g_file_get_path (parent) : NULL;
+  g_autofree char *environment = NULL;
+
+  if (dir == NULL)
+    return;
+  environment = sp_environment_find (_sp_window_get_language (self), dir, dir);
+  if (environment != NULL)
+    sp_run_request_set_environment (request, environment);
+}
+
 static void
 start_run (SpWindow *self, const char *code)
 {
@@ -337,6 +356,7 @@ start_run (SpWindow *self, const char *code)
     {
       name = g_file_get_basename (self->file);
       sp_run_request_set_name (request, name);
+      set_environment (self, request);
     }
   sp_run_request_set_timeout_ms (request,
                                  g_settings_get_uint (self->settings, "run-timeout-seconds") * 1000);

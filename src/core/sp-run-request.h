@@ -22,6 +22,10 @@ void sp_run_request_set_memory_mib (SpRunRequest *self, gint64 memory_mib);
 void sp_run_request_set_output_limit (SpRunRequest *self, gint64 bytes);
 void sp_run_request_set_network (SpRunRequest *self, gboolean network);
 void sp_run_request_set_cwd (SpRunRequest *self, const char *cwd);
+/* The run's environment (a venv for Python, node_modules for JavaScript),
+ * absolute; the runner checks it and keeps it read-only to the run. */
+void sp_run_request_set_environment (SpRunRequest *self, const char *environment);
+const char *sp_run_request_get_environment (SpRunRequest *self);
 /* Arguments after the file name (NULL: none). */
 void sp_run_request_set_args (SpRunRequest *self, const char *const *args);
 /* Adds (or replaces) one variable of the program's environment. */

@@ -35,6 +35,8 @@ usage (FILE *out)
          "  --allow-environment DIR  requests may name an \"environment\" (a venv or\n"
          "                         node_modules) under DIR (repeatable; also allowed\n"
          "                         under --allow-path and --allow-cwd directories)\n"
+         "  --allow-any-environment  requests may name an environment anywhere (the app,\n"
+         "                         whose user opened the file; still checked, read-only)\n"
          "  --version              print the version\n"
          "  --help                 print this help\n",
          out);
@@ -67,6 +69,7 @@ main (int argc, char **argv)
     { "allow-path", required_argument, NULL, 'P' },
     { "allow-cwd", required_argument, NULL, 'C' },
     { "allow-environment", required_argument, NULL, 'E' },
+    { "allow-any-environment", no_argument, NULL, 'Y' },
     { "version", no_argument, NULL, 'V' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -120,6 +123,9 @@ main (int argc, char **argv)
       case 'E':
         if (runner_policy_allow (&config.paths.environments, optarg) != 0)
           die_with_error ("--allow-environment %s: not a directory other than /", optarg);
+        break;
+      case 'Y':
+        config.paths.environments_anywhere = true;
         break;
       case 'V':
         printf ("sandpad-runner %s\n", PACKAGE_VERSION);
