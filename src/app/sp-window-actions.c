@@ -45,6 +45,16 @@ _sp_window_file_name_for (SpWindow *self, const char *stem)
 
 /* ---- the policy card ---- */
 
+/* The environment a run of the saved file gets (see set_environment). */
+static char *
+file_environment (SpWindow *self)
+{
+  g_autoptr (GFile) parent = self->file ? g_file_get_parent (self->file) : NULL;
+  g_autofree char *dir = parent ? g_file_get_path (parent) : NULL;
+
+  return dir ? sp_environment_find (_sp_window_get_language (self), dir, dir) : NULL;
+}
+
 /* The card says what the sandbox really holds, from the layers the runner
  * reported: those of the run shown while it has started, else those every
  * run gets (the ready event). Never a fixed promise. */
@@ -81,6 +91,14 @@ update_policy (SpWindow *self)
   limits = g_strdup_printf (_("Network %s · %u s · %u MiB"), network ? _("on") : _("off"),
                             g_settings_get_uint (self->settings, "run-timeout-seconds"),
                             g_settings_get_uint (self->settings, "memory-limit-mib"));
+  g_autofree char *environment = file_environment (self);
+  if (environment != NULL)
+    {
+      /* TRANSLATORS: the limits line, then the environment's path */
+      char *with_env = g_strdup_printf (_("%s · environment %s (read-only)"), limits, environment);
+      g_free (limits);
+      limits = with_env;
+    }
   sp_exec_panel_set_policy (self->exec_panel, limits, policy);
 }
 
@@ -321,13 +339,8 @@ _sp_window_connect_runner (SpWindow *self)
 static void
 set_environment (SpWindow *self, SpRunRequest *request)
 {
-  g_autoptr (GFile) parent = g_file_get_parent (self->file);
-  g_autofree char *dir = parent ? g_file_get_path (parent) : NULL;
-  g_autofree char *environment = NULL;
+  g_autofree char *environment = file_environment (self);
 
-  if (dir == NULL)
-    return;
-  environment = sp_environment_find (_sp_window_get_language (self), dir, dir);
   if (environment != NULL)
     sp_run_request_set_environment (request, environment);
 }
