@@ -165,9 +165,10 @@ sp_application_startup (GApplication *app)
                            self, G_CONNECT_SWAPPED);
   apply_style (self);
 
-  /* SANDPAD_RUNNER, the installed runner, or the build tree's; and no
-   * arguments: the runner picks its mode and runs without --strict. That
-   * configuration is what tests/core/test-app-config.c attacks. */
+  /* SANDPAD_RUNNER, the installed runner, or the build tree's; the runner
+   * picks its mode and runs without --strict, and allows the environment
+   * the app names (--allow-any-environment, below). That configuration is
+   * what tests/core/test-app-config.c attacks. */
   /* Measuring the app's responsiveness is opt-in: a timer that runs
    * every few milliseconds is not free. */
   if (g_getenv ("SANDPAD_STALL_LOG") != NULL && g_getenv ("SANDPAD_STALL_LOG")[0] != '\0')
@@ -182,6 +183,10 @@ sp_application_startup (GApplication *app)
 
   runner = sp_runner_find_helper ();
   self->supervisor = sp_runner_supervisor_new (runner);
+  /* The app names the environment of the file its user opened (still
+   * checked by the runner, and read-only to the run). */
+  static const char *const runner_args[] = { "--allow-any-environment", NULL };
+  sp_runner_supervisor_set_runner_args (self->supervisor, runner_args);
   sp_runner_supervisor_start (self->supervisor);
 }
 

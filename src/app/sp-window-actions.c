@@ -13,6 +13,7 @@
 
 #include "sp-image-texture.h"
 #include "sp-run-result.h"
+#include "sp-environment.h"
 #include "sp-window-private.h"
 
 void
@@ -43,6 +44,16 @@ _sp_window_file_name_for (SpWindow *self, const char *stem)
 }
 
 /* ---- the policy card ---- */
+
+/* The environment a run of the saved file gets (see set_environment). */
+static char *
+file_environment (SpWindow *self)
+{
+  g_autoptr (GFile) parent = self->file ? g_file_get_parent (self->file) : NULL;
+  g_autofree char *dir = parent ? g_file_get_path (parent) : NULL;
+
+  return dir ? sp_environment_find (_sp_window_get_language (self), dir, dir) : NULL;
+}
 
 /* The card says what the sandbox really holds, from the layers the runner
  * reported: those of the run shown while it has started, else those every
@@ -93,6 +104,14 @@ update_policy (SpWindow *self)
       char *with_start = g_strdup_printf (_("%s · %s"), limits, self->run_start);
       g_free (limits);
       limits = with_start;
+    }
+  g_autofree char *environment = file_environment (self);
+  if (environment != NULL)
+    {
+      /* TRANSLATORS: the limits line, then the environment's path */
+      char *with_env = g_strdup_printf (_("%s · environment %s (read-only)"), limits, environment);
+      g_free (limits);
+      limits = with_env;
     }
   sp_exec_panel_set_policy (self->exec_panel, limits, policy);
 }
@@ -338,6 +357,19 @@ _sp_window_connect_runner (SpWindow *self)
   update_policy (self);
 }
 
+
+/* A saved file runs in its folder's environment (.venv or venv for
+ * Python, node_modules for JavaScript), read-only to the run; the runner
+ * checks it again and refuses one not based on a system interpreter. */
+static void
+set_environment (SpWindow *self, SpRunRequest *request)
+{
+  g_autofree char *environment = file_environment (self);
+
+  if (environment != NULL)
+    sp_run_request_set_environment (request, environment);
+}
+
 static void
 start_run (SpWindow *self, const char *code)
 {
@@ -362,6 +394,7 @@ start_run (SpWindow *self, const char *code)
     {
       name = g_file_get_basename (self->file);
       sp_run_request_set_name (request, name);
+      set_environment (self, request);
     }
   sp_run_request_set_timeout_ms (request,
                                  g_settings_get_uint (self->settings, "run-timeout-seconds") * 1000);

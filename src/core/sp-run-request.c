@@ -20,6 +20,7 @@ struct _SpRunRequest
   GStrv args;
   GHashTable *env; /* name → value, both owned */
   char *session;
+  char *environment; /* a venv or node_modules, or NULL */
 };
 
 static int
@@ -61,6 +62,7 @@ sp_run_request_unref (SpRunRequest *self)
   g_free (self->code);
   g_free (self->name);
   g_free (self->stdin_text);
+  g_free (self->environment);
   g_free (self->cwd);
   g_free (self->session);
   g_strfreev (self->args);
@@ -201,4 +203,23 @@ _sp_run_request_to_message (SpRunRequest *self, const char *id, SpMessage *msg)
   msg->u.run.session = g_strdup (self->session);
   msg->u.run.args = sp_strv_copy (self->args);
   msg->u.run.env = env_to_strv (self->env);
+  msg->u.run.environment = g_strdup (self->environment);
+}
+
+void
+sp_run_request_set_environment (SpRunRequest *self, const char *environment)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (environment == NULL || g_path_is_absolute (environment));
+
+  g_free (self->environment);
+  self->environment = g_strdup (environment);
+}
+
+const char *
+sp_run_request_get_environment (SpRunRequest *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->environment;
 }

@@ -25,6 +25,10 @@ void sp_run_request_set_cwd (SpRunRequest *self, const char *cwd);
 /* Runs in the runner's session of this id (state kept between runs);
  * NULL: a fresh interpreter, as usual. */
 void sp_run_request_set_session (SpRunRequest *self, const char *session);
+/* The run's environment (a venv for Python, node_modules for JavaScript),
+ * absolute; the runner checks it and keeps it read-only to the run. */
+void sp_run_request_set_environment (SpRunRequest *self, const char *environment);
+const char *sp_run_request_get_environment (SpRunRequest *self);
 /* Arguments after the file name (NULL: none). */
 void sp_run_request_set_args (SpRunRequest *self, const char *const *args);
 /* Adds (or replaces) one variable of the program's environment. */

@@ -42,6 +42,8 @@ usage (FILE *out)
          "  --warm-memory MIB      memory all warm interpreters may hold (default 512)\n"
          "  --warm-min-memory MIB  runs with a smaller memory limit start cold (default:\n"
          "                         four times what a warm interpreter holds)\n"
+         "  --allow-any-environment  requests may name an environment anywhere (the app,\n"
+         "                         whose user opened the file; still checked, read-only)\n"
          "  --version              print the version\n"
          "  --help                 print this help\n",
          out);
@@ -80,6 +82,7 @@ main (int argc, char **argv)
     { "warm-max-runs", required_argument, NULL, 'R' },
     { "warm-memory", required_argument, NULL, 'M' },
     { "warm-min-memory", required_argument, NULL, 'n' },
+    { "allow-any-environment", no_argument, NULL, 'Y' },
     { "version", no_argument, NULL, 'V' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -153,6 +156,9 @@ main (int argc, char **argv)
         break;
       case 'n':
         config.warm_min_memory_mib = parse_number (optarg, "--warm-min-memory", 0, 1 << 20);
+        break;
+      case 'Y':
+        config.paths.environments_anywhere = true;
         break;
       case 'V':
         printf ("sandpad-runner %s\n", PACKAGE_VERSION);

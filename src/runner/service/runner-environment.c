@@ -47,7 +47,8 @@ _runner_engine_check_environment (RunnerEngine *engine, const SpRun *req, bool w
 
   if (runner_env_check (req->language, req->environment, env, msg, sizeof msg) != 0)
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "field \"environment\": %s", msg);
-  if (!within_any (env->dir, paths->environments) && !within_any (env->dir, paths->paths)
+  if (!paths->environments_anywhere && !within_any (env->dir, paths->environments)
+      && !within_any (env->dir, paths->paths)
       && !within_any (env->dir, paths->cwds))
     return refuse (err, env, "%.200s is outside the directories this runner allows "
                              "(--allow-environment, --allow-cwd, --allow-path)",

@@ -22,6 +22,8 @@ typedef struct
   bool cwd_any_owner; /* sandpad-run: the person at the shell named the directory */
   char **environments; /* canonical directories: an "environment" may lie under
                         * them (or under paths or cwds); see runner-venv.h */
+  bool environments_anywhere; /* the app's runner: its one client, the user's own
+                               * app, names the venv of the file the user opened */
 } RunnerPathPolicy;
 
 /* Adds DIR (made canonical; it must be an existing directory other than
