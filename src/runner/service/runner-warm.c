@@ -194,6 +194,10 @@ runner_warm_start (RunnerWarm *warm, bool network)
   set_nonblocking (p->sock, true);
   p->state = PARENT_STARTING;
   p->last_used_ns = now_ns ();
+  /* Its memory is judged a full interval after it started, not in the
+   * middle of its first imports (and, in tests, not before it is seen). */
+  if (warm->memory_check_ns < p->last_used_ns + MEMORY_POLL_NS)
+    warm->memory_check_ns = p->last_used_ns + MEMORY_POLL_NS;
 }
 
 /* A starting parent says "ready VMDATA" once it has imported. */
