@@ -94,8 +94,13 @@ append_output (SpPackagesDialog *self, const char *text, gsize len)
 
   gtk_text_buffer_get_end_iter (buffer, &end);
   gtk_text_buffer_insert (buffer, &end, valid, -1);
-  gtk_text_buffer_get_end_iter (buffer, &end);
-  gtk_text_view_scroll_to_iter (self->output_view, &end, 0, FALSE, 0, 0);
+}
+
+static void
+keep_to_end (GtkAdjustment *adjustment)
+{
+  gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment)
+                                          - gtk_adjustment_get_page_size (adjustment));
 }
 
 static void
@@ -450,7 +455,7 @@ build (SpPackagesDialog *self)
   self->where_label = GTK_LABEL (gtk_label_new (NULL));
   gtk_label_set_wrap (self->where_label, TRUE);
   gtk_label_set_xalign (self->where_label, 0);
-  gtk_label_set_selectable (self->where_label, TRUE);
+  gtk_label_set_selectable (self->where_label, FALSE);
   gtk_box_append (GTK_BOX (body), GTK_WIDGET (self->where_label));
 
   self->empty_page = ADW_STATUS_PAGE (adw_status_page_new ());
@@ -485,6 +490,11 @@ build (SpPackagesDialog *self)
                                  GTK_WIDGET (self->output_view));
   gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (output_scrolled), 120);
   gtk_widget_add_css_class (output_scrolled, "card");
+  /* The output keeps to its end by setting the value, never with
+   * gtk_text_view_scroll_to_iter: GTK 4.8 animates that, and a dialog
+   * closed while it animates warns from its scroll bar's unmap. */
+  g_signal_connect (gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (output_scrolled)),
+                    "changed", G_CALLBACK (keep_to_end), NULL);
   gtk_box_append (GTK_BOX (body), output_scrolled);
 
   gtk_box_append (GTK_BOX (content), body);
