@@ -200,7 +200,7 @@ on_waited (GObject *source, GAsyncResult *res, gpointer user_data)
       return;
     }
   if (g_subprocess_get_if_signaled (process))
-    finish_job (self, FALSE, _("Stopped"));
+    finish_job (self, FALSE, _("cancelled"));
   else
     finish_job (self, g_subprocess_get_exit_status (process) == 0, NULL);
 }

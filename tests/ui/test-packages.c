@@ -4,7 +4,8 @@
  * (control: a run cannot import the package yet); an install from a
  * wheelhouse the test builds itself (the find-links setting) lists the
  * package and a run imports it; a package on the block list (the block
- * setting) is refused naming the rule and installs nothing; an unsaved
+ * setting) is refused naming the rule and installs nothing; Cancel stops
+ * an install and nothing comes in; an unsaved
  * buffer has no folder until the window gets a workspace, then uses the
  * workspace's venv. */
 #include "config.h"
@@ -224,6 +225,7 @@ test_packages (void)
   g_assert_true (g_file_set_contents (script, "import tinypkg\nprint(tinypkg.WORD)\n", -1, NULL));
   build_wheel (wheels, "tinypkg", house);
   build_wheel (wheels, "blockedpkg", house);
+  build_wheel (wheels, "cancelpkg", house);
   spawn_ok (chmod_argv, NULL);
 
   SpWindow *window = sp_window_new (app);
@@ -280,6 +282,19 @@ test_packages (void)
   g_auto (GStrv) after = sp_packages_dialog_get_packages (dialog);
   g_assert_true (g_strv_equal ((const char *const *) before, (const char *const *) after));
   g_settings_reset (settings, "install-block");
+
+  /* Cancel: the install stops (sandpad-run cleans up on SIGTERM) and
+   * nothing comes in; Install works again. */
+  GtkWidget *entry = find_entry (GTK_WIDGET (dialog));
+  gtk_editable_set_text (GTK_EDITABLE (entry), "cancelpkg");
+  g_signal_emit_by_name (usable_button (dialog, "_Install"), "clicked");
+  g_assert_true (sp_packages_dialog_get_busy (dialog));
+  g_signal_emit_by_name (usable_button (dialog, "_Cancel"), "clicked");
+  g_assert_true (sp_test_wait_for (dialog_idle, dialog, 120000));
+  g_test_message ("cancelled: %s", sp_packages_dialog_get_result (dialog));
+  g_assert_true (g_str_has_prefix (sp_packages_dialog_get_result (dialog), "Not installed: "));
+  g_assert_false (has_package_named (dialog, "cancelpkg"));
+  g_assert_true (gtk_widget_is_sensitive (find_button (GTK_WIDGET (dialog), "_Install")));
   gtk_window_destroy (GTK_WINDOW (dialog));
 
   /* An unsaved buffer: no folder until the window has a workspace, then
