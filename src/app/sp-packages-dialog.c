@@ -79,10 +79,10 @@ set_result (SpPackagesDialog *self, const char *text, gboolean is_error)
   self->result = g_strdup (text);
   gtk_label_set_text (self->result_label, text != NULL ? text : "");
   gtk_widget_set_visible (GTK_WIDGET (self->result_label), text != NULL && text[0] != '\0');
-  if (is_error)
-    gtk_widget_add_css_class (GTK_WIDGET (self->result_label), "error");
-  else
-    gtk_widget_remove_css_class (GTK_WIDGET (self->result_label), "error");
+  gtk_widget_remove_css_class (GTK_WIDGET (self->result_label), "error");
+  gtk_widget_remove_css_class (GTK_WIDGET (self->result_label), "success");
+  if (text != NULL)
+    gtk_widget_add_css_class (GTK_WIDGET (self->result_label), is_error ? "error" : "success");
 }
 
 static void
@@ -484,6 +484,10 @@ build (SpPackagesDialog *self)
   gtk_text_view_set_editable (self->output_view, FALSE);
   gtk_text_view_set_monospace (self->output_view, TRUE);
   gtk_text_view_set_wrap_mode (self->output_view, GTK_WRAP_WORD_CHAR);
+  gtk_text_view_set_left_margin (self->output_view, 6);
+  gtk_text_view_set_right_margin (self->output_view, 6);
+  gtk_text_view_set_top_margin (self->output_view, 6);
+  gtk_text_view_set_bottom_margin (self->output_view, 6);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->output_view),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Output"), -1);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (output_scrolled),

@@ -98,8 +98,7 @@ sp_window_show_packages (SpWindow *self)
 
   g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
   folder = _sp_window_folder (self);
-  dialog = sp_packages_dialog_new (GTK_WINDOW (self), self->settings, folder,
-                                   self->workspace != NULL ? self->workspace : folder);
+  dialog = sp_packages_dialog_new (GTK_WINDOW (self), self->settings, folder, self->workspace);
   /* A new venv changes what the next run gets: the card says so now. */
   g_signal_connect_object (dialog, "environment-changed", G_CALLBACK (_sp_window_update_policy),
                            self, G_CONNECT_SWAPPED);

@@ -18,6 +18,7 @@
 #include "sp-exec-panel.h"
 #include "sp-output-item.h"
 #include "sp-packages-dialog.h"
+#include "sp-preferences-window.h"
 #include "sp-test-wait.h"
 #include "sp-ui-test.h"
 #include "sp-window.h"
@@ -193,6 +194,34 @@ run (SpWindow *window, char **err)
   return stream_text (window, SP_OUTPUT_STDOUT);
 }
 
+static void
+save_screenshot (GtkWidget *widget, const char *name)
+{
+  const char *dir = g_getenv ("SANDPAD_SCREENSHOT_DIR");
+  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+  g_autoptr (GdkPaintable) paintable = NULL;
+  g_autoptr (GtkSnapshot) snapshot = NULL;
+  g_autoptr (GskRenderNode) node = NULL;
+  g_autoptr (GdkTexture) texture = NULL;
+  g_autofree char *path = NULL;
+
+  if (dir == NULL || w <= 0 || h <= 0)
+    return;
+  /* what GTK drew, once it has drawn this state */
+  gtk_widget_queue_draw (widget);
+  gtk_test_widget_wait_for_draw (widget);
+  paintable = gtk_widget_paintable_new (widget);
+  snapshot = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, snapshot, w, h);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  if (node == NULL)
+    return;
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)),
+                                         node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  path = g_build_filename (dir, name, NULL);
+  gdk_texture_save_to_png (texture, path);
+}
+
 /* Under a root runner, installs run as nobody and must own the venv
  * (runner-install.c refuses otherwise); the app as a desktop user's makes
  * it with the very uid its runs get, so this stands in for that. */
@@ -263,6 +292,7 @@ test_packages (void)
   install (dialog, "tinypkg");
   g_assert_cmpstr (sp_packages_dialog_get_result (dialog), ==, "Installed");
   g_assert_true (has_package (dialog, "tinypkg 1.0"));
+  save_screenshot (GTK_WIDGET (dialog), "sandpad-packages.png");
   out = run (window, &err);
   g_assert_cmpstr (out, ==, "tinypkg-1.0\n");
   g_clear_pointer (&out, g_free);
@@ -327,6 +357,53 @@ test_packages (void)
   spawn_ok (rm_argv, NULL);
 }
 
+static GtkWidget *
+find_entry_row (GtkWidget *widget, const char *title)
+{
+  if (ADW_IS_ENTRY_ROW (widget)
+      && g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)), title) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_entry_row (child, title);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Preferences edits the install settings the dialog passes on: the
+ * patterns as words in one row, both ways. */
+static void
+test_preferences (void)
+{
+  GSettings *settings = sp_application_get_settings (app);
+  GtkWidget *prefs = sp_preferences_window_new (settings);
+  GtkWidget *block = NULL, *links = NULL;
+  const char *two[] = { "evil*", "bad-*", NULL };
+  g_auto (GStrv) got = NULL;
+
+  gtk_window_present (GTK_WINDOW (prefs));
+  block = find_entry_row (prefs, "Block (patterns, space-separated)");
+  links = find_entry_row (prefs, "Local Wheel Folder");
+  g_assert_nonnull (block);
+  g_assert_nonnull (links);
+  gtk_editable_set_text (GTK_EDITABLE (block), "one  two*");
+  got = g_settings_get_strv (settings, "install-block");
+  g_assert_cmpuint (g_strv_length (got), ==, 2);
+  g_assert_cmpstr (got[0], ==, "one");
+  g_assert_cmpstr (got[1], ==, "two*");
+  g_settings_set_strv (settings, "install-block", two);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (block)), ==, "evil* bad-*");
+  gtk_editable_set_text (GTK_EDITABLE (links), "/srv/wheels");
+  g_autofree char *dir = g_settings_get_string (settings, "install-find-links");
+  g_assert_cmpstr (dir, ==, "/srv/wheels");
+  g_settings_reset (settings, "install-block");
+  g_settings_reset (settings, "install-find-links");
+  gtk_window_destroy (GTK_WINDOW (prefs));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -342,6 +419,7 @@ main (int argc, char **argv)
   app = sp_application_new ();
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
   g_test_add_func ("/Sandpad/UI/packages", test_packages);
+  g_test_add_func ("/Sandpad/UI/packages-preferences", test_preferences);
   ret = g_test_run ();
   g_object_unref (app);
   return ret;
