@@ -285,7 +285,12 @@ finish_job (SpPackagesDialog *self, gboolean ok, const char *why)
       if (ok && self->environment != NULL)
         set_result (self, _("Environment created"), FALSE);
       else
-        set_result (self, why != NULL ? why : _("Could not create the environment"), TRUE);
+        {
+          /* TRANSLATORS: %s is why (its output is shown below) */
+          g_autofree char *text = g_strdup_printf (_("Not created: %s"),
+                                                   why != NULL ? why : _("python3 -m venv failed"));
+          set_result (self, text, TRUE);
+        }
       g_signal_emit (self, signals[ENVIRONMENT_CHANGED], 0);
       return;
     }
