@@ -17,6 +17,11 @@ struct _SpPreferencesWindow
   GtkSwitch *network_switch;
   GtkFontButton *font_button;
   AdwComboRow *style_row;
+  AdwEntryRow *index_url_row;
+  AdwEntryRow *find_links_row;
+  AdwEntryRow *allow_row;
+  AdwEntryRow *block_row;
+  GtkSwitch *pins_switch;
 };
 
 G_DEFINE_FINAL_TYPE (SpPreferencesWindow, sp_preferences_window, ADW_TYPE_PREFERENCES_WINDOW)
@@ -46,6 +51,31 @@ style_set (const GValue *value, const GVariantType *type, gpointer user_data)
   return g_variant_new_string (style_ids[i < G_N_ELEMENTS (style_ids) ? i : 0]);
 }
 
+/* Package name patterns never hold spaces: a list is words in one row. */
+static gboolean
+patterns_get (GValue *value, GVariant *variant, gpointer user_data)
+{
+  g_autofree const char **patterns = g_variant_get_strv (variant, NULL);
+
+  g_value_take_string (value, g_strjoinv (" ", (char **) patterns));
+  return TRUE;
+}
+
+static GVariant *
+patterns_set (const GValue *value, const GVariantType *type, gpointer user_data)
+{
+  const char *text = g_value_get_string (value);
+  g_auto (GStrv) words = g_strsplit_set (text != NULL ? text : "", " \t,", -1);
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto (GStrv) patterns = NULL;
+
+  for (guint i = 0; words[i] != NULL; i++)
+    if (words[i][0] != '\0')
+      g_strv_builder_add (builder, words[i]);
+  patterns = g_strv_builder_end (builder);
+  return g_variant_new_strv ((const char *const *) patterns, -1);
+}
+
 static void
 sp_preferences_window_dispose (GObject *object)
 {
@@ -70,6 +100,11 @@ sp_preferences_window_class_init (SpPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpPreferencesWindow, network_switch);
   gtk_widget_class_bind_template_child (widget_class, SpPreferencesWindow, font_button);
   gtk_widget_class_bind_template_child (widget_class, SpPreferencesWindow, style_row);
+  gtk_widget_class_bind_template_child (widget_class, SpPreferencesWindow, index_url_row);
+  gtk_widget_class_bind_template_child (widget_class, SpPreferencesWindow, find_links_row);
+  gtk_widget_class_bind_template_child (widget_class, SpPreferencesWindow, allow_row);
+  gtk_widget_class_bind_template_child (widget_class, SpPreferencesWindow, block_row);
+  gtk_widget_class_bind_template_child (widget_class, SpPreferencesWindow, pins_switch);
 }
 
 static void
@@ -96,5 +131,16 @@ sp_preferences_window_new (GSettings *settings)
   g_settings_bind (settings, "editor-font", self->font_button, "font", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind_with_mapping (settings, "style-variant", self->style_row, "selected",
                                 G_SETTINGS_BIND_DEFAULT, style_get, style_set, NULL, NULL);
+  /* What `sandpad-run --install` gets from the Packages dialog. */
+  g_settings_bind (settings, "install-index-url", self->index_url_row, "text",
+                   G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "install-find-links", self->find_links_row, "text",
+                   G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind_with_mapping (settings, "install-allow", self->allow_row, "text",
+                                G_SETTINGS_BIND_DEFAULT, patterns_get, patterns_set, NULL, NULL);
+  g_settings_bind_with_mapping (settings, "install-block", self->block_row, "text",
+                                G_SETTINGS_BIND_DEFAULT, patterns_get, patterns_set, NULL, NULL);
+  g_settings_bind (settings, "install-require-pins", self->pins_switch, "active",
+                   G_SETTINGS_BIND_DEFAULT);
   return GTK_WIDGET (self);
 }

@@ -13,7 +13,6 @@
 
 #include "sp-image-texture.h"
 #include "sp-run-result.h"
-#include "sp-environment.h"
 #include "sp-window-private.h"
 
 void
@@ -44,16 +43,6 @@ _sp_window_file_name_for (SpWindow *self, const char *stem)
 }
 
 /* ---- the policy card ---- */
-
-/* The environment a run of the saved file gets (see set_environment). */
-static char *
-file_environment (SpWindow *self)
-{
-  g_autoptr (GFile) parent = self->file ? g_file_get_parent (self->file) : NULL;
-  g_autofree char *dir = parent ? g_file_get_path (parent) : NULL;
-
-  return dir ? sp_environment_find (_sp_window_get_language (self), dir, dir) : NULL;
-}
 
 /* The card says what the sandbox really holds, from the layers the runner
  * reported: those of the run shown while it has started, else those every
@@ -105,7 +94,7 @@ update_policy (SpWindow *self)
       g_free (limits);
       limits = with_start;
     }
-  g_autofree char *environment = file_environment (self);
+  g_autofree char *environment = _sp_window_environment (self);
   if (environment != NULL)
     {
       /* TRANSLATORS: the limits line, then the environment's path */
@@ -359,12 +348,13 @@ _sp_window_connect_runner (SpWindow *self)
 
 
 /* A saved file runs in its folder's environment (.venv or venv for
- * Python, node_modules for JavaScript), read-only to the run; the runner
- * checks it again and refuses one not based on a system interpreter. */
+ * Python, node_modules for JavaScript, up to the workspace), an unsaved
+ * buffer in the workspace's; read-only to the run. The runner checks it
+ * again and refuses one not based on a system interpreter. */
 static void
 set_environment (SpWindow *self, SpRunRequest *request)
 {
-  g_autofree char *environment = file_environment (self);
+  g_autofree char *environment = _sp_window_environment (self);
 
   if (environment != NULL)
     sp_run_request_set_environment (request, environment);
@@ -394,8 +384,8 @@ start_run (SpWindow *self, const char *code)
     {
       name = g_file_get_basename (self->file);
       sp_run_request_set_name (request, name);
-      set_environment (self, request);
     }
+  set_environment (self, request);
   sp_run_request_set_timeout_ms (request,
                                  g_settings_get_uint (self->settings, "run-timeout-seconds") * 1000);
   sp_run_request_set_memory_mib (request, g_settings_get_uint (self->settings, "memory-limit-mib"));

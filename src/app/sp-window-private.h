@@ -92,6 +92,9 @@ struct _SpWindow
   gboolean keep_state;
   gboolean session_used; /* a run named the session since it last ended */
   char *session_id;
+  /* sp-window-packages.c: the folder opened with Open Folder… (NULL:
+   * none), the top of the search for an environment. */
+  char *workspace;
 };
 
 /* The languages the dropdown offers, in its order. */
@@ -122,6 +125,11 @@ const char *_sp_window_session_label (SpWindow *self);
 void _sp_window_session_dispose (SpWindow *self);
 /* sp-window-actions.c */
 void _sp_window_update_policy (SpWindow *self);
+
+/* sp-window-packages.c */
+void _sp_window_install_packages_actions (GtkWidgetClass *widget_class);
+char *_sp_window_folder (SpWindow *self);
+char *_sp_window_environment (SpWindow *self);
 
 /* sp-window-input.c */
 void _sp_window_input_saw_output (SpWindow *self, const char *text);

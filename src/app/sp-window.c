@@ -205,6 +205,7 @@ sp_window_dispose (GObject *object)
     g_cancellable_cancel (self->decode_cancellable);
   g_clear_object (&self->decode_cancellable);
   g_clear_pointer (&self->run_id, g_free);
+  g_clear_pointer (&self->workspace, g_free);
   if (self->stderr_text != NULL)
     g_string_free (g_steal_pointer (&self->stderr_text), TRUE);
   _sp_window_history_free (self);
@@ -242,6 +243,7 @@ sp_window_class_init (SpWindowClass *klass)
   _sp_window_install_runner_actions (widget_class);
   _sp_window_install_history_actions (widget_class);
   _sp_window_install_activity_actions (widget_class);
+  _sp_window_install_packages_actions (widget_class);
 }
 
 static void

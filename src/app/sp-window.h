@@ -5,6 +5,7 @@
 #include <gtksourceview/gtksource.h>
 
 #include "sp-application.h"
+#include "sp-packages-dialog.h"
 
 G_BEGIN_DECLS
 
@@ -13,6 +14,13 @@ G_DECLARE_FINAL_TYPE (SpWindow, sp_window, SP, WINDOW, AdwApplicationWindow)
 
 SpWindow *sp_window_new (SpApplication *app);
 void sp_window_load_file (SpWindow *self, GFile *file);
+
+/* The workspace folder (Open Folder…): environments are looked for from
+ * the file's folder up to it, and an unsaved buffer uses its own. */
+const char *sp_window_get_workspace (SpWindow *self);
+void sp_window_set_workspace (SpWindow *self, const char *folder);
+/* The Packages dialog for the window's file (win.packages). */
+SpPackagesDialog *sp_window_show_packages (SpWindow *self);
 
 /* For tests: the pieces a person would look at and type into. */
 GtkSourceBuffer *sp_window_get_buffer (SpWindow *self);

@@ -1,0 +1,625 @@
+/* sp-packages-dialog.c: see the header.
+ *
+ * Nothing here runs the environment's interpreter: the list comes from
+ * the *.dist-info names (sp_environment_list_packages), the venv is made
+ * by the system's python3 (so the runner accepts it as based on a system
+ * interpreter), and installs go through `sandpad-run --install`, which
+ * runs pip in the sandbox and checks what it fetched against the policy.
+ * Both run as child processes, read asynchronously, so the window never
+ * waits on them. */
+#define G_LOG_DOMAIN "sp-packages-dialog"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <signal.h>
+#include <string.h>
+
+#include "sp-environment.h"
+#include "sp-packages-dialog.h"
+
+/* The interpreter the runner accepts as a venv's base (README,
+ * "Environments and installs"). */
+#define SYSTEM_PYTHON "/usr/bin/python3"
+
+/* How long a stopped install may take to clean up (sandpad-run removes its
+ * files on SIGTERM) before it is killed. */
+#define STOP_GRACE_SECONDS 10
+
+typedef enum
+{
+  JOB_NONE,
+  JOB_CREATE,
+  JOB_INSTALL,
+} Job;
+
+struct _SpPackagesDialog
+{
+  AdwWindow parent_instance;
+
+  GSettings *settings;
+  char *folder;
+  char *workspace;
+  char *environment;
+  GStrv packages;
+
+  AdwWindowTitle *title;
+  GtkLabel *where_label;
+  AdwStatusPage *empty_page;
+  GtkWidget *create_button;
+  GtkWidget *installed_box;
+  GtkListBox *list_box;
+  GtkEntry *spec_entry;
+  GtkWidget *install_button;
+  GtkWidget *cancel_button;
+  GtkLabel *result_label;
+  GtkTextView *output_view;
+
+  Job job;
+  GSubprocess *process;
+  GCancellable *cancellable;
+  guint kill_id;
+  char *result;
+};
+
+G_DEFINE_FINAL_TYPE (SpPackagesDialog, sp_packages_dialog, ADW_TYPE_WINDOW)
+
+enum
+{
+  ENVIRONMENT_CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void
+set_result (SpPackagesDialog *self, const char *text, gboolean is_error)
+{
+  g_free (self->result);
+  self->result = g_strdup (text);
+  gtk_label_set_text (self->result_label, text != NULL ? text : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->result_label), text != NULL && text[0] != '\0');
+  gtk_widget_remove_css_class (GTK_WIDGET (self->result_label), "error");
+  gtk_widget_remove_css_class (GTK_WIDGET (self->result_label), "success");
+  if (text != NULL)
+    gtk_widget_add_css_class (GTK_WIDGET (self->result_label), is_error ? "error" : "success");
+}
+
+static void
+append_output (SpPackagesDialog *self, const char *text, gsize len)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->output_view);
+  GtkTextIter end;
+  g_autofree char *valid = g_utf8_make_valid (text, len);
+
+  gtk_text_buffer_get_end_iter (buffer, &end);
+  gtk_text_buffer_insert (buffer, &end, valid, -1);
+}
+
+static void
+keep_to_end (GtkAdjustment *adjustment)
+{
+  gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment)
+                                          - gtk_adjustment_get_page_size (adjustment));
+}
+
+static void
+update_sensitivity (SpPackagesDialog *self)
+{
+  gboolean busy = self->job != JOB_NONE;
+
+  gtk_widget_set_sensitive (self->install_button, !busy && self->environment != NULL);
+  gtk_widget_set_sensitive (self->create_button, !busy && self->folder != NULL);
+  gtk_widget_set_visible (self->cancel_button, busy);
+}
+
+/* Reads the environment again (after a create or an install) and shows
+ * it, or what the person can do without one. */
+static void
+refresh (SpPackagesDialog *self)
+{
+  g_autoptr (GError) error = NULL;
+  GtkWidget *child;
+
+  g_clear_pointer (&self->environment, g_free);
+  g_clear_pointer (&self->packages, g_strfreev);
+  if (self->folder != NULL)
+    self->environment = sp_environment_find ("python", self->folder, self->workspace);
+  if (self->environment != NULL)
+    {
+      self->packages = sp_environment_list_packages (self->environment, &error);
+      if (self->packages == NULL)
+        set_result (self, error->message, TRUE);
+    }
+
+  adw_window_title_set_subtitle (self->title, self->environment != NULL ? self->environment : "");
+  if (self->environment != NULL)
+    {
+      g_autofree char *where = NULL;
+      /* TRANSLATORS: %s is the environment's folder */
+      where = g_strdup_printf (_("Python runs of this file use %s (read-only)."),
+                               self->environment);
+      gtk_label_set_text (self->where_label, where);
+    }
+  else if (self->folder != NULL)
+    {
+      g_autofree char *where = NULL;
+      /* TRANSLATORS: %s is a folder */
+      where = g_strdup_printf (_("No .venv or venv in %s: runs use the system's packages."),
+                               self->folder);
+      gtk_label_set_text (self->where_label, where);
+    }
+  else
+    gtk_label_set_text (self->where_label, _("Save the file first or open a folder"));
+  if (self->workspace != NULL)
+    {
+      /* TRANSLATORS: the sentence above, then the window's workspace folder */
+      g_autofree char *with = g_strdup_printf (_("%s Workspace: %s"),
+                                               gtk_label_get_text (self->where_label),
+                                               self->workspace);
+      gtk_label_set_text (self->where_label, with);
+    }
+
+  gtk_widget_set_visible (GTK_WIDGET (self->empty_page), self->environment == NULL);
+  gtk_widget_set_visible (self->installed_box, self->environment != NULL);
+  adw_status_page_set_description (self->empty_page,
+                                   self->folder != NULL
+                                     ? _("Create one with the system's Python; Debian's packages "
+                                         "stay importable.")
+                                     : _("Save the file first or open a folder"));
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->list_box))) != NULL)
+    gtk_list_box_remove (self->list_box, child);
+  for (guint i = 0; self->packages != NULL && self->packages[i] != NULL; i++)
+    {
+      g_auto (GStrv) parts = g_strsplit (self->packages[i], " ", 2);
+      GtkWidget *row = adw_action_row_new ();
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), parts[0]);
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), parts[1] != NULL ? parts[1] : "");
+      gtk_list_box_append (self->list_box, row);
+    }
+  update_sensitivity (self);
+}
+
+/* ---- the child process, read as it writes ---- */
+
+static void finish_job (SpPackagesDialog *self, gboolean ok, const char *why);
+
+static void
+on_waited (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr (SpPackagesDialog) self = user_data;
+  g_autoptr (GError) error = NULL;
+  GSubprocess *process = G_SUBPROCESS (source);
+
+  if (!g_subprocess_wait_finish (process, res, &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        finish_job (self, FALSE, error->message);
+      return;
+    }
+  if (g_subprocess_get_if_signaled (process))
+    finish_job (self, FALSE, _("cancelled"));
+  else
+    finish_job (self, g_subprocess_get_exit_status (process) == 0, NULL);
+}
+
+static void
+on_read (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr (SpPackagesDialog) self = user_data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), res,
+                                                               &error);
+
+  if (bytes == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  if (bytes != NULL && g_bytes_get_size (bytes) > 0)
+    {
+      gsize len;
+      const char *data = g_bytes_get_data (bytes, &len);
+      append_output (self, data, len);
+      g_input_stream_read_bytes_async (G_INPUT_STREAM (source), 4096, G_PRIORITY_DEFAULT,
+                                       self->cancellable, on_read, g_object_ref (self));
+      return;
+    }
+  /* The end of its output (or a read error): what remains is how it ended. */
+  g_subprocess_wait_async (self->process, self->cancellable, on_waited, g_object_ref (self));
+}
+
+static gboolean
+start_process (SpPackagesDialog *self, Job job, const char *cwd, const char *const *argv)
+{
+  g_autoptr (GSubprocessLauncher) launcher = NULL;
+  g_autoptr (GError) error = NULL;
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                        | G_SUBPROCESS_FLAGS_STDERR_MERGE);
+  if (cwd != NULL)
+    g_subprocess_launcher_set_cwd (launcher, cwd);
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->output_view), "", -1);
+  set_result (self, NULL, FALSE);
+  self->process = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  if (self->process == NULL)
+    {
+      set_result (self, error->message, TRUE);
+      return FALSE;
+    }
+  self->job = job;
+  self->cancellable = g_cancellable_new ();
+  g_input_stream_read_bytes_async (g_subprocess_get_stdout_pipe (self->process), 4096,
+                                   G_PRIORITY_DEFAULT, self->cancellable, on_read,
+                                   g_object_ref (self));
+  update_sensitivity (self);
+  return TRUE;
+}
+
+/* sandpad-run prints "sandpad: refused: NAME is refused by the block list
+ * (pattern "P")" and the like as its last words: that is the reason. */
+static char *
+last_sandpad_line (SpPackagesDialog *self)
+{
+  g_autofree char *text = sp_packages_dialog_get_output (self);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+
+  for (int i = (int) g_strv_length (lines) - 1; i >= 0; i--)
+    if (g_str_has_prefix (lines[i], "sandpad: "))
+      return g_strdup (lines[i] + strlen ("sandpad: "));
+  return NULL;
+}
+
+static void
+finish_job (SpPackagesDialog *self, gboolean ok, const char *why)
+{
+  Job job = self->job;
+  g_autofree char *reason = NULL;
+
+  g_clear_handle_id (&self->kill_id, g_source_remove);
+  g_clear_object (&self->process);
+  g_clear_object (&self->cancellable);
+  self->job = JOB_NONE;
+  refresh (self);
+  if (job == JOB_CREATE)
+    {
+      if (ok && self->environment != NULL)
+        set_result (self, _("Environment created"), FALSE);
+      else
+        {
+          /* TRANSLATORS: %s is why (its output is shown below) */
+          g_autofree char *text = g_strdup_printf (_("Not created: %s"),
+                                                   why != NULL ? why : _("python3 -m venv failed"));
+          set_result (self, text, TRUE);
+        }
+      g_signal_emit (self, signals[ENVIRONMENT_CHANGED], 0);
+      return;
+    }
+  if (ok)
+    {
+      set_result (self, _("Installed"), FALSE);
+      return;
+    }
+  reason = why == NULL ? last_sandpad_line (self) : NULL;
+  if (why == NULL)
+    why = reason;
+  {
+    /* TRANSLATORS: %s is why, as sandpad-run says it (it names the policy rule) */
+    g_autofree char *text = g_strdup_printf (_("Not installed: %s"),
+                                             why != NULL ? why : _("the install failed"));
+    set_result (self, text, TRUE);
+  }
+}
+
+static void
+on_create_clicked (SpPackagesDialog *self)
+{
+  const char *argv[] = { SYSTEM_PYTHON, "-m", "venv", "--system-site-packages", ".venv", NULL };
+
+  if (self->job != JOB_NONE || self->folder == NULL)
+    return;
+  start_process (self, JOB_CREATE, self->folder, argv);
+}
+
+static void
+add_arg (GPtrArray *argv, const char *option, const char *value)
+{
+  g_ptr_array_add (argv, g_strdup (option));
+  if (value != NULL)
+    g_ptr_array_add (argv, g_strdup (value));
+}
+
+static void
+on_install_clicked (SpPackagesDialog *self)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_auto (GStrv) specs = g_strsplit_set (gtk_editable_get_text (GTK_EDITABLE (self->spec_entry)),
+                                         " \t,", -1);
+  g_autofree char *index_url = g_settings_get_string (self->settings, "install-index-url");
+  g_autofree char *find_links = g_settings_get_string (self->settings, "install-find-links");
+  g_auto (GStrv) allow = g_settings_get_strv (self->settings, "install-allow");
+  g_auto (GStrv) block = g_settings_get_strv (self->settings, "install-block");
+  guint n_specs = 0;
+
+  if (self->job != JOB_NONE || self->environment == NULL)
+    return;
+  g_ptr_array_add (argv, sp_environment_find_sandpad_run ());
+  add_arg (argv, "--install", NULL);
+  add_arg (argv, "--environment", self->environment);
+  if (index_url[0] != '\0')
+    add_arg (argv, "--index-url", index_url);
+  if (find_links[0] != '\0')
+    add_arg (argv, "--find-links", find_links);
+  for (guint i = 0; allow[i] != NULL; i++)
+    add_arg (argv, "--allow", allow[i]);
+  for (guint i = 0; block[i] != NULL; i++)
+    add_arg (argv, "--block", block[i]);
+  if (g_settings_get_boolean (self->settings, "install-require-pins"))
+    add_arg (argv, "--require-pins", NULL);
+  /* After "--", a spec that starts with a dash is a spec, never an option. */
+  add_arg (argv, "--", NULL);
+  for (guint i = 0; specs[i] != NULL; i++)
+    if (specs[i][0] != '\0')
+      {
+        g_ptr_array_add (argv, g_strdup (specs[i]));
+        n_specs++;
+      }
+  if (n_specs == 0)
+    {
+      set_result (self, _("Type one or more packages, such as “requests” or “tinypkg==1.0”"),
+                  TRUE);
+      return;
+    }
+  g_ptr_array_add (argv, NULL);
+  start_process (self, JOB_INSTALL, NULL, (const char *const *) argv->pdata);
+}
+
+static gboolean
+kill_now (gpointer data)
+{
+  SpPackagesDialog *self = data;
+
+  self->kill_id = 0;
+  if (self->process != NULL)
+    g_subprocess_force_exit (self->process);
+  return G_SOURCE_REMOVE;
+}
+
+/* SIGTERM first: sandpad-run then cancels its step and removes its files;
+ * a child that does not end in time is killed. */
+static void
+stop_job (SpPackagesDialog *self)
+{
+  if (self->process == NULL)
+    return;
+  g_subprocess_send_signal (self->process, SIGTERM);
+  if (self->kill_id == 0)
+    self->kill_id = g_timeout_add_seconds (STOP_GRACE_SECONDS, kill_now, self);
+}
+
+/* ---- the widget ---- */
+
+static GtkWidget *
+build_install_part (SpPackagesDialog *self)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *scrolled = gtk_scrolled_window_new ();
+  GtkWidget *heading = gtk_label_new (_("Installed"));
+
+  gtk_widget_add_css_class (heading, "heading");
+  gtk_label_set_xalign (GTK_LABEL (heading), 0);
+  gtk_box_append (GTK_BOX (box), heading);
+  self->list_box = GTK_LIST_BOX (gtk_list_box_new ());
+  gtk_list_box_set_selection_mode (self->list_box, GTK_SELECTION_NONE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->list_box), "boxed-list");
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), GTK_WIDGET (self->list_box));
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER,
+                                  GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scrolled), 160);
+  gtk_widget_set_vexpand (scrolled, TRUE);
+  gtk_box_append (GTK_BOX (box), scrolled);
+
+  self->spec_entry = GTK_ENTRY (gtk_entry_new ());
+  gtk_entry_set_placeholder_text (self->spec_entry, _("Packages, such as requests==2.31.0"));
+  gtk_widget_set_hexpand (GTK_WIDGET (self->spec_entry), TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->spec_entry),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Packages to install"), -1);
+  g_signal_connect_object (self->spec_entry, "activate", G_CALLBACK (on_install_clicked), self,
+                           G_CONNECT_SWAPPED);
+  self->install_button = gtk_button_new_with_mnemonic (_("_Install"));
+  gtk_widget_add_css_class (self->install_button, "suggested-action");
+  g_signal_connect_object (self->install_button, "clicked", G_CALLBACK (on_install_clicked), self,
+                           G_CONNECT_SWAPPED);
+  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->spec_entry));
+  gtk_box_append (GTK_BOX (row), self->install_button);
+  gtk_box_append (GTK_BOX (box), row);
+  return box;
+}
+
+static void
+build (SpPackagesDialog *self)
+{
+  GtkWidget *content = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *header = adw_header_bar_new ();
+  GtkWidget *body = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+  GtkWidget *output_scrolled = gtk_scrolled_window_new ();
+
+  self->title = ADW_WINDOW_TITLE (adw_window_title_new (_("Packages"), ""));
+  adw_header_bar_set_title_widget (ADW_HEADER_BAR (header), GTK_WIDGET (self->title));
+  self->cancel_button = gtk_button_new_with_mnemonic (_("_Cancel"));
+  g_signal_connect_object (self->cancel_button, "clicked", G_CALLBACK (stop_job), self,
+                           G_CONNECT_SWAPPED);
+  adw_header_bar_pack_start (ADW_HEADER_BAR (header), self->cancel_button);
+  gtk_box_append (GTK_BOX (content), header);
+
+  gtk_widget_set_margin_start (body, 18);
+  gtk_widget_set_margin_end (body, 18);
+  gtk_widget_set_margin_top (body, 12);
+  gtk_widget_set_margin_bottom (body, 18);
+  gtk_widget_set_vexpand (body, TRUE);
+  self->where_label = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_wrap (self->where_label, TRUE);
+  gtk_label_set_xalign (self->where_label, 0);
+  gtk_label_set_selectable (self->where_label, FALSE);
+  gtk_box_append (GTK_BOX (body), GTK_WIDGET (self->where_label));
+
+  self->empty_page = ADW_STATUS_PAGE (adw_status_page_new ());
+  adw_status_page_set_title (self->empty_page, _("No Environment"));
+  adw_status_page_set_icon_name (self->empty_page, "folder-new-symbolic");
+  self->create_button = gtk_button_new_with_mnemonic (_("Create _Environment"));
+  gtk_widget_set_halign (self->create_button, GTK_ALIGN_CENTER);
+  gtk_widget_add_css_class (self->create_button, "pill");
+  gtk_widget_add_css_class (self->create_button, "suggested-action");
+  g_signal_connect_object (self->create_button, "clicked", G_CALLBACK (on_create_clicked), self,
+                           G_CONNECT_SWAPPED);
+  adw_status_page_set_child (self->empty_page, self->create_button);
+  gtk_widget_set_vexpand (GTK_WIDGET (self->empty_page), TRUE);
+  gtk_box_append (GTK_BOX (body), GTK_WIDGET (self->empty_page));
+
+  self->installed_box = build_install_part (self);
+  gtk_box_append (GTK_BOX (body), self->installed_box);
+
+  self->result_label = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_wrap (self->result_label, TRUE);
+  gtk_label_set_xalign (self->result_label, 0);
+  gtk_label_set_selectable (self->result_label, TRUE);
+  gtk_box_append (GTK_BOX (body), GTK_WIDGET (self->result_label));
+
+  self->output_view = GTK_TEXT_VIEW (gtk_text_view_new ());
+  gtk_text_view_set_editable (self->output_view, FALSE);
+  gtk_text_view_set_monospace (self->output_view, TRUE);
+  gtk_text_view_set_wrap_mode (self->output_view, GTK_WRAP_WORD_CHAR);
+  gtk_text_view_set_left_margin (self->output_view, 6);
+  gtk_text_view_set_right_margin (self->output_view, 6);
+  gtk_text_view_set_top_margin (self->output_view, 6);
+  gtk_text_view_set_bottom_margin (self->output_view, 6);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->output_view),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Output"), -1);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (output_scrolled),
+                                 GTK_WIDGET (self->output_view));
+  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (output_scrolled), 120);
+  gtk_widget_add_css_class (output_scrolled, "card");
+  /* The output keeps to its end by setting the value, never with
+   * gtk_text_view_scroll_to_iter: GTK 4.8 animates that, and a dialog
+   * closed while it animates warns from its scroll bar's unmap. */
+  g_signal_connect (gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (output_scrolled)),
+                    "changed", G_CALLBACK (keep_to_end), NULL);
+  gtk_box_append (GTK_BOX (body), output_scrolled);
+
+  gtk_box_append (GTK_BOX (content), body);
+  adw_window_set_content (ADW_WINDOW (self), content);
+}
+
+static void
+sp_packages_dialog_dispose (GObject *object)
+{
+  SpPackagesDialog *self = SP_PACKAGES_DIALOG (object);
+
+  /* Nobody is left to watch it: let the install clean up and end. */
+  if (self->process != NULL)
+    g_subprocess_send_signal (self->process, SIGTERM);
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->process);
+  g_clear_handle_id (&self->kill_id, g_source_remove);
+  g_clear_object (&self->settings);
+  G_OBJECT_CLASS (sp_packages_dialog_parent_class)->dispose (object);
+}
+
+static void
+sp_packages_dialog_finalize (GObject *object)
+{
+  SpPackagesDialog *self = SP_PACKAGES_DIALOG (object);
+
+  g_free (self->folder);
+  g_free (self->workspace);
+  g_free (self->environment);
+  g_free (self->result);
+  g_strfreev (self->packages);
+  G_OBJECT_CLASS (sp_packages_dialog_parent_class)->finalize (object);
+}
+
+static void
+sp_packages_dialog_class_init (SpPackagesDialogClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = sp_packages_dialog_dispose;
+  object_class->finalize = sp_packages_dialog_finalize;
+  /* A venv was made: the window's policy card names it now. */
+  signals[ENVIRONMENT_CHANGED] = g_signal_new ("environment-changed", G_TYPE_FROM_CLASS (klass),
+                                               G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                               G_TYPE_NONE, 0);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
+}
+
+static void
+sp_packages_dialog_init (SpPackagesDialog *self)
+{
+  gtk_window_set_title (GTK_WINDOW (self), _("Packages"));
+  gtk_window_set_default_size (GTK_WINDOW (self), 560, 620);
+  build (self);
+}
+
+SpPackagesDialog *
+sp_packages_dialog_new (GtkWindow *parent, GSettings *settings, const char *folder,
+                        const char *workspace)
+{
+  SpPackagesDialog *self;
+
+  g_return_val_if_fail (G_IS_SETTINGS (settings), NULL);
+
+  self = g_object_new (SP_TYPE_PACKAGES_DIALOG, NULL);
+  if (parent != NULL)
+    {
+      gtk_window_set_transient_for (GTK_WINDOW (self), parent);
+      gtk_window_set_modal (GTK_WINDOW (self), TRUE);
+    }
+  self->settings = g_object_ref (settings);
+  self->folder = folder != NULL ? g_canonicalize_filename (folder, NULL) : NULL;
+  self->workspace = workspace != NULL ? g_canonicalize_filename (workspace, NULL) : NULL;
+  refresh (self);
+  return self;
+}
+
+const char *
+sp_packages_dialog_get_environment (SpPackagesDialog *self)
+{
+  g_return_val_if_fail (SP_IS_PACKAGES_DIALOG (self), NULL);
+  return self->environment;
+}
+
+GStrv
+sp_packages_dialog_get_packages (SpPackagesDialog *self)
+{
+  g_return_val_if_fail (SP_IS_PACKAGES_DIALOG (self), NULL);
+  return g_strdupv (self->packages);
+}
+
+gboolean
+sp_packages_dialog_get_busy (SpPackagesDialog *self)
+{
+  g_return_val_if_fail (SP_IS_PACKAGES_DIALOG (self), FALSE);
+  return self->job != JOB_NONE;
+}
+
+char *
+sp_packages_dialog_get_output (SpPackagesDialog *self)
+{
+  GtkTextBuffer *buffer;
+  GtkTextIter start, end;
+
+  g_return_val_if_fail (SP_IS_PACKAGES_DIALOG (self), NULL);
+  buffer = gtk_text_view_get_buffer (self->output_view);
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}
+
+const char *
+sp_packages_dialog_get_result (SpPackagesDialog *self)
+{
+  g_return_val_if_fail (SP_IS_PACKAGES_DIALOG (self), NULL);
+  return self->result;
+}
