@@ -2,8 +2,9 @@
  * one before.
  *
  * While a run goes, its output is collected as the panel shows it; when it
- * exits, the run (code, output, files, how it ended) goes into the history
- * under the file's key (a scratch buffer's own while it has no file) and
+ * exits, the run (code, output, files, the bytes of its first images, how
+ * it ended) goes into the history under the file's key (a scratch
+ * buffer's own while it has no file) and
  * the status line says whether the output is the same as the last run's.
  * "Changes since last run" and the history list open SpHistoryWindow. */
 #define G_LOG_DOMAIN "sp-window"
