@@ -72,8 +72,9 @@ kept_bytes (const SpRunRecord *record)
 }
 
 /* At most limit bytes of the regular file at path, or NULL with error. The
- * run's files are the program's: a symlink is not followed, and a file
- * that grows past what stat said is not read on. */
+ * run's files are the program's: a symlink is not followed (it could name
+ * any file of the user's), a FIFO does not block the open (O_NONBLOCK) and
+ * is refused, and a file that grows past what stat said is not read on. */
 static GBytes *
 read_capped (const char *path, gsize limit, GError **error)
 {
