@@ -1,7 +1,10 @@
 /* sp-history-window.c: the runs of one file, and what changed between them.
  *
- * Built in code rather than from a template: it is a list, a text pane and
- * two buttons, all filled from the store when it opens. */
+ * Built in code rather than from a template: it is a list, a text pane, a
+ * row of the run's kept plots under it and two buttons, all filled from the
+ * store when it opens. The plots are the store's files, decoded the way the
+ * panel decodes a run's (sp-image-texture.h: in the sandboxed helper, never
+ * in this process): a kept image is still the program's output. */
 #define G_LOG_DOMAIN "sp-history-window"
 
 #include "config.h"
@@ -9,6 +12,8 @@
 #include <glib/gi18n.h>
 
 #include "sp-history-window.h"
+#include "sp-image-texture.h"
+#include "sp-output-item.h"
 
 struct _SpHistoryWindow
 {
@@ -19,8 +24,11 @@ struct _SpHistoryWindow
   GtkWidget *changes_button;
   GtkWidget *restore_button;
   GtkLabel *note;
+  GtkWidget *plots_scroller;
+  GtkBox *plots;
 
   GPtrArray *runs; /* of SpRunRecord, oldest first */
+  GCancellable *decoding; /* the shown run's images */
 };
 
 enum
@@ -88,6 +96,79 @@ show_text (SpHistoryWindow *self, const char *text, gboolean diff)
     tint_diff_lines (buffer);
 }
 
+/* The picture once the helper decoded it, or a line saying why not. */
+static void
+on_image_decoded (SpOutputItem *item, GParamSpec *pspec, GtkWidget *picture)
+{
+  GtkWidget *label = gtk_widget_get_next_sibling (picture);
+  GObject *image = sp_output_item_get_image (item);
+  const char *error = sp_output_item_get_image_error (item);
+
+  gtk_picture_set_paintable (GTK_PICTURE (picture),
+                             GDK_IS_PAINTABLE (image) ? GDK_PAINTABLE (image) : NULL);
+  if (error != NULL)
+    {
+      g_autofree char *text = g_strdup_printf (_("Cannot show this image (%s): %s"),
+                                               sp_output_item_get_label (item), error);
+      gtk_widget_set_visible (picture, FALSE);
+      gtk_label_set_text (GTK_LABEL (label), text);
+      gtk_widget_add_css_class (label, "warning");
+    }
+}
+
+static void
+clear_plots (SpHistoryWindow *self)
+{
+  GtkWidget *child;
+
+  if (self->decoding != NULL)
+    g_cancellable_cancel (self->decoding);
+  g_clear_object (&self->decoding);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->plots))) != NULL)
+    gtk_box_remove (self->plots, child);
+  gtk_widget_set_visible (self->plots_scroller, FALSE);
+}
+
+/* The run's kept images, each decoded from where the store keeps it. */
+static void
+show_plots (SpHistoryWindow *self, SpRunRecord *run)
+{
+  g_autoptr (GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
+
+  clear_plots (self);
+  for (guint i = 0; i < run->images->len; i++)
+    {
+      SpRunImage *image = g_ptr_array_index (run->images, i);
+      GtkWidget *box, *picture, *label;
+      SpOutputItem *item;
+
+      /* not stored (the store could not write the run): nothing to decode */
+      if (image->path == NULL)
+        continue;
+      box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+      picture = gtk_picture_new ();
+      label = gtk_label_new (image->name);
+      item = sp_output_item_new_image (image->path, image->name);
+      gtk_picture_set_can_shrink (GTK_PICTURE (picture), TRUE);
+      gtk_picture_set_content_fit (GTK_PICTURE (picture), GTK_CONTENT_FIT_CONTAIN);
+      gtk_picture_set_alternative_text (GTK_PICTURE (picture), image->name);
+      gtk_widget_set_size_request (picture, 320, 240);
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_max_width_chars (GTK_LABEL (label), 40);
+      gtk_widget_add_css_class (label, "dim-label");
+      gtk_box_append (GTK_BOX (box), picture);
+      gtk_box_append (GTK_BOX (box), label);
+      gtk_box_append (self->plots, box);
+      g_signal_connect_object (item, "notify::image", G_CALLBACK (on_image_decoded), picture, 0);
+      g_ptr_array_add (items, item);
+    }
+  if (items->len == 0)
+    return;
+  gtk_widget_set_visible (self->plots_scroller, TRUE);
+  self->decoding = g_cancellable_new ();
+  sp_image_texture_decode_items (items, self->decoding);
+}
+
 static void
 show_run (SpHistoryWindow *self)
 {
@@ -98,9 +179,11 @@ show_run (SpHistoryWindow *self)
   gtk_widget_set_sensitive (self->changes_button, run != NULL && self->runs->len > 1);
   if (run == NULL)
     {
+      clear_plots (self);
       show_text (self, "", FALSE);
       return;
     }
+  show_plots (self, run);
   g_string_append_printf (text, "%s\n", run->end);
   if (run->error != NULL)
     g_string_append_printf (text, _("Error: %s\n"), run->error);
@@ -129,6 +212,8 @@ sp_history_window_show_changes (SpHistoryWindow *self)
 
   g_return_if_fail (SP_IS_HISTORY_WINDOW (self));
   run = selected_run (self, &before);
+  /* the comparison is of text; the plots are the selected run's */
+  clear_plots (self);
   if (run == NULL || before == NULL)
     {
       show_text (self, _("There is no earlier run to compare with."), FALSE);
@@ -194,6 +279,9 @@ sp_history_window_dispose (GObject *object)
   if (self->list != NULL)
     g_signal_handlers_disconnect_by_data (self->list, self);
   self->list = NULL;
+  if (self->decoding != NULL)
+    g_cancellable_cancel (self->decoding);
+  g_clear_object (&self->decoding);
   g_clear_pointer (&self->runs, g_ptr_array_unref);
   G_OBJECT_CLASS (sp_history_window_parent_class)->dispose (object);
 }
@@ -272,6 +360,19 @@ sp_history_window_init (SpHistoryWindow *self)
   gtk_text_buffer_create_tag (buffer, "header", "weight", PANGO_WEIGHT_BOLD, NULL);
   gtk_text_view_set_wrap_mode (self->text_view, GTK_WRAP_WORD_CHAR);
   gtk_box_append (GTK_BOX (right), scrolled (GTK_WIDGET (self->text_view)));
+  self->plots = GTK_BOX (gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12));
+  gtk_widget_set_margin_start (GTK_WIDGET (self->plots), 8);
+  gtk_widget_set_margin_end (GTK_WIDGET (self->plots), 8);
+  gtk_widget_set_margin_top (GTK_WIDGET (self->plots), 8);
+  gtk_widget_set_margin_bottom (GTK_WIDGET (self->plots), 8);
+  self->plots_scroller = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (self->plots_scroller),
+                                 GTK_WIDGET (self->plots));
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (self->plots_scroller),
+                                  GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER);
+  gtk_widget_add_css_class (self->plots_scroller, "sp-history-plots");
+  gtk_widget_set_visible (self->plots_scroller, FALSE);
+  gtk_box_append (GTK_BOX (right), self->plots_scroller);
   gtk_paned_set_end_child (GTK_PANED (paned), right);
   gtk_widget_set_vexpand (paned, TRUE);
   gtk_box_append (GTK_BOX (box), paned);

@@ -2,8 +2,9 @@
  * one before.
  *
  * While a run goes, its output is collected as the panel shows it; when it
- * exits, the run (code, output, files, how it ended) goes into the history
- * under the file's key (a scratch buffer's own while it has no file) and
+ * exits, the run (code, output, files, the bytes of its first images, how
+ * it ended) goes into the history under the file's key (a scratch
+ * buffer's own while it has no file) and
  * the status line says whether the output is the same as the last run's.
  * "Changes since last run" and the history list open SpHistoryWindow. */
 #define G_LOG_DOMAIN "sp-window"
@@ -131,8 +132,10 @@ _sp_window_history_saw_output (SpWindow *self, SpOutputKind kind, const char *te
     h->cut = TRUE;
 }
 
+/* The run's files by name, and its images' bytes while its directory is
+ * still there (the next run replaces it). */
 static char **
-describe_files (SpRunResult *result)
+keep_files (SpRunRecord *record, SpRunResult *result)
 {
   g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
 
@@ -140,8 +143,19 @@ describe_files (SpRunResult *result)
     {
       const SpRunFile *file = sp_run_result_get_file (result, i);
       g_autofree char *size = g_format_size ((guint64) MAX (file->size, 0));
-      g_autofree char *line = g_strdup_printf ("%s (%s)", file->relative, size);
+      g_autofree char *line = NULL;
+      g_autoptr (GError) error = NULL;
 
+      if (file->kind == SP_RUN_FILE_REGULAR && sp_run_record_is_image_type (file->mime)
+          && !sp_run_record_keep_image (record, file->relative, file->mime, file->path, &error))
+        {
+          g_debug ("not keeping %s: %s", file->path, error->message);
+          /* TRANSLATORS: a file of a run whose image the history does not
+           * keep: its name, its size */
+          line = g_strdup_printf (_("%s (%s, not kept)"), file->relative, size);
+        }
+      else
+        line = g_strdup_printf ("%s (%s)", file->relative, size);
       g_strv_builder_add (builder, line);
     }
   return g_strv_builder_end (builder);
@@ -169,7 +183,7 @@ make_record (SpWindow *self, SpRunResult *result)
   if (error != NULL)
     r->error = g_strdup_printf ("%s: %s", sp_error_info_get_error_type (error),
                                 sp_error_info_get_message (error));
-  r->files = describe_files (result);
+  r->files = keep_files (r, result);
   return r;
 }
 

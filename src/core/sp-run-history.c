@@ -3,7 +3,12 @@
  * A run is a key file (readable with any text editor, and GLib parses it
  * strictly): a [run] group, then an [end] group written last, so a file
  * cut short is told from a whole one. File names start with the start time
- * in microseconds, zero-padded, so sorting names sorts runs by age. */
+ * in microseconds, zero-padded, so sorting names sorts runs by age.
+ *
+ * A run's images lie beside it as "<run's name without .run>.image-<n>",
+ * each written whole before the run's file (so a run never names an image
+ * that was not written); the run names each one with its size and SHA-256,
+ * so a truncated or swapped image is told from the one the run made. */
 #define G_LOG_DOMAIN "sp-run-history"
 
 #include "config.h"
@@ -16,6 +21,7 @@
 
 #define FORMAT_VERSION 1
 #define SUFFIX ".run"
+#define IMAGE_INFIX ".image-"
 /* A record can hold two streams of TEXT_MAX and the code; anything much
  * bigger was not written by us. */
 #define FILE_MAX (4 * SP_RUN_HISTORY_TEXT_MAX + 8 * 1024 * 1024)
@@ -99,7 +105,7 @@ cut_text (const char *text, gboolean *cut)
 }
 
 static GKeyFile *
-record_to_keyfile (const SpRunRecord *r)
+record_to_keyfile (const SpRunRecord *r, char **image_files)
 {
   GKeyFile *kf = g_key_file_new ();
   gboolean cut = r->output_cut;
@@ -122,6 +128,18 @@ record_to_keyfile (const SpRunRecord *r)
   g_key_file_set_string (kf, "run", "code", r->code ? r->code : "");
   g_key_file_set_string (kf, "run", "stdout", out);
   g_key_file_set_string (kf, "run", "stderr", err);
+  for (guint i = 0; i < r->images->len; i++)
+    {
+      SpRunImage *image = g_ptr_array_index (r->images, i);
+      g_autofree char *group = g_strdup_printf ("image %u", i);
+      g_autofree char *sum = g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, image->bytes);
+
+      g_key_file_set_string (kf, group, "name", image->name);
+      g_key_file_set_string (kf, group, "type", image->mime);
+      g_key_file_set_string (kf, group, "file", image_files[i]);
+      g_key_file_set_int64 (kf, group, "size", (gint64) g_bytes_get_size (image->bytes));
+      g_key_file_set_string (kf, group, "sha256", sum);
+    }
   g_key_file_set_boolean (kf, "end", "complete", TRUE);
   return kf;
 }
@@ -181,11 +199,54 @@ is_run_name (const char *name)
   return g_str_has_suffix (name, SUFFIX) && g_ascii_isdigit (name[0]);
 }
 
-/* Every run file under the store, as "key/name", oldest first. */
+/* An image of a run, or g_file_set_contents' temporary of one. */
+static gboolean
+is_image_name (const char *name)
+{
+  return g_ascii_isdigit (name[0]) && strstr (name, IMAGE_INFIX) != NULL;
+}
+
+/* What a run's file and its images' names start with: "<time>-<random>". */
+static char *
+run_stem (const char *name)
+{
+  const char *dot = strchr (name, '.');
+
+  return dot != NULL ? g_strndup (name, (gsize) (dot - name)) : g_strdup (name);
+}
+
+typedef struct
+{
+  char *relative;  /* "key/name" of the run's file */
+  gint64 size;     /* its file's and its images' */
+  GPtrArray *images; /* "key/name" of each */
+} Entry;
+
+static void
+entry_free (Entry *entry)
+{
+  g_free (entry->relative);
+  g_ptr_array_unref (entry->images);
+  g_free (entry);
+}
+
+static gint64
+file_size (SpRunHistory *self, const char *relative)
+{
+  g_autofree char *path = g_build_filename (self->dir, relative, NULL);
+  GStatBuf st;
+
+  return g_lstat (path, &st) == 0 ? (gint64) st.st_size : 0;
+}
+
+/* Every run under the store with its images, oldest first. An image whose
+ * run is gone counts for nothing: it may be a run being written now. */
 static GPtrArray *
 all_runs (SpRunHistory *self)
 {
-  GPtrArray *runs = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *runs = g_ptr_array_new_with_free_func ((GDestroyNotify) entry_free);
+  g_autoptr (GHashTable) by_stem = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GPtrArray) images = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GDir) top = g_dir_open (self->dir, 0, NULL);
   const char *key;
 
@@ -197,7 +258,32 @@ all_runs (SpRunHistory *self)
 
       while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
         if (is_run_name (name))
-          g_ptr_array_add (runs, g_build_filename (key, name, NULL));
+          {
+            Entry *entry = g_new0 (Entry, 1);
+            g_autofree char *stem = run_stem (name);
+
+            entry->relative = g_build_filename (key, name, NULL);
+            entry->size = file_size (self, entry->relative);
+            entry->images = g_ptr_array_new_with_free_func (g_free);
+            g_ptr_array_add (runs, entry);
+            g_hash_table_insert (by_stem, g_build_filename (key, stem, NULL), entry);
+          }
+        else if (is_image_name (name))
+          g_ptr_array_add (images, g_build_filename (key, name, NULL));
+    }
+  for (guint i = 0; i < images->len; i++)
+    {
+      const char *image = g_ptr_array_index (images, i);
+      const char *base = strrchr (image, '/') + 1;
+      g_autofree char *dir = g_strndup (image, (gsize) (base - image - 1));
+      g_autofree char *stem = run_stem (base);
+      g_autofree char *owner = g_build_filename (dir, stem, NULL);
+      Entry *entry = g_hash_table_lookup (by_stem, owner);
+
+      if (entry == NULL)
+        continue;
+      entry->size += file_size (self, image);
+      g_ptr_array_add (entry->images, g_strdup (image));
     }
   return runs;
 }
@@ -208,37 +294,46 @@ by_string (gconstpointer a, gconstpointer b)
   return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
-/* Sorting "key/name" by name alone: names start with the time. */
+/* Sorting runs by name alone: names start with the time. */
 static int
 by_time (gconstpointer a, gconstpointer b)
 {
-  return strcmp (strchr (*(const char *const *) a, '/'), strchr (*(const char *const *) b, '/'));
+  const Entry *x = *(const Entry *const *) a;
+  const Entry *y = *(const Entry *const *) b;
+
+  return strcmp (strchr (x->relative, '/'), strchr (y->relative, '/'));
+}
+
+static void
+remove_relative (SpRunHistory *self, const char *relative)
+{
+  g_autofree char *path = g_build_filename (self->dir, relative, NULL);
+
+  g_unlink (path);
 }
 
 static void
 evict (SpRunHistory *self, const char *keep)
 {
   g_autoptr (GPtrArray) runs = all_runs (self);
-  g_autofree gint64 *sizes = g_new0 (gint64, runs->len + 1);
   gint64 total = 0;
 
   g_ptr_array_sort (runs, by_time);
   for (guint i = 0; i < runs->len; i++)
-    {
-      g_autofree char *path = g_build_filename (self->dir, g_ptr_array_index (runs, i), NULL);
-      GStatBuf st;
-
-      sizes[i] = g_stat (path, &st) == 0 ? (gint64) st.st_size : 0;
-      total += sizes[i];
-    }
+    total += ((Entry *) g_ptr_array_index (runs, i))->size;
   for (guint i = 0; i < runs->len && total > self->max_bytes; i++)
     {
-      g_autofree char *path = g_build_filename (self->dir, g_ptr_array_index (runs, i), NULL);
+      Entry *entry = g_ptr_array_index (runs, i);
+      g_autofree char *path = g_build_filename (self->dir, entry->relative, NULL);
 
-      if (g_str_equal (g_ptr_array_index (runs, i), keep))
+      if (g_str_equal (entry->relative, keep))
         continue;
-      if (g_unlink (path) == 0)
-        total -= sizes[i];
+      /* The run first: a run never names an image that is gone. */
+      if (g_unlink (path) != 0)
+        continue;
+      for (guint j = 0; j < entry->images->len; j++)
+        remove_relative (self, g_ptr_array_index (entry->images, j));
+      total -= entry->size;
     }
 }
 
@@ -251,6 +346,9 @@ sp_run_history_add (SpRunHistory *self, const char *key, SpRunRecord *record, GE
   g_autofree char *name = NULL;
   g_autofree char *path = NULL;
   g_autofree char *relative = NULL;
+  g_autofree char *stem = NULL;
+  g_auto (GStrv) image_files = NULL;
+  g_auto (GStrv) image_paths = NULL;
   gsize len;
 
   g_return_val_if_fail (SP_IS_RUN_HISTORY (self), FALSE);
@@ -264,15 +362,47 @@ sp_run_history_add (SpRunHistory *self, const char *key, SpRunRecord *record, GE
                    _("Could not create %s: %s"), dir, g_strerror (saved));
       return FALSE;
     }
-  name = g_strdup_printf ("%020" G_GINT64_FORMAT "-%08x" SUFFIX, MAX (record->time_us, 0),
+  stem = g_strdup_printf ("%020" G_GINT64_FORMAT "-%08x", MAX (record->time_us, 0),
                           g_random_int ());
+  name = g_strconcat (stem, SUFFIX, NULL);
   path = g_build_filename (dir, name, NULL);
-  kf = record_to_keyfile (record);
+  image_files = g_new0 (char *, record->images->len + 1);
+  image_paths = g_new0 (char *, record->images->len + 1);
+  /* The images first, each whole or not at all, so that the run's file,
+   * once there, names only images that are. */
+  for (guint i = 0; i < record->images->len; i++)
+    {
+      SpRunImage *image = g_ptr_array_index (record->images, i);
+      gsize size;
+      const char *bytes = g_bytes_get_data (image->bytes, &size);
+
+      image_files[i] = g_strdup_printf ("%s" IMAGE_INFIX "%u", stem, i);
+      image_paths[i] = g_build_filename (dir, image_files[i], NULL);
+      if (!g_file_set_contents_full (image_paths[i], bytes != NULL ? bytes : "", (gssize) size,
+                                     G_FILE_SET_CONTENTS_CONSISTENT, 0600, error))
+        {
+          for (guint j = 0; j < i; j++)
+            g_unlink (image_paths[j]);
+          return FALSE;
+        }
+    }
+  kf = record_to_keyfile (record, image_files);
   data = g_key_file_to_data (kf, &len, NULL);
   /* Written beside and renamed over: whole or not at all. */
   if (!g_file_set_contents_full (path, data, (gssize) len, G_FILE_SET_CONTENTS_CONSISTENT,
                                  0600, error))
-    return FALSE;
+    {
+      for (guint i = 0; i < record->images->len; i++)
+        g_unlink (image_paths[i]);
+      return FALSE;
+    }
+  for (guint i = 0; i < record->images->len; i++)
+    {
+      SpRunImage *image = g_ptr_array_index (record->images, i);
+
+      g_free (image->path);
+      image->path = g_strdup (image_paths[i]);
+    }
   g_free (record->id);
   record->id = g_strdup (name);
   relative = g_build_filename (key, name, NULL);
@@ -293,12 +423,84 @@ warn (GPtrArray *warnings, const char *path, const char *why)
     g_free (line);
 }
 
+/* One image the run's file names, or NULL (and a warning) when the file
+ * beside it is not that image any more. */
+static SpRunImage *
+load_image (GKeyFile *kf, const char *group, const char *dir, const char *stem, guint index,
+            GPtrArray *warnings)
+{
+  g_autoptr (SpRunImage) image = g_new0 (SpRunImage, 1);
+  g_autofree char *file = g_key_file_get_string (kf, group, "file", NULL);
+  g_autofree char *sum = g_key_file_get_string (kf, group, "sha256", NULL);
+  g_autofree char *expected = g_strdup_printf ("%s" IMAGE_INFIX "%u", stem, index);
+  g_autofree char *actual = NULL;
+  g_autofree char *data = NULL;
+  g_autoptr (GError) error = NULL;
+  gint64 size = g_key_file_get_int64 (kf, group, "size", NULL);
+  gsize len = 0;
+  GStatBuf st;
+
+  image->name = g_key_file_get_string (kf, group, "name", NULL);
+  image->mime = g_key_file_get_string (kf, group, "type", NULL);
+  image->path = g_build_filename (dir, expected, NULL);
+  /* Only the name this run would have written: the key file is data too. */
+  if (image->name == NULL || file == NULL || sum == NULL || !g_str_equal (file, expected)
+      || !sp_run_record_is_image_type (image->mime))
+    {
+      warn (warnings, image->path, _("the run does not name it as an image it kept"));
+      return NULL;
+    }
+  if (g_lstat (image->path, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      warn (warnings, image->path, _("the run's image is missing"));
+      return NULL;
+    }
+  if ((gint64) st.st_size != size || size > SP_RUN_RECORD_IMAGE_BYTES_MAX)
+    {
+      warn (warnings, image->path, _("the run's image is not the size it was"));
+      return NULL;
+    }
+  if (!g_file_get_contents (image->path, &data, &len, &error))
+    {
+      warn (warnings, image->path, error->message);
+      return NULL;
+    }
+  image->bytes = g_bytes_new_take (g_steal_pointer (&data), len);
+  actual = g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, image->bytes);
+  if ((gint64) len != size || g_ascii_strcasecmp (actual, sum) != 0)
+    {
+      warn (warnings, image->path, _("the run's image is not the one it made"));
+      return NULL;
+    }
+  return g_steal_pointer (&image);
+}
+
+static void
+load_images (SpRunRecord *record, GKeyFile *kf, const char *dir, const char *name,
+             GPtrArray *warnings)
+{
+  g_autofree char *stem = run_stem (name);
+
+  for (guint i = 0;; i++)
+    {
+      g_autofree char *group = g_strdup_printf ("image %u", i);
+      SpRunImage *image;
+
+      if (!g_key_file_has_group (kf, group))
+        break;
+      image = load_image (kf, group, dir, stem, i, warnings);
+      if (image != NULL)
+        g_ptr_array_add (record->images, image);
+    }
+}
+
 static SpRunRecord *
 load_record (const char *path, const char *name, GPtrArray *warnings)
 {
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   g_autoptr (GError) error = NULL;
   g_autofree char *data = NULL;
+  g_autofree char *dir = g_path_get_dirname (path);
   gsize len = 0;
   SpRunRecord *record;
   GStatBuf st;
@@ -316,6 +518,7 @@ load_record (const char *path, const char *name, GPtrArray *warnings)
       return NULL;
     }
   record->id = g_strdup (name);
+  load_images (record, kf, dir, name, warnings);
   return record;
 }
 
@@ -334,6 +537,9 @@ run_names (SpRunHistory *self, const char *dir, GPtrArray *warnings)
 
       if (is_run_name (name))
         g_ptr_array_add (names, g_strdup (name));
+      /* a run's images are read with it */
+      else if (is_image_name (name))
+        continue;
       /* g_file_set_contents' temporary, while another process writes */
       else if (strstr (name, SUFFIX ".") == NULL)
         warn (warnings, path, _("not a run file"));

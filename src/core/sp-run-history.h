@@ -4,12 +4,16 @@
  * $XDG_STATE_HOME/sandpad/history): one folder per history key (a file's
  * key is a hash of its path, a scratch buffer's its window's), one file per
  * run, written whole and renamed into place, so a crash leaves the old
- * state or the new. Bounded: after each add the oldest runs, of any key,
- * are removed until all runs together fit in max_bytes (the newest run is
- * always kept). Each stream's text is cut to SP_RUN_HISTORY_TEXT_MAX.
+ * state or the new. A run's kept images (SpRunImage) lie beside its file,
+ * written before it the same way, and go with it. Bounded: after each add
+ * the oldest runs, of any key, are removed with their images until all runs
+ * and images together fit in max_bytes (the newest run is always kept).
+ * Each stream's text is cut to SP_RUN_HISTORY_TEXT_MAX.
  *
  * Reading is forgiving: a damaged, truncated or foreign file is skipped
- * and named in a message (warnings out), never fatal. Synchronous: records
+ * and named in a message (warnings out), never fatal; so is an image that
+ * is missing or not the size and SHA-256 its run wrote down (the run is
+ * listed without it). Synchronous: records
  * are small, and a run ends at most a few times a second. */
 #pragma once
 

@@ -3,9 +3,38 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sp-run-record.h"
+
+void
+sp_run_image_free (SpRunImage *image)
+{
+  if (image == NULL)
+    return;
+  g_free (image->name);
+  g_free (image->mime);
+  g_clear_pointer (&image->bytes, g_bytes_unref);
+  g_free (image->path);
+  g_free (image);
+}
+
+static SpRunImage *
+image_copy (const SpRunImage *image, gpointer unused)
+{
+  SpRunImage *copy = g_new0 (SpRunImage, 1);
+
+  copy->name = g_strdup (image->name);
+  copy->mime = g_strdup (image->mime);
+  copy->bytes = image->bytes != NULL ? g_bytes_ref (image->bytes) : NULL;
+  copy->path = g_strdup (image->path);
+  return copy;
+}
 
 SpRunRecord *
 sp_run_record_new (void)
@@ -13,7 +42,129 @@ sp_run_record_new (void)
   SpRunRecord *record = g_new0 (SpRunRecord, 1);
 
   record->exit_code = -1;
+  record->images = g_ptr_array_new_with_free_func ((GDestroyNotify) sp_run_image_free);
   return record;
+}
+
+gboolean
+sp_run_record_is_image_type (const char *mime)
+{
+  static const char *const types[]
+    = { "image/png", "image/svg+xml", "image/jpeg", "image/gif", "image/webp" };
+
+  for (guint i = 0; mime != NULL && i < G_N_ELEMENTS (types); i++)
+    if (g_str_equal (mime, types[i]))
+      return TRUE;
+  return FALSE;
+}
+
+static gsize
+kept_bytes (const SpRunRecord *record)
+{
+  gsize total = 0;
+
+  for (guint i = 0; i < record->images->len; i++)
+    {
+      SpRunImage *image = g_ptr_array_index (record->images, i);
+      total += g_bytes_get_size (image->bytes);
+    }
+  return total;
+}
+
+/* At most limit bytes of the regular file at path, or NULL with error. The
+ * run's files are the program's: a symlink is not followed (it could name
+ * any file of the user's), a FIFO does not block the open (O_NONBLOCK) and
+ * is refused, and a file that grows past what stat said is not read on. */
+static GBytes *
+read_capped (const char *path, gsize limit, GError **error)
+{
+  int fd = g_open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0);
+  g_autofree guint8 *data = NULL;
+  gsize len = 0;
+  struct stat st;
+  int saved;
+
+  if (fd < 0)
+    {
+      saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s", g_strerror (saved));
+      return NULL;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      close (fd);
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                           _("not a regular file"));
+      return NULL;
+    }
+  if ((guint64) st.st_size > limit)
+    {
+      close (fd);
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE,
+                           _("over the images' size kept per run"));
+      return NULL;
+    }
+  data = g_malloc ((gsize) st.st_size + 1);
+  while (len < (gsize) st.st_size + 1)
+    {
+      gssize n = read (fd, data + len, (gsize) st.st_size + 1 - len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          saved = errno;
+          close (fd);
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s",
+                       g_strerror (saved));
+          return NULL;
+        }
+      if (n == 0)
+        break;
+      len += (gsize) n;
+    }
+  close (fd);
+  if (len != (gsize) st.st_size)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT,
+                           _("it changed while it was read"));
+      return NULL;
+    }
+  return g_bytes_new_take (g_steal_pointer (&data), len);
+}
+
+gboolean
+sp_run_record_keep_image (SpRunRecord *record, const char *name, const char *mime,
+                          const char *path, GError **error)
+{
+  gsize used;
+  GBytes *bytes;
+  SpRunImage *image;
+
+  g_return_val_if_fail (record != NULL && name != NULL && path != NULL, FALSE);
+
+  if (!sp_run_record_is_image_type (mime))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, _("not an image"));
+      return FALSE;
+    }
+  if (record->images->len >= SP_RUN_RECORD_IMAGES_MAX)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE,
+                   _("a run keeps at most %d images"), SP_RUN_RECORD_IMAGES_MAX);
+      return FALSE;
+    }
+  used = kept_bytes (record);
+  bytes = read_capped (path, SP_RUN_RECORD_IMAGE_BYTES_MAX - MIN (used, SP_RUN_RECORD_IMAGE_BYTES_MAX),
+                       error);
+  if (bytes == NULL)
+    return FALSE;
+  image = g_new0 (SpRunImage, 1);
+  image->name = g_strdup (name);
+  image->mime = g_strdup (mime);
+  image->bytes = bytes;
+  g_ptr_array_add (record->images, image);
+  return TRUE;
 }
 
 void
@@ -29,6 +180,7 @@ sp_run_record_free (SpRunRecord *record)
   g_free (record->end);
   g_free (record->error);
   g_strfreev (record->files);
+  g_clear_pointer (&record->images, g_ptr_array_unref);
   g_free (record);
 }
 
@@ -45,6 +197,8 @@ sp_run_record_copy (const SpRunRecord *record)
   copy->end = g_strdup (record->end);
   copy->error = g_strdup (record->error);
   copy->files = g_strdupv (record->files);
+  copy->images = g_ptr_array_copy (record->images, (GCopyFunc) image_copy, NULL);
+  g_ptr_array_set_free_func (copy->images, (GDestroyNotify) sp_run_image_free);
   return copy;
 }
 

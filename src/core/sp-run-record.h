@@ -2,19 +2,35 @@
  *
  * A record is what the history (sp-run-history.h) stores and lists: the
  * code as it ran, stdout and stderr as the panel showed them, the files the
- * run made (by name and size: the run's directory goes away with the next
- * run, so their contents are not kept), and how it ended. Plain data: the
- * app fills it when a run ends, the store writes and reads it.
+ * run made (by name and size), the bytes of its first few images (read when
+ * the run ends: the run's directory goes away with the next run), and how it
+ * ended. Plain data: the app fills it when a run ends, the store writes and
+ * reads it.
  *
  * Comparing two records says whether the output is the same and, when not,
  * gives each stream's line diff and what happened to the error. */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 #include "sp-line-diff.h"
 
 G_BEGIN_DECLS
+
+/* What one run keeps of its images: the rest are listed by name only. */
+#define SP_RUN_RECORD_IMAGES_MAX 8
+#define SP_RUN_RECORD_IMAGE_BYTES_MAX (4 * 1024 * 1024)
+
+/* One image a run made, kept whole. */
+typedef struct
+{
+  char *name;  /* its path in the run: "plot-1.png" */
+  char *mime;  /* as the runner typed it: "image/png" */
+  GBytes *bytes;
+  char *path;  /* where the store keeps it (what a viewer decodes); NULL until stored */
+} SpRunImage;
+
+void sp_run_image_free (SpRunImage *image);
 
 typedef struct
 {
@@ -31,11 +47,23 @@ typedef struct
   int exit_code;        /* -1 when it did not exit */
   char *error;          /* "ZeroDivisionError: division by zero", or NULL */
   char **files;         /* "plot-1.png (12.3 kB)", NULL-terminated, may be NULL */
+  GPtrArray *images;    /* of SpRunImage, in the run's order; never NULL */
 } SpRunRecord;
 
 SpRunRecord *sp_run_record_new (void);
 void sp_run_record_free (SpRunRecord *record);
 SpRunRecord *sp_run_record_copy (const SpRunRecord *record);
+
+/* Whether a file of this type is one of the images a record keeps (PNG,
+ * SVG, JPEG, GIF, WebP). */
+gboolean sp_run_record_is_image_type (const char *mime);
+
+/* Reads the run's file at path (a regular file, no symlink followed) into
+ * record->images as name, unless the record already holds
+ * SP_RUN_RECORD_IMAGES_MAX images or SP_RUN_RECORD_IMAGE_BYTES_MAX bytes of
+ * them with it: then FALSE with error, and the caller lists it as not kept. */
+gboolean sp_run_record_keep_image (SpRunRecord *record, const char *name, const char *mime,
+                                   const char *path, GError **error);
 
 typedef enum
 {
@@ -67,6 +95,7 @@ char *sp_run_comparison_to_text (const SpRunComparison *comparison, const SpRunR
                                  const SpRunRecord *newer);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SpRunRecord, sp_run_record_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SpRunImage, sp_run_image_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SpRunComparison, sp_run_comparison_free)
 
 G_END_DECLS

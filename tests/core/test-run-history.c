@@ -1,10 +1,14 @@
 /* test-run-history.c: the run history keeps every run across a restart
  * (a new store on the same directory), evicts the oldest past its cap,
  * skips damaged, truncated and foreign files with a message, and two runs
- * compare line by line. */
+ * compare line by line. A run's images are kept byte for byte up to the
+ * per-run cap, count in the store's cap, go with their run, and a damaged
+ * one is skipped with a message. */
 #include "config.h"
 
 #include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "sp-run-history.h"
 
@@ -195,6 +199,295 @@ test_damaged (void)
   remove_tree (dir);
 }
 
+/* Every byte value, NULs and line ends included, in a pattern of its own
+ * per seed: what an image's bytes could be, and not text. */
+static GBytes *
+make_bytes (gsize size, guint seed)
+{
+  guint8 *data = g_malloc (size);
+
+  for (gsize i = 0; i < size; i++)
+    data[i] = (guint8) ((i * 7 + seed * 31 + (i >> 8)) & 0xff);
+  return g_bytes_new_take (data, size);
+}
+
+/* A file of the run's directory, as the runner leaves it. */
+static char *
+make_run_file (const char *run_dir, const char *name, GBytes *bytes)
+{
+  char *path = g_build_filename (run_dir, name, NULL);
+  gsize size;
+  const char *data = g_bytes_get_data (bytes, &size);
+
+  g_assert_true (g_file_set_contents (path, data, (gssize) size, NULL));
+  return path;
+}
+
+static guint
+count_files (const char *dir, const char *infix)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  guint n = 0;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    if (strstr (name, infix) != NULL)
+      n++;
+  return n;
+}
+
+static SpRunImage *
+image_at (SpRunRecord *record, guint index)
+{
+  return g_ptr_array_index (record->images, index);
+}
+
+/* A run's images come back byte for byte from a new store on the same
+ * directory, with their names and types, and nothing is warned about. */
+static void
+test_images_restart (void)
+{
+  g_autofree char *dir = make_dir ();
+  g_autofree char *run_dir = make_dir ();
+  g_autoptr (GBytes) png = make_bytes (70000, 1);
+  g_autoptr (GBytes) svg = g_bytes_new_static ("<svg xmlns='http://www.w3.org/2000/svg'/>\n", 43);
+  g_autofree char *png_path = make_run_file (run_dir, "plot-1.png", png);
+  g_autofree char *svg_path = make_run_file (run_dir, "fig.svg", svg);
+  g_autofree char *key_dir = g_build_filename (dir, "file-img", NULL);
+  g_autoptr (GError) error = NULL;
+
+  {
+    g_autoptr (SpRunHistory) history = sp_run_history_new (dir, 0);
+    g_autoptr (SpRunRecord) r = make_record (7000, "plot()", "", "", NULL);
+
+    g_assert_true (sp_run_record_keep_image (r, "plot-1.png", "image/png", png_path, &error));
+    g_assert_no_error (error);
+    g_assert_true (sp_run_record_keep_image (r, "fig.svg", "image/svg+xml", svg_path, &error));
+    g_assert_no_error (error);
+    g_assert_true (sp_run_history_add (history, "file-img", r, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (count_files (key_dir, ".image-"), ==, 2);
+    g_assert_nonnull (image_at (r, 0)->path);
+    g_assert_true (g_str_has_prefix (image_at (r, 0)->path, key_dir));
+  }
+  /* the run's directory is gone, as after the next run */
+  g_unlink (png_path);
+  g_unlink (svg_path);
+  {
+    g_autoptr (SpRunHistory) history = sp_run_history_new (dir, 0);
+    g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+    g_autoptr (GPtrArray) runs = sp_run_history_list (history, "file-img", warnings);
+    g_autoptr (SpRunRecord) latest = sp_run_history_latest (history, "file-img", NULL);
+    g_autoptr (SpRunRecord) copy = NULL;
+    g_autofree char *on_disk = NULL;
+    gsize len;
+    SpRunRecord *r;
+
+    g_assert_cmpuint (warnings->len, ==, 0);
+    g_assert_cmpuint (runs->len, ==, 1);
+    r = runs->pdata[0];
+    g_assert_cmpuint (r->images->len, ==, 2);
+    g_assert_cmpstr (image_at (r, 0)->name, ==, "plot-1.png");
+    g_assert_cmpstr (image_at (r, 0)->mime, ==, "image/png");
+    g_assert_true (g_bytes_equal (image_at (r, 0)->bytes, png));
+    g_assert_cmpstr (image_at (r, 1)->name, ==, "fig.svg");
+    g_assert_cmpstr (image_at (r, 1)->mime, ==, "image/svg+xml");
+    g_assert_true (g_bytes_equal (image_at (r, 1)->bytes, svg));
+    /* what a viewer decodes is the same bytes */
+    g_assert_true (g_file_get_contents (image_at (r, 0)->path, &on_disk, &len, NULL));
+    g_assert_cmpmem (on_disk, len, g_bytes_get_data (png, NULL), g_bytes_get_size (png));
+    g_assert_cmpuint (latest->images->len, ==, 2);
+    copy = sp_run_record_copy (r);
+    g_assert_cmpuint (copy->images->len, ==, 2);
+    g_assert_true (g_bytes_equal (image_at (copy, 1)->bytes, svg));
+  }
+  remove_tree (dir);
+  remove_tree (run_dir);
+}
+
+/* At most SP_RUN_RECORD_IMAGES_MAX images and SP_RUN_RECORD_IMAGE_BYTES_MAX
+ * bytes of them a run; a symlink, a directory or a file of another type is
+ * never read. */
+static void
+test_images_cap (void)
+{
+  g_autofree char *run_dir = make_dir ();
+  g_autoptr (SpRunRecord) r = make_record (1, "c", "", "", NULL);
+  g_autoptr (SpRunRecord) big = make_record (2, "c", "", "", NULL);
+  g_autoptr (GBytes) small = make_bytes (100, 2);
+  g_autoptr (GBytes) three = make_bytes (3 * 1024 * 1024, 3);
+  g_autoptr (GBytes) two = make_bytes (2 * 1024 * 1024, 4);
+  g_autoptr (GBytes) over = make_bytes (SP_RUN_RECORD_IMAGE_BYTES_MAX + 1, 5);
+  g_autofree char *small_path = make_run_file (run_dir, "small.png", small);
+  g_autofree char *three_path = make_run_file (run_dir, "three.png", three);
+  g_autofree char *two_path = make_run_file (run_dir, "two.gif", two);
+  g_autofree char *over_path = make_run_file (run_dir, "over.png", over);
+  g_autofree char *link_path = g_build_filename (run_dir, "link.png", NULL);
+  g_autoptr (GError) error = NULL;
+
+  for (guint i = 0; i < SP_RUN_RECORD_IMAGES_MAX; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("plot-%u.png", i);
+      g_assert_true (sp_run_record_keep_image (r, name, "image/png", small_path, &error));
+      g_assert_no_error (error);
+    }
+  g_assert_false (sp_run_record_keep_image (r, "one-more.png", "image/png", small_path, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE);
+  g_clear_error (&error);
+  g_assert_cmpuint (r->images->len, ==, SP_RUN_RECORD_IMAGES_MAX);
+
+  /* one image over the cap by itself is not kept; two that add up over it
+   * keep the first */
+  g_assert_false (sp_run_record_keep_image (big, "over.png", "image/png", over_path, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_assert_true (sp_run_record_keep_image (big, "three.png", "image/png", three_path, &error));
+  g_assert_no_error (error);
+  g_assert_false (sp_run_record_keep_image (big, "two.gif", "image/gif", two_path, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_assert_true (sp_run_record_keep_image (big, "small.png", "image/png", small_path, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (big->images->len, ==, 2);
+
+  g_assert_cmpint (symlink (small_path, link_path), ==, 0);
+  g_assert_false (sp_run_record_keep_image (big, "link.png", "image/png", link_path, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_assert_false (sp_run_record_keep_image (big, "dir.png", "image/png", run_dir, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_assert_false (sp_run_record_keep_image (big, "data.csv", "text/csv", small_path, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_assert_cmpuint (big->images->len, ==, 2);
+  remove_tree (run_dir);
+}
+
+/* The images count in the store's cap and go with their run. */
+static void
+test_images_eviction (void)
+{
+  g_autofree char *dir = make_dir ();
+  g_autofree char *run_dir = make_dir ();
+  g_autofree char *key_dir = g_build_filename (dir, "file-ev", NULL);
+  /* the runs' text alone would fit many times over */
+  g_autoptr (SpRunHistory) history = sp_run_history_new (dir, 100 * 1024);
+  g_autoptr (GPtrArray) runs = NULL;
+
+  for (guint i = 0; i < 4; i++)
+    {
+      g_autoptr (SpRunRecord) r = make_record (1000 + i, "plot()", "ok\n", "", NULL);
+      g_autoptr (GBytes) bytes = make_bytes (40 * 1024, i);
+      g_autofree char *path = make_run_file (run_dir, "plot-1.png", bytes);
+
+      g_assert_true (sp_run_record_keep_image (r, "plot-1.png", "image/png", path, NULL));
+      g_assert_true (sp_run_history_add (history, "file-ev", r, NULL));
+    }
+  runs = sp_run_history_list (history, "file-ev", NULL);
+  /* two runs of 40 KiB images fit in 100 KiB, three do not */
+  g_assert_cmpuint (runs->len, ==, 2);
+  g_assert_cmpint (((SpRunRecord *) runs->pdata[0])->time_us, ==, 1002);
+  g_assert_cmpuint (count_files (key_dir, ".run"), ==, 2);
+  g_assert_cmpuint (count_files (key_dir, ".image-"), ==, 2);
+  for (guint i = 0; i < runs->len; i++)
+    {
+      SpRunRecord *r = runs->pdata[i];
+      g_autoptr (GBytes) bytes = make_bytes (40 * 1024, 2 + i);
+
+      g_assert_cmpuint (r->images->len, ==, 1);
+      g_assert_true (g_bytes_equal (image_at (r, 0)->bytes, bytes));
+    }
+  remove_tree (dir);
+  remove_tree (run_dir);
+}
+
+/* A missing, truncated or swapped image is skipped with a message naming
+ * it; the run is still listed with the images that are whole. */
+static void
+test_images_damaged (void)
+{
+  g_autofree char *dir = make_dir ();
+  g_autofree char *run_dir = make_dir ();
+  g_autoptr (SpRunHistory) history = sp_run_history_new (dir, 0);
+  g_autoptr (SpRunRecord) r = make_record (9000, "plots()", "", "", NULL);
+  g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) runs = NULL;
+  g_autoptr (GBytes) good = make_bytes (5000, 9);
+  char *paths[4] = { NULL };
+  g_autofree char *cut = NULL;
+  gsize len;
+  SpRunRecord *back;
+
+  for (guint i = 0; i < 4; i++)
+    {
+      g_autoptr (GBytes) bytes = make_bytes (5000, 9 + i);
+      g_autofree char *name = g_strdup_printf ("plot-%u.png", i);
+      g_autofree char *path = make_run_file (run_dir, name, bytes);
+
+      g_assert_true (sp_run_record_keep_image (r, name, "image/png", path, NULL));
+    }
+  g_assert_true (sp_run_history_add (history, "file-dmg", r, NULL));
+  for (guint i = 0; i < 4; i++)
+    paths[i] = g_strdup (image_at (r, i)->path);
+  /* 1: truncated; 2: another file of the same size; 3: gone */
+  g_assert_true (g_file_get_contents (paths[1], &cut, &len, NULL));
+  g_assert_true (g_file_set_contents (paths[1], cut, (gssize) len / 2, NULL));
+  {
+    g_autoptr (GBytes) foreign = make_bytes (5000, 77);
+    g_assert_true (g_file_set_contents (paths[2], g_bytes_get_data (foreign, NULL), 5000, NULL));
+  }
+  g_assert_cmpint (g_unlink (paths[3]), ==, 0);
+
+  runs = sp_run_history_list (history, "file-dmg", warnings);
+  g_assert_cmpuint (runs->len, ==, 1);
+  back = runs->pdata[0];
+  g_assert_cmpuint (back->images->len, ==, 1);
+  g_assert_cmpstr (image_at (back, 0)->name, ==, "plot-0.png");
+  g_assert_true (g_bytes_equal (image_at (back, 0)->bytes, good));
+  g_assert_cmpuint (warnings->len, ==, 3);
+  for (guint i = 0; i < warnings->len; i++)
+    {
+      const char *line = g_ptr_array_index (warnings, i);
+      g_assert_true (strstr (line, "Skipped") != NULL);
+      g_assert_true (strstr (line, paths[i + 1]) != NULL);
+    }
+  for (guint i = 0; i < 4; i++)
+    g_free (paths[i]);
+  remove_tree (dir);
+  remove_tree (run_dir);
+}
+
+/* A run file that names an image outside its own (another run's, or a path
+ * out of the store) gets none of it. */
+static void
+test_images_foreign_name (void)
+{
+  g_autofree char *dir = make_dir ();
+  g_autofree char *key_dir = g_build_filename (dir, "file-f", NULL);
+  g_autofree char *secret = g_build_filename (dir, "secret.png", NULL);
+  g_autofree char *run = g_build_filename (key_dir, "00000000000000000005-aaaaaaaa.run", NULL);
+  g_autoptr (SpRunHistory) history = sp_run_history_new (dir, 0);
+  g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) runs = NULL;
+  g_autofree char *sum = g_compute_checksum_for_string (G_CHECKSUM_SHA256, "secret", 6);
+  g_autofree char *text = NULL;
+
+  g_assert_cmpint (g_mkdir (key_dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (secret, "secret", 6, NULL));
+  text = g_strdup_printf ("[run]\nversion=1\ntime-us=5\nduration-ms=1\nlanguage=python\nend=x\n"
+                          "succeeded=true\nexit-code=0\noutput-cut=false\ncode=c\nstdout=\n"
+                          "stderr=\n[image 0]\nname=p.png\ntype=image/png\nfile=../secret.png\n"
+                          "size=6\nsha256=%s\n[end]\ncomplete=true\n",
+                          sum);
+  g_assert_true (g_file_set_contents (run, text, -1, NULL));
+  runs = sp_run_history_list (history, "file-f", warnings);
+  g_assert_cmpuint (runs->len, ==, 1);
+  g_assert_cmpuint (((SpRunRecord *) runs->pdata[0])->images->len, ==, 0);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  remove_tree (dir);
+}
+
 static void
 test_compare (void)
 {
@@ -236,5 +529,10 @@ main (int argc, char **argv)
   g_test_add_func ("/run-history/eviction", test_eviction);
   g_test_add_func ("/run-history/damaged", test_damaged);
   g_test_add_func ("/run-history/compare", test_compare);
+  g_test_add_func ("/run-history/images-restart", test_images_restart);
+  g_test_add_func ("/run-history/images-cap", test_images_cap);
+  g_test_add_func ("/run-history/images-eviction", test_images_eviction);
+  g_test_add_func ("/run-history/images-damaged", test_images_damaged);
+  g_test_add_func ("/run-history/images-foreign-name", test_images_foreign_name);
   return g_test_run ();
 }

@@ -3,8 +3,9 @@
  * status line and "Changes since last run" shows the right lines; the same
  * output says it is the same; Restore this code is one undoable edit; the
  * history survives a restart (a new process on the same XDG_STATE_HOME);
- * an open history window gets the runs that end; the comparison is
- * saved as sandpad-compare.png for the README. */
+ * an open history window gets the runs that end; a run's plot is shown
+ * again when it is selected, after the next run has replaced its files;
+ * the comparison is saved as sandpad-compare.png for the README. */
 #include "config.h"
 
 #include <glib/gstdio.h>
@@ -204,6 +205,80 @@ test_compare (void)
   close_window (window);
 }
 
+static GtkWidget *
+find_picture (GtkWidget *widget, gboolean with_texture)
+{
+  if (GTK_IS_PICTURE (widget)
+      && (!with_texture || GDK_IS_TEXTURE (gtk_picture_get_paintable (GTK_PICTURE (widget)))))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_picture (child, with_texture);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+has_texture (gpointer data)
+{
+  return find_picture (data, TRUE) != NULL;
+}
+
+static GdkTexture *
+wait_for_texture (GtkWidget *root)
+{
+  GtkWidget *picture;
+
+  g_assert_true (sp_test_wait_for (has_texture, root, 30000));
+  picture = find_picture (root, TRUE);
+  return GDK_TEXTURE (gtk_picture_get_paintable (GTK_PICTURE (picture)));
+}
+
+/* A run that plots, then one that does not (which replaces the first's
+ * files): the history shows the first run's plot at the size the panel
+ * showed it, and nothing for the second. */
+static void
+test_plots (void)
+{
+  SpWindow *window = new_window ();
+  SpHistoryWindow *history;
+  GdkTexture *texture;
+  int width, height;
+
+  set_code (window, "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()\n");
+  run_and_wait (window);
+  texture = wait_for_texture (sp_window_get_exec_panel (window));
+  width = gdk_texture_get_width (texture);
+  height = gdk_texture_get_height (texture);
+  g_test_message ("the panel's plot is %dx%d", width, height);
+  g_assert_cmpint (width, >, 1);
+  g_assert_cmpint (height, >, 1);
+
+  set_code (window, "print('no plot here')\n");
+  run_and_wait (window);
+  /* the panel shows the second run: the first run's picture is gone */
+  g_assert_null (find_picture (sp_window_get_exec_panel (window), TRUE));
+
+  history = open_history (window, "win.history");
+  g_assert_cmpuint (sp_history_window_get_n_runs (history), ==, 2);
+  /* the newest run, selected when it opens, has no plot and no picture */
+  g_assert_null (find_picture (GTK_WIDGET (history), FALSE));
+
+  sp_history_window_select (history, 1);
+  texture = wait_for_texture (GTK_WIDGET (history));
+  g_assert_cmpint (gdk_texture_get_width (texture), ==, width);
+  g_assert_cmpint (gdk_texture_get_height (texture), ==, height);
+
+  /* and back: the second run's view has none again */
+  sp_history_window_select (history, 0);
+  g_assert_null (find_picture (GTK_WIDGET (history), FALSE));
+  gtk_window_destroy (GTK_WINDOW (history));
+  close_window (window);
+}
+
 static char *
 restart_file (void)
 {
@@ -308,6 +383,7 @@ main (int argc, char **argv)
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
 
   g_test_add_func ("/Sandpad/History/compare", test_compare);
+  g_test_add_func ("/Sandpad/History/plots", test_plots);
   g_test_add_func ("/Sandpad/History/restart", test_restart);
   g_test_add_func ("/Sandpad/History/restart-child", test_restart_child);
   ret = g_test_run ();
