@@ -48,9 +48,15 @@ start_runner (Fixture *f)
   g_autofree char *runner = sp_runner_find_helper ();
 
   f->sup = sp_runner_supervisor_new (runner);
+  /* Exactly the app's arguments (sp-application.c), plus a forced mode. */
   if (forced_mode () != NULL)
     {
-      const char *args[] = { "--sandbox", forced_mode (), NULL };
+      const char *args[] = { "--allow-any-environment", "--sandbox", forced_mode (), NULL };
+      sp_runner_supervisor_set_runner_args (f->sup, args);
+    }
+  else
+    {
+      const char *args[] = { "--allow-any-environment", NULL };
       sp_runner_supervisor_set_runner_args (f->sup, args);
     }
   sp_runner_supervisor_start (f->sup);
