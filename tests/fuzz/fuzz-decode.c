@@ -22,12 +22,6 @@ check_rejected (const SpProtoError *err, const char *id)
   FUZZ_REQUIRE (id[0] == '\0' || sp_proto_id_valid (id));
 }
 
-static bool
-is_request (SpMessageType type)
-{
-  return type >= SP_MSG_HELLO && type <= SP_MSG_RELEASE;
-}
-
 static void
 check_round_trip (const SpMessage *msg, SpDirection dir)
 {
@@ -37,7 +31,7 @@ check_round_trip (const SpMessage *msg, SpDirection dir)
   char *line, *line2;
 
   FUZZ_REQUIRE (msg->version == SP_PROTO_VERSION);
-  FUZZ_REQUIRE (is_request (msg->type) == (dir == SP_DIR_REQUEST));
+  FUZZ_REQUIRE (sp_message_type_is_request (msg->type) == (dir == SP_DIR_REQUEST));
   line = sp_message_encode (msg, &len);
   FUZZ_REQUIRE (line != NULL);
   FUZZ_REQUIRE (len > 0 && strlen (line) == len);
