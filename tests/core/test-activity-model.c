@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sp-activity-model.h"
+#include "sp-test-tree.h"
 
 static char *
 make_dir (void)
@@ -20,23 +21,6 @@ make_dir (void)
 
   g_assert_nonnull (dir);
   return dir;
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
 }
 
 static void
@@ -123,7 +107,7 @@ test_lines (void)
   g_assert_cmpstr (sp_activity_run_get_error (run), ==, "ValueError: bad");
   g_assert_cmpstr (sp_activity_run_get_files (run)[0], ==, "plot-1.png");
   g_assert_cmpuint (sp_activity_model_get_skipped (model), ==, 0);
-  remove_tree (dir);
+  sp_test_remove_tree (dir);
 }
 
 /* Lines appended to the old file after the last read, then the rename,
@@ -159,7 +143,7 @@ test_rotation (void)
   sp_activity_model_poll (model);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 4);
   g_assert_cmpuint (sp_activity_model_get_skipped (model), ==, 0);
-  remove_tree (dir);
+  sp_test_remove_tree (dir);
 }
 
 static void
@@ -182,7 +166,7 @@ test_damaged (void)
   g_assert_cmpuint (sp_activity_model_get_skipped (model), ==, 5);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 1);
   g_assert_nonnull (sp_activity_model_find (model, "1-mcp-9"));
-  remove_tree (dir);
+  sp_test_remove_tree (dir);
 }
 
 /* A run whose server is gone (a pid that no longer exists) is lost, not
@@ -236,7 +220,7 @@ test_lost (void)
       g_main_context_iteration (NULL, FALSE), g_usleep (10000);
     g_assert_cmpstr (sp_activity_run_get_end (killed), ==, "lost");
   }
-  remove_tree (dir);
+  sp_test_remove_tree (dir);
 }
 
 static gboolean
@@ -268,7 +252,7 @@ test_monitor_and_stop (void)
   g_assert_true (g_file_test (request, G_FILE_TEST_IS_REGULAR));
   g_assert_false (sp_activity_model_request_stop (model, "1-mcp-404", &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
-  remove_tree (dir);
+  sp_test_remove_tree (dir);
 }
 
 int

@@ -12,6 +12,7 @@
 
 #include "sp-autosave.h"
 #include "sp-session-store.h"
+#include "sp-test-tree.h"
 
 /* Text that looks like the format itself, with every kind of line end. */
 static const char tricky[] = "print('ünïcode ✓')\r\n%%\n# Sandpad autosave 1\n[Autosave]\n"
@@ -25,23 +26,6 @@ make_dir (void)
 
   g_assert_no_error (error);
   return dir;
-}
-
-static void
-remove_tree (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-      if (g_file_test (path, G_FILE_TEST_IS_DIR))
-        remove_tree (path);
-      else
-        g_unlink (path);
-    }
-  g_rmdir (dir);
 }
 
 static SpAutosaveEntry *
@@ -98,7 +82,7 @@ test_round_trip (void)
   g_clear_pointer (&problems, g_ptr_array_unref);
   all = sp_autosave_load_all (dir, &problems);
   g_assert_cmpuint (all->len, ==, 1);
-  remove_tree (dir);
+  sp_test_remove_tree (dir);
 }
 
 static void
@@ -175,7 +159,7 @@ test_damaged_skipped (void)
   }
   g_assert_cmpuint (all->len, ==, 0);
   g_assert_cmpuint (problems->len, ==, 0);
-  remove_tree (dir);
+  sp_test_remove_tree (dir);
 }
 
 static void
@@ -187,7 +171,7 @@ test_bad_id (void)
 
   g_assert_false (sp_autosave_write (dir, evil, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
-  remove_tree (dir);
+  sp_test_remove_tree (dir);
 }
 
 /* A full disk: the write fails with ENOSPC, the old copy stays whole and
@@ -208,7 +192,7 @@ test_full_disk (void)
   if (geteuid () != 0)
     {
       g_test_skip ("needs root to mount a small tmpfs");
-      remove_tree (dir);
+      sp_test_remove_tree (dir);
       return;
     }
   g_assert_cmpint (g_mkdir (mnt, 0700), ==, 0);
@@ -216,7 +200,7 @@ test_full_disk (void)
     {
       g_autofree char *why = g_strdup_printf ("cannot mount tmpfs: %s", g_strerror (errno));
       g_test_skip (why);
-      remove_tree (dir);
+      sp_test_remove_tree (dir);
       return;
     }
   g_assert_true (sp_autosave_write (copies, small, &error));
@@ -231,7 +215,7 @@ test_full_disk (void)
   g_assert_cmpuint (all->len, ==, 1);
   g_assert_cmpstr (((SpAutosaveEntry *) all->pdata[0])->text, ==, "print('small')\n");
   g_assert_cmpint (umount (mnt), ==, 0);
-  remove_tree (dir);
+  sp_test_remove_tree (dir);
 }
 
 static void
@@ -283,7 +267,7 @@ test_session (void)
   back = sp_session_store_load (path, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (back->len, ==, 0);
-  remove_tree (dir);
+  sp_test_remove_tree (dir);
 }
 
 int

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sp-run-history.h"
+#include "sp-test-tree.h"
 
 static char *
 make_dir (void)
@@ -20,23 +21,6 @@ make_dir (void)
 
   g_assert_no_error (error);
   return dir;
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
 }
 
 static SpRunRecord *
@@ -101,7 +85,7 @@ test_restart (void)
     g_assert_cmpint (b->exit_code, ==, 1);
     g_assert_cmpstr (b->files[1], ==, "out.csv (1 kB)");
   }
-  remove_tree (dir);
+  sp_test_remove_tree (dir);
 }
 
 static guint
@@ -145,7 +129,7 @@ test_eviction (void)
     g_assert_nonnull (latest);
     g_assert_cmpstr (latest->stdout_text, ==, huge);
   }
-  remove_tree (dir);
+  sp_test_remove_tree (dir);
 }
 
 /* Damaged, truncated and foreign files are skipped with a message each;
@@ -196,7 +180,7 @@ test_damaged (void)
     g_assert_nonnull (latest);
     g_assert_cmpstr (latest->code, ==, "ok");
   }
-  remove_tree (dir);
+  sp_test_remove_tree (dir);
 }
 
 /* Every byte value, NULs and line ends included, in a pattern of its own
@@ -301,8 +285,8 @@ test_images_restart (void)
     g_assert_cmpuint (copy->images->len, ==, 2);
     g_assert_true (g_bytes_equal (image_at (copy, 1)->bytes, svg));
   }
-  remove_tree (dir);
-  remove_tree (run_dir);
+  sp_test_remove_tree (dir);
+  sp_test_remove_tree (run_dir);
 }
 
 /* At most SP_RUN_RECORD_IMAGES_MAX images and SP_RUN_RECORD_IMAGE_BYTES_MAX
@@ -361,7 +345,7 @@ test_images_cap (void)
   g_assert_nonnull (error);
   g_clear_error (&error);
   g_assert_cmpuint (big->images->len, ==, 2);
-  remove_tree (run_dir);
+  sp_test_remove_tree (run_dir);
 }
 
 /* The images count in the store's cap and go with their run. */
@@ -398,8 +382,8 @@ test_images_eviction (void)
       g_assert_cmpuint (r->images->len, ==, 1);
       g_assert_true (g_bytes_equal (image_at (r, 0)->bytes, bytes));
     }
-  remove_tree (dir);
-  remove_tree (run_dir);
+  sp_test_remove_tree (dir);
+  sp_test_remove_tree (run_dir);
 }
 
 /* A missing, truncated or swapped image is skipped with a message naming
@@ -454,8 +438,8 @@ test_images_damaged (void)
     }
   for (guint i = 0; i < 4; i++)
     g_free (paths[i]);
-  remove_tree (dir);
-  remove_tree (run_dir);
+  sp_test_remove_tree (dir);
+  sp_test_remove_tree (run_dir);
 }
 
 /* A run file that names an image outside its own (another run's, or a path
@@ -485,7 +469,7 @@ test_images_foreign_name (void)
   g_assert_cmpuint (runs->len, ==, 1);
   g_assert_cmpuint (((SpRunRecord *) runs->pdata[0])->images->len, ==, 0);
   g_assert_cmpuint (warnings->len, ==, 1);
-  remove_tree (dir);
+  sp_test_remove_tree (dir);
 }
 
 static void

@@ -17,6 +17,7 @@
 #include "sp-test-wait.h"
 #include "sp-ui-test.h"
 #include "sp-window.h"
+#include "sp-test-tree.h"
 
 static SpApplication *app;
 
@@ -340,23 +341,6 @@ test_restart_child (void)
   close_window (window);
 }
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -391,6 +375,6 @@ main (int argc, char **argv)
   g_application_quit (G_APPLICATION (app));
   g_clear_object (&app);
   if (state != NULL)
-    remove_tree (state);
+    sp_test_remove_tree (state);
   return ret;
 }
