@@ -42,6 +42,22 @@ find_button (GtkWidget *widget, const char *label)
   return NULL;
 }
 
+/* The first label under widget carrying css_class, depth first. */
+static inline GtkWidget *
+find_label (GtkWidget *widget, const char *css_class)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, css_class))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_label (child, css_class);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 /* The editor's cursor line, counted from 1 as people do. */
 static inline int
 cursor_line (SpWindow *window)

@@ -22,7 +22,7 @@ runner_ready (gpointer data)
 }
 
 static GtkWidget *
-find_label (GtkWidget *widget, const char *css_class)
+find_visible_label (GtkWidget *widget, const char *css_class)
 {
   if (GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget)
       && gtk_widget_has_css_class (widget, css_class))
@@ -30,7 +30,7 @@ find_label (GtkWidget *widget, const char *css_class)
   for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
        child = gtk_widget_get_next_sibling (child))
     {
-      GtkWidget *found = find_label (child, css_class);
+      GtkWidget *found = find_visible_label (child, css_class);
       if (found != NULL)
         return found;
     }
@@ -53,7 +53,7 @@ find_labels (GtkWidget *widget, const char *css_class, GPtrArray *out)
 static gboolean
 has_error_title (gpointer data)
 {
-  return find_label (data, "error-title") != NULL;
+  return find_visible_label (data, "error-title") != NULL;
 }
 
 /* Everything under widget that takes a Tab stop, depth first. */
@@ -93,7 +93,7 @@ test_error_reads_well (void)
 
   /* The summary says where; the message is the traceback's last line and
    * is not repeated. */
-  title = find_label (panel, "error-title");
+  title = find_visible_label (panel, "error-title");
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (title)), ==, "ZeroDivisionError in line 2");
 
   /* The frames: once each, top to bottom as in the traceback, one Tab

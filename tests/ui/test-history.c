@@ -27,21 +27,6 @@ runner_ready (gpointer data)
   return sp_runner_supervisor_is_ready (sp_application_get_supervisor (app));
 }
 
-static GtkWidget *
-find_label (GtkWidget *widget, const char *css_class)
-{
-  if (GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, css_class))
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_label (child, css_class);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 static const char *
 status_text (SpWindow *window)
 {

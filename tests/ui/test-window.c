@@ -88,22 +88,6 @@ close_window_gone (SpWindow *window)
   g_assert_true (sp_test_wait_for (is_null, &weak, 5000));
 }
 
-/* The first label under widget carrying css_class, depth first. */
-static GtkWidget *
-find_label (GtkWidget *widget, const char *css_class)
-{
-  if (GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, css_class))
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_label (child, css_class);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 static void
 run_and_wait (SpWindow *window)
 {
