@@ -26,6 +26,17 @@ close_window (SpWindow *window)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* False, after telling TAP the test is skipped, when there is no display
+ * to open a window on. */
+static inline gboolean
+sp_ui_test_have_display (void)
+{
+  if (g_getenv ("DISPLAY") != NULL || g_getenv ("WAYLAND_DISPLAY") != NULL)
+    return TRUE;
+  g_print ("1..0 # SKIP no display\n");
+  return FALSE;
+}
+
 /* The first button under widget with this label, depth first. */
 static inline GtkWidget *
 find_button (GtkWidget *widget, const char *label)

@@ -644,11 +644,8 @@ main (int argc, char **argv)
   g_autofree char *state = NULL;
   int ret;
 
-  if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
-    {
-      g_print ("1..0 # SKIP no display\n");
-      return 0;
-    }
+  if (!sp_ui_test_have_display ())
+    return 0;
   tmp_dir = g_dir_make_tmp ("sp-watch-XXXXXX", NULL);
   g_assert_nonnull (tmp_dir);
   /* Autosave copies and the session go to a folder of this test's own. */
