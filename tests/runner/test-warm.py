@@ -57,10 +57,16 @@ def descendants(pid):
 
 
 def warm_parents(r):
-    """Pids of the runner's warm parents: python3 running the driver, with
-    the runner's socket as fd 3."""
+    """Pids of the runner's warm parents: its children running the driver
+    in python3, with the runner's socket as fd 3 (a spare run's program
+    is a copy of one, but not the runner's child)."""
     found = []
-    for pid in descendants(r.proc.pid):
+    try:
+        with open(f"/proc/{r.proc.pid}/task/{r.proc.pid}/children") as f:
+            children = [int(k) for k in f.read().split()]
+    except OSError:
+        children = []
+    for pid in children:
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
                 argv = f.read().split(b"\0")
@@ -182,8 +188,13 @@ def test_parent_runs_no_user_code(t):
     t.eq((status_field(parent, "Seccomp"), status_field(parent, "NoNewPrivs")), ("0", "0"),
          "the warm parent itself never took a run's last steps")
     t.eq(warm_parents(r), [parent], "the same parent serves the next runs")
-    fds = sorted(int(fd) for fd in os.listdir(f"/proc/{parent}/fd"))
-    t.eq(fds, [0, 1, 2, 3], "the warm parent holds only /dev/null and its socket")
+    # Beyond /dev/null and its socket to the runner: its spare run's socket
+    # and pidfd. No pipe: nothing of any run.
+    kinds = sorted(os.readlink(f"/proc/{parent}/fd/{fd}").split(":")[0]
+                   for fd in os.listdir(f"/proc/{parent}/fd"))
+    t.eq(kinds, ["/dev/null"] * 3 + ["anon_inode", "socket", "socket"],
+         "the warm parent holds only /dev/null, its socket, its spare's socket and pidfd",
+         kinds)
     t.eq(status_field(parent, "Threads"), "1",
          "the warm parent is single-threaded when it forks (numpy started no threads)")
     r.close()
@@ -380,6 +391,64 @@ def test_siblings_isolated(t):
     r.close()
 
 
+INIT_PROBE = """\
+import ctypes, os
+pid = int(os.environ.get('TARGET_PID') or os.getppid())
+libc = ctypes.CDLL(None, use_errno=True)
+found = []
+PTRACE_SEIZE, PTRACE_DETACH = 0x4206, 17
+if libc.ptrace(PTRACE_SEIZE, pid, None, None) == 0:
+    libc.ptrace(PTRACE_DETACH, pid, None, None)
+    found.append('ptrace')
+address = 0
+for what in ('maps', 'mem', 'environ'):
+    try:
+        with open('/proc/%d/%s' % (pid, what), 'rb') as f:
+            if what == 'maps':
+                address = int(f.readline().split(b'-')[0], 16)
+            if what == 'mem':
+                f.seek(address)
+            f.read(16)
+        found.append(what)
+    except (OSError, ValueError):
+        pass
+print('REACHED', found) if found else print('BLOCKED')
+"""
+
+
+def test_init_unreachable(t):
+    """A warm run's init and supervisor are sandpad-warm-init, no capability
+    and undumpable: the program cannot trace or read them."""
+    r = runner()
+    t.ok(wait_warm(r), "the warm parent becomes ready")
+    res = run(r, INIT_PROBE)
+    t.ok(res.started.get("warm") and res.stdout == "BLOCKED\n",
+         "a warm run cannot ptrace or read its run init", res)
+    # Control: the same probe, unsandboxed, reaches a process of its uid.
+    target = subprocess.Popen(["sleep", "30"])
+    control = subprocess.run([sys.executable, "-c", INIT_PROBE], capture_output=True, text=True,
+                             env=dict(os.environ, TARGET_PID=str(target.pid)))
+    target.kill()
+    target.wait()
+    t.ok("REACHED" in control.stdout and "mem" in control.stdout,
+         "control: the probe reaches a process it may trace", control.stdout)
+    r.close()
+
+
+def test_spare_ends_with_parent(t):
+    """The run made ahead (a spare) holds nothing once its parent is gone."""
+    r = runner()
+    t.ok(wait_warm(r), "the warm parent becomes ready")
+    parent = warm_parents(r)[0]
+    wait_until(lambda: len(descendants(parent)) >= 2, 30)
+    spare = descendants(parent)
+    t.ok(len(spare) >= 2, "control: the parent has a spare run's processes", spare)
+    os.kill(parent, signal.SIGKILL)
+    t.ok(wait_until(lambda: not any(os.path.exists(f"/proc/{p}") for p in spare or []), 15),
+         "when the parent dies, its spare ends too (no process left)", spare)
+    r.close()
+
+
 def test_recycled(t):
     r = runner("--warm-max-runs", "2")
     t.ok(wait_warm(r), "the warm parent becomes ready")
@@ -444,6 +513,7 @@ TESTS = {f.__name__[5:]: f for f in [
     test_random_differs, test_parent_unreachable, test_no_control_socket,
     test_no_shared_writable_mappings, test_siblings_isolated, test_recycled,
     test_killed_parent_falls_back, test_memory_cap, test_no_warm, test_small_memory_goes_cold,
+    test_init_unreachable, test_spare_ends_with_parent,
 ]}
 
 if __name__ == "__main__":

@@ -104,6 +104,12 @@ child_fail (int err_fd, int step)
   _exit (127);
 }
 
+void
+runner_spawn_fail (int err_fd, int step)
+{
+  child_fail (err_fd, step);
+}
+
 static void
 set_limit (int resource, int64_t value, int err_fd)
 {
@@ -276,6 +282,7 @@ typedef struct
   int64_t t_start;
   int64_t t_end;
   int64_t swept; /* processes reaped after the program ended */
+  int64_t cpu_base_ns; /* what an adopted program spent before its run */
 } InitState;
 
 static void
@@ -337,7 +344,10 @@ report_and_exit (InitState *st, int status_fd, int kind, int err_step, int err_e
   report.error_errno = err_errno;
   report.wall_ns = (st->t_end ? st->t_end : now_ns ()) - st->t_start;
   report.cpu_ns = ((int64_t) ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000
-                  + ((int64_t) ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+                  + ((int64_t) ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000
+                  - st->cpu_base_ns;
+  if (report.cpu_ns < 0)
+    report.cpu_ns = 0;
   report.maxrss_kib = ru.ru_maxrss;
   report.swept = st->swept;
   write_all (status_fd, &report, sizeof report);
@@ -360,6 +370,9 @@ report_setup_failure (int status_fd, int step, int errnum)
   write_all (status_fd, &report, sizeof report);
   _exit (0);
 }
+
+static void __attribute__ ((noreturn)) init_watch (InitState *st, int control, int status_fd,
+                                                   int err_r, int sigfd);
 
 static void __attribute__ ((noreturn))
 init_loop (const RunnerSpawnSpec *spec, InitFds fds)
@@ -392,15 +405,23 @@ init_loop (const RunnerSpawnSpec *spec, InitFds fds)
   close (err);
   for (int i = 0; i < spec->n_extra_fds; i++)
     close (fds.extra[i]);
+  init_watch (&st, control, status_fd, errpipe[0], sigfd);
+}
+
+/* The run init once its program exists, until the run is over. */
+static void __attribute__ ((noreturn))
+init_watch (InitState *st_, int control, int status_fd, int err_r, int sigfd)
+{
+  InitState st = *st_;
 
   /* execve closes the pipe (EOF: the program runs) or the child writes why
    * it failed before exec. */
   int32_t failure[2];
   ssize_t n;
   do
-    n = read (errpipe[0], failure, sizeof failure);
+    n = read (err_r, failure, sizeof failure);
   while (n < 0 && errno == EINTR);
-  close (errpipe[0]);
+  close (err_r);
   if (n == (ssize_t) sizeof failure)
     {
       sweep (&st);
@@ -458,6 +479,49 @@ init_loop (const RunnerSpawnSpec *spec, InitFds fds)
             }
         }
     }
+}
+
+void
+runner_spawn_adopt (pid_t program, int control, int status_fd, int err_r)
+{
+  sigset_t chld;
+  InitState st = { .self = getpid (), .program = program };
+  int64_t base = 0;
+
+  sigemptyset (&chld);
+  sigaddset (&chld, SIGCHLD);
+  sigprocmask (SIG_BLOCK, &chld, NULL);
+  int sigfd = signalfd (-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (sigfd < 0)
+    _exit (126);
+  st.t_start = now_ns ();
+  /* First the program's CPU time so far (its time as a spare is not the
+   * run's), then EOF or why it failed, as from a forked program. */
+  ssize_t n;
+  do
+    n = read (err_r, &base, sizeof base);
+  while (n < 0 && errno == EINTR);
+  if (n == (ssize_t) sizeof base && base > 0)
+    st.cpu_base_ns = base;
+  /* It may have died before SIGCHLD was blocked: look once. */
+  int status;
+  pid_t pid;
+  while ((pid = waitpid (-1, &status, WNOHANG | __WALL)) > 0)
+    note_reaped (&st, pid, status);
+  if (st.program_done)
+    {
+      close (err_r);
+      sweep (&st);
+      report_and_exit (&st, status_fd, RUNNER_REPORT_EXITED, 0, 0);
+    }
+  init_watch (&st, control, status_fd, err_r, sigfd);
+}
+
+void
+runner_spawn_program (const RunnerSpawnSpec *spec, pid_t init_pid, int err_fd)
+{
+  exec_program (spec, init_pid, spec->stdin_fd, spec->stdout_fd, spec->stderr_fd,
+                spec->extra_fds, err_fd);
 }
 
 static void __attribute__ ((noreturn))

@@ -82,6 +82,22 @@ typedef struct
  * closes its copies of the child's ends afterwards. */
 pid_t runner_spawn (const RunnerSpawnSpec *spec);
 
+/* The warm path's pieces (runner-warm-child.c, runner-warm-init.c), for a
+ * program forked ahead of its run from a warm interpreter:
+ *
+ * In the program, once the run's plan and pipes have arrived: every step a
+ * cold program takes before exec (spec->resume must be set: it longjmp's
+ * there instead), failures written to err_fd for the init. */
+void runner_spawn_program (const RunnerSpawnSpec *spec, pid_t init_pid, int err_fd)
+  __attribute__ ((noreturn));
+/* In the program: err_fd gets why a step failed, then it exits. */
+void runner_spawn_fail (int err_fd, int step) __attribute__ ((noreturn));
+/* In its run init (the program's parent): supervise it as if forked here;
+ * err_r is the program's error pipe, which first carries the CPU time the
+ * program spent before its run (int64 ns). */
+void runner_spawn_adopt (pid_t program, int control, int status_fd, int err_r)
+  __attribute__ ((noreturn));
+
 /* Children of any thread of parent (0: the caller), zombies included, from
  * procfs; at most max. The run init sweeps with it; the runner's tree
  * watch (service/runner-tree.c) walks a run with it. */

@@ -2,25 +2,47 @@
  *
  * Built into sandpad-warm.so, which the warm parent (a python3 that has
  * imported numpy and matplotlib and runs no user code, see
- * service/runner-warm.c) loads with ctypes.PyDLL. Per run it calls
- * sp_warm_spawn() with the plan the runner sent and the run's five pipes:
- * this is runner_spawn() itself, the same supervisor, run init and program
- * steps as a cold run, except that the program's last step returns 0 into
- * the interpreter instead of execve'ing one. In the warm parent it returns
- * the supervisor's pid; the supervisor and the run init never return.
+ * service/runner-warm.c) loads with ctypes.PyDLL. The forks that make a
+ * run's processes copy the page tables of the whole warm interpreter,
+ * which costs more than the run of a small snippet; so they happen ahead
+ * of the run, while the machine is idle: sp_warm_prefork() makes a spare
+ *
+ *   warm parent ──fork──▶ supervisor ──fork──▶ run init ──fork──▶ program
+ *                         (enters the                    (a copy of the
+ *                          namespaces)                    warm python)
+ *
+ * the same processes a cold run has (in fallback mode the supervisor is
+ * the run init), where the supervisor and the init then exec
+ * sandpad-warm-init, a small binary (runner-warm-init.c), so that only the
+ * program holds the warm interpreter's memory. The program waits in
+ * sp_warm_enter() for the run: the init relays the plan and the run's
+ * pipes to it, the program builds the private root (namespace mode), then
+ * takes every step a cold program takes before exec, except that the last
+ * one returns into the interpreter instead of execve'ing one.
  *
  * The plan is NUL-separated "key=value" text: paths, limits and switches,
  * nothing the run's user wrote (code, arguments and environment reach the
  * program through its own code directory, never the warm parent). */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "runner-sandbox.h"
 #include "runner-seccomp.h"
 #include "runner-spawn.h"
 #include "runner-util.h"
+#include "runner-warm-init.h"
 
 /* Read-only directories a plan may name. */
 #define WARM_MAX_RO 64
@@ -41,9 +63,10 @@ parse_int (const char *value)
   return strtoll (value, NULL, 10);
 }
 
-/* Returns 0, or -1 for an unknown key or a missing path. */
+/* Returns 0, or -1 for an unknown key or (for a run's plan, whole) a
+ * missing path. */
 static int
-parse_plan (const char *blob, size_t len, WarmPlan *w)
+parse_plan (const char *blob, size_t len, WarmPlan *w, bool whole)
 {
   const char *end = blob + len;
 
@@ -99,56 +122,317 @@ parse_plan (const char *blob, size_t len, WarmPlan *w)
         return -1;
 #undef KEY
     }
-  if (w->plan.root_dir == NULL || w->plan.work_dir == NULL || w->plan.code_dir == NULL
-      || w->plan.tmp_dir == NULL || w->spec.cwd == NULL)
+  if (whole
+      && (w->plan.root_dir == NULL || w->plan.work_dir == NULL || w->plan.code_dir == NULL
+          || w->plan.tmp_dir == NULL || w->spec.cwd == NULL))
     return -1;
   w->ro[w->n_ro] = NULL;
   w->plan.read_only_dirs = w->n_ro > 0 ? w->ro : NULL;
   return 0;
 }
 
-pid_t sp_warm_spawn (const char *blob, size_t len, int in, int out, int err, int control,
-                     int status);
+pid_t sp_warm_prefork (const char *blob, size_t len, const char *helper, int out[2]);
+int sp_warm_enter (int channel, pid_t init_pid, char *buf, size_t size);
+int sp_warm_populate (int channel);
 
-/* In the warm parent: > 0 the supervisor's pid, -1 with errno set. In the
- * program, after every layer: 0, with fds 0-2 the run's pipes and nothing
- * else open. */
+/* Closes every fd but keep[0..n) (ascending) and gives 0-2 /dev/null. */
+static int
+keep_only (const int *keep, size_t n)
+{
+  unsigned int from = 0;
+
+  for (size_t i = 0; i <= n; i++)
+    {
+      unsigned int to = i < n ? (unsigned int) keep[i] : ~0U;
+      if (to > from && syscall (SYS_close_range, from, to - 1, 0) != 0)
+        return -1;
+      from = to + 1;
+    }
+  int devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
+  if (devnull != 0 || dup2 (0, 1) != 1 || dup2 (0, 2) != 2)
+    return -1;
+  return 0;
+}
+
+/* In the init-to-be (pid 1, or the supervisor in fallback mode): forks the
+ * program, then becomes sandpad-warm-init with the warm parent's socket as
+ * fd 3 and the program's as fd 4. Returns only in the program. */
+static void
+become_init (const char *helper, int from_parent, int to_program, int program_end, int out[2])
+{
+  pid_t self = getpid ();
+  pid_t program = fork ();
+
+  if (program < 0)
+    _exit (126);
+  if (program == 0)
+    {
+      /* The program-to-be keeps only its end of the channel. */
+      int keep[1] = { program_end };
+      if (keep_only (keep, 1) != 0)
+        _exit (126);
+      if (prctl (PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid () != self)
+        _exit (126);
+      out[0] = program_end;
+      out[1] = self;
+      return;
+    }
+  char pid_text[24];
+  char *argv[] = { (char *) helper, (char *) RUNNER_WARM_INIT_ROLE_INIT, pid_text, NULL };
+  char *envp[] = { NULL };
+  snprintf (pid_text, sizeof pid_text, "%d", (int) program);
+  if (dup2 (from_parent, RUNNER_WARM_INIT_PARENT_FD) != RUNNER_WARM_INIT_PARENT_FD
+      || dup2 (to_program, RUNNER_WARM_INIT_PROGRAM_FD) != RUNNER_WARM_INIT_PROGRAM_FD
+      || syscall (SYS_close_range, RUNNER_WARM_INIT_PROGRAM_FD + 1, ~0U, 0) != 0)
+    _exit (126);
+  execve (helper, argv, envp);
+  _exit (127); /* the program dies with us (its parent-death signal) */
+}
+
+/* In the warm parent: makes a spare run for plans like this one (its mode,
+ * network setting and uid). Returns the supervisor's pid with out[0] the
+ * socket to send the run's plan and pipes on; in the spare's program,
+ * 0 with out[0] its channel and out[1] its init's pid, to pass to
+ * sp_warm_enter(); -1 with errno set. */
 pid_t
-sp_warm_spawn (const char *blob, size_t len, int in, int out, int err, int control, int status)
+sp_warm_prefork (const char *blob, size_t len, const char *helper, int out[2])
 {
   WarmPlan w = { 0 };
-  jmp_buf resume;
-  pid_t pid;
+  int a[2], b[2];
 
-  if (blob == NULL || len == 0 || blob[len - 1] != '\0' || parse_plan (blob, len, &w) != 0)
+  if (blob == NULL || len == 0 || blob[len - 1] != '\0' || parse_plan (blob, len, &w, false) != 0
+      || helper == NULL || helper[0] != '/')
     {
       errno = EINVAL;
       return -1;
     }
-  /* Compiled here, before any fork, as the runner does for a cold run;
-   * the run's mode and network setting decide it. */
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, a) != 0)
+    return -1;
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, b) != 0)
+    {
+      close (a[0]);
+      close (a[1]);
+      return -1;
+    }
+  pid_t pid = fork ();
+  if (pid != 0)
+    {
+      int errsv = errno;
+      close (a[1]);
+      close (b[0]);
+      close (b[1]);
+      if (pid < 0)
+        close (a[0]);
+      out[0] = pid > 0 ? a[0] : -1;
+      errno = errsv;
+      return pid;
+    }
+
+  /* The supervisor: nothing of the warm parent but these three fds. */
+  int keep[3] = { a[1], b[0], b[1] };
+  for (int i = 0; i < 3; i++) /* ascending, for keep_only */
+    for (int j = i + 1; j < 3; j++)
+      if (keep[j] < keep[i])
+        {
+          int t = keep[i];
+          keep[i] = keep[j];
+          keep[j] = t;
+        }
+  if (keep_only (keep, 3) != 0)
+    _exit (126);
+  setsid ();
+  /* Every orphan of the run is ours (fallback mode), and the supervisor is
+   * gone with the warm parent while it is only a spare: EOF on the socket
+   * tells the init so, see runner-warm-init.c. */
+  if (prctl (PR_SET_CHILD_SUBREAPER, 1) != 0)
+    _exit (126);
+  if (!w.plan.namespaces)
+    {
+      become_init (helper, a[1], b[0], b[1], out);
+      return 0;
+    }
+  if (runner_sandbox_enter_namespaces (&w.plan) != 0)
+    _exit (126);
+  pid_t pid1 = fork ();
+  if (pid1 < 0)
+    _exit (126);
+  if (pid1 == 0)
+    {
+      /* pid 1 of the new namespaces: if the supervisor goes, so does the
+       * whole namespace. */
+      if (prctl (PR_SET_PDEATHSIG, SIGKILL) != 0)
+        _exit (126);
+      become_init (helper, a[1], b[0], b[1], out);
+      return 0;
+    }
+  char *argv[] = { (char *) helper, (char *) RUNNER_WARM_INIT_ROLE_SUPERVISOR, NULL };
+  char *envp[] = { NULL };
+  syscall (SYS_close_range, 3, ~0U, 0);
+  execve (helper, argv, envp);
+  _exit (127);
+}
+
+/* The spare program's CPU time so far, for its init to leave out. */
+static int64_t
+cpu_so_far (void)
+{
+  struct timespec ts;
+
+  if (clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+    return 0;
+  return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* In the spare's program: waits for the run, then applies every layer.
+ * Returns the plan's length, the plan (NUL-separated) in buf, with fds
+ * 0-2 the run's pipes and nothing else open; exits when there will be no run
+ * or a step fails (the init reports which). */
+int
+sp_warm_enter (int channel, pid_t init_pid, char *buf, size_t size)
+{
+  WarmPlan w = { 0 };
+  jmp_buf resume;
+  int fds[4] = { -1, -1, -1, -1 };
+  union
+  {
+    struct cmsghdr hdr;
+    char space[CMSG_SPACE (sizeof fds)];
+  } control;
+  struct iovec iov = { .iov_base = buf, .iov_len = size - 1 };
+  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+                        .msg_control = control.space, .msg_controllen = sizeof control.space };
+  ssize_t n;
+
+  if (buf == NULL || size < 2)
+    _exit (126);
+  do
+    n = recvmsg (channel, &msg, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0)
+    _exit (0); /* no run will come: the warm parent retired us */
+  struct cmsghdr *c = CMSG_FIRSTHDR (&msg);
+  if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 || c == NULL
+      || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS
+      || c->cmsg_len != CMSG_LEN (sizeof fds))
+    _exit (126);
+  memcpy (fds, CMSG_DATA (c), sizeof fds);
+  close (channel);
+  int err_fd = fds[3];
+  int64_t spent = cpu_so_far ();
+  if (write_all (err_fd, &spent, sizeof spent) != 0)
+    _exit (126);
+  buf[n] = '\0';
+  if (n < 1 || buf[n - 1] != '\0' || parse_plan (buf, (size_t) n, &w, true) != 0)
+    {
+      errno = EINVAL;
+      runner_spawn_fail (err_fd, 0);
+    }
   if (w.use_seccomp)
     {
       RunnerSeccompPolicy policy = { .fallback = !w.plan.namespaces,
                                      .network = w.plan.network };
       if (runner_seccomp_compile (&policy, &w.filter) != 0)
-        return -1;
+        runner_spawn_fail (err_fd, RUNNER_STEP_SECCOMP);
       w.plan.seccomp = &w.filter;
     }
+  /* The namespaces were entered ahead; the root is this run's. */
+  if (w.plan.namespaces)
+    {
+      int step = runner_sandbox_build_root (&w.plan);
+      if (step != 0)
+        runner_spawn_fail (err_fd, step);
+    }
   w.spec.sandbox = &w.plan;
-  w.spec.stdin_fd = in;
-  w.spec.stdout_fd = out;
-  w.spec.stderr_fd = err;
-  w.spec.control_fd = control;
-  w.spec.status_fd = status;
+  w.spec.stdin_fd = fds[0];
+  w.spec.stdout_fd = fds[1];
+  w.spec.stderr_fd = fds[2];
   w.spec.resume = &resume;
-
-  /* The program comes back here, in its own copy of this frame. */
+  /* The program's last step comes back here instead of exec. */
   if (setjmp (resume) != 0)
+    return (int) n;
+  runner_spawn_program (&w.spec, init_pid, err_fd);
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/* Pages populated between two looks at the channel. */
+#define POPULATE_CHUNK 256
+
+static bool
+run_waiting (int channel)
+{
+  struct pollfd pfd = { .fd = channel, .events = POLLIN };
+
+  return poll (&pfd, 1, 0) > 0;
+}
+
+/* Copies, ahead of the run, the pages of one mapping the warm parent has
+ * resident: one madvise instead of a page fault each, when the snippet
+ * first writes them (a fault costs ~50 us on a VM). */
+static int
+populate_range (int channel, uintptr_t start, uintptr_t end, size_t page)
+{
+  size_t pages = (end - start) / page;
+  unsigned char *resident = malloc (pages > 0 ? pages : 1);
+
+  if (resident == NULL || mincore ((void *) start, end - start, resident) != 0)
+    {
+      free (resident);
+      return 0;
+    }
+  for (size_t i = 0; i < pages;)
+    {
+      if (!(resident[i] & 1))
+        {
+          i++;
+          continue;
+        }
+      size_t j = i;
+      while (j < pages && (resident[j] & 1) && j - i < POPULATE_CHUNK)
+        j++;
+      madvise ((void *) (start + i * page), (j - i) * page, MADV_POPULATE_WRITE);
+      i = j;
+      if (run_waiting (channel))
+        {
+          free (resident);
+          return 1;
+        }
+    }
+  free (resident);
+  return 0;
+}
+
+/* In the spare's program, while it waits: makes its own copy of every
+ * private writable page it shares with the warm parent. Stops as soon as
+ * its run arrives (returns 1); 0 when done. */
+int
+sp_warm_populate (int channel)
+{
+  FILE *maps = fopen ("/proc/self/maps", "re");
+  char line[512];
+  size_t page = (size_t) sysconf (_SC_PAGESIZE);
+  int rc = 0;
+
+  if (maps == NULL)
     return 0;
-  pid = runner_spawn (&w.spec);
-  int errsv = errno;
-  runner_seccomp_clear (&w.filter);
-  errno = errsv;
-  return pid;
+  while (rc == 0 && fgets (line, sizeof line, maps) != NULL)
+    {
+      unsigned long start, end;
+      char perms[8] = "";
+      int name_at = 0;
+
+      if (sscanf (line, "%lx-%lx %7s %*s %*s %*s %n", &start, &end, perms, &name_at) < 3)
+        continue;
+      /* Private and writable, the heap among them; not the stack (which
+       * is ours already), nor the kernel's [vvar] and friends. */
+      const char *name = name_at > 0 ? line + name_at : "";
+      if (perms[0] != 'r' || perms[1] != 'w' || perms[3] != 'p'
+          || strncmp (name, "[stack", 6) == 0 || strncmp (name, "[v", 2) == 0)
+        continue;
+      rc = populate_range (channel, start, end, page);
+    }
+  fclose (maps);
+  return rc;
 }

@@ -1,32 +1,58 @@
 # Sandpad's warm parent (see runner-warm.c). It imports the heavy modules
-# once, then forks one sandboxed child per run through sandpad-warm.so; it
-# never runs a user's code itself. Embedded in the runner at build time.
+# once, then makes the runs' processes ahead of time through
+# sandpad-warm.so (runner-warm-child.c): a spare run whose program is a copy
+# of this interpreter waiting for its run. It never runs a user's code
+# itself. Embedded in the runner at build time.
 #
+# argv: sandpad-warm.so, sandpad-warm-init, and what every run of this
+# parent shares ("namespaces=N,network=N,nobody=N").
 # fd 3 is a SOCK_SEQPACKET socket to the runner, the only fd it keeps:
 #   -> "ready VMDATA_BYTES" once warm
 #   <- a plan (NUL-separated key=value) with the run's five pipes
 #   -> "ok" with a pidfd of the run's supervisor, or "error TEXT"
 import array
 import ctypes
+import gc
 import os
+import select
 import signal
 import socket
 import sys
 
 CONTROL_FD = 3
-MAX_PLAN = 65536
 
 
 def preload():
-    # What a plot needs, except pyplot itself: the prelude hooks its import
-    # in each run, and what pyplot adds over these is small (~10 ms).
+    # What a plot needs, pyplot included (the prelude patches it when it
+    # finds it imported), and what the driver's run_child imports.
     for name in ("numpy", "matplotlib", "matplotlib.figure",
                  "matplotlib.backends.backend_agg", "matplotlib.font_manager",
-                 "PIL.Image", "json", "traceback", "importlib.util", "types"):
+                 "matplotlib.pyplot", "PIL.Image", "json", "traceback",
+                 "importlib.util", "types", "atexit", "threading"):
         try:
             __import__(name)
         except Exception:  # a module this system lacks only costs speed
             pass
+    # One chart drawn here fills matplotlib's own caches (fonts, text
+    # layout) once for every run; into memory, nothing is written.
+    try:
+        import io
+        import matplotlib.pyplot as pyplot
+
+        figure = pyplot.figure()
+        figure.gca().bar(["a", "b"], [1, 2])
+        figure.savefig(io.BytesIO(), format="png")
+        pyplot.close("all")
+        del figure
+        # Its fonts read their files through open file objects: closed
+        # here, or the fds would be shared with every run (and closed under
+        # them below).
+        from matplotlib import font_manager
+
+        font_manager._get_font.cache_clear()
+    except Exception:
+        pass
+    gc.collect()
 
 
 def vm_data():
@@ -39,7 +65,8 @@ def vm_data():
 
 def receive(sock):
     fds = array.array("i")
-    msg, ancdata, flags, _ = sock.recvmsg(MAX_PLAN, socket.CMSG_SPACE(5 * fds.itemsize))
+    size, ancdata, flags, _ = sock.recvmsg_into([PLAN_BUFFER], socket.CMSG_SPACE(5 * fds.itemsize))
+    msg = bytes(PLAN_BUFFER[:size])
     for level, kind, data in ancdata:
         if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
             fds.frombytes(data[: len(data) - len(data) % fds.itemsize])
@@ -60,19 +87,35 @@ def reap():
             return
 
 
-def run_child(sock, plan):
-    """In the run's program, every layer applied: become the cold run."""
-    # The C side closed every fd but 0-2; the socket object must not close
-    # its old number again, which the snippet may reuse.
-    sock.detach()
+def spare_child(channel, init_pid):
+    """The spare's program: gets ready, waits for its run, becomes it."""
+    # Only the channel is open: the C side closed every other fd, so the
+    # socket object must not close its old number again, which the run's
+    # pipes may take.
+    control.detach()
     ctypes.pythonapi.PyOS_AfterFork_Child()
+    # Ours before the snippet's: make the pages this process shares with
+    # the warm parent its own now, rather than one page fault at a time
+    # during the run; not when the run is already here.
+    lib.sp_warm_populate(channel)
+    buf = ctypes.create_string_buffer(MAX_PLAN + 1)
+    size = lib.sp_warm_enter(channel, init_pid, buf, len(buf))
+    plan = {}
+    for item in buf.raw[:size].rstrip(b"\0").split(b"\0"):
+        key, _, value = item.decode("utf-8", "surrogateescape").partition("=")
+        plan[key] = value
+    del buf
+    run_child(plan)
+
+
+def run_child(plan):
+    """In the run's program, every layer applied: become the cold run."""
     # The program's last steps reset every signal; python3 itself starts
     # with these, so a cold run has them too.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     import json
-    import importlib
 
     with open(plan["py.run"], encoding="utf-8") as f:
         run = json.load(f)
@@ -84,8 +127,12 @@ def run_child(sock, plan):
     sys.argv[:] = [code_path] + run["args"]
     extra = [p for p in os.environ.get("PYTHONPATH", "").split(":") if p]
     sys.path[:] = [os.path.dirname(code_path)] + extra + BASE_PATH
-    sys.path_importer_cache.clear()
-    importlib.invalidate_caches()
+    # The system's directories look the same from the sandbox: their
+    # finders stay (each rereads its directory when its mtime changes);
+    # every other path was the parent's.
+    for path in list(sys.path_importer_cache):
+        if path not in BASE_PATH:
+            del sys.path_importer_cache[path]
     # matplotlib resolved its config and cache directories in the parent
     # (the parent's own, which no run can reach): forget them.
     mpl = sys.modules.get("matplotlib")
@@ -191,7 +238,63 @@ def finish(status, interrupted=False):
     os._exit(status)
 
 
-def serve(lib, sock):
+def plan_key(plan_bytes):
+    """What a spare is made for: a plan differing here needs another."""
+    key = {}
+    for item in plan_bytes.rstrip(b"\0").split(b"\0"):
+        name, _, value = item.partition(b"=")
+        if name in (b"namespaces", b"network", b"nobody"):
+            key[name] = value
+    return tuple(sorted(key.items()))
+
+
+class Spare:
+    """A run made ahead: its supervisor's pid and pidfd, and the socket its
+    init waits on for the run's plan and pipes."""
+
+    def __init__(self, blob):
+        self.key = plan_key(blob)
+        out = (ctypes.c_int * 2)()
+        ctypes.pythonapi.PyOS_BeforeFork()
+        pid = lib.sp_warm_prefork(blob, len(blob), HELPER, out)
+        if pid == 0:
+            spare_child(out[0], out[1])
+            os._exit(127)  # not reached: the run ends in finish()
+        ctypes.pythonapi.PyOS_AfterFork_Parent()
+        if pid < 0:
+            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+        self.sock = socket.socket(fileno=out[0])
+        # A pidfd, taken before any reap, so the pid cannot be another's.
+        self.pidfd = os.pidfd_open(pid)
+
+    def alive(self):
+        return not select.select([self.pidfd], [], [], 0)[0]
+
+    def hand(self, plan_bytes, fds):
+        """Gives it the run; False if it is gone."""
+        try:
+            self.sock.sendmsg([plan_bytes], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                              array.array("i", fds))])
+            return True
+        except OSError:
+            return False
+
+    def close(self):
+        """Ours no more: a run's init has it, or (unused) it ends, since
+        its init reads EOF."""
+        self.sock.close()
+        os.close(self.pidfd)
+
+
+def make_spare(blob):
+    try:
+        return Spare(blob)
+    except OSError:
+        return None
+
+
+def serve(sock, first_key):
+    spare = make_spare(first_key)
     while True:
         plan_bytes, fds = receive(sock)
         reap()
@@ -202,41 +305,48 @@ def serve(lib, sock):
                 os.close(fd)
             sock.send(b"error bad request")
             continue
-        plan = {}
-        for item in plan_bytes.rstrip(b"\0").split(b"\0"):
-            key, _, value = item.decode("utf-8", "surrogateescape").partition("=")
-            plan[key] = value
-        ctypes.pythonapi.PyOS_BeforeFork()
-        pid = lib.sp_warm_spawn(plan_bytes, len(plan_bytes), *fds)
-        if pid == 0:
-            run_child(sock, plan)
-            os._exit(127)  # not reached: run_child ends in finish()
-        ctypes.pythonapi.PyOS_AfterFork_Parent()
+        handed = None
+        for _ in range(2):  # a spare that died meanwhile: make another
+            if spare is not None and (spare.key != plan_key(plan_bytes) or not spare.alive()):
+                spare.close()
+                spare = None
+            if spare is None:
+                spare = make_spare(plan_bytes)
+            if spare is not None and spare.hand(plan_bytes, fds):
+                handed, spare = spare, None
+                break
         for fd in fds:
             os.close(fd)
-        if pid < 0:
-            sock.send(b"error " + os.strerror(ctypes.get_errno()).encode())
-            continue
-        # A pidfd, taken before any reap, so the pid cannot be another's.
-        pidfd = os.pidfd_open(pid)
-        sock.sendmsg([b"ok"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                                array.array("i", [pidfd]))])
-        os.close(pidfd)
-        del plan, plan_bytes
+        if handed is None:
+            sock.send(b"error cannot make the run's processes")
+        else:
+            sock.sendmsg([b"ok"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                    array.array("i", [handed.pidfd]))])
+            handed.close()
+        # The next run's processes, now, while this one runs.
+        spare = make_spare(plan_bytes)
+        del plan_bytes, handed
 
 
 preload()
 BASE_PATH = [p for p in sys.path[1:]]
+MAX_PLAN = 65536
+PLAN_BUFFER = bytearray(MAX_PLAN)
+HELPER = os.fsencode(sys.argv[2])
 lib = ctypes.PyDLL(sys.argv[1], use_errno=True)
-lib.sp_warm_spawn.restype = ctypes.c_int
-lib.sp_warm_spawn.argtypes = [ctypes.c_char_p, ctypes.c_size_t] + [ctypes.c_int] * 5
+lib.sp_warm_prefork.restype = ctypes.c_int
+lib.sp_warm_prefork.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                                ctypes.POINTER(ctypes.c_int)]
+lib.sp_warm_enter.restype = ctypes.c_int
+lib.sp_warm_enter.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+lib.sp_warm_populate.restype = ctypes.c_int
+lib.sp_warm_populate.argtypes = [ctypes.c_int]
+FIRST_KEY = sys.argv[3].replace(",", "\0").encode() + b"\0"
 control = socket.socket(fileno=CONTROL_FD)
 os.closerange(CONTROL_FD + 1, os.sysconf("SC_OPEN_MAX"))
 # Nothing the children share with us should be collected by them: frozen
 # objects are not touched by their garbage collector (fewer copied pages).
-import gc  # noqa: E402
-
 gc.collect()
 gc.freeze()
 control.send(b"ready %d" % vm_data())
-serve(lib, control)
+serve(control, FIRST_KEY)

@@ -223,11 +223,15 @@ _runner_engine_warm_new (RunnerEngine *engine)
     return NULL;
   *slash = '\0';
   cleanup_free char *module = xasprintf ("%s/sandpad-warm.so", exe);
-  if (stat (module, &st) != 0 || !S_ISREG (st.st_mode))
+  cleanup_free char *helper = xasprintf ("%s/sandpad-warm-init", exe);
+  if (stat (module, &st) != 0 || !S_ISREG (st.st_mode) || stat (helper, &st) != 0
+      || !S_ISREG (st.st_mode))
     return NULL;
   RunnerWarmConfig config = {
     .python = python->path,
     .module = module,
+    .helper = helper,
+    .namespaces = engine->namespaces,
     .root = engine->root,
     .max_runs = c->warm_max_runs,
     .idle_ms = c->warm_idle_ms,

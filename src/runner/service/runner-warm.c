@@ -61,6 +61,7 @@ runner_warm_new (const RunnerWarmConfig *config)
   warm->config = *config;
   warm->config.python = xstrdup (config->python);
   warm->config.module = xstrdup (config->module);
+  warm->config.helper = xstrdup (config->helper);
   warm->config.root = xstrdup (config->root);
   for (size_t i = 0; i < N_ELEMENTS (warm->parents); i++)
     warm->parents[i].sock = -1;
@@ -103,6 +104,7 @@ runner_warm_free (RunnerWarm *warm)
     }
   free ((char *) warm->config.python);
   free ((char *) warm->config.module);
+  free ((char *) warm->config.helper);
   free ((char *) warm->config.root);
   free (warm);
 }
@@ -120,11 +122,16 @@ write_file (const char *path, const char *text)
 /* The child side of starting a parent: fd 3 the socket, 0-2 /dev/null,
  * the environment a run gets, pointed at the parent's own directory. */
 static void __attribute__ ((noreturn))
-exec_parent (const RunnerWarm *warm, const char *dir, int sock)
+exec_parent (const RunnerWarm *warm, const char *dir, int sock, bool network)
 {
   cleanup_free char *driver = xasprintf ("%s/driver.py", dir);
+  /* What every run of this parent shares, for the spare it makes before
+   * the first run arrives. */
+  cleanup_free char *key = xasprintf ("namespaces=%d,network=%d,nobody=%d",
+                                      warm->config.namespaces ? 1 : 0, network ? 1 : 0,
+                                      geteuid () == 0 ? 1 : 0);
   char *argv[] = { (char *) warm->config.python, (char *) "-u", (char *) "-B", driver,
-                   (char *) warm->config.module, NULL };
+                   (char *) warm->config.module, (char *) warm->config.helper, key, NULL };
   char *envp[] = {
     (char *) "PATH=/usr/local/bin:/usr/bin:/bin",
     xasprintf ("HOME=%s", dir),
@@ -182,7 +189,7 @@ runner_warm_start (RunnerWarm *warm, bool network)
     }
   p->pid = fork ();
   if (p->pid == 0)
-    exec_parent (warm, p->dir, sv[1]);
+    exec_parent (warm, p->dir, sv[1], network);
   close (sv[1]);
   p->sock = sv[0];
   if (p->pid < 0)

@@ -30,6 +30,8 @@ typedef struct
 {
   const char *python;  /* absolute path of python3 */
   const char *module;  /* sandpad-warm.so */
+  const char *helper;  /* sandpad-warm-init */
+  bool namespaces;     /* the runs' sandbox mode, for the spares made ahead */
   const char *root;    /* the runner's private directory */
   int max_runs;        /* recycle after this many */
   int64_t idle_ms;     /* recycle when unused this long */
