@@ -655,6 +655,11 @@ runner_engine_iterate (RunnerEngine *engine, int max_wait_ms)
   for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
     _runner_run_check_timers (run, now);
   _runner_session_check_timers (engine, now);
-  runner_warm_tick (engine->warm, now);
+  pid_t busy[256];
+  size_t n_busy = 0;
+  for (RunnerRun *run = engine->runs; run != NULL && n_busy < N_ELEMENTS (busy); run = run->next)
+    if (run->warm && run->init_pid > 0)
+      busy[n_busy++] = run->init_pid;
+  runner_warm_tick (engine->warm, now, busy, n_busy);
   return 0;
 }

@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include "runner-spawn.h"
 #include "runner-util.h"
 
 /* runner-warm-driver.c, generated from runner-warm-driver.py. */
@@ -375,8 +376,38 @@ rss_bytes (pid_t pid)
   return (int64_t) kib * 1024;
 }
 
+/* A parent's resident memory with its spare's: every child that is not a
+ * run under way, and their children (the spare's init and program). */
+static int64_t
+pool_rss (pid_t parent, const pid_t *busy, size_t n_busy)
+{
+  pid_t children[64], grand[64];
+  int64_t total = rss_bytes (parent);
+  size_t n = runner_spawn_list_children (parent, children, N_ELEMENTS (children));
+
+  for (size_t i = 0; i < n; i++)
+    {
+      bool is_run = false;
+      for (size_t j = 0; j < n_busy && !is_run; j++)
+        is_run = busy[j] == children[i];
+      if (is_run)
+        continue;
+      total += rss_bytes (children[i]);
+      size_t m = runner_spawn_list_children (children[i], grand, N_ELEMENTS (grand));
+      for (size_t k = 0; k < m; k++)
+        {
+          pid_t great[8];
+          total += rss_bytes (grand[k]);
+          size_t g = runner_spawn_list_children (grand[k], great, N_ELEMENTS (great));
+          for (size_t l = 0; l < g; l++)
+            total += rss_bytes (great[l]);
+        }
+    }
+  return total;
+}
+
 void
-runner_warm_tick (RunnerWarm *warm, int64_t now)
+runner_warm_tick (RunnerWarm *warm, int64_t now, const pid_t *busy, size_t n_busy)
 {
   if (warm == NULL)
     return;
@@ -398,7 +429,8 @@ runner_warm_tick (RunnerWarm *warm, int64_t now)
       for (size_t i = 0; i < N_ELEMENTS (warm->parents); i++)
         {
           Parent *p = &warm->parents[i];
-          int64_t rss = p->pid > 0 && p->state != PARENT_NONE ? rss_bytes (p->pid) : 0;
+          int64_t rss
+            = p->pid > 0 && p->state != PARENT_NONE ? pool_rss (p->pid, busy, n_busy) : 0;
           total += rss;
           if (rss > largest)
             largest = rss, victim = p;

@@ -3,9 +3,10 @@
  *
  * A warm parent is python3 running the driver (runner-warm-driver.py) with
  * the environment a run gets but pointing into a directory of the runner's
- * own: it imports numpy and matplotlib, then waits on one socket. Per run
- * the runner sends it the run's plan and pipes; it forks through
- * sandpad-warm.so, whose child takes every step of a cold run
+ * own: it imports numpy and matplotlib, then waits on one socket. It keeps
+ * the next run's processes ready (a spare, sandbox/runner-warm-child.c):
+ * per run the runner sends it the run's plan and pipes, which it hands to
+ * the spare, whose program takes every step of a cold run
  * (sandbox/runner-spawn.c) and then runs the snippet instead of exec'ing
  * python3. The parent answers with a pidfd of the run's supervisor, which
  * the runner watches instead of reaping it. It never runs user code.
@@ -13,7 +14,7 @@
  * One parent per policy that shapes the interpreter (the run's network
  * setting; the mode is the engine's), at most RUNNER_WARM_MAX_PARENTS;
  * recycled after max_runs runs, when idle for idle_ms, and when their
- * resident memory together passes memory_cap. Whenever the warm path
+ * resident memory together with their spares' passes memory_cap. Whenever the warm path
  * cannot serve a run, the run goes cold: nothing fails because of it. */
 #pragma once
 
@@ -62,8 +63,11 @@ int runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t 
 /* The engine reaped pid; true when it was one of our parents. */
 bool runner_warm_reaped (RunnerWarm *warm, pid_t pid);
 
-/* Recycles idle and old parents and enforces the memory cap. */
-void runner_warm_tick (RunnerWarm *warm, int64_t now);
+/* Recycles idle and old parents and enforces the memory cap, which counts
+ * each parent with the spare run it made ahead; busy[] are the
+ * supervisors of warm runs under way (also the parents' children, but
+ * runs: their memory is their own limit's). */
+void runner_warm_tick (RunnerWarm *warm, int64_t now, const pid_t *busy, size_t n_busy);
 
 /* Pids of live parents, for tests and the memory figures; at most max. */
 size_t runner_warm_pids (RunnerWarm *warm, pid_t *out, size_t max);
