@@ -189,12 +189,22 @@ def test_parent_runs_no_user_code(t):
          "the warm parent itself never took a run's last steps")
     t.eq(warm_parents(r), [parent], "the same parent serves the next runs")
     # Beyond /dev/null and its socket to the runner: its spare run's socket
-    # and pidfd. No pipe: nothing of any run.
-    kinds = sorted(os.readlink(f"/proc/{parent}/fd/{fd}").split(":")[0]
-                   for fd in os.listdir(f"/proc/{parent}/fd"))
-    t.eq(kinds, ["/dev/null"] * 3 + ["anon_inode", "socket", "socket"],
-         "the warm parent holds only /dev/null, its socket, its spare's socket and pidfd",
-         kinds)
+    # and pidfd, once it has made the spare (after the run ended). Never a
+    # pipe: nothing of any run.
+    def kinds():
+        found = []
+        for fd in os.listdir(f"/proc/{parent}/fd"):
+            try:
+                found.append(os.readlink(f"/proc/{parent}/fd/{fd}").split(":")[0])
+            except OSError:
+                pass
+        return sorted(found)
+    want = ["/dev/null"] * 3 + ["anon_inode", "socket", "socket"]
+    seen = []
+    wait_until(lambda: seen.append(kinds()) or seen[-1] == want, 20)
+    t.eq(seen[-1], want,
+         "the warm parent holds only /dev/null, its socket, its spare's socket and pidfd")
+    t.ok(not any("pipe" in k for ks in seen for k in ks), "it never holds a run's pipe", seen[:3])
     t.eq(status_field(parent, "Threads"), "1",
          "the warm parent is single-threaded when it forks (numpy started no threads)")
     r.close()

@@ -425,11 +425,10 @@ sp_warm_populate (int channel)
 
       if (sscanf (line, "%lx-%lx %7s %*s %*s %*s %n", &start, &end, perms, &name_at) < 3)
         continue;
-      /* Private and writable, the heap among them; not the stack (which
-       * is ours already), nor the kernel's [vvar] and friends. */
+      /* Private and writable, the heap and the stack among them; not the
+       * kernel's [vvar] and friends. */
       const char *name = name_at > 0 ? line + name_at : "";
-      if (perms[0] != 'r' || perms[1] != 'w' || perms[3] != 'p'
-          || strncmp (name, "[stack", 6) == 0 || strncmp (name, "[v", 2) == 0)
+      if (perms[0] != 'r' || perms[1] != 'w' || perms[3] != 'p' || strncmp (name, "[v", 2) == 0)
         continue;
       rc = populate_range (channel, start, end, page);
     }

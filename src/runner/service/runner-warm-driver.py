@@ -10,6 +10,7 @@
 #   -> "ready VMDATA_BYTES" once warm
 #   <- a plan (NUL-separated key=value) with the run's five pipes
 #   -> "ok" with a pidfd of the run's supervisor, or "error TEXT"
+#   <- "spare": a run has ended, make the next one's processes (no answer)
 import array
 import ctypes
 import gc
@@ -128,10 +129,10 @@ def run_child(plan):
     extra = [p for p in os.environ.get("PYTHONPATH", "").split(":") if p]
     sys.path[:] = [os.path.dirname(code_path)] + extra + BASE_PATH
     # The system's directories look the same from the sandbox: their
-    # finders stay (each rereads its directory when its mtime changes);
-    # every other path was the parent's.
+    # finders (packages' too) stay, each rereads its directory when its
+    # mtime changes; every other path was the parent's.
     for path in list(sys.path_importer_cache):
-        if path not in BASE_PATH:
+        if not (path in BASE_PATH or path.startswith(BASE_PREFIXES)):
             del sys.path_importer_cache[path]
     # matplotlib resolved its config and cache directories in the parent
     # (the parent's own, which no run can reach): forget them.
@@ -295,11 +296,20 @@ def make_spare(blob):
 
 def serve(sock, first_key):
     spare = make_spare(first_key)
+    last_plan = first_key
     while True:
         plan_bytes, fds = receive(sock)
         reap()
         if not plan_bytes:
             os._exit(0)
+        if plan_bytes == b"spare" and not fds:
+            # Made now, between runs, not while one runs: the CPU is its.
+            if spare is not None and not spare.alive():
+                spare.close()
+                spare = None
+            if spare is None:
+                spare = make_spare(last_plan)
+            continue
         if fds is None or len(fds) != 5:
             for fd in fds or ():
                 os.close(fd)
@@ -323,13 +333,15 @@ def serve(sock, first_key):
             sock.sendmsg([b"ok"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
                                     array.array("i", [handed.pidfd]))])
             handed.close()
-        # The next run's processes, now, while this one runs.
-        spare = make_spare(plan_bytes)
-        del plan_bytes, handed
+        # The next run's processes come when the runner says this one
+        # ended ("spare"), or on demand.
+        last_plan = plan_bytes
+        del handed
 
 
 preload()
 BASE_PATH = [p for p in sys.path[1:]]
+BASE_PREFIXES = tuple(p.rstrip("/") + "/" for p in BASE_PATH if p.startswith("/"))
 MAX_PLAN = 65536
 PLAN_BUFFER = bytearray(MAX_PLAN)
 HELPER = os.fsencode(sys.argv[2])

@@ -87,10 +87,17 @@ on_pidfd (void *data, int fd, uint32_t events)
 {
   RunnerRun *run = data;
 
-  runner_loop_unwatch (run->engine->loop, run->pidfd_watch);
+  RunnerEngine *engine = run->engine;
+  bool network = run->req.network;
+
+  runner_loop_unwatch (engine->loop, run->pidfd_watch);
   run->pidfd_watch = NULL;
   if (!run->init_reaped)
     _runner_run_on_init_exit (run);
+  /* Only now the next run's processes: made during this one, they would
+   * take the CPU it needs. */
+  if (engine->warm != NULL)
+    runner_warm_prepare (engine->warm, network);
 }
 
 int

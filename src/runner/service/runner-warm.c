@@ -339,6 +339,17 @@ runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len,
   return pidfd;
 }
 
+void
+runner_warm_prepare (RunnerWarm *warm, bool network)
+{
+  Parent *p = &warm->parents[network ? 1 : 0];
+  static const char msg[] = "spare";
+
+  /* No answer comes: a full socket only means it is busy anyway. */
+  if (p->state == PARENT_READY)
+    send (p->sock, msg, sizeof msg - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
 bool
 runner_warm_reaped (RunnerWarm *warm, pid_t pid)
 {

@@ -60,6 +60,10 @@ int64_t runner_warm_data_bytes (RunnerWarm *warm, bool network);
 int runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len,
                        const int fds[5], const char **why);
 
+/* A run of this parent has ended: it may make the next run's processes
+ * (a spare) now, if it has none. Never blocks. */
+void runner_warm_prepare (RunnerWarm *warm, bool network);
+
 /* The engine reaped pid; true when it was one of our parents. */
 bool runner_warm_reaped (RunnerWarm *warm, pid_t pid);
 
