@@ -73,7 +73,7 @@ receive_run (char *plan, size_t size, int fds[5])
 static int
 init (pid_t program)
 {
-  static char plan[RUNNER_WARM_MAX_PLAN];
+  char plan[RUNNER_WARM_MAX_PLAN];
   int fds[5], errpipe[2];
   sigset_t chld;
 
