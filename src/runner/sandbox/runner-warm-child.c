@@ -181,7 +181,11 @@ become_init (const char *helper, int from_parent, int to_program, int program_en
   char *argv[] = { (char *) helper, (char *) RUNNER_WARM_INIT_ROLE_INIT, pid_text, NULL };
   char *envp[] = { NULL };
   snprintf (pid_text, sizeof pid_text, "%d", (int) program);
-  if (dup2 (from_parent, RUNNER_WARM_INIT_PARENT_FD) != RUNNER_WARM_INIT_PARENT_FD
+  /* Above the target numbers first, so neither dup2 clobbers the other. */
+  from_parent = fcntl (from_parent, F_DUPFD_CLOEXEC, 10);
+  to_program = fcntl (to_program, F_DUPFD_CLOEXEC, 10);
+  if (from_parent < 0 || to_program < 0
+      || dup2 (from_parent, RUNNER_WARM_INIT_PARENT_FD) != RUNNER_WARM_INIT_PARENT_FD
       || dup2 (to_program, RUNNER_WARM_INIT_PROGRAM_FD) != RUNNER_WARM_INIT_PROGRAM_FD
       || syscall (SYS_close_range, RUNNER_WARM_INIT_PROGRAM_FD + 1, ~0U, 0) != 0)
     _exit (126);
