@@ -488,14 +488,17 @@ def test_plots(t):
     res = r.run("open", "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\n")
     t.eq([f["path"] for f in res.exited["files"]], ["plot-1.png"],
          "a figure still open at exit is captured too")
-    res = r.run("plain", "import sys\nprint(sorted(m for m in sys.modules if 'matplotlib' in m))")
+    res = r.run("plain", "import sys\nprint(sorted(m for m in sys.modules if 'matplotlib' in m))\n"
+                "import matplotlib.pyplot as plt\nprint(plt.show.__module__)\n")
+    lines = res.stdout.splitlines()
     if res.started.get("warm"):
         # A warm run starts with what its parent imported (runner-warm.h),
-        # but never pyplot: the prelude hooks that import in each run.
-        t.ok("'matplotlib.pyplot'" not in res.stdout and "'matplotlib'" in res.stdout,
-             "a warm run has matplotlib preloaded, but not pyplot", res)
+        # pyplot included, whose show() the prelude patched at start.
+        t.ok(len(lines) == 2 and "'matplotlib.pyplot'" in lines[0] and lines[1] == "sitecustomize",
+             "a warm run has pyplot preloaded, its show() already the prelude's", res)
     else:
-        t.eq(res.stdout, "[]\n", "the prelude imports nothing until the snippet imports pyplot")
+        t.eq(lines, ["[]", "sitecustomize"],
+             "the prelude imports nothing until the snippet imports pyplot, then patches it")
     res = r.run("b64", "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()\n"
                 "open('big.png', 'wb').write(b'\\x89PNG\\r\\n\\x1a\\n' + bytes(3 << 20))\n",
                 return_base64=True)
