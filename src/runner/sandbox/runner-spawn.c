@@ -83,6 +83,17 @@ cmp_int (const void *a, const void *b)
   return *(const int *) a - *(const int *) b;
 }
 
+int
+runner_spawn_keep_fds (int *keep, size_t n)
+{
+  qsort (keep, n, sizeof keep[0], cmp_int);
+  close_all_except (keep, n);
+  int devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
+  if (devnull != 0 || dup2 (0, 1) != 1 || dup2 (0, 2) != 2)
+    return -1;
+  return 0;
+}
+
 /* Moves fds to 10 and above, so that dup2 onto 0..2 cannot clobber one of
  * them, whatever numbers the runner happened to hold them under. */
 static int
@@ -545,10 +556,7 @@ supervisor_main (const RunnerSpawnSpec *spec)
 
   /* Nothing of the runner reaches the run: not the client's socket, not
    * other runs' pipes, not the runner's stdio (the protocol channel). */
-  qsort (keep, n_keep, sizeof keep[0], cmp_int);
-  close_all_except (keep, n_keep);
-  int devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
-  if (devnull != 0 || dup2 (0, 1) != 1 || dup2 (0, 2) != 2)
+  if (runner_spawn_keep_fds (keep, n_keep) != 0)
     _exit (126);
 
   /* Out of the runner's session, and the reaper of every orphan of the

@@ -82,6 +82,11 @@ typedef struct
  * closes its copies of the child's ends afterwards. */
 pid_t runner_spawn (const RunnerSpawnSpec *spec);
 
+/* In a freshly forked child: closes every fd but keep[0..n) (reordered)
+ * and gives it /dev/null as 0, 1 and 2 (none of keep may be 0-2).
+ * 0, or -1. */
+int runner_spawn_keep_fds (int *keep, size_t n);
+
 /* The warm path's pieces (runner-warm-child.c, runner-warm-init.c), for a
  * program forked ahead of its run from a warm interpreter:
  *

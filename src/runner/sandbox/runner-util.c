@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -104,6 +105,79 @@ write_all (int fd, const void *buf, size_t len)
       len -= (size_t) n;
     }
   return 0;
+}
+
+int
+send_with_fds (int sock, const void *data, size_t len, const int *fds, size_t n)
+{
+  union
+  {
+    struct cmsghdr hdr;
+    char space[CMSG_SPACE (RUNNER_MAX_PASSED_FDS * sizeof (int))];
+  } control;
+  struct iovec iov = { .iov_base = (void *) data, .iov_len = len };
+  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+                        .msg_control = control.space,
+                        .msg_controllen = CMSG_SPACE (n * sizeof (int)) };
+  ssize_t sent;
+
+  if (n == 0 || n > RUNNER_MAX_PASSED_FDS)
+    {
+      errno = EINVAL;
+      return -1;
+    }
+  memset (&control, 0, sizeof control);
+  struct cmsghdr *c = CMSG_FIRSTHDR (&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN (n * sizeof (int));
+  memcpy (CMSG_DATA (c), fds, n * sizeof (int));
+  do
+    sent = sendmsg (sock, &msg, MSG_NOSIGNAL);
+  while (sent < 0 && errno == EINTR);
+  if (sent >= 0 && (size_t) sent != len)
+    errno = EMSGSIZE;
+  return sent >= 0 && (size_t) sent == len ? 0 : -1;
+}
+
+ssize_t
+recv_with_fds (int sock, void *buf, size_t size, int *fds, size_t n)
+{
+  union
+  {
+    struct cmsghdr hdr;
+    char space[CMSG_SPACE (RUNNER_MAX_PASSED_FDS * sizeof (int))];
+  } control;
+  struct iovec iov = { .iov_base = buf, .iov_len = size };
+  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+                        .msg_control = control.space, .msg_controllen = sizeof control.space };
+  int got[RUNNER_MAX_PASSED_FDS];
+  size_t n_got = 0;
+  ssize_t len;
+
+  do
+    len = recvmsg (sock, &msg, MSG_CMSG_CLOEXEC);
+  while (len < 0 && errno == EINTR);
+  if (len < 0)
+    return -1;
+  for (struct cmsghdr *c = CMSG_FIRSTHDR (&msg); c != NULL; c = CMSG_NXTHDR (&msg, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+      {
+        size_t k = (c->cmsg_len - CMSG_LEN (0)) / sizeof (int);
+        for (size_t i = 0; i < k && n_got < N_ELEMENTS (got); i++)
+          memcpy (&got[n_got++], CMSG_DATA (c) + i * sizeof (int), sizeof (int));
+      }
+  if (len == 0 && n_got == 0)
+    return 0;
+  if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 || n_got != n)
+    {
+      for (size_t i = 0; i < n_got; i++)
+        close (got[i]);
+      errno = EBADMSG;
+      return -1;
+    }
+  memcpy (fds, got, n * sizeof (int));
+  return len;
 }
 
 int64_t

@@ -68,6 +68,16 @@ char *xasprintf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 /* Writes everything, retrying on EINTR; for blocking fds only. */
 int write_all (int fd, const void *buf, size_t len);
 
+/* Passing fds over a unix socket (SCM_RIGHTS), one message at a time.
+ * send: all of data and the n fds, retrying on EINTR, no SIGPIPE; 0 or -1
+ * with errno set. recv: one message and exactly n fds (close-on-exec):
+ * its length, 0 at EOF, or -1 with errno set (EBADMSG, the fds that came
+ * closed, for a truncated message or another number of fds). At most
+ * RUNNER_MAX_PASSED_FDS fds. */
+#define RUNNER_MAX_PASSED_FDS 8
+int send_with_fds (int sock, const void *data, size_t len, const int *fds, size_t n);
+ssize_t recv_with_fds (int sock, void *buf, size_t size, int *fds, size_t n);
+
 /* Monotonic clock in nanoseconds. */
 int64_t now_ns (void);
 

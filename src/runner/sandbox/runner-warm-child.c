@@ -25,12 +25,12 @@
  * program through its own code directory, never the warm parent). */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -135,25 +135,6 @@ pid_t sp_warm_prefork (const char *blob, size_t len, const char *helper, int out
 int sp_warm_enter (int channel, pid_t init_pid, char *buf, size_t size);
 int sp_warm_populate (int channel);
 
-/* Closes every fd but keep[0..n) (ascending) and gives 0-2 /dev/null. */
-static int
-keep_only (const int *keep, size_t n)
-{
-  unsigned int from = 0;
-
-  for (size_t i = 0; i <= n; i++)
-    {
-      unsigned int to = i < n ? (unsigned int) keep[i] : ~0U;
-      if (to > from && syscall (SYS_close_range, from, to - 1, 0) != 0)
-        return -1;
-      from = to + 1;
-    }
-  int devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
-  if (devnull != 0 || dup2 (0, 1) != 1 || dup2 (0, 2) != 2)
-    return -1;
-  return 0;
-}
-
 /* In the init-to-be (pid 1, or the supervisor in fallback mode): forks the
  * program, then becomes sandpad-warm-init with the warm parent's socket as
  * fd 3 and the program's as fd 4. Returns only in the program. */
@@ -169,7 +150,7 @@ become_init (const char *helper, int from_parent, int to_program, int program_en
     {
       /* The program-to-be keeps only its end of the channel. */
       int keep[1] = { program_end };
-      if (keep_only (keep, 1) != 0)
+      if (runner_spawn_keep_fds (keep, 1) != 0)
         _exit (126);
       if (prctl (PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid () != self)
         _exit (126);
@@ -234,15 +215,7 @@ sp_warm_prefork (const char *blob, size_t len, const char *helper, int out[2])
 
   /* The supervisor: nothing of the warm parent but these three fds. */
   int keep[3] = { a[1], b[0], b[1] };
-  for (int i = 0; i < 3; i++) /* ascending, for keep_only */
-    for (int j = i + 1; j < 3; j++)
-      if (keep[j] < keep[i])
-        {
-          int t = keep[i];
-          keep[i] = keep[j];
-          keep[j] = t;
-        }
-  if (keep_only (keep, 3) != 0)
+  if (runner_spawn_keep_fds (keep, 3) != 0)
     _exit (126);
   setsid ();
   /* Every orphan of the run is ours (fallback mode), and the supervisor is
@@ -297,29 +270,14 @@ sp_warm_enter (int channel, pid_t init_pid, char *buf, size_t size)
   WarmPlan w = { 0 };
   jmp_buf resume;
   int fds[4] = { -1, -1, -1, -1 };
-  union
-  {
-    struct cmsghdr hdr;
-    char space[CMSG_SPACE (sizeof fds)];
-  } control;
-  struct iovec iov = { .iov_base = buf, .iov_len = size - 1 };
-  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-                        .msg_control = control.space, .msg_controllen = sizeof control.space };
-  ssize_t n;
 
   if (buf == NULL || size < 2)
     _exit (126);
-  do
-    n = recvmsg (channel, &msg, MSG_CMSG_CLOEXEC);
-  while (n < 0 && errno == EINTR);
-  if (n <= 0)
+  ssize_t n = recv_with_fds (channel, buf, size - 1, fds, 4);
+  if (n == 0)
     _exit (0); /* no run will come: the warm parent retired us */
-  struct cmsghdr *c = CMSG_FIRSTHDR (&msg);
-  if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 || c == NULL
-      || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS
-      || c->cmsg_len != CMSG_LEN (sizeof fds))
+  if (n < 0)
     _exit (126);
-  memcpy (fds, CMSG_DATA (c), sizeof fds);
   close (channel);
   int err_fd = fds[3];
   int64_t spent = cpu_so_far ();

@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,32 +43,6 @@ supervise (void)
     }
 }
 
-/* The run's plan and five pipes, or -1 (EOF: retired, or garbage). */
-static ssize_t
-receive_run (char *plan, size_t size, int fds[5])
-{
-  union
-  {
-    struct cmsghdr hdr;
-    char space[CMSG_SPACE (5 * sizeof (int))];
-  } control;
-  struct iovec iov = { .iov_base = plan, .iov_len = size };
-  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-                        .msg_control = control.space, .msg_controllen = sizeof control.space };
-  ssize_t n;
-
-  do
-    n = recvmsg (RUNNER_WARM_INIT_PARENT_FD, &msg, MSG_CMSG_CLOEXEC);
-  while (n < 0 && errno == EINTR);
-  struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR (&msg) : NULL;
-  if (c == NULL || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0
-      || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS
-      || c->cmsg_len != CMSG_LEN (5 * sizeof (int)))
-    return -1;
-  memcpy (fds, CMSG_DATA (c), 5 * sizeof (int));
-  return n;
-}
-
 static int
 init (pid_t program)
 {
@@ -82,8 +55,9 @@ init (pid_t program)
   sigaddset (&chld, SIGCHLD);
   sigprocmask (SIG_BLOCK, &chld, NULL);
 
-  ssize_t n = receive_run (plan, sizeof plan, fds);
-  if (n < 0)
+  /* The run's plan and five pipes; EOF (retired) or garbage: no run. */
+  ssize_t n = recv_with_fds (RUNNER_WARM_INIT_PARENT_FD, plan, sizeof plan, fds, 5);
+  if (n <= 0)
     {
       kill (program, SIGKILL);
       return 0;
@@ -92,28 +66,11 @@ init (pid_t program)
   if (pipe2 (errpipe, O_CLOEXEC) != 0)
     _exit (126);
 
-  /* The program gets stdin, stdout, stderr and the error pipe's write end. */
-  int to_program[4] = { fds[0], fds[1], fds[2], errpipe[1] };
-  union
-  {
-    struct cmsghdr hdr;
-    char space[CMSG_SPACE (sizeof to_program)];
-  } control;
-  struct iovec iov = { .iov_base = plan, .iov_len = (size_t) n };
-  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-                        .msg_control = control.space, .msg_controllen = sizeof control.space };
-  struct cmsghdr *c = CMSG_FIRSTHDR (&msg);
-  memset (&control, 0, sizeof control);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN (sizeof to_program);
-  memcpy (CMSG_DATA (c), to_program, sizeof to_program);
-  ssize_t sent;
-  do
-    sent = sendmsg (RUNNER_WARM_INIT_PROGRAM_FD, &msg, MSG_NOSIGNAL);
-  while (sent < 0 && errno == EINTR);
-  /* Not delivered (the program is gone): the adopted program's end is
+  /* The program gets stdin, stdout, stderr and the error pipe's write end.
+   * Not delivered (the program is gone): the adopted program's end is
    * reported like any other; its error pipe just says nothing. */
+  int to_program[4] = { fds[0], fds[1], fds[2], errpipe[1] };
+  send_with_fds (RUNNER_WARM_INIT_PROGRAM_FD, plan, (size_t) n, to_program, 4);
   for (int i = 0; i < 4; i++)
     close (to_program[i]);
   close (RUNNER_WARM_INIT_PROGRAM_FD);

@@ -404,24 +404,8 @@ static int
 send_run (RunnerSession *s, const char *dir, int in, int out, int err)
 {
   int fds[3] = { in, out, err };
-  char control[CMSG_SPACE (sizeof fds)];
-  struct iovec iov = { .iov_base = (void *) dir, .iov_len = strlen (dir) };
-  struct msghdr msg = { .msg_iov = &iov,
-                        .msg_iovlen = 1,
-                        .msg_control = control,
-                        .msg_controllen = sizeof control };
 
-  memset (control, 0, sizeof control);
-  struct cmsghdr *cmsg = CMSG_FIRSTHDR (&msg);
-  cmsg->cmsg_level = SOL_SOCKET;
-  cmsg->cmsg_type = SCM_RIGHTS;
-  cmsg->cmsg_len = CMSG_LEN (sizeof fds);
-  memcpy (CMSG_DATA (cmsg), fds, sizeof fds);
-  ssize_t n;
-  do
-    n = sendmsg (s->channel_fd, &msg, MSG_NOSIGNAL);
-  while (n < 0 && errno == EINTR);
-  return n == (ssize_t) iov.iov_len ? 0 : -1;
+  return send_with_fds (s->channel_fd, dir, strlen (dir), fds, 3);
 }
 
 int

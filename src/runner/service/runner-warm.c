@@ -250,14 +250,6 @@ read_answer (Parent *p, const char **why)
 {
   struct pollfd pfd = { .fd = p->sock, .events = POLLIN };
   char buf[256];
-  union
-  {
-    struct cmsghdr hdr;
-    char space[CMSG_SPACE (sizeof (int))];
-  } control;
-  struct iovec iov = { .iov_base = buf, .iov_len = sizeof buf - 1 };
-  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-                        .msg_control = control.space, .msg_controllen = sizeof control.space };
   int pidfd = -1;
   int rc;
 
@@ -269,21 +261,20 @@ read_answer (Parent *p, const char **why)
       *why = "the warm parent did not answer";
       return -1;
     }
-  ssize_t n = recvmsg (p->sock, &msg, MSG_CMSG_CLOEXEC);
+  ssize_t n = recv_with_fds (p->sock, buf, sizeof buf, &pidfd, 1);
+  if (n < 0 && errno == EBADMSG)
+    {
+      *why = "the warm parent could not fork the run";
+      return -1;
+    }
   if (n <= 0)
     {
       *why = "the warm parent is gone";
       return -1;
     }
-  for (struct cmsghdr *c = CMSG_FIRSTHDR (&msg); c != NULL; c = CMSG_NXTHDR (&msg, c))
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS
-        && c->cmsg_len == CMSG_LEN (sizeof (int)))
-      memcpy (&pidfd, CMSG_DATA (c), sizeof pidfd);
-  buf[n] = '\0';
-  if (n != 2 || strcmp (buf, "ok") != 0 || pidfd < 0)
+  if (n != 2 || memcmp (buf, "ok", 2) != 0)
     {
-      if (pidfd >= 0)
-        close (pidfd);
+      close (pidfd);
       *why = "the warm parent could not fork the run";
       return -1;
     }
@@ -295,15 +286,6 @@ runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len,
                    const int fds[5], const char **why)
 {
   Parent *p = &warm->parents[network ? 1 : 0];
-  union
-  {
-    struct cmsghdr hdr;
-    char space[CMSG_SPACE (5 * sizeof (int))];
-  } control;
-  struct iovec iov = { .iov_base = (void *) plan, .iov_len = len };
-  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-                        .msg_control = control.space, .msg_controllen = sizeof control.space };
-  struct cmsghdr *c = CMSG_FIRSTHDR (&msg);
 
   check_ready (p);
   if (p->state != PARENT_READY)
@@ -312,16 +294,7 @@ runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len,
       *why = NULL;
       return -1;
     }
-  memset (&control, 0, sizeof control);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN (5 * sizeof (int));
-  memcpy (CMSG_DATA (c), fds, 5 * sizeof (int));
-  ssize_t n;
-  do
-    n = sendmsg (p->sock, &msg, MSG_NOSIGNAL);
-  while (n < 0 && errno == EINTR);
-  if (n != (ssize_t) len)
+  if (send_with_fds (p->sock, plan, len, fds, 5) != 0)
     {
       *why = "the warm parent is gone";
       retire (p, true);
@@ -387,12 +360,25 @@ rss_bytes (pid_t pid)
   return (int64_t) kib * 1024;
 }
 
+/* Resident memory of pid and its descendants, depth levels down. */
+static int64_t
+tree_rss (pid_t pid, int depth)
+{
+  pid_t children[64];
+  int64_t total = rss_bytes (pid);
+  size_t n = depth > 0 ? runner_spawn_list_children (pid, children, N_ELEMENTS (children)) : 0;
+
+  for (size_t i = 0; i < n; i++)
+    total += tree_rss (children[i], depth - 1);
+  return total;
+}
+
 /* A parent's resident memory with its spare's: every child that is not a
- * run under way, and their children (the spare's init and program). */
+ * run under way, with the spare's init and program below it. */
 static int64_t
 pool_rss (pid_t parent, const pid_t *busy, size_t n_busy)
 {
-  pid_t children[64], grand[64];
+  pid_t children[64];
   int64_t total = rss_bytes (parent);
   size_t n = runner_spawn_list_children (parent, children, N_ELEMENTS (children));
 
@@ -401,18 +387,8 @@ pool_rss (pid_t parent, const pid_t *busy, size_t n_busy)
       bool is_run = false;
       for (size_t j = 0; j < n_busy && !is_run; j++)
         is_run = busy[j] == children[i];
-      if (is_run)
-        continue;
-      total += rss_bytes (children[i]);
-      size_t m = runner_spawn_list_children (children[i], grand, N_ELEMENTS (grand));
-      for (size_t k = 0; k < m; k++)
-        {
-          pid_t great[8];
-          total += rss_bytes (grand[k]);
-          size_t g = runner_spawn_list_children (grand[k], great, N_ELEMENTS (great));
-          for (size_t l = 0; l < g; l++)
-            total += rss_bytes (great[l]);
-        }
+      if (!is_run)
+        total += tree_rss (children[i], 2);
     }
   return total;
 }
