@@ -38,6 +38,8 @@ usage (FILE *out)
          "  --environment DIR      the Python venv runs use and install_packages installs\n"
          "                         into (default: .venv or venv in the workspace)\n"
          "  --no-environment       no venv, no install_packages\n"
+         "  --no-warm              start every Python run cold (no warm interpreter, which\n"
+         "                         otherwise holds about 120 MiB while the server lives)\n"
          "  --index-url URL        install_packages' package index (PEP 503 simple API)\n"
          "  --find-links DIR       a local directory of wheels (repeatable; without\n"
          "                         --index-url installs are offline)\n"
@@ -119,6 +121,7 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
     { "interpreter", required_argument, NULL, 'i' },
     { "environment", required_argument, NULL, 'E' },
     { "no-environment", no_argument, NULL, 'N' },
+    { "no-warm", no_argument, NULL, 'w' },
     { "index-url", required_argument, NULL, 'u' },
     { "find-links", required_argument, NULL, 'f' },
     { "allow-package", required_argument, NULL, 'a' },
@@ -194,6 +197,9 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
         break;
       case 'N':
         options->no_environment = true;
+        break;
+      case 'w':
+        config->warm = false;
         break;
       case 'u':
         if (strncmp (optarg, "https://", 8) != 0 && strncmp (optarg, "http://", 7) != 0)
@@ -278,6 +284,9 @@ main (int argc, char **argv)
   /* A cancelled call must end within a second: interrupt, then terminate
    * and kill 300 ms apart, even for a program that ignores SIGINT. */
   config.cancel_grace_ms = 300;
+  /* An assistant's session makes many runs: Python ones start from a warm
+   * interpreter (runner-warm.h), as the app's do. */
+  config.warm = true;
   runner_langs_init (&langs);
   mcp_filters_init (&options.filters);
   parse_args (argc, argv, &config, &langs, &options);

@@ -45,8 +45,10 @@ static const char result_schema[] =
   "\"required\":[\"file\",\"line\"]}}},"
   "\"required\":[\"type\",\"message\",\"line\",\"frames\"]},"
   "\"sandbox\":{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\"},"
-  "\"layers\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
-  "\"required\":[\"mode\",\"layers\"]},"
+  "\"layers\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+  "\"warm\":{\"type\":\"boolean\",\"description\":\"the run started from a warm "
+  "interpreter (same layers, faster start)\"}},"
+  "\"required\":[\"mode\",\"layers\",\"warm\"]},"
   "\"session\":{\"type\":\"object\",\"description\":\"execute_code with session_id: "
   "new is true when this call started the session afresh (its earlier state is gone); ended "
   "names why the session ended with this call (exited: the interpreter crashed or exited; "
@@ -317,8 +319,8 @@ mcp_result_from_run (const McpCall *call, const SpExited *exited)
     json_object_set_new (structured, "error", program_error_json (exited->program_error));
   if (call->sandbox.mode != NULL)
     json_object_set_new (structured, "sandbox",
-                         json_pack ("{s:s, s:o}", "mode", call->sandbox.mode, "layers",
-                                    strv_json (call->sandbox.layers)));
+                         json_pack ("{s:s, s:o, s:b}", "mode", call->sandbox.mode, "layers",
+                                    strv_json (call->sandbox.layers), "warm", exited->warm));
 
   Buf text = { 0 };
   if (call->session[0] != '\0')

@@ -89,6 +89,9 @@ handle_initialize (McpServer *server, json_t *id, json_t *params)
   free (server->protocol);
   server->protocol = xstrdup (chosen);
 
+  /* A client is here: the warm interpreter starts importing now, as the
+   * runner's does on hello, so a server only listed costs nothing. */
+  runner_engine_prewarm (server->engine);
   SpReady ready = { 0 };
   runner_engine_describe (server->engine, &ready);
   char *instructions = xasprintf (

@@ -554,6 +554,77 @@ groups.context = async () => {
   }
 };
 
+// Python runs start from the server's warm interpreter once it is ready
+// (src/runner/service/runner-warm.h), with what a cold run gets: the
+// context path read-only at its own path, a private working directory, plots.
+groups.warm = async () => {
+  const ws = makeWorkspace();
+  const owner = process.getuid() === 0 ? 65534 : process.getuid();
+  const ctx = fs.mkdtempSync(path.join(os.tmpdir(), 'sandpad-mcp-warmctx-'));
+  fs.chmodSync(ctx, 0o777);
+  fs.writeFileSync(path.join(ctx, 'notes.txt'), 'context notes\n', { mode: 0o666 });
+  fs.chownSync(ctx, owner, owner);
+  fs.chownSync(path.join(ctx, 'notes.txt'), owner, owner);
+  const call = (client, code) => client.callTool({ name: 'execute_code',
+    arguments: { language: 'python', code } }, undefined, { timeout: 120000 });
+  const { client, transport } = await connect(['--workspace', ws, '--context-path', ctx]);
+  try {
+    // The interpreter imports numpy and matplotlib after initialize.
+    let r;
+    const deadline = Date.now() + 90000;
+    do {
+      r = await call(client, 'print("up")');
+      if (r.structuredContent?.sandbox?.warm !== true) await new Promise((f) => setTimeout(f, 300));
+    } while (r.structuredContent?.sandbox?.warm !== true && Date.now() < deadline);
+    ok(r.structuredContent?.sandbox?.warm === true && r.structuredContent?.stdout === 'up\n',
+      'a Python run starts warm once the interpreter is ready', r.structuredContent);
+    ok(r.structuredContent?.sandbox?.layers?.includes('seccomp'),
+      'with the same layers as a cold run', r.structuredContent?.sandbox);
+
+    r = await call(client, 'import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.show()\n');
+    ok(r.structuredContent?.sandbox?.warm === true
+      && r.content.some((c) => c.type === 'image' && c.mimeType === 'image/png'),
+    'a warm plot comes back as an image', r.content.map((c) => c.type));
+
+    r = await call(client, `import os
+print(open(${JSON.stringify(ctx + '/notes.txt')}).read(), end="")
+for target in (${JSON.stringify(ctx + '/notes.txt')}, ${JSON.stringify(ctx + '/new.txt')}):
+    try:
+        open(target, "w").write("changed")
+        print("WROTE", target)
+    except OSError:
+        pass
+open("made-warm.txt", "w").write("ok")
+print(os.getcwd())
+`);
+    ok(r.structuredContent?.sandbox?.warm === true, 'the next run is warm too', r.structuredContent?.sandbox);
+    ok(r.structuredContent?.stdout?.startsWith('context notes\n')
+      && !r.structuredContent?.stdout?.includes('WROTE'),
+    'a warm run reads the context path and cannot change it', r.structuredContent);
+    ok(fs.readFileSync(path.join(ctx, 'notes.txt'), 'utf8') === 'context notes\n'
+      && !fs.existsSync(path.join(ctx, 'new.txt')), 'the context path is untouched');
+    ok(r.structuredContent?.files?.some((f) => f.path === 'made-warm.txt')
+      && !fs.existsSync(path.join(ws, 'made-warm.txt')),
+    'it writes into its own working directory, which the result lists', r.structuredContent?.files);
+  } finally {
+    await transport.close();
+  }
+
+  // --no-warm: every run cold, however long the server has been up.
+  const cold = await connect(['--no-warm']);
+  try {
+    await new Promise((f) => setTimeout(f, 3000));
+    const kinds = [];
+    for (let i = 0; i < 3; i++)
+      kinds.push((await call(cold.client, 'print(1)')).structuredContent?.sandbox?.warm);
+    ok(kinds.every((w) => w === false), 'with --no-warm no run starts warm', kinds);
+  } finally {
+    await cold.transport.close();
+    fs.rmSync(ws, { recursive: true, force: true });
+    fs.rmSync(ctx, { recursive: true, force: true });
+  }
+};
+
 groups.journal = async () => {
   const state = stateDir();
   const ws = makeWorkspace();

@@ -392,12 +392,18 @@ def test_siblings_isolated(t):
                "    except OSError:\n"
                "        pass\n"
                "print(callable(json.dumps), seen, os.listdir('.'))\n", args=paths)
-    t.ok(b.started.get("warm"), "run b started warm")
+    # a holds the parent's spare: b goes cold rather than wait for one made
+    # on demand (runner_warm_data_bytes).
+    t.ok(not b.started.get("warm"), "run b, while a holds the spare, started cold", b.started)
     t.eq(b.stdout, "True [] []\n",
          "a running sibling's module patch and files (its /tmp, its directory) are not b's", b)
     r.send(type="cancel", id="a")
     events = r.collect("a")
     t.ok(next(e for e in events if e["type"] == "started").get("warm"), "run a started warm")
+    # a's end made the next spare: runs are warm again.
+    c = run(r, "import json\nprint(callable(json.dumps))\n")
+    t.ok(c.started.get("warm"), "run c, after a ended, started warm", c.started)
+    t.eq(c.stdout, "True\n", "a's module patch did not outlive it", c)
     r.close()
 
 

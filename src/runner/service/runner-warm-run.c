@@ -15,6 +15,7 @@
 #include <sys/epoll.h>
 #include <sys/stat.h>
 
+#include "config.h"
 #include "runner-engine-private.h"
 
 /* Variables that shape python3's start or the imports the parent already
@@ -210,18 +211,30 @@ _runner_run_release_warm (RunnerRun *run)
   run->pidfd = -1;
 }
 
-/* The module sits beside the runner (build tree and libexecdir alike). */
-RunnerWarm *
-_runner_engine_warm_new (RunnerEngine *engine)
+/* Whether dir holds both the module and the helper. */
+static bool
+has_warm_files (const char *dir)
 {
-  const RunnerConfig *c = &engine->config;
-  RunnerLanguage *python = runner_langs_find (engine->langs, "python");
-  char exe[4096];
+  cleanup_free char *module = xasprintf ("%s/sandpad-warm.so", dir);
+  cleanup_free char *helper = xasprintf ("%s/sandpad-warm-init", dir);
   struct stat st;
 
-  if (!c->warm || python == NULL || python->path == NULL)
-    return NULL;
+  return stat (module, &st) == 0 && S_ISREG (st.st_mode) && stat (helper, &st) == 0
+         && S_ISREG (st.st_mode);
+}
+
+/* Where sandpad-warm.so and sandpad-warm-init are: beside the running
+ * program (sandpad-runner, in libexecdir or the build tree), else in the
+ * installed libexecdir (sandpad-mcp, in bindir). The build tree's runner
+ * directory only for a program that itself runs from the build tree: the
+ * warm parent loads the module unsandboxed, so no path outside the
+ * installation or the developer's own tree is ever tried. */
+static char *
+find_warm_dir (void)
+{
+  char exe[4096];
   ssize_t n = readlink ("/proc/self/exe", exe, sizeof exe - 1);
+
   if (n <= 0)
     return NULL;
   exe[n] = '\0';
@@ -229,11 +242,30 @@ _runner_engine_warm_new (RunnerEngine *engine)
   if (slash == NULL)
     return NULL;
   *slash = '\0';
-  cleanup_free char *module = xasprintf ("%s/sandpad-warm.so", exe);
-  cleanup_free char *helper = xasprintf ("%s/sandpad-warm-init", exe);
-  if (stat (module, &st) != 0 || !S_ISREG (st.st_mode) || stat (helper, &st) != 0
-      || !S_ISREG (st.st_mode))
+  if (has_warm_files (exe))
+    return xstrdup (exe);
+  if (has_warm_files (SANDPAD_LIBEXECDIR))
+    return xstrdup (SANDPAD_LIBEXECDIR);
+  size_t root = strlen (SANDPAD_BUILD_ROOT);
+  if (strncmp (exe, SANDPAD_BUILD_ROOT, root) == 0 && exe[root] == '/'
+      && has_warm_files (SANDPAD_BUILD_ROOT "/src/runner"))
+    return xstrdup (SANDPAD_BUILD_ROOT "/src/runner");
+  return NULL;
+}
+
+RunnerWarm *
+_runner_engine_warm_new (RunnerEngine *engine)
+{
+  const RunnerConfig *c = &engine->config;
+  RunnerLanguage *python = runner_langs_find (engine->langs, "python");
+
+  if (!c->warm || python == NULL || python->path == NULL)
     return NULL;
+  cleanup_free char *dir = find_warm_dir ();
+  if (dir == NULL)
+    return NULL;
+  cleanup_free char *module = xasprintf ("%s/sandpad-warm.so", dir);
+  cleanup_free char *helper = xasprintf ("%s/sandpad-warm-init", dir);
   RunnerWarmConfig config = {
     .python = python->path,
     .module = module,

@@ -41,6 +41,9 @@ typedef struct
   int sock;
   int runs;
   int64_t data_bytes;   /* VmData when it became ready */
+  /* It has a spare run made (or being made) for the next run. Taken by a
+   * run, the next comes when that run ends (runner_warm_prepare). */
+  bool spare;
   int64_t last_used_ns;
   int64_t retry_ns;     /* no restart before this */
   char *dir;
@@ -86,6 +89,7 @@ retire (Parent *p, bool failed)
   p->state = PARENT_NONE;
   p->runs = 0;
   p->data_bytes = 0;
+  p->spare = false;
   if (failed)
     p->retry_ns = now_ns () + RESTART_BACKOFF_NS;
 }
@@ -232,6 +236,8 @@ check_ready (Parent *p)
       return;
     }
   p->data_bytes = data;
+  /* Its first spare is made before it says ready. */
+  p->spare = true;
   p->state = PARENT_READY;
 }
 
@@ -241,7 +247,11 @@ runner_warm_data_bytes (RunnerWarm *warm, bool network)
   Parent *p = &warm->parents[network ? 1 : 0];
 
   check_ready (p);
-  return p->state == PARENT_READY ? p->data_bytes : -1;
+  /* A run while its spare is taken (a burst of runs) goes cold: the parent
+   * would have to fork one on demand, three forks of its whole memory
+   * before the run may start, which on two cores made eight runs at once
+   * slower warm than cold. */
+  return p->state == PARENT_READY && p->spare ? p->data_bytes : -1;
 }
 
 /* The answer to one spawn: "ok" with a pidfd, or "error ...". */
@@ -307,6 +317,7 @@ runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len,
       return -1;
     }
   p->last_used_ns = now_ns ();
+  p->spare = false;
   if (++p->runs >= warm->config.max_runs)
     retire (p, false);
   return pidfd;
@@ -319,8 +330,13 @@ runner_warm_prepare (RunnerWarm *warm, bool network)
   static const char msg[] = "spare";
 
   /* No answer comes: a full socket only means it is busy anyway. */
+  /* Should the message be lost, the parent makes one when the next run
+   * comes. */
   if (p->state == PARENT_READY)
-    send (p->sock, msg, sizeof msg - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+    {
+      send (p->sock, msg, sizeof msg - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+      p->spare = true;
+    }
 }
 
 bool

@@ -49,7 +49,9 @@ void runner_warm_free (RunnerWarm *warm);
 void runner_warm_start (RunnerWarm *warm, bool network);
 
 /* The private memory (VmData) a ready parent for this policy holds, which
- * its children start with; -1 when none is ready. */
+ * its children start with; -1 when none is ready to take a run now: no
+ * parent, or its spare is taken by a run still under way (the next run
+ * goes cold rather than wait for a spare made on demand). */
 int64_t runner_warm_data_bytes (RunnerWarm *warm, bool network);
 
 /* Hands a run to the parent: plan (NUL-separated, ends with NUL) and the
