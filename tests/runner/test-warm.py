@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -57,12 +58,16 @@ def descendants(pid):
 
 
 def warm_parents(r):
-    """Pids of the runner's warm parents: its children running the driver
+    return warm_children(r.proc.pid)
+
+
+def warm_children(runner_pid):
+    """Pids of a runner's warm parents: its children running the driver
     in python3, with the runner's socket as fd 3 (a spare run's program
     is a copy of one, but not the runner's child)."""
     found = []
     try:
-        with open(f"/proc/{r.proc.pid}/task/{r.proc.pid}/children") as f:
+        with open(f"/proc/{runner_pid}/task/{runner_pid}/children") as f:
             children = [int(k) for k in f.read().split()]
     except OSError:
         children = []
@@ -515,6 +520,34 @@ def test_no_warm(t):
     r.close()
 
 
+def test_batch_stays_cold(t):
+    """A batch of requests (no hello) gets no warm parent: it would only
+    take the runs' CPU before the runner exits with them."""
+    requests = "".join(json.dumps({"v": 1, "type": "run", "id": f"b{i}", "language": "python",
+                                   "code": "import time\ntime.sleep(1.5)\nprint('done')\n"})
+                       + "\n" for i in range(2))
+    # From a file: at EOF on a pipe the runner would take its client for
+    # gone and stop the runs.
+    with tempfile.TemporaryFile("w+") as f:
+        f.write(requests)
+        f.seek(0)
+        proc = subprocess.Popen([RUNNER, "--sandbox", MODE, "--strict"], stdin=f,
+                                stdout=subprocess.PIPE, text=True)
+    # The runs sleep for 1.5 s: time enough for a parent to have started.
+    time.sleep(1.0)
+    parents = warm_children(proc.pid)
+    events = [json.loads(line) for line in proc.stdout]
+    proc.wait()
+    exited = [e for e in events if e["type"] == "exited"]
+    t.eq(parents, [], "no warm parent while a batch runs")
+    t.ok(len(exited) == 2 and all(e.get("exit_code") == 0 and not e.get("warm") for e in exited),
+         "both runs ran, cold", events)
+    # The control: the same runner, told hello, starts one.
+    r = runner()
+    t.ok(wait_until(lambda: warm_parents(r), 30), "after a hello a warm parent starts")
+    r.close()
+
+
 def test_small_memory_goes_cold(t):
     r = runner()
     t.ok(wait_warm(r), "the warm parent becomes ready")
@@ -529,7 +562,7 @@ TESTS = {f.__name__[5:]: f for f in [
     test_random_differs, test_parent_unreachable, test_no_control_socket,
     test_no_shared_writable_mappings, test_siblings_isolated, test_recycled,
     test_killed_parent_falls_back, test_memory_cap, test_no_warm, test_small_memory_goes_cold,
-    test_init_unreachable, test_spare_ends_with_parent,
+    test_init_unreachable, test_spare_ends_with_parent, test_batch_stays_cold,
 ]}
 
 if __name__ == "__main__":

@@ -232,7 +232,6 @@ runner_engine_new (const RunnerConfig *config, RunnerLanguages *langs, const Run
 
   runner_sandbox_probe (&engine->caps);
   resolve_sandbox (engine);
-  engine->warm = _runner_engine_warm_new (engine);
   return engine;
 }
 

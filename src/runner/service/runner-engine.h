@@ -71,8 +71,9 @@ void runner_engine_free (RunnerEngine *engine);
 
 RunnerLoop *runner_engine_get_loop (RunnerEngine *engine);
 
-/* Starts the warm parent for the default policy (a client said hello),
- * unless warm runs are off. */
+/* A client said hello: makes the warm pool, unless warm runs are off, and
+ * starts its parent for the default policy. Before that there is no pool
+ * (a batch of requests from a file runs cold). */
 void runner_engine_prewarm (RunnerEngine *engine);
 
 /* Fills the ready event (languages, limits, sandbox) for a hello. */

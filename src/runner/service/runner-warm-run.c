@@ -279,9 +279,16 @@ _runner_engine_warm_new (RunnerEngine *engine)
   return runner_warm_new (&config);
 }
 
+/* The pool exists from the first hello on: a client that never says hello
+ * (a batch of requests from a file) is gone when its runs end, so a warm
+ * parent would only take their CPU. */
 void
 runner_engine_prewarm (RunnerEngine *engine)
 {
-  if (engine->warm != NULL && engine->refusal == NULL)
+  if (engine->refusal != NULL)
+    return;
+  if (engine->warm == NULL)
+    engine->warm = _runner_engine_warm_new (engine);
+  if (engine->warm != NULL)
     runner_warm_start (engine->warm, false);
 }
