@@ -132,6 +132,11 @@ SAME = [
     ("atexit", "import atexit\natexit.register(print, 'bye')\nprint('hi')\n", {}),
     ("threads joined", "import threading, time\n"
      "threading.Thread(target=lambda: (time.sleep(0.3), print('late'))).start()\n", {}),
+    # The parent has json imported: the snippet's own file must win, as in
+    # a cold run (python3 puts the snippet's directory first on sys.path).
+    ("snippet named like a preloaded module",
+     "import json, signal\nprint(json.__file__, signal.getsignal(signal.SIGPIPE))\n",
+     {"name": "json.py"}),
     ("uncaught in thread and chained",
      "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    raise KeyError('k') from e\n", {}),
 ]

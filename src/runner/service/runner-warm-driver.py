@@ -140,6 +140,17 @@ def run_child(plan):
     if mpl is not None:
         for getter in ("get_configdir", "get_cachedir", "get_data_path"):
             forget(getattr(mpl, getter, None))
+    # A module beside the snippet (or on its PYTHONPATH) named like one this
+    # interpreter has imported would be the snippet's in a cold run, whose
+    # own directory comes first on sys.path; here `import` would return the
+    # parent's. Such a run becomes the cold run it would have been: python3
+    # exec'd with the cold run's arguments and environment (every layer is
+    # on already; a cold program execs after them too).
+    if shadows_preloaded([os.path.dirname(code_path)] + extra):
+        for number in (signal.SIGPIPE, signal.SIGXFSZ):
+            signal.signal(number, signal.SIG_DFL)
+        os.execve(sys.executable, [sys.executable, "-u", "-B", code_path] + run["args"],
+                  dict(os.environ))
     # As a cold run, the prelude is this run's sitecustomize.
     sys.modules.pop("sitecustomize", None)
     try:
@@ -152,6 +163,27 @@ def run_child(plan):
         print("Error in sitecustomize; set PYTHONVERBOSE for traceback:", file=sys.stderr)
         traceback.print_exc()
     run_main(code_path)
+
+
+def shadows_preloaded(dirs):
+    """Whether one of dirs holds a module or package whose top-level name
+    is already in sys.modules."""
+    import importlib.machinery
+
+    loaded = {name.partition(".")[0] for name in sys.modules} - {"__main__", "sitecustomize"}
+    suffixes = importlib.machinery.all_suffixes()
+    for directory in dirs:
+        try:
+            entries = os.listdir(directory)
+        except OSError:
+            continue
+        for entry in entries:
+            name = next((entry[: -len(s)] for s in suffixes if entry.endswith(s)), None)
+            if name is None and os.path.isfile(os.path.join(directory, entry, "__init__.py")):
+                name = entry
+            if name in loaded:
+                return True
+    return False
 
 
 def forget(cached):
