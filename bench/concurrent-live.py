@@ -15,12 +15,12 @@ Usage: bench/concurrent-live.py [PATH-TO-SANDPAD-RUNNER] [N] [MODE]
        (default _build/src/runner/sandpad-runner, 10, namespaces)
 """
 
-import json
 import os
 import statistics
-import subprocess
 import sys
 import time
+
+from benchrunner import Runner as ProtocolRunner
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNNER = sys.argv[1] if len(sys.argv) > 1 else os.path.join(TOP, "_build/src/runner/sandpad-runner")
@@ -32,22 +32,9 @@ SLEEP = "import time\ntime.sleep(0.2)\n"
 PAUSE = 2.0
 
 
-class Runner:
+class Runner(ProtocolRunner):
     def __init__(self, *args):
-        self.proc = subprocess.Popen([RUNNER, "--sandbox", MODE, "--strict", *args],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self.seq = 0
-        self.send({"type": "hello", "client": "bench"})
-        while self.recv()["type"] != "ready":
-            pass
-
-    def send(self, msg):
-        msg["v"] = 1
-        self.proc.stdin.write((json.dumps(msg) + "\n").encode())
-        self.proc.stdin.flush()
-
-    def recv(self):
-        return json.loads(self.proc.stdout.readline())
+        super().__init__(RUNNER, MODE, *args)
 
     def batch(self, n, code=SLEEP):
         """Seconds from the first run request to the last exited, and how
@@ -55,8 +42,7 @@ class Runner:
         ids = []
         start = time.perf_counter()
         for _ in range(n):
-            self.seq += 1
-            ids.append(f"r{self.seq}")
+            ids.append(self.next_id())
             self.send({"type": "run", "id": ids[-1], "language": "python", "code": code})
         left, warm = set(ids), 0
         while left:
@@ -71,7 +57,7 @@ class Runner:
                 left.discard(event["id"])
         elapsed = time.perf_counter() - start
         for run_id in ids:
-            self.send({"type": "release", "id": run_id})
+            self.release(run_id)
         return elapsed, warm
 
     def wait_warm(self, timeout=120):
@@ -81,10 +67,6 @@ class Runner:
                 return
             time.sleep(0.2)
         sys.exit("the warm parent never became ready")
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
 
 
 runners = {"warm pool": Runner(), "--no-warm": Runner("--no-warm")}

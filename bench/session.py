@@ -13,48 +13,35 @@ the ratio session / cold; nothing here passes or fails.
 Usage: bench/session.py [PATH-TO-SANDPAD-RUNNER] [N]
 """
 
-import json
 import os
 import statistics
-import subprocess
 import sys
 import time
+
+from benchrunner import Runner as ProtocolRunner
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNNER = sys.argv[1] if len(sys.argv) > 1 else os.path.join(TOP, "_build/src/runner/sandpad-runner")
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 40
 
 
-class Runner:
+class Runner(ProtocolRunner):
     def __init__(self, mode):
-        self.proc = subprocess.Popen([RUNNER, "--sandbox", mode, "--strict"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self.seq = 0
-
-    def send(self, msg):
-        self.proc.stdin.write((json.dumps({"v": 1, **msg}) + "\n").encode())
-        self.proc.stdin.flush()
+        super().__init__(RUNNER, mode, hello=False)
 
     def round_trip(self, code, **fields):
-        self.seq += 1
-        run_id = f"r{self.seq}"
+        run_id = self.next_id()
         start = time.perf_counter()
         self.send({"type": "run", "id": run_id, "language": "python", "code": code, **fields})
         while True:
-            event = json.loads(self.proc.stdout.readline())
+            event = self.recv()
             if event["type"] == "exited" and event["id"] == run_id:
                 elapsed = time.perf_counter() - start
                 break
         if event.get("exit_code") != 0:
             sys.exit(f"run failed: {event}")
-        self.send({"type": "release", "id": run_id})
-        while json.loads(self.proc.stdout.readline())["type"] != "released":
-            pass
+        self.release(run_id)
         return elapsed
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
 
 
 runners = {mode: Runner(mode) for mode in ("namespaces", "fallback")}

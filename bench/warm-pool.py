@@ -18,13 +18,14 @@ Usage: bench/warm-pool.py [PATH-TO-SANDPAD-RUNNER] [N] [MODE]
        (default _build/src/runner/sandpad-runner, 40, namespaces)
 """
 
-import json
 import os
 import resource
 import statistics
 import subprocess
 import sys
 import time
+
+from benchrunner import Runner as ProtocolRunner
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNNER = sys.argv[1] if len(sys.argv) > 1 else os.path.join(TOP, "_build/src/runner/sandpad-runner")
@@ -38,27 +39,13 @@ CHART = ("import matplotlib.pyplot as plt\n"
          "plt.show()\n")
 
 
-class Runner:
+class Runner(ProtocolRunner):
     def __init__(self, *args):
-        self.proc = subprocess.Popen([RUNNER, "--sandbox", MODE, "--strict", *args],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self.seq = 0
-        self.send({"type": "hello", "client": "bench"})
-        while self.recv()["type"] != "ready":
-            pass
-
-    def send(self, msg):
-        msg["v"] = 1
-        self.proc.stdin.write((json.dumps(msg) + "\n").encode())
-        self.proc.stdin.flush()
-
-    def recv(self):
-        return json.loads(self.proc.stdout.readline())
+        super().__init__(RUNNER, MODE, *args)
 
     def round_trip(self, code):
         """Seconds from run to exited, whether it started warm, its files."""
-        self.seq += 1
-        run_id = f"r{self.seq}"
+        run_id = self.next_id()
         warm = None
         start = time.perf_counter()
         self.send({"type": "run", "id": run_id, "language": "python", "code": code})
@@ -71,9 +58,7 @@ class Runner:
             if event["type"] == "exited":
                 elapsed = time.perf_counter() - start
                 break
-        self.send({"type": "release", "id": run_id})
-        while self.recv()["type"] != "released":
-            pass
+        self.release(run_id)
         if event["end"] != "exited" or event.get("exit_code") != 0:
             sys.exit(f"a run failed: {event}")
         self.cpu_ms = event["cpu_ms"]
@@ -86,10 +71,6 @@ class Runner:
                 return
             time.sleep(0.2)
         sys.exit("the warm parent never became ready")
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
 
 
 def children_cpu_ms():

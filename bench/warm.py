@@ -6,51 +6,41 @@ for is one run's round trip, not a process start of the runner. This
 starts one runner per sandbox mode and, N times, times side by side (in
 turn, so all see the same load): bare `python3 -c 'print(1)'` started with
 subprocess, and the same program sent to each runner, from `run` to its
-`exited` event. Prints medians and ratios to bare.
+`exited` event. Prints medians and ratios to bare. The runners are not
+told hello, so they keep no warm interpreter and every run starts cold:
+this is the sandbox's cost (bench/warm-pool.py measures the warm path).
 
 Usage: bench/warm.py [PATH-TO-SANDPAD-RUNNER] [N]
 """
 
-import json
 import os
 import statistics
 import subprocess
 import sys
 import time
 
+from benchrunner import Runner as ProtocolRunner
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNNER = sys.argv[1] if len(sys.argv) > 1 else os.path.join(TOP, "_build/src/runner/sandpad-runner")
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 60
 
 
-class Runner:
+class Runner(ProtocolRunner):
     def __init__(self, mode):
-        self.proc = subprocess.Popen([RUNNER, "--sandbox", mode, "--strict"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE)
-        self.seq = 0
+        super().__init__(RUNNER, mode, hello=False)
 
     def round_trip(self):
-        self.seq += 1
-        run_id = f"r{self.seq}"
+        run_id = self.next_id()
         start = time.perf_counter()
-        msg = {"v": 1, "type": "run", "id": run_id, "language": "python", "code": "print(1)"}
-        self.proc.stdin.write((json.dumps(msg) + "\n").encode())
-        self.proc.stdin.flush()
+        self.send({"type": "run", "id": run_id, "language": "python", "code": "print(1)"})
         while True:
-            event = json.loads(self.proc.stdout.readline())
+            event = self.recv()
             if event["type"] == "exited" and event["id"] == run_id:
                 elapsed = time.perf_counter() - start
                 break
-        release = {"v": 1, "type": "release", "id": run_id}
-        self.proc.stdin.write((json.dumps(release) + "\n").encode())
-        self.proc.stdin.flush()
-        while json.loads(self.proc.stdout.readline())["type"] != "released":
-            pass
+        self.release(run_id)
         return elapsed
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
 
 
 def bare():
