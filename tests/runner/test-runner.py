@@ -615,6 +615,51 @@ def test_network(t):
     server.close()
 
 
+def test_network_names(t):
+    """A run with the network resolves names: the host's name servers
+    (/etc/resolv.conf) and localhost. Without the network it gets neither
+    file of the host's: there is nothing to ask, and the name servers
+    describe the host."""
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    port = server.getsockname()[1]
+
+    def serve():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            conn.sendall(b"pong")
+            conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        with open("/etc/resolv.conf") as f:
+            host = f.read()
+    except OSError:
+        host = None
+    read = ("try:\n    print(repr(open('/etc/resolv.conf').read()))\n"
+            "except OSError as e:\n    print('unreadable', e.errno)\n")
+    connect = (f"import socket\ntry:\n"
+               f"    s = socket.create_connection(('localhost', {port}), 2)\n"
+               "    print(s.recv(4).decode())\nexcept OSError as e:\n    print('failed', e)\n")
+    r = runner()
+    t.ok(host is not None, "control: this host has /etc/resolv.conf to read")
+    res = r.run("on", read, network=True)
+    t.eq(res.stdout, f"{host!r}\n", "network on: the run reads the host's name servers", res)
+    res = r.run("localhost", connect, network=True)
+    t.eq(res.stdout, "pong\n", "network on: localhost resolves and reaches a local service", res)
+    res = r.run("off", read)
+    t.ok(res.stdout.startswith("unreadable"), "network off: no name servers of the host's", res)
+    r.close()
+    server.close()
+
+
 def test_sigterm(t):
     r = runner()
     r.send(type="run", id="long", language="bash", code="sleep 60")
@@ -649,6 +694,7 @@ ALL = [
     test_exec_failure,
     test_client_gone,
     test_network,
+    test_network_names,
     test_sigterm,
 ]
 

@@ -131,7 +131,7 @@ make_parents (const char *path)
 }
 
 static int
-build_etc (void)
+build_etc (const RunnerSandboxPlan *plan)
 {
   if (mkdir ("etc", 0755) != 0)
     return -1;
@@ -142,6 +142,12 @@ build_etc (void)
           && (make_parents (dst) != 0 || bind (runner_sandbox_etc[i], dst, false, false) != 0))
         return -1;
     }
+  /* Name servers, for a run that may use the network (without it there is
+   * none to ask, and the file would only tell the host's). A symlink (to
+   * systemd-resolved's stub, or Flatpak's copy) is followed by the bind. */
+  if (plan->network && bind (RUNNER_SANDBOX_RESOLV_CONF, RUNNER_SANDBOX_RESOLV_CONF + 1, false,
+                             false) != 0)
+    return -1;
 
   /* A synthesized user database: the program's own user and nothing of
    * the host's accounts. */
@@ -225,7 +231,7 @@ runner_sandbox_build_root (const RunnerSandboxPlan *plan)
       || chdir (plan->root_dir) != 0)
     return RUNNER_STEP_ROOT;
 
-  if (bind ("/usr", "usr", false, false) != 0 || mirror_toplevel () != 0 || build_etc () != 0
+  if (bind ("/usr", "usr", false, false) != 0 || mirror_toplevel () != 0 || build_etc (plan) != 0
       || bind (plan->work_dir, RUNNER_SANDBOX_WORK + 1, true, false) != 0
       || bind (plan->code_dir, RUNNER_SANDBOX_CODE + 1, false, false) != 0 || build_dev () != 0)
     return RUNNER_STEP_ROOT;

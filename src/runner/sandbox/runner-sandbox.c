@@ -208,7 +208,7 @@ runner_sandbox_restrict (const RunnerSandboxPlan *plan)
       while (plan->read_only_dirs != NULL && plan->read_only_dirs[n_extra] != NULL)
         n_extra++;
       const char *read_only[N_ELEMENTS (runner_sandbox_etc) + N_ELEMENTS (synthesized)
-                            + N_ELEMENTS (proc_readable) + 4 + n_extra];
+                            + N_ELEMENTS (proc_readable) + 6 + n_extra];
       const char *read_write[5] = { NULL };
       size_t n = 0;
 
@@ -220,6 +220,13 @@ runner_sandbox_restrict (const RunnerSandboxPlan *plan)
         read_only[n++] = runner_sandbox_etc[i];
       for (size_t i = 0; plan->namespaces && synthesized[i] != NULL; i++)
         read_only[n++] = synthesized[i];
+      /* A run with the network resolves names: its name servers (bound in
+       * namespace mode only then) and, in fallback mode, the host's hosts
+       * file, which has localhost (namespace mode writes its own). */
+      if (plan->network)
+        read_only[n++] = RUNNER_SANDBOX_RESOLV_CONF;
+      if (plan->network && !plan->namespaces)
+        read_only[n++] = "/etc/hosts";
       /* The same path in both modes: namespace mode binds them there. */
       for (size_t i = 0; i < n_extra; i++)
         read_only[n++] = plan->read_only_dirs[i];

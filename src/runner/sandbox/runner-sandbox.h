@@ -52,6 +52,8 @@ extern const char *const runner_sandbox_etc[20];
 /* Where a run's pieces appear to the program in namespace mode. */
 #define RUNNER_SANDBOX_WORK "/work"
 #define RUNNER_SANDBOX_CODE "/code"
+/* Readable only by runs that have the network. */
+#define RUNNER_SANDBOX_RESOLV_CONF "/etc/resolv.conf"
 
 typedef struct
 {
