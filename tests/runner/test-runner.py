@@ -581,17 +581,18 @@ def test_client_gone(t):
     os.rmdir(parent)
 
 
-def test_network(t):
+def pong_server():
+    """A TCP service on 127.0.0.1 that answers every connection with
+    "pong" until closed; returns the socket and its port."""
     import socket
     import threading
 
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(4)
-    port = server.getsockname()[1]
 
     def serve():
-        for _ in range(2):
+        while True:
             try:
                 conn, _ = server.accept()
             except OSError:
@@ -600,6 +601,11 @@ def test_network(t):
             conn.close()
 
     threading.Thread(target=serve, daemon=True).start()
+    return server, server.getsockname()[1]
+
+
+def test_network(t):
+    server, port = pong_server()
     code = (f"import socket\ntry:\n    s = socket.create_connection(('127.0.0.1', {port}), 2)\n"
             "    print(s.recv(4).decode())\nexcept OSError as e:\n    print('refused', e.errno)\n")
     r = runner()
@@ -620,24 +626,7 @@ def test_network_names(t):
     (/etc/resolv.conf) and localhost. Without the network it gets neither
     file of the host's: there is nothing to ask, and the name servers
     describe the host."""
-    import socket
-    import threading
-
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(4)
-    port = server.getsockname()[1]
-
-    def serve():
-        while True:
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
-            conn.sendall(b"pong")
-            conn.close()
-
-    threading.Thread(target=serve, daemon=True).start()
+    server, port = pong_server()
     try:
         with open("/etc/resolv.conf") as f:
             host = f.read()
