@@ -219,7 +219,10 @@ def test_queueing(t):
 
 
 def test_cancel(t):
-    r = runner()
+    # A grace long enough for a loaded machine (the sanitizer stage, two
+    # tests at once) to let python print and exit between interrupt and
+    # terminate: 300 ms once ran out there before python got to print.
+    r = runner("--cancel-grace-ms", "2000")
     # "ready" is printed inside the try: the interrupt may land while the
     # print is still finishing.
     code = ("import time\ntry:\n    print('ready', flush=True)\n    time.sleep(30)\n"
