@@ -329,8 +329,8 @@ runner_warm_prepare (RunnerWarm *warm, bool network)
   Parent *p = &warm->parents[network ? 1 : 0];
   static const char msg[] = "spare";
 
-  /* No answer comes: a full socket only means it is busy anyway. */
-  /* Should the message be lost, the parent makes one when the next run
+  /* No answer comes. A full socket means the parent is busy anyway; a
+   * message lost that way only means it makes the spare when the next run
    * comes. */
   if (p->state == PARENT_READY)
     {
