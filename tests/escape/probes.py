@@ -440,7 +440,13 @@ PROBES = [
       "blocked(os.strerror(err))"),
     P("kernel-25-i386-syscall", "an i386 system call (int 0x80) to dodge the filter: seccomp arch kill",
       "import mmap\n"
-      "buf = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)\n"
+      "# A private mapping: a shared RWX one is refused by seccomp's mmap rule\n"
+      "# before int 0x80 is ever reached, which would test the wrong layer.\n"
+      "try:\n"
+      "    buf = mmap.mmap(-1, 4096, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS,\n"
+      "                    prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)\n"
+      "except OSError as e:\n"
+      "    blocked('by another layer: an executable mapping was refused (%s)' % e)\n"
       "buf.write(bytes([0x53, 0xb8, 0x14, 0, 0, 0, 0xcd, 0x80, 0x5b, 0xc3]))  # getpid via int 0x80\n"
       "fn = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(buf)))\n"
       "r = fn()\n"
