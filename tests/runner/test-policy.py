@@ -4,11 +4,16 @@ policy, with the real runner, as root and as an ordinary user.
 Usage: test-policy.py PATH-TO-SANDPAD-RUNNER [TEST-NAME...]
 """
 
+import ctypes
 import os
 import pwd
+import random
 import shutil
+import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from runnertest import Result, Runner, main  # noqa: E402
@@ -202,7 +207,190 @@ def test_private_dir(t):
     shutil.rmtree(parent, ignore_errors=True)
 
 
-TESTS = {f.__name__[5:]: f for f in (test_policy_root, test_policy_user, test_private_dir)}
+# ---- A checked cwd swapped under the runner (issue "Close the seams") ----
+
+RENAME_EXCHANGE = 2
+AT_FDCWD = -100
+RACE_TRIES = 300     # sandboxed runs at most...
+RACE_SECONDS = 45    # ...or this long, whichever ends first
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class Swapper(threading.Thread):
+    """Exchanges two names as fast as it can (renameat2 RENAME_EXCHANGE):
+    what a program racing its own next call does to the directory that
+    call names. Bounded: it stops when told to."""
+
+    def __init__(self, a, b):
+        super().__init__(daemon=True)
+        self.a, self.b = a.encode(), b.encode()
+        self.stop = threading.Event()
+        self.swaps = 0
+
+    def run(self):
+        # Pauses of up to 2 ms: a run's check and its later lookups then see
+        # every interleaving, the same state as well as the swapped one.
+        rng = random.Random(4711)
+        while not self.stop.is_set():
+            if _libc.renameat2(AT_FDCWD, self.a, AT_FDCWD, self.b, RENAME_EXCHANGE) == 0:
+                self.swaps += 1
+            time.sleep(rng.uniform(0, 0.002))
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.join()
+
+
+class RaceTree:
+    """An allowed workspace holding sub/ and sublink -> home, where home is
+    outside the workspace and writable by the run's uid (the person's home
+    directory); the swapper exchanges sub and sublink."""
+
+    def __init__(self, run_uid):
+        self.base = tempfile.mkdtemp(prefix="sandpad-race-")
+        os.chmod(self.base, 0o755)
+        self.ws = os.path.join(self.base, "ws")
+        self.home = os.path.join(self.base, "home")
+        self.sub = os.path.join(self.ws, "sub")
+        self.link = os.path.join(self.ws, "sublink")
+        for d in (self.ws, self.home, self.sub):
+            os.mkdir(d)
+            os.chmod(d, 0o755)
+            if os.geteuid() == 0:
+                os.chown(d, run_uid, run_uid)
+        os.symlink(self.home, self.link)
+        self.landed = os.path.join(self.home, "f")
+
+    def close(self):
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+def race_run_uid():
+    return NOBODY if os.geteuid() == 0 else os.geteuid()
+
+
+def test_cwd_swap_race(t):
+    """A cwd checked, then looked up again by name (bind mount, chdir,
+    Landlock rule) is a race a program wins by swapping the name for a
+    symlink between the two: the run then writes into the person's home.
+    The runner holds the checked directory as an fd and the sandbox checks
+    every later lookup against it, so no run may ever write there."""
+    tree = RaceTree(race_run_uid())
+    try:
+        # Control: unsandboxed, the same race lands in home within a few tries.
+        won = 0
+        with Swapper(tree.sub, tree.link):
+            for _ in range(200):
+                subprocess.run(["bash", "-c", f"cd {tree.sub} 2>/dev/null && echo x >> f"],
+                               check=False)
+                if os.path.exists(tree.landed):
+                    won += 1
+                    break
+        t.ok(won == 1, "control: unsandboxed, a cwd looked up again lands in home")
+        if os.path.exists(tree.landed):
+            os.unlink(tree.landed)
+
+        r = start(tree, "--allow-cwd", tree.ws)
+        ran = refused_runs = other = 0
+        deadline = time.monotonic() + RACE_SECONDS
+        with Swapper(tree.sub, tree.link) as swapper:
+            tries = 0
+            while tries < RACE_TRIES and time.monotonic() < deadline:
+                ids = [f"race{tries + i}" for i in range(4)]
+                for run_id in ids:
+                    r.send(type="run", id=run_id, language="bash", code="echo x >> f",
+                           cwd=tree.sub)
+                for run_id in ids:
+                    last = final_event(r, run_id)
+                    if last.get("type") == "exited" and last.get("end") == "exited":
+                        ran += 1
+                    elif last.get("type") in ("error", "exited"):
+                        refused_runs += 1
+                    else:
+                        other += 1
+                tries += len(ids)
+                if os.path.exists(tree.landed):
+                    break
+        r.close()
+        t.ok(not os.path.exists(tree.landed) and other == 0,
+             f"{MODE}: {tries} runs against a swapping cwd never wrote into home "
+             f"({ran} ran in the checked directory, {refused_runs} refused as changed, "
+             f"{swapper.swaps} swaps)",
+             f"landed={os.path.exists(tree.landed)} other={other}")
+        t.ok(ran > 0, f"{MODE}: runs still ran while the name was swapped ({ran})")
+    finally:
+        tree.close()
+
+
+def test_walk_swap(t):
+    """After a run started, its directory's name is swapped for a symlink to
+    a directory outside the workspace: the runner's walks (the files
+    report, setuid strip, disk use) must keep to the directory the run was
+    given, through its fd, and never describe or change the other one."""
+    run_uid = race_run_uid()
+    tree = RaceTree(run_uid)
+    try:
+        outside = os.path.join(tree.base, "private")
+        os.mkdir(outside)
+        os.chmod(outside, 0o755)
+        with open(os.path.join(outside, "secret-notes.txt"), "w") as f:
+            f.write(SECRET)
+        setuid_file = os.path.join(outside, "tool")
+        with open(setuid_file, "w") as f:
+            f.write("#!/bin/sh\n")
+        os.chmod(setuid_file, 0o4755)
+        r = start(tree, "--allow-cwd", tree.ws)
+        r.send(type="run", id="w", language="bash",
+               code="echo mine > made.txt; touch ready; sleep 2", cwd=tree.sub)
+        ok = wait_until_exists(os.path.join(tree.sub, "ready"), 20)
+        real = tree.sub + ".real"
+        os.rename(tree.sub, real)
+        os.symlink(outside, tree.sub)
+        events = r.collect("w")
+        r.close()
+        exited = events[-1] if events else {}
+        names = sorted(f.get("path", "") for f in exited.get("files", []))
+        t.ok(ok and "made.txt" in names and "secret-notes.txt" not in names
+             and "tool" not in names,
+             f"{MODE}: the files report lists the run's own directory, not the swapped-in one",
+             f"files={names} exited={exited}")
+        t.ok(os.stat(setuid_file).st_mode & 0o4000,
+             f"{MODE}: a setuid file in the swapped-in directory keeps its bit")
+    finally:
+        tree.close()
+
+
+def final_event(r, run_id, timeout=60):
+    """The run's exited event, or the error that refused its request."""
+    others = []
+    deadline = time.monotonic() + timeout
+    while True:
+        ev = r.recv(max(0.1, deadline - time.monotonic()))
+        if ev is None or ev.get("id") != run_id:
+            if ev is None:
+                raise EOFError("runner closed its output")
+            others.append(ev)
+            continue
+        if ev["type"] in ("exited", "error"):
+            r.pending = others + r.pending
+            return ev
+
+
+def wait_until_exists(path, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if os.path.exists(path):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+TESTS = {f.__name__[5:]: f for f in (test_policy_root, test_policy_user, test_private_dir,
+                                      test_cwd_swap_race, test_walk_swap)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)

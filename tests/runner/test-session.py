@@ -248,6 +248,49 @@ def test_idle(t):
     r.close()
 
 
+# A thread the run leaves behind keeps writing after the run ended; so does
+# a run that writes the driver's own report ({"exit":0}) on fd 3 and goes
+# on: both are idle sessions to the runner.
+IDLE_WRITER = ("import threading, time\n"
+               "def fill():\n"
+               "    chunk = b'x' * (1024 * 1024)\n"
+               "    for i in range({count}):\n"
+               "        with open('{name}' % i, 'wb') as f:\n"
+               "            f.write({data})\n"
+               "        time.sleep(0.01)\n"
+               "threading.Thread(target=fill, daemon=True).start()\n")
+LEAVE_EARLY = ("import os\n"
+               "os.write(3, b'{\"exit\": 0}')\n"
+               "fill()\n")
+
+
+def test_idle_caps(t):
+    """Disk and entries are watched while a session is idle, as while a run
+    goes: a writer left behind ends the session when it passes a cap."""
+    cases = [
+        ("disk", ["--disk", "64"], dict(count=200, name="big-%d.bin", data="chunk"), ""),
+        ("entries", ["--disk-files", "1000"], dict(count=5000, name="f-%d", data="b''"), ""),
+        ("disk, from a run that ended itself", ["--disk", "64"],
+         dict(count=200, name="big-%d.bin", data="chunk"), LEAVE_EARLY),
+    ]
+    for what, flags, fill, tail in cases:
+        r = runner(*flags)
+        code = IDLE_WRITER.format(**fill)
+        if tail:
+            # The writer in the foreground, after the report that ends the run.
+            code = code.replace("threading.Thread(target=fill, daemon=True).start()\n", "")
+        res = r.run("a", code + tail, session="s", timeout_ms=30000)
+        t.eq((res.exited.get("end"), res.exited.get("limit")), ("exited", None),
+             f"{what}: control: the run itself ends within its caps", res)
+        try:
+            ev = ended(r, "s", timeout=30)
+        except TimeoutError:
+            ev = None
+        t.eq(ev and ev.get("reason"), "limit",
+             f"{what}: the idle session is ended when its writer passes the cap", ev)
+        r.close()
+
+
 def test_memory(t):
     r = runner()
     hold = "b{n} = bytearray({mib} * 1024 * 1024)\nb{n}[::4096] = b'x' * len(b{n}[::4096])\n"
@@ -421,7 +464,7 @@ def test_cli(t):
 
 TESTS = {f.__name__[5:]: f for f in (test_cli, test_state_kept, test_errors_and_plots, test_timeout,
                                      test_crash, test_restart_close, test_queue_and_cancel,
-                                     test_idle, test_memory, test_isolation_sessions,
+                                     test_idle, test_idle_caps, test_memory, test_isolation_sessions,
                                      test_isolation_normal, test_refusals, test_fds,
                                      test_client_gone)}
 

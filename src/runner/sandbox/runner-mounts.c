@@ -75,6 +75,29 @@ bind (const char *src, const char *dst, bool writable, bool devices)
   return mount (NULL, dst, NULL, flags, NULL);
 }
 
+/* The working directory, read-write at /work: looked up by name again here
+ * (an fd the runner holds belongs to the host's mount namespace, which
+ * mount(2) refuses as a source in this one), checked to be the directory
+ * the runner checked, and bound through that fd's /proc link, so a swap
+ * of the name after the check cannot put another directory at /work. */
+static int
+bind_work (const RunnerSandboxPlan *plan)
+{
+  const char *dst = RUNNER_SANDBOX_WORK + 1;
+  char src[64];
+  cleanup_fd int fd = runner_sandbox_open_work (plan);
+
+  if (fd < 0)
+    return -1;
+  if (mkdir (dst, 0755) != 0 && errno != EEXIST)
+    return -1;
+  snprintf (src, sizeof src, "/proc/self/fd/%d", fd);
+  if (mount (src, dst, NULL, MS_BIND | MS_REC, NULL) != 0)
+    return -1;
+  return mount (NULL, dst, NULL, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV | locked_flags (dst),
+                NULL);
+}
+
 static int
 write_text (const char *path, const char *text)
 {
@@ -232,7 +255,7 @@ runner_sandbox_build_root (const RunnerSandboxPlan *plan)
     return RUNNER_STEP_ROOT;
 
   if (bind ("/usr", "usr", false, false) != 0 || mirror_toplevel () != 0 || build_etc (plan) != 0
-      || bind (plan->work_dir, RUNNER_SANDBOX_WORK + 1, true, false) != 0
+      || bind_work (plan) != 0
       || bind (plan->code_dir, RUNNER_SANDBOX_CODE + 1, false, false) != 0 || build_dev () != 0)
     return RUNNER_STEP_ROOT;
 

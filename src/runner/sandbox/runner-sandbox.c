@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -175,6 +176,39 @@ drop_capabilities (void)
 }
 
 int
+runner_sandbox_open_work (const RunnerSandboxPlan *plan)
+{
+  struct stat st;
+  int fd = open_no_symlinks (plan->work_dir, O_PATH | O_DIRECTORY);
+
+  if (fd < 0 || plan->work_ino == 0)
+    return fd;
+  if (fstat (fd, &st) != 0 || st.st_dev != plan->work_dev || st.st_ino != plan->work_ino)
+    {
+      close (fd);
+      errno = ESTALE;
+      return -1;
+    }
+  return fd;
+}
+
+/* Fallback mode's working directory, for its Landlock rule: the one
+ * exec_program entered through runner_sandbox_open_work, checked once
+ * more, so the rule lands on that directory and not on whatever the name
+ * means now. */
+static const char *
+work_for_landlock (const RunnerSandboxPlan *plan)
+{
+  struct stat st;
+
+  if (plan->work_ino == 0)
+    return plan->work_dir;
+  if (stat (".", &st) != 0 || st.st_dev != plan->work_dev || st.st_ino != plan->work_ino)
+    return NULL;
+  return ".";
+}
+
+int
 runner_sandbox_restrict (const RunnerSandboxPlan *plan)
 {
   /* Lower priority and first in line for the OOM killer: a runaway snippet
@@ -245,7 +279,9 @@ runner_sandbox_restrict (const RunnerSandboxPlan *plan)
         }
       else
         {
-          read_write[0] = plan->work_dir;
+          read_write[0] = work_for_landlock (plan);
+          if (read_write[0] == NULL)
+            return errno = ESTALE, RUNNER_STEP_LANDLOCK;
           read_write[1] = plan->tmp_dir;
         }
       if (plan->env_dir != NULL && plan->env_writable)
@@ -272,21 +308,31 @@ runner_sandbox_seccomp (const RunnerSandboxPlan *plan)
   return 0;
 }
 
-/* Tries, in a throwaway child, what decides whether namespace mode is
- * possible: leaving root (if we are root) and creating a user namespace.
- * The other namespaces are then ours to create; not creating them here
- * keeps the probe cheap (a network namespace alone costs about 1 ms). */
+/* Tries, in a throwaway child, each step namespace mode takes before the
+ * program: leaving root (if we are root), a user namespace with our ids
+ * mapped, the other namespaces, a tmpfs and a pivot into it. A user
+ * namespace alone proves little: Ubuntu's AppArmor restriction
+ * (apparmor_restrict_unprivileged_userns) lets unshare(CLONE_NEWUSER)
+ * succeed and then refuses the mounts, and every run would fail; auto
+ * mode must pick fallback there. Only the network namespace is left out,
+ * as it costs about 1 ms and nothing refuses it alone. */
 static bool
-probe_userns (void)
+probe_namespaces (void)
 {
   pid_t pid = fork ();
   int status;
 
   if (pid == 0)
     {
-      if (geteuid () == 0 && drop_to_nobody () != 0)
+      RunnerSandboxPlan plan = { .drop_to_nobody = geteuid () == 0, .network = true };
+
+      if (runner_sandbox_enter_namespaces (&plan) != 0
+          || mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0
+          || mount ("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=64k") != 0
+          || chdir ("/tmp") != 0 || mkdir (".oldroot", 0700) != 0
+          || syscall (SYS_pivot_root, ".", ".oldroot") != 0)
         _exit (1);
-      _exit (unshare (CLONE_NEWUSER) == 0 ? 0 : 1);
+      _exit (0);
     }
   if (pid < 0 || waitpid (pid, &status, 0) != pid)
     return false;
@@ -296,7 +342,7 @@ probe_userns (void)
 void
 runner_sandbox_probe (RunnerSandboxCaps *caps)
 {
-  caps->userns = probe_userns ();
+  caps->userns = probe_namespaces ();
   caps->landlock_abi = runner_landlock_abi ();
   caps->seccomp = prctl (PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
 }

@@ -33,7 +33,8 @@ int runner_sandbox_mode_parse (const char *name, RunnerSandboxMode *mode);
 /* What this kernel and this process allow, probed once at startup. */
 typedef struct
 {
-  bool userns;      /* a user namespace (and the others) can be created */
+  bool userns;      /* namespace mode works here: a user namespace with our ids
+                     * mapped, the others, a tmpfs and a pivot into it */
   int landlock_abi; /* 0: no Landlock */
   bool seccomp;
 } RunnerSandboxCaps;
@@ -66,6 +67,10 @@ typedef struct
   int64_t tmp_bytes;              /* size of the private /tmp (namespaces) */
   const char *root_dir;           /* empty directory for the new root */
   const char *work_dir;           /* host paths */
+  dev_t work_dev;                 /* work_dir as the runner checked it and */
+  ino_t work_ino;                 /* holds it (ino 0: not checked): every
+                                   * lookup of work_dir in the child must
+                                   * find this very directory */
   const char *code_dir;
   const char *tmp_dir;
   char *const *read_only_dirs;    /* extra read-only host directories, or NULL */
@@ -76,6 +81,11 @@ typedef struct
                                    * env_writable (an install's last step) */
   bool env_writable;
 } RunnerSandboxPlan;
+
+/* Opens plan->work_dir (O_PATH, no symlink in any component) and checks
+ * it is the directory the runner checked: a run racing this one may have
+ * swapped a part of the name since. -1 with errno ESTALE if it is not. */
+int runner_sandbox_open_work (const RunnerSandboxPlan *plan);
 
 /* Failing steps, reported in the run's "failed" error. */
 typedef enum

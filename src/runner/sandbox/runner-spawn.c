@@ -130,6 +130,22 @@ set_limit (int resource, int64_t value, int err_fd)
     child_fail (err_fd, STEP_RLIMITS);
 }
 
+/* In fallback mode the working directory is the host's: entered through
+ * a lookup checked against the directory the runner checked, so a symlink
+ * swapped into its name since then gives the run nothing (namespace mode
+ * checks it the same way when it binds it at /work). */
+static int
+enter_cwd (const RunnerSpawnSpec *spec)
+{
+  const RunnerSandboxPlan *plan = spec->sandbox;
+
+  if (plan == NULL || plan->namespaces || plan->work_ino == 0
+      || strcmp (spec->cwd, plan->work_dir) != 0)
+    return chdir (spec->cwd);
+  cleanup_fd int fd = runner_sandbox_open_work (plan);
+  return fd < 0 ? -1 : fchdir (fd);
+}
+
 /* The program's side: from a fresh fork of init to execve. */
 static void __attribute__ ((noreturn))
 exec_program (const RunnerSpawnSpec *spec, pid_t init_pid, int in, int out, int err,
@@ -188,7 +204,7 @@ exec_program (const RunnerSpawnSpec *spec, pid_t init_pid, int in, int out, int 
    * per uid (adjusted for what it already runs) in fallback mode. */
   set_limit (RLIMIT_NPROC, spec->sandbox->max_processes, err_fd);
 
-  if (chdir (spec->cwd) != 0)
+  if (enter_cwd (spec) != 0)
     child_fail (err_fd, STEP_CHDIR);
   umask (022);
   /* No exec will close what is close-on-exec: close it now (the warm

@@ -3,10 +3,12 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 void
@@ -403,4 +405,25 @@ buf_clear (Buf *buf)
   free (buf->data);
   buf->data = NULL;
   buf->len = buf->cap = 0;
+}
+
+/* Opens a canonical path refusing a symlink in any component: realpath
+ * resolved them all, so one found now was put there since, to swap the
+ * target under us. Before openat2 (Linux 5.6), only the last component is
+ * checked. */
+int
+open_no_symlinks (const char *path, int flags)
+{
+  /* openat2 takes no flag O_PATH ignores, O_NOCTTY among them. */
+  if ((flags & O_PATH) == 0)
+    flags |= O_NOCTTY;
+  struct open_how how = {
+    .flags = (uint64_t) (flags | O_CLOEXEC),
+    .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+  };
+  int fd = (int) syscall (SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+
+  if (fd < 0 && errno == ENOSYS)
+    fd = open (path, flags | O_CLOEXEC | O_NOFOLLOW);
+  return fd;
 }

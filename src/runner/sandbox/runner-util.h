@@ -88,6 +88,11 @@ int set_nonblocking (int fd, bool nonblocking);
  * unwritable directories behind, so permissions are fixed on the way. */
 int remove_tree (const char *path);
 
+/* Opens a canonical path refusing a symlink in any component (openat2
+ * RESOLVE_NO_SYMLINKS; before Linux 5.6 only the last component is
+ * checked). O_CLOEXEC is always added. */
+int open_no_symlinks (const char *path, int flags);
+
 /* Opens fd's "..", checking it is the directory (dev, ino) we came down
  * from; -1 with errno ESTALE if it is not (it was moved meanwhile). */
 int open_parent_checked (int fd, dev_t dev, ino_t ino);

@@ -96,6 +96,10 @@ parse_plan (const char *blob, size_t len, WarmPlan *w, bool whole)
         w->plan.root_dir = v;
       else if (KEY ("work"))
         w->plan.work_dir = v;
+      else if (KEY ("work_dev"))
+        w->plan.work_dev = (dev_t) parse_int (v);
+      else if (KEY ("work_ino"))
+        w->plan.work_ino = (ino_t) parse_int (v);
       else if (KEY ("code"))
         w->plan.code_dir = v;
       else if (KEY ("tmp"))
@@ -123,7 +127,8 @@ parse_plan (const char *blob, size_t len, WarmPlan *w, bool whole)
 #undef KEY
     }
   if (whole
-      && (w->plan.root_dir == NULL || w->plan.work_dir == NULL || w->plan.code_dir == NULL
+      && (w->plan.root_dir == NULL || w->plan.work_dir == NULL || w->plan.work_ino == 0
+          || w->plan.code_dir == NULL
           || w->plan.tmp_dir == NULL || w->spec.cwd == NULL))
     return -1;
   w->ro[w->n_ro] = NULL;

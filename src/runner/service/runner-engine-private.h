@@ -43,6 +43,10 @@ struct RunnerRun
 
   char *dir;       /* private, removed on release: holds work/, code/, tmp/ */
   char *cwd;       /* dir/work, or the directory the request named */
+  int cwd_fd;      /* O_PATH fd of that directory from its check on: the
+                    * runner's walks and the sandbox use it, not the name */
+  dev_t cwd_dev;   /* and its identity, which the sandbox checks again */
+  ino_t cwd_ino;
   char *code_path; /* the snippet as the interpreter sees it */
   RunnerFileSnap before;
 
@@ -145,13 +149,16 @@ void _runner_engine_sandbox_info (RunnerEngine *engine, bool network, SpSandboxI
 /* The filter for a run, or NULL when seccomp is unavailable here. */
 const RunnerSeccompFilter *_runner_engine_seccomp (RunnerEngine *engine, bool network);
 void _runner_engine_emit (RunnerEngine *engine, const SpMessage *msg);
+/* Opens run->cwd as run->cwd_fd unless the check already did, and keeps
+ * its identity for the sandbox to check again. */
+int _runner_run_hold_cwd (RunnerRun *run);
 void _runner_engine_run_finished (RunnerEngine *engine, RunnerRun *run);
 /* Starts queued runs while slots are free (a session's run waits while
  * its session is busy). */
 void _runner_engine_start_queued (RunnerEngine *engine);
 uid_t _runner_engine_run_uid (RunnerEngine *engine);
 /* The policy's verdict on a cwd (see runner-policy.h), resolved. */
-int _runner_engine_check_cwd (RunnerEngine *engine, const char *cwd, char **canonical,
+int _runner_engine_check_cwd (RunnerEngine *engine, const char *cwd, char **canonical, int *dir_fd,
                               SpProtoError *err);
 
 /* runner-environment.c: checks req->environment (req->cwd already

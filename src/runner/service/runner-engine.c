@@ -123,8 +123,9 @@ resolve_sandbox (RunnerEngine *engine)
 
   engine->namespaces = caps->userns && c->sandbox_mode != RUNNER_SANDBOX_FALLBACK;
   if (c->sandbox_mode == RUNNER_SANDBOX_NAMESPACES && !caps->userns && c->strict)
-    engine->refusal = xstrdup ("namespace mode was asked for, but this system refuses "
-                               "unprivileged user namespaces (strict)");
+    engine->refusal = xstrdup ("namespace mode was asked for, but this system refuses a step "
+                               "of it: an unprivileged user namespace, its id maps, a mount "
+                               "or pivot_root (strict)");
   else if (caps->landlock_abi == 0 && c->strict)
     engine->refusal = xstrdup ("this kernel has no Landlock (strict)");
 
@@ -310,10 +311,10 @@ _runner_engine_run_uid (RunnerEngine *engine)
 
 int
 _runner_engine_check_cwd (RunnerEngine *engine, const char *cwd, char **canonical,
-                          SpProtoError *err)
+                          int *dir_fd, SpProtoError *err)
 {
   return runner_policy_check_cwd (&engine->config.paths, engine->root, cwd,
-                                  _runner_engine_run_uid (engine), canonical, err);
+                                  _runner_engine_run_uid (engine), canonical, dir_fd, err);
 }
 
 /* Reads a request's "path" into its code, so the run never depends on the
@@ -356,7 +357,8 @@ validate (RunnerEngine *engine, SpRun *req, const RunnerLanguage **lang, SpProto
   if (req->cwd != NULL)
     {
       char *canonical = NULL;
-      if (_runner_engine_check_cwd (engine, req->cwd, &canonical, err) != 0)
+      /* Checked again, and held as an fd from then on, when the run starts. */
+      if (_runner_engine_check_cwd (engine, req->cwd, &canonical, NULL, err) != 0)
         {
           free (canonical);
           return -1;
@@ -430,7 +432,7 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
   if (run->req.session != NULL)
     run->session = _runner_session_get (engine, &run->req);
   run->init_pid = -1;
-  run->control_fd = run->status_fd = run->stdin_fd = -1;
+  run->control_fd = run->status_fd = run->stdin_fd = run->cwd_fd = -1;
   run->streams[0].fd = run->streams[1].fd = -1;
   run->env = env;
   run->env_writable = options != NULL && options->environment_writable;

@@ -259,10 +259,13 @@ walk_tree (int root_fd, Walk *walk)
     close (fd);
 }
 
+/* The walks start from the directory the caller holds open, never from a
+ * name: a name is looked up again, and the run may have swapped one of its
+ * parts for a symlink since the check (issue "Close the seams"). */
 static int
-open_root (const char *dir)
+open_root (int dir_fd)
 {
-  return open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  return openat (dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
 /* ---- Usage ---------------------------------------------------------- */
@@ -279,9 +282,9 @@ count_entry (void *data, int dfd, const char *name, const char *path, const stru
 }
 
 void
-runner_files_usage (const char *dir, int64_t max_entries, RunnerUsage *usage)
+runner_files_usage (int dir_fd, int64_t max_entries, RunnerUsage *usage)
 {
-  cleanup_fd int root = open_root (dir);
+  cleanup_fd int root = open_root (dir_fd);
 
   /* A rename under the walk makes the way back up fail its check; that is
    * a race, not a verdict, so try again before calling it over. */
@@ -370,9 +373,9 @@ cmp_entry (const void *a, const void *b)
 }
 
 void
-runner_files_snapshot (const char *dir, RunnerFileSnap *snap)
+runner_files_snapshot (int dir_fd, RunnerFileSnap *snap)
 {
-  cleanup_fd int root = open_root (dir);
+  cleanup_fd int root = open_root (dir_fd);
   SnapWalk sw = { .snap = snap };
   Walk walk = {
     .max_entries = RUNNER_FILES_SNAP_MAX_ENTRIES,
@@ -442,9 +445,9 @@ strip_entry (void *data, int dfd, const char *name, const char *path, const stru
 }
 
 void
-runner_files_strip_setid (const char *dir, const RunnerFileSnap *before)
+runner_files_strip_setid (int dir_fd, const RunnerFileSnap *before)
 {
-  cleanup_fd int root = open_root (dir);
+  cleanup_fd int root = open_root (dir_fd);
   Walk walk = {
     .max_entries = RUNNER_FILES_STRIP_MAX_ENTRIES,
     .max_depth = SIZE_MAX,
@@ -817,15 +820,15 @@ mtime_on_clock (int64_t mtime_ns, int64_t origin_ns)
 }
 
 void
-runner_files_changes (const char *dir, const RunnerFileSnap *before, size_t base64_budget,
+runner_files_changes (int dir_fd, const RunnerFileSnap *before, size_t base64_budget,
                       int64_t origin_ns, SpFileInfo **files, size_t *n_files, bool *truncated)
 {
-  cleanup_fd int root = open_root (dir);
+  cleanup_fd int root = open_root (dir_fd);
   RunnerFileSnap after;
   const RunnerFileEntry **changed = NULL;
   size_t n_changed = 0;
 
-  runner_files_snapshot (dir, &after);
+  runner_files_snapshot (dir_fd, &after);
   *truncated = after.truncated;
   changed = xcalloc (after.n + 1, sizeof *changed);
   for (size_t i = 0; i < after.n; i++)

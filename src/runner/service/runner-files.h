@@ -13,7 +13,11 @@
  * - strip: after a run, setuid and setgid bits on files it created or
  *   changed are cleared, through fds.
  * - snapshot / changes: the "files" report. This one may be truncated
- *   (and says so); it never decides a limit. */
+ *   (and says so); it never decides a limit.
+ *
+ * Each takes the directory as an fd (O_PATH will do) that the caller
+ * opened when it checked the directory, never as a name: a name is looked
+ * up again, and a run can swap a part of it for a symlink meanwhile. */
 #pragma once
 
 #include <stdbool.h>
@@ -58,7 +62,7 @@ typedef struct
   bool truncated;
 } RunnerFileSnap;
 
-void runner_files_snapshot (const char *dir, RunnerFileSnap *snap);
+void runner_files_snapshot (int dir_fd, RunnerFileSnap *snap);
 void runner_files_snap_clear (RunnerFileSnap *snap);
 
 typedef struct
@@ -68,13 +72,13 @@ typedef struct
   bool complete;   /* false: the figures are a lower bound; treat as over */
 } RunnerUsage;
 
-/* Measures dir, giving up (incomplete) past max_entries entries or
+/* Measures the directory, giving up (incomplete) past max_entries entries or
  * RUNNER_FILES_USAGE_MAX_DEPTH levels. */
-void runner_files_usage (const char *dir, int64_t max_entries, RunnerUsage *usage);
+void runner_files_usage (int dir_fd, int64_t max_entries, RunnerUsage *usage);
 
 /* Clears setuid and setgid on regular files beneath dir that are not in
  * before with those bits already set (before may be NULL). */
-void runner_files_strip_setid (const char *dir, const RunnerFileSnap *before);
+void runner_files_strip_setid (int dir_fd, const RunnerFileSnap *before);
 
 /* Lists entries that are new or changed since before (NULL: everything):
  * regular files, symlinks, FIFOs, sockets and devices, not directories.
@@ -84,5 +88,5 @@ void runner_files_strip_setid (const char *dir, const RunnerFileSnap *before);
  * With base64_budget > 0, images carry their bytes while they fit.
  * origin_ns is the wall-clock time of the runner's clock origin: each
  * entry's t_ms is its modification time on the runner's clock. */
-void runner_files_changes (const char *dir, const RunnerFileSnap *before, size_t base64_budget,
+void runner_files_changes (int dir_fd, const RunnerFileSnap *before, size_t base64_budget,
                            int64_t origin_ns, SpFileInfo **files, size_t *n_files, bool *truncated);

@@ -4,11 +4,10 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "runner-util.h"
@@ -65,25 +64,19 @@ within_any (const char *path, char *const *dirs)
   return false;
 }
 
-/* Opens a canonical path refusing a symlink in any component: realpath
- * resolved them all, so one found now was put there since, to swap the
- * target under us. Before openat2 (Linux 5.6), only the last component is
- * checked. */
-static int
-open_no_symlinks (const char *path, int flags)
+/* Whether the fd's current name, as the kernel tracks it, is path. */
+static bool
+fd_is_path (int fd, const char *path)
 {
-  /* openat2 takes no flag O_PATH ignores, O_NOCTTY among them. */
-  if ((flags & O_PATH) == 0)
-    flags |= O_NOCTTY;
-  struct open_how how = {
-    .flags = (uint64_t) (flags | O_CLOEXEC),
-    .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-  };
-  int fd = (int) syscall (SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+  char proc[64], name[PATH_MAX];
+  ssize_t n;
 
-  if (fd < 0 && errno == ENOSYS)
-    fd = open (path, flags | O_CLOEXEC | O_NOFOLLOW);
-  return fd;
+  snprintf (proc, sizeof proc, "/proc/self/fd/%d", fd);
+  n = readlink (proc, name, sizeof name - 1);
+  if (n < 0)
+    return false;
+  name[n] = '\0';
+  return strcmp (name, path) == 0;
 }
 
 /* The checks cwd and path share: resolved, not "/", under an allowed
@@ -115,7 +108,8 @@ resolve_allowed (const char *field, const char *flag, char *const *allowed,
 
 int
 runner_policy_check_cwd (const RunnerPathPolicy *policy, const char *private_dir,
-                         const char *cwd, uid_t run_uid, char **canonical, SpProtoError *err)
+                         const char *cwd, uid_t run_uid, char **canonical, int *dir_fd,
+                         SpProtoError *err)
 {
   cleanup_free char *resolved = NULL;
   cleanup_fd int fd = -1;
@@ -136,7 +130,15 @@ runner_policy_check_cwd (const RunnerPathPolicy *policy, const char *private_dir
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
                                "field \"cwd\": %.100s is not owned by uid %d, which runs the "
                                "program", resolved, (int) run_uid);
+  /* realpath and the open are two lookups: a directory exchanged between
+   * them (renameat2 RENAME_EXCHANGE) passes both. The fd's own name says
+   * which directory we hold; it must be the one the checks above judged. */
+  if (!fd_is_path (fd, resolved))
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "field \"cwd\": %.100s changed while it was checked", resolved);
   *canonical = steal_pointer (&resolved);
+  if (dir_fd != NULL)
+    *dir_fd = steal_fd (&fd);
   return 0;
 }
 

@@ -34,9 +34,12 @@ void runner_policy_clear (RunnerPathPolicy *policy);
 /* Checks a request's cwd against the policy: resolved, under an allowed
  * directory, neither inside nor around `private_dir` (the runner's own
  * directory of runs), a directory owned by run_uid (unless cwd_any_owner)
- * and not "/". On success *canonical is the resolved path. */
+ * and not "/". On success *canonical is the resolved path and, when
+ * dir_fd is not NULL, *dir_fd an O_PATH fd of the very directory checked:
+ * from then on the caller uses the fd, never the name, which a run racing
+ * this one can swap for a symlink at any moment. */
 int runner_policy_check_cwd (const RunnerPathPolicy *policy, const char *private_dir,
-                             const char *cwd, uid_t run_uid, char **canonical,
+                             const char *cwd, uid_t run_uid, char **canonical, int *dir_fd,
                              SpProtoError *err);
 
 /* Reads a request's path under the same rules (no directory check, but a

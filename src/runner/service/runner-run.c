@@ -197,7 +197,7 @@ recheck_cwd (RunnerRun *run)
   SpProtoError err = { 0 };
   char *canonical = NULL;
 
-  if (_runner_engine_check_cwd (run->engine, run->req.cwd, &canonical, &err) != 0
+  if (_runner_engine_check_cwd (run->engine, run->req.cwd, &canonical, &run->cwd_fd, &err) != 0
       || strcmp (canonical, run->req.cwd) != 0)
     {
       free (canonical);
@@ -207,6 +207,32 @@ recheck_cwd (RunnerRun *run)
     }
   free (canonical);
   return 0;
+}
+
+/* Holds the run's working directory as an fd, unless the check already
+ * does (a named cwd): the runner's own (private, or an install step's,
+ * which the runner made) is opened without following any symlink. */
+int
+_runner_run_hold_cwd (RunnerRun *run)
+{
+  struct stat st;
+
+  if (run->cwd_fd < 0)
+    run->cwd_fd = open_no_symlinks (run->cwd, O_PATH | O_DIRECTORY);
+  if (run->cwd_fd < 0 || fstat (run->cwd_fd, &st) != 0)
+    return -1;
+  run->cwd_dev = st.st_dev;
+  run->cwd_ino = st.st_ino;
+  return 0;
+}
+
+/* One of the run's private directories (tmp), for a walk. */
+static int
+open_subdir (RunnerRun *run, const char *name)
+{
+  cleanup_free char *path = xasprintf ("%s/%s", run->dir, name);
+
+  return open_no_symlinks (path, O_PATH | O_DIRECTORY);
 }
 
 /* Python runs get the prelude (plots as files) as code/.sandpad. */
@@ -327,7 +353,8 @@ _runner_run_start (RunnerRun *run)
     return _runner_session_run_start (run);
   if (run->req.cwd != NULL && !run->cwd_trusted && recheck_cwd (run) != 0)
     return -1;
-  if (make_dirs (run) != 0 || write_code (run) != 0 || write_prelude (run) != 0)
+  if (make_dirs (run) != 0 || _runner_run_hold_cwd (run) != 0 || write_code (run) != 0
+      || write_prelude (run) != 0)
     {
       emit_failed (run, "cannot prepare the run's directory: %s", strerror (errno));
       return -1;
@@ -337,8 +364,8 @@ _runner_run_start (RunnerRun *run)
       /* What a named directory holds already is not the run's; but the
        * cap can only be kept if that much can be measured each time. */
       RunnerUsage base;
-      runner_files_snapshot (run->cwd, &run->before);
-      runner_files_usage (run->cwd, engine->config.disk_files, &base);
+      runner_files_snapshot (run->cwd_fd, &run->before);
+      runner_files_usage (run->cwd_fd, engine->config.disk_files, &base);
       if (!base.complete)
         {
           emit_failed (run,
@@ -389,6 +416,10 @@ _runner_run_start (RunnerRun *run)
     .tmp_bytes = engine->config.disk_limit,
     .root_dir = root_dir,
     .work_dir = run->cwd,
+    /* The sandbox looks the working directory up again (it must, to bind
+     * or enter it) and refuses any other directory than the one held. */
+    .work_dev = run->cwd_dev,
+    .work_ino = run->cwd_ino,
     .code_dir = code_dir,
     .tmp_dir = tmp_dir,
     .read_only_dirs = read_only,
@@ -723,12 +754,14 @@ static bool
 disk_usage (RunnerRun *run, int64_t *bytes, int64_t *entries)
 {
   const RunnerConfig *config = &run->engine->config;
-  cleanup_free char *tmp_dir = xasprintf ("%s/tmp", run->dir);
   RunnerUsage work, tmp = { .complete = true };
 
-  runner_files_usage (run->cwd, run->disk_base_entries + config->disk_files + 1, &work);
+  runner_files_usage (run->cwd_fd, run->disk_base_entries + config->disk_files + 1, &work);
   if (!run->engine->namespaces && work.complete)
-    runner_files_usage (tmp_dir, config->disk_files + 1, &tmp);
+    {
+      cleanup_fd int tmp_fd = open_subdir (run, "tmp");
+      runner_files_usage (tmp_fd, config->disk_files + 1, &tmp);
+    }
   /* Files it deleted but keeps open hold blocks no walk sees (as of the
    * last tree watch). */
   *bytes = work.bytes - run->disk_base + tmp.bytes + run->deleted_bytes;
@@ -959,20 +992,22 @@ fill_result (RunnerRun *run, SpExited *ev)
 static void
 finish_files (RunnerRun *run, SpExited *ev)
 {
-  cleanup_free char *tmp_dir = xasprintf ("%s/tmp", run->dir);
   /* A named directory or a session's holds more than this run made. */
   const RunnerFileSnap *before = run->req.cwd || run->keep_dir ? &run->before : NULL;
 
-  runner_files_strip_setid (run->cwd, before);
+  runner_files_strip_setid (run->cwd_fd, before);
   if (!run->engine->namespaces)
-    runner_files_strip_setid (tmp_dir, NULL);
+    {
+      cleanup_fd int tmp_fd = open_subdir (run, "tmp");
+      runner_files_strip_setid (tmp_fd, NULL);
+    }
   if (ev->end == SP_END_FAILED)
     return;
   /* A run that filled its space and ended between two looks is still
    * measured, so the limit is named even with nothing left to stop. */
   if (run->limit == SP_LIMIT_NONE && disk_over (run))
     ev->limit = run->limit = SP_LIMIT_DISK;
-  runner_files_changes (run->cwd, before, run->req.return_base64 ? RUNNER_BASE64_BUDGET : 0,
+  runner_files_changes (run->cwd_fd, before, run->req.return_base64 ? RUNNER_BASE64_BUDGET : 0,
                         runner_engine_clock_origin_realtime_ns (run->engine), &ev->files,
                         &ev->n_files, &ev->files_truncated);
 }
@@ -1065,6 +1100,8 @@ _runner_run_free (RunnerRun *run)
   runner_files_snap_clear (&run->before);
   free (run->dir);
   free (run->cwd);
+  if (run->cwd_fd >= 0)
+    close (run->cwd_fd);
   free (run->code_path);
   free (run->failure);
   runner_env_clear (&run->env);

@@ -16,7 +16,7 @@
 /* How often a session's whole tree is summed (as a run's, runner-run.c),
  * while it runs something and while it waits. */
 #define SESSION_MEMORY_POLL_NS (200 * INT64_C (1000000))
-#define SESSION_IDLE_MEMORY_POLL_NS (2000 * INT64_C (1000000))
+#define SESSION_IDLE_MEMORY_POLL_NS (500 * INT64_C (1000000))
 /* The driver's answer is a few dozen bytes; anything longer is not it. */
 #define SESSION_REPORT_MAX 512
 
@@ -240,6 +240,8 @@ fork_interpreter (RunnerSession *s, RunnerRun *run, int devnull, int channel, in
     .tmp_bytes = engine->config.disk_limit,
     .root_dir = root_dir,
     .work_dir = s->cwd,
+    .work_dev = run->cwd_dev,
+    .work_ino = run->cwd_ino,
     .code_dir = code_dir,
     .tmp_dir = tmp_dir,
     .read_only_dirs = engine->config.read_only_dirs,
@@ -285,6 +287,11 @@ spawn (RunnerSession *s, RunnerRun *run)
   drop_dir (s, NULL);
   if (make_session_dir (s) != 0)
     return -1;
+  run->dir = xstrdup (s->dir);
+  run->cwd = xstrdup (s->cwd);
+  run->keep_dir = true;
+  if (_runner_run_hold_cwd (run) != 0)
+    return -1;
   devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
   if (devnull < 0 || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0
       || pipe2 (ctl, O_CLOEXEC) != 0 || pipe2 (status, O_CLOEXEC) != 0)
@@ -298,9 +305,6 @@ spawn (RunnerSession *s, RunnerRun *run)
       return -1;
     }
 
-  run->dir = xstrdup (s->dir);
-  run->cwd = xstrdup (s->cwd);
-  run->keep_dir = true;
   s->init_pid = fork_interpreter (s, run, devnull, sv[1], ctl[0], status[1]);
   int errsv = errno;
   close (sv[1]);
@@ -442,13 +446,18 @@ _runner_session_run_start (RunnerRun *run)
       run->dir = xstrdup (s->dir);
       run->cwd = xstrdup (s->cwd);
       run->keep_dir = true;
+      if (_runner_run_hold_cwd (run) != 0)
+        {
+          _runner_run_fail (run, "cannot open the session's directory");
+          return -1;
+        }
     }
   s->n_runs++;
   s->current = run;
   s->kill_at_ns = 0;
   /* The files this run creates or changes are reported, not the
    * session's earlier ones. */
-  runner_files_snapshot (run->cwd, &run->before);
+  runner_files_snapshot (run->cwd_fd, &run->before);
 
   if (write_run_files (s, run, &dir) != 0 || pipe2 (in, O_CLOEXEC) != 0
       || pipe2 (out, O_CLOEXEC) != 0 || pipe2 (err, O_CLOEXEC) != 0)
@@ -550,6 +559,41 @@ sample_memory (RunnerSession *s)
     }
 }
 
+/* The session's writable space, measured as a run's is (its directory
+ * and, without namespaces, its tmp; with them /tmp is a capped tmpfs),
+ * through fds of the session's own directories. */
+static bool
+disk_over (RunnerSession *s)
+{
+  const RunnerConfig *c = &s->engine->config;
+  cleanup_free char *tmp = xasprintf ("%s/tmp", s->dir);
+  cleanup_fd int work_fd = open_no_symlinks (s->cwd, O_PATH | O_DIRECTORY);
+  RunnerUsage work, t = { .complete = true };
+
+  runner_files_usage (work_fd, c->disk_files + 1, &work);
+  if (!s->engine->namespaces && work.complete)
+    {
+      cleanup_fd int tmp_fd = open_no_symlinks (tmp, O_PATH | O_DIRECTORY);
+      runner_files_usage (tmp_fd, c->disk_files + 1, &t);
+    }
+  return !work.complete || !t.complete || work.bytes + t.bytes > c->disk_limit
+         || work.entries + t.entries > c->disk_files;
+}
+
+/* While no run goes, the interpreter may still work: a thread a run left
+ * writing, or a run that told the driver it was done ({"exit":0} on fd 3)
+ * and went on. The session's whole life is held to its caps, so an idle
+ * session is watched for disk and entries as well as memory, and ended
+ * when it passes one. */
+static void
+check_idle_disk (RunnerSession *s)
+{
+  if (s->current != NULL || !alive (s) || s->ending != SP_SESSION_END_NONE)
+    return;
+  if (disk_over (s))
+    kill_session (s, SP_SESSION_END_LIMIT);
+}
+
 static void
 check_memory (RunnerSession *s, int64_t now)
 {
@@ -558,6 +602,7 @@ check_memory (RunnerSession *s, int64_t now)
   s->memory_check_ns
     = now + (s->current != NULL ? SESSION_MEMORY_POLL_NS : SESSION_IDLE_MEMORY_POLL_NS);
   sample_memory (s);
+  check_idle_disk (s);
 }
 
 /* The run's result from the driver's answer; the runner measured the

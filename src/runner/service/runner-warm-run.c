@@ -145,6 +145,8 @@ _runner_run_spawn_warm (RunnerRun *run, const RunnerSpawnSpec *spec, char *const
   put_int (&buf, "tmp_bytes", plan->tmp_bytes);
   put (&buf, "root", plan->root_dir);
   put (&buf, "work", plan->work_dir);
+  put_int (&buf, "work_dev", (int64_t) plan->work_dev);
+  put_int (&buf, "work_ino", (int64_t) plan->work_ino);
   put (&buf, "code", plan->code_dir);
   put (&buf, "tmp", plan->tmp_dir);
   for (size_t i = 0; plan->read_only_dirs != NULL && plan->read_only_dirs[i] != NULL; i++)
