@@ -96,7 +96,8 @@ build_fuzzers() {
   if [ ! -f "$dir/build.ninja" ]; then
     CC=clang-14 meson setup "$dir" -Dfuzzing=true
   fi
-  meson compile -C "$dir" tests/fuzz/fuzz-decode tests/fuzz/fuzz-frame tests/fuzz/fuzz-utf8
+  meson compile -C "$dir" tests/fuzz/fuzz-decode tests/fuzz/fuzz-frame tests/fuzz/fuzz-utf8 \
+    tests/fuzz/fuzz-error
 }
 
 # Counts meson's own test log (one JSON object per test) so the summary

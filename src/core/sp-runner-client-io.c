@@ -77,14 +77,25 @@ handle_frames (SpRunnerClient *self)
       size_t len;
       SpProtoError perr = { 0 };
       SpMessage msg;
+      char id[SP_PROTO_MAX_ID + 1] = "";
       int rc = sp_frame_reader_next (self->reader, &frame, &len, &perr);
 
       if (rc == 0)
         return TRUE;
-      if (rc < 0 || sp_message_decode (frame, len, SP_DIR_EVENT, &msg, &perr, NULL) != 0)
+      if (rc < 0 || sp_message_decode (frame, len, SP_DIR_EVENT, &msg, &perr, id) != 0)
         {
-          /* A runner that sends what we cannot read is in no state we
-           * know: kill it rather than guess. */
+          /* A well-framed event about one of our runs costs that run
+           * only: a program's output once made one undecodable (issue
+           * 29), and restarting the runner every window shares would
+           * kill every other run and session with it. */
+          if (rc > 0 && _sp_runner_client_fail_run (self, id, &perr))
+            {
+              if (self->phase == CLIENT_CLOSED)
+                return FALSE;
+              continue;
+            }
+          /* Anything else is a runner in no state we know: kill it rather
+           * than guess. */
           g_autofree char *why = g_strdup_printf (_("The runner sent an invalid message (%s): %s"),
                                                   sp_proto_error_code_to_string (perr.code),
                                                   perr.message);

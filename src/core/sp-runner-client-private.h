@@ -29,6 +29,9 @@ typedef struct
   char *sandbox_mode; /* what "started" said this run got */
   GStrv sandbox_layers;
   gboolean accepted;      /* "queued" came: later errors are not a refusal */
+  /* An event about it could not be decoded: failed for our callers, its
+   * later events dropped, released by us once it has ended. */
+  gboolean failed;
   SpExecution *execution; /* NULL unless submitted */
 } RunInfo;
 
@@ -87,6 +90,10 @@ void _sp_runner_client_handle_ready (SpRunnerClient *self, SpMessage *msg);
 void _sp_runner_client_dispatch (SpRunnerClient *self, SpMessage *msg);
 /* Fails every tracked execution with error and forgets the runs. */
 void _sp_runner_client_fail_runs (SpRunnerClient *self, const GError *error);
+/* An event naming run `id` that did not decode (perr says why): fails
+ * that run alone. FALSE when id names no run of ours. */
+gboolean _sp_runner_client_fail_run (SpRunnerClient *self, const char *id,
+                                     const SpProtoError *perr);
 RunInfo *_sp_runner_client_run_info_new (void);
 void _sp_runner_client_run_info_free (gpointer data);
 

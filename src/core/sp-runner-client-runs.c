@@ -46,6 +46,83 @@ _sp_runner_client_fail_runs (SpRunnerClient *self, const GError *error)
       _sp_execution_set_failed (info->execution, error);
 }
 
+/* Sends a cancel or release for a run no caller follows any more. */
+static void
+send_ref_quietly (SpRunnerClient *self, SpMessageType type, const char *id)
+{
+  SpMessage msg = { .type = type };
+  gsize len = 0;
+  char *line;
+
+  msg.u.ref.id = (char *) id;
+  line = sp_message_encode (&msg, &len);
+  if (line != NULL)
+    _sp_runner_client_send (self, line, len);
+}
+
+gboolean
+_sp_runner_client_fail_run (SpRunnerClient *self, const char *id, const SpProtoError *perr)
+{
+  RunInfo *info = id[0] != '\0' ? g_hash_table_lookup (self->runs, id) : NULL;
+  const char *code = sp_proto_error_code_to_string (perr->code);
+  g_autofree char *message = NULL;
+  g_autoptr (GError) error = NULL;
+
+  if (info == NULL)
+    return FALSE;
+  if (info->failed)
+    return TRUE;
+  info->failed = TRUE;
+  message = g_strdup_printf (_("The runner sent an invalid message about this run (%s): %s"),
+                             code, perr->message);
+  error = g_error_new_literal (SP_RUNNER_ERROR, sp_runner_error_from_proto (perr->code),
+                               message);
+  /* Stopped, as no one will see its output or result; released by us
+   * now if it is over (else "run_state", and again at its exited), as no
+   * caller will release a run that never exited for it. */
+  send_ref_quietly (self, SP_MSG_CANCEL, id);
+  send_ref_quietly (self, SP_MSG_RELEASE, id);
+  if (info->execution != NULL)
+    _sp_execution_set_failed (info->execution, error);
+  _sp_runner_client_emit (self, SIGNAL_ERROR, id, code, message);
+  return TRUE;
+}
+
+/* The run an event is about; NULL for the others. */
+static const char *
+event_run_id (const SpMessage *msg)
+{
+  switch (msg->type)
+    {
+    case SP_MSG_QUEUED:
+      return msg->u.queued.id;
+    case SP_MSG_STARTED:
+      return msg->u.started.id;
+    case SP_MSG_OUTPUT:
+      return msg->u.output.id;
+    case SP_MSG_EXITED:
+      return msg->u.exited.id;
+    case SP_MSG_RELEASED:
+      return msg->u.ref.id;
+    case SP_MSG_ERROR:
+      return msg->u.error.id;
+    default:
+      return NULL;
+    }
+}
+
+/* An event about a run that failed: its callers were told, so only the
+ * run's end matters, to release it and then forget it. */
+static void
+handle_failed_run (SpRunnerClient *self, const char *id, const SpMessage *msg)
+{
+  if (msg->type == SP_MSG_EXITED)
+    send_ref_quietly (self, SP_MSG_RELEASE, id);
+  else if (msg->type == SP_MSG_RELEASED
+           || (msg->type == SP_MSG_ERROR && msg->u.error.code == SP_ERR_UNKNOWN_RUN))
+    g_hash_table_remove (self->runs, id);
+}
+
 /* ---- the ready event ---- */
 
 const SpReady *
@@ -397,7 +474,14 @@ handle_error (SpRunnerClient *self, const SpErrorMsg *error)
 void
 _sp_runner_client_dispatch (SpRunnerClient *self, SpMessage *msg)
 {
-  RunInfo *info;
+  const char *id = event_run_id (msg);
+  RunInfo *info = id != NULL ? g_hash_table_lookup (self->runs, id) : NULL;
+
+  if (info != NULL && info->failed)
+    {
+      handle_failed_run (self, id, msg);
+      return;
+    }
 
   switch (msg->type)
     {

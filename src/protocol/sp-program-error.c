@@ -74,8 +74,8 @@ decode_frames (json_t *frames, SpProgramError *error, SpProtoError *err)
       TRY (sp_json_check_fields (item, "frame", FIELDS ("file", "line", "column", "function"),
                                  err));
       TRY (sp_json_get_string (item, "file", true, &f->file, err));
-      TRY (sp_json_get_int (item, "line", true, 0, INT32_MAX, &f->line, err));
-      TRY (sp_json_get_int (item, "column", false, 1, INT32_MAX, &f->column, err));
+      TRY (sp_json_get_int (item, "line", true, 0, SP_PROGRAM_ERROR_MAX_LINE, &f->line, err));
+      TRY (sp_json_get_int (item, "column", false, 1, SP_PROGRAM_ERROR_MAX_LINE, &f->column, err));
       TRY (sp_json_get_string (item, "function", false, &f->function, err));
     }
   return 0;
@@ -100,8 +100,8 @@ sp_program_error_decode (json_t *obj, SpProgramError **out, SpProtoError *err)
                              err));
   TRY (sp_json_get_string (item, "type", true, &error->type, err));
   TRY (sp_json_get_string (item, "message", true, &error->message, err));
-  TRY (sp_json_get_int (item, "line", true, 0, INT32_MAX, &error->line, err));
-  TRY (sp_json_get_int (item, "column", false, 1, INT32_MAX, &error->column, err));
+  TRY (sp_json_get_int (item, "line", true, 0, SP_PROGRAM_ERROR_MAX_LINE, &error->line, err));
+  TRY (sp_json_get_int (item, "column", false, 1, SP_PROGRAM_ERROR_MAX_LINE, &error->column, err));
   TRY (sp_json_get_bool (item, "syntax", false, &error->syntax, err));
   TRY (sp_json_get_array (item, "frames", true, &frames, err));
   return decode_frames (frames, error, err);

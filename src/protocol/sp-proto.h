@@ -319,6 +319,9 @@ typedef struct
  * is valid UTF-8 and capped, at most SP_PROGRAM_ERROR_MAX_FRAMES frames. */
 #define SP_PROGRAM_ERROR_MAX_FRAMES 32
 #define SP_PROGRAM_ERROR_MAX_TEXT 512 /* bytes of type, message, file, function */
+/* Largest line or column number the decoder accepts (lines from 0,
+ * columns from 1). */
+#define SP_PROGRAM_ERROR_MAX_LINE INT32_MAX
 typedef struct
 {
   char *type;

@@ -3,6 +3,7 @@
  * handshake, then does what it was told; it never runs anything.
  *
  * Usage: fake-runner --fd N [BEHAVIOUR] [--count-file PATH --ok-after N]
+ *                    [--requests-log PATH]
  *   (none)               behave: every run prints "fake\n" and exits 0
  *   --crash-after-ready  exit with status 3 when the first run arrives
  *   --garbage            send a line that is not JSON right after ready
@@ -10,8 +11,13 @@
  *   --stall              never answer hello
  *   --oversize           send a 5 MiB line right after ready
  *   --future             announce protocol version 2 in ready
+ *   --bad-exited         end the first run with an exited event the strict
+ *                        decoder refuses (a program_error line past int32,
+ *                        as the runner once sent); answer cancel with
+ *                        run_state and release with released
  *   --count-file PATH --ok-after N
  *                        count starts in PATH; from start N+1 on, behave
+ *   --requests-log PATH  append "TYPE ID" for each request that names a run
  *
  * SANDPAD_FAKE_SANDBOX_MODE and SANDPAD_FAKE_SANDBOX_LAYERS (names separated
  * by spaces) set the sandbox it reports in ready and started, so the UI can
@@ -104,9 +110,18 @@ send_message (int fd, const SpMessage *msg)
   free (line);
 }
 
-/* The one run this fake knows how to do: print "fake" and succeed. */
+/* Everything a good exited has, and a line the decoder refuses (%s: id). */
+static const char bad_exited_format[]
+  = "{\"v\":1,\"type\":\"exited\",\"id\":\"%s\",\"end\":\"exited\",\"exit_code\":1,"
+    "\"t_ms\":1,\"wall_ms\":1,\"cpu_ms\":1,\"peak_memory_bytes\":1,\"stdout_bytes\":5,"
+    "\"stderr_bytes\":0,\"stdout_truncated\":false,\"stderr_truncated\":false,\"files\":[],"
+    "\"files_truncated\":false,\"program_error\":{\"type\":\"ValueError\",\"message\":\"\","
+    "\"line\":99999999999,\"frames\":[]}}\n";
+
+/* The one run this fake knows how to do: print "fake" and succeed, or
+ * with `bad`, fail in a way the client cannot read. */
 static void
-answer_run (int fd, const char *id, const FakeSandbox *sb)
+answer_run (int fd, const char *id, const FakeSandbox *sb, int bad)
 {
   SpMessage msg = { .type = SP_MSG_QUEUED };
 
@@ -131,6 +146,13 @@ answer_run (int fd, const char *id, const FakeSandbox *sb)
   msg.u.output.data = (char *) "fake\n";
   send_message (fd, &msg);
 
+  if (bad)
+    {
+      char line[sizeof bad_exited_format + SP_PROTO_MAX_ID];
+      snprintf (line, sizeof line, bad_exited_format, id);
+      send_str (fd, line);
+      return;
+    }
   memset (&msg, 0, sizeof msg);
   msg.type = SP_MSG_EXITED;
   msg.u.exited.id = (char *) id;
@@ -180,13 +202,46 @@ bump_count (const char *path)
   return count;
 }
 
+/* What the client asked about a run, for the test to read back. */
+static void
+log_request (const char *path, const SpMessage *msg)
+{
+  FILE *file;
+
+  if (path == NULL || (msg->type != SP_MSG_CANCEL && msg->type != SP_MSG_RELEASE))
+    return;
+  file = fopen (path, "a");
+  if (file == NULL)
+    abort ();
+  fprintf (file, "%s %s\n", sp_message_type_to_string (msg->type), msg->u.ref.id);
+  fclose (file);
+}
+
+/* cancel: the run is over (run_state); release: released. */
+static void
+answer_ref (int fd, const SpMessage *req)
+{
+  SpMessage msg = { .type = req->type == SP_MSG_CANCEL ? SP_MSG_ERROR : SP_MSG_RELEASED };
+
+  if (req->type == SP_MSG_CANCEL)
+    {
+      msg.u.error.id = req->u.ref.id;
+      msg.u.error.code = SP_ERR_RUN_STATE;
+      msg.u.error.message = (char *) "the run has exited";
+    }
+  else
+    msg.u.ref.id = req->u.ref.id;
+  send_message (fd, &msg);
+}
+
 int
 main (int argc, char **argv)
 {
   const char *fd_arg = option_value (argc, argv, "--fd");
   const char *count_file = option_value (argc, argv, "--count-file");
   const char *ok_after = option_value (argc, argv, "--ok-after");
-  int misbehave = 1;
+  const char *requests_log = option_value (argc, argv, "--requests-log");
+  int misbehave = 1, n_runs = 0;
   FakeSandbox sandbox;
   int fd;
   FILE *in;
@@ -248,7 +303,13 @@ main (int argc, char **argv)
         {
           if (misbehave && has_flag (argc, argv, "--crash-after-ready"))
             _exit (3);
-          answer_run (fd, msg.u.run.id, &sandbox);
+          answer_run (fd, msg.u.run.id, &sandbox,
+                      misbehave && n_runs++ == 0 && has_flag (argc, argv, "--bad-exited"));
+        }
+      else if (msg.type == SP_MSG_CANCEL || msg.type == SP_MSG_RELEASE)
+        {
+          log_request (requests_log, &msg);
+          answer_ref (fd, &msg);
         }
       sp_message_clear (&msg);
     }

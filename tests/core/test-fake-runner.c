@@ -3,7 +3,8 @@
  * an unknown message or an oversize frame, stalls the handshake, or cannot
  * be started at all. The client must report each one, kill the runner and
  * fail its runs; the supervisor must restart it, rate-limited, so the next
- * run works. */
+ * run works. An event about one run that does not decode fails that run
+ * alone: the runner is kept. */
 #include "config.h"
 
 #include <errno.h>
@@ -334,6 +335,62 @@ test_supervisor_no_restarts (void)
   expect_gives_up ("--oversize", 0, "SRF", "frame_too_large");
 }
 
+/* Issue 29: the runner's exited for one run does not decode (a
+ * program's line number past int32). That run fails, saying why; it is
+ * cancelled and released for the callers who no longer follow it; the
+ * runner every window shares is not restarted and runs the next one. */
+static void
+test_undecodable_event_fails_run (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sandpad-fake-XXXXXX", NULL);
+  g_autofree char *requests_log = g_build_filename (dir, "requests", NULL);
+  const char *args[] = { "--bad-exited", "--requests-log", requests_log, NULL };
+  SpRunnerSupervisor *sup = sp_runner_supervisor_new (fake_path ());
+  g_autoptr (SpRunRequest) req = python ("print(1)");
+  g_autoptr (SpExecution) bad = NULL;
+  g_autoptr (SpExecution) next = NULL;
+  g_autoptr (GString) states = g_string_new (NULL);
+  g_autofree char *requests = NULL;
+  const GError *error;
+  Recorder rec;
+  RunLog *log;
+
+  recorder_init (&rec, sup);
+  g_signal_connect (sup, "notify::state", G_CALLBACK (on_state), states);
+  sp_runner_supervisor_set_runner_args (sup, args);
+  sp_runner_supervisor_start (sup);
+  g_assert_true (sp_test_wait_for (sup_ready, sup, 10000));
+  bad = sp_runner_supervisor_submit (sup, req, NULL);
+  log = recorder_wait (&rec, "r1", "!", 10000);
+  g_assert_cmpstr (log->error_code, ==, "invalid_value");
+  g_assert_cmpint (sp_execution_get_state (bad), ==, SP_EXECUTION_FAILED);
+  error = sp_execution_get_error (bad);
+  g_assert_error (error, SP_RUNNER_ERROR, SP_RUNNER_ERROR_INVALID_VALUE);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "99999999999"));
+
+  next = sp_runner_supervisor_submit (sup, req, NULL);
+  /* The same runner: a new one would prefix its ids. */
+  g_assert_cmpstr (sp_execution_get_id (next), ==, "r2");
+  log = recorder_wait (&rec, "r2", "e", 10000);
+  g_assert_cmpstr (log->out->str, ==, "fake\n");
+  g_assert_cmpint (sp_execution_get_state (next), ==, SP_EXECUTION_EXITED);
+  g_assert_cmpuint (rec.n_closed, ==, 0);
+  g_assert_cmpstr (states->str, ==, "SR");
+  /* Nothing of r1 after its failure reached the callers (the fake's
+   * answers to cancel and release were before r2's events). */
+  g_assert_cmpstr (recorder_log (&rec, "r1")->events->str, ==, "qso!");
+  g_assert_true (g_file_get_contents (requests_log, &requests, NULL, NULL));
+  g_assert_cmpstr (requests, ==, "cancel r1\nrelease r1\n");
+
+  recorder_clear (&rec);
+  g_signal_handlers_disconnect_by_data (sup, states);
+  sp_runner_supervisor_stop (sup);
+  g_assert_finalize_object (sup);
+  g_assert_cmpint (g_unlink (requests_log), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -355,5 +412,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/FakeRunner/supervisor-gives-up-stall",
                    test_supervisor_gives_up_stall);
   g_test_add_func ("/Sandpad/FakeRunner/supervisor-no-restarts", test_supervisor_no_restarts);
+  g_test_add_func ("/Sandpad/FakeRunner/undecodable-event-fails-run",
+                   test_undecodable_event_fails_run);
   return g_test_run ();
 }

@@ -134,6 +134,74 @@ def test_hostile_output(t):
     r.close()
 
 
+# Tracebacks whose numbers are past what the protocol carries (issue 29):
+# one such run made the app restart the runner every window shares.
+HOSTILE_ERRORS = {
+    "python": ("python", r"""import sys
+sys.stderr.write('Traceback (most recent call last):\n'
+                 '  File "/code/main.py", line 99999999999, in <module>\n'
+                 'ValueError: boom\n')
+sys.exit(1)
+""", 1, "ValueError"),
+    "node": ("javascript", r"""process.stderr.write('/code/main.js:99999999999\nthrow x\n^\n\n' +
+  'Error: boom\n    at f (/code/main.js:2:99999999999)\n' +
+  '    at /code/main.js:99999999999:1\n');
+process.exit(1);
+""", 1, "Error"),
+    # bash's own error on line 2 is the one read.
+    "bash": ("bash", "echo '/code/main.sh: line 99999999999: boom' >&2\nnosuchcommand\n", 127,
+             "Error"),
+}
+
+
+def strict_errors(frames):
+    """What the protocol's own strict decoder (decode-events) says of each
+    frame that it refuses, as the app's client would."""
+    proc = subprocess.run([os.environ["SANDPAD_DECODE_EVENTS"]], input=b"\n".join(frames) + b"\n",
+                          capture_output=True, timeout=60, check=True)
+    verdicts = proc.stdout.decode().splitlines()
+    return [(f[:200], v) for f, v in zip(frames, verdicts) if v != "ok"]
+
+
+def test_hostile_errors(t):
+    r = RawRunner()
+    r.hello()
+    for name, (language, code, status, type_) in HOSTILE_ERRORS.items():
+        r.send(type="run", id=name, language=language, code=code)
+        ex = one_exited(t, r.collect(name, timeout=120), name, name)
+        t.eq((ex.get("end"), ex.get("exit_code")), ("exited", status),
+             f"{name}: the run is reported as it ended", ex)
+        t.eq(ex.get("program_error", {}).get("type"), type_,
+             f"{name}: its error is still read", ex.get("program_error"))
+    t.eq(strict_errors(r.frames), [], "every frame passes the protocol's strict decoder")
+    # The control: the same decoder refuses the line the runner once sent.
+    bad = (b'{"v":1,"type":"exited","id":"x","end":"exited","exit_code":1,"t_ms":1,'
+           b'"wall_ms":1,"cpu_ms":1,"peak_memory_bytes":1,"stdout_bytes":0,"stderr_bytes":0,'
+           b'"stdout_truncated":false,"stderr_truncated":false,"files":[],'
+           b'"files_truncated":false,"program_error":{"type":"E","message":"","line":0,'
+           b'"frames":[{"file":"/code/main.py","line":99999999999}]}}')
+    t.eq(len(strict_errors([bad])), 1, "the decoder refuses a line past int32")
+    r.send(type="run", id="next", language="python", code="print('next')")
+    events = r.collect("next", timeout=120)
+    t.eq("".join(e["data"] for e in events if e["type"] == "output"), "next\n",
+         "the runner serves the next run")
+    r.close()
+
+    # sandpad-run --json prints its events through the same check.
+    with tempfile.TemporaryDirectory() as d:
+        os.chmod(d, 0o755)  # the run's uid reads the script
+        script = os.path.join(d, "main.py")
+        with open(script, "w") as f:
+            f.write(HOSTILE_ERRORS["python"][1])
+        os.chmod(script, 0o644)
+        proc = subprocess.run([SANDPAD_RUN, "--sandbox", MODE, "--json", script],
+                              capture_output=True, timeout=120)
+        lines = proc.stdout.splitlines()
+        t.ok(lines and b'"exited"' in lines[-1], "sandpad-run --json ends with exited",
+             proc.stdout[-400:])
+        t.eq(strict_errors(lines), [], "and each of its lines passes the strict decoder")
+
+
 # ---- Strings from outside the runner --------------------------------------
 
 def hostile_dir():
@@ -537,7 +605,7 @@ def test_soak(t):
         t.ok(False, "the runner's usage was measured", at)
 
 
-TESTS = {f.__name__[5:]: f for f in (test_hostile_names, test_hostile_output,
+TESTS = {f.__name__[5:]: f for f in (test_hostile_names, test_hostile_output, test_hostile_errors,
                                      test_non_utf8_interpreter, test_non_utf8_work_parent,
                                      test_cli_json_exited, test_file_input, test_caller_flags,
                                      test_probe_fds, test_child_fds, test_soak)}

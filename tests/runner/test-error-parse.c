@@ -1,8 +1,9 @@
 /* test-error-parse.c: runner_error_parse() on real tracebacks (the .txt
  * files in tests/core/tracebacks, made by running snippets through
  * sandpad-run) gives what each .expect says; plus text with no error, a
- * frame list over the cap and an over-long message cut on a character
- * boundary. */
+ * frame list over the cap, an over-long message cut on a character
+ * boundary, and line and column numbers past what the protocol carries
+ * (issue 29), each result checked with the protocol's strict decoder. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,93 @@ check_bounds (void)
   free (text);
 }
 
+/* The error as exited carries it decodes strictly, as the app reads it. */
+static bool
+decodes (SpProgramError *error, const char *what)
+{
+  SpMessage msg = { .type = SP_MSG_EXITED }, back;
+  SpProtoError err = { 0 };
+  size_t len = 0;
+  char *line;
+  int rc = -1;
+
+  msg.u.exited.id = (char *) "r1";
+  msg.u.exited.end = SP_END_EXITED;
+  msg.u.exited.exit_code = 1;
+  msg.u.exited.program_error = error;
+  line = sp_message_encode (&msg, &len);
+  if (line != NULL)
+    rc = sp_message_decode (line, len - 1, SP_DIR_EVENT, &back, &err, NULL);
+  if (rc != 0)
+    diag ("%s: %s", what, line ? err.message : "does not encode");
+  else
+    sp_message_clear (&back);
+  free (line);
+  return rc == 0;
+}
+
+typedef struct
+{
+  const char *what, *language, *text;
+  size_t frames;
+  int64_t line;
+} Hostile;
+
+/* A program can print any number where a line or column goes; only those
+ * the protocol carries are read as a location, and a frame at the largest
+ * line it carries is the control that the bound is not too tight. */
+static const Hostile hostile[] = {
+  { "python, line past int32", "python",
+    "Traceback (most recent call last):\n"
+    "  File \"/code/main.py\", line 3, in <module>\n"
+    "  File \"/code/main.py\", line 99999999999, in f\n"
+    "ValueError: x\n",
+    1, 3 },
+  { "python, the largest line and one past it", "python",
+    "Traceback (most recent call last):\n"
+    "  File \"/code/main.py\", line 2147483647, in <module>\n"
+    "  File \"/code/main.py\", line 2147483648, in f\n"
+    "ValueError: x\n",
+    1, 2147483647 },
+  { "python, line past int64", "python",
+    "Traceback (most recent call last):\n"
+    "  File \"/code/main.py\", line 99999999999999999999999999, in <module>\n"
+    "ValueError: x\n",
+    0, 0 },
+  { "node, line and column past int32", "javascript",
+    "/code/main.js:99999999999\nthrow x\n^\n\nError: boom\n"
+    "    at f (/code/main.js:2:99999999999)\n"
+    "    at /code/main.js:99999999999:1\n"
+    "    at Object.<anonymous> (/code/main.js:4:1)\n",
+    1, 4 },
+  { "bash, line past int32", "bash",
+    "/code/main.sh: line 99999999999: boom\n/code/main.sh: line 7: oops\n", 1, 7 },
+};
+
+static void
+check_numbers (void)
+{
+  for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++)
+    {
+      const Hostile *h = &hostile[i];
+      const char *snippet = h->language[0] == 'p'   ? "main.py"
+                            : h->language[0] == 'j' ? "main.js"
+                                                    : "main.sh";
+      SpProgramError *error = runner_error_parse (h->language, h->text, snippet);
+
+      if (!ok (error != NULL, "%s: an error is found", h->what))
+        {
+          for (int k = 0; k < 3; k++)
+            ok (false, "%s: skipped", h->what);
+          continue;
+        }
+      ok (decodes (error, h->what), "%s: the event decodes strictly", h->what);
+      is_int ((long long) error->n_frames, (long long) h->frames, "%s: frames", h->what);
+      is_int (error->line, h->line, "%s: line", h->what);
+      sp_program_error_free (error);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -113,7 +201,7 @@ main (int argc, char **argv)
                                        "bash-command", "bash-syntax" };
   const size_t n = sizeof names / sizeof names[0];
 
-  plan ((int) n * 7 + 3 + 5);
+  plan ((int) n * 7 + 3 + 5 + (int) (sizeof hostile / sizeof hostile[0]) * 4);
   if (argc < 2)
     return 1;
   for (size_t i = 0; i < n; i++)
@@ -122,5 +210,6 @@ main (int argc, char **argv)
   ok (runner_error_parse ("javascript", "", "main.js") == NULL, "no node error");
   ok (runner_error_parse ("bash", "just output\n", "main.sh") == NULL, "no bash error");
   check_bounds ();
+  check_numbers ();
   return done_testing ();
 }

@@ -4,8 +4,9 @@
  * The runner builds its events within the budget already (tested with
  * the real runner in test-contract.py); these are the repairs behind that,
  * fed events the runner itself no longer builds: raw bytes in strings,
- * a list over the frame, an out-of-range field. Every frame is checked by
- * decoding it with the protocol's own strict decoder, as a client does. */
+ * a list over the frame, an out-of-range field, values that encode but
+ * that the decoder refuses (issue 29). Every frame is checked by decoding
+ * it with the protocol's own strict decoder, as a client does. */
 #include <string.h>
 
 #include "../protocol/tap.h"
@@ -164,13 +165,61 @@ test_other_events (void)
   sp_message_clear (&out);
 }
 
+/* Values the encoder writes but the decoder refuses: the event is
+ * repaired as little as it takes, never sent as it is. */
+static void
+test_undecodable (void)
+{
+  SpMessage msg = { .type = SP_MSG_EXITED, .u.exited = base_exited () };
+  SpProgramFrame frame = { .file = (char *) "/code/main.py", .line = 99999999999 };
+  SpProgramError error = { .type = (char *) "ValueError", .message = (char *) "x",
+                           .line = 99999999999, .frames = &frame, .n_frames = 1 };
+  SpFileInfo file = { .path = (char *) "plot.png", .mime = (char *) "image/png", .size = 5,
+                      .width = 640, .height = 480 };
+
+  msg.u.exited.program_error = &error;
+  msg.u.exited.files = &file;
+  msg.u.exited.n_files = 1;
+  SpMessage out = round_trip (&msg, "a program_error line past int32");
+  is_int (out.type, SP_MSG_EXITED, "it stays an exited event");
+  is_str (out.u.exited.id, "run-1", "with its id");
+  is_int (out.u.exited.exit_code, 3, "and exit code");
+  ok (out.u.exited.program_error == NULL, "without the program_error");
+  is_int ((long long) out.u.exited.n_files, 1, "the file is still listed");
+  sp_message_clear (&out);
+
+  /* The control: a file the decoder refuses keeps a good program_error. */
+  frame.line = 2147483647;
+  error.line = 2147483647;
+  file.width = (int64_t) INT32_MAX + 1;
+  out = round_trip (&msg, "an image width past int32");
+  is_int (out.type, SP_MSG_EXITED, "it stays an exited event");
+  ok (out.u.exited.program_error != NULL && out.u.exited.program_error->line == 2147483647,
+      "the program_error is kept, at the largest line");
+  ok (out.u.exited.n_files == 0 && out.u.exited.files_truncated,
+      "the list is left out and files_truncated says so");
+  sp_message_clear (&out);
+
+  SpMessage started = { .type = SP_MSG_STARTED };
+  started.u.started.id = (char *) "r4";
+  started.u.started.cwd = (char *) "/tmp/run-0/work";
+  started.u.started.sandbox.mode = (char *) "namespaces";
+  started.u.started.timeout_ms = -1;
+  out = round_trip (&started, "started with a negative timeout");
+  is_int (out.type, SP_MSG_ERROR, "becomes an error");
+  is_int (out.u.error.code, SP_ERR_INTERNAL, "of code internal");
+  is_str (out.u.error.id, "r4", "that names its run");
+  sp_message_clear (&out);
+}
+
 int
 main (void)
 {
-  plan (39);
+  plan (39 + 17);
   test_raw_bytes ();
   test_over_budget ();
   test_unencodable ();
   test_other_events ();
+  test_undecodable ();
   return done_testing ();
 }

@@ -4,9 +4,12 @@
  * clearer, plain string checks elsewhere) so every front end of the
  * engine reports the same object: the app, sandpad-run --json and
  * sandpad-mcp. The text is the program's, so it is only trusted to be
- * valid UTF-8: every value is capped on a character boundary and the
- * frame list is bounded, which keeps exited within its frame budget. */
+ * valid UTF-8: every value is capped on a character boundary, the
+ * frame list is bounded, which keeps exited within its frame budget, and
+ * every number is within the range the protocol's decoder accepts. */
+#include <errno.h>
 #include <regex.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +55,33 @@ group (const char *line, const regmatch_t *m)
   if (m->rm_so < 0)
     return NULL;
   return capped (line + m->rm_so, (size_t) (m->rm_eo - m->rm_so));
+}
+
+/* A line or column number the program printed (digits first). Anything
+ * can be printed: a number past what the decoder accepts made the whole
+ * exited undecodable and the app restart the runner every window shares
+ * (issue 29), so such a number is no location and its line is not read
+ * as one. */
+static bool
+location_number (const char *digits, int64_t *out)
+{
+  char *end;
+  long long value;
+
+  errno = 0;
+  value = strtoll (digits, &end, 10);
+  if (end == digits || errno != 0 || value < 0 || value > SP_PROGRAM_ERROR_MAX_LINE)
+    return false;
+  *out = value;
+  return true;
+}
+
+/* The 1-based column of a caret `offset` bytes into its line, 0 (unknown)
+ * when that is no column the protocol carries. */
+static int64_t
+caret_column (ptrdiff_t offset)
+{
+  return offset >= 0 && offset < SP_PROGRAM_ERROR_MAX_LINE ? (int64_t) offset + 1 : 0;
 }
 
 static void
@@ -188,7 +218,7 @@ parse_python (Parse *p, char **lines, size_t n)
 {
   regex_t frame_re, exc_re, caret_re;
   bool found = false, in_traceback = false;
-  int64_t caret_column = 0;
+  int64_t caret_at = 0, number;
 
   xregcomp (&frame_re, "^  File \"(.+)\", line ([0-9]+)(, in (.+))?$", REG_EXTENDED);
   xregcomp (&exc_re, "^([A-Za-z_][A-Za-z0-9_.]*)(: ?(.*))?$", REG_EXTENDED);
@@ -203,26 +233,27 @@ parse_python (Parse *p, char **lines, size_t n)
       if (strncmp (line, "Traceback (most recent call last):", 34) == 0)
         {
           clear_frames (p->error);
-          caret_column = 0;
+          caret_at = 0;
           in_traceback = true;
         }
-      else if (regexec (&frame_re, line, 5, m, 0) == 0)
+      else if (regexec (&frame_re, line, 5, m, 0) == 0
+               && location_number (line + m[2].rm_so, &number))
         {
           add_frame (p, group (line, &m[1]), m[4].rm_so >= 0 ? group (line, &m[4]) : NULL,
-                     atoll (line + m[2].rm_so), 0, false);
-          caret_column = 0;
+                     number, 0, false);
+          caret_at = 0;
           in_traceback = true;
         }
       /* SyntaxError's caret line: the column under the code line above. */
       else if (i > 0 && strncmp (lines[i - 1], "    ", 4) == 0
                && regexec (&caret_re, line, 0, NULL, 0) == 0)
-        caret_column = (int64_t) (strchr (line, '^') - line) - 4 + 1;
+        caret_at = caret_column ((strchr (line, '^') - line) - 4);
       else if (in_traceback && line[0] != ' ' && line[0] != '\0'
                && python_exception (p->error, &exc_re, line))
         {
           found = true;
           in_traceback = false;
-          p->error->column = p->error->syntax ? caret_column : 0;
+          p->error->column = p->error->syntax ? caret_at : 0;
         }
     }
   regfree (&frame_re);
@@ -261,9 +292,8 @@ node_at (Parse *p, const char *line)
       const char *digits_end = c;
       while (c > loc && c[-1] >= '0' && c[-1] <= '9')
         c--;
-      if (c == digits_end || c == loc || c[-1] != ':')
+      if (c == digits_end || c == loc || c[-1] != ':' || !location_number (c, &nums[k]))
         return false;
-      nums[k] = atoll (c);
       c--;
     }
   if (c == loc)
@@ -279,7 +309,7 @@ parse_node (Parse *p, char **lines, size_t n)
 {
   regex_t where_re, error_re;
   char *where_file = NULL;
-  int64_t where_line = 0, where_column = 0;
+  int64_t where_line = 0, where_column = 0, number;
   bool found = false;
 
   xregcomp (&where_re, "^(/.+|[A-Za-z]:.+|[^ \t]+\\.[mc]?js):([0-9]+)$", REG_EXTENDED);
@@ -289,14 +319,15 @@ parse_node (Parse *p, char **lines, size_t n)
     {
       regmatch_t m[6];
 
-      if (!found && regexec (&where_re, lines[i], 3, m, 0) == 0)
+      if (!found && regexec (&where_re, lines[i], 3, m, 0) == 0
+          && location_number (lines[i] + m[2].rm_so, &number))
         {
           free (where_file);
           where_file = group (lines[i], &m[1]);
-          where_line = atoll (lines[i] + m[2].rm_so);
+          where_line = number;
           /* The source line, then a caret under the spot. */
           if (i + 2 < n && strchr (lines[i + 2], '^') != NULL)
-            where_column = (int64_t) (strchr (lines[i + 2], '^') - lines[i + 2]) + 1;
+            where_column = caret_column (strchr (lines[i + 2], '^') - lines[i + 2]);
         }
       else if (!found && regexec (&error_re, lines[i], 6, m, 0) == 0)
         {
@@ -335,14 +366,15 @@ parse_bash (Parse *p, char **lines, size_t n)
       if (mark == NULL || mark == lines[i])
         continue;
       const char *num = mark + 7, *c = num;
+      int64_t line;
       while (*c >= '0' && *c <= '9')
         c++;
-      if (c == num || strncmp (c, ": ", 2) != 0)
+      if (c == num || strncmp (c, ": ", 2) != 0 || !location_number (num, &line))
         continue;
       p->error->message = capped (c + 2, strlen (c + 2));
       p->error->syntax = strstr (p->error->message, "syntax error") != NULL;
       p->error->type = xstrdup (p->error->syntax ? "SyntaxError" : "Error");
-      add_frame (p, capped (lines[i], (size_t) (mark - lines[i])), NULL, atoll (num), 0, false);
+      add_frame (p, capped (lines[i], (size_t) (mark - lines[i])), NULL, line, 0, false);
       return finish (p);
     }
   return NULL;

@@ -4,8 +4,10 @@
  * exited event and that no frame is longer than SP_PROTO_MAX_FRAME. The
  * runner builds its events within that budget (names escaped once, lists
  * capped, inline data counted), and this is the last line behind it: an
- * event that still cannot be encoded, or comes out too long, is repaired
- * here rather than lost, so a client never waits for a run that ended. */
+ * event that still cannot be encoded, comes out too long or would not
+ * pass the client's strict decoder is repaired here rather than lost, so
+ * a client never waits for a run that ended, nor sees one event it
+ * cannot read. */
 #pragma once
 
 #include <stddef.h>
@@ -13,11 +15,14 @@
 #include "sp-proto.h"
 
 /* Encodes msg as one frame (with its newline; *len counts it) of at most
- * SP_PROTO_MAX_FRAME bytes before the newline. When the event as given
- * cannot be encoded, it is repaired, in this order, until it can:
+ * SP_PROTO_MAX_FRAME bytes before the newline that sp_message_decode()
+ * accepts as an event (output events pass by construction and are not
+ * decoded again). When the event as given cannot be encoded so, it is
+ * repaired, in this order, until it can:
  *
- * - exited: strings that are not valid UTF-8 are escaped (\xNN); then the
- *   files' inline base64 is left out; then the file list (files_truncated
+ * - exited: strings that are not valid UTF-8 are escaped (\xNN) and a
+ *   program_error the decoder refuses is left out; then the files' inline
+ *   base64 is left out; then the file list (files_truncated
  *   set); as a last resort the event becomes end "failed" with an error
  *   saying why, keeping its id, t_ms and cancellation.
  * - started: strings that are not valid UTF-8 are escaped.
