@@ -339,8 +339,8 @@ sp_safe_save (GFile *file, GBytes *contents, GBytes *expected, GCancellable *can
     return FALSE;
   data = g_bytes_get_data (contents, &len);
   /* An empty GBytes may hold NULL, which GIO refuses. */
-  return g_file_replace_contents (file, data != NULL ? data : "", len, NULL, FALSE, G_FILE_CREATE_NONE, NULL,
-                                  cancellable, error);
+  return g_file_replace_contents (file, data != NULL ? data : "", len, NULL, FALSE,
+                                  G_FILE_CREATE_NONE, NULL, cancellable, error);
 }
 
 static void
