@@ -1,5 +1,5 @@
 /* sp-window-actions.c: what a window does: run, stop, feed input, and
- * new, open, save. */
+ * new, open (Save is sp-window-save.c). */
 #define G_LOG_DOMAIN "sp-window"
 
 #include "config.h"
@@ -606,97 +606,6 @@ sp_window_load_file (SpWindow *self, GFile *file)
   g_return_if_fail (G_IS_FILE (file));
 
   g_file_load_contents_async (file, NULL, load_ready, g_object_ref (self));
-}
-
-typedef struct
-{
-  SpWindow *self;
-  gboolean then_close;
-  GBytes *bytes; /* what was written, so the file watch knows our save */
-} SaveData;
-
-static void
-save_ready (GObject *object, GAsyncResult *result, gpointer user_data)
-{
-  SaveData *data = user_data;
-  g_autoptr (SpWindow) self = data->self;
-  g_autoptr (GError) error = NULL;
-  gboolean then_close = data->then_close;
-  g_autoptr (GBytes) bytes = data->bytes;
-
-  g_free (data);
-  if (!g_file_replace_contents_finish (G_FILE (object), result, NULL, &error))
-    {
-      g_autofree char *msg = g_strdup_printf (_("Could not save: %s"), error->message);
-      _sp_window_toast (self, msg);
-      return;
-    }
-  g_set_object (&self->file, G_FILE (object));
-  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (self)), FALSE);
-  _sp_window_update_title (self);
-  _sp_window_file_saved (self, bytes);
-  if (then_close)
-    gtk_window_close (GTK_WINDOW (self));
-}
-
-static void
-write_to (SpWindow *self, GFile *file, gboolean then_close)
-{
-  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
-  GtkTextIter start, end;
-  char *text;
-  g_autoptr (GBytes) bytes = NULL;
-  SaveData *data = g_new0 (SaveData, 1);
-
-  gtk_text_buffer_get_bounds (buffer, &start, &end);
-  text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
-  bytes = g_bytes_new_take (text, strlen (text));
-  data->self = g_object_ref (self);
-  data->then_close = then_close;
-  data->bytes = g_bytes_ref (bytes);
-  _sp_window_file_saving (self, bytes);
-  g_file_replace_contents_bytes_async (file, bytes, NULL, FALSE, G_FILE_CREATE_NONE, NULL,
-                                       save_ready, data);
-}
-
-static void
-on_save_as_response (GtkNativeDialog *dialog, int response, gpointer user_data)
-{
-  g_autoptr (SpWindow) self = user_data;
-  gboolean then_close = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (dialog), "then-close"));
-
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      write_to (self, file, then_close);
-    }
-  g_object_unref (dialog);
-}
-
-void
-_sp_window_save (SpWindow *self, GFile *file, gboolean then_close)
-{
-  g_autofree char *suggested = NULL;
-  GtkFileChooserNative *chooser;
-
-  if (file != NULL)
-    {
-      write_to (self, file, then_close);
-      return;
-    }
-  chooser = gtk_file_chooser_native_new (_("Save Snippet"), GTK_WINDOW (self),
-                                         GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
-  suggested = _sp_window_file_name_for (self, "snippet");
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), suggested);
-  {
-    /* Beside the snippet, or at home: never the app's working directory. */
-    g_autoptr (GFile) folder = self->file ? g_file_get_parent (self->file)
-                                          : g_file_new_for_path (g_get_home_dir ());
-    gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL);
-  }
-  g_object_set_data (G_OBJECT (chooser), "then-close", GINT_TO_POINTER (then_close));
-  g_signal_connect (chooser, "response", G_CALLBACK (on_save_as_response), g_object_ref (self));
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
 }
 
 static void

@@ -563,6 +563,13 @@ _sp_window_file_saving (SpWindow *self, GBytes *bytes)
   set_bytes (&self->saving_text, g_bytes_ref (bytes));
 }
 
+/* A save that failed wrote nothing: the file holds what it held. */
+void
+_sp_window_file_save_failed (SpWindow *self)
+{
+  g_clear_pointer (&self->saving_text, g_bytes_unref);
+}
+
 /* Called once the editor's text is on disk (self->file, maybe new). */
 void
 _sp_window_file_saved (SpWindow *self, GBytes *bytes)

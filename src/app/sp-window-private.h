@@ -100,12 +100,14 @@ struct _SpWindow
 /* The languages the dropdown offers, in its order. */
 extern const char *const sp_window_languages[];
 
+/* sp-window-save.c: file NULL asks for a name (Save As). */
+void _sp_window_save (SpWindow *self, GFile *file, gboolean then_close);
+
 /* sp-window-actions.c */
 void _sp_window_install_actions (GtkWidgetClass *widget_class);
 void _sp_window_update_actions (SpWindow *self);
 void _sp_window_connect_runner (SpWindow *self);
 void _sp_window_stop_run (SpWindow *self);
-void _sp_window_save (SpWindow *self, GFile *file, gboolean then_close);
 void _sp_window_release_run (SpWindow *self);
 void _sp_window_goto_line (SpWindow *self, int line, gboolean mark);
 void _sp_window_clear_mark (SpWindow *self);
@@ -123,6 +125,9 @@ void _sp_window_session_apply (SpWindow *self, SpRunRequest *request);
 void _sp_window_session_exited (SpWindow *self, SpRunResult *result);
 const char *_sp_window_session_label (SpWindow *self);
 void _sp_window_session_dispose (SpWindow *self);
+/* sp-window-save.c: file NULL asks for a name (Save As). */
+void _sp_window_save (SpWindow *self, GFile *file, gboolean then_close);
+
 /* sp-window-actions.c */
 void _sp_window_update_policy (SpWindow *self);
 
@@ -166,6 +171,7 @@ void _sp_window_file_dispose (SpWindow *self);
 void _sp_window_file_watch (SpWindow *self);
 void _sp_window_file_loaded (SpWindow *self, const char *contents, gsize len);
 void _sp_window_file_saving (SpWindow *self, GBytes *bytes);
+void _sp_window_file_save_failed (SpWindow *self);
 void _sp_window_file_saved (SpWindow *self, GBytes *bytes);
 void _sp_window_file_request_rerun (SpWindow *self);
 char *_sp_window_get_text (SpWindow *self);

@@ -1,0 +1,181 @@
+/* sp-window-save.c: Save and Save As.
+ *
+ * The text goes to disk through sp_safe_save(), so a save that fails (a
+ * full disk, a folder the user may not write) leaves the file as it was,
+ * and the editor keeps its text, still unsaved. The file must also still
+ * hold what the window last knew it to hold (disk_text): else someone
+ * changed it since, and the window asks before overwriting that. */
+#define G_LOG_DOMAIN "sp-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+#include "sp-safe-save.h"
+#include "sp-window-private.h"
+
+/* Failures stay up longer than news: the text is not on disk. */
+#define FAILURE_TOAST_S 10
+
+typedef struct
+{
+  SpWindow *self;
+  GFile *file;
+  GBytes *bytes; /* what was written, so the file watch knows our save */
+  gboolean then_close;
+} SaveData;
+
+static void
+save_data_free (SaveData *data)
+{
+  g_clear_object (&data->self);
+  g_clear_object (&data->file);
+  g_clear_pointer (&data->bytes, g_bytes_unref);
+  g_free (data);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SaveData, save_data_free)
+
+static void
+save_data_notify (gpointer data, GClosure *closure)
+{
+  save_data_free (data);
+}
+
+static void write_to (SpWindow *self, GFile *file, gboolean then_close, gboolean overwrite);
+
+static void
+on_changed_response (AdwMessageDialog *dialog, const char *response, SaveData *data)
+{
+  if (g_str_equal (response, "overwrite"))
+    write_to (data->self, data->file, data->then_close, TRUE);
+}
+
+/* Someone else wrote the file since we read or saved it. */
+static void
+ask_overwrite (SaveData *data)
+{
+  g_autofree char *name = g_file_get_basename (data->file);
+  AdwMessageDialog *dialog = ADW_MESSAGE_DIALOG (
+    adw_message_dialog_new (GTK_WINDOW (data->self), _("File Changed on Disk"), NULL));
+
+  adw_message_dialog_format_body (
+    dialog,
+    _("“%s” changed on disk since it was opened or saved here. Overwrite replaces those "
+      "changes with the editor's text."),
+    name);
+  adw_message_dialog_add_responses (dialog, "cancel", _("_Cancel"), "overwrite", _("_Overwrite"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (dialog, "overwrite", ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_default_response (dialog, "cancel");
+  adw_message_dialog_set_close_response (dialog, "cancel");
+  g_signal_connect_data (dialog, "response", G_CALLBACK (on_changed_response), data,
+                         save_data_notify, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+/* The cause, in a toast; where the folder or file cannot be written,
+ * with Save As for somewhere that can. */
+static void
+show_failure (SpWindow *self, const GError *error)
+{
+  g_autofree char *message = g_strdup_printf (_("Not saved: %s"), error->message);
+  AdwToast *toast = adw_toast_new (message);
+
+  adw_toast_set_timeout (toast, FAILURE_TOAST_S);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED)
+      || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_READ_ONLY))
+    {
+      adw_toast_set_button_label (toast, _("Save _As…"));
+      adw_toast_set_action_name (toast, "win.save-as");
+    }
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+static void
+save_ready (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (SaveData) data = user_data;
+  SpWindow *self = data->self;
+  g_autoptr (GError) error = NULL;
+
+  if (!sp_safe_save_finish (result, &error))
+    {
+      /* The buffer is not touched: its text and unsaved state stay. */
+      _sp_window_file_save_failed (self);
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG))
+        ask_overwrite (g_steal_pointer (&data));
+      else
+        show_failure (self, error);
+      return;
+    }
+  g_set_object (&self->file, data->file);
+  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (self)), FALSE);
+  _sp_window_update_title (self);
+  _sp_window_file_saved (self, data->bytes);
+  if (data->then_close)
+    gtk_window_close (GTK_WINDOW (self));
+}
+
+/* overwrite: the person said to replace whatever the file holds. */
+static void
+write_to (SpWindow *self, GFile *file, gboolean then_close, gboolean overwrite)
+{
+  g_autoptr (SaveData) data = g_new0 (SaveData, 1);
+  GBytes *expected = NULL;
+  char *text = _sp_window_get_text (self);
+
+  data->self = g_object_ref (self);
+  data->file = g_object_ref (file);
+  data->bytes = g_bytes_new_take (text, strlen (text));
+  data->then_close = then_close;
+  /* Another file (Save As) was asked about by the chooser. While a save
+   * of ours is on its way the file may hold either text: not checked. */
+  if (!overwrite && self->saving_text == NULL && self->file != NULL
+      && g_file_equal (file, self->file))
+    expected = self->disk_text;
+  _sp_window_file_saving (self, data->bytes);
+  sp_safe_save_async (file, data->bytes, expected, NULL, save_ready, data);
+  g_steal_pointer (&data);
+}
+
+static void
+on_save_as_response (GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  g_autoptr (SpWindow) self = user_data;
+  gboolean then_close = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (dialog), "then-close"));
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      write_to (self, file, then_close, FALSE);
+    }
+  g_object_unref (dialog);
+}
+
+void
+_sp_window_save (SpWindow *self, GFile *file, gboolean then_close)
+{
+  g_autofree char *suggested = NULL;
+  GtkFileChooserNative *chooser;
+
+  if (file != NULL)
+    {
+      write_to (self, file, then_close, FALSE);
+      return;
+    }
+  chooser = gtk_file_chooser_native_new (_("Save Snippet"), GTK_WINDOW (self),
+                                         GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
+  suggested = _sp_window_file_name_for (self, "snippet");
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), suggested);
+  {
+    /* Beside the snippet, or at home: never the app's working directory. */
+    g_autoptr (GFile) folder = self->file ? g_file_get_parent (self->file)
+                                          : g_file_new_for_path (g_get_home_dir ());
+    gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL);
+  }
+  g_object_set_data (G_OBJECT (chooser), "then-close", GINT_TO_POINTER (then_close));
+  g_signal_connect (chooser, "response", G_CALLBACK (on_save_as_response), g_object_ref (self));
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
