@@ -554,6 +554,11 @@ runner_spawn_program (const RunnerSpawnSpec *spec, pid_t init_pid, int err_fd)
 static void __attribute__ ((noreturn))
 supervisor_main (const RunnerSpawnSpec *spec)
 {
+  /* First, while nothing else runs: whatever the run starts from here on
+   * is charged to its cgroups. */
+  if (spec->cgroup_fds != NULL && runner_cgroup_join (spec->cgroup_fds) != 0)
+    report_setup_failure (spec->status_fd, STEP_NONE, errno);
+
   InitFds fds = {
     .in = lift_fd (spec->stdin_fd),
     .out = lift_fd (spec->stdout_fd),

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "runner-cgroup.h"
 #include "runner-sandbox.h"
 
 /* Commands on the control pipe. */
@@ -66,6 +67,10 @@ typedef struct
   int stdin_fd;            /* the program's 0, 1, 2 */
   int stdout_fd;
   int stderr_fd;
+  /* NULL, or RUNNER_CGROUP_MAX_FDS fds of the run's cgroup.procs files
+   * (-1 for none): the run init joins the run's cgroups before anything
+   * else, so all it starts is charged there (runner-cgroup.h). */
+  const int *cgroup_fds;
   int control_fd; /* read end, for init */
   int status_fd;  /* write end, for init */
   /* More fds for the program, as its 3, 4, ... (a session's channel to

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include "runner-engine.h"
+#include "runner-cgroup.h"
 #include "runner-files.h"
 #include "runner-session.h"
 #include "runner-spawn.h"
@@ -94,6 +95,7 @@ struct RunnerRun
   SpSessionEnd session_ended;
   bool warm;     /* forked by a warm parent: init_pid is not our child */
   int pidfd;     /* warm: the supervisor's, watched instead of reaped */
+  RunnerRunCgroup cgroup; /* its memory and pids groups, if it has them */
   RunnerWatch *pidfd_watch;
 };
 
@@ -108,6 +110,7 @@ struct RunnerEngine
   RunnerWatch *signal_watch;
   char *root; /* the runner's private directory of run directories */
   RunnerSandboxCaps caps;
+  RunnerCgroups cgroups; /* where each cold run gets cgroups of its own */
   bool namespaces;          /* the mode every run gets */
   char *refusal;            /* strict, and a layer is missing: why runs fail */
   RunnerSeccompFilter seccomp[2]; /* per run network setting; empty: none */
@@ -145,7 +148,8 @@ int _runner_run_spawn_warm (RunnerRun *run, const RunnerSpawnSpec *spec, char *c
 void _runner_run_release_warm (RunnerRun *run);
 
 /* runner-engine.c */
-void _runner_engine_sandbox_info (RunnerEngine *engine, bool network, SpSandboxInfo *info);
+void _runner_engine_sandbox_info (RunnerEngine *engine, bool network, bool cgroup,
+                                  SpSandboxInfo *info);
 /* The filter for a run, or NULL when seccomp is unavailable here. */
 const RunnerSeccompFilter *_runner_engine_seccomp (RunnerEngine *engine, bool network);
 void _runner_engine_emit (RunnerEngine *engine, const SpMessage *msg);

@@ -150,7 +150,8 @@ _runner_engine_seccomp (RunnerEngine *engine, bool network)
 }
 
 void
-_runner_engine_sandbox_info (RunnerEngine *engine, bool network, SpSandboxInfo *info)
+_runner_engine_sandbox_info (RunnerEngine *engine, bool network, bool cgroup,
+                             SpSandboxInfo *info)
 {
   char *layers[16];
   size_t n = 0;
@@ -171,7 +172,10 @@ _runner_engine_sandbox_info (RunnerEngine *engine, bool network, SpSandboxInfo *
     }
   layers[n++] = xstrdup ("rlimits");
   /* RLIMIT_DATA per process, and the runner's sum over the whole tree. */
-  layers[n++] = xstrdup ("memory:rlimit-data,tree-watch");
+  /* With a cgroup, also what the kernel holds for the run (socket and
+   * pipe queues, page tables), which the other two cannot see. */
+  layers[n++] = xstrdup (cgroup ? "memory:rlimit-data,tree-watch,cgroup-v1"
+                                : "memory:rlimit-data,tree-watch");
   layers[n++] = xstrdup ("clean-env");
   layers[n++] = xstrdup ("caps-dropped");
   layers[n++] = xstrdup ("no-new-privs");
@@ -233,6 +237,7 @@ runner_engine_new (const RunnerConfig *config, RunnerLanguages *langs, const Run
 
   runner_sandbox_probe (&engine->caps);
   resolve_sandbox (engine);
+  runner_cgroup_probe (&engine->cgroups);
   return engine;
 }
 
@@ -249,6 +254,7 @@ runner_engine_free (RunnerEngine *engine)
       _runner_run_free (run);
     }
   runner_warm_free (engine->warm);
+  runner_cgroup_clear (&engine->cgroups);
   remove_tree (engine->root);
   free (engine->root);
   free (engine->refusal);
@@ -279,7 +285,7 @@ runner_engine_describe (RunnerEngine *engine, SpReady *ready)
   ready->output_limit = (SpLimitRange){ c->default_output_limit, c->max_output_limit };
   ready->max_concurrent = c->max_concurrent;
   ready->max_frame = SP_PROTO_MAX_FRAME;
-  _runner_engine_sandbox_info (engine, false, &ready->sandbox);
+  _runner_engine_sandbox_info (engine, false, engine->cgroups.memory != NULL, &ready->sandbox);
 }
 
 static RunnerRun *

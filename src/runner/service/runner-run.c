@@ -271,6 +271,31 @@ write_code (RunnerRun *run)
   return 0;
 }
 
+/* A cold run in cgroups of its own where the runner can have them: its
+ * memory limit then also holds what the kernel keeps for it. The group's
+ * cap adds the private /tmp's (namespace mode), whose tmpfs pages are
+ * charged there too and are bounded by the disk cap already. */
+static void
+spawn_cold (RunnerRun *run, RunnerSpawnSpec *spec)
+{
+  const RunnerEngine *engine = run->engine;
+  int64_t bytes = spec->memory_bytes + (engine->namespaces ? spec->sandbox->tmp_bytes : 0);
+  cleanup_free char *name = xasprintf ("run-%llu", (unsigned long long) run->seq);
+  int fds[RUNNER_CGROUP_MAX_FDS];
+
+  if (runner_cgroup_create (&engine->cgroups, name, bytes, engine->config.max_processes + 4,
+                            &run->cgroup, fds)
+      == 0)
+    spec->cgroup_fds = fds;
+  run->init_pid = runner_spawn (spec);
+  int errsv = errno;
+  for (int i = 0; i < RUNNER_CGROUP_MAX_FDS; i++)
+    if (spec->cgroup_fds != NULL && fds[i] >= 0)
+      close (fds[i]);
+  spec->cgroup_fds = NULL;
+  errno = errsv;
+}
+
 static void on_stream (void *data, int fd, uint32_t events);
 static void on_status (void *data, int fd, uint32_t events);
 static void on_stdin (void *data, int fd, uint32_t events);
@@ -292,7 +317,8 @@ emit_started (RunnerRun *run)
   ev->session = run->req.session;
   ev->session_new = run->session_new;
   ev->warm = run->warm;
-  _runner_engine_sandbox_info (run->engine, run->req.network, &ev->sandbox);
+  _runner_engine_sandbox_info (run->engine, run->req.network, run->cgroup.memory != NULL,
+                               &ev->sandbox);
   _runner_engine_emit (run->engine, &msg);
   sp_sandbox_info_clear (&ev->sandbox);
 }
@@ -448,7 +474,7 @@ _runner_run_start (RunnerRun *run)
   run->t_start_ns = now_ns ();
   /* The warm pool when it can serve the run (runner-warm-run.c), else cold. */
   if (_runner_run_spawn_warm (run, &spec, argv, envp) != 0)
-    run->init_pid = runner_spawn (&spec);
+    spawn_cold (run, &spec);
   int errsv = errno;
   sp_strv_free (argv);
   sp_strv_free (envp);
@@ -826,7 +852,9 @@ check_memory (RunnerRun *run, int64_t now)
   if (usage.tasks > run->tasks_peak)
     run->tasks_peak = usage.tasks;
   run->deleted_bytes = usage.deleted_bytes;
-  if (usage.bytes > limit)
+  /* The kernel killed a process of the run at its cgroup's cap: the run
+   * is over its limit, and is stopped whole, as the sum stops it. */
+  if (usage.bytes > limit || runner_cgroup_oom_killed (&run->cgroup))
     {
       if (run->limit == SP_LIMIT_NONE)
         run->limit = SP_LIMIT_MEMORY;
@@ -909,6 +937,11 @@ observed_rlimit (RunnerRun *run, int wait_status)
   const RunnerConfig *c = &run->engine->config;
   int64_t tasks = run->report.swept + 1;
 
+  /* The kernel's OOM killer acted in the run's memory cgroup: whatever
+   * filled it (kernel buffers included), the limit was reached, even if
+   * what it killed was a child the program then did without. */
+  if (runner_cgroup_oom_killed (&run->cgroup))
+    return SP_LIMIT_MEMORY;
   if (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0)
     return SP_LIMIT_NONE;
   if (near (peak_memory (run), run->req.memory_mib * 1024 * 1024))
@@ -1099,6 +1132,7 @@ _runner_run_free (RunnerRun *run)
   buf_clear (&run->stderr_tail);
   runner_files_snap_clear (&run->before);
   free (run->dir);
+  runner_cgroup_remove (&run->cgroup);
   free (run->cwd);
   if (run->cwd_fd >= 0)
     close (run->cwd_fd);
