@@ -5,7 +5,7 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "sp-runner-supervisor.h"
+#include "sp-runner-supervisor-private.h"
 
 G_DEFINE_ENUM_TYPE (SpRunnerState, sp_runner_state,
                     G_DEFINE_ENUM_VALUE (SP_RUNNER_STATE_STOPPED, "stopped"),
@@ -29,7 +29,9 @@ struct _SpRunnerSupervisor
   SpRunnerClient *client;
   guint generation; /* clients started: makes run ids unique across them */
   guint restart_id;
-  GArray *restarts; /* monotonic times of the restarts within the window */
+  GArray *restarts; /* clock times of the restarts within the window */
+  SpSupervisorClock clock;
+  gpointer clock_data;
 
   /* What the last ready said, kept while a restart is under way. */
   char *sandbox_mode;
@@ -153,7 +155,7 @@ restart_cb (gpointer user_data)
 static void
 schedule_restart (SpRunnerSupervisor *self)
 {
-  gint64 now = g_get_monotonic_time ();
+  gint64 now = self->clock (self->clock_data);
   gint64 window = (gint64) self->restart_window_ms * 1000;
 
   for (guint i = self->restarts->len; i > 0; i--)
@@ -293,6 +295,12 @@ sp_runner_supervisor_class_init (SpRunnerSupervisorClass *klass)
                                   G_TYPE_NONE, 1, G_TYPE_ERROR);
 }
 
+static gint64
+monotonic_clock (gpointer user_data)
+{
+  return g_get_monotonic_time ();
+}
+
 static void
 sp_runner_supervisor_init (SpRunnerSupervisor *self)
 {
@@ -301,6 +309,7 @@ sp_runner_supervisor_init (SpRunnerSupervisor *self)
   self->restart_delay_ms = 200;
   self->handshake_timeout_ms = SP_RUNNER_CLIENT_DEFAULT_HANDSHAKE_TIMEOUT_MS;
   self->restarts = g_array_new (FALSE, FALSE, sizeof (gint64));
+  self->clock = monotonic_clock;
 }
 
 SpRunnerSupervisor *
@@ -337,6 +346,15 @@ sp_runner_supervisor_set_restart_delay (SpRunnerSupervisor *self, guint delay_ms
 {
   g_return_if_fail (SP_IS_RUNNER_SUPERVISOR (self));
   self->restart_delay_ms = delay_ms;
+}
+
+void
+_sp_runner_supervisor_set_clock (SpRunnerSupervisor *self, SpSupervisorClock clock,
+                                 gpointer user_data)
+{
+  g_return_if_fail (SP_IS_RUNNER_SUPERVISOR (self));
+  self->clock = clock != NULL ? clock : monotonic_clock;
+  self->clock_data = clock != NULL ? user_data : NULL;
 }
 
 void

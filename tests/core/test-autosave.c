@@ -1,13 +1,17 @@
 /* test-autosave.c: copies of unsaved text come back byte for byte; a
  * damaged, truncated or foreign file in the folder is skipped with a
- * message; a failed write (a full disk) leaves the old copy whole; the
+ * message; a failed write (a full disk, a tmpfs in a namespace of the
+ * test's own) leaves the old copy whole; the
  * session file round-trips and a damaged one is an error, not a crash. */
 #include "config.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <sys/mount.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sp-autosave.h"
@@ -174,48 +178,159 @@ test_bad_id (void)
   sp_test_remove_tree (dir);
 }
 
+/* Writes text to a /proc file with system calls only; 0 or an errno. */
+static int
+write_proc (const char *path, const char *text)
+{
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+  int saved = 0;
+
+  if (fd < 0)
+    return errno;
+  if (write (fd, text, strlen (text)) != (ssize_t) strlen (text))
+    saved = errno ? errno : EIO;
+  close (fd);
+  return saved;
+}
+
+/* Makes a 64 KiB tmpfs at mnt that only this process sees: a mount
+ * namespace of its own and, for an ordinary user, a user namespace whose
+ * root it is, which is what lets it mount; so the test needs no root and
+ * no mount outlives it. The maps are prepared text and only system calls
+ * are made, so a child forked from a threaded process may call it.
+ * Returns 0 or an errno, with what failed in *step. */
+static int
+enter_tmpfs_namespace (const char *mnt, const char *uid_map, const char *gid_map,
+                       const char **step)
+{
+  int err;
+
+  *step = uid_map != NULL ? "make a user and mount namespace" : "make a mount namespace";
+  if (unshare (uid_map != NULL ? CLONE_NEWUSER | CLONE_NEWNS : CLONE_NEWNS) != 0)
+    return errno;
+  if (uid_map != NULL)
+    {
+      *step = "write the uid and gid maps";
+      if ((err = write_proc ("/proc/self/setgroups", "deny")) != 0
+          || (err = write_proc ("/proc/self/uid_map", uid_map)) != 0
+          || (err = write_proc ("/proc/self/gid_map", gid_map)) != 0)
+        return err;
+    }
+  /* Private, so the tmpfs is not propagated back to the host's mounts. */
+  *step = "make the mounts private";
+  if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+    return errno;
+  *step = "mount a tmpfs";
+  if (mount ("tmpfs", mnt, "tmpfs", 0, "size=64k") != 0)
+    return errno;
+  return 0;
+}
+
+/* The maps that make this user root of a new user namespace; NULL for
+ * root, who needs no user namespace to mount. */
+static void
+own_maps (char **uid_map, char **gid_map)
+{
+  *uid_map = geteuid () == 0 ? NULL : g_strdup_printf ("0 %u 1", (unsigned) geteuid ());
+  *gid_map = geteuid () == 0 ? NULL : g_strdup_printf ("0 %u 1", (unsigned) getegid ());
+}
+
+/* Whether enter_tmpfs_namespace works here, tried in a forked child so
+ * this process keeps its namespaces; NULL, or why not. */
+static char *
+tmpfs_namespace_refused (void)
+{
+  g_autofree char *dir = make_dir ();
+  g_autofree char *uid_map = NULL, *gid_map = NULL;
+  char why[256] = "";
+  int fds[2], status;
+  ssize_t n;
+  pid_t pid;
+
+  own_maps (&uid_map, &gid_map);
+  g_assert_cmpint (pipe2 (fds, O_CLOEXEC), ==, 0);
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      const char *step;
+      int err = enter_tmpfs_namespace (dir, uid_map, gid_map, &step);
+
+      if (err != 0)
+        {
+          /* strerror is not for a forked child of a threaded process:
+           * the step and the number, the parent names it. */
+          char line[128];
+          int len = snprintf (line, sizeof line, "%d %s", err, step);
+          (void) !write (fds[1], line, (size_t) len);
+        }
+      _exit (err == 0 ? 0 : 1);
+    }
+  close (fds[1]);
+  n = read (fds[0], why, sizeof why - 1);
+  close (fds[0]);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  sp_test_remove_tree (dir);
+  g_assert_true (WIFEXITED (status));
+  if (WEXITSTATUS (status) == 0)
+    return NULL;
+  g_assert_cmpint (n, >, 0);
+  why[n] = '\0';
+  return g_strdup_printf ("cannot %s for a private tmpfs: %s", strchr (why, ' ') + 1,
+                          g_strerror (atoi (why)));
+}
+
 /* A full disk: the write fails with ENOSPC, the old copy stays whole and
- * no temporary file is left behind. Needs root to mount a tiny tmpfs. */
+ * no temporary file is left behind. The disk is a 64 KiB tmpfs in a
+ * namespace of the test's own (run in a subprocess), so anyone can run
+ * it where the kernel lets users make namespaces; elsewhere it skips. */
 static void
 test_full_disk (void)
 {
-  g_autofree char *dir = make_dir ();
-  g_autofree char *mnt = g_build_filename (dir, "mnt", NULL);
-  g_autofree char *copies = g_build_filename (mnt, "autosave", NULL);
-  g_autoptr (SpAutosaveEntry) small = entry_new ("doc", NULL, "print('small')\n", 1);
-  g_autoptr (SpAutosaveEntry) big = NULL;
-  g_autoptr (GPtrArray) all = NULL;
-  g_autoptr (GPtrArray) problems = NULL;
-  g_autoptr (GError) error = NULL;
-  g_autofree char *huge = NULL;
+  g_autofree char *why = NULL;
 
-  if (geteuid () != 0)
+  if (g_test_subprocess ())
     {
-      g_test_skip ("needs root to mount a small tmpfs");
+      g_autofree char *dir = make_dir ();
+      g_autofree char *mnt = g_build_filename (dir, "mnt", NULL);
+      g_autofree char *copies = g_build_filename (mnt, "autosave", NULL);
+      g_autofree char *uid_map = NULL, *gid_map = NULL;
+      g_autoptr (SpAutosaveEntry) small = entry_new ("doc", NULL, "print('small')\n", 1);
+      g_autoptr (SpAutosaveEntry) big = NULL;
+      g_autoptr (GPtrArray) all = NULL;
+      g_autoptr (GPtrArray) problems = NULL;
+      g_autoptr (GError) error = NULL;
+      g_autofree char *huge = NULL;
+      const char *step;
+
+      own_maps (&uid_map, &gid_map);
+      g_assert_cmpint (g_mkdir (mnt, 0700), ==, 0);
+      g_assert_cmpint (enter_tmpfs_namespace (mnt, uid_map, gid_map, &step), ==, 0);
+      g_assert_true (sp_autosave_write (copies, small, &error));
+      g_assert_no_error (error);
+      huge = g_strnfill (256 * 1024, 'x');
+      big = entry_new ("doc", NULL, huge, 2);
+      g_assert_false (sp_autosave_write (copies, big, &error));
+      g_assert_true (g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOSPC));
+      all = sp_autosave_load_all (copies, &problems);
+      g_assert_cmpuint (problems->len, ==, 0);
+      g_assert_cmpuint (all->len, ==, 1);
+      g_assert_cmpstr (((SpAutosaveEntry *) all->pdata[0])->text, ==, "print('small')\n");
+      g_assert_cmpint (umount (mnt), ==, 0);
       sp_test_remove_tree (dir);
+      /* For the parent: the checks ran to here (and the message). */
+      g_print ("full disk: %s\n", error->message);
       return;
     }
-  g_assert_cmpint (g_mkdir (mnt, 0700), ==, 0);
-  if (mount ("tmpfs", mnt, "tmpfs", 0, "size=64k") != 0)
+  why = tmpfs_namespace_refused ();
+  if (why != NULL)
     {
-      g_autofree char *why = g_strdup_printf ("cannot mount tmpfs: %s", g_strerror (errno));
       g_test_skip (why);
-      sp_test_remove_tree (dir);
       return;
     }
-  g_assert_true (sp_autosave_write (copies, small, &error));
-  g_assert_no_error (error);
-  huge = g_strnfill (256 * 1024, 'x');
-  big = entry_new ("doc", NULL, huge, 2);
-  g_assert_false (sp_autosave_write (copies, big, &error));
-  g_test_message ("full disk: %s", error->message);
-  g_assert_true (g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOSPC));
-  all = sp_autosave_load_all (copies, &problems);
-  g_assert_cmpuint (problems->len, ==, 0);
-  g_assert_cmpuint (all->len, ==, 1);
-  g_assert_cmpstr (((SpAutosaveEntry *) all->pdata[0])->text, ==, "print('small')\n");
-  g_assert_cmpint (umount (mnt), ==, 0);
-  sp_test_remove_tree (dir);
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stdout ("*full disk: *");
 }
 
 static void

@@ -1,24 +1,49 @@
 /* test-stall-meter.c: the meter sees a blocked main loop, and only then. */
 #include <glib/gstdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "sp-stall-meter.h"
+
+/* A handler that holds the main loop for ms, and whether it has run. */
+typedef struct
+{
+  guint ms;
+  gboolean done;
+} Hold;
 
 static gboolean
 block (gpointer data)
 {
-  g_usleep (GPOINTER_TO_UINT (data) * 1000);
+  Hold *hold = data;
+
+  g_usleep (hold->ms * 1000);
+  hold->done = TRUE;
   return G_SOURCE_REMOVE;
 }
 
+static gint64
+thread_cpu_us (void)
+{
+  struct timespec ts;
+
+  g_assert_cmpint (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts), ==, 0);
+  return ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
+/* Works for ms of this thread's CPU time, not of the wall clock: on a
+ * loaded machine the CPU it gets in a wall-clock span can be a tenth of
+ * it, and the meter counts what it got. */
 static gboolean
 spin_cpu (gpointer data)
 {
-  gint64 end = g_get_monotonic_time () + GPOINTER_TO_UINT (data) * 1000;
+  Hold *hold = data;
+  gint64 end = thread_cpu_us () + hold->ms * 1000;
   volatile guint64 n = 0;
 
-  while (g_get_monotonic_time () < end)
+  while (thread_cpu_us () < end)
     n++;
+  hold->done = TRUE;
   return G_SOURCE_REMOVE;
 }
 
@@ -28,6 +53,23 @@ spin (guint ms)
   gint64 end = g_get_monotonic_time () + ms * 1000;
 
   while (g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+/* Runs the main loop until handler has held it and the meter has ticked
+ * once after that (the tick that finds itself late), however long that
+ * takes on this machine. */
+static void
+hold_loop (SpStallMeter *meter, GSourceFunc handler, guint ms)
+{
+  Hold hold = { ms, FALSE };
+  guint64 ticks;
+
+  g_idle_add (handler, &hold);
+  while (!hold.done)
+    g_main_context_iteration (NULL, TRUE);
+  ticks = sp_stall_meter_get_ticks (meter);
+  while (sp_stall_meter_get_ticks (meter) == ticks)
     g_main_context_iteration (NULL, TRUE);
 }
 
@@ -45,18 +87,16 @@ test_sees_block (void)
   g_assert_cmpuint (sp_stall_meter_get_ticks (meter), >, 0);
   /* A handler that holds the loop for 150 ms is a stall of about that. */
   sp_stall_meter_reset (meter);
-  g_idle_add (block, GUINT_TO_POINTER (150));
-  spin (300);
+  hold_loop (meter, block, 150);
   g_assert_cmpint (sp_stall_meter_get_longest_us (meter), >=, 140 * 1000);
   /* Sleeping is not working: the loop was held, but not busy. */
   g_assert_cmpint (sp_stall_meter_get_longest_busy_us (meter), <, 100 * 1000);
 
-  /* Working is: a handler that spins the CPU for 150 ms. */
+  /* Working is: a handler that spins the CPU for 150 ms of CPU time. */
   sp_stall_meter_reset (meter);
-  g_idle_add (spin_cpu, GUINT_TO_POINTER (150));
-  spin (300);
+  hold_loop (meter, spin_cpu, 150);
   g_assert_cmpint (sp_stall_meter_get_longest_us (meter), >=, 140 * 1000);
-  g_assert_cmpint (sp_stall_meter_get_longest_busy_us (meter), >=, 20 * 1000);
+  g_assert_cmpint (sp_stall_meter_get_longest_busy_us (meter), >=, 140 * 1000);
   sp_stall_meter_mark (meter, "marked");
   g_assert_finalize_object (meter);
   g_assert_true (g_file_get_contents (log, &text, NULL, NULL));

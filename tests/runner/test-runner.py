@@ -641,9 +641,15 @@ def test_network_names(t):
                f"    s = socket.create_connection(('localhost', {port}), 2)\n"
                "    print(s.recv(4).decode())\nexcept OSError as e:\n    print('failed', e)\n")
     r = runner()
-    t.ok(host is not None, "control: this host has /etc/resolv.conf to read")
     res = r.run("on", read, network=True)
-    t.eq(res.stdout, f"{host!r}\n", "network on: the run reads the host's name servers", res)
+    if host is not None:
+        t.eq(res.stdout, f"{host!r}\n", "network on: the run reads the host's name servers",
+             res)
+    else:
+        t.skip("network on: the run reads the host's name servers: this host has no "
+               "/etc/resolv.conf to read")
+        t.ok(res.stdout.startswith("unreadable"),
+             "network on, the host without name servers: the run has none either", res)
     res = r.run("localhost", connect, network=True)
     t.eq(res.stdout, "pong\n", "network on: localhost resolves and reaches a local service", res)
     res = r.run("off", read)

@@ -109,6 +109,18 @@ def test_errors_and_plots(t):
     res = r.run("fork", "import os\npid = os.fork()\nprint('child' if pid == 0 else 'parent')\n"
                         "if pid:\n    os.waitpid(pid, 0)\n", session="s")
     t.eq(sorted(res.stdout.split()), ["child", "parent"], "a forked child runs to the end", res)
+    # Output is line buffered: each print is one write, so a parent's and
+    # its children's lines never mix mid-line (unbuffered, about one fork in
+    # two did here).
+    res = r.run("forks", "import os\nfor i in range(8):\n    pid = os.fork()\n"
+                         "    print('child' if pid == 0 else 'parent')\n    if pid == 0:\n"
+                         "        break\n    os.waitpid(pid, 0)\n", session="s")
+    t.eq(sorted(res.stdout.splitlines()), ["child"] * 8 + ["parent"] * 8,
+         "eight forks in a row: every line whole", res)
+    res = r.run("partial", "import sys\nprint('no newline', end='')\n"
+                           "print('err', end='', file=sys.stderr)\n", session="s")
+    t.eq((res.stdout, res.stderr), ("no newline", "err"),
+         "a partial line is not lost when the run ends", res)
     res = r.run("g", "print(value)", session="s")
     t.eq((res.stdout, res.exited.get("session_ended")), ("1\n", None),
          "and none of that ended the session", res)

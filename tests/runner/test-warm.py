@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -517,12 +518,32 @@ def test_memory_cap(t):
 
 
 def test_no_warm(t):
+    # The control sets how long to watch: as long as a runner on this
+    # machine, now, takes from hello to its first warm run, and twice that
+    # (the machine's load varies), not a fixed guess that a slow machine
+    # outlasts (a run that came too early would be cold anyway).
+    started = time.monotonic()
+    control = runner()
+    t.ok(wait_warm(control), "control: without --no-warm a run starts warm")
+    span = 2 * (time.monotonic() - started)
+    control.close()
     r = runner("--no-warm")
-    time.sleep(1)
-    res = [run(r, "print(1)") for _ in range(3)]
-    t.ok(not any(x.started.get("warm") for x in res) and not warm_parents(r),
-         "--no-warm: no warm parent, every run cold")
+    deadline = time.monotonic() + span
+    parents, res = set(), []
+    while len(res) < 3 or time.monotonic() < deadline:
+        parents |= set(warm_parents(r))
+        res.append(run(r, "print(1)"))
+    t.ok(not any(x.started.get("warm") for x in res) and not parents,
+         f"--no-warm: no warm parent, every run cold ({len(res)} runs in {span:.1f} s)",
+         (sorted(parents), [x.started["id"] for x in res if x.started.get("warm")]))
     r.close()
+
+
+def watch_warm_children(proc, found):
+    """Adds to found every warm parent of proc's until proc exits."""
+    while proc.poll() is None:
+        found.update(warm_children(proc.pid))
+        time.sleep(0.01)
 
 
 def test_batch_stays_cold(t):
@@ -538,11 +559,15 @@ def test_batch_stays_cold(t):
         f.seek(0)
         proc = subprocess.Popen([RUNNER, "--sandbox", MODE, "--strict"], stdin=f,
                                 stdout=subprocess.PIPE, text=True)
-    # The runs sleep for 1.5 s: time enough for a parent to have started.
-    time.sleep(1.0)
-    parents = warm_children(proc.pid)
+    # Watched for the whole batch, not sampled once: a parent started at
+    # any time before the runner exits is seen.
+    parents = set()
+    watcher = threading.Thread(target=watch_warm_children, args=(proc, parents))
+    watcher.start()
     events = [json.loads(line) for line in proc.stdout]
     proc.wait()
+    watcher.join()
+    parents = sorted(parents)
     exited = [e for e in events if e["type"] == "exited"]
     t.eq(parents, [], "no warm parent while a batch runs")
     t.ok(len(exited) == 2 and all(e.get("exit_code") == 0 and not e.get("warm") for e in exited),

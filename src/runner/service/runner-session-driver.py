@@ -27,8 +27,13 @@ def _text_stream(fd, mode, errors):
     raw = io.FileIO(fd, mode, closefd=False)
     if mode == "r":
         return io.TextIOWrapper(io.BufferedReader(raw), encoding="utf-8", errors=errors)
-    # As python3 -u makes them: unbuffered below, written through above.
-    return io.TextIOWrapper(raw, encoding="utf-8", errors=errors, write_through=True)
+    # Line buffered, as Python makes them for a terminal: print() writes its
+    # text and then its end separately, and unbuffered (python3 -u) each is
+    # its own write(), so a parent's and a forked child's lines mixed
+    # mid-line on the pipe. Here a line is one write(); a partial line
+    # shows when it ends, on flush() or input(), or when the run ends.
+    return io.TextIOWrapper(io.BufferedWriter(raw), encoding="utf-8", errors=errors,
+                            line_buffering=True)
 
 
 def _attach():
