@@ -633,6 +633,11 @@ def test_helper_unusable(t):
         t.eq([(x.exited["end"], x.stdout, bool(x.started.get("warm"))) for x in results],
              [("exited", f"{i}\n", False) for i in range(3)],
              "every run succeeds, cold", [x.exited for x in results])
+        reasons = {x.exited.get("cold_reason") for x in results}
+        reason = next(iter(reasons))
+        t.ok(len(reasons) == 1 and reason is not None and "sandpad-warm-init" in reason
+             and "Permission denied" in reason,
+             "each run's exited says why it is cold (cold_reason)", reasons)
         # Past the restart backoff (5 s): the pool stays off.
         time.sleep(6)
         late = run(r, "print('late')")

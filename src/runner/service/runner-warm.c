@@ -127,9 +127,10 @@ set_broken (RunnerWarm *warm, const char *text, size_t len)
   if (warm->broken == NULL)
     {
       warm->broken = xasprintf ("%.*s", (int) len, text);
-      /* Control characters from a path or strerror stay off the log line. */
+      /* ASCII only: control characters from a path or strerror stay off
+       * the log line, and exited's cold_reason is valid UTF-8 as sent. */
       for (char *c = warm->broken; *c != '\0'; c++)
-        if ((unsigned char) *c < 0x20 || *c == 0x7f)
+        if ((unsigned char) *c < 0x20 || (unsigned char) *c >= 0x7f)
           *c = '?';
       fprintf (stderr, "sandpad-runner: warm runs are off, runs start cold: %s\n", warm->broken);
     }
