@@ -149,7 +149,7 @@ int sp_warm_populate (int channel);
  * supervisor and the init have both exec'd sandpad-warm-init. */
 enum
 {
-  SPARE_FAILED_SETUP = 1,     /* before its exec: fds, namespaces, fork */
+  SPARE_FAILED_SETUP = 1, /* before its exec: fds, namespaces, fork */
   SPARE_FAILED_EXEC_SUPERVISOR,
   SPARE_FAILED_EXEC_INIT,
 };
@@ -168,7 +168,8 @@ spare_fail (int report, int step)
 
 /* Puts fds[i] at first + i and closes every fd above them. inherit[i]
  * says whether it stays open across exec; the others are close-on-exec,
- * so that sandpad-warm-init starts with its own fds only. */
+ * so that sandpad-warm-init starts with its own fds only. On failure an fd
+ * numbered 10 or above when called is still open as it was. */
 static int
 place_fds (int *fds, const bool *inherit, size_t n, int first)
 {
@@ -227,10 +228,13 @@ become_init (int helper_fd, int report, int from_parent, int to_program, int pro
   snprintf (pid_text, sizeof pid_text, "%d", (int) program);
   /* 3 and 4 for sandpad-warm-init; the helper and the report socket above
    * them, closed by the exec. */
-  int fds[4] = { from_parent, to_program, helper_fd, report };
+  int report_high = fcntl (report, F_DUPFD_CLOEXEC, 10); /* still itself if placing fails */
+  if (report_high < 0)
+    spare_fail (report, SPARE_FAILED_SETUP);
+  int fds[4] = { from_parent, to_program, helper_fd, report_high };
   static const bool inherit[4] = { true, true, false, false };
   if (place_fds (fds, inherit, 4, RUNNER_WARM_INIT_PARENT_FD) != 0)
-    spare_fail (report, SPARE_FAILED_SETUP);
+    spare_fail (report_high, SPARE_FAILED_SETUP);
   exec_helper (RUNNER_WARM_INIT_PROGRAM_FD + 1, RUNNER_WARM_INIT_PROGRAM_FD + 2, argv,
                SPARE_FAILED_EXEC_INIT);
 }
@@ -258,10 +262,13 @@ supervise_namespaces (WarmPlan *w, int helper_fd, int report, int a1, int b0, in
     }
   char *argv[] = { (char *) "sandpad-warm-init", (char *) RUNNER_WARM_INIT_ROLE_SUPERVISOR,
                    NULL };
-  int fds[2] = { helper_fd, report };
+  int report_high = fcntl (report, F_DUPFD_CLOEXEC, 10); /* still itself if placing fails */
+  if (report_high < 0)
+    spare_fail (report, SPARE_FAILED_SETUP);
+  int fds[2] = { helper_fd, report_high };
   static const bool inherit[2] = { false, false };
   if (place_fds (fds, inherit, 2, 3) != 0)
-    spare_fail (report, SPARE_FAILED_SETUP);
+    spare_fail (report_high, SPARE_FAILED_SETUP);
   exec_helper (3, 4, argv, SPARE_FAILED_EXEC_SUPERVISOR);
 }
 
