@@ -290,7 +290,15 @@ on_exited (SpRunnerSupervisor *sup, const char *run_id, SpRunResult *result, SpW
   set_running (self, FALSE);
   sp_exec_panel_set_status (self->exec_panel, summary, !sp_run_result_succeeded (result));
   add_results (self, result);
-  self->run_start = sp_run_result_get_warm (result) ? _("warm start") : _("cold start");
+  g_free (self->run_start);
+  if (sp_run_result_get_warm (result))
+    self->run_start = g_strdup (_("warm start"));
+  else if (sp_run_result_get_cold_reason (result) != NULL)
+    /* TRANSLATORS: the runner turned its warm starts off; %s says why */
+    self->run_start
+      = g_strdup_printf (_("cold start: %s"), sp_run_result_get_cold_reason (result));
+  else
+    self->run_start = g_strdup (_("cold start"));
   update_policy (self);
   if (!sp_run_result_succeeded (result) && sp_run_result_get_cancelled (result) == SP_RUN_CANCEL_NONE)
     add_error (self, result);

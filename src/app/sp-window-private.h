@@ -44,7 +44,7 @@ struct _SpWindow
   GString *stderr_text;
   gboolean running;
   gboolean run_exited;
-  const char *run_start; /* the last run's "warm start" / "cold start", NULL: none yet */
+  char *run_start; /* the last run's "warm start" / "cold start[: why]", NULL: none yet */
   GtkTextTag *error_tag;
   GCancellable *decode_cancellable; /* the shown run's images */
   /* sp-window-input.c: the program's last output left an open line (a

@@ -206,6 +206,7 @@ sp_window_dispose (GObject *object)
   g_clear_object (&self->decode_cancellable);
   g_clear_pointer (&self->run_id, g_free);
   g_clear_pointer (&self->workspace, g_free);
+  g_clear_pointer (&self->run_start, g_free);
   if (self->stderr_text != NULL)
     g_string_free (g_steal_pointer (&self->stderr_text), TRUE);
   _sp_window_history_free (self);

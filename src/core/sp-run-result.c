@@ -26,6 +26,7 @@ struct _SpRunResult
   gint64 stdout_bytes, stderr_bytes;
   gboolean truncated;
   gboolean warm; /* forked from the runner's warm interpreter */
+  char *cold_reason; /* cold because the runner's warm runs are off: why */
   GStrv images;
   GArray *files; /* SpRunFile */
   SpErrorInfo *error_info;
@@ -84,6 +85,7 @@ _sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint64 memory_mib
   self->cpu_ms = exited->cpu_ms;
   self->peak_memory = exited->peak_memory_bytes;
   self->warm = exited->warm;
+  self->cold_reason = g_strdup (exited->cold_reason);
   self->stdout_bytes = exited->stdout_bytes;
   self->stderr_bytes = exited->stderr_bytes;
   self->truncated = exited->stdout_truncated || exited->stderr_truncated;
@@ -106,6 +108,7 @@ sp_run_result_unref (SpRunResult *self)
     return;
   g_free (self->error);
   g_free (self->session_ended);
+  g_free (self->cold_reason);
   g_strfreev (self->images);
   g_clear_pointer (&self->error_info, sp_error_info_unref);
   g_array_unref (self->files);
@@ -147,6 +150,7 @@ gint64 sp_run_result_get_wall_ms (SpRunResult *self) { return self->wall_ms; }
 gint64 sp_run_result_get_cpu_ms (SpRunResult *self) { return self->cpu_ms; }
 gint64 sp_run_result_get_peak_memory (SpRunResult *self) { return self->peak_memory; }
 gboolean sp_run_result_get_warm (SpRunResult *self) { return self->warm; }
+const char *sp_run_result_get_cold_reason (SpRunResult *self) { return self->cold_reason; }
 gint64 sp_run_result_get_stdout_bytes (SpRunResult *self) { return self->stdout_bytes; }
 gint64 sp_run_result_get_stderr_bytes (SpRunResult *self) { return self->stderr_bytes; }
 gboolean sp_run_result_get_truncated (SpRunResult *self) { return self->truncated; }

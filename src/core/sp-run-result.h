@@ -71,6 +71,9 @@ gint64 sp_run_result_get_peak_memory (SpRunResult *self);
 /* TRUE when the run was forked from the runner's warm interpreter, FALSE
  * for a cold start (or a runner that does not say). */
 gboolean sp_run_result_get_warm (SpRunResult *self);
+/* Why a cold start was cold when the runner has turned its warm runs off
+ * after a failure of their own (a helper it cannot run); NULL otherwise. */
+const char *sp_run_result_get_cold_reason (SpRunResult *self);
 /* Everything the program wrote to each stream, including what a limit cut. */
 gint64 sp_run_result_get_stdout_bytes (SpRunResult *self);
 gint64 sp_run_result_get_stderr_bytes (SpRunResult *self);

@@ -324,7 +324,7 @@ decode_exited (json_t *obj, SpExited *exited, SpProtoError *err)
                                      "peak_memory_bytes", "stdout_bytes", "stderr_bytes",
                                      "stdout_truncated", "stderr_truncated", "files",
                                      "files_truncated", "program_error", "session_ended",
-                                     "warm"),
+                                     "warm", "cold_reason"),
                              err));
   TRY (get_session_end (obj, "session_ended", false, &exited->session_ended, err));
   TRY (get_id (obj, &exited->id, err));
@@ -359,6 +359,7 @@ decode_exited (json_t *obj, SpExited *exited, SpProtoError *err)
   TRY (decode_files (obj, exited, err));
   TRY (sp_program_error_decode (obj, &exited->program_error, err));
   TRY (sp_json_get_bool (obj, "warm", false, &exited->warm, err));
+  TRY (sp_json_get_string (obj, "cold_reason", false, &exited->cold_reason, err));
   return sp_json_get_bool (obj, "files_truncated", true, &exited->files_truncated, err);
 }
 

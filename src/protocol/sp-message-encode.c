@@ -174,6 +174,8 @@ encode_exited (json_t *obj, const SpExited *exited, bool *ok)
   set_bool (obj, "stderr_truncated", exited->stderr_truncated);
   if (exited->warm)
     set_bool (obj, "warm", true);
+  if (exited->cold_reason != NULL)
+    set_str (obj, "cold_reason", exited->cold_reason, ok);
   for (size_t i = 0; i < exited->n_files; i++)
     {
       json_t *item = json_object ();

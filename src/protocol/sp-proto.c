@@ -277,6 +277,7 @@ clear_exited (SpExited *exited)
 {
   free (exited->id);
   free (exited->error);
+  free (exited->cold_reason);
   for (size_t i = 0; i < exited->n_files; i++)
     {
       free (exited->files[i].path);

@@ -358,6 +358,9 @@ typedef struct
   SpProgramError *program_error; /* NULL unless the program failed with one */
   SpSessionEnd session_ended;    /* a session run whose interpreter ended with it */
   bool warm; /* as started's */
+  /* A Python run that started cold because the runner's warm runs are off
+   * after a failure of their own: why (NULL otherwise). */
+  char *cold_reason;
 } SpExited;
 
 typedef struct

@@ -161,6 +161,7 @@ check_exited (const SpMessage *w, const SpMessage *g, const char *what)
   INT (stdout_truncated);
   INT (stderr_truncated);
   INT (warm);
+  STR (cold_reason);
   if (INT (n_files))
     for (size_t i = 0; i < want->n_files; i++)
       {

@@ -196,6 +196,14 @@ test_events (void)
   e->warm = true;
   roundtrip (&m, "exited (warm)", "x2w", check_exited);
 
+  /* A cold run of a runner whose warm runs are off says why. */
+  m.type = SP_MSG_EXITED;
+  fill_exited (e, "x2c");
+  e->end = SP_END_EXITED;
+  e->cold_reason = xstrdup ("the warm spare's supervisor cannot execute sandpad-warm-init: "
+                            "Permission denied");
+  roundtrip (&m, "exited (cold, with its reason)", "x2c", check_exited);
+
   m.type = SP_MSG_EXITED;
   fill_exited (e, "x3");
   e->end = SP_END_FAILED;
@@ -249,8 +257,8 @@ main (void)
 {
   plan (RT (1) + 2 * RT (15) + 2 * RT (1) + 3 * RT (3)            /* requests */
         + RT (3 + 4 * 2 + 6 + 2 + 2) + RT (2) + 2 * RT (10) + 3 * RT (4) /* ready..output */
-        + RT (18 + 8 * 2) + 3 * RT (18)                             /* exited variants */
-        + SP_LIMIT_LAST * SP_CANCEL_LAST * RT (18)                  /* limit × cancel */
+        + RT (19 + 8 * 2) + 4 * RT (19)                             /* exited variants */
+        + SP_LIMIT_LAST * SP_CANCEL_LAST * RT (19)                  /* limit × cancel */
         + RT (1) + RT (3) + (SP_ERR_LAST - 1) * RT (3));            /* released, error */
   test_requests ();
   test_events ();

@@ -206,7 +206,8 @@ class Runner:
         self.proc.stdout.close()
         # Whatever the runner said on stderr (sanitizer reports included)
         # shows up in the TAP log as a diagnostic.
-        for line in self.proc.stderr.read().decode(errors="replace").splitlines()[:60]:
+        self.stderr_text = self.proc.stderr.read().decode(errors="replace")
+        for line in self.stderr_text.splitlines()[:60]:
             print(f"# runner: {line}", flush=True)
         self.proc.stderr.close()
         return self.proc.returncode

@@ -8,6 +8,7 @@ Usage: test-warm.py PATH-TO-SANDPAD-RUNNER [TEST-NAME...]
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -210,11 +211,14 @@ def test_parent_runs_no_user_code(t):
             except OSError:
                 pass
         return sorted(found)
-    want = ["/dev/null"] * 3 + ["anon_inode", "socket", "socket"]
+    # And sandpad-warm-init, opened once (O_PATH) for its spares to exec.
+    helper = os.path.join(os.path.dirname(os.path.abspath(RUNNER)), "sandpad-warm-init")
+    want = sorted(["/dev/null"] * 3 + ["anon_inode", "socket", "socket", helper])
     seen = []
     wait_until(lambda: seen.append(kinds()) or seen[-1] == want, 20)
     t.eq(seen[-1], want,
-         "the warm parent holds only /dev/null, its socket, its spare's socket and pidfd")
+         "the warm parent holds only /dev/null, its socket, its spare's socket and pidfd, "
+         "and sandpad-warm-init")
     t.ok(not any("pipe" in k for ks in seen for k in ks), "it never holds a run's pipe", seen[:3])
     t.eq(status_field(parent, "Threads"), "1",
          "the warm parent is single-threaded when it forks (numpy started no threads)")
@@ -587,12 +591,103 @@ def test_small_memory_goes_cold(t):
     r.close()
 
 
+def copy_runner(folder):
+    """The runner and its warm helpers, copied into folder (the runner finds
+    them beside itself); the copy's path."""
+    here = os.path.dirname(os.path.abspath(RUNNER))
+    for name in ("sandpad-runner", "sandpad-warm.so", "sandpad-warm-init"):
+        shutil.copy2(os.path.join(here, name), folder)
+    return os.path.join(folder, "sandpad-runner")
+
+
+def reachable_by_nobody(path):
+    """Whether uid/gid 65534 can stat path (it needs search rights on every
+    folder above it)."""
+    def become_nobody():
+        os.setgroups([])
+        os.setgid(65534)
+        os.setuid(65534)
+    probe = subprocess.run([sys.executable, "-c", "import os, sys; os.stat(sys.argv[1])", path],
+                           preexec_fn=become_nobody, capture_output=True)
+    return probe.returncode == 0
+
+
+def test_closed_folder(t):
+    """Issue 31: a runner built or installed where the run's uid cannot go
+    (a clone under /root, a 0700 folder) still runs warm: the spares exec
+    sandpad-warm-init from an fd the warm parent opened, not by path."""
+    if os.geteuid() != 0:
+        t.skip("needs root: only a root runner's runs are another uid (nobody) "
+               "than the folder's owner")
+        return
+    with tempfile.TemporaryDirectory(prefix="sandpad-closed-") as folder:
+        os.chmod(folder, 0o700)
+        copy = copy_runner(folder)
+        t.ok(not reachable_by_nobody(os.path.join(folder, "sandpad-warm-init")),
+             "control: the runs' uid (nobody) cannot reach the folder's helpers")
+        r = Runner(copy, "--cancel-grace-ms", "300", "--sandbox", MODE, "--strict")
+        r.hello()
+        t.ok(wait_warm(r), "a runner in a 0700 root-owned folder has a warm parent")
+        results = [run(r, f"print({i} * 7)") for i in range(4)]
+        t.ok(all(x.started.get("warm") for x in results), "its runs start warm",
+             [x.started for x in results])
+        t.eq([(x.exited["end"], x.stdout) for x in results],
+             [("exited", f"{i * 7}\n") for i in range(4)],
+             "and succeed, one after another (each on a spare made after the last)",
+             [x.exited for x in results])
+        r.close()
+
+
+def test_helper_unusable(t):
+    """A warm helper that cannot be executed does not fail a run: every run
+    starts cold, the reason is said once, and no warm parent is started
+    again."""
+    with tempfile.TemporaryDirectory(prefix="sandpad-broken-") as folder:
+        os.chmod(folder, 0o755)
+        copy = copy_runner(folder)
+        # Not executable by anyone, root included (exec needs an x bit).
+        os.chmod(os.path.join(folder, "sandpad-warm-init"), 0)
+        r = Runner(copy, "--cancel-grace-ms", "300", "--sandbox", MODE, "--strict")
+        r.hello()
+        # The parent imports, makes its first spare and finds it cannot
+        # start: until then runs are cold as before any parent is ready.
+        seen = wait_until(lambda: warm_children(r.proc.pid), 30)
+        gone = wait_until(lambda: not warm_children(r.proc.pid), 90, step=0.2)
+        t.ok(seen and gone, "the warm parent starts, then ends by itself", (seen, gone))
+        results = [run(r, f"print({i})") for i in range(3)]
+        t.eq([(x.exited["end"], x.stdout, bool(x.started.get("warm"))) for x in results],
+             [("exited", f"{i}\n", False) for i in range(3)],
+             "every run succeeds, cold", [x.exited for x in results])
+        reasons = {x.exited.get("cold_reason") for x in results}
+        reason = next(iter(reasons))
+        t.ok(len(reasons) == 1 and reason is not None and "sandpad-warm-init" in reason
+             and "Permission denied" in reason,
+             "each run's exited says why it is cold (cold_reason)", reasons)
+        # Past the restart backoff (5 s): the pool stays off.
+        time.sleep(6)
+        late = run(r, "print('late')")
+        t.ok(late.stdout == "late\n" and not late.started.get("warm")
+             and not warm_children(r.proc.pid),
+             "no warm parent is started again, later runs still cold", late.exited)
+        r.close()
+        t.ok("warm runs are off" in r.stderr_text and "sandpad-warm-init" in r.stderr_text
+             and "Permission denied" in r.stderr_text,
+             "the runner's log says why warm runs are off", r.stderr_text)
+        # Control: the same copy with its helper executable runs warm.
+        os.chmod(os.path.join(folder, "sandpad-warm-init"), 0o755)
+        r = Runner(copy, "--cancel-grace-ms", "300", "--sandbox", MODE, "--strict")
+        r.hello()
+        t.ok(wait_warm(r), "control: with the helper executable, the same copy runs warm")
+        r.close()
+
+
 TESTS = {f.__name__[5:]: f for f in [
     test_same_results, test_limits, test_parent_runs_no_user_code, test_monkeypatch_isolated,
     test_random_differs, test_parent_unreachable, test_no_control_socket,
     test_no_shared_writable_mappings, test_siblings_isolated, test_recycled,
     test_killed_parent_falls_back, test_memory_cap, test_no_warm, test_small_memory_goes_cold,
-    test_init_unreachable, test_spare_ends_with_parent, test_batch_stays_cold,
+    test_init_unreachable, test_spare_ends_with_parent, test_batch_stays_cold, test_closed_folder,
+    test_helper_unusable,
 ]}
 
 if __name__ == "__main__":

@@ -6,7 +6,10 @@
  *   real           the real runner, as the app starts it
  *   real-fallback  the real runner in its fallback mode (a wrapper adds
  *                  --sandbox fallback, as a system without user
- *                  namespaces would make it choose) */
+ *                  namespaces would make it choose)
+ *   warm-broken    a copy of the real runner whose sandpad-warm-init
+ *                  cannot be executed: its warm runs turn off, and the
+ *                  card says why each run started cold (issue 31) */
 #include "config.h"
 
 #include <glib/gstdio.h>
@@ -154,6 +157,65 @@ test_real_fallback (void)
   close_window (window);
 }
 
+/* Python runs until the card names a cold start's reason, or 40 runs. */
+static void
+test_warm_broken (void)
+{
+  SpWindow *window = open_window ();
+  g_autofree char *text = NULL;
+
+  for (int i = 0; i < 40; i++)
+    {
+      run_snippet (window, "print('x')\n");
+      g_free (text);
+      text = card_text (window);
+      /* Control: until the warm parent has said so, a run is simply cold. */
+      if (i == 0)
+        g_assert_nonnull (strstr (text, "cold start"));
+      if (strstr (text, "cold start: ") != NULL)
+        break;
+      g_usleep (250 * 1000);
+    }
+  g_test_message ("card: %s", text);
+  g_assert_nonnull (strstr (text, "cold start: "));
+  g_assert_nonnull (strstr (text, "sandpad-warm-init"));
+  g_assert_null (strstr (text, "warm start"));
+  close_window (window);
+}
+
+/* A copy of the runner and its warm helpers in a folder of its own, the
+ * helper not executable by anyone (root included). */
+static char *
+copy_runner_broken (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sp-policy-XXXXXX", NULL);
+  g_autofree char *from = g_path_get_dirname (g_getenv ("SANDPAD_RUNNER"));
+  static const char *const names[] = { "sandpad-runner", "sandpad-warm.so", "sandpad-warm-init" };
+
+  for (size_t i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr (GFile) src = g_file_new_build_filename (from, names[i], NULL);
+      g_autoptr (GFile) dst = g_file_new_build_filename (dir, names[i], NULL);
+      g_assert_true (g_file_copy (src, dst, G_FILE_COPY_NONE, NULL, NULL, NULL, NULL));
+      g_assert_cmpint (g_chmod (g_file_peek_path (dst), i == 2 ? 0 : 0755), ==, 0);
+    }
+  return g_build_filename (dir, "sandpad-runner", NULL);
+}
+
+static void
+remove_copy (const char *runner)
+{
+  g_autofree char *dir = g_path_get_dirname (runner);
+  static const char *const names[] = { "sandpad-runner", "sandpad-warm.so", "sandpad-warm-init" };
+
+  for (size_t i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, names[i], NULL);
+      g_unlink (path);
+    }
+  g_rmdir (dir);
+}
+
 /* A wrapper that starts the real runner in fallback mode. */
 static char *
 write_fallback_wrapper (void)
@@ -173,6 +235,7 @@ main (int argc, char **argv)
 {
   const char *scenario = g_getenv ("SANDPAD_TEST_POLICY");
   g_autofree char *wrapper = NULL;
+  g_autofree char *copy = NULL;
   int ret;
 
   if (!sp_ui_test_have_display ())
@@ -190,6 +253,11 @@ main (int argc, char **argv)
       wrapper = write_fallback_wrapper ();
       g_setenv ("SANDPAD_RUNNER", wrapper, TRUE);
     }
+  else if (g_str_equal (scenario, "warm-broken"))
+    {
+      copy = copy_runner_broken ();
+      g_setenv ("SANDPAD_RUNNER", copy, TRUE);
+    }
   gtk_test_init (&argc, &argv, NULL);
   gtk_source_init ();
   app = sp_application_new ();
@@ -199,12 +267,16 @@ main (int argc, char **argv)
     g_test_add_func ("/Sandpad/Policy/degraded", test_degraded);
   else if (g_str_equal (scenario, "real"))
     g_test_add_func ("/Sandpad/Policy/real", test_real);
+  else if (g_str_equal (scenario, "warm-broken"))
+    g_test_add_func ("/Sandpad/Policy/warm-broken", test_warm_broken);
   else
     g_test_add_func ("/Sandpad/Policy/real-fallback", test_real_fallback);
   ret = g_test_run ();
 
   g_application_quit (G_APPLICATION (app));
   g_clear_object (&app);
+  if (copy != NULL)
+    remove_copy (copy);
   if (wrapper != NULL)
     {
       g_autofree char *dir = g_path_get_dirname (wrapper);

@@ -14,7 +14,13 @@
  * the same processes a cold run has (in fallback mode the supervisor is
  * the run init), where the supervisor and the init then exec
  * sandpad-warm-init, a small binary (runner-warm-init.c), so that only the
- * program holds the warm interpreter's memory. The program waits in
+ * program holds the warm interpreter's memory. They exec it through an fd
+ * the warm parent opened as the runner's uid: by then the supervisor is
+ * the run's uid (nobody under a root runner), which may not be able to
+ * reach the folder the runner is installed or built in (a clone under
+ * /root, a 0700 folder). Whether both execs happened comes back on a
+ * socket of its own (sp_warm_spare_check()), so a spare that could not
+ * start is never handed a run. The program waits in
  * sp_warm_enter() for the run: the init relays the plan and the run's
  * pipes to it, the program builds the private root (namespace mode), then
  * takes every step a cold program takes before exec, except that the last
@@ -28,6 +34,8 @@
 #include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,24 +144,80 @@ parse_plan (const char *blob, size_t len, WarmPlan *w, bool whole)
   return 0;
 }
 
-pid_t sp_warm_prefork (const char *blob, size_t len, const char *helper, int out[2]);
+pid_t sp_warm_prefork (const char *blob, size_t len, int helper_fd, int out[3]);
+int sp_warm_spare_check (int report, int timeout_ms, char *why, size_t size);
 int sp_warm_enter (int channel, pid_t init_pid, char *buf, size_t size);
 int sp_warm_populate (int channel);
+
+/* What the report socket carries when a spare's process cannot start: the
+ * step (one of these) and errno, two int32. Nothing at all (EOF) when the
+ * supervisor and the init have both exec'd sandpad-warm-init. */
+enum
+{
+  SPARE_FAILED_SETUP = 1, /* before its exec: fds, namespaces, fork */
+  SPARE_FAILED_EXEC_SUPERVISOR,
+  SPARE_FAILED_EXEC_INIT,
+};
+
+/* In a spare's supervisor or init: tells the warm parent why it cannot go
+ * on (errno as it was), then exits. The program-to-be dies with the init
+ * (its parent-death signal). */
+static void __attribute__ ((noreturn))
+spare_fail (int report, int step)
+{
+  int32_t msg[2] = { step, errno };
+
+  write_all (report, msg, sizeof msg);
+  _exit (126);
+}
+
+/* Puts fds[i] at first + i and closes every fd above them. inherit[i]
+ * says whether it stays open across exec; the others are close-on-exec,
+ * so that sandpad-warm-init starts with its own fds only. On failure an fd
+ * numbered 10 or above when called is still open as it was. */
+static int
+place_fds (int *fds, const bool *inherit, size_t n, int first)
+{
+  /* Above every target first, so no dup clobbers a later one. */
+  for (size_t i = 0; i < n; i++)
+    if ((fds[i] = fcntl (fds[i], F_DUPFD_CLOEXEC, 10)) < 0)
+      return -1;
+  for (size_t i = 0; i < n; i++)
+    if (dup3 (fds[i], first + (int) i, inherit[i] ? 0 : O_CLOEXEC) != first + (int) i)
+      return -1;
+  return (int) syscall (SYS_close_range, first + (unsigned) n, ~0U, 0);
+}
+
+/* Execs sandpad-warm-init from the fd the warm parent opened, not by its
+ * path: this process may already be the run's uid, which need not be able
+ * to search the folder holding it. The fd is close-on-exec, which
+ * execveat() allows for a binary (not for a script, which would need it
+ * by name), so the helper does not inherit it. */
+static void __attribute__ ((noreturn))
+exec_helper (int helper_fd, int report, char **argv, int step)
+{
+  char *envp[] = { NULL };
+
+  fexecve (helper_fd, argv, envp);
+  spare_fail (report, step);
+}
 
 /* In the init-to-be (pid 1, or the supervisor in fallback mode): forks the
  * program, then becomes sandpad-warm-init with the warm parent's socket as
  * fd 3 and the program's as fd 4. Returns only in the program. */
 static void
-become_init (const char *helper, int from_parent, int to_program, int program_end, int out[2])
+become_init (int helper_fd, int report, int from_parent, int to_program, int program_end,
+             int out[3])
 {
   pid_t self = getpid ();
   pid_t program = fork ();
 
   if (program < 0)
-    _exit (126);
+    spare_fail (report, SPARE_FAILED_SETUP);
   if (program == 0)
     {
-      /* The program-to-be keeps only its end of the channel. */
+      /* The program-to-be keeps only its end of the channel: not the
+       * helper's fd, not the report socket (whose EOF says its init exec'd). */
       int keep[1] = { program_end };
       if (runner_spawn_keep_fds (keep, 1) != 0)
         _exit (126);
@@ -164,42 +228,88 @@ become_init (const char *helper, int from_parent, int to_program, int program_en
       return;
     }
   char pid_text[24];
-  char *argv[] = { (char *) helper, (char *) RUNNER_WARM_INIT_ROLE_INIT, pid_text, NULL };
-  char *envp[] = { NULL };
+  char *argv[] = { (char *) "sandpad-warm-init", (char *) RUNNER_WARM_INIT_ROLE_INIT, pid_text,
+                   NULL };
   snprintf (pid_text, sizeof pid_text, "%d", (int) program);
-  /* Above the target numbers first, so neither dup2 clobbers the other. */
-  from_parent = fcntl (from_parent, F_DUPFD_CLOEXEC, 10);
-  to_program = fcntl (to_program, F_DUPFD_CLOEXEC, 10);
-  if (from_parent < 0 || to_program < 0
-      || dup2 (from_parent, RUNNER_WARM_INIT_PARENT_FD) != RUNNER_WARM_INIT_PARENT_FD
-      || dup2 (to_program, RUNNER_WARM_INIT_PROGRAM_FD) != RUNNER_WARM_INIT_PROGRAM_FD
-      || syscall (SYS_close_range, RUNNER_WARM_INIT_PROGRAM_FD + 1, ~0U, 0) != 0)
-    _exit (126);
-  execve (helper, argv, envp);
-  _exit (127); /* the program dies with us (its parent-death signal) */
+  /* 3 and 4 for sandpad-warm-init; the helper and the report socket above
+   * them, closed by the exec. */
+  int report_high = fcntl (report, F_DUPFD_CLOEXEC, 10); /* still itself if placing fails */
+  if (report_high < 0)
+    spare_fail (report, SPARE_FAILED_SETUP);
+  int fds[4] = { from_parent, to_program, helper_fd, report_high };
+  static const bool inherit[4] = { true, true, false, false };
+  if (place_fds (fds, inherit, 4, RUNNER_WARM_INIT_PARENT_FD) != 0)
+    spare_fail (report_high, SPARE_FAILED_SETUP);
+  exec_helper (RUNNER_WARM_INIT_PROGRAM_FD + 1, RUNNER_WARM_INIT_PROGRAM_FD + 2, argv,
+               SPARE_FAILED_EXEC_INIT);
+}
+
+/* The supervisor, namespace mode: enters the run's namespaces (becoming
+ * the run's uid first), forks their pid 1, which becomes the init, and
+ * execs sandpad-warm-init to wait for it. Returns only in the program. */
+static void
+supervise_namespaces (WarmPlan *w, int helper_fd, int report, int a1, int b0, int b1,
+                      int out[3])
+{
+  if (runner_sandbox_enter_namespaces (&w->plan) != 0)
+    spare_fail (report, SPARE_FAILED_SETUP);
+  pid_t pid1 = fork ();
+  if (pid1 < 0)
+    spare_fail (report, SPARE_FAILED_SETUP);
+  if (pid1 == 0)
+    {
+      /* pid 1 of the new namespaces: if the supervisor goes, so does the
+       * whole namespace. */
+      if (prctl (PR_SET_PDEATHSIG, SIGKILL) != 0)
+        spare_fail (report, SPARE_FAILED_SETUP);
+      become_init (helper_fd, report, a1, b0, b1, out);
+      return;
+    }
+  char *argv[] = { (char *) "sandpad-warm-init", (char *) RUNNER_WARM_INIT_ROLE_SUPERVISOR,
+                   NULL };
+  int report_high = fcntl (report, F_DUPFD_CLOEXEC, 10); /* still itself if placing fails */
+  if (report_high < 0)
+    spare_fail (report, SPARE_FAILED_SETUP);
+  int fds[2] = { helper_fd, report_high };
+  static const bool inherit[2] = { false, false };
+  if (place_fds (fds, inherit, 2, 3) != 0)
+    spare_fail (report_high, SPARE_FAILED_SETUP);
+  exec_helper (3, 4, argv, SPARE_FAILED_EXEC_SUPERVISOR);
 }
 
 /* In the warm parent: makes a spare run for plans like this one (its mode,
- * network setting and uid). Returns the supervisor's pid with out[0] the
- * socket to send the run's plan and pipes on; in the spare's program,
- * 0 with out[0] its channel and out[1] its init's pid, to pass to
+ * network setting and uid), its supervisor and init to exec helper_fd
+ * (sandpad-warm-init, opened by the warm parent). Returns the supervisor's
+ * pid with out[0] the socket to send the run's plan and pipes on and out[2]
+ * the report socket for sp_warm_spare_check(); in the spare's program, 0
+ * with out[0] its channel and out[1] its init's pid, to pass to
  * sp_warm_enter(); -1 with errno set. */
 pid_t
-sp_warm_prefork (const char *blob, size_t len, const char *helper, int out[2])
+sp_warm_prefork (const char *blob, size_t len, int helper_fd, int out[3])
 {
   WarmPlan w = { 0 };
-  int a[2], b[2];
+  int a[2], b[2], r[2];
 
   if (blob == NULL || len == 0 || blob[len - 1] != '\0' || parse_plan (blob, len, &w, false) != 0
-      || helper == NULL || helper[0] != '/')
+      || helper_fd < 0)
     {
       errno = EINVAL;
       return -1;
     }
-  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, a) != 0)
+  /* A socket rather than a pipe: any pipe the warm parent held would be a
+   * run's, which it must never keep (test-warm.py looks). */
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r) != 0)
     return -1;
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, a) != 0)
+    {
+      close (r[0]);
+      close (r[1]);
+      return -1;
+    }
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, b) != 0)
     {
+      close (r[0]);
+      close (r[1]);
       close (a[0]);
       close (a[1]);
       return -1;
@@ -211,47 +321,67 @@ sp_warm_prefork (const char *blob, size_t len, const char *helper, int out[2])
       close (a[1]);
       close (b[0]);
       close (b[1]);
+      close (r[1]);
       if (pid < 0)
-        close (a[0]);
+        {
+          close (a[0]);
+          close (r[0]);
+        }
       out[0] = pid > 0 ? a[0] : -1;
+      out[2] = pid > 0 ? r[0] : -1;
       errno = errsv;
       return pid;
     }
 
-  /* The supervisor: nothing of the warm parent but these three fds. */
-  int keep[3] = { a[1], b[0], b[1] };
-  if (runner_spawn_keep_fds (keep, 3) != 0)
-    _exit (126);
+  /* The supervisor: nothing of the warm parent but these five fds. */
+  int keep[5] = { a[1], b[0], b[1], helper_fd, r[1] };
+  if (runner_spawn_keep_fds (keep, 5) != 0)
+    spare_fail (r[1], SPARE_FAILED_SETUP);
   setsid ();
   /* Every orphan of the run is ours (fallback mode), and the supervisor is
    * gone with the warm parent while it is only a spare: EOF on the socket
    * tells the init so, see runner-warm-init.c. */
   if (prctl (PR_SET_CHILD_SUBREAPER, 1) != 0)
-    _exit (126);
-  if (!w.plan.namespaces)
+    spare_fail (r[1], SPARE_FAILED_SETUP);
+  if (w.plan.namespaces)
+    supervise_namespaces (&w, helper_fd, r[1], a[1], b[0], b[1], out);
+  else
+    become_init (helper_fd, r[1], a[1], b[0], b[1], out);
+  return 0;
+}
+
+/* In the warm parent: whether a spare's supervisor and init both exec'd
+ * sandpad-warm-init, waiting up to timeout_ms for them. 1 when they did;
+ * 0 when they have not yet; -1 when one could not, with why said in why
+ * (the warm pool is then of no use: the runner turns it off). */
+int
+sp_warm_spare_check (int report, int timeout_ms, char *why, size_t size)
+{
+  struct pollfd pfd = { .fd = report, .events = POLLIN };
+  int32_t msg[2];
+  int rc;
+
+  if (why == NULL || size == 0)
+    return -1;
+  do
+    rc = poll (&pfd, 1, timeout_ms);
+  while (rc < 0 && errno == EINTR);
+  if (rc == 0)
+    return 0;
+  ssize_t n = rc > 0 ? read (report, msg, sizeof msg) : -1;
+  if (n == 0)
+    return 1; /* every write end closed by exec (or exit: its pidfd says) */
+  if (n != (ssize_t) sizeof msg)
     {
-      become_init (helper, a[1], b[0], b[1], out);
-      return 0;
+      snprintf (why, size, "cannot read the warm spare's start report");
+      return -1;
     }
-  if (runner_sandbox_enter_namespaces (&w.plan) != 0)
-    _exit (126);
-  pid_t pid1 = fork ();
-  if (pid1 < 0)
-    _exit (126);
-  if (pid1 == 0)
-    {
-      /* pid 1 of the new namespaces: if the supervisor goes, so does the
-       * whole namespace. */
-      if (prctl (PR_SET_PDEATHSIG, SIGKILL) != 0)
-        _exit (126);
-      become_init (helper, a[1], b[0], b[1], out);
-      return 0;
-    }
-  char *argv[] = { (char *) helper, (char *) RUNNER_WARM_INIT_ROLE_SUPERVISOR, NULL };
-  char *envp[] = { NULL };
-  syscall (SYS_close_range, 3, ~0U, 0);
-  execve (helper, argv, envp);
-  _exit (127);
+  if (msg[0] == SPARE_FAILED_EXEC_SUPERVISOR || msg[0] == SPARE_FAILED_EXEC_INIT)
+    snprintf (why, size, "the warm spare's %s cannot execute sandpad-warm-init: %s",
+              msg[0] == SPARE_FAILED_EXEC_INIT ? "run init" : "supervisor", strerror (msg[1]));
+  else
+    snprintf (why, size, "the warm spare cannot set up its processes: %s", strerror (msg[1]));
+  return -1;
 }
 
 /* The spare program's CPU time so far, for its init to leave out. */

@@ -1061,6 +1061,7 @@ try_finish (RunnerRun *run)
   ev->id = xstrdup (run->req.id);
   ev->limit = run->limit;
   ev->warm = run->warm;
+  ev->cold_reason = run->cold_reason != NULL ? xstrdup (run->cold_reason) : NULL;
   ev->cancelled = run->cancel_stage;
   ev->t_ms = runner_engine_clock_ms (run->engine);
   ev->stdout_bytes = run->streams[SP_STREAM_STDOUT].bytes;
@@ -1138,6 +1139,7 @@ _runner_run_free (RunnerRun *run)
     close (run->cwd_fd);
   free (run->code_path);
   free (run->failure);
+  free (run->cold_reason);
   runner_env_clear (&run->env);
   sp_strv_free (run->extra_ro);
   SpMessage req = { .type = SP_MSG_RUN, .u.run = run->req };

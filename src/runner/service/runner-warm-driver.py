@@ -6,11 +6,15 @@
 #
 # argv: sandpad-warm.so, sandpad-warm-init, and what every run of this
 # parent shares ("namespaces=N,network=N,nobody=N").
-# fd 3 is a SOCK_SEQPACKET socket to the runner, the only fd it keeps:
+# fd 3 is a SOCK_SEQPACKET socket to the runner, the only fd it keeps
+# besides sandpad-warm-init's (opened once, see below):
 #   -> "ready VMDATA_BYTES" once warm
 #   <- a plan (NUL-separated key=value) with the run's five pipes
 #   -> "ok" with a pidfd of the run's supervisor, or "error TEXT"
 #   <- "spare": a run has ended, make the next one's processes (no answer)
+#   -> "broken TEXT", instead of "ready" or an answer, then it exits: warm
+#      runs cannot work here (a helper that cannot be loaded or executed);
+#      the runner turns its warm pool off and says why
 import array
 import ctypes
 import gc
@@ -282,14 +286,15 @@ def plan_key(plan_bytes):
 
 
 class Spare:
-    """A run made ahead: its supervisor's pid and pidfd, and the socket its
-    init waits on for the run's plan and pipes."""
+    """A run made ahead: its supervisor's pid and pidfd, the socket its
+    init waits on for the run's plan and pipes, and until it is known to
+    have started, the socket that says whether it did."""
 
     def __init__(self, blob):
         self.key = plan_key(blob)
-        out = (ctypes.c_int * 2)()
+        out = (ctypes.c_int * 3)()
         ctypes.pythonapi.PyOS_BeforeFork()
-        pid = lib.sp_warm_prefork(blob, len(blob), HELPER, out)
+        pid = lib.sp_warm_prefork(blob, len(blob), HELPER_FD, out)
         if pid == 0:
             spare_child(out[0], out[1])
             os._exit(127)  # not reached: the run ends in finish()
@@ -297,8 +302,24 @@ class Spare:
         if pid < 0:
             raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
         self.sock = socket.socket(fileno=out[0])
+        self.report = out[2]
         # A pidfd, taken before any reap, so the pid cannot be another's.
         self.pidfd = os.pidfd_open(pid)
+
+    def started(self, timeout_ms):
+        """True once its supervisor and init run sandpad-warm-init, False if
+        they have not yet after timeout_ms; ends this parent with "broken"
+        when one cannot, since no spare can then."""
+        if self.report < 0:
+            return True
+        why = ctypes.create_string_buffer(512)
+        rc = lib.sp_warm_spare_check(self.report, timeout_ms, why, len(why))
+        if rc < 0:
+            broken(why.value)
+        if rc > 0:
+            os.close(self.report)
+            self.report = -1
+        return rc > 0
 
     def alive(self):
         return not select.select([self.pidfd], [], [], 0)[0]
@@ -317,6 +338,15 @@ class Spare:
         its init reads EOF."""
         self.sock.close()
         os.close(self.pidfd)
+        if self.report >= 0:
+            os.close(self.report)
+            self.report = -1
+
+
+def broken(reason):
+    """Warm runs cannot work here: tells the runner why, then ends."""
+    control.send(b"broken " + reason[:MAX_REASON])
+    os._exit(0)
 
 
 def make_spare(blob):
@@ -326,8 +356,7 @@ def make_spare(blob):
         return None
 
 
-def serve(sock, first_key):
-    spare = make_spare(first_key)
+def serve(sock, spare, first_key):
     last_plan = first_key
     while True:
         plan_bytes, fds = receive(sock)
@@ -341,6 +370,10 @@ def serve(sock, first_key):
                 spare = None
             if spare is None:
                 spare = make_spare(last_plan)
+            # Between runs: the CPU is free, and a spare that cannot start
+            # is known before a run would be handed to it.
+            if spare is not None:
+                spare.started(SPARE_START_MS)
             continue
         if fds is None or len(fds) != 5:
             for fd in fds or ():
@@ -354,6 +387,13 @@ def serve(sock, first_key):
                 spare = None
             if spare is None:
                 spare = make_spare(plan_bytes)
+            # Handed only once its processes are sandpad-warm-init: a run
+            # whose supervisor could not start would end "failed", where a
+            # cold start works.
+            if spare is not None and not spare.started(HAND_START_MS):
+                spare.close()
+                spare = None
+                break
             if spare is not None and spare.hand(plan_bytes, fds):
                 handed, spare = spare, None
                 break
@@ -371,26 +411,52 @@ def serve(sock, first_key):
         del handed
 
 
+def load():
+    """sandpad-warm.so, and sandpad-warm-init as an fd: opened here, as the
+    runner's uid, because the spares' processes exec it once they are the
+    run's uid (nobody under a root runner), which may not be able to reach
+    the folder the runner is installed or built in."""
+    global lib, HELPER_FD
+    try:
+        lib = ctypes.PyDLL(sys.argv[1], use_errno=True)
+        HELPER_FD = os.open(sys.argv[2], os.O_PATH | os.O_CLOEXEC)
+    except OSError as error:
+        broken(str(error).encode("utf-8", "backslashreplace"))
+    lib.sp_warm_prefork.restype = ctypes.c_int
+    lib.sp_warm_prefork.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int,
+                                    ctypes.POINTER(ctypes.c_int)]
+    lib.sp_warm_spare_check.restype = ctypes.c_int
+    lib.sp_warm_spare_check.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_char_p,
+                                        ctypes.c_size_t]
+    lib.sp_warm_enter.restype = ctypes.c_int
+    lib.sp_warm_enter.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+    lib.sp_warm_populate.restype = ctypes.c_int
+    lib.sp_warm_populate.argtypes = [ctypes.c_int]
+
+
 preload()
 BASE_PATH = [p for p in sys.path[1:]]
 BASE_PREFIXES = tuple(p.rstrip("/") + "/" for p in BASE_PATH if p.startswith("/"))
 MAX_PLAN = 65536
+MAX_REASON = 200
+# How long a spare's supervisor and init may take to exec sandpad-warm-init:
+# before the first "ready" and between runs; while a run waits (the runner
+# gives up on an answer after 2 s).
+SPARE_START_MS = 5000
+HAND_START_MS = 1500
 PLAN_BUFFER = bytearray(MAX_PLAN)
-HELPER = os.fsencode(sys.argv[2])
-lib = ctypes.PyDLL(sys.argv[1], use_errno=True)
-lib.sp_warm_prefork.restype = ctypes.c_int
-lib.sp_warm_prefork.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
-                                ctypes.POINTER(ctypes.c_int)]
-lib.sp_warm_enter.restype = ctypes.c_int
-lib.sp_warm_enter.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
-lib.sp_warm_populate.restype = ctypes.c_int
-lib.sp_warm_populate.argtypes = [ctypes.c_int]
 FIRST_KEY = sys.argv[3].replace(",", "\0").encode() + b"\0"
 control = socket.socket(fileno=CONTROL_FD)
 os.closerange(CONTROL_FD + 1, os.sysconf("SC_OPEN_MAX"))
+lib = HELPER_FD = None
+load()
 # Nothing the children share with us should be collected by them: frozen
 # objects are not touched by their garbage collector (fewer copied pages).
 gc.collect()
 gc.freeze()
+# The first spare, known to start before this parent says it is ready.
+first_spare = make_spare(FIRST_KEY)
+if first_spare is not None:
+    first_spare.started(SPARE_START_MS)
 control.send(b"ready %d" % vm_data())
-serve(control, FIRST_KEY)
+serve(control, first_spare, FIRST_KEY)

@@ -116,6 +116,12 @@ _runner_run_spawn_warm (RunnerRun *run, const RunnerSpawnSpec *spec, char *const
   if (engine->warm == NULL || strcmp (run->lang->name, "python") != 0 || run->env.dir != NULL
       || run->env_writable || run->extra_ro != NULL)
     return -1;
+  /* Warm runs are off for good here: the run says why it is cold. */
+  if (runner_warm_broken (engine->warm) != NULL)
+    {
+      run->cold_reason = xstrdup (runner_warm_broken (engine->warm));
+      return -1;
+    }
   /* A policy that ran cold once gets a parent for its next runs. */
   runner_warm_start (engine->warm, run->req.network);
   if (env_needs_cold (run->req.env) || sp_strv_length ((char **) argv) < 4)
@@ -166,6 +172,9 @@ _runner_run_spawn_warm (RunnerRun *run, const RunnerSpawnSpec *spec, char *const
       /* Said on stderr (the app's log): the run itself starts cold. */
       if (why != NULL)
         fprintf (stderr, "sandpad-runner: run %s goes cold: %s\n", run->req.id, why);
+      /* This run found out that warm runs cannot work here. */
+      if (runner_warm_broken (engine->warm) != NULL)
+        run->cold_reason = xstrdup (runner_warm_broken (engine->warm));
       return -1;
     }
 

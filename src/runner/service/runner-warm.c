@@ -55,6 +55,9 @@ struct RunnerWarm
   Parent parents[RUNNER_WARM_MAX_PARENTS]; /* indexed by the network setting */
   uint64_t generation;
   int64_t memory_check_ns;
+  /* Why warm runs cannot work here, once a parent said so: no parent is
+   * started again and every run goes cold, for this pool's lifetime. */
+  char *broken;
 };
 
 RunnerWarm *
@@ -111,7 +114,47 @@ runner_warm_free (RunnerWarm *warm)
   free ((char *) warm->config.module);
   free ((char *) warm->config.helper);
   free ((char *) warm->config.root);
+  free (warm->broken);
   free (warm);
+}
+
+/* A parent said "broken TEXT": a helper cannot be loaded or executed, so
+ * no parent would ever serve a run. Every parent ends (a runner that has
+ * one per network setting would hear the same from the other). */
+static void
+set_broken (RunnerWarm *warm, const char *text, size_t len)
+{
+  if (warm->broken == NULL)
+    {
+      warm->broken = xasprintf ("%.*s", (int) len, text);
+      /* ASCII only: control characters from a path or strerror stay off
+       * the log line, and exited's cold_reason is valid UTF-8 as sent. */
+      for (char *c = warm->broken; *c != '\0'; c++)
+        if ((unsigned char) *c < 0x20 || (unsigned char) *c >= 0x7f)
+          *c = '?';
+      fprintf (stderr, "sandpad-runner: warm runs are off, runs start cold: %s\n", warm->broken);
+    }
+  for (size_t i = 0; i < N_ELEMENTS (warm->parents); i++)
+    if (warm->parents[i].state != PARENT_NONE)
+      retire (&warm->parents[i], false);
+}
+
+/* Whether buf (len bytes) is "broken TEXT"; sets the pool broken if so. */
+static bool
+check_broken (RunnerWarm *warm, const char *buf, size_t len)
+{
+  static const char prefix[] = "broken ";
+
+  if (len < sizeof prefix - 1 || memcmp (buf, prefix, sizeof prefix - 1) != 0)
+    return false;
+  set_broken (warm, buf + sizeof prefix - 1, len - (sizeof prefix - 1));
+  return true;
+}
+
+const char *
+runner_warm_broken (RunnerWarm *warm)
+{
+  return warm != NULL ? warm->broken : NULL;
 }
 
 static int
@@ -179,7 +222,7 @@ runner_warm_start (RunnerWarm *warm, bool network)
   Parent *p = &warm->parents[network ? 1 : 0];
   int sv[2];
 
-  if (p->state != PARENT_NONE || now_ns () < p->retry_ns)
+  if (p->state != PARENT_NONE || now_ns () < p->retry_ns || warm->broken != NULL)
     return;
   p->dir = xasprintf ("%s/warm-%llu", warm->config.root,
                       (unsigned long long) ++warm->generation);
@@ -212,11 +255,12 @@ runner_warm_start (RunnerWarm *warm, bool network)
     warm->memory_check_ns = p->last_used_ns + MEMORY_POLL_NS;
 }
 
-/* A starting parent says "ready VMDATA" once it has imported. */
+/* A starting parent says "ready VMDATA" once it has imported and its first
+ * spare has started, or "broken TEXT". */
 static void
-check_ready (Parent *p)
+check_ready (RunnerWarm *warm, Parent *p)
 {
-  char buf[64];
+  char buf[256];
   long long data = 0;
 
   if (p->state != PARENT_STARTING)
@@ -229,6 +273,8 @@ check_ready (Parent *p)
       retire (p, true);
       return;
     }
+  if (check_broken (warm, buf, (size_t) n))
+    return;
   buf[n] = '\0';
   if (sscanf (buf, "ready %lld", &data) != 1)
     {
@@ -246,7 +292,7 @@ runner_warm_data_bytes (RunnerWarm *warm, bool network)
 {
   Parent *p = &warm->parents[network ? 1 : 0];
 
-  check_ready (p);
+  check_ready (warm, p);
   /* A run while its spare is taken (a burst of runs) goes cold: the parent
    * would have to fork one on demand, three forks of its whole memory
    * before the run may start, which on two cores made eight runs at once
@@ -254,9 +300,9 @@ runner_warm_data_bytes (RunnerWarm *warm, bool network)
   return p->state == PARENT_READY && p->spare ? p->data_bytes : -1;
 }
 
-/* The answer to one spawn: "ok" with a pidfd, or "error ...". */
+/* The answer to one spawn: "ok" with a pidfd, "error ..." or "broken ...". */
 static int
-read_answer (Parent *p, const char **why)
+read_answer (RunnerWarm *warm, Parent *p, const char **why)
 {
   struct pollfd pfd = { .fd = p->sock, .events = POLLIN };
   char buf[256];
@@ -284,8 +330,10 @@ read_answer (Parent *p, const char **why)
     }
   if (n != 2 || memcmp (buf, "ok", 2) != 0)
     {
-      close (pidfd);
-      *why = "the warm parent could not fork the run";
+      if (pidfd >= 0)
+        close (pidfd);
+      *why = check_broken (warm, buf, (size_t) n) ? warm->broken
+                                                  : "the warm parent could not fork the run";
       return -1;
     }
   return pidfd;
@@ -297,7 +345,7 @@ runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len,
 {
   Parent *p = &warm->parents[network ? 1 : 0];
 
-  check_ready (p);
+  check_ready (warm, p);
   if (p->state != PARENT_READY)
     {
       /* Not a failure: the run simply starts cold, as it would have. */
@@ -310,10 +358,11 @@ runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len,
       retire (p, true);
       return -1;
     }
-  int pidfd = read_answer (p, why);
+  int pidfd = read_answer (warm, p, why);
   if (pidfd < 0)
     {
-      retire (p, true);
+      if (p->state != PARENT_NONE)
+        retire (p, true);
       return -1;
     }
   p->last_used_ns = now_ns ();
@@ -350,6 +399,8 @@ runner_warm_reaped (RunnerWarm *warm, pid_t pid)
       if (p->pid != pid)
         continue;
       p->pid = 0;
+      /* What it said before it went: "broken" ends the pool. */
+      check_ready (warm, p);
       /* Died on its own (not retired by us): misbehaving, wait a while. */
       if (p->state != PARENT_NONE)
         retire (p, true);
@@ -417,7 +468,7 @@ runner_warm_tick (RunnerWarm *warm, int64_t now, const pid_t *busy, size_t n_bus
   for (size_t i = 0; i < N_ELEMENTS (warm->parents); i++)
     {
       Parent *p = &warm->parents[i];
-      check_ready (p);
+      check_ready (warm, p);
       if (p->state == PARENT_READY && now - p->last_used_ns > warm->config.idle_ms * 1000000)
         retire (p, false);
     }

@@ -15,7 +15,9 @@
  * setting; the mode is the engine's), at most RUNNER_WARM_MAX_PARENTS;
  * recycled after max_runs runs, when idle for idle_ms, and when their
  * resident memory together with their spares' passes memory_cap. Whenever the warm path
- * cannot serve a run, the run goes cold: nothing fails because of it. */
+ * cannot serve a run, the run goes cold: nothing fails because of it. A
+ * parent hands a run only to a spare whose processes have started, and
+ * says "broken" when they cannot (runner_warm_broken). */
 #pragma once
 
 #include <stdbool.h>
@@ -74,6 +76,11 @@ bool runner_warm_reaped (RunnerWarm *warm, pid_t pid);
  * supervisors of warm runs under way (also the parents' children, but
  * runs: their memory is their own limit's). */
 void runner_warm_tick (RunnerWarm *warm, int64_t now, const pid_t *busy, size_t n_busy);
+
+/* Why warm runs cannot work here (a parent said a helper cannot be loaded
+ * or executed), or NULL. Once set, no parent starts again and every run
+ * goes cold until a new pool is made (a new runner). */
+const char *runner_warm_broken (RunnerWarm *warm);
 
 /* Pids of live parents, for tests and the memory figures; at most max. */
 size_t runner_warm_pids (RunnerWarm *warm, pid_t *out, size_t max);
