@@ -46,103 +46,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runner-plan.h"
 #include "runner-sandbox.h"
 #include "runner-seccomp.h"
 #include "runner-spawn.h"
 #include "runner-util.h"
 #include "runner-warm-init.h"
 
-/* Read-only directories a plan may name. */
-#define WARM_MAX_RO 64
-
+/* The run's plan, decoded by the one strict decoder (runner-plan.c), and
+ * the filter compiled for it. */
 typedef struct
 {
-  RunnerSpawnSpec spec;
-  RunnerSandboxPlan plan;
+  RunnerPlanMsg m;
   RunnerSeccompFilter filter;
-  bool use_seccomp;
-  char *ro[WARM_MAX_RO + 1];
-  size_t n_ro;
 } WarmPlan;
-
-static int64_t
-parse_int (const char *value)
-{
-  return strtoll (value, NULL, 10);
-}
-
-/* Returns 0, or -1 for an unknown key or (for a run's plan, whole) a
- * missing path. */
-static int
-parse_plan (const char *blob, size_t len, WarmPlan *w, bool whole)
-{
-  const char *end = blob + len;
-
-  for (const char *p = blob; p < end; p += strlen (p) + 1)
-    {
-      const char *eq = memchr (p, '=', (size_t) (end - p));
-      if (eq == NULL || memchr (p, '\0', (size_t) (end - p)) == NULL)
-        return -1;
-      size_t klen = (size_t) (eq - p);
-      const char *v = eq + 1;
-#define KEY(name) (klen == strlen (name) && strncmp (p, name, klen) == 0)
-      if (KEY ("namespaces"))
-        w->plan.namespaces = parse_int (v) != 0;
-      else if (KEY ("network"))
-        w->plan.network = parse_int (v) != 0;
-      else if (KEY ("landlock"))
-        w->plan.landlock_abi = (int) parse_int (v);
-      else if (KEY ("seccomp"))
-        w->use_seccomp = parse_int (v) != 0;
-      else if (KEY ("nobody"))
-        w->plan.drop_to_nobody = parse_int (v) != 0;
-      else if (KEY ("nproc"))
-        w->plan.max_processes = parse_int (v);
-      else if (KEY ("tmp_bytes"))
-        w->plan.tmp_bytes = parse_int (v);
-      else if (KEY ("root"))
-        w->plan.root_dir = v;
-      else if (KEY ("work"))
-        w->plan.work_dir = v;
-      else if (KEY ("work_dev"))
-        w->plan.work_dev = (dev_t) parse_int (v);
-      else if (KEY ("work_ino"))
-        w->plan.work_ino = (ino_t) parse_int (v);
-      else if (KEY ("code"))
-        w->plan.code_dir = v;
-      else if (KEY ("tmp"))
-        w->plan.tmp_dir = v;
-      else if (KEY ("ro"))
-        {
-          if (w->n_ro >= WARM_MAX_RO)
-            return -1;
-          w->ro[w->n_ro++] = (char *) v;
-        }
-      else if (KEY ("cwd"))
-        w->spec.cwd = v;
-      else if (KEY ("memory"))
-        w->spec.memory_bytes = parse_int (v);
-      else if (KEY ("cpu"))
-        w->spec.cpu_seconds = parse_int (v);
-      else if (KEY ("fsize"))
-        w->spec.file_size_bytes = parse_int (v);
-      else if (KEY ("nofile"))
-        w->spec.open_files = parse_int (v);
-      else if (klen > 3 && strncmp (p, "py.", 3) == 0)
-        continue; /* the driver's, not the sandbox's */
-      else
-        return -1;
-#undef KEY
-    }
-  if (whole
-      && (w->plan.root_dir == NULL || w->plan.work_dir == NULL || w->plan.work_ino == 0
-          || w->plan.code_dir == NULL
-          || w->plan.tmp_dir == NULL || w->spec.cwd == NULL))
-    return -1;
-  w->ro[w->n_ro] = NULL;
-  w->plan.read_only_dirs = w->n_ro > 0 ? w->ro : NULL;
-  return 0;
-}
 
 pid_t sp_warm_prefork (const char *blob, size_t len, int helper_fd, int out[3]);
 int sp_warm_spare_check (int report, int timeout_ms, char *why, size_t size);
@@ -251,7 +168,7 @@ static void
 supervise_namespaces (WarmPlan *w, int helper_fd, int report, int a1, int b0, int b1,
                       int out[3])
 {
-  if (runner_sandbox_enter_namespaces (&w->plan) != 0)
+  if (runner_sandbox_enter_namespaces (&w->m.plan) != 0)
     spare_fail (report, SPARE_FAILED_SETUP);
   pid_t pid1 = fork ();
   if (pid1 < 0)
@@ -290,7 +207,7 @@ sp_warm_prefork (const char *blob, size_t len, int helper_fd, int out[3])
   WarmPlan w = { 0 };
   int a[2], b[2], r[2];
 
-  if (blob == NULL || len == 0 || blob[len - 1] != '\0' || parse_plan (blob, len, &w, false) != 0
+  if (runner_plan_decode (blob, len, RUNNER_PLAN_SPARE, &w.m) != 0
       || helper_fd < 0)
     {
       errno = EINVAL;
@@ -343,7 +260,7 @@ sp_warm_prefork (const char *blob, size_t len, int helper_fd, int out[3])
    * tells the init so, see runner-warm-init.c. */
   if (prctl (PR_SET_CHILD_SUBREAPER, 1) != 0)
     spare_fail (r[1], SPARE_FAILED_SETUP);
-  if (w.plan.namespaces)
+  if (w.m.plan.namespaces)
     supervise_namespaces (&w, helper_fd, r[1], a[1], b[0], b[1], out);
   else
     become_init (helper_fd, r[1], a[1], b[0], b[1], out);
@@ -419,35 +336,35 @@ sp_warm_enter (int channel, pid_t init_pid, char *buf, size_t size)
   if (write_all (err_fd, &spent, sizeof spent) != 0)
     _exit (126);
   buf[n] = '\0';
-  if (n < 1 || buf[n - 1] != '\0' || parse_plan (buf, (size_t) n, &w, true) != 0)
+  if (runner_plan_decode (buf, (size_t) n, RUNNER_PLAN_RUN, &w.m) != 0)
     {
       errno = EINVAL;
       runner_spawn_fail (err_fd, 0);
     }
-  if (w.use_seccomp)
+  if (w.m.use_seccomp)
     {
-      RunnerSeccompPolicy policy = { .fallback = !w.plan.namespaces,
-                                     .network = w.plan.network };
+      RunnerSeccompPolicy policy = { .fallback = !w.m.plan.namespaces,
+                                     .network = w.m.plan.network };
       if (runner_seccomp_compile (&policy, &w.filter) != 0)
         runner_spawn_fail (err_fd, RUNNER_STEP_SECCOMP);
-      w.plan.seccomp = &w.filter;
+      w.m.plan.seccomp = &w.filter;
     }
   /* The namespaces were entered ahead; the root is this run's. */
-  if (w.plan.namespaces)
+  if (w.m.plan.namespaces)
     {
-      int step = runner_sandbox_build_root (&w.plan);
+      int step = runner_sandbox_build_root (&w.m.plan);
       if (step != 0)
         runner_spawn_fail (err_fd, step);
     }
-  w.spec.sandbox = &w.plan;
-  w.spec.stdin_fd = fds[0];
-  w.spec.stdout_fd = fds[1];
-  w.spec.stderr_fd = fds[2];
-  w.spec.resume = &resume;
+  w.m.spec.sandbox = &w.m.plan;
+  w.m.spec.stdin_fd = fds[0];
+  w.m.spec.stdout_fd = fds[1];
+  w.m.spec.stderr_fd = fds[2];
+  w.m.spec.resume = &resume;
   /* The program's last step comes back here instead of exec. */
   if (setjmp (resume) != 0)
     return (int) n;
-  runner_spawn_program (&w.spec, init_pid, err_fd);
+  runner_spawn_program (&w.m.spec, init_pid, err_fd);
 }
 
 #ifndef MADV_POPULATE_WRITE

@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "runner-engine-private.h"
+#include "runner-plan.h"
 
 /* Variables that shape python3's start or the imports the parent already
  * made: a run naming one starts cold, as it asked. PYTHONPATH is not one;
@@ -45,15 +46,6 @@ put (Buf *buf, const char *key, const char *value)
   buf_append (buf, "=", 1);
   buf_append (buf, value, strlen (value));
   buf_append (buf, "", 1);
-}
-
-static void
-put_int (Buf *buf, const char *key, int64_t value)
-{
-  char text[32];
-
-  snprintf (text, sizeof text, "%lld", (long long) value);
-  put (buf, key, text);
 }
 
 /* code/.sandpad/run.json: the program's arguments and environment, as
@@ -142,26 +134,7 @@ _runner_run_spawn_warm (RunnerRun *run, const RunnerSpawnSpec *spec, char *const
     return -1;
   put (&buf, "py.run",
        engine->namespaces ? RUNNER_SANDBOX_CODE "/.sandpad/run.json" : host_file);
-  put_int (&buf, "namespaces", plan->namespaces);
-  put_int (&buf, "network", plan->network);
-  put_int (&buf, "landlock", plan->landlock_abi);
-  put_int (&buf, "seccomp", plan->seccomp != NULL);
-  put_int (&buf, "nobody", plan->drop_to_nobody);
-  put_int (&buf, "nproc", plan->max_processes);
-  put_int (&buf, "tmp_bytes", plan->tmp_bytes);
-  put (&buf, "root", plan->root_dir);
-  put (&buf, "work", plan->work_dir);
-  put_int (&buf, "work_dev", (int64_t) plan->work_dev);
-  put_int (&buf, "work_ino", (int64_t) plan->work_ino);
-  put (&buf, "code", plan->code_dir);
-  put (&buf, "tmp", plan->tmp_dir);
-  for (size_t i = 0; plan->read_only_dirs != NULL && plan->read_only_dirs[i] != NULL; i++)
-    put (&buf, "ro", plan->read_only_dirs[i]);
-  put (&buf, "cwd", spec->cwd);
-  put_int (&buf, "memory", spec->memory_bytes);
-  put_int (&buf, "cpu", spec->cpu_seconds);
-  put_int (&buf, "fsize", spec->file_size_bytes);
-  put_int (&buf, "nofile", spec->open_files);
+  runner_plan_encode (&buf, plan, spec);
 
   int fds[5] = { spec->stdin_fd, spec->stdout_fd, spec->stderr_fd, spec->control_fd,
                  spec->status_fd };

@@ -1,0 +1,239 @@
+/* runner-plan.c: see runner-plan.h. */
+#include "runner-plan.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum
+{
+  K_NAMESPACES,
+  K_NETWORK,
+  K_NOBODY,
+  K_LANDLOCK,
+  K_SECCOMP,
+  K_NPROC,
+  K_TMP_BYTES,
+  K_ROOT,
+  K_WORK,
+  K_WORK_DEV,
+  K_WORK_INO,
+  K_CODE,
+  K_TMP,
+  K_RO,
+  K_CWD,
+  K_MEMORY,
+  K_CPU,
+  K_FSIZE,
+  K_NOFILE,
+  N_KEYS
+} Key;
+
+static const char *const key_names[N_KEYS] = {
+  [K_NAMESPACES] = "namespaces", [K_NETWORK] = "network", [K_NOBODY] = "nobody",
+  [K_LANDLOCK] = "landlock",     [K_SECCOMP] = "seccomp", [K_NPROC] = "nproc",
+  [K_TMP_BYTES] = "tmp_bytes",   [K_ROOT] = "root",       [K_WORK] = "work",
+  [K_WORK_DEV] = "work_dev",     [K_WORK_INO] = "work_ino", [K_CODE] = "code",
+  [K_TMP] = "tmp",               [K_RO] = "ro",           [K_CWD] = "cwd",
+  [K_MEMORY] = "memory",         [K_CPU] = "cpu",         [K_FSIZE] = "fsize",
+  [K_NOFILE] = "nofile",
+};
+
+static void
+put (Buf *buf, Key key, const char *value)
+{
+  buf_append (buf, key_names[key], strlen (key_names[key]));
+  buf_append (buf, "=", 1);
+  buf_append (buf, value, strlen (value));
+  buf_append (buf, "", 1);
+}
+
+static void
+put_int (Buf *buf, Key key, int64_t value)
+{
+  char text[32];
+
+  snprintf (text, sizeof text, "%lld", (long long) value);
+  put (buf, key, text);
+}
+
+void
+runner_plan_encode (Buf *out, const RunnerSandboxPlan *plan, const RunnerSpawnSpec *spec)
+{
+  put_int (out, K_NAMESPACES, plan->namespaces);
+  put_int (out, K_NETWORK, plan->network);
+  put_int (out, K_NOBODY, plan->drop_to_nobody);
+  put_int (out, K_LANDLOCK, plan->landlock_abi);
+  put_int (out, K_SECCOMP, plan->seccomp != NULL);
+  put_int (out, K_NPROC, plan->max_processes);
+  put_int (out, K_TMP_BYTES, plan->tmp_bytes);
+  put (out, K_ROOT, plan->root_dir);
+  put (out, K_WORK, plan->work_dir);
+  put_int (out, K_WORK_DEV, (int64_t) plan->work_dev);
+  put_int (out, K_WORK_INO, (int64_t) plan->work_ino);
+  put (out, K_CODE, plan->code_dir);
+  put (out, K_TMP, plan->tmp_dir);
+  for (size_t i = 0; plan->read_only_dirs != NULL && plan->read_only_dirs[i] != NULL; i++)
+    put (out, K_RO, plan->read_only_dirs[i]);
+  put (out, K_CWD, spec->cwd);
+  put_int (out, K_MEMORY, spec->memory_bytes);
+  put_int (out, K_CPU, spec->cpu_seconds);
+  put_int (out, K_FSIZE, spec->file_size_bytes);
+  put_int (out, K_NOFILE, spec->open_files);
+}
+
+/* A whole decimal number within [min, max], nothing before or after. */
+static int
+parse_int (const char *text, int64_t min, int64_t max, int64_t *out)
+{
+  char *end = NULL;
+  long long value;
+
+  /* strtoll would skip leading spaces and take a '+'. */
+  if (!((text[0] >= '0' && text[0] <= '9') || (text[0] == '-' && min < 0)))
+    return -1;
+  errno = 0;
+  value = strtoll (text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || value < min || value > max)
+    return -1;
+  *out = value;
+  return 0;
+}
+
+static int
+set (RunnerPlanMsg *m, Key key, const char *v)
+{
+  RunnerSandboxPlan *p = &m->plan;
+  int64_t n = 0;
+
+  switch (key)
+    {
+    case K_ROOT:
+    case K_WORK:
+    case K_CODE:
+    case K_TMP:
+    case K_RO:
+    case K_CWD:
+      if (v[0] != '/')
+        return -1;
+      if (key == K_ROOT)
+        p->root_dir = v;
+      else if (key == K_WORK)
+        p->work_dir = v;
+      else if (key == K_CODE)
+        p->code_dir = v;
+      else if (key == K_TMP)
+        p->tmp_dir = v;
+      else if (key == K_CWD)
+        m->spec.cwd = v;
+      else if (m->n_ro >= RUNNER_PLAN_MAX_RO)
+        return -1;
+      else
+        m->ro[m->n_ro++] = (char *) v;
+      return 0;
+    case K_NAMESPACES:
+    case K_NETWORK:
+    case K_NOBODY:
+    case K_SECCOMP:
+      if (parse_int (v, 0, 1, &n) != 0)
+        return -1;
+      if (key == K_NAMESPACES)
+        p->namespaces = n;
+      else if (key == K_NETWORK)
+        p->network = n;
+      else if (key == K_NOBODY)
+        p->drop_to_nobody = n;
+      else
+        m->use_seccomp = n;
+      return 0;
+    case K_LANDLOCK:
+      if (parse_int (v, 0, 255, &n) != 0)
+        return -1;
+      p->landlock_abi = (int) n;
+      return 0;
+    case K_WORK_DEV:
+      /* dev_t is unsigned; the encoder wrote it as int64. */
+      if (parse_int (v, INT64_MIN, INT64_MAX, &n) != 0)
+        return -1;
+      p->work_dev = (dev_t) n;
+      return 0;
+    case K_WORK_INO:
+      /* 0 would mean "not checked": a run's plan always has it. */
+      if (parse_int (v, INT64_MIN, INT64_MAX, &n) != 0 || n == 0)
+        return -1;
+      p->work_ino = (ino_t) n;
+      return 0;
+    case K_NPROC:
+    case K_TMP_BYTES:
+    case K_MEMORY:
+    case K_CPU:
+    case K_FSIZE:
+    case K_NOFILE:
+      if (parse_int (v, 0, INT64_MAX, &n) != 0)
+        return -1;
+      if (key == K_NPROC)
+        p->max_processes = n;
+      else if (key == K_TMP_BYTES)
+        p->tmp_bytes = n;
+      else if (key == K_MEMORY)
+        m->spec.memory_bytes = n;
+      else if (key == K_CPU)
+        m->spec.cpu_seconds = n;
+      else if (key == K_FSIZE)
+        m->spec.file_size_bytes = n;
+      else
+        m->spec.open_files = n;
+      return 0;
+    case N_KEYS:
+      break;
+    }
+  return -1;
+}
+
+static bool
+required (Key key, RunnerPlanKind kind)
+{
+  if (key == K_RO)
+    return false;
+  if (kind == RUNNER_PLAN_SPARE)
+    return key == K_NAMESPACES || key == K_NETWORK || key == K_NOBODY;
+  return true;
+}
+
+int
+runner_plan_decode (const char *blob, size_t len, RunnerPlanKind kind, RunnerPlanMsg *m)
+{
+  const char *end = blob + len;
+  bool seen[N_KEYS] = { false };
+
+  memset (m, 0, sizeof *m);
+  if (blob == NULL || len == 0 || blob[len - 1] != '\0')
+    return errno = EINVAL, -1;
+  for (const char *p = blob; p < end; p += strlen (p) + 1)
+    {
+      const char *eq = strchr (p, '=');
+      size_t klen;
+      Key key;
+
+      if (eq == NULL)
+        return errno = EINVAL, -1;
+      klen = (size_t) (eq - p);
+      if (klen > 3 && strncmp (p, "py.", 3) == 0)
+        continue;
+      for (key = 0; key < N_KEYS; key++)
+        if (strlen (key_names[key]) == klen && strncmp (p, key_names[key], klen) == 0)
+          break;
+      if (key == N_KEYS || (seen[key] && key != K_RO) || set (m, key, eq + 1) != 0)
+        return errno = EINVAL, -1;
+      seen[key] = true;
+    }
+  for (Key key = 0; key < N_KEYS; key++)
+    if (required (key, kind) && !seen[key])
+      return errno = EINVAL, -1;
+  m->ro[m->n_ro] = NULL;
+  m->plan.read_only_dirs = m->n_ro > 0 ? m->ro : NULL;
+  return 0;
+}

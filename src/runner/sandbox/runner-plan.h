@@ -1,0 +1,43 @@
+/* runner-plan.h: the one encoding of a run's sandbox plan that crosses a
+ * process boundary: from the runner to a warm spare (runner-warm-run.c to
+ * runner-warm-child.c), which applies it as a cold run's init would.
+ *
+ * key=value pairs, each NUL-terminated. Decoding is strict and fails
+ * closed: an unknown key, a key given twice, a number that is not whole
+ * or out of range, a path that is not absolute, or a key of the plan's
+ * kind left out is an error, and the run fails. Before, a key left out
+ * decoded as 0, and a missing "landlock" meant a run without Landlock.
+ * Keys starting "py." are the warm driver's, not the sandbox's. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "runner-sandbox.h"
+#include "runner-spawn.h"
+#include "runner-util.h"
+
+/* Read-only directories a plan may name. */
+#define RUNNER_PLAN_MAX_RO 64
+
+typedef enum
+{
+  RUNNER_PLAN_SPARE, /* what a spare is made for: mode, network, uid */
+  RUNNER_PLAN_RUN,   /* a whole run's plan: every key but "ro" */
+} RunnerPlanKind;
+
+typedef struct
+{
+  RunnerSandboxPlan plan;
+  RunnerSpawnSpec spec; /* cwd and the rlimits; the caller adds the rest */
+  bool use_seccomp;     /* the decoder compiles no filter: the caller does */
+  char *ro[RUNNER_PLAN_MAX_RO + 1];
+  size_t n_ro;
+} RunnerPlanMsg;
+
+/* Appends the plan and the spec's cwd and limits to out. */
+void runner_plan_encode (Buf *out, const RunnerSandboxPlan *plan, const RunnerSpawnSpec *spec);
+
+/* Decodes blob (len bytes, the last a NUL) into m, whose strings point
+ * into blob. Returns 0, or -1 with errno EINVAL. */
+int runner_plan_decode (const char *blob, size_t len, RunnerPlanKind kind, RunnerPlanMsg *m);
