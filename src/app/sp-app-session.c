@@ -60,15 +60,27 @@ describe_windows (GtkApplication *app)
   return windows;
 }
 
+/* The state lock, or NULL when the session is not this process's to
+ * write (another holds it): every read and write of the state goes
+ * through here. */
+static SpStateLock *
+state_lock_of (GtkApplication *app)
+{
+  return SP_IS_APPLICATION (app) ? sp_application_get_state_lock (SP_APPLICATION (app)) : NULL;
+}
+
 void
 sp_app_session_save (GtkApplication *app)
 {
+  SpStateLock *lock = state_lock_of (app);
   g_autoptr (GPtrArray) windows = NULL;
-  g_autofree char *path = sp_session_store_default_path ();
+  g_autofree char *path = NULL;
   g_autoptr (GError) error = NULL;
 
-  if (app == NULL)
+  /* Another process's session describes its windows, not ours. */
+  if (lock == NULL)
     return;
+  path = sp_state_lock_dup_session_path (lock);
   windows = describe_windows (app);
   if (!sp_session_store_save (path, windows, &error))
     g_message ("cannot save the session: %s", error->message);
@@ -258,8 +270,9 @@ GtkWindow *
 sp_app_session_restore (SpApplication *app)
 {
   SessionState *state = state_of (GTK_APPLICATION (app));
-  g_autofree char *dir = sp_autosave_default_dir ();
-  g_autofree char *path = sp_session_store_default_path ();
+  SpStateLock *lock = state_lock_of (GTK_APPLICATION (app));
+  g_autofree char *dir = NULL;
+  g_autofree char *path = NULL;
   g_autoptr (GPtrArray) problems = NULL;
   g_autoptr (GPtrArray) entries = NULL;
   g_autoptr (GPtrArray) session = NULL;
@@ -270,6 +283,13 @@ sp_app_session_restore (SpApplication *app)
     return NULL;
   state->restored = TRUE;
   maybe_type_hook (GTK_APPLICATION (app));
+  /* Another process shows these windows: restoring them here would show
+   * its unsaved text twice, and this copy's Discard would delete the
+   * text that process still has. */
+  if (lock == NULL)
+    return NULL;
+  dir = sp_state_lock_dup_autosave_dir (lock);
+  path = sp_state_lock_dup_session_path (lock);
   entries = sp_autosave_load_all (dir, &problems);
   session = sp_session_store_load (path, &error);
   if (session == NULL)

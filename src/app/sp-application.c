@@ -2,17 +2,27 @@
  *
  * One runner serves every window: it is started when the app starts and
  * restarted by the supervisor if it crashes, so a crash costs the run that
- * was going, never the app or the user's text. */
+ * was going, never the app or the user's text.
+ *
+ * One process per session bus: `sandpad file.py` while Sandpad runs (a
+ * terminal, a file manager, an assistant) hands its command line to the
+ * running instance over D-Bus and exits, so the windows and their unsaved
+ * text exist once. Where there is no shared bus (none at all, or two
+ * logins on one home), the state lock decides: the process that has it
+ * restores and keeps the autosave copies and the session, any other
+ * leaves them alone (sp-app-session.c, sp-window-autosave.c). */
 #define G_LOG_DOMAIN "sp-application"
 
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <stdlib.h>
 
 #include "sp-app-session.h"
 #include "sp-application.h"
 #include "sp-image-decode.h"
 #include "sp-preferences-window.h"
+#include "sp-state-lock.h"
 #include "sp-window.h"
 
 struct _SpApplication
@@ -22,6 +32,10 @@ struct _SpApplication
   GSettings *settings;
   SpRunnerSupervisor *supervisor;
   SpStallMeter *stall_meter;
+  /* NULL when another process owns the state folder: state_problem says
+   * which. */
+  SpStateLock *state_lock;
+  char *state_problem;
 };
 
 G_DEFINE_FINAL_TYPE (SpApplication, sp_application, ADW_TYPE_APPLICATION)
@@ -76,6 +90,46 @@ sp_application_open (GApplication *app, GFile **files, int n_files, const char *
     }
 }
 
+/* Files are named relative to the directory of the process that was
+ * started, which is not ours when the command line came over D-Bus. */
+static int
+sp_application_command_line (GApplication *app, GApplicationCommandLine *cmdline)
+{
+  g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
+  gboolean options_done = FALSE;
+  g_auto (GStrv) argv = NULL;
+  int argc = 0;
+
+  argv = g_application_command_line_get_arguments (cmdline, &argc);
+  for (int i = 1; i < argc; i++)
+    {
+      /* What is left after the local options were parsed: file names,
+       * and a "--" that ended the options. */
+      if (!options_done && g_str_equal (argv[i], "--"))
+        {
+          options_done = TRUE;
+          continue;
+        }
+      g_ptr_array_add (files, g_application_command_line_create_file_for_arg (cmdline, argv[i]));
+    }
+  if (files->len == 0)
+    g_application_activate (app);
+  else
+    g_application_open (app, (GFile **) files->pdata, (int) files->len, "");
+  return EXIT_SUCCESS;
+}
+
+static int
+sp_application_handle_local_options (GApplication *app, GVariantDict *options)
+{
+  if (g_variant_dict_contains (options, "version"))
+    {
+      g_print ("sandpad %s\n", PACKAGE_VERSION);
+      return EXIT_SUCCESS;
+    }
+  return -1; /* go on: the command line goes to the primary instance */
+}
+
 static void
 on_about (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
@@ -121,6 +175,25 @@ static const GActionEntry app_actions[] = {
   { "preferences", on_preferences },
   { "quit", on_quit },
 };
+
+/* The autosave copies and the session are this process's only if no
+ * other holds them (a start without a session bus, or from another login
+ * on the same home): else they are left alone, and the reason kept for
+ * the windows to say. */
+static void
+take_state (SpApplication *self)
+{
+  g_autofree char *dir = sp_state_lock_default_dir ();
+  g_autoptr (GError) error = NULL;
+
+  self->state_lock = sp_state_lock_acquire (dir, &error);
+  if (self->state_lock != NULL)
+    return;
+  self->state_problem = g_strdup (error->message);
+  g_printerr ("sandpad: %s: this start does not restore or change the other's windows and "
+              "unsaved text, and keeps no copies of its own\n",
+              error->message);
+}
 
 static void
 sp_application_startup (GApplication *app)
@@ -179,6 +252,7 @@ sp_application_startup (GApplication *app)
         g_printerr ("sandpad: SANDPAD_STALL_LOG: %s\n", error->message);
     }
 
+  take_state (self);
   sp_app_session_attach (self);
 
   runner = sp_runner_find_helper ();
@@ -209,6 +283,9 @@ sp_application_dispose (GObject *object)
   g_clear_object (&self->supervisor);
   g_clear_object (&self->settings);
   g_clear_object (&self->stall_meter);
+  /* Last: the windows that wrote copies under it are gone. */
+  g_clear_object (&self->state_lock);
+  g_clear_pointer (&self->state_problem, g_free);
   G_OBJECT_CLASS (sp_application_parent_class)->dispose (object);
 }
 
@@ -223,21 +300,35 @@ sp_application_class_init (SpApplicationClass *klass)
   app_class->shutdown = sp_application_shutdown;
   app_class->activate = sp_application_activate;
   app_class->open = sp_application_open;
+  app_class->command_line = sp_application_command_line;
+  app_class->handle_local_options = sp_application_handle_local_options;
 }
 
 static void
 sp_application_init (SpApplication *self)
 {
+  static const GOptionEntry options[] = {
+    { "version", 0, 0, G_OPTION_ARG_NONE, NULL, N_ ("Print the version and exit"), NULL },
+    { NULL },
+  };
+
+  /* Options of our own make --help a local one (GApplication forwards an
+   * unknown command line whole otherwise) and say what FILE… is. */
+  g_application_add_main_option_entries (G_APPLICATION (self), options);
+  g_application_set_option_context_parameter_string (G_APPLICATION (self), _("[FILE…]"));
 }
 
 SpApplication *
 sp_application_new (void)
 {
-  /* NON_UNIQUE: every start gets its own runner and windows; nothing is
-   * shared through the session bus, which tests also run without. */
+  /* Unique: a second start hands its files to this one (D-Bus
+   * activation from a file manager calls open, a shell's command line
+   * comes to command_line with the caller's directory). Without a session
+   * bus GApplication runs as a non-unique instance, and the state lock
+   * is what keeps two from sharing the autosave folder. */
   return g_object_new (SP_TYPE_APPLICATION,
                        "application-id", APP_ID,
-                       "flags", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE,
+                       "flags", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_HANDLES_COMMAND_LINE,
                        "resource-base-path", "/io/github/sandpad/Sandpad",
                        NULL);
 }
@@ -254,6 +345,20 @@ sp_application_get_supervisor (SpApplication *self)
 {
   g_return_val_if_fail (SP_IS_APPLICATION (self), NULL);
   return self->supervisor;
+}
+
+SpStateLock *
+sp_application_get_state_lock (SpApplication *self)
+{
+  g_return_val_if_fail (SP_IS_APPLICATION (self), NULL);
+  return self->state_lock;
+}
+
+const char *
+sp_application_get_state_problem (SpApplication *self)
+{
+  g_return_val_if_fail (SP_IS_APPLICATION (self), NULL);
+  return self->state_problem;
 }
 
 SpStallMeter *

@@ -5,6 +5,7 @@
 
 #include "sp-runner-supervisor.h"
 #include "sp-stall-meter.h"
+#include "sp-state-lock.h"
 
 G_BEGIN_DECLS
 
@@ -17,5 +18,10 @@ SpRunnerSupervisor *sp_application_get_supervisor (SpApplication *self);
 /* The main loop's stall meter, when SANDPAD_STALL_LOG names a log file
  * (see README); else NULL. */
 SpStallMeter *sp_application_get_stall_meter (SpApplication *self);
+/* The lock on the state folder (autosave copies, session), taken at
+ * startup; NULL when another process holds it, and then the problem
+ * says so ("... is in use by another Sandpad (process N)"). */
+SpStateLock *sp_application_get_state_lock (SpApplication *self);
+const char *sp_application_get_state_problem (SpApplication *self);
 
 G_END_DECLS

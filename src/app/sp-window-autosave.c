@@ -4,7 +4,9 @@
  * atomically). Saving, or closing with Discard, removes the copy; a copy
  * that is left is restored at the next start (sp-app-session.c). A write
  * that fails, a full disk say, is said in the window: the text itself is
- * still in the editor and nothing is removed. */
+ * still in the editor and nothing is removed. When another process owns
+ * the state folder (sp-application.c), the window neither writes nor
+ * removes a copy, and says so once it has unsaved text. */
 #define G_LOG_DOMAIN "sp-window"
 
 #include "config.h"
@@ -28,11 +30,11 @@ is_modified (SpWindow *self)
 void
 _sp_window_autosave_forget (SpWindow *self)
 {
-  g_autofree char *dir = sp_autosave_default_dir ();
   g_autoptr (GError) error = NULL;
 
   g_clear_handle_id (&self->autosave_timer, g_source_remove);
-  if (self->autosave_id != NULL && !sp_autosave_remove (dir, self->autosave_id, &error))
+  if (self->autosave_id != NULL && self->autosave_dir != NULL
+      && !sp_autosave_remove (self->autosave_dir, self->autosave_id, &error))
     g_message ("cannot remove the autosave copy: %s", error->message);
   if (self->autosave_failed)
     {
@@ -42,10 +44,31 @@ _sp_window_autosave_forget (SpWindow *self)
     }
 }
 
+/* Another process owns the autosave folder: say once, when there is
+ * first something to lose, that this window's text is not kept. */
+static void
+show_not_kept (SpWindow *self)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  const char *why
+    = SP_IS_APPLICATION (app) ? sp_application_get_state_problem (SP_APPLICATION (app)) : NULL;
+  g_autofree char *message = NULL;
+
+  if (self->autosave_off_said || app == NULL)
+    return;
+  self->autosave_off_said = TRUE;
+  /* TRANSLATORS: %s says which process has the folder */
+  message = g_strdup_printf (_("Unsaved text in this window is not kept after a crash: %s. "
+                               "Save it to keep it."),
+                             why != NULL ? why : _("another Sandpad has the autosave folder"));
+  sp_reload_bar_show (self->autosave_bar, "autosave-off", message, TRUE);
+  sp_reload_bar_add_button (self->autosave_bar, "save-as", _("Save _As…"), NULL);
+}
+
 void
 _sp_window_autosave_now (SpWindow *self)
 {
-  g_autofree char *dir = sp_autosave_default_dir ();
+  const char *dir = self->autosave_dir;
   g_autofree char *text = NULL;
   g_autofree char *path = NULL;
   g_autoptr (GError) error = NULL;
@@ -55,6 +78,11 @@ _sp_window_autosave_now (SpWindow *self)
   if (!is_modified (self))
     {
       _sp_window_autosave_forget (self);
+      return;
+    }
+  if (dir == NULL)
+    {
+      show_not_kept (self);
       return;
     }
   if (self->file == NULL && self->autosave_title == NULL)
@@ -160,6 +188,14 @@ _sp_window_autosave_init (SpWindow *self)
 {
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
 
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  SpStateLock *lock = SP_IS_APPLICATION (app) ? sp_application_get_state_lock (SP_APPLICATION (app))
+                                              : NULL;
+
+  /* Known now, while the window has its application: the copy is
+   * written or removed at dispose too, when it no longer does. */
+  if (lock != NULL)
+    self->autosave_dir = sp_state_lock_dup_autosave_dir (lock);
   self->autosave_id = sp_autosave_new_id ();
   self->autosave_bar = sp_reload_bar_new ();
   gtk_box_insert_child_after (GTK_BOX (gtk_widget_get_parent (GTK_WIDGET (self->file_bar))),
@@ -196,4 +232,5 @@ _sp_window_autosave_dispose (SpWindow *self)
     }
   g_clear_pointer (&self->autosave_id, g_free);
   g_clear_pointer (&self->autosave_title, g_free);
+  g_clear_pointer (&self->autosave_dir, g_free);
 }

@@ -87,6 +87,9 @@ struct _SpWindow
   char *autosave_title; /* "Untitled 2" for a scratch buffer */
   guint autosave_timer;
   gboolean autosave_failed;
+  /* The folder its copies go to; NULL when another process owns it. */
+  char *autosave_dir;
+  gboolean autosave_off_said;
   /* sp-window-session.c: "Keep state between runs" */
   GtkWidget *restart_button;
   gboolean keep_state;

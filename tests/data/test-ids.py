@@ -2,7 +2,10 @@
 project: one application id everywhere, the launcher runs the installed
 command, and the newest AppStream release is the version being built.
 
-Usage: test-ids.py APP-ID VERSION DESKTOP METAINFO GSCHEMA ICON SYMBOLIC-ICON
+The launcher is D-Bus activatable, so the D-Bus service file must name the
+id and start the installed command in GApplication's service mode.
+
+Usage: test-ids.py APP-ID VERSION DESKTOP METAINFO GSCHEMA ICON SYMBOLIC-ICON DBUS-SERVICE
 """
 
 import configparser
@@ -15,16 +18,20 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from datatap import Tap  # noqa: E402
 
 
-def desktop_entry(path):
+def key_file_group(path, group):
     parser = configparser.RawConfigParser(interpolation=None, delimiters=("=",),
                                           comment_prefixes=("#",), strict=True)
     parser.optionxform = str  # keys are case-sensitive
     parser.read(path, encoding="utf-8")
-    return parser["Desktop Entry"]
+    return parser[group]
+
+
+def desktop_entry(path):
+    return key_file_group(path, "Desktop Entry")
 
 
 def main(argv):
-    app_id, version, desktop, metainfo, gschema, icon, symbolic = argv[1:8]
+    app_id, version, desktop, metainfo, gschema, icon, symbolic, service = argv[1:9]
     t = Tap()
 
     entry = desktop_entry(desktop)
@@ -33,6 +40,17 @@ def main(argv):
     t.ok(entry.get("Icon") == app_id, "desktop Icon is the id", entry.get("Icon"))
     t.ok(entry.get("Exec", "").split()[:1] == ["sandpad"], "desktop Exec runs sandpad",
          entry.get("Exec"))
+
+    t.ok(entry.get("DBusActivatable") == "true", "desktop file is D-Bus activatable",
+         entry.get("DBusActivatable"))
+    bus = key_file_group(service, "D-BUS Service")
+    t.ok(os.path.basename(service) == app_id + ".service", "D-Bus service is named after the id",
+         service)
+    t.ok(bus.get("Name") == app_id, "D-Bus service Name is the id", bus.get("Name"))
+    exec_args = bus.get("Exec", "").split()
+    t.ok(len(exec_args) == 2 and os.path.basename(exec_args[0]) == "sandpad"
+         and os.path.isabs(exec_args[0]) and exec_args[1] == "--gapplication-service",
+         "D-Bus service runs sandpad --gapplication-service", bus.get("Exec"))
 
     component = ET.parse(metainfo).getroot()
     t.ok(component.findtext("id") == app_id, "metainfo id is the id", component.findtext("id"))

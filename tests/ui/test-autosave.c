@@ -192,7 +192,12 @@ test_kill9 (void)
     g_assert_true (sp_session_store_save (session_path, windows, &error));
   }
 
-  /* The next start: this process, same state folder. */
+  /* The next start: this process, same state folder. It registers only
+   * now: before, the app started above would have handed its file to it
+   * over the test's session bus instead of running, and the state folder
+   * was the other's. */
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  g_assert_nonnull (sp_application_get_state_lock (app));
   g_application_activate (G_APPLICATION (app));
   with_file = window_for (GTK_APPLICATION (app), TRUE);
   scratch = window_for (GTK_APPLICATION (app), FALSE);
@@ -398,8 +403,8 @@ main (int argc, char **argv)
   g_assert_true (g_str_has_prefix (autosave_dir, tmp_dir));
   gtk_test_init (&argc, &argv, NULL);
   gtk_source_init ();
+  /* Registered by kill9, the first test, once the real app is gone. */
   app = sp_application_new ();
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
 
   g_test_add_func ("/Sandpad/Autosave/kill9", test_kill9);
   g_test_add_func ("/Sandpad/Autosave/discard-on-close", test_discard_on_close);
