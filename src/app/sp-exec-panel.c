@@ -8,6 +8,7 @@
 
 #include "sp-ansi.h"
 #include "sp-csv.h"
+#include "sp-run-file.h"
 #include "sp-exec-panel.h"
 #include "sp-image-window.h"
 #include "sp-output-item.h"
@@ -36,6 +37,7 @@ struct _SpExecPanel
   char *snippet_name;
   char *display_name;
   GFile *save_folder; /* where Save As starts; NULL: the home folder */
+  GCancellable *reads; /* previews and saves of the run's files, cancelled in dispose */
   gboolean running;
   /* The program seems to wait for input; the limit keeps counting. */
   gboolean waiting;
@@ -203,22 +205,6 @@ bind_error (SpExecPanel *self, GtkWidget *frames, SpErrorInfo *error)
     }
 }
 
-/* The first bytes of a file of the run, as text (never more than max). */
-static char *
-read_head (const char *path, gsize max, gboolean *whole)
-{
-  g_autoptr (GFile) file = g_file_new_for_path (path);
-  g_autoptr (GFileInputStream) in = g_file_read (file, NULL, NULL);
-  g_autofree char *buf = g_malloc0 (max + 1);
-  gsize got = 0;
-
-  if (in == NULL || !g_input_stream_read_all (G_INPUT_STREAM (in), buf, max, &got, NULL, NULL))
-    return NULL;
-  buf[got] = '\0';
-  *whole = got < max;
-  return g_utf8_make_valid (buf, (gssize) got);
-}
-
 #define PREVIEW_LINES 8
 
 #define PREVIEW_COLUMNS 8
@@ -263,24 +249,24 @@ bind_table (GtkWidget *table, const char *head, gboolean whole, char separator)
     }
 }
 
-/* Text files preview their first lines; CSV shows as a small table. */
+/* The first bytes of a text file, shown: its first lines, or CSV as a
+ * small table. */
 static void
-bind_preview (GtkWidget *preview, GtkWidget *table, SpOutputItem *item)
+show_preview (GtkWidget *preview, GtkWidget *table, SpOutputItem *item)
 {
   const char *mime = sp_output_item_get_mime (item);
+  gboolean whole = FALSE;
+  GBytes *bytes = sp_output_item_get_preview (item, &whole);
   g_autofree char *head = NULL;
   g_autofree char *text = NULL;
   g_auto (GStrv) lines = NULL;
-  GtkWidget *child;
-  gboolean whole = FALSE;
+  gsize len = 0;
+  const char *data;
 
-  while ((child = gtk_widget_get_first_child (table)) != NULL)
-    gtk_grid_remove (GTK_GRID (table), child);
-  if (!g_str_has_prefix (mime, "text/") && !g_str_equal (mime, "application/json"))
+  if (bytes == NULL || g_bytes_get_size (bytes) == 0)
     return;
-  head = read_head (sp_output_item_get_text (item), 4096, &whole);
-  if (head == NULL)
-    return;
+  data = g_bytes_get_data (bytes, &len);
+  head = g_utf8_make_valid (data, (gssize) len);
   if (g_str_equal (mime, "text/csv") || g_str_equal (mime, "text/tab-separated-values"))
     {
       bind_table (table, head, whole, g_str_equal (mime, "text/csv") ? ',' : '\t');
@@ -307,6 +293,84 @@ bind_preview (GtkWidget *preview, GtkWidget *table, SpOutputItem *item)
   gtk_widget_set_visible (preview, TRUE);
 }
 
+/* A preview on its way: the row's preview label and the item it was for. */
+typedef struct
+{
+  GtkWidget *preview;
+  SpOutputItem *item;
+} PreviewRead;
+
+static void
+preview_read_free (PreviewRead *r)
+{
+  g_object_unref (r->preview);
+  g_object_unref (r->item);
+  g_free (r);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PreviewRead, preview_read_free)
+
+static void
+on_preview_read (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (PreviewRead) r = user_data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) bytes = NULL;
+  gboolean whole = FALSE;
+  GtkWidget *actions;
+
+  bytes = sp_run_file_read_finish (result, &whole, &error);
+  g_object_set_data (G_OBJECT (r->item), "sp-preview-reading", NULL);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  if (bytes == NULL)
+    {
+      g_debug ("no preview of %s: %s", sp_output_item_get_label (r->item), error->message);
+      /* A file the run made into a symlink or FIFO shows no preview, and
+       * is not read again for each bind. */
+      bytes = g_bytes_new (NULL, 0);
+    }
+  sp_output_item_set_preview (r->item, bytes, whole);
+  /* Only if the row still shows the item it asked for. */
+  actions = gtk_widget_get_prev_sibling (r->preview);
+  if (actions != NULL && g_object_get_data (G_OBJECT (actions), "item") == r->item)
+    show_preview (r->preview, gtk_widget_get_next_sibling (r->preview), r->item);
+}
+
+/* Text files preview their first lines, read off the main thread through
+ * sp-run-file.h (a FIFO or a slow disk must not hold the window, a
+ * symlink must not show its target); the bytes stay on the item for the
+ * next bind. */
+static void
+bind_preview (SpExecPanel *self, GtkWidget *preview, GtkWidget *table, SpOutputItem *item)
+{
+  const char *mime = sp_output_item_get_mime (item);
+  GtkWidget *child;
+  PreviewRead *r;
+
+  while ((child = gtk_widget_get_first_child (table)) != NULL)
+    gtk_grid_remove (GTK_GRID (table), child);
+  if (!g_str_has_prefix (mime, "text/") && !g_str_equal (mime, "application/json"))
+    return;
+  if (sp_output_item_get_name (item) == NULL)
+    return;
+  if (sp_output_item_get_preview (item, NULL) != NULL)
+    {
+      show_preview (preview, table, item);
+      return;
+    }
+  if (g_object_get_data (G_OBJECT (item), "sp-preview-reading") != NULL)
+    return;
+  g_object_set_data (G_OBJECT (item), "sp-preview-reading", GINT_TO_POINTER (1));
+  if (self->reads == NULL)
+    self->reads = g_cancellable_new ();
+  r = g_new0 (PreviewRead, 1);
+  r->preview = g_object_ref (preview);
+  r->item = g_object_ref (item);
+  sp_run_file_read_async (sp_output_item_get_dir (item), sp_output_item_get_name (item), 4096,
+                          SP_RUN_FILE_READ_HEAD, self->reads, on_preview_read, r);
+}
+
 /* Feedback where the window shows it (the toast overlay around us). */
 static void
 panel_toast (SpExecPanel *self, const char *text)
@@ -317,25 +381,60 @@ panel_toast (SpExecPanel *self, const char *text)
     adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), adw_toast_new (text));
 }
 
+/* A save on its way: the panel to say how it went in, and the name saved as. */
+typedef struct
+{
+  SpExecPanel *self;
+  char *name;
+} SaveDone;
+
+static void
+save_done_free (SaveDone *done)
+{
+  g_object_unref (done->self);
+  g_free (done->name);
+  g_free (done);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SaveDone, save_done_free)
+
+static void
+on_saved (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (SaveDone) done = user_data;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *message = NULL;
+
+  if (sp_run_file_save_finish (result, &error))
+    message = g_strdup_printf (_("Saved as %s"), done->name);
+  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  else
+    message = g_strdup_printf (_("Could not save %s: %s"), done->name, error->message);
+  panel_toast (done->self, message);
+}
+
 static void
 on_save_response (GtkNativeDialog *dialog, int response, gpointer user_data)
 {
-  g_autoptr (GFile) source = user_data;
+  g_autoptr (SpOutputItem) item = user_data;
   SpExecPanel *self = g_object_get_data (G_OBJECT (dialog), "panel");
 
   if (response == GTK_RESPONSE_ACCEPT)
     {
       g_autoptr (GFile) dest = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      g_autoptr (GError) error = NULL;
-      g_autofree char *name = g_file_get_basename (dest);
-      g_autofree char *message = NULL;
-      /* A copy of the data, never a link into the run's directory. */
-      if (g_file_copy (source, dest, G_FILE_COPY_OVERWRITE | G_FILE_COPY_NOFOLLOW_SYMLINKS, NULL,
-                       NULL, NULL, &error))
-        message = g_strdup_printf (_("Saved as %s"), name);
-      else
-        message = g_strdup_printf (_("Could not save %s: %s"), name, error->message);
-      panel_toast (self, message);
+      SaveDone *done = g_new0 (SaveDone, 1);
+
+      done->self = g_object_ref (self);
+      done->name = g_file_get_basename (dest);
+      if (self->reads == NULL)
+        self->reads = g_cancellable_new ();
+      /* The bytes of a regular file of the run, read through an fd that
+       * followed no symlink: never a link (g_file_copy with
+       * NOFOLLOW_SYMLINKS made report.csv -> ../.bashrc a link in the
+       * person's folder, issue 29). */
+      sp_run_file_save_async (sp_output_item_get_dir (item), sp_output_item_get_name (item), dest,
+                              self->reads, on_saved, done);
     }
   g_object_unref (dialog);
 }
@@ -346,16 +445,19 @@ on_action_clicked (GtkButton *button, SpExecPanel *self)
   GtkWidget *actions = gtk_widget_get_parent (GTK_WIDGET (button));
   SpOutputItem *item = g_object_get_data (G_OBJECT (actions), "item");
   const char *what = gtk_widget_get_name (GTK_WIDGET (button));
-  const char *path = sp_output_item_get_text (item);
   GtkWindow *parent = GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self)));
 
+  /* Open and Save As only for a regular file the runner could name. */
+  if ((g_str_equal (what, "open") || g_str_equal (what, "save"))
+      && sp_output_item_get_name (item) == NULL)
+    return;
   if (g_str_equal (what, "open"))
-    g_signal_emit (self, signals[OPEN_FILE], 0, path);
+    g_signal_emit (self, signals[OPEN_FILE], 0, item);
   else if (g_str_equal (what, "save"))
     {
       GtkFileChooserNative *chooser = gtk_file_chooser_native_new (
         _("Save File"), parent, GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
-      g_autofree char *base = g_path_get_basename (path);
+      g_autofree char *base = g_path_get_basename (sp_output_item_get_label (item));
       g_autoptr (GFile) home = g_file_new_for_path (g_get_home_dir ());
       /* The snippet's folder, or home: never the app's working directory
        * (and never the run's, which goes away with the next run). */
@@ -364,7 +466,7 @@ on_action_clicked (GtkButton *button, SpExecPanel *self)
       gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), base);
       g_object_set_data_full (G_OBJECT (chooser), "panel", g_object_ref (self), g_object_unref);
       g_signal_connect (chooser, "response", G_CALLBACK (on_save_response),
-                        g_file_new_for_path (path));
+                        g_object_ref (item));
       gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
     }
   else if (g_str_equal (what, "copy"))
@@ -492,10 +594,13 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
       gboolean is_text = mime != NULL
                       && (g_str_has_prefix (mime, "text/") || g_str_equal (mime, "application/json"));
       gboolean has_image = sp_output_item_get_image (output) != NULL;
-      gtk_widget_set_visible (b, g_str_equal (name, "save")
+      /* A symlink, FIFO or socket of the run, or a name the runner could
+       * not carry, is listed only: nothing to open or save. */
+      gboolean named = sp_output_item_get_name (output) != NULL;
+      gtk_widget_set_visible (b, (g_str_equal (name, "save") && named)
                                    || (kind == SP_OUTPUT_IMAGE && has_image
                                        && !g_str_equal (name, "open"))
-                                   || (kind == SP_OUTPUT_FILE && is_text
+                                   || (kind == SP_OUTPUT_FILE && is_text && named
                                        && g_str_equal (name, "open")));
     }
 
@@ -578,7 +683,7 @@ bind_text (SpExecPanel *self, GtkWidget *label, SpOutputItem *output, GtkWidget 
       gtk_label_set_text (GTK_LABEL (label), title);
       gtk_widget_add_css_class (label, "notice");
       description = _("Created file");
-      bind_preview (preview, table, output);
+      bind_preview (self, preview, table, output);
     }
   /* Colour alone does not reach everyone: say which stream it is. */
   gtk_accessible_update_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
@@ -639,6 +744,9 @@ sp_exec_panel_dispose (GObject *object)
   g_clear_pointer (&self->snippet_name, g_free);
   g_clear_pointer (&self->display_name, g_free);
   g_clear_object (&self->save_folder);
+  if (self->reads != NULL)
+    g_cancellable_cancel (self->reads);
+  g_clear_object (&self->reads);
   gtk_widget_dispose_template (GTK_WIDGET (self), SP_TYPE_EXEC_PANEL);
   G_OBJECT_CLASS (sp_exec_panel_parent_class)->dispose (object);
 }
@@ -660,9 +768,10 @@ sp_exec_panel_class_init (SpExecPanelClass *klass)
   /* The user picked a frame of an error: show that line (1-based). */
   signals[GOTO_LINE] = g_signal_new ("goto-line", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                      NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
-  /* The user asked to open a text file the run made (its absolute path). */
+  /* The user asked to open a text file the run made (its SpOutputItem,
+   * which names it by directory and name: read it with sp-run-file.h). */
   signals[OPEN_FILE] = g_signal_new ("open-file", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
-                                     NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+                                     NULL, NULL, NULL, G_TYPE_NONE, 1, SP_TYPE_OUTPUT_ITEM);
 
   g_type_ensure (SP_TYPE_TRANSCRIPT);
   gtk_widget_class_set_template_from_resource (widget_class,

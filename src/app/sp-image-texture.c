@@ -75,8 +75,17 @@ decode_next (Queue *queue)
       return;
     }
   item = g_ptr_array_index (queue->items, queue->next);
-  sp_image_decode_async (sp_output_item_get_text (item), NULL, 0, queue->cancellable, on_decoded,
-                         queue);
+  /* A run's image by its directory and name's bytes; one of the history's
+   * own files by its path there. */
+  if (sp_output_item_get_name (item) != NULL)
+    sp_image_decode_async (sp_output_item_get_dir (item), sp_output_item_get_name (item), NULL, 0,
+                           queue->cancellable, on_decoded, queue);
+  else
+    {
+      g_autofree char *dir = g_path_get_dirname (sp_output_item_get_text (item));
+      g_autofree char *name = g_path_get_basename (sp_output_item_get_text (item));
+      sp_image_decode_async (dir, name, NULL, 0, queue->cancellable, on_decoded, queue);
+    }
 }
 
 void

@@ -13,6 +13,7 @@
 
 #include "sp-image-texture.h"
 #include "sp-run-result.h"
+#include "sp-run-file.h"
 #include "sp-window-private.h"
 
 void
@@ -143,11 +144,13 @@ on_output (SpRunnerSupervisor *sup, const char *run_id, SpOutputKind kind, const
 }
 
 static gint64
-mtime_ns (const char *path)
+mtime_ns (const SpRunFile *file)
 {
   GStatBuf st;
 
-  if (g_lstat (path, &st) != 0)
+  /* Only an order for an older runner's files (no t_ms): an lstat of the
+   * name the runner gave, never a read. */
+  if (file->path == NULL || g_lstat (file->path, &st) != 0)
     return 0;
   return (gint64) st.st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + st.st_mtim.tv_nsec;
 }
@@ -155,7 +158,8 @@ mtime_ns (const char *path)
 static int
 by_mtime (gconstpointer a, gconstpointer b)
 {
-  gint64 ta = mtime_ns (*(const char *const *) a), tb = mtime_ns (*(const char *const *) b);
+  gint64 ta = mtime_ns (*(const SpRunFile *const *) a);
+  gint64 tb = mtime_ns (*(const SpRunFile *const *) b);
 
   return ta < tb ? -1 : ta > tb;
 }
@@ -164,41 +168,26 @@ by_mtime (gconstpointer a, gconstpointer b)
  * "Plot N"; an image the snippet saved itself is named by its file, as the
  * snippet named it. */
 static char *
-image_label (SpRunResult *result, const char *path)
+image_label (const SpRunFile *file)
 {
-  for (guint i = 0; i < sp_run_result_get_n_files (result); i++)
+  guint n = 0;
+
+  /* Exactly the prelude's spelling, nothing more around it. */
+  if (sscanf (file->relative, "plot-%u.png", &n) == 1 && n > 0)
     {
-      const SpRunFile *file = sp_run_result_get_file (result, i);
-      guint n = 0;
-
-      if (g_strcmp0 (file->path, path) != 0)
-        continue;
-      /* Exactly the prelude's spelling, nothing more around it. */
-      if (sscanf (file->relative, "plot-%u.png", &n) == 1 && n > 0)
-        {
-          g_autofree char *prelude = g_strdup_printf ("plot-%u.png", n);
-          if (g_str_equal (prelude, file->relative))
-            return g_strdup_printf (_("Plot %u"), n);
-        }
-      return g_strdup (file->relative);
+      g_autofree char *prelude = g_strdup_printf ("plot-%u.png", n);
+      if (g_str_equal (prelude, file->relative))
+        return g_strdup_printf (_("Plot %u"), n);
     }
-  return g_path_get_basename (path);
-}
-
-static const SpRunFile *
-find_file (SpRunResult *result, const char *path)
-{
-  for (guint i = 0; i < sp_run_result_get_n_files (result); i++)
-    if (g_str_equal (sp_run_result_get_file (result, i)->path, path))
-      return sp_run_result_get_file (result, i);
-  return NULL;
+  return g_strdup (file->relative);
 }
 
 /* Plots, images and every other file the run made, each where the run
  * made it among what it printed: the model places them by the runner's
  * times (an older runner sends none: then after the text, in the order of
  * their modification times, as the runner lists files by name). Images
- * show inline; other files are listed, previewed and savable. */
+ * show inline; other files are listed, and a regular file the runner
+ * could name is previewed, opened and saved through sp-run-file.h. */
 static void
 add_results (SpWindow *self, SpRunResult *result)
 {
@@ -208,29 +197,26 @@ add_results (SpWindow *self, SpRunResult *result)
   g_autoptr (GPtrArray) placed = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (gint64));
 
-  for (guint i = 0; images != NULL && images[i] != NULL; i++)
-    g_ptr_array_add (ordered, (gpointer) images[i]);
   for (guint i = 0; i < sp_run_result_get_n_files (result); i++)
-    {
-      const SpRunFile *file = sp_run_result_get_file (result, i);
-      if (!g_str_has_prefix (file->mime, "image/") || g_str_equal (file->mime, "image/svg+xml"))
-        g_ptr_array_add (ordered, file->path);
-    }
+    g_ptr_array_add (ordered, (gpointer) sp_run_result_get_file (result, i));
   g_ptr_array_sort (ordered, by_mtime);
   for (guint i = 0; i < ordered->len; i++)
     {
-      const char *path = g_ptr_array_index (ordered, i);
-      const SpRunFile *file = find_file (result, path);
+      const SpRunFile *file = g_ptr_array_index (ordered, i);
       g_autoptr (SpOutputItem) item = NULL;
+      gboolean image = file->path != NULL && images != NULL && g_strv_contains (images, file->path);
 
-      if (images != NULL && g_strv_contains (images, path))
+      if (image)
         {
-          g_autofree char *label = image_label (result, path);
-          item = sp_output_item_new_image (path, label);
+          g_autofree char *label = image_label (file);
+          item = sp_output_item_new_image (file->path, label);
           g_ptr_array_add (items, g_object_ref (item));
         }
       else
-        item = sp_output_item_new_file (file->path, file->relative, file->size, file->mime);
+        item = sp_output_item_new_file (file->path ? file->path : file->relative, file->relative,
+                                        file->size, file->mime);
+      if (file->kind == SP_RUN_FILE_REGULAR && file->name != NULL)
+        sp_output_item_set_source (item, file->dir, file->name);
       g_ptr_array_add (placed, g_object_ref (item));
       g_array_append_val (times, file->t_ms);
     }
@@ -517,30 +503,76 @@ on_panel_goto_line (SpExecPanel *panel, int line, SpWindow *self)
 
 static void guess_language (SpWindow *self, GFile *file);
 
-/* A text file the run made opens in a new window as an untitled copy:
- * the run's directory goes away with the next run, and Sandpad never hands
- * a run's files to another program. */
-static void
-on_panel_open_file (SpExecPanel *panel, const char *path, SpWindow *self)
+/* An Open on its way: the window that asked and the name the file shows. */
+typedef struct
 {
-  g_autofree char *contents = NULL;
-  g_autoptr (GFile) file = g_file_new_for_path (path);
+  SpWindow *self;
+  char *label;
+} OpenRead;
+
+static void
+open_read_free (OpenRead *r)
+{
+  g_object_unref (r->self);
+  g_free (r->label);
+  g_free (r);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (OpenRead, open_read_free)
+
+static void
+on_run_file_read (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (OpenRead) r = user_data;
+  SpWindow *self = r->self;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) bytes = sp_run_file_read_finish (result, NULL, &error);
+  g_autoptr (GFile) file = NULL;
+  const char *contents;
   gsize len = 0;
   SpWindow *other;
   GtkTextBuffer *buffer;
 
-  if (!g_file_get_contents (path, &contents, &len, NULL) || len > 4 * 1024 * 1024
-      || !g_utf8_validate (contents, (gssize) len, NULL))
+  if (bytes == NULL)
+    {
+      g_autofree char *msg = g_strdup_printf (_("Could not open the file: %s"), error->message);
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _sp_window_toast (self, msg);
+      return;
+    }
+  contents = g_bytes_get_data (bytes, &len);
+  if (!g_utf8_validate (contents, (gssize) len, NULL))
     {
       _sp_window_toast (self, _("The file is not UTF-8 text"));
       return;
     }
   other = sp_window_new (SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))));
   buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (other));
-  gtk_text_buffer_set_text (buffer, contents, (int) len);
+  gtk_text_buffer_set_text (buffer, len > 0 ? contents : "", (int) len);
   gtk_text_buffer_set_modified (buffer, TRUE);
+  /* Only its extension counts: the language, as the runner names it. */
+  file = g_file_new_for_path (r->label);
   guess_language (other, file);
   gtk_window_present (GTK_WINDOW (other));
+}
+
+/* A text file the run made opens in a new window as an untitled copy:
+ * the run's directory goes away with the next run, and Sandpad never hands
+ * a run's files to another program. It is read as every file of a run is
+ * (sp-run-file.h: beneath the run's directory, no symlink, no FIFO, at
+ * most 4 MiB by its size before a byte is read), in a worker thread. */
+static void
+on_panel_open_file (SpExecPanel *panel, SpOutputItem *item, SpWindow *self)
+{
+  OpenRead *r;
+
+  if (sp_output_item_get_name (item) == NULL)
+    return;
+  r = g_new0 (OpenRead, 1);
+  r->self = g_object_ref (self);
+  r->label = g_strdup (sp_output_item_get_label (item));
+  sp_run_file_read_async (sp_output_item_get_dir (item), sp_output_item_get_name (item),
+                          SP_RUN_FILE_OPEN_MAX, SP_RUN_FILE_READ_WHOLE, NULL, on_run_file_read, r);
 }
 
 static void

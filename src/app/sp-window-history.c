@@ -147,9 +147,12 @@ keep_files (SpRunRecord *record, SpRunResult *result)
       g_autoptr (GError) error = NULL;
 
       if (file->kind == SP_RUN_FILE_REGULAR && sp_run_record_is_image_type (file->mime)
-          && !sp_run_record_keep_image (record, file->relative, file->mime, file->path, &error))
+          && (file->name == NULL
+              || !sp_run_record_keep_image (record, file->relative, file->mime, file->dir,
+                                            file->name, &error)))
         {
-          g_debug ("not keeping %s: %s", file->path, error->message);
+          g_debug ("not keeping %s: %s", file->relative,
+                   error ? error->message : "the runner could not name it");
           /* TRANSLATORS: a file of a run whose image the history does not
            * keep: its name, its size */
           line = g_strdup_printf (_("%s (%s, not kept)"), file->relative, size);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "sp-image-decode.h"
+#include "sp-run-file.h"
 #include "sp-image-limits.h"
 
 G_DEFINE_QUARK (sp-image-decode-error-quark, sp_image_decode_error)
@@ -143,30 +144,29 @@ decode_free (gpointer data)
   g_free (d);
 }
 
-/* Opens the run's file without following a symlink the run planted, and
- * refuses FIFOs and devices (which could block or never end). */
+/* Opens the run's file as every file of a run is opened (sp-run-file.h:
+ * beneath its directory, no symlink at any step, no FIFO or device, which
+ * could block or never end), then checks the helper's input cap. */
 static int
-open_image (const char *path, GError **error)
+open_image (const char *dir, const char *name, GError **error)
 {
-  int fd = open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  g_autoptr (GError) local = NULL;
   struct stat st;
+  int fd = sp_run_file_open (dir, name, &st, &local);
 
   if (fd < 0)
     {
-      int errsv = errno;
       g_set_error (error, SP_IMAGE_DECODE_ERROR, SP_IMAGE_DECODE_ERROR_FILE,
-                   _("Cannot open the image: %s"), g_strerror (errsv));
+                   _("Cannot open the image: %s"), local->message);
       return -1;
     }
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || (gsize) st.st_size > SP_DECODE_MAX_INPUT)
+  if ((gsize) st.st_size > SP_DECODE_MAX_INPUT)
     {
       close (fd);
       g_set_error_literal (error, SP_IMAGE_DECODE_ERROR, SP_IMAGE_DECODE_ERROR_FILE,
                            _("The image is not a regular file of at most 64 MiB"));
       return -1;
     }
-  /* The helper reads it with blocking reads. */
-  fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
   return fd;
 }
 
@@ -353,7 +353,8 @@ spawn_helper (Decode *d, int fd, const char *const *argv, GError **error)
 }
 
 void
-sp_image_decode_async (const char *path, const char *const *helper_argv, guint timeout_ms,
+sp_image_decode_async (const char *dir, const char *name, const char *const *helper_argv,
+                       guint timeout_ms,
                        GCancellable *cancellable, GAsyncReadyCallback callback,
                        gpointer user_data)
 {
@@ -364,7 +365,7 @@ sp_image_decode_async (const char *path, const char *const *helper_argv, guint t
   Decode *d;
   int fd;
 
-  g_return_if_fail (path != NULL);
+  g_return_if_fail (dir != NULL && name != NULL);
 
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, sp_image_decode_async);
@@ -377,7 +378,7 @@ sp_image_decode_async (const char *path, const char *const *helper_argv, guint t
       default_argv[0] = helper;
       helper_argv = default_argv;
     }
-  fd = open_image (path, &error);
+  fd = open_image (dir, name, &error);
   if (fd < 0)
     {
       g_task_return_error (task, g_steal_pointer (&error));

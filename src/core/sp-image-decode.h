@@ -52,9 +52,11 @@ GBytes *sp_decoded_image_get_pixels (SpDecodedImage *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SpDecodedImage, sp_decoded_image_unref)
 
-/* helper_argv: the helper and its arguments (NULL: the one found by
+/* The file name beneath dir, opened by sp_run_file_open(); helper_argv:
+ * the helper and its arguments (NULL: the one found by
  * sp_image_decode_find_helper()); timeout_ms 0: the default. */
-void sp_image_decode_async (const char *path, const char *const *helper_argv, guint timeout_ms,
+void sp_image_decode_async (const char *dir, const char *name, const char *const *helper_argv,
+                            guint timeout_ms,
                             GCancellable *cancellable, GAsyncReadyCallback callback,
                             gpointer user_data);
 SpDecodedImage *sp_image_decode_finish (GAsyncResult *result, GError **error);

@@ -13,6 +13,10 @@ struct _SpOutputItem
   GObject *image;
   char *image_error;
   gint64 t_ms;
+  char *dir;  /* a run's file: its directory */
+  char *name; /* and its name's bytes beneath it */
+  GBytes *preview;
+  gboolean preview_whole;
 };
 
 enum
@@ -45,6 +49,9 @@ sp_output_item_finalize (GObject *object)
   g_free (self->label);
   g_free (self->mime);
   g_free (self->image_error);
+  g_free (self->dir);
+  g_free (self->name);
+  g_clear_pointer (&self->preview, g_bytes_unref);
   g_clear_object (&self->image);
   g_clear_pointer (&self->error, sp_error_info_unref);
   G_OBJECT_CLASS (sp_output_item_parent_class)->finalize (object);
@@ -133,6 +140,50 @@ sp_output_item_new_file (const char *path, const char *label, gint64 size, const
   self->size = size;
   self->mime = g_strdup (mime);
   return self;
+}
+
+void
+sp_output_item_set_source (SpOutputItem *self, const char *dir, const char *name)
+{
+  g_return_if_fail (SP_IS_OUTPUT_ITEM (self));
+
+  g_free (self->dir);
+  self->dir = g_strdup (dir);
+  g_free (self->name);
+  self->name = g_strdup (name);
+}
+
+const char *
+sp_output_item_get_dir (SpOutputItem *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), NULL);
+  return self->dir;
+}
+
+const char *
+sp_output_item_get_name (SpOutputItem *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), NULL);
+  return self->name;
+}
+
+GBytes *
+sp_output_item_get_preview (SpOutputItem *self, gboolean *whole)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), NULL);
+  if (whole != NULL)
+    *whole = self->preview_whole;
+  return self->preview;
+}
+
+void
+sp_output_item_set_preview (SpOutputItem *self, GBytes *head, gboolean whole)
+{
+  g_return_if_fail (SP_IS_OUTPUT_ITEM (self));
+
+  g_clear_pointer (&self->preview, g_bytes_unref);
+  self->preview = head ? g_bytes_ref (head) : NULL;
+  self->preview_whole = whole;
 }
 
 gint64

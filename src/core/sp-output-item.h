@@ -14,7 +14,7 @@ typedef enum
   SP_OUTPUT_NOTICE, /* said by Sandpad, not the program: "output truncated" */
   SP_OUTPUT_IMAGE,  /* text: the image's absolute path; label: "Plot 1" */
   SP_OUTPUT_ERROR,  /* text: "Type: message"; error: the parsed error */
-  SP_OUTPUT_FILE,   /* text: the file's absolute path; label: its path in the run */
+  SP_OUTPUT_FILE,   /* text: the file's absolute path, or its label; label: its path as shown */
   SP_OUTPUT_INPUT,  /* a line the user sent to the program's stdin, echoed */
 } SpOutputKind;
 
@@ -29,6 +29,17 @@ SpOutputItem *sp_output_item_new_image (const char *path, const char *label);
 SpOutputItem *sp_output_item_new_error (SpErrorInfo *error);
 SpOutputItem *sp_output_item_new_file (const char *path, const char *label, gint64 size,
                                        const char *mime);
+/* A run's regular file behind an image or file item: its directory and
+ * its name's bytes beneath it, for sp-run-file.h (never the text shown).
+ * An item without one (a symlink, a FIFO, a name the runner could not
+ * carry) is listed only: not opened, previewed or saved. */
+void sp_output_item_set_source (SpOutputItem *self, const char *dir, const char *name);
+const char *sp_output_item_get_dir (SpOutputItem *self);
+const char *sp_output_item_get_name (SpOutputItem *self);
+/* What a file item's preview read (sp-run-file.h's head): kept on the
+ * item so a row bound again shows it without reading again. */
+GBytes *sp_output_item_get_preview (SpOutputItem *self, gboolean *whole);
+void sp_output_item_set_preview (SpOutputItem *self, GBytes *head, gboolean whole);
 gint64 sp_output_item_get_size (SpOutputItem *self);
 const char *sp_output_item_get_mime (SpOutputItem *self);
 /* The image's accessible label; NULL for other kinds. */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sp-run-file.h"
 #include "sp-run-record.h"
 
 void
@@ -71,77 +72,38 @@ kept_bytes (const SpRunRecord *record)
   return total;
 }
 
-/* At most limit bytes of the regular file at path, or NULL with error. The
- * run's files are the program's: a symlink is not followed (it could name
- * any file of the user's), a FIFO does not block the open (O_NONBLOCK) and
- * is refused, and a file that grows past what stat said is not read on. */
+/* At most limit bytes of the run's file, or NULL with error. Read as
+ * every file of a run is (sp-run-file.h): by its name beneath the run's
+ * directory, no symlink followed at any step (one could name any file of
+ * the user's, and a folder of the run can be one too), no FIFO, a regular
+ * file whose size is checked before it is read. */
 static GBytes *
-read_capped (const char *path, gsize limit, GError **error)
+read_capped (const char *dir, const char *file_name, gsize limit, GError **error)
 {
-  int fd = g_open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0);
-  g_autofree guint8 *data = NULL;
-  gsize len = 0;
-  struct stat st;
-  int saved;
+  g_autoptr (GError) local = NULL;
+  GBytes *bytes = sp_run_file_read (dir, file_name, limit, SP_RUN_FILE_READ_WHOLE, NULL, NULL,
+                                    &local);
 
-  if (fd < 0)
-    {
-      saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s", g_strerror (saved));
-      return NULL;
-    }
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
-    {
-      close (fd);
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                           _("not a regular file"));
-      return NULL;
-    }
-  if ((guint64) st.st_size > limit)
-    {
-      close (fd);
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE,
-                           _("over the images' size kept per run"));
-      return NULL;
-    }
-  data = g_malloc ((gsize) st.st_size + 1);
-  while (len < (gsize) st.st_size + 1)
-    {
-      gssize n = read (fd, data + len, (gsize) st.st_size + 1 - len);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          saved = errno;
-          close (fd);
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s",
-                       g_strerror (saved));
-          return NULL;
-        }
-      if (n == 0)
-        break;
-      len += (gsize) n;
-    }
-  close (fd);
-  if (len != (gsize) st.st_size)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT,
-                           _("it changed while it was read"));
-      return NULL;
-    }
-  return g_bytes_new_take (g_steal_pointer (&data), len);
+  if (bytes != NULL)
+    return bytes;
+  if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE))
+    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE,
+                         _("over the images' size kept per run"));
+  else
+    g_propagate_error (error, g_steal_pointer (&local));
+  return NULL;
 }
 
 gboolean
 sp_run_record_keep_image (SpRunRecord *record, const char *name, const char *mime,
-                          const char *path, GError **error)
+                          const char *dir, const char *file_name, GError **error)
 {
   gsize used;
   GBytes *bytes;
   SpRunImage *image;
 
-  g_return_val_if_fail (record != NULL && name != NULL && path != NULL, FALSE);
+  g_return_val_if_fail (record != NULL && name != NULL && dir != NULL && file_name != NULL,
+                        FALSE);
 
   if (!sp_run_record_is_image_type (mime))
     {
@@ -155,7 +117,7 @@ sp_run_record_keep_image (SpRunRecord *record, const char *name, const char *mim
       return FALSE;
     }
   used = kept_bytes (record);
-  bytes = read_capped (path, SP_RUN_RECORD_IMAGE_BYTES_MAX - MIN (used, SP_RUN_RECORD_IMAGE_BYTES_MAX),
+  bytes = read_capped (dir, file_name, SP_RUN_RECORD_IMAGE_BYTES_MAX - MIN (used, SP_RUN_RECORD_IMAGE_BYTES_MAX),
                        error);
   if (bytes == NULL)
     return FALSE;

@@ -58,12 +58,13 @@ SpRunRecord *sp_run_record_copy (const SpRunRecord *record);
  * SVG, JPEG, GIF, WebP). */
 gboolean sp_run_record_is_image_type (const char *mime);
 
-/* Reads the run's file at path (a regular file, no symlink followed) into
- * record->images as name, unless the record already holds
+/* Reads the run's file file_name beneath dir (its name's bytes, never
+ * the shown text; a regular file, no symlink followed at any step, as
+ * sp_run_file_open()) into record->images as name, unless the record already holds
  * SP_RUN_RECORD_IMAGES_MAX images or SP_RUN_RECORD_IMAGE_BYTES_MAX bytes of
  * them with it: then FALSE with error, and the caller lists it as not kept. */
 gboolean sp_run_record_keep_image (SpRunRecord *record, const char *name, const char *mime,
-                                   const char *path, GError **error);
+                                   const char *dir, const char *file_name, GError **error);
 
 typedef enum
 {

@@ -42,6 +42,8 @@ clear_file (gpointer data)
   g_free (file->relative);
   g_free (file->mime);
   g_free (file->target);
+  g_free (file->dir);
+  g_free (file->name);
 }
 
 G_DEFINE_BOXED_TYPE (SpRunResult, sp_run_result, sp_run_result_ref, sp_run_result_unref)
@@ -57,19 +59,19 @@ _sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint64 memory_mib
   g_array_set_clear_func (self->files, clear_file);
   for (gsize i = 0; cwd != NULL && i < exited->n_files; i++)
     {
-      SpRunFile file = { g_build_filename (cwd, exited->files[i].path, NULL),
-                         g_strdup (exited->files[i].path), exited->files[i].size,
-                         g_strdup (exited->files[i].mime), (SpRunFileKind) exited->files[i].kind,
-                         g_strdup (exited->files[i].target), exited->files[i].t_ms };
+      const SpFileInfo *info = &exited->files[i];
+      /* The name the decoder checked; the shown path only when it is one. */
+      const char *name = info->name ? info->name : info->name_left_out ? NULL : info->path;
+      SpRunFile file = { name ? g_build_filename (cwd, name, NULL) : NULL,
+                         g_strdup (info->path), info->size, g_strdup (info->mime),
+                         (SpRunFileKind) info->kind, g_strdup (info->target), info->t_ms,
+                         g_strdup (cwd), g_strdup (name) };
+
+      if (file.kind == SP_RUN_FILE_REGULAR && file.path != NULL
+          && g_str_has_prefix (file.mime, "image/") && !g_str_equal (file.mime, "image/svg+xml"))
+        g_strv_builder_add (images, file.path);
       g_array_append_val (self->files, file);
     }
-  for (gsize i = 0; cwd != NULL && i < exited->n_files; i++)
-    if (exited->files[i].kind == SP_FILE_REGULAR && g_str_has_prefix (exited->files[i].mime, "image/")
-        && !g_str_equal (exited->files[i].mime, "image/svg+xml"))
-      {
-        g_autofree char *path = g_build_filename (cwd, exited->files[i].path, NULL);
-        g_strv_builder_add (images, path);
-      }
   self->images = g_strv_builder_end (images);
 
   g_atomic_ref_count_init (&self->ref_count);

@@ -86,21 +86,27 @@ const char *sp_run_result_get_error (SpRunResult *self);
  * "idle", "failed"); NULL while the session lives on, or not a session. */
 const char *sp_run_result_get_session_ended (SpRunResult *self);
 
-/* Absolute paths of the images the run created or changed, in the
- * runner's order (NULL-terminated, owned by the result). */
+/* Absolute paths (SpRunFile's path) of the images the run created or
+ * changed, in the runner's order (NULL-terminated, owned by the result). */
 const char *const *sp_run_result_get_images (SpRunResult *self);
 
 /* Every file the run created or changed, images included, and the
  * symlinks, FIFOs and sockets it left (kind says which). */
 typedef struct
 {
-  char *path;     /* absolute, in the run's directory on this machine */
-  char *relative; /* as the run saw it */
+  /* absolute, made from name (never from relative); NULL with name. Only
+   * for telling files apart and showing: open through sp-run-file.h. */
+  char *path;
+  char *relative; /* as shown: the runner escapes control bytes, so it may not spell the name */
   gint64 size;
   char *mime;
   SpRunFileKind kind; /* SP_RUN_FILE_REGULAR, or what else the run left there */
   char *target;    /* SP_RUN_FILE_SYMLINK: where it points (shown, never followed) */
   gint64 t_ms;     /* last modified, on the runner's clock (as output's); -1: unknown */
+  char *dir;       /* the run's directory, as the runner named it */
+  /* The name's bytes beneath dir, for sp_run_file_open(); NULL when the
+   * runner could not carry it (a very long escaped name): not openable. */
+  char *name;
 } SpRunFile;
 
 guint sp_run_result_get_n_files (SpRunResult *self);

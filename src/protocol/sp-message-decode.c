@@ -277,6 +277,80 @@ decode_file_kind (json_t *item, SpFileInfo *file, SpProtoError *err)
   return 0;
 }
 
+/* A name a client will open beneath the run's directory: relative, no
+ * empty, "." or ".." part, so it cannot climb out or name the directory
+ * itself. The decoder is the only place that checks it. */
+static bool
+name_beneath (const char *name)
+{
+  const char *part = name;
+
+  if (name[0] == '\0' || name[0] == '/')
+    return false;
+  for (;;)
+    {
+      size_t n = strcspn (part, "/");
+      if (n == 0 || (n == 1 && part[0] == '.') || (n == 2 && part[0] == '.' && part[1] == '.'))
+        return false;
+      if (part[n] == '\0')
+        return true;
+      part += n + 1;
+    }
+}
+
+static int
+hex_digit (char c)
+{
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* "path_hex" (lowercase, at most SP_FILE_MAX_NAME bytes, no NUL, not what
+ * path already spells) or "path_hex_left_out" (true only), never both;
+ * with neither, path itself is the name and must be one. */
+static int
+decode_file_name (json_t *item, size_t i, SpFileInfo *file, SpProtoError *err)
+{
+  char *hex = NULL;
+  size_t len;
+
+  TRY (sp_json_get_bool (item, "path_hex_left_out", false, &file->name_left_out, err));
+  if (json_object_get (item, "path_hex_left_out") != NULL && !file->name_left_out)
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "files[%zu].path_hex_left_out is false; leave it out instead", i);
+  TRY (sp_json_get_string (item, "path_hex", false, &hex, err));
+  if (hex == NULL)
+    return file->name_left_out || name_beneath (file->path)
+             ? 0
+             : sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                                   "files[%zu].path is not a name beneath the directory", i);
+  len = strlen (hex);
+  file->name = calloc (len / 2 + 1, 1);
+  if (file->name == NULL)
+    abort ();
+  for (size_t j = 0; j + 1 < len; j += 2)
+    {
+      int hi = hex_digit (hex[j]), lo = hex_digit (hex[j + 1]);
+      if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+        break;
+      file->name[j / 2] = (char) (hi << 4 | lo);
+    }
+  free (hex);
+  if (file->name_left_out)
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "files[%zu] has both path_hex and path_hex_left_out", i);
+  if (len == 0 || len % 2 != 0 || len > 2 * SP_FILE_MAX_NAME || strlen (file->name) != len / 2)
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "files[%zu].path_hex must be 1 to %d bytes as lowercase hex, "
+                               "without NUL",
+                               i, SP_FILE_MAX_NAME);
+  if (!name_beneath (file->name) || strcmp (file->name, file->path) == 0)
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "files[%zu].path_hex is not a name beneath the directory "
+                               "that path does not spell",
+                               i);
+  return 0;
+}
+
 static int
 decode_files (json_t *obj, SpExited *exited, SpProtoError *err)
 {
@@ -294,11 +368,13 @@ decode_files (json_t *obj, SpExited *exited, SpProtoError *err)
       if (!json_is_object (item))
         return sp_proto_set_error (err, SP_ERR_WRONG_TYPE, "files[%zu] must be an object", i);
       TRY (sp_json_check_fields (item, "file",
-                                 (const char *const[]){ "path", "size", "mime", "created", "kind",
+                                 (const char *const[]){ "path", "path_hex", "path_hex_left_out",
+                                                        "size", "mime", "created", "kind",
                                                         "target", "width", "height", "base64",
                                                         "t_ms", NULL },
                                  err));
       TRY (sp_json_get_string (item, "path", true, &file->path, err));
+      TRY (decode_file_name (item, i, file, err));
       TRY (sp_json_get_int (item, "size", true, 0, INT64_MAX, &file->size, err));
       TRY (sp_json_get_string (item, "mime", true, &file->mime, err));
       TRY (sp_json_get_bool (item, "created", true, &file->created, err));

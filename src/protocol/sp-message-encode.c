@@ -32,6 +32,40 @@ set_bool (json_t *obj, const char *key, bool value)
   sp_json_set (obj, key, json_boolean (value));
 }
 
+/* The name beside a path that does not spell it, as lowercase hex; the
+ * decoder's rules hold by construction or the frame is refused. */
+static void
+encode_file_name (json_t *item, const SpFileInfo *file, bool *ok)
+{
+  static const char digits[] = "0123456789abcdef";
+  size_t len;
+  char *hex;
+
+  if (file->name_left_out)
+    {
+      if (file->name != NULL)
+        *ok = false;
+      set_bool (item, "path_hex_left_out", true);
+      return;
+    }
+  if (file->name == NULL)
+    return;
+  len = strlen (file->name);
+  if (len == 0 || len > SP_FILE_MAX_NAME || strcmp (file->name, file->path) == 0)
+    *ok = false;
+  hex = malloc (2 * len + 1);
+  if (hex == NULL)
+    abort ();
+  for (size_t i = 0; i < len; i++)
+    {
+      hex[2 * i] = digits[(unsigned char) file->name[i] >> 4];
+      hex[2 * i + 1] = digits[(unsigned char) file->name[i] & 0xf];
+    }
+  hex[2 * len] = '\0';
+  set_str (item, "path_hex", hex, ok);
+  free (hex);
+}
+
 static void
 encode_run (json_t *obj, const SpRun *run, bool *ok)
 {
@@ -181,6 +215,7 @@ encode_exited (json_t *obj, const SpExited *exited, bool *ok)
       json_t *item = json_object ();
 
       set_str (item, "path", exited->files[i].path, ok);
+      encode_file_name (item, &exited->files[i], ok);
       set_int (item, "size", exited->files[i].size);
       set_str (item, "mime", exited->files[i].mime, ok);
       set_bool (item, "created", exited->files[i].created);

@@ -281,6 +281,7 @@ clear_exited (SpExited *exited)
   for (size_t i = 0; i < exited->n_files; i++)
     {
       free (exited->files[i].path);
+      free (exited->files[i].name);
       free (exited->files[i].mime);
       free (exited->files[i].base64);
       free (exited->files[i].target);

@@ -291,9 +291,14 @@ typedef enum
 /* Wire names of the kinds, indexed by SpFileKind ("regular" is never sent). */
 extern const char *const sp_file_kind_names[SP_FILE_KIND_LAST + 1];
 
+/* The longest name (a path's bytes on disk) an entry carries as
+ * "path_hex", in bytes: the exited event's budget holds 200 of them. */
+#define SP_FILE_MAX_NAME 512
+
 typedef struct
 {
-  char *path; /* relative to the run's working directory, valid UTF-8 */
+  char *path; /* relative to the run's working directory, valid UTF-8; shown, and
+               * the name only when name is NULL and name_left_out false */
   int64_t size;
   char *mime;
   bool created; /* false: it existed before and was modified */
@@ -303,6 +308,11 @@ typedef struct
   SpFileKind kind;
   char *target;   /* SP_FILE_SYMLINK: where it points (valid UTF-8, capped) */
   int64_t t_ms;   /* last modified, on the runner's clock; -1: not sent */
+  /* The path's bytes as on disk ("path_hex"), present only when path does
+   * not spell them (a byte escaped, or shortened): a client opens this,
+   * never a name made from path. No NUL, relative, no "." or ".." part. */
+  char *name;
+  bool name_left_out; /* path does not spell the name, which is too long to carry */
 } SpFileInfo;
 
 /* A frame of the program's error, outermost first (Python's order). */

@@ -48,8 +48,11 @@ fixture (const char *name)
 static void
 decode_path (const char *path, const char *const *argv, guint timeout_ms, Result *r)
 {
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *name = g_path_get_basename (path);
+
   memset (r, 0, sizeof *r);
-  sp_image_decode_async (path, argv, timeout_ms, NULL, on_decoded, r);
+  sp_image_decode_async (dir, name, argv, timeout_ms, NULL, on_decoded, r);
   g_assert_true (sp_test_wait_for (is_done, r, 20000));
 }
 

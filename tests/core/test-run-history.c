@@ -8,6 +8,7 @@
 
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sp-run-history.h"
@@ -21,6 +22,16 @@ make_dir (void)
 
   g_assert_no_error (error);
   return dir;
+}
+
+/* A run's file by its path: its folder is the run's directory. */
+static gboolean
+keep (SpRunRecord *record, const char *name, const char *mime, const char *path, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+
+  return sp_run_record_keep_image (record, name, mime, dir, base, error);
 }
 
 static SpRunRecord *
@@ -244,9 +255,9 @@ test_images_restart (void)
     g_autoptr (SpRunHistory) history = sp_run_history_new (dir, 0);
     g_autoptr (SpRunRecord) r = make_record (7000, "plot()", "", "", NULL);
 
-    g_assert_true (sp_run_record_keep_image (r, "plot-1.png", "image/png", png_path, &error));
+    g_assert_true (keep (r, "plot-1.png", "image/png", png_path, &error));
     g_assert_no_error (error);
-    g_assert_true (sp_run_record_keep_image (r, "fig.svg", "image/svg+xml", svg_path, &error));
+    g_assert_true (keep (r, "fig.svg", "image/svg+xml", svg_path, &error));
     g_assert_no_error (error);
     g_assert_true (sp_run_history_add (history, "file-img", r, &error));
     g_assert_no_error (error);
@@ -312,40 +323,79 @@ test_images_cap (void)
   for (guint i = 0; i < SP_RUN_RECORD_IMAGES_MAX; i++)
     {
       g_autofree char *name = g_strdup_printf ("plot-%u.png", i);
-      g_assert_true (sp_run_record_keep_image (r, name, "image/png", small_path, &error));
+      g_assert_true (keep (r, name, "image/png", small_path, &error));
       g_assert_no_error (error);
     }
-  g_assert_false (sp_run_record_keep_image (r, "one-more.png", "image/png", small_path, &error));
+  g_assert_false (keep (r, "one-more.png", "image/png", small_path, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE);
   g_clear_error (&error);
   g_assert_cmpuint (r->images->len, ==, SP_RUN_RECORD_IMAGES_MAX);
 
   /* one image over the cap by itself is not kept; two that add up over it
    * keep the first */
-  g_assert_false (sp_run_record_keep_image (big, "over.png", "image/png", over_path, &error));
+  g_assert_false (keep (big, "over.png", "image/png", over_path, &error));
   g_assert_nonnull (error);
   g_clear_error (&error);
-  g_assert_true (sp_run_record_keep_image (big, "three.png", "image/png", three_path, &error));
+  g_assert_true (keep (big, "three.png", "image/png", three_path, &error));
   g_assert_no_error (error);
-  g_assert_false (sp_run_record_keep_image (big, "two.gif", "image/gif", two_path, &error));
+  g_assert_false (keep (big, "two.gif", "image/gif", two_path, &error));
   g_assert_nonnull (error);
   g_clear_error (&error);
-  g_assert_true (sp_run_record_keep_image (big, "small.png", "image/png", small_path, &error));
+  g_assert_true (keep (big, "small.png", "image/png", small_path, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (big->images->len, ==, 2);
 
   g_assert_cmpint (symlink (small_path, link_path), ==, 0);
-  g_assert_false (sp_run_record_keep_image (big, "link.png", "image/png", link_path, &error));
+  g_assert_false (keep (big, "link.png", "image/png", link_path, &error));
   g_assert_nonnull (error);
   g_clear_error (&error);
-  g_assert_false (sp_run_record_keep_image (big, "dir.png", "image/png", run_dir, &error));
+  g_assert_false (keep (big, "dir.png", "image/png", run_dir, &error));
   g_assert_nonnull (error);
   g_clear_error (&error);
-  g_assert_false (sp_run_record_keep_image (big, "data.csv", "text/csv", small_path, &error));
+  g_assert_false (keep (big, "data.csv", "text/csv", small_path, &error));
   g_assert_nonnull (error);
   g_clear_error (&error);
   g_assert_cmpuint (big->images->len, ==, 2);
   sp_test_remove_tree (run_dir);
+}
+
+/* A folder of the run that is a symlink is not followed either (issue 29:
+ * the history read images by path, O_NOFOLLOW on the last part only), so
+ * an image of the person's is not kept as the run's; a FIFO is refused
+ * without blocking. The control: the same file in a real folder is kept. */
+static void
+test_images_beneath (void)
+{
+  g_autofree char *run_dir = make_dir ();
+  g_autofree char *elsewhere = make_dir ();
+  g_autoptr (SpRunRecord) r = make_record (1, "c", "", "", NULL);
+  g_autoptr (GBytes) small = make_bytes (100, 2);
+  g_autofree char *real = g_build_filename (run_dir, "real", NULL);
+  g_autofree char *sub = g_build_filename (run_dir, "sub", NULL);
+  g_autofree char *fifo = g_build_filename (run_dir, "pipe.png", NULL);
+  g_autofree char *mine = make_run_file (elsewhere, "mine.png", small);
+  g_autofree char *control = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir (real, 0700), ==, 0);
+  control = make_run_file (real, "mine.png", small);
+  g_assert_cmpint (symlink (elsewhere, sub), ==, 0);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_true (sp_run_record_keep_image (r, "real/mine.png", "image/png", run_dir,
+                                           "real/mine.png", &error));
+  g_assert_no_error (error);
+  g_assert_false (sp_run_record_keep_image (r, "sub/mine.png", "image/png", run_dir,
+                                            "sub/mine.png", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
+  g_clear_error (&error);
+  alarm (20);
+  g_assert_false (sp_run_record_keep_image (r, "pipe.png", "image/png", run_dir, "pipe.png",
+                                            &error));
+  alarm (0);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
+  g_assert_cmpuint (r->images->len, ==, 1);
+  sp_test_remove_tree (run_dir);
+  sp_test_remove_tree (elsewhere);
 }
 
 /* The images count in the store's cap and go with their run. */
@@ -365,7 +415,7 @@ test_images_eviction (void)
       g_autoptr (GBytes) bytes = make_bytes (40 * 1024, i);
       g_autofree char *path = make_run_file (run_dir, "plot-1.png", bytes);
 
-      g_assert_true (sp_run_record_keep_image (r, "plot-1.png", "image/png", path, NULL));
+      g_assert_true (keep (r, "plot-1.png", "image/png", path, NULL));
       g_assert_true (sp_run_history_add (history, "file-ev", r, NULL));
     }
   runs = sp_run_history_list (history, "file-ev", NULL);
@@ -409,7 +459,7 @@ test_images_damaged (void)
       g_autofree char *name = g_strdup_printf ("plot-%u.png", i);
       g_autofree char *path = make_run_file (run_dir, name, bytes);
 
-      g_assert_true (sp_run_record_keep_image (r, name, "image/png", path, NULL));
+      g_assert_true (keep (r, name, "image/png", path, NULL));
     }
   g_assert_true (sp_run_history_add (history, "file-dmg", r, NULL));
   for (guint i = 0; i < 4; i++)
@@ -518,5 +568,6 @@ main (int argc, char **argv)
   g_test_add_func ("/run-history/images-eviction", test_images_eviction);
   g_test_add_func ("/run-history/images-damaged", test_images_damaged);
   g_test_add_func ("/run-history/images-foreign-name", test_images_foreign_name);
+  g_test_add_func ("/run-history/images-beneath", test_images_beneath);
   return g_test_run ();
 }

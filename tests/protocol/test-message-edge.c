@@ -306,10 +306,104 @@ test_times (void)
           "invalid_value", "times: a negative file t_ms");
 }
 
+/* An exited event whose one file entry is the JSON text given. */
+static const char *
+decode_file (const char *entry, SpMessage *msg)
+{
+  char frame[4096];
+  SpProtoError err = { 0 };
+
+  snprintf (frame, sizeof frame,
+            "{\"v\":1,\"type\":\"exited\",\"id\":\"r\",\"end\":\"exited\",\"exit_code\":0,"
+            "\"t_ms\":2,\"wall_ms\":3,\"cpu_ms\":4,\"peak_memory_bytes\":5,"
+            "\"stdout_bytes\":6,\"stderr_bytes\":7,\"stdout_truncated\":false,"
+            "\"stderr_truncated\":false,\"files\":[{%s,\"size\":1,\"mime\":\"text/plain\","
+            "\"created\":true}],\"files_truncated\":false}",
+            entry);
+  if (sp_message_decode (frame, strlen (frame), SP_DIR_EVENT, msg, &err, NULL) == 0)
+    return "success";
+  return sp_proto_error_code_to_string (err.code);
+}
+
+static const char *
+file_code (const char *entry)
+{
+  SpMessage msg;
+  const char *code = decode_file (entry, &msg);
+
+  if (strcmp (code, "success") == 0)
+    sp_message_clear (&msg);
+  return code;
+}
+
+/* A file's name is what a client opens beneath the run's directory: the
+ * bytes beside a shown path that does not spell them (issue 29: the app
+ * opened "notes\x0a.txt" for "notes\n.txt"), checked here so no client
+ * can be handed a name that climbs out. */
+static void
+test_file_names (void)
+{
+  SpMessage msg;
+  SpMessage m = { .type = SP_MSG_EXITED };
+  SpFileInfo file = { .path = (char *) "notes\\x0a.txt", .mime = (char *) "text/plain",
+                      .name = (char *) "notes\n.txt", .t_ms = -1 };
+  char *line;
+
+  is_str (decode_file ("\"path\":\"notes\\\\x0a.txt\",\"path_hex\":\"6e6f7465730a2e747874\"", &msg),
+          "success", "names: path_hex decodes");
+  is_str (msg.u.exited.files[0].name, "notes\n.txt", "names: to the bytes on disk");
+  sp_message_clear (&msg);
+  is_str (decode_file ("\"path\":\"notes\\\\x0a.txt\"", &msg), "success",
+          "names: without path_hex the path is the name");
+  ok (msg.u.exited.files[0].name == NULL && !msg.u.exited.files[0].name_left_out,
+      "names: so no other name is given");
+  sp_message_clear (&msg);
+  is_str (decode_file ("\"path\":\"a\\\\x01…\",\"path_hex_left_out\":true", &msg), "success",
+          "names: a name too long to carry is said to be left out");
+  ok (msg.u.exited.files[0].name == NULL && msg.u.exited.files[0].name_left_out,
+      "names: left out, not taken from path");
+  sp_message_clear (&msg);
+
+  is_str (file_code ("\"path\":\"x\",\"path_hex\":\"2e2e2f2e6261736872630a\""),
+          "invalid_value", "names: path_hex of ../.bashrc is refused");
+  is_str (file_code ("\"path\":\"x\",\"path_hex\":\"2f6574632f706173737764\""),
+          "invalid_value", "names: an absolute path_hex is refused");
+  is_str (file_code ("\"path\":\"x\",\"path_hex\":\"61002e747874\""), "invalid_value",
+          "names: a NUL in path_hex is refused");
+  is_str (file_code ("\"path\":\"x\",\"path_hex\":\"610A\""), "invalid_value",
+          "names: uppercase hex is refused");
+  is_str (file_code ("\"path\":\"x\",\"path_hex\":\"6\""), "invalid_value",
+          "names: an odd number of digits is refused");
+  is_str (file_code ("\"path\":\"x\",\"path_hex\":\"\""), "invalid_value",
+          "names: an empty path_hex is refused");
+  is_str (file_code ("\"path\":\"a\",\"path_hex\":\"61\""), "invalid_value",
+          "names: a path_hex that path already spells is refused");
+  is_str (file_code ("\"path\":\"x\",\"path_hex\":\"612f2f62\""), "invalid_value",
+          "names: an empty part is refused");
+  is_str (file_code ("\"path\":\"x\",\"path_hex\":\"0a\",\"path_hex_left_out\":true"),
+          "invalid_value", "names: both path_hex and path_hex_left_out are refused");
+  is_str (file_code ("\"path\":\"x\",\"path_hex_left_out\":false"), "invalid_value",
+          "names: path_hex_left_out false is refused");
+  is_str (file_code ("\"path\":\"../.bashrc\""), "invalid_value",
+          "names: a path that is its own name must stay beneath");
+  is_str (file_code ("\"path\":\"/etc/passwd\""), "invalid_value",
+          "names: an absolute path is refused");
+
+  m.u.exited.id = (char *) "r";
+  m.u.exited.files = &file;
+  m.u.exited.n_files = 1;
+  line = sp_message_encode (&m, NULL);
+  ok (line != NULL && strstr (line, "\"path_hex\":\"6e6f7465730a2e747874\"") != NULL,
+      "names: the encoder writes the name as hex");
+  free (line);
+  file.name = (char *) "notes\\x0a.txt";
+  ok (sp_message_encode (&m, NULL) == NULL, "names: the encoder refuses a name path spells");
+}
+
 int
 main (void)
 {
-  plan (9 + 5 + 5 + 20 + 6 + 5 + 7 + 3);
+  plan (9 + 5 + 5 + 20 + 6 + 5 + 7 + 3 + 20);
   test_minimal_run ();
   test_output_escaping ();
   test_direction ();
@@ -318,5 +412,6 @@ main (void)
   test_encoder_refuses ();
   test_names ();
   test_times ();
+  test_file_names ();
   return done_testing ();
 }

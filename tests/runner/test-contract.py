@@ -10,6 +10,7 @@ Usage: test-contract.py PATH-TO-SANDPAD-RUNNER PATH-TO-SANDPAD-RUN [TEST-NAME...
 import fcntl
 import json
 import os
+import re
 import shutil
 import socket
 import stat
@@ -99,6 +100,16 @@ print('done')
 """
 
 
+# Two files that show alike: the escaped name and one spelt that way.
+TWIN_NAMES = r"""
+open('notes\n.txt', 'w').write('a')
+open('notes\\x0a.txt', 'w').write('b')
+import os
+os.makedirs(b'\x01' * 200 + b'/' + b'\x02' * 200)
+open(b'\x01' * 200 + b'/' + b'\x02' * 200 + b'/' + b'\x03' * 200, 'w').write('c')
+"""
+
+
 def test_hostile_names(t):
     r = RawRunner()
     r.hello()
@@ -116,6 +127,20 @@ def test_hostile_names(t):
          "no control character reaches a listed name")
     inline = sum(len(f.get("base64", "")) for f in files)
     t.ok(inline <= 2 * 1024 * 1024, f"inline data stays within its 2 MiB budget ({inline})")
+    links = [f for f in files if f.get("kind") == "symlink"]
+    t.ok(links and all(re.fullmatch(rb"l\d+\x7f{240}", bytes.fromhex(f.get("path_hex", "")))
+                       for f in links),
+         "a symlink's name comes as its bytes (path_hex) beside the escaped path")
+    r.send(type="run", id="twins", language="python", code=TWIN_NAMES)
+    ex = one_exited(t, r.collect("twins", timeout=60), "twins", "twin names")
+    shown = {f["path"]: f for f in ex.get("files", [])}
+    twins = [f for f in ex.get("files", []) if f["path"] == "notes\\x0a.txt"]
+    t.eq(sorted(f.get("path_hex") or "" for f in twins), ["", b"notes\n.txt".hex()],
+         "notes\\n.txt and a file named notes\\x0a.txt show alike; only the first has path_hex",
+         shown)
+    deep = [f for f in ex.get("files", []) if f["path"].startswith("\\x01")]
+    t.ok(len(deep) == 1 and deep[0].get("path_hex_left_out") is True and "path_hex" not in deep[0],
+         "a name past 512 bytes is said to be left out, never guessed", shown)
     r.close()
 
 

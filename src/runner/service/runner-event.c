@@ -105,6 +105,9 @@ exited_fallback (const SpExited *orig, size_t *len)
     {
       files[i] = orig->files[i];
       files[i].path = fixed_text (files[i].path, ESCAPED_TEXT_MAX, &owned[4 * i + 1]);
+      /* The name stays the bytes on disk; the escaped path never is it. */
+      if (files[i].name == NULL && !files[i].name_left_out && owned[4 * i + 1] != NULL)
+        files[i].name_left_out = true;
       files[i].target = fixed_text (files[i].target, ESCAPED_TEXT_MAX, &owned[4 * i + 2]);
       files[i].mime = fixed_text (files[i].mime, ESCAPED_TEXT_MAX, &owned[4 * i + 3]);
       if (!text_ok (files[i].base64))

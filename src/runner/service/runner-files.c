@@ -778,6 +778,16 @@ describe (int root, const RunnerFileEntry *entry, bool created, size_t *base64_b
 {
   *info = (SpFileInfo){ 0 };
   info->path = runner_escape_name (entry->path, RUNNER_FILES_MAX_SHOWN_PATH);
+  /* What is shown is not always the name: "notes\x0a.txt" may be the
+   * escaped "notes\n.txt" or a file of that literal name, which the run
+   * can make too. The client opens the bytes, never the shown text. */
+  if (strcmp (info->path, entry->path) != 0)
+    {
+      if (strlen (entry->path) <= SP_FILE_MAX_NAME)
+        info->name = xstrdup (entry->path);
+      else
+        info->name_left_out = true;
+    }
   info->size = entry->size;
   info->created = created;
   info->kind = kind_of (entry->mode);

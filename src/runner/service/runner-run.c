@@ -31,11 +31,13 @@
 #define RUNNER_BASE64_BUDGET (2 * 1024 * 1024)
 /* The exited event fits the frame by construction: every listed entry's
  * path and target are escaped and capped (JSON makes at most 6 bytes of
- * one shown byte), plus its fixed fields; then the inline images; then
+ * one shown byte), its name as hex (2 bytes a byte, none escaped) when
+ * the path does not spell it, plus its fixed fields; then the inline images; then
  * the rest of the event (errors are short, ids at most 64 bytes).
  * runner_event_encode() repairs anything that would still not fit. */
 #define RUNNER_ENTRY_JSON_MAX \
-  (6 * (RUNNER_FILES_MAX_SHOWN_PATH + 3) + 6 * (RUNNER_FILES_MAX_SHOWN_TARGET + 3) + 512)
+  (6 * (RUNNER_FILES_MAX_SHOWN_PATH + 3) + 6 * (RUNNER_FILES_MAX_SHOWN_TARGET + 3) \
+   + 2 * SP_FILE_MAX_NAME + 512)
 /* The program's error: type, message, each frame's file and function,
  * capped strings escaped (6 bytes each at most), plus fixed fields. */
 #define RUNNER_PROGRAM_ERROR_JSON_MAX \

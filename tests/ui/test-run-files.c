@@ -1,0 +1,314 @@
+/* test-run-files.c: what a run leaves is hostile (issue 29, items 2 and
+ * 3), in a real window under Xvfb against the real runner. The runner
+ * shows "notes\n.txt" as "notes\x0a.txt"; the run also makes a file
+ * literally named that way: a symlink to a file of the person's, or a
+ * FIFO. The panel must preview, open and save the run's regular file by
+ * its name's bytes: never the symlink's target (its text in the preview
+ * and in an editor window), never block on the FIFO (the window froze for
+ * good), never write a symlink into the person's folder. */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <gtksourceview/gtksource.h>
+#include <sys/stat.h>
+
+#include "sp-application.h"
+#include "sp-test-wait.h"
+#include "sp-ui-test.h"
+#include "sp-window.h"
+
+static SpApplication *app;
+
+/* Bumped by the main loop; a watchdog thread fails the test when it
+ * stops moving (a blocking open on the main thread holds it for good). */
+static gint beats;
+static gint done;
+
+static gboolean
+beat (gpointer data)
+{
+  g_atomic_int_inc (&beats);
+  return G_SOURCE_CONTINUE;
+}
+
+static gpointer
+watchdog (gpointer data)
+{
+  int last = -1;
+  int still = 0;
+
+  while (!g_atomic_int_get (&done))
+    {
+      int now = g_atomic_int_get (&beats);
+      still = now == last ? still + 1 : 0;
+      last = now;
+      if (still >= 100)
+        g_error ("the main loop has not run for 10 s: something blocks it");
+      g_usleep (100 * 1000);
+    }
+  return NULL;
+}
+
+static gboolean
+runner_ready (gpointer data)
+{
+  return sp_runner_supervisor_is_ready (sp_application_get_supervisor (app));
+}
+
+typedef gboolean (*WidgetTest) (GtkWidget *widget, gconstpointer data);
+
+static GtkWidget *
+find (GtkWidget *widget, WidgetTest test, gconstpointer data)
+{
+  if (gtk_widget_get_visible (widget) && test (widget, data))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find (child, test, data);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+label_has (GtkWidget *widget, gconstpointer text)
+{
+  return GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), text) != NULL;
+}
+
+static gboolean
+label_is (GtkWidget *widget, gconstpointer text)
+{
+  return GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0;
+}
+
+static gboolean
+button_is (GtkWidget *widget, gconstpointer text)
+{
+  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), text) == 0;
+}
+
+typedef struct
+{
+  GtkWidget *root;
+  WidgetTest test;
+  gconstpointer data;
+} FindWait;
+
+static gboolean
+found (gpointer data)
+{
+  FindWait *wait = data;
+  return find (wait->root, wait->test, wait->data) != NULL;
+}
+
+/* What the window shows, for a failure's log. */
+static void
+dump_labels (GtkWidget *widget)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget))
+    g_test_message ("label: %s", gtk_label_get_text (GTK_LABEL (widget)));
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    dump_labels (child);
+}
+
+static GtkWidget *
+wait_find (GtkWidget *root, WidgetTest test, gconstpointer data)
+{
+  FindWait wait = { root, test, data };
+
+  if (!sp_test_wait_for (found, &wait, 15000))
+    {
+      g_test_message ("not found: %s", (const char *) data);
+      dump_labels (root);
+    }
+  g_assert_true (found (&wait));
+  return find (root, test, data);
+}
+
+static SpWindow *
+run_in_window (const char *code)
+{
+  SpWindow *window = sp_window_new (app);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (sp_test_wait_for (runner_ready, NULL, 15000));
+  gtk_text_buffer_set_text (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), code, -1);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  g_assert_true (sp_test_wait_for (is_idle, window, 30000));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  return window;
+}
+
+/* A file row's title: "name · size · mime". */
+static gboolean
+title_is (GtkWidget *widget, gconstpointer data)
+{
+  const char *const *want = data;
+  const char *text;
+
+  if (!GTK_IS_LABEL (widget))
+    return FALSE;
+  text = gtk_label_get_text (GTK_LABEL (widget));
+  return g_str_has_prefix (text, want[0]) && g_str_has_suffix (text, want[1]);
+}
+
+/* The row (its box) of the file of that name and type. */
+static GtkWidget *
+row_of (GtkWidget *panel, const char *name, const char *mime)
+{
+  g_autofree char *prefix = g_strdup_printf ("%s · ", name);
+  g_autofree char *suffix = g_strdup_printf (" · %s", mime);
+  const char *want[] = { prefix, suffix };
+
+  return gtk_widget_get_parent (wait_find (panel, title_is, want));
+}
+
+static gboolean
+is_file_chooser (gpointer data)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr (GObject) toplevel = g_list_model_get_item (toplevels, i);
+      if (GTK_IS_FILE_CHOOSER (toplevel))
+        {
+          *(GtkWidget **) data = GTK_WIDGET (toplevel);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static gboolean
+has_folder (gpointer data)
+{
+  g_autoptr (GFile) folder = gtk_file_chooser_get_current_folder (data);
+  return folder != NULL;
+}
+
+/* A symlink named like the escaped name, to a file of the person's: the
+ * preview shows the run's own file, Save As writes its bytes as a
+ * regular file, and the symlink's own row offers neither. */
+static void
+test_symlink_twin (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sp-run-files-XXXXXX", NULL);
+  g_autofree char *secret = g_build_filename (dir, "secret.txt", NULL);
+  g_autofree char *saved = g_build_filename (dir, "notes.txt", NULL);
+  g_autoptr (GFile) folder = g_file_new_for_path (dir);
+  g_autofree char *code = NULL;
+  g_autofree char *text = NULL;
+  SpWindow *window;
+  GtkWidget *panel, *row, *link_row, *chooser = NULL;
+  GStatBuf st;
+
+  g_assert_true (g_file_set_contents (secret, "the person's secret\n", -1, NULL));
+  code = g_strdup_printf ("import os\n"
+                          "open('notes\\n.txt', 'w').write('the run notes\\n')\n"
+                          "os.symlink('%s', 'notes\\\\x0a.txt')\n"
+                          "os.symlink('%s', 'link.txt')\n",
+                          secret, secret);
+  window = run_in_window (code);
+  panel = sp_window_get_exec_panel (window);
+  row = row_of (panel, "notes\\x0a.txt", "text/plain");
+  /* The preview is read off the main thread: wait for it. */
+  wait_find (row, label_has, "the run notes");
+  g_assert_null (find (panel, label_has, "secret"));
+
+  link_row = row_of (panel, "link.txt", "inode/symlink");
+  g_assert_null (find (link_row, button_is, "Save As…"));
+  g_assert_null (find (link_row, button_is, "Open"));
+  g_assert_null (find (row_of (panel, "notes\\x0a.txt", "inode/symlink"), button_is, "Save As…"));
+
+  g_signal_emit_by_name (find (row, button_is, "Save As…"), "clicked");
+  g_assert_true (sp_test_wait_for (is_file_chooser, &chooser, 10000));
+  g_assert_true (sp_test_wait_for (has_folder, chooser, 10000));
+  g_assert_true (gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL));
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), "notes.txt");
+  gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_ACCEPT);
+  wait_find (GTK_WIDGET (window), label_is, "Saved as notes.txt");
+  g_assert_cmpint (g_lstat (saved, &st), ==, 0);
+  g_assert_true (S_ISREG (st.st_mode));
+  g_assert_true (g_file_get_contents (saved, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "the run notes\n");
+
+  g_unlink (saved);
+  g_unlink (secret);
+  g_rmdir (dir);
+  close_window (window);
+}
+
+static gboolean
+has_window_with_text (gpointer data)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr (GObject) toplevel = g_list_model_get_item (toplevels, i);
+      g_autofree char *text = NULL;
+      GtkTextIter start, end;
+      GtkTextBuffer *buffer;
+
+      if (!SP_IS_WINDOW (toplevel))
+        continue;
+      buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (SP_WINDOW (toplevel)));
+      gtk_text_buffer_get_bounds (buffer, &start, &end);
+      text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+      if (g_str_equal (text, data))
+        {
+          gtk_window_destroy (GTK_WINDOW (toplevel));
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* A FIFO named like the escaped name: the window keeps running (the
+ * watchdog) and the preview and Open show the run's regular file. */
+static void
+test_fifo_twin (void)
+{
+  SpWindow *window = run_in_window ("import os\n"
+                                    "open('data\\n.txt', 'w').write('the run data\\n')\n"
+                                    "os.mkfifo('data\\\\x0a.txt')\n");
+  GtkWidget *panel = sp_window_get_exec_panel (window);
+  GtkWidget *row = row_of (panel, "data\\x0a.txt", "text/plain");
+
+  wait_find (row, label_has, "the run data");
+  g_assert_null (find (row_of (panel, "data\\x0a.txt", "inode/fifo"), button_is, "Open"));
+  g_signal_emit_by_name (find (row, button_is, "Open"), "clicked");
+  g_assert_true (sp_test_wait_for (has_window_with_text, (gpointer) "the run data\n", 15000));
+  close_window (window);
+}
+
+int
+main (int argc, char **argv)
+{
+  GThread *thread;
+  int ret;
+
+  if (!sp_ui_test_have_display ())
+    return 0;
+  gtk_test_init (&argc, &argv, NULL);
+  gtk_source_init ();
+  app = sp_application_new ();
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  g_timeout_add (50, beat, NULL);
+  thread = g_thread_new ("watchdog", watchdog, NULL);
+  g_test_add_func ("/Sandpad/RunFiles/symlink-twin", test_symlink_twin);
+  g_test_add_func ("/Sandpad/RunFiles/fifo-twin", test_fifo_twin);
+  ret = g_test_run ();
+
+  g_atomic_int_set (&done, 1);
+  g_thread_join (thread);
+  g_application_quit (G_APPLICATION (app));
+  g_clear_object (&app);
+  return ret;
+}
