@@ -545,6 +545,37 @@ PROBES = [
       "r = libc.syscall(452, fd, b'', 0o644, 0x1000)\n"
       "if r == 0: escaped('chmod through O_PATH')\n"
       "blocked(os.strerror(ctypes.get_errno()))", nobody_control=True),
+    # Metadata through an fd the run may only read (its own code, here; a
+    # --context-path document or the run's venv alike): Landlock allows the
+    # read-only open, and the fd forms then reached every file the run may
+    # read. Namespace mode: a read-only bind (EROFS); fallback: seccomp.
+    P("fs-32-fchmod-readonly-fd", "fchmod through a read-only fd (a context document 0777): "
+      "read-only bind / seccomp",
+      "fd = os.open(__file__, os.O_RDONLY)\n"
+      "before = os.fstat(fd).st_mode\n"
+      "try:\n"
+      "    os.fchmod(fd, 0o666)\n"
+      "except OSError as e:\n"
+      "    blocked('fchmod: %s' % e)\n"
+      "if os.fstat(fd).st_mode != before: escaped('mode of a read-only file changed')\n"
+      "blocked('unchanged')"),
+    P("fs-33-futimens-readonly-fd", "futimens to 1970 through a read-only fd: "
+      "read-only bind / seccomp",
+      "fd = os.open(__file__, os.O_RDONLY)\n"
+      "try:\n"
+      "    os.utime(fd, (0, 0))\n"
+      "except OSError as e:\n"
+      "    blocked('futimens: %s' % e)\n"
+      "if os.fstat(fd).st_mtime == 0: escaped('mtime of a read-only file set to 1970')\n"
+      "blocked('unchanged')"),
+    P("fs-34-fsetxattr-readonly-fd", "fsetxattr through a read-only fd: read-only bind / seccomp",
+      "fd = os.open(__file__, os.O_RDONLY)\n"
+      "attempt('fsetxattr', lambda: os.setxattr(fd, 'user.sandpad-probe', b'x'))",
+      needs="user_xattr"),
+    P("fs-35-getxattr-outside", "getxattr by path of a file outside (a download's origin URL): "
+      "mount ns / seccomp",
+      "attempt('getxattr', lambda: os.getxattr(E['SANDPAD_PROBE_OWNED'] + '/xattr-file', "
+      "'user.xdg.origin.url'))", nobody_control=True, needs="user_xattr"),
     # Finding 3: SysV IPC objects of the uid, made by the harness.
     P("ipc-01-shm-attach", "attach and write a 0600 shm segment of the uid: ipc ns / seccomp",
       "libc.shmat.restype = ctypes.c_void_p\n"

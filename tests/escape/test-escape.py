@@ -169,6 +169,13 @@ class Targets:
             os.chown(path, RUN_UID, RUN_UID)
         os.mkdir(os.path.join(owned, "chmod-dir"), 0o700)
         os.chown(os.path.join(owned, "chmod-dir"), RUN_UID, RUN_UID)
+        # A download's origin, as browsers record it, for the xattr read
+        # probe (where the filesystem keeps user xattrs).
+        try:
+            os.setxattr(os.path.join(owned, "xattr-file"), "user.xdg.origin.url",
+                        f"https://example.invalid/{SECRET}".encode())
+        except OSError:
+            pass
 
         # SysV IPC objects of the run's uid, 0600, and a key for the
         # "left behind" probe; all removed at exit.
@@ -635,6 +642,14 @@ def host_has(feature):
                 "fn = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(buf)))\n"
                 "fn()\n")
         return subprocess.run(["/usr/bin/python3", "-c", code]).returncode == 0
+    if feature == "user_xattr":
+        # User xattrs on the filesystem the runs' and controls' files are on.
+        with tempfile.NamedTemporaryFile() as f:
+            try:
+                os.setxattr(f.name, "user.sandpad-probe", b"x")
+                return True
+            except OSError:
+                return False
     raise ValueError(feature)
 
 

@@ -154,26 +154,48 @@ deny_shared_anonymous (scmp_filter_ctx ctx)
 /* Fallback mode only. Landlock mediates opening, creating and removing,
  * not metadata: without a mount namespace, chmod, chown, utimes and xattrs
  * by path reach every file the uid owns (~/.ssh/id_rsa made 0644). The fd
- * forms stay, because an fd comes from an open() Landlock allowed (O_PATH
- * fds are refused by fchmod, fchown, fsetxattr and futimens; fchownat and
- * fchmodat2 with AT_EMPTY_PATH accept them, so those go with the rest). */
+ * forms reach every file the run may open, read-only ones included: a
+ * read-only fd of a --context-path document or the run's venv took
+ * fchmod 0777, futimens to 1970 and an xattr. So every form is refused,
+ * by path and by fd, but times through an fd (the runner's prelude gives
+ * Python's os.chmod a rewrite of the run's own files instead, and os.utime
+ * the fd form, see runner-prelude.c). Reading
+ * xattrs by path is refused too: Landlock lets no read of the file, yet
+ * getxattr by path read user.xdg.origin.url of any of the user's files.
+ * Xattrs answer ENOTSUP, "not supported here", which copying code (Python's
+ * shutil.copystat) takes in its stride; the rest EPERM. */
 static int
-deny_metadata_by_path (scmp_filter_ctx ctx)
+deny_metadata (scmp_filter_ctx ctx)
 {
-  static const char *const by_path[] = {
-    "chmod", "fchmodat", "fchmodat2", "chown", "lchown", "fchownat", "utime", "utimes",
-    "futimesat", "setxattr", "lsetxattr", "removexattr", "lremovexattr", "setxattrat",
-    "removexattrat",
+  static const char *const eperm[] = {
+    "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat",
+    "utime", "utimes", "futimesat",
     /* Watching files is reading their activity, which Landlock does not
      * mediate either (~/.ssh being read, a document being saved). */
     "inotify_add_watch", NULL,
   };
+  static const char *const enotsup[] = {
+    "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
+    "setxattrat", "removexattrat", "getxattr", "lgetxattr", "listxattr", "llistxattr",
+    "getxattrat", "listxattrat", NULL,
+  };
+  /* The inode flags (immutable, append-only, nodump) and the project id:
+   * metadata through ioctl, in both sizes of the request. */
+  static const scmp_datum_t flag_ioctls[] = { 0x40086602 /* FS_IOC_SETFLAGS */,
+                                              0x40046602 /* FS_IOC32_SETFLAGS */,
+                                              0x401c5820 /* FS_IOC_FSSETXATTR */ };
   int rc = 0;
 
-  for (size_t i = 0; by_path[i] != NULL && rc == 0; i++)
-    rc = deny (ctx, by_path[i], EPERM, 0, NULL);
-  /* utimensat(fd, NULL, ...) is futimens: an fd. Anything with a path is
-   * the by-path form. */
+  for (size_t i = 0; eperm[i] != NULL && rc == 0; i++)
+    rc = deny (ctx, eperm[i], EPERM, 0, NULL);
+  for (size_t i = 0; enotsup[i] != NULL && rc == 0; i++)
+    rc = deny (ctx, enotsup[i], ENOTSUP, 0, NULL);
+  for (size_t i = 0; i < N_ELEMENTS (flag_ioctls) && rc == 0; i++)
+    rc = deny_int (ctx, "ioctl", 1, flag_ioctls[i]);
+  /* utimensat stays through an fd (no path): unpacking an archive (pip,
+   * tarfile) sets each file's times, and refusing that broke installs.
+   * The cost, a read-only file's times changed through its fd, is listed
+   * in known-limitations.txt (fs-33). */
   if (rc == 0)
     rc = deny_arg (ctx, "utimensat", 1, SCMP_CMP_NE, 0);
   return rc;
@@ -256,7 +278,7 @@ add_rules (scmp_filter_ctx ctx, const RunnerSeccompPolicy *policy)
   if (rc == 0)
     rc = deny_shared_anonymous (ctx);
   if (policy->fallback && rc == 0)
-    rc = deny_metadata_by_path (ctx);
+    rc = deny_metadata (ctx);
   if (policy->fallback && rc == 0)
     rc = deny_other_processes (ctx);
   return rc;
