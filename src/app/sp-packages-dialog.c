@@ -45,6 +45,7 @@ struct _SpPackagesDialog
 
   AdwWindowTitle *title;
   GtkLabel *where_label;
+  GtkLabel *sources_label;
   AdwStatusPage *empty_page;
   GtkWidget *create_button;
   GtkWidget *installed_box;
@@ -111,6 +112,33 @@ update_sensitivity (SpPackagesDialog *self)
   gtk_widget_set_sensitive (self->install_button, !busy && self->environment != NULL);
   gtk_widget_set_sensitive (self->create_button, !busy && self->folder != NULL);
   gtk_widget_set_visible (self->cancel_button, busy);
+}
+
+/* Where installs take packages from, as the settings say and as
+ * sandpad-run --install reads them: no index URL is --no-index (offline),
+ * never pip's default index. */
+static void
+show_sources (SpPackagesDialog *self)
+{
+  g_autofree char *index_url = g_settings_get_string (self->settings, "install-index-url");
+  g_autofree char *find_links = g_settings_get_string (self->settings, "install-find-links");
+  g_autofree char *text = NULL;
+
+  if (index_url[0] != '\0' && find_links[0] != '\0')
+    /* TRANSLATORS: the package index URL, then a folder of wheels */
+    text = g_strdup_printf (_("Packages come from the index %s and the folder %s."), index_url,
+                            find_links);
+  else if (index_url[0] != '\0')
+    /* TRANSLATORS: %s is the package index URL */
+    text = g_strdup_printf (_("Packages come from the index %s."), index_url);
+  else if (find_links[0] != '\0')
+    /* TRANSLATORS: %s is a folder of wheels */
+    text = g_strdup_printf (_("Packages come from the folder %s only (no index: offline)."),
+                            find_links);
+  else
+    text = g_strdup (_("No package source: no index is set, so installs are offline, and no "
+                       "folder of wheels either. Set one in Preferences, Package Installs."));
+  gtk_label_set_text (self->sources_label, text);
 }
 
 /* Reads the environment again (after a create or an install) and shows
@@ -433,6 +461,11 @@ build_install_part (SpPackagesDialog *self)
   gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->spec_entry));
   gtk_box_append (GTK_BOX (row), self->install_button);
   gtk_box_append (GTK_BOX (box), row);
+  self->sources_label = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_wrap (self->sources_label, TRUE);
+  gtk_label_set_xalign (self->sources_label, 0);
+  gtk_widget_add_css_class (GTK_WIDGET (self->sources_label), "dim-label");
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->sources_label));
   return box;
 }
 
@@ -578,6 +611,11 @@ sp_packages_dialog_new (GtkWindow *parent, GSettings *settings, const char *fold
       gtk_window_set_modal (GTK_WINDOW (self), TRUE);
     }
   self->settings = g_object_ref (settings);
+  g_signal_connect_object (settings, "changed::install-index-url", G_CALLBACK (show_sources),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (settings, "changed::install-find-links", G_CALLBACK (show_sources),
+                           self, G_CONNECT_SWAPPED);
+  show_sources (self);
   self->folder = folder != NULL ? g_canonicalize_filename (folder, NULL) : NULL;
   self->workspace = workspace != NULL ? g_canonicalize_filename (workspace, NULL) : NULL;
   refresh (self);
@@ -615,6 +653,13 @@ sp_packages_dialog_get_output (SpPackagesDialog *self)
   buffer = gtk_text_view_get_buffer (self->output_view);
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}
+
+const char *
+sp_packages_dialog_get_sources (SpPackagesDialog *self)
+{
+  g_return_val_if_fail (SP_IS_PACKAGES_DIALOG (self), NULL);
+  return gtk_label_get_text (self->sources_label);
 }
 
 const char *

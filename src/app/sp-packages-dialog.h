@@ -21,6 +21,8 @@ const char *sp_packages_dialog_get_environment (SpPackagesDialog *self);
 GStrv sp_packages_dialog_get_packages (SpPackagesDialog *self);
 gboolean sp_packages_dialog_get_busy (SpPackagesDialog *self);
 char *sp_packages_dialog_get_output (SpPackagesDialog *self);
+/* Where installs take packages from, in words (for tests). */
+const char *sp_packages_dialog_get_sources (SpPackagesDialog *self);
 const char *sp_packages_dialog_get_result (SpPackagesDialog *self);
 
 G_END_DECLS

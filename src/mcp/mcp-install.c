@@ -40,7 +40,9 @@ static const char install_output[]
     "\"file\":{\"type\":\"string\"},\"sha256\":{\"type\":\"string\"},"
     "\"size\":{\"type\":\"integer\"}},"
     "\"required\":[\"name\",\"version\",\"file\",\"sha256\",\"size\"]}},"
-    "\"log\":{\"type\":\"string\",\"description\":\"the install log\"}},"
+    "\"log\":{\"type\":\"string\",\"description\":\"the install log\"},"
+    "\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+    "\"description\":\"new commands in the environment's bin/ that shadow common ones\"}},"
     "\"required\":[\"status\",\"message\",\"environment\",\"packages\"]}";
 
 json_t *
@@ -87,6 +89,14 @@ install_result (McpServer *server, RunnerInstall *inst, RunnerInstallState state
                                   server->options->environment, "packages", packages);
   if (runner_install_log_path (inst) != NULL)
     json_object_set_new (structured, "log", json_string (runner_install_log_path (inst)));
+  char *const *warnings = runner_install_warnings (inst);
+  if (warnings[0] != NULL)
+    {
+      json_t *list = json_array ();
+      for (size_t i = 0; warnings[i] != NULL; i++)
+        json_array_append_new (list, json_string (warnings[i]));
+      json_object_set_new (structured, "warnings", list);
+    }
   return structured;
 }
 

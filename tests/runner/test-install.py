@@ -5,6 +5,7 @@ wheelhouse and from a PEP 503 simple index it serves on 127.0.0.1.
 Usage: test-install.py SANDPAD-RUN [TEST-NAME...]
 """
 
+import base64
 import functools
 import hashlib
 import http.server
@@ -16,9 +17,11 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
+import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from envtest import SYSTEM_PYTHON, Workspace  # noqa: E402
+from envtest import RUN_UID, SYSTEM_PYTHON, Workspace  # noqa: E402
 from runnertest import main  # noqa: E402
 
 SANDPAD_RUN = os.path.abspath(sys.argv[1])
@@ -246,8 +249,236 @@ def test_sdist_allowed(t):
     pkgs.remove()
 
 
+def build_wheel_by_hand(house, name, version, files, scripts=()):
+    """A py3-none-any wheel written with zipfile, so it can hold what
+    setuptools would not make: a .pth file at the top of site-packages and
+    .data/scripts (names in `scripts`, executable) that pip puts in bin/."""
+    dist = f"{name}-{version}.dist-info"
+    entries = dict(files)
+    entries[f"{dist}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    entries[f"{dist}/WHEEL"] = ("Wheel-Version: 1.0\nGenerator: sandpad-test\n"
+                                "Root-Is-Purelib: true\nTag: py3-none-any\n")
+    record = []
+    for path, text in entries.items():
+        data = text.encode()
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+        record.append(f"{path},sha256={digest.decode()},{len(data)}")
+    record.append(f"{dist}/RECORD,,")
+    entries[f"{dist}/RECORD"] = "\n".join(record) + "\n"
+    path = os.path.join(house, f"{name}-{version}-py3-none-any.whl")
+    with zipfile.ZipFile(path, "w") as z:
+        for member, text in entries.items():
+            info = zipfile.ZipInfo(member)
+            mode = 0o755 if "/scripts/" in member else 0o644
+            info.external_attr = (0o100000 | mode) << 16
+            z.writestr(info, text)
+    os.chmod(path, 0o644)
+    return path
+
+
+class Listener:
+    """A TCP listener on 127.0.0.1 that records what connects to it."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.messages = []
+        self.stop = False
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        while not self.stop:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            conn.settimeout(2)
+            try:
+                self.messages.append(conn.recv(100).decode(errors="replace"))
+            except OSError:
+                self.messages.append("")
+            conn.close()
+
+    def heard(self, word, timeout):
+        """Whether `word` came within timeout seconds (a bounded wait)."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if any(word in m for m in self.messages):
+                return True
+            time.sleep(0.05)
+        return any(word in m for m in self.messages)
+
+    def close(self):
+        self.stop = True
+        self.thread.join()
+        self.sock.close()
+
+
+def pth_probe(port, word):
+    """A .pth line: every interpreter start of the venv connects to the
+    listener and says `word` (a line starting with "import" is run)."""
+    return ("import socket; exec(\"try:\\n s = socket.create_connection(('127.0.0.1', "
+            f"{port}), timeout=2)\\n s.sendall(b'{word}')\\n s.close()\\n"
+            "except OSError:\\n pass\")\n")
+
+
+EVIL_ACTIVATE = "echo replaced by a wheel\n"
+
+
+def evil_house(port):
+    house = tempfile.mkdtemp(prefix="sandpad-install-evil-")
+    os.chmod(house, 0o755)
+    build_wheel_by_hand(house, "evilpkg", "1.0", {
+        "evilpkg/__init__.py": "WORD = 'evil'\n",
+        "evilpkg_probe.pth": pth_probe(port, "PTH"),
+        "evilpkg-1.0.data/scripts/activate": EVIL_ACTIVATE,
+    })
+    return house
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def test_venv_guard(t):
+    """A wheel allowed by name that ships .data/scripts/activate and a .pth
+    file: the install is refused naming bin/activate, which keeps its
+    bytes; a later install's download step (network on) never starts the
+    venv's interpreter, so the .pth cannot reach a listener on 127.0.0.1.
+    Controls: plain pip replaces activate with the same wheel, and a run
+    of the venv given the network makes the .pth connect."""
+    listener = Listener()
+    house = evil_house(listener.port)
+    pkgs = Packages()
+    ctl = Workspace()
+    plain = subprocess.run([os.path.join(ctl.venv, "bin", "python"), "-m", "pip", "install",
+                            "-q", "--no-index", "--no-deps", "--find-links", house, "evilpkg"],
+                           capture_output=True, text=True)
+    t.ok(plain.returncode == 0
+         and read(os.path.join(ctl.venv, "bin", "activate")) == EVIL_ACTIVATE.encode(),
+         "control: pip alone lets the wheel replace bin/activate", plain.stderr)
+    ctl.remove()
+
+    ws = Workspace()
+    activate = os.path.join(ws.venv, "bin", "activate")
+    before = read(activate)
+    cfg_before = read(os.path.join(ws.venv, "pyvenv.cfg"))
+    res = install(ws, "--find-links", house, "--allow", "evilpkg", "evilpkg")
+    t.ok(res.returncode == 1 and "refused" in res.stderr and "bin/activate" in res.stderr
+         and "put back" in res.stderr,
+         "the install is refused, naming bin/activate and saying it was put back",
+         res.stdout + res.stderr)
+    t.ok(read(activate) == before and read(os.path.join(ws.venv, "pyvenv.cfg")) == cfg_before,
+         "bin/activate and pyvenv.cfg hold their bytes from before the install")
+    st = os.lstat(activate)
+    t.ok(not os.path.islink(activate) and st.st_uid == RUN_UID and st.st_mode & 0o777 == 0o644,
+         "bin/activate is a file again with its owner and mode",
+         (oct(st.st_mode), st.st_uid))
+    pth = os.path.join(ws.site_packages(), "evilpkg_probe.pth")
+    t.ok(os.path.exists(pth), "the .pth file stays in site-packages (the probe is armed)")
+
+    listener.messages.clear()
+    res = install(ws, "--find-links", pkgs.house, "tinypkg")
+    t.ok(res.returncode == 0 and "installed tinypkg 1.0" in res.stdout,
+         "a second install goes through", res.stdout + res.stderr)
+    t.ok(not listener.heard("PTH", 2.0),
+         "its download step (network on) did not run the .pth: nothing reached the listener",
+         listener.messages)
+    probe = run_in(ws, "print('ran')\n", "--network")
+    t.ok("ran" in probe.stdout and listener.heard("PTH", 10.0),
+         "control: a run of the venv given the network makes the .pth connect",
+         probe.stdout + probe.stderr + repr(listener.messages))
+    shutil.rmtree(ws.root + "-state", ignore_errors=True)
+    ws.remove()
+    shutil.rmtree(house, ignore_errors=True)
+    pkgs.remove()
+    listener.close()
+
+
+def test_venv_guard_python(t):
+    """A wheel whose scripts are bin/python3 (replaced), bin/python3.99 and
+    bin/activate.xsh (new): refused naming them; bin/python3 is the symlink
+    it was and the new ones are gone, so the venv still runs."""
+    house = tempfile.mkdtemp(prefix="sandpad-install-evil-")
+    os.chmod(house, 0o755)
+    build_wheel_by_hand(house, "pypkg", "1.0", {
+        "pypkg/__init__.py": "",
+        "pypkg-1.0.data/scripts/python3": "#!/bin/sh\necho not python\n",
+        "pypkg-1.0.data/scripts/python3.99": "#!/bin/sh\necho not python\n",
+        "pypkg-1.0.data/scripts/activate.xsh": "echo replaced\n",
+    })
+    ws = Workspace()
+    bin_dir = os.path.join(ws.venv, "bin")
+    python3 = os.path.join(bin_dir, "python3")
+    link = os.readlink(python3)
+    res = install(ws, "--find-links", house, "pypkg")
+    t.ok(res.returncode == 1 and "bin/python3," in res.stderr
+         and "bin/python3.99 (new)" in res.stderr and "bin/activate.xsh (new)" in res.stderr,
+         "refused, naming bin/python3, bin/python3.99 and bin/activate.xsh",
+         res.stdout + res.stderr)
+    t.ok(os.path.islink(python3) and os.readlink(python3) == link,
+         "bin/python3 is the symlink it was", os.listdir(bin_dir))
+    t.ok(not os.path.lexists(os.path.join(bin_dir, "python3.99"))
+         and not os.path.lexists(os.path.join(bin_dir, "activate.xsh")),
+         "the new bin/python3.99 and bin/activate.xsh are gone", os.listdir(bin_dir))
+    t.eq(run_in(ws, "import sys\nprint(sys.prefix)\n").stdout, ws.venv + "\n",
+         "a run still uses the venv")
+    shutil.rmtree(ws.root + "-state", ignore_errors=True)
+    ws.remove()
+    shutil.rmtree(house, ignore_errors=True)
+
+
+def test_shadowing(t):
+    """New bin/ commands named like common ones are listed as warnings;
+    other new commands are not, and the install goes through."""
+    house = tempfile.mkdtemp(prefix="sandpad-install-shadow-")
+    os.chmod(house, 0o755)
+    build_wheel_by_hand(house, "shadowpkg", "1.0", {
+        "shadowpkg/__init__.py": "",
+        "shadowpkg-1.0.data/scripts/ls": "#!/bin/sh\necho not ls\n",
+        "shadowpkg-1.0.data/scripts/sudo": "#!/bin/sh\necho not sudo\n",
+        "shadowpkg-1.0.data/scripts/shadowtool": "#!/bin/sh\necho mine\n",
+    })
+    ws = Workspace()
+    res = install(ws, "--find-links", house, "shadowpkg")
+    t.ok(res.returncode == 0 and "installed shadowpkg 1.0" in res.stdout,
+         "the install goes through", res.stdout + res.stderr)
+    t.ok("warning: the install added bin/ls" in res.stdout
+         and "warning: the install added bin/sudo" in res.stdout,
+         "bin/ls and bin/sudo are named as shadowing common commands", res.stdout)
+    t.ok("shadowtool" not in res.stdout
+         and os.path.exists(os.path.join(ws.venv, "bin", "shadowtool")),
+         "control: another new command is installed without a warning", res.stdout)
+    shutil.rmtree(ws.root + "-state", ignore_errors=True)
+    ws.remove()
+    shutil.rmtree(house, ignore_errors=True)
+
+
+def test_no_source(t):
+    """No index URL and no find-links: offline with nowhere to look. The
+    install fails at once saying so, never trying pip's default index
+    (which retried for 25 s where there is no network)."""
+    ws = Workspace()
+    start = time.monotonic()
+    res = install(ws, "tinypkg")
+    took = time.monotonic() - start
+    t.ok(res.returncode == 1 and "no index URL is configured" in res.stderr
+         and "offline" in res.stderr and "wheels only" not in res.stderr,
+         "the install fails saying no index is configured (offline)",
+         res.stdout + res.stderr)
+    t.ok(took < 5, f"and fails fast ({took:.1f} s)")
+    shutil.rmtree(ws.root + "-state", ignore_errors=True)
+    ws.remove()
+
+
 TESTS = {f.__name__[5:]: f for f in (test_wheelhouse, test_index, test_policy,
-                                     test_sdist_allowed)}
+                                     test_sdist_allowed, test_venv_guard,
+                                     test_venv_guard_python, test_shadowing, test_no_source)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)

@@ -287,8 +287,16 @@ test_packages (void)
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
 
+  /* No source set: the dialog says so, and an install fails at once
+   * saying no index is configured (it went to PyPI before). */
+  g_assert_nonnull (strstr (sp_packages_dialog_get_sources (dialog), "No package source"));
+  install (dialog, "tinypkg");
+  g_assert_nonnull (strstr (sp_packages_dialog_get_result (dialog), "no index URL is configured"));
+
   /* From the wheelhouse named in the settings, offline. */
   g_settings_set_string (settings, "install-find-links", house);
+  g_assert_nonnull (strstr (sp_packages_dialog_get_sources (dialog), "offline"));
+  g_assert_nonnull (strstr (sp_packages_dialog_get_sources (dialog), house));
   install (dialog, "tinypkg");
   g_assert_cmpstr (sp_packages_dialog_get_result (dialog), ==, "Installed");
   g_assert_true (has_package (dialog, "tinypkg 1.0"));

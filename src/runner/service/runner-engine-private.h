@@ -85,6 +85,7 @@ struct RunnerRun
   bool env_writable; /* an install's last step (runner_engine_submit_with) */
   char **extra_ro;   /* more read-only directories for this run alone */
   bool cwd_trusted;  /* the runner made req.cwd (an install step's) */
+  char *isolated_python; /* RunnerRunOptions' (an install's download step) */
   /* Runs in a session (runner-session.c): the session while the run is
    * queued or running; its directory is the session's, not removed with
    * the run (keep_dir); whether this run started a fresh interpreter, and

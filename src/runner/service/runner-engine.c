@@ -444,6 +444,8 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
   run->env_writable = options != NULL && options->environment_writable;
   if (options != NULL && options->read_only_dirs != NULL)
     run->extra_ro = sp_strv_copy (options->read_only_dirs);
+  if (options != NULL && options->isolated_python != NULL)
+    run->isolated_python = xstrdup (options->isolated_python);
   if (options != NULL && options->cwd != NULL && run->req.cwd == NULL)
     {
       run->req.cwd = xstrdup (options->cwd);

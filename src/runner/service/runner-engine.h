@@ -93,6 +93,11 @@ typedef struct
   const char *cwd;             /* a directory the runner made for this run
                                 * (owned by the run's uid): its cwd, outside
                                 * the path policy; NULL: as the request says */
+  const char *isolated_python; /* a system interpreter (a checked venv's
+                                * base) to run instead of the language's,
+                                * in isolated mode (-I: no PYTHON* variables,
+                                * no user site, not the script's directory
+                                * on sys.path) and always cold; NULL: none */
 } RunnerRunOptions;
 
 int runner_engine_submit_with (RunnerEngine *engine, SpRun *run, const RunnerRunOptions *options,

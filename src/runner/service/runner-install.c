@@ -34,6 +34,9 @@ struct RunnerInstall
   char *message;
 
   char *environment; /* canonical venv */
+  char *base_python; /* its base, a system interpreter: the download's */
+  RunnerVenvGuard *guard; /* what the install step may not change */
+  char **warnings;
   char **names, **pins; /* parallel, n entries */
   size_t n;
   char **specs;
@@ -50,15 +53,24 @@ struct RunnerInstall
   size_t n_files;
 };
 
-/* The download and install steps run pip as a module: the venv's own
- * when it has one, else the system's (system site packages), installing
- * into the venv's prefix either way. pip's user agent describes the host
+/* The download step runs the system's pip by the venv's base interpreter
+ * (-I, no venv); the install step runs pip as a module of the venv's
+ * interpreter, the venv's own pip when it has one, else the system's
+ * (system site packages), installing into the venv's prefix. pip's user agent describes the host
  * (distribution, libc, CPU) from files the sandbox does not show (in
  * fallback mode, reading them fails with EACCES, which pip does not
  * expect); the index gets a plain one instead. */
 static const char pip_main[]
-  = "import runpy, sys\n"
+  = "import os, runpy, sys\n"
     "sys.argv[0] = 'pip'\n"
+    /* -I (the download) left the prelude's directory, PYTHONPATH, off
+     * sys.path; it is the runner's own file beside this one, and without
+     * namespaces pip's chmod of what it saves needs its fd fallback. */
+    "if sys.flags.isolated:\n"
+    "    _p = os.path.join(os.path.dirname(os.path.abspath(__file__)), '.sandpad',\n"
+    "                      'sitecustomize.py')\n"
+    "    if os.path.exists(_p):\n"
+    "        runpy.run_path(_p, run_name='_sandpad_prelude')\n"
     "try:\n"
     "    import pip, pip._internal.network.session as _s\n"
     "    _s.user_agent = lambda: 'pip/' + pip.__version__\n"
@@ -122,6 +134,7 @@ check_request (RunnerInstall *inst, const RunnerInstallRequest *req, char *msg, 
   if (runner_env_check ("python", req->environment, &env, msg, msg_len) != 0)
     return -1;
   inst->environment = xstrdup (env.dir);
+  inst->base_python = xstrdup (env.base);
   runner_env_clear (&env);
   /* pip writes as the uid programs run as; say so now rather than let it
    * fail half-way with EACCES. */
@@ -147,6 +160,14 @@ check_request (RunnerInstall *inst, const RunnerInstallRequest *req, char *msg, 
                          "%s is not pinned: the policy requires name==version", inst->names[i]),
                -1;
     }
+  /* No index is offline (--no-index), never pip's default: without a
+   * wheelhouse either there is nowhere to look, which pip would only say
+   * after retrying an index nobody configured. */
+  if (req->index_url == NULL && (req->find_links == NULL || req->find_links[0] == NULL))
+    return snprintf (msg, msg_len,
+                     "no package source: no index URL is configured, so the install is "
+                     "offline (--no-index), and no find-links directory of wheels is given; "
+                     "set an index URL or a find-links directory"), -1;
   if (req->index_url != NULL
       && strncmp (req->index_url, "https://", 8) != 0 && strncmp (req->index_url, "http://", 7) != 0)
     return snprintf (msg, msg_len, "the index URL must start with https:// or http://"), -1;
@@ -170,6 +191,11 @@ submit_step (RunnerInstall *inst, Step step, char **args, char *msg, size_t msg_
     .environment_writable = step == STEP_INSTALL,
     .read_only_dirs = step == STEP_INSTALL ? install_ro : inst->find_links,
     .cwd = step == STEP_INSTALL ? inst->scratch_dir : inst->download_dir,
+    /* The download has the network: not the venv's interpreter, whose
+     * site-packages hold what earlier installs brought (a .pth file runs
+     * at every start), and -I so no variable or directory adds to
+     * sys.path. The venv is not even visible to it. */
+    .isolated_python = step == STEP_DOWNLOAD ? inst->base_python : NULL,
   };
   static const char *const env[] = { "PIP_CONFIG_FILE=/dev/null", "PIP_NO_INPUT=1",
                                      "PIP_DISABLE_PIP_VERSION_CHECK=1", NULL };
@@ -184,7 +210,7 @@ submit_step (RunnerInstall *inst, Step step, char **args, char *msg, size_t msg_
     .memory_mib = c->default_memory_mib,
     /* The download needs the index; the install never has a network. */
     .network = step == STEP_DOWNLOAD,
-    .environment = xstrdup (inst->environment),
+    .environment = step == STEP_INSTALL ? xstrdup (inst->environment) : NULL,
   };
   SpProtoError err = { 0 };
   int rc = runner_engine_submit_with (inst->engine, &req, &options, &err);
@@ -219,8 +245,8 @@ download_args (RunnerInstall *inst)
       a = strv_add (a, "--index-url");
       a = strv_add (a, inst->index_url);
     }
-  else if (inst->find_links != NULL)
-    a = strv_add (a, "--no-index"); /* a wheelhouse alone: offline */
+  else
+    a = strv_add (a, "--no-index"); /* no index: offline, a wheelhouse alone */
   for (size_t i = 0; inst->find_links != NULL && inst->find_links[i] != NULL; i++)
     {
       a = strv_add (a, "--find-links");
@@ -426,6 +452,40 @@ step_failed (RunnerInstall *inst, Step step, const char *what)
 
 static void write_log (RunnerInstall *inst);
 
+/* After the install step: the venv's own files as they were before it.
+ * false when one had changed (put back, the install refused) or could not
+ * be put back (failed). New common commands in bin/ become warnings. */
+static bool
+guard_check (RunnerInstall *inst)
+{
+  char msg[512];
+  char *changed = NULL;
+  char **shadowing = NULL;
+
+  if (runner_venv_guard_check (inst->guard, &changed, &shadowing, msg, sizeof msg) != 0)
+    {
+      set_message (inst, RUNNER_INSTALL_FAILED, "%s", msg);
+      return false;
+    }
+  for (size_t i = 0; shadowing[i] != NULL; i++)
+    {
+      cleanup_free char *w = xasprintf ("the install added bin/%s, which shadows the system's "
+                                        "%s in a shell where the environment is activated",
+                                        shadowing[i], shadowing[i]);
+      inst->warnings = strv_add (inst->warnings, w);
+    }
+  sp_strv_free (shadowing);
+  if (changed == NULL)
+    return true;
+  set_message (inst, RUNNER_INSTALL_REFUSED,
+               "refused: the install changed %s in %s, which only python3 -m venv may write "
+               "(bin/activate is sourced outside the sandbox); they were put back as they "
+               "were; the package's other files stay installed",
+               changed, inst->environment);
+  free (changed);
+  return false;
+}
+
 RunnerInstallState
 runner_install_poll (RunnerInstall *inst)
 {
@@ -439,15 +499,20 @@ runner_install_poll (RunnerInstall *inst)
       if (step_failed (inst, STEP_DOWNLOAD, "download"))
         {
           /* --only-binary makes pip report an sdist-only package as not
-           * found; say which rule that was. */
+           * found; say that this rule may be why, not that it is: an index
+           * that cannot be reached or a name it lacks fail the same way,
+           * and pip's own output says which. */
           if (!inst->policy.allow_sdist && inst->end[STEP_DOWNLOAD] == SP_END_EXITED)
             {
               char *was = inst->message;
-              inst->message = xasprintf ("%s; the policy accepts wheels only, so a package "
-                                         "published only as a source distribution (sdist) is "
-                                         "not found (allowing sdists lets their setup.py run "
-                                         "code during the install)",
-                                         was);
+              inst->message = xasprintf ("%s; pip's output says why (from %s). If it found no "
+                                         "matching distribution: the policy accepts wheels "
+                                         "only, so a package published only as a source "
+                                         "distribution (sdist) is not found (allowing sdists "
+                                         "lets their setup.py run code during the install)",
+                                         was, inst->index_url != NULL
+                                                ? inst->index_url
+                                                : "the find-links directory, offline");
               free (was);
             }
           return inst->state;
@@ -458,6 +523,13 @@ runner_install_poll (RunnerInstall *inst)
           return inst->state;
         }
       inst->step = STEP_INSTALL;
+      inst->guard = runner_venv_guard_new (inst->environment, msg, sizeof msg);
+      if (inst->guard == NULL)
+        {
+          set_message (inst, RUNNER_INSTALL_FAILED,
+                       "cannot keep the environment's own files before the install: %s", msg);
+          return inst->state;
+        }
       if (submit_step (inst, STEP_INSTALL, install_args (inst), msg, sizeof msg) != 0)
         set_message (inst, RUNNER_INSTALL_FAILED, "the install step was refused: %s", msg);
       return inst->state;
@@ -466,7 +538,8 @@ runner_install_poll (RunnerInstall *inst)
     {
       release (inst, STEP_INSTALL);
       inst->step = STEP_OVER;
-      if (step_failed (inst, STEP_INSTALL, "install"))
+      /* Whatever pip's status, the kept files are checked and put back. */
+      if (!guard_check (inst) || step_failed (inst, STEP_INSTALL, "install"))
         return inst->state;
       write_log (inst);
       Buf words = { 0 };
@@ -480,6 +553,12 @@ runner_install_poll (RunnerInstall *inst)
       set_message (inst, RUNNER_INSTALL_DONE, "installed %s into %s", words.data,
                    inst->environment);
       buf_clear (&words);
+      for (size_t i = 0; inst->warnings != NULL && inst->warnings[i] != NULL; i++)
+        {
+          char *was = inst->message;
+          inst->message = xasprintf ("%s; warning: %s", was, inst->warnings[i]);
+          free (was);
+        }
     }
   return inst->state;
 }
@@ -581,6 +660,14 @@ runner_install_log_path (RunnerInstall *inst)
   return inst->log_path;
 }
 
+char *const *
+runner_install_warnings (RunnerInstall *inst)
+{
+  static char *const none[] = { NULL };
+
+  return inst->warnings != NULL ? inst->warnings : none;
+}
+
 static bool
 step_finished (RunnerInstall *inst, int step)
 {
@@ -604,6 +691,9 @@ runner_install_free (RunnerInstall *inst)
           while (!step_finished (inst, s) && runner_engine_iterate (inst->engine, 100) >= 0)
             ;
           release (inst, s);
+          /* A stopped install step may have changed them too. */
+          if (s == STEP_INSTALL && inst->guard != NULL)
+            guard_check (inst);
         }
       free (inst->run_ids[s]);
       free (inst->error[s]);
@@ -615,6 +705,9 @@ runner_install_free (RunnerInstall *inst)
   free (inst->files);
   free (inst->message);
   free (inst->environment);
+  free (inst->base_python);
+  runner_venv_guard_free (inst->guard);
+  sp_strv_free (inst->warnings);
   sp_strv_free (inst->names);
   for (size_t i = 0; inst->pins != NULL && i < inst->n; i++)
     free (inst->pins[i]);

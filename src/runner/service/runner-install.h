@@ -3,16 +3,23 @@
  * Nothing of a snippet runs during an install, and the network and a
  * writable environment are never granted together:
  *
- *   1. download: pip download, sandboxed, network on, the environment
- *      read-only, into a directory of the runner's (wheels only unless
- *      the policy allows sdists: their setup.py is code that runs);
+ *   1. download: pip download, sandboxed, network on, by the venv's base
+ *      interpreter in isolated mode (-I) and without the venv, so nothing
+ *      an earlier install put there (a .pth file) runs while the network
+ *      is on; into a directory of the runner's (wheels only unless the
+ *      policy allows sdists: their setup.py is code that runs); no index
+ *      configured means --no-index, never pip's default;
  *   2. check: the runner reads what came (names, versions, sizes, kinds)
  *      against the policy, hashes each file (SHA-256) and copies it into a
  *      second directory the next step may only read; a refusal names the
  *      rule;
  *   3. install: pip install --no-index --no-deps of exactly those files,
  *      sandboxed, network off, the environment its only writable place
- *      besides its own scratch directory;
+ *      besides its own scratch directory; pyvenv.cfg, bin/activate* and
+ *      bin/python* are kept before it and put back after it if changed
+ *      (the install then fails naming them: activate is sourced outside
+ *      any sandbox), and new bin/ commands named like common ones (ls,
+ *      git) are warnings;
  *   4. log: one JSON line per installed file in the install log (outside
  *      the environment, where neither step can write), rotated past a size.
  *
@@ -47,7 +54,8 @@ typedef struct
   const char *id;          /* the install's id; its runs add .download/.install */
   const char *environment; /* a venv (checked like a run's) */
   char *const *packages;   /* requirement specs: name, name==1.0, name>=2 */
-  const char *index_url;   /* NULL: pip's default, or none with find_links */
+  const char *index_url;   /* NULL: no index (--no-index, offline); then
+                            * find_links must name a wheelhouse */
   char *const *find_links; /* local directories of wheels (a wheelhouse) */
   const char *log_path;    /* NULL: runner_install_default_log() */
   RunnerInstallPolicy policy;
@@ -57,7 +65,10 @@ typedef enum
 {
   RUNNER_INSTALL_RUNNING,
   RUNNER_INSTALL_DONE,     /* installed */
-  RUNNER_INSTALL_REFUSED,  /* the policy refused it; message names the rule */
+  RUNNER_INSTALL_REFUSED,  /* the policy refused it, or the install step
+                            * changed bin/activate*, bin/python* or
+                            * pyvenv.cfg (put back); message names the
+                            * rule or the files */
   RUNNER_INSTALL_FAILED,   /* a step failed (pip's error is in its output) */
 } RunnerInstallState;
 
@@ -87,6 +98,9 @@ const char *runner_install_message (RunnerInstall *inst);
 /* What was installed (DONE) or checked so far. */
 const RunnerInstallFile *runner_install_files (RunnerInstall *inst, size_t *n);
 const char *runner_install_log_path (RunnerInstall *inst);
+/* Warnings about an install that went through (DONE): new commands in
+ * the venv's bin/ that shadow common ones ("bin/ls shadows ls ..."). */
+char *const *runner_install_warnings (RunnerInstall *inst);
 /* Runs still in the engine are released first (their directories go). */
 void runner_install_free (RunnerInstall *inst);
 
@@ -123,3 +137,21 @@ int runner_install_check_files (const RunnerInstallPolicy *policy, char *const *
                                 size_t n_files, char *msg, size_t msg_len);
 
 void runner_install_file_clear (RunnerInstallFile *file);
+
+/* ---- what the install step may not change (runner-install-guard.c) ---- */
+
+typedef struct RunnerVenvGuard RunnerVenvGuard;
+
+/* Holds the venv as an fd and keeps pyvenv.cfg, bin/activate* and
+ * bin/python* (bytes, or a link's target; mode, owner) and the names in
+ * bin/. NULL with msg filled when they cannot be kept. */
+RunnerVenvGuard *runner_venv_guard_new (const char *venv, char *msg, size_t msg_len);
+/* After the step: puts back every kept file that changed or went, removes
+ * new bin/activate* and bin/python*, and says which ("bin/activate,
+ * bin/python3.99 (new)", malloc'd) in *changed, or NULL when none did.
+ * *shadowing: new bin/ names that are common commands (ls, git, sudo),
+ * malloc'd and NULL-terminated. -1 with msg when it could not put them
+ * back. */
+int runner_venv_guard_check (RunnerVenvGuard *guard, char **changed, char ***shadowing,
+                             char *msg, size_t msg_len);
+void runner_venv_guard_free (RunnerVenvGuard *guard);

@@ -90,6 +90,21 @@ add_environment_vars (RunnerRun *run, char **env, size_t n)
   return n;
 }
 
+/* "-I" after the interpreter: nothing of the environment (PYTHON*
+ * variables, the user's site, the script's directory) shapes sys.path, so
+ * a .pth file or module an earlier install put in a venv cannot run in a
+ * step that has the network (an install's download). */
+static char **
+add_isolated_flag (char **argv)
+{
+  size_t n = sp_strv_length (argv);
+
+  argv = xrealloc (argv, (n + 2) * sizeof *argv);
+  memmove (argv + 2, argv + 1, n * sizeof *argv); /* with the NULL */
+  argv[1] = xstrdup ("-I");
+  return argv;
+}
+
 /* The environment is fixed; only what the request names is added. Nothing
  * of the runner's own environment reaches the program. */
 char **
@@ -424,7 +439,11 @@ _runner_run_start (RunnerRun *run)
   RunnerLanguage lang = *run->lang;
   if (run->env.python != NULL)
     lang.path = run->env.python;
+  if (run->isolated_python != NULL)
+    lang.path = run->isolated_python;
   char **argv = runner_lang_argv (&lang, run->code_path, run->req.args, run->req.memory_mib);
+  if (run->isolated_python != NULL)
+    argv = add_isolated_flag (argv);
   char **read_only = run_read_only_dirs (run);
   char **envp = _runner_run_build_env (run);
   cleanup_free char *root_dir = xasprintf ("%s/root", run->dir);
@@ -1144,6 +1163,7 @@ _runner_run_free (RunnerRun *run)
   free (run->cold_reason);
   runner_env_clear (&run->env);
   sp_strv_free (run->extra_ro);
+  free (run->isolated_python);
   SpMessage req = { .type = SP_MSG_RUN, .u.run = run->req };
   sp_message_clear (&req);
   free (run);

@@ -106,7 +106,7 @@ _runner_run_spawn_warm (RunnerRun *run, const RunnerSpawnSpec *spec, char *const
    * and an install step its own writable and read-only directories: the
    * warm parent (the system's python3 with the runner's plan) is neither. */
   if (engine->warm == NULL || strcmp (run->lang->name, "python") != 0 || run->env.dir != NULL
-      || run->env_writable || run->extra_ro != NULL)
+      || run->env_writable || run->extra_ro != NULL || run->isolated_python != NULL)
     return -1;
   /* Warm runs are off for good here: the run says why it is cold. */
   if (runner_warm_broken (engine->warm) != NULL)
