@@ -982,9 +982,20 @@ sp_exec_panel_set_waiting (SpExecPanel *self, gboolean waiting, guint timeout_s)
                                        : NULL);
   if (self->running)
     tick (self);
-  /* Whatever is typed next is meant for the program. */
+  /* Shown, never given the keyboard: this is a guess from the output's
+   * look, and taking the focus from the editor sent the rest of a line a
+   * person was typing to the program on Enter (issue 29). */
   if (waiting)
-    gtk_widget_grab_focus (GTK_WIDGET (self->input_entry));
+    gtk_widget_add_css_class (GTK_WIDGET (self->input_entry), "input-wanted");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->input_entry), "input-wanted");
+  gtk_entry_set_placeholder_text (self->input_entry,
+                                  waiting ? _("The program seems to wait for input: type "
+                                              "here, Enter to send")
+                                          : _("Input for the program, Enter to send"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->input_entry),
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                  waiting ? _("The program seems to wait for input") : "", -1);
 }
 
 GtkEntry *

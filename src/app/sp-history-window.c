@@ -166,7 +166,8 @@ show_plots (SpHistoryWindow *self, SpRunRecord *run)
     return;
   gtk_widget_set_visible (self->plots_scroller, TRUE);
   self->decoding = g_cancellable_new ();
-  sp_image_texture_decode_items (items, self->decoding);
+  /* At most eight kept images a run, each shrunk to display size. */
+  sp_image_texture_decode_items (items, NULL, self->decoding);
 }
 
 static void

@@ -13,6 +13,7 @@ typedef struct
 {
   GPtrArray *items;
   guint next;
+  SpImageBudget *budget; /* NULL: none */
   GCancellable *cancellable;
 } Queue;
 
@@ -21,10 +22,19 @@ queue_free (Queue *queue)
 {
   g_ptr_array_unref (queue->items);
   g_clear_object (&queue->cancellable);
+  g_clear_object (&queue->budget);
   g_free (queue);
 }
 
 static void decode_next (Queue *queue);
+
+/* The row keeps its file (Save As) and says why there is no picture. */
+static void
+withhold (SpOutputItem *item)
+{
+  sp_output_item_set_image_error (item, _("too large to show: this run's images are over the "
+                                          "memory Sandpad keeps for them"));
+}
 
 static GdkTexture *
 texture_from (SpDecodedImage *image)
@@ -53,7 +63,14 @@ on_decoded (GObject *object, GAsyncResult *result, gpointer user_data)
   if (image != NULL)
     {
       g_autoptr (GdkTexture) texture = texture_from (image);
-      sp_output_item_set_image (item, G_OBJECT (texture));
+      guint64 pixels = (guint64) sp_decoded_image_get_width (image)
+                       * (guint64) sp_decoded_image_get_height (image);
+
+      /* Counted for as long as the texture lives, wherever it goes. */
+      if (queue->budget == NULL || sp_image_budget_take (queue->budget, pixels, G_OBJECT (texture)))
+        sp_output_item_set_image (item, G_OBJECT (texture));
+      else
+        withhold (item);
     }
   else
     {
@@ -75,21 +92,31 @@ decode_next (Queue *queue)
       return;
     }
   item = g_ptr_array_index (queue->items, queue->next);
+  /* Spent already: no helper is started for a picture that cannot be kept. */
+  if (queue->budget != NULL && !sp_image_budget_has_room (queue->budget))
+    {
+      withhold (item);
+      queue->next++;
+      decode_next (queue);
+      return;
+    }
   /* A run's image by its directory and name's bytes; one of the history's
    * own files by its path there. */
   if (sp_output_item_get_name (item) != NULL)
-    sp_image_decode_async (sp_output_item_get_dir (item), sp_output_item_get_name (item), NULL, 0,
-                           queue->cancellable, on_decoded, queue);
+    sp_image_decode_scaled_async (sp_output_item_get_dir (item), sp_output_item_get_name (item),
+                                  SP_IMAGE_DISPLAY_MAX_SIDE, NULL, 0, queue->cancellable,
+                                  on_decoded, queue);
   else
     {
       g_autofree char *dir = g_path_get_dirname (sp_output_item_get_text (item));
       g_autofree char *name = g_path_get_basename (sp_output_item_get_text (item));
-      sp_image_decode_async (dir, name, NULL, 0, queue->cancellable, on_decoded, queue);
+      sp_image_decode_scaled_async (dir, name, SP_IMAGE_DISPLAY_MAX_SIDE, NULL, 0,
+                                    queue->cancellable, on_decoded, queue);
     }
 }
 
 void
-sp_image_texture_decode_items (GPtrArray *items, GCancellable *cancellable)
+sp_image_texture_decode_items (GPtrArray *items, SpImageBudget *budget, GCancellable *cancellable)
 {
   Queue *queue;
 
@@ -98,5 +125,6 @@ sp_image_texture_decode_items (GPtrArray *items, GCancellable *cancellable)
   queue = g_new0 (Queue, 1);
   queue->items = g_ptr_array_ref (items);
   queue->cancellable = cancellable ? g_object_ref (cancellable) : NULL;
+  queue->budget = budget ? g_object_ref (budget) : NULL;
   decode_next (queue);
 }

@@ -9,10 +9,16 @@
 
 #include <gtk/gtk.h>
 
+#include "sp-image-budget.h"
+
 G_BEGIN_DECLS
 
 /* items: SpOutputItem of kind SP_OUTPUT_IMAGE (referenced until done).
- * Cancelling leaves the remaining items undecoded. */
-void sp_image_texture_decode_items (GPtrArray *items, GCancellable *cancellable);
+ * Each is shrunk by the helper to SP_IMAGE_DISPLAY_MAX_SIDE; with a
+ * budget, an image past it is not kept and its item says it is too large
+ * to show (its file can still be saved). Cancelling leaves the remaining
+ * items undecoded. */
+void sp_image_texture_decode_items (GPtrArray *items, SpImageBudget *budget,
+                                    GCancellable *cancellable);
 
 G_END_DECLS

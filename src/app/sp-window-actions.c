@@ -225,7 +225,7 @@ add_results (SpWindow *self, SpRunResult *result)
   /* Decoded by the sandboxed helper, never in the app; each row shows its
    * picture, or why it cannot, when the helper is done. */
   if (items->len > 0)
-    sp_image_texture_decode_items (items, self->decode_cancellable);
+    sp_image_texture_decode_items (items, self->image_budget, self->decode_cancellable);
 }
 
 /* The error, structured: its type and message first, its frames as links
@@ -395,6 +395,7 @@ start_run (SpWindow *self, const char *code)
   g_cancellable_cancel (self->decode_cancellable);
   g_clear_object (&self->decode_cancellable);
   self->decode_cancellable = g_cancellable_new ();
+  sp_image_budget_begin_run (self->image_budget);
   g_string_truncate (self->stderr_text, 0);
   self->run_exited = FALSE;
   self->run_id = sp_runner_supervisor_run (self->supervisor, request, &error);

@@ -4,7 +4,9 @@
  * reads the signs a person would: output that ends in an open line (a
  * prompt such as input("name? ") or bash's read -p prints), then quiet.
  * After QUIET_MS of that the status says the program waits, with the time
- * limit, which keeps counting, and the input line takes the keyboard. An
+ * limit, which keeps counting, and the input line is highlighted; it never
+ * takes the keyboard, since a guess must not send what a person was
+ * typing in the editor to the program. An
  * open line rewritten with a carriage return is a progress bar, not a
  * prompt. A program that reads without a prompt is not detected; its input
  * line is there all the same while it runs.

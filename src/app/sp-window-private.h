@@ -6,6 +6,7 @@
 
 #include "sp-activity-model.h"
 #include "sp-exec-panel.h"
+#include "sp-image-budget.h"
 #include "sp-output-model.h"
 #include "sp-reload-bar.h"
 #include "sp-split.h"
@@ -47,6 +48,7 @@ struct _SpWindow
   char *run_start; /* the last run's "warm start" / "cold start[: why]", NULL: none yet */
   GtkTextTag *error_tag;
   GCancellable *decode_cancellable; /* the shown run's images */
+  SpImageBudget *image_budget;      /* their decoded pixels, bounded */
   /* sp-window-input.c: the program's last output left an open line (a
    * prompt); after a quiet spell the status says it waits for input. */
   gboolean prompt_open;

@@ -204,6 +204,7 @@ sp_window_dispose (GObject *object)
   if (self->decode_cancellable != NULL)
     g_cancellable_cancel (self->decode_cancellable);
   g_clear_object (&self->decode_cancellable);
+  g_clear_object (&self->image_budget);
   g_clear_pointer (&self->run_id, g_free);
   g_clear_pointer (&self->workspace, g_free);
   g_clear_pointer (&self->run_start, g_free);
@@ -258,6 +259,8 @@ sp_window_init (SpWindow *self)
   gtk_drop_down_set_model (self->language_dropdown, G_LIST_MODEL (languages));
   self->stderr_text = g_string_new (NULL);
   self->decode_cancellable = g_cancellable_new ();
+  self->image_budget = sp_image_budget_new (SP_IMAGE_BUDGET_RUN_PIXELS,
+                                            SP_IMAGE_BUDGET_WINDOW_PIXELS);
   _sp_window_history_init (self);
   self->font_css = gtk_css_provider_new ();
   gtk_style_context_add_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),

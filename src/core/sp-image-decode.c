@@ -118,6 +118,7 @@ typedef struct
   int width;
   int height;
   gsize stride;
+  guint max_side; /* 0: the bounds of sp-image-limits.h only */
   guint timeout_id;
   GCancellable *cancellable;
   gulong cancel_id;
@@ -210,6 +211,12 @@ fail_from_status (GTask *task, Decode *d)
                                _("Decoding the image took too long"));
       return;
     }
+  /* We killed it for what it sent: that, not our SIGKILL, is the cause. */
+  if (d->protocol_error != NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&d->protocol_error));
+      return;
+    }
   if (g_subprocess_get_if_signaled (process))
     {
       g_task_return_new_error (task, SP_IMAGE_DECODE_ERROR, SP_IMAGE_DECODE_ERROR_CRASHED,
@@ -218,11 +225,6 @@ fail_from_status (GTask *task, Decode *d)
       return;
     }
   code = g_subprocess_get_exit_status (process);
-  if (code == 0 && d->protocol_error != NULL)
-    {
-      g_task_return_error (task, g_steal_pointer (&d->protocol_error));
-      return;
-    }
   g_task_return_new_error (task, SP_IMAGE_DECODE_ERROR,
                            code == 2   ? SP_IMAGE_DECODE_ERROR_UNSUPPORTED
                            : code == 3 ? SP_IMAGE_DECODE_ERROR_TOO_LARGE
@@ -291,6 +293,9 @@ parse_header (Decode *d)
   memcpy (fields, d->header + sizeof header_magic, sizeof fields);
   if (!sp_image_size_allowed (fields[0], fields[1]) || fields[2] != fields[0] * 4)
     return FALSE;
+  /* No more than was asked for, the point of asking. */
+  if (d->max_side > 0 && (fields[0] > d->max_side || fields[1] > d->max_side))
+    return FALSE;
   d->width = (int) fields[0];
   d->height = (int) fields[1];
   d->stride = fields[2];
@@ -352,39 +357,65 @@ spawn_helper (Decode *d, int fd, const char *const *argv, GError **error)
   return TRUE;
 }
 
+/* The helper's command line: the given one (or the helper found) and the
+ * size asked for. */
+static GPtrArray *
+helper_command (const char *const *helper_argv, guint max_side)
+{
+  GPtrArray *argv = g_ptr_array_new_with_free_func (g_free);
+
+  if (helper_argv == NULL)
+    g_ptr_array_add (argv, sp_image_decode_find_helper ());
+  for (guint i = 0; helper_argv != NULL && helper_argv[i] != NULL; i++)
+    g_ptr_array_add (argv, g_strdup (helper_argv[i]));
+  if (max_side > 0)
+    {
+      g_ptr_array_add (argv, g_strdup ("--max-side"));
+      g_ptr_array_add (argv, g_strdup_printf ("%u", max_side));
+    }
+  g_ptr_array_add (argv, NULL);
+  return argv;
+}
+
 void
 sp_image_decode_async (const char *dir, const char *name, const char *const *helper_argv,
                        guint timeout_ms,
                        GCancellable *cancellable, GAsyncReadyCallback callback,
                        gpointer user_data)
 {
+  sp_image_decode_scaled_async (dir, name, 0, helper_argv, timeout_ms, cancellable, callback,
+                                user_data);
+}
+
+void
+sp_image_decode_scaled_async (const char *dir, const char *name, guint max_side,
+                              const char *const *helper_argv, guint timeout_ms,
+                              GCancellable *cancellable, GAsyncReadyCallback callback,
+                              gpointer user_data)
+{
   g_autoptr (GTask) task = NULL;
   g_autoptr (GError) error = NULL;
-  g_autofree char *helper = NULL;
-  const char *default_argv[2] = { NULL, NULL };
+  g_autoptr (GPtrArray) argv = NULL;
   Decode *d;
   int fd;
 
   g_return_if_fail (dir != NULL && name != NULL);
+  g_return_if_fail (max_side <= SP_IMAGE_MAX_SIDE);
 
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, sp_image_decode_async);
   d = g_new0 (Decode, 1);
+  d->max_side = max_side;
   g_task_set_task_data (task, d, decode_free);
 
-  if (helper_argv == NULL)
-    {
-      helper = sp_image_decode_find_helper ();
-      default_argv[0] = helper;
-      helper_argv = default_argv;
-    }
+  argv = helper_command (helper_argv, max_side);
   fd = open_image (dir, name, &error);
   if (fd < 0)
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  if (!spawn_helper (d, fd, helper_argv, &error))
+  if (!spawn_helper (d, fd, (const char *const *) argv->pdata, &error))
     {
       g_task_return_new_error (task, SP_IMAGE_DECODE_ERROR, SP_IMAGE_DECODE_ERROR_SPAWN,
                                _("Cannot start the image decoder: %s"), error->message);

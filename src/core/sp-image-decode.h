@@ -54,11 +54,20 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SpDecodedImage, sp_decoded_image_unref)
 
 /* The file name beneath dir, opened by sp_run_file_open(); helper_argv:
  * the helper and its arguments (NULL: the one found by
- * sp_image_decode_find_helper()); timeout_ms 0: the default. */
+ * sp_image_decode_find_helper()); timeout_ms 0: the default. The image at
+ * its own size (up to the bounds above). */
 void sp_image_decode_async (const char *dir, const char *name, const char *const *helper_argv,
                             guint timeout_ms,
                             GCancellable *cancellable, GAsyncReadyCallback callback,
                             gpointer user_data);
+/* The same, shrunk by the helper to fit max_side x max_side when it is
+ * larger (0: its own size), so what the app receives is bounded by what
+ * it shows, whatever the file claims; an answer larger than that is a
+ * protocol error. */
+void sp_image_decode_scaled_async (const char *dir, const char *name, guint max_side,
+                                   const char *const *helper_argv, guint timeout_ms,
+                                   GCancellable *cancellable, GAsyncReadyCallback callback,
+                                   gpointer user_data);
 SpDecodedImage *sp_image_decode_finish (GAsyncResult *result, GError **error);
 
 G_END_DECLS

@@ -19,7 +19,11 @@
  *      process on any system call beyond reading stdin, writing stdout and
  *      stderr, and managing its memory;
  *   6. decodes (the loader's size-prepared signal checks the bounds again)
- *      and writes the header below and the RGBA pixels to stdout.
+ *      and writes the header below and the RGBA pixels to stdout;
+ *   7. with --max-side N, first shrinks a larger picture to fit N x N
+ *      (a box filter: each pixel the alpha-weighted mean of the ones it
+ *      covers), so the full-size pixels of a small file that claims a
+ *      huge picture never reach the app: only what it can show does.
  *
  * Output (host byte order, the reader is on the same machine):
  *   "SPIMG\0\0\1", uint32 width, uint32 height, uint32 stride,
@@ -28,6 +32,7 @@
  * 4 the decoder failed; 5 setup failed; 1 usage. A crash or a seccomp
  * kill is a signal; the app treats every failure alike.
  *
+ * --max-side N (1..16384): the largest side sent back, see 7.
  * --probe-forbidden (tests): after the lockdown, try to open a file; a
  * working filter kills the process before the open returns. */
 #include <errno.h>
@@ -275,10 +280,128 @@ write_pixels (GdkPixbuf *pixbuf)
   free (row);
 }
 
+/* The output size of a width x height picture that must fit max x max,
+ * the aspect kept (each side at least one pixel). */
+static void
+fit_size (uint32_t width, uint32_t height, uint32_t max, uint32_t *out_w, uint32_t *out_h)
+{
+  *out_w = width;
+  *out_h = height;
+  if (max == 0 || (width <= max && height <= max))
+    return;
+  if (width >= height)
+    {
+      *out_w = max;
+      *out_h = (uint32_t) (((uint64_t) height * max + width / 2) / width);
+    }
+  else
+    {
+      *out_h = max;
+      *out_w = (uint32_t) (((uint64_t) width * max + height / 2) / height);
+    }
+  if (*out_w == 0)
+    *out_w = 1;
+  if (*out_h == 0)
+    *out_h = 1;
+}
+
+/* One output row of the box filter: the source rows [y0, y1) summed per
+ * output column [xs[x], xs[x + 1]), colour weighted by alpha so that a
+ * transparent pixel's colour does not bleed into its neighbours. */
+static void
+box_row (GdkPixbuf *pixbuf, const uint32_t *xs, uint32_t out_w, uint32_t y0, uint32_t y1,
+         uint64_t *acc, uint8_t *row)
+{
+  int channels = gdk_pixbuf_get_n_channels (pixbuf);
+  int rowstride = gdk_pixbuf_get_rowstride (pixbuf);
+  const guint8 *pixels = gdk_pixbuf_read_pixels (pixbuf);
+
+  memset (acc, 0, (size_t) out_w * 4 * sizeof *acc);
+  for (uint32_t y = y0; y < y1; y++)
+    {
+      const guint8 *src = pixels + (size_t) y * (size_t) rowstride;
+      for (uint32_t x = 0; x < out_w; x++)
+        for (uint32_t sx = xs[x]; sx < xs[x + 1]; sx++)
+          {
+            const guint8 *p = src + (size_t) sx * (size_t) channels;
+            uint64_t a = channels == 4 ? p[3] : 0xff;
+            acc[x * 4] += p[0] * a;
+            acc[x * 4 + 1] += p[1] * a;
+            acc[x * 4 + 2] += p[2] * a;
+            acc[x * 4 + 3] += a;
+          }
+    }
+  for (uint32_t x = 0; x < out_w; x++)
+    {
+      uint64_t n = (uint64_t) (xs[x + 1] - xs[x]) * (y1 - y0);
+      uint64_t a = acc[x * 4 + 3];
+      for (int c = 0; c < 3; c++)
+        row[x * 4 + c] = a ? (uint8_t) ((acc[x * 4 + c] + a / 2) / a) : 0;
+      row[x * 4 + 3] = (uint8_t) ((a + n / 2) / n);
+    }
+}
+
+/* The picture shrunk to out_w x out_h (both at most its own size). */
+static void
+write_scaled (GdkPixbuf *pixbuf, uint32_t out_w, uint32_t out_h)
+{
+  const char magic[8] = { 'S', 'P', 'I', 'M', 'G', 0, 0, 1 };
+  uint32_t width = (uint32_t) gdk_pixbuf_get_width (pixbuf);
+  uint32_t height = (uint32_t) gdk_pixbuf_get_height (pixbuf);
+  uint32_t header[3] = { out_w, out_h, out_w * 4 };
+  uint32_t *xs = malloc (((size_t) out_w + 1) * sizeof *xs);
+  uint64_t *acc = malloc ((size_t) out_w * 4 * sizeof *acc);
+  uint8_t *row = malloc ((size_t) out_w * 4);
+  int channels = gdk_pixbuf_get_n_channels (pixbuf);
+
+  if (gdk_pixbuf_get_bits_per_sample (pixbuf) != 8 || (channels != 3 && channels != 4))
+    fail (EXIT_DECODE, "unexpected pixel layout");
+  if (xs == NULL || acc == NULL || row == NULL)
+    fail (EXIT_DECODE, "out of memory");
+  /* Every source column and row falls in exactly one box. */
+  for (uint32_t x = 0; x <= out_w; x++)
+    xs[x] = (uint32_t) ((uint64_t) x * width / out_w);
+  write_all (magic, sizeof magic);
+  write_all (header, sizeof header);
+  for (uint32_t y = 0; y < out_h; y++)
+    {
+      box_row (pixbuf, xs, out_w, (uint32_t) ((uint64_t) y * height / out_h),
+               (uint32_t) ((uint64_t) (y + 1) * height / out_h), acc, row);
+      write_all (row, (size_t) out_w * 4);
+    }
+  free (row);
+  free (acc);
+  free (xs);
+}
+
+static void
+parse_args (int argc, char **argv, gboolean *probe, uint32_t *max_side)
+{
+  for (int i = 1; i < argc; i++)
+    {
+      char *end = NULL;
+      unsigned long n;
+
+      if (strcmp (argv[i], "--probe-forbidden") == 0)
+        {
+          *probe = TRUE;
+          continue;
+        }
+      if (strcmp (argv[i], "--max-side") != 0 || i + 1 >= argc)
+        fail (EXIT_USAGE, "usage: sandpad-imagedecode [--max-side N] [--probe-forbidden] < IMAGE");
+      errno = 0;
+      n = strtoul (argv[++i], &end, 10);
+      if (errno != 0 || end == argv[i] || *end != '\0' || n == 0 || n > SP_IMAGE_MAX_SIDE)
+        fail (EXIT_USAGE, "--max-side takes 1 to 16384");
+      *max_side = (uint32_t) n;
+    }
+}
+
 int
 main (int argc, char **argv)
 {
-  gboolean probe = argc == 2 && strcmp (argv[1], "--probe-forbidden") == 0;
+  gboolean probe = FALSE;
+  uint32_t max_side = 0, out_w, out_h;
   g_autoptr (GdkPixbufLoader) loader = NULL;
   g_autoptr (GError) error = NULL;
   const char *type;
@@ -287,8 +410,7 @@ main (int argc, char **argv)
   int width = 0, height = 0, bottom = 0;
   GdkPixbuf *pixbuf;
 
-  if (argc > 2 || (argc == 2 && !probe))
-    fail (EXIT_USAGE, "usage: sandpad-imagedecode [--probe-forbidden] < IMAGE");
+  parse_args (argc, argv, &probe, &max_side);
   g_log_set_writer_func (log_writer, NULL, NULL);
 
   data = read_input (&len);
@@ -322,6 +444,12 @@ main (int argc, char **argv)
     fail (EXIT_DECODE, "the image could not be decoded");
   if (bottom < gdk_pixbuf_get_height (pixbuf))
     fail (EXIT_DECODE, "the image ends early");
-  write_pixels (pixbuf);
+  fit_size ((uint32_t) gdk_pixbuf_get_width (pixbuf), (uint32_t) gdk_pixbuf_get_height (pixbuf),
+            max_side, &out_w, &out_h);
+  if (out_w == (uint32_t) gdk_pixbuf_get_width (pixbuf)
+      && out_h == (uint32_t) gdk_pixbuf_get_height (pixbuf))
+    write_pixels (pixbuf);
+  else
+    write_scaled (pixbuf, out_w, out_h);
   _exit (0);
 }

@@ -217,6 +217,128 @@ test_symlink_and_fifo (void)
   g_rmdir (dir);
 }
 
+/* A PNG small on disk and large in pixels, written by python3 at test
+ * time: the left half red, the right half blue, opaque. */
+static char *
+make_large_png (const char *dir, int width, int height)
+{
+  g_autofree char *path = g_strdup_printf ("%s/large-%dx%d.png", dir, width, height);
+  g_autofree char *w = g_strdup_printf ("%d", width);
+  g_autofree char *h = g_strdup_printf ("%d", height);
+  const char *script
+    = "import sys, zlib, struct\n"
+      "w, h = int(sys.argv[2]), int(sys.argv[3])\n"
+      "def chunk(t, d):\n"
+      "    return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))\n"
+      "row = b'\\0' + b'\\xff\\0\\0' * (w // 2) + b'\\0\\0\\xff' * (w - w // 2)\n"
+      "ihdr = struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0)\n"
+      "data = (b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', ihdr)\n"
+      "        + chunk(b'IDAT', zlib.compress(row * h, 9)) + chunk(b'IEND', b''))\n"
+      "open(sys.argv[1], 'wb').write(data)\n";
+  const char *argv[] = { "python3", "-c", script, path, w, h, NULL };
+  g_autoptr (GError) error = NULL;
+  int status = 0;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, &status,
+                &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  return g_steal_pointer (&path);
+}
+
+static void
+decode_scaled (const char *path, guint max_side, const char *const *argv, Result *r)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *name = g_path_get_basename (path);
+
+  memset (r, 0, sizeof *r);
+  sp_image_decode_scaled_async (dir, name, max_side, argv, 0, NULL, on_decoded, r);
+  g_assert_true (sp_test_wait_for (is_done, r, 20000));
+}
+
+static const guint8 *
+pixel_at (SpDecodedImage *image, int x, int y)
+{
+  const guint8 *pixels = g_bytes_get_data (sp_decoded_image_get_pixels (image), NULL);
+
+  return pixels + (gsize) y * sp_decoded_image_get_stride (image) + (gsize) x * 4;
+}
+
+/* 8192 x 4096 asked for at most 1024 a side: the helper sends 1024 x 512
+ * (2 MiB, not the 128 MiB of the full picture), each half still its
+ * colour; the control, asked for nothing, sends it whole. */
+static void
+test_scaled_to_display (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sp-image-XXXXXX", NULL);
+  g_autofree char *path = make_large_png (dir, 8192, 4096);
+  g_autofree char *small = fixture ("rgba-3x2.png");
+  Result r;
+
+  decode_scaled (path, 1024, NULL, &r);
+  g_assert_no_error (r.error);
+  g_assert_cmpint (sp_decoded_image_get_width (r.image), ==, 1024);
+  g_assert_cmpint (sp_decoded_image_get_height (r.image), ==, 512);
+  g_assert_cmpuint (g_bytes_get_size (sp_decoded_image_get_pixels (r.image)), ==,
+                    1024 * 512 * 4);
+  g_assert_cmpmem (pixel_at (r.image, 0, 0), 4, "\xff\0\0\xff", 4);
+  g_assert_cmpmem (pixel_at (r.image, 1023, 511), 4, "\0\0\xff\xff", 4);
+  result_clear (&r);
+
+  /* Tall pictures fit by their height. */
+  g_unlink (path);
+  g_free (path);
+  path = make_large_png (dir, 300, 5000);
+  decode_scaled (path, 100, NULL, &r);
+  g_assert_no_error (r.error);
+  g_assert_cmpint (sp_decoded_image_get_width (r.image), ==, 6);
+  g_assert_cmpint (sp_decoded_image_get_height (r.image), ==, 100);
+  result_clear (&r);
+
+  /* A picture already small enough comes back as it is. */
+  decode_scaled (small, 1024, NULL, &r);
+  g_assert_no_error (r.error);
+  g_assert_cmpint (sp_decoded_image_get_width (r.image), ==, 3);
+  result_clear (&r);
+
+  /* Control: without a bound, the full size. */
+  decode_path (path, NULL, 0, &r);
+  g_assert_no_error (r.error);
+  g_assert_cmpint (sp_decoded_image_get_width (r.image), ==, 300);
+  g_assert_cmpint (sp_decoded_image_get_height (r.image), ==, 5000);
+  result_clear (&r);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* A helper that ignores the size asked for (here the real one, started
+ * without its --max-side) gets nothing past the app: more pixels than
+ * asked for is a protocol error, never a larger texture. */
+static void
+test_scaled_answer_checked (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sp-image-XXXXXX", NULL);
+  g_autofree char *path = make_large_png (dir, 640, 480);
+  g_autofree char *helper = sp_image_decode_find_helper ();
+  const char *argv[] = { "/bin/sh", "-c", "exec \"$0\"", helper, NULL };
+  Result r;
+
+  decode_scaled (path, 64, argv, &r);
+  g_assert_null (r.image);
+  g_assert_error (r.error, SP_IMAGE_DECODE_ERROR, SP_IMAGE_DECODE_ERROR_PROTOCOL);
+  result_clear (&r);
+  /* Control: the same wrapper passing the bound on is answered. */
+  argv[2] = "exec \"$0\" \"$@\"";
+  decode_scaled (path, 64, argv, &r);
+  g_assert_no_error (r.error);
+  g_assert_cmpint (sp_decoded_image_get_width (r.image), ==, 64);
+  g_assert_cmpint (sp_decoded_image_get_height (r.image), ==, 48);
+  result_clear (&r);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -231,5 +353,7 @@ main (int argc, char **argv)
   g_test_add_func ("/image-decode/decoder-crash", test_decoder_crash);
   g_test_add_func ("/image-decode/timeout", test_timeout);
   g_test_add_func ("/image-decode/symlink-and-fifo", test_symlink_and_fifo);
+  g_test_add_func ("/image-decode/scaled-to-display", test_scaled_to_display);
+  g_test_add_func ("/image-decode/scaled-answer-checked", test_scaled_answer_checked);
   return g_test_run ();
 }

@@ -1,6 +1,7 @@
 /* test-input.c: a program that asks for input, in a real window under
  * Xvfb against the real runner: the status says it waits (and where the
- * time limit is changed), the input line takes the keyboard, and the line
+ * time limit is changed), the input line shows it is wanted without taking
+ * the keyboard (test-keys types into the editor meanwhile), and the line
  * sent is echoed in the transcript between the prompt and the answer. */
 #include "config.h"
 
@@ -90,14 +91,15 @@ test_input_waits_and_echoes (void)
   SpExecPanel *panel = SP_EXEC_PANEL (sp_window_get_exec_panel (window));
   GtkEntry *entry = sp_exec_panel_get_input_entry (panel);
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
-  GtkWidget *focus;
+  GtkWidget *focus, *before;
   g_autofree char *text = NULL;
   const char *tooltip;
 
   gtk_window_present (GTK_WINDOW (window));
   g_assert_true (sp_test_wait_for (runner_ready, NULL, 15000));
   gtk_text_buffer_set_text (buffer, "name = input('name? ')\nprint('hello', name)\n", -1);
-  gtk_widget_grab_focus (GTK_WIDGET (sp_window_get_exec_panel (window)));
+  before = gtk_window_get_focus (GTK_WINDOW (window));
+  g_assert_nonnull (before);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
 
   /* The prompt came and nothing followed: the program waits. */
@@ -107,13 +109,16 @@ test_input_waits_and_echoes (void)
   tooltip = gtk_widget_get_tooltip_text (find_status (GTK_WIDGET (panel)));
   g_assert_nonnull (tooltip);
   g_assert_nonnull (strstr (tooltip, "Preferences"));
+  /* The input line shows it is wanted; the keyboard stays where it was
+   * (here the editor), since the waiting is a guess. */
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (entry), "input-wanted"));
   focus = gtk_window_get_focus (GTK_WINDOW (window));
-  g_assert_nonnull (focus);
-  g_assert_true (focus == GTK_WIDGET (entry) || gtk_widget_is_ancestor (focus, GTK_WIDGET (entry)));
+  g_assert_true (focus == before);
 
   gtk_editable_set_text (GTK_EDITABLE (entry), "Ada");
   g_signal_emit_by_name (entry, "activate");
   g_assert_false (says_waiting (window));
+  g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (entry), "input-wanted"));
   g_assert_true (sp_test_wait_for (has_output, window, 20000));
   g_assert_true (sp_test_wait_for (is_idle, window, 20000));
 
