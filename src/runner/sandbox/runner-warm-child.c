@@ -194,6 +194,22 @@ supervise_namespaces (WarmPlan *w, int helper_fd, int report, int a1, int b0, in
   exec_helper (3, 4, argv, SPARE_FAILED_EXEC_SUPERVISOR);
 }
 
+/* Whether this process has one thread, from /proc/self/status. */
+static bool
+single_threaded (void)
+{
+  char buf[4096];
+  cleanup_fd int fd = open ("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd >= 0 ? read (fd, buf, sizeof buf - 1) : -1;
+  const char *line;
+
+  if (n <= 0)
+    return false;
+  buf[n] = '\0';
+  line = strstr (buf, "\nThreads:");
+  return line != NULL && strtol (line + strlen ("\nThreads:"), NULL, 10) == 1;
+}
+
 /* In the warm parent: makes a spare run for plans like this one (its mode,
  * network setting and uid), its supervisor and init to exec helper_fd
  * (sandpad-warm-init, opened by the warm parent). Returns the supervisor's
@@ -229,6 +245,22 @@ sp_warm_prefork (const char *blob, size_t len, int helper_fd, int out[3])
       close (r[1]);
       close (a[0]);
       close (a[1]);
+      return -1;
+    }
+  /* The spare's side calls malloc and opens files after this fork, which
+   * is only safe in a child of a single-threaded process: another thread
+   * may hold the allocator's lock at the fork. The warm parent starts with
+   * its thread pools at one thread; a snippet cannot run here, but an
+   * import that started a thread would show up now, so refuse to fork. */
+  if (!single_threaded ())
+    {
+      close (r[0]);
+      close (r[1]);
+      close (a[0]);
+      close (a[1]);
+      close (b[0]);
+      close (b[1]);
+      errno = EDEADLK;
       return -1;
     }
   pid_t pid = fork ();

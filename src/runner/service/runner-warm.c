@@ -188,6 +188,13 @@ exec_parent (const RunnerWarm *warm, const char *dir, int sock, bool network)
     (char *) "TERM=dumb",
     (char *) "PYTHONUNBUFFERED=1",
     (char *) "PYTHONDONTWRITEBYTECODE=1",
+    /* The parent forks a spare for every run, which is only sound while
+     * it has one thread (sp_warm_prefork checks): the BLAS and OpenMP
+     * pools numpy starts at import would be threads of their own. Warm
+     * runs therefore compute with one BLAS thread. */
+    (char *) "OPENBLAS_NUM_THREADS=1",
+    (char *) "OMP_NUM_THREADS=1",
+    (char *) "MKL_NUM_THREADS=1",
     (char *) "PYTHONUTF8=1",
     (char *) "MPLBACKEND=Agg",
     xasprintf ("XDG_CACHE_HOME=%s/tmp/.cache", dir),
