@@ -39,6 +39,50 @@ apply_style (SpApplication *self)
   adw_style_manager_set_color_scheme (adw_style_manager_get_default (), scheme);
 }
 
+/* ---- frames for the stall meter ---- */
+
+static void
+on_after_paint (GdkFrameClock *clock, SpStallMeter *meter)
+{
+  sp_stall_meter_frame (meter, clock);
+}
+
+/* The clock ticks only while something asks for frames: a window with
+ * nothing to redraw is not frozen. While measuring, every window asks for
+ * a frame each refresh, so a gap between painted frames is one the window
+ * could not paint, whatever changed in it. */
+static gboolean
+keep_ticking (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+on_window_realize (GtkWidget *window, SpStallMeter *meter)
+{
+  g_signal_connect_object (gtk_widget_get_frame_clock (window), "after-paint",
+                           G_CALLBACK (on_after_paint), meter, 0);
+}
+
+static void
+on_window_unrealize (GtkWidget *window, SpStallMeter *meter)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (window);
+
+  g_signal_handlers_disconnect_by_func (clock, on_after_paint, meter);
+  sp_stall_meter_forget_clock (meter, clock);
+}
+
+static void
+on_window_added (GtkApplication *app, GtkWindow *window, SpStallMeter *meter)
+{
+  g_signal_connect_object (window, "realize", G_CALLBACK (on_window_realize), meter, 0);
+  g_signal_connect_object (window, "unrealize", G_CALLBACK (on_window_unrealize), meter, 0);
+  if (gtk_widget_get_realized (GTK_WIDGET (window)))
+    on_window_realize (GTK_WIDGET (window), meter);
+  gtk_widget_add_tick_callback (GTK_WIDGET (window), keep_ticking, NULL, NULL);
+}
+
 static void
 sp_application_activate (GApplication *app)
 {
@@ -177,6 +221,9 @@ sp_application_startup (GApplication *app)
       self->stall_meter = sp_stall_meter_new (g_getenv ("SANDPAD_STALL_LOG"), &error);
       if (self->stall_meter == NULL)
         g_printerr ("sandpad: SANDPAD_STALL_LOG: %s\n", error->message);
+      else
+        g_signal_connect_object (self, "window-added", G_CALLBACK (on_window_added),
+                                 self->stall_meter, 0);
     }
 
   sp_app_session_attach (self);
