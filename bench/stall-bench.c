@@ -317,6 +317,7 @@ main (int argc, char **argv)
   gtk_widget_activate_action (sp_window_get_exec_panel (bench.window), "panel.clear", NULL);
   spin_until (never, &bench, 0.5);
   g_print ("idle: RSS %ld MiB\n", rss_mib ());
+
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       if (argc > 1 && strtoul (argv[1], NULL, 10) != cases[i].lines)

@@ -48,20 +48,16 @@ on_after_paint (GdkFrameClock *clock, SpStallMeter *meter)
 }
 
 /* The clock ticks only while something asks for frames: a window with
- * nothing to redraw is not frozen. While measuring, every window asks for
- * a frame each refresh, so a gap between painted frames is one the window
- * could not paint, whatever changed in it. */
-static gboolean
-keep_ticking (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
-{
-  return G_SOURCE_CONTINUE;
-}
-
+ * nothing to redraw is not frozen. While measuring, every window's clock
+ * runs each refresh (as during an animation), so a gap between painted
+ * frames is one the window could not paint, whatever changed in it. */
 static void
 on_window_realize (GtkWidget *window, SpStallMeter *meter)
 {
-  g_signal_connect_object (gtk_widget_get_frame_clock (window), "after-paint",
-                           G_CALLBACK (on_after_paint), meter, 0);
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (window);
+
+  g_signal_connect_object (clock, "after-paint", G_CALLBACK (on_after_paint), meter, 0);
+  gdk_frame_clock_begin_updating (clock);
 }
 
 static void
@@ -69,6 +65,7 @@ on_window_unrealize (GtkWidget *window, SpStallMeter *meter)
 {
   GdkFrameClock *clock = gtk_widget_get_frame_clock (window);
 
+  gdk_frame_clock_end_updating (clock);
   g_signal_handlers_disconnect_by_func (clock, on_after_paint, meter);
   sp_stall_meter_forget_clock (meter, clock);
 }
@@ -80,7 +77,6 @@ on_window_added (GtkApplication *app, GtkWindow *window, SpStallMeter *meter)
   g_signal_connect_object (window, "unrealize", G_CALLBACK (on_window_unrealize), meter, 0);
   if (gtk_widget_get_realized (GTK_WIDGET (window)))
     on_window_realize (GTK_WIDGET (window), meter);
-  gtk_widget_add_tick_callback (GTK_WIDGET (window), keep_ticking, NULL, NULL);
 }
 
 static void
