@@ -5,22 +5,55 @@
  * `for i in range(N): print(i)`, presses Run, and keeps the main loop
  * going until the run is over and the panel has shown everything. The
  * app's own stall meter (SANDPAD_STALL_LOG) says how late its
- * high-priority timer ran at worst: the longest time the window could not
- * react to anything. Measurements, not assertions. */
+ * high-priority timer ran at worst (the longest time the window could not
+ * react to anything) and the longest gap between two painted frames (the
+ * longest time it showed nothing new). Meanwhile the bench types a
+ * character into the editor every 250 ms as real key presses (XTEST) and
+ * times each from the key press to the end of the first frame painted
+ * after the editor took it, and it times how long the status line's
+ * painted text ("Running... 1.2 s") stays the same. Measurements, not
+ * assertions. */
 #include "config.h"
 
 #include <gtksourceview/gtksource.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef HAVE_XTEST
+#include <X11/Xlib.h>
+#include <X11/extensions/XTest.h>
+#include <X11/keysym.h>
+#include <gdk/x11/gdkx.h>
+#endif
 
 #include "sp-application.h"
 #include "sp-exec-panel.h"
 #include "sp-window.h"
 
+#define TYPE_EVERY_MS 250
+
+typedef enum
+{
+  KEY_IDLE,
+  KEY_SENT,    /* pressed, the editor has not taken it yet */
+  KEY_CHANGED, /* in the buffer, not painted yet */
+} KeyState;
+
 typedef struct
 {
   SpApplication *app;
   SpWindow *window;
+  GtkLabel *status;
+  /* Typing during a case. */
+  gboolean typing;
+  KeyState key;
+  gint64 key_sent_at;
+  gint64 key_longest_us;
+  guint keys_shown;
+  /* The status line as painted. */
+  char *status_painted;
+  gint64 status_changed_at;
+  gint64 status_longest_us;
+  gboolean status_painted_end;
 } Bench;
 
 static void
@@ -47,10 +80,122 @@ run_over (Bench *bench)
 }
 
 static gboolean
+end_painted (Bench *bench)
+{
+  return bench->status_painted_end;
+}
+
+static gboolean
 never (Bench *bench)
 {
   return FALSE;
 }
+
+/* The first label under widget carrying css_class, depth first. */
+static GtkWidget *
+find_label (GtkWidget *widget, const char *css_class)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, css_class))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_label (child, css_class);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* ---- what was painted ---- */
+
+static void
+on_buffer_changed (GtkTextBuffer *buffer, Bench *bench)
+{
+  if (bench->key == KEY_SENT)
+    bench->key = KEY_CHANGED;
+}
+
+/* The end of a frame: a character the editor took before it is on the
+ * screen now, and so is the status line's text. */
+static void
+on_after_paint (GdkFrameClock *clock, Bench *bench)
+{
+  gint64 now = g_get_monotonic_time ();
+  const char *status = gtk_label_get_text (bench->status);
+
+  if (bench->key == KEY_CHANGED)
+    {
+      bench->key_longest_us = MAX (bench->key_longest_us, now - bench->key_sent_at);
+      bench->keys_shown++;
+      bench->key = KEY_IDLE;
+    }
+  /* From Run to the end of the run, the status line changes every 0.1 s
+   * ("Running... 1.2 s"); the first frame after the end shows how it
+   * ended. A window that paints nothing meanwhile shows the same text. */
+  if (!bench->typing)
+    return;
+  /* The text painted before this frame was on the screen until now. */
+  bench->status_longest_us = MAX (bench->status_longest_us, now - bench->status_changed_at);
+  if (g_strcmp0 (status, bench->status_painted) != 0)
+    {
+      g_free (bench->status_painted);
+      bench->status_painted = g_strdup (status);
+      bench->status_changed_at = now;
+    }
+  if (!sp_window_get_running (bench->window))
+    bench->status_painted_end = TRUE;
+}
+
+#ifdef HAVE_XTEST
+/* Types one character into the editor, as the X server's keyboard. */
+static gboolean
+type_key (gpointer user_data)
+{
+  Bench *bench = user_data;
+  Display *dpy = gdk_x11_display_get_xdisplay (gdk_display_get_default ());
+  KeyCode key = XKeysymToKeycode (dpy, XK_x);
+
+  if (!bench->typing || bench->key != KEY_IDLE)
+    return G_SOURCE_CONTINUE;
+  bench->key = KEY_SENT;
+  bench->key_sent_at = g_get_monotonic_time ();
+  XTestFakeKeyEvent (dpy, key, True, CurrentTime);
+  XTestFakeKeyEvent (dpy, key, False, CurrentTime);
+  XFlush (dpy);
+  return G_SOURCE_CONTINUE;
+}
+
+/* No window manager under Xvfb: the bench gives the window the X focus,
+ * and the editor the window's. */
+static gboolean
+start_typist (Bench *bench)
+{
+  Display *dpy;
+  int event_base, error_base, major, minor;
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (bench->window));
+  GtkWidget *view = gtk_window_get_focus (GTK_WINDOW (bench->window));
+
+  if (!GDK_IS_X11_DISPLAY (gdk_display_get_default ()))
+    return FALSE;
+  dpy = gdk_x11_display_get_xdisplay (gdk_display_get_default ());
+  if (!XTestQueryExtension (dpy, &event_base, &error_base, &major, &minor) || view == NULL)
+    return FALSE;
+  XSetInputFocus (dpy, gdk_x11_surface_get_xid (surface), RevertToParent, CurrentTime);
+  XFlush (dpy);
+  gtk_widget_grab_focus (view);
+  /* Above the app's sources, so a key is pressed on time whatever the
+   * window is doing: the delay measured is the window's. */
+  g_timeout_add_full (G_PRIORITY_HIGH, TYPE_EVERY_MS, type_key, bench, NULL);
+  return TRUE;
+}
+#else
+static gboolean
+start_typist (Bench *bench)
+{
+  return FALSE;
+}
+#endif
 
 /* The process's resident memory, from /proc. */
 static long
@@ -90,10 +235,20 @@ measure (Bench *bench, guint lines, guint limit_mib)
   spin_until (never, bench, 0.5);
   sp_stall_meter_reset (meter);
   sp_stall_meter_mark (meter, mark);
+  bench->key_longest_us = 0;
+  bench->keys_shown = 0;
+  bench->status_longest_us = 0;
+  g_clear_pointer (&bench->status_painted, g_free);
   start = g_get_monotonic_time ();
+  bench->status_changed_at = start;
   gtk_widget_activate_action (GTK_WIDGET (bench->window), "win.run", NULL);
+  bench->typing = TRUE;
   spin_until (run_over, bench, 0.2);
   spin_until (run_over, bench, 300);
+  /* Until a frame shows the end. */
+  bench->status_painted_end = FALSE;
+  spin_until (end_painted, bench, 300);
+  bench->typing = FALSE;
   seconds = (g_get_monotonic_time () - start) / 1e6;
   /* A frame or two after the last text: its layout counts too. */
   spin_until (never, bench, 0.5);
@@ -104,13 +259,17 @@ measure (Bench *bench, guint lines, guint limit_mib)
            "  shown after %6.2f s  RSS %4ld MiB\n",
            lines, limit_mib, sp_stall_meter_get_longest_us (meter) / 1e3,
            sp_stall_meter_get_longest_busy_us (meter) / 1e3, seconds, rss_mib ());
+  g_print ("%9s longest frame gap %7.1f ms  key to paint %7.1f ms (%u keys)"
+           "  status line unchanged %6.2f s at most\n",
+           "", sp_stall_meter_get_longest_frame_gap_us (meter) / 1e3,
+           bench->key_longest_us / 1e3, bench->keys_shown, bench->status_longest_us / 1e6);
 }
 
 int
 main (int argc, char **argv)
 {
   static const struct { guint lines, limit_mib; } cases[] = {
-    { 10000, 1 }, { 100000, 1 }, { 1000000, 1 }, { 1000000, 16 },
+    { 10000, 1 }, { 100000, 64 }, { 1000000, 1 }, { 1000000, 64 }, { 3000000, 64 },
   };
   g_autofree char *log = NULL;
   Bench bench = { 0 };
@@ -126,6 +285,10 @@ main (int argc, char **argv)
       log = g_build_filename (g_get_tmp_dir (), "sandpad-stall.log", NULL);
       g_setenv ("SANDPAD_STALL_LOG", log, TRUE);
     }
+#ifdef HAVE_XTEST
+  /* The typist speaks XTEST to the X server the window is on. */
+  gdk_set_allowed_backends ("x11");
+#endif
   gtk_init ();
   gtk_source_init ();
   bench.app = sp_application_new ();
@@ -140,6 +303,13 @@ main (int argc, char **argv)
       g_printerr ("stall-bench: the runner did not start\n");
       return 1;
     }
+  bench.status = GTK_LABEL (find_label (sp_window_get_exec_panel (bench.window), "sp-status"));
+  g_signal_connect (sp_window_get_buffer (bench.window), "changed",
+                    G_CALLBACK (on_buffer_changed), &bench);
+  g_signal_connect (gtk_widget_get_frame_clock (GTK_WIDGET (bench.window)), "after-paint",
+                    G_CALLBACK (on_after_paint), &bench);
+  if (!start_typist (&bench))
+    g_print ("no XTEST: key to paint is not measured\n");
 
   /* Idle is after one small run: the first run's one-time costs (fonts,
    * styles, the runner's first start) are not the output's. */
@@ -147,6 +317,7 @@ main (int argc, char **argv)
   gtk_widget_activate_action (sp_window_get_exec_panel (bench.window), "panel.clear", NULL);
   spin_until (never, &bench, 0.5);
   g_print ("idle: RSS %ld MiB\n", rss_mib ());
+
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       if (argc > 1 && strtoul (argv[1], NULL, 10) != cases[i].lines)
@@ -159,7 +330,10 @@ main (int argc, char **argv)
   g_print ("after Clear: RSS %ld MiB\n", rss_mib ());
 
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (bench.window)), FALSE);
+  g_signal_handlers_disconnect_by_func (gtk_widget_get_frame_clock (GTK_WIDGET (bench.window)),
+                                        on_after_paint, &bench);
   gtk_window_destroy (GTK_WINDOW (bench.window));
+  g_free (bench.status_painted);
   g_application_quit (G_APPLICATION (bench.app));
   g_clear_object (&bench.app);
   return 0;

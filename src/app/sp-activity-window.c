@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "sp-activity-window.h"
 
@@ -26,6 +27,13 @@ struct _SpActivityWindow
   SpActivityRun *shown;
   gulong shown_changed_id;
   guint refresh_id;
+  /* What the text view holds of the shown run: its output up to this
+   * chunk and the last one's length, and whether it was running. */
+  guint shown_chunks;
+  gsize shown_last_len;
+  gboolean shown_running;
+  /* Where the output begins: the diff goes there when the run ends. */
+  GtkTextMark *output_start;
 };
 
 G_DEFINE_FINAL_TYPE (SpActivityWindow, sp_activity_window, ADW_TYPE_WINDOW)
@@ -86,18 +94,64 @@ append_tagged (GtkTextBuffer *buffer, const char *text, const char *tag)
     gtk_text_buffer_insert (buffer, &end, text, -1);
 }
 
+/* After the output, once the run has ended: its error and its files. */
+static void
+append_end (SpActivityWindow *self, SpActivityRun *run)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->text_view);
+  const char *const *files = sp_activity_run_get_files (run);
+
+  if (sp_activity_run_get_error (run) != NULL)
+    {
+      append_tagged (buffer, "\n", NULL);
+      append_tagged (buffer, sp_activity_run_get_error (run), "stderr");
+      append_tagged (buffer, "\n", NULL);
+    }
+  for (guint i = 0; files != NULL && files[i] != NULL; i++)
+    {
+      /* TRANSLATORS: a file (a plot, say) the assistant's run made */
+      g_autofree char *line = g_strdup_printf (_("Made %s\n"), files[i]);
+      append_tagged (buffer, line, "file");
+    }
+}
+
+/* edit_and_execute's edit, between the code and the output (the journal
+ * says it with the end). */
+static void
+insert_diff (SpActivityWindow *self, SpActivityRun *run)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->text_view);
+  GtkTextIter at;
+
+  if (sp_activity_run_get_diff (run) == NULL)
+    return;
+  gtk_text_buffer_get_iter_at_mark (buffer, &at, self->output_start);
+  gtk_text_buffer_insert_with_tags_by_name (buffer, &at, sp_activity_run_get_diff (run), -1,
+                                            "code", NULL);
+  gtk_text_buffer_insert (buffer, &at, "\n", -1);
+}
+
+static void
+show_state (SpActivityWindow *self, SpActivityRun *run)
+{
+  g_autofree char *how = sp_activity_run_describe (run);
+
+  gtk_label_set_text (self->status, how);
+  gtk_widget_set_sensitive (self->stop_button, sp_activity_run_is_running (run));
+}
+
 static void
 refresh (SpActivityWindow *self)
 {
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->text_view);
   SpActivityRun *run = self->shown;
   g_autofree char *title = NULL;
-  g_autofree char *how = NULL;
+  GtkTextIter end;
   GArray *output;
-  const char *const *files;
 
   gtk_widget_set_visible (GTK_WIDGET (self->empty), run == NULL);
   gtk_text_buffer_set_text (buffer, "", 0);
+  self->shown_running = FALSE;
   if (run == NULL)
     {
       gtk_label_set_text (self->title, "");
@@ -114,46 +168,76 @@ refresh (SpActivityWindow *self)
                                                                : _("a private directory"),
                            sp_activity_run_get_time (run) ? sp_activity_run_get_time (run) : "");
   gtk_label_set_text (self->title, title);
-  how = sp_activity_run_describe (run);
-  gtk_label_set_text (self->status, how);
-  gtk_widget_set_sensitive (self->stop_button, sp_activity_run_is_running (run));
+  show_state (self, run);
 
   append_tagged (buffer, sp_activity_run_get_source (run) ? sp_activity_run_get_source (run) : "",
                  "code");
   append_tagged (buffer, "\n\n", NULL);
-  if (sp_activity_run_get_diff (run) != NULL)
-    {
-      append_tagged (buffer, sp_activity_run_get_diff (run), "code");
-      append_tagged (buffer, "\n", NULL);
-    }
+  gtk_text_buffer_get_end_iter (buffer, &end);
+  gtk_text_buffer_move_mark (buffer, self->output_start, &end);
+  insert_diff (self, run);
   output = sp_activity_run_get_output (run);
   for (guint i = 0; i < output->len; i++)
     {
       SpActivityChunk *chunk = &g_array_index (output, SpActivityChunk, i);
       append_tagged (buffer, chunk->text, chunk->is_stderr ? "stderr" : NULL);
     }
-  if (sp_activity_run_get_error (run) != NULL)
-    {
-      append_tagged (buffer, "\n", NULL);
-      append_tagged (buffer, sp_activity_run_get_error (run), "stderr");
-      append_tagged (buffer, "\n", NULL);
-    }
-  files = sp_activity_run_get_files (run);
-  for (guint i = 0; files != NULL && files[i] != NULL; i++)
-    {
-      /* TRANSLATORS: a file (a plot, say) the assistant's run made */
-      g_autofree char *line = g_strdup_printf (_("Made %s\n"), files[i]);
-      append_tagged (buffer, line, "file");
-    }
+  self->shown_chunks = output->len;
+  self->shown_last_len = output->len > 0
+                           ? strlen (g_array_index (output, SpActivityChunk, output->len - 1).text)
+                           : 0;
+  if (!sp_activity_run_is_running (run))
+    append_end (self, run);
+  /* Only a run whose start line was read has its code above the output
+   * already: until then, each change rebuilds the text. */
+  self->shown_running = sp_activity_run_is_running (run) && sp_activity_run_get_tool (run) != NULL;
 }
 
-static gboolean
-refresh_idle (gpointer data)
+/* While the run goes, its output only grows at the end of the text: the
+ * rest of the chunk that was last, then new chunks. */
+static void
+append_new_output (SpActivityWindow *self, SpActivityRun *run)
 {
-  SpActivityWindow *self = data;
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->text_view);
+  GArray *output = sp_activity_run_get_output (run);
+  guint first = self->shown_chunks > 0 ? self->shown_chunks - 1 : 0;
+
+  for (guint i = first; i < output->len; i++)
+    {
+      SpActivityChunk *chunk = &g_array_index (output, SpActivityChunk, i);
+      gsize len = strlen (chunk->text);
+      gsize from = i + 1 == self->shown_chunks ? self->shown_last_len : 0;
+
+      if (len > from)
+        append_tagged (buffer, chunk->text + from, chunk->is_stderr ? "stderr" : NULL);
+      self->shown_last_len = len;
+    }
+  self->shown_chunks = output->len;
+}
+
+/* On the frame clock, once per frame at most however many journal lines
+ * came, and only what is new (issue 29: a rebuild of the whole text for
+ * each of 1,500 lines froze the window for 54 s). */
+static gboolean
+refresh_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
+{
+  SpActivityWindow *self = SP_ACTIVITY_WINDOW (widget);
+  SpActivityRun *run = self->shown;
 
   self->refresh_id = 0;
-  refresh (self);
+  if (run == NULL || !self->shown_running)
+    {
+      refresh (self);
+      return G_SOURCE_REMOVE;
+    }
+  append_new_output (self, run);
+  show_state (self, run);
+  if (!sp_activity_run_is_running (run))
+    {
+      insert_diff (self, run);
+      append_end (self, run);
+      self->shown_running = FALSE;
+    }
   return G_SOURCE_REMOVE;
 }
 
@@ -161,7 +245,7 @@ static void
 queue_refresh (SpActivityWindow *self)
 {
   if (self->refresh_id == 0)
-    self->refresh_id = g_idle_add (refresh_idle, self);
+    self->refresh_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), refresh_tick, NULL, NULL);
 }
 
 static void
@@ -220,7 +304,9 @@ sp_activity_window_dispose (GObject *object)
   if (self->shown != NULL)
     g_clear_signal_handler (&self->shown_changed_id, self->shown);
   g_clear_object (&self->shown);
-  g_clear_handle_id (&self->refresh_id, g_source_remove);
+  if (self->refresh_id != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->refresh_id);
+  self->refresh_id = 0;
   if (self->list != NULL)
     g_signal_handlers_disconnect_by_data (self->list, self);
   self->list = NULL;
@@ -268,6 +354,7 @@ sp_activity_window_init (SpActivityWindow *self)
   GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
   GtkWidget *right = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   GtkTextBuffer *buffer;
+  GtkTextIter start;
 
   gtk_window_set_title (GTK_WINDOW (self), _("Assistant Activity"));
   gtk_window_set_default_size (GTK_WINDOW (self), 960, 600);
@@ -306,6 +393,9 @@ sp_activity_window_init (SpActivityWindow *self)
                               NULL);
   gtk_text_buffer_create_tag (buffer, "stderr", "foreground", "#c01c28", NULL);
   gtk_text_buffer_create_tag (buffer, "file", "style", PANGO_STYLE_ITALIC, NULL);
+  /* Left gravity: it stays before what is inserted at it, the diff. */
+  gtk_text_buffer_get_start_iter (buffer, &start);
+  self->output_start = gtk_text_buffer_create_mark (buffer, NULL, &start, TRUE);
   gtk_box_append (GTK_BOX (right), scrolled (GTK_WIDGET (self->text_view)));
   gtk_paned_set_end_child (GTK_PANED (paned), right);
   gtk_widget_set_vexpand (paned, TRUE);

@@ -53,6 +53,46 @@ apply_style (SpApplication *self)
   adw_style_manager_set_color_scheme (adw_style_manager_get_default (), scheme);
 }
 
+/* ---- frames for the stall meter ---- */
+
+static void
+on_after_paint (GdkFrameClock *clock, SpStallMeter *meter)
+{
+  sp_stall_meter_frame (meter, clock);
+}
+
+/* The clock ticks only while something asks for frames: a window with
+ * nothing to redraw is not frozen. While measuring, every window's clock
+ * runs each refresh (as during an animation), so a gap between painted
+ * frames is one the window could not paint, whatever changed in it. */
+static void
+on_window_realize (GtkWidget *window, SpStallMeter *meter)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (window);
+
+  g_signal_connect_object (clock, "after-paint", G_CALLBACK (on_after_paint), meter, 0);
+  gdk_frame_clock_begin_updating (clock);
+}
+
+static void
+on_window_unrealize (GtkWidget *window, SpStallMeter *meter)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (window);
+
+  gdk_frame_clock_end_updating (clock);
+  g_signal_handlers_disconnect_by_func (clock, on_after_paint, meter);
+  sp_stall_meter_forget_clock (meter, clock);
+}
+
+static void
+on_window_added (GtkApplication *app, GtkWindow *window, SpStallMeter *meter)
+{
+  g_signal_connect_object (window, "realize", G_CALLBACK (on_window_realize), meter, 0);
+  g_signal_connect_object (window, "unrealize", G_CALLBACK (on_window_unrealize), meter, 0);
+  if (gtk_widget_get_realized (GTK_WIDGET (window)))
+    on_window_realize (GTK_WIDGET (window), meter);
+}
+
 static void
 sp_application_activate (GApplication *app)
 {
@@ -250,6 +290,9 @@ sp_application_startup (GApplication *app)
       self->stall_meter = sp_stall_meter_new (g_getenv ("SANDPAD_STALL_LOG"), &error);
       if (self->stall_meter == NULL)
         g_printerr ("sandpad: SANDPAD_STALL_LOG: %s\n", error->message);
+      else
+        g_signal_connect_object (self, "window-added", G_CALLBACK (on_window_added),
+                                 self->stall_meter, 0);
     }
 
   take_state (self);

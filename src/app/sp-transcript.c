@@ -24,6 +24,7 @@ struct _SpTranscript
   /* Our own scrolling, not the user's. */
   gboolean scrolling;
   guint follow_tick_id;
+  guint publish_tick_id;
   guint settled_frames;
   guint tries;
 };
@@ -145,6 +146,39 @@ on_items_changed (GListModel *model, guint position, guint removed, guint added,
   queue_follow (self);
 }
 
+/* ---- showing output on the frame clock ---- */
+
+/* In the frame's update phase, before its layout: a batch published here
+ * is laid out and painted in this frame, and a frame publishes one batch
+ * at most, however fast output comes. */
+static gboolean
+publish_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
+{
+  SpTranscript *self = user_data;
+
+  if (SP_IS_OUTPUT_MODEL (self->model)
+      && sp_output_model_publish_frame (SP_OUTPUT_MODEL (self->model)))
+    return G_SOURCE_CONTINUE;
+  self->publish_tick_id = 0;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+stop_publishing (SpTranscript *self)
+{
+  if (self->publish_tick_id != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->publish_tick_id);
+  self->publish_tick_id = 0;
+}
+
+static void
+on_has_pending (SpOutputModel *model, GParamSpec *pspec, SpTranscript *self)
+{
+  if (sp_output_model_has_pending (model) && self->publish_tick_id == 0)
+    self->publish_tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), publish_tick, self,
+                                                          NULL);
+}
+
 static void
 on_upper_changed (GtkAdjustment *adj, GParamSpec *pspec, SpTranscript *self)
 {
@@ -240,8 +274,12 @@ follow_action (GtkWidget *widget, const char *action_name, GVariant *param)
 static void
 disconnect_model (SpTranscript *self)
 {
+  stop_publishing (self);
   if (self->model != NULL)
     g_signal_handlers_disconnect_by_data (self->model, self);
+  /* Nobody paints it now: its own timer shows what comes. */
+  if (SP_IS_OUTPUT_MODEL (self->model))
+    sp_output_model_set_view_publishes (SP_OUTPUT_MODEL (self->model), FALSE);
   g_clear_object (&self->model);
 }
 
@@ -340,8 +378,14 @@ sp_transcript_set_model (SpTranscript *self, GListModel *model)
       selection = gtk_no_selection_new (g_object_ref (model));
       g_signal_connect_object (model, "items-changed", G_CALLBACK (on_items_changed), self, 0);
       if (SP_IS_OUTPUT_MODEL (model))
-        g_signal_connect_object (model, "notify::hidden", G_CALLBACK (on_hidden_changed), self,
-                                 0);
+        {
+          g_signal_connect_object (model, "notify::hidden", G_CALLBACK (on_hidden_changed), self,
+                                   0);
+          sp_output_model_set_view_publishes (SP_OUTPUT_MODEL (model), TRUE);
+          g_signal_connect_object (model, "notify::has-pending", G_CALLBACK (on_has_pending),
+                                   self, 0);
+          on_has_pending (SP_OUTPUT_MODEL (model), NULL, self);
+        }
     }
   gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (selection));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "transcript.save",

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "sp-activity-window.h"
 #include "sp-window-private.h"
@@ -49,32 +50,73 @@ is_this_file (SpWindow *self, SpActivityRun *run)
   return g_str_equal (canonical, sp_activity_run_get_file (run));
 }
 
+/* Appends what came since the last call: the rest of the chunk that was
+ * last then (a chunk grows while its stream goes on), and new chunks. */
+static void
+append_new_output (SpWindow *self, SpActivityRun *run)
+{
+  GArray *chunks = sp_activity_run_get_output (run);
+  guint first = self->assistant_chunks > 0 ? self->assistant_chunks - 1 : 0;
+
+  for (guint i = first; i < chunks->len; i++)
+    {
+      SpActivityChunk *chunk = &g_array_index (chunks, SpActivityChunk, i);
+      gsize len = strlen (chunk->text);
+      gsize from = i + 1 == self->assistant_chunks ? self->assistant_last_len : 0;
+
+      if (len > from)
+        sp_output_model_append (self->assistant_output,
+                                chunk->is_stderr ? SP_OUTPUT_STDERR : SP_OUTPUT_STDOUT,
+                                chunk->text + from);
+      self->assistant_last_len = len;
+    }
+  self->assistant_chunks = chunks->len;
+}
+
+/* The panel's model for this run, made the first time a journal line
+ * about it comes (or after the window showed something else). */
+static void
+start_assistant_output (SpWindow *self)
+{
+  g_autoptr (SpOutputModel) output = sp_output_model_new ();
+
+  /* Batched like a run of the window's own: a flood of journal lines is
+   * shown once per frame at most. */
+  sp_output_model_set_batched (output, TRUE);
+  /* It is the run shown now; the window's last one lets its files go. */
+  _sp_window_release_run (self);
+  g_set_object (&self->output, output);
+  g_set_object (&self->assistant_output, output);
+  self->assistant_chunks = 0;
+  self->assistant_last_len = 0;
+  self->assistant_error_shown = FALSE;
+  sp_exec_panel_set_output (self->exec_panel, G_LIST_MODEL (output));
+}
+
 static void
 show_assistant_run (SpWindow *self, SpActivityRun *run)
 {
-  g_autoptr (SpOutputModel) output = sp_output_model_new ();
-  GArray *chunks = sp_activity_run_get_output (run);
   g_autofree char *how = sp_activity_run_describe (run);
   g_autofree char *status = NULL;
 
   if (self->running || !is_this_file (self, run))
     return;
-  for (guint i = 0; i < chunks->len; i++)
+  if (self->output == NULL || self->output != self->assistant_output
+      || self->assistant_run != run)
     {
-      SpActivityChunk *chunk = &g_array_index (chunks, SpActivityChunk, i);
-      sp_output_model_append (output, chunk->is_stderr ? SP_OUTPUT_STDERR : SP_OUTPUT_STDOUT,
-                              chunk->text);
+      start_assistant_output (self);
+      g_set_object (&self->assistant_run, run);
     }
-  if (sp_activity_run_get_error (run) != NULL)
+  append_new_output (self, run);
+  if (!sp_activity_run_is_running (run) && sp_activity_run_get_error (run) != NULL
+      && !self->assistant_error_shown)
     {
       g_autofree char *line = g_strdup_printf ("%s\n", sp_activity_run_get_error (run));
-      sp_output_model_append (output, SP_OUTPUT_STDERR, line);
+      sp_output_model_append (self->assistant_output, SP_OUTPUT_STDERR, line);
+      self->assistant_error_shown = TRUE;
     }
-  sp_output_model_flush (output);
-  /* It is the run shown now; the window's last one lets its files go. */
-  _sp_window_release_run (self);
-  g_set_object (&self->output, output);
-  sp_exec_panel_set_output (self->exec_panel, G_LIST_MODEL (output));
+  if (!sp_activity_run_is_running (run))
+    sp_output_model_flush (self->assistant_output);
   /* TRANSLATORS: %s says how the assistant's run ended, or that it runs */
   status = g_strdup_printf (_("Run by an assistant: %s"), how);
   sp_exec_panel_set_status (self->exec_panel, status,
@@ -82,11 +124,35 @@ show_assistant_run (SpWindow *self, SpActivityRun *run)
                               && sp_activity_run_get_exit_code (run) != 0);
 }
 
+static gboolean
+assistant_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
+{
+  SpWindow *self = SP_WINDOW (widget);
+  g_autoptr (SpActivityRun) run = g_steal_pointer (&self->assistant_changed);
+
+  self->assistant_tick_id = 0;
+  if (run != NULL)
+    show_assistant_run (self, run);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 on_run_changed (SpActivityRun *run, SpWindow *self)
 {
-  if (g_strcmp0 (sp_activity_run_get_tool (run), "edit_and_execute") == 0)
-    show_assistant_run (self, run);
+  if (g_strcmp0 (sp_activity_run_get_tool (run), "edit_and_execute") != 0
+      || !is_this_file (self, run))
+    return;
+  /* Another run of the file before the frame: show the first now, so
+   * none is skipped. */
+  if (self->assistant_changed != NULL && self->assistant_changed != run)
+    {
+      g_autoptr (SpActivityRun) earlier = g_steal_pointer (&self->assistant_changed);
+      show_assistant_run (self, earlier);
+    }
+  g_set_object (&self->assistant_changed, run);
+  if (self->assistant_tick_id == 0)
+    self->assistant_tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), assistant_tick,
+                                                            NULL, NULL);
 }
 
 static void

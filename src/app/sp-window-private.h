@@ -42,6 +42,20 @@ struct _SpWindow
    * so the panel can show them; then the runner may forget it. */
   char *run_id;
   SpOutputModel *output;
+  /* An assistant's run of this file shown in the panel (sp-window-
+   * activity.c): the model it fills while self->output is that model,
+   * and how much of the run's output it holds (chunks, bytes of the
+   * last, which may still grow), so each journal line appends only what
+   * is new. */
+  SpOutputModel *assistant_output;
+  SpActivityRun *assistant_run;
+  guint assistant_chunks;
+  gsize assistant_last_len;
+  gboolean assistant_error_shown;
+  /* A run whose journal lines came since the last frame, shown on the
+   * next one (a tick callback), once however many lines came. */
+  SpActivityRun *assistant_changed;
+  guint assistant_tick_id;
   GString *stderr_text;
   gboolean running;
   gboolean run_exited;

@@ -28,6 +28,10 @@ enum
 };
 
 static GParamSpec *properties[N_PROPS];
+/* Set once in class_init, like properties: GObject's "notify" and the
+ * detail "text", to ask whether anyone listens. */
+static guint notify_signal_id;
+static GQuark text_quark;
 
 G_DEFINE_ENUM_TYPE (SpOutputKind, sp_output_kind,
                     G_DEFINE_ENUM_VALUE (SP_OUTPUT_STDOUT, "stdout"),
@@ -92,6 +96,8 @@ sp_output_item_class_init (SpOutputItemClass *klass)
                                                G_PARAM_READABLE | G_PARAM_STATIC_STRINGS
                                                  | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+  notify_signal_id = g_signal_lookup ("notify", G_TYPE_OBJECT);
+  text_quark = g_quark_from_static_string ("text");
 }
 
 static void
@@ -292,6 +298,12 @@ _sp_output_item_erase_front (SpOutputItem *self, gsize len)
 void
 _sp_output_item_notify_text (SpOutputItem *self)
 {
+  /* A flood rewrites every row of the tail in place on each batch, and
+   * only the few a view has bound listen: the others' notify is skipped
+   * (GLib 2.74 builds a notify queue for each, which made rewriting a
+   * full tail cost tens of milliseconds). */
+  if (!g_signal_has_handler_pending (self, notify_signal_id, text_quark, FALSE))
+    return;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TEXT]);
 }
 

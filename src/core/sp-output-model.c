@@ -34,7 +34,14 @@ struct _SpOutputModel
   SpOutputKind pending_cr_kind;
 
   gboolean batched;
+  /* A view publishes on its frames (sp_output_model_publish_frame); the
+   * timer is only a backstop for a view that paints none. */
+  gboolean view_publishes;
   guint batch_id;
+  gint64 published_at;
+  /* "has-pending" was notified TRUE (batched only: unbatched, text never
+   * waits). */
+  gboolean pending_told;
   gboolean keep_rows;
   gint64 batch_ms;
   /* While publishing: the first row changed or added, for views. */
@@ -54,6 +61,7 @@ enum
 {
   PROP_0,
   PROP_HIDDEN,
+  PROP_HAS_PENDING,
   N_PROPS
 };
 
@@ -137,6 +145,9 @@ sp_output_model_get_property (GObject *object, guint prop_id, GValue *value, GPa
     case PROP_HIDDEN:
       g_value_set_uint64 (value, self->hidden_lines);
       break;
+    case PROP_HAS_PENDING:
+      g_value_set_boolean (value, self->pending.length > 0);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -154,6 +165,11 @@ sp_output_model_class_init (SpOutputModelClass *klass)
   properties[PROP_HIDDEN] = g_param_spec_uint64 ("hidden", NULL, NULL, 0, G_MAXUINT64, 0,
                                                  G_PARAM_READABLE | G_PARAM_STATIC_STRINGS
                                                    | G_PARAM_EXPLICIT_NOTIFY);
+  /* Text collected and not shown yet: a view that publishes on its frames
+   * asks for frames while it is TRUE. */
+  properties[PROP_HAS_PENDING] = g_param_spec_boolean ("has-pending", NULL, NULL, FALSE,
+                                                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS
+                                                         | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -632,15 +648,37 @@ publish_in_place (SpOutputModel *self)
     g_list_model_items_changed (G_LIST_MODEL (self), common, old_len - common, n_final - common);
 }
 
+static void publish_text (SpOutputModel *self);
+
+/* Notifies "has-pending" when it changed from what views were told. */
+static void
+tell_pending (SpOutputModel *self)
+{
+  gboolean pending = self->pending.length > 0;
+
+  if (pending == self->pending_told)
+    return;
+  self->pending_told = pending;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HAS_PENDING]);
+}
+
 static void
 publish (SpOutputModel *self)
+{
+  g_clear_handle_id (&self->batch_id, g_source_remove);
+  if (self->pending.length == 0)
+    return;
+  self->published_at = g_get_monotonic_time ();
+  publish_text (self);
+  tell_pending (self);
+}
+
+static void
+publish_text (SpOutputModel *self)
 {
   guint old_len = self->items->len;
   guint64 hidden_before = self->hidden_bytes;
 
-  g_clear_handle_id (&self->batch_id, g_source_remove);
-  if (self->pending.length == 0)
-    return;
   skip_pending_excess (self);
   if (self->keep_rows && all_text (self))
     {
@@ -663,19 +701,47 @@ publish (SpOutputModel *self)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HIDDEN]);
 }
 
+/* Publishes a batch, timed: showing a batch (views rebind in the
+ * handlers) may take at most about a fifth of the time, so a slow view
+ * gets bigger, rarer batches. */
+static void
+publish_batch (SpOutputModel *self)
+{
+  gint64 start = g_get_monotonic_time ();
+
+  publish (self);
+  self->batch_ms = CLAMP ((g_get_monotonic_time () - start) * 4 / 1000, SP_OUTPUT_MODEL_BATCH_MS,
+                          SP_OUTPUT_MODEL_BATCH_MS * 8);
+}
+
 static gboolean
 batch_due (gpointer user_data)
 {
   SpOutputModel *self = user_data;
-  gint64 start = g_get_monotonic_time ();
 
   self->batch_id = 0;
-  publish (self);
-  /* Showing a batch (views rebind in the handlers) may take at most about
-   * a fifth of the time: a slow view gets bigger, rarer batches. */
-  self->batch_ms = CLAMP ((g_get_monotonic_time () - start) * 4 / 1000, SP_OUTPUT_MODEL_BATCH_MS,
-                          SP_OUTPUT_MODEL_BATCH_MS * 8);
+  publish_batch (self);
   return G_SOURCE_REMOVE;
+}
+
+gboolean
+sp_output_model_publish_frame (SpOutputModel *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_MODEL (self), FALSE);
+
+  if (self->pending.length == 0)
+    return FALSE;
+  if (g_get_monotonic_time () - self->published_at < self->batch_ms * 1000)
+    return TRUE;
+  publish_batch (self);
+  return FALSE;
+}
+
+void
+sp_output_model_set_view_publishes (SpOutputModel *self, gboolean view_publishes)
+{
+  g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
+  self->view_publishes = !!view_publishes;
 }
 
 void
@@ -769,9 +835,18 @@ sp_output_model_append_timed (SpOutputModel *self, SpOutputKind kind, const char
       g_queue_push_tail (&self->pending, segment);
     }
   if (!self->batched)
-    publish (self);
-  else if (self->batch_id == 0)
-    self->batch_id = g_timeout_add ((guint) self->batch_ms, batch_due, self);
+    {
+      publish (self);
+      return;
+    }
+  /* A view publishing on its frames does it once per frame at most; the
+   * timer then only shows text a view that paints nothing (a hidden
+   * window) would keep waiting. */
+  if (self->batch_id == 0)
+    self->batch_id = g_timeout_add ((guint) (self->view_publishes ? SP_OUTPUT_MODEL_BACKSTOP_MS
+                                                                 : self->batch_ms),
+                                    batch_due, self);
+  tell_pending (self);
 }
 
 void
@@ -875,6 +950,7 @@ sp_output_model_clear (SpOutputModel *self)
     g_list_model_items_changed (G_LIST_MODEL (self), 0, n, 0);
   if (was_hidden)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HIDDEN]);
+  tell_pending (self);
 }
 
 static void

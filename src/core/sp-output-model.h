@@ -15,6 +15,10 @@
  * Batched, appends only collect text; the rows are built and views told in
  * one go at most every SP_OUTPUT_MODEL_BATCH_MS (or on flush), so a flood
  * of tiny chunks costs a view one update per batch, not one per chunk.
+ * A view that paints frames publishes the batch itself, from its frame
+ * clock (set_view_publishes, then publish_frame on each frame while
+ * "has-pending"), so a batch is shown in the frame that follows it and no
+ * more than one batch is published per frame.
  * Unbatched (the default), every append is shown at once. */
 #pragma once
 
@@ -29,6 +33,9 @@ G_BEGIN_DECLS
 #define SP_OUTPUT_MODEL_ITEM_BYTES (4 * 1024)
 #define SP_OUTPUT_MODEL_ROW_LINES 1
 #define SP_OUTPUT_MODEL_BATCH_MS 30
+/* With a view publishing on its frames: how long text waits for one
+ * before the model shows it anyway (a window that paints nothing). */
+#define SP_OUTPUT_MODEL_BACKSTOP_MS 250
 
 #define SP_TYPE_OUTPUT_MODEL (sp_output_model_get_type ())
 G_DECLARE_FINAL_TYPE (SpOutputModel, sp_output_model, SP, OUTPUT_MODEL, GObject)
@@ -37,6 +44,13 @@ SpOutputModel *sp_output_model_new (void);
 void sp_output_model_set_max_bytes (SpOutputModel *self, gsize max_bytes);
 void sp_output_model_set_max_lines (SpOutputModel *self, guint max_lines);
 void sp_output_model_set_batched (SpOutputModel *self, gboolean batched);
+/* Batched: a view publishes the batches on its frames; the model's timer
+ * waits SP_OUTPUT_MODEL_BACKSTOP_MS instead. */
+void sp_output_model_set_view_publishes (SpOutputModel *self, gboolean view_publishes);
+/* A view's frame: publishes the batch when one is due (at least the batch
+ * time since the last, longer when showing one took long). TRUE while
+ * text still waits, so the view asks for another frame. */
+gboolean sp_output_model_publish_frame (SpOutputModel *self);
 /* For a view that shows the end: trimming moves text through the rows it
  * already has (each notifies "text") instead of removing rows at the front
  * and adding rows at the end, as long as the list holds only text. */

@@ -156,9 +156,13 @@ read_done (GObject *object, GAsyncResult *result, gpointer user_data)
 void
 _sp_runner_client_read_more (SpRunnerClient *self)
 {
-  /* One read per main loop dispatch: a flood of output interleaves with
-   * everything else the loop does. */
+  /* One read per main loop dispatch, and below the redraw: during a flood
+   * the socket is always ready, and at the default priority it kept
+   * GTK's frames (G_PRIORITY_HIGH_IDLE + 20) from ever running while
+   * input was still dispatched, so the window took keys but painted
+   * nothing for seconds (issue 30). Frames first; the runner's outbox
+   * holds what we have not read yet. */
   g_input_stream_read_bytes_async (g_io_stream_get_input_stream (self->stream), READ_SIZE,
-                                   G_PRIORITY_DEFAULT, self->cancellable, read_done,
+                                   SP_RUNNER_CLIENT_READ_PRIORITY, self->cancellable, read_done,
                                    g_object_ref (self));
 }

@@ -19,6 +19,11 @@ struct _SpStallMeter
   gint64 longest_busy_us;
   gint64 cpu_at_tick;
   guint64 ticks;
+  /* Frame clock -> the time of its last painted frame (gint64 *). */
+  GHashTable *last_frame;
+  gint64 reset_at;
+  gint64 longest_frame_gap_us;
+  guint64 frames;
 };
 
 /* CPU time of this thread (the main loop's), in microseconds. */
@@ -77,8 +82,12 @@ sp_stall_meter_dispose (GObject *object)
       fprintf (self->log, "%.3f longest %.1f ms busy %.1f ms\n",
                (g_get_monotonic_time () - self->created_at) / 1e6, self->longest_us / 1e3,
                self->longest_busy_us / 1e3);
+      fprintf (self->log, "%.3f longest frame gap %.1f ms\n",
+               (g_get_monotonic_time () - self->created_at) / 1e6,
+               self->longest_frame_gap_us / 1e3);
       g_clear_pointer (&self->log, fclose);
     }
+  g_clear_pointer (&self->last_frame, g_hash_table_unref);
   G_OBJECT_CLASS (sp_stall_meter_parent_class)->dispose (object);
 }
 
@@ -92,6 +101,8 @@ static void
 sp_stall_meter_init (SpStallMeter *self)
 {
   self->created_at = g_get_monotonic_time ();
+  self->reset_at = self->created_at;
+  self->last_frame = g_hash_table_new_full (NULL, NULL, NULL, g_free);
 }
 
 SpStallMeter *
@@ -150,6 +161,60 @@ sp_stall_meter_reset (SpStallMeter *self)
   self->longest_us = 0;
   self->longest_busy_us = 0;
   self->ticks = 0;
+  self->longest_frame_gap_us = 0;
+  self->frames = 0;
+  /* A gap that began before the reset counts from the reset only. */
+  self->reset_at = g_get_monotonic_time ();
+}
+
+void
+sp_stall_meter_frame (SpStallMeter *self, gconstpointer clock)
+{
+  gint64 now = g_get_monotonic_time ();
+  gint64 *last;
+  gint64 gap;
+
+  g_return_if_fail (SP_IS_STALL_METER (self));
+  last = g_hash_table_lookup (self->last_frame, clock);
+  if (last == NULL)
+    {
+      /* A clock's first frame has no gap before it: a window that just
+       * opened was not frozen before it existed. */
+      last = g_new (gint64, 1);
+      *last = now;
+      g_hash_table_insert (self->last_frame, (gpointer) clock, last);
+    }
+  gap = now - MAX (*last, self->reset_at);
+  *last = now;
+  self->frames++;
+  if (gap > self->longest_frame_gap_us)
+    self->longest_frame_gap_us = gap;
+  if (self->log != NULL && gap >= SP_STALL_METER_LOG_FRAME_MS * 1000)
+    {
+      fprintf (self->log, "%.3f frame gap %.1f ms\n", (now - self->created_at) / 1e6, gap / 1e3);
+      fflush (self->log);
+    }
+}
+
+void
+sp_stall_meter_forget_clock (SpStallMeter *self, gconstpointer clock)
+{
+  g_return_if_fail (SP_IS_STALL_METER (self));
+  g_hash_table_remove (self->last_frame, clock);
+}
+
+gint64
+sp_stall_meter_get_longest_frame_gap_us (SpStallMeter *self)
+{
+  g_return_val_if_fail (SP_IS_STALL_METER (self), 0);
+  return self->longest_frame_gap_us;
+}
+
+guint64
+sp_stall_meter_get_frames (SpStallMeter *self)
+{
+  g_return_val_if_fail (SP_IS_STALL_METER (self), 0);
+  return self->frames;
 }
 
 void

@@ -432,6 +432,68 @@ test_batched (void)
   g_assert_finalize_object (model);
 }
 
+static void
+on_has_pending (SpOutputModel *model, GParamSpec *pspec, guint *told)
+{
+  told[sp_output_model_has_pending (model)]++;
+}
+
+/* A view that paints frames publishes the batches: at most one per frame
+ * and only when one is due; "has-pending" says when to ask for frames;
+ * the model's own timer waits for the backstop, for a view painting
+ * nothing. */
+static void
+test_view_publishes (void)
+{
+  SpOutputModel *model = sp_output_model_new ();
+  Changes c = { 0 };
+  guint told[2] = { 0, 0 };
+  gint64 start;
+
+  sp_output_model_set_batched (model, TRUE);
+  sp_output_model_set_view_publishes (model, TRUE);
+  g_signal_connect (model, "items-changed", G_CALLBACK (on_items_changed), &c);
+  g_signal_connect (model, "notify::has-pending", G_CALLBACK (on_has_pending), told);
+  g_assert_false (sp_output_model_publish_frame (model));
+
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "one\n");
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "two\n");
+  g_assert_cmpuint (told[TRUE], ==, 1);
+  /* A frame publishes the batch, the next finds nothing to do. */
+  g_assert_false (sp_output_model_publish_frame (model));
+  g_assert_cmpuint (c.calls, ==, 1);
+  g_assert_cmpuint (told[FALSE], ==, 1);
+  g_assert_false (sp_output_model_publish_frame (model));
+
+  /* Text that comes right after: not due yet, the view asks again. */
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "three\n");
+  g_assert_true (sp_output_model_publish_frame (model));
+  g_assert_cmpuint (c.calls, ==, 1);
+  g_usleep ((SP_OUTPUT_MODEL_BATCH_MS + 5) * 1000);
+  g_assert_false (sp_output_model_publish_frame (model));
+  g_assert_cmpuint (c.calls, ==, 2);
+  g_assert_cmpuint (told[TRUE], ==, 2);
+  g_assert_cmpuint (told[FALSE], ==, 2);
+
+  /* No frames: the backstop shows it, not the batch timer. */
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "four\n");
+  start = g_get_monotonic_time ();
+  while (sp_output_model_has_pending (model))
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpint (g_get_monotonic_time () - start, >=, (SP_OUTPUT_MODEL_BACKSTOP_MS - 5) * 1000);
+  g_assert_cmpuint (c.calls, ==, 3);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 4);
+
+  /* Unbatched text never waits: nothing to tell. */
+  sp_output_model_set_batched (model, FALSE);
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "five\n");
+  g_assert_cmpuint (told[TRUE], ==, 3);
+  g_assert_cmpuint (told[FALSE], ==, 3);
+  g_signal_handlers_disconnect_by_data (model, &c);
+  g_signal_handlers_disconnect_by_data (model, told);
+  g_assert_finalize_object (model);
+}
+
 /* Keeping rows: through a flood the rows stay the same objects and the
  * list does not change at all once full; the rows tell their new text. */
 static void
@@ -577,6 +639,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/OutputModel/tail", test_tail);
   g_test_add_func ("/Sandpad/OutputModel/tail-keeps-items", test_tail_keeps_items);
   g_test_add_func ("/Sandpad/OutputModel/batched", test_batched);
+  g_test_add_func ("/Sandpad/OutputModel/view-publishes", test_view_publishes);
   g_test_add_func ("/Sandpad/OutputModel/keep-rows", test_keep_rows);
   g_test_add_func ("/Sandpad/OutputModel/save-whole", test_save_whole);
   g_test_add_func ("/Sandpad/OutputModel/insert-timed", test_insert_timed);

@@ -107,6 +107,79 @@ test_sees_block (void)
   g_rmdir (dir);
 }
 
+/* Stands for a window's frame clock: paints every 16 ms while the loop
+ * lets it. */
+static gboolean
+paint (gpointer data)
+{
+  SpStallMeter *meter = data;
+
+  sp_stall_meter_frame (meter, &paint);
+  return G_SOURCE_CONTINUE;
+}
+
+/* The frame gap is what the timer cannot see: a loop kept busy by a source
+ * above the frames' priority, which never holds it long at a time. */
+static gboolean
+always_ready (gpointer data)
+{
+  g_usleep (2000);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+test_frame_gap (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sandpad-test-XXXXXX", NULL);
+  g_autofree char *log = g_build_filename (dir, "stall.log", NULL);
+  g_autofree char *text = NULL;
+  GError *error = NULL;
+  SpStallMeter *meter = sp_stall_meter_new (log, &error);
+  guint painter, busy;
+  gint64 quiet_gap;
+  int other_clock;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (sp_stall_meter_get_longest_frame_gap_us (meter), ==, 0);
+  /* Frames at a low priority, as GDK's redraw is below the default. */
+  painter = g_timeout_add_full (G_PRIORITY_HIGH_IDLE + 20, 16, paint, meter, NULL);
+  spin (200);
+  sp_stall_meter_reset (meter);
+  spin (300);
+  quiet_gap = sp_stall_meter_get_longest_frame_gap_us (meter);
+  g_assert_cmpuint (sp_stall_meter_get_frames (meter), >, 0);
+  g_test_message ("quiet: longest frame gap %.1f ms", quiet_gap / 1e3);
+
+  /* A default-priority source that is always ready: the loop is never
+   * held for more than 2 ms, yet no frame runs for 400 ms. */
+  sp_stall_meter_reset (meter);
+  busy = g_idle_add_full (G_PRIORITY_DEFAULT, always_ready, NULL, NULL);
+  spin (400);
+  g_source_remove (busy);
+  spin (100);
+  g_assert_cmpint (sp_stall_meter_get_longest_frame_gap_us (meter), >=, 380 * 1000);
+  g_assert_cmpint (sp_stall_meter_get_longest_frame_gap_us (meter), >, quiet_gap);
+  g_assert_cmpint (sp_stall_meter_get_longest_us (meter), <, 380 * 1000);
+
+  /* A reset forgets the gap and counts a gap going on only from it; a
+   * clock's first frame has none. */
+  spin (100);
+  sp_stall_meter_reset (meter);
+  sp_stall_meter_frame (meter, &other_clock);
+  spin (50);
+  g_source_remove (painter);
+  g_assert_cmpint (sp_stall_meter_get_longest_frame_gap_us (meter), <, 380 * 1000);
+  sp_stall_meter_forget_clock (meter, &paint);
+  sp_stall_meter_forget_clock (meter, &other_clock);
+
+  g_assert_finalize_object (meter);
+  g_assert_true (g_file_get_contents (log, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, " frame gap "));
+  g_assert_nonnull (strstr (text, " longest frame gap "));
+  g_unlink (log);
+  g_rmdir (dir);
+}
+
 static void
 test_bad_log (void)
 {
@@ -122,6 +195,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/Sandpad/StallMeter/sees-block", test_sees_block);
+  g_test_add_func ("/Sandpad/StallMeter/frame-gap", test_frame_gap);
   g_test_add_func ("/Sandpad/StallMeter/bad-log", test_bad_log);
   return g_test_run ();
 }

@@ -356,6 +356,83 @@ test_edit_shows_in_window (void)
   g_rmdir (ws);
 }
 
+static gboolean
+panel_shows_done (gpointer data)
+{
+  g_autofree char *text = panel_text (data);
+
+  return strstr (text, "all done") != NULL;
+}
+
+/* An assistant's run of an open file that alternates 1,500 one-byte
+ * writes between stdout and stderr, each a journal line and a chunk of
+ * its own (2 ms apart, so the runner reads each alone) (issue 29: the window rebuilt its panel from every chunk on
+ * every line, and the Activity window its whole text, which froze the
+ * window for 54 s). Both follow it, appending only what is new, once per
+ * frame; the windows keep painting (the app's stall meter, generous
+ * bounds) and both end up showing all of it. */
+static void
+test_alternating_streams (void)
+{
+  g_autofree char *ws = g_dir_make_tmp ("sp-activity-ws-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (ws, "prog.py", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  SpWindow *window = sp_window_new (app);
+  SpStallMeter *meter = sp_application_get_stall_meter (app);
+  SpActivityWindow *activity;
+  ShownWait done;
+  const char *answer;
+  Mcp *mcp;
+
+  g_assert_nonnull (meter);
+  g_assert_true (g_file_set_contents (path,
+                                      "import sys, time\n"
+                                      "for i in range(1500):\n"
+                                      "    s = sys.stdout if i % 2 else sys.stderr\n"
+                                      "    s.write('PLACEHOLDER')\n"
+                                      "    s.flush()\n"
+                                      "    time.sleep(0.002)\n"
+                                      "print('all done', flush=True)\n",
+                                      -1, NULL));
+  if (getuid () == 0)
+    {
+      g_assert_cmpint (chown (ws, 65534, 65534), ==, 0);
+      g_assert_cmpint (chown (path, 65534, 65534), ==, 0);
+    }
+  gtk_window_present (GTK_WINDOW (window));
+  sp_window_load_file (window, file);
+  g_assert_true (sp_test_wait_for (loaded, window, 10000));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.activity", NULL));
+  activity = find_activity_window ();
+  g_assert_nonnull (activity);
+  spin (300);
+
+  mcp = mcp_start (ws);
+  sp_stall_meter_reset (meter);
+  mcp_send (mcp, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{"
+                 "\"name\":\"edit_and_execute\",\"arguments\":{\"path\":\"prog.py\",\"edits\":"
+                 "[{\"old_text\":\"PLACEHOLDER\",\"new_text\":\"x\"}]}}}");
+  answer = mcp_wait_line (mcp, "\"id\":4", 120000);
+  g_assert_nonnull (answer);
+  g_assert_nonnull (strstr (answer, "\"end\":\"exited\""));
+  g_assert_true (sp_test_wait_for (panel_shows_done, window, 60000));
+  done = (ShownWait){ activity, "all done" };
+  g_assert_true (sp_test_wait_for (activity_shows, &done, 60000));
+  spin (300);
+  g_test_message ("%u chunks; longest frame gap %.1f ms, longest stall %.1f ms (app working %.1f ms)",
+                  sp_activity_run_get_output (sp_activity_window_get_shown (activity))->len,
+                  sp_stall_meter_get_longest_frame_gap_us (meter) / 1e3,
+                  sp_stall_meter_get_longest_us (meter) / 1e3,
+                  sp_stall_meter_get_longest_busy_us (meter) / 1e3);
+  g_assert_cmpint (sp_stall_meter_get_longest_frame_gap_us (meter), <, 750 * 1000);
+  g_assert_cmpint (sp_stall_meter_get_longest_busy_us (meter), <, 250 * 1000);
+  mcp_stop (mcp);
+  gtk_window_destroy (GTK_WINDOW (activity));
+  close_window (window);
+  g_unlink (path);
+  g_rmdir (ws);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -376,6 +453,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/Sandpad/Activity/live-and-stop", test_live_and_stop);
   g_test_add_func ("/Sandpad/Activity/edit-shows-in-window", test_edit_shows_in_window);
+  g_test_add_func ("/Sandpad/Activity/alternating-streams", test_alternating_streams);
   ret = g_test_run ();
 
   g_application_quit (G_APPLICATION (app));
