@@ -88,29 +88,6 @@ _sp_runner_client_fail_run (SpRunnerClient *self, const char *id, const SpProtoE
   return TRUE;
 }
 
-/* The run an event is about; NULL for the others. */
-static const char *
-event_run_id (const SpMessage *msg)
-{
-  switch (msg->type)
-    {
-    case SP_MSG_QUEUED:
-      return msg->u.queued.id;
-    case SP_MSG_STARTED:
-      return msg->u.started.id;
-    case SP_MSG_OUTPUT:
-      return msg->u.output.id;
-    case SP_MSG_EXITED:
-      return msg->u.exited.id;
-    case SP_MSG_RELEASED:
-      return msg->u.ref.id;
-    case SP_MSG_ERROR:
-      return msg->u.error.id;
-    default:
-      return NULL;
-    }
-}
-
 /* An event about a run that failed: its callers were told, so only the
  * run's end matters, to release it and then forget it. */
 static void
@@ -474,7 +451,7 @@ handle_error (SpRunnerClient *self, const SpErrorMsg *error)
 void
 _sp_runner_client_dispatch (SpRunnerClient *self, SpMessage *msg)
 {
-  const char *id = event_run_id (msg);
+  const char *id = sp_message_run_id (msg);
   RunInfo *info = id != NULL ? g_hash_table_lookup (self->runs, id) : NULL;
 
   if (info != NULL && info->failed)

@@ -346,3 +346,25 @@ sp_message_clear (SpMessage *msg)
     }
   memset (msg, 0, sizeof *msg);
 }
+
+const char *
+sp_message_run_id (const SpMessage *msg)
+{
+  switch (msg->type)
+    {
+    case SP_MSG_QUEUED:
+      return msg->u.queued.id;
+    case SP_MSG_STARTED:
+      return msg->u.started.id;
+    case SP_MSG_OUTPUT:
+      return msg->u.output.id;
+    case SP_MSG_EXITED:
+      return msg->u.exited.id;
+    case SP_MSG_RELEASED:
+      return msg->u.ref.id;
+    case SP_MSG_ERROR:
+      return msg->u.error.id;
+    default:
+      return NULL;
+    }
+}

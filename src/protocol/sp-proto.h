@@ -402,6 +402,10 @@ typedef struct
 
 /* Frees every string and array the message owns and zeroes it. */
 void sp_message_clear (SpMessage *msg);
+
+/* The run an event is about (queued, started, output, exited, released,
+ * error); NULL for the others and for an error about no run. */
+const char *sp_message_run_id (const SpMessage *msg);
 void sp_sandbox_info_clear (SpSandboxInfo *info);
 void sp_sandbox_info_copy (SpSandboxInfo *dst, const SpSandboxInfo *src);
 

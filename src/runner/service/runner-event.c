@@ -171,29 +171,6 @@ error_fallback (const SpMessage *orig, size_t *len)
   return encode_within (&msg, len);
 }
 
-/* The run an event is about, when it names one. */
-static const char *
-run_id (const SpMessage *msg)
-{
-  switch (msg->type)
-    {
-    case SP_MSG_QUEUED:
-      return msg->u.queued.id;
-    case SP_MSG_STARTED:
-      return msg->u.started.id;
-    case SP_MSG_OUTPUT:
-      return msg->u.output.id;
-    case SP_MSG_EXITED:
-      return msg->u.exited.id;
-    case SP_MSG_RELEASED:
-      return msg->u.ref.id;
-    case SP_MSG_ERROR:
-      return msg->u.error.id;
-    default:
-      return NULL;
-    }
-}
-
 char *
 runner_event_encode (const SpMessage *msg, size_t *len)
 {
@@ -211,7 +188,7 @@ runner_event_encode (const SpMessage *msg, size_t *len)
     return line;
 
   /* Only a bug gets here; say so, to the run's client when there is one. */
-  const char *id = run_id (msg);
+  const char *id = sp_message_run_id (msg);
   SpMessage err = { .type = SP_MSG_ERROR };
   err.u.error.id = id != NULL && sp_proto_id_valid (id) ? (char *) id : NULL;
   err.u.error.code = SP_ERR_INTERNAL;
