@@ -544,12 +544,19 @@ def test_child_fds(t):
     t.ok(ev is not None and ev.get("data", "").startswith("up"), "the run is up", ev)
     procs = {pid: (comm(pid), fd_links(pid)) for pid in descendants(r.proc.pid)}
     # The warm parent (runner-warm.h) is the runner's, not the run's: it
-    # holds /dev/null as 0-2 and its socket to the runner, nothing else.
-    # One that is still starting (this run went cold while it imports)
-    # has its script open for a moment: judge it once it is at rest.
+    # holds /dev/null as 0-2 and its socket to the runner; beyond them only
+    # sandpad-warm-init (opened once, to exec its spares' inits from) and,
+    # once its spare is made, that spare's sockets and pidfd: no pipe of a
+    # run, no other file. One that is still starting (this run went cold
+    # while it imports) has its script open for a moment: judge it once it
+    # is at rest.
     def at_rest(links):
-        return (sorted(links) == [0, 1, 2, 3] and links[3].startswith("socket:")
-                and all(links[fd] == "/dev/null" for fd in (0, 1, 2)))
+        def spare_or_helper(link):
+            return (link.startswith("socket:") or link == "anon_inode:[pidfd]"
+                    or link.endswith("/sandpad-warm-init"))
+        return (all(links.get(fd) == "/dev/null" for fd in (0, 1, 2))
+                and links.get(3, "").startswith("socket:")
+                and all(spare_or_helper(link) for fd, link in links.items() if fd > 3))
     warm = {pid for pid in procs if is_warm_parent(pid)}
     for pid in warm:
         links = procs.pop(pid)[1] or {}
@@ -557,7 +564,8 @@ def test_child_fds(t):
         while not at_rest(links) and time.monotonic() < deadline:
             time.sleep(0.2)
             links = fd_links(pid) or {}
-        t.ok(at_rest(links), f"the warm parent ({pid}) holds /dev/null and its socket only",
+        t.ok(at_rest(links), f"the warm parent ({pid}) holds /dev/null, its socket, its helper "
+             "and its spare's socket and pidfd only",
              links)
     r.send(type="cancel", id="fds")
     r.collect("fds")

@@ -103,7 +103,12 @@ for c in range({chains}):
         os.mkdir('a'); os.chdir('a')
     os.mkdir('locked')
     open('locked/leaf', 'w').write('x')
-    os.chmod('locked', 0)
+    try:
+        os.chmod('locked', 0)
+    except PermissionError:
+        # Fallback mode refuses chmod; a directory made unreadable from
+        # the start is the run's other way to lock one.
+        os.mkdir('sealed', 0)
 os.fchdir(root)
 for c in range({chains} - 1, 0, -1):
     bottom = f'c{{c - 1}}/' + '/'.join(['a'] * {depth})
@@ -119,7 +124,7 @@ def tree_depth(path):
     try:
         while True:
             subdirs = [e.name for e in os.scandir(fd)
-                       if e.is_dir(follow_symlinks=False) and e.name != "locked"]
+                       if e.is_dir(follow_symlinks=False) and e.name not in ("locked", "sealed")]
             if not subdirs:
                 return depth
             os.chmod(subdirs[0], 0o700, dir_fd=fd)
@@ -159,12 +164,19 @@ def test_locked_dir_measured(t):
     # ordinary account) it must still measure it, not call the run over a
     # limit, and leave the mode as the run set it.
     r = runner()
+    # Fallback mode refuses chmod: there the run locks a directory by
+    # making it unreadable from the start.
     code = ("import os, time\n"
             "os.mkdir('locked')\n"
             "open('locked/leaf', 'w').write('x' * 1000)\n"
-            "os.chmod('locked', 0)\n"
+            "try:\n"
+            "    os.chmod('locked', 0)\n"
+            "    name = 'locked'\n"
+            "except PermissionError:\n"
+            "    os.mkdir('sealed', 0)\n"
+            "    name = 'sealed'\n"
             "time.sleep(0.7)\n"  # several disk polls walk the tree meanwhile
-            "print(oct(os.stat('locked').st_mode & 0o7777))\n")
+            "print(oct(os.stat(name).st_mode & 0o7777))\n")
     res = r.run("locked", code, timeout_ms=30000)
     t.eq(res.exited.get("limit"), None, "a locked directory is no limit", res)
     t.eq(res.exited.get("exit_code"), 0, "the run ended normally", res)
