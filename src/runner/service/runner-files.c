@@ -308,6 +308,19 @@ runner_files_usage (int dir_fd, int64_t max_entries, RunnerUsage *usage)
     }
 }
 
+void
+runner_files_space_usage (int work_fd, int tmp_fd, int64_t max_entries, RunnerUsage *usage)
+{
+  RunnerUsage tmp = { .complete = true };
+
+  runner_files_usage (work_fd, max_entries, usage);
+  if (tmp_fd >= 0 && usage->complete)
+    runner_files_usage (tmp_fd, max_entries, &tmp);
+  usage->bytes += tmp.bytes;
+  usage->entries += tmp.entries;
+  usage->complete = usage->complete && tmp.complete;
+}
+
 /* ---- Snapshot ------------------------------------------------------- */
 
 /* Interpreter droppings and tool caches are not results. */

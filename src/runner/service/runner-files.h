@@ -76,6 +76,12 @@ typedef struct
  * RUNNER_FILES_USAGE_MAX_DEPTH levels. */
 void runner_files_usage (int dir_fd, int64_t max_entries, RunnerUsage *usage);
 
+/* A run's writable space: the directory work_fd and, when tmp_fd >= 0
+ * (fallback mode, where /tmp is no capped tmpfs), its private tmp,
+ * summed; each walk gives up past max_entries (incomplete: treat as
+ * over). */
+void runner_files_space_usage (int work_fd, int tmp_fd, int64_t max_entries, RunnerUsage *usage);
+
 /* Clears setuid and setgid on regular files beneath dir that are not in
  * before with those bits already set (before may be NULL). */
 void runner_files_strip_setid (int dir_fd, const RunnerFileSnap *before);

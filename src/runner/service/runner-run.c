@@ -801,19 +801,17 @@ static bool
 disk_usage (RunnerRun *run, int64_t *bytes, int64_t *entries)
 {
   const RunnerConfig *config = &run->engine->config;
-  RunnerUsage work, tmp = { .complete = true };
+  cleanup_fd int tmp_fd = run->engine->namespaces ? -1 : open_subdir (run, "tmp");
+  RunnerUsage space;
 
-  runner_files_usage (run->cwd_fd, run->disk_base_entries + config->disk_files + 1, &work);
-  if (!run->engine->namespaces && work.complete)
-    {
-      cleanup_fd int tmp_fd = open_subdir (run, "tmp");
-      runner_files_usage (tmp_fd, config->disk_files + 1, &tmp);
-    }
+  runner_files_space_usage (run->cwd_fd, tmp_fd,
+                            run->disk_base_entries + config->disk_files + 1, &space);
   /* Files it deleted but keeps open hold blocks no walk sees (as of the
    * last tree watch). */
-  *bytes = work.bytes - run->disk_base + tmp.bytes + run->deleted_bytes;
-  *entries = work.entries - run->disk_base_entries + tmp.entries;
-  return work.complete && tmp.complete;
+  *bytes = space.bytes - run->disk_base + run->deleted_bytes;
+  *entries = space.entries - run->disk_base_entries;
+  /* A tmp that cannot be opened cannot be measured: over, as any other. */
+  return space.complete && (run->engine->namespaces || tmp_fd >= 0);
 }
 
 /* Whether the run's writable space is over its caps; what cannot be

@@ -568,16 +568,12 @@ disk_over (RunnerSession *s)
   const RunnerConfig *c = &s->engine->config;
   cleanup_free char *tmp = xasprintf ("%s/tmp", s->dir);
   cleanup_fd int work_fd = open_no_symlinks (s->cwd, O_PATH | O_DIRECTORY);
-  RunnerUsage work, t = { .complete = true };
+  cleanup_fd int tmp_fd = s->engine->namespaces ? -1 : open_no_symlinks (tmp, O_PATH | O_DIRECTORY);
+  RunnerUsage space;
 
-  runner_files_usage (work_fd, c->disk_files + 1, &work);
-  if (!s->engine->namespaces && work.complete)
-    {
-      cleanup_fd int tmp_fd = open_no_symlinks (tmp, O_PATH | O_DIRECTORY);
-      runner_files_usage (tmp_fd, c->disk_files + 1, &t);
-    }
-  return !work.complete || !t.complete || work.bytes + t.bytes > c->disk_limit
-         || work.entries + t.entries > c->disk_files;
+  runner_files_space_usage (work_fd, tmp_fd, c->disk_files + 1, &space);
+  return !space.complete || (!s->engine->namespaces && tmp_fd < 0) || space.bytes > c->disk_limit
+         || space.entries > c->disk_files;
 }
 
 /* While no run goes, the interpreter may still work: a thread a run left
