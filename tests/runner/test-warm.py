@@ -654,6 +654,10 @@ def test_helper_unusable(t):
         seen = wait_until(lambda: warm_children(r.proc.pid), 30)
         gone = wait_until(lambda: not warm_children(r.proc.pid), 90, step=0.2)
         t.ok(seen and gone, "the warm parent starts, then ends by itself", (seen, gone))
+        # The runner reads the parent's last word ("broken") a moment after
+        # the parent is gone; a run started in between is cold for no
+        # reason the runner knows yet. Wait until it knows.
+        wait_until(lambda: run(r, "pass").exited.get("cold_reason") is not None, 30, step=0.2)
         results = [run(r, f"print({i})") for i in range(3)]
         t.eq([(x.exited["end"], x.stdout, bool(x.started.get("warm"))) for x in results],
              [("exited", f"{i}\n", False) for i in range(3)],
