@@ -1,9 +1,13 @@
 /* sp-output-model.c: a run's output as a list the panel can show. */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sp-output-model.h"
 
@@ -51,9 +55,11 @@ struct _SpOutputModel
    * time, so the run's files are placed in one pass. */
   gint64 last_t_ms;
 
-  /* The whole output: a private temporary file, made on first use. */
-  GFile *store;
-  GFileIOStream *store_stream;
+  /* The whole output: a private temporary file without a name (made on
+   * first use), so an app that is killed leaves nothing behind in /tmp;
+   * -1 when there is none (or writing to it failed). */
+  int store_fd;
+  gboolean store_failed;
   guint64 store_bytes;
 };
 
@@ -114,12 +120,10 @@ segment_free (gpointer data)
 static void
 drop_store (SpOutputModel *self)
 {
-  if (self->store_stream != NULL)
-    g_io_stream_close (G_IO_STREAM (self->store_stream), NULL, NULL);
-  g_clear_object (&self->store_stream);
-  if (self->store != NULL)
-    g_file_delete (self->store, NULL, NULL);
-  g_clear_object (&self->store);
+  if (self->store_fd >= 0)
+    close (self->store_fd);
+  self->store_fd = -1;
+  self->store_failed = FALSE;
   self->store_bytes = 0;
 }
 
@@ -182,6 +186,7 @@ sp_output_model_init (SpOutputModel *self)
   self->batch_ms = SP_OUTPUT_MODEL_BATCH_MS;
   g_queue_init (&self->pending);
   self->last_t_ms = -1;
+  self->store_fd = -1;
 }
 
 SpOutputModel *
@@ -769,33 +774,73 @@ sp_output_model_set_batched (SpOutputModel *self, gboolean batched)
 
 /* ---- the whole output ---- */
 
+/* A file only this process can reach: O_TMPFILE never has a name; where
+ * the file system lacks it, a named one is unlinked at once (a kill in
+ * between those two calls is the only way one is left). */
+static int
+open_store (GError **error)
+{
+  const char *tmp = g_get_tmp_dir ();
+  g_autofree char *path = NULL;
+  int fd = open (tmp, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+  if (fd >= 0)
+    return fd;
+  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+    {
+      int errsv = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s: %s", tmp,
+                   g_strerror (errsv));
+      return -1;
+    }
+  path = g_build_filename (tmp, "sandpad-output-XXXXXX", NULL);
+  fd = g_mkstemp_full (path, O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0)
+    {
+      int errsv = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s: %s", path,
+                   g_strerror (errsv));
+      return -1;
+    }
+  g_unlink (path);
+  return fd;
+}
+
 static void
 store (SpOutputModel *self, const char *text, gsize len)
 {
   g_autoptr (GError) error = NULL;
+  gsize done = 0;
 
-  if (self->store_bytes + len > STORE_MAX_BYTES)
+  if (self->store_failed || self->store_bytes + len > STORE_MAX_BYTES)
     return;
-  if (self->store == NULL)
+  if (self->store_fd < 0)
     {
-      self->store = g_file_new_tmp ("sandpad-output-XXXXXX.txt", &self->store_stream, &error);
-      if (self->store == NULL)
+      self->store_fd = open_store (&error);
+      if (self->store_fd < 0)
         {
           g_warning ("cannot keep the whole output: %s", error->message);
-          self->store_bytes = STORE_MAX_BYTES; /* and do not try again */
+          self->store_failed = TRUE; /* and do not try again */
           return;
         }
     }
-  if (self->store_stream == NULL)
-    return;
   /* The page cache takes this at once; a write error (a full /tmp) ends
    * the store, never the run's display. */
-  if (!g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (self->store_stream)),
-                                  text, len, NULL, NULL, &error))
+  while (done < len)
     {
-      g_warning ("cannot keep the whole output: %s", error->message);
-      g_clear_object (&self->store_stream);
-      return;
+      gssize n = pwrite (self->store_fd, text + done, len - done,
+                         (off_t) (self->store_bytes + done));
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          g_warning ("cannot keep the whole output: %s", g_strerror (errno));
+          close (self->store_fd);
+          self->store_fd = -1;
+          self->store_failed = TRUE;
+          return;
+        }
+      done += (gsize) n;
     }
   self->store_bytes += len;
 }
@@ -953,16 +998,63 @@ sp_output_model_clear (SpOutputModel *self)
   tell_pending (self);
 }
 
-static void
-save_done (GObject *object, GAsyncResult *result, gpointer user_data)
+/* What a save copies: its own fd of the store (a clear or a new run
+ * closes the model's) and the length written when Save was chosen. */
+typedef struct
 {
-  g_autoptr (GTask) task = user_data;
-  GError *error = NULL;
+  int fd;
+  guint64 len;
+  GFile *dest;
+} SaveJob;
 
-  if (g_file_copy_finish (G_FILE (object), result, &error))
-    g_task_return_boolean (task, TRUE);
-  else
+static void
+save_job_free (SaveJob *job)
+{
+  if (job->fd >= 0)
+    close (job->fd);
+  g_clear_object (&job->dest);
+  g_free (job);
+}
+
+static void
+save_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  SaveJob *job = data;
+  g_autoptr (GFileOutputStream) out = NULL;
+  g_autofree char *buf = g_malloc (64 * 1024);
+  GError *error = NULL;
+  guint64 off = 0;
+
+  out = g_file_replace (job->dest, NULL, FALSE, G_FILE_CREATE_NONE, cancellable, &error);
+  while (out != NULL && error == NULL && off < job->len)
+    {
+      gssize n = pread (job->fd, buf, (gsize) MIN (job->len - off, 64 * 1024), (off_t) off);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          int errsv = n < 0 ? errno : EIO;
+          g_set_error (&error, G_IO_ERROR, g_io_error_from_errno (errsv),
+                       _("Cannot read the kept output: %s"), g_strerror (errsv));
+          break;
+        }
+      if (g_output_stream_write_all (G_OUTPUT_STREAM (out), buf, (gsize) n, NULL, cancellable,
+                                     &error))
+        off += (guint64) n;
+    }
+  if (out != NULL && error == NULL)
+    g_output_stream_close (G_OUTPUT_STREAM (out), cancellable, &error);
+  else if (out != NULL)
+    {
+      /* Closing after a failure would put a partial copy in place. */
+      g_autoptr (GCancellable) abandon = g_cancellable_new ();
+      g_cancellable_cancel (abandon);
+      g_output_stream_close (G_OUTPUT_STREAM (out), abandon, NULL);
+    }
+  if (error != NULL)
     g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
 }
 
 void
@@ -970,22 +1062,35 @@ sp_output_model_save_async (SpOutputModel *self, GFile *dest, GCancellable *canc
                             GAsyncReadyCallback callback, gpointer user_data)
 {
   g_autoptr (GTask) task = NULL;
+  SaveJob *job;
 
   g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
   g_return_if_fail (G_IS_FILE (dest));
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, sp_output_model_save_async);
-  if (self->store == NULL || self->store_stream == NULL)
+  if (self->store_fd < 0)
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                                _("The whole output was not kept"));
       return;
     }
-  /* The copy reads the file by its name: a snapshot of what came so far. */
-  g_file_copy_async (self->store, dest, G_FILE_COPY_OVERWRITE | G_FILE_COPY_NOFOLLOW_SYMLINKS,
-                     G_PRIORITY_DEFAULT, cancellable, NULL, NULL, save_done,
-                     g_steal_pointer (&task));
+  /* A snapshot of what came so far, read at its offsets: later output
+   * goes on being written past it. */
+  job = g_new0 (SaveJob, 1);
+  job->fd = fcntl (self->store_fd, F_DUPFD_CLOEXEC, 0);
+  job->len = self->store_bytes;
+  job->dest = g_object_ref (dest);
+  if (job->fd < 0)
+    {
+      int errsv = errno;
+      save_job_free (job);
+      g_task_return_new_error (task, G_IO_ERROR, g_io_error_from_errno (errsv), "%s",
+                               g_strerror (errsv));
+      return;
+    }
+  g_task_set_task_data (task, job, (GDestroyNotify) save_job_free);
+  g_task_run_in_thread (task, save_thread);
 }
 
 gboolean

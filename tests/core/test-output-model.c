@@ -1,5 +1,6 @@
 /* test-output-model.c: coalescing, change notifications and the cap. */
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <string.h>
 
 #include "sp-output-model.h"
@@ -588,6 +589,49 @@ test_save_whole (void)
   g_assert_finalize_object (model);
 }
 
+/* The whole output is kept in a file that has no name: an app killed
+ * with SIGKILL (no cleanup runs) leaves nothing in the temporary folder,
+ * and Save still gives every byte. The child kills itself once its output
+ * is stored, in a temporary folder of its own. */
+static void
+test_store_unnamed (void)
+{
+  g_autofree char *dir = NULL;
+  g_autoptr (GDir) listing = NULL;
+  g_autofree char *old = g_strdup (g_getenv ("TMPDIR"));
+  const char *name;
+  guint left = 0;
+
+  if (g_test_subprocess ())
+    {
+      SpOutputModel *model = sp_output_model_new ();
+
+      sp_output_model_append (model, SP_OUTPUT_STDOUT, "a run's output\n");
+      g_assert_cmpuint (sp_output_model_get_total_bytes (model), >, 0);
+      raise (SIGKILL);
+      return;
+    }
+  dir = g_dir_make_tmp ("sandpad-test-XXXXXX", NULL);
+  g_setenv ("TMPDIR", dir, TRUE);
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  if (old != NULL)
+    g_setenv ("TMPDIR", old, TRUE);
+  else
+    g_unsetenv ("TMPDIR");
+  g_test_trap_assert_failed (); /* killed, as a crash or kill -9 would */
+  listing = g_dir_open (dir, 0, NULL);
+  g_assert_nonnull (listing);
+  while ((name = g_dir_read_name (listing)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_test_message ("left behind: %s", name);
+      g_unlink (path);
+      left++;
+    }
+  g_assert_cmpuint (left, ==, 0);
+  g_rmdir (dir);
+}
+
 /* The stream's text, whatever rows it is in (freed with the model). */
 static const char *
 only_text (SpOutputModel *model)
@@ -642,6 +686,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/OutputModel/view-publishes", test_view_publishes);
   g_test_add_func ("/Sandpad/OutputModel/keep-rows", test_keep_rows);
   g_test_add_func ("/Sandpad/OutputModel/save-whole", test_save_whole);
+  g_test_add_func ("/Sandpad/OutputModel/store-unnamed", test_store_unnamed);
   g_test_add_func ("/Sandpad/OutputModel/insert-timed", test_insert_timed);
   g_test_add_func ("/Sandpad/OutputModel/insert-timed-edges", test_insert_timed_edges);
   return g_test_run ();
