@@ -29,6 +29,7 @@ struct _SpHistoryWindow
 
   GPtrArray *runs; /* of SpRunRecord, oldest first */
   GCancellable *decoding; /* the shown run's images */
+  GCancellable *comparing; /* "Changes since last run", in a worker thread */
 };
 
 enum
@@ -87,10 +88,20 @@ tint_diff_lines (GtkTextBuffer *buffer)
 }
 
 static void
+stop_comparing (SpHistoryWindow *self)
+{
+  if (self->comparing != NULL)
+    g_cancellable_cancel (self->comparing);
+  g_clear_object (&self->comparing);
+}
+
+static void
 show_text (SpHistoryWindow *self, const char *text, gboolean diff)
 {
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->text_view);
 
+  /* Whatever is shown now replaces a comparison still being made. */
+  stop_comparing (self);
   gtk_text_buffer_set_text (buffer, text, -1);
   if (diff)
     tint_diff_lines (buffer);
@@ -201,15 +212,30 @@ show_run (SpHistoryWindow *self)
   show_text (self, text->str, FALSE);
 }
 
+static void
+on_compared (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (SpHistoryWindow) self = user_data;
+  g_autofree char *body = NULL;
+  g_autoptr (SpRunComparison) comparison = sp_run_record_compare_finish (result, &body, NULL);
+  g_autofree char *line = NULL;
+  g_autofree char *text = NULL;
+
+  /* Cancelled: another run was selected, or the window went. */
+  if (comparison == NULL)
+    return;
+  line = sp_run_comparison_describe (comparison);
+  text = g_strdup_printf ("%s\n\n%s", line, body);
+  show_text (self, text, TRUE);
+}
+
+/* The diff of two runs' outputs (up to 256 KiB each) is made in a worker
+ * thread: on the main thread a large one froze the window (issue 29). */
 void
 sp_history_window_show_changes (SpHistoryWindow *self)
 {
   SpRunRecord *before = NULL;
   SpRunRecord *run;
-  g_autoptr (SpRunComparison) comparison = NULL;
-  g_autofree char *line = NULL;
-  g_autofree char *body = NULL;
-  g_autofree char *text = NULL;
 
   g_return_if_fail (SP_IS_HISTORY_WINDOW (self));
   run = selected_run (self, &before);
@@ -220,11 +246,18 @@ sp_history_window_show_changes (SpHistoryWindow *self)
       show_text (self, _("There is no earlier run to compare with."), FALSE);
       return;
     }
-  comparison = sp_run_record_compare (before, run);
-  line = sp_run_comparison_describe (comparison);
-  body = sp_run_comparison_to_text (comparison, before, run);
-  text = g_strdup_printf ("%s\n\n%s", line, body);
-  show_text (self, text, TRUE);
+  show_text (self, _("Comparing with the run before…"), FALSE);
+  self->comparing = g_cancellable_new ();
+  sp_run_record_compare_async (before, run, TRUE, self->comparing, on_compared,
+                               g_object_ref (self));
+}
+
+/* Whether "Changes since last run" is still being made. */
+gboolean
+sp_history_window_is_comparing (SpHistoryWindow *self)
+{
+  g_return_val_if_fail (SP_IS_HISTORY_WINDOW (self), FALSE);
+  return self->comparing != NULL;
 }
 
 static void
@@ -283,6 +316,7 @@ sp_history_window_dispose (GObject *object)
   if (self->decoding != NULL)
     g_cancellable_cancel (self->decoding);
   g_clear_object (&self->decoding);
+  stop_comparing (self);
   g_clear_pointer (&self->runs, g_ptr_array_unref);
   G_OBJECT_CLASS (sp_history_window_parent_class)->dispose (object);
 }

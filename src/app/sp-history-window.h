@@ -23,8 +23,10 @@ SpHistoryWindow *sp_history_window_new (GtkWindow *parent, SpRunHistory *history
 
 /* Selects the run index places from the newest (0: the newest). */
 void sp_history_window_select (SpHistoryWindow *self, guint index);
-/* Shows how the selected run differs from the one before it. */
+/* Shows how the selected run differs from the one before it, once a worker
+ * thread has made it (sp_history_window_is_comparing() until then). */
 void sp_history_window_show_changes (SpHistoryWindow *self);
+gboolean sp_history_window_is_comparing (SpHistoryWindow *self);
 guint sp_history_window_get_n_runs (SpHistoryWindow *self);
 /* A run that just ended: listed first and selected. */
 void sp_history_window_add_run (SpHistoryWindow *self, const SpRunRecord *record);

@@ -29,6 +29,9 @@ struct _SpWindowHistory
   GString *stderr_text;
   gboolean cut;
   SpHistoryWindow *window; /* the open history window, weak */
+  /* The comparison of the last run with the one before, in a worker
+   * thread; cancelled by the next run and when the window goes. */
+  GCancellable *comparing;
 };
 
 void
@@ -49,6 +52,8 @@ _sp_window_history_free (SpWindow *self)
 
   if (h == NULL)
     return;
+  g_cancellable_cancel (h->comparing);
+  g_clear_object (&h->comparing);
   g_clear_object (&h->store);
   if (h->window != NULL)
     g_object_remove_weak_pointer (G_OBJECT (h->window), (gpointer *) &h->window);
@@ -106,6 +111,9 @@ _sp_window_history_run_started (SpWindow *self, const char *code, const char *la
   SpWindowHistory *h = self->history;
 
   h->recording = TRUE;
+  /* The status line is this run's now: an older comparison must not land on it. */
+  g_cancellable_cancel (h->comparing);
+  g_clear_object (&h->comparing);
   g_free (h->code);
   h->code = g_strdup (code);
   g_free (h->language);
@@ -190,8 +198,34 @@ make_record (SpWindow *self, SpRunResult *result)
   return r;
 }
 
+typedef struct
+{
+  SpWindow *self;
+  char *summary;
+  gboolean failed;
+} Compared;
+
+static void
+on_compared (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Compared *c = user_data;
+  g_autoptr (SpRunComparison) comparison = sp_run_record_compare_finish (result, NULL, NULL);
+
+  /* Cancelled: the next run began or the window went. */
+  if (comparison != NULL)
+    {
+      g_autofree char *line = sp_run_comparison_describe (comparison);
+      g_autofree char *status = g_strdup_printf ("%s — %s", c->summary, line);
+      sp_exec_panel_set_status (c->self->exec_panel, status, c->failed);
+    }
+  g_object_unref (c->self);
+  g_free (c->summary);
+  g_free (c);
+}
+
 /* The run is kept and compared with the one before; summary is the status
- * line the window set, which gets the comparison after it. */
+ * line the window set, which gets the comparison after it once the
+ * worker thread has made it. */
 void
 _sp_window_history_run_ended (SpWindow *self, SpRunResult *result, const char *summary)
 {
@@ -200,10 +234,8 @@ _sp_window_history_run_ended (SpWindow *self, SpRunResult *result, const char *s
   g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (SpRunRecord) previous = NULL;
   g_autoptr (SpRunRecord) record = NULL;
-  g_autoptr (SpRunComparison) comparison = NULL;
   g_autoptr (GError) error = NULL;
-  g_autofree char *line = NULL;
-  g_autofree char *status = NULL;
+  Compared *c;
 
   if (!h->recording)
     return;
@@ -221,10 +253,14 @@ _sp_window_history_run_ended (SpWindow *self, SpRunResult *result, const char *s
     sp_history_window_add_run (h->window, record);
   if (previous == NULL)
     return;
-  comparison = sp_run_record_compare (previous, record);
-  line = sp_run_comparison_describe (comparison);
-  status = g_strdup_printf ("%s — %s", summary, line);
-  sp_exec_panel_set_status (self->exec_panel, status, !sp_run_result_succeeded (result));
+  g_cancellable_cancel (h->comparing);
+  g_clear_object (&h->comparing);
+  h->comparing = g_cancellable_new ();
+  c = g_new0 (Compared, 1);
+  c->self = g_object_ref (self);
+  c->summary = g_strdup (summary);
+  c->failed = !sp_run_result_succeeded (result);
+  sp_run_record_compare_async (previous, record, FALSE, h->comparing, on_compared, c);
 }
 
 static void

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -290,4 +291,83 @@ sp_run_comparison_to_text (const SpRunComparison *c, const SpRunRecord *older,
   g_string_append (text, out);
   g_string_append (text, err);
   return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+typedef struct
+{
+  SpRunRecord *older;
+  SpRunRecord *newer;
+  gboolean with_text;
+  SpRunComparison *comparison;
+  char *text;
+} CompareJob;
+
+static void
+compare_job_free (CompareJob *job)
+{
+  sp_run_record_free (job->older);
+  sp_run_record_free (job->newer);
+  sp_run_comparison_free (job->comparison);
+  g_free (job->text);
+  g_free (job);
+}
+
+static void
+compare_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  CompareJob *job = data;
+
+  job->comparison = sp_run_record_compare (job->older, job->newer);
+  if (job->with_text)
+    {
+      job->text = sp_run_comparison_to_text (job->comparison, job->older, job->newer);
+      /* A text view takes a while over a long text on the main thread:
+       * the start of the diff is what a person reads; cut at a line. */
+      if (strlen (job->text) > SP_RUN_COMPARISON_TEXT_MAX)
+        {
+          char *cut = g_utf8_find_prev_char (job->text, job->text + SP_RUN_COMPARISON_TEXT_MAX);
+          char *nl = g_strrstr_len (job->text, cut - job->text, "\n");
+          g_autofree char *head = g_strndup (job->text, nl != NULL ? (gsize) (nl + 1 - job->text)
+                                                                   : (gsize) (cut - job->text));
+          g_free (job->text);
+          job->text = g_strconcat (head, _("\n(The comparison is longer; its start is shown.)\n"),
+                                   NULL);
+        }
+    }
+  g_task_return_boolean (task, TRUE);
+}
+
+void
+sp_run_record_compare_async (const SpRunRecord *older, const SpRunRecord *newer,
+                             gboolean with_text, GCancellable *cancellable,
+                             GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_autoptr (GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+  CompareJob *job = g_new0 (CompareJob, 1);
+
+  g_return_if_fail (older != NULL && newer != NULL);
+  g_task_set_source_tag (task, sp_run_record_compare_async);
+  /* Copies: the caller's records may go (a window closed, a history
+   * reloaded) while the thread reads them. */
+  job->older = sp_run_record_copy (older);
+  job->newer = sp_run_record_copy (newer);
+  job->with_text = with_text;
+  g_task_set_task_data (task, job, (GDestroyNotify) compare_job_free);
+  /* A result nobody waits for any more is dropped, not delivered. */
+  g_task_set_return_on_cancel (task, TRUE);
+  g_task_run_in_thread (task, compare_thread);
+}
+
+SpRunComparison *
+sp_run_record_compare_finish (GAsyncResult *result, char **text, GError **error)
+{
+  CompareJob *job;
+
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  if (!g_task_propagate_boolean (G_TASK (result), error))
+    return NULL;
+  job = g_task_get_task_data (G_TASK (result));
+  if (text != NULL)
+    *text = g_steal_pointer (&job->text);
+  return g_steal_pointer (&job->comparison);
 }

@@ -95,6 +95,22 @@ char *sp_run_comparison_describe (const SpRunComparison *comparison);
 char *sp_run_comparison_to_text (const SpRunComparison *comparison, const SpRunRecord *older,
                                  const SpRunRecord *newer);
 
+/* The most of a comparison's text sp_run_record_compare_async() gives. */
+#define SP_RUN_COMPARISON_TEXT_MAX (64 * 1024)
+
+/* sp_run_record_compare() and, with with_text, sp_run_comparison_to_text()
+ * in a worker thread, on copies of the two records: two outputs of 256 KiB
+ * that differ in many places cost the diff up to a second, which on the
+ * main thread froze the window at the end of a run (issue 29). */
+void sp_run_record_compare_async (const SpRunRecord *older, const SpRunRecord *newer,
+                                  gboolean with_text, GCancellable *cancellable,
+                                  GAsyncReadyCallback callback, gpointer user_data);
+/* The comparison, and its text in *text when asked for with with_text
+ * (text may be NULL), cut at a line to SP_RUN_COMPARISON_TEXT_MAX with a
+ * note saying so; NULL with error only when cancelled. */
+SpRunComparison *sp_run_record_compare_finish (GAsyncResult *result, char **text,
+                                               GError **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SpRunRecord, sp_run_record_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SpRunImage, sp_run_image_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SpRunComparison, sp_run_comparison_free)

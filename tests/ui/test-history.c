@@ -14,6 +14,7 @@
 
 #include "sp-application.h"
 #include "sp-history-window.h"
+#include "sp-stall-meter.h"
 #include "sp-test-wait.h"
 #include "sp-ui-test.h"
 #include "sp-window.h"
@@ -143,6 +144,64 @@ save_screenshot (GtkWidget *widget, const char *name)
   g_object_unref (paintable);
 }
 
+/* The status line has the comparison with the run before. */
+static gboolean
+status_compared (gpointer data)
+{
+  return strstr (status_text (data), "last run") != NULL;
+}
+
+static gboolean
+compared (gpointer data)
+{
+  return !sp_history_window_is_comparing (data);
+}
+
+/* Two runs whose 256 KiB outputs differ in a line of every 64: the diff
+ * of the two (at the run's end, and for "Changes since last run") is
+ * made in a worker thread, and the window goes on painting meanwhile
+ * (issue 29: it was made on the main thread). Measured with the app's
+ * stall meter, counting the main thread's own CPU time only, so a loaded
+ * machine does not fail it; the bound is generous. */
+static void
+test_huge_diff (void)
+{
+  SpWindow *window = new_window ();
+  SpStallMeter *meter = sp_application_get_stall_meter (app);
+  SpHistoryWindow *history;
+  g_autofree char *text = NULL;
+  gint64 at_end, in_window;
+
+  g_assert_nonnull (meter);
+  set_code (window, "import sys\nsys.stdout.write('a\\n' * 130000)\n");
+  run_and_wait (window);
+  set_code (window, "import sys\nsys.stdout.write('b\\n' + 'a\\n' * 63 + ('a\\n' * 63 + 'b\\n') * 2000)\n");
+  spin (300);
+  sp_stall_meter_reset (meter);
+  run_and_wait (window);
+  g_assert_true (sp_test_wait_for (status_compared, window, 60000));
+  spin (300);
+  at_end = sp_stall_meter_get_longest_busy_us (meter);
+  g_assert_nonnull (strstr (status_text (window), "Output changed since the last run"));
+
+  sp_stall_meter_reset (meter);
+  history = open_history (window, "win.compare-runs");
+  g_assert_true (sp_test_wait_for (compared, history, 60000));
+  spin (300);
+  in_window = sp_stall_meter_get_longest_busy_us (meter);
+  g_test_message ("longest busy stall: %.1f ms at the run's end, %.1f ms for the changes",
+                  at_end / 1e3, in_window / 1e3);
+  g_assert_cmpint (at_end, <, 250 * 1000);
+  g_assert_cmpint (in_window, <, 250 * 1000);
+  /* The diff gave up (over 1000 changed lines): the whole middle replaced,
+   * of which the start is shown. */
+  text = sp_history_window_get_text (history);
+  g_assert_nonnull (strstr (text, "\n-a\n"));
+  g_assert_nonnull (strstr (text, "its start is shown"));
+  gtk_window_destroy (GTK_WINDOW (history));
+  close_window (window);
+}
+
 static void
 test_compare (void)
 {
@@ -159,12 +218,14 @@ test_compare (void)
 
   set_code (window, "print('one')\nprint('TWO')\nprint('three')\nraise ValueError('bad')\n");
   run_and_wait (window);
+  g_assert_true (sp_test_wait_for (status_compared, window, 30000));
   g_assert_nonnull (strstr (status_text (window), "Output changed since the last run"));
   g_assert_nonnull (strstr (status_text (window), "1 line of stdout differs"));
   g_assert_nonnull (strstr (status_text (window), "the error is new"));
 
   history = open_history (window, "win.compare-runs");
   g_assert_cmpuint (sp_history_window_get_n_runs (history), ==, 2);
+  g_assert_true (sp_test_wait_for (compared, history, 30000));
   text = sp_history_window_get_text (history);
   g_assert_nonnull (strstr (text, " one\n-two\n+TWO\n three\n"));
   g_assert_nonnull (strstr (text, "Error appeared: ValueError: bad"));
@@ -185,6 +246,7 @@ test_compare (void)
 
   /* the same output again: said so, and the open list has the new run */
   run_and_wait (window);
+  g_assert_true (sp_test_wait_for (status_compared, window, 30000));
   g_assert_nonnull (strstr (status_text (window), "Same output as the last run"));
   g_assert_cmpuint (sp_history_window_get_n_runs (history), ==, 3);
   gtk_window_destroy (GTK_WINDOW (history));
@@ -355,6 +417,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/Sandpad/History/compare", test_compare);
   g_test_add_func ("/Sandpad/History/plots", test_plots);
+  g_test_add_func ("/Sandpad/History/huge-diff", test_huge_diff);
   g_test_add_func ("/Sandpad/History/restart", test_restart);
   g_test_add_func ("/Sandpad/History/restart-child", test_restart_child);
   ret = g_test_run ();
