@@ -10,6 +10,7 @@
 #include "sp-csv.h"
 #include "sp-run-file.h"
 #include "sp-exec-panel.h"
+#include "sp-visible-text.h"
 #include "sp-image-window.h"
 #include "sp-output-item.h"
 #include "sp-traceback.h"
@@ -47,6 +48,21 @@ struct _SpExecPanel
 };
 
 G_DEFINE_FINAL_TYPE (SpExecPanel, sp_exec_panel, GTK_TYPE_WIDGET)
+
+/* A run's text in a label: a character that would hide or reorder it (a
+ * bidi override in a file name, a zero-width space in output) shown as
+ * its code point in a style of its own (sp-visible-text.h). */
+static void
+set_run_text (GtkWidget *label, const char *text)
+{
+  if (sp_visible_text_has_hidden (text, -1))
+    {
+      g_autofree char *markup = sp_visible_text_to_markup (text, -1);
+      gtk_label_set_markup (GTK_LABEL (label), markup);
+    }
+  else
+    gtk_label_set_text (GTK_LABEL (label), text);
+}
 
 enum
 {
@@ -289,7 +305,7 @@ show_preview (GtkWidget *preview, GtkWidget *table, SpOutputItem *item)
       lines[n + 1] = NULL;
     }
   text = g_strjoinv ("\n", lines);
-  gtk_label_set_text (GTK_LABEL (preview), text);
+  set_run_text (preview, text);
   gtk_widget_set_visible (preview, TRUE);
 }
 
@@ -506,20 +522,21 @@ bind_image (GtkWidget *label, GtkWidget *picture, SpOutputItem *output)
 {
   GObject *image = sp_output_item_get_image (output);
   const char *error = sp_output_item_get_image_error (output);
+  g_autofree char *name = sp_visible_text_escape (sp_output_item_get_label (output), -1, NULL);
 
   gtk_picture_set_paintable (GTK_PICTURE (picture), GDK_IS_PAINTABLE (image)
                                                       ? GDK_PAINTABLE (image)
                                                       : NULL);
-  gtk_picture_set_alternative_text (GTK_PICTURE (picture), sp_output_item_get_label (output));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (picture), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  sp_output_item_get_label (output), -1);
+  gtk_picture_set_alternative_text (GTK_PICTURE (picture), name);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (picture), GTK_ACCESSIBLE_PROPERTY_LABEL, name,
+                                  -1);
   if (error != NULL)
     {
       g_autofree char *text = g_strdup_printf (_("Cannot show this image (%s): %s"),
                                                sp_output_item_get_label (output), error);
       gtk_widget_set_visible (picture, FALSE);
       gtk_widget_set_visible (label, TRUE);
-      gtk_label_set_text (GTK_LABEL (label), text);
+      set_run_text (label, text);
       gtk_widget_add_css_class (label, "notice");
       gtk_accessible_update_property (GTK_ACCESSIBLE (label),
                                       GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, _("Notice"), -1);
@@ -643,7 +660,7 @@ bind_text (SpExecPanel *self, GtkWidget *label, SpOutputItem *output, GtkWidget 
       gtk_label_set_markup (GTK_LABEL (label), markup);
     }
   else
-    gtk_label_set_text (GTK_LABEL (label), trimmed);
+    set_run_text (label, trimmed);
 
   if (kind == SP_OUTPUT_STDERR)
     {
@@ -680,7 +697,7 @@ bind_text (SpExecPanel *self, GtkWidget *label, SpOutputItem *output, GtkWidget 
       g_autofree char *size = g_format_size ((guint64) sp_output_item_get_size (output));
       g_autofree char *title = g_strdup_printf ("%s · %s · %s", sp_output_item_get_label (output),
                                                 size, sp_output_item_get_mime (output));
-      gtk_label_set_text (GTK_LABEL (label), title);
+      set_run_text (label, title);
       gtk_widget_add_css_class (label, "notice");
       description = _("Created file");
       bind_preview (self, preview, table, output);

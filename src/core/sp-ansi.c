@@ -1,5 +1,6 @@
 /* sp-ansi.c: program output with terminal colours, as Pango markup. */
 #include "sp-ansi.h"
+#include "sp-visible-text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -169,12 +170,12 @@ close_span (GString *out, const Style *style)
 
 /* Other control characters (a bell, a backspace) are shown as their
  * Unicode control pictures, U+2400 + c: visible, inert, and valid in
- * markup, which has no place for them. */
+ * markup, which has no place for them; characters that hide or reorder
+ * text as their code points (sp-visible-text.h). */
 static void
 append_escaped (GString *out, const char *text, gsize len)
 {
   g_autoptr (GString) visible = g_string_sized_new (len);
-  g_autofree char *escaped = NULL;
 
   for (gsize i = 0; i < len; i++)
     {
@@ -186,8 +187,7 @@ append_escaped (GString *out, const char *text, gsize len)
       else
         g_string_append_c (visible, (char) c);
     }
-  escaped = g_markup_escape_text (visible->str, (gssize) visible->len);
-  g_string_append (out, escaped);
+  sp_visible_text_append_markup (out, visible->str, (gssize) visible->len);
 }
 
 char *

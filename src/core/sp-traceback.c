@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sp-traceback.h"
+#include "sp-visible-text.h"
 
 /* Group 1: the place as a whole (what becomes the link); 2: the path;
  * 3: the line. Python:  File "PATH", line N
@@ -29,12 +30,12 @@ names_snippet (const char *path, const char *snippet_name)
   return g_str_equal (base, snippet_name);
 }
 
+/* Markup-escaped, and a character that would hide or reorder text shown
+ * as its code point (sp-visible-text.h). */
 static void
 append_escaped (GString *out, const char *text, gssize len)
 {
-  g_autofree char *escaped = g_markup_escape_text (text, len);
-
-  g_string_append (out, escaped);
+  sp_visible_text_append_markup (out, text, len);
 }
 
 /* The named groups of whichever alternative matched. */
@@ -98,7 +99,7 @@ sp_traceback_to_markup (const char *text, const char *snippet_name, const char *
       /* The user's name for it, not the sandbox's path. */
       renamed = g_string_new (place);
       g_string_replace (renamed, path, display_name, 1);
-      shown = g_markup_escape_text (renamed->str, -1);
+      shown = sp_visible_text_to_markup (renamed->str, -1);
       g_string_append_printf (out, "<a href=\"" SP_TRACEBACK_LINK_PREFIX "%d\">%s</a>", line,
                               shown);
       done = end;

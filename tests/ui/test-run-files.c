@@ -288,6 +288,38 @@ test_fifo_twin (void)
   close_window (window);
 }
 
+/* No visible label holds the character itself. */
+static gboolean
+label_holds (GtkWidget *widget, gconstpointer text)
+{
+  return GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), text) != NULL;
+}
+
+/* A name and output with characters that hide or reorder text (a
+ * right-to-left override makes "invoice_<RLO>txt.exe" read as
+ * "invoice_exe.txt"; zero-width and isolate characters are not seen):
+ * each is shown as its code point, in markup of its own (the escape's
+ * style), never as itself (issue 29). */
+static void
+test_hidden_chars (void)
+{
+  SpWindow *window = run_in_window ("open('invoice_\\u202etxt.exe', 'w').write('pay\\u200bme\\n')\n"
+                                    "print('report\\u2066.pdf')\n");
+  GtkWidget *panel = sp_window_get_exec_panel (window);
+  GtkWidget *row = row_of (panel, "invoice_<U+202E>txt.exe", "text/plain");
+  GtkWidget *out = wait_find (panel, label_has, "report<U+2066>.pdf");
+  GtkWidget *title = find (row, label_has, "invoice_<U+202E>txt.exe");
+
+  wait_find (row, label_has, "pay<U+200B>me");
+  g_assert_true (gtk_label_get_use_markup (GTK_LABEL (out)));
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (out)), "<span "));
+  g_assert_true (gtk_label_get_use_markup (GTK_LABEL (title)));
+  g_assert_null (find (panel, label_holds, "\u202e"));
+  g_assert_null (find (panel, label_holds, "\u2066"));
+  g_assert_null (find (panel, label_holds, "\u200b"));
+  close_window (window);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -304,6 +336,7 @@ main (int argc, char **argv)
   thread = g_thread_new ("watchdog", watchdog, NULL);
   g_test_add_func ("/Sandpad/RunFiles/symlink-twin", test_symlink_twin);
   g_test_add_func ("/Sandpad/RunFiles/fifo-twin", test_fifo_twin);
+  g_test_add_func ("/Sandpad/RunFiles/hidden-chars", test_hidden_chars);
   ret = g_test_run ();
 
   g_atomic_int_set (&done, 1);
