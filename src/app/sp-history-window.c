@@ -14,6 +14,7 @@
 #include "sp-history-window.h"
 #include "sp-image-texture.h"
 #include "sp-output-item.h"
+#include "sp-visible-text.h"
 
 struct _SpHistoryWindow
 {
@@ -99,12 +100,33 @@ static void
 show_text (SpHistoryWindow *self, const char *text, gboolean diff)
 {
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->text_view);
+  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (SpVisibleSpan));
+  /* A run's names and output, with each character that would hide or
+   * reorder text shown as its code point (sp-visible-text.h). */
+  g_autofree char *shown = sp_visible_text_escape (text, -1, spans);
+  gsize at = 0;
+  glong offset = 0;
 
   /* Whatever is shown now replaces a comparison still being made. */
   stop_comparing (self);
-  gtk_text_buffer_set_text (buffer, text, -1);
+  gtk_text_buffer_set_text (buffer, shown, -1);
   if (diff)
     tint_diff_lines (buffer);
+  for (guint i = 0; i < spans->len; i++)
+    {
+      const SpVisibleSpan *span = &g_array_index (spans, SpVisibleSpan, i);
+      GtkTextIter start, end;
+
+      /* Counted on from the last escape: one pass over the text. */
+      offset += g_utf8_pointer_to_offset (shown + at, shown + span->start);
+      at = span->end;
+      gtk_text_buffer_get_iter_at_offset (buffer, &start, (int) offset);
+      end = start;
+      /* An escape is ASCII: as many characters as bytes. */
+      offset += (glong) (span->end - span->start);
+      gtk_text_iter_forward_chars (&end, (int) (span->end - span->start));
+      gtk_text_buffer_apply_tag_by_name (buffer, "hidden-char", &start, &end);
+    }
 }
 
 /* The picture once the helper decoded it, or a line saying why not. */
@@ -393,6 +415,8 @@ sp_history_window_init (SpHistoryWindow *self)
                               NULL);
   gtk_text_buffer_create_tag (buffer, "hunk", "foreground", "#1c71d8", NULL);
   gtk_text_buffer_create_tag (buffer, "header", "weight", PANGO_WEIGHT_BOLD, NULL);
+  gtk_text_buffer_create_tag (buffer, "hidden-char", "underline", PANGO_UNDERLINE_ERROR, "style",
+                              PANGO_STYLE_ITALIC, NULL);
   gtk_text_view_set_wrap_mode (self->text_view, GTK_WRAP_WORD_CHAR);
   gtk_box_append (GTK_BOX (right), scrolled (GTK_WIDGET (self->text_view)));
   self->plots = GTK_BOX (gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12));

@@ -244,11 +244,24 @@ test_compare (void)
   g_assert_cmpstr (undone, ==,
                    "print('one')\nprint('TWO')\nprint('three')\nraise ValueError('bad')\n");
 
+  /* A run's output with a character that would reorder or hide text is
+   * shown with its code point instead (issue 29). */
+  set_code (window, "print('one')\nprint('TWO')\nprint('three')\nprint('x\\u202ey')\n");
+  run_and_wait (window);
+  g_assert_true (sp_test_wait_for (status_compared, window, 30000));
+  g_free (text);
+  text = sp_history_window_get_text (history);
+  g_assert_nonnull (strstr (text, "x<U+202E>y"));
+  g_assert_null (strstr (text, "\u202e"));
+  set_code (window, "print('one')\nprint('TWO')\nprint('three')\nraise ValueError('bad')\n");
+  run_and_wait (window);
+  g_assert_true (sp_test_wait_for (status_compared, window, 30000));
+
   /* the same output again: said so, and the open list has the new run */
   run_and_wait (window);
   g_assert_true (sp_test_wait_for (status_compared, window, 30000));
   g_assert_nonnull (strstr (status_text (window), "Same output as the last run"));
-  g_assert_cmpuint (sp_history_window_get_n_runs (history), ==, 3);
+  g_assert_cmpuint (sp_history_window_get_n_runs (history), ==, 5);
   gtk_window_destroy (GTK_WINDOW (history));
   close_window (window);
 }
