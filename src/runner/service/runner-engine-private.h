@@ -9,7 +9,7 @@
 #include "runner-files.h"
 #include "runner-session.h"
 #include "runner-spawn.h"
-#include "runner-util.h"
+#include "runner-base.h"
 #include "runner-venv.h"
 #include "runner-warm.h"
 
