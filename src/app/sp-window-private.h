@@ -1,5 +1,7 @@
-/* sp-window-private.h: SpWindow's state, shared by sp-window.c (layout,
- * files, closing) and sp-window-actions.c (run, stop, open, save). */
+/* sp-window-private.h: SpWindow's state and internal functions, shared by
+ * sp-window.c and every sp-window-*.c (one concern each: actions, file,
+ * save, autosave, history, session, input, runner, packages, activity,
+ * keys, restore). */
 #pragma once
 
 #include <gtksourceview/gtksource.h>

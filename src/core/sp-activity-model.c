@@ -1,7 +1,8 @@
 /* sp-activity-model.c: assistants' runs, followed live from the journal.
  *
- * The journal is plain C's JSON (jansson, as the protocol library that
- * core links already uses); nothing of it shows in the header. */
+ * Each line is read by the journal's strict decoder in the protocol
+ * library (sp-journal.h; docs/journal.md is the format); nothing of it
+ * shows in the header. */
 #define G_LOG_DOMAIN "sp-activity"
 
 #include "config.h"
@@ -10,12 +11,14 @@
 #include <fcntl.h>
 #include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
-#include <jansson.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "sp-activity-model.h"
+#include "sp-journal.h"
+
+G_STATIC_ASSERT (SP_ACTIVITY_LINE_MAX == SP_JOURNAL_LINE_MAX);
 
 struct _SpActivityModel
 {
@@ -154,62 +157,39 @@ get_run (SpActivityModel *self, const char *id)
   return run;
 }
 
-static const char *
-str (json_t *obj, const char *key)
-{
-  return json_string_value (json_object_get (obj, key));
-}
-
 /* What the start (or, for a run whose start we missed, the end) line says
  * was run. */
 static void
-apply_start (SpActivityRun *run, json_t *line)
+apply_start (SpActivityRun *run, const SpJournalLine *line)
 {
-  json_t *input = json_object_get (line, "input");
-  const char *tool = str (line, "tool");
-  const char *workspace = str (line, "workspace");
-  const char *path = str (input, "path");
-  const char *source = str (input, "code");
+  const char *source = line->code;
   g_autofree char *file = NULL;
 
   if (source == NULL)
-    source = str (input, "command");
+    source = line->command;
   if (source == NULL)
-    source = path;
-  if (g_strcmp0 (tool, "edit_and_execute") == 0 && path != NULL && workspace != NULL)
-    file = g_path_is_absolute (path) ? g_canonicalize_filename (path, NULL)
-                                     : g_canonicalize_filename (path, workspace);
-  _sp_activity_run_set_start (run, tool, str (input, "language"), source, file, workspace,
-                              str (line, "time"),
-                              (gint) json_integer_value (json_object_get (line, "server_pid")));
+    source = line->path;
+  if (g_strcmp0 (line->tool, "edit_and_execute") == 0 && line->path != NULL
+      && line->workspace != NULL)
+    file = g_path_is_absolute (line->path) ? g_canonicalize_filename (line->path, NULL)
+                                           : g_canonicalize_filename (line->path, line->workspace);
+  _sp_activity_run_set_start (run, line->tool, line->language, source, file, line->workspace,
+                              line->time, (gint) line->server_pid);
 }
 
 static void
-apply_end (SpActivityRun *run, json_t *line)
+apply_end (SpActivityRun *run, const SpJournalLine *line)
 {
-  json_t *error = json_object_get (line, "error");
-  json_t *files = json_object_get (line, "files");
-  json_t *code = json_object_get (line, "exit_code");
-  g_autoptr (GStrvBuilder) names = g_strv_builder_new ();
-  g_auto (GStrv) file_names = NULL;
   g_autofree char *error_text = NULL;
-  size_t i;
-  json_t *f;
 
   if (sp_activity_run_get_tool (run) == NULL)
     apply_start (run, line);
-  if (json_is_object (error))
-    error_text = g_strdup_printf ("%s: %s", str (error, "type") ? str (error, "type") : "Error",
-                                  str (error, "message") ? str (error, "message") : "");
-  json_array_foreach (files, i, f)
-    if (str (f, "path") != NULL)
-      g_strv_builder_add (names, str (f, "path"));
-  file_names = g_strv_builder_end (names);
-  _sp_activity_run_set_end (run, str (line, "end") ? str (line, "end") : "failed",
-                            json_is_integer (code) ? (int) json_integer_value (code) : -1,
-                            json_integer_value (json_object_get (line, "duration_ms")),
-                            error_text, str (line, "diff"), (const char *const *) file_names,
-                            str (line, "stdout"), str (line, "stderr"));
+  if (line->error_type != NULL)
+    error_text = g_strdup_printf ("%s: %s", line->error_type, line->error_message);
+  _sp_activity_run_set_end (run, line->end, line->has_exit_code ? (int) line->exit_code : -1,
+                            line->duration_ms, error_text, line->diff,
+                            (const char *const *) line->files, line->stdout_text,
+                            line->stderr_text);
 }
 
 static void
@@ -219,36 +199,36 @@ skip (SpActivityModel *self, const char *why)
   g_message ("Skipped a line of %s/live.jsonl: %s", self->dir, why);
 }
 
+/* The line is decoded strictly (src/protocol/sp-journal.c): one that
+ * sandpad-mcp would not write, or a newer one's, is skipped with its
+ * reason rather than half understood. */
 static void
 handle_line (SpActivityModel *self, const char *text, gsize len)
 {
-  json_error_t jerr;
-  json_t *line = json_loadb (text, len, JSON_REJECT_DUPLICATES, &jerr);
-  const char *event, *id;
+  SpJournalLine line;
+  SpProtoError err = { 0 };
   SpActivityRun *run;
 
-  if (line == NULL)
+  if (sp_journal_decode (text, len, SP_JOURNAL_LIVE, &line, &err) != 0)
     {
-      skip (self, jerr.text);
+      skip (self, err.message);
       return;
     }
-  event = str (line, "event");
-  id = str (line, "run");
-  if (!json_is_object (line) || event == NULL || id == NULL)
-    skip (self, "not a live journal line");
-  else if (g_str_equal (event, "start"))
-    apply_start (get_run (self, id), line);
-  else if (g_str_equal (event, "output") && str (line, "text") != NULL)
+  run = get_run (self, line.run);
+  switch (line.event)
     {
-      run = get_run (self, id);
+    case SP_JOURNAL_START:
+      apply_start (run, &line);
+      break;
+    case SP_JOURNAL_OUTPUT:
       if (sp_activity_run_is_running (run))
-        _sp_activity_run_add_output (run, g_strcmp0 (str (line, "stream"), "stderr") == 0,
-                                     str (line, "text"));
+        _sp_activity_run_add_output (run, line.is_stderr, line.text);
+      break;
+    case SP_JOURNAL_END:
+      apply_end (run, &line);
+      break;
     }
-  else if (g_str_equal (event, "end"))
-    apply_end (get_run (self, id), line);
-  /* other events: from a newer sandpad-mcp, not for us */
-  json_decref (line);
+  sp_journal_line_clear (&line);
 }
 
 /* Splits data into lines; a line's start waits in partial for its end. */
@@ -449,17 +429,6 @@ sp_activity_model_get_skipped (SpActivityModel *self)
   return self->skipped;
 }
 
-static gboolean
-is_run_id (const char *id)
-{
-  if (id == NULL || !g_ascii_isdigit (*id))
-    return FALSE;
-  for (const char *p = id; *p != '\0'; p++)
-    if (!g_ascii_isalnum (*p) && *p != '-' && *p != '_')
-      return FALSE;
-  return strlen (id) < 64;
-}
-
 gboolean
 sp_activity_model_request_stop (SpActivityModel *self, const char *id, GError **error)
 {
@@ -470,7 +439,7 @@ sp_activity_model_request_stop (SpActivityModel *self, const char *id, GError **
   g_return_val_if_fail (SP_IS_ACTIVITY_MODEL (self), FALSE);
   run = sp_activity_model_find (self, id);
   /* The id becomes a file name: only what sandpad-mcp makes. */
-  if (run == NULL || !is_run_id (id) || !sp_activity_run_is_running (run))
+  if (run == NULL || !sp_journal_run_valid (id) || !sp_activity_run_is_running (run))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("This run is not going"));
       return FALSE;

@@ -130,11 +130,36 @@ sp_run_result_succeeded (SpRunResult *self)
          && self->cancelled == SP_RUN_CANCEL_NONE;
 }
 
-SpRunEnd sp_run_result_get_end (SpRunResult *self) { return self->end; }
-int sp_run_result_get_exit_code (SpRunResult *self) { return self->exit_code; }
-int sp_run_result_get_signal (SpRunResult *self) { return self->signal; }
-SpRunLimit sp_run_result_get_limit (SpRunResult *self) { return self->limit; }
-SpRunCancel sp_run_result_get_cancelled (SpRunResult *self) { return self->cancelled; }
+SpRunEnd
+sp_run_result_get_end (SpRunResult *self)
+{
+  return self->end;
+}
+
+int
+sp_run_result_get_exit_code (SpRunResult *self)
+{
+  return self->exit_code;
+}
+
+int
+sp_run_result_get_signal (SpRunResult *self)
+{
+  return self->signal;
+}
+
+SpRunLimit
+sp_run_result_get_limit (SpRunResult *self)
+{
+  return self->limit;
+}
+
+SpRunCancel
+sp_run_result_get_cancelled (SpRunResult *self)
+{
+  return self->cancelled;
+}
+
 
 SpErrorInfo *
 sp_run_result_get_error_info (SpRunResult *self)
@@ -148,15 +173,61 @@ _sp_run_result_set_error_info (SpRunResult *self, SpErrorInfo *info)
   g_clear_pointer (&self->error_info, sp_error_info_unref);
   self->error_info = info ? sp_error_info_ref (info) : NULL;
 }
-gint64 sp_run_result_get_wall_ms (SpRunResult *self) { return self->wall_ms; }
-gint64 sp_run_result_get_cpu_ms (SpRunResult *self) { return self->cpu_ms; }
-gint64 sp_run_result_get_peak_memory (SpRunResult *self) { return self->peak_memory; }
-gboolean sp_run_result_get_warm (SpRunResult *self) { return self->warm; }
-const char *sp_run_result_get_cold_reason (SpRunResult *self) { return self->cold_reason; }
-gint64 sp_run_result_get_stdout_bytes (SpRunResult *self) { return self->stdout_bytes; }
-gint64 sp_run_result_get_stderr_bytes (SpRunResult *self) { return self->stderr_bytes; }
-gboolean sp_run_result_get_truncated (SpRunResult *self) { return self->truncated; }
-const char *sp_run_result_get_error (SpRunResult *self) { return self->error; }
+
+gint64
+sp_run_result_get_wall_ms (SpRunResult *self)
+{
+  return self->wall_ms;
+}
+
+gint64
+sp_run_result_get_cpu_ms (SpRunResult *self)
+{
+  return self->cpu_ms;
+}
+
+gint64
+sp_run_result_get_peak_memory (SpRunResult *self)
+{
+  return self->peak_memory;
+}
+
+gboolean
+sp_run_result_get_warm (SpRunResult *self)
+{
+  return self->warm;
+}
+
+const char *
+sp_run_result_get_cold_reason (SpRunResult *self)
+{
+  return self->cold_reason;
+}
+
+gint64
+sp_run_result_get_stdout_bytes (SpRunResult *self)
+{
+  return self->stdout_bytes;
+}
+
+gint64
+sp_run_result_get_stderr_bytes (SpRunResult *self)
+{
+  return self->stderr_bytes;
+}
+
+gboolean
+sp_run_result_get_truncated (SpRunResult *self)
+{
+  return self->truncated;
+}
+
+const char *
+sp_run_result_get_error (SpRunResult *self)
+{
+  return self->error;
+}
+
 
 const char *const *
 sp_run_result_get_images (SpRunResult *self)

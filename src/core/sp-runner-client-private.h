@@ -1,5 +1,7 @@
-/* sp-runner-client-private.h: what sp-runner-client.c (process, handshake,
- * I/O) and sp-runner-client-runs.c (requests, events) share. */
+/* sp-runner-client-private.h: what the three files of SpRunnerClient
+ * share: sp-runner-client.c (process, handshake), sp-runner-client-io.c
+ * (reading and writing frames) and sp-runner-client-runs.c (requests,
+ * events). */
 #pragma once
 
 #include "sp-frame.h"

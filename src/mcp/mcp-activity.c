@@ -3,13 +3,15 @@
  *
  * runs.jsonl gets one line per finished run; a person watching wants to
  * see a run while it goes. So live.jsonl, beside it, gets three kinds of
- * line per run, each one write() on an O_APPEND file like runs.jsonl's:
+ * line per run, each one write() on an O_APPEND file like runs.jsonl's
+ * (each also has "v", the journal's version; docs/journal.md has them key
+ * for key):
  *   {"event":"start", "run", "time", "tool", "server_pid", "workspace", "input"}
  *   {"event":"output", "run", "stream":"stdout"|"stderr", "text"}
  *   {"event":"end", "run", ...the runs.jsonl entry...}
  * "run" is "<server pid>-<run id>", unique among the servers sharing the
- * journal. Output lines are bounded per run (LIVE_OUTPUT_MAX; the end line
- * has the output's start and end anyway), and live.jsonl rotates like
+ * journal. Output lines are bounded per run (SP_JOURNAL_OUTPUT_MAX; the
+ * end line has the output's start and end anyway), and live.jsonl rotates like
  * runs.jsonl, so it stays under about twice --journal-max.
  *
  * Stop: the app creates the empty file <journal>/cancel/<run>. While this
@@ -26,9 +28,7 @@
 #include <unistd.h>
 
 #include "mcp-server.h"
-
-/* Output of one run that goes to live.jsonl. */
-#define LIVE_OUTPUT_MAX (64 * 1024)
+#include "sp-journal.h"
 
 static char *
 live_id (const McpCall *call)
@@ -41,7 +41,7 @@ live_line (const char *event, const McpCall *call)
 {
   cleanup_free char *id = live_id (call);
 
-  return json_pack ("{s:s, s:s}", "event", event, "run", id);
+  return json_pack ("{s:i, s:s, s:s}", "v", SP_JOURNAL_VERSION, "event", event, "run", id);
 }
 
 static void
@@ -79,13 +79,13 @@ mcp_activity_output (McpServer *server, McpCall *call, int stream, const char *t
   size_t len = strlen (text);
 
   if (server->journal.dir == NULL || server->journal.max_bytes == 0 || len == 0
-      || call->live_bytes >= LIVE_OUTPUT_MAX)
+      || call->live_bytes >= SP_JOURNAL_OUTPUT_MAX)
     return;
   /* Cut at a character boundary (the engine's chunks are valid UTF-8). */
   size_t keep = len;
-  if ((int64_t) keep > LIVE_OUTPUT_MAX - call->live_bytes)
+  if ((int64_t) keep > SP_JOURNAL_OUTPUT_MAX - call->live_bytes)
     {
-      keep = (size_t) (LIVE_OUTPUT_MAX - call->live_bytes);
+      keep = (size_t) (SP_JOURNAL_OUTPUT_MAX - call->live_bytes);
       while (keep > 0 && ((unsigned char) text[keep] & 0xC0) == 0x80)
         keep--;
     }

@@ -8,7 +8,8 @@
  * Bounded: past max_bytes the file becomes runs.1.jsonl (replacing the
  * previous one) and a new one starts, so the journal holds at most about
  * twice max_bytes. A journal that cannot be written is reported once on
- * stderr and never stops a run. */
+ * stderr and never stops a run. docs/journal.md is the format, and
+ * src/protocol/sp-journal.c its strict reader. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,9 +17,7 @@
 #include <time.h>
 
 #include "mcp-server.h"
-
-/* Each stream's text in an entry: enough to recognise the run. */
-#define ENTRY_TEXT_MAX 4096
+#include "sp-journal.h"
 
 static int
 make_dirs (const char *path)
@@ -74,9 +73,10 @@ cap_string (json_t *obj, const char *key)
   const char *text = json_string_value (json_object_get (obj, key));
   size_t len = text ? strlen (text) : 0;
 
-  if (len <= ENTRY_TEXT_MAX)
+  /* Each text in an entry: enough to recognise the run. */
+  if (len <= SP_JOURNAL_TEXT_MAX)
     return;
-  size_t keep = ENTRY_TEXT_MAX;
+  size_t keep = SP_JOURNAL_TEXT_MAX;
   while (keep > 0 && ((unsigned char) text[keep] & 0xC0) == 0x80)
     keep--; /* cut on a character boundary */
   char *cut = xasprintf ("%.*s\n[... %zu more bytes]", (int) keep, text, len - keep);
@@ -121,6 +121,7 @@ mcp_journal_entry (const char *tool, json_t *input, json_t *structured)
   char when[64];
 
   mcp_journal_time (when);
+  json_object_set_new (entry, "v", json_integer (SP_JOURNAL_VERSION));
   json_object_set_new (entry, "time", json_string (when));
   json_object_set_new (entry, "tool", json_string (tool));
   json_object_set_new (entry, "server_pid", json_integer (getpid ()));

@@ -18,7 +18,7 @@
 #include "runner-engine.h"
 #include "runner-outbox.h"
 #include "runner-install.h"
-#include "runner-util.h"
+#include "runner-base.h"
 
 /* The protocol revisions we speak, newest first. */
 #define MCP_PROTOCOL_LATEST "2025-11-25"

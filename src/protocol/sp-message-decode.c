@@ -433,7 +433,7 @@ decode_exited (json_t *obj, SpExited *exited, SpProtoError *err)
   TRY (sp_json_get_bool (obj, "stdout_truncated", true, &exited->stdout_truncated, err));
   TRY (sp_json_get_bool (obj, "stderr_truncated", true, &exited->stderr_truncated, err));
   TRY (decode_files (obj, exited, err));
-  TRY (sp_program_error_decode (obj, &exited->program_error, err));
+  TRY (sp_program_error_decode (obj, "program_error", &exited->program_error, err));
   TRY (sp_json_get_bool (obj, "warm", false, &exited->warm, err));
   TRY (sp_json_get_string (obj, "cold_reason", false, &exited->cold_reason, err));
   return sp_json_get_bool (obj, "files_truncated", true, &exited->files_truncated, err);

@@ -9,5 +9,7 @@
 /* Adds "program_error" to obj when error is not NULL; clears *ok on a
  * string that is not UTF-8 or too many frames. */
 void sp_program_error_encode (json_t *obj, const SpProgramError *error, bool *ok);
-/* Leaves *out NULL when the field is absent. */
-int sp_program_error_decode (json_t *obj, SpProgramError **out, SpProtoError *err);
+/* obj's field key ("program_error" in exited, "error" in the run
+ * journal); leaves *out NULL when the field is absent. */
+int sp_program_error_decode (json_t *obj, const char *key, SpProgramError **out,
+                             SpProtoError *err);

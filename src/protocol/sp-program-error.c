@@ -82,11 +82,12 @@ decode_frames (json_t *frames, SpProgramError *error, SpProtoError *err)
 }
 
 int
-sp_program_error_decode (json_t *obj, SpProgramError **out, SpProtoError *err)
+sp_program_error_decode (json_t *obj, const char *key, SpProgramError **out,
+                         SpProtoError *err)
 {
   json_t *item = NULL, *frames = NULL;
 
-  TRY (sp_json_get_object (obj, "program_error", false, &item, err));
+  TRY (sp_json_get_object (obj, key, false, &item, err));
   if (item == NULL)
     return 0;
 
@@ -95,7 +96,7 @@ sp_program_error_decode (json_t *obj, SpProgramError **out, SpProtoError *err)
     abort ();
   /* Owned by the message from here, so a failure below frees it. */
   *out = error;
-  TRY (sp_json_check_fields (item, "program_error",
+  TRY (sp_json_check_fields (item, key,
                              FIELDS ("type", "message", "line", "column", "syntax", "frames"),
                              err));
   TRY (sp_json_get_string (item, "type", true, &error->type, err));

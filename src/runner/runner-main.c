@@ -12,7 +12,7 @@
 
 #include "config.h"
 #include "runner-server.h"
-#include "runner-util.h"
+#include "runner-base.h"
 
 static void
 usage (FILE *out)

@@ -6,7 +6,7 @@
 
 #include "runner-engine.h"
 #include "runner-install.h"
-#include "runner-util.h"
+#include "runner-base.h"
 #include "runner-venv.h"
 #include "sandpad-run-install.h"
 

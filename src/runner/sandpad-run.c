@@ -15,7 +15,7 @@
 #include "config.h"
 #include "runner-engine.h"
 #include "runner-event.h"
-#include "runner-util.h"
+#include "runner-base.h"
 #include "runner-venv.h"
 #include "sandpad-run-install.h"
 

@@ -1,6 +1,7 @@
 /* test-activity-model.c: the journal follower reads start, output and end
  * lines as they are appended (a half-written line waits for its end),
- * loses nothing across a rotation, skips damaged lines with a count, marks
+ * loses nothing across a rotation, skips damaged lines (and lines the
+ * journal's strict decoder refuses) with a count, marks
  * a run of a vanished server as lost, follows the file through its
  * monitor, and writes Stop requests where sandpad-mcp looks. */
 #include "config.h"
@@ -30,7 +31,7 @@ append (const char *dir, const char *name, const char *text)
   int fd = g_open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 
   g_assert_cmpint (fd, >=, 0);
-  g_assert_cmpint (write (fd, text, strlen (text)), ==, (ssize_t) strlen (text));
+  g_assert_cmpint (write (fd, text, strlen (text)), ==, (ssize_t)strlen (text));
   close (fd);
 }
 
@@ -50,15 +51,25 @@ output_text (SpActivityRun *run, gboolean is_stderr)
 }
 
 #define PID "\"server_pid\":%d"
+#define TIME "\"time\":\"2026-11-23T10:00:00.000Z\""
 
+/* Lines as sandpad-mcp writes them, every key there (docs/journal.md). */
 static char *
 start_line (const char *run, const char *code)
 {
-  return g_strdup_printf ("{\"event\":\"start\",\"run\":\"%s\","
-                          "\"time\":\"2026-11-23T10:00:00.000Z\",\"tool\":\"execute_code\","
-                          PID ",\"workspace\":null,"
+  return g_strdup_printf ("{\"v\":1,\"event\":\"start\",\"run\":\"%s\"," TIME
+                          ",\"tool\":\"execute_code\"," PID ",\"workspace\":null,"
                           "\"input\":{\"language\":\"python\",\"code\":\"%s\"}}\n",
                           run, (int) getpid (), code);
+}
+
+static char *
+command_start_line (const char *run, int pid, const char *command)
+{
+  return g_strdup_printf ("{\"v\":1,\"event\":\"start\",\"run\":\"%s\"," TIME
+                          ",\"tool\":\"execute_command\"," PID ",\"workspace\":\"/w\","
+                          "\"input\":{\"command\":\"%s\"}}\n",
+                          run, pid, command);
 }
 
 static void
@@ -69,18 +80,25 @@ test_lines (void)
   g_autofree char *start = start_line ("1-mcp-1", "print(1)");
   g_autofree char *out = NULL;
   g_autofree char *err = NULL;
-  const char *end = "{\"event\":\"end\",\"run\":\"1-mcp-1\",\"end\":\"exited\",\"exit_code\":3,"
-                    "\"duration_ms\":250,\"stdout\":\"a\\nb\\n\",\"stderr\":\"\","
-                    "\"error\":{\"type\":\"ValueError\",\"message\":\"bad\"},"
-                    "\"files\":[{\"path\":\"plot-1.png\",\"size\":10}]}\n";
+  g_autofree char *end = g_strdup_printf (
+      "{\"v\":1,\"event\":\"end\",\"run\":\"1-mcp-1\"," TIME ",\"tool\":\"execute_code\"," PID
+      ",\"workspace\":null,\"input\":{\"language\":\"python\",\"code\":\"print(1)\"},"
+      "\"end\":\"exited\",\"exit_code\":3,\"signal\":null,\"stdout\":\"a\\nb\\n\",\"stderr\":\"\","
+      "\"stdout_bytes\":4,\"stderr_bytes\":0,\"stdout_truncated\":false,\"stderr_truncated\":false,"
+      "\"duration_ms\":250,\"cpu_ms\":200,\"peak_memory_bytes\":1000,"
+      "\"error\":{\"type\":\"ValueError\",\"message\":\"bad\",\"line\":1,\"frames\":[]},"
+      "\"files\":[{\"path\":\"plot-1.png\",\"size\":10,\"mime\":\"image/png\",\"created\":true}],"
+      "\"files_truncated\":false}\n",
+      (int) getpid ());
   SpActivityRun *run;
 
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 0);
   append (dir, "live.jsonl", start);
-  append (dir, "live.jsonl", "{\"event\":\"output\",\"run\":\"1-mcp-1\",\"stream\":\"stdout\","
-                             "\"text\":\"a\\n\"}\n");
+  append (dir, "live.jsonl",
+          "{\"v\":1,\"event\":\"output\",\"run\":\"1-mcp-1\",\"stream\":\"stdout\","
+          "\"text\":\"a\\n\"}\n");
   /* half a line: it waits for the rest */
-  append (dir, "live.jsonl", "{\"event\":\"output\",\"run\":\"1-mcp-1\",\"str");
+  append (dir, "live.jsonl", "{\"v\":1,\"event\":\"output\",\"run\":\"1-mcp-1\",\"str");
   sp_activity_model_poll (model);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 1);
   run = sp_activity_model_find (model, "1-mcp-1");
@@ -93,8 +111,9 @@ test_lines (void)
   g_clear_pointer (&out, g_free);
 
   append (dir, "live.jsonl", "eam\":\"stderr\",\"text\":\"warn\\n\"}\n");
-  append (dir, "live.jsonl", "{\"event\":\"output\",\"run\":\"1-mcp-1\",\"stream\":\"stdout\","
-                             "\"text\":\"b\\n\"}\n");
+  append (dir, "live.jsonl",
+          "{\"v\":1,\"event\":\"output\",\"run\":\"1-mcp-1\",\"stream\":\"stdout\","
+          "\"text\":\"b\\n\"}\n");
   append (dir, "live.jsonl", end);
   sp_activity_model_poll (model);
   out = output_text (run, FALSE);
@@ -131,8 +150,7 @@ test_rotation (void)
   sp_activity_model_poll (model);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 3);
   g_assert_nonnull (sp_activity_model_find (model, "1-mcp-2"));
-  g_assert_cmpstr (sp_activity_run_get_source (sp_activity_model_find (model, "1-mcp-3")), ==,
-                   "c");
+  g_assert_cmpstr (sp_activity_run_get_source (sp_activity_model_find (model, "1-mcp-3")), ==, "c");
   /* and again, with the new file read to its end before the rename */
   g_assert_cmpint (g_rename (live, old), ==, 0);
   sp_activity_model_poll (model);
@@ -153,17 +171,28 @@ test_damaged (void)
   g_autoptr (SpActivityModel) model = NULL;
   g_autofree char *good = start_line ("1-mcp-9", "ok");
   g_autofree char *huge = g_strnfill (SP_ACTIVITY_LINE_MAX + 10, 'x');
+  g_autofree char *newer = start_line ("1-mcp-7", "v2");
+  g_autofree char *extra = start_line ("1-mcp-6", "extra");
 
+  /* Lines the strict decoder refuses that a lax reader would take for
+   * runs: a newer version's, an unknown key, an unknown stream. */
+  newer[strlen ("{\"v\":")] = '2';
+  memcpy (strstr (extra, "\"workspace\""), "\"workspacE\"", strlen ("\"workspacE\""));
+  append (dir, "live.jsonl", newer);
+  append (dir, "live.jsonl", extra);
+  append (dir, "live.jsonl",
+          "{\"v\":1,\"event\":\"output\",\"run\":\"1-mcp-5\",\"stream\":\"stdlog\","
+          "\"text\":\"x\"}\n");
   append (dir, "live.jsonl", "not json at all\n");
   append (dir, "live.jsonl", "[1,2,3]\n");
   append (dir, "live.jsonl", "{\"event\":\"start\"}\n");
   append (dir, "live.jsonl", "\xff\xfe\x01{\n");
   append (dir, "live.jsonl", huge);
   append (dir, "live.jsonl", "\n");
-  append (dir, "live.jsonl", "{\"event\":\"future-thing\",\"run\":\"1-mcp-8\"}\n");
+  append (dir, "live.jsonl", "{\"v\":1,\"event\":\"future-thing\",\"run\":\"1-mcp-8\"}\n");
   append (dir, "live.jsonl", good);
   model = sp_activity_model_new (dir);
-  g_assert_cmpuint (sp_activity_model_get_skipped (model), ==, 5);
+  g_assert_cmpuint (sp_activity_model_get_skipped (model), ==, 9);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 1);
   g_assert_nonnull (sp_activity_model_find (model, "1-mcp-9"));
   sp_test_remove_tree (dir);
@@ -185,9 +214,7 @@ test_lost (void)
     _exit (0);
   g_assert_cmpint (gone, >, 0);
   g_assert_cmpint (waitpid (gone, NULL, 0), ==, gone);
-  line = g_strdup_printf ("{\"event\":\"start\",\"run\":\"7-mcp-1\",\"tool\":\"execute_command\","
-                          "\"server_pid\":%d,\"input\":{\"command\":\"ls\"}}\n",
-                          (int) gone);
+  line = command_start_line ("7-mcp-1", (int) gone, "ls");
   append (dir, "live.jsonl", line);
   model = sp_activity_model_new (dir);
   run = sp_activity_model_find (model, "7-mcp-1");
@@ -198,17 +225,16 @@ test_lost (void)
 
   /* and a server killed while its run goes, after the model read it */
   {
-    g_autoptr (GSubprocess) server = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, NULL, "sleep",
-                                                       "600", NULL);
+    g_autoptr (GSubprocess) server
+        = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, NULL, "sleep", "600", NULL);
     g_autofree char *live = NULL;
+    g_autofree char *run_name = NULL;
     SpActivityRun *killed;
     gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
 
     g_assert_nonnull (server);
-    live = g_strdup_printf ("{\"event\":\"start\",\"run\":\"%s-mcp-1\",\"tool\":\"execute_code\","
-                            "\"server_pid\":%s,\"input\":{\"code\":\"x\"}}\n",
-                            g_subprocess_get_identifier (server),
-                            g_subprocess_get_identifier (server));
+    run_name = g_strdup_printf ("%s-mcp-1", g_subprocess_get_identifier (server));
+    live = command_start_line (run_name, atoi (g_subprocess_get_identifier (server)), "x");
     append (dir, "live.jsonl", live);
     sp_activity_model_poll (model);
     killed = g_list_model_get_item (G_LIST_MODEL (model), 1);

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
@@ -33,6 +34,16 @@ const readLines = (name) => {
   return fs.existsSync(file)
     ? fs.readFileSync(file, 'utf8').split('\n').filter((l) => l).map((l) => JSON.parse(l)) : [];
 };
+// The app's own decoder (src/protocol/sp-journal.c, through
+// tests/protocol/journal-check) reads every line the server wrote: a key
+// the writer adds or drops without the schema (docs/journal.md) fails here.
+function checkJournal(kind, names) {
+  const files = names.map((n) => path.join(journal, n)).filter((f) => fs.existsSync(f));
+  const r = spawnSync(process.env.SANDPAD_JOURNAL_CHECK ?? 'journal-check', [kind, ...files],
+    { encoding: 'utf8' });
+  ok(files.length > 0 && r.status === 0, `every line of ${names.join(', ')} decodes strictly`,
+    r.stderr || r.error?.message);
+}
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function waitFor(cond, ms) {
   const end = Date.now() + ms;
@@ -81,6 +92,8 @@ groups.live = async () => {
   ok(result.structuredContent?.end === 'exited', 'the call answered normally', result.structuredContent);
   ok(readLines('runs.jsonl').length === 1, 'runs.jsonl still has one line per run');
   ok((fs.statSync(path.join(journal, 'live.jsonl')).mode & 0o777) === 0o600, 'live.jsonl is private');
+  checkJournal('live', ['live.jsonl']);
+  checkJournal('runs', ['runs.jsonl']);
 };
 
 // A cancel request file stops the run; the call answers "cancelled".
@@ -107,6 +120,7 @@ groups.stop = async () => {
   const after = await client.callTool({ name: 'execute_code', arguments: { language: 'bash', code: 'echo fine' } });
   ok(after.structuredContent?.end === 'exited' && after.structuredContent?.stdout === 'fine\n',
     'other runs go on');
+  checkJournal('live', ['live.jsonl']);
 };
 
 try {

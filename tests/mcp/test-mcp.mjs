@@ -671,6 +671,13 @@ groups.journal = async () => {
       fs.statSync(path.join(dir, 'runs.jsonl')).size);
     const last = current[current.length - 1];
     ok(last?.stdout === 'run 7\n', 'the newest run is last', last);
+    // The app's own decoder (src/protocol/sp-journal.c, through
+    // tests/protocol/journal-check) reads every line written, rotated too.
+    for (const [kind, names] of [['runs', ['runs.jsonl', 'runs.1.jsonl']], ['live', ['live.jsonl', 'live.1.jsonl']]]) {
+      const files = names.map((n) => path.join(dir, n)).filter((f) => fs.existsSync(f));
+      const r = spawnSync(process.env.SANDPAD_JOURNAL_CHECK ?? 'journal-check', [kind, ...files], { encoding: 'utf8' });
+      ok(files.length === 2 && r.status === 0, `every line of ${names.join(', ')} decodes strictly`, r.stderr || r.error?.message);
+    }
   } finally {
     await transport.close();
     fs.rmSync(ws, { recursive: true, force: true });

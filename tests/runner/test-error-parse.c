@@ -10,7 +10,7 @@
 
 #include "../protocol/tap.h"
 #include "runner-error.h"
-#include "runner-util.h"
+#include "runner-base.h"
 
 static char *
 slurp (const char *path)

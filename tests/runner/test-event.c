@@ -11,7 +11,7 @@
 
 #include "../protocol/tap.h"
 #include "runner-event.h"
-#include "runner-util.h"
+#include "runner-base.h"
 
 /* Encodes msg, checks the frame fits and decodes as an event; returns the
  * decoded message (to be cleared) or type SP_MSG_INVALID. */

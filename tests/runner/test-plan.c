@@ -7,7 +7,7 @@
 
 #include "../protocol/tap.h"
 #include "runner-plan.h"
-#include "runner-util.h"
+#include "runner-base.h"
 
 #define N_REQUIRED 18
 

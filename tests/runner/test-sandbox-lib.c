@@ -20,7 +20,7 @@
 #include "runner-sandbox.h"
 #include "runner-seccomp.h"
 #include "runner-spawn.h"
-#include "runner-util.h"
+#include "runner-base.h"
 #include "tap.h"
 
 #define SHELL "/usr/bin/sh"

@@ -2,7 +2,8 @@
  *
  * The runner links no GLib on purpose: it sits at the security boundary
  * and should be readable in one sitting. These helpers give it cleanup
- * attributes, checked allocation and a growable byte buffer. */
+ * attributes, checked allocation and a growable byte buffer: only what
+ * the sandbox uses; the service's own are in service/runner-base.h. */
 #pragma once
 
 #include <errno.h>
@@ -37,32 +38,11 @@ cleanup_fdp (int *fdp)
 #define cleanup_free __attribute__ ((cleanup (cleanup_freep)))
 #define cleanup_fd __attribute__ ((cleanup (cleanup_fdp)))
 
-static inline void *
-steal_pointer_ (void *pp)
-{
-  void **ptr = pp;
-  void *ref = *ptr;
-  *ptr = NULL;
-  return ref;
-}
-#define steal_pointer(pp) ((__typeof__ (*(pp))) steal_pointer_ (pp))
-
-static inline int
-steal_fd (int *fdp)
-{
-  int fd = *fdp;
-  *fdp = -1;
-  return fd;
-}
-
 /* Fatal errors are only for setup, before the runner serves anyone. */
 void die (const char *fmt, ...) __attribute__ ((noreturn, format (printf, 1, 2)));
-void die_with_error (const char *fmt, ...) __attribute__ ((noreturn, format (printf, 1, 2)));
 
 void *xmalloc (size_t size);
-void *xcalloc (size_t n, size_t size);
 void *xrealloc (void *ptr, size_t size);
-char *xstrdup (const char *s);
 char *xasprintf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 
 /* Writes everything, retrying on EINTR; for blocking fds only. */
@@ -81,27 +61,10 @@ ssize_t recv_with_fds (int sock, void *buf, size_t size, int *fds, size_t n);
 /* Monotonic clock in nanoseconds. */
 int64_t now_ns (void);
 
-int set_nonblocking (int fd, bool nonblocking);
-
-/* Removes a directory tree of any depth without following symlinks, with
- * bounded recursion and fds; a program may have left unreadable or
- * unwritable directories behind, so permissions are fixed on the way. */
-int remove_tree (const char *path);
-
 /* Opens a canonical path refusing a symlink in any component (openat2
  * RESOLVE_NO_SYMLINKS; before Linux 5.6 only the last component is
  * checked). O_CLOEXEC is always added. */
 int open_no_symlinks (const char *path, int flags);
-
-/* Opens fd's "..", checking it is the directory (dev, ino) we came down
- * from; -1 with errno ESTALE if it is not (it was moved meanwhile). */
-int open_parent_checked (int fd, dev_t dev, ino_t ino);
-
-/* Sets the mode of the directory parent/name without following a symlink:
- * through an O_PATH fd (which needs no permission on the directory) and
- * its /proc link, since fchmod does not work on O_PATH and fchmodat
- * follows. Returns -1 with errno set. */
-int dir_chmod_at (int parent, const char *name, mode_t mode);
 
 
 /* A growable byte buffer. */
@@ -113,5 +76,3 @@ typedef struct
 } Buf;
 
 void buf_append (Buf *buf, const void *data, size_t len);
-void buf_consume (Buf *buf, size_t len);
-void buf_clear (Buf *buf);

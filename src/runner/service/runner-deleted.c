@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "runner-util.h"
+#include "runner-base.h"
 
 typedef struct
 {

@@ -9,7 +9,7 @@
 #include "runner-files.h"
 #include "runner-session.h"
 #include "runner-spawn.h"
-#include "runner-util.h"
+#include "runner-base.h"
 #include "runner-venv.h"
 #include "runner-warm.h"
 
@@ -158,6 +158,9 @@ void _runner_engine_emit (RunnerEngine *engine, const SpMessage *msg);
 /* Opens run->cwd as run->cwd_fd unless the check already did, and keeps
  * its identity for the sandbox to check again. */
 int _runner_run_hold_cwd (RunnerRun *run);
+/* As root, chowns path to nobody, the uid the program runs as (runs and
+ * sessions both); as a desktop user, does nothing. */
+int _runner_give_to_run (const char *path);
 void _runner_engine_run_finished (RunnerEngine *engine, RunnerRun *run);
 /* Starts queued runs while slots are free (a session's run waits while
  * its session is busy). */

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "runner-error.h"
-#include "runner-util.h"
+#include "runner-base.h"
 
 typedef struct
 {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runner-util.h"
+#include "runner-base.h"
 #include "sp-utf8.h"
 
 /* What an escaped error message or cwd may grow to; far below the frame. */

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "runner-event.h"
-#include "runner-util.h"
+#include "runner-base.h"
 #include "sp-utf8.h"
 
 /* ---- The walk ------------------------------------------------------- */

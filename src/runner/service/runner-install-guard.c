@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "runner-install.h"
-#include "runner-util.h"
+#include "runner-base.h"
 
 /* activate scripts are a few KiB; anything past this is not one. */
 #define KEPT_MAX_BYTES (1024 * 1024)

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "runner-install.h"
-#include "runner-util.h"
+#include "runner-base.h"
 
 static int
 refuse (char *msg, size_t msg_len, const char *fmt, ...)

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 
 #include "runner-event.h"
-#include "runner-util.h"
+#include "runner-base.h"
 
 static const char *const python_ext[] = { "py", NULL };
 static const char *const python_bin[] = { "/usr/bin/python3", "/usr/local/bin/python3", NULL };

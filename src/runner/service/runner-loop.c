@@ -6,7 +6,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "runner-util.h"
+#include "runner-base.h"
 
 struct RunnerWatch
 {

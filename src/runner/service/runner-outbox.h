@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 #include "runner-engine.h"
-#include "runner-util.h"
+#include "runner-base.h"
 
 /* Past the high mark of unsent output the client is not reading: the
  * engine stops reading the programs' pipes until it is below the low one. */

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "runner-util.h"
+#include "runner-base.h"
 
 int
 runner_policy_allow (char ***list, const char *dir)

@@ -10,7 +10,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "runner-util.h"
+#include "runner-base.h"
 
 int
 runner_prelude_write_cache (const char *dir)

@@ -174,8 +174,8 @@ _runner_run_build_env (RunnerRun *run)
 
 /* As root, everything the run may touch belongs to nobody, the uid the
  * program runs as; a desktop runner and its runs share the user's uid. */
-static int
-give_to_run (const char *path)
+int
+_runner_give_to_run (const char *path)
 {
   if (geteuid () != 0)
     return 0;
@@ -191,14 +191,14 @@ make_dirs (RunnerRun *run)
   static const char *const subdirs[] = { "code", "tmp", "work", "root" };
 
   run->dir = xasprintf ("%s/run-%llu", run->engine->root, (unsigned long long) run->seq);
-  if (mkdir (run->dir, 0700) != 0 || give_to_run (run->dir) != 0)
+  if (mkdir (run->dir, 0700) != 0 || _runner_give_to_run (run->dir) != 0)
     return -1;
   for (size_t i = 0; i < N_ELEMENTS (subdirs); i++)
     {
       cleanup_free char *sub = xasprintf ("%s/%s", run->dir, subdirs[i]);
       if (strcmp (subdirs[i], "work") == 0 && run->req.cwd != NULL)
         continue;
-      if (mkdir (sub, 0700) != 0 || give_to_run (sub) != 0)
+      if (mkdir (sub, 0700) != 0 || _runner_give_to_run (sub) != 0)
         return -1;
     }
   run->cwd = run->req.cwd ? xstrdup (run->req.cwd) : xasprintf ("%s/work", run->dir);
@@ -262,7 +262,7 @@ write_prelude (RunnerRun *run)
 
   if (strcmp (run->lang->name, "python") != 0)
     return 0;
-  if (mkdir (dir, 0755) != 0 || give_to_run (dir) != 0)
+  if (mkdir (dir, 0755) != 0 || _runner_give_to_run (dir) != 0)
     return -1;
   fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
   if (fd < 0 || write_all (fd, runner_python_prelude, strlen (runner_python_prelude)) != 0)
@@ -280,7 +280,8 @@ write_code (RunnerRun *run)
 
   cleanup_free char *host_path = xasprintf ("%s/code/%s", run->dir, name);
   cleanup_fd int fd = open (host_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0400);
-  if (fd < 0 || write_all (fd, run->req.code, len) != 0 || give_to_run (host_path) != 0)
+  if (fd < 0 || write_all (fd, run->req.code, len) != 0
+      || _runner_give_to_run (host_path) != 0)
     return -1;
   /* The interpreter sees the snippet where the sandbox puts it. */
   run->code_path = run->engine->namespaces ? xasprintf (RUNNER_SANDBOX_CODE "/%s", name)

@@ -10,7 +10,7 @@
 
 #include "runner-event.h"
 #include "runner-outbox.h"
-#include "runner-util.h"
+#include "runner-base.h"
 #include "sp-frame.h"
 
 /* After the client leaves, how long runs get to die before we give up. */

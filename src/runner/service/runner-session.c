@@ -151,21 +151,13 @@ _runner_session_busy (RunnerSession *s)
 }
 
 static int
-give_to_run (const char *path)
-{
-  if (geteuid () != 0)
-    return 0;
-  return chown (path, RUNNER_SANDBOX_NOBODY, RUNNER_SANDBOX_NOBODY);
-}
-
-static int
 write_file (const char *path, const char *text, mode_t mode)
 {
   cleanup_fd int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 
   if (fd < 0 || write_all (fd, text, strlen (text)) != 0)
     return -1;
-  return give_to_run (path);
+  return _runner_give_to_run (path);
 }
 
 /* The session's directory, as a run's: code (read-only to it: the
@@ -178,13 +170,13 @@ make_session_dir (RunnerSession *s)
 
   s->dir = xasprintf ("%s/session-%llu", engine->root,
                       (unsigned long long) engine->next_session_seq++);
-  if (mkdir (s->dir, 0700) != 0 || give_to_run (s->dir) != 0)
+  if (mkdir (s->dir, 0700) != 0 || _runner_give_to_run (s->dir) != 0)
     return -1;
   for (size_t i = 0; i < N_ELEMENTS (subdirs); i++)
     {
       cleanup_free char *sub = xasprintf ("%s/%s", s->dir, subdirs[i]);
       if (mkdir (sub, strcmp (subdirs[i], "code/.sandpad") == 0 ? 0755 : 0700) != 0
-          || give_to_run (sub) != 0)
+          || _runner_give_to_run (sub) != 0)
         return -1;
     }
   s->cwd = xasprintf ("%s/work", s->dir);
@@ -377,7 +369,7 @@ write_run_files (RunnerSession *s, RunnerRun *run, char **dir_for_driver)
         ? xasprintf (RUNNER_SANDBOX_CODE "/r%llu", (unsigned long long) s->n_runs)
         : xstrdup (host_dir);
 
-  if (mkdir (host_dir, 0755) != 0 || give_to_run (host_dir) != 0)
+  if (mkdir (host_dir, 0755) != 0 || _runner_give_to_run (host_dir) != 0)
     return -1;
   if (write_file (host_code, run->req.code, 0400) != 0)
     return -1;

@@ -12,7 +12,7 @@
 
 #include "runner-deleted.h"
 #include "runner-spawn.h"
-#include "runner-util.h"
+#include "runner-base.h"
 
 /* Sums the lines of a /proc file that start with either name ("RssAnon:
  * 123 kB"), in bytes; -1 if the file cannot be read or has neither. Only

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "runner-util.h"
+#include "runner-base.h"
 
 const char *const runner_venv_system_dirs[] = { "/usr/bin", "/usr/local/bin", NULL };
 

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 
 #include "runner-spawn.h"
-#include "runner-util.h"
+#include "runner-base.h"
 
 /* runner-warm-driver.c, generated from runner-warm-driver.py. */
 extern const char runner_warm_driver[];
