@@ -87,6 +87,7 @@ mcp_tools_list (const McpOptions *options)
                "inputSchema", parse_literal (execute_code_input), "outputSchema",
                mcp_result_schema (false), "annotations", "readOnlyHint", 0, "destructiveHint", 0,
                "openWorldHint", 0));
+  json_array_append_new (tools, mcp_code_execution_tool (options));
   if (options->workspace == NULL)
     return tools;
   /* The model has to know where the context is to use it. */
@@ -145,6 +146,7 @@ mcp_call_free (McpCall *call)
   free (call->diff);
   json_decref (call->input);
   free (call->scratch);
+  mcp_code_execution_free (call->cx);
   free (call);
 }
 
@@ -408,6 +410,13 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
     {
       json_t *none = json_object ();
       mcp_install_call (server, id, json_is_object (args) ? args : none);
+      json_decref (none);
+      return;
+    }
+  if (strcmp (tool, "code_execution") == 0 && (args == NULL || json_is_object (args)))
+    {
+      json_t *none = json_object ();
+      mcp_code_execution_call (server, id, args != NULL ? args : none, token);
       json_decref (none);
       return;
     }
