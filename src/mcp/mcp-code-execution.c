@@ -548,6 +548,66 @@ resolve_working_directory (McpServer *server, const char *dir, char **why)
   return NULL;
 }
 
+int
+mcp_code_execution_config (McpServer *server, McpCall *call, json_t *config, const char *lang,
+                           SpRun *req, SpProtoError *err)
+{
+  static const char *const allowed[] = { "language", "code", "timeout", "install_packages",
+                                         "working_directory", "environment", "capture_output",
+                                         "return_base64", NULL };
+  cleanup_free char *language = NULL;
+  cleanup_free char *code = NULL;
+  cleanup_free char *dir = NULL;
+  char **packages = NULL;
+  int64_t timeout_s = 0;
+  bool capture = true, base64 = false;
+
+  if (sp_json_check_fields (config, "execution_config", allowed, err) != 0
+      || sp_json_get_string (config, "language", false, &language, err) != 0
+      || sp_json_get_string (config, "code", false, &code, err) != 0
+      || sp_json_get_int (config, "timeout", false, 1, 300, &timeout_s, err) != 0
+      || sp_json_get_strv (config, "install_packages", false, &packages, err) != 0
+      || sp_json_get_string (config, "working_directory", false, &dir, err) != 0
+      || sp_json_get_env (config, "environment", &req->env, err) != 0
+      || sp_json_get_bool (config, "capture_output", false, &capture, err) != 0
+      || sp_json_get_bool (config, "return_base64", false, &base64, err) != 0)
+    {
+      sp_strv_free (packages);
+      return -1;
+    }
+  bool want_install = packages != NULL && packages[0] != NULL;
+  sp_strv_free (packages);
+  if (language != NULL && strcmp (language, lang) != 0)
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "execution_config: language \"%.32s\" is not the file's (%s)",
+                               language, lang);
+  /* The spec's command would run the config's code instead of the edit:
+   * that is code_execution's job. */
+  if (code != NULL)
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "execution_config: \"code\" cannot be given: the edited file "
+                               "is what runs (use code_execution for other code)");
+  if (want_install)
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "execution_config: \"install_packages\": install them with "
+                               "install_packages or code_execution first");
+  if (timeout_s > 0)
+    req->timeout_ms = timeout_s * 1000;
+  call->drop_output = !capture;
+  if (dir != NULL)
+    {
+      char *why = NULL;
+      req->cwd = resolve_working_directory (server, dir, &why);
+      if (req->cwd == NULL)
+        {
+          sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "execution_config: %s", why);
+          free (why);
+          return -1;
+        }
+    }
+  return 0;
+}
+
 void
 mcp_code_execution_call (McpServer *server, json_t *id, json_t *args, json_t *token)
 {

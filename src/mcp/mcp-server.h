@@ -227,6 +227,10 @@ void mcp_code_execution_call (McpServer *server, json_t *id, json_t *args, json_
  * Takes the call off server->calls itself. */
 void mcp_code_execution_exited (McpServer *server, McpCall *call, const SpExited *exited);
 void mcp_code_execution_free (McpCodeExec *cx);
+/* edit_and_execute's execution_config (code_execution's input shape) into
+ * the run of the edited file, whose language is lang. */
+int mcp_code_execution_config (McpServer *server, McpCall *call, json_t *config,
+                               const char *lang, SpRun *req, SpProtoError *err);
 
 /* mcp-install.c: an install on behalf of another call; done() gets its
  * end instead of an answer going out, free_data() the data if the
