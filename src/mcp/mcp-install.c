@@ -18,6 +18,9 @@ struct McpInstallCall
   McpInstallCall *next;
   json_t *request_id;
   RunnerInstall *inst;
+  McpInstallDone done; /* NULL: answer request_id */
+  void (*free_data) (void *data);
+  void *data;
 };
 
 static const char install_input[]
@@ -160,6 +163,36 @@ mcp_install_call (McpServer *server, json_t *id, json_t *args)
   server->installs = call;
 }
 
+bool
+mcp_install_start_for (McpServer *server, char **packages, McpInstallDone done,
+                       void (*free_data) (void *data), void *data, char *msg, size_t msg_len)
+{
+  const McpOptions *o = server->options;
+  char id_text[32];
+
+  snprintf (id_text, sizeof id_text, "mcp-install-%llu",
+            (unsigned long long) ++server->next_run);
+  RunnerInstallRequest req = {
+    .id = id_text,
+    .environment = o->environment,
+    .packages = packages,
+    .index_url = o->index_url,
+    .find_links = o->find_links,
+    .policy = o->install_policy,
+  };
+  RunnerInstall *inst = runner_install_start (server->engine, &req, msg, msg_len);
+  if (inst == NULL)
+    return false;
+  McpInstallCall *call = xcalloc (1, sizeof *call);
+  call->inst = inst;
+  call->done = done;
+  call->free_data = free_data;
+  call->data = data;
+  call->next = server->installs;
+  server->installs = call;
+  return true;
+}
+
 static void install_call_free (McpInstallCall *call);
 
 bool
@@ -186,6 +219,13 @@ mcp_install_poll (McpServer *server)
           continue;
         }
       *link = call->next;
+      if (call->done != NULL)
+        {
+          call->done (server, call->data, call->inst, state);
+          call->data = NULL;
+          install_call_free (call);
+          continue;
+        }
       json_t *structured = install_result (server, call->inst, state);
       mcp_send_result (server, call->request_id,
                        tool_result (structured, state != RUNNER_INSTALL_DONE));
@@ -208,6 +248,8 @@ static void
 install_call_free (McpInstallCall *call)
 {
   runner_install_free (call->inst);
+  if (call->data != NULL && call->free_data != NULL)
+    call->free_data (call->data);
   json_decref (call->request_id);
   free (call);
 }

@@ -305,6 +305,14 @@ finish_call (McpServer *server, McpCall *call, const SpExited *exited)
 
   while (*link != call)
     link = &(*link)->next;
+  if (call->cx != NULL || call->internal)
+    {
+      mcp_code_execution_exited (server, call, exited);
+      server->to_release = xrealloc (server->to_release,
+                                     (server->n_release + 1) * sizeof *server->to_release);
+      server->to_release[server->n_release++] = xstrdup (exited->id);
+      return;
+    }
   *link = call->next;
   json_t *result = mcp_result_from_run (call, exited);
   mcp_journal_record (&server->journal, call->tool, call->input,
@@ -336,7 +344,9 @@ on_event (void *data, const SpMessage *msg)
           call->timeout_ms = msg->u.started.timeout_ms;
           call->memory_mib = msg->u.started.memory_mib;
           call->output_limit = msg->u.started.output_limit;
-          mcp_activity_started (server, call);
+          call->started_t_ms = msg->u.started.t_ms;
+          if (!call->internal)
+            mcp_activity_started (server, call);
           call->session_new = msg->u.started.session_new;
         }
       break;
@@ -344,7 +354,11 @@ on_event (void *data, const SpMessage *msg)
       if ((call = find_call (server, msg->u.output.id)) != NULL)
         {
           const char *chunk = msg->u.output.data ? msg->u.output.data : "";
+          if (call->drop_output)
+            break;
           mcp_capture_append (&call->out[msg->u.output.stream], chunk, strlen (chunk));
+          if (call->internal)
+            break;
           send_progress (server, call, chunk);
           mcp_activity_output (server, call, msg->u.output.stream, chunk);
         }
@@ -403,7 +417,8 @@ mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOpt
     }
 
   while (!server.stopping
-         && !(server.input_closed && server.calls == NULL && server.installs == NULL))
+         && !(server.input_closed && server.calls == NULL && server.installs == NULL
+              && server.pending_code == NULL))
     {
       /* While runs go, wake now and then for the app's Stop requests
        * (mcp-activity.c); idle, sleep until something happens. */
@@ -436,6 +451,12 @@ mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOpt
     {
       McpCall *call = server.calls;
       server.calls = call->next;
+      mcp_call_free (call);
+    }
+  while (server.pending_code != NULL)
+    {
+      McpCall *call = server.pending_code;
+      server.pending_code = call->next;
       mcp_call_free (call);
     }
   runner_engine_free (server.engine);

@@ -81,6 +81,7 @@ typedef struct
 } McpCapture;
 
 typedef struct McpCall McpCall;
+typedef struct McpCodeExec McpCodeExec;
 struct McpCall
 {
   McpCall *next;
@@ -101,6 +102,11 @@ struct McpCall
   int64_t live_bytes;     /* output written to live.jsonl so far (mcp-activity.c) */
   char session[SP_PROTO_MAX_ID + 1]; /* execute_code's session_id, or "" */
   bool session_new;       /* from "started": the run started the session afresh */
+  /* code_execution (mcp-code-execution.c) */
+  McpCodeExec *cx;        /* the call's pipeline: scan, install, run; or NULL */
+  bool internal;          /* the scan's own run: no answer, journal or activity */
+  bool drop_output;       /* capture_output false: the streams are not kept */
+  int64_t started_t_ms;   /* "started"'s t_ms, on the runner's clock */
 };
 
 typedef struct
@@ -121,6 +127,7 @@ typedef struct
   uint64_t next_run;
   McpJournal journal;
   McpInstallCall *installs; /* install_packages calls not yet answered */
+  McpCall *pending_code;    /* code_execution calls waiting for their scan */
 } McpServer;
 
 int mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs,
@@ -195,6 +202,44 @@ void mcp_install_call (McpServer *server, json_t *id, json_t *args);
 bool mcp_install_event (McpServer *server, const SpMessage *msg);
 void mcp_install_poll (McpServer *server);
 void mcp_install_free_all (McpServer *server);
+
+/* mcp-scan.c: code_execution's advisory security scan (never the
+ * boundary). level 0..3 is Low..Critical. */
+typedef struct
+{
+  int level;
+  json_t *warnings; /* strings */
+} McpScan;
+void mcp_scan_init (McpScan *scan);
+void mcp_scan_clear (McpScan *scan);
+const char *mcp_scan_level_name (int level);
+/* The Python program that walks code given on stdin (run sandboxed). */
+const char *mcp_scan_python_program (void);
+/* Folds that program's stdout (or the reason it did not run) in. */
+void mcp_scan_python_output (const char *stdout_text, const char *failure, McpScan *scan);
+/* Bash and JavaScript line patterns; false for other languages. */
+bool mcp_scan_patterns (const char *language, const char *code, McpScan *scan);
+
+/* mcp-code-execution.c: the seed spec's code_execution tool. */
+json_t *mcp_code_execution_tool (const McpOptions *options);
+void mcp_code_execution_call (McpServer *server, json_t *id, json_t *args, json_t *token);
+/* A code_execution call's run (or its scan's) exited: answers or goes on.
+ * Takes the call off server->calls itself. */
+void mcp_code_execution_exited (McpServer *server, McpCall *call, const SpExited *exited);
+void mcp_code_execution_free (McpCodeExec *cx);
+/* edit_and_execute's execution_config (code_execution's input shape) into
+ * the run of the edited file, whose language is lang. */
+int mcp_code_execution_config (McpServer *server, McpCall *call, json_t *config,
+                               const char *lang, SpRun *req, SpProtoError *err);
+
+/* mcp-install.c: an install on behalf of another call; done() gets its
+ * end instead of an answer going out, free_data() the data if the
+ * server stops first. */
+typedef void (*McpInstallDone) (McpServer *server, void *data, RunnerInstall *inst,
+                                RunnerInstallState state);
+bool mcp_install_start_for (McpServer *server, char **packages, McpInstallDone done,
+                            void (*free_data) (void *data), void *data, char *msg,
+                            size_t msg_len);
 
 /* mcp-result.c */
 json_t *mcp_result_tool_error (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
