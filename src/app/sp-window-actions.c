@@ -95,7 +95,7 @@ update_policy (SpWindow *self)
       g_free (limits);
       limits = with_start;
     }
-  g_autofree char *environment = _sp_window_environment (self);
+  g_autofree char *environment = sp_document_dup_environment (self->document);
   if (environment != NULL)
     {
       /* TRANSLATORS: the limits line, then the environment's path */
@@ -235,7 +235,8 @@ add_results (SpWindow *self, SpRunResult *result)
 static void
 add_error (SpWindow *self, SpRunResult *result)
 {
-  g_autofree char *name = self->file ? g_file_get_basename (self->file) : NULL;
+  GFile *file = sp_document_get_file (self->document);
+  g_autofree char *name = file ? g_file_get_basename (file) : NULL;
   const char *language = _sp_window_get_language (self);
   g_autofree char *fallback = _sp_window_file_name_for (self, "main");
   const char *snippet = name ? name : fallback;
@@ -319,8 +320,9 @@ on_state_changed (SpRunnerSupervisor *sup, GParamSpec *pspec, SpWindow *self)
                                 TRUE);
       self->runner_lost = TRUE;
     }
-  if (state == SP_RUNNER_STATE_READY && self->language_pending && self->file != NULL)
-    guess_language (self, self->file);
+  if (state == SP_RUNNER_STATE_READY && self->language_pending
+      && sp_document_get_file (self->document) != NULL)
+    guess_language (self, sp_document_get_file (self->document));
   _sp_window_runner_state_changed (self);
   update_policy (self);
   _sp_window_update_actions (self);
@@ -348,7 +350,7 @@ _sp_window_connect_runner (SpWindow *self)
 static void
 set_environment (SpWindow *self, SpRunRequest *request)
 {
-  g_autofree char *environment = _sp_window_environment (self);
+  g_autofree char *environment = sp_document_dup_environment (self->document);
 
   if (environment != NULL)
     sp_run_request_set_environment (request, environment);
@@ -374,9 +376,9 @@ start_run (SpWindow *self, const char *code)
       return;
     }
   request = sp_run_request_new (_sp_window_get_language (self), code);
-  if (self->file != NULL)
+  if (sp_document_get_file (self->document) != NULL)
     {
-      name = g_file_get_basename (self->file);
+      name = g_file_get_basename (sp_document_get_file (self->document));
       sp_run_request_set_name (request, name);
     }
   set_environment (self, request);
@@ -413,7 +415,8 @@ start_run (SpWindow *self, const char *code)
     sp_exec_panel_set_snippet_names (self->exec_panel, run_name, name ? name : _("Untitled"));
   }
   {
-    g_autoptr (GFile) folder = self->file ? g_file_get_parent (self->file) : NULL;
+    GFile *file = sp_document_get_file (self->document);
+    g_autoptr (GFile) folder = file ? g_file_get_parent (file) : NULL;
     sp_exec_panel_set_save_folder (self->exec_panel, folder);
   }
   /* Output is shown in batches, a few dozen times a second at most, so a
@@ -612,32 +615,33 @@ load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr (SpWindow) self = user_data;
   g_autoptr (GError) error = NULL;
-  g_autofree char *contents = NULL;
-  gsize len = 0;
+  g_autoptr (GBytes) contents = sp_document_load_finish (SP_DOCUMENT (object), result, &error);
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
   GtkTextIter start;
+  gsize len = 0;
+  const char *data;
 
-  if (!g_file_load_contents_finish (G_FILE (object), result, &contents, &len, NULL, &error))
+  if (contents == NULL)
     {
-      g_autofree char *msg = g_strdup_printf (_("Could not open the file: %s"), error->message);
+      g_autofree char *msg = NULL;
+
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA))
+        msg = g_strdup (error->message);
+      else
+        msg = g_strdup_printf (_("Could not open the file: %s"), error->message);
       _sp_window_toast (self, msg);
       return;
     }
-  if (!g_utf8_validate (contents, (gssize) len, NULL))
-    {
-      _sp_window_toast (self, _("The file is not UTF-8 text"));
-      return;
-    }
-  g_set_object (&self->file, G_FILE (object));
+  data = g_bytes_get_data (contents, &len);
   gtk_text_buffer_begin_irreversible_action (buffer);
-  gtk_text_buffer_set_text (buffer, contents, (int) len);
+  gtk_text_buffer_set_text (buffer, len > 0 ? data : "", (int) len);
   gtk_text_buffer_end_irreversible_action (buffer);
   gtk_text_buffer_get_start_iter (buffer, &start);
   gtk_text_buffer_place_cursor (buffer, &start);
   gtk_text_buffer_set_modified (buffer, FALSE);
-  guess_language (self, self->file);
+  guess_language (self, sp_document_get_file (self->document));
   _sp_window_update_title (self);
-  _sp_window_file_loaded (self, contents, len);
+  _sp_window_file_loaded (self);
 }
 
 void
@@ -646,14 +650,14 @@ sp_window_load_file (SpWindow *self, GFile *file)
   g_return_if_fail (SP_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
 
-  g_file_load_contents_async (file, NULL, load_ready, g_object_ref (self));
+  sp_document_load_async (self->document, file, NULL, load_ready, g_object_ref (self));
 }
 
 static void
 save_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
   SpWindow *self = SP_WINDOW (widget);
-  _sp_window_save (self, self->file, FALSE);
+  _sp_window_save (self, sp_document_get_file (self->document), FALSE);
 }
 
 static void
@@ -672,7 +676,8 @@ on_open_response (GtkNativeDialog *dialog, int response, gpointer user_data)
       g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
       GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
       /* Unsaved text is never replaced: it opens in a new window. */
-      if (gtk_text_buffer_get_modified (buffer) || self->file != NULL)
+      if (gtk_text_buffer_get_modified (buffer)
+          || sp_document_get_file (self->document) != NULL)
         {
           SpWindow *other = sp_window_new (
             SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))));

@@ -41,9 +41,9 @@ is_this_file (SpWindow *self, SpActivityRun *run)
   g_autofree char *path = NULL;
   g_autofree char *canonical = NULL;
 
-  if (self->file == NULL || sp_activity_run_get_file (run) == NULL)
+  if (sp_document_get_file (self->document) == NULL || sp_activity_run_get_file (run) == NULL)
     return FALSE;
-  path = g_file_get_path (self->file);
+  path = g_file_get_path (sp_document_get_file (self->document));
   if (path == NULL)
     return FALSE;
   canonical = g_canonicalize_filename (path, NULL);

@@ -3,8 +3,8 @@
  *
  * While a run goes, its output is collected as the panel shows it; when it
  * exits, the run (code, output, files, the bytes of its first images, how
- * it ended) goes into the history under the file's key (a scratch
- * buffer's own while it has no file) and
+ * it ended) goes into the history under the document's key (an untitled
+ * buffer's is its autosave copy's, so it survives a restart) and
  * the status line says whether the output is the same as the last run's.
  * "Changes since last run" and the history list open SpHistoryWindow. */
 #define G_LOG_DOMAIN "sp-window"
@@ -20,7 +20,6 @@
 struct _SpWindowHistory
 {
   SpRunHistory *store;
-  char *scratch_name; /* this window's key while it has no file */
   gboolean recording;
   char *code;
   char *language;
@@ -36,7 +35,6 @@ _sp_window_history_init (SpWindow *self)
 {
   SpWindowHistory *h = g_new0 (SpWindowHistory, 1);
 
-  h->scratch_name = g_uuid_string_random ();
   h->stdout_text = g_string_new (NULL);
   h->stderr_text = g_string_new (NULL);
   self->history = h;
@@ -52,7 +50,6 @@ _sp_window_history_free (SpWindow *self)
   g_clear_object (&h->store);
   if (h->window != NULL)
     g_object_remove_weak_pointer (G_OBJECT (h->window), (gpointer *) &h->window);
-  g_free (h->scratch_name);
   g_free (h->code);
   g_free (h->language);
   g_string_free (h->stdout_text, TRUE);
@@ -72,32 +69,12 @@ get_store (SpWindow *self)
   return h->store;
 }
 
-/* The name an untitled buffer's history is kept under; a window restored
- * after a restart may take its old one back. */
-const char *
-_sp_window_history_get_scratch_name (SpWindow *self)
-{
-  return self->history->scratch_name;
-}
-
-void
-_sp_window_history_set_scratch_name (SpWindow *self, const char *name)
-{
-  g_return_if_fail (name != NULL && *name != '\0');
-  g_free (self->history->scratch_name);
-  self->history->scratch_name = g_strdup (name);
-}
-
+/* The file's key, or for an untitled buffer its copy's, which a restart
+ * brings back with the text (SpDocument). */
 char *
 _sp_window_history_key (SpWindow *self)
 {
-  if (self->file != NULL)
-    {
-      g_autofree char *path = g_file_get_path (self->file);
-      g_autofree char *uri = path ? NULL : g_file_get_uri (self->file);
-      return sp_run_history_key_for_path (path ? path : uri);
-    }
-  return sp_run_history_key_for_scratch (self->history->scratch_name);
+  return sp_document_dup_history_key (self->document);
 }
 
 void

@@ -5,6 +5,7 @@
 #include <gtksourceview/gtksource.h>
 
 #include "sp-activity-model.h"
+#include "sp-document.h"
 #include "sp-exec-panel.h"
 #include "sp-image-budget.h"
 #include "sp-output-model.h"
@@ -34,7 +35,6 @@ struct _SpWindow
   GSettings *settings;
   SpRunnerSupervisor *supervisor;
   GtkCssProvider *font_css;
-  GFile *file;
   /* A file was opened before the runner could say its language. */
   gboolean language_pending;
 
@@ -75,18 +75,11 @@ struct _SpWindow
   /* sp-window-history.c: the run being recorded, the store */
   SpWindowHistory *history;
 
-  /* sp-window-file.c: the file on disk, watched. disk_text is what the
-   * file held when we last loaded, saved or accepted it (NULL: nothing on
-   * disk), so our own saves and a touch are no change. */
+  /* The file, its watch, its copy, its workspace (core, no GTK). */
+  SpDocument *document;
+
+  /* sp-window-file.c: how changes on disk are shown. */
   SpReloadBar *file_bar;
-  GFileMonitor *monitor;
-  GBytes *disk_text;
-  GBytes *saving_text;  /* a save on its way to disk */
-  GBytes *pending_disk; /* an outside change the person has not answered */
-  GFile *renamed_to;    /* the monitor saw our file renamed to this */
-  gboolean moved_away;  /* ... or moved out of its folder */
-  GCancellable *check_cancellable;
-  guint check_id;
   GtkTextTag *changed_tag;
   guint changed_tag_id;
   GtkTextMark *top_mark; /* the line at the top of the view, kept by a reload */
@@ -99,21 +92,11 @@ struct _SpWindow
   /* sp-window-autosave.c: the unsaved text's copy in the state folder. */
   SpReloadBar *autosave_bar;
   SpReloadBar *notice_bar; /* files skipped in the autosave folder */
-  char *autosave_id;
-  char *autosave_title; /* "Untitled 2" for a scratch buffer */
-  guint autosave_timer;
-  gboolean autosave_failed;
-  /* The folder its copies go to; NULL when another process owns it. */
-  char *autosave_dir;
-  gboolean autosave_off_said;
   /* sp-window-session.c: "Keep state between runs" */
   GtkWidget *restart_button;
   gboolean keep_state;
   gboolean session_used; /* a run named the session since it last ended */
   char *session_id;
-  /* sp-window-packages.c: the folder opened with Open Folder… (NULL:
-   * none), the top of the search for an environment. */
-  char *workspace;
 };
 
 /* The languages the dropdown offers, in its order. */
@@ -152,8 +135,6 @@ void _sp_window_update_policy (SpWindow *self);
 
 /* sp-window-packages.c */
 void _sp_window_install_packages_actions (GtkWidgetClass *widget_class);
-char *_sp_window_folder (SpWindow *self);
-char *_sp_window_environment (SpWindow *self);
 
 /* sp-window-input.c */
 void _sp_window_input_saw_output (SpWindow *self, const char *text);
@@ -174,8 +155,6 @@ void _sp_window_install_history_actions (GtkWidgetClass *widget_class);
 void _sp_window_history_init (SpWindow *self);
 void _sp_window_history_free (SpWindow *self);
 char *_sp_window_history_key (SpWindow *self);
-const char *_sp_window_history_get_scratch_name (SpWindow *self);
-void _sp_window_history_set_scratch_name (SpWindow *self, const char *name);
 void _sp_window_history_run_started (SpWindow *self, const char *code, const char *language);
 void _sp_window_history_saw_output (SpWindow *self, SpOutputKind kind, const char *text);
 void _sp_window_history_run_ended (SpWindow *self, SpRunResult *result, const char *summary);
@@ -187,16 +166,11 @@ SpActivityModel *_sp_window_activity_model (SpWindow *self);
 /* sp-window-file.c */
 void _sp_window_file_init (SpWindow *self);
 void _sp_window_file_dispose (SpWindow *self);
-void _sp_window_file_watch (SpWindow *self);
-void _sp_window_file_loaded (SpWindow *self, const char *contents, gsize len);
-void _sp_window_file_saving (SpWindow *self, GBytes *bytes);
-void _sp_window_file_save_failed (SpWindow *self);
-void _sp_window_file_saved (SpWindow *self, GBytes *bytes);
+void _sp_window_file_loaded (SpWindow *self);
+void _sp_window_file_saved (SpWindow *self);
 void _sp_window_file_request_rerun (SpWindow *self);
 char *_sp_window_get_text (SpWindow *self);
 
 /* sp-window-autosave.c */
 void _sp_window_autosave_init (SpWindow *self);
 void _sp_window_autosave_dispose (SpWindow *self);
-void _sp_window_autosave_now (SpWindow *self);
-void _sp_window_autosave_forget (SpWindow *self);

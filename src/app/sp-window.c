@@ -43,6 +43,7 @@ on_language_changed (SpWindow *self)
   gtk_source_buffer_set_language (buffer, gtk_source_language_manager_get_language (
                                             manager, source_language_ids[i]));
   g_settings_set_string (self->settings, "last-language", sp_window_languages[i]);
+  sp_document_set_language (self->document, sp_window_languages[i]);
 }
 
 /* The source style follows the light or dark appearance. */
@@ -76,7 +77,7 @@ _sp_window_update_title (SpWindow *self)
 {
   gboolean modified
     = gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (self)));
-  g_autofree char *name = self->file ? g_file_get_basename (self->file) : g_strdup (_("Untitled"));
+  g_autofree char *name = sp_document_dup_display_name (self->document);
   g_autofree char *title = modified ? g_strdup_printf ("• %s", name) : g_strdup (name);
 
   adw_window_title_set_title (self->window_title, title);
@@ -123,6 +124,13 @@ _sp_window_toast (SpWindow *self, const char *message)
   adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (message));
 }
 
+/* The document's view of the text: the buffer's. */
+static char *
+document_text (gpointer self)
+{
+  return _sp_window_get_text (self);
+}
+
 static gboolean
 close_idle (gpointer data)
 {
@@ -141,7 +149,7 @@ on_close_response (AdwMessageDialog *dialog, const char *response, SpWindow *sel
       g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, close_idle, g_object_ref (self), g_object_unref);
     }
   else if (g_str_equal (response, "save"))
-    _sp_window_save (self, self->file, TRUE);
+    _sp_window_save (self, sp_document_get_file (self->document), TRUE);
 }
 
 static gboolean
@@ -199,7 +207,6 @@ sp_window_dispose (GObject *object)
   g_clear_object (&self->font_css);
   g_clear_object (&self->settings);
   g_clear_object (&self->supervisor);
-  g_clear_object (&self->file);
   g_clear_object (&self->output);
   g_clear_object (&self->assistant_output);
   g_clear_object (&self->assistant_run);
@@ -212,11 +219,11 @@ sp_window_dispose (GObject *object)
   g_clear_object (&self->decode_cancellable);
   g_clear_object (&self->image_budget);
   g_clear_pointer (&self->run_id, g_free);
-  g_clear_pointer (&self->workspace, g_free);
   g_clear_pointer (&self->run_start, g_free);
   if (self->stderr_text != NULL)
     g_string_free (g_steal_pointer (&self->stderr_text), TRUE);
   _sp_window_history_free (self);
+  g_clear_object (&self->document);
   G_OBJECT_CLASS (sp_window_parent_class)->dispose (object);
 }
 
@@ -284,6 +291,15 @@ sp_window_new (SpApplication *app)
   g_return_val_if_fail (SP_IS_APPLICATION (app), NULL);
 
   self = g_object_new (SP_TYPE_WINDOW, "application", app, NULL);
+  {
+    /* The copy's folder is known now, while the window has its
+     * application; NULL when another process owns it. */
+    SpStateLock *lock = sp_application_get_state_lock (app);
+    g_autofree char *autosave_dir = lock != NULL ? sp_state_lock_dup_autosave_dir (lock) : NULL;
+
+    self->document = sp_document_new (autosave_dir);
+    sp_document_set_text_func (self->document, document_text, self);
+  }
   self->settings = g_object_ref (sp_application_get_settings (app));
   self->supervisor = g_object_ref (sp_application_get_supervisor (app));
 

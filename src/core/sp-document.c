@@ -1,0 +1,880 @@
+/* sp-document.c: the file an editor window edits, watched; its unsaved
+ * text's copy; where its runs belong.
+ *
+ * An assistant (sandpad-mcp's edit_and_execute), another editor or a
+ * script may change the file while it is open. Every monitor event only
+ * schedules a look at the file a moment later: an atomic replace (write a
+ * temporary file, rename it over ours) is a burst of events, and what
+ * counts is what the file holds afterwards, compared with what we last
+ * knew it to hold (disk_text). So our own saves, and a touch that changes
+ * nothing, are no change. What the look found goes to the view as
+ * "disk-changed"; the view decides how to show it.
+ *
+ * The copy of unsaved text is written a moment after typing stops (and
+ * when the view asks, as it loses the focus), through sp-autosave.c,
+ * atomically; saving, or closing with Discard, removes it, and a copy
+ * that is left is restored at the next start. A write that fails is said
+ * ("autosave-status") and removes nothing. */
+#define G_LOG_DOMAIN "sp-document"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+#include "sp-document.h"
+#include "sp-environment.h"
+#include "sp-run-history.h"
+#include "sp-safe-save.h"
+
+/* Events come in bursts; the file is read once they stop. */
+#define CHECK_DELAY_MS 150
+/* A moment after the last key: long enough not to write on every key,
+ * short enough that a crash costs nothing noticeable. */
+#define AUTOSAVE_DELAY_MS 1000
+
+struct _SpDocument
+{
+  GObject parent_instance;
+
+  SpDocumentTextFunc text_func;
+  gpointer text_data;
+  gboolean modified;
+  char *language;
+  char *workspace;
+
+  /* The file on disk, watched. disk_text is what the file held when we
+   * last loaded, saved or accepted it (NULL: nothing on disk). */
+  GFile *file;
+  GFileMonitor *monitor;
+  GBytes *disk_text;
+  GBytes *saving_text;  /* a save on its way to disk */
+  GBytes *pending_disk; /* an outside change the person has not answered */
+  GFile *renamed_to;    /* the monitor saw our file renamed to this */
+  gboolean moved_away;  /* ... or moved out of its folder */
+  gboolean gone;        /* deleted or moved was said */
+  GCancellable *check_cancellable;
+  guint check_id;
+
+  /* The copy in the state folder; dir NULL when another process owns it. */
+  char *autosave_dir;
+  char *autosave_id;
+  char *untitled_name;
+  guint autosave_timer;
+  gboolean autosave_failed;
+  gboolean autosave_off_said;
+  gboolean closed;
+};
+
+G_DEFINE_FINAL_TYPE (SpDocument, sp_document, G_TYPE_OBJECT)
+
+enum
+{
+  PROP_0,
+  PROP_FILE,
+  PROP_MODIFIED,
+  PROP_LANGUAGE,
+  PROP_WORKSPACE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+enum
+{
+  DISK_CHANGED,
+  AUTOSAVE_STATUS,
+  PREPARE_COPY,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void check_file (SpDocument *self);
+
+/* g_set_str() is GLib 2.76; the floor is 2.74. */
+static gboolean
+set_str (char **slot, const char *value)
+{
+  if (g_strcmp0 (*slot, value) == 0)
+    return FALSE;
+  g_free (*slot);
+  *slot = g_strdup (value);
+  return TRUE;
+}
+
+/* Puts value (owned) in *slot, dropping what was there. */
+static void
+set_bytes (GBytes **slot, GBytes *value)
+{
+  g_clear_pointer (slot, g_bytes_unref);
+  *slot = value;
+}
+
+static gboolean
+bytes_equal_text (GBytes *bytes, const char *text)
+{
+  gsize len = 0;
+  const char *data = bytes != NULL ? g_bytes_get_data (bytes, &len) : NULL;
+
+  return bytes != NULL && text != NULL && len == strlen (text)
+         && (len == 0 || memcmp (data, text, len) == 0);
+}
+
+char *
+sp_document_dup_text (SpDocument *self)
+{
+  g_return_val_if_fail (SP_IS_DOCUMENT (self), NULL);
+  if (self->text_func == NULL)
+    return g_strdup ("");
+  return self->text_func (self->text_data);
+}
+
+void
+sp_document_set_text_func (SpDocument *self, SpDocumentTextFunc func, gpointer user_data)
+{
+  g_return_if_fail (SP_IS_DOCUMENT (self));
+  self->text_func = func;
+  self->text_data = user_data;
+}
+
+GFile *
+sp_document_get_file (SpDocument *self)
+{
+  g_return_val_if_fail (SP_IS_DOCUMENT (self), NULL);
+  return self->file;
+}
+
+char *
+sp_document_dup_display_name (SpDocument *self)
+{
+  g_return_val_if_fail (SP_IS_DOCUMENT (self), NULL);
+  return self->file != NULL ? g_file_get_basename (self->file) : g_strdup (_("Untitled"));
+}
+
+gboolean
+sp_document_get_modified (SpDocument *self)
+{
+  g_return_val_if_fail (SP_IS_DOCUMENT (self), FALSE);
+  return self->modified;
+}
+
+void
+sp_document_set_modified (SpDocument *self, gboolean modified)
+{
+  g_return_if_fail (SP_IS_DOCUMENT (self));
+  modified = !!modified;
+  if (self->modified == modified)
+    return;
+  self->modified = modified;
+  /* Saved, reloaded or undone back to the file: no copy is needed. */
+  if (!modified)
+    sp_document_autosave_forget (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MODIFIED]);
+}
+
+const char *
+sp_document_get_language (SpDocument *self)
+{
+  g_return_val_if_fail (SP_IS_DOCUMENT (self), NULL);
+  return self->language;
+}
+
+void
+sp_document_set_language (SpDocument *self, const char *language)
+{
+  g_return_if_fail (SP_IS_DOCUMENT (self));
+  if (set_str (&self->language, language))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LANGUAGE]);
+}
+
+/* ---- the watch ---- */
+
+static void
+set_file_only (SpDocument *self, GFile *file)
+{
+  if (g_set_object (&self->file, file))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
+}
+
+static void
+emit_disk (SpDocument *self, SpDocumentDiskChange change, GBytes *contents)
+{
+  g_signal_emit (self, signals[DISK_CHANGED], 0, change, contents);
+}
+
+static void
+stop_watch (SpDocument *self)
+{
+  if (self->monitor != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->monitor, self);
+      g_file_monitor_cancel (self->monitor);
+      g_clear_object (&self->monitor);
+    }
+  if (self->check_cancellable != NULL)
+    g_cancellable_cancel (self->check_cancellable);
+  g_clear_object (&self->check_cancellable);
+  g_clear_handle_id (&self->check_id, g_source_remove);
+}
+
+static gboolean
+check_timeout (gpointer data)
+{
+  SpDocument *self = data;
+
+  self->check_id = 0;
+  check_file (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_monitor_changed (GFileMonitor *monitor, GFile *file, GFile *other, GFileMonitorEvent event,
+                    SpDocument *self)
+{
+  switch (event)
+    {
+    case G_FILE_MONITOR_EVENT_RENAMED:
+      /* Ours renamed to other; or another file renamed onto ours (an
+       * atomic replace), which is a change like any other. Whether a
+       * rename is a move or the first half of a replace (some editors
+       * rename the old file to a backup, then write a new one) shows
+       * once the burst is over. */
+      if (self->file != NULL && g_file_equal (file, self->file) && other != NULL)
+        g_set_object (&self->renamed_to, other);
+      break;
+    case G_FILE_MONITOR_EVENT_MOVED_OUT:
+      /* Into a folder the monitor does not watch: gone from here, and
+       * said as moved rather than deleted. */
+      if (self->file != NULL && g_file_equal (file, self->file))
+        self->moved_away = TRUE;
+      break;
+    case G_FILE_MONITOR_EVENT_ATTRIBUTE_CHANGED:
+    case G_FILE_MONITOR_EVENT_PRE_UNMOUNT:
+    case G_FILE_MONITOR_EVENT_UNMOUNTED:
+      return;
+    default:
+      break;
+    }
+  g_clear_handle_id (&self->check_id, g_source_remove);
+  self->check_id = g_timeout_add (CHECK_DELAY_MS, check_timeout, self);
+}
+
+static void
+watch (SpDocument *self)
+{
+  g_autoptr (GError) error = NULL;
+
+  stop_watch (self);
+  if (self->file == NULL)
+    return;
+  /* WATCH_MOVES: a rename is reported as one, with both names, so a
+   * rename of our file can be followed and a replace by rename seen. */
+  self->monitor = g_file_monitor_file (self->file, G_FILE_MONITOR_WATCH_MOVES, NULL, &error);
+  if (self->monitor == NULL)
+    {
+      g_debug ("cannot watch the file: %s", error->message);
+      return;
+    }
+  g_signal_connect_object (self->monitor, "changed", G_CALLBACK (on_monitor_changed), self, 0);
+}
+
+/* The file is gone from where it was: renamed within its folder and
+ * nothing took its place (followed), else deleted or moved away. */
+static void
+file_missing (SpDocument *self)
+{
+  if (self->renamed_to != NULL && g_file_query_exists (self->renamed_to, NULL))
+    {
+      g_autoptr (GFile) to = g_object_ref (self->renamed_to);
+
+      g_clear_object (&self->renamed_to);
+      set_file_only (self, to);
+      watch (self);
+      emit_disk (self, SP_DOCUMENT_DISK_RENAMED, NULL);
+      return;
+    }
+  if (self->gone)
+    return;
+  self->gone = TRUE;
+  g_clear_pointer (&self->disk_text, g_bytes_unref);
+  g_clear_pointer (&self->pending_disk, g_bytes_unref);
+  /* Nothing on disk holds this text any more: closing asks, autosave
+   * keeps a copy. */
+  sp_document_set_modified (self, TRUE);
+  emit_disk (self,
+             self->renamed_to != NULL || self->moved_away ? SP_DOCUMENT_DISK_MOVED
+                                                          : SP_DOCUMENT_DISK_DELETED,
+             NULL);
+}
+
+/* What the file holds now, against what we knew and what the editor has. */
+static void
+compare_contents (SpDocument *self, GBytes *contents)
+{
+  g_autofree char *text = sp_document_dup_text (self);
+  gsize len = 0;
+  const char *data = g_bytes_get_data (contents, &len);
+
+  g_clear_object (&self->renamed_to);
+  self->moved_away = FALSE;
+  self->gone = FALSE;
+  if (self->disk_text != NULL && g_bytes_equal (contents, self->disk_text))
+    {
+      g_clear_pointer (&self->pending_disk, g_bytes_unref);
+      emit_disk (self, SP_DOCUMENT_DISK_UNCHANGED, contents);
+      return;
+    }
+  if ((self->saving_text != NULL && g_bytes_equal (contents, self->saving_text))
+      || bytes_equal_text (contents, text))
+    {
+      /* The file holds what the editor holds (a save of ours on its way,
+       * or the same edit made twice): nothing to reload or ask. */
+      set_bytes (&self->disk_text, g_bytes_ref (contents));
+      emit_disk (self, SP_DOCUMENT_DISK_SAME_AS_EDITOR, contents);
+      return;
+    }
+  if (!g_utf8_validate (data, (gssize) len, NULL) || memchr (data, '\0', len) != NULL)
+    {
+      g_clear_pointer (&self->disk_text, g_bytes_unref);
+      sp_document_set_modified (self, TRUE);
+      emit_disk (self, SP_DOCUMENT_DISK_NOT_TEXT, contents);
+      return;
+    }
+  if (!self->modified)
+    emit_disk (self, SP_DOCUMENT_DISK_RELOAD, contents);
+  else
+    {
+      set_bytes (&self->pending_disk, g_bytes_ref (contents));
+      emit_disk (self, SP_DOCUMENT_DISK_CONFLICT, contents);
+    }
+}
+
+static void
+check_ready (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (SpDocument) self = user_data;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *data = NULL;
+  g_autoptr (GBytes) contents = NULL;
+  gsize len = 0;
+
+  if (!g_file_load_contents_finish (G_FILE (object), result, &data, &len, NULL, &error))
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        return;
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        g_debug ("cannot read the changed file: %s", error->message);
+      else
+        file_missing (self);
+      return;
+    }
+  if (self->file == NULL || !g_file_equal (G_FILE (object), self->file))
+    return; /* read for a file the document no longer has */
+  contents = g_bytes_new_take (g_steal_pointer (&data), len);
+  compare_contents (self, contents);
+}
+
+static void
+check_file (SpDocument *self)
+{
+  if (self->file == NULL)
+    return;
+  if (self->check_cancellable != NULL)
+    g_cancellable_cancel (self->check_cancellable);
+  g_clear_object (&self->check_cancellable);
+  self->check_cancellable = g_cancellable_new ();
+  g_file_load_contents_async (self->file, self->check_cancellable, check_ready,
+                              g_object_ref (self));
+}
+
+void
+sp_document_set_file (SpDocument *self, GFile *file, GBytes *contents)
+{
+  g_return_if_fail (SP_IS_DOCUMENT (self));
+  set_file_only (self, file);
+  set_bytes (&self->disk_text, contents != NULL ? g_bytes_ref (contents) : NULL);
+  g_clear_pointer (&self->pending_disk, g_bytes_unref);
+  g_clear_object (&self->renamed_to);
+  self->moved_away = FALSE;
+  self->gone = FALSE;
+  watch (self);
+}
+
+static void
+load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (GTask) task = user_data;
+  SpDocument *self = g_task_get_source_object (task);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *data = NULL;
+  g_autoptr (GBytes) contents = NULL;
+  gsize len = 0;
+
+  if (!g_file_load_contents_finish (G_FILE (object), result, &data, &len, NULL, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  if (!g_utf8_validate (data, (gssize) len, NULL))
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s",
+                               _("The file is not UTF-8 text"));
+      return;
+    }
+  contents = g_bytes_new_take (g_steal_pointer (&data), len);
+  sp_document_set_file (self, G_FILE (object), contents);
+  g_task_return_pointer (task, g_steal_pointer (&contents), (GDestroyNotify) g_bytes_unref);
+}
+
+void
+sp_document_load_async (SpDocument *self, GFile *file, GCancellable *cancellable,
+                        GAsyncReadyCallback callback, gpointer user_data)
+{
+  GTask *task;
+
+  g_return_if_fail (SP_IS_DOCUMENT (self));
+  g_return_if_fail (G_IS_FILE (file));
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, sp_document_load_async);
+  g_file_load_contents_async (file, cancellable, load_ready, task);
+}
+
+GBytes *
+sp_document_load_finish (SpDocument *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ---- saving ---- */
+
+typedef struct
+{
+  GFile *file;
+  GBytes *bytes; /* what was written, so the watch knows our save */
+} SaveData;
+
+static void
+save_data_free (SaveData *data)
+{
+  g_clear_object (&data->file);
+  g_clear_pointer (&data->bytes, g_bytes_unref);
+  g_free (data);
+}
+
+static void
+save_ready (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (GTask) task = user_data;
+  SpDocument *self = g_task_get_source_object (task);
+  SaveData *data = g_task_get_task_data (task);
+  g_autoptr (GError) error = NULL;
+
+  if (!sp_safe_save_finish (result, &error))
+    {
+      /* A save that failed wrote nothing: the file holds what it held. */
+      g_clear_pointer (&self->saving_text, g_bytes_unref);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  g_clear_pointer (&self->saving_text, g_bytes_unref);
+  /* Save As may have named another file: watch the one saved. */
+  sp_document_set_file (self, data->file, data->bytes);
+  sp_document_set_modified (self, FALSE);
+  sp_document_autosave_forget (self);
+  g_task_return_boolean (task, TRUE);
+}
+
+void
+sp_document_save_async (SpDocument *self, GFile *file, gboolean overwrite,
+                        GCancellable *cancellable, GAsyncReadyCallback callback,
+                        gpointer user_data)
+{
+  GTask *task;
+  SaveData *data;
+  GBytes *expected = NULL;
+  char *text;
+
+  g_return_if_fail (SP_IS_DOCUMENT (self));
+  g_return_if_fail (file != NULL || self->file != NULL);
+  if (file == NULL)
+    file = self->file;
+  text = sp_document_dup_text (self);
+  data = g_new0 (SaveData, 1);
+  data->file = g_object_ref (file);
+  data->bytes = g_bytes_new_take (text, strlen (text));
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, sp_document_save_async);
+  g_task_set_task_data (task, data, (GDestroyNotify) save_data_free);
+  /* Another file (Save As) was asked about by the chooser. While a save
+   * of ours is on its way the file may hold either text: not checked. */
+  if (!overwrite && self->saving_text == NULL && self->file != NULL
+      && g_file_equal (file, self->file))
+    expected = self->disk_text;
+  set_bytes (&self->saving_text, g_bytes_ref (data->bytes));
+  sp_safe_save_async (file, data->bytes, expected, cancellable, save_ready, task);
+}
+
+gboolean
+sp_document_save_finish (SpDocument *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+void
+sp_document_reloaded (SpDocument *self, GBytes *contents)
+{
+  g_return_if_fail (SP_IS_DOCUMENT (self));
+  set_bytes (&self->disk_text, g_bytes_ref (contents));
+  g_clear_pointer (&self->pending_disk, g_bytes_unref);
+  sp_document_set_modified (self, FALSE);
+}
+
+GBytes *
+sp_document_get_pending (SpDocument *self)
+{
+  g_return_val_if_fail (SP_IS_DOCUMENT (self), NULL);
+  return self->pending_disk;
+}
+
+GBytes *
+sp_document_take_pending (SpDocument *self)
+{
+  g_return_val_if_fail (SP_IS_DOCUMENT (self), NULL);
+  return g_steal_pointer (&self->pending_disk);
+}
+
+void
+sp_document_keep_mine (SpDocument *self)
+{
+  g_return_if_fail (SP_IS_DOCUMENT (self));
+  if (self->pending_disk != NULL)
+    set_bytes (&self->disk_text, g_steal_pointer (&self->pending_disk));
+}
+
+/* ---- the copy ---- */
+
+const char *
+sp_document_get_autosave_id (SpDocument *self)
+{
+  g_return_val_if_fail (SP_IS_DOCUMENT (self), NULL);
+  return self->autosave_id;
+}
+
+const char *
+sp_document_get_untitled_name (SpDocument *self)
+{
+  g_return_val_if_fail (SP_IS_DOCUMENT (self), NULL);
+  return self->untitled_name;
+}
+
+void
+sp_document_set_untitled_name (SpDocument *self, const char *name)
+{
+  g_return_if_fail (SP_IS_DOCUMENT (self));
+  set_str (&self->untitled_name, name);
+}
+
+static void
+set_autosave_failed (SpDocument *self, const char *message)
+{
+  gboolean failed = message != NULL;
+
+  if (!failed && !self->autosave_failed)
+    return;
+  self->autosave_failed = failed;
+  g_signal_emit (self, signals[AUTOSAVE_STATUS], 0,
+                 failed ? SP_DOCUMENT_AUTOSAVE_FAILED : SP_DOCUMENT_AUTOSAVE_OK, message);
+}
+
+void
+sp_document_autosave_forget (SpDocument *self)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_return_if_fail (SP_IS_DOCUMENT (self));
+  g_clear_handle_id (&self->autosave_timer, g_source_remove);
+  if (self->autosave_id != NULL && self->autosave_dir != NULL
+      && !sp_autosave_remove (self->autosave_dir, self->autosave_id, &error))
+    g_message ("cannot remove the autosave copy: %s", error->message);
+  set_autosave_failed (self, NULL);
+}
+
+void
+sp_document_autosave_now (SpDocument *self)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr (GError) error = NULL;
+  SpAutosaveEntry entry = { 0 };
+
+  g_return_if_fail (SP_IS_DOCUMENT (self));
+  g_clear_handle_id (&self->autosave_timer, g_source_remove);
+  if (!self->modified)
+    {
+      sp_document_autosave_forget (self);
+      return;
+    }
+  if (self->autosave_dir == NULL)
+    {
+      /* Say once, when there is first something to lose. */
+      if (!self->autosave_off_said)
+        {
+          self->autosave_off_said = TRUE;
+          g_signal_emit (self, signals[AUTOSAVE_STATUS], 0, SP_DOCUMENT_AUTOSAVE_OFF, NULL);
+        }
+      return;
+    }
+  if (self->file == NULL && self->untitled_name == NULL)
+    g_signal_emit (self, signals[PREPARE_COPY], 0);
+  text = sp_document_dup_text (self);
+  path = self->file != NULL ? g_file_get_path (self->file) : NULL;
+  entry.id = self->autosave_id;
+  entry.path = path;
+  entry.title = self->untitled_name;
+  entry.language = self->language;
+  entry.time = g_get_real_time () / G_USEC_PER_SEC;
+  entry.text = text;
+  entry.length = strlen (text);
+  if (!sp_autosave_write (self->autosave_dir, &entry, &error))
+    {
+      g_message ("autosave: %s", error->message);
+      set_autosave_failed (self, error->message);
+      return;
+    }
+  set_autosave_failed (self, NULL);
+}
+
+static gboolean
+autosave_timeout (gpointer data)
+{
+  SpDocument *self = data;
+
+  self->autosave_timer = 0;
+  sp_document_autosave_now (self);
+  return G_SOURCE_REMOVE;
+}
+
+void
+sp_document_text_changed (SpDocument *self)
+{
+  g_return_if_fail (SP_IS_DOCUMENT (self));
+  if (self->closed)
+    return; /* the view is being torn down */
+  g_clear_handle_id (&self->autosave_timer, g_source_remove);
+  self->autosave_timer = g_timeout_add (AUTOSAVE_DELAY_MS, autosave_timeout, self);
+}
+
+void
+sp_document_restore (SpDocument *self, const SpAutosaveEntry *entry)
+{
+  g_return_if_fail (SP_IS_DOCUMENT (self));
+  g_return_if_fail (entry != NULL && entry->id != NULL);
+  if (entry->path != NULL)
+    {
+      g_autoptr (GFile) file = g_file_new_for_path (entry->path);
+      g_autofree char *contents = NULL;
+      g_autoptr (GBytes) bytes = NULL;
+      gsize len = 0;
+
+      /* What the file holds now, so a later change on disk is told from
+       * the restored text. */
+      if (g_file_get_contents (entry->path, &contents, &len, NULL))
+        bytes = g_bytes_new_take (g_steal_pointer (&contents), len);
+      sp_document_set_file (self, file, bytes);
+    }
+  if (entry->language != NULL)
+    sp_document_set_language (self, entry->language);
+  sp_document_set_untitled_name (self, entry->title);
+  sp_document_set_modified (self, TRUE);
+  /* Only now: the text the view put in may have reported itself as
+   * unmodified for a moment, which would remove the copy. */
+  set_str (&self->autosave_id, entry->id);
+}
+
+void
+sp_document_close (SpDocument *self, gboolean discard)
+{
+  g_return_if_fail (SP_IS_DOCUMENT (self));
+  if (self->closed)
+    return;
+  g_clear_handle_id (&self->autosave_timer, g_source_remove);
+  /* A view torn down with unsaved text and no answer (the app killed, the
+   * session ending) keeps its copy for the next start. */
+  if (!self->modified || discard)
+    sp_document_autosave_forget (self);
+  else
+    sp_document_autosave_now (self);
+  self->closed = TRUE;
+  self->text_func = NULL;
+  self->text_data = NULL;
+  stop_watch (self);
+}
+
+/* ---- where runs belong ---- */
+
+char *
+sp_document_dup_history_key (SpDocument *self)
+{
+  g_return_val_if_fail (SP_IS_DOCUMENT (self), NULL);
+  if (self->file != NULL)
+    {
+      g_autofree char *path = g_file_get_path (self->file);
+      g_autofree char *uri = path ? NULL : g_file_get_uri (self->file);
+      return sp_run_history_key_for_path (path ? path : uri);
+    }
+  return sp_run_history_key_for_scratch (self->autosave_id);
+}
+
+const char *
+sp_document_get_workspace (SpDocument *self)
+{
+  g_return_val_if_fail (SP_IS_DOCUMENT (self), NULL);
+  return self->workspace;
+}
+
+gboolean
+sp_document_set_workspace (SpDocument *self, const char *folder)
+{
+  g_autofree char *canonical = NULL;
+
+  g_return_val_if_fail (SP_IS_DOCUMENT (self), FALSE);
+  canonical = folder != NULL ? g_canonicalize_filename (folder, NULL) : NULL;
+  if (g_strcmp0 (canonical, self->workspace) == 0)
+    return FALSE;
+  g_free (self->workspace);
+  self->workspace = g_steal_pointer (&canonical);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_WORKSPACE]);
+  return TRUE;
+}
+
+char *
+sp_document_dup_folder (SpDocument *self)
+{
+  g_autoptr (GFile) parent = NULL;
+
+  g_return_val_if_fail (SP_IS_DOCUMENT (self), NULL);
+  parent = self->file ? g_file_get_parent (self->file) : NULL;
+  if (parent != NULL)
+    return g_file_get_path (parent);
+  return g_strdup (self->workspace);
+}
+
+char *
+sp_document_dup_environment (SpDocument *self)
+{
+  g_autofree char *dir = sp_document_dup_folder (self);
+
+  if (dir == NULL || self->language == NULL)
+    return NULL;
+  return sp_environment_find (self->language, dir,
+                              self->workspace != NULL ? self->workspace : dir);
+}
+
+/* ---- GObject ---- */
+
+static void
+sp_document_dispose (GObject *object)
+{
+  SpDocument *self = SP_DOCUMENT (object);
+
+  stop_watch (self);
+  g_clear_handle_id (&self->autosave_timer, g_source_remove);
+  G_OBJECT_CLASS (sp_document_parent_class)->dispose (object);
+}
+
+static void
+sp_document_finalize (GObject *object)
+{
+  SpDocument *self = SP_DOCUMENT (object);
+
+  g_clear_object (&self->file);
+  g_clear_object (&self->renamed_to);
+  g_clear_pointer (&self->disk_text, g_bytes_unref);
+  g_clear_pointer (&self->saving_text, g_bytes_unref);
+  g_clear_pointer (&self->pending_disk, g_bytes_unref);
+  g_free (self->language);
+  g_free (self->workspace);
+  g_free (self->autosave_dir);
+  g_free (self->autosave_id);
+  g_free (self->untitled_name);
+  G_OBJECT_CLASS (sp_document_parent_class)->finalize (object);
+}
+
+static void
+sp_document_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  SpDocument *self = SP_DOCUMENT (object);
+
+  switch (prop_id)
+    {
+    case PROP_FILE:
+      g_value_set_object (value, self->file);
+      break;
+    case PROP_MODIFIED:
+      g_value_set_boolean (value, self->modified);
+      break;
+    case PROP_LANGUAGE:
+      g_value_set_string (value, self->language);
+      break;
+    case PROP_WORKSPACE:
+      g_value_set_string (value, self->workspace);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sp_document_class_init (SpDocumentClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = sp_document_dispose;
+  object_class->finalize = sp_document_finalize;
+  object_class->get_property = sp_document_get_property;
+
+  properties[PROP_FILE] = g_param_spec_object ("file", NULL, NULL, G_TYPE_FILE,
+                                               G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY
+                                                 | G_PARAM_STATIC_STRINGS);
+  properties[PROP_MODIFIED] = g_param_spec_boolean ("modified", NULL, NULL, FALSE,
+                                                    G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY
+                                                      | G_PARAM_STATIC_STRINGS);
+  properties[PROP_LANGUAGE] = g_param_spec_string ("language", NULL, NULL, NULL,
+                                                   G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY
+                                                     | G_PARAM_STATIC_STRINGS);
+  properties[PROP_WORKSPACE] = g_param_spec_string ("workspace", NULL, NULL, NULL,
+                                                    G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY
+                                                      | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* (SpDocumentDiskChange change, GBytes *contents or NULL) */
+  signals[DISK_CHANGED] = g_signal_new ("disk-changed", G_TYPE_FROM_CLASS (klass),
+                                        G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 2,
+                                        G_TYPE_INT, G_TYPE_BYTES);
+  /* (SpDocumentAutosaveStatus status, const char *message or NULL) */
+  signals[AUTOSAVE_STATUS] = g_signal_new ("autosave-status", G_TYPE_FROM_CLASS (klass),
+                                           G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
+                                           2, G_TYPE_INT, G_TYPE_STRING);
+  /* An untitled buffer's first copy: the view may name it now
+   * (sp_document_set_untitled_name), from its place among windows. */
+  signals[PREPARE_COPY] = g_signal_new ("prepare-copy", G_TYPE_FROM_CLASS (klass),
+                                        G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+}
+
+static void
+sp_document_init (SpDocument *self)
+{
+  self->autosave_id = sp_autosave_new_id ();
+}
+
+SpDocument *
+sp_document_new (const char *autosave_dir)
+{
+  SpDocument *self = g_object_new (SP_TYPE_DOCUMENT, NULL);
+
+  self->autosave_dir = g_strdup (autosave_dir);
+  return self;
+}
