@@ -84,7 +84,7 @@ start_assistant_output (SpWindow *self)
    * shown once per frame at most. */
   sp_output_model_set_batched (output, TRUE);
   /* It is the run shown now; the window's last one lets its files go. */
-  _sp_window_release_run (self);
+  sp_run_controller_release (self->runs);
   g_set_object (&self->output, output);
   g_set_object (&self->assistant_output, output);
   self->assistant_chunks = 0;
@@ -99,7 +99,7 @@ show_assistant_run (SpWindow *self, SpActivityRun *run)
   g_autofree char *how = sp_activity_run_describe (run);
   g_autofree char *status = NULL;
 
-  if (self->running || !is_this_file (self, run))
+  if (sp_run_controller_get_running (self->runs) || !is_this_file (self, run))
     return;
   if (self->output == NULL || self->output != self->assistant_output
       || self->assistant_run != run)

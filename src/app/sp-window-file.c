@@ -121,10 +121,10 @@ rerun_tick (gpointer data)
       self->rerun_id = 0;
       return G_SOURCE_REMOVE;
     }
-  if (self->running)
+  if (sp_run_controller_get_running (self->runs))
     {
       if (self->rerun_tries == 1)
-        _sp_window_stop_run (self);
+        sp_run_controller_stop (self->runs);
       return G_SOURCE_CONTINUE;
     }
   if (!sp_runner_supervisor_is_ready (self->supervisor))

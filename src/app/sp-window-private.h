@@ -10,6 +10,7 @@
 #include "sp-image-budget.h"
 #include "sp-output-model.h"
 #include "sp-reload-bar.h"
+#include "sp-run-controller.h"
 #include "sp-split.h"
 #include "sp-window.h"
 
@@ -38,9 +39,10 @@ struct _SpWindow
   /* A file was opened before the runner could say its language. */
   gboolean language_pending;
 
-  /* The run shown in the panel. Its files (plots) stay until the next run,
-   * so the panel can show them; then the runner may forget it. */
-  char *run_id;
+  /* The window's runs: the run shown, its output, input, session. */
+  SpRunController *runs;
+  /* The model the panel shows: the run's (runs), or an assistant's run
+   * of this file (sp-window-activity.c). */
   SpOutputModel *output;
   /* An assistant's run of this file shown in the panel (sp-window-
    * activity.c): the model it fills while self->output is that model,
@@ -56,17 +58,9 @@ struct _SpWindow
    * next one (a tick callback), once however many lines came. */
   SpActivityRun *assistant_changed;
   guint assistant_tick_id;
-  GString *stderr_text;
-  gboolean running;
-  gboolean run_exited;
-  char *run_start; /* the last run's "warm start" / "cold start[: why]", NULL: none yet */
   GtkTextTag *error_tag;
   GCancellable *decode_cancellable; /* the shown run's images */
   SpImageBudget *image_budget;      /* their decoded pixels, bounded */
-  /* sp-window-input.c: the program's last output left an open line (a
-   * prompt); after a quiet spell the status says it waits for input. */
-  gboolean prompt_open;
-  guint quiet_id;
   AdwToast *busy_toast; /* "a program is running", shown once at a time */
   /* The status line says the runner was lost; cleared once it is back. */
   gboolean runner_lost;
@@ -94,9 +88,6 @@ struct _SpWindow
   SpReloadBar *notice_bar; /* files skipped in the autosave folder */
   /* sp-window-session.c: "Keep state between runs" */
   GtkWidget *restart_button;
-  gboolean keep_state;
-  gboolean session_used; /* a run named the session since it last ended */
-  char *session_id;
 };
 
 /* The languages the dropdown offers, in its order. */
@@ -109,8 +100,6 @@ void _sp_window_save (SpWindow *self, GFile *file, gboolean then_close);
 void _sp_window_install_actions (GtkWidgetClass *widget_class);
 void _sp_window_update_actions (SpWindow *self);
 void _sp_window_connect_runner (SpWindow *self);
-void _sp_window_stop_run (SpWindow *self);
-void _sp_window_release_run (SpWindow *self);
 void _sp_window_goto_line (SpWindow *self, int line, gboolean mark);
 void _sp_window_clear_mark (SpWindow *self);
 char *_sp_window_file_name_for (SpWindow *self, const char *stem);
@@ -123,10 +112,6 @@ void _sp_window_update_runner_banner (SpWindow *self);
 
 /* sp-window-session.c */
 void _sp_window_session_init (SpWindow *self);
-void _sp_window_session_apply (SpWindow *self, SpRunRequest *request);
-void _sp_window_session_exited (SpWindow *self, SpRunResult *result);
-const char *_sp_window_session_label (SpWindow *self);
-void _sp_window_session_dispose (SpWindow *self);
 /* sp-window-save.c: file NULL asks for a name (Save As). */
 void _sp_window_save (SpWindow *self, GFile *file, gboolean then_close);
 
@@ -135,11 +120,6 @@ void _sp_window_update_policy (SpWindow *self);
 
 /* sp-window-packages.c */
 void _sp_window_install_packages_actions (GtkWidgetClass *widget_class);
-
-/* sp-window-input.c */
-void _sp_window_input_saw_output (SpWindow *self, const char *text);
-void _sp_window_input_sent (SpWindow *self, const char *line);
-void _sp_window_input_reset (SpWindow *self);
 
 /* sp-window-keys.c */
 void _sp_window_guard_run_keys (SpWindow *self);

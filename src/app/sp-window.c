@@ -177,8 +177,8 @@ sp_window_close_request (GtkWindow *window)
     }
 
   /* Nobody is left to watch a run of this window. */
-  _sp_window_stop_run (self);
-  _sp_window_release_run (self);
+  sp_run_controller_stop (self->runs);
+  sp_run_controller_release (self->runs);
   if (!gtk_window_is_maximized (window))
     {
       int width, height;
@@ -202,12 +202,11 @@ sp_window_dispose (GObject *object)
     gtk_style_context_remove_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
                                                    GTK_STYLE_PROVIDER (self->font_css));
   gtk_widget_dispose_template (GTK_WIDGET (self), SP_TYPE_WINDOW);
-  _sp_window_session_dispose (self);
-  g_clear_handle_id (&self->quiet_id, g_source_remove);
   g_clear_object (&self->font_css);
   g_clear_object (&self->settings);
   g_clear_object (&self->supervisor);
   g_clear_object (&self->output);
+  g_clear_object (&self->runs);
   g_clear_object (&self->assistant_output);
   g_clear_object (&self->assistant_run);
   g_clear_object (&self->assistant_changed);
@@ -218,10 +217,6 @@ sp_window_dispose (GObject *object)
     g_cancellable_cancel (self->decode_cancellable);
   g_clear_object (&self->decode_cancellable);
   g_clear_object (&self->image_budget);
-  g_clear_pointer (&self->run_id, g_free);
-  g_clear_pointer (&self->run_start, g_free);
-  if (self->stderr_text != NULL)
-    g_string_free (g_steal_pointer (&self->stderr_text), TRUE);
   _sp_window_history_free (self);
   g_clear_object (&self->document);
   G_OBJECT_CLASS (sp_window_parent_class)->dispose (object);
@@ -270,7 +265,6 @@ sp_window_init (SpWindow *self)
   languages = gtk_string_list_new ((const char *[]){ _("Python"), _("JavaScript"), _("Bash"),
                                                      NULL });
   gtk_drop_down_set_model (self->language_dropdown, G_LIST_MODEL (languages));
-  self->stderr_text = g_string_new (NULL);
   self->decode_cancellable = g_cancellable_new ();
   self->image_budget = sp_image_budget_new (SP_IMAGE_BUDGET_RUN_PIXELS,
                                             SP_IMAGE_BUDGET_WINDOW_PIXELS);
@@ -302,6 +296,7 @@ sp_window_new (SpApplication *app)
   }
   self->settings = g_object_ref (sp_application_get_settings (app));
   self->supervisor = g_object_ref (sp_application_get_supervisor (app));
+  self->runs = sp_run_controller_new (self->supervisor);
 
   gtk_window_set_default_size (GTK_WINDOW (self), g_settings_get_int (self->settings, "window-width"),
                                g_settings_get_int (self->settings, "window-height"));
@@ -365,5 +360,5 @@ gboolean
 sp_window_get_running (SpWindow *self)
 {
   g_return_val_if_fail (SP_IS_WINDOW (self), FALSE);
-  return self->running;
+  return sp_run_controller_get_running (self->runs);
 }
