@@ -308,7 +308,13 @@ on_state_changed (SpRunnerSupervisor *sup, GParamSpec *pspec, SpWindow *self)
   if (state == SP_RUNNER_STATE_READY && self->language_pending
       && sp_document_get_file (self->document) != NULL)
     guess_language (self, sp_document_get_file (self->document));
-  _sp_window_runner_state_changed (self);
+  /* "The runner stopped unexpectedly" was true until the new one came
+   * up; after that it would only mislead. */
+  if (state == SP_RUNNER_STATE_READY && self->runner_lost)
+    {
+      self->runner_lost = FALSE;
+      sp_exec_panel_set_status (self->exec_panel, _("Idle: the runner was restarted"), FALSE);
+    }
   update_policy (self);
   _sp_window_update_actions (self);
 }

@@ -11,6 +11,7 @@
 #include "sp-output-model.h"
 #include "sp-reload-bar.h"
 #include "sp-run-controller.h"
+#include "sp-runner-banner.h"
 #include "sp-split.h"
 #include "sp-window.h"
 
@@ -30,8 +31,7 @@ struct _SpWindow
   SpSplit *split;
   GtkSourceView *source_view;
   SpExecPanel *exec_panel;
-  GtkRevealer *runner_banner;
-  GtkLabel *runner_banner_label;
+  SpRunnerBanner *runner_banner;
 
   GSettings *settings;
   SpRunnerSupervisor *supervisor;
@@ -103,12 +103,6 @@ void _sp_window_connect_runner (SpWindow *self);
 void _sp_window_goto_line (SpWindow *self, int line, gboolean mark);
 void _sp_window_clear_mark (SpWindow *self);
 char *_sp_window_file_name_for (SpWindow *self, const char *stem);
-
-/* sp-window-runner.c */
-void _sp_window_install_runner_actions (GtkWidgetClass *widget_class);
-void _sp_window_connect_runner_state (SpWindow *self);
-void _sp_window_runner_state_changed (SpWindow *self);
-void _sp_window_update_runner_banner (SpWindow *self);
 
 /* sp-window-session.c */
 void _sp_window_session_init (SpWindow *self);

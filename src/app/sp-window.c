@@ -235,6 +235,7 @@ sp_window_class_init (SpWindowClass *klass)
   g_type_ensure (GTK_SOURCE_TYPE_VIEW);
   g_type_ensure (SP_TYPE_EXEC_PANEL);
   g_type_ensure (SP_TYPE_SPLIT);
+  g_type_ensure (SP_TYPE_RUNNER_BANNER);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/sandpad/Sandpad/sp-window.ui");
   gtk_widget_class_bind_template_child (widget_class, SpWindow, window_title);
@@ -247,10 +248,8 @@ sp_window_class_init (SpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpWindow, source_view);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, exec_panel);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, runner_banner);
-  gtk_widget_class_bind_template_child (widget_class, SpWindow, runner_banner_label);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, recent_menu);
   _sp_window_install_actions (widget_class);
-  _sp_window_install_runner_actions (widget_class);
   _sp_window_install_history_actions (widget_class);
   _sp_window_install_activity_actions (widget_class);
   _sp_window_install_packages_actions (widget_class);
@@ -331,7 +330,10 @@ sp_window_new (SpApplication *app)
 
   _sp_window_session_init (self);
   _sp_window_connect_runner (self);
-  _sp_window_connect_runner_state (self);
+  sp_runner_banner_set_supervisor (self->runner_banner, self->supervisor);
+  /* A new window is a new attempt: someone who closed the failed window
+   * and opened another expects it to work now. */
+  sp_runner_banner_retry (self->runner_banner);
   _sp_window_activity_init (self);
   _sp_window_guard_run_keys (self);
   _sp_window_update_title (self);
