@@ -29,21 +29,6 @@ _sp_window_update_actions (SpWindow *self)
   gtk_widget_set_visible (self->stop_button, running);
 }
 
-/* "main.py": the name the runner gives a snippet of the window's
- * language (its first extension, from the ready event), for a stem. */
-char *
-_sp_window_file_name_for (SpWindow *self, const char *stem)
-{
-  SpRunnerClient *client = sp_runner_supervisor_get_client (self->supervisor);
-  const char *const *extensions = NULL;
-
-  if (client != NULL && sp_runner_client_is_ready (client))
-    extensions = sp_runner_client_get_language_extensions (client, _sp_window_get_language (self));
-  if (extensions == NULL || extensions[0] == NULL)
-    return g_strdup (stem);
-  return g_strconcat (stem, ".", extensions[0], NULL);
-}
-
 /* ---- the policy card ---- */
 
 /* The card says what the sandbox really holds, from the layers the runner
@@ -110,12 +95,6 @@ update_policy (SpWindow *self)
   sp_exec_panel_set_policy (self->exec_panel, limits, policy);
 }
 
-void
-_sp_window_update_policy (SpWindow *self)
-{
-  update_policy (self);
-}
-
 /* ---- running ---- */
 
 /* The panel follows the controller: running, waiting for input. */
@@ -141,12 +120,6 @@ on_output_changed (SpWindow *self)
 
   g_set_object (&self->output, output);
   sp_exec_panel_set_output (self->exec_panel, output ? G_LIST_MODEL (output) : NULL);
-}
-
-static void
-on_output (SpRunController *runs, SpOutputKind kind, const char *text, SpWindow *self)
-{
-  _sp_window_history_saw_output (self, kind, text);
 }
 
 static gint64
@@ -279,7 +252,6 @@ on_exited (SpRunController *runs, SpRunResult *result, SpWindow *self)
   update_policy (self);
   if (!sp_run_result_succeeded (result) && sp_run_result_get_cancelled (result) == SP_RUN_CANCEL_NONE)
     add_error (self, result);
-  _sp_window_history_run_ended (self, result, summary);
 }
 
 static void
@@ -322,7 +294,6 @@ on_state_changed (SpRunnerSupervisor *sup, GParamSpec *pspec, SpWindow *self)
 void
 _sp_window_connect_runner (SpWindow *self)
 {
-  g_signal_connect_object (self->runs, "output", G_CALLBACK (on_output), self, 0);
   g_signal_connect_object (self->runs, "started", G_CALLBACK (on_started), self, 0);
   g_signal_connect_object (self->runs, "exited", G_CALLBACK (on_exited), self, 0);
   g_signal_connect_object (self->runs, "failed", G_CALLBACK (on_run_failed), self, 0);
@@ -337,6 +308,11 @@ _sp_window_connect_runner (SpWindow *self)
                            0);
   g_signal_connect_object (self->settings, "changed", G_CALLBACK (update_policy), self,
                            G_CONNECT_SWAPPED);
+  /* The card says what the next run gets: its session, its environment. */
+  g_signal_connect_object (self->runs, "notify::keep-state", G_CALLBACK (update_policy), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "environment-changed", G_CALLBACK (update_policy),
+                           self, G_CONNECT_SWAPPED);
   update_policy (self);
 }
 
@@ -399,7 +375,6 @@ start_run (SpWindow *self, const char *code)
       sp_exec_panel_set_status (self->exec_panel, error->message, TRUE);
       return;
     }
-  _sp_window_history_run_started (self, code, _sp_window_get_language (self));
   /* Error text names the snippet as the user knows it, with links. */
   {
     g_autofree char *run_name = name ? g_strdup (name) : _sp_window_file_name_for (self, "main");
@@ -605,7 +580,6 @@ load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
   gtk_text_buffer_set_modified (buffer, FALSE);
   guess_language (self, sp_document_get_file (self->document));
   _sp_window_update_title (self);
-  _sp_window_file_loaded (self);
 }
 
 void
@@ -615,19 +589,6 @@ sp_window_load_file (SpWindow *self, GFile *file)
   g_return_if_fail (G_IS_FILE (file));
 
   sp_document_load_async (self->document, file, NULL, load_ready, g_object_ref (self));
-}
-
-static void
-save_action (GtkWidget *widget, const char *action_name, GVariant *param)
-{
-  SpWindow *self = SP_WINDOW (widget);
-  _sp_window_save (self, sp_document_get_file (self->document), FALSE);
-}
-
-static void
-save_as_action (GtkWidget *widget, const char *action_name, GVariant *param)
-{
-  _sp_window_save (SP_WINDOW (widget), NULL, FALSE);
 }
 
 static void
@@ -681,8 +642,6 @@ _sp_window_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
   gtk_widget_class_install_action (widget_class, "win.new", NULL, new_action);
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
-  gtk_widget_class_install_action (widget_class, "win.save", NULL, save_action);
-  gtk_widget_class_install_action (widget_class, "win.save-as", NULL, save_as_action);
   gtk_widget_class_bind_template_callback (widget_class, on_panel_input);
   gtk_widget_class_bind_template_callback (widget_class, on_panel_clear);
   gtk_widget_class_bind_template_callback (widget_class, on_panel_goto_line);

@@ -19,8 +19,8 @@
 #define MODEL_KEY "sp-activity-model"
 #define WINDOW_KEY "sp-activity-window"
 
-SpActivityModel *
-_sp_window_activity_model (SpWindow *self)
+static SpActivityModel *
+activity_model (SpWindow *self)
 {
   GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
   SpActivityModel *model;
@@ -164,7 +164,7 @@ on_run_added (SpActivityModel *model, SpActivityRun *run, SpWindow *self)
 void
 _sp_window_activity_init (SpWindow *self)
 {
-  SpActivityModel *model = _sp_window_activity_model (self);
+  SpActivityModel *model = activity_model (self);
 
   g_signal_connect_object (model, "run-added", G_CALLBACK (on_run_added), self, 0);
 }
@@ -185,7 +185,7 @@ activity_action (GtkWidget *widget, const char *action_name, GVariant *param)
 
   if (window == NULL)
     {
-      window = GTK_WINDOW (sp_activity_window_new (app, _sp_window_activity_model (self)));
+      window = GTK_WINDOW (sp_activity_window_new (app, activity_model (self)));
       /* One per application; forgotten when it closes. */
       g_object_set_data (G_OBJECT (app), WINDOW_KEY, window);
       g_signal_connect_object (window, "destroy", G_CALLBACK (forget_window), app, 0);

@@ -35,16 +35,6 @@ get_file (SpWindow *self)
   return sp_document_get_file (self->document);
 }
 
-char *
-_sp_window_get_text (SpWindow *self)
-{
-  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
-  GtkTextIter start, end;
-
-  gtk_text_buffer_get_bounds (buffer, &start, &end);
-  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
-}
-
 static char *
 file_name (SpWindow *self)
 {
@@ -134,8 +124,8 @@ rerun_tick (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-void
-_sp_window_file_request_rerun (SpWindow *self)
+static void
+request_rerun (SpWindow *self)
 {
   if (!self->run_on_change)
     return;
@@ -270,7 +260,7 @@ on_file_bar_response (SpReloadBar *bar, const char *response, SpWindow *self)
       sp_reload_bar_hide (bar);
       close_compare (self);
       reload_with (self, contents);
-      _sp_window_file_request_rerun (self);
+      request_rerun (self);
     }
   else if (g_str_equal (response, "keep"))
     {
@@ -296,7 +286,7 @@ on_file_bar_response (SpReloadBar *bar, const char *response, SpWindow *self)
       gtk_window_present (GTK_WINDOW (window));
     }
   else if (g_str_equal (response, "save"))
-    _sp_window_save (self, get_file (self), FALSE);
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.save", NULL);
   else if (g_str_equal (response, "dismiss"))
     sp_reload_bar_hide (bar);
 }
@@ -374,7 +364,7 @@ on_disk_changed (SpDocument *document, int change, GBytes *contents, SpWindow *s
     case SP_DOCUMENT_DISK_RELOAD:
       sp_reload_bar_hide (self->file_bar);
       reload_with (self, contents);
-      _sp_window_file_request_rerun (self);
+      request_rerun (self);
       break;
     case SP_DOCUMENT_DISK_CONFLICT:
       show_conflict (self);
@@ -405,26 +395,25 @@ add_recent (SpWindow *self)
   sp_app_session_save (gtk_window_get_application (GTK_WINDOW (self)));
 }
 
-/* Called once a file's text is in the editor (the document has it). */
-void
-_sp_window_file_loaded (SpWindow *self)
+/* The document is a file's now (its text comes into the editor next). */
+static void
+on_loaded (SpWindow *self)
 {
   sp_reload_bar_hide (self->file_bar);
   set_run_on_change (self, remembered (self));
   add_recent (self);
 }
 
-/* Called once the editor's text is on disk (the document's file, maybe
- * new). */
-void
-_sp_window_file_saved (SpWindow *self)
+/* The editor's text is on disk (the document's file, maybe new). */
+static void
+on_saved (SpWindow *self)
 {
   sp_reload_bar_hide (self->file_bar);
   close_compare (self);
   if (self->run_on_change)
     remember (self, TRUE);
   add_recent (self);
-  _sp_window_file_request_rerun (self);
+  request_rerun (self);
 }
 
 /* ---- Open Recent ---- */
@@ -502,6 +491,10 @@ _sp_window_file_init (SpWindow *self)
                            0);
   g_signal_connect_object (self->document, "disk-changed", G_CALLBACK (on_disk_changed), self,
                            0);
+  g_signal_connect_object (self->document, "loaded", G_CALLBACK (on_loaded), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "saved", G_CALLBACK (on_saved), self,
+                           G_CONNECT_SWAPPED);
   self->changed_tag = gtk_text_buffer_create_tag (GTK_TEXT_BUFFER (sp_window_get_buffer (self)),
                                                   "sandpad-changed-line",
                                                   "paragraph-background",

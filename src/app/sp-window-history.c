@@ -30,6 +30,13 @@ struct _SpWindowHistory
   SpHistoryWindow *window; /* the open history window, weak */
 };
 
+static void on_new_run (SpRunController *runs, SpRunRequest *request, SpWindow *self);
+static void on_output (SpRunController *runs, SpOutputKind kind, const char *text,
+                       SpWindow *self);
+static void on_exited (SpRunController *runs, SpRunResult *result, SpWindow *self);
+
+/* After the window's own "exited": the comparison goes after the status
+ * line that handler set. */
 void
 _sp_window_history_init (SpWindow *self)
 {
@@ -38,6 +45,9 @@ _sp_window_history_init (SpWindow *self)
   h->stdout_text = g_string_new (NULL);
   h->stderr_text = g_string_new (NULL);
   self->history = h;
+  g_signal_connect_object (self->runs, "new-run", G_CALLBACK (on_new_run), self, 0);
+  g_signal_connect_object (self->runs, "output", G_CALLBACK (on_output), self, 0);
+  g_signal_connect_object (self->runs, "exited", G_CALLBACK (on_exited), self, 0);
 }
 
 void
@@ -71,16 +81,18 @@ get_store (SpWindow *self)
 
 /* The file's key, or for an untitled buffer its copy's, which a restart
  * brings back with the text (SpDocument). */
-char *
-_sp_window_history_key (SpWindow *self)
+static char *
+history_key (SpWindow *self)
 {
   return sp_document_dup_history_key (self->document);
 }
 
-void
-_sp_window_history_run_started (SpWindow *self, const char *code, const char *language)
+static void
+on_new_run (SpRunController *runs, SpRunRequest *request, SpWindow *self)
 {
   SpWindowHistory *h = self->history;
+  const char *code = sp_run_request_get_code (request);
+  const char *language = sp_run_request_get_language (request);
 
   h->recording = TRUE;
   g_free (h->code);
@@ -93,8 +105,8 @@ _sp_window_history_run_started (SpWindow *self, const char *code, const char *la
   h->cut = FALSE;
 }
 
-void
-_sp_window_history_saw_output (SpWindow *self, SpOutputKind kind, const char *text)
+static void
+on_output (SpRunController *runs, SpOutputKind kind, const char *text, SpWindow *self)
 {
   SpWindowHistory *h = self->history;
   GString *to = kind == SP_OUTPUT_STDERR ? h->stderr_text : h->stdout_text;
@@ -167,13 +179,13 @@ make_record (SpWindow *self, SpRunResult *result)
   return r;
 }
 
-/* The run is kept and compared with the one before; summary is the status
- * line the window set, which gets the comparison after it. */
-void
-_sp_window_history_run_ended (SpWindow *self, SpRunResult *result, const char *summary)
+/* The run is kept and compared with the one before; the status line the
+ * window set (the result's summary) gets the comparison after it. */
+static void
+on_exited (SpRunController *runs, SpRunResult *result, SpWindow *self)
 {
   SpWindowHistory *h = self->history;
-  g_autofree char *key = _sp_window_history_key (self);
+  g_autofree char *key = history_key (self);
   g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (SpRunRecord) previous = NULL;
   g_autoptr (SpRunRecord) record = NULL;
@@ -181,6 +193,7 @@ _sp_window_history_run_ended (SpWindow *self, SpRunResult *result, const char *s
   g_autoptr (GError) error = NULL;
   g_autofree char *line = NULL;
   g_autofree char *status = NULL;
+  g_autofree char *summary = NULL;
 
   if (!h->recording)
     return;
@@ -200,6 +213,7 @@ _sp_window_history_run_ended (SpWindow *self, SpRunResult *result, const char *s
     return;
   comparison = sp_run_record_compare (previous, record);
   line = sp_run_comparison_describe (comparison);
+  summary = sp_run_result_describe (result);
   status = g_strdup_printf ("%s — %s", summary, line);
   sp_exec_panel_set_status (self->exec_panel, status, !sp_run_result_succeeded (result));
 }
@@ -225,7 +239,7 @@ static SpHistoryWindow *
 open_history (SpWindow *self, gboolean changes)
 {
   SpWindowHistory *h = self->history;
-  g_autofree char *key = _sp_window_history_key (self);
+  g_autofree char *key = history_key (self);
   SpHistoryWindow *window;
 
   /* One at a time, and up to date: a new list (the file may have another

@@ -22,8 +22,7 @@ void
 sp_window_set_workspace (SpWindow *self, const char *folder)
 {
   g_return_if_fail (SP_IS_WINDOW (self));
-  if (sp_document_set_workspace (self->document, folder))
-    _sp_window_update_policy (self);
+  sp_document_set_workspace (self->document, folder);
 }
 
 static void
@@ -69,8 +68,9 @@ sp_window_show_packages (SpWindow *self)
   dialog = sp_packages_dialog_new (GTK_WINDOW (self), self->settings, folder,
                                    sp_document_get_workspace (self->document));
   /* A new venv changes what the next run gets: the card says so now. */
-  g_signal_connect_object (dialog, "environment-changed", G_CALLBACK (_sp_window_update_policy),
-                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (dialog, "environment-changed",
+                           G_CALLBACK (sp_document_environment_changed), self->document,
+                           G_CONNECT_SWAPPED);
   gtk_window_present (GTK_WINDOW (dialog));
   return dialog;
 }

@@ -1,5 +1,8 @@
-/* sp-window-private.h: SpWindow's state, shared by sp-window.c (layout,
- * files, closing) and sp-window-actions.c (run, stop, open, save). */
+/* sp-window-private.h: SpWindow's view state, shared by sp-window.c
+ * (template, language, style, title, closing) and the sp-window-*.c files
+ * listed below. What is not the view is core's: the file, its watch, its
+ * copy and its workspace are self->document (SpDocument), the runs, their
+ * output, input and session self->runs (SpRunController). */
 #pragma once
 
 #include <gtksourceview/gtksource.h>
@@ -93,58 +96,52 @@ struct _SpWindow
 /* The languages the dropdown offers, in its order. */
 extern const char *const sp_window_languages[];
 
-/* sp-window-save.c: file NULL asks for a name (Save As). */
-void _sp_window_save (SpWindow *self, GFile *file, gboolean then_close);
+/* Each sp-window-*.c is one concern of the view, given the window at
+ * init; they call only sp-window.c's helpers below and the core objects
+ * (self->document, self->runs), and hear from each other through those
+ * objects' signals, never by calling one another. */
 
-/* sp-window-actions.c */
-void _sp_window_install_actions (GtkWidgetClass *widget_class);
-void _sp_window_update_actions (SpWindow *self);
-void _sp_window_connect_runner (SpWindow *self);
-void _sp_window_goto_line (SpWindow *self, int line, gboolean mark);
-void _sp_window_clear_mark (SpWindow *self);
-char *_sp_window_file_name_for (SpWindow *self, const char *stem);
-
-/* sp-window-session.c */
-void _sp_window_session_init (SpWindow *self);
-/* sp-window-save.c: file NULL asks for a name (Save As). */
-void _sp_window_save (SpWindow *self, GFile *file, gboolean then_close);
-
-/* sp-window-actions.c */
-void _sp_window_update_policy (SpWindow *self);
-
-/* sp-window-packages.c */
-void _sp_window_install_packages_actions (GtkWidgetClass *widget_class);
-
-/* sp-window-keys.c */
-void _sp_window_guard_run_keys (SpWindow *self);
-
-/* sp-window.c */
+/* sp-window.c: the hub */
 void _sp_window_update_title (SpWindow *self);
 void _sp_window_set_language (SpWindow *self, const char *language);
 const char *_sp_window_get_language (SpWindow *self);
 void _sp_window_toast (SpWindow *self, const char *message);
+char *_sp_window_get_text (SpWindow *self);
+void _sp_window_goto_line (SpWindow *self, int line, gboolean mark);
+void _sp_window_clear_mark (SpWindow *self);
+char *_sp_window_file_name_for (SpWindow *self, const char *stem);
 
-/* sp-window-history.c */
+/* sp-window-actions.c: run, stop, input, the policy card, new and open */
+void _sp_window_install_actions (GtkWidgetClass *widget_class);
+void _sp_window_update_actions (SpWindow *self);
+void _sp_window_connect_runner (SpWindow *self);
+
+/* sp-window-save.c: Save, Save As; file NULL asks for a name. */
+void _sp_window_install_save_actions (GtkWidgetClass *widget_class);
+void _sp_window_save (SpWindow *self, GFile *file, gboolean then_close);
+
+/* sp-window-file.c: changes on disk, Run on change, Open Recent */
+void _sp_window_file_init (SpWindow *self);
+void _sp_window_file_dispose (SpWindow *self);
+
+/* sp-window-autosave.c: the copy's bars; the buffer bound to the document */
+void _sp_window_autosave_init (SpWindow *self);
+void _sp_window_autosave_dispose (SpWindow *self);
+
+/* sp-window-session.c: Keep State Between Runs */
+void _sp_window_session_init (SpWindow *self);
+
+/* sp-window-history.c: runs kept and compared */
 void _sp_window_install_history_actions (GtkWidgetClass *widget_class);
 void _sp_window_history_init (SpWindow *self);
 void _sp_window_history_free (SpWindow *self);
-char *_sp_window_history_key (SpWindow *self);
-void _sp_window_history_run_started (SpWindow *self, const char *code, const char *language);
-void _sp_window_history_saw_output (SpWindow *self, SpOutputKind kind, const char *text);
-void _sp_window_history_run_ended (SpWindow *self, SpRunResult *result, const char *summary);
 
-/* sp-window-activity.c */
+/* sp-window-activity.c: an assistant's runs of this file */
 void _sp_window_install_activity_actions (GtkWidgetClass *widget_class);
 void _sp_window_activity_init (SpWindow *self);
-SpActivityModel *_sp_window_activity_model (SpWindow *self);
-/* sp-window-file.c */
-void _sp_window_file_init (SpWindow *self);
-void _sp_window_file_dispose (SpWindow *self);
-void _sp_window_file_loaded (SpWindow *self);
-void _sp_window_file_saved (SpWindow *self);
-void _sp_window_file_request_rerun (SpWindow *self);
-char *_sp_window_get_text (SpWindow *self);
 
-/* sp-window-autosave.c */
-void _sp_window_autosave_init (SpWindow *self);
-void _sp_window_autosave_dispose (SpWindow *self);
+/* sp-window-packages.c: Open Folder, Packages */
+void _sp_window_install_packages_actions (GtkWidgetClass *widget_class);
+
+/* sp-window-keys.c: the run keys never type */
+void _sp_window_guard_run_keys (SpWindow *self);

@@ -75,8 +75,6 @@ sp_window_restore_autosave (SpWindow *self, const SpAutosaveEntry *entry)
   /* The file (and what it holds now), id, language and name; the text is
    * unsaved. */
   sp_document_restore (self->document, entry);
-  if (entry->path != NULL && g_file_query_exists (sp_document_get_file (self->document), NULL))
-    _sp_window_file_loaded (self);
   _sp_window_update_title (self);
 
   time = g_date_time_new_from_unix_local (entry->time);

@@ -108,7 +108,6 @@ save_ready (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (self)), FALSE);
   _sp_window_update_title (self);
-  _sp_window_file_saved (self);
   if (data->then_close)
     gtk_window_close (GTK_WINDOW (self));
 }
@@ -137,6 +136,27 @@ on_save_as_response (GtkNativeDialog *dialog, int response, gpointer user_data)
       write_to (self, file, then_close, FALSE);
     }
   g_object_unref (dialog);
+}
+
+static void
+save_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  SpWindow *self = SP_WINDOW (widget);
+
+  _sp_window_save (self, sp_document_get_file (self->document), FALSE);
+}
+
+static void
+save_as_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  _sp_window_save (SP_WINDOW (widget), NULL, FALSE);
+}
+
+void
+_sp_window_install_save_actions (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.save", NULL, save_action);
+  gtk_widget_class_install_action (widget_class, "win.save-as", NULL, save_as_action);
 }
 
 void

@@ -21,7 +21,6 @@ keep_state_changed (GSimpleAction *action, GVariant *value, gpointer data)
   sp_run_controller_set_keep_state (self->runs, keep);
   g_simple_action_set_enabled (G_SIMPLE_ACTION (restart), keep);
   gtk_widget_set_visible (self->restart_button, keep);
-  _sp_window_update_policy (self);
 }
 
 static void

@@ -72,6 +72,21 @@ update_font (SpWindow *self)
   gtk_css_provider_load_from_data (self->font_css, css, -1);
 }
 
+/* "main.py": the name the runner gives a snippet of the window's
+ * language (its first extension, from the ready event), for a stem. */
+char *
+_sp_window_file_name_for (SpWindow *self, const char *stem)
+{
+  SpRunnerClient *client = sp_runner_supervisor_get_client (self->supervisor);
+  const char *const *extensions = NULL;
+
+  if (client != NULL && sp_runner_client_is_ready (client))
+    extensions = sp_runner_client_get_language_extensions (client, _sp_window_get_language (self));
+  if (extensions == NULL || extensions[0] == NULL)
+    return g_strdup (stem);
+  return g_strconcat (stem, ".", extensions[0], NULL);
+}
+
 void
 _sp_window_update_title (SpWindow *self)
 {
@@ -122,6 +137,16 @@ void
 _sp_window_toast (SpWindow *self, const char *message)
 {
   adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (message));
+}
+
+char *
+_sp_window_get_text (SpWindow *self)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+  GtkTextIter start, end;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
 }
 
 /* The document's view of the text: the buffer's. */
@@ -250,6 +275,7 @@ sp_window_class_init (SpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpWindow, runner_banner);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, recent_menu);
   _sp_window_install_actions (widget_class);
+  _sp_window_install_save_actions (widget_class);
   _sp_window_install_history_actions (widget_class);
   _sp_window_install_activity_actions (widget_class);
   _sp_window_install_packages_actions (widget_class);
@@ -267,7 +293,6 @@ sp_window_init (SpWindow *self)
   self->decode_cancellable = g_cancellable_new ();
   self->image_budget = sp_image_budget_new (SP_IMAGE_BUDGET_RUN_PIXELS,
                                             SP_IMAGE_BUDGET_WINDOW_PIXELS);
-  _sp_window_history_init (self);
   self->font_css = gtk_css_provider_new ();
   gtk_style_context_add_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
                                               GTK_STYLE_PROVIDER (self->font_css),
@@ -330,6 +355,7 @@ sp_window_new (SpApplication *app)
 
   _sp_window_session_init (self);
   _sp_window_connect_runner (self);
+  _sp_window_history_init (self);
   sp_runner_banner_set_supervisor (self->runner_banner, self->supervisor);
   /* A new window is a new attempt: someone who closed the failed window
    * and opened another expects it to work now. */

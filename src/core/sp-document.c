@@ -83,6 +83,9 @@ static GParamSpec *properties[N_PROPS];
 enum
 {
   DISK_CHANGED,
+  LOADED,
+  SAVED,
+  ENVIRONMENT_CHANGED,
   AUTOSAVE_STATUS,
   PREPARE_COPY,
   N_SIGNALS
@@ -424,6 +427,7 @@ load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
     }
   contents = g_bytes_new_take (g_steal_pointer (&data), len);
   sp_document_set_file (self, G_FILE (object), contents);
+  g_signal_emit (self, signals[LOADED], 0);
   g_task_return_pointer (task, g_steal_pointer (&contents), (GDestroyNotify) g_bytes_unref);
 }
 
@@ -483,6 +487,7 @@ save_ready (GObject *source, GAsyncResult *result, gpointer user_data)
   sp_document_set_file (self, data->file, data->bytes);
   sp_document_set_modified (self, FALSE);
   sp_document_autosave_forget (self);
+  g_signal_emit (self, signals[SAVED], 0);
   g_task_return_boolean (task, TRUE);
 }
 
@@ -684,6 +689,8 @@ sp_document_restore (SpDocument *self, const SpAutosaveEntry *entry)
       if (g_file_get_contents (entry->path, &contents, &len, NULL))
         bytes = g_bytes_new_take (g_steal_pointer (&contents), len);
       sp_document_set_file (self, file, bytes);
+      if (bytes != NULL)
+        g_signal_emit (self, signals[LOADED], 0);
     }
   if (entry->language != NULL)
     sp_document_set_language (self, entry->language);
@@ -747,7 +754,15 @@ sp_document_set_workspace (SpDocument *self, const char *folder)
   g_free (self->workspace);
   self->workspace = g_steal_pointer (&canonical);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_WORKSPACE]);
+  sp_document_environment_changed (self);
   return TRUE;
+}
+
+void
+sp_document_environment_changed (SpDocument *self)
+{
+  g_return_if_fail (SP_IS_DOCUMENT (self));
+  g_signal_emit (self, signals[ENVIRONMENT_CHANGED], 0);
 }
 
 char *
@@ -854,6 +869,17 @@ sp_document_class_init (SpDocumentClass *klass)
   signals[DISK_CHANGED] = g_signal_new ("disk-changed", G_TYPE_FROM_CLASS (klass),
                                         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 2,
                                         G_TYPE_INT, G_TYPE_BYTES);
+  /* The document is a file's now, its text read (load, or a restore of a
+   * file's copy). */
+  signals[LOADED] = g_signal_new ("loaded", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                  NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /* The text is on disk, as the document's file (maybe new). */
+  signals[SAVED] = g_signal_new ("saved", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                 NULL, NULL, G_TYPE_NONE, 0);
+  /* What a run would get may differ: another workspace, a new venv. */
+  signals[ENVIRONMENT_CHANGED] = g_signal_new ("environment-changed", G_TYPE_FROM_CLASS (klass),
+                                               G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                               G_TYPE_NONE, 0);
   /* (SpDocumentAutosaveStatus status, const char *message or NULL) */
   signals[AUTOSAVE_STATUS] = g_signal_new ("autosave-status", G_TYPE_FROM_CLASS (klass),
                                            G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,

@@ -74,7 +74,8 @@ void sp_document_set_language (SpDocument *self, const char *language);
 /* ---- the file ---- */
 
 /* Reads file as UTF-8 text (else G_IO_ERROR_INVALID_DATA); on success the
- * document is that file's, watched, its text known as the disk's. */
+ * document is that file's, watched, its text known as the disk's, and
+ * says "loaded" before the callback. */
 void sp_document_load_async (SpDocument *self, GFile *file, GCancellable *cancellable,
                              GAsyncReadyCallback callback, gpointer user_data);
 GBytes *sp_document_load_finish (SpDocument *self, GAsyncResult *result, GError **error);
@@ -86,7 +87,8 @@ void sp_document_set_file (SpDocument *self, GFile *file, GBytes *contents);
 /* Writes the editor's text to file (NULL: the document's own) through
  * sp_safe_save(). Unless overwrite, the document's own file must still
  * hold what we last knew (else G_IO_ERROR_WRONG_ETAG, nothing written).
- * On success the document is file's, unmodified, its copy removed. */
+ * On success the document is file's, unmodified, its copy removed, and
+ * says "saved" before the callback. */
 void sp_document_save_async (SpDocument *self, GFile *file, gboolean overwrite,
                              GCancellable *cancellable, GAsyncReadyCallback callback,
                              gpointer user_data);
@@ -134,6 +136,9 @@ const char *sp_document_get_workspace (SpDocument *self);
 gboolean sp_document_set_workspace (SpDocument *self, const char *folder);
 /* The saved file's folder, else the workspace (NULL: neither). */
 char *sp_document_dup_folder (SpDocument *self);
+/* Says "environment-changed": something changed what a run would get
+ * (a venv was made in the folder). */
+void sp_document_environment_changed (SpDocument *self);
 /* The environment a run gets for the language: looked for from the
  * folder up to the workspace (the folder alone without one). */
 char *sp_document_dup_environment (SpDocument *self);

@@ -68,6 +68,7 @@ static GParamSpec *properties[N_PROPS];
 
 enum
 {
+  NEW_RUN,
   OUTPUT,
   STARTED,
   EXITED,
@@ -321,6 +322,7 @@ sp_run_controller_start (SpRunController *self, SpRunRequest *request, GError **
   sp_output_model_set_batched (self->output, TRUE);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_OUTPUT]);
   set_running (self, TRUE);
+  g_signal_emit (self, signals[NEW_RUN], 0, request);
   return TRUE;
 }
 
@@ -491,6 +493,9 @@ sp_run_controller_class_init (SpRunControllerClass *klass)
                                                         | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  /* (SpRunRequest *request): the runner took it; it is the run shown */
+  signals[NEW_RUN] = g_signal_new ("new-run", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                   G_TYPE_NONE, 1, SP_TYPE_RUN_REQUEST);
   /* (SpOutputKind kind, const char *text): after the output model has it */
   signals[OUTPUT] = g_signal_new ("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                   G_TYPE_NONE, 2, SP_TYPE_OUTPUT_KIND, G_TYPE_STRING);

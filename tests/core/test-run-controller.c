@@ -22,6 +22,7 @@ typedef struct
   GString *seen; /* what "output" said */
   SpRunResult *result;
   guint n_exited;
+  guint n_new;
   guint n_lost;
   char *session_ended;
 } Fixture;
@@ -45,6 +46,14 @@ on_exited (SpRunController *runs, SpRunResult *result, Fixture *f)
   g_clear_pointer (&f->result, sp_run_result_unref);
   f->result = sp_run_result_ref (result);
   f->n_exited++;
+}
+
+static void
+on_new_run (SpRunController *runs, SpRunRequest *request, Fixture *f)
+{
+  g_assert_true (sp_run_controller_get_running (runs));
+  g_assert_nonnull (sp_run_request_get_code (request));
+  f->n_new++;
 }
 
 static void
@@ -73,6 +82,7 @@ fixture_init (Fixture *f)
   g_signal_connect (f->runs, "output", G_CALLBACK (on_output), f);
   g_signal_connect (f->runs, "exited", G_CALLBACK (on_exited), f);
   g_signal_connect (f->runs, "runner-lost", G_CALLBACK (on_lost), f);
+  g_signal_connect (f->runs, "new-run", G_CALLBACK (on_new_run), f);
   g_signal_connect (f->runs, "session-ended", G_CALLBACK (on_session_ended), f);
 }
 
@@ -160,6 +170,7 @@ test_run (void)
   g_assert_false (sp_run_result_succeeded (result));
   g_assert_true (sp_run_controller_get_output (f.runs) != first);
   g_assert_cmpstr (sp_run_controller_get_stderr (f.runs), ==, "oops\n");
+  g_assert_cmpuint (f.n_new, ==, 2);
   fixture_clear (&f);
 }
 
