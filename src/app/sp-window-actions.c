@@ -554,7 +554,9 @@ load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr (SpWindow) self = user_data;
   g_autoptr (GError) error = NULL;
-  g_autoptr (GBytes) contents = sp_document_load_finish (SP_DOCUMENT (object), result, &error);
+  g_autoptr (GFile) file = NULL;
+  g_autoptr (GBytes) contents
+    = sp_document_load_finish (SP_DOCUMENT (object), result, &file, &error);
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
   GtkTextIter start;
   gsize len = 0;
@@ -578,7 +580,9 @@ load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
   gtk_text_buffer_get_start_iter (buffer, &start);
   gtk_text_buffer_place_cursor (buffer, &start);
   gtk_text_buffer_set_modified (buffer, FALSE);
-  guess_language (self, sp_document_get_file (self->document));
+  guess_language (self, file);
+  /* The editor holds the file's text: the document takes the file. */
+  sp_document_set_file (self->document, file, contents);
   _sp_window_update_title (self);
 }
 

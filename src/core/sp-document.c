@@ -391,10 +391,10 @@ check_file (SpDocument *self)
                               g_object_ref (self));
 }
 
-void
-sp_document_set_file (SpDocument *self, GFile *file, GBytes *contents)
+/* The file and what it holds, watched; nothing said. */
+static void
+take_file (SpDocument *self, GFile *file, GBytes *contents)
 {
-  g_return_if_fail (SP_IS_DOCUMENT (self));
   set_file_only (self, file);
   set_bytes (&self->disk_text, contents != NULL ? g_bytes_ref (contents) : NULL);
   g_clear_pointer (&self->pending_disk, g_bytes_unref);
@@ -404,11 +404,19 @@ sp_document_set_file (SpDocument *self, GFile *file, GBytes *contents)
   watch (self);
 }
 
+void
+sp_document_set_file (SpDocument *self, GFile *file, GBytes *contents)
+{
+  g_return_if_fail (SP_IS_DOCUMENT (self));
+  take_file (self, file, contents);
+  if (file != NULL && contents != NULL)
+    g_signal_emit (self, signals[LOADED], 0);
+}
+
 static void
 load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr (GTask) task = user_data;
-  SpDocument *self = g_task_get_source_object (task);
   g_autoptr (GError) error = NULL;
   g_autofree char *data = NULL;
   g_autoptr (GBytes) contents = NULL;
@@ -426,8 +434,6 @@ load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
       return;
     }
   contents = g_bytes_new_take (g_steal_pointer (&data), len);
-  sp_document_set_file (self, G_FILE (object), contents);
-  g_signal_emit (self, signals[LOADED], 0);
   g_task_return_pointer (task, g_steal_pointer (&contents), (GDestroyNotify) g_bytes_unref);
 }
 
@@ -441,13 +447,16 @@ sp_document_load_async (SpDocument *self, GFile *file, GCancellable *cancellable
   g_return_if_fail (G_IS_FILE (file));
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, sp_document_load_async);
+  g_task_set_task_data (task, g_object_ref (file), g_object_unref);
   g_file_load_contents_async (file, cancellable, load_ready, task);
 }
 
 GBytes *
-sp_document_load_finish (SpDocument *self, GAsyncResult *result, GError **error)
+sp_document_load_finish (SpDocument *self, GAsyncResult *result, GFile **file, GError **error)
 {
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  if (file != NULL)
+    *file = g_object_ref (g_task_get_task_data (G_TASK (result)));
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
@@ -484,7 +493,7 @@ save_ready (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   g_clear_pointer (&self->saving_text, g_bytes_unref);
   /* Save As may have named another file: watch the one saved. */
-  sp_document_set_file (self, data->file, data->bytes);
+  take_file (self, data->file, data->bytes);
   sp_document_set_modified (self, FALSE);
   sp_document_autosave_forget (self);
   g_signal_emit (self, signals[SAVED], 0);
@@ -689,8 +698,6 @@ sp_document_restore (SpDocument *self, const SpAutosaveEntry *entry)
       if (g_file_get_contents (entry->path, &contents, &len, NULL))
         bytes = g_bytes_new_take (g_steal_pointer (&contents), len);
       sp_document_set_file (self, file, bytes);
-      if (bytes != NULL)
-        g_signal_emit (self, signals[LOADED], 0);
     }
   if (entry->language != NULL)
     sp_document_set_language (self, entry->language);

@@ -73,15 +73,17 @@ void sp_document_set_language (SpDocument *self, const char *language);
 
 /* ---- the file ---- */
 
-/* Reads file as UTF-8 text (else G_IO_ERROR_INVALID_DATA); on success the
- * document is that file's, watched, its text known as the disk's, and
- * says "loaded" before the callback. */
+/* Reads file as UTF-8 text (else G_IO_ERROR_INVALID_DATA). The view puts
+ * the text in the editor, then gives the document the file with
+ * sp_document_set_file(). file (out, may be NULL): the file read. */
 void sp_document_load_async (SpDocument *self, GFile *file, GCancellable *cancellable,
                              GAsyncReadyCallback callback, gpointer user_data);
-GBytes *sp_document_load_finish (SpDocument *self, GAsyncResult *result, GError **error);
+GBytes *sp_document_load_finish (SpDocument *self, GAsyncResult *result, GFile **file,
+                                 GError **error);
 
 /* Takes file (NULL: none) with contents (NULL: not read) as what it holds
- * on disk, and watches it: a file read by someone else. */
+ * on disk, and watches it; with both, says "loaded": the editor holds
+ * the file's text now. */
 void sp_document_set_file (SpDocument *self, GFile *file, GBytes *contents);
 
 /* Writes the editor's text to file (NULL: the document's own) through

@@ -133,16 +133,21 @@ write_file (const char *path, const char *text)
   g_assert_no_error (error);
 }
 
+/* As the view loads: read, then the file taken with its text. */
 static GBytes *
 load (SpDocument *document, Editor *editor, GFile *file, GError **error)
 {
+  g_autoptr (GFile) read = NULL;
   GBytes *bytes;
 
   g_clear_object (&editor->result);
   sp_document_load_async (document, file, NULL, got_result, editor);
   g_assert_true (sp_test_wait_for (has_result, editor, WAIT_MS));
-  bytes = sp_document_load_finish (document, editor->result, error);
+  bytes = sp_document_load_finish (document, editor->result, &read, error);
   g_clear_object (&editor->result);
+  g_assert_true (g_file_equal (read, file));
+  if (bytes != NULL)
+    sp_document_set_file (document, read, bytes);
   return bytes;
 }
 
@@ -160,6 +165,12 @@ save (SpDocument *document, Editor *editor, GFile *file, gboolean overwrite, GEr
 }
 
 static void
+count_loaded (guint *loaded)
+{
+  (*loaded)++;
+}
+
+static void
 test_load (void)
 {
   g_autofree char *dir = make_dir ();
@@ -172,8 +183,10 @@ test_load (void)
   g_autoptr (GError) error = NULL;
   g_autofree char *name = NULL;
   Editor editor = { 0 };
+  guint loaded = 0;
 
   editor_init (&editor, document, "");
+  g_signal_connect_swapped (document, "loaded", G_CALLBACK (count_loaded), &loaded);
   write_file (path, "print(1)\n");
   g_assert_true (g_file_set_contents (bad_path, "\xff\xfe", 2, NULL));
   name = sp_document_dup_display_name (document);
@@ -184,6 +197,7 @@ test_load (void)
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
   g_assert_null (bytes);
   g_assert_null (sp_document_get_file (document));
+  g_assert_cmpuint (loaded, ==, 0);
   g_clear_error (&error);
 
   bytes = load (document, &editor, file, &error);
@@ -193,6 +207,7 @@ test_load (void)
   g_clear_pointer (&name, g_free);
   name = sp_document_dup_display_name (document);
   g_assert_cmpstr (name, ==, "a.py");
+  g_assert_cmpuint (loaded, ==, 1);
 
   g_object_unref (g_steal_pointer (&document));
   editor_clear (&editor);
@@ -303,7 +318,10 @@ test_save (void)
   /* Changed behind our back, quietly (no monitor event reaches us before
    * the save: the document is told nothing). */
   g_signal_handlers_disconnect_by_data (document, &editor);
-  sp_document_set_file (document, file, g_bytes_new_static ("new\n", 4));
+  {
+    g_autoptr (GBytes) known = g_bytes_new_static ("new\n", 4);
+    sp_document_set_file (document, file, known);
+  }
   write_file (path, "theirs\n");
   g_free (editor.text);
   editor.text = g_strdup ("newer\n");
