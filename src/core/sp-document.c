@@ -1,14 +1,6 @@
-/* sp-document.c: the file an editor window edits, watched; its unsaved
- * text's copy; where its runs belong.
- *
- * An assistant (sandpad-mcp's edit_and_execute), another editor or a
- * script may change the file while it is open. Every monitor event only
- * schedules a look at the file a moment later: an atomic replace (write a
- * temporary file, rename it over ours) is a burst of events, and what
- * counts is what the file holds afterwards, compared with what we last
- * knew it to hold (disk_text). So our own saves, and a touch that changes
- * nothing, are no change. What the look found goes to the view as
- * "disk-changed"; the view decides how to show it.
+/* sp-document.c: the file an editor window edits (loading, saving); its
+ * unsaved text's copy; where its runs belong. The watch on the file is
+ * sp-document-watch.c.
  *
  * The copy of unsaved text is written a moment after typing stops (and
  * when the view asks, as it loses the focus), through sp-autosave.c,
@@ -22,49 +14,14 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
-#include "sp-document.h"
+#include "sp-document-private.h"
 #include "sp-environment.h"
 #include "sp-run-history.h"
 #include "sp-safe-save.h"
 
-/* Events come in bursts; the file is read once they stop. */
-#define CHECK_DELAY_MS 150
 /* A moment after the last key: long enough not to write on every key,
  * short enough that a crash costs nothing noticeable. */
 #define AUTOSAVE_DELAY_MS 1000
-
-struct _SpDocument
-{
-  GObject parent_instance;
-
-  SpDocumentTextFunc text_func;
-  gpointer text_data;
-  gboolean modified;
-  char *language;
-  char *workspace;
-
-  /* The file on disk, watched. disk_text is what the file held when we
-   * last loaded, saved or accepted it (NULL: nothing on disk). */
-  GFile *file;
-  GFileMonitor *monitor;
-  GBytes *disk_text;
-  GBytes *saving_text;  /* a save on its way to disk */
-  GBytes *pending_disk; /* an outside change the person has not answered */
-  GFile *renamed_to;    /* the monitor saw our file renamed to this */
-  gboolean moved_away;  /* ... or moved out of its folder */
-  gboolean gone;        /* deleted or moved was said */
-  GCancellable *check_cancellable;
-  guint check_id;
-
-  /* The copy in the state folder; dir NULL when another process owns it. */
-  char *autosave_dir;
-  char *autosave_id;
-  char *untitled_name;
-  guint autosave_timer;
-  gboolean autosave_failed;
-  gboolean autosave_off_said;
-  gboolean closed;
-};
 
 G_DEFINE_FINAL_TYPE (SpDocument, sp_document, G_TYPE_OBJECT)
 
@@ -93,7 +50,6 @@ enum
 
 static guint signals[N_SIGNALS];
 
-static void check_file (SpDocument *self);
 
 /* g_set_str() is GLib 2.76; the floor is 2.74. */
 static gboolean
@@ -106,22 +62,11 @@ set_str (char **slot, const char *value)
   return TRUE;
 }
 
-/* Puts value (owned) in *slot, dropping what was there. */
-static void
-set_bytes (GBytes **slot, GBytes *value)
+void
+_sp_document_set_bytes (GBytes **slot, GBytes *value)
 {
   g_clear_pointer (slot, g_bytes_unref);
   *slot = value;
-}
-
-static gboolean
-bytes_equal_text (GBytes *bytes, const char *text)
-{
-  gsize len = 0;
-  const char *data = bytes != NULL ? g_bytes_get_data (bytes, &len) : NULL;
-
-  return bytes != NULL && text != NULL && len == strlen (text)
-         && (len == 0 || memcmp (data, text, len) == 0);
 }
 
 char *
@@ -191,217 +136,30 @@ sp_document_set_language (SpDocument *self, const char *language)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LANGUAGE]);
 }
 
-/* ---- the watch ---- */
-
-static void
-set_file_only (SpDocument *self, GFile *file)
-{
-  if (g_set_object (&self->file, file))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
-}
-
-static void
-emit_disk (SpDocument *self, SpDocumentDiskChange change, GBytes *contents)
+void
+_sp_document_emit_disk (SpDocument *self, SpDocumentDiskChange change, GBytes *contents)
 {
   g_signal_emit (self, signals[DISK_CHANGED], 0, change, contents);
 }
 
-static void
-stop_watch (SpDocument *self)
+void
+_sp_document_set_file_only (SpDocument *self, GFile *file)
 {
-  if (self->monitor != NULL)
-    {
-      g_signal_handlers_disconnect_by_data (self->monitor, self);
-      g_file_monitor_cancel (self->monitor);
-      g_clear_object (&self->monitor);
-    }
-  if (self->check_cancellable != NULL)
-    g_cancellable_cancel (self->check_cancellable);
-  g_clear_object (&self->check_cancellable);
-  g_clear_handle_id (&self->check_id, g_source_remove);
-}
-
-static gboolean
-check_timeout (gpointer data)
-{
-  SpDocument *self = data;
-
-  self->check_id = 0;
-  check_file (self);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-on_monitor_changed (GFileMonitor *monitor, GFile *file, GFile *other, GFileMonitorEvent event,
-                    SpDocument *self)
-{
-  switch (event)
-    {
-    case G_FILE_MONITOR_EVENT_RENAMED:
-      /* Ours renamed to other; or another file renamed onto ours (an
-       * atomic replace), which is a change like any other. Whether a
-       * rename is a move or the first half of a replace (some editors
-       * rename the old file to a backup, then write a new one) shows
-       * once the burst is over. */
-      if (self->file != NULL && g_file_equal (file, self->file) && other != NULL)
-        g_set_object (&self->renamed_to, other);
-      break;
-    case G_FILE_MONITOR_EVENT_MOVED_OUT:
-      /* Into a folder the monitor does not watch: gone from here, and
-       * said as moved rather than deleted. */
-      if (self->file != NULL && g_file_equal (file, self->file))
-        self->moved_away = TRUE;
-      break;
-    case G_FILE_MONITOR_EVENT_ATTRIBUTE_CHANGED:
-    case G_FILE_MONITOR_EVENT_PRE_UNMOUNT:
-    case G_FILE_MONITOR_EVENT_UNMOUNTED:
-      return;
-    default:
-      break;
-    }
-  g_clear_handle_id (&self->check_id, g_source_remove);
-  self->check_id = g_timeout_add (CHECK_DELAY_MS, check_timeout, self);
-}
-
-static void
-watch (SpDocument *self)
-{
-  g_autoptr (GError) error = NULL;
-
-  stop_watch (self);
-  if (self->file == NULL)
-    return;
-  /* WATCH_MOVES: a rename is reported as one, with both names, so a
-   * rename of our file can be followed and a replace by rename seen. */
-  self->monitor = g_file_monitor_file (self->file, G_FILE_MONITOR_WATCH_MOVES, NULL, &error);
-  if (self->monitor == NULL)
-    {
-      g_debug ("cannot watch the file: %s", error->message);
-      return;
-    }
-  g_signal_connect_object (self->monitor, "changed", G_CALLBACK (on_monitor_changed), self, 0);
-}
-
-/* The file is gone from where it was: renamed within its folder and
- * nothing took its place (followed), else deleted or moved away. */
-static void
-file_missing (SpDocument *self)
-{
-  if (self->renamed_to != NULL && g_file_query_exists (self->renamed_to, NULL))
-    {
-      g_autoptr (GFile) to = g_object_ref (self->renamed_to);
-
-      g_clear_object (&self->renamed_to);
-      set_file_only (self, to);
-      watch (self);
-      emit_disk (self, SP_DOCUMENT_DISK_RENAMED, NULL);
-      return;
-    }
-  if (self->gone)
-    return;
-  self->gone = TRUE;
-  g_clear_pointer (&self->disk_text, g_bytes_unref);
-  g_clear_pointer (&self->pending_disk, g_bytes_unref);
-  /* Nothing on disk holds this text any more: closing asks, autosave
-   * keeps a copy. */
-  sp_document_set_modified (self, TRUE);
-  emit_disk (self,
-             self->renamed_to != NULL || self->moved_away ? SP_DOCUMENT_DISK_MOVED
-                                                          : SP_DOCUMENT_DISK_DELETED,
-             NULL);
-}
-
-/* What the file holds now, against what we knew and what the editor has. */
-static void
-compare_contents (SpDocument *self, GBytes *contents)
-{
-  g_autofree char *text = sp_document_dup_text (self);
-  gsize len = 0;
-  const char *data = g_bytes_get_data (contents, &len);
-
-  g_clear_object (&self->renamed_to);
-  self->moved_away = FALSE;
-  self->gone = FALSE;
-  if (self->disk_text != NULL && g_bytes_equal (contents, self->disk_text))
-    {
-      g_clear_pointer (&self->pending_disk, g_bytes_unref);
-      emit_disk (self, SP_DOCUMENT_DISK_UNCHANGED, contents);
-      return;
-    }
-  if ((self->saving_text != NULL && g_bytes_equal (contents, self->saving_text))
-      || bytes_equal_text (contents, text))
-    {
-      /* The file holds what the editor holds (a save of ours on its way,
-       * or the same edit made twice): nothing to reload or ask. */
-      set_bytes (&self->disk_text, g_bytes_ref (contents));
-      emit_disk (self, SP_DOCUMENT_DISK_SAME_AS_EDITOR, contents);
-      return;
-    }
-  if (!g_utf8_validate (data, (gssize) len, NULL) || memchr (data, '\0', len) != NULL)
-    {
-      g_clear_pointer (&self->disk_text, g_bytes_unref);
-      sp_document_set_modified (self, TRUE);
-      emit_disk (self, SP_DOCUMENT_DISK_NOT_TEXT, contents);
-      return;
-    }
-  if (!self->modified)
-    emit_disk (self, SP_DOCUMENT_DISK_RELOAD, contents);
-  else
-    {
-      set_bytes (&self->pending_disk, g_bytes_ref (contents));
-      emit_disk (self, SP_DOCUMENT_DISK_CONFLICT, contents);
-    }
-}
-
-static void
-check_ready (GObject *object, GAsyncResult *result, gpointer user_data)
-{
-  g_autoptr (SpDocument) self = user_data;
-  g_autoptr (GError) error = NULL;
-  g_autofree char *data = NULL;
-  g_autoptr (GBytes) contents = NULL;
-  gsize len = 0;
-
-  if (!g_file_load_contents_finish (G_FILE (object), result, &data, &len, NULL, &error))
-    {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        return;
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-        g_debug ("cannot read the changed file: %s", error->message);
-      else
-        file_missing (self);
-      return;
-    }
-  if (self->file == NULL || !g_file_equal (G_FILE (object), self->file))
-    return; /* read for a file the document no longer has */
-  contents = g_bytes_new_take (g_steal_pointer (&data), len);
-  compare_contents (self, contents);
-}
-
-static void
-check_file (SpDocument *self)
-{
-  if (self->file == NULL)
-    return;
-  if (self->check_cancellable != NULL)
-    g_cancellable_cancel (self->check_cancellable);
-  g_clear_object (&self->check_cancellable);
-  self->check_cancellable = g_cancellable_new ();
-  g_file_load_contents_async (self->file, self->check_cancellable, check_ready,
-                              g_object_ref (self));
+  if (g_set_object (&self->file, file))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
 }
 
 /* The file and what it holds, watched; nothing said. */
 static void
 take_file (SpDocument *self, GFile *file, GBytes *contents)
 {
-  set_file_only (self, file);
-  set_bytes (&self->disk_text, contents != NULL ? g_bytes_ref (contents) : NULL);
+  _sp_document_set_file_only (self, file);
+  _sp_document_set_bytes (&self->disk_text, contents != NULL ? g_bytes_ref (contents) : NULL);
   g_clear_pointer (&self->pending_disk, g_bytes_unref);
   g_clear_object (&self->renamed_to);
   self->moved_away = FALSE;
   self->gone = FALSE;
-  watch (self);
+  _sp_document_watch (self);
 }
 
 void
@@ -526,7 +284,7 @@ sp_document_save_async (SpDocument *self, GFile *file, gboolean overwrite,
   if (!overwrite && self->saving_text == NULL && self->file != NULL
       && g_file_equal (file, self->file))
     expected = self->disk_text;
-  set_bytes (&self->saving_text, g_bytes_ref (data->bytes));
+  _sp_document_set_bytes (&self->saving_text, g_bytes_ref (data->bytes));
   sp_safe_save_async (file, data->bytes, expected, cancellable, save_ready, task);
 }
 
@@ -535,37 +293,6 @@ sp_document_save_finish (SpDocument *self, GAsyncResult *result, GError **error)
 {
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
   return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-void
-sp_document_reloaded (SpDocument *self, GBytes *contents)
-{
-  g_return_if_fail (SP_IS_DOCUMENT (self));
-  set_bytes (&self->disk_text, g_bytes_ref (contents));
-  g_clear_pointer (&self->pending_disk, g_bytes_unref);
-  sp_document_set_modified (self, FALSE);
-}
-
-GBytes *
-sp_document_get_pending (SpDocument *self)
-{
-  g_return_val_if_fail (SP_IS_DOCUMENT (self), NULL);
-  return self->pending_disk;
-}
-
-GBytes *
-sp_document_take_pending (SpDocument *self)
-{
-  g_return_val_if_fail (SP_IS_DOCUMENT (self), NULL);
-  return g_steal_pointer (&self->pending_disk);
-}
-
-void
-sp_document_keep_mine (SpDocument *self)
-{
-  g_return_if_fail (SP_IS_DOCUMENT (self));
-  if (self->pending_disk != NULL)
-    set_bytes (&self->disk_text, g_steal_pointer (&self->pending_disk));
 }
 
 /* ---- the copy ---- */
@@ -724,7 +451,7 @@ sp_document_close (SpDocument *self, gboolean discard)
   self->closed = TRUE;
   self->text_func = NULL;
   self->text_data = NULL;
-  stop_watch (self);
+  _sp_document_stop_watch (self);
 }
 
 /* ---- where runs belong ---- */
@@ -802,7 +529,7 @@ sp_document_dispose (GObject *object)
 {
   SpDocument *self = SP_DOCUMENT (object);
 
-  stop_watch (self);
+  _sp_document_stop_watch (self);
   g_clear_handle_id (&self->autosave_timer, g_source_remove);
   G_OBJECT_CLASS (sp_document_parent_class)->dispose (object);
 }
