@@ -18,8 +18,9 @@
 #include "sp-split.h"
 #include "sp-window.h"
 
-/* sp-window-history.c's state */
+/* The states sp-window-history.c and sp-window-activity.c keep alone. */
 typedef struct _SpWindowHistory SpWindowHistory;
+typedef struct _SpWindowAssistant SpWindowAssistant;
 
 struct _SpWindow
 {
@@ -47,20 +48,8 @@ struct _SpWindow
   /* The model the panel shows: the run's (runs), or an assistant's run
    * of this file (sp-window-activity.c). */
   SpOutputModel *output;
-  /* An assistant's run of this file shown in the panel (sp-window-
-   * activity.c): the model it fills while self->output is that model,
-   * and how much of the run's output it holds (chunks, bytes of the
-   * last, which may still grow), so each journal line appends only what
-   * is new. */
-  SpOutputModel *assistant_output;
-  SpActivityRun *assistant_run;
-  guint assistant_chunks;
-  gsize assistant_last_len;
-  gboolean assistant_error_shown;
-  /* A run whose journal lines came since the last frame, shown on the
-   * next one (a tick callback), once however many lines came. */
-  SpActivityRun *assistant_changed;
-  guint assistant_tick_id;
+  /* sp-window-activity.c: an assistant's run of this file shown */
+  SpWindowAssistant *assistant;
   GtkTextTag *error_tag;
   GCancellable *decode_cancellable; /* the shown run's images */
   SpImageBudget *image_budget;      /* their decoded pixels, bounded */
@@ -69,7 +58,7 @@ struct _SpWindow
   gboolean runner_lost;
   /* Close was asked for while a run was going or text was unsaved. */
   gboolean close_confirmed;
-  /* sp-window-history.c: the run being recorded, the store */
+  /* sp-window-history.c: its SpRunRecorder, the open history list */
   SpWindowHistory *history;
 
   /* The file, its watch, its copy, its workspace (core, no GTK). */
@@ -139,6 +128,7 @@ void _sp_window_history_free (SpWindow *self);
 /* sp-window-activity.c: an assistant's runs of this file */
 void _sp_window_install_activity_actions (GtkWidgetClass *widget_class);
 void _sp_window_activity_init (SpWindow *self);
+void _sp_window_activity_dispose (SpWindow *self);
 
 /* sp-window-packages.c: Open Folder, Packages */
 void _sp_window_install_packages_actions (GtkWidgetClass *widget_class);

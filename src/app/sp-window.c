@@ -232,12 +232,7 @@ sp_window_dispose (GObject *object)
   g_clear_object (&self->supervisor);
   g_clear_object (&self->output);
   g_clear_object (&self->runs);
-  g_clear_object (&self->assistant_output);
-  g_clear_object (&self->assistant_run);
-  g_clear_object (&self->assistant_changed);
-  if (self->assistant_tick_id != 0)
-    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->assistant_tick_id);
-  self->assistant_tick_id = 0;
+  _sp_window_activity_dispose (self);
   if (self->decode_cancellable != NULL)
     g_cancellable_cancel (self->decode_cancellable);
   g_clear_object (&self->decode_cancellable);
