@@ -1,7 +1,8 @@
 /* test-document.c: SpDocument without a display. A file is loaded and
  * known as the disk's; a change made by someone else is told as a reload
  * (no unsaved edits) or a conflict (unsaved edits), our own save and a
- * touch as no change, a deletion once; a save refuses to overwrite a file
+ * touch as no change, a deletion once, a rename followed, a move and text
+ * that is no longer UTF-8 said; a save refuses to overwrite a file
  * changed since (sp_safe_save's check) unless told to; the unsaved text's
  * copy is written, removed when the text is saved or unmodified, kept
  * when the document closes unsaved; and an untitled buffer's history key
@@ -274,6 +275,49 @@ test_change_on_disk (void)
   sp_test_remove_tree (dir);
 }
 
+/* A rename within the folder is followed; text that is no longer UTF-8
+ * is said and leaves the editor's text unsaved; a move to another folder
+ * is said as moved, once. */
+static void
+test_rename_and_move (void)
+{
+  g_autofree char *dir = make_dir ();
+  g_autofree char *path = g_build_filename (dir, "a.py", NULL);
+  g_autofree char *renamed = g_build_filename (dir, "b.py", NULL);
+  g_autofree char *elsewhere_dir = g_build_filename (dir, "elsewhere", NULL);
+  g_autofree char *elsewhere = g_build_filename (elsewhere_dir, "b.py", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (GFile) renamed_file = g_file_new_for_path (renamed);
+  g_autoptr (SpDocument) document = sp_document_new (NULL);
+  g_autoptr (GBytes) bytes = NULL;
+  g_autoptr (GError) error = NULL;
+  Editor editor = { 0 };
+
+  write_file (path, "one\n");
+  g_assert_cmpint (g_mkdir (elsewhere_dir, 0700), ==, 0);
+  editor_init (&editor, document, "one\n");
+  bytes = load (document, &editor, file, &error);
+  g_assert_no_error (error);
+
+  g_assert_cmpint (g_rename (path, renamed), ==, 0);
+  g_assert_cmpint (wait_change (&editor, 1), ==, SP_DOCUMENT_DISK_RENAMED);
+  g_assert_true (g_file_equal (sp_document_get_file (document), renamed_file));
+  g_assert_false (sp_document_get_modified (document));
+
+  g_assert_true (g_file_set_contents (renamed, "\xff\xfe\n", 3, NULL));
+  g_assert_cmpint (wait_change (&editor, 2), ==, SP_DOCUMENT_DISK_NOT_TEXT);
+  g_assert_true (sp_document_get_modified (document));
+
+  g_assert_cmpint (g_rename (renamed, elsewhere), ==, 0);
+  g_assert_cmpint (wait_change (&editor, 3), ==, SP_DOCUMENT_DISK_MOVED);
+  settle ();
+  g_assert_cmpuint (editor.changes->len, ==, 3);
+
+  g_object_unref (g_steal_pointer (&document));
+  editor_clear (&editor);
+  sp_test_remove_tree (dir);
+}
+
 /* Save goes through sp_safe_save: our own save is no change on disk; a
  * file changed since it was read is not overwritten unless asked. */
 static void
@@ -502,6 +546,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/document/load", test_load);
   g_test_add_func ("/document/change-on-disk", test_change_on_disk);
+  g_test_add_func ("/document/rename-and-move", test_rename_and_move);
   g_test_add_func ("/document/save", test_save);
   g_test_add_func ("/document/autosave", test_autosave);
   g_test_add_func ("/document/history-key", test_history_key);
