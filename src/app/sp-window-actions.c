@@ -20,27 +20,13 @@ void
 _sp_window_update_actions (SpWindow *self)
 {
   gboolean ready = sp_runner_supervisor_is_ready (self->supervisor);
+  gboolean running = sp_run_controller_get_running (self->runs);
 
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.run", ready && !self->running);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.run-selection", ready && !self->running);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", self->running);
-  gtk_widget_set_visible (self->run_button, !self->running);
-  gtk_widget_set_visible (self->stop_button, self->running);
-}
-
-/* "main.py": the name the runner gives a snippet of the window's
- * language (its first extension, from the ready event), for a stem. */
-char *
-_sp_window_file_name_for (SpWindow *self, const char *stem)
-{
-  SpRunnerClient *client = sp_runner_supervisor_get_client (self->supervisor);
-  const char *const *extensions = NULL;
-
-  if (client != NULL && sp_runner_client_is_ready (client))
-    extensions = sp_runner_client_get_language_extensions (client, _sp_window_get_language (self));
-  if (extensions == NULL || extensions[0] == NULL)
-    return g_strdup (stem);
-  return g_strconcat (stem, ".", extensions[0], NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.run", ready && !running);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.run-selection", ready && !running);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", running);
+  gtk_widget_set_visible (self->run_button, !running);
+  gtk_widget_set_visible (self->stop_button, running);
 }
 
 /* ---- the policy card ---- */
@@ -56,6 +42,7 @@ update_policy (SpWindow *self)
   gboolean network = g_settings_get_boolean (self->settings, "network-allowed");
   const char *mode = NULL;
   const char *const *layers = NULL;
+  const char *run_id;
 
   if (!sp_runner_supervisor_is_ready (self->supervisor))
     {
@@ -70,8 +57,9 @@ update_policy (SpWindow *self)
                                 NULL);
       return;
     }
-  if (self->run_id == NULL
-      || !sp_runner_supervisor_get_run_sandbox (self->supervisor, self->run_id, &mode, &layers))
+  run_id = sp_run_controller_get_run_id (self->runs);
+  if (run_id == NULL
+      || !sp_runner_supervisor_get_run_sandbox (self->supervisor, run_id, &mode, &layers))
     {
       mode = sp_runner_supervisor_get_sandbox_mode (self->supervisor);
       layers = sp_runner_supervisor_get_sandbox_layers (self->supervisor);
@@ -81,21 +69,22 @@ update_policy (SpWindow *self)
   limits = g_strdup_printf (_("Network %s · %u s · %u MiB"), network ? _("on") : _("off"),
                             g_settings_get_uint (self->settings, "run-timeout-seconds"),
                             g_settings_get_uint (self->settings, "memory-limit-mib"));
-  if (_sp_window_session_label (self) != NULL)
+  if (sp_run_controller_get_keep_state (self->runs))
     {
       /* The runs keep their state: say so where the limits are. */
-      char *with_session = g_strdup_printf ("%s · %s", limits, _sp_window_session_label (self));
+      char *with_session = g_strdup_printf ("%s · %s", limits, _("session"));
       g_free (limits);
       limits = with_session;
     }
-  if (self->run_start != NULL)
+  if (sp_run_controller_get_run_start (self->runs) != NULL)
     {
       /* TRANSLATORS: the limits line, then how the last run started */
-      char *with_start = g_strdup_printf (_("%s · %s"), limits, self->run_start);
+      char *with_start = g_strdup_printf (_("%s · %s"), limits,
+                                          sp_run_controller_get_run_start (self->runs));
       g_free (limits);
       limits = with_start;
     }
-  g_autofree char *environment = _sp_window_environment (self);
+  g_autofree char *environment = sp_document_dup_environment (self->document);
   if (environment != NULL)
     {
       /* TRANSLATORS: the limits line, then the environment's path */
@@ -106,41 +95,31 @@ update_policy (SpWindow *self)
   sp_exec_panel_set_policy (self->exec_panel, limits, policy);
 }
 
-void
-_sp_window_update_policy (SpWindow *self)
-{
-  update_policy (self);
-}
-
 /* ---- running ---- */
 
-static gboolean
-is_current (SpWindow *self, const char *run_id)
-{
-  return self->run_id != NULL && g_strcmp0 (self->run_id, run_id) == 0;
-}
-
+/* The panel follows the controller: running, waiting for input. */
 static void
-set_running (SpWindow *self, gboolean running)
+on_running_changed (SpWindow *self)
 {
-  self->running = running;
-  _sp_window_input_reset (self);
-  sp_exec_panel_set_running (self->exec_panel, running);
+  sp_exec_panel_set_running (self->exec_panel, sp_run_controller_get_running (self->runs));
   _sp_window_update_actions (self);
 }
 
 static void
-on_output (SpRunnerSupervisor *sup, const char *run_id, SpOutputKind kind, const char *text,
-           gint64 t_ms, SpWindow *self)
+on_waiting_changed (SpWindow *self)
 {
-  if (!is_current (self, run_id))
-    return;
-  sp_output_model_append_timed (self->output, kind, text, t_ms);
-  _sp_window_input_saw_output (self, text);
-  _sp_window_history_saw_output (self, kind, text);
-  /* Kept (bounded) to find the error in, once the run is over. */
-  if (kind == SP_OUTPUT_STDERR && self->stderr_text->len < 256 * 1024)
-    g_string_append (self->stderr_text, text);
+  sp_exec_panel_set_waiting (self->exec_panel, sp_run_controller_get_waiting (self->runs),
+                             g_settings_get_uint (self->settings, "run-timeout-seconds"));
+}
+
+/* A new run's model is the one the panel shows. */
+static void
+on_output_changed (SpWindow *self)
+{
+  SpOutputModel *output = sp_run_controller_get_output (self->runs);
+
+  g_set_object (&self->output, output);
+  sp_exec_panel_set_output (self->exec_panel, output ? G_LIST_MODEL (output) : NULL);
 }
 
 static gint64
@@ -220,7 +199,8 @@ add_results (SpWindow *self, SpRunResult *result)
       g_ptr_array_add (placed, g_object_ref (item));
       g_array_append_val (times, file->t_ms);
     }
-  sp_output_model_insert_timed (self->output, (SpOutputItem *const *) placed->pdata,
+  sp_output_model_insert_timed (sp_run_controller_get_output (self->runs),
+                                (SpOutputItem *const *) placed->pdata,
                                 (const gint64 *) (gpointer) times->data, placed->len);
   /* Decoded by the sandboxed helper, never in the app; each row shows its
    * picture, or why it cannot, when the helper is done. */
@@ -235,7 +215,8 @@ add_results (SpWindow *self, SpRunResult *result)
 static void
 add_error (SpWindow *self, SpRunResult *result)
 {
-  g_autofree char *name = self->file ? g_file_get_basename (self->file) : NULL;
+  GFile *file = sp_document_get_file (self->document);
+  g_autofree char *name = file ? g_file_get_basename (file) : NULL;
   const char *language = _sp_window_get_language (self);
   g_autofree char *fallback = _sp_window_file_name_for (self, "main");
   const char *snippet = name ? name : fallback;
@@ -244,62 +225,49 @@ add_error (SpWindow *self, SpRunResult *result)
   if (sp_run_result_get_error_info (result) != NULL)
     error = sp_error_info_ref (sp_run_result_get_error_info (result));
   else
-    error = sp_error_info_parse (language, self->stderr_text->str, snippet);
+    error = sp_error_info_parse (language, sp_run_controller_get_stderr (self->runs), snippet);
   g_autoptr (SpOutputItem) item = NULL;
 
   if (error == NULL)
     return;
   item = sp_output_item_new_error (error);
-  sp_output_model_append_item (self->output, item);
+  sp_output_model_append_item (sp_run_controller_get_output (self->runs), item);
   if (sp_error_info_get_line (error) > 0)
     _sp_window_goto_line (self, sp_error_info_get_line (error), TRUE);
 }
 
 static void
-on_started (SpRunnerSupervisor *sup, const char *run_id, SpWindow *self)
+on_started (SpRunController *runs, SpWindow *self)
 {
-  if (is_current (self, run_id))
-    update_policy (self);
+  update_policy (self);
 }
 
 static void
-on_exited (SpRunnerSupervisor *sup, const char *run_id, SpRunResult *result, SpWindow *self)
+on_exited (SpRunController *runs, SpRunResult *result, SpWindow *self)
 {
-  g_autofree char *summary = NULL;
+  g_autofree char *summary = sp_run_result_describe (result);
 
-  if (!is_current (self, run_id))
-    return;
-  summary = sp_run_result_describe (result);
-  self->run_exited = TRUE;
-  /* Everything the program wrote comes before its plots, files and error. */
-  sp_output_model_flush (self->output);
-  set_running (self, FALSE);
   sp_exec_panel_set_status (self->exec_panel, summary, !sp_run_result_succeeded (result));
   add_results (self, result);
-  g_free (self->run_start);
-  if (sp_run_result_get_warm (result))
-    self->run_start = g_strdup (_("warm start"));
-  else if (sp_run_result_get_cold_reason (result) != NULL)
-    /* TRANSLATORS: the runner turned its warm starts off; %s says why */
-    self->run_start
-      = g_strdup_printf (_("cold start: %s"), sp_run_result_get_cold_reason (result));
-  else
-    self->run_start = g_strdup (_("cold start"));
   update_policy (self);
   if (!sp_run_result_succeeded (result) && sp_run_result_get_cancelled (result) == SP_RUN_CANCEL_NONE)
     add_error (self, result);
-  _sp_window_history_run_ended (self, result, summary);
-  _sp_window_session_exited (self, result);
 }
 
 static void
-on_run_error (SpRunnerSupervisor *sup, const char *run_id, const char *code, const char *message,
-              SpWindow *self)
+on_run_failed (SpRunController *runs, const char *message, SpWindow *self)
 {
-  if (run_id != NULL && !is_current (self, run_id))
-    return;
-  set_running (self, FALSE);
   sp_exec_panel_set_status (self->exec_panel, message, TRUE);
+}
+
+/* The runner died under the run: say so; the supervisor restarts it and
+ * the next Run works. The text in the editor is untouched. */
+static void
+on_runner_lost (SpRunController *runs, SpWindow *self)
+{
+  sp_exec_panel_set_status (self->exec_panel,
+                            _("The runner stopped unexpectedly; it is being restarted"), TRUE);
+  self->runner_lost = TRUE;
 }
 
 static void guess_language (SpWindow *self, GFile *file);
@@ -309,19 +277,16 @@ on_state_changed (SpRunnerSupervisor *sup, GParamSpec *pspec, SpWindow *self)
 {
   SpRunnerState state = sp_runner_supervisor_get_state (sup);
 
-  if (self->running && state != SP_RUNNER_STATE_READY)
+  if (state == SP_RUNNER_STATE_READY && self->language_pending
+      && sp_document_get_file (self->document) != NULL)
+    guess_language (self, sp_document_get_file (self->document));
+  /* "The runner stopped unexpectedly" was true until the new one came
+   * up; after that it would only mislead. */
+  if (state == SP_RUNNER_STATE_READY && self->runner_lost)
     {
-      /* The runner died under the run: say so; the supervisor restarts it
-       * and the next Run works. The text in the editor is untouched. */
-      set_running (self, FALSE);
-      sp_exec_panel_set_status (self->exec_panel,
-                                _("The runner stopped unexpectedly; it is being restarted"),
-                                TRUE);
-      self->runner_lost = TRUE;
+      self->runner_lost = FALSE;
+      sp_exec_panel_set_status (self->exec_panel, _("Idle: the runner was restarted"), FALSE);
     }
-  if (state == SP_RUNNER_STATE_READY && self->language_pending && self->file != NULL)
-    guess_language (self, self->file);
-  _sp_window_runner_state_changed (self);
   update_policy (self);
   _sp_window_update_actions (self);
 }
@@ -329,14 +294,25 @@ on_state_changed (SpRunnerSupervisor *sup, GParamSpec *pspec, SpWindow *self)
 void
 _sp_window_connect_runner (SpWindow *self)
 {
-  g_signal_connect_object (self->supervisor, "output", G_CALLBACK (on_output), self, 0);
-  g_signal_connect_object (self->supervisor, "started", G_CALLBACK (on_started), self, 0);
-  g_signal_connect_object (self->supervisor, "exited", G_CALLBACK (on_exited), self, 0);
-  g_signal_connect_object (self->supervisor, "error", G_CALLBACK (on_run_error), self, 0);
+  g_signal_connect_object (self->runs, "started", G_CALLBACK (on_started), self, 0);
+  g_signal_connect_object (self->runs, "exited", G_CALLBACK (on_exited), self, 0);
+  g_signal_connect_object (self->runs, "failed", G_CALLBACK (on_run_failed), self, 0);
+  g_signal_connect_object (self->runs, "runner-lost", G_CALLBACK (on_runner_lost), self, 0);
+  g_signal_connect_object (self->runs, "notify::running", G_CALLBACK (on_running_changed), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "notify::waiting", G_CALLBACK (on_waiting_changed), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "notify::output", G_CALLBACK (on_output_changed), self,
+                           G_CONNECT_SWAPPED);
   g_signal_connect_object (self->supervisor, "notify::state", G_CALLBACK (on_state_changed), self,
                            0);
   g_signal_connect_object (self->settings, "changed", G_CALLBACK (update_policy), self,
                            G_CONNECT_SWAPPED);
+  /* The card says what the next run gets: its session, its environment. */
+  g_signal_connect_object (self->runs, "notify::keep-state", G_CALLBACK (update_policy), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "environment-changed", G_CALLBACK (update_policy),
+                           self, G_CONNECT_SWAPPED);
   update_policy (self);
 }
 
@@ -348,7 +324,7 @@ _sp_window_connect_runner (SpWindow *self)
 static void
 set_environment (SpWindow *self, SpRunRequest *request)
 {
-  g_autofree char *environment = _sp_window_environment (self);
+  g_autofree char *environment = sp_document_dup_environment (self->document);
 
   if (environment != NULL)
     sp_run_request_set_environment (request, environment);
@@ -362,7 +338,7 @@ start_run (SpWindow *self, const char *code)
   g_autofree char *name = NULL;
   const char *const *languages = sp_runner_supervisor_get_languages (self->supervisor);
 
-  if (self->running)
+  if (sp_run_controller_get_running (self->runs))
     return;
   /* The dropdown offers what Sandpad knows; the runner says what this
    * system has (no node installed, say). */
@@ -374,9 +350,9 @@ start_run (SpWindow *self, const char *code)
       return;
     }
   request = sp_run_request_new (_sp_window_get_language (self), code);
-  if (self->file != NULL)
+  if (sp_document_get_file (self->document) != NULL)
     {
-      name = g_file_get_basename (self->file);
+      name = g_file_get_basename (sp_document_get_file (self->document));
       sp_run_request_set_name (request, name);
     }
   set_environment (self, request);
@@ -387,40 +363,28 @@ start_run (SpWindow *self, const char *code)
   sp_run_request_set_output_limit (
     request, (gint64) g_settings_get_uint (self->settings, "output-limit-mib") * 1024 * 1024);
   sp_run_request_set_stdin_open (request, TRUE);
-  _sp_window_session_apply (self, request);
 
-  _sp_window_release_run (self);
   _sp_window_clear_mark (self);
   /* The last run's images are not wanted any more. */
   g_cancellable_cancel (self->decode_cancellable);
   g_clear_object (&self->decode_cancellable);
   self->decode_cancellable = g_cancellable_new ();
   sp_image_budget_begin_run (self->image_budget);
-  g_string_truncate (self->stderr_text, 0);
-  self->run_exited = FALSE;
-  self->run_id = sp_runner_supervisor_run (self->supervisor, request, &error);
-  if (self->run_id == NULL)
+  if (!sp_run_controller_start (self->runs, request, &error))
     {
       sp_exec_panel_set_status (self->exec_panel, error->message, TRUE);
       return;
     }
-  _sp_window_history_run_started (self, code, _sp_window_get_language (self));
-  g_clear_object (&self->output);
-  self->output = sp_output_model_new ();
   /* Error text names the snippet as the user knows it, with links. */
   {
     g_autofree char *run_name = name ? g_strdup (name) : _sp_window_file_name_for (self, "main");
     sp_exec_panel_set_snippet_names (self->exec_panel, run_name, name ? name : _("Untitled"));
   }
   {
-    g_autoptr (GFile) folder = self->file ? g_file_get_parent (self->file) : NULL;
+    GFile *file = sp_document_get_file (self->document);
+    g_autoptr (GFile) folder = file ? g_file_get_parent (file) : NULL;
     sp_exec_panel_set_save_folder (self->exec_panel, folder);
   }
-  /* Output is shown in batches, a few dozen times a second at most, so a
-   * flood of tiny writes costs the window one update per batch. */
-  sp_output_model_set_batched (self->output, TRUE);
-  sp_exec_panel_set_output (self->exec_panel, G_LIST_MODEL (self->output));
-  set_running (self, TRUE);
 }
 
 static void
@@ -462,38 +426,16 @@ run_selection_action (GtkWidget *widget, const char *action_name, GVariant *para
   start_run (self, code);
 }
 
-void
-_sp_window_release_run (SpWindow *self)
-{
-  /* The previous run's files go with it. */
-  if (self->run_id != NULL && self->run_exited)
-    sp_runner_supervisor_release (self->supervisor, self->run_id);
-  g_clear_pointer (&self->run_id, g_free);
-}
-
-void
-_sp_window_stop_run (SpWindow *self)
-{
-  if (self->running && self->run_id != NULL)
-    sp_runner_supervisor_cancel (self->supervisor, self->run_id);
-}
-
 static void
 stop_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
-  _sp_window_stop_run (SP_WINDOW (widget));
+  sp_run_controller_stop (SP_WINDOW (widget)->runs);
 }
 
 static void
 on_panel_input (SpExecPanel *panel, const char *line, SpWindow *self)
 {
-  g_autofree char *with_newline = g_strconcat (line, "\n", NULL);
-
-  if (self->running && self->run_id != NULL)
-    {
-      sp_runner_supervisor_send_stdin (self->supervisor, self->run_id, with_newline, FALSE);
-      _sp_window_input_sent (self, line);
-    }
+  sp_run_controller_send_input (self->runs, line);
 }
 
 static void
@@ -612,32 +554,36 @@ load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr (SpWindow) self = user_data;
   g_autoptr (GError) error = NULL;
-  g_autofree char *contents = NULL;
-  gsize len = 0;
+  g_autoptr (GFile) file = NULL;
+  g_autoptr (GBytes) contents
+    = sp_document_load_finish (SP_DOCUMENT (object), result, &file, &error);
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
   GtkTextIter start;
+  gsize len = 0;
+  const char *data;
 
-  if (!g_file_load_contents_finish (G_FILE (object), result, &contents, &len, NULL, &error))
+  if (contents == NULL)
     {
-      g_autofree char *msg = g_strdup_printf (_("Could not open the file: %s"), error->message);
+      g_autofree char *msg = NULL;
+
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA))
+        msg = g_strdup (error->message);
+      else
+        msg = g_strdup_printf (_("Could not open the file: %s"), error->message);
       _sp_window_toast (self, msg);
       return;
     }
-  if (!g_utf8_validate (contents, (gssize) len, NULL))
-    {
-      _sp_window_toast (self, _("The file is not UTF-8 text"));
-      return;
-    }
-  g_set_object (&self->file, G_FILE (object));
+  data = g_bytes_get_data (contents, &len);
   gtk_text_buffer_begin_irreversible_action (buffer);
-  gtk_text_buffer_set_text (buffer, contents, (int) len);
+  gtk_text_buffer_set_text (buffer, len > 0 ? data : "", (int) len);
   gtk_text_buffer_end_irreversible_action (buffer);
   gtk_text_buffer_get_start_iter (buffer, &start);
   gtk_text_buffer_place_cursor (buffer, &start);
   gtk_text_buffer_set_modified (buffer, FALSE);
-  guess_language (self, self->file);
+  guess_language (self, file);
+  /* The editor holds the file's text: the document takes the file. */
+  sp_document_set_file (self->document, file, contents);
   _sp_window_update_title (self);
-  _sp_window_file_loaded (self, contents, len);
 }
 
 void
@@ -646,20 +592,7 @@ sp_window_load_file (SpWindow *self, GFile *file)
   g_return_if_fail (SP_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
 
-  g_file_load_contents_async (file, NULL, load_ready, g_object_ref (self));
-}
-
-static void
-save_action (GtkWidget *widget, const char *action_name, GVariant *param)
-{
-  SpWindow *self = SP_WINDOW (widget);
-  _sp_window_save (self, self->file, FALSE);
-}
-
-static void
-save_as_action (GtkWidget *widget, const char *action_name, GVariant *param)
-{
-  _sp_window_save (SP_WINDOW (widget), NULL, FALSE);
+  sp_document_load_async (self->document, file, NULL, load_ready, g_object_ref (self));
 }
 
 static void
@@ -672,7 +605,8 @@ on_open_response (GtkNativeDialog *dialog, int response, gpointer user_data)
       g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
       GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
       /* Unsaved text is never replaced: it opens in a new window. */
-      if (gtk_text_buffer_get_modified (buffer) || self->file != NULL)
+      if (gtk_text_buffer_get_modified (buffer)
+          || sp_document_get_file (self->document) != NULL)
         {
           SpWindow *other = sp_window_new (
             SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))));
@@ -712,8 +646,6 @@ _sp_window_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
   gtk_widget_class_install_action (widget_class, "win.new", NULL, new_action);
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
-  gtk_widget_class_install_action (widget_class, "win.save", NULL, save_action);
-  gtk_widget_class_install_action (widget_class, "win.save-as", NULL, save_as_action);
   gtk_widget_class_bind_template_callback (widget_class, on_panel_input);
   gtk_widget_class_bind_template_callback (widget_class, on_panel_clear);
   gtk_widget_class_bind_template_callback (widget_class, on_panel_goto_line);

@@ -1,18 +1,12 @@
-/* sp-window-file.c: the window's file on disk, watched.
+/* sp-window-file.c: how the window shows what happens to its file on
+ * disk (SpDocument watches it and says what a change is).
  *
- * An assistant (sandpad-mcp's edit_and_execute), another editor or a
- * script may change the file while it is open. A change with no unsaved
- * edits reloads the editor, keeping the cursor's line and the scroll
- * position, and tints the changed lines for a few seconds. With unsaved
- * edits nothing is overwritten: a bar offers Reload, Keep Mine and
- * Compare. A deleted or moved file keeps its text, which Save writes back;
- * a rename the monitor reports is followed.
- *
- * Every monitor event only schedules a look at the file a moment later:
- * an atomic replace (write a temporary file, rename it over ours) is a
- * burst of events, and what counts is what the file holds afterwards,
- * compared with what we last knew it to hold. So our own saves, and a
- * touch that changes nothing, are no change. */
+ * An outside change with no unsaved edits reloads the editor, keeping
+ * the cursor's line and the scroll position, and tints the changed lines
+ * for a few seconds. With unsaved edits nothing is overwritten: a bar
+ * offers Reload, Keep Mine and Compare. A deleted or moved file keeps its
+ * text, which Save writes back; a rename is followed. Also here: Run on
+ * change and Open Recent. */
 #define G_LOG_DOMAIN "sp-window"
 
 #include "config.h"
@@ -25,8 +19,6 @@
 #include "sp-line-diff.h"
 #include "sp-window-private.h"
 
-/* Events come in bursts; the file is read once they stop. */
-#define CHECK_DELAY_MS 150
 /* How long changed lines stay tinted after a reload. */
 #define CHANGED_MARK_MS 4000
 /* Run on change waits for edits and saves to settle. */
@@ -35,40 +27,18 @@
 /* Files remembered for Run on change. */
 #define RUN_ON_CHANGE_MAX 200
 
-static void check_file (SpWindow *self);
 static void add_recent (SpWindow *self);
 
-char *
-_sp_window_get_text (SpWindow *self)
+static GFile *
+get_file (SpWindow *self)
 {
-  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
-  GtkTextIter start, end;
-
-  gtk_text_buffer_get_bounds (buffer, &start, &end);
-  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
-}
-
-/* Puts value (owned) in *slot, dropping what was there. */
-static void
-set_bytes (GBytes **slot, GBytes *value)
-{
-  g_clear_pointer (slot, g_bytes_unref);
-  *slot = value;
-}
-
-static gboolean
-bytes_equal_text (GBytes *bytes, const char *text)
-{
-  gsize len = 0;
-  const char *data = bytes != NULL ? g_bytes_get_data (bytes, &len) : NULL;
-
-  return bytes != NULL && len == strlen (text) && (len == 0 || memcmp (data, text, len) == 0);
+  return sp_document_get_file (self->document);
 }
 
 static char *
 file_name (SpWindow *self)
 {
-  return self->file != NULL ? g_file_get_basename (self->file) : g_strdup (_("Untitled"));
+  return sp_document_dup_display_name (self->document);
 }
 
 /* ---- Run on change ---- */
@@ -77,7 +47,7 @@ static gboolean
 remembered (SpWindow *self)
 {
   g_auto (GStrv) files = g_settings_get_strv (self->settings, "run-on-change-files");
-  g_autofree char *uri = self->file ? g_file_get_uri (self->file) : NULL;
+  g_autofree char *uri = get_file (self) ? g_file_get_uri (get_file (self)) : NULL;
 
   return uri != NULL && g_strv_contains ((const char *const *) files, uri);
 }
@@ -92,9 +62,9 @@ remember (SpWindow *self, gboolean on)
   g_auto (GStrv) result = NULL;
   guint n = g_strv_length (files);
 
-  if (self->file == NULL)
+  if (get_file (self) == NULL)
     return;
-  uri = g_file_get_uri (self->file);
+  uri = g_file_get_uri (get_file (self));
   if (on)
     g_strv_builder_add (builder, uri);
   /* Newest first; the oldest fall off the end. */
@@ -141,10 +111,10 @@ rerun_tick (gpointer data)
       self->rerun_id = 0;
       return G_SOURCE_REMOVE;
     }
-  if (self->running)
+  if (sp_run_controller_get_running (self->runs))
     {
       if (self->rerun_tries == 1)
-        _sp_window_stop_run (self);
+        sp_run_controller_stop (self->runs);
       return G_SOURCE_CONTINUE;
     }
   if (!sp_runner_supervisor_is_ready (self->supervisor))
@@ -154,8 +124,8 @@ rerun_tick (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-void
-_sp_window_file_request_rerun (SpWindow *self)
+static void
+request_rerun (SpWindow *self)
 {
   if (!self->run_on_change)
     return;
@@ -261,8 +231,8 @@ reload_with (SpWindow *self, GBytes *contents)
         gtk_text_iter_set_line_offset (&iter, offset);
     }
   gtk_text_buffer_place_cursor (buffer, &iter);
-  set_bytes (&self->disk_text, g_bytes_ref (contents));
   gtk_text_buffer_set_modified (buffer, FALSE);
+  sp_document_reloaded (self->document, contents);
   mark_changed_lines (self, old_text, new_text);
   /* A mark: the view scrolls to it once it has measured the lines. */
   gtk_text_buffer_get_iter_at_line (buffer, &iter, MIN (top_line,
@@ -284,29 +254,28 @@ close_compare (SpWindow *self)
 static void
 on_file_bar_response (SpReloadBar *bar, const char *response, SpWindow *self)
 {
-  if (g_str_equal (response, "reload") && self->pending_disk != NULL)
+  if (g_str_equal (response, "reload") && sp_document_get_pending (self->document) != NULL)
     {
-      g_autoptr (GBytes) contents = g_steal_pointer (&self->pending_disk);
+      g_autoptr (GBytes) contents = sp_document_take_pending (self->document);
       sp_reload_bar_hide (bar);
       close_compare (self);
       reload_with (self, contents);
-      _sp_window_file_request_rerun (self);
+      request_rerun (self);
     }
   else if (g_str_equal (response, "keep"))
     {
       /* The disk's version is known and declined: not asked again until
        * it changes once more. Save writes the editor's text over it. */
-      if (self->pending_disk != NULL)
-        set_bytes (&self->disk_text, g_steal_pointer (&self->pending_disk));
+      sp_document_keep_mine (self->document);
       sp_reload_bar_hide (bar);
       close_compare (self);
     }
-  else if (g_str_equal (response, "compare") && self->pending_disk != NULL)
+  else if (g_str_equal (response, "compare") && sp_document_get_pending (self->document) != NULL)
     {
       g_autofree char *name = file_name (self);
       g_autofree char *mine = _sp_window_get_text (self);
       gsize len = 0;
-      const char *data = g_bytes_get_data (self->pending_disk, &len);
+      const char *data = g_bytes_get_data (sp_document_get_pending (self->document), &len);
       g_autofree char *disk = g_strndup (data, len);
       GtkWidget *window;
 
@@ -317,13 +286,13 @@ on_file_bar_response (SpReloadBar *bar, const char *response, SpWindow *self)
       gtk_window_present (GTK_WINDOW (window));
     }
   else if (g_str_equal (response, "save"))
-    _sp_window_save (self, self->file, FALSE);
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.save", NULL);
   else if (g_str_equal (response, "dismiss"))
     sp_reload_bar_hide (bar);
 }
 
 static void
-show_conflict (SpWindow *self, GBytes *contents)
+show_conflict (SpWindow *self)
 {
   g_autofree char *name = file_name (self);
   g_autofree char *message = g_strdup_printf (
@@ -331,7 +300,6 @@ show_conflict (SpWindow *self, GBytes *contents)
       "file (Ctrl+Z brings them back); Keep Mine keeps the editor's text, which Save writes."),
     name);
 
-  set_bytes (&self->pending_disk, g_bytes_ref (contents));
   sp_reload_bar_show (self->file_bar, "changed", message, TRUE);
   sp_reload_bar_add_button (self->file_bar, "compare", _("_Compare"),
                             _("Show what differs between the file and the editor"));
@@ -344,7 +312,6 @@ show_conflict (SpWindow *self, GBytes *contents)
 static void
 show_gone (SpWindow *self, gboolean moved)
 {
-  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
   g_autofree char *name = file_name (self);
   g_autofree char *message = g_strdup_printf (
     moved ? _("“%s” was moved away on disk. The editor keeps its text; Save writes it back "
@@ -353,183 +320,68 @@ show_gone (SpWindow *self, gboolean moved)
               "again."),
     name);
 
-  g_clear_pointer (&self->disk_text, g_bytes_unref);
-  g_clear_pointer (&self->pending_disk, g_bytes_unref);
   close_compare (self);
   sp_reload_bar_show (self->file_bar, moved ? "moved" : "deleted", message, TRUE);
   sp_reload_bar_add_button (self->file_bar, "save", _("_Save"), _("Write the editor's text"));
-  /* Nothing on disk holds this text any more: closing asks, autosave
-   * keeps a copy. */
-  gtk_text_buffer_set_modified (buffer, TRUE);
 }
 
 static void
-follow_rename (SpWindow *self, GFile *to)
+show_renamed (SpWindow *self)
 {
-  g_autofree char *name = g_file_get_basename (to);
+  g_autofree char *name = file_name (self);
   g_autofree char *message = g_strdup_printf (_("The file was renamed to “%s”"), name);
 
-  g_set_object (&self->file, to);
-  g_clear_object (&self->renamed_to);
-  _sp_window_file_watch (self);
   _sp_window_update_title (self);
   _sp_window_toast (self, message);
   add_recent (self);
 }
 
 static void
-check_ready (GObject *object, GAsyncResult *result, gpointer user_data)
+show_not_text (SpWindow *self)
 {
-  g_autoptr (SpWindow) self = user_data;
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GBytes) contents = NULL;
-  g_autofree char *data = NULL;
-  g_autofree char *text = NULL;
-  GtkTextBuffer *buffer;
-  gsize len = 0;
+  g_autofree char *name = file_name (self);
+  g_autofree char *message = g_strdup_printf (
+    _("“%s” changed on disk and is no longer UTF-8 text. The editor keeps its text."), name);
 
-  if (!g_file_load_contents_finish (G_FILE (object), result, &data, &len, NULL, &error))
+  sp_reload_bar_show (self->file_bar, "not-text", message, TRUE);
+  sp_reload_bar_add_button (self->file_bar, "dismiss", _("_Dismiss"), NULL);
+}
+
+static void
+on_disk_changed (SpDocument *document, int change, GBytes *contents, SpWindow *self)
+{
+  switch ((SpDocumentDiskChange) change)
     {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        return;
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-        {
-          g_debug ("cannot read the changed file: %s", error->message);
-          return;
-        }
-      /* Renamed within its folder, and nothing took its place: follow. */
-      if (self->renamed_to != NULL && g_file_query_exists (self->renamed_to, NULL))
-        follow_rename (self, self->renamed_to);
-      else if (g_strcmp0 (sp_reload_bar_get_kind (self->file_bar), "deleted") != 0
-               && g_strcmp0 (sp_reload_bar_get_kind (self->file_bar), "moved") != 0)
-        show_gone (self, self->renamed_to != NULL || self->moved_away);
-      return;
-    }
-  if (self->file == NULL || !g_file_equal (G_FILE (object), self->file))
-    return; /* read for a file the window no longer shows */
-  g_clear_object (&self->renamed_to);
-  self->moved_away = FALSE;
-  buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
-  contents = g_bytes_new_take (g_steal_pointer (&data), len);
-  text = _sp_window_get_text (self);
-  if (self->disk_text != NULL && g_bytes_equal (contents, self->disk_text))
-    {
+    case SP_DOCUMENT_DISK_UNCHANGED:
       /* Our own save, or a touch; or the file went back to what we knew,
        * which answers a pending question. */
       if (g_strcmp0 (sp_reload_bar_get_kind (self->file_bar), "changed") == 0)
         sp_reload_bar_hide (self->file_bar);
-      g_clear_pointer (&self->pending_disk, g_bytes_unref);
-      return;
-    }
-  if ((self->saving_text != NULL && g_bytes_equal (contents, self->saving_text))
-      || bytes_equal_text (contents, text))
-    {
-      /* The file holds what the editor holds (a save of ours on its way,
-       * or the same edit made twice): nothing to reload or ask. */
-      set_bytes (&self->disk_text, g_bytes_ref (contents));
+      break;
+    case SP_DOCUMENT_DISK_SAME_AS_EDITOR:
       sp_reload_bar_hide (self->file_bar);
-      return;
-    }
-  if (!g_utf8_validate (g_bytes_get_data (contents, NULL), (gssize) len, NULL)
-      || memchr (g_bytes_get_data (contents, NULL), '\0', len) != NULL)
-    {
-      g_autofree char *name = file_name (self);
-      g_autofree char *message = g_strdup_printf (
-        _("“%s” changed on disk and is no longer UTF-8 text. The editor keeps its text."),
-        name);
-      g_clear_pointer (&self->disk_text, g_bytes_unref);
-      sp_reload_bar_show (self->file_bar, "not-text", message, TRUE);
-      sp_reload_bar_add_button (self->file_bar, "dismiss", _("_Dismiss"), NULL);
-      gtk_text_buffer_set_modified (buffer, TRUE);
-      return;
-    }
-  if (!gtk_text_buffer_get_modified (buffer))
-    {
+      break;
+    case SP_DOCUMENT_DISK_RELOAD:
       sp_reload_bar_hide (self->file_bar);
       reload_with (self, contents);
-      _sp_window_file_request_rerun (self);
-    }
-  else
-    show_conflict (self, contents);
-}
-
-static gboolean
-check_timeout (gpointer data)
-{
-  SpWindow *self = data;
-
-  self->check_id = 0;
-  check_file (self);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-check_file (SpWindow *self)
-{
-  if (self->file == NULL)
-    return;
-  if (self->check_cancellable != NULL)
-    g_cancellable_cancel (self->check_cancellable);
-  g_clear_object (&self->check_cancellable);
-  self->check_cancellable = g_cancellable_new ();
-  g_file_load_contents_async (self->file, self->check_cancellable, check_ready,
-                              g_object_ref (self));
-}
-
-static void
-on_monitor_changed (GFileMonitor *monitor, GFile *file, GFile *other, GFileMonitorEvent event,
-                    SpWindow *self)
-{
-  switch (event)
-    {
-    case G_FILE_MONITOR_EVENT_RENAMED:
-      /* Ours renamed to other; or another file renamed onto ours (an
-       * atomic replace), which is a change like any other. Whether a
-       * rename is a move or the first half of a replace (some editors
-       * rename the old file to a backup, then write a new one) shows
-       * once the burst is over. */
-      if (self->file != NULL && g_file_equal (file, self->file) && other != NULL)
-        g_set_object (&self->renamed_to, other);
+      request_rerun (self);
       break;
-    case G_FILE_MONITOR_EVENT_MOVED_OUT:
-      /* Into a folder the monitor does not watch: gone from here, and
-       * said as moved rather than deleted. */
-      if (self->file != NULL && g_file_equal (file, self->file))
-        self->moved_away = TRUE;
+    case SP_DOCUMENT_DISK_CONFLICT:
+      show_conflict (self);
       break;
-    case G_FILE_MONITOR_EVENT_ATTRIBUTE_CHANGED:
-    case G_FILE_MONITOR_EVENT_PRE_UNMOUNT:
-    case G_FILE_MONITOR_EVENT_UNMOUNTED:
-      return;
+    case SP_DOCUMENT_DISK_NOT_TEXT:
+      show_not_text (self);
+      break;
+    case SP_DOCUMENT_DISK_DELETED:
+    case SP_DOCUMENT_DISK_MOVED:
+      show_gone (self, change == SP_DOCUMENT_DISK_MOVED);
+      break;
+    case SP_DOCUMENT_DISK_RENAMED:
+      show_renamed (self);
+      break;
     default:
-      break;
+      g_assert_not_reached ();
     }
-  g_clear_handle_id (&self->check_id, g_source_remove);
-  self->check_id = g_timeout_add (CHECK_DELAY_MS, check_timeout, self);
-}
-
-void
-_sp_window_file_watch (SpWindow *self)
-{
-  g_autoptr (GError) error = NULL;
-
-  if (self->monitor != NULL)
-    {
-      g_signal_handlers_disconnect_by_data (self->monitor, self);
-      g_file_monitor_cancel (self->monitor);
-      g_clear_object (&self->monitor);
-    }
-  if (self->file == NULL)
-    return;
-  /* WATCH_MOVES: a rename is reported as one, with both names, so a
-   * rename of our file can be followed and a replace by rename seen. */
-  self->monitor = g_file_monitor_file (self->file, G_FILE_MONITOR_WATCH_MOVES, NULL, &error);
-  if (self->monitor == NULL)
-    {
-      g_debug ("cannot watch the file: %s", error->message);
-      return;
-    }
-  g_signal_connect_object (self->monitor, "changed", G_CALLBACK (on_monitor_changed), self, 0);
 }
 
 /* The file is among the recent ones, and the session knows the window
@@ -537,57 +389,31 @@ _sp_window_file_watch (SpWindow *self)
 static void
 add_recent (SpWindow *self)
 {
-  g_autofree char *uri = g_file_get_uri (self->file);
+  g_autofree char *uri = g_file_get_uri (get_file (self));
 
   gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
   sp_app_session_save (gtk_window_get_application (GTK_WINDOW (self)));
 }
 
-/* Called once a file's text is in the editor. */
-void
-_sp_window_file_loaded (SpWindow *self, const char *contents, gsize len)
+/* The document is a file's now (its text comes into the editor next). */
+static void
+on_loaded (SpWindow *self)
 {
-  set_bytes (&self->disk_text, g_bytes_new (contents, len));
-  g_clear_pointer (&self->pending_disk, g_bytes_unref);
-  g_clear_object (&self->renamed_to);
-  self->moved_away = FALSE;
   sp_reload_bar_hide (self->file_bar);
-  _sp_window_file_watch (self);
   set_run_on_change (self, remembered (self));
   add_recent (self);
 }
 
-void
-_sp_window_file_saving (SpWindow *self, GBytes *bytes)
+/* The editor's text is on disk (the document's file, maybe new). */
+static void
+on_saved (SpWindow *self)
 {
-  set_bytes (&self->saving_text, g_bytes_ref (bytes));
-}
-
-/* A save that failed wrote nothing: the file holds what it held. */
-void
-_sp_window_file_save_failed (SpWindow *self)
-{
-  g_clear_pointer (&self->saving_text, g_bytes_unref);
-}
-
-/* Called once the editor's text is on disk (self->file, maybe new). */
-void
-_sp_window_file_saved (SpWindow *self, GBytes *bytes)
-{
-  set_bytes (&self->disk_text, g_bytes_ref (bytes));
-  g_clear_pointer (&self->saving_text, g_bytes_unref);
-  g_clear_pointer (&self->pending_disk, g_bytes_unref);
-  g_clear_object (&self->renamed_to);
-  self->moved_away = FALSE;
   sp_reload_bar_hide (self->file_bar);
   close_compare (self);
-  /* Save As may have named another file: watch the one saved. */
-  _sp_window_file_watch (self);
   if (self->run_on_change)
     remember (self, TRUE);
   add_recent (self);
-  _sp_window_autosave_forget (self);
-  _sp_window_file_request_rerun (self);
+  request_rerun (self);
 }
 
 /* ---- Open Recent ---- */
@@ -644,7 +470,7 @@ on_open_recent (GSimpleAction *action, GVariant *param, gpointer user_data)
   SpWindow *target = self;
 
   /* As Open: unsaved text or another file is never replaced. */
-  if (self->file != NULL || gtk_text_buffer_get_modified (buffer)
+  if (get_file (self) != NULL || gtk_text_buffer_get_modified (buffer)
       || gtk_text_buffer_get_char_count (buffer) > 0)
     target = sp_window_new (SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))));
   sp_window_load_file (target, file);
@@ -663,6 +489,12 @@ _sp_window_file_init (SpWindow *self)
                               GTK_WIDGET (self->file_bar), banner);
   g_signal_connect_object (self->file_bar, "response", G_CALLBACK (on_file_bar_response), self,
                            0);
+  g_signal_connect_object (self->document, "disk-changed", G_CALLBACK (on_disk_changed), self,
+                           0);
+  g_signal_connect_object (self->document, "loaded", G_CALLBACK (on_loaded), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "saved", G_CALLBACK (on_saved), self,
+                           G_CONNECT_SWAPPED);
   self->changed_tag = gtk_text_buffer_create_tag (GTK_TEXT_BUFFER (sp_window_get_buffer (self)),
                                                   "sandpad-changed-line",
                                                   "paragraph-background",
@@ -694,21 +526,7 @@ _sp_window_file_init (SpWindow *self)
 void
 _sp_window_file_dispose (SpWindow *self)
 {
-  if (self->monitor != NULL)
-    {
-      g_signal_handlers_disconnect_by_data (self->monitor, self);
-      g_file_monitor_cancel (self->monitor);
-    }
-  g_clear_object (&self->monitor);
-  if (self->check_cancellable != NULL)
-    g_cancellable_cancel (self->check_cancellable);
-  g_clear_object (&self->check_cancellable);
-  g_clear_handle_id (&self->check_id, g_source_remove);
   g_clear_handle_id (&self->changed_tag_id, g_source_remove);
   g_clear_handle_id (&self->rerun_id, g_source_remove);
-  g_clear_pointer (&self->disk_text, g_bytes_unref);
-  g_clear_pointer (&self->saving_text, g_bytes_unref);
-  g_clear_pointer (&self->pending_disk, g_bytes_unref);
-  g_clear_object (&self->renamed_to);
   close_compare (self);
 }

@@ -1,12 +1,8 @@
-/* sp-window-history.c: every run of a window kept, and compared with the
- * one before.
- *
- * While a run goes, its output is collected as the panel shows it; when it
- * exits, the run (code, output, files, the bytes of its first images, how
- * it ended) goes into the history under the file's key (a scratch
- * buffer's own while it has no file) and
- * the status line says whether the output is the same as the last run's.
- * "Changes since last run" and the history list open SpHistoryWindow. */
+/* sp-window-history.c: what the window shows of its run history: the
+ * comparison with the run before in the status line (SpRunRecorder keeps
+ * each run of the window's controller under the document's key), the
+ * history list and "Changes since last run" (SpHistoryWindow), and
+ * restoring a run's code. */
 #define G_LOG_DOMAIN "sp-window"
 
 #include "config.h"
@@ -14,34 +10,58 @@
 #include <glib/gi18n.h>
 
 #include "sp-history-window.h"
-#include "sp-run-history.h"
+#include "sp-run-recorder.h"
 #include "sp-window-private.h"
 
 struct _SpWindowHistory
 {
-  SpRunHistory *store;
-  char *scratch_name; /* this window's key while it has no file */
-  gboolean recording;
-  char *code;
-  char *language;
-  gint64 started_us;
-  GString *stdout_text;
-  GString *stderr_text;
-  gboolean cut;
+  SpRunRecorder *recorder;
   SpHistoryWindow *window; /* the open history window, weak */
-  /* The comparison of the last run with the one before, in a worker
-   * thread; cancelled by the next run and when the window goes. */
-  GCancellable *comparing;
 };
 
+/* The run is kept: an open list shows it. */
+static void
+on_recorded (SpRunRecorder *recorder, SpRunRecord *record, SpWindow *self)
+{
+  if (self->history->window != NULL)
+    sp_history_window_add_run (self->history->window, record);
+}
+
+/* Its comparison with the one before, made in a worker thread: the status
+ * line the window set (the result's summary) gets it after it. */
+static void
+on_compared (SpRunRecorder *recorder, SpRunRecord *record, const char *comparison,
+             SpWindow *self)
+{
+  g_autofree char *status = g_strdup_printf ("%s — %s", record->end, comparison);
+
+  sp_exec_panel_set_status (self->exec_panel, status, !record->succeeded);
+}
+
+/* The run itself is shown as always; only its keeping failed. */
+static void
+on_record_failed (SpRunRecorder *recorder, SpRunRecord *record, const char *message,
+                  SpWindow *self)
+{
+  g_autofree char *msg
+    = g_strdup_printf (_("This run could not be kept in the history: %s"), message);
+
+  _sp_window_toast (self, msg);
+}
+
+/* After the window's own "exited" handler: the comparison goes after the
+ * status line that handler set. */
 void
 _sp_window_history_init (SpWindow *self)
 {
   SpWindowHistory *h = g_new0 (SpWindowHistory, 1);
+  g_autoptr (SpRunHistory) store = sp_run_history_new (
+    NULL, (gint64) g_settings_get_uint (self->settings, "run-history-max-mib") * 1024 * 1024);
 
-  h->scratch_name = g_uuid_string_random ();
-  h->stdout_text = g_string_new (NULL);
-  h->stderr_text = g_string_new (NULL);
+  h->recorder = sp_run_recorder_new (self->runs, self->document, store);
+  g_signal_connect_object (h->recorder, "recorded", G_CALLBACK (on_recorded), self, 0);
+  g_signal_connect_object (h->recorder, "compared", G_CALLBACK (on_compared), self, 0);
+  g_signal_connect_object (h->recorder, "failed", G_CALLBACK (on_record_failed), self, 0);
   self->history = h;
 }
 
@@ -52,215 +72,10 @@ _sp_window_history_free (SpWindow *self)
 
   if (h == NULL)
     return;
-  g_cancellable_cancel (h->comparing);
-  g_clear_object (&h->comparing);
-  g_clear_object (&h->store);
+  g_clear_object (&h->recorder);
   if (h->window != NULL)
     g_object_remove_weak_pointer (G_OBJECT (h->window), (gpointer *) &h->window);
-  g_free (h->scratch_name);
-  g_free (h->code);
-  g_free (h->language);
-  g_string_free (h->stdout_text, TRUE);
-  g_string_free (h->stderr_text, TRUE);
   g_free (h);
-}
-
-/* Made when first needed: the window has its settings only after init. */
-static SpRunHistory *
-get_store (SpWindow *self)
-{
-  SpWindowHistory *h = self->history;
-
-  if (h->store == NULL)
-    h->store = sp_run_history_new (
-      NULL, (gint64) g_settings_get_uint (self->settings, "run-history-max-mib") * 1024 * 1024);
-  return h->store;
-}
-
-/* The name an untitled buffer's history is kept under; a window restored
- * after a restart may take its old one back. */
-const char *
-_sp_window_history_get_scratch_name (SpWindow *self)
-{
-  return self->history->scratch_name;
-}
-
-void
-_sp_window_history_set_scratch_name (SpWindow *self, const char *name)
-{
-  g_return_if_fail (name != NULL && *name != '\0');
-  g_free (self->history->scratch_name);
-  self->history->scratch_name = g_strdup (name);
-}
-
-char *
-_sp_window_history_key (SpWindow *self)
-{
-  if (self->file != NULL)
-    {
-      g_autofree char *path = g_file_get_path (self->file);
-      g_autofree char *uri = path ? NULL : g_file_get_uri (self->file);
-      return sp_run_history_key_for_path (path ? path : uri);
-    }
-  return sp_run_history_key_for_scratch (self->history->scratch_name);
-}
-
-void
-_sp_window_history_run_started (SpWindow *self, const char *code, const char *language)
-{
-  SpWindowHistory *h = self->history;
-
-  h->recording = TRUE;
-  /* The status line is this run's now: an older comparison must not land on it. */
-  g_cancellable_cancel (h->comparing);
-  g_clear_object (&h->comparing);
-  g_free (h->code);
-  h->code = g_strdup (code);
-  g_free (h->language);
-  h->language = g_strdup (language);
-  h->started_us = g_get_real_time ();
-  g_string_truncate (h->stdout_text, 0);
-  g_string_truncate (h->stderr_text, 0);
-  h->cut = FALSE;
-}
-
-void
-_sp_window_history_saw_output (SpWindow *self, SpOutputKind kind, const char *text)
-{
-  SpWindowHistory *h = self->history;
-  GString *to = kind == SP_OUTPUT_STDERR ? h->stderr_text : h->stdout_text;
-
-  if (!h->recording || (kind != SP_OUTPUT_STDOUT && kind != SP_OUTPUT_STDERR))
-    return;
-  /* The store keeps the start of each stream; collecting past that would
-   * only hold memory. */
-  if (to->len < SP_RUN_HISTORY_TEXT_MAX)
-    g_string_append (to, text);
-  else
-    h->cut = TRUE;
-}
-
-/* The run's files by name, and its images' bytes while its directory is
- * still there (the next run replaces it). */
-static char **
-keep_files (SpRunRecord *record, SpRunResult *result)
-{
-  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
-
-  for (guint i = 0; i < sp_run_result_get_n_files (result) && i < 200; i++)
-    {
-      const SpRunFile *file = sp_run_result_get_file (result, i);
-      g_autofree char *size = g_format_size ((guint64) MAX (file->size, 0));
-      g_autofree char *line = NULL;
-      g_autoptr (GError) error = NULL;
-
-      if (file->kind == SP_RUN_FILE_REGULAR && sp_run_record_is_image_type (file->mime)
-          && (file->name == NULL
-              || !sp_run_record_keep_image (record, file->relative, file->mime, file->dir,
-                                            file->name, &error)))
-        {
-          g_debug ("not keeping %s: %s", file->relative,
-                   error ? error->message : "the runner could not name it");
-          /* TRANSLATORS: a file of a run whose image the history does not
-           * keep: its name, its size */
-          line = g_strdup_printf (_("%s (%s, not kept)"), file->relative, size);
-        }
-      else
-        line = g_strdup_printf ("%s (%s)", file->relative, size);
-      g_strv_builder_add (builder, line);
-    }
-  return g_strv_builder_end (builder);
-}
-
-static SpRunRecord *
-make_record (SpWindow *self, SpRunResult *result)
-{
-  SpWindowHistory *h = self->history;
-  SpRunRecord *r = sp_run_record_new ();
-  SpErrorInfo *error = sp_run_result_get_error_info (result);
-
-  r->time_us = h->started_us;
-  r->duration_ms = sp_run_result_get_wall_ms (result);
-  r->language = g_strdup (h->language);
-  r->code = g_strdup (h->code);
-  r->stdout_text = g_strdup (h->stdout_text->str);
-  r->stderr_text = g_strdup (h->stderr_text->str);
-  r->output_cut = h->cut || sp_run_result_get_truncated (result);
-  r->end = sp_run_result_describe (result);
-  r->succeeded = sp_run_result_succeeded (result);
-  r->exit_code = sp_run_result_get_end (result) == SP_RUN_END_EXITED
-                   ? sp_run_result_get_exit_code (result)
-                   : -1;
-  if (error != NULL)
-    r->error = g_strdup_printf ("%s: %s", sp_error_info_get_error_type (error),
-                                sp_error_info_get_message (error));
-  r->files = keep_files (r, result);
-  return r;
-}
-
-typedef struct
-{
-  SpWindow *self;
-  char *summary;
-  gboolean failed;
-} Compared;
-
-static void
-on_compared (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  Compared *c = user_data;
-  g_autoptr (SpRunComparison) comparison = sp_run_record_compare_finish (result, NULL, NULL);
-
-  /* Cancelled: the next run began or the window went. */
-  if (comparison != NULL)
-    {
-      g_autofree char *line = sp_run_comparison_describe (comparison);
-      g_autofree char *status = g_strdup_printf ("%s — %s", c->summary, line);
-      sp_exec_panel_set_status (c->self->exec_panel, status, c->failed);
-    }
-  g_object_unref (c->self);
-  g_free (c->summary);
-  g_free (c);
-}
-
-/* The run is kept and compared with the one before; summary is the status
- * line the window set, which gets the comparison after it once the
- * worker thread has made it. */
-void
-_sp_window_history_run_ended (SpWindow *self, SpRunResult *result, const char *summary)
-{
-  SpWindowHistory *h = self->history;
-  g_autofree char *key = _sp_window_history_key (self);
-  g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr (SpRunRecord) previous = NULL;
-  g_autoptr (SpRunRecord) record = NULL;
-  g_autoptr (GError) error = NULL;
-  Compared *c;
-
-  if (!h->recording)
-    return;
-  h->recording = FALSE;
-  record = make_record (self, result);
-  previous = sp_run_history_latest (get_store (self), key, warnings);
-  if (!sp_run_history_add (get_store (self), key, record, &error))
-    {
-      /* The run itself is shown as always; only its keeping failed. */
-      g_autofree char *msg = g_strdup_printf (_("This run could not be kept in the history: %s"),
-                                              error->message);
-      _sp_window_toast (self, msg);
-    }
-  else if (h->window != NULL)
-    sp_history_window_add_run (h->window, record);
-  if (previous == NULL)
-    return;
-  g_cancellable_cancel (h->comparing);
-  g_clear_object (&h->comparing);
-  h->comparing = g_cancellable_new ();
-  c = g_new0 (Compared, 1);
-  c->self = g_object_ref (self);
-  c->summary = g_strdup (summary);
-  c->failed = !sp_run_result_succeeded (result);
-  sp_run_record_compare_async (previous, record, FALSE, h->comparing, on_compared, c);
 }
 
 static void
@@ -284,14 +99,15 @@ static SpHistoryWindow *
 open_history (SpWindow *self, gboolean changes)
 {
   SpWindowHistory *h = self->history;
-  g_autofree char *key = _sp_window_history_key (self);
+  g_autofree char *key = sp_run_recorder_dup_key (h->recorder);
   SpHistoryWindow *window;
 
   /* One at a time, and up to date: a new list (the file may have another
    * name since), which runs that end are added to while it is open. */
   if (h->window != NULL)
     gtk_window_destroy (GTK_WINDOW (h->window));
-  window = sp_history_window_new (GTK_WINDOW (self), get_store (self), key);
+  window = sp_history_window_new (GTK_WINDOW (self), sp_run_recorder_get_store (h->recorder),
+                                  key);
   h->window = window;
   g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &h->window);
   g_signal_connect_object (window, "restore-code", G_CALLBACK (on_restore_code), self, 0);

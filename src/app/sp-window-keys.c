@@ -37,7 +37,7 @@ on_toast_dismissed (AdwToast *toast, SpWindow *self)
 static void
 say_why (SpWindow *self)
 {
-  const char *why = self->running
+  const char *why = sp_run_controller_get_running (self->runs)
                       ? _("A program is running: stop it first with Ctrl+Period")
                       : _("Runs are unavailable until the sandboxed runner is ready");
 
@@ -57,7 +57,7 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
     return GDK_EVENT_PROPAGATE;
   /* Reached the editor: the accelerator did not run (its action is
    * disabled), or it is the keypad's Enter. Run if allowed, never type. */
-  if (self->running || !sp_runner_supervisor_is_ready (self->supervisor))
+  if (sp_run_controller_get_running (self->runs) || !sp_runner_supervisor_is_ready (self->supervisor))
     say_why (self);
   else
     gtk_widget_activate_action (GTK_WIDGET (self),

@@ -1,61 +1,28 @@
-/* sp-window-packages.c: a window's workspace folder (Open Folder…) and its
+/* sp-window-packages.c: Open Folder… (the document's workspace) and the
  * Packages dialog. The workspace bounds the search for an environment:
  * from the file's folder up to it; an unsaved buffer uses the
- * workspace's own. */
+ * workspace's own (SpDocument finds it). */
 #define G_LOG_DOMAIN "sp-window"
 
 #include "config.h"
 
 #include <glib/gi18n.h>
 
-#include "sp-environment.h"
 #include "sp-packages-dialog.h"
 #include "sp-window-private.h"
-
-/* The folder a run of this window's text belongs to: the saved file's,
- * else the workspace (NULL: neither). */
-char *
-_sp_window_folder (SpWindow *self)
-{
-  g_autoptr (GFile) parent = self->file ? g_file_get_parent (self->file) : NULL;
-
-  if (parent != NULL)
-    return g_file_get_path (parent);
-  return g_strdup (self->workspace);
-}
-
-/* The environment a run of this window gets, for its language: looked for
- * from the folder up to the workspace (the folder alone without one). */
-char *
-_sp_window_environment (SpWindow *self)
-{
-  g_autofree char *dir = _sp_window_folder (self);
-
-  if (dir == NULL)
-    return NULL;
-  return sp_environment_find (_sp_window_get_language (self), dir,
-                              self->workspace != NULL ? self->workspace : dir);
-}
 
 const char *
 sp_window_get_workspace (SpWindow *self)
 {
   g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
-  return self->workspace;
+  return sp_document_get_workspace (self->document);
 }
 
 void
 sp_window_set_workspace (SpWindow *self, const char *folder)
 {
-  g_autofree char *canonical = NULL;
-
   g_return_if_fail (SP_IS_WINDOW (self));
-  canonical = folder != NULL ? g_canonicalize_filename (folder, NULL) : NULL;
-  if (g_strcmp0 (canonical, self->workspace) == 0)
-    return;
-  g_free (self->workspace);
-  self->workspace = g_steal_pointer (&canonical);
-  _sp_window_update_policy (self);
+  sp_document_set_workspace (self->document, folder);
 }
 
 static void
@@ -97,11 +64,13 @@ sp_window_show_packages (SpWindow *self)
   SpPackagesDialog *dialog;
 
   g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
-  folder = _sp_window_folder (self);
-  dialog = sp_packages_dialog_new (GTK_WINDOW (self), self->settings, folder, self->workspace);
+  folder = sp_document_dup_folder (self->document);
+  dialog = sp_packages_dialog_new (GTK_WINDOW (self), self->settings, folder,
+                                   sp_document_get_workspace (self->document));
   /* A new venv changes what the next run gets: the card says so now. */
-  g_signal_connect_object (dialog, "environment-changed", G_CALLBACK (_sp_window_update_policy),
-                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (dialog, "environment-changed",
+                           G_CALLBACK (sp_document_environment_changed), self->document,
+                           G_CONNECT_SWAPPED);
   gtk_window_present (GTK_WINDOW (dialog));
   return dialog;
 }

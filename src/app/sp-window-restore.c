@@ -14,14 +14,14 @@ GFile *
 sp_window_get_file (SpWindow *self)
 {
   g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
-  return self->file;
+  return sp_document_get_file (self->document);
 }
 
 const char *
 sp_window_get_autosave_id (SpWindow *self)
 {
   g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
-  return self->autosave_id;
+  return sp_document_get_autosave_id (self->document);
 }
 
 const char *
@@ -50,8 +50,7 @@ void
 sp_window_set_untitled_name (SpWindow *self, const char *name)
 {
   g_return_if_fail (SP_IS_WINDOW (self));
-  g_free (self->autosave_title);
-  self->autosave_title = g_strdup (name);
+  sp_document_set_untitled_name (self->document, name);
 }
 
 void
@@ -65,32 +64,17 @@ sp_window_restore_autosave (SpWindow *self, const SpAutosaveEntry *entry)
 
   g_return_if_fail (SP_IS_WINDOW (self));
   buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
-  if (entry->path != NULL)
-    {
-      g_autofree char *contents = NULL;
-      gsize len = 0;
-
-      self->file = g_file_new_for_path (entry->path);
-      /* What the file holds now, so a later change on disk is told from
-       * the restored text. */
-      if (g_file_get_contents (entry->path, &contents, &len, NULL))
-        _sp_window_file_loaded (self, contents, len);
-      else
-        _sp_window_file_watch (self);
-    }
   if (entry->language != NULL)
     _sp_window_set_language (self, entry->language);
-  sp_window_set_untitled_name (self, entry->title);
   gtk_text_buffer_begin_irreversible_action (buffer);
   gtk_text_buffer_set_text (buffer, entry->text, (int) entry->length);
   gtk_text_buffer_end_irreversible_action (buffer);
   gtk_text_buffer_get_start_iter (buffer, &start);
   gtk_text_buffer_place_cursor (buffer, &start);
   gtk_text_buffer_set_modified (buffer, TRUE);
-  /* Only now: ending the irreversible action reports the text as
-   * unmodified for a moment, which would remove the copy. */
-  g_free (self->autosave_id);
-  self->autosave_id = g_strdup (entry->id);
+  /* The file (and what it holds now), id, language and name; the text is
+   * unsaved. */
+  sp_document_restore (self->document, entry);
   _sp_window_update_title (self);
 
   time = g_date_time_new_from_unix_local (entry->time);
@@ -124,7 +108,7 @@ void
 sp_window_autosave_now (SpWindow *self)
 {
   g_return_if_fail (SP_IS_WINDOW (self));
-  _sp_window_autosave_now (self);
+  sp_document_autosave_now (self->document);
 }
 
 SpReloadBar *

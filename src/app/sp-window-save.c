@@ -3,16 +3,15 @@
  * The text goes to disk through sp_safe_save(), so a save that fails (a
  * full disk, a folder the user may not write) leaves the file as it was,
  * and the editor keeps its text, still unsaved. The file must also still
- * hold what the window last knew it to hold (disk_text): else someone
- * changed it since, and the window asks before overwriting that. */
+ * hold what the document last knew it to hold: else someone changed it
+ * since, and the window asks before overwriting that. SpDocument writes;
+ * this file asks and tells. */
 #define G_LOG_DOMAIN "sp-window"
 
 #include "config.h"
 
 #include <glib/gi18n.h>
-#include <string.h>
 
-#include "sp-safe-save.h"
 #include "sp-window-private.h"
 
 /* Failures stay up longer than news: the text is not on disk. */
@@ -22,7 +21,6 @@ typedef struct
 {
   SpWindow *self;
   GFile *file;
-  GBytes *bytes; /* what was written, so the file watch knows our save */
   gboolean then_close;
 } SaveData;
 
@@ -31,7 +29,6 @@ save_data_free (SaveData *data)
 {
   g_clear_object (&data->self);
   g_clear_object (&data->file);
-  g_clear_pointer (&data->bytes, g_bytes_unref);
   g_free (data);
 }
 
@@ -100,20 +97,17 @@ save_ready (GObject *source, GAsyncResult *result, gpointer user_data)
   SpWindow *self = data->self;
   g_autoptr (GError) error = NULL;
 
-  if (!sp_safe_save_finish (result, &error))
+  if (!sp_document_save_finish (SP_DOCUMENT (source), result, &error))
     {
       /* The buffer is not touched: its text and unsaved state stay. */
-      _sp_window_file_save_failed (self);
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG))
         ask_overwrite (g_steal_pointer (&data));
       else
         show_failure (self, error);
       return;
     }
-  g_set_object (&self->file, data->file);
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (self)), FALSE);
   _sp_window_update_title (self);
-  _sp_window_file_saved (self, data->bytes);
   if (data->then_close)
     gtk_window_close (GTK_WINDOW (self));
 }
@@ -122,22 +116,12 @@ save_ready (GObject *source, GAsyncResult *result, gpointer user_data)
 static void
 write_to (SpWindow *self, GFile *file, gboolean then_close, gboolean overwrite)
 {
-  g_autoptr (SaveData) data = g_new0 (SaveData, 1);
-  GBytes *expected = NULL;
-  char *text = _sp_window_get_text (self);
+  SaveData *data = g_new0 (SaveData, 1);
 
   data->self = g_object_ref (self);
   data->file = g_object_ref (file);
-  data->bytes = g_bytes_new_take (text, strlen (text));
   data->then_close = then_close;
-  /* Another file (Save As) was asked about by the chooser. While a save
-   * of ours is on its way the file may hold either text: not checked. */
-  if (!overwrite && self->saving_text == NULL && self->file != NULL
-      && g_file_equal (file, self->file))
-    expected = self->disk_text;
-  _sp_window_file_saving (self, data->bytes);
-  sp_safe_save_async (file, data->bytes, expected, NULL, save_ready, data);
-  g_steal_pointer (&data);
+  sp_document_save_async (self->document, file, overwrite, NULL, save_ready, data);
 }
 
 static void
@@ -152,6 +136,27 @@ on_save_as_response (GtkNativeDialog *dialog, int response, gpointer user_data)
       write_to (self, file, then_close, FALSE);
     }
   g_object_unref (dialog);
+}
+
+static void
+save_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  SpWindow *self = SP_WINDOW (widget);
+
+  _sp_window_save (self, sp_document_get_file (self->document), FALSE);
+}
+
+static void
+save_as_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  _sp_window_save (SP_WINDOW (widget), NULL, FALSE);
+}
+
+void
+_sp_window_install_save_actions (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.save", NULL, save_action);
+  gtk_widget_class_install_action (widget_class, "win.save-as", NULL, save_as_action);
 }
 
 void
@@ -171,8 +176,9 @@ _sp_window_save (SpWindow *self, GFile *file, gboolean then_close)
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), suggested);
   {
     /* Beside the snippet, or at home: never the app's working directory. */
-    g_autoptr (GFile) folder = self->file ? g_file_get_parent (self->file)
-                                          : g_file_new_for_path (g_get_home_dir ());
+    GFile *file_now = sp_document_get_file (self->document);
+    g_autoptr (GFile) folder = file_now ? g_file_get_parent (file_now)
+                                        : g_file_new_for_path (g_get_home_dir ());
     gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL);
   }
   g_object_set_data (G_OBJECT (chooser), "then-close", GINT_TO_POINTER (then_close));

@@ -43,6 +43,7 @@ on_language_changed (SpWindow *self)
   gtk_source_buffer_set_language (buffer, gtk_source_language_manager_get_language (
                                             manager, source_language_ids[i]));
   g_settings_set_string (self->settings, "last-language", sp_window_languages[i]);
+  sp_document_set_language (self->document, sp_window_languages[i]);
 }
 
 /* The source style follows the light or dark appearance. */
@@ -71,12 +72,27 @@ update_font (SpWindow *self)
   gtk_css_provider_load_from_data (self->font_css, css, -1);
 }
 
+/* "main.py": the name the runner gives a snippet of the window's
+ * language (its first extension, from the ready event), for a stem. */
+char *
+_sp_window_file_name_for (SpWindow *self, const char *stem)
+{
+  SpRunnerClient *client = sp_runner_supervisor_get_client (self->supervisor);
+  const char *const *extensions = NULL;
+
+  if (client != NULL && sp_runner_client_is_ready (client))
+    extensions = sp_runner_client_get_language_extensions (client, _sp_window_get_language (self));
+  if (extensions == NULL || extensions[0] == NULL)
+    return g_strdup (stem);
+  return g_strconcat (stem, ".", extensions[0], NULL);
+}
+
 void
 _sp_window_update_title (SpWindow *self)
 {
   gboolean modified
     = gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (self)));
-  g_autofree char *name = self->file ? g_file_get_basename (self->file) : g_strdup (_("Untitled"));
+  g_autofree char *name = sp_document_dup_display_name (self->document);
   g_autofree char *title = modified ? g_strdup_printf ("• %s", name) : g_strdup (name);
 
   adw_window_title_set_title (self->window_title, title);
@@ -123,6 +139,23 @@ _sp_window_toast (SpWindow *self, const char *message)
   adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (message));
 }
 
+char *
+_sp_window_get_text (SpWindow *self)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+  GtkTextIter start, end;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}
+
+/* The document's view of the text: the buffer's. */
+static char *
+document_text (gpointer self)
+{
+  return _sp_window_get_text (self);
+}
+
 static gboolean
 close_idle (gpointer data)
 {
@@ -141,7 +174,7 @@ on_close_response (AdwMessageDialog *dialog, const char *response, SpWindow *sel
       g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, close_idle, g_object_ref (self), g_object_unref);
     }
   else if (g_str_equal (response, "save"))
-    _sp_window_save (self, self->file, TRUE);
+    _sp_window_save (self, sp_document_get_file (self->document), TRUE);
 }
 
 static gboolean
@@ -169,8 +202,8 @@ sp_window_close_request (GtkWindow *window)
     }
 
   /* Nobody is left to watch a run of this window. */
-  _sp_window_stop_run (self);
-  _sp_window_release_run (self);
+  sp_run_controller_stop (self->runs);
+  sp_run_controller_release (self->runs);
   if (!gtk_window_is_maximized (window))
     {
       int width, height;
@@ -194,29 +227,18 @@ sp_window_dispose (GObject *object)
     gtk_style_context_remove_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
                                                    GTK_STYLE_PROVIDER (self->font_css));
   gtk_widget_dispose_template (GTK_WIDGET (self), SP_TYPE_WINDOW);
-  _sp_window_session_dispose (self);
-  g_clear_handle_id (&self->quiet_id, g_source_remove);
   g_clear_object (&self->font_css);
   g_clear_object (&self->settings);
   g_clear_object (&self->supervisor);
-  g_clear_object (&self->file);
   g_clear_object (&self->output);
-  g_clear_object (&self->assistant_output);
-  g_clear_object (&self->assistant_run);
-  g_clear_object (&self->assistant_changed);
-  if (self->assistant_tick_id != 0)
-    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->assistant_tick_id);
-  self->assistant_tick_id = 0;
+  g_clear_object (&self->runs);
+  _sp_window_activity_dispose (self);
   if (self->decode_cancellable != NULL)
     g_cancellable_cancel (self->decode_cancellable);
   g_clear_object (&self->decode_cancellable);
   g_clear_object (&self->image_budget);
-  g_clear_pointer (&self->run_id, g_free);
-  g_clear_pointer (&self->workspace, g_free);
-  g_clear_pointer (&self->run_start, g_free);
-  if (self->stderr_text != NULL)
-    g_string_free (g_steal_pointer (&self->stderr_text), TRUE);
   _sp_window_history_free (self);
+  g_clear_object (&self->document);
   G_OBJECT_CLASS (sp_window_parent_class)->dispose (object);
 }
 
@@ -233,6 +255,7 @@ sp_window_class_init (SpWindowClass *klass)
   g_type_ensure (GTK_SOURCE_TYPE_VIEW);
   g_type_ensure (SP_TYPE_EXEC_PANEL);
   g_type_ensure (SP_TYPE_SPLIT);
+  g_type_ensure (SP_TYPE_RUNNER_BANNER);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/sandpad/Sandpad/sp-window.ui");
   gtk_widget_class_bind_template_child (widget_class, SpWindow, window_title);
@@ -245,10 +268,9 @@ sp_window_class_init (SpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpWindow, source_view);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, exec_panel);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, runner_banner);
-  gtk_widget_class_bind_template_child (widget_class, SpWindow, runner_banner_label);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, recent_menu);
   _sp_window_install_actions (widget_class);
-  _sp_window_install_runner_actions (widget_class);
+  _sp_window_install_save_actions (widget_class);
   _sp_window_install_history_actions (widget_class);
   _sp_window_install_activity_actions (widget_class);
   _sp_window_install_packages_actions (widget_class);
@@ -263,11 +285,9 @@ sp_window_init (SpWindow *self)
   languages = gtk_string_list_new ((const char *[]){ _("Python"), _("JavaScript"), _("Bash"),
                                                      NULL });
   gtk_drop_down_set_model (self->language_dropdown, G_LIST_MODEL (languages));
-  self->stderr_text = g_string_new (NULL);
   self->decode_cancellable = g_cancellable_new ();
   self->image_budget = sp_image_budget_new (SP_IMAGE_BUDGET_RUN_PIXELS,
                                             SP_IMAGE_BUDGET_WINDOW_PIXELS);
-  _sp_window_history_init (self);
   self->font_css = gtk_css_provider_new ();
   gtk_style_context_add_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
                                               GTK_STYLE_PROVIDER (self->font_css),
@@ -284,8 +304,18 @@ sp_window_new (SpApplication *app)
   g_return_val_if_fail (SP_IS_APPLICATION (app), NULL);
 
   self = g_object_new (SP_TYPE_WINDOW, "application", app, NULL);
+  {
+    /* The copy's folder is known now, while the window has its
+     * application; NULL when another process owns it. */
+    SpStateLock *lock = sp_application_get_state_lock (app);
+    g_autofree char *autosave_dir = lock != NULL ? sp_state_lock_dup_autosave_dir (lock) : NULL;
+
+    self->document = sp_document_new (autosave_dir);
+    sp_document_set_text_func (self->document, document_text, self);
+  }
   self->settings = g_object_ref (sp_application_get_settings (app));
   self->supervisor = g_object_ref (sp_application_get_supervisor (app));
+  self->runs = sp_run_controller_new (self->supervisor);
 
   gtk_window_set_default_size (GTK_WINDOW (self), g_settings_get_int (self->settings, "window-width"),
                                g_settings_get_int (self->settings, "window-height"));
@@ -320,7 +350,11 @@ sp_window_new (SpApplication *app)
 
   _sp_window_session_init (self);
   _sp_window_connect_runner (self);
-  _sp_window_connect_runner_state (self);
+  _sp_window_history_init (self);
+  sp_runner_banner_set_supervisor (self->runner_banner, self->supervisor);
+  /* A new window is a new attempt: someone who closed the failed window
+   * and opened another expects it to work now. */
+  sp_runner_banner_retry (self->runner_banner);
   _sp_window_activity_init (self);
   _sp_window_guard_run_keys (self);
   _sp_window_update_title (self);
@@ -349,5 +383,5 @@ gboolean
 sp_window_get_running (SpWindow *self)
 {
   g_return_val_if_fail (SP_IS_WINDOW (self), FALSE);
-  return self->running;
+  return sp_run_controller_get_running (self->runs);
 }

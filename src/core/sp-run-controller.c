@@ -1,0 +1,543 @@
+/* sp-run-controller.c: one window's runs: the run shown, its output, its
+ * input, its session.
+ *
+ * Input: the protocol does not say when a program blocks on stdin, so the
+ * controller reads the signs a person would: output that ends in an open
+ * line (a prompt such as input("name? ") or bash's read -p prints), then
+ * quiet. After QUIET_MS of that it is "waiting"; the view says so and
+ * never takes the keyboard, since a guess must not send what a person was
+ * typing in the editor to the program. An open line rewritten with a
+ * carriage return is a progress bar, not a prompt. What the user sends is
+ * echoed into the output (SP_OUTPUT_INPUT) in its place between the
+ * program's output, as a terminal shows it.
+ *
+ * Sessions (docs/protocol.md, "Sessions"): while state is kept, the
+ * controller's Python runs share one runner session, an interpreter that
+ * keeps variables, imports and its working directory from run to run.
+ * Restart forgets that state; turning it off, or the controller going,
+ * closes the session. */
+#define G_LOG_DOMAIN "sp-run-controller"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+#include "sp-run-controller.h"
+
+#define QUIET_MS 300
+/* The stderr kept to find the error in, once the run is over. */
+#define STDERR_MAX (256 * 1024)
+
+struct _SpRunController
+{
+  GObject parent_instance;
+
+  SpRunnerSupervisor *supervisor;
+  /* The run shown. Its files (plots) stay until the next run, so the
+   * view can show them; then the runner may forget it. */
+  char *run_id;
+  SpOutputModel *output;
+  GString *stderr_text;
+  gboolean running;
+  gboolean run_exited;
+  char *run_start;
+
+  gboolean prompt_open;
+  gboolean waiting;
+  guint quiet_id;
+
+  gboolean keep_state;
+  gboolean session_used; /* a run named the session since it last ended */
+  char *session_id;
+};
+
+G_DEFINE_FINAL_TYPE (SpRunController, sp_run_controller, G_TYPE_OBJECT)
+
+enum
+{
+  PROP_0,
+  PROP_OUTPUT,
+  PROP_RUNNING,
+  PROP_WAITING,
+  PROP_KEEP_STATE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+enum
+{
+  NEW_RUN,
+  OUTPUT,
+  STARTED,
+  EXITED,
+  FAILED,
+  RUNNER_LOST,
+  SESSION_ENDED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static gboolean
+is_current (SpRunController *self, const char *run_id)
+{
+  return self->run_id != NULL && g_strcmp0 (self->run_id, run_id) == 0;
+}
+
+/* ---- input ---- */
+
+static void
+set_waiting (SpRunController *self, gboolean waiting)
+{
+  if (self->waiting == waiting)
+    return;
+  self->waiting = waiting;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_WAITING]);
+}
+
+static void
+input_reset (SpRunController *self)
+{
+  self->prompt_open = FALSE;
+  g_clear_handle_id (&self->quiet_id, g_source_remove);
+  set_waiting (self, FALSE);
+}
+
+static gboolean
+on_quiet (gpointer user_data)
+{
+  SpRunController *self = user_data;
+
+  self->quiet_id = 0;
+  if (self->running && self->prompt_open)
+    set_waiting (self, TRUE);
+  return G_SOURCE_REMOVE;
+}
+
+/* Does the text leave an open line that looks like a prompt? */
+static gboolean
+ends_in_prompt (const char *text)
+{
+  const char *line = strrchr (text, '\n');
+
+  line = line != NULL ? line + 1 : text;
+  return line[0] != '\0' && strchr (line, '\r') == NULL;
+}
+
+static void
+input_saw_output (SpRunController *self, const char *text)
+{
+  if (text == NULL || text[0] == '\0')
+    return;
+  self->prompt_open = ends_in_prompt (text);
+  set_waiting (self, FALSE);
+  g_clear_handle_id (&self->quiet_id, g_source_remove);
+  if (self->prompt_open && self->running)
+    self->quiet_id = g_timeout_add (QUIET_MS, on_quiet, self);
+}
+
+gboolean
+sp_run_controller_send_input (SpRunController *self, const char *line)
+{
+  g_autofree char *with_newline = NULL;
+
+  g_return_val_if_fail (SP_IS_RUN_CONTROLLER (self), FALSE);
+  g_return_val_if_fail (line != NULL, FALSE);
+  if (!self->running || self->run_id == NULL)
+    return FALSE;
+  with_newline = g_strconcat (line, "\n", NULL);
+  sp_runner_supervisor_send_stdin (self->supervisor, self->run_id, with_newline, FALSE);
+  if (self->output != NULL)
+    sp_output_model_append (self->output, SP_OUTPUT_INPUT, with_newline);
+  input_reset (self);
+  return TRUE;
+}
+
+/* ---- the session ---- */
+
+/* The runner only has the session once a run asked for it; a restart or
+ * close before that would be answered with unknown_session. */
+static void
+end_session (SpRunController *self, gboolean restart)
+{
+  g_autoptr (GError) error = NULL;
+  SpRunnerClient *client;
+
+  if (!self->session_used || self->supervisor == NULL)
+    return;
+  self->session_used = FALSE;
+  client = sp_runner_supervisor_get_client (self->supervisor);
+  if (client != NULL && sp_runner_client_is_ready (client)
+      && !sp_runner_client_end_session (client, self->session_id, restart, &error))
+    g_debug ("ending the session: %s", error->message);
+}
+
+gboolean
+sp_run_controller_get_keep_state (SpRunController *self)
+{
+  g_return_val_if_fail (SP_IS_RUN_CONTROLLER (self), FALSE);
+  return self->keep_state;
+}
+
+void
+sp_run_controller_set_keep_state (SpRunController *self, gboolean keep)
+{
+  g_return_if_fail (SP_IS_RUN_CONTROLLER (self));
+  keep = !!keep;
+  if (self->keep_state == keep)
+    return;
+  self->keep_state = keep;
+  /* Off: the state is not wanted any more. */
+  if (!keep)
+    end_session (self, FALSE);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_KEEP_STATE]);
+}
+
+const char *
+sp_run_controller_get_session_id (SpRunController *self)
+{
+  g_return_val_if_fail (SP_IS_RUN_CONTROLLER (self), NULL);
+  return self->session_id;
+}
+
+void
+sp_run_controller_restart_session (SpRunController *self)
+{
+  g_return_if_fail (SP_IS_RUN_CONTROLLER (self));
+  end_session (self, TRUE);
+}
+
+/* ---- runs ---- */
+
+static void
+set_running (SpRunController *self, gboolean running)
+{
+  input_reset (self);
+  if (self->running == running)
+    return;
+  self->running = running;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
+}
+
+static void
+on_output (SpRunnerSupervisor *sup, const char *run_id, SpOutputKind kind, const char *text,
+           gint64 t_ms, SpRunController *self)
+{
+  if (!is_current (self, run_id))
+    return;
+  sp_output_model_append_timed (self->output, kind, text, t_ms);
+  input_saw_output (self, text);
+  if (kind == SP_OUTPUT_STDERR && self->stderr_text->len < STDERR_MAX)
+    g_string_append (self->stderr_text, text);
+  g_signal_emit (self, signals[OUTPUT], 0, kind, text);
+}
+
+static void
+on_started (SpRunnerSupervisor *sup, const char *run_id, SpRunController *self)
+{
+  if (is_current (self, run_id))
+    g_signal_emit (self, signals[STARTED], 0);
+}
+
+static void
+on_exited (SpRunnerSupervisor *sup, const char *run_id, SpRunResult *result,
+           SpRunController *self)
+{
+  const char *ended;
+
+  if (!is_current (self, run_id))
+    return;
+  self->run_exited = TRUE;
+  /* Everything the program wrote comes before its plots, files and error. */
+  sp_output_model_flush (self->output);
+  g_free (self->run_start);
+  if (sp_run_result_get_warm (result))
+    self->run_start = g_strdup (_("warm start"));
+  else if (sp_run_result_get_cold_reason (result) != NULL)
+    /* TRANSLATORS: the runner turned its warm starts off; %s says why */
+    self->run_start
+      = g_strdup_printf (_("cold start: %s"), sp_run_result_get_cold_reason (result));
+  else
+    self->run_start = g_strdup (_("cold start"));
+  set_running (self, FALSE);
+  g_signal_emit (self, signals[EXITED], 0, result);
+  ended = sp_run_result_get_session_ended (result);
+  if (ended != NULL)
+    {
+      self->session_used = FALSE;
+      g_signal_emit (self, signals[SESSION_ENDED], 0, ended);
+    }
+}
+
+static void
+on_run_error (SpRunnerSupervisor *sup, const char *run_id, const char *code, const char *message,
+              SpRunController *self)
+{
+  if (run_id != NULL && !is_current (self, run_id))
+    return;
+  set_running (self, FALSE);
+  g_signal_emit (self, signals[FAILED], 0, message);
+}
+
+static void
+on_state_changed (SpRunnerSupervisor *sup, GParamSpec *pspec, SpRunController *self)
+{
+  /* The runner died under the run: the supervisor restarts it and the
+   * next run works; the view says so. */
+  if (self->running && sp_runner_supervisor_get_state (sup) != SP_RUNNER_STATE_READY)
+    {
+      set_running (self, FALSE);
+      g_signal_emit (self, signals[RUNNER_LOST], 0);
+    }
+}
+
+gboolean
+sp_run_controller_start (SpRunController *self, SpRunRequest *request, GError **error)
+{
+  char *run_id;
+
+  g_return_val_if_fail (SP_IS_RUN_CONTROLLER (self), FALSE);
+  g_return_val_if_fail (request != NULL, FALSE);
+  g_return_val_if_fail (!self->running, FALSE);
+
+  /* Sessions are Python's; other languages run afresh as always. */
+  if (self->keep_state && g_strcmp0 (sp_run_request_get_language (request), "python") == 0)
+    {
+      sp_run_request_set_session (request, self->session_id);
+      self->session_used = TRUE;
+    }
+  sp_run_controller_release (self);
+  g_string_truncate (self->stderr_text, 0);
+  self->run_exited = FALSE;
+  run_id = sp_runner_supervisor_run (self->supervisor, request, error);
+  if (run_id == NULL)
+    return FALSE;
+  self->run_id = run_id;
+  g_clear_object (&self->output);
+  self->output = sp_output_model_new ();
+  /* Output is shown in batches, a few dozen times a second at most, so a
+   * flood of tiny writes costs the view one update per batch. */
+  sp_output_model_set_batched (self->output, TRUE);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_OUTPUT]);
+  set_running (self, TRUE);
+  g_signal_emit (self, signals[NEW_RUN], 0, request);
+  return TRUE;
+}
+
+void
+sp_run_controller_release (SpRunController *self)
+{
+  g_return_if_fail (SP_IS_RUN_CONTROLLER (self));
+  /* The previous run's files go with it. */
+  if (self->run_id != NULL && self->run_exited)
+    sp_runner_supervisor_release (self->supervisor, self->run_id);
+  g_clear_pointer (&self->run_id, g_free);
+}
+
+void
+sp_run_controller_stop (SpRunController *self)
+{
+  g_return_if_fail (SP_IS_RUN_CONTROLLER (self));
+  if (self->running && self->run_id != NULL)
+    sp_runner_supervisor_cancel (self->supervisor, self->run_id);
+}
+
+SpRunnerSupervisor *
+sp_run_controller_get_supervisor (SpRunController *self)
+{
+  g_return_val_if_fail (SP_IS_RUN_CONTROLLER (self), NULL);
+  return self->supervisor;
+}
+
+const char *
+sp_run_controller_get_run_id (SpRunController *self)
+{
+  g_return_val_if_fail (SP_IS_RUN_CONTROLLER (self), NULL);
+  return self->run_id;
+}
+
+SpOutputModel *
+sp_run_controller_get_output (SpRunController *self)
+{
+  g_return_val_if_fail (SP_IS_RUN_CONTROLLER (self), NULL);
+  return self->output;
+}
+
+gboolean
+sp_run_controller_get_running (SpRunController *self)
+{
+  g_return_val_if_fail (SP_IS_RUN_CONTROLLER (self), FALSE);
+  return self->running;
+}
+
+gboolean
+sp_run_controller_get_waiting (SpRunController *self)
+{
+  g_return_val_if_fail (SP_IS_RUN_CONTROLLER (self), FALSE);
+  return self->waiting;
+}
+
+const char *
+sp_run_controller_get_stderr (SpRunController *self)
+{
+  g_return_val_if_fail (SP_IS_RUN_CONTROLLER (self), NULL);
+  return self->stderr_text->str;
+}
+
+const char *
+sp_run_controller_get_run_start (SpRunController *self)
+{
+  g_return_val_if_fail (SP_IS_RUN_CONTROLLER (self), NULL);
+  return self->run_start;
+}
+
+/* ---- GObject ---- */
+
+static void
+sp_run_controller_dispose (GObject *object)
+{
+  SpRunController *self = SP_RUN_CONTROLLER (object);
+
+  /* Nobody is left to watch a run or use the session. */
+  if (self->supervisor != NULL)
+    {
+      sp_run_controller_stop (self);
+      sp_run_controller_release (self);
+      end_session (self, FALSE);
+      g_signal_handlers_disconnect_by_data (self->supervisor, self);
+    }
+  g_clear_handle_id (&self->quiet_id, g_source_remove);
+  g_clear_object (&self->supervisor);
+  g_clear_object (&self->output);
+  G_OBJECT_CLASS (sp_run_controller_parent_class)->dispose (object);
+}
+
+static void
+sp_run_controller_finalize (GObject *object)
+{
+  SpRunController *self = SP_RUN_CONTROLLER (object);
+
+  g_free (self->run_id);
+  g_free (self->run_start);
+  g_free (self->session_id);
+  g_string_free (self->stderr_text, TRUE);
+  G_OBJECT_CLASS (sp_run_controller_parent_class)->finalize (object);
+}
+
+static void
+sp_run_controller_get_property (GObject *object, guint prop_id, GValue *value,
+                                GParamSpec *pspec)
+{
+  SpRunController *self = SP_RUN_CONTROLLER (object);
+
+  switch (prop_id)
+    {
+    case PROP_OUTPUT:
+      g_value_set_object (value, self->output);
+      break;
+    case PROP_RUNNING:
+      g_value_set_boolean (value, self->running);
+      break;
+    case PROP_WAITING:
+      g_value_set_boolean (value, self->waiting);
+      break;
+    case PROP_KEEP_STATE:
+      g_value_set_boolean (value, self->keep_state);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sp_run_controller_set_property (GObject *object, guint prop_id, const GValue *value,
+                                GParamSpec *pspec)
+{
+  SpRunController *self = SP_RUN_CONTROLLER (object);
+
+  switch (prop_id)
+    {
+    case PROP_KEEP_STATE:
+      sp_run_controller_set_keep_state (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sp_run_controller_class_init (SpRunControllerClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GType type = G_TYPE_FROM_CLASS (klass);
+
+  object_class->dispose = sp_run_controller_dispose;
+  object_class->finalize = sp_run_controller_finalize;
+  object_class->get_property = sp_run_controller_get_property;
+  object_class->set_property = sp_run_controller_set_property;
+
+  properties[PROP_OUTPUT] = g_param_spec_object ("output", NULL, NULL, SP_TYPE_OUTPUT_MODEL,
+                                                 G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY
+                                                   | G_PARAM_STATIC_STRINGS);
+  properties[PROP_RUNNING] = g_param_spec_boolean ("running", NULL, NULL, FALSE,
+                                                   G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY
+                                                     | G_PARAM_STATIC_STRINGS);
+  properties[PROP_WAITING] = g_param_spec_boolean ("waiting", NULL, NULL, FALSE,
+                                                   G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY
+                                                     | G_PARAM_STATIC_STRINGS);
+  properties[PROP_KEEP_STATE] = g_param_spec_boolean ("keep-state", NULL, NULL, FALSE,
+                                                      G_PARAM_READWRITE
+                                                        | G_PARAM_EXPLICIT_NOTIFY
+                                                        | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* (SpRunRequest *request): the runner took it; it is the run shown */
+  signals[NEW_RUN] = g_signal_new ("new-run", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                   G_TYPE_NONE, 1, SP_TYPE_RUN_REQUEST);
+  /* (SpOutputKind kind, const char *text): after the output model has it */
+  signals[OUTPUT] = g_signal_new ("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                  G_TYPE_NONE, 2, SP_TYPE_OUTPUT_KIND, G_TYPE_STRING);
+  /* The run shown has started (its sandbox is known). */
+  signals[STARTED] = g_signal_new ("started", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                   G_TYPE_NONE, 0);
+  /* (SpRunResult *result): no longer running, its output flushed */
+  signals[EXITED] = g_signal_new ("exited", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                  G_TYPE_NONE, 1, SP_TYPE_RUN_RESULT);
+  /* (const char *message): the run could not start or was refused */
+  signals[FAILED] = g_signal_new ("failed", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                  G_TYPE_NONE, 1, G_TYPE_STRING);
+  /* The runner went away under the run shown. */
+  signals[RUNNER_LOST] = g_signal_new ("runner-lost", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                       NULL, G_TYPE_NONE, 0);
+  /* (const char *why): the session ended with the run, after "exited" */
+  signals[SESSION_ENDED] = g_signal_new ("session-ended", type, G_SIGNAL_RUN_LAST, 0, NULL,
+                                         NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+}
+
+static void
+sp_run_controller_init (SpRunController *self)
+{
+  g_autofree char *uuid = g_uuid_string_random ();
+
+  self->stderr_text = g_string_new (NULL);
+  /* Unique per controller (a protocol id: printable ASCII, at most 64). */
+  self->session_id = g_strdup_printf ("window-%s", uuid);
+}
+
+SpRunController *
+sp_run_controller_new (SpRunnerSupervisor *supervisor)
+{
+  SpRunController *self;
+
+  g_return_val_if_fail (SP_IS_RUNNER_SUPERVISOR (supervisor), NULL);
+  self = g_object_new (SP_TYPE_RUN_CONTROLLER, NULL);
+  self->supervisor = g_object_ref (supervisor);
+  g_signal_connect_object (supervisor, "output", G_CALLBACK (on_output), self, 0);
+  g_signal_connect_object (supervisor, "started", G_CALLBACK (on_started), self, 0);
+  g_signal_connect_object (supervisor, "exited", G_CALLBACK (on_exited), self, 0);
+  g_signal_connect_object (supervisor, "error", G_CALLBACK (on_run_error), self, 0);
+  g_signal_connect_object (supervisor, "notify::state", G_CALLBACK (on_state_changed), self, 0);
+  return self;
+}

@@ -1,0 +1,276 @@
+/* sp-run-recorder.c: a window's runs into the run history. */
+#define G_LOG_DOMAIN "sp-run-recorder"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "sp-run-recorder.h"
+
+/* Files of a run listed in its record, at most. */
+#define FILES_MAX 200
+
+struct _SpRunRecorder
+{
+  GObject parent_instance;
+
+  SpRunHistory *store;
+  SpDocument *document;
+  SpRunController *runs;
+  gboolean recording;
+  char *code;
+  char *language;
+  gint64 started_us;
+  GString *stdout_text;
+  GString *stderr_text;
+  gboolean cut;
+  /* The comparison of the last run with the one before, in a worker
+   * thread (two large outputs cost the diff up to a second); cancelled by
+   * the next run and on dispose. */
+  GCancellable *comparing;
+  gboolean disposed;
+};
+
+G_DEFINE_FINAL_TYPE (SpRunRecorder, sp_run_recorder, G_TYPE_OBJECT)
+
+enum
+{
+  RECORDED,
+  COMPARED,
+  FAILED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void
+on_new_run (SpRunController *runs, SpRunRequest *request, SpRunRecorder *self)
+{
+  self->recording = TRUE;
+  /* The status line is this run's now: an older comparison must not land on it. */
+  g_cancellable_cancel (self->comparing);
+  g_clear_object (&self->comparing);
+  g_free (self->code);
+  self->code = g_strdup (sp_run_request_get_code (request));
+  g_free (self->language);
+  self->language = g_strdup (sp_run_request_get_language (request));
+  self->started_us = g_get_real_time ();
+  g_string_truncate (self->stdout_text, 0);
+  g_string_truncate (self->stderr_text, 0);
+  self->cut = FALSE;
+}
+
+static void
+on_output (SpRunController *runs, SpOutputKind kind, const char *text, SpRunRecorder *self)
+{
+  GString *to = kind == SP_OUTPUT_STDERR ? self->stderr_text : self->stdout_text;
+
+  if (!self->recording || (kind != SP_OUTPUT_STDOUT && kind != SP_OUTPUT_STDERR))
+    return;
+  /* The store keeps the start of each stream; collecting past that would
+   * only hold memory. */
+  if (to->len < SP_RUN_HISTORY_TEXT_MAX)
+    g_string_append (to, text);
+  else
+    self->cut = TRUE;
+}
+
+/* The run's files by name, and its images' bytes while its directory is
+ * still there (the next run replaces it). */
+static char **
+keep_files (SpRunRecord *record, SpRunResult *result)
+{
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+
+  for (guint i = 0; i < sp_run_result_get_n_files (result) && i < FILES_MAX; i++)
+    {
+      const SpRunFile *file = sp_run_result_get_file (result, i);
+      g_autofree char *size = g_format_size ((guint64) MAX (file->size, 0));
+      g_autofree char *line = NULL;
+      g_autoptr (GError) error = NULL;
+
+      if (file->kind == SP_RUN_FILE_REGULAR && sp_run_record_is_image_type (file->mime)
+          && (file->name == NULL
+              || !sp_run_record_keep_image (record, file->relative, file->mime, file->dir,
+                                            file->name, &error)))
+        {
+          g_debug ("not keeping %s: %s", file->relative,
+                   error ? error->message : "the runner could not name it");
+          /* TRANSLATORS: a file of a run whose image the history does not
+           * keep: its name, its size */
+          line = g_strdup_printf (_("%s (%s, not kept)"), file->relative, size);
+        }
+      else
+        line = g_strdup_printf ("%s (%s)", file->relative, size);
+      g_strv_builder_add (builder, line);
+    }
+  return g_strv_builder_end (builder);
+}
+
+static SpRunRecord *
+make_record (SpRunRecorder *self, SpRunResult *result)
+{
+  SpRunRecord *r = sp_run_record_new ();
+  SpErrorInfo *error = sp_run_result_get_error_info (result);
+
+  r->time_us = self->started_us;
+  r->duration_ms = sp_run_result_get_wall_ms (result);
+  r->language = g_strdup (self->language);
+  r->code = g_strdup (self->code);
+  r->stdout_text = g_strdup (self->stdout_text->str);
+  r->stderr_text = g_strdup (self->stderr_text->str);
+  r->output_cut = self->cut || sp_run_result_get_truncated (result);
+  r->end = sp_run_result_describe (result);
+  r->succeeded = sp_run_result_succeeded (result);
+  r->exit_code = sp_run_result_get_end (result) == SP_RUN_END_EXITED
+                   ? sp_run_result_get_exit_code (result)
+                   : -1;
+  if (error != NULL)
+    r->error = g_strdup_printf ("%s: %s", sp_error_info_get_error_type (error),
+                                sp_error_info_get_message (error));
+  r->files = keep_files (r, result);
+  return r;
+}
+
+typedef struct
+{
+  SpRunRecorder *self;
+  SpRunRecord *record;
+} Compared;
+
+static void
+on_compared (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Compared *c = user_data;
+  g_autoptr (SpRunComparison) comparison = sp_run_record_compare_finish (result, NULL, NULL);
+  g_autofree char *line = comparison != NULL ? sp_run_comparison_describe (comparison) : NULL;
+
+  /* Cancelled by the next run, or the recorder went: the comparison
+   * would land on the next run's status line. */
+  if (line != NULL && !c->self->disposed)
+    g_signal_emit (c->self, signals[COMPARED], 0, c->record, line);
+  g_object_unref (c->self);
+  sp_run_record_free (c->record);
+  g_free (c);
+}
+
+static void
+on_exited (SpRunController *runs, SpRunResult *result, SpRunRecorder *self)
+{
+  g_autofree char *key = sp_run_recorder_dup_key (self);
+  g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (SpRunRecord) previous = NULL;
+  g_autoptr (SpRunRecord) record = NULL;
+  g_autoptr (GError) error = NULL;
+  Compared *c;
+
+  if (!self->recording)
+    return;
+  self->recording = FALSE;
+  record = make_record (self, result);
+  previous = sp_run_history_latest (self->store, key, warnings);
+  for (guint i = 0; i < warnings->len; i++)
+    g_debug ("history: %s", (const char *) g_ptr_array_index (warnings, i));
+  if (!sp_run_history_add (self->store, key, record, &error))
+    {
+      g_signal_emit (self, signals[FAILED], 0, record, error->message);
+      return;
+    }
+  g_signal_emit (self, signals[RECORDED], 0, record);
+  if (previous == NULL)
+    return;
+  g_cancellable_cancel (self->comparing);
+  g_clear_object (&self->comparing);
+  self->comparing = g_cancellable_new ();
+  c = g_new0 (Compared, 1);
+  c->self = g_object_ref (self);
+  c->record = g_steal_pointer (&record);
+  sp_run_record_compare_async (previous, c->record, FALSE, self->comparing, on_compared, c);
+}
+
+SpRunHistory *
+sp_run_recorder_get_store (SpRunRecorder *self)
+{
+  g_return_val_if_fail (SP_IS_RUN_RECORDER (self), NULL);
+  return self->store;
+}
+
+char *
+sp_run_recorder_dup_key (SpRunRecorder *self)
+{
+  g_return_val_if_fail (SP_IS_RUN_RECORDER (self), NULL);
+  return sp_document_dup_history_key (self->document);
+}
+
+static void
+sp_run_recorder_dispose (GObject *object)
+{
+  SpRunRecorder *self = SP_RUN_RECORDER (object);
+
+  self->disposed = TRUE;
+  g_cancellable_cancel (self->comparing);
+  g_clear_object (&self->comparing);
+  if (self->runs != NULL)
+    g_signal_handlers_disconnect_by_data (self->runs, self);
+  g_clear_object (&self->runs);
+  g_clear_object (&self->document);
+  g_clear_object (&self->store);
+  G_OBJECT_CLASS (sp_run_recorder_parent_class)->dispose (object);
+}
+
+static void
+sp_run_recorder_finalize (GObject *object)
+{
+  SpRunRecorder *self = SP_RUN_RECORDER (object);
+
+  g_free (self->code);
+  g_free (self->language);
+  g_string_free (self->stdout_text, TRUE);
+  g_string_free (self->stderr_text, TRUE);
+  G_OBJECT_CLASS (sp_run_recorder_parent_class)->finalize (object);
+}
+
+static void
+sp_run_recorder_class_init (SpRunRecorderClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GType type = G_TYPE_FROM_CLASS (klass);
+
+  object_class->dispose = sp_run_recorder_dispose;
+  object_class->finalize = sp_run_recorder_finalize;
+
+  /* (SpRunRecord *record) */
+  signals[RECORDED] = g_signal_new ("recorded", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                    G_TYPE_NONE, 1, G_TYPE_POINTER);
+  /* (SpRunRecord *record, const char *comparison) */
+  signals[COMPARED] = g_signal_new ("compared", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                    G_TYPE_NONE, 2, G_TYPE_POINTER, G_TYPE_STRING);
+  /* (SpRunRecord *record, const char *message) */
+  signals[FAILED] = g_signal_new ("failed", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                  G_TYPE_NONE, 2, G_TYPE_POINTER, G_TYPE_STRING);
+}
+
+static void
+sp_run_recorder_init (SpRunRecorder *self)
+{
+  self->stdout_text = g_string_new (NULL);
+  self->stderr_text = g_string_new (NULL);
+}
+
+SpRunRecorder *
+sp_run_recorder_new (SpRunController *runs, SpDocument *document, SpRunHistory *store)
+{
+  SpRunRecorder *self;
+
+  g_return_val_if_fail (SP_IS_RUN_CONTROLLER (runs), NULL);
+  g_return_val_if_fail (SP_IS_DOCUMENT (document), NULL);
+  g_return_val_if_fail (SP_IS_RUN_HISTORY (store), NULL);
+  self = g_object_new (SP_TYPE_RUN_RECORDER, NULL);
+  self->runs = g_object_ref (runs);
+  self->document = g_object_ref (document);
+  self->store = g_object_ref (store);
+  g_signal_connect_object (runs, "new-run", G_CALLBACK (on_new_run), self, 0);
+  g_signal_connect_object (runs, "output", G_CALLBACK (on_output), self, 0);
+  g_signal_connect_object (runs, "exited", G_CALLBACK (on_exited), self, 0);
+  return self;
+}

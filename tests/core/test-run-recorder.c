@@ -1,0 +1,170 @@
+/* test-run-recorder.c: a window's runs kept in the history, against the
+ * real runner: each run under the document's key with its code, language,
+ * output and end; the first of a key compared with nothing, the next with
+ * the one before; and an untitled buffer's runs found again by a document
+ * restored from its copy, as after a restart. */
+#include "config.h"
+
+#include <string.h>
+
+#include "sp-run-recorder.h"
+#include "sp-test-tree.h"
+#include "sp-test-wait.h"
+
+#define WAIT_MS 30000
+
+typedef struct
+{
+  guint n_recorded;
+  guint n_compared;
+  char *comparison;
+  char *code;
+  char *out;
+  gboolean succeeded;
+} Seen;
+
+static gboolean
+sup_ready (gpointer data)
+{
+  return sp_runner_supervisor_is_ready (data);
+}
+
+static void
+on_compared (SpRunRecorder *recorder, SpRunRecord *record, const char *comparison, Seen *seen)
+{
+  g_free (seen->comparison);
+  seen->comparison = g_strdup (comparison);
+  seen->n_compared++;
+}
+
+static void
+on_recorded (SpRunRecorder *recorder, SpRunRecord *record, Seen *seen)
+{
+  g_free (seen->code);
+  seen->code = g_strdup (record->code);
+  g_free (seen->out);
+  seen->out = g_strdup (record->stdout_text);
+  seen->succeeded = record->succeeded;
+  seen->n_recorded++;
+}
+
+typedef struct
+{
+  Seen *seen;
+  guint n;
+} Until;
+
+static gboolean
+has_recorded (gpointer data)
+{
+  Until *u = data;
+
+  return u->seen->n_recorded >= u->n;
+}
+
+static gboolean
+has_compared (gpointer data)
+{
+  Until *u = data;
+
+  return u->seen->n_compared >= u->n;
+}
+
+/* The comparison is made in a worker thread, after "recorded". */
+static void
+wait_compared (Seen *seen, guint n)
+{
+  Until u = { seen, n };
+
+  g_assert_true (sp_test_wait_for (has_compared, &u, WAIT_MS));
+}
+
+static void
+run (SpRunController *runs, Seen *seen, const char *code)
+{
+  g_autoptr (SpRunRequest) request = sp_run_request_new ("python", code);
+  g_autoptr (GError) error = NULL;
+  Until u = { seen, seen->n_recorded + 1 };
+
+  g_assert_true (sp_run_controller_start (runs, request, &error));
+  g_assert_no_error (error);
+  g_assert_true (sp_test_wait_for (has_recorded, &u, WAIT_MS));
+}
+
+static void
+test_record (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("sp-recorder-XXXXXX", &error);
+  g_autofree char *history_dir = g_build_filename (dir, "history", NULL);
+  g_autoptr (SpRunnerSupervisor) sup = sp_runner_supervisor_new (g_getenv ("SANDPAD_RUNNER"));
+  g_autoptr (SpRunHistory) store = sp_run_history_new (history_dir, 1024 * 1024);
+  g_autoptr (SpDocument) document = sp_document_new (dir);
+  g_autoptr (SpDocument) restored = sp_document_new (dir);
+  g_autoptr (SpRunController) runs = NULL;
+  g_autoptr (SpRunRecorder) recorder = NULL;
+  g_autoptr (GPtrArray) kept = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *restored_key = NULL;
+  Seen seen = { 0 };
+
+  g_assert_no_error (error);
+  sp_runner_supervisor_start (sup);
+  g_assert_true (sp_test_wait_for (sup_ready, sup, 15000));
+  runs = sp_run_controller_new (sup);
+  recorder = sp_run_recorder_new (runs, document, store);
+  g_signal_connect (recorder, "recorded", G_CALLBACK (on_recorded), &seen);
+  g_signal_connect (recorder, "compared", G_CALLBACK (on_compared), &seen);
+
+  run (runs, &seen, "print('one')\n");
+  g_assert_null (seen.comparison);
+  g_assert_cmpstr (seen.code, ==, "print('one')\n");
+  g_assert_cmpstr (seen.out, ==, "one\n");
+  g_assert_true (seen.succeeded);
+
+  /* The same output again: compared with the one before. */
+  run (runs, &seen, "print('one')\n");
+  wait_compared (&seen, 1);
+  g_assert_nonnull (seen.comparison);
+  run (runs, &seen, "print('two')\nraise SystemExit(1)\n");
+  wait_compared (&seen, 2);
+  g_assert_nonnull (seen.comparison);
+  g_assert_false (seen.succeeded);
+
+  key = sp_run_recorder_dup_key (recorder);
+  kept = sp_run_history_list (store, key, NULL);
+  g_assert_cmpuint (kept->len, ==, 3);
+  g_clear_pointer (&kept, g_ptr_array_unref);
+
+  /* A restart: a new document restored from the untitled buffer's copy
+   * finds its runs. */
+  {
+    SpAutosaveEntry entry = { .id = (char *) sp_document_get_autosave_id (document),
+                              .text = "print('two')\n", .length = 13 };
+    sp_document_restore (restored, &entry);
+  }
+  restored_key = sp_document_dup_history_key (restored);
+  g_assert_cmpstr (restored_key, ==, key);
+  kept = sp_run_history_list (store, restored_key, NULL);
+  g_assert_cmpuint (kept->len, ==, 3);
+
+  g_signal_handlers_disconnect_by_data (recorder, &seen);
+  g_clear_object (&recorder);
+  g_clear_object (&runs);
+  sp_runner_supervisor_stop (sup);
+  sp_document_close (document, TRUE);
+  sp_document_close (restored, TRUE);
+  g_free (seen.comparison);
+  g_free (seen.code);
+  g_free (seen.out);
+  sp_test_remove_tree (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_assert_nonnull (g_getenv ("SANDPAD_RUNNER"));
+  g_test_add_func ("/run-recorder/record", test_record);
+  return g_test_run ();
+}
