@@ -580,7 +580,9 @@ unbind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *s
 
   if (output != NULL)
     g_signal_handlers_disconnect_by_func (output, on_item_image, item);
-  sp_image_loader_row_unbound (self->images, item);
+  /* Rows are unbound as the list goes, after the loader in dispose. */
+  if (self->images != NULL)
+    sp_image_loader_row_unbound (self->images, item);
 }
 
 static void
@@ -596,7 +598,7 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
 
   /* Images are decoded as they come into view: the loader watches
    * where the rows are. */
-  if (factory != NULL)
+  if (factory != NULL && self->images != NULL)
     sp_image_loader_row_bound (self->images, item);
   if (gtk_widget_get_next_sibling (label) == NULL && !plain)
     add_row_parts (box, self);
