@@ -10,6 +10,7 @@
 #include "sp-csv.h"
 #include "sp-run-file.h"
 #include "sp-exec-panel.h"
+#include "sp-image-loader.h"
 #include "sp-visible-text.h"
 #include "sp-image-window.h"
 #include "sp-output-item.h"
@@ -39,6 +40,7 @@ struct _SpExecPanel
   char *display_name;
   GFile *save_folder; /* where Save As starts; NULL: the home folder */
   GCancellable *reads; /* previews and saves of the run's files, cancelled in dispose */
+  SpImageLoader *images; /* decodes the images in view */
   gboolean running;
   /* The program seems to wait for input; the limit keeps counting. */
   gboolean waiting;
@@ -107,7 +109,8 @@ add_row_parts (GtkWidget *box, gpointer user_data)
   const char *const buttons[][2] = { { "open", N_("Open") },
                                      { "save", N_("Save As…") },
                                      { "copy", N_("Copy") },
-                                     { "full", N_("Full Size") } };
+                                     { "full", N_("Full Size") },
+                                     { "show", N_("Show") } };
 
   for (guint i = 0; i < G_N_ELEMENTS (buttons); i++)
     {
@@ -496,6 +499,8 @@ on_action_clicked (GtkButton *button, SpExecPanel *self)
           panel_toast (self, _("Image copied"));
         }
     }
+  else if (g_str_equal (what, "show"))
+    sp_image_loader_show (self->images, item);
   else if (g_str_equal (what, "full") && GDK_IS_PAINTABLE (sp_output_item_get_image (item)))
     {
       GtkWidget *window = sp_image_window_new (
@@ -530,7 +535,22 @@ bind_image (GtkWidget *label, GtkWidget *picture, SpOutputItem *output)
   gtk_picture_set_alternative_text (GTK_PICTURE (picture), name);
   gtk_accessible_update_property (GTK_ACCESSIBLE (picture), GTK_ACCESSIBLE_PROPERTY_LABEL, name,
                                   -1);
-  if (error != NULL)
+  if (sp_output_item_get_image_withheld (output))
+    {
+      /* A placeholder, so the person knows what is there and can still
+       * see it: Show decodes this one alone. */
+      g_autofree char *size = g_format_size ((guint64) MAX (sp_output_item_get_size (output), 0));
+      g_autofree char *text = g_strdup_printf (
+        _("%s · %s: not shown, to keep this window's memory for images (Show to see it)"),
+        sp_output_item_get_label (output), size);
+      gtk_widget_set_visible (picture, FALSE);
+      gtk_widget_set_visible (label, TRUE);
+      set_run_text (label, text);
+      gtk_widget_add_css_class (label, "notice");
+      gtk_accessible_update_property (GTK_ACCESSIBLE (label),
+                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, _("Notice"), -1);
+    }
+  else if (error != NULL)
     {
       g_autofree char *text = g_strdup_printf (_("Cannot show this image (%s): %s"),
                                                sp_output_item_get_label (output), error);
@@ -560,6 +580,9 @@ unbind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *s
 
   if (output != NULL)
     g_signal_handlers_disconnect_by_func (output, on_item_image, item);
+  /* Rows are unbound as the list goes, after the loader in dispose. */
+  if (self->images != NULL)
+    sp_image_loader_row_unbound (self->images, item);
 }
 
 static void
@@ -573,6 +596,10 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
                    || kind == SP_OUTPUT_NOTICE || kind == SP_OUTPUT_INPUT;
   GtkWidget *picture, *frames, *actions, *preview, *table;
 
+  /* Images are decoded as they come into view: the loader watches
+   * where the rows are. */
+  if (factory != NULL && self->images != NULL)
+    sp_image_loader_row_bound (self->images, item);
   if (gtk_widget_get_next_sibling (label) == NULL && !plain)
     add_row_parts (box, self);
   gtk_widget_set_visible (label, kind != SP_OUTPUT_IMAGE);
@@ -614,9 +641,13 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
       /* A symlink, FIFO or socket of the run, or a name the runner could
        * not carry, is listed only: nothing to open or save. */
       gboolean named = sp_output_item_get_name (output) != NULL;
+      gboolean withheld = sp_output_item_get_image_withheld (output);
       gtk_widget_set_visible (b, (g_str_equal (name, "save") && named)
                                    || (kind == SP_OUTPUT_IMAGE && has_image
-                                       && !g_str_equal (name, "open"))
+                                       && !g_str_equal (name, "open")
+                                       && !g_str_equal (name, "show"))
+                                   || (kind == SP_OUTPUT_IMAGE && withheld && !has_image
+                                       && g_str_equal (name, "show"))
                                    || (kind == SP_OUTPUT_FILE && is_text && named
                                        && g_str_equal (name, "open")));
     }
@@ -764,6 +795,9 @@ sp_exec_panel_dispose (GObject *object)
   if (self->reads != NULL)
     g_cancellable_cancel (self->reads);
   g_clear_object (&self->reads);
+  if (self->images != NULL)
+    g_object_run_dispose (G_OBJECT (self->images));
+  g_clear_object (&self->images);
   gtk_widget_dispose_template (GTK_WIDGET (self), SP_TYPE_EXEC_PANEL);
   G_OBJECT_CLASS (sp_exec_panel_parent_class)->dispose (object);
 }
@@ -817,6 +851,8 @@ sp_exec_panel_init (SpExecPanel *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
   output_view = sp_transcript_get_list_view (self->transcript);
+  self->images = sp_image_loader_new ();
+  sp_image_loader_watch (self->images, output_view);
 
   g_signal_connect (factory, "setup", G_CALLBACK (setup_row), self);
   g_signal_connect (factory, "bind", G_CALLBACK (bind_row), self);
@@ -855,6 +891,21 @@ sp_exec_panel_get_output (SpExecPanel *self)
 {
   g_return_val_if_fail (SP_IS_EXEC_PANEL (self), NULL);
   return self->output;
+}
+
+void
+sp_exec_panel_add_images (SpExecPanel *self, GPtrArray *items, SpImageBudget *budget,
+                          GCancellable *cancellable)
+{
+  g_return_if_fail (SP_IS_EXEC_PANEL (self));
+  sp_image_loader_add_items (self->images, items, budget, cancellable);
+}
+
+SpImageLoader *
+sp_exec_panel_get_image_loader (SpExecPanel *self)
+{
+  g_return_val_if_fail (SP_IS_EXEC_PANEL (self), NULL);
+  return self->images;
 }
 
 static char *

@@ -8,6 +8,8 @@
 
 #include <gtk/gtk.h>
 
+#include "sp-image-budget.h"
+#include "sp-image-loader.h"
 #include "sp-sandbox-policy.h"
 #include "sp-transcript.h"
 
@@ -21,6 +23,12 @@ GtkWidget *sp_exec_panel_new (void);
 /* The output model (a GListModel of SpOutputItem) to show; NULL clears. */
 void sp_exec_panel_set_output (SpExecPanel *self, GListModel *output);
 GListModel *sp_exec_panel_get_output (SpExecPanel *self);
+/* A run's image items (in the output model): each is decoded when its
+ * row comes into view and dropped when it is scrolled far away, counted
+ * by budget, until cancellable is cancelled (sp-image-loader.h). */
+void sp_exec_panel_add_images (SpExecPanel *self, GPtrArray *items, SpImageBudget *budget,
+                               GCancellable *cancellable);
+SpImageLoader *sp_exec_panel_get_image_loader (SpExecPanel *self);
 
 /* The policy card: the limits line and what the sandbox holds and lacks,
  * from the layers the runner reported; policy NULL shows only limits

@@ -36,8 +36,8 @@ withhold (SpOutputItem *item)
                                           "memory Sandpad keeps for them"));
 }
 
-static GdkTexture *
-texture_from (SpDecodedImage *image)
+GdkTexture *
+sp_image_texture_new (SpDecodedImage *image)
 {
   /* The helper sends straight RGBA; GDK premultiplies when it uploads. */
   return gdk_memory_texture_new (sp_decoded_image_get_width (image),
@@ -62,7 +62,7 @@ on_decoded (GObject *object, GAsyncResult *result, gpointer user_data)
     }
   if (image != NULL)
     {
-      g_autoptr (GdkTexture) texture = texture_from (image);
+      g_autoptr (GdkTexture) texture = sp_image_texture_new (image);
       guint64 pixels = (guint64) sp_decoded_image_get_width (image)
                        * (guint64) sp_decoded_image_get_height (image);
 
@@ -100,18 +100,25 @@ decode_next (Queue *queue)
       decode_next (queue);
       return;
     }
+  sp_image_texture_decode_item_async (item, queue->cancellable, on_decoded, queue);
+}
+
+void
+sp_image_texture_decode_item_async (SpOutputItem *item, GCancellable *cancellable,
+                                    GAsyncReadyCallback callback, gpointer user_data)
+{
   /* A run's image by its directory and name's bytes; one of the history's
    * own files by its path there. */
   if (sp_output_item_get_name (item) != NULL)
     sp_image_decode_scaled_async (sp_output_item_get_dir (item), sp_output_item_get_name (item),
-                                  SP_IMAGE_DISPLAY_MAX_SIDE, NULL, 0, queue->cancellable,
-                                  on_decoded, queue);
+                                  SP_IMAGE_DISPLAY_MAX_SIDE, NULL, 0, cancellable, callback,
+                                  user_data);
   else
     {
       g_autofree char *dir = g_path_get_dirname (sp_output_item_get_text (item));
       g_autofree char *name = g_path_get_basename (sp_output_item_get_text (item));
-      sp_image_decode_scaled_async (dir, name, SP_IMAGE_DISPLAY_MAX_SIDE, NULL, 0,
-                                    queue->cancellable, on_decoded, queue);
+      sp_image_decode_scaled_async (dir, name, SP_IMAGE_DISPLAY_MAX_SIDE, NULL, 0, cancellable,
+                                    callback, user_data);
     }
 }
 

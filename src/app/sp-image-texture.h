@@ -10,6 +10,8 @@
 #include <gtk/gtk.h>
 
 #include "sp-image-budget.h"
+#include "sp-image-decode.h"
+#include "sp-output-item.h"
 
 G_BEGIN_DECLS
 
@@ -20,5 +22,11 @@ G_BEGIN_DECLS
  * items undecoded. */
 void sp_image_texture_decode_items (GPtrArray *items, SpImageBudget *budget,
                                     GCancellable *cancellable);
+/* One image item's file to the helper, shrunk to display size; finish
+ * with sp_image_decode_finish(). */
+void sp_image_texture_decode_item_async (SpOutputItem *item, GCancellable *cancellable,
+                                         GAsyncReadyCallback callback, gpointer user_data);
+/* The helper's straight RGBA as a texture (GDK premultiplies on upload). */
+GdkTexture *sp_image_texture_new (SpDecodedImage *image);
 
 G_END_DECLS

@@ -189,6 +189,7 @@ add_results (SpWindow *self, SpRunResult *result)
         {
           g_autofree char *label = image_label (file);
           item = sp_output_item_new_image (file->path, label);
+          sp_output_item_set_size (item, file->size);
           g_ptr_array_add (items, g_object_ref (item));
         }
       else
@@ -202,10 +203,12 @@ add_results (SpWindow *self, SpRunResult *result)
   sp_output_model_insert_timed (sp_run_controller_get_output (self->runs),
                                 (SpOutputItem *const *) placed->pdata,
                                 (const gint64 *) (gpointer) times->data, placed->len);
-  /* Decoded by the sandboxed helper, never in the app; each row shows its
-   * picture, or why it cannot, when the helper is done. */
+  /* Decoded by the sandboxed helper, never in the app, as each comes into
+   * view; each row shows its picture, or why it cannot, when the helper
+   * is done. */
   if (items->len > 0)
-    sp_image_texture_decode_items (items, self->image_budget, self->decode_cancellable);
+    sp_exec_panel_add_images (self->exec_panel, items, self->image_budget,
+                              self->decode_cancellable);
 }
 
 /* The error, structured: its type and message first, its frames as links

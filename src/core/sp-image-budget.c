@@ -12,6 +12,7 @@ struct _SpImageBudget
   guint64 window_limit;
   guint64 run_used;
   guint64 window_used;
+  guint run_serial; /* which run run_used counts */
 };
 
 G_DEFINE_FINAL_TYPE (SpImageBudget, sp_image_budget, G_TYPE_OBJECT)
@@ -21,6 +22,7 @@ typedef struct
 {
   GWeakRef budget;
   guint64 pixels;
+  guint run_serial;
 } Ticket;
 
 static void
@@ -33,6 +35,13 @@ ticket_free (gpointer data)
     {
       g_assert (budget->window_used >= ticket->pixels);
       budget->window_used -= ticket->pixels;
+      /* A texture of this run dropped (scrolled far away): the run may
+       * decode another in its place. */
+      if (ticket->run_serial == budget->run_serial)
+        {
+          g_assert (budget->run_used >= ticket->pixels);
+          budget->run_used -= ticket->pixels;
+        }
     }
   g_weak_ref_clear (&ticket->budget);
   g_free (ticket);
@@ -63,6 +72,7 @@ sp_image_budget_begin_run (SpImageBudget *self)
 {
   g_return_if_fail (SP_IS_IMAGE_BUDGET (self));
   self->run_used = 0;
+  self->run_serial++;
 }
 
 gboolean
@@ -72,26 +82,50 @@ sp_image_budget_has_room (SpImageBudget *self)
   return self->run_used < self->run_limit && self->window_used < self->window_limit;
 }
 
-gboolean
-sp_image_budget_take (SpImageBudget *self, guint64 pixels, GObject *holder)
+static void
+count (SpImageBudget *self, guint64 pixels, GObject *holder)
 {
   Ticket *ticket;
   g_autofree char *key = NULL;
 
-  g_return_val_if_fail (SP_IS_IMAGE_BUDGET (self), FALSE);
-  g_return_val_if_fail (G_IS_OBJECT (holder), FALSE);
-
-  if (pixels > self->run_limit - self->run_used
-      || pixels > self->window_limit - self->window_used)
-    return FALSE;
   self->run_used += pixels;
   self->window_used += pixels;
   ticket = g_new0 (Ticket, 1);
   g_weak_ref_init (&ticket->budget, self);
   ticket->pixels = pixels;
+  ticket->run_serial = self->run_serial;
   /* A key per budget, so one holder can be counted by two windows. */
   key = g_strdup_printf ("sp-image-budget-%p", (void *) self);
   g_object_set_data_full (holder, g_intern_string (key), ticket, ticket_free);
+}
+
+gboolean
+sp_image_budget_take (SpImageBudget *self, guint64 pixels, GObject *holder)
+{
+  g_return_val_if_fail (SP_IS_IMAGE_BUDGET (self), FALSE);
+  g_return_val_if_fail (G_IS_OBJECT (holder), FALSE);
+
+  if (pixels > self->run_limit - MIN (self->run_used, self->run_limit)
+      || pixels > self->window_limit - MIN (self->window_used, self->window_limit))
+    return FALSE;
+  count (self, pixels, holder);
+  return TRUE;
+}
+
+gboolean
+sp_image_budget_take_on_demand (SpImageBudget *self, guint64 pixels, GObject *holder)
+{
+  guint64 limit;
+
+  g_return_val_if_fail (SP_IS_IMAGE_BUDGET (self), FALSE);
+  g_return_val_if_fail (G_IS_OBJECT (holder), FALSE);
+
+  /* The run's bound is for what comes unasked; the window's holds, with
+   * room for one image more. */
+  limit = self->window_limit + SP_IMAGE_BUDGET_ON_DEMAND_PIXELS;
+  if (pixels > limit - MIN (self->window_used, limit))
+    return FALSE;
+  count (self, pixels, holder);
   return TRUE;
 }
 

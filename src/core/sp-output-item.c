@@ -12,6 +12,7 @@ struct _SpOutputItem
   char *mime;
   GObject *image;
   char *image_error;
+  gboolean image_withheld;
   gint64 t_ms;
   char *dir;  /* a run's file: its directory */
   char *name; /* and its name's bytes beneath it */
@@ -199,6 +200,13 @@ sp_output_item_get_size (SpOutputItem *self)
   return self->size;
 }
 
+void
+sp_output_item_set_size (SpOutputItem *self, gint64 size)
+{
+  g_return_if_fail (SP_IS_OUTPUT_ITEM (self));
+  self->size = size;
+}
+
 const char *
 sp_output_item_get_mime (SpOutputItem *self)
 {
@@ -267,6 +275,25 @@ sp_output_item_set_image_error (SpOutputItem *self, const char *message)
     return;
   g_free (self->image_error);
   self->image_error = g_strdup (message);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_IMAGE]);
+}
+
+gboolean
+sp_output_item_get_image_withheld (SpOutputItem *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), FALSE);
+  return self->image_withheld;
+}
+
+void
+sp_output_item_set_image_withheld (SpOutputItem *self, gboolean withheld)
+{
+  g_return_if_fail (SP_IS_OUTPUT_ITEM (self));
+
+  withheld = !!withheld;
+  if (self->image_withheld == withheld)
+    return;
+  self->image_withheld = withheld;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_IMAGE]);
 }
 

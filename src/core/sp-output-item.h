@@ -41,6 +41,8 @@ const char *sp_output_item_get_name (SpOutputItem *self);
 GBytes *sp_output_item_get_preview (SpOutputItem *self, gboolean *whole);
 void sp_output_item_set_preview (SpOutputItem *self, GBytes *head, gboolean whole);
 gint64 sp_output_item_get_size (SpOutputItem *self);
+/* An image's file size as the runner listed it (its placeholder says it). */
+void sp_output_item_set_size (SpOutputItem *self, gint64 size);
 const char *sp_output_item_get_mime (SpOutputItem *self);
 /* The image's accessible label; NULL for other kinds. */
 const char *sp_output_item_get_label (SpOutputItem *self);
@@ -54,6 +56,10 @@ GObject *sp_output_item_get_image (SpOutputItem *self);
 const char *sp_output_item_get_image_error (SpOutputItem *self);
 void sp_output_item_set_image (SpOutputItem *self, GObject *image);
 void sp_output_item_set_image_error (SpOutputItem *self, const char *message);
+/* Not decoded to keep within the window's image memory (its picture may
+ * come when room does, or on demand); setting it notifies "image". */
+gboolean sp_output_item_get_image_withheld (SpOutputItem *self);
+void sp_output_item_set_image_withheld (SpOutputItem *self, gboolean withheld);
 gsize sp_output_item_get_length (SpOutputItem *self);
 /* Only the model appends, before telling its views the item changed. */
 void _sp_output_item_append (SpOutputItem *self, const char *text, gsize len);

@@ -90,11 +90,79 @@ test_holder_outlives_budget (void)
   g_assert_finalize_object (second);
 }
 
+/* The panel drops an image scrolled far away: its pixels go back to the
+ * run's count too, so the run can decode the ones in view instead (before,
+ * the run's count only ever grew, and the ninth image of a run stayed
+ * withheld however many were dropped). A texture of an earlier run gives
+ * back to the window's count only. */
+static void
+test_dropped_gives_back (void)
+{
+  g_autoptr (SpImageBudget) budget
+    = sp_image_budget_new (SP_IMAGE_BUDGET_RUN_PIXELS, SP_IMAGE_BUDGET_WINDOW_PIXELS);
+  guint64 one = (guint64) SP_IMAGE_DISPLAY_MAX_SIDE * SP_IMAGE_DISPLAY_MAX_SIDE;
+  g_autoptr (GPtrArray) kept = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr (GObject) old = holder ();
+
+  g_assert_true (sp_image_budget_take (budget, one, old));
+  sp_image_budget_begin_run (budget);
+  /* 60 images scrolled past one after another, eight held at a time. */
+  for (guint i = 0; i < 60; i++)
+    {
+      g_autoptr (GObject) texture = holder ();
+      if (kept->len == 8)
+        g_ptr_array_remove_index (kept, 0);
+      g_assert_true (sp_image_budget_take (budget, one, texture));
+      g_ptr_array_add (kept, g_steal_pointer (&texture));
+      g_assert_cmpuint (sp_image_budget_get_run_used (budget), <=, SP_IMAGE_BUDGET_RUN_PIXELS);
+    }
+  g_assert_cmpuint (sp_image_budget_get_run_used (budget), ==, 8 * one);
+  g_assert_cmpuint (sp_image_budget_get_window_used (budget), ==, 9 * one);
+  /* The last run's texture goes: the window's count only. */
+  g_clear_object (&old);
+  g_assert_cmpuint (sp_image_budget_get_run_used (budget), ==, 8 * one);
+  g_assert_cmpuint (sp_image_budget_get_window_used (budget), ==, 8 * one);
+  g_ptr_array_set_size (kept, 0);
+  g_assert_cmpuint (sp_image_budget_get_run_used (budget), ==, 0);
+  g_assert_cmpuint (sp_image_budget_get_window_used (budget), ==, 0);
+}
+
+/* Show on a withheld image: past the run's bound, and past the window's
+ * by one display-size image at most, never more. */
+static void
+test_on_demand (void)
+{
+  g_autoptr (SpImageBudget) budget = sp_image_budget_new (100, 200);
+  guint64 extra = SP_IMAGE_BUDGET_ON_DEMAND_PIXELS;
+  g_autoptr (GObject) a = holder ();
+  g_autoptr (GObject) b = holder ();
+  g_autoptr (GObject) shown = holder ();
+  g_autoptr (GObject) second = holder ();
+
+  g_assert_true (sp_image_budget_take (budget, 100, a));
+  /* Another window's textures hold the rest of this window's share. */
+  g_assert_true (sp_image_budget_take_on_demand (budget, 100, b));
+  g_assert_false (sp_image_budget_take (budget, 1, shown));
+  g_assert_true (sp_image_budget_take_on_demand (budget, extra, shown));
+  g_assert_cmpuint (sp_image_budget_get_window_used (budget), ==, 200 + extra);
+  /* The allowance is spent: a second Show waits for room. */
+  g_assert_false (sp_image_budget_take_on_demand (budget, 1, second));
+  g_clear_object (&shown);
+  g_assert_true (sp_image_budget_take_on_demand (budget, extra, second));
+  g_clear_object (&second);
+  g_clear_object (&a);
+  g_clear_object (&b);
+  g_assert_cmpuint (sp_image_budget_get_window_used (budget), ==, 0);
+  g_assert_cmpuint (sp_image_budget_get_run_used (budget), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/image-budget/run-bound", test_run_bound);
   g_test_add_func ("/image-budget/holder-outlives-budget", test_holder_outlives_budget);
+  g_test_add_func ("/image-budget/dropped-gives-back", test_dropped_gives_back);
+  g_test_add_func ("/image-budget/on-demand", test_on_demand);
   return g_test_run ();
 }
