@@ -136,7 +136,6 @@ on_output (SpRunnerSupervisor *sup, const char *run_id, SpOutputKind kind, const
   if (!is_current (self, run_id))
     return;
   sp_output_model_append_timed (self->output, kind, text, t_ms);
-  _sp_window_input_saw_output (self, text);
   _sp_window_history_saw_output (self, kind, text);
   /* Kept (bounded) to find the error in, once the run is over. */
   if (kind == SP_OUTPUT_STDERR && self->stderr_text->len < 256 * 1024)
@@ -333,6 +332,7 @@ _sp_window_connect_runner (SpWindow *self)
   g_signal_connect_object (self->supervisor, "started", G_CALLBACK (on_started), self, 0);
   g_signal_connect_object (self->supervisor, "exited", G_CALLBACK (on_exited), self, 0);
   g_signal_connect_object (self->supervisor, "error", G_CALLBACK (on_run_error), self, 0);
+  _sp_window_input_connect (self);
   g_signal_connect_object (self->supervisor, "notify::state", G_CALLBACK (on_state_changed), self,
                            0);
   g_signal_connect_object (self->settings, "changed", G_CALLBACK (update_policy), self,

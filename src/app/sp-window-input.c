@@ -1,15 +1,14 @@
 /* sp-window-input.c: a program that reads its input, as a person sees it.
  *
- * The protocol does not say when a program blocks on stdin, so the window
- * reads the signs a person would: output that ends in an open line (a
- * prompt such as input("name? ") or bash's read -p prints), then quiet.
- * After QUIET_MS of that the status says the program waits, with the time
- * limit, which keeps counting, and the input line is highlighted; it never
- * takes the keyboard, since a guess must not send what a person was
- * typing in the editor to the program. An
- * open line rewritten with a carriage return is a progress bar, not a
- * prompt. A program that reads without a prompt is not detected; its input
- * line is there all the same while it runs.
+ * The runner says when the program is blocked reading its stdin (the
+ * input_wait event, read from the kernel, never guessed from a prompt and
+ * a pause): then the status says it waits, with the time limit standing
+ * still, and the input line is highlighted. It never takes the keyboard:
+ * a person typing in the editor when the program starts waiting would
+ * send the rest of the line to the program on Enter (issue 29). A
+ * program that reads without a prompt is seen all the same, and a
+ * progress bar or a prompt-like line followed by work is not mistaken for
+ * a wait.
  *
  * What the user sends is echoed into the transcript (SP_OUTPUT_INPUT) in
  * its place between the program's output, as a terminal shows it. */
@@ -21,8 +20,6 @@
 
 #include "sp-window-private.h"
 
-#define QUIET_MS 300
-
 static void
 set_waiting (SpWindow *self, gboolean waiting)
 {
@@ -30,37 +27,17 @@ set_waiting (SpWindow *self, gboolean waiting)
                              g_settings_get_uint (self->settings, "run-timeout-seconds"));
 }
 
-static gboolean
-on_quiet (gpointer user_data)
+static void
+on_input_wait (SpRunnerSupervisor *sup, const char *run_id, gboolean waiting, SpWindow *self)
 {
-  SpWindow *self = user_data;
-
-  self->quiet_id = 0;
-  if (self->running && self->prompt_open)
-    set_waiting (self, TRUE);
-  return G_SOURCE_REMOVE;
-}
-
-/* Does the text leave an open line that looks like a prompt? */
-static gboolean
-ends_in_prompt (const char *text)
-{
-  const char *line = strrchr (text, '\n');
-
-  line = line != NULL ? line + 1 : text;
-  return line[0] != '\0' && strchr (line, '\r') == NULL;
+  if (self->running && self->run_id != NULL && g_strcmp0 (self->run_id, run_id) == 0)
+    set_waiting (self, waiting);
 }
 
 void
-_sp_window_input_saw_output (SpWindow *self, const char *text)
+_sp_window_input_connect (SpWindow *self)
 {
-  if (text == NULL || text[0] == '\0')
-    return;
-  self->prompt_open = ends_in_prompt (text);
-  set_waiting (self, FALSE);
-  g_clear_handle_id (&self->quiet_id, g_source_remove);
-  if (self->prompt_open && self->running)
-    self->quiet_id = g_timeout_add (QUIET_MS, on_quiet, self);
+  g_signal_connect_object (self->supervisor, "input-wait", G_CALLBACK (on_input_wait), self, 0);
 }
 
 void
@@ -70,15 +47,13 @@ _sp_window_input_sent (SpWindow *self, const char *line)
 
   if (self->output != NULL)
     sp_output_model_append (self->output, SP_OUTPUT_INPUT, echo);
-  self->prompt_open = FALSE;
-  g_clear_handle_id (&self->quiet_id, g_source_remove);
+  /* The runner says so too, once it gave the line to the program; the
+   * status need not wait for it. */
   set_waiting (self, FALSE);
 }
 
 void
 _sp_window_input_reset (SpWindow *self)
 {
-  self->prompt_open = FALSE;
-  g_clear_handle_id (&self->quiet_id, g_source_remove);
   set_waiting (self, FALSE);
 }

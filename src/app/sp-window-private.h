@@ -67,8 +67,6 @@ struct _SpWindow
   SpImageBudget *image_budget;      /* their decoded pixels, bounded */
   /* sp-window-input.c: the program's last output left an open line (a
    * prompt); after a quiet spell the status says it waits for input. */
-  gboolean prompt_open;
-  guint quiet_id;
   AdwToast *busy_toast; /* "a program is running", shown once at a time */
   /* The status line says the runner was lost; cleared once it is back. */
   gboolean runner_lost;
@@ -158,7 +156,7 @@ char *_sp_window_folder (SpWindow *self);
 char *_sp_window_environment (SpWindow *self);
 
 /* sp-window-input.c */
-void _sp_window_input_saw_output (SpWindow *self, const char *text);
+void _sp_window_input_connect (SpWindow *self);
 void _sp_window_input_sent (SpWindow *self, const char *line);
 void _sp_window_input_reset (SpWindow *self);
 
