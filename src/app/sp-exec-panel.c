@@ -759,7 +759,7 @@ tick (gpointer user_data)
 
   if (self->waiting)
     /* TRANSLATORS: seconds so far, then the time limit in seconds */
-    text = g_strdup_printf (_("Waiting for input… %.1f s of the %u s time limit (Preferences)"),
+    text = g_strdup_printf (_("Waiting for input… %.1f s; the %u s time limit is paused"),
                             seconds, self->timeout_s);
   else
     text = g_strdup_printf (_("Running… %.1f s"), seconds);
@@ -1045,25 +1045,26 @@ sp_exec_panel_set_waiting (SpExecPanel *self, gboolean waiting, guint timeout_s)
   self->waiting = waiting;
   self->timeout_s = timeout_s;
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label),
-                               waiting ? _("The time limit keeps counting while the program "
-                                           "waits. Change it in Preferences (Ctrl+,).")
+                               waiting ? _("The time limit stands still while the program "
+                                           "waits for input; a wait longer than 15 minutes "
+                                           "ends the run. Limits are in Preferences (Ctrl+,).")
                                        : NULL);
   if (self->running)
     tick (self);
-  /* Shown, never given the keyboard: this is a guess from the output's
-   * look, and taking the focus from the editor sent the rest of a line a
-   * person was typing to the program on Enter (issue 29). */
+  /* Shown, never given the keyboard: taking the focus from the editor
+   * sent the rest of a line a person was typing to the program on Enter
+   * (issue 29). */
   if (waiting)
     gtk_widget_add_css_class (GTK_WIDGET (self->input_entry), "input-wanted");
   else
     gtk_widget_remove_css_class (GTK_WIDGET (self->input_entry), "input-wanted");
   gtk_entry_set_placeholder_text (self->input_entry,
-                                  waiting ? _("The program seems to wait for input: type "
-                                              "here, Enter to send")
+                                  waiting ? _("The program waits for input: type here, "
+                                              "Enter to send")
                                           : _("Input for the program, Enter to send"));
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->input_entry),
                                   GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-                                  waiting ? _("The program seems to wait for input") : "", -1);
+                                  waiting ? _("The program waits for input") : "", -1);
 }
 
 GtkEntry *

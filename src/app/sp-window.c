@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 
 #include "sp-window-private.h"
+#include "sp-indenter.h"
 
 G_DEFINE_FINAL_TYPE (SpWindow, sp_window, ADW_TYPE_APPLICATION_WINDOW)
 
@@ -280,8 +281,10 @@ static void
 sp_window_init (SpWindow *self)
 {
   g_autoptr (GtkStringList) languages = NULL;
+  g_autoptr (GtkSourceIndenter) indenter = sp_indenter_new ();
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_source_view_set_indenter (self->source_view, indenter);
   languages = gtk_string_list_new ((const char *[]){ _("Python"), _("JavaScript"), _("Bash"),
                                                      NULL });
   gtk_drop_down_set_model (self->language_dropdown, G_LIST_MODEL (languages));

@@ -1,15 +1,16 @@
 /* sp-run-controller.c: one window's runs: the run shown, its output, its
  * input, its session.
  *
- * Input: the protocol does not say when a program blocks on stdin, so the
- * controller reads the signs a person would: output that ends in an open
- * line (a prompt such as input("name? ") or bash's read -p prints), then
- * quiet. After QUIET_MS of that it is "waiting"; the view says so and
- * never takes the keyboard, since a guess must not send what a person was
- * typing in the editor to the program. An open line rewritten with a
- * carriage return is a progress bar, not a prompt. What the user sends is
- * echoed into the output (SP_OUTPUT_INPUT) in its place between the
- * program's output, as a terminal shows it.
+ * Input: the runner says when the program is blocked reading its stdin
+ * (the input_wait event, read from the kernel, never guessed from a prompt
+ * and a pause), and the controller is "waiting" while it is; the view says
+ * so and never takes the keyboard: a person typing in the editor when the
+ * program starts waiting would send the rest of the line to the program
+ * on Enter. A program that reads without a prompt is seen all the same,
+ * and a progress bar or a prompt-like line followed by work is not taken
+ * for a wait. What the user sends is echoed into the output
+ * (SP_OUTPUT_INPUT) in its place between the program's output, as a
+ * terminal shows it.
  *
  * Sessions (docs/protocol.md, "Sessions"): while state is kept, the
  * controller's Python runs share one runner session, an interpreter that
@@ -25,7 +26,6 @@
 
 #include "sp-run-controller.h"
 
-#define QUIET_MS 300
 /* The stderr kept to find the error in, once the run is over. */
 #define STDERR_MAX (256 * 1024)
 
@@ -43,9 +43,7 @@ struct _SpRunController
   gboolean run_exited;
   char *run_start;
 
-  gboolean prompt_open;
   gboolean waiting;
-  guint quiet_id;
 
   gboolean keep_state;
   gboolean session_used; /* a run named the session since it last ended */
@@ -100,42 +98,15 @@ set_waiting (SpRunController *self, gboolean waiting)
 static void
 input_reset (SpRunController *self)
 {
-  self->prompt_open = FALSE;
-  g_clear_handle_id (&self->quiet_id, g_source_remove);
   set_waiting (self, FALSE);
-}
-
-static gboolean
-on_quiet (gpointer user_data)
-{
-  SpRunController *self = user_data;
-
-  self->quiet_id = 0;
-  if (self->running && self->prompt_open)
-    set_waiting (self, TRUE);
-  return G_SOURCE_REMOVE;
-}
-
-/* Does the text leave an open line that looks like a prompt? */
-static gboolean
-ends_in_prompt (const char *text)
-{
-  const char *line = strrchr (text, '\n');
-
-  line = line != NULL ? line + 1 : text;
-  return line[0] != '\0' && strchr (line, '\r') == NULL;
 }
 
 static void
-input_saw_output (SpRunController *self, const char *text)
+on_input_wait (SpRunnerSupervisor *sup, const char *run_id, gboolean waiting,
+               SpRunController *self)
 {
-  if (text == NULL || text[0] == '\0')
-    return;
-  self->prompt_open = ends_in_prompt (text);
-  set_waiting (self, FALSE);
-  g_clear_handle_id (&self->quiet_id, g_source_remove);
-  if (self->prompt_open && self->running)
-    self->quiet_id = g_timeout_add (QUIET_MS, on_quiet, self);
+  if (self->running && is_current (self, run_id))
+    set_waiting (self, waiting);
 }
 
 gboolean
@@ -228,7 +199,6 @@ on_output (SpRunnerSupervisor *sup, const char *run_id, SpOutputKind kind, const
   if (!is_current (self, run_id))
     return;
   sp_output_model_append_timed (self->output, kind, text, t_ms);
-  input_saw_output (self, text);
   if (kind == SP_OUTPUT_STDERR && self->stderr_text->len < STDERR_MAX)
     g_string_append (self->stderr_text, text);
   g_signal_emit (self, signals[OUTPUT], 0, kind, text);
@@ -408,7 +378,6 @@ sp_run_controller_dispose (GObject *object)
       end_session (self, FALSE);
       g_signal_handlers_disconnect_by_data (self->supervisor, self);
     }
-  g_clear_handle_id (&self->quiet_id, g_source_remove);
   g_clear_object (&self->supervisor);
   g_clear_object (&self->output);
   G_OBJECT_CLASS (sp_run_controller_parent_class)->dispose (object);
@@ -538,6 +507,7 @@ sp_run_controller_new (SpRunnerSupervisor *supervisor)
   g_signal_connect_object (supervisor, "started", G_CALLBACK (on_started), self, 0);
   g_signal_connect_object (supervisor, "exited", G_CALLBACK (on_exited), self, 0);
   g_signal_connect_object (supervisor, "error", G_CALLBACK (on_run_error), self, 0);
+  g_signal_connect_object (supervisor, "input-wait", G_CALLBACK (on_input_wait), self, 0);
   g_signal_connect_object (supervisor, "notify::state", G_CALLBACK (on_state_changed), self, 0);
   return self;
 }

@@ -40,7 +40,7 @@ gboolean sp_run_controller_send_input (SpRunController *self, const char *line);
 const char *sp_run_controller_get_run_id (SpRunController *self);
 SpOutputModel *sp_run_controller_get_output (SpRunController *self);
 gboolean sp_run_controller_get_running (SpRunController *self);
-/* The program's last output left an open line (a prompt), then quiet. */
+/* The runner says the program is blocked reading its stdin (input_wait). */
 gboolean sp_run_controller_get_waiting (SpRunController *self);
 /* The run's stderr, bounded, to find its error in when it ends. */
 const char *sp_run_controller_get_stderr (SpRunController *self);

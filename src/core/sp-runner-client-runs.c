@@ -492,6 +492,11 @@ _sp_runner_client_dispatch (SpRunnerClient *self, SpMessage *msg)
     case SP_MSG_ERROR:
       handle_error (self, &msg->u.error);
       break;
+    case SP_MSG_INPUT_WAIT:
+      if (g_hash_table_contains (self->runs, msg->u.input_wait.id))
+        _sp_runner_client_emit (self, SIGNAL_INPUT_WAIT, msg->u.input_wait.id,
+                                (gboolean) msg->u.input_wait.waiting);
+      break;
     case SP_MSG_SESSION_ENDED:
       /* The run that ended with its session says so in its result; an
        * idle session's end needs no answer. */

@@ -442,6 +442,9 @@ sp_runner_client_class_init (SpRunnerClientClass *klass)
                                         G_TYPE_STRING);
   signals[SIGNAL_CLOSED] = g_signal_new ("closed", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                          G_TYPE_NONE, 1, G_TYPE_ERROR);
+  signals[SIGNAL_INPUT_WAIT] = g_signal_new ("input-wait", type, G_SIGNAL_RUN_LAST, 0, NULL,
+                                             NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING,
+                                             G_TYPE_BOOLEAN);
 }
 
 static void

@@ -25,6 +25,9 @@
  *                the runner refused a request; code is the protocol's
  *                ("unknown_run"), see sp_runner_error_from_string()
  *   "closed"   (GError *error)  the runner is gone, unasked (SP_RUNNER_ERROR)
+ *   "input-wait" (const char *run_id, gboolean waiting)
+ *                the program is blocked reading its stdin (TRUE), or no
+ *                longer is; the runner's input_wait, read from the kernel
  */
 #pragma once
 

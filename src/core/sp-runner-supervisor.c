@@ -58,6 +58,7 @@ enum
   RELEASED,
   ERROR,
   CLOSED,
+  INPUT_WAIT,
   N_SIGNALS
 };
 
@@ -104,6 +105,13 @@ on_output (SpRunnerClient *client, const char *id, SpOutputKind kind, const char
            gint64 t_ms, SpRunnerSupervisor *self)
 {
   g_signal_emit (self, signals[OUTPUT], 0, id, kind, text, t_ms);
+}
+
+static void
+on_input_wait (SpRunnerClient *client, const char *id, gboolean waiting,
+               SpRunnerSupervisor *self)
+{
+  g_signal_emit (self, signals[INPUT_WAIT], 0, id, waiting);
 }
 
 static void
@@ -209,6 +217,7 @@ spawn_client (SpRunnerSupervisor *self)
   g_signal_connect_object (self->client, "started", G_CALLBACK (on_started), self, 0);
   g_signal_connect_object (self->client, "output", G_CALLBACK (on_output), self, 0);
   g_signal_connect_object (self->client, "exited", G_CALLBACK (on_exited), self, 0);
+  g_signal_connect_object (self->client, "input-wait", G_CALLBACK (on_input_wait), self, 0);
   g_signal_connect_object (self->client, "released", G_CALLBACK (on_released), self, 0);
   g_signal_connect_object (self->client, "error", G_CALLBACK (on_error), self, 0);
   g_signal_connect_object (self->client, "closed", G_CALLBACK (on_closed), self, 0);
@@ -293,6 +302,8 @@ sp_runner_supervisor_class_init (SpRunnerSupervisorClass *klass)
                                  G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
   signals[CLOSED] = g_signal_new ("closed", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                   G_TYPE_NONE, 1, G_TYPE_ERROR);
+  signals[INPUT_WAIT] = g_signal_new ("input-wait", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                      G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_BOOLEAN);
 }
 
 static gint64

@@ -79,6 +79,7 @@ void sp_runner_supervisor_release (SpRunnerSupervisor *self, const char *run_id)
  *   "released" (const char *run_id)
  *   "error"    (const char *run_id or NULL, const char *code, const char *message)
  *   "closed"   (GError *error)  a runner was lost; a restart may follow
+ *   "input-wait" (const char *run_id, gboolean waiting)
  */
 
 G_END_DECLS

@@ -101,6 +101,7 @@ end_name (const SpExited *exited)
     {
     case SP_LIMIT_TIME:
     case SP_LIMIT_CPU:
+    case SP_LIMIT_INPUT_IDLE: /* never met: an assistant's runs have no open stdin */
       return "timeout";
     case SP_LIMIT_MEMORY:
       return "memory";

@@ -484,6 +484,11 @@ decode_event (json_t *obj, SpMessage *msg, SpProtoError *err)
       TRY (sp_json_check_fields (obj, "session_ended", FIELDS ("session", "reason"), err));
       TRY (get_session (obj, true, &msg->u.session.session, err));
       return get_session_end (obj, "reason", true, &msg->u.session.reason, err);
+    case SP_MSG_INPUT_WAIT:
+      TRY (sp_json_check_fields (obj, "input_wait", FIELDS ("id", "waiting", "t_ms"), err));
+      TRY (get_id (obj, &msg->u.input_wait.id, err));
+      TRY (sp_json_get_bool (obj, "waiting", true, &msg->u.input_wait.waiting, err));
+      return sp_json_get_int (obj, "t_ms", true, 0, INT64_MAX, &msg->u.input_wait.t_ms, err);
     default:
       return sp_proto_set_error (err, SP_ERR_UNKNOWN_TYPE, "\"%s\" is not an event",
                                  sp_message_type_to_string (msg->type));

@@ -264,6 +264,8 @@ message_id (const SpMessage *msg)
       return msg->u.output.id;
     case SP_MSG_EXITED:
       return msg->u.exited.id;
+    case SP_MSG_INPUT_WAIT:
+      return msg->u.input_wait.id;
     default:
       return "";
     }
@@ -306,6 +308,8 @@ message_valid (const SpMessage *msg)
       return msg->u.session.session != NULL && sp_proto_id_valid (msg->u.session.session)
              && msg->u.session.reason > SP_SESSION_END_NONE
              && msg->u.session.reason < SP_SESSION_END_LAST;
+    case SP_MSG_INPUT_WAIT:
+      return id[0] != '\0' && msg->u.input_wait.t_ms >= 0;
     case SP_MSG_ERROR:
       return msg->u.error.code > SP_ERR_NONE && msg->u.error.code < SP_ERR_LAST
              && (msg->u.error.id == NULL || sp_proto_id_valid (msg->u.error.id));
@@ -370,6 +374,11 @@ encode_body (json_t *obj, const SpMessage *msg, bool *ok)
     case SP_MSG_SESSION_ENDED:
       set_str (obj, "session", msg->u.session.session, ok);
       set_str (obj, "reason", sp_session_end_to_string (msg->u.session.reason), ok);
+      break;
+    case SP_MSG_INPUT_WAIT:
+      set_str (obj, "id", msg->u.input_wait.id, ok);
+      set_bool (obj, "waiting", msg->u.input_wait.waiting);
+      set_int (obj, "t_ms", msg->u.input_wait.t_ms);
       break;
     case SP_MSG_INVALID:
     case SP_MSG_LAST:

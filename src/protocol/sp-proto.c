@@ -102,6 +102,7 @@ static const char *const type_names[SP_MSG_LAST] = {
   [SP_MSG_SESSION_CLOSE] = "session_close",
   [SP_MSG_SESSION_RESTART] = "session_restart",
   [SP_MSG_SESSION_ENDED] = "session_ended",
+  [SP_MSG_INPUT_WAIT] = "input_wait",
 };
 
 bool
@@ -148,7 +149,7 @@ static const char *const limit_names[SP_LIMIT_LAST] = {
   [SP_LIMIT_NONE] = "none",       [SP_LIMIT_TIME] = "time",
   [SP_LIMIT_CPU] = "cpu",         [SP_LIMIT_MEMORY] = "memory",
   [SP_LIMIT_OUTPUT] = "output",   [SP_LIMIT_PROCESSES] = "processes",
-  [SP_LIMIT_DISK] = "disk",
+  [SP_LIMIT_DISK] = "disk",       [SP_LIMIT_INPUT_IDLE] = "input_idle",
 };
 
 const char *const sp_file_kind_names[SP_FILE_KIND_LAST + 1]
@@ -339,6 +340,9 @@ sp_message_clear (SpMessage *msg)
     case SP_MSG_SESSION_ENDED:
       free (msg->u.session.session);
       break;
+    case SP_MSG_INPUT_WAIT:
+      free (msg->u.input_wait.id);
+      break;
     case SP_MSG_INVALID:
     case SP_MSG_LAST:
     default:
@@ -364,6 +368,8 @@ sp_message_run_id (const SpMessage *msg)
       return msg->u.ref.id;
     case SP_MSG_ERROR:
       return msg->u.error.id;
+    case SP_MSG_INPUT_WAIT:
+      return msg->u.input_wait.id;
     default:
       return NULL;
     }

@@ -85,6 +85,8 @@ typedef enum
   SP_MSG_SESSION_CLOSE,
   SP_MSG_SESSION_RESTART,
   SP_MSG_SESSION_ENDED,
+  /* runner → client: the program waits on its stdin, or no longer does */
+  SP_MSG_INPUT_WAIT,
   SP_MSG_LAST
 } SpMessageType;
 
@@ -115,6 +117,7 @@ typedef enum
   SP_LIMIT_OUTPUT,
   SP_LIMIT_PROCESSES,
   SP_LIMIT_DISK, /* writable space (workdir, /tmp) or one file past the disk cap */
+  SP_LIMIT_INPUT_IDLE, /* waited on its stdin past the runner's input idle cap */
   SP_LIMIT_LAST
 } SpLimit;
 
@@ -380,6 +383,16 @@ typedef struct
   char *message;
 } SpErrorMsg;
 
+/* The run's program is blocked reading its stdin with nothing to read
+ * (waiting true), or has stopped waiting (false: it was given input, or
+ * went on without it). While it waits its time limit stands still. */
+typedef struct
+{
+  char *id;
+  bool waiting;
+  int64_t t_ms; /* runner clock, as started's */
+} SpInputWait;
+
 typedef struct
 {
   int64_t version;
@@ -397,6 +410,7 @@ typedef struct
     SpExited exited;
     SpErrorMsg error;
     SpSessionRef session; /* session_close, session_restart, session_ended */
+    SpInputWait input_wait;
   } u;
 } SpMessage;
 

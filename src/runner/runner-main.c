@@ -37,6 +37,8 @@ usage (FILE *out)
          "                         under --allow-path and --allow-cwd directories)\n"
          "  --max-sessions N       sessions (persistent interpreters) at once (default 8)\n"
          "  --session-idle-ms N    stop a session unused this long (default 600000)\n"
+         "  --input-idle-ms N      stop a run waiting for input this long (default 900000;\n"
+         "                         0: never); its time limit stands still while it waits\n"
          "  --no-warm              start every Python run cold (no warm interpreters)\n"
          "  --warm-max-runs N      recycle a warm interpreter after N runs (default 100)\n"
          "  --warm-memory MIB      memory all warm interpreters and their spare runs may\n"
@@ -79,6 +81,7 @@ main (int argc, char **argv)
     { "allow-environment", required_argument, NULL, 'E' },
     { "max-sessions", required_argument, NULL, 'm' },
     { "session-idle-ms", required_argument, NULL, 'I' },
+    { "input-idle-ms", required_argument, NULL, 'N' },
     { "no-warm", no_argument, NULL, 'W' },
     { "warm-max-runs", required_argument, NULL, 'R' },
     { "warm-memory", required_argument, NULL, 'M' },
@@ -113,6 +116,9 @@ main (int argc, char **argv)
         break;
       case 'I':
         config.session_idle_ms = parse_number (optarg, "--session-idle-ms", 1, 86400000);
+        break;
+      case 'N':
+        config.input_idle_ms = parse_number (optarg, "--input-idle-ms", 0, 86400000);
         break;
       case 'i':
         if (runner_langs_override (&langs, optarg) != 0)

@@ -229,6 +229,9 @@ describe_limit (const SpExited *r, const Limits *req)
     case SP_LIMIT_PROCESSES:
       fputs ("sandpad: process limit exceeded\n", stderr);
       break;
+    case SP_LIMIT_INPUT_IDLE:
+      fputs ("sandpad: waited too long for input\n", stderr);
+      break;
     case SP_LIMIT_NONE:
     case SP_LIMIT_LAST:
     default:

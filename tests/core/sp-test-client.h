@@ -95,6 +95,13 @@ rec_exited (GObject *o, const char *id, SpRunResult *result, Recorder *rec)
   log->result = sp_run_result_ref (result);
 }
 
+/* 'W': the program waits for input; 'w': it no longer does. */
+static inline void
+rec_input_wait (GObject *o, const char *id, gboolean waiting, Recorder *rec)
+{
+  g_string_append_c (recorder_log (rec, id)->events, waiting ? 'W' : 'w');
+}
+
 static inline void
 rec_released (GObject *o, const char *id, Recorder *rec)
 {
@@ -135,6 +142,7 @@ recorder_init (Recorder *rec, gpointer emitter)
   g_signal_connect (emitter, "released", G_CALLBACK (rec_released), rec);
   g_signal_connect (emitter, "error", G_CALLBACK (rec_error), rec);
   g_signal_connect (emitter, "closed", G_CALLBACK (rec_closed), rec);
+  g_signal_connect (emitter, "input-wait", G_CALLBACK (rec_input_wait), rec);
 }
 
 static inline void

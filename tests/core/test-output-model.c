@@ -586,7 +586,16 @@ test_save_whole (void)
   g_clear_error (&error);
   g_unlink (path);
   g_rmdir (dir);
-  g_assert_finalize_object (model);
+  /* The save's worker thread lets go of its task, and so of the model,
+   * only after the callback ran here: wait for that last reference. */
+  g_object_add_weak_pointer (G_OBJECT (model), (gpointer *) &model);
+  g_object_unref (model);
+  for (guint i = 0; model != NULL && i < 10000; i++)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  g_assert_null (model);
 }
 
 /* The whole output is kept in a file that has no name: an app killed

@@ -232,8 +232,11 @@ test_stdin (Fixture *f, gconstpointer data)
 
   sp_run_request_set_stdin_open (req, TRUE);
   id = run (f, req);
-  recorder_wait (&f->rec, id, "qs", RUN_TIMEOUT_MS);
+  /* The runner's input_wait: the program is blocked in input(), and once
+   * the line is given, no longer. */
+  recorder_wait (&f->rec, id, "qsW", RUN_TIMEOUT_MS);
   g_assert_true (sp_runner_client_send_stdin (f->client, id, "Ada\n", FALSE, NULL));
+  recorder_wait (&f->rec, id, "Ww", RUN_TIMEOUT_MS);
   g_assert_true (sp_runner_client_send_stdin (f->client, id, "abc", FALSE, NULL));
   g_assert_true (sp_runner_client_send_stdin (f->client, id, NULL, TRUE, NULL));
   log = recorder_wait (&f->rec, id, "e", RUN_TIMEOUT_MS);

@@ -162,6 +162,15 @@ const groups = {
       r.structuredContent?.stdout);
     ok(r.structuredContent?.stderr === 'bye\n', 'stderr is separate', r.structuredContent?.stderr);
 
+    // A program that asks for more input than the assistant gave reads
+    // EOF at once: its stdin is closed after the text, so it never waits
+    // (no input_wait, no idle cap) and ends on its own.
+    r = await client.callTool({ name: 'execute_code', arguments: { language: 'python',
+      code: 'a = input()\ntry:\n    input()\nexcept EOFError:\n    print("eof after", a)\n',
+      stdin: 'one\n', timeout: 2 } });
+    ok(r.structuredContent?.exit_code === 0 && r.structuredContent?.stdout === 'eof after one\n',
+      'input() past the given stdin reads EOF, as before', r.structuredContent);
+
     // The runner's error object, the same sandpad-run --json prints: the
     // line is the one in the function that divided, not the call's.
     r = await client.callTool({ name: 'execute_code', arguments: { language: 'python',

@@ -269,9 +269,9 @@ test_names (void)
           "names: error codes on the wire");
   is_str (joined (type_name, SP_MSG_LAST),
           "invalid,hello,run,cancel,stdin,release,ready,queued,started,output,exited,released,"
-          "error,session_close,session_restart,session_ended",
+          "error,session_close,session_restart,session_ended,input_wait",
           "names: message types on the wire");
-  is_str (joined (limit_name, SP_LIMIT_LAST), "none,time,cpu,memory,output,processes,disk",
+  is_str (joined (limit_name, SP_LIMIT_LAST), "none,time,cpu,memory,output,processes,disk,input_idle",
           "names: limits on the wire");
 
   for (int c = SP_ERR_NONE + 1; c < SP_ERR_LAST; c++)
@@ -304,6 +304,41 @@ test_times (void)
                        "\"created\":true,\"t_ms\":-3}],\"files_truncated\":false}",
                        SP_DIR_EVENT, NULL),
           "invalid_value", "times: a negative file t_ms");
+}
+
+/* input_wait is strict like every event: all three fields, of their
+ * types, nothing else; and the encoder refuses what the decoder would. */
+static void
+test_input_wait (void)
+{
+  SpMessage msg = { .type = SP_MSG_INPUT_WAIT };
+
+  is_str (decode_code ("{\"v\":1,\"type\":\"input_wait\",\"id\":\"r\",\"waiting\":true,"
+                       "\"t_ms\":3}", SP_DIR_EVENT, NULL),
+          "success", "input_wait: the three fields decode");
+  is_str (decode_code ("{\"v\":1,\"type\":\"input_wait\",\"id\":\"r\",\"t_ms\":3}",
+                       SP_DIR_EVENT, NULL),
+          "missing_field", "input_wait: waiting is required");
+  is_str (decode_code ("{\"v\":1,\"type\":\"input_wait\",\"id\":\"r\",\"waiting\":true}",
+                       SP_DIR_EVENT, NULL),
+          "missing_field", "input_wait: t_ms is required");
+  is_str (decode_code ("{\"v\":1,\"type\":\"input_wait\",\"id\":\"r\",\"waiting\":1,"
+                       "\"t_ms\":3}", SP_DIR_EVENT, NULL),
+          "wrong_type", "input_wait: waiting as a number");
+  is_str (decode_code ("{\"v\":1,\"type\":\"input_wait\",\"id\":\"r\",\"waiting\":true,"
+                       "\"t_ms\":-1}", SP_DIR_EVENT, NULL),
+          "invalid_value", "input_wait: a negative t_ms");
+  is_str (decode_code ("{\"v\":1,\"type\":\"input_wait\",\"id\":\"r\",\"waiting\":true,"
+                       "\"t_ms\":3,\"fd\":0}", SP_DIR_EVENT, NULL),
+          "unknown_field", "input_wait: no other field");
+  is_str (decode_code ("{\"v\":1,\"type\":\"input_wait\",\"waiting\":true,\"t_ms\":3}",
+                       SP_DIR_EVENT, NULL),
+          "missing_field", "input_wait: names its run");
+  msg.u.input_wait.id = (char *) "";
+  ok (sp_message_encode (&msg, NULL) == NULL, "input_wait: not encoded without a run id");
+  msg.u.input_wait.id = (char *) "r";
+  msg.u.input_wait.t_ms = -1;
+  ok (sp_message_encode (&msg, NULL) == NULL, "input_wait: not encoded with a negative t_ms");
 }
 
 /* An exited event whose one file entry is the JSON text given. */
@@ -403,7 +438,7 @@ test_file_names (void)
 int
 main (void)
 {
-  plan (9 + 5 + 5 + 20 + 6 + 5 + 7 + 3 + 20);
+  plan (9 + 5 + 5 + 20 + 6 + 5 + 7 + 3 + 20 + 9);
   test_minimal_run ();
   test_output_escaping ();
   test_direction ();
@@ -412,6 +447,7 @@ main (void)
   test_encoder_refuses ();
   test_names ();
   test_times ();
+  test_input_wait ();
   test_file_names ();
   return done_testing ();
 }

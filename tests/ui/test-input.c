@@ -110,7 +110,7 @@ test_input_waits_and_echoes (void)
   g_assert_nonnull (tooltip);
   g_assert_nonnull (strstr (tooltip, "Preferences"));
   /* The input line shows it is wanted; the keyboard stays where it was
-   * (here the editor), since the waiting is a guess. */
+   * (here the editor), where a person may be typing. */
   g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (entry), "input-wanted"));
   focus = gtk_window_get_focus (GTK_WINDOW (window));
   g_assert_true (focus == before);
@@ -128,6 +128,117 @@ test_input_waits_and_echoes (void)
   g_test_message ("transcript: %s", text);
   g_assert_cmpstr (text, ==, "stdout:name? |input:Ada\n|stdout:hello Ada\n|");
 
+  gtk_text_buffer_set_modified (buffer, FALSE);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static gboolean
+has_text (SpWindow *window, const char *needle)
+{
+  g_autofree char *text = transcript (window);
+
+  return strstr (text, needle) != NULL;
+}
+
+static gboolean
+says_got (gpointer data)
+{
+  return has_text (data, "got 7");
+}
+
+/* A program that reads with no prompt at all: the runner's input_wait
+ * says it waits, where a guess from the output's look saw nothing; the
+ * keyboard stays in the editor, where a person types on. */
+static void
+test_no_prompt_waits (void)
+{
+  SpWindow *window = sp_window_new (app);
+  SpExecPanel *panel = SP_EXEC_PANEL (sp_window_get_exec_panel (window));
+  GtkEntry *entry = sp_exec_panel_get_input_entry (panel);
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+  GtkWidget *before;
+
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (sp_test_wait_for (runner_ready, NULL, 15000));
+  gtk_text_buffer_set_text (buffer,
+                            "import sys\nline = sys.stdin.readline()\nprint('got', line.strip())\n",
+                            -1);
+  before = gtk_window_get_focus (GTK_WINDOW (window));
+  g_assert_true (GTK_SOURCE_IS_VIEW (before));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  g_assert_true (sp_test_wait_for (says_waiting, window, 20000));
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (entry), "input-wanted"));
+  g_assert_true (gtk_window_get_focus (GTK_WINDOW (window)) == before);
+  g_assert_true (gtk_widget_has_focus (before));
+
+  gtk_editable_set_text (GTK_EDITABLE (entry), "7");
+  g_signal_emit_by_name (entry, "activate");
+  g_assert_true (sp_test_wait_for (says_got, window, 20000));
+  g_assert_true (sp_test_wait_for (is_idle, window, 20000));
+  gtk_text_buffer_set_modified (buffer, FALSE);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* An open line and then quiet is not a wait when the program is busy:
+ * a prompt-like line followed by work is never called "waiting". */
+static void
+test_quiet_work_is_not_waiting (void)
+{
+  SpWindow *window = sp_window_new (app);
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+  gint64 until;
+
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (sp_test_wait_for (runner_ready, NULL, 15000));
+  gtk_text_buffer_set_text (buffer,
+                            "import time\nprint('thinking: ', end='', flush=True)\n"
+                            "time.sleep(2)\nprint('done')\n",
+                            -1);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  until = g_get_monotonic_time () + 1500 * 1000;
+  while (g_get_monotonic_time () < until && sp_window_get_running (window))
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_assert_false (says_waiting (window));
+      g_usleep (1000);
+    }
+  g_assert_true (sp_test_wait_for (is_idle, window, 20000));
+  gtk_text_buffer_set_modified (buffer, FALSE);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* With a 1 s time limit, an input() answered after 2.5 s still ends
+ * normally: the time limit stood still while the program waited. */
+static void
+test_wait_outlives_time_limit (void)
+{
+  g_autoptr (GSettings) settings = g_settings_new ("io.github.sandpad.Sandpad");
+  SpWindow *window = sp_window_new (app);
+  SpExecPanel *panel = SP_EXEC_PANEL (sp_window_get_exec_panel (window));
+  GtkEntry *entry = sp_exec_panel_get_input_entry (panel);
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+  gint64 until;
+
+  g_settings_set_uint (settings, "run-timeout-seconds", 1);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (sp_test_wait_for (runner_ready, NULL, 15000));
+  gtk_text_buffer_set_text (buffer, "n = input('n? ')\nprint('got', n)\n", -1);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  g_assert_true (sp_test_wait_for (says_waiting, window, 20000));
+  until = g_get_monotonic_time () + 2500 * 1000;
+  while (g_get_monotonic_time () < until)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  g_assert_true (sp_window_get_running (window));
+  gtk_editable_set_text (GTK_EDITABLE (entry), "7");
+  g_signal_emit_by_name (entry, "activate");
+  g_assert_true (sp_test_wait_for (says_got, window, 20000));
+  g_assert_true (sp_test_wait_for (is_idle, window, 20000));
+  g_test_message ("status: %s", status_text (window));
+  g_assert_null (strstr (status_text (window), "time limit"));
+  g_settings_reset (settings, "run-timeout-seconds");
   gtk_text_buffer_set_modified (buffer, FALSE);
   gtk_window_destroy (GTK_WINDOW (window));
 }
@@ -172,6 +283,9 @@ main (int argc, char **argv)
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
   g_test_add_func ("/Sandpad/Input/waits-and-echoes", test_input_waits_and_echoes);
   g_test_add_func ("/Sandpad/Input/progress-is-not-a-prompt", test_progress_is_not_a_prompt);
+  g_test_add_func ("/Sandpad/Input/no-prompt-waits", test_no_prompt_waits);
+  g_test_add_func ("/Sandpad/Input/quiet-work-is-not-waiting", test_quiet_work_is_not_waiting);
+  g_test_add_func ("/Sandpad/Input/wait-outlives-time-limit", test_wait_outlives_time_limit);
   ret = g_test_run ();
 
   g_application_quit (G_APPLICATION (app));

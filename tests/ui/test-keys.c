@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <X11/Xlib.h>
+#include <X11/XKBlib.h>
 #include <X11/extensions/XTest.h>
 #include <X11/keysym.h>
 #include <gdk/x11/gdkx.h>
@@ -89,6 +90,22 @@ press_ctrl (KeySym keysym, gboolean shift)
   if (shift)
     XTestFakeKeyEvent (dpy, shift_key, False, CurrentTime);
   XTestFakeKeyEvent (dpy, ctrl, False, CurrentTime);
+  XFlush (dpy);
+  settle ();
+}
+
+/* Presses keysym with Shift. */
+static void
+press_shift (KeySym keysym)
+{
+  Display *dpy = gdk_x11_display_get_xdisplay (gdk_display_get_default ());
+  KeyCode shift_key = XKeysymToKeycode (dpy, XK_Shift_L);
+  KeyCode key = XKeysymToKeycode (dpy, keysym);
+
+  XTestFakeKeyEvent (dpy, shift_key, True, CurrentTime);
+  XTestFakeKeyEvent (dpy, key, True, CurrentTime);
+  XTestFakeKeyEvent (dpy, key, False, CurrentTime);
+  XTestFakeKeyEvent (dpy, shift_key, False, CurrentTime);
   XFlush (dpy);
   settle ();
 }
@@ -305,6 +322,87 @@ test_full_size_closes (void)
   close_window (window);
 }
 
+/* Types text as real keys, with Shift where the keymap needs it. */
+static void
+type_text (const char *text)
+{
+  Display *dpy = gdk_x11_display_get_xdisplay (gdk_display_get_default ());
+  KeyCode shift_key = XKeysymToKeycode (dpy, XK_Shift_L);
+
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      KeySym keysym = *p == '\n' ? XK_Return : *p == ' ' ? XK_space : (KeySym) (guchar) *p;
+      KeyCode key = XKeysymToKeycode (dpy, keysym);
+      gboolean shift;
+
+      g_assert_cmpint (key, !=, 0);
+      shift = XkbKeycodeToKeysym (dpy, key, 0, 0) != keysym;
+      if (shift)
+        XTestFakeKeyEvent (dpy, shift_key, True, CurrentTime);
+      XTestFakeKeyEvent (dpy, key, True, CurrentTime);
+      XTestFakeKeyEvent (dpy, key, False, CurrentTime);
+      if (shift)
+        XTestFakeKeyEvent (dpy, shift_key, False, CurrentTime);
+      XFlush (dpy);
+      /* Each key its own turn, as typing is: the indenter acts on Enter. */
+      for (int i = 0; i < 20; i++)
+        g_main_context_iteration (NULL, FALSE);
+    }
+  settle ();
+}
+
+static void
+set_source_language (SpWindow *window, const char *id)
+{
+  GtkSourceLanguageManager *manager = gtk_source_language_manager_get_default ();
+
+  gtk_source_buffer_set_language (sp_window_get_buffer (window),
+                                  gtk_source_language_manager_get_language (manager, id));
+}
+
+/* Smart indent, typed: a level in after Python's ':', back out after
+ * break; in JavaScript a level in after '{' and back on '}'. */
+static void
+test_smart_indent (void)
+{
+  SpWindow *window = open_focused ("");
+  g_autofree char *python = NULL, *js = NULL;
+
+  set_source_language (window, "python3");
+  type_text ("for i in range(3):\nif i:\nbreak\nx");
+  python = text_of (window);
+  g_assert_cmpstr (python, ==, "for i in range(3):\n    if i:\n        break\n    x");
+
+  gtk_text_buffer_set_text (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), "", -1);
+  set_source_language (window, "js");
+  type_text ("if (x) {\ny();\n}");
+  js = text_of (window);
+  g_assert_cmpstr (js, ==, "if (x) {\n    y();\n}");
+  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), FALSE);
+  close_window (window);
+}
+
+/* Tab and Shift+Tab with lines selected indent and dedent them. */
+static void
+test_tab_indents_selection (void)
+{
+  SpWindow *window = open_focused ("a = 1\nb = 2\n");
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+  GtkTextIter start, end;
+  g_autofree char *indented = NULL, *back = NULL;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  gtk_text_buffer_select_range (buffer, &start, &end);
+  press (XK_Tab);
+  indented = text_of (window);
+  g_assert_cmpstr (indented, ==, "    a = 1\n    b = 2\n");
+  press_shift (XK_Tab);
+  back = text_of (window);
+  g_assert_cmpstr (back, ==, "a = 1\nb = 2\n");
+  gtk_text_buffer_set_modified (buffer, FALSE);
+  close_window (window);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -326,6 +424,8 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Keys/run-keys-never-type", test_run_keys_never_type);
   g_test_add_func ("/Sandpad/Keys/full-size-closes", test_full_size_closes);
   g_test_add_func ("/Sandpad/Keys/prompt-keeps-editor-focus", test_prompt_keeps_editor_focus);
+  g_test_add_func ("/Sandpad/Keys/smart-indent", test_smart_indent);
+  g_test_add_func ("/Sandpad/Keys/tab-indents-selection", test_tab_indents_selection);
   ret = g_test_run ();
 
   g_application_quit (G_APPLICATION (app));

@@ -7,6 +7,7 @@
 #include "runner-engine.h"
 #include "runner-cgroup.h"
 #include "runner-files.h"
+#include "runner-input-wait.h"
 #include "runner-session.h"
 #include "runner-spawn.h"
 #include "runner-base.h"
@@ -78,6 +79,9 @@ struct RunnerRun
   int64_t memory_peak;       /* largest sum seen: RssAnon + RssShmem */
   int64_t tasks_peak;        /* most processes and threads seen at once */
   int64_t deleted_bytes;     /* disk its processes hold in unlinked files */
+  int64_t input_check_ns;    /* next look for a wait on stdin (runner-input-wait.c) */
+  int64_t input_wait_since_ns; /* the program waits for input since; 0: it does not */
+  int64_t input_clock_ns;    /* last time the paused deadline was moved on */
   SpCancelStage cancel_stage;
   SpLimit limit;
   char *failure; /* the runner failed the run after it started (end "failed") */

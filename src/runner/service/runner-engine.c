@@ -42,6 +42,9 @@ runner_config_init (RunnerConfig *config)
     .work_parent = NULL,
     .max_sessions = 8,
     .session_idle_ms = 10 * 60 * 1000,
+    /* Long enough to come back from a coffee, short enough that a
+     * forgotten prompt does not hold a run slot all day. */
+    .input_idle_ms = 15 * 60 * 1000,
     .warm = false,
     .warm_max_runs = 100,
     .warm_idle_ms = 10 * 60 * 1000,
@@ -626,7 +629,8 @@ next_deadline (RunnerEngine *engine)
   for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
     {
       int64_t times[] = { run->deadline_ns, run->cancel_next_ns, run->drain_deadline_ns,
-                          run->disk_check_ns, run->memory_check_ns };
+                          run->disk_check_ns, run->memory_check_ns,
+                          _runner_run_input_next (run) };
 
       if (run->state != RUN_RUNNING)
         continue;

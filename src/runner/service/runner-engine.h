@@ -37,6 +37,9 @@ typedef struct
                              * caller owns the lists */
   int max_sessions;         /* sessions (persistent interpreters) at once */
   int64_t session_idle_ms;  /* an unused session's interpreter is stopped after this */
+  int64_t input_idle_ms;    /* a run waiting for input this long is stopped
+                             * (limit input_idle); its time limit stands
+                             * still while it waits; 0: no cap */
   char *const *read_only_dirs; /* canonical host directories every run may read
                                 * (bound read-only at the same path in namespace
                                 * mode, Landlock read rules in both); NULL-

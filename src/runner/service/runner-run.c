@@ -556,6 +556,7 @@ _runner_run_attach (RunnerRun *run)
   run->disk_check_ns = run->t_start_ns + DISK_POLL_NS;
   /* A session's tree is watched by the session, across its runs. */
   run->memory_check_ns = run->session ? 0 : run->t_start_ns + MEMORY_POLL_NS;
+  _runner_run_input_start (run);
 
   emit_started (run);
   _runner_run_feed_stdin (run);
@@ -597,6 +598,7 @@ _runner_run_feed_stdin (RunnerRun *run)
           return;
         }
       buf_consume (&run->stdin_buf, (size_t) n);
+      _runner_run_input_fed (run);
     }
   if (run->stdin_fd < 0)
     return;
@@ -888,6 +890,7 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
 {
   if (run->state != RUN_RUNNING)
     return;
+  _runner_run_check_input (run, now);
   if (run->deadline_ns > 0 && now >= run->deadline_ns)
     {
       run->deadline_ns = 0;

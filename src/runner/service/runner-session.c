@@ -513,6 +513,12 @@ _runner_session_deadline (RunnerRun *run)
   s->kill_at_ns = now_ns () + s->engine->config.cancel_grace_ms * INT64_C (1000000);
 }
 
+pid_t
+_runner_session_pid (RunnerRun *run)
+{
+  return run->session != NULL && alive (run->session) ? run->session->init_pid : -1;
+}
+
 void
 _runner_session_run_finished (RunnerRun *run)
 {

@@ -43,6 +43,8 @@ void _runner_session_control (RunnerRun *run, char cmd);
 /* The run passed its time: interrupt it, kill the session after the
  * cancel grace if the driver does not answer. */
 void _runner_session_deadline (RunnerRun *run);
+/* The session's tree root (its run init), or -1 when no interpreter runs. */
+pid_t _runner_session_pid (RunnerRun *run);
 /* A run of a session ended; the session forgets it. */
 void _runner_session_run_finished (RunnerRun *run);
 

@@ -1,0 +1,231 @@
+/* runner-input-wait.c: whether a run's program waits for input, read from
+ * what the kernel reports, and what follows from it: the input_wait event
+ * and the time limit standing still while the program waits.
+ *
+ * The runner holds the write end of the program's stdin. A program that
+ * wants a line is blocked in a system call on the read end: read(2) on an
+ * fd that is that pipe (Python's input(), bash's read, a child process
+ * that inherited it), or epoll_wait(2) with the pipe in its interest list
+ * (node and anything else on an event loop). /proc/PID/task/TID/syscall
+ * names the call a blocked thread is in and its arguments; the fd is
+ * matched to our pipe by its inode (/proc/PID/fd/N), and an epoll set's
+ * members are in /proc/PID/fdinfo/EPFD. Nothing the program prints is
+ * looked at: a prompt proves nothing, and a program cannot fake the
+ * kernel's report. What it can do is wait on purpose, which is why the
+ * wait is only counted while every thread of the run is asleep (a thread
+ * that computes while another waits keeps the clock going), and why a
+ * wait has a cap of its own (RunnerConfig.input_idle_ms); CPU time,
+ * memory and every other limit go on as before. poll(2) and select(2)
+ * keep their fds in the program's memory, which we do not read: such a
+ * program is not seen waiting and its time runs as it always did. */
+#include "runner-input-wait.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "runner-base.h"
+#include "runner-engine-private.h"
+#include "runner-spawn.h"
+
+#define INPUT_POLL_NS (100 * INT64_C (1000000))
+#define TREE_MAX 8192
+
+typedef enum
+{
+  TASK_BUSY,    /* running, runnable, or unreadable: not a wait */
+  TASK_ASLEEP,  /* blocked in a call that is not a read of our pipe */
+  TASK_READING, /* blocked reading our pipe */
+} TaskState;
+
+static bool
+fd_is_pipe (pid_t pid, long fd, dev_t dev, ino_t ino)
+{
+  char path[64];
+  struct stat st;
+
+  if (fd < 0 || fd > (1L << 20))
+    return false;
+  snprintf (path, sizeof path, "/proc/%d/fd/%ld", (int) pid, fd);
+  return stat (path, &st) == 0 && S_ISFIFO (st.st_mode) && st.st_dev == dev && st.st_ino == ino;
+}
+
+/* Whether epoll fd epfd of pid watches our pipe for reading. Its fdinfo
+ * has a line "tfd: N events: HEX data: ..." per member, written by the
+ * kernel. */
+static bool
+epoll_watches_pipe (pid_t pid, long epfd, dev_t dev, ino_t ino)
+{
+  char path[64], line[256];
+  bool found = false;
+
+  if (epfd < 0 || epfd > (1L << 20))
+    return false;
+  snprintf (path, sizeof path, "/proc/%d/fdinfo/%ld", (int) pid, epfd);
+  FILE *file = fopen (path, "re");
+  if (file == NULL)
+    return false;
+  while (!found && fgets (line, sizeof line, file) != NULL)
+    {
+      long tfd;
+      unsigned int events;
+
+      if (sscanf (line, "tfd: %ld events: %x", &tfd, &events) == 2 && (events & 0x1) != 0)
+        found = fd_is_pipe (pid, tfd, dev, ino);
+    }
+  fclose (file);
+  return found;
+}
+
+/* One thread, from /proc/PID/task/TID/syscall: "running", or "-1 SP PC"
+ * in user space, or "NR ARG1 ... SP PC" blocked in call NR. */
+static TaskState
+task_state (pid_t pid, const char *tid, dev_t dev, ino_t ino)
+{
+  char path[64 + 256], text[256];
+  long nr;
+  unsigned long arg1;
+
+  snprintf (path, sizeof path, "/proc/%d/task/%s/syscall", (int) pid, tid);
+  FILE *file = fopen (path, "re");
+  if (file == NULL)
+    return TASK_BUSY;
+  bool have = fgets (text, sizeof text, file) != NULL;
+  fclose (file);
+  if (!have || sscanf (text, "%ld 0x%lx", &nr, &arg1) != 2 || nr < 0)
+    return TASK_BUSY;
+  if (nr == SYS_read || nr == SYS_readv)
+    return fd_is_pipe (pid, (long) arg1, dev, ino) ? TASK_READING : TASK_ASLEEP;
+  if (nr == SYS_epoll_wait || nr == SYS_epoll_pwait
+#ifdef SYS_epoll_pwait2
+      || nr == SYS_epoll_pwait2
+#endif
+  )
+    return epoll_watches_pipe (pid, (long) arg1, dev, ino) ? TASK_READING : TASK_ASLEEP;
+  return TASK_ASLEEP;
+}
+
+/* Folds one process's threads into *reading; false when one is busy. */
+static bool
+process_asleep (pid_t pid, dev_t dev, ino_t ino, bool *reading)
+{
+  char path[64];
+  struct dirent *entry;
+  bool asleep = true;
+
+  snprintf (path, sizeof path, "/proc/%d/task", (int) pid);
+  DIR *tasks = opendir (path);
+  if (tasks == NULL)
+    return true; /* gone since it was listed */
+  while (asleep && (entry = readdir (tasks)) != NULL)
+    {
+      if (entry->d_name[0] < '0' || entry->d_name[0] > '9')
+        continue;
+      TaskState state = task_state (pid, entry->d_name, dev, ino);
+      asleep = state != TASK_BUSY;
+      *reading |= state == TASK_READING;
+    }
+  closedir (tasks);
+  return asleep;
+}
+
+bool
+runner_tree_waits_on_pipe (pid_t root, dev_t dev, ino_t ino)
+{
+  pid_t *pids = xcalloc (TREE_MAX, sizeof *pids);
+  size_t n = 1;
+  bool reading = false, asleep = true;
+
+  /* The root is the run init (or the session's), the runner's own code,
+   * asleep in its loop; its descendants are the run. */
+  pids[0] = root;
+  for (size_t i = 0; i < n && asleep; i++)
+    {
+      if (i > 0)
+        asleep = process_asleep (pids[i], dev, ino, &reading);
+      n += runner_spawn_list_children (pids[i], pids + n, TREE_MAX - n);
+    }
+  free (pids);
+  return asleep && reading;
+}
+
+static void
+emit (RunnerRun *run, bool waiting, int64_t now)
+{
+  SpMessage msg = { .type = SP_MSG_INPUT_WAIT };
+
+  msg.u.input_wait.id = run->req.id;
+  msg.u.input_wait.waiting = waiting;
+  msg.u.input_wait.t_ms = runner_engine_clock_ms (run->engine);
+  run->input_wait_since_ns = waiting ? now : 0;
+  _runner_engine_emit (run->engine, &msg);
+}
+
+void
+_runner_run_input_start (RunnerRun *run)
+{
+  run->input_clock_ns = run->t_start_ns;
+  run->input_check_ns = run->t_start_ns + INPUT_POLL_NS;
+}
+
+void
+_runner_run_input_fed (RunnerRun *run)
+{
+  if (run->input_wait_since_ns > 0)
+    emit (run, false, now_ns ());
+}
+
+int64_t
+_runner_run_input_next (const RunnerRun *run)
+{
+  if (run->input_wait_since_ns > 0 && run->engine->config.input_idle_ms > 0)
+    {
+      int64_t cap = run->input_wait_since_ns + run->engine->config.input_idle_ms * INT64_C (1000000);
+      return cap < run->input_check_ns ? cap : run->input_check_ns;
+    }
+  return run->input_check_ns;
+}
+
+void
+_runner_run_check_input (RunnerRun *run, int64_t now)
+{
+  const RunnerConfig *c = &run->engine->config;
+
+  /* The time limit stands still while the program waits: its deadline
+   * moves on with the clock, so it is where it was when the wait ends. */
+  if (run->input_wait_since_ns > 0 && run->deadline_ns > 0)
+    run->deadline_ns += now - run->input_clock_ns;
+  run->input_clock_ns = now;
+  if (run->input_wait_since_ns > 0 && c->input_idle_ms > 0
+      && now - run->input_wait_since_ns >= c->input_idle_ms * INT64_C (1000000))
+    {
+      run->input_check_ns = 0;
+      if (run->limit == SP_LIMIT_NONE)
+        run->limit = SP_LIMIT_INPUT_IDLE;
+      /* A session's input() is interrupted first, as at its time limit,
+       * so what the session holds may be kept. */
+      if (run->session != NULL)
+        _runner_session_deadline (run);
+      else
+        _runner_run_send_control (run, RUNNER_CTL_KILL);
+      return;
+    }
+  if (run->input_check_ns == 0 || now < run->input_check_ns)
+    return;
+  run->input_check_ns = now + INPUT_POLL_NS;
+
+  /* With its stdin closed or input still to deliver, a read returns at
+   * once: not a wait. Nor once the run is being stopped. */
+  bool waiting = false;
+  struct stat st;
+  pid_t root = run->session != NULL ? _runner_session_pid (run) : run->init_pid;
+  if (run->stdin_fd >= 0 && run->stdin_buf.len == 0 && run->cancel_stage == SP_CANCEL_NONE
+      && run->limit == SP_LIMIT_NONE && root > 0 && fstat (run->stdin_fd, &st) == 0)
+    waiting = runner_tree_waits_on_pipe (root, st.st_dev, st.st_ino);
+  if (waiting != (run->input_wait_since_ns > 0))
+    emit (run, waiting, now);
+}
