@@ -26,8 +26,12 @@
 static void
 set_waiting (SpWindow *self, gboolean waiting)
 {
+  /* Every chunk of a flood says "not waiting": the time limit is read only
+   * when it is shown (a settings lookup per chunk was a seventh of the
+   * window's work while output poured in, issue 30). */
   sp_exec_panel_set_waiting (self->exec_panel, waiting,
-                             g_settings_get_uint (self->settings, "run-timeout-seconds"));
+                             waiting ? g_settings_get_uint (self->settings, "run-timeout-seconds")
+                                     : 0);
 }
 
 static gboolean
