@@ -60,7 +60,13 @@ typedef struct
    * the 95th percentile is printed beside it. */
   GArray *gaps;
   gint64 last_paint;
+  /* The window's CPU time between two painted frames (gint64 us): what
+   * the window itself did to make a gap, whatever the machine's load. */
+  GArray *works;
+  gint64 last_paint_cpu;
 } Bench;
+
+static gint64 thread_cpu_us (void);
 
 static void
 spin_until (gboolean (*cond) (Bench *), Bench *bench, double seconds)
@@ -144,9 +150,12 @@ on_after_paint (GdkFrameClock *clock, Bench *bench)
   if (bench->last_paint != 0)
     {
       gint64 gap = now - bench->last_paint;
+      gint64 work = thread_cpu_us () - bench->last_paint_cpu;
       g_array_append_val (bench->gaps, gap);
+      g_array_append_val (bench->works, work);
     }
   bench->last_paint = now;
+  bench->last_paint_cpu = thread_cpu_us ();
   /* The text painted before this frame was on the screen until now. */
   bench->status_longest_us = MAX (bench->status_longest_us, now - bench->status_changed_at);
   if (g_strcmp0 (status, bench->status_painted) != 0)
@@ -282,6 +291,7 @@ measure (Bench *bench, guint lines, guint limit_mib)
   bench->status_longest_us = 0;
   g_clear_pointer (&bench->status_painted, g_free);
   g_array_set_size (bench->gaps, 0);
+  g_array_set_size (bench->works, 0);
   bench->last_paint = 0;
   cpu_start = thread_cpu_us ();
   start = g_get_monotonic_time ();
@@ -310,12 +320,18 @@ measure (Bench *bench, guint lines, guint limit_mib)
            "", sp_stall_meter_get_longest_frame_gap_us (meter) / 1e3,
            bench->key_longest_us / 1e3, bench->keys_shown, bench->status_longest_us / 1e6);
   g_array_sort (bench->gaps, by_value);
+  g_array_sort (bench->works, by_value);
   g_print ("%9s frame gap p95 %7.1f ms  frames %5u  window's CPU %6.2f s (%.1f ms a frame)"
            "  load %.1f\n",
            "",
            bench->gaps->len ? g_array_index (bench->gaps, gint64, bench->gaps->len * 95 / 100)
                                 / 1e3 : 0.0,
            bench->gaps->len + 1, cpu / 1e6, cpu / 1e3 / (bench->gaps->len + 1), load);
+  g_print ("%9s window's CPU between two frames: p95 %5.1f ms, at most %5.1f ms\n", "",
+           bench->works->len
+             ? g_array_index (bench->works, gint64, bench->works->len * 95 / 100) / 1e3 : 0.0,
+           bench->works->len
+             ? g_array_index (bench->works, gint64, bench->works->len - 1) / 1e3 : 0.0);
 }
 
 int
@@ -328,6 +344,7 @@ main (int argc, char **argv)
   Bench bench = { 0 };
 
   bench.gaps = g_array_new (FALSE, FALSE, sizeof (gint64));
+  bench.works = g_array_new (FALSE, FALSE, sizeof (gint64));
 
   if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
     {
@@ -390,6 +407,7 @@ main (int argc, char **argv)
   gtk_window_destroy (GTK_WINDOW (bench.window));
   g_free (bench.status_painted);
   g_array_unref (bench.gaps);
+  g_array_unref (bench.works);
   g_application_quit (G_APPLICATION (bench.app));
   g_clear_object (&bench.app);
   return 0;

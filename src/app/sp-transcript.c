@@ -32,6 +32,7 @@ struct _SpTranscript
    * shows them once output pauses. */
   GHashTable *deferred;
   guint deferred_id;
+  guint deferred_tick_id;
   gint64 deferred_at;
 };
 
@@ -46,7 +47,6 @@ enum
 static guint signals[N_SIGNALS];
 
 static void rebind_deferred (SpTranscript *self);
-static void rebind_mapped (SpTranscript *self);
 
 static void
 set_following (SpTranscript *self, gboolean following)
@@ -176,7 +176,6 @@ publish_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
 {
   SpTranscript *self = user_data;
 
-  rebind_mapped (self);
   if (SP_IS_OUTPUT_MODEL (self->model)
       && sp_output_model_publish_frame (SP_OUTPUT_MODEL (self->model)))
     return G_SOURCE_CONTINUE;
@@ -212,9 +211,10 @@ on_upper_changed (GtkAdjustment *adj, GParamSpec *pspec, SpTranscript *self)
  * a flood every one of them takes new text on each batch: laying out the
  * ~170 nobody sees was a third of the window's work (issue 30). Those the
  * list view has not mapped wait, and get their text once they may be seen:
- * the person scrolls back (following stops), the view changes size, a
- * frame maps them, or output pauses for DEFER_MS. */
-#define DEFER_MS 150
+ * a frame maps them, the person scrolls back (following stops) or the view
+ * changes size; and, for whatever else reads them (a screen reader), once
+ * output pauses for DEFER_MS. */
+#define DEFER_MS 1000
 
 static void
 rebind_deferred (SpTranscript *self)
@@ -281,6 +281,19 @@ rebind_mapped (SpTranscript *self)
     g_signal_emit (self, signals[REBIND], 0, g_ptr_array_index (due, i));
 }
 
+/* In each frame's update phase while rows wait, before its layout. */
+static gboolean
+deferred_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
+{
+  SpTranscript *self = user_data;
+
+  rebind_mapped (self);
+  if (g_hash_table_size (self->deferred) > 0)
+    return G_SOURCE_CONTINUE;
+  self->deferred_tick_id = 0;
+  return G_SOURCE_REMOVE;
+}
+
 gboolean
 sp_transcript_defer_rebind (SpTranscript *self, GtkListItem *item)
 {
@@ -298,6 +311,9 @@ sp_transcript_defer_rebind (SpTranscript *self, GtkListItem *item)
   self->deferred_at = g_get_monotonic_time ();
   if (self->deferred_id == 0)
     self->deferred_id = g_timeout_add (DEFER_MS, deferred_due, self);
+  if (self->deferred_tick_id == 0)
+    self->deferred_tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), deferred_tick, self,
+                                                           NULL);
   return TRUE;
 }
 
@@ -416,6 +432,9 @@ sp_transcript_dispose (GObject *object)
   g_cancellable_cancel (self->save_cancellable);
   g_clear_object (&self->save_cancellable);
   g_clear_handle_id (&self->deferred_id, g_source_remove);
+  if (self->deferred_tick_id != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->deferred_tick_id);
+  self->deferred_tick_id = 0;
   g_clear_pointer (&self->deferred, g_hash_table_unref);
   if (self->follow_tick_id != 0)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self->list_view), self->follow_tick_id);

@@ -5,6 +5,7 @@
 #include <glib/gstdio.h>
 #include <gtksourceview/gtksource.h>
 #include <string.h>
+#include <time.h>
 
 #include "sp-test-wait.h"
 #include "sp-application.h"
@@ -1092,76 +1093,404 @@ test_flood (void)
   close_window_gone (window);
 }
 
-static gboolean
-block_loop (gpointer data)
+/* ---- what a window painted ---- */
+
+/* CPU time of this thread (the main loop's), in microseconds. */
+static gint64
+thread_cpu_us (void)
 {
-  g_usleep (GPOINTER_TO_UINT (data) * 1000);
+  struct timespec ts;
+
+  g_assert_cmpint (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts), ==, 0);
+  return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
+/* A window's painted frames: the wall-clock gap before each, and the main
+ * loop's CPU time in it (what the app itself did, whatever the load). */
+typedef struct
+{
+  GArray *gaps;  /* gint64 us */
+  GArray *works; /* gint64 us */
+  gint64 last, last_cpu;
+  /* Key to paint: a character typed at typed_at, painted in the next
+   * frame. */
+  gint64 typed_at;
+  GArray *keys; /* gint64 us */
+} Frames;
+
+static void
+frames_init (Frames *f)
+{
+  *f = (Frames){ g_array_new (FALSE, FALSE, sizeof (gint64)),
+                 g_array_new (FALSE, FALSE, sizeof (gint64)), 0, 0, 0,
+                 g_array_new (FALSE, FALSE, sizeof (gint64)) };
+}
+
+static void
+frames_reset (Frames *f)
+{
+  g_array_set_size (f->gaps, 0);
+  g_array_set_size (f->works, 0);
+  g_array_set_size (f->keys, 0);
+  /* A gap that began before counts from here. */
+  f->last = g_get_monotonic_time ();
+  f->last_cpu = thread_cpu_us ();
+  f->typed_at = 0;
+}
+
+static void
+frames_clear (Frames *f)
+{
+  g_array_unref (f->gaps);
+  g_array_unref (f->works);
+  g_array_unref (f->keys);
+}
+
+static void
+on_frame_painted (GdkFrameClock *clock, Frames *f)
+{
+  gint64 now = g_get_monotonic_time ();
+  gint64 cpu = thread_cpu_us ();
+
+  if (f->last != 0)
+    {
+      gint64 gap = now - f->last, work = cpu - f->last_cpu;
+      g_array_append_val (f->gaps, gap);
+      g_array_append_val (f->works, work);
+    }
+  f->last = now;
+  f->last_cpu = cpu;
+  if (f->typed_at != 0)
+    {
+      gint64 key = now - f->typed_at;
+      g_array_append_val (f->keys, key);
+      f->typed_at = 0;
+    }
+}
+
+static int
+by_value (gconstpointer a, gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* The given percentile (0-100) of the values, in ms; 0 if none. */
+static double
+percentile_ms (GArray *values, guint pct)
+{
+  g_autoptr (GArray) sorted = NULL;
+
+  if (values->len == 0)
+    return 0;
+  sorted = g_array_copy (values);
+  g_array_sort (sorted, by_value);
+  return g_array_index (sorted, gint64, MIN (sorted->len - 1, sorted->len * pct / 100)) / 1e3;
+}
+
+/* Holds the main loop, working, for ms of CPU time (not sleeping: both the
+ * gap and the window's own work must show it). */
+static gboolean
+burn_loop (gpointer data)
+{
+  gint64 until = thread_cpu_us () + GPOINTER_TO_UINT (data) * 1000;
+  volatile guint64 x = 0;
+
+  while (thread_cpu_us () < until)
+    x++;
   return G_SOURCE_REMOVE;
+}
+
+/* The machine's load average over the last minute. */
+static double
+load_average (void)
+{
+  g_autofree char *text = NULL;
+
+  g_assert_true (g_file_get_contents ("/proc/loadavg", &text, NULL, NULL));
+  return g_ascii_strtod (text, NULL);
+}
+
+/* ---- the rows in sight during a flood ---- */
+
+typedef struct
+{
+  SpWindow *window;
+  GtkWidget *list;
+  /* Each row's label and the text it had at the last frame. */
+  GHashTable *texts;
+  guint frames_checked;
+  guint frames_full;
+  guint frames_out_of_order;
+  guint changed_in_sight;
+  guint changed_out_of_sight;
+  char *first_bad;
+  /* The status line ("Running… 1.2 s") as painted. */
+  char *status;
+  gint64 status_at;
+  gint64 status_longest;
+} Sight;
+
+static GtkWidget *
+find_list_view (GtkWidget *widget)
+{
+  if (GTK_IS_LIST_VIEW (widget))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_list_view (child);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+typedef struct
+{
+  float y;
+  gint64 value;
+} ShownRow;
+
+static int
+by_y (gconstpointer a, gconstpointer b)
+{
+  const ShownRow *x = a, *y = b;
+
+  return x->y < y->y ? -1 : x->y > y->y;
+}
+
+/* After each frame of the flooding window: the rows in sight show
+ * consecutive lines of `print(i)` (none shows text left over from an
+ * earlier batch), and which rows' text changed, in sight or not. */
+static void
+on_flood_painted (GdkFrameClock *clock, Sight *sight)
+{
+  g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (ShownRow));
+  GtkWidget *status = find_label (sp_window_get_exec_panel (sight->window), "sp-status");
+  gint64 now = g_get_monotonic_time ();
+  GListModel *output = panel_output (sight->window);
+  gboolean count;
+
+  if (!sp_window_get_running (sight->window))
+    return;
+  /* Rows change out of sight while the list grows (the list view recycles
+   * them for new lines) and once when the hidden-lines bar appears; the
+   * tail full, they are only rewritten in place. */
+  if (SP_IS_OUTPUT_MODEL (output) && sp_output_model_get_truncated (SP_OUTPUT_MODEL (output)))
+    sight->frames_full++;
+  count = sight->frames_full > 3;
+  if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (status)), sight->status) != 0)
+    {
+      g_free (sight->status);
+      sight->status = g_strdup (gtk_label_get_text (GTK_LABEL (status)));
+      sight->status_at = now;
+    }
+  sight->status_longest = MAX (sight->status_longest, now - sight->status_at);
+  for (GtkWidget *row = gtk_widget_get_first_child (sight->list); row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    {
+      GtkWidget *box = gtk_widget_get_first_child (row);
+      GtkWidget *label = box ? gtk_widget_get_first_child (box) : NULL;
+      const char *text, *before;
+      graphene_rect_t bounds;
+      char *end;
+
+      if (!GTK_IS_LABEL (label))
+        continue;
+      text = gtk_label_get_text (GTK_LABEL (label));
+      before = g_hash_table_lookup (sight->texts, label);
+      if (count && before != NULL && g_strcmp0 (before, text) != 0)
+        {
+          if (gtk_widget_get_mapped (label))
+            sight->changed_in_sight++;
+          else
+            sight->changed_out_of_sight++;
+        }
+      g_hash_table_insert (sight->texts, label, g_strdup (text));
+      if (gtk_widget_get_mapped (label) && text[0] != '\0'
+          && gtk_widget_compute_bounds (label, sight->list, &bounds)
+          && bounds.origin.y + bounds.size.height > 0
+          && bounds.origin.y < gtk_widget_get_height (sight->list))
+        {
+          ShownRow shown = { bounds.origin.y, g_ascii_strtoll (text, &end, 10) };
+          if (*end == '\0')
+            g_array_append_val (rows, shown);
+        }
+    }
+  if (rows->len < 2)
+    return;
+  g_array_sort (rows, by_y);
+  sight->frames_checked++;
+  for (guint i = 1; i < rows->len; i++)
+    if (g_array_index (rows, ShownRow, i).value != g_array_index (rows, ShownRow, i - 1).value + 1)
+      {
+        if (sight->first_bad == NULL)
+          sight->first_bad = g_strdup_printf ("%" G_GINT64_FORMAT " above %" G_GINT64_FORMAT,
+                                              g_array_index (rows, ShownRow, i - 1).value,
+                                              g_array_index (rows, ShownRow, i).value);
+        sight->frames_out_of_order++;
+        break;
+      }
 }
 
 static gboolean
 type_into (gpointer data)
 {
-  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (data));
+  SpWindow *window = data;
+  Frames *frames = g_object_get_data (G_OBJECT (window), "frames");
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
 
   gtk_text_buffer_insert_interactive_at_cursor (buffer, "x", -1, TRUE);
+  if (frames->typed_at == 0)
+    frames->typed_at = g_get_monotonic_time ();
   return G_SOURCE_CONTINUE;
 }
 
-/* Both windows keep painting while one floods (issue 30): the runner's
- * socket is read below GTK's redraw and the panel publishes output on its
- * frames, so the gap between painted frames stays short (a generous
- * bound; bench/stall.sh has the figures: before, 1.5 to 3.3 s with no
- * frame while the loop was never held for 100 ms). The control first: a
- * loop held for 1 s is a frame gap of that much, so the meter does see a
- * window that stops painting. */
+static gboolean
+painted_twice (gpointer data)
+{
+  Frames *f = data;
+
+  return f->gaps->len >= 2;
+}
+
+static gboolean
+stop_when_long (gpointer data)
+{
+  SpWindow *window = data;
+
+  g_object_set_data (G_OBJECT (window), "stopped", GINT_TO_POINTER (1));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.stop", NULL);
+  return G_SOURCE_REMOVE;
+}
+
+/* Both windows keep painting while one floods 3x10^6 lines (issue 30),
+ * measured from the windows' frame clocks (after-paint).
+ *
+ * Whatever the machine's load: the rows in sight always show consecutive
+ * lines; the rows the list view keeps out of sight are not laid out again
+ * for each batch (before, ~170 of its 200 rows were, on every batch: most
+ * of a frame's layout), and the window never works more than 100 ms
+ * between two frames (95% of the time 50). On a machine not loaded beyond
+ * twice its processors, what a person sees: 95% of frame gaps and of
+ * typed characters' key-to-paint times within 100 ms, and the elapsed
+ * time painted anew at least every 0.5 s; under a heavier load those are
+ * reported and the test skips, since other processes then hold the CPU.
+ * The control first: a main loop held by 400 ms of work is a gap and a
+ * frame's work of that much in the same measurement. The run is stopped
+ * after 20 s (a slow machine) so the test stays short. */
 static void
 test_flood_paints (void)
 {
-  SpWindow *flooding = open_window ("for i in range(1500000):\n"
+  SpWindow *flooding = open_window ("for i in range(3 * 10**6):\n"
                                     "    print(i)\n");
-  SpStallMeter *meter = sp_application_get_stall_meter (app);
   SpWindow *other = open_window ("");
   GSettings *settings = sp_application_get_settings (app);
-  guint typist;
-  guint64 frames;
-  gint64 gap;
+  Frames flood_frames, other_frames;
+  Sight sight = { flooding };
+  GdkFrameClock *flood_clock, *other_clock;
+  guint typist, stopper;
+  double load_before, load_after, load;
+  double gap95, other_gap95, key95, work95, work_max;
 
-  g_assert_nonnull (meter);
   g_settings_set_uint (settings, "output-limit-mib", 64);
+  gtk_window_set_default_size (GTK_WINDOW (flooding), 1000, 700);
+  frames_init (&flood_frames);
+  frames_init (&other_frames);
+  g_object_set_data (G_OBJECT (other), "frames", &other_frames);
   spin_and_settle (500);
+  flood_clock = gtk_widget_get_frame_clock (GTK_WIDGET (flooding));
+  other_clock = gtk_widget_get_frame_clock (GTK_WIDGET (other));
+  g_assert_true (flood_clock != other_clock);
+  g_signal_connect (flood_clock, "after-paint", G_CALLBACK (on_frame_painted), &flood_frames);
+  g_signal_connect (other_clock, "after-paint", G_CALLBACK (on_frame_painted), &other_frames);
 
-  /* The control. */
-  sp_stall_meter_reset (meter);
-  g_idle_add (block_loop, GUINT_TO_POINTER (1000));
-  /* The spin's end is checked after each dispatch: 300 ms of it after the
-   * block. */
-  spin_and_settle (1300);
-  g_test_message ("control, loop held 1 s: longest frame gap %.1f ms (%" G_GUINT64_FORMAT
-                  " frames)",
-                  sp_stall_meter_get_longest_frame_gap_us (meter) / 1e3,
-                  sp_stall_meter_get_frames (meter));
-  g_assert_cmpint (sp_stall_meter_get_longest_frame_gap_us (meter), >=, 900 * 1000);
+  /* The control, once the window paints. */
+  g_assert_true (sp_test_wait_for (painted_twice, &flood_frames, 10000));
+  frames_reset (&flood_frames);
+  g_idle_add (burn_loop, GUINT_TO_POINTER (400));
+  g_assert_true (sp_test_wait_for (painted_twice, &flood_frames, 10000));
+  g_test_message ("control, loop held by 400 ms of work: longest frame gap %.1f ms, "
+                  "most work between frames %.1f ms",
+                  percentile_ms (flood_frames.gaps, 100), percentile_ms (flood_frames.works, 100));
+  g_assert_cmpfloat (percentile_ms (flood_frames.gaps, 100), >=, 390);
+  g_assert_cmpfloat (percentile_ms (flood_frames.works, 100), >=, 390);
 
   /* The flood, while the other window is typed into. */
-  sp_stall_meter_reset (meter);
-  typist = g_timeout_add (100, type_into, other);
+  sight.list = find_list_view (GTK_WIDGET (transcript_of (flooding)));
+  sight.texts = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  g_assert_nonnull (sight.list);
+  g_signal_connect (flood_clock, "after-paint", G_CALLBACK (on_flood_painted), &sight);
+  load_before = load_average ();
+  frames_reset (&flood_frames);
+  frames_reset (&other_frames);
+  typist = g_timeout_add (150, type_into, other);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (flooding), "win.run", NULL));
-  g_assert_true (sp_test_wait_for (is_running, flooding, 10000));
-  g_assert_true (sp_test_wait_for (shown, flooding, 120000));
-  spin_and_settle (300);
+  sight.status_at = g_get_monotonic_time ();
+  stopper = g_timeout_add (20000, stop_when_long, flooding);
+  g_assert_true (sp_test_wait_for (shown, flooding, 60000));
+  if (g_object_get_data (G_OBJECT (flooding), "stopped") == NULL)
+    g_source_remove (stopper);
   g_source_remove (typist);
-  gap = sp_stall_meter_get_longest_frame_gap_us (meter);
-  frames = sp_stall_meter_get_frames (meter);
-  g_test_message ("flood: longest frame gap %.1f ms over %" G_GUINT64_FORMAT
-                  " frames; longest stall %.1f ms",
-                  gap / 1e3, frames, sp_stall_meter_get_longest_us (meter) / 1e3);
-  g_assert_cmpuint (frames, >, 0);
-  g_assert_cmpint (gap, <, 750 * 1000);
+  load_after = load_average ();
+  load = MAX (load_before, load_after);
+  g_signal_handlers_disconnect_by_func (flood_clock, on_flood_painted, &sight);
+  g_signal_handlers_disconnect_by_func (flood_clock, on_frame_painted, &flood_frames);
+  g_signal_handlers_disconnect_by_func (other_clock, on_frame_painted, &other_frames);
+
+  gap95 = percentile_ms (flood_frames.gaps, 95);
+  other_gap95 = percentile_ms (other_frames.gaps, 95);
+  key95 = percentile_ms (other_frames.keys, 95);
+  work95 = percentile_ms (flood_frames.works, 95);
+  work_max = percentile_ms (flood_frames.works, 100);
+  g_test_message ("flood: %u frames; gap p95 %.1f ms, longest %.1f ms; other window: gap p95 "
+                  "%.1f ms, key to paint p95 %.1f ms (%u keys); status line unchanged %.2f s at "
+                  "most; work between frames p95 %.1f ms, most %.1f ms; load %.1f",
+                  flood_frames.gaps->len, gap95, percentile_ms (flood_frames.gaps, 100),
+                  other_gap95, key95, other_frames.keys->len, sight.status_longest / 1e6, work95,
+                  work_max, load);
+  if (g_object_get_data (G_OBJECT (flooding), "stopped") != NULL)
+    g_test_message ("the run was stopped after 20 s");
+  g_test_message ("rows: %u frames checked (%u with the tail full), %u with rows in sight "
+                  "out of order (first: %s); with the tail full, labels changed in sight %u, "
+                  "out of sight %u",
+                  sight.frames_checked, sight.frames_full, sight.frames_out_of_order,
+                  sight.first_bad ? sight.first_bad : "none", sight.changed_in_sight,
+                  sight.changed_out_of_sight);
+  g_assert_cmpuint (flood_frames.gaps->len, >, 20);
+  g_assert_cmpuint (sight.frames_checked, >, 10);
+  g_assert_cmpuint (sight.frames_out_of_order, ==, 0);
+  g_assert_cmpuint (sight.changed_in_sight, >, 0);
+  g_assert_cmpuint (sight.changed_out_of_sight, <=, sight.changed_in_sight / 10);
+  g_assert_cmpfloat (work95, <=, 50);
+  g_assert_cmpfloat (work_max, <=, 100);
 
   g_settings_reset (settings, "output-limit-mib");
+  g_object_set_data (G_OBJECT (other), "frames", NULL);
   close_window_gone (other);
   close_window_gone (flooding);
+  g_hash_table_unref (sight.texts);
+  g_free (sight.status);
+  g_free (sight.first_bad);
+  frames_clear (&flood_frames);
+  frames_clear (&other_frames);
+
+  if (load > 2.0 * g_get_num_processors ())
+    {
+      g_autofree char *why = g_strdup_printf (
+        "load average %.1f on %u processors: frame gaps and key-to-paint times are other "
+        "processes' doing, not judged",
+        load, g_get_num_processors ());
+      g_test_skip (why);
+      return;
+    }
+  g_assert_cmpfloat (gap95, <=, 100);
+  g_assert_cmpfloat (other_gap95, <=, 100);
+  g_assert_cmpuint (other_frames.keys->len, >, 10);
+  g_assert_cmpfloat (key95, <=, 100);
+  g_assert_cmpint (sight.status_longest, <=, 500 * 1000);
 }
 
 /* Stop works in the middle of a flood, at once. */
