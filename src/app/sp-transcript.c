@@ -34,6 +34,7 @@ struct _SpTranscript
   guint deferred_id;
   guint deferred_tick_id;
   gint64 deferred_at;
+  gboolean rebind_all; /* the view changed size: all of them, next frame */
 };
 
 G_DEFINE_FINAL_TYPE (SpTranscript, sp_transcript, GTK_TYPE_WIDGET)
@@ -248,10 +249,12 @@ deferred_due (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* Told while the list view is allocated: the rows are bound again in the
+ * next frame's update phase, not in the middle of a layout. */
 static void
 on_page_size_changed (GtkAdjustment *adj, GParamSpec *pspec, SpTranscript *self)
 {
-  rebind_deferred (self);
+  self->rebind_all = g_hash_table_size (self->deferred) > 0;
 }
 
 /* Rows out of sight that the last frame's layout brought into sight (rows
@@ -287,6 +290,9 @@ deferred_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
 {
   SpTranscript *self = user_data;
 
+  if (self->rebind_all)
+    rebind_deferred (self);
+  self->rebind_all = FALSE;
   rebind_mapped (self);
   if (g_hash_table_size (self->deferred) > 0)
     return G_SOURCE_CONTINUE;
