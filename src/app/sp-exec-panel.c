@@ -573,13 +573,36 @@ on_item_image (SpOutputItem *output, GParamSpec *pspec, GtkListItem *item)
   bind_row (NULL, item, g_object_get_data (G_OBJECT (item), "panel"));
 }
 
+/* A text row grew or took other text: shown now, or once it may be seen
+ * when it lies out of sight (the transcript says, and emits "rebind"). */
+static void
+on_item_text (SpOutputItem *output, GParamSpec *pspec, GtkListItem *item)
+{
+  SpExecPanel *self = g_object_get_data (G_OBJECT (item), "panel");
+
+  if (sp_transcript_defer_rebind (self->transcript, item))
+    return;
+  bind_row (NULL, item, self);
+}
+
+static void
+on_rebind (SpTranscript *transcript, GtkListItem *item, SpExecPanel *self)
+{
+  if (gtk_list_item_get_item (item) != NULL)
+    bind_row (NULL, item, self);
+}
+
 static void
 unbind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *self)
 {
   SpOutputItem *output = gtk_list_item_get_item (item);
 
+  sp_transcript_forget_row (self->transcript, item);
   if (output != NULL)
-    g_signal_handlers_disconnect_by_func (output, on_item_image, item);
+    {
+      g_signal_handlers_disconnect_by_func (output, on_item_image, item);
+      g_signal_handlers_disconnect_by_func (output, on_item_text, item);
+    }
   /* Rows are unbound as the list goes, after the loader in dispose. */
   if (self->images != NULL)
     sp_image_loader_row_unbound (self->images, item);
@@ -609,7 +632,7 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
   gtk_widget_remove_css_class (label, "error-title");
   /* Likewise a text row that grows as the program writes. */
   if (factory != NULL && (kind == SP_OUTPUT_STDOUT || kind == SP_OUTPUT_STDERR))
-    g_signal_connect (output, "notify::text", G_CALLBACK (on_item_image), item);
+    g_signal_connect (output, "notify::text", G_CALLBACK (on_item_text), item);
   picture = gtk_widget_get_next_sibling (label);
   if (picture == NULL)
     {
@@ -857,6 +880,7 @@ sp_exec_panel_init (SpExecPanel *self)
   g_signal_connect (factory, "setup", G_CALLBACK (setup_row), self);
   g_signal_connect (factory, "bind", G_CALLBACK (bind_row), self);
   g_signal_connect (factory, "unbind", G_CALLBACK (unbind_row), self);
+  g_signal_connect_object (self->transcript, "rebind", G_CALLBACK (on_rebind), self, 0);
   gtk_list_view_set_factory (output_view, factory);
   /* Output is a log: screen readers announce additions politely. */
   gtk_accessible_update_property (GTK_ACCESSIBLE (output_view),

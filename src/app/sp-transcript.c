@@ -27,13 +27,34 @@ struct _SpTranscript
   guint publish_tick_id;
   guint settled_frames;
   guint tries;
+  /* Rows whose text changed while they lay out of sight (GtkListItem,
+   * unowned: their factory forgets them on unbind), and the timer that
+   * shows them once output pauses. */
+  GHashTable *deferred;
+  guint deferred_id;
+  guint deferred_tick_id;
+  gint64 deferred_at;
+  gboolean rebind_all; /* the view changed size: all of them, next frame */
 };
 
 G_DEFINE_FINAL_TYPE (SpTranscript, sp_transcript, GTK_TYPE_WIDGET)
 
+enum
+{
+  REBIND,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void rebind_deferred (SpTranscript *self);
+
 static void
 set_following (SpTranscript *self, gboolean following)
 {
+  /* Reading back shows the rows above: they get their text first. */
+  if (!following)
+    rebind_deferred (self);
   self->following = following;
   gtk_widget_set_visible (self->follow_button, !following);
   /* At the end, which rows hold which text does not matter: the model may
@@ -185,6 +206,132 @@ on_upper_changed (GtkAdjustment *adj, GParamSpec *pspec, SpTranscript *self)
   queue_follow (self);
 }
 
+/* ---- rows out of sight ---- */
+
+/* A list view keeps 200 rows bound around the end it shows, and following
+ * a flood every one of them takes new text on each batch: laying out the
+ * ~170 nobody sees was a third of the window's work (issue 30). Those the
+ * list view has not mapped wait, and get their text once they may be seen:
+ * a frame maps them, the person scrolls back (following stops) or the view
+ * changes size; and, for whatever else reads them (a screen reader), once
+ * output pauses for DEFER_MS. */
+#define DEFER_MS 1000
+
+static void
+rebind_deferred (SpTranscript *self)
+{
+  g_autofree gpointer *items = NULL;
+  guint n = 0;
+
+  g_clear_handle_id (&self->deferred_id, g_source_remove);
+  if (g_hash_table_size (self->deferred) == 0)
+    return;
+  items = g_hash_table_get_keys_as_array (self->deferred, &n);
+  g_hash_table_remove_all (self->deferred);
+  for (guint i = 0; i < n; i++)
+    g_signal_emit (self, signals[REBIND], 0, items[i]);
+}
+
+static gboolean
+deferred_due (gpointer user_data)
+{
+  SpTranscript *self = user_data;
+  gint64 quiet = g_get_monotonic_time () - self->deferred_at;
+
+  if (quiet < DEFER_MS * 1000)
+    {
+      /* Still pouring: look again when it may have paused. */
+      self->deferred_id = g_timeout_add ((guint) (DEFER_MS - quiet / 1000) + 1, deferred_due, self);
+      return G_SOURCE_REMOVE;
+    }
+  self->deferred_id = 0;
+  rebind_deferred (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* Told while the list view is allocated: the rows are bound again in the
+ * next frame's update phase, not in the middle of a layout. */
+static void
+on_page_size_changed (GtkAdjustment *adj, GParamSpec *pspec, SpTranscript *self)
+{
+  self->rebind_all = g_hash_table_size (self->deferred) > 0;
+}
+
+/* Rows out of sight that the last frame's layout brought into sight (rows
+ * below them shrank): they are shown before this frame's layout. */
+static void
+rebind_mapped (SpTranscript *self)
+{
+  GHashTableIter iter;
+  gpointer item;
+  g_autoptr (GPtrArray) due = NULL;
+
+  if (g_hash_table_size (self->deferred) == 0)
+    return;
+  g_hash_table_iter_init (&iter, self->deferred);
+  while (g_hash_table_iter_next (&iter, &item, NULL))
+    {
+      GtkWidget *row = gtk_list_item_get_child (item);
+      if (row != NULL && gtk_widget_get_mapped (row))
+        {
+          if (due == NULL)
+            due = g_ptr_array_new ();
+          g_ptr_array_add (due, item);
+          g_hash_table_iter_remove (&iter);
+        }
+    }
+  for (guint i = 0; due != NULL && i < due->len; i++)
+    g_signal_emit (self, signals[REBIND], 0, g_ptr_array_index (due, i));
+}
+
+/* In each frame's update phase while rows wait, before its layout. */
+static gboolean
+deferred_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
+{
+  SpTranscript *self = user_data;
+
+  if (self->rebind_all)
+    rebind_deferred (self);
+  self->rebind_all = FALSE;
+  rebind_mapped (self);
+  if (g_hash_table_size (self->deferred) > 0)
+    return G_SOURCE_CONTINUE;
+  self->deferred_tick_id = 0;
+  return G_SOURCE_REMOVE;
+}
+
+gboolean
+sp_transcript_defer_rebind (SpTranscript *self, GtkListItem *item)
+{
+  GtkWidget *row;
+
+  g_return_val_if_fail (SP_IS_TRANSCRIPT (self), FALSE);
+  g_return_val_if_fail (GTK_IS_LIST_ITEM (item), FALSE);
+
+  /* Only while keeping to the end, where rows keep their places; the list
+   * view maps the rows in sight (and a few around them) and no others. */
+  row = gtk_list_item_get_child (item);
+  if (!self->following || row == NULL || gtk_widget_get_mapped (row))
+    return FALSE;
+  g_hash_table_add (self->deferred, item);
+  self->deferred_at = g_get_monotonic_time ();
+  if (self->deferred_id == 0)
+    self->deferred_id = g_timeout_add (DEFER_MS, deferred_due, self);
+  if (self->deferred_tick_id == 0)
+    self->deferred_tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), deferred_tick, self,
+                                                           NULL);
+  return TRUE;
+}
+
+void
+sp_transcript_forget_row (SpTranscript *self, GtkListItem *item)
+{
+  g_return_if_fail (SP_IS_TRANSCRIPT (self));
+  /* Rows are unbound as the list view goes, after our own dispose. */
+  if (self->deferred != NULL)
+    g_hash_table_remove (self->deferred, item);
+}
+
 /* ---- what is not shown ---- */
 
 static void
@@ -290,6 +437,11 @@ sp_transcript_dispose (GObject *object)
 
   g_cancellable_cancel (self->save_cancellable);
   g_clear_object (&self->save_cancellable);
+  g_clear_handle_id (&self->deferred_id, g_source_remove);
+  if (self->deferred_tick_id != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->deferred_tick_id);
+  self->deferred_tick_id = 0;
+  g_clear_pointer (&self->deferred, g_hash_table_unref);
   if (self->follow_tick_id != 0)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self->list_view), self->follow_tick_id);
   self->follow_tick_id = 0;
@@ -305,6 +457,11 @@ sp_transcript_class_init (SpTranscriptClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = sp_transcript_dispose;
+
+  /* A row whose text changed out of sight may be seen now: bind it again
+   * (its GtkListItem). */
+  signals[REBIND] = g_signal_new ("rebind", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                  NULL, NULL, G_TYPE_NONE, 1, GTK_TYPE_LIST_ITEM);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/sandpad/Sandpad/sp-transcript.ui");
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
@@ -330,10 +487,12 @@ sp_transcript_init (SpTranscript *self)
                                   GTK_ORIENTATION_VERTICAL);
   self->save_cancellable = g_cancellable_new ();
   self->following = TRUE;
+  self->deferred = g_hash_table_new (NULL, NULL);
 
   adj = gtk_scrolled_window_get_vadjustment (self->scroller);
   g_signal_connect_object (adj, "value-changed", G_CALLBACK (on_value_changed), self, 0);
   g_signal_connect_object (adj, "notify::upper", G_CALLBACK (on_upper_changed), self, 0);
+  g_signal_connect_object (adj, "notify::page-size", G_CALLBACK (on_page_size_changed), self, 0);
 
   /* Capture phase: seen before the scrolled window or the list use them. */
   scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);

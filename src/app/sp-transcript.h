@@ -26,6 +26,12 @@ gboolean sp_transcript_get_following (SpTranscript *self);
 void sp_transcript_follow (SpTranscript *self);
 /* Output collected but not shown yet, or a scroll to the end not done yet. */
 gboolean sp_transcript_get_busy (SpTranscript *self);
+/* For the row factory, when a bound row's text changed: TRUE when the row
+ * lies out of sight while the view keeps to the end, and its new text can
+ * wait; the transcript emits "rebind" with the item once it may be seen.
+ * The factory calls forget_row when it unbinds a row. */
+gboolean sp_transcript_defer_rebind (SpTranscript *self, GtkListItem *item);
+void sp_transcript_forget_row (SpTranscript *self, GtkListItem *item);
 /* The bar's text, or NULL while nothing is hidden (for tests). */
 const char *sp_transcript_get_hidden_text (SpTranscript *self);
 

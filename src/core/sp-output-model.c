@@ -51,6 +51,11 @@ struct _SpOutputModel
   /* While publishing: the first row changed or added, for views. */
   guint first_changed;
   GQueue pending; /* of Segment, in arrival order */
+  /* Text rows no view has seen, kept for the next rows a batch builds:
+   * following a flood, each batch builds as many rows as it pushes out of
+   * the tail, and making and freeing an object for each was most of what
+   * showing a batch cost (issue 30). */
+  GPtrArray *spare;
   /* The latest time text came with (-1: none): rows never go back in
    * time, so the run's files are placed in one pass. */
   gint64 last_t_ms;
@@ -61,6 +66,9 @@ struct _SpOutputModel
   int store_fd;
   gboolean store_failed;
   guint64 store_bytes;
+  /* Kept bytes not written yet: a flood comes in many small chunks, and a
+   * write for each was a tenth of the window's work (issue 30). */
+  GString *store_buf;
 };
 
 enum
@@ -125,6 +133,7 @@ drop_store (SpOutputModel *self)
   self->store_fd = -1;
   self->store_failed = FALSE;
   self->store_bytes = 0;
+  g_string_truncate (self->store_buf, 0);
 }
 
 static void
@@ -135,7 +144,9 @@ sp_output_model_finalize (GObject *object)
   g_clear_handle_id (&self->batch_id, g_source_remove);
   g_queue_clear_full (&self->pending, segment_free);
   drop_store (self);
+  g_ptr_array_unref (self->spare);
   g_ptr_array_unref (self->items);
+  g_string_free (self->store_buf, TRUE);
   G_OBJECT_CLASS (sp_output_model_parent_class)->finalize (object);
 }
 
@@ -181,6 +192,8 @@ static void
 sp_output_model_init (SpOutputModel *self)
 {
   self->items = g_ptr_array_new_with_free_func (g_object_unref);
+  self->spare = g_ptr_array_new_with_free_func (g_object_unref);
+  self->store_buf = g_string_new (NULL);
   self->max_bytes = SP_OUTPUT_MODEL_DEFAULT_MAX_BYTES;
   self->max_lines = SP_OUTPUT_MODEL_DEFAULT_MAX_LINES;
   self->batch_ms = SP_OUTPUT_MODEL_BATCH_MS;
@@ -306,6 +319,24 @@ is_text (SpOutputItem *item)
   return kind == SP_OUTPUT_STDOUT || kind == SP_OUTPUT_STDERR;
 }
 
+/* A text row: a spare one if there is one, else a new one. */
+static SpOutputItem *
+new_row (SpOutputModel *self, SpOutputKind kind, const char *text, gsize len, gint64 t_ms)
+{
+  SpOutputItem *row;
+
+  if (self->spare->len == 0)
+    row = sp_output_item_new (kind, NULL);
+  else
+    {
+      row = g_ptr_array_steal_index_fast (self->spare, self->spare->len - 1);
+      _sp_output_item_replace (row, kind, "", t_ms);
+    }
+  _sp_output_item_append (row, text, len);
+  _sp_output_item_set_t_ms (row, t_ms);
+  return row;
+}
+
 /* Adds text to the rows without telling views; the caller does. */
 static void
 append_len (SpOutputModel *self, SpOutputKind kind, const char *text, gsize len,
@@ -329,13 +360,9 @@ append_len (SpOutputModel *self, SpOutputKind kind, const char *text, gsize len,
         }
       else
         {
-          g_autofree char *copy = NULL;
-
           take = row_take (text, len, 0, 0);
-          copy = g_strndup (text, take);
           self->first_changed = MIN (self->first_changed, self->items->len);
-          g_ptr_array_add (self->items, sp_output_item_new (kind, copy));
-          _sp_output_item_set_t_ms (last_item (self), t_ms);
+          g_ptr_array_add (self->items, new_row (self, kind, text, take, t_ms));
         }
       self->lines += count_lines (text, take);
       self->bytes += take;
@@ -623,7 +650,6 @@ publish_in_place (SpOutputModel *self)
 {
   guint old_len = self->items->len, k, n_final, common;
   gboolean cut_row;
-  GPtrArray *result;
 
   self->first_changed = G_MAXUINT;
   apply_pending (self);
@@ -638,13 +664,14 @@ publish_in_place (SpOutputModel *self)
                                  sp_output_item_get_kind (from), sp_output_item_get_text (from),
                                  _sp_output_item_get_t_ms (from));
       }
-  result = g_ptr_array_new_full (n_final, g_object_unref);
-  for (guint i = 0; i < common; i++)
-    g_ptr_array_add (result, g_object_ref (g_ptr_array_index (self->items, i)));
-  for (guint i = common; i < n_final; i++)
-    g_ptr_array_add (result, g_object_ref (g_ptr_array_index (self->items, i + k)));
-  g_ptr_array_unref (self->items);
-  self->items = result;
+  /* The k rows after the common ones gave their text away and leave the
+   * list; those this batch made were never seen by a view, and become
+   * spares for the next batch instead of being freed. */
+  for (guint i = common; i < common + k; i++)
+    if (i >= old_len && self->spare->len < self->max_lines)
+      g_ptr_array_add (self->spare, g_object_ref (g_ptr_array_index (self->items, i)));
+  if (k > 0)
+    g_ptr_array_remove_range (self->items, common, k);
   if (k > 0 || cut_row)
     self->first_changed = 0;
   for (guint i = self->first_changed; i < common; i++)
@@ -654,6 +681,7 @@ publish_in_place (SpOutputModel *self)
 }
 
 static void publish_text (SpOutputModel *self);
+static void flush_store (SpOutputModel *self);
 
 /* Notifies "has-pending" when it changed from what views were told. */
 static void
@@ -671,6 +699,7 @@ static void
 publish (SpOutputModel *self)
 {
   g_clear_handle_id (&self->batch_id, g_source_remove);
+  flush_store (self);
   if (self->pending.length == 0)
     return;
   self->published_at = g_get_monotonic_time ();
@@ -806,11 +835,45 @@ open_store (GError **error)
   return fd;
 }
 
+#define STORE_BUF_BYTES (64 * 1024)
+
+/* Writes what the store holds in memory to its file, at its offset. The
+ * page cache takes this at once; a write error (a full /tmp) ends the
+ * store, never the run's display. */
+static void
+flush_store (SpOutputModel *self)
+{
+  guint64 at = self->store_bytes - self->store_buf->len;
+  gsize done = 0;
+
+  if (self->store_buf->len == 0 || self->store_fd < 0)
+    {
+      g_string_truncate (self->store_buf, 0);
+      return;
+    }
+  while (done < self->store_buf->len)
+    {
+      gssize n = pwrite (self->store_fd, self->store_buf->str + done,
+                         self->store_buf->len - done, (off_t) (at + done));
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          g_warning ("cannot keep the whole output: %s", g_strerror (errno));
+          close (self->store_fd);
+          self->store_fd = -1;
+          self->store_failed = TRUE;
+          break;
+        }
+      done += (gsize) n;
+    }
+  g_string_truncate (self->store_buf, 0);
+}
+
 static void
 store (SpOutputModel *self, const char *text, gsize len)
 {
   g_autoptr (GError) error = NULL;
-  gsize done = 0;
 
   if (self->store_failed || self->store_bytes + len > STORE_MAX_BYTES)
     return;
@@ -824,25 +887,13 @@ store (SpOutputModel *self, const char *text, gsize len)
           return;
         }
     }
-  /* The page cache takes this at once; a write error (a full /tmp) ends
-   * the store, never the run's display. */
-  while (done < len)
-    {
-      gssize n = pwrite (self->store_fd, text + done, len - done,
-                         (off_t) (self->store_bytes + done));
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          g_warning ("cannot keep the whole output: %s", g_strerror (errno));
-          close (self->store_fd);
-          self->store_fd = -1;
-          self->store_failed = TRUE;
-          return;
-        }
-      done += (gsize) n;
-    }
+  /* Written on each publish (once a frame) or when this much waits: a
+   * flood comes in many small chunks, and a write for each was a tenth of
+   * the window's work (issue 30). */
+  g_string_append_len (self->store_buf, text, (gssize) len);
   self->store_bytes += len;
+  if (self->store_buf->len >= STORE_BUF_BYTES)
+    flush_store (self);
 }
 
 void
@@ -985,6 +1036,7 @@ sp_output_model_clear (SpOutputModel *self)
   /* A new array: the old one's storage goes back, not just its items. */
   g_ptr_array_unref (self->items);
   self->items = g_ptr_array_new_with_free_func (g_object_unref);
+  g_ptr_array_set_size (self->spare, 0);
   self->bytes = 0;
   self->lines = 0;
   self->hidden_lines = 0;
@@ -1069,6 +1121,7 @@ sp_output_model_save_async (SpOutputModel *self, GFile *dest, GCancellable *canc
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, sp_output_model_save_async);
+  flush_store (self);
   if (self->store_fd < 0)
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,

@@ -537,6 +537,54 @@ test_keep_rows (void)
   g_assert_finalize_object (model);
 }
 
+/* Following a flood in batches (each more lines than the tail holds, as
+ * a view publishes them), the rows keep their places and hold the tail
+ * exactly; rows a batch builds only to hand their text on are reused,
+ * never one a view was given. */
+static void
+test_keep_rows_batched (void)
+{
+  SpOutputModel *model = sp_output_model_new ();
+  g_autoptr (GPtrArray) seen = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr (GString) expected = g_string_new (NULL);
+  g_autofree char *text = NULL;
+  guint next = 0;
+  Mirror m;
+
+  mirror_init (&m, model);
+  sp_output_model_set_keep_rows (model, TRUE);
+  sp_output_model_set_batched (model, TRUE);
+  sp_output_model_set_max_lines (model, 100);
+  for (guint batch = 0; batch < 30; batch++)
+    {
+      /* 60 to 260 lines a batch: some fit, most push the whole tail out. */
+      for (guint n = 60 + 10 * (batch % 21); n > 0; n--, next++)
+        {
+          g_autofree char *line = g_strdup_printf ("%u\n", next);
+          sp_output_model_append (model, SP_OUTPUT_STDOUT, line);
+        }
+      sp_output_model_flush (model);
+      /* What a view was given stays in the list, as it is. */
+      for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (model)); i++)
+        {
+          SpOutputItem *it = item (model, i);
+          if (!g_ptr_array_find (seen, it, NULL))
+            g_ptr_array_add (seen, g_object_ref (it));
+        }
+    }
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 100);
+  /* The rows views were given are the first hundred: none came and went. */
+  g_assert_cmpuint (seen->len, ==, 100);
+  for (guint i = next - 100; i < next; i++)
+    g_string_append_printf (expected, "%u\n", i);
+  text = all_text (model);
+  g_assert_cmpstr (text, ==, expected->str);
+  g_assert_cmpuint (sp_output_model_get_hidden_lines (model), ==, next - 100);
+  mirror_check_and_clear (&m);
+  g_ptr_array_set_size (seen, 0);
+  g_assert_finalize_object (model);
+}
+
 static void
 on_saved (GObject *object, GAsyncResult *result, gpointer user_data)
 {
@@ -568,6 +616,15 @@ test_save_whole (void)
       sp_output_model_append (model, i % 5 ? SP_OUTPUT_STDOUT : SP_OUTPUT_STDERR, line);
       g_string_append (expected, line);
     }
+  /* Batched, text waits to be shown: the file has it all the same. */
+  sp_output_model_set_batched (model, TRUE);
+  for (guint i = 500; i < 600; i++)
+    {
+      g_autofree char *line = g_strdup_printf ("%u\n", i);
+      sp_output_model_append (model, SP_OUTPUT_STDOUT, line);
+      g_string_append (expected, line);
+    }
+  g_assert_true (sp_output_model_has_pending (model));
   g_assert_cmpuint (sp_output_model_get_total_bytes (model), ==, expected->len);
   sp_output_model_save_async (model, dest, NULL, on_saved, &error);
   while (error == NULL)
@@ -694,6 +751,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/OutputModel/batched", test_batched);
   g_test_add_func ("/Sandpad/OutputModel/view-publishes", test_view_publishes);
   g_test_add_func ("/Sandpad/OutputModel/keep-rows", test_keep_rows);
+  g_test_add_func ("/Sandpad/OutputModel/keep-rows-batched", test_keep_rows_batched);
   g_test_add_func ("/Sandpad/OutputModel/save-whole", test_save_whole);
   g_test_add_func ("/Sandpad/OutputModel/store-unnamed", test_store_unnamed);
   g_test_add_func ("/Sandpad/OutputModel/insert-timed", test_insert_timed);

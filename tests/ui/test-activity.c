@@ -16,6 +16,7 @@
 #include "sp-exec-panel.h"
 #include "sp-output-item.h"
 #include "sp-test-wait.h"
+#include "sp-ui-frames.h"
 #include "sp-ui-test.h"
 #include "sp-window.h"
 #include "sp-test-tree.h"
@@ -370,7 +371,11 @@ panel_shows_done (gpointer data)
  * every line, and the Activity window its whole text, which froze the
  * window for 54 s). Both follow it, appending only what is new, once per
  * frame; the windows keep painting (the app's stall meter, generous
- * bounds) and both end up showing all of it. */
+ * bounds) and both end up showing all of it. Read from both windows'
+ * frame clocks (issue 30): neither works more than 100 ms between two
+ * frames (95% of the time 50), and on a machine not loaded beyond twice
+ * its processors 95% of both windows' frame gaps are within 100 ms (under
+ * a heavier load the figures are printed and the test skips). */
 static void
 test_alternating_streams (void)
 {
@@ -380,6 +385,9 @@ test_alternating_streams (void)
   SpWindow *window = sp_window_new (app);
   SpStallMeter *meter = sp_application_get_stall_meter (app);
   SpActivityWindow *activity;
+  Frames window_frames, activity_frames;
+  GdkFrameClock *window_clock, *activity_clock;
+  double load;
   ShownWait done;
   const char *answer;
   Mcp *mcp;
@@ -408,6 +416,17 @@ test_alternating_streams (void)
   spin (300);
 
   mcp = mcp_start (ws);
+  frames_init (&window_frames);
+  frames_init (&activity_frames);
+  window_clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
+  activity_clock = gtk_widget_get_frame_clock (GTK_WIDGET (activity));
+  g_assert_true (window_clock != activity_clock);
+  g_signal_connect (window_clock, "after-paint", G_CALLBACK (on_frame_painted), &window_frames);
+  g_signal_connect (activity_clock, "after-paint", G_CALLBACK (on_frame_painted),
+                    &activity_frames);
+  load = load_average ();
+  frames_reset (&window_frames);
+  frames_reset (&activity_frames);
   sp_stall_meter_reset (meter);
   mcp_send (mcp, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{"
                  "\"name\":\"edit_and_execute\",\"arguments\":{\"path\":\"prog.py\",\"edits\":"
@@ -426,11 +445,42 @@ test_alternating_streams (void)
                   sp_stall_meter_get_longest_busy_us (meter) / 1e3);
   g_assert_cmpint (sp_stall_meter_get_longest_frame_gap_us (meter), <, 750 * 1000);
   g_assert_cmpint (sp_stall_meter_get_longest_busy_us (meter), <, 250 * 1000);
+  g_signal_handlers_disconnect_by_func (window_clock, on_frame_painted, &window_frames);
+  g_signal_handlers_disconnect_by_func (activity_clock, on_frame_painted, &activity_frames);
+  load = MAX (load, load_average ());
+  g_test_message ("window: %u frames, gap p95 %.1f ms, work between frames p95 %.1f ms, most "
+                  "%.1f ms; Activity: %u frames, gap p95 %.1f ms, work p95 %.1f ms, most %.1f ms; "
+                  "load %.1f",
+                  window_frames.gaps->len, percentile_ms (window_frames.gaps, 95),
+                  percentile_ms (window_frames.works, 95), percentile_ms (window_frames.works, 100),
+                  activity_frames.gaps->len, percentile_ms (activity_frames.gaps, 95),
+                  percentile_ms (activity_frames.works, 95),
+                  percentile_ms (activity_frames.works, 100), load);
+  g_assert_cmpuint (window_frames.gaps->len, >, 10);
+  g_assert_cmpuint (activity_frames.gaps->len, >, 10);
+  g_assert_cmpfloat (percentile_ms (window_frames.works, 95), <=, 50);
+  g_assert_cmpfloat (percentile_ms (window_frames.works, 100), <=, 100);
+  g_assert_cmpfloat (percentile_ms (activity_frames.works, 95), <=, 50);
+  g_assert_cmpfloat (percentile_ms (activity_frames.works, 100), <=, 100);
+  if (load <= 2.0 * g_get_num_processors ())
+    {
+      g_assert_cmpfloat (percentile_ms (window_frames.gaps, 95), <=, 100);
+      g_assert_cmpfloat (percentile_ms (activity_frames.gaps, 95), <=, 100);
+    }
   mcp_stop (mcp);
   gtk_window_destroy (GTK_WINDOW (activity));
   close_window (window);
   g_unlink (path);
   g_rmdir (ws);
+  frames_clear (&window_frames);
+  frames_clear (&activity_frames);
+  if (load > 2.0 * g_get_num_processors ())
+    {
+      g_autofree char *why = g_strdup_printf (
+        "load average %.1f on %u processors: frame gaps are other processes' doing, not judged",
+        load, g_get_num_processors ());
+      g_test_skip (why);
+    }
 }
 
 int

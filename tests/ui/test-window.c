@@ -10,6 +10,7 @@
 #include "sp-application.h"
 #include "sp-exec-panel.h"
 #include "sp-output-item.h"
+#include "sp-ui-frames.h"
 #include "sp-ui-test.h"
 #include "sp-window.h"
 
@@ -1092,76 +1093,285 @@ test_flood (void)
   close_window_gone (window);
 }
 
-static gboolean
-block_loop (gpointer data)
+/* ---- the rows in sight during a flood ---- */
+
+typedef struct
 {
-  g_usleep (GPOINTER_TO_UINT (data) * 1000);
-  return G_SOURCE_REMOVE;
+  SpWindow *window;
+  GtkWidget *list;
+  /* Each row's label and the text it had at the last frame. */
+  GHashTable *texts;
+  guint frames_checked;
+  guint frames_full;
+  guint frames_out_of_order;
+  guint changed_in_sight;
+  guint changed_out_of_sight;
+  char *first_bad;
+  /* The status line ("Running… 1.2 s") as painted. */
+  char *status;
+  gint64 status_at;
+  gint64 status_longest;
+} Sight;
+
+static GtkWidget *
+find_list_view (GtkWidget *widget)
+{
+  if (GTK_IS_LIST_VIEW (widget))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_list_view (child);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+typedef struct
+{
+  float y;
+  gint64 value;
+} ShownRow;
+
+static int
+by_y (gconstpointer a, gconstpointer b)
+{
+  const ShownRow *x = a, *y = b;
+
+  return x->y < y->y ? -1 : x->y > y->y;
+}
+
+/* After each frame of the flooding window: the rows in sight show
+ * consecutive lines of `print(i)` (none shows text left over from an
+ * earlier batch), and which rows' text changed, in sight or not. */
+static void
+on_flood_painted (GdkFrameClock *clock, Sight *sight)
+{
+  g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (ShownRow));
+  GtkWidget *status = find_label (sp_window_get_exec_panel (sight->window), "sp-status");
+  gint64 now = g_get_monotonic_time ();
+  GListModel *output = panel_output (sight->window);
+  gboolean count;
+
+  if (!sp_window_get_running (sight->window))
+    return;
+  /* Rows change out of sight while the list grows (the list view recycles
+   * them for new lines) and once when the hidden-lines bar appears; the
+   * tail full, they are only rewritten in place. */
+  if (SP_IS_OUTPUT_MODEL (output) && sp_output_model_get_truncated (SP_OUTPUT_MODEL (output)))
+    sight->frames_full++;
+  count = sight->frames_full > 3;
+  if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (status)), sight->status) != 0)
+    {
+      g_free (sight->status);
+      sight->status = g_strdup (gtk_label_get_text (GTK_LABEL (status)));
+      sight->status_at = now;
+    }
+  sight->status_longest = MAX (sight->status_longest, now - sight->status_at);
+  for (GtkWidget *row = gtk_widget_get_first_child (sight->list); row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    {
+      GtkWidget *box = gtk_widget_get_first_child (row);
+      GtkWidget *label = box ? gtk_widget_get_first_child (box) : NULL;
+      const char *text, *before;
+      graphene_rect_t bounds;
+      char *end;
+
+      if (!GTK_IS_LABEL (label))
+        continue;
+      text = gtk_label_get_text (GTK_LABEL (label));
+      before = g_hash_table_lookup (sight->texts, label);
+      if (count && before != NULL && g_strcmp0 (before, text) != 0)
+        {
+          if (gtk_widget_get_mapped (label))
+            sight->changed_in_sight++;
+          else
+            sight->changed_out_of_sight++;
+        }
+      g_hash_table_insert (sight->texts, label, g_strdup (text));
+      if (gtk_widget_get_mapped (label) && text[0] != '\0'
+          && gtk_widget_compute_bounds (label, sight->list, &bounds)
+          && bounds.origin.y + bounds.size.height > 0
+          && bounds.origin.y < gtk_widget_get_height (sight->list))
+        {
+          ShownRow shown = { bounds.origin.y, g_ascii_strtoll (text, &end, 10) };
+          if (*end == '\0')
+            g_array_append_val (rows, shown);
+        }
+    }
+  if (rows->len < 2)
+    return;
+  g_array_sort (rows, by_y);
+  sight->frames_checked++;
+  for (guint i = 1; i < rows->len; i++)
+    if (g_array_index (rows, ShownRow, i).value != g_array_index (rows, ShownRow, i - 1).value + 1)
+      {
+        if (sight->first_bad == NULL)
+          sight->first_bad = g_strdup_printf ("%" G_GINT64_FORMAT " above %" G_GINT64_FORMAT,
+                                              g_array_index (rows, ShownRow, i - 1).value,
+                                              g_array_index (rows, ShownRow, i).value);
+        sight->frames_out_of_order++;
+        break;
+      }
 }
 
 static gboolean
 type_into (gpointer data)
 {
-  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (data));
+  SpWindow *window = data;
+  Frames *frames = g_object_get_data (G_OBJECT (window), "frames");
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
 
   gtk_text_buffer_insert_interactive_at_cursor (buffer, "x", -1, TRUE);
+  if (frames->typed_at == 0)
+    frames->typed_at = g_get_monotonic_time ();
   return G_SOURCE_CONTINUE;
 }
 
-/* Both windows keep painting while one floods (issue 30): the runner's
- * socket is read below GTK's redraw and the panel publishes output on its
- * frames, so the gap between painted frames stays short (a generous
- * bound; bench/stall.sh has the figures: before, 1.5 to 3.3 s with no
- * frame while the loop was never held for 100 ms). The control first: a
- * loop held for 1 s is a frame gap of that much, so the meter does see a
- * window that stops painting. */
+static gboolean
+painted_twice (gpointer data)
+{
+  Frames *f = data;
+
+  return f->gaps->len >= 2;
+}
+
+static gboolean
+stop_when_long (gpointer data)
+{
+  SpWindow *window = data;
+
+  g_object_set_data (G_OBJECT (window), "stopped", GINT_TO_POINTER (1));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.stop", NULL);
+  return G_SOURCE_REMOVE;
+}
+
+/* Both windows keep painting while one floods 3x10^6 lines (issue 30),
+ * measured from the windows' frame clocks (after-paint).
+ *
+ * Whatever the machine's load: the rows in sight always show consecutive
+ * lines; the rows the list view keeps out of sight are not laid out again
+ * for each batch (before, ~170 of its 200 rows were, on every batch: most
+ * of a frame's layout), and the window never works more than 100 ms
+ * between two frames (95% of the time 50). On a machine not loaded beyond
+ * twice its processors, what a person sees: 95% of frame gaps and of
+ * typed characters' key-to-paint times within 100 ms, and the elapsed
+ * time painted anew at least every 0.5 s; under a heavier load those are
+ * reported and the test skips, since other processes then hold the CPU.
+ * The control first: a main loop held by 400 ms of work is a gap and a
+ * frame's work of that much in the same measurement. The run is stopped
+ * after 20 s (a slow machine) so the test stays short. */
 static void
 test_flood_paints (void)
 {
-  SpWindow *flooding = open_window ("for i in range(1500000):\n"
+  SpWindow *flooding = open_window ("for i in range(3 * 10**6):\n"
                                     "    print(i)\n");
-  SpStallMeter *meter = sp_application_get_stall_meter (app);
   SpWindow *other = open_window ("");
   GSettings *settings = sp_application_get_settings (app);
-  guint typist;
-  guint64 frames;
-  gint64 gap;
+  Frames flood_frames, other_frames;
+  Sight sight = { flooding };
+  GdkFrameClock *flood_clock, *other_clock;
+  guint typist, stopper;
+  double load_before, load_after, load;
+  double gap95, other_gap95, key95, work95, work_max;
 
-  g_assert_nonnull (meter);
   g_settings_set_uint (settings, "output-limit-mib", 64);
+  gtk_window_set_default_size (GTK_WINDOW (flooding), 1000, 700);
+  frames_init (&flood_frames);
+  frames_init (&other_frames);
+  g_object_set_data (G_OBJECT (other), "frames", &other_frames);
   spin_and_settle (500);
+  flood_clock = gtk_widget_get_frame_clock (GTK_WIDGET (flooding));
+  other_clock = gtk_widget_get_frame_clock (GTK_WIDGET (other));
+  g_assert_true (flood_clock != other_clock);
+  g_signal_connect (flood_clock, "after-paint", G_CALLBACK (on_frame_painted), &flood_frames);
+  g_signal_connect (other_clock, "after-paint", G_CALLBACK (on_frame_painted), &other_frames);
 
-  /* The control. */
-  sp_stall_meter_reset (meter);
-  g_idle_add (block_loop, GUINT_TO_POINTER (1000));
-  /* The spin's end is checked after each dispatch: 300 ms of it after the
-   * block. */
-  spin_and_settle (1300);
-  g_test_message ("control, loop held 1 s: longest frame gap %.1f ms (%" G_GUINT64_FORMAT
-                  " frames)",
-                  sp_stall_meter_get_longest_frame_gap_us (meter) / 1e3,
-                  sp_stall_meter_get_frames (meter));
-  g_assert_cmpint (sp_stall_meter_get_longest_frame_gap_us (meter), >=, 900 * 1000);
+  /* The control, once the window paints. */
+  g_assert_true (sp_test_wait_for (painted_twice, &flood_frames, 10000));
+  frames_reset (&flood_frames);
+  g_idle_add (burn_loop, GUINT_TO_POINTER (400));
+  g_assert_true (sp_test_wait_for (painted_twice, &flood_frames, 10000));
+  g_test_message ("control, loop held by 400 ms of work: longest frame gap %.1f ms, "
+                  "most work between frames %.1f ms",
+                  percentile_ms (flood_frames.gaps, 100), percentile_ms (flood_frames.works, 100));
+  g_assert_cmpfloat (percentile_ms (flood_frames.gaps, 100), >=, 390);
+  g_assert_cmpfloat (percentile_ms (flood_frames.works, 100), >=, 390);
 
   /* The flood, while the other window is typed into. */
-  sp_stall_meter_reset (meter);
-  typist = g_timeout_add (100, type_into, other);
+  sight.list = find_list_view (GTK_WIDGET (transcript_of (flooding)));
+  sight.texts = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  g_assert_nonnull (sight.list);
+  g_signal_connect (flood_clock, "after-paint", G_CALLBACK (on_flood_painted), &sight);
+  load_before = load_average ();
+  frames_reset (&flood_frames);
+  frames_reset (&other_frames);
+  typist = g_timeout_add (150, type_into, other);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (flooding), "win.run", NULL));
-  g_assert_true (sp_test_wait_for (is_running, flooding, 10000));
-  g_assert_true (sp_test_wait_for (shown, flooding, 120000));
-  spin_and_settle (300);
+  sight.status_at = g_get_monotonic_time ();
+  stopper = g_timeout_add (20000, stop_when_long, flooding);
+  g_assert_true (sp_test_wait_for (shown, flooding, 60000));
+  if (g_object_get_data (G_OBJECT (flooding), "stopped") == NULL)
+    g_source_remove (stopper);
   g_source_remove (typist);
-  gap = sp_stall_meter_get_longest_frame_gap_us (meter);
-  frames = sp_stall_meter_get_frames (meter);
-  g_test_message ("flood: longest frame gap %.1f ms over %" G_GUINT64_FORMAT
-                  " frames; longest stall %.1f ms",
-                  gap / 1e3, frames, sp_stall_meter_get_longest_us (meter) / 1e3);
-  g_assert_cmpuint (frames, >, 0);
-  g_assert_cmpint (gap, <, 750 * 1000);
+  load_after = load_average ();
+  load = MAX (load_before, load_after);
+  g_signal_handlers_disconnect_by_func (flood_clock, on_flood_painted, &sight);
+  g_signal_handlers_disconnect_by_func (flood_clock, on_frame_painted, &flood_frames);
+  g_signal_handlers_disconnect_by_func (other_clock, on_frame_painted, &other_frames);
+
+  gap95 = percentile_ms (flood_frames.gaps, 95);
+  other_gap95 = percentile_ms (other_frames.gaps, 95);
+  key95 = percentile_ms (other_frames.keys, 95);
+  work95 = percentile_ms (flood_frames.works, 95);
+  work_max = percentile_ms (flood_frames.works, 100);
+  g_test_message ("flood: %u frames; gap p95 %.1f ms, longest %.1f ms; other window: gap p95 "
+                  "%.1f ms, key to paint p95 %.1f ms (%u keys); status line unchanged %.2f s at "
+                  "most; work between frames p95 %.1f ms, most %.1f ms; load %.1f",
+                  flood_frames.gaps->len, gap95, percentile_ms (flood_frames.gaps, 100),
+                  other_gap95, key95, other_frames.keys->len, sight.status_longest / 1e6, work95,
+                  work_max, load);
+  if (g_object_get_data (G_OBJECT (flooding), "stopped") != NULL)
+    g_test_message ("the run was stopped after 20 s");
+  g_test_message ("rows: %u frames checked (%u with the tail full), %u with rows in sight "
+                  "out of order (first: %s); with the tail full, labels changed in sight %u, "
+                  "out of sight %u",
+                  sight.frames_checked, sight.frames_full, sight.frames_out_of_order,
+                  sight.first_bad ? sight.first_bad : "none", sight.changed_in_sight,
+                  sight.changed_out_of_sight);
+  g_assert_cmpuint (flood_frames.gaps->len, >, 20);
+  g_assert_cmpuint (sight.frames_checked, >, 10);
+  g_assert_cmpuint (sight.frames_out_of_order, ==, 0);
+  g_assert_cmpuint (sight.changed_in_sight, >, 0);
+  g_assert_cmpuint (sight.changed_out_of_sight, <=, sight.changed_in_sight / 10);
+  g_assert_cmpfloat (work95, <=, 50);
+  g_assert_cmpfloat (work_max, <=, 100);
 
   g_settings_reset (settings, "output-limit-mib");
+  g_object_set_data (G_OBJECT (other), "frames", NULL);
   close_window_gone (other);
   close_window_gone (flooding);
+  g_hash_table_unref (sight.texts);
+  g_free (sight.status);
+  g_free (sight.first_bad);
+  frames_clear (&flood_frames);
+  frames_clear (&other_frames);
+
+  if (load > 2.0 * g_get_num_processors ())
+    {
+      g_autofree char *why = g_strdup_printf (
+        "load average %.1f on %u processors: frame gaps and key-to-paint times are other "
+        "processes' doing, not judged",
+        load, g_get_num_processors ());
+      g_test_skip (why);
+      return;
+    }
+  g_assert_cmpfloat (gap95, <=, 100);
+  g_assert_cmpfloat (other_gap95, <=, 100);
+  g_assert_cmpuint (other_frames.keys->len, >, 10);
+  g_assert_cmpfloat (key95, <=, 100);
+  g_assert_cmpint (sight.status_longest, <=, 500 * 1000);
 }
 
 /* Stop works in the middle of a flood, at once. */
