@@ -6,6 +6,7 @@ Usage: test-memory.py PATH-TO-SANDPAD-RUNNER [TEST-NAME...]
 
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from runnertest import Runner, main  # noqa: E402
@@ -17,8 +18,18 @@ MIB = 1024 * 1024
 
 def runner(*args, preexec_fn=None):
     r = Runner(RUNNER, "--sandbox", MODE, "--strict", *args, preexec_fn=preexec_fn)
-    r.hello()
+    r.ready = r.hello()
     return r
+
+
+def runner_has_cgroups(r):
+    """Whether this runner gives runs memory cgroups (its ready says so)."""
+    return any(layer.startswith("memory:") and "cgroup" in layer
+               for layer in r.ready["sandbox"]["layers"])
+
+
+NO_CGROUP = ("no memory cgroup for this runner here (it needs a writable cgroup v1 memory "
+             "hierarchy: root without systemd)")
 
 
 def as_nobody():
@@ -131,7 +142,8 @@ def test_real_limits(t):
 # kernel's, in no process's RSS, so RLIMIT_DATA and the tree watch see
 # next to nothing. Each child prints what it queued.
 SOCKET_BUFFERS = """
-import os, socket
+import os, socket, time
+HOLD = 0
 kids = []
 for k in range(10):
     pid = os.fork()
@@ -151,6 +163,7 @@ for k in range(10):
             pass
         # One write: ten children's print()s would interleave mid-line.
         os.write(1, b'queued %d\\n' % total)
+        time.sleep(HOLD)
         os._exit(0)
     kids.append(pid)
 for p in kids:
@@ -187,9 +200,111 @@ def test_kernel_buffers(t):
     r.close()
 
 
+def has_cgroup(res):
+    layers = res.started["sandbox"]["layers"] if res.started else []
+    return any(layer.startswith("memory:") and "cgroup" in layer for layer in layers)
+
+
+def buffers_cap():
+    """What a cgroup of 128 MiB + the 256 MiB /tmp (namespace mode) allows."""
+    return (128 + (256 if MODE == "namespaces" else 0)) * MIB
+
+
+def test_kernel_buffers_warm(t):
+    """The same for a warm run: the spare's program joins the run's cgroups
+    before its run starts."""
+    r = runner("--warm-min-memory", "0")
+
+    def warm_run(run_id, code, **fields):
+        # A run goes cold while the parent imports or makes its spare.
+        for attempt in range(60):
+            res = r.run(f"{run_id}{attempt}", code, **fields)
+            if (res.started or {}).get("warm") or (res.started or {}).get("cold_reason"):
+                return res
+            time.sleep(0.5)
+        return res
+
+    res = warm_run("control", SOCKET_BUFFERS, memory_mib=2048, timeout_ms=60000)
+    started = res.started or {}
+    if not started.get("warm"):
+        t.skip(f"no warm runs here: {started.get('cold_reason', 'none started warm')}")
+        r.close()
+        return
+    t.ok(queued(res) > 300 * MIB and res.exited.get("limit") is None,
+         f"control: a warm run of the probe queues {queued(res) // MIB} MiB in socket buffers",
+         res)
+    if not runner_has_cgroups(r):
+        t.skip(NO_CGROUP)
+        r.close()
+        return
+    res = warm_run("capped", SOCKET_BUFFERS, memory_mib=128, timeout_ms=60000)
+    t.ok((res.started or {}).get("warm") and has_cgroup(res),
+         "the capped run is warm too, and says it has a memory cgroup", res.started)
+    t.ok(res.exited.get("limit") == "memory" and queued(res) < buffers_cap(),
+         f"a warm run with memory_mib 128 is stopped with limit memory "
+         f"({queued(res) // MIB} MiB queued before)", res)
+    r.close()
+
+
+# The probe started from a run that ends at once: its processes fill
+# their buffers while the session is idle, and hold them.
+IDLE_BUFFERS = ("import subprocess, sys\n"
+                "subprocess.Popen([sys.executable, '-c', {probe!r}], stdout=subprocess.DEVNULL)\n")
+
+
+def session_ended(r, session, timeout):
+    skipped = []
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            try:
+                ev = r.recv(max(0.1, deadline - time.monotonic()))
+            except TimeoutError:
+                return None
+            if ev is None:
+                return None
+            if ev["type"] == "session_ended" and ev["session"] == session:
+                return ev
+            skipped.append(ev)
+        return None
+    finally:
+        r.pending = skipped + r.pending
+
+
+def test_kernel_buffers_session(t):
+    """A session's whole life, idle time included, is held to its memory
+    cgroup: buffers filled in a run or after it end the session."""
+    r = runner()
+    res = r.run("control", SOCKET_BUFFERS, session="c", memory_mib=2048, timeout_ms=60000)
+    t.ok(queued(res) > 300 * MIB and res.exited.get("limit") is None,
+         f"control: in a session the probe queues {queued(res) // MIB} MiB", res)
+    r.send(type="session_close", session="c")
+    if not runner_has_cgroups(r):
+        t.skip(NO_CGROUP)
+        r.close()
+        return
+    res = r.run("capped", SOCKET_BUFFERS, session="s", memory_mib=128, timeout_ms=60000)
+    t.ok(has_cgroup(res), "the session's run says it has a memory cgroup", res.started)
+    t.eq((res.exited.get("limit"), res.exited.get("session_ended")), ("memory", "limit"),
+         f"a session run with memory_mib 128 is stopped with limit memory and ends the session "
+         f"({queued(res) // MIB} MiB queued before)", res)
+    t.ok(queued(res) < buffers_cap(), "before the probe queued more than the cgroup holds", res)
+    probe = SOCKET_BUFFERS.replace("HOLD = 0", "HOLD = 120").replace(
+        "import os,", "import time\ntime.sleep(1)\nimport os,")
+    res = r.run("idle", IDLE_BUFFERS.format(probe=probe), session="i", memory_mib=128,
+                timeout_ms=60000)
+    t.eq((res.exited.get("exit_code"), res.exited.get("limit")), (0, None),
+         "idle: the run that leaves the probe behind ends within its limits", res)
+    ev = session_ended(r, "i", timeout=60)
+    t.eq(ev and ev.get("reason"), "limit",
+         "idle: the session is ended when what it left behind passes its memory", ev)
+    r.close()
+
+
 TESTS = {f.__name__[5:]: f for f in (test_tree_limit, test_tree_peak, test_layer,
                                      test_words_name_no_limit, test_real_limits,
-                                     test_kernel_buffers)}
+                                     test_kernel_buffers, test_kernel_buffers_warm,
+                                     test_kernel_buffers_session)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)

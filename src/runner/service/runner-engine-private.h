@@ -145,6 +145,9 @@ void _runner_run_fail (RunnerRun *run, const char *message);
 /* runner-warm-run.c: the pool, when the config and this system allow it. */
 RunnerWarm *_runner_engine_warm_new (RunnerEngine *engine);
 /* 0 when the warm pool took the run, -1: run it cold. */
+int _runner_engine_cgroup_create (RunnerEngine *engine, const char *name,
+                                  const RunnerSpawnSpec *spec, RunnerRunCgroup *cgroup,
+                                  int fds[RUNNER_CGROUP_MAX_FDS]);
 int _runner_run_spawn_warm (RunnerRun *run, const RunnerSpawnSpec *spec, char *const *argv,
                             char *const *envp);
 void _runner_run_release_warm (RunnerRun *run);

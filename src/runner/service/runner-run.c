@@ -288,21 +288,29 @@ write_code (RunnerRun *run)
   return 0;
 }
 
-/* A cold run in cgroups of its own where the runner can have them: its
- * memory limit then also holds what the kernel keeps for it. The group's
- * cap adds the private /tmp's (namespace mode), whose tmpfs pages are
- * charged there too and are bounded by the disk cap already. */
+/* Cgroups of a run's own (or a session's) where the runner can have
+ * them: its memory limit then also holds what the kernel keeps for it.
+ * The group's cap adds the private /tmp's (namespace mode), whose tmpfs
+ * pages are charged there too and are bounded by the disk cap already. */
+int
+_runner_engine_cgroup_create (RunnerEngine *engine, const char *name,
+                              const RunnerSpawnSpec *spec, RunnerRunCgroup *cgroup,
+                              int fds[RUNNER_CGROUP_MAX_FDS])
+{
+  int64_t bytes = spec->memory_bytes + (engine->namespaces ? spec->sandbox->tmp_bytes : 0);
+
+  return runner_cgroup_create (&engine->cgroups, name, bytes, engine->config.max_processes + 4,
+                               cgroup, fds);
+}
+
+/* A cold run, in its cgroups where it can have them. */
 static void
 spawn_cold (RunnerRun *run, RunnerSpawnSpec *spec)
 {
-  const RunnerEngine *engine = run->engine;
-  int64_t bytes = spec->memory_bytes + (engine->namespaces ? spec->sandbox->tmp_bytes : 0);
   cleanup_free char *name = xasprintf ("run-%llu", (unsigned long long) run->seq);
   int fds[RUNNER_CGROUP_MAX_FDS];
 
-  if (runner_cgroup_create (&engine->cgroups, name, bytes, engine->config.max_processes + 4,
-                            &run->cgroup, fds)
-      == 0)
+  if (_runner_engine_cgroup_create (run->engine, name, spec, &run->cgroup, fds) == 0)
     spec->cgroup_fds = fds;
   run->init_pid = runner_spawn (spec);
   int errsv = errno;
@@ -334,7 +342,9 @@ emit_started (RunnerRun *run)
   ev->session = run->req.session;
   ev->session_new = run->session_new;
   ev->warm = run->warm;
-  _runner_engine_sandbox_info (run->engine, run->req.network, run->cgroup.memory != NULL,
+  _runner_engine_sandbox_info (run->engine, run->req.network,
+                               run->cgroup.memory != NULL
+                                 || _runner_session_has_cgroup (run->session),
                                &ev->sandbox);
   _runner_engine_emit (run->engine, &msg);
   sp_sandbox_info_clear (&ev->sandbox);

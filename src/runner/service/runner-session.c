@@ -46,6 +46,9 @@ struct RunnerSession
   int64_t memory_check_ns;
   int64_t memory_peak;
   int64_t tasks_peak;
+  /* The interpreter's memory and pids cgroups, where the runner can have
+   * them: they hold for the session's whole life, idle time included. */
+  RunnerRunCgroup cgroup;
 };
 
 static RunnerSession *
@@ -267,8 +270,20 @@ fork_interpreter (RunnerSession *s, RunnerRun *run, int devnull, int channel, in
     .n_extra_fds = 1,
   };
 
+  /* Named for the interpreter's directory (session-N), new each start. */
+  int cgroup_fds[RUNNER_CGROUP_MAX_FDS];
+  const char *base = strrchr (s->dir, '/');
+  if (_runner_engine_cgroup_create (engine, base != NULL ? base + 1 : s->dir, &spec, &s->cgroup,
+                                    cgroup_fds)
+      == 0)
+    spec.cgroup_fds = cgroup_fds;
   pid_t pid = runner_spawn (&spec);
   int errsv = errno;
+  for (int i = 0; spec.cgroup_fds != NULL && i < RUNNER_CGROUP_MAX_FDS; i++)
+    if (cgroup_fds[i] >= 0)
+      close (cgroup_fds[i]);
+  if (pid < 0)
+    runner_cgroup_remove (&s->cgroup);
   sp_strv_free (argv);
   sp_strv_free (envp);
   errno = errsv;
@@ -551,7 +566,10 @@ sample_memory (RunnerSession *s)
     s->tasks_peak = usage.tasks;
   if (s->current != NULL)
     s->current->deleted_bytes = usage.deleted_bytes;
-  if (usage.bytes > limit)
+  /* Over the limit, or the kernel's OOM killer acted in the session's
+   * cgroup (what it holds in kernel buffers counts there): whatever it
+   * killed, the session's state is not whole any more. */
+  if (usage.bytes > limit || runner_cgroup_oom_killed (&s->cgroup))
     {
       if (s->current != NULL && s->current->limit == SP_LIMIT_NONE)
         s->current->limit = SP_LIMIT_MEMORY;
@@ -610,6 +628,11 @@ finish_current (RunnerSession *s, int wait_status, int64_t cpu_ns)
 
   /* A run shorter than the watch's period is still measured once. */
   sample_memory (s);
+  /* It passed the session's memory (or the kernel killed one of its
+   * processes at the cgroup's cap): the run ends with the session, as one
+   * stopped while it ran. */
+  if (s->ending != SP_SESSION_END_NONE)
+    return;
   s->current = NULL;
   s->kill_at_ns = 0;
   s->idle_since_ns = now_ns ();
@@ -719,8 +742,17 @@ _runner_session_reaped (RunnerEngine *engine, pid_t pid)
 
   RunnerReport report;
   bool have_report = read (s->status_fd, &report, sizeof report) == (ssize_t) sizeof report;
-  SpSessionEnd reason = s->ending != SP_SESSION_END_NONE ? s->ending : SP_SESSION_END_EXITED;
   RunnerRun *run = s->current;
+  /* The kernel ended the interpreter at its cgroup's memory cap before
+   * the watch saw it. */
+  if (s->ending == SP_SESSION_END_NONE && runner_cgroup_oom_killed (&s->cgroup))
+    {
+      s->ending = SP_SESSION_END_LIMIT;
+      if (run != NULL && run->limit == SP_LIMIT_NONE)
+        run->limit = SP_LIMIT_MEMORY;
+    }
+  SpSessionEnd reason = s->ending != SP_SESSION_END_NONE ? s->ending : SP_SESSION_END_EXITED;
+  runner_cgroup_remove (&s->cgroup);
 
   /* Reset first: finishing the run may start the next one, which then
    * finds no interpreter and starts a fresh one. */
@@ -885,10 +917,17 @@ _runner_session_free_all (RunnerEngine *engine)
         close (s->control_fd);
       if (s->init_pid > 0)
         waitpid (s->init_pid, NULL, 0);
+      runner_cgroup_remove (&s->cgroup);
       for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
         if (run->session == s)
           run->session = NULL;
       s->init_pid = -1;
       free_session (s);
     }
+}
+
+bool
+_runner_session_has_cgroup (const RunnerSession *s)
+{
+  return s != NULL && s->cgroup.memory != NULL;
 }
