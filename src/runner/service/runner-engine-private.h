@@ -98,6 +98,10 @@ struct RunnerRun
   char *cold_reason; /* started cold because warm runs are off: why */
   int pidfd;     /* warm: the supervisor's, watched instead of reaped */
   RunnerRunCgroup cgroup; /* its memory and pids groups, if it has them */
+  bool diag;   /* without them: the tree watch counts its UNIX socket
+                * queues (runner-sockets.h), through diag_fd, sock_diag in
+                * its network namespace, opened at its first look */
+  int diag_fd;
   RunnerWatch *pidfd_watch;
 };
 
@@ -153,7 +157,28 @@ int _runner_run_spawn_warm (RunnerRun *run, const RunnerSpawnSpec *spec, char *c
 void _runner_run_release_warm (RunnerRun *run);
 
 /* runner-engine.c */
-void _runner_engine_sandbox_info (RunnerEngine *engine, bool network, bool cgroup,
+/* What holds a run's memory, for its "memory:" layer: the per-process
+ * rlimit and the tree watch always; then a cgroup, or the watch counting
+ * its UNIX socket queues. */
+typedef enum
+{
+  RUNNER_MEMORY_TREE,
+  RUNNER_MEMORY_SOCKETS,
+  RUNNER_MEMORY_CGROUP,
+} RunnerMemoryLayer;
+
+/* What holds a session's interpreter's memory (a run of it has the same). */
+RunnerMemoryLayer _runner_session_memory_layer (const RunnerSession *session);
+
+/* Opens into *fd, unless open already, the sock_diag socket for a run or
+ * session without a memory cgroup whose supervisor is pid: in its network
+ * namespace (namespace mode without network), else the runner's own.
+ * 1: *fd is open; 0: not yet, the supervisor has not entered its
+ * namespaces (so it runs nothing yet), ask again; -1: it cannot be had,
+ * errno set (the run cannot be held to its memory: it is stopped). */
+int _runner_engine_diag (RunnerEngine *engine, bool network, pid_t pid, int *fd);
+
+void _runner_engine_sandbox_info (RunnerEngine *engine, bool network, RunnerMemoryLayer memory,
                                   SpSandboxInfo *info);
 /* The filter for a run, or NULL when seccomp is unavailable here. */
 const RunnerSeccompFilter *_runner_engine_seccomp (RunnerEngine *engine, bool network);

@@ -342,10 +342,11 @@ emit_started (RunnerRun *run)
   ev->session = run->req.session;
   ev->session_new = run->session_new;
   ev->warm = run->warm;
-  _runner_engine_sandbox_info (run->engine, run->req.network,
-                               run->cgroup.memory != NULL
-                                 || _runner_session_has_cgroup (run->session),
-                               &ev->sandbox);
+  RunnerMemoryLayer memory = run->session != NULL ? _runner_session_memory_layer (run->session)
+                             : run->cgroup.memory != NULL ? RUNNER_MEMORY_CGROUP
+                             : run->diag                  ? RUNNER_MEMORY_SOCKETS
+                                                          : RUNNER_MEMORY_TREE;
+  _runner_engine_sandbox_info (run->engine, run->req.network, memory, &ev->sandbox);
   _runner_engine_emit (run->engine, &msg);
   sp_sandbox_info_clear (&ev->sandbox);
 }
@@ -528,6 +529,7 @@ _runner_run_start (RunnerRun *run)
       emit_failed (run, "cannot fork: %s", strerror (errsv));
       return -1;
     }
+  run->diag = run->cgroup.memory == NULL;
   return _runner_run_attach (run);
 }
 
@@ -869,10 +871,19 @@ check_memory (RunnerRun *run, int64_t now)
   if (run->memory_check_ns == 0 || now < run->memory_check_ns)
     return;
   run->memory_check_ns = now + MEMORY_POLL_NS;
-  runner_tree_usage (run->init_pid, skip, false, &usage);
+  if (run->diag && _runner_engine_diag (run->engine, run->req.network, run->init_pid,
+                                        &run->diag_fd) < 0)
+    {
+      if (run->failure == NULL)
+        run->failure = xasprintf ("cannot count the run's socket queues: %s", strerror (errno));
+      run->memory_check_ns = 0;
+      _runner_run_send_control (run, RUNNER_CTL_KILL);
+      return;
+    }
+  runner_tree_usage (run->init_pid, skip, false, run->diag_fd, &usage);
   if (near (usage.bytes, limit))
     {
-      runner_tree_usage (run->init_pid, skip, true, &usage);
+      runner_tree_usage (run->init_pid, skip, true, run->diag_fd, &usage);
       if (!near (usage.bytes, limit))
         run->memory_check_ns = now + PRECISE_POLL_NS;
     }
@@ -883,7 +894,7 @@ check_memory (RunnerRun *run, int64_t now)
   run->deleted_bytes = usage.deleted_bytes;
   /* The kernel killed a process of the run at its cgroup's cap: the run
    * is over its limit, and is stopped whole, as the sum stops it. */
-  if (usage.bytes > limit || runner_cgroup_oom_killed (&run->cgroup))
+  if (usage.bytes > limit || usage.socket_bytes < 0 || runner_cgroup_oom_killed (&run->cgroup))
     {
       if (run->limit == SP_LIMIT_NONE)
         run->limit = SP_LIMIT_MEMORY;
@@ -1166,6 +1177,8 @@ _runner_run_free (RunnerRun *run)
   free (run->cwd);
   if (run->cwd_fd >= 0)
     close (run->cwd_fd);
+  if (run->diag_fd >= 0)
+    close (run->diag_fd);
   free (run->code_path);
   free (run->failure);
   free (run->cold_reason);

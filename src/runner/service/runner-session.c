@@ -49,6 +49,8 @@ struct RunnerSession
   /* The interpreter's memory and pids cgroups, where the runner can have
    * them: they hold for the session's whole life, idle time included. */
   RunnerRunCgroup cgroup;
+  bool diag;   /* without them: the tree watch counts its socket queues */
+  int diag_fd; /* through this (runner-sockets.h), opened at its first look */
 };
 
 static RunnerSession *
@@ -140,7 +142,7 @@ _runner_session_get (RunnerEngine *engine, const SpRun *req)
   s->engine = engine;
   s->id = xstrdup (req->session);
   s->init_pid = -1;
-  s->control_fd = s->status_fd = s->channel_fd = -1;
+  s->control_fd = s->status_fd = s->channel_fd = s->diag_fd = -1;
   s->idle_since_ns = now_ns ();
   s->next = engine->sessions;
   engine->sessions = s;
@@ -337,6 +339,7 @@ spawn (RunnerSession *s, RunnerRun *run)
       errno = errsv;
       return -1;
     }
+  s->diag = s->cgroup.memory == NULL;
   set_nonblocking (s->channel_fd, true);
   set_nonblocking (s->status_fd, true);
   s->channel_watch = runner_loop_watch (engine->loop, s->channel_fd, EPOLLIN, on_channel, s);
@@ -557,9 +560,17 @@ sample_memory (RunnerSession *s)
 
   if (!alive (s) || s->ending != SP_SESSION_END_NONE)
     return;
-  runner_tree_usage (s->init_pid, s->engine->namespaces ? 2 : 1, false, &usage);
+  if (s->diag && _runner_engine_diag (s->engine, s->network, s->init_pid, &s->diag_fd) < 0)
+    {
+      if (s->current != NULL && s->current->failure == NULL)
+        s->current->failure
+          = xasprintf ("cannot count the session's socket queues: %s", strerror (errno));
+      kill_session (s, SP_SESSION_END_FAILED);
+      return;
+    }
+  runner_tree_usage (s->init_pid, s->engine->namespaces ? 2 : 1, false, s->diag_fd, &usage);
   if (usage.bytes >= limit / 100 * 85)
-    runner_tree_usage (s->init_pid, s->engine->namespaces ? 2 : 1, true, &usage);
+    runner_tree_usage (s->init_pid, s->engine->namespaces ? 2 : 1, true, s->diag_fd, &usage);
   if (usage.bytes > s->memory_peak)
     s->memory_peak = usage.bytes;
   if (usage.tasks > s->tasks_peak)
@@ -569,7 +580,7 @@ sample_memory (RunnerSession *s)
   /* Over the limit, or the kernel's OOM killer acted in the session's
    * cgroup (what it holds in kernel buffers counts there): whatever it
    * killed, the session's state is not whole any more. */
-  if (usage.bytes > limit || runner_cgroup_oom_killed (&s->cgroup))
+  if (usage.bytes > limit || usage.socket_bytes < 0 || runner_cgroup_oom_killed (&s->cgroup))
     {
       if (s->current != NULL && s->current->limit == SP_LIMIT_NONE)
         s->current->limit = SP_LIMIT_MEMORY;
@@ -753,6 +764,9 @@ _runner_session_reaped (RunnerEngine *engine, pid_t pid)
     }
   SpSessionEnd reason = s->ending != SP_SESSION_END_NONE ? s->ending : SP_SESSION_END_EXITED;
   runner_cgroup_remove (&s->cgroup);
+  if (s->diag_fd >= 0)
+    close (s->diag_fd);
+  s->diag_fd = -1;
 
   /* Reset first: finishing the run may start the next one, which then
    * finds no interpreter and starts a fresh one. */
@@ -918,6 +932,9 @@ _runner_session_free_all (RunnerEngine *engine)
       if (s->init_pid > 0)
         waitpid (s->init_pid, NULL, 0);
       runner_cgroup_remove (&s->cgroup);
+      if (s->diag_fd >= 0)
+        close (s->diag_fd);
+      s->diag_fd = -1;
       for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
         if (run->session == s)
           run->session = NULL;
@@ -926,8 +943,10 @@ _runner_session_free_all (RunnerEngine *engine)
     }
 }
 
-bool
-_runner_session_has_cgroup (const RunnerSession *s)
+RunnerMemoryLayer
+_runner_session_memory_layer (const RunnerSession *s)
 {
-  return s != NULL && s->cgroup.memory != NULL;
+  return s->cgroup.memory != NULL ? RUNNER_MEMORY_CGROUP
+         : s->diag                ? RUNNER_MEMORY_SOCKETS
+                                  : RUNNER_MEMORY_TREE;
 }

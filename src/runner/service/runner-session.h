@@ -34,9 +34,6 @@ RunnerSession *_runner_session_get (RunnerEngine *engine, const SpRun *req);
 /* A run of the session is executing (or its interpreter is being
  * stopped): the next one waits. */
 bool _runner_session_busy (RunnerSession *session);
-/* Whether the session's interpreter runs in memory and pids cgroups of
- * its own (a run of it then has that layer too). */
-bool _runner_session_has_cgroup (const RunnerSession *session);
 
 /* Starts a session run (state RUN_RUNNING already): the interpreter if
  * none runs, then the snippet. A failure is reported as its exited. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "runner-deleted.h"
+#include "runner-sockets.h"
 #include "runner-spawn.h"
 #include "runner-util.h"
 
@@ -69,7 +70,8 @@ add_process_usage (pid_t pid, bool proportional, RunnerTreeUsage *usage)
 #define TREE_MAX 8192
 
 void
-runner_tree_usage (pid_t init_pid, int skip, bool proportional, RunnerTreeUsage *usage)
+runner_tree_usage (pid_t init_pid, int skip, bool proportional, int diag_fd,
+                   RunnerTreeUsage *usage)
 {
   pid_t *pids = xcalloc (TREE_MAX, sizeof *pids);
   int *depth = xcalloc (TREE_MAX, sizeof *depth);
@@ -89,6 +91,13 @@ runner_tree_usage (pid_t init_pid, int skip, bool proportional, RunnerTreeUsage 
       n += found;
     }
   usage->deleted_bytes = runner_deleted_bytes (pids, n);
+  if (diag_fd >= 0)
+    {
+      int64_t queued = runner_sockets_bytes (diag_fd, pids, n);
+      usage->socket_bytes = queued;
+      if (queued > 0)
+        usage->bytes += queued;
+    }
   free (pids);
   free (depth);
 }
