@@ -49,6 +49,12 @@ struct RunnerSession
   /* The interpreter's memory and pids cgroups, where the runner can have
    * them: they hold for the session's whole life, idle time included. */
   RunnerRunCgroup cgroup;
+  /* While idle, the tree may spend at most idle_cpu_limit ns of CPU past
+   * idle_cpu_base (its CPU when the last run ended): the last run's
+   * timeout, as much as a run of it could spend. 0: no run ended yet. */
+  int64_t cpu_ns;
+  int64_t idle_cpu_base;
+  int64_t idle_cpu_limit;
   bool diag;   /* without them: the tree watch counts its socket queues */
   int diag_fd; /* through this (runner-sockets.h), opened at its first look */
 };
@@ -349,6 +355,7 @@ spawn (RunnerSession *s, RunnerRun *run)
   s->env = sp_strv_copy (run->req.env);
   s->n_runs = 0;
   s->memory_peak = s->tasks_peak = 0;
+  s->idle_cpu_limit = 0;
   s->memory_check_ns = now_ns () + SESSION_MEMORY_POLL_NS;
   if (s->channel_watch == NULL)
     {
@@ -472,6 +479,7 @@ _runner_session_run_start (RunnerRun *run)
     }
   s->n_runs++;
   s->current = run;
+  s->idle_cpu_limit = 0;
   s->kill_at_ns = 0;
   /* The files this run creates or changes are reported, not the
    * session's earlier ones. */
@@ -571,6 +579,7 @@ sample_memory (RunnerSession *s)
   runner_tree_usage (s->init_pid, s->engine->namespaces ? 2 : 1, false, s->diag_fd, &usage);
   if (usage.bytes >= limit / 100 * 85)
     runner_tree_usage (s->init_pid, s->engine->namespaces ? 2 : 1, true, s->diag_fd, &usage);
+  s->cpu_ns = usage.cpu_ns;
   if (usage.bytes > s->memory_peak)
     s->memory_peak = usage.bytes;
   if (usage.tasks > s->tasks_peak)
@@ -586,6 +595,11 @@ sample_memory (RunnerSession *s)
         s->current->limit = SP_LIMIT_MEMORY;
       kill_session (s, SP_SESSION_END_LIMIT);
     }
+  /* A thread or process a run left working while the session waits: it
+   * may not spend more CPU than the run itself could have. */
+  else if (s->current == NULL && s->idle_cpu_limit > 0
+           && usage.cpu_ns - s->idle_cpu_base > s->idle_cpu_limit)
+    kill_session (s, SP_SESSION_END_LIMIT);
 }
 
 /* The session's writable space, measured as a run's is (its directory
@@ -644,6 +658,8 @@ finish_current (RunnerSession *s, int wait_status, int64_t cpu_ns)
    * stopped while it ran. */
   if (s->ending != SP_SESSION_END_NONE)
     return;
+  s->idle_cpu_base = s->cpu_ns;
+  s->idle_cpu_limit = (run->req.timeout_ms + 1000) * INT64_C (1000000);
   s->current = NULL;
   s->kill_at_ns = 0;
   s->idle_since_ns = now_ns ();

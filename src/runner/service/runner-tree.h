@@ -12,6 +12,8 @@ typedef struct
   int64_t bytes; /* RssAnon + RssShmem, summed over the processes */
   int64_t tasks; /* processes and threads */
   int64_t deleted_bytes; /* disk held by files they deleted but keep open */
+  int64_t cpu_ns;        /* CPU time of the whole tree so far, the processes
+                          * it reaped included (clock ticks) */
   int64_t socket_bytes;  /* in bytes too: what their UNIX sockets hold in the
                           * kernel (runner-sockets.h); -1 when that could
                           * not be read (the watch counts it as over); 0
