@@ -117,6 +117,13 @@ struct RunnerEngine
   char *root; /* the runner's private directory of run directories */
   RunnerSandboxCaps caps;
   RunnerCgroups cgroups; /* where each cold run gets cgroups of its own */
+  /* The config's read-only directories (sandpad-mcp's --context-path),
+   * opened once when the engine starts (O_PATH, no symlink in any
+   * component) and held: every run binds and grants only what these fds
+   * are (their ids). One that cannot be opened is left out of every run. */
+  char **ro_dirs;
+  RunnerDirId *ro_ids;
+  int *ro_fds;
   bool namespaces;          /* the mode every run gets */
   char *refusal;            /* strict, and a layer is missing: why runs fail */
   RunnerSeccompFilter seccomp[2]; /* per run network setting; empty: none */

@@ -225,6 +225,33 @@ _runner_engine_sandbox_info (RunnerEngine *engine, bool network, RunnerMemoryLay
   memcpy (info->layers, layers, (n + 1) * sizeof *layers);
 }
 
+static void
+hold_read_only_dirs (RunnerEngine *engine)
+{
+  size_t n = sp_strv_length (engine->config.read_only_dirs), kept = 0;
+
+  engine->ro_dirs = xcalloc (n + 1, sizeof *engine->ro_dirs);
+  engine->ro_ids = xcalloc (n + 1, sizeof *engine->ro_ids);
+  engine->ro_fds = xcalloc (n + 1, sizeof *engine->ro_fds);
+  for (size_t i = 0; i < n; i++)
+    {
+      const char *dir = engine->config.read_only_dirs[i];
+      int fd = open_no_symlinks (dir, O_PATH | O_DIRECTORY);
+      struct stat st;
+      if (fd < 0 || fstat (fd, &st) != 0)
+        {
+          fprintf (stderr, "sandpad-runner: %s is left out of every run: %s\n", dir,
+                   strerror (errno));
+          if (fd >= 0)
+            close (fd);
+          continue;
+        }
+      engine->ro_dirs[kept] = xstrdup (dir);
+      engine->ro_ids[kept] = (RunnerDirId){ st.st_dev, st.st_ino };
+      engine->ro_fds[kept++] = fd;
+    }
+}
+
 RunnerEngine *
 runner_engine_new (const RunnerConfig *config, RunnerLanguages *langs, const RunnerSink *sink,
                    void *sink_data)
@@ -274,6 +301,7 @@ runner_engine_new (const RunnerConfig *config, RunnerLanguages *langs, const Run
   runner_sandbox_probe (&engine->caps);
   resolve_sandbox (engine);
   runner_cgroup_probe (&engine->cgroups);
+  hold_read_only_dirs (engine);
   return engine;
 }
 
@@ -291,6 +319,11 @@ runner_engine_free (RunnerEngine *engine)
     }
   runner_warm_free (engine->warm);
   runner_cgroup_clear (&engine->cgroups);
+  for (size_t i = 0; engine->ro_dirs != NULL && engine->ro_dirs[i] != NULL; i++)
+    close (engine->ro_fds[i]);
+  sp_strv_free (engine->ro_dirs);
+  free (engine->ro_ids);
+  free (engine->ro_fds);
   remove_tree (engine->root);
   free (engine->root);
   free (engine->refusal);

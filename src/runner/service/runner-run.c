@@ -371,16 +371,22 @@ abandon (RunnerRun *run, int errsv)
   run->control_fd = -1;
 }
 
-/* The config's read-only directories and this run's own. */
+/* The config's read-only directories (held by the engine, with their
+ * ids) and this run's own (an install step's, the runner's own
+ * directories: unchecked, id 0). */
 static char **
-run_read_only_dirs (RunnerRun *run)
+run_read_only_dirs (RunnerRun *run, RunnerDirId **ids)
 {
-  char *const *common = run->engine->config.read_only_dirs;
+  char *const *common = run->engine->ro_dirs;
   size_t a = sp_strv_length (common), b = sp_strv_length (run->extra_ro);
   char **all = xcalloc (a + b + 1, sizeof *all);
 
+  *ids = xcalloc (a + b + 1, sizeof **ids);
   for (size_t i = 0; i < a; i++)
-    all[i] = xstrdup (common[i]);
+    {
+      all[i] = xstrdup (common[i]);
+      (*ids)[i] = run->engine->ro_ids[i];
+    }
   for (size_t i = 0; i < b; i++)
     all[a + i] = xstrdup (run->extra_ro[i]);
   return all;
@@ -455,7 +461,8 @@ _runner_run_start (RunnerRun *run)
   char **argv = runner_lang_argv (&lang, run->code_path, run->req.args, run->req.memory_mib);
   if (run->isolated_python != NULL)
     argv = add_isolated_flag (argv);
-  char **read_only = run_read_only_dirs (run);
+  RunnerDirId *read_only_ids = NULL;
+  char **read_only = run_read_only_dirs (run, &read_only_ids);
   char **envp = _runner_run_build_env (run);
   cleanup_free char *root_dir = xasprintf ("%s/root", run->dir);
   cleanup_free char *code_dir = xasprintf ("%s/code", run->dir);
@@ -481,8 +488,10 @@ _runner_run_start (RunnerRun *run)
     .code_dir = code_dir,
     .tmp_dir = tmp_dir,
     .read_only_dirs = read_only,
+    .read_only_ids = read_only_ids,
     .env_dir = run->env.dir,
     .env_writable = run->env_writable,
+    .env_id = { run->env.dev, run->env.ino },
   };
   RunnerSpawnSpec spec = {
     .path = lang.path,
@@ -511,6 +520,7 @@ _runner_run_start (RunnerRun *run)
   sp_strv_free (argv);
   sp_strv_free (envp);
   sp_strv_free (read_only);
+  free (read_only_ids);
   close (in[0]);
   close (out[1]);
   close (err[1]);

@@ -255,7 +255,8 @@ fork_interpreter (RunnerSession *s, RunnerRun *run, int devnull, int channel, in
     .work_ino = run->cwd_ino,
     .code_dir = code_dir,
     .tmp_dir = tmp_dir,
-    .read_only_dirs = engine->config.read_only_dirs,
+    .read_only_dirs = engine->ro_dirs,
+    .read_only_ids = engine->ro_ids,
   };
   RunnerSpawnSpec spec = {
     .path = run->lang->path,
