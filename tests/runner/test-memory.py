@@ -9,7 +9,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from runnertest import Runner, main  # noqa: E402
+from runnertest import Result, Runner, main  # noqa: E402
 
 RUNNER = sys.argv[1]
 MODE = os.environ.get("SANDPAD_TEST_SANDBOX", "namespaces")
@@ -373,11 +373,62 @@ def test_kernel_buffers_no_cgroup(t):
     r.close()
 
 
+# Forks up to 330 sleeping children, retrying while the kernel refuses
+# (EAGAIN), for at most 8 s; holds them 5 s, then prints how many it held.
+MANY_PROCESSES = """
+import os, time
+kids, deadline = [], time.monotonic() + 8
+while len(kids) < 330 and time.monotonic() < deadline:
+    try:
+        pid = os.fork()
+    except BlockingIOError:
+        time.sleep(0.05)
+        continue
+    if pid == 0:
+        time.sleep(60)
+        os._exit(0)
+    kids.append(pid)
+time.sleep(5)
+os.write(1, b'held %d\\n' % len(kids))
+"""
+
+
+def test_process_cap_no_cgroup(t):
+    """Without a pids cgroup, fallback mode's RLIMIT_NPROC counts every
+    process of the uid, so a run gets room as other processes of the uid
+    end: the tree watch holds each run to the process cap (256) itself."""
+    import pwd
+    import subprocess
+    try:
+        user = pwd.getpwnam("sandpad-ci")
+    except KeyError:
+        t.skip("no account sandpad-ci to run the runner as (build-aux/dev.sh makes it)")
+        return
+    if os.geteuid() != 0:
+        t.skip("the runner is started as sandpad-ci, which needs root")
+        return
+    r = runner("--no-warm", preexec_fn=as_ci_user)
+    # 120 processes of the same uid while the run starts: its RLIMIT_NPROC
+    # leaves room for them, and they end right after.
+    holders = [subprocess.Popen(["sleep", "60"], preexec_fn=as_ci_user) for _ in range(120)]
+    r.send(type="run", id="many", language="python", code=MANY_PROCESSES, timeout_ms=60000)
+    r.recv_type("started")
+    for p in holders:
+        p.kill()
+        p.wait()
+    res = Result(r.collect("many"))
+    held = [int(line.split()[1]) for line in res.stdout.splitlines() if line.startswith("held ")]
+    t.ok((res.exited.get("limit") == "processes" and not held) or (held and held[0] <= 256),
+         f"{MODE}: a run never holds more than the process cap (256), though in fallback "
+         f"mode its uid's rlimit left it more room", res)
+    r.close()
+
+
 TESTS = {f.__name__[5:]: f for f in (test_tree_limit, test_tree_peak, test_layer,
                                      test_words_name_no_limit, test_real_limits,
                                      test_kernel_buffers, test_kernel_buffers_warm,
                                      test_kernel_buffers_session,
-                                     test_kernel_buffers_no_cgroup)}
+                                     test_kernel_buffers_no_cgroup, test_process_cap_no_cgroup)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)

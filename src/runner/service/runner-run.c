@@ -911,6 +911,16 @@ check_memory (RunnerRun *run, int64_t now)
       run->memory_check_ns = 0;
       _runner_run_send_control (run, RUNNER_CTL_KILL);
     }
+  /* Without a pids cgroup, fallback mode's RLIMIT_NPROC counts the uid's
+   * processes, so a run gets more room as others of the uid end: the
+   * watch holds each run to the process cap itself. */
+  else if (run->cgroup.pids == NULL && usage.tasks > run->engine->config.max_processes)
+    {
+      if (run->limit == SP_LIMIT_NONE)
+        run->limit = SP_LIMIT_PROCESSES;
+      run->memory_check_ns = 0;
+      _runner_run_send_control (run, RUNNER_CTL_KILL);
+    }
 }
 
 void

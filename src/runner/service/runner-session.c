@@ -601,6 +601,14 @@ sample_memory (RunnerSession *s)
   else if (s->current == NULL && s->idle_cpu_limit > 0
            && usage.cpu_ns - s->idle_cpu_base > s->idle_cpu_limit)
     kill_session (s, SP_SESSION_END_LIMIT);
+  /* The process cap for the session's tree, where no pids cgroup holds it
+   * (fallback mode's RLIMIT_NPROC is the uid's, not the session's). */
+  else if (s->cgroup.pids == NULL && usage.tasks > s->engine->config.max_processes)
+    {
+      if (s->current != NULL && s->current->limit == SP_LIMIT_NONE)
+        s->current->limit = SP_LIMIT_PROCESSES;
+      kill_session (s, SP_SESSION_END_LIMIT);
+    }
 }
 
 /* The session's writable space, measured as a run's is (its directory
