@@ -118,6 +118,10 @@ add_resources (const Layers *l, GStrvBuilder *warn, GStrvBuilder *facts)
 {
   if (l->memory != NULL && strstr (l->memory, "cgroup") != NULL)
     g_strv_builder_add (facts, _("Memory is capped for the whole run (cgroup)."));
+  else if (l->memory != NULL && strstr (l->memory, "socket-queues") != NULL)
+    g_strv_builder_add (facts, _("Memory is capped for the whole run: its processes and what "
+                                 "its sockets hold, sampled; other kernel memory (pipes) is "
+                                 "not counted."));
   else if (l->memory != NULL)
     g_strv_builder_add (facts, _("Memory is capped per process (rlimits); the run's processes "
                                  "together may use more."));

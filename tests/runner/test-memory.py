@@ -6,9 +6,10 @@ Usage: test-memory.py PATH-TO-SANDPAD-RUNNER [TEST-NAME...]
 
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from runnertest import Runner, main  # noqa: E402
+from runnertest import Result, Runner, main  # noqa: E402
 
 RUNNER = sys.argv[1]
 MODE = os.environ.get("SANDPAD_TEST_SANDBOX", "namespaces")
@@ -17,8 +18,27 @@ MIB = 1024 * 1024
 
 def runner(*args, preexec_fn=None):
     r = Runner(RUNNER, "--sandbox", MODE, "--strict", *args, preexec_fn=preexec_fn)
-    r.hello()
+    r.ready = r.hello()
     return r
+
+
+def runner_has_cgroups(r):
+    """Whether this runner gives runs memory cgroups (its ready says so)."""
+    return any(layer.startswith("memory:") and "cgroup" in layer
+               for layer in r.ready["sandbox"]["layers"])
+
+
+NO_CGROUP = ("no memory cgroup for this runner here (it needs a writable cgroup v1 memory "
+             "hierarchy: root without systemd)")
+
+
+def as_ci_user():
+    """The ordinary account the suite runs parts as: no cgroup to make."""
+    import pwd
+    user = pwd.getpwnam("sandpad-ci")
+    os.setgroups([])
+    os.setresgid(user.pw_gid, user.pw_gid, user.pw_gid)
+    os.setresuid(user.pw_uid, user.pw_uid, user.pw_uid)
 
 
 def as_nobody():
@@ -127,13 +147,15 @@ def test_real_limits(t):
     r.close()
 
 
-# Ten processes each fill up to 400 socketpairs: the queued bytes are the
-# kernel's, in no process's RSS, so RLIMIT_DATA and the tree watch see
+# Forty processes each fill up to 400 socketpairs (as many as their
+# RLIMIT_NOFILE lets them): the queued bytes are the kernel's, in no
+# process's RSS, so RLIMIT_DATA and a tree watch that counts only RSS see
 # next to nothing. Each child prints what it queued.
 SOCKET_BUFFERS = """
-import os, socket
+import os, socket, time
+HOLD = 0
 kids = []
-for k in range(10):
+for k in range(40):
     pid = os.fork()
     if pid == 0:
         socks, total = [], 0
@@ -149,13 +171,19 @@ for k in range(10):
                 socks.append((a, b))
         except OSError:
             pass
-        # One write: ten children's print()s would interleave mid-line.
+        # One write: forty children's print()s would interleave mid-line.
         os.write(1, b'queued %d\\n' % total)
+        time.sleep(HOLD)
         os._exit(0)
     kids.append(pid)
 for p in kids:
     os.waitpid(p, 0)
 """
+
+
+# The probe with each child holding its buffers for 10 s; "released" once
+# all have let go.
+HELD_BUFFERS = SOCKET_BUFFERS.replace("HOLD = 0", "HOLD = 10") + "os.write(1, b'released\\n')\n"
 
 
 def queued(res):
@@ -172,7 +200,7 @@ def test_kernel_buffers(t):
     res = r.run("control", SOCKET_BUFFERS, memory_mib=2048, timeout_ms=60000)
     t.ok(queued(res) > 300 * MIB and res.exited.get("limit") is None,
          f"control: the probe queues {queued(res) // MIB} MiB in socket buffers", res)
-    res = r.run("capped", SOCKET_BUFFERS, memory_mib=128, timeout_ms=60000)
+    res = r.run("capped", HELD_BUFFERS, memory_mib=128, timeout_ms=60000)
     layers = res.started["sandbox"]["layers"] if res.started else []
     if not any(layer.startswith("memory:") and "cgroup" in layer for layer in layers):
         t.skip("no memory cgroup for this runner here (it needs a writable cgroup v1 memory "
@@ -187,9 +215,220 @@ def test_kernel_buffers(t):
     r.close()
 
 
+def has_cgroup(res):
+    layers = res.started["sandbox"]["layers"] if res.started else []
+    return any(layer.startswith("memory:") and "cgroup" in layer for layer in layers)
+
+
+def buffers_cap():
+    """What a cgroup of 128 MiB + the 256 MiB /tmp (namespace mode) allows."""
+    return (128 + (256 if MODE == "namespaces" else 0)) * MIB
+
+
+def test_kernel_buffers_warm(t):
+    """The same for a warm run: the spare's program joins the run's cgroups
+    before its run starts."""
+    r = runner("--warm-min-memory", "0")
+
+    def warm_run(run_id, code, **fields):
+        # A run goes cold while the parent imports or makes its spare.
+        for attempt in range(60):
+            res = r.run(f"{run_id}{attempt}", code, **fields)
+            if (res.started or {}).get("warm") or (res.started or {}).get("cold_reason"):
+                return res
+            time.sleep(0.5)
+        return res
+
+    res = warm_run("control", SOCKET_BUFFERS, memory_mib=2048, timeout_ms=60000)
+    started = res.started or {}
+    if not started.get("warm"):
+        t.skip(f"no warm runs here: {started.get('cold_reason', 'none started warm')}")
+        r.close()
+        return
+    t.ok(queued(res) > 300 * MIB and res.exited.get("limit") is None,
+         f"control: a warm run of the probe queues {queued(res) // MIB} MiB in socket buffers",
+         res)
+    if not runner_has_cgroups(r):
+        t.skip(NO_CGROUP)
+        r.close()
+        return
+    res = warm_run("capped", HELD_BUFFERS, memory_mib=128, timeout_ms=60000)
+    t.ok((res.started or {}).get("warm") and has_cgroup(res),
+         "the capped run is warm too, and says it has a memory cgroup", res.started)
+    t.ok(res.exited.get("limit") == "memory" and queued(res) < buffers_cap(),
+         f"a warm run with memory_mib 128 is stopped with limit memory "
+         f"({queued(res) // MIB} MiB queued before)", res)
+    r.close()
+
+
+# The probe started from a run that ends at once: its processes fill
+# their buffers while the session is idle, and hold them.
+IDLE_BUFFERS = ("import subprocess, sys\n"
+                "subprocess.Popen([sys.executable, '-c', {probe!r}], stdout=subprocess.DEVNULL)\n")
+
+
+def session_ended(r, session, timeout):
+    skipped = []
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            try:
+                ev = r.recv(max(0.1, deadline - time.monotonic()))
+            except TimeoutError:
+                return None
+            if ev is None:
+                return None
+            if ev["type"] == "session_ended" and ev["session"] == session:
+                return ev
+            skipped.append(ev)
+        return None
+    finally:
+        r.pending = skipped + r.pending
+
+
+def test_kernel_buffers_session(t):
+    """A session's whole life, idle time included, is held to its memory
+    cgroup: buffers filled in a run or after it end the session."""
+    r = runner()
+    res = r.run("control", SOCKET_BUFFERS, session="c", memory_mib=2048, timeout_ms=60000)
+    t.ok(queued(res) > 300 * MIB and res.exited.get("limit") is None,
+         f"control: in a session the probe queues {queued(res) // MIB} MiB", res)
+    r.send(type="session_close", session="c")
+    if not runner_has_cgroups(r):
+        t.skip(NO_CGROUP)
+        r.close()
+        return
+    res = r.run("capped", HELD_BUFFERS, session="s", memory_mib=128, timeout_ms=60000)
+    t.ok(has_cgroup(res), "the session's run says it has a memory cgroup", res.started)
+    t.eq((res.exited.get("limit"), res.exited.get("session_ended")), ("memory", "limit"),
+         f"a session run with memory_mib 128 is stopped with limit memory and ends the session "
+         f"({queued(res) // MIB} MiB queued before)", res)
+    t.ok(queued(res) < buffers_cap(), "before the probe queued more than the cgroup holds", res)
+    probe = SOCKET_BUFFERS.replace("HOLD = 0", "HOLD = 120").replace(
+        "import os,", "import time\ntime.sleep(1)\nimport os,")
+    res = r.run("idle", IDLE_BUFFERS.format(probe=probe), session="i", memory_mib=128,
+                timeout_ms=60000)
+    t.eq((res.exited.get("exit_code"), res.exited.get("limit")), (0, None),
+         "idle: the run that leaves the probe behind ends within its limits", res)
+    ev = session_ended(r, "i", timeout=60)
+    t.eq(ev and ev.get("reason"), "limit",
+         "idle: the session is ended when what it left behind passes its memory", ev)
+    r.close()
+
+
+def test_kernel_buffers_no_cgroup(t):
+    """Where the runner cannot have a cgroup (an ordinary user, as on a
+    desktop without delegation, or Flatpak), the tree watch counts the
+    run's UNIX socket queues: the probe is stopped at memory_mib all the
+    same, in a cold run, a warm run and a session, idle included."""
+    import pwd
+    try:
+        pwd.getpwnam("sandpad-ci")
+    except KeyError:
+        t.skip("no account sandpad-ci to run the runner as (build-aux/dev.sh makes it)")
+        return
+    if os.geteuid() != 0:
+        t.skip("the runner is started as sandpad-ci, which needs root")
+        return
+    r = runner("--warm-min-memory", "0", preexec_fn=as_ci_user)
+    t.ok(not runner_has_cgroups(r), "control: as sandpad-ci the runner has no cgroup",
+         r.ready["sandbox"])
+    res = r.run("control", SOCKET_BUFFERS, memory_mib=2048, timeout_ms=60000)
+    control = queued(res)
+    t.ok(control > 300 * MIB and res.exited.get("limit") is None,
+         f"control: the probe queues {control // MIB} MiB in socket buffers", res)
+    layers = res.started["sandbox"]["layers"] if res.started else []
+    t.ok("memory:rlimit-data,tree-watch,socket-queues" in layers,
+         "started names the socket-queue count as the memory layer", layers)
+    # The watch samples (every 200 ms): what it stops is what a run holds,
+    # so here the children keep their buffers a while before they let go.
+    res = r.run("capped", HELD_BUFFERS, memory_mib=128, timeout_ms=60000)
+    t.ok(res.exited.get("limit") == "memory" and "released" not in res.stdout,
+         f"a cold run with memory_mib 128 is stopped with limit memory while it holds the "
+         f"buffers ({queued(res) // MIB} MiB queued)", res)
+    for attempt in range(60):
+        res = r.run(f"warm{attempt}", HELD_BUFFERS, memory_mib=128, timeout_ms=60000)
+        if (res.started or {}).get("warm") or (res.started or {}).get("cold_reason"):
+            break
+        time.sleep(0.5)
+    if (res.started or {}).get("warm"):
+        t.ok(res.exited.get("limit") == "memory" and "released" not in res.stdout,
+             f"a warm run with memory_mib 128 is stopped with limit memory while it holds "
+             f"the buffers ({queued(res) // MIB} MiB queued)", res)
+    else:
+        t.skip(f"no warm runs as sandpad-ci here: {(res.started or {}).get('cold_reason')}")
+    res = r.run("session", HELD_BUFFERS, session="s", memory_mib=128, timeout_ms=60000)
+    t.eq((res.exited.get("limit"), res.exited.get("session_ended")), ("memory", "limit"),
+         f"a session's run with memory_mib 128 is stopped and ends the session "
+         f"({queued(res) // MIB} MiB queued before)", res)
+    probe = SOCKET_BUFFERS.replace("HOLD = 0", "HOLD = 120").replace(
+        "import os,", "import time\ntime.sleep(1)\nimport os,")
+    res = r.run("idle", IDLE_BUFFERS.format(probe=probe), session="i", memory_mib=128,
+                timeout_ms=60000)
+    t.eq((res.exited.get("exit_code"), res.exited.get("limit")), (0, None),
+         "idle: the run that leaves the probe behind ends within its limits", res)
+    ev = session_ended(r, "i", timeout=60)
+    t.eq(ev and ev.get("reason"), "limit",
+         "idle: the session is ended when what it left behind passes its memory", ev)
+    r.close()
+
+
+# Forks up to 330 sleeping children, retrying while the kernel refuses
+# (EAGAIN), for at most 8 s; holds them 5 s, then prints how many it held.
+MANY_PROCESSES = """
+import os, time
+kids, deadline = [], time.monotonic() + 8
+while len(kids) < 330 and time.monotonic() < deadline:
+    try:
+        pid = os.fork()
+    except BlockingIOError:
+        time.sleep(0.05)
+        continue
+    if pid == 0:
+        time.sleep(60)
+        os._exit(0)
+    kids.append(pid)
+time.sleep(5)
+os.write(1, b'held %d\\n' % len(kids))
+"""
+
+
+def test_process_cap_no_cgroup(t):
+    """Without a pids cgroup, fallback mode's RLIMIT_NPROC counts every
+    process of the uid, so a run gets room as other processes of the uid
+    end: the tree watch holds each run to the process cap (256) itself."""
+    import pwd
+    import subprocess
+    try:
+        user = pwd.getpwnam("sandpad-ci")
+    except KeyError:
+        t.skip("no account sandpad-ci to run the runner as (build-aux/dev.sh makes it)")
+        return
+    if os.geteuid() != 0:
+        t.skip("the runner is started as sandpad-ci, which needs root")
+        return
+    r = runner("--no-warm", preexec_fn=as_ci_user)
+    # 120 processes of the same uid while the run starts: its RLIMIT_NPROC
+    # leaves room for them, and they end right after.
+    holders = [subprocess.Popen(["sleep", "60"], preexec_fn=as_ci_user) for _ in range(120)]
+    r.send(type="run", id="many", language="python", code=MANY_PROCESSES, timeout_ms=60000)
+    r.recv_type("started")
+    for p in holders:
+        p.kill()
+        p.wait()
+    res = Result(r.collect("many"))
+    held = [int(line.split()[1]) for line in res.stdout.splitlines() if line.startswith("held ")]
+    t.ok((res.exited.get("limit") == "processes" and not held) or (held and held[0] <= 256),
+         f"{MODE}: a run never holds more than the process cap (256), though in fallback "
+         f"mode its uid's rlimit left it more room", res)
+    r.close()
+
+
 TESTS = {f.__name__[5:]: f for f in (test_tree_limit, test_tree_peak, test_layer,
                                      test_words_name_no_limit, test_real_limits,
-                                     test_kernel_buffers)}
+                                     test_kernel_buffers, test_kernel_buffers_warm,
+                                     test_kernel_buffers_session,
+                                     test_kernel_buffers_no_cgroup, test_process_cap_no_cgroup)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)

@@ -12,6 +12,7 @@
 #define N_REQUIRED 18
 
 static char *const ro_dirs[] = { (char *) "/ctx/one", (char *) "/ctx/two", NULL };
+static const RunnerDirId ro_ids[] = { { 2049, 5501 }, { 2050, 5502 } };
 
 static void
 sample (RunnerSandboxPlan *plan, RunnerSpawnSpec *spec)
@@ -23,6 +24,7 @@ sample (RunnerSandboxPlan *plan, RunnerSpawnSpec *spec)
     .drop_to_nobody = true, .max_processes = 300, .tmp_bytes = 256 << 20,
     .root_dir = "/r/root", .work_dir = "/w/work", .work_dev = 2049, .work_ino = 77,
     .code_dir = "/r/code", .tmp_dir = "/r/tmp", .read_only_dirs = ro_dirs,
+    .read_only_ids = ro_ids,
   };
   *spec = (RunnerSpawnSpec){ .cwd = "/work", .memory_bytes = 512 << 20, .cpu_seconds = 31,
                              .file_size_bytes = 1 << 28, .open_files = 256 };
@@ -85,6 +87,9 @@ main (void)
     { "nproc", "nproc=99999999999999999999" }, { "work_ino", "work_ino=0" },
     { "work", "work=relative/dir" },  { "cwd", "cwd=" },
     { "memory", "memory= 5" },        { "nobody", "nobody" },
+    /* A context path without the id it was checked as, or a broken one. */
+    { "ro", "ro=/ctx/one" },          { "ro", "ro=2049:x:/ctx/one" },
+    { "ro", "ro=2049:5501:ctx/one" }, { "ro", "ro=2049::/ctx/one" },
   };
   RunnerSandboxPlan want;
   RunnerSpawnSpec spec;
@@ -103,8 +108,10 @@ main (void)
   ok (strcmp (m.plan.root_dir, "/r/root") == 0 && strcmp (m.plan.work_dir, "/w/work") == 0
         && strcmp (m.plan.code_dir, "/r/code") == 0 && strcmp (m.plan.tmp_dir, "/r/tmp") == 0
         && m.n_ro == 2 && strcmp (m.plan.read_only_dirs[1], "/ctx/two") == 0
-        && m.plan.read_only_dirs[2] == NULL,
-      "its paths round-trip");
+        && m.plan.read_only_dirs[2] == NULL && m.plan.read_only_ids != NULL
+        && m.plan.read_only_ids[0].dev == 2049 && m.plan.read_only_ids[0].ino == 5501
+        && m.plan.read_only_ids[1].ino == 5502,
+      "its paths round-trip, the read-only ones with their ids");
   ok (strcmp (m.spec.cwd, "/work") == 0 && m.spec.memory_bytes == spec.memory_bytes
         && m.spec.cpu_seconds == 31 && m.spec.file_size_bytes == spec.file_size_bytes
         && m.spec.open_files == 256,

@@ -389,8 +389,83 @@ def wait_until_exists(path, timeout):
     return False
 
 
+def test_cwd_swap_race_warm(t):
+    """The cwd swap race through the warm path: a warm spare gets the
+    checked directory's dev/inode in its plan and must bind or enter only
+    that directory, never what the swapped name leads to."""
+    tree = RaceTree(race_run_uid())
+    code = "open('f', 'a').write('x')\n"
+    try:
+        # Control: unsandboxed, python3 entering the name as it is swapped
+        # lands in home within a few tries.
+        won = False
+        with Swapper(tree.sub, tree.link):
+            for _ in range(200):
+                subprocess.run(["/usr/bin/python3", "-c", f"import os\ntry:\n os.chdir({tree.sub!r})\n"
+                                f"except OSError:\n raise SystemExit\n{code}"], check=False)
+                if os.path.exists(tree.landed):
+                    won = True
+                    break
+        t.ok(won, "control: unsandboxed, a cwd looked up again lands in home")
+        if os.path.exists(tree.landed):
+            os.unlink(tree.landed)
+        r = start(tree, "--allow-cwd", tree.ws, "--warm-min-memory", "0")
+        # The warm parent imports for a while after hello.
+        deadline = time.monotonic() + 90
+        warm_ready = False
+        while time.monotonic() < deadline and not warm_ready:
+            res = r.run(f"wait{int(time.monotonic() * 1000)}", "pass")
+            started = res.started or {}
+            if started.get("cold_reason"):
+                break
+            warm_ready = bool(started.get("warm"))
+            time.sleep(0.2)
+        if not warm_ready:
+            t.skip(f"no warm runs here: {started.get('cold_reason', 'none started warm')}")
+            r.close()
+            return
+        ran = warm = refused_runs = other = tries = 0
+        deadline = time.monotonic() + RACE_SECONDS
+        with Swapper(tree.sub, tree.link) as swapper:
+            while tries < RACE_TRIES and time.monotonic() < deadline:
+                # One at a time: each goes warm once the parent has its
+                # next spare (the ones that go cold race as well).
+                run_id = f"race{tries}"
+                r.send(type="run", id=run_id, language="python", code=code, cwd=tree.sub)
+                events = []
+                while True:
+                    ev = r.recv(60)
+                    if ev.get("id") != run_id:
+                        continue
+                    events.append(ev)
+                    if ev["type"] in ("exited", "error"):
+                        break
+                last = events[-1]
+                if any(e["type"] == "started" and e.get("warm") for e in events):
+                    warm += 1
+                if last["type"] == "exited" and last.get("end") == "exited":
+                    ran += 1
+                elif last["type"] in ("error", "exited"):
+                    refused_runs += 1
+                else:
+                    other += 1
+                tries += 1
+                if os.path.exists(tree.landed):
+                    break
+        r.close()
+        t.ok(not os.path.exists(tree.landed) and other == 0,
+             f"{MODE}: {tries} runs ({warm} warm) against a swapping cwd never wrote into home "
+             f"({ran} ran in the checked directory, {refused_runs} refused as changed, "
+             f"{swapper.swaps} swaps)",
+             f"landed={os.path.exists(tree.landed)} other={other}")
+        t.ok(warm > 0, f"{MODE}: warm runs took part in the race ({warm})")
+    finally:
+        tree.close()
+
+
 TESTS = {f.__name__[5:]: f for f in (test_policy_root, test_policy_user, test_private_dir,
-                                      test_cwd_swap_race, test_walk_swap)}
+                                      test_cwd_swap_race, test_walk_swap,
+                                      test_cwd_swap_race_warm)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)

@@ -199,11 +199,22 @@ run_plain (const Dirs *d)
 
 /* The same shell through runner_spawn() under a plan; returns its output
  * and fills *report from the run init. */
+/* What a run gets beyond its own directories: context paths and an
+ * environment, each with the id it was checked as. */
+typedef struct
+{
+  const char *script;
+  char *const *read_only_dirs;
+  const RunnerDirId *read_only_ids;
+  const char *env_dir;
+  RunnerDirId env_id;
+} Extra;
+
 static char *
 run_sandboxed (const Dirs *d, bool namespaces, int landlock_abi,
-               const RunnerSeccompFilter *filter, RunnerReport *report)
+               const RunnerSeccompFilter *filter, RunnerReport *report, const Extra *extra)
 {
-  char *const argv[] = { SHELL, "-c", (char *) probe_script, NULL };
+  char *const argv[] = { SHELL, "-c", (char *) (extra ? extra->script : probe_script), NULL };
   char **env = probe_env (d);
   int in[2], out[2], ctl[2], status[2];
   RunnerSandboxPlan plan = {
@@ -221,6 +232,10 @@ run_sandboxed (const Dirs *d, bool namespaces, int landlock_abi,
     .work_dir = d->work,
     .code_dir = d->code,
     .tmp_dir = d->tmp,
+    .read_only_dirs = extra ? extra->read_only_dirs : NULL,
+    .read_only_ids = extra ? extra->read_only_ids : NULL,
+    .env_dir = extra ? extra->env_dir : NULL,
+    .env_id = extra ? extra->env_id : (RunnerDirId){ 0 },
   };
   RunnerSpawnSpec spec = {
     .path = SHELL,
@@ -275,7 +290,7 @@ check_mode (const Dirs *d, const char *mode, bool namespaces, int landlock_abi)
   if (runner_seccomp_compile (&policy, &filter) != 0)
     die_with_error ("seccomp compile");
   reset_dirs (d);
-  out = run_sandboxed (d, namespaces, landlock_abi, &filter, &report);
+  out = run_sandboxed (d, namespaces, landlock_abi, &filter, &report, NULL);
   diag_lines (mode, out);
   ok (report.kind == RUNNER_REPORT_EXITED && WIFEXITED (report.wait_status)
         && WEXITSTATUS (report.wait_status) == 0,
@@ -294,6 +309,84 @@ check_mode (const Dirs *d, const char *mode, bool namespaces, int landlock_abi)
   runner_seccomp_clear (&filter);
 }
 
+/* A directory of the test's (readable by the run's uid) holding "mark". */
+static char *
+make_marked (const Dirs *d, const char *name, const char *mark)
+{
+  char *dir = xasprintf ("%s/%s", d->base, name);
+  cleanup_free char *file = xasprintf ("%s/mark", dir);
+
+  if (mkdir (dir, 0755) != 0)
+    die_with_error ("mkdir %s", dir);
+  int fd = open (file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0 || write_all (fd, mark, strlen (mark)) != 0)
+    die_with_error ("%s", file);
+  close (fd);
+  return dir;
+}
+
+/* A context path and an environment checked, then their names swapped for
+ * other directories before the run: bound and granted through fds found
+ * to be what was checked, the run never sees the others (it fails: the
+ * directory it was given is gone from that name). Control: the same run
+ * given the names alone (unchecked) reads the swapped-in directories, so
+ * the probe does see a swap. */
+static void
+check_swapped (const Dirs *d, const char *mode, bool namespaces, int landlock_abi)
+{
+  RunnerSeccompPolicy policy = { .fallback = !namespaces, .network = false };
+  RunnerSeccompFilter filter = { 0 };
+  cleanup_free char *ctx = make_marked (d, "ctx", "checked");
+  cleanup_free char *env = make_marked (d, "env", "checked");
+  cleanup_free char *ctx_real = xasprintf ("%s.real", ctx);
+  cleanup_free char *env_real = xasprintf ("%s.real", env);
+  cleanup_free char *script
+    = xasprintf ("echo ctx $(cat %s/mark 2>/dev/null); echo env $(cat %s/mark 2>/dev/null)", ctx,
+                 env);
+  struct stat st;
+  char *dirs[] = { ctx, NULL };
+  RunnerDirId ids[1];
+  RunnerDirId env_id;
+
+  if (runner_seccomp_compile (&policy, &filter) != 0)
+    die_with_error ("seccomp compile");
+  if (stat (ctx, &st) != 0)
+    die_with_error ("stat");
+  ids[0] = (RunnerDirId){ st.st_dev, st.st_ino };
+  if (stat (env, &st) != 0)
+    die_with_error ("stat");
+  env_id = (RunnerDirId){ st.st_dev, st.st_ino };
+  /* After the check: the names now lead to other directories. */
+  if (rename (ctx, ctx_real) != 0 || rename (env, env_real) != 0)
+    die_with_error ("rename");
+  free (make_marked (d, "ctx", "swapped"));
+  free (make_marked (d, "env", "swapped"));
+
+  Extra unchecked = { .script = script, .read_only_dirs = dirs, .env_dir = env };
+  RunnerReport report;
+  cleanup_free char *control = run_sandboxed (d, namespaces, landlock_abi, &filter, &report,
+                                              &unchecked);
+  diag_lines (mode, control);
+  ok (strstr (control, "ctx swapped") != NULL && strstr (control, "env swapped") != NULL,
+      "%s: control: by name, a run reads the directories swapped in", mode);
+
+  Extra checked = { .script = script, .read_only_dirs = dirs, .read_only_ids = ids,
+                    .env_dir = env, .env_id = env_id };
+  cleanup_free char *out = run_sandboxed (d, namespaces, landlock_abi, &filter, &report, &checked);
+  diag_lines (mode, out);
+  ok (strstr (out, "swapped") == NULL && report.kind != RUNNER_REPORT_EXITED,
+      "%s: checked, a run never gets the swapped-in context path or environment (it fails: "
+      "report kind %d, step %d, errno %d)", mode, report.kind, report.error_step,
+      report.error_errno);
+  cleanup_free char *ctx_swapped = xasprintf ("%s/ctx.swapped", d->base);
+  cleanup_free char *env_swapped = xasprintf ("%s/env.swapped", d->base);
+  /* Put back: the next mode starts from a checked directory again. */
+  if (rename (ctx, ctx_swapped) != 0 || rename (env, env_swapped) != 0 || remove_tree (ctx_swapped) != 0
+      || remove_tree (env_swapped) != 0 || remove_tree (ctx_real) != 0 || remove_tree (env_real) != 0)
+    die_with_error ("clean up");
+  runner_seccomp_clear (&filter);
+}
+
 int
 main (void)
 {
@@ -303,7 +396,7 @@ main (void)
 
   runner_sandbox_probe (&caps);
   make_dirs (&d);
-  plan (5 + 10 + 10);
+  plan (5 + 12 + 12);
 
   /* Controls: the same shell with nothing applied, as the test's own uid
    * (root reads and writes anything; a user owns both paths): each probe
@@ -321,14 +414,20 @@ main (void)
           "control: a user namespace can be made exactly when the probe said so");
 
   if (caps.userns)
-    check_mode (&d, "namespaces", true, caps.landlock_abi);
+    {
+      check_mode (&d, "namespaces", true, caps.landlock_abi);
+      check_swapped (&d, "namespaces", true, caps.landlock_abi);
+    }
   else
-    for (int i = 0; i < 10; i++)
+    for (int i = 0; i < 12; i++)
       ok (true, "# SKIP namespaces: this kernel or container refuses user namespaces");
   if (caps.landlock_abi > 0 && caps.seccomp)
-    check_mode (&d, "fallback", false, caps.landlock_abi);
+    {
+      check_mode (&d, "fallback", false, caps.landlock_abi);
+      check_swapped (&d, "fallback", false, caps.landlock_abi);
+    }
   else
-    for (int i = 0; i < 10; i++)
+    for (int i = 0; i < 12; i++)
       ok (true, "# SKIP fallback: no Landlock here");
 
   remove_dirs (&d);

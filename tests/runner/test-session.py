@@ -303,6 +303,43 @@ def test_idle_caps(t):
         r.close()
 
 
+# A thread the run leaves spinning: it counts its turns in a global the
+# next run of the session can read.
+SPINNER = ("import threading\n"
+           "turns = [0]\n"
+           "def spin():\n"
+           "    while True:\n"
+           "        turns[0] += 1\n"
+           "threading.Thread(target=spin, daemon=True).start()\n")
+
+
+def test_idle_cpu(t):
+    """An idle session's tree may spend no more CPU than its last run could
+    (its timeout): a thread left spinning ends the session."""
+    r = runner()
+    # Control: with a long timeout, the thread spins while the session
+    # waits, and the session lives on.
+    res = r.run("c1", SPINNER, session="c", timeout_ms=120000)
+    t.eq(res.exited.get("exit_code"), 0, "control: the run that leaves a spinner ends", res)
+    time.sleep(4)
+    res = r.run("c2", "print(turns[0] > 1000)", session="c", timeout_ms=120000)
+    t.eq((res.stdout, res.exited.get("session_ended"), bool(res.started.get("session_new"))),
+         ("True\n", None, False),
+         "control: the thread spun while the session was idle, and the session lives", res)
+    r.send(type="session_close", session="c")
+    # The same with a 1 s timeout: past ~2 s of CPU the session is ended.
+    res = r.run("s1", SPINNER, session="s", timeout_ms=1000)
+    t.eq(res.exited.get("exit_code"), 0, "the run that leaves a spinner ends within its time",
+         res)
+    try:
+        ev = ended(r, "s", timeout=60)
+    except TimeoutError:
+        ev = None
+    t.eq(ev and ev.get("reason"), "limit",
+         "the idle session is ended when its spinner passes the run's CPU limit", ev)
+    r.close()
+
+
 def test_memory(t):
     r = runner()
     hold = "b{n} = bytearray({mib} * 1024 * 1024)\nb{n}[::4096] = b'x' * len(b{n}[::4096])\n"
@@ -476,7 +513,7 @@ def test_cli(t):
 
 TESTS = {f.__name__[5:]: f for f in (test_cli, test_state_kept, test_errors_and_plots, test_timeout,
                                      test_crash, test_restart_close, test_queue_and_cancel,
-                                     test_idle, test_idle_caps, test_memory, test_isolation_sessions,
+                                     test_idle, test_idle_caps, test_idle_cpu, test_memory, test_isolation_sessions,
                                      test_isolation_normal, test_refusals, test_fds,
                                      test_client_gone)}
 

@@ -685,13 +685,73 @@ def test_helper_unusable(t):
         r.close()
 
 
+# Loads sandpad-warm.so as the warm parent does and asks it for a spare,
+# once single-threaded (the control) and once with a thread running: the
+# fork must be refused then (EDEADLK), as a child of a multi-threaded
+# process may find the allocator's lock held by a thread it lacks.
+PREFORK_PROBE = r"""
+import ctypes, errno, json, os, sys, threading
+lib = ctypes.PyDLL(sys.argv[1], use_errno=True)
+lib.sp_warm_prefork.restype = ctypes.c_int
+lib.sp_warm_prefork.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int,
+                                ctypes.POINTER(ctypes.c_int)]
+helper = os.open(sys.argv[2], os.O_PATH | os.O_CLOEXEC)
+blob = b"namespaces=0\0network=0\0nobody=0\0"
+
+def prefork():
+    out = (ctypes.c_int * 3)()
+    pid = lib.sp_warm_prefork(blob, len(blob), helper, out)
+    if pid == 0:
+        os._exit(0)  # the spare's program: not this test's
+    err = ctypes.get_errno()
+    if pid > 0:
+        os.close(out[0])  # EOF: its init ends the spare
+        os.close(out[2])
+        os.waitpid(pid, 0)
+    return pid, err
+
+result = {}
+pid, err = prefork()
+result["single"] = [pid > 0, err]
+stop = threading.Event()
+thread = threading.Thread(target=stop.wait)
+thread.start()
+pid, err = prefork()
+result["threaded"] = [pid > 0, pid < 0 and err == errno.EDEADLK]
+stop.set()
+thread.join()
+print(json.dumps(result))
+"""
+
+
+def test_fork_refused_with_threads(t):
+    """The warm parent forks a spare only while it has one thread: with a
+    second thread in its interpreter, sp_warm_prefork refuses."""
+    build = os.path.dirname(os.path.abspath(RUNNER))
+    module = os.path.join(build, "sandpad-warm.so")
+    helper = os.path.join(build, "sandpad-warm-init")
+    if not (os.path.exists(module) and os.path.exists(helper)):
+        t.skip(f"no sandpad-warm.so and sandpad-warm-init beside {RUNNER}")
+        return
+    out = subprocess.run(["/usr/bin/python3", "-c", PREFORK_PROBE, module, helper],
+                         capture_output=True, text=True, timeout=60)
+    try:
+        result = json.loads(out.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        result = {}
+    t.eq(result.get("single"), [True, 0],
+         "control: single-threaded, the warm module forks a spare", out)
+    t.eq(result.get("threaded"), [False, True],
+         "with a second thread running, it refuses to fork (EDEADLK)", out)
+
+
 TESTS = {f.__name__[5:]: f for f in [
     test_same_results, test_limits, test_parent_runs_no_user_code, test_monkeypatch_isolated,
     test_random_differs, test_parent_unreachable, test_no_control_socket,
     test_no_shared_writable_mappings, test_siblings_isolated, test_recycled,
     test_killed_parent_falls_back, test_memory_cap, test_no_warm, test_small_memory_goes_cold,
     test_init_unreachable, test_spare_ends_with_parent, test_batch_stays_cold, test_closed_folder,
-    test_helper_unusable,
+    test_helper_unusable, test_fork_refused_with_threads,
 ]}
 
 if __name__ == "__main__":

@@ -12,7 +12,9 @@
  * systemd user manager (a transient scope with Delegate=yes); that path is
  * not built yet, and where no cgroup can be had (Flatpak, an ordinary user
  * without delegation) runs keep the other layers only. started's layers
- * say which a run got ("memory:...,cgroup-v1"). */
+ * say which a run got ("memory:...,cgroup-v1"). Cold runs and sessions'
+ * interpreters join through runner_spawn (cgroup_fds); a warm run's
+ * spare init moves its program in (runner-warm-init.c). */
 #pragma once
 
 #include <stdbool.h>

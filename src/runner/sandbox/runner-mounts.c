@@ -227,8 +227,14 @@ bind_environment (const RunnerSandboxPlan *plan)
 {
   const char *env = plan->env_dir;
   size_t work_len = strlen (plan->work_dir);
+  char src[32];
+  /* Through an fd found to be what the runner checked, as /work is. */
+  cleanup_fd int fd = runner_sandbox_open_checked (env, plan->env_id);
 
-  if (make_parents (env + 1) != 0 || bind (env, env + 1, plan->env_writable, false) != 0)
+  if (fd < 0)
+    return -1;
+  snprintf (src, sizeof src, "/proc/self/fd/%d", fd);
+  if (make_parents (env + 1) != 0 || bind (src, env + 1, plan->env_writable, false) != 0)
     return -1;
   if (strncmp (env, plan->work_dir, work_len) == 0 && env[work_len] == '/')
     {
@@ -236,7 +242,7 @@ bind_environment (const RunnerSandboxPlan *plan)
       if (snprintf (inner, sizeof inner, "%s%s", RUNNER_SANDBOX_WORK + 1, env + work_len)
           >= (int) sizeof inner)
         return errno = ENAMETOOLONG, -1;
-      if (bind (env, inner, plan->env_writable, false) != 0)
+      if (bind (src, inner, plan->env_writable, false) != 0)
         return -1;
     }
   return 0;
@@ -284,7 +290,22 @@ runner_sandbox_build_root (const RunnerSandboxPlan *plan)
   for (size_t i = 0; plan->read_only_dirs != NULL && plan->read_only_dirs[i] != NULL; i++)
     {
       const char *dst = plan->read_only_dirs[i] + 1;
-      if (make_parents (dst) != 0 || bind (plan->read_only_dirs[i], dst, false, false) != 0)
+      RunnerDirId id = plan->read_only_ids ? plan->read_only_ids[i] : (RunnerDirId){ 0 };
+      char src[32];
+      if (id.ino == 0)
+        {
+          /* The runner's own (an install step's): by name. */
+          if (make_parents (dst) != 0 || bind (plan->read_only_dirs[i], dst, false, false) != 0)
+            return RUNNER_STEP_ROOT;
+          continue;
+        }
+      /* A context path: bound through an fd found to be the directory the
+       * runner checked, so a swap of its name cannot bind another. */
+      cleanup_fd int fd = runner_sandbox_open_checked (plan->read_only_dirs[i], id);
+      if (fd < 0)
+        return RUNNER_STEP_ROOT;
+      snprintf (src, sizeof src, "/proc/self/fd/%d", fd);
+      if (make_parents (dst) != 0 || bind (src, dst, false, false) != 0)
         return RUNNER_STEP_ROOT;
     }
   if (plan->env_dir != NULL && bind_environment (plan) != 0)

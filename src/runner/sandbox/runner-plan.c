@@ -76,8 +76,18 @@ runner_plan_encode (Buf *out, const RunnerSandboxPlan *plan, const RunnerSpawnSp
   put_int (out, K_WORK_INO, (int64_t) plan->work_ino);
   put (out, K_CODE, plan->code_dir);
   put (out, K_TMP, plan->tmp_dir);
+  /* "ro=DEV:INO:/path": each with its id as checked (0:0: unchecked). */
   for (size_t i = 0; plan->read_only_dirs != NULL && plan->read_only_dirs[i] != NULL; i++)
-    put (out, K_RO, plan->read_only_dirs[i]);
+    {
+      RunnerDirId id = plan->read_only_ids ? plan->read_only_ids[i] : (RunnerDirId){ 0 };
+      char head[48];
+      snprintf (head, sizeof head, "%lld:%lld:", (long long) id.dev, (long long) id.ino);
+      buf_append (out, key_names[K_RO], strlen (key_names[K_RO]));
+      buf_append (out, "=", 1);
+      buf_append (out, head, strlen (head));
+      buf_append (out, plan->read_only_dirs[i], strlen (plan->read_only_dirs[i]));
+      buf_append (out, "", 1);
+    }
   put (out, K_CWD, spec->cwd);
   put_int (out, K_MEMORY, spec->memory_bytes);
   put_int (out, K_CPU, spec->cpu_seconds);
@@ -103,6 +113,31 @@ parse_int (const char *text, int64_t min, int64_t max, int64_t *out)
   return 0;
 }
 
+/* "DEV:INO:/path", each number whole (as parse_int), the path absolute. */
+static int
+parse_ro (RunnerPlanMsg *m, const char *v)
+{
+  const char *c1 = strchr (v, ':');
+  const char *c2 = c1 ? strchr (c1 + 1, ':') : NULL;
+  char num[32];
+  int64_t dev, ino;
+
+  if (c1 == NULL || c2 == NULL || c2[1] != '/' || m->n_ro >= RUNNER_PLAN_MAX_RO
+      || (size_t) (c1 - v) >= sizeof num || (size_t) (c2 - c1 - 1) >= sizeof num)
+    return -1;
+  memcpy (num, v, (size_t) (c1 - v));
+  num[c1 - v] = '\0';
+  if (parse_int (num, INT64_MIN, INT64_MAX, &dev) != 0)
+    return -1;
+  memcpy (num, c1 + 1, (size_t) (c2 - c1 - 1));
+  num[c2 - c1 - 1] = '\0';
+  if (parse_int (num, INT64_MIN, INT64_MAX, &ino) != 0)
+    return -1;
+  m->ro_ids[m->n_ro] = (RunnerDirId){ (dev_t) dev, (ino_t) ino };
+  m->ro[m->n_ro++] = (char *) c2 + 1;
+  return 0;
+}
+
 static int
 set (RunnerPlanMsg *m, Key key, const char *v)
 {
@@ -111,11 +146,12 @@ set (RunnerPlanMsg *m, Key key, const char *v)
 
   switch (key)
     {
+    case K_RO:
+      return parse_ro (m, v);
     case K_ROOT:
     case K_WORK:
     case K_CODE:
     case K_TMP:
-    case K_RO:
     case K_CWD:
       if (v[0] != '/')
         return -1;
@@ -127,12 +163,8 @@ set (RunnerPlanMsg *m, Key key, const char *v)
         p->code_dir = v;
       else if (key == K_TMP)
         p->tmp_dir = v;
-      else if (key == K_CWD)
-        m->spec.cwd = v;
-      else if (m->n_ro >= RUNNER_PLAN_MAX_RO)
-        return -1;
       else
-        m->ro[m->n_ro++] = (char *) v;
+        m->spec.cwd = v;
       return 0;
     case K_NAMESPACES:
     case K_NETWORK:
@@ -235,5 +267,6 @@ runner_plan_decode (const char *blob, size_t len, RunnerPlanKind kind, RunnerPla
       return errno = EINVAL, -1;
   m->ro[m->n_ro] = NULL;
   m->plan.read_only_dirs = m->n_ro > 0 ? m->ro : NULL;
+  m->plan.read_only_ids = m->n_ro > 0 ? m->ro_ids : NULL;
   return 0;
 }

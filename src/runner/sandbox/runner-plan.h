@@ -32,6 +32,7 @@ typedef struct
   RunnerSpawnSpec spec; /* cwd and the rlimits; the caller adds the rest */
   bool use_seccomp;     /* the decoder compiles no filter: the caller does */
   char *ro[RUNNER_PLAN_MAX_RO + 1];
+  RunnerDirId ro_ids[RUNNER_PLAN_MAX_RO];
   size_t n_ro;
 } RunnerPlanMsg;
 

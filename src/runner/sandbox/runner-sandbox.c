@@ -176,20 +176,43 @@ drop_capabilities (void)
 }
 
 int
-runner_sandbox_open_work (const RunnerSandboxPlan *plan)
+runner_sandbox_open_checked (const char *path, RunnerDirId id)
 {
   struct stat st;
-  int fd = open_no_symlinks (plan->work_dir, O_PATH | O_DIRECTORY);
+  int fd = open_no_symlinks (path, O_PATH | O_DIRECTORY);
 
-  if (fd < 0 || plan->work_ino == 0)
+  if (fd < 0 || id.ino == 0)
     return fd;
-  if (fstat (fd, &st) != 0 || st.st_dev != plan->work_dev || st.st_ino != plan->work_ino)
+  if (fstat (fd, &st) != 0 || st.st_dev != id.dev || st.st_ino != id.ino)
     {
       close (fd);
       errno = ESTALE;
       return -1;
     }
   return fd;
+}
+
+int
+runner_sandbox_open_work (const RunnerSandboxPlan *plan)
+{
+  return runner_sandbox_open_checked (plan->work_dir,
+                                      (RunnerDirId){ plan->work_dev, plan->work_ino });
+}
+
+/* For Landlock, a checked directory by its fd's /proc link (which Landlock
+ * opens to the very inode): into link, with the fd in *fd (closed by the
+ * caller). A checked one that is not what was checked fails (ESTALE); an
+ * unchecked one is passed by name. */
+static const char *
+checked_for_landlock (const char *path, RunnerDirId id, int *fd, char link[32])
+{
+  if (id.ino == 0)
+    return path;
+  *fd = runner_sandbox_open_checked (path, id);
+  if (*fd < 0)
+    return NULL;
+  snprintf (link, 32, "/proc/self/fd/%d", *fd);
+  return link;
 }
 
 /* Fallback mode's working directory, for its Landlock rule: the one
@@ -245,6 +268,14 @@ runner_sandbox_restrict (const RunnerSandboxPlan *plan)
                             + N_ELEMENTS (proc_readable) + 6 + n_extra];
       const char *read_write[5] = { NULL };
       size_t n = 0;
+      /* The checked directories' fds, for their /proc links: the context
+       * paths and the environment get rules on what the runner checked,
+       * not on whatever their names mean now. */
+      int held[n_extra + 1];
+      char links[n_extra + 1][32];
+      int step = 0;
+      for (size_t i = 0; i <= n_extra; i++)
+        held[i] = -1;
 
       for (size_t i = 0; proc_readable[i] != NULL; i++)
         read_only[n++] = proc_readable[i];
@@ -262,14 +293,30 @@ runner_sandbox_restrict (const RunnerSandboxPlan *plan)
       if (plan->network && !plan->namespaces)
         read_only[n++] = "/etc/hosts";
       /* The same path in both modes: namespace mode binds them there. */
-      for (size_t i = 0; i < n_extra; i++)
-        read_only[n++] = plan->read_only_dirs[i];
+      for (size_t i = 0; i < n_extra && step == 0; i++)
+        {
+          RunnerDirId id = plan->read_only_ids ? plan->read_only_ids[i] : (RunnerDirId){ 0 };
+          const char *path = checked_for_landlock (plan->read_only_dirs[i], id, &held[i], links[i]);
+          if (path == NULL && errno == ENOENT && id.ino == 0)
+            continue; /* absent on this host: nothing to allow */
+          if (path == NULL)
+            step = RUNNER_STEP_LANDLOCK;
+          else
+            read_only[n++] = path;
+        }
+      const char *env = NULL;
+      if (plan->env_dir != NULL && step == 0)
+        {
+          env = checked_for_landlock (plan->env_dir, plan->env_id, &held[n_extra], links[n_extra]);
+          if (env == NULL)
+            step = RUNNER_STEP_LANDLOCK;
+        }
       /* The environment, at its own path in both modes. Landlock only adds
        * rights, so one inside the writable working directory cannot be
        * made read-only here: the engine refuses that in fallback mode, and
        * namespace mode binds it read-only over its place in /work. */
-      if (plan->env_dir != NULL && !plan->env_writable)
-        read_only[n++] = plan->env_dir;
+      if (env != NULL && !plan->env_writable)
+        read_only[n++] = env;
       read_only[n] = NULL;
       if (plan->namespaces)
         {
@@ -284,8 +331,8 @@ runner_sandbox_restrict (const RunnerSandboxPlan *plan)
             return errno = ESTALE, RUNNER_STEP_LANDLOCK;
           read_write[1] = plan->tmp_dir;
         }
-      if (plan->env_dir != NULL && plan->env_writable)
-        read_write[plan->namespaces ? 3 : 2] = plan->env_dir;
+      if (env != NULL && plan->env_writable)
+        read_write[plan->namespaces ? 3 : 2] = env;
 
       RunnerLandlockRules rules = {
         .read_exec = system,
@@ -294,8 +341,15 @@ runner_sandbox_restrict (const RunnerSandboxPlan *plan)
         .devices = devices,
         .network = plan->network,
       };
-      if (runner_landlock_apply (plan->landlock_abi, &rules) != 0)
-        return RUNNER_STEP_LANDLOCK;
+      if (step == 0 && runner_landlock_apply (plan->landlock_abi, &rules) != 0)
+        step = RUNNER_STEP_LANDLOCK;
+      int errsv = errno;
+      for (size_t i = 0; i <= n_extra; i++)
+        if (held[i] >= 0)
+          close (held[i]);
+      errno = errsv;
+      if (step != 0)
+        return step;
     }
   return 0;
 }

@@ -56,6 +56,14 @@ extern const char *const runner_sandbox_etc[20];
 /* Readable only by runs that have the network. */
 #define RUNNER_SANDBOX_RESOLV_CONF "/etc/resolv.conf"
 
+/* A directory as the runner checked it; ino 0: not checked (looked up by
+ * name, the runner's own directories only). */
+typedef struct
+{
+  dev_t dev;
+  ino_t ino;
+} RunnerDirId;
+
 typedef struct
 {
   bool namespaces;
@@ -74,18 +82,26 @@ typedef struct
   const char *code_dir;
   const char *tmp_dir;
   char *const *read_only_dirs;    /* extra read-only host directories, or NULL */
+  const RunnerDirId *read_only_ids; /* each one's id as checked, or NULL (none
+                                   * checked): bound and given to Landlock
+                                   * only through an fd found to be it */
   const char *env_dir;            /* the run's environment (a venv, node_modules),
                                    * canonical, or NULL: bound at its own path
                                    * and, when it lies in work_dir, over its
                                    * place there too; read-only unless
                                    * env_writable (an install's last step) */
   bool env_writable;
+  RunnerDirId env_id;             /* env_dir as runner_env_check found it */
 } RunnerSandboxPlan;
 
 /* Opens plan->work_dir (O_PATH, no symlink in any component) and checks
  * it is the directory the runner checked: a run racing this one may have
  * swapped a part of the name since. -1 with errno ESTALE if it is not. */
 int runner_sandbox_open_work (const RunnerSandboxPlan *plan);
+
+/* The same for any checked directory: path opened O_PATH without
+ * following a symlink, and found to be id (unless id.ino is 0). */
+int runner_sandbox_open_checked (const char *path, RunnerDirId id);
 
 /* Failing steps, reported in the run's "failed" error. */
 typedef enum

@@ -109,6 +109,15 @@ send_with_fds (int sock, const void *data, size_t len, const int *fds, size_t n)
 ssize_t
 recv_with_fds (int sock, void *buf, size_t size, int *fds, size_t n)
 {
+  size_t n_got;
+
+  return recv_with_some_fds (sock, buf, size, fds, n, n, &n_got);
+}
+
+ssize_t
+recv_with_some_fds (int sock, void *buf, size_t size, int *fds, size_t min, size_t max,
+                    size_t *n_fds)
+{
   union
   {
     struct cmsghdr hdr;
@@ -135,14 +144,15 @@ recv_with_fds (int sock, void *buf, size_t size, int *fds, size_t n)
       }
   if (len == 0 && n_got == 0)
     return 0;
-  if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 || n_got != n)
+  if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 || n_got < min || n_got > max)
     {
       for (size_t i = 0; i < n_got; i++)
         close (got[i]);
       errno = EBADMSG;
       return -1;
     }
-  memcpy (fds, got, n * sizeof (int));
+  memcpy (fds, got, n_got * sizeof (int));
+  *n_fds = n_got;
   return len;
 }
 

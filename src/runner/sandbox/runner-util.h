@@ -57,6 +57,10 @@ int write_all (int fd, const void *buf, size_t len);
 #define RUNNER_MAX_PASSED_FDS 8
 int send_with_fds (int sock, const void *data, size_t len, const int *fds, size_t n);
 ssize_t recv_with_fds (int sock, void *buf, size_t size, int *fds, size_t n);
+/* The same with min to max fds (at most RUNNER_MAX_PASSED_FDS); *n_fds
+ * says how many came. */
+ssize_t recv_with_some_fds (int sock, void *buf, size_t size, int *fds, size_t min, size_t max,
+                            size_t *n_fds);
 
 /* Monotonic clock in nanoseconds. */
 int64_t now_ns (void);

@@ -8,7 +8,8 @@
  *
  * "init PID": the run init of the program PID, its child. Waits on fd 3
  * for the run (the plan and the run's stdin, stdout, stderr, control and
- * status pipes, from the warm parent), hands the plan, the program's three
+ * status pipes, from the warm parent, and the cgroup.procs files of the
+ * run's cgroups if it has them, which the program is moved into), hands the plan, the program's three
  * pipes and an error pipe to the program on fd 4, then supervises it
  * exactly as a cold run's init supervises a program it forked
  * (runner_spawn_adopt). EOF on fd 3 means no run will come: the program is
@@ -27,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "runner-cgroup.h"
 #include "runner-spawn.h"
 #include "runner-util.h"
 #include "runner-warm-init.h"
@@ -47,7 +49,8 @@ static int
 init (pid_t program)
 {
   char plan[RUNNER_WARM_MAX_PLAN];
-  int fds[5], errpipe[2];
+  int fds[5 + RUNNER_CGROUP_MAX_FDS], errpipe[2];
+  size_t n_fds = 0;
   sigset_t chld;
 
   /* Before the program can end: its SIGCHLD must wait for the signalfd. */
@@ -55,14 +58,32 @@ init (pid_t program)
   sigaddset (&chld, SIGCHLD);
   sigprocmask (SIG_BLOCK, &chld, NULL);
 
-  /* The run's plan and five pipes; EOF (retired) or garbage: no run. */
-  ssize_t n = recv_with_fds (RUNNER_WARM_INIT_PARENT_FD, plan, sizeof plan, fds, 5);
+  /* The run's plan and five pipes, then the cgroup.procs files of the
+   * run's cgroups where it has them; EOF (retired) or garbage: no run. */
+  ssize_t n = recv_with_some_fds (RUNNER_WARM_INIT_PARENT_FD, plan, sizeof plan, fds, 5,
+                                  N_ELEMENTS (fds), &n_fds);
   if (n <= 0)
     {
       kill (program, SIGKILL);
       return 0;
     }
   close (RUNNER_WARM_INIT_PARENT_FD);
+  /* The program joins the run's cgroups before it learns of the run, so
+   * all it allocates and starts from its first step on is charged there
+   * (what it copied from the warm parent as a spare is not the run's).
+   * The runner says the run has them: one that cannot be joined is no
+   * run at all. */
+  char pid_text[24];
+  snprintf (pid_text, sizeof pid_text, "%d", (int) program);
+  for (size_t i = 5; i < n_fds; i++)
+    {
+      if (write_all (fds[i], pid_text, strlen (pid_text)) != 0)
+        {
+          kill (program, SIGKILL);
+          _exit (126);
+        }
+      close (fds[i]);
+    }
   if (pipe2 (errpipe, O_CLOEXEC) != 0)
     _exit (126);
 

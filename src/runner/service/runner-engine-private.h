@@ -102,6 +102,10 @@ struct RunnerRun
   char *cold_reason; /* started cold because warm runs are off: why */
   int pidfd;     /* warm: the supervisor's, watched instead of reaped */
   RunnerRunCgroup cgroup; /* its memory and pids groups, if it has them */
+  bool diag;   /* without them: the tree watch counts its UNIX socket
+                * queues (runner-sockets.h), through diag_fd, sock_diag in
+                * its network namespace, opened at its first look */
+  int diag_fd;
   RunnerWatch *pidfd_watch;
 };
 
@@ -117,6 +121,13 @@ struct RunnerEngine
   char *root; /* the runner's private directory of run directories */
   RunnerSandboxCaps caps;
   RunnerCgroups cgroups; /* where each cold run gets cgroups of its own */
+  /* The config's read-only directories (sandpad-mcp's --context-path),
+   * opened once when the engine starts (O_PATH, no symlink in any
+   * component) and held: every run binds and grants only what these fds
+   * are (their ids). One that cannot be opened is left out of every run. */
+  char **ro_dirs;
+  RunnerDirId *ro_ids;
+  int *ro_fds;
   bool namespaces;          /* the mode every run gets */
   char *refusal;            /* strict, and a layer is missing: why runs fail */
   RunnerSeccompFilter seccomp[2]; /* per run network setting; empty: none */
@@ -149,12 +160,36 @@ void _runner_run_fail (RunnerRun *run, const char *message);
 /* runner-warm-run.c: the pool, when the config and this system allow it. */
 RunnerWarm *_runner_engine_warm_new (RunnerEngine *engine);
 /* 0 when the warm pool took the run, -1: run it cold. */
+int _runner_engine_cgroup_create (RunnerEngine *engine, const char *name,
+                                  const RunnerSpawnSpec *spec, RunnerRunCgroup *cgroup,
+                                  int fds[RUNNER_CGROUP_MAX_FDS]);
 int _runner_run_spawn_warm (RunnerRun *run, const RunnerSpawnSpec *spec, char *const *argv,
                             char *const *envp);
 void _runner_run_release_warm (RunnerRun *run);
 
 /* runner-engine.c */
-void _runner_engine_sandbox_info (RunnerEngine *engine, bool network, bool cgroup,
+/* What holds a run's memory, for its "memory:" layer: the per-process
+ * rlimit and the tree watch always; then a cgroup, or the watch counting
+ * its UNIX socket queues. */
+typedef enum
+{
+  RUNNER_MEMORY_TREE,
+  RUNNER_MEMORY_SOCKETS,
+  RUNNER_MEMORY_CGROUP,
+} RunnerMemoryLayer;
+
+/* What holds a session's interpreter's memory (a run of it has the same). */
+RunnerMemoryLayer _runner_session_memory_layer (const RunnerSession *session);
+
+/* Opens into *fd, unless open already, the sock_diag socket for a run or
+ * session without a memory cgroup whose supervisor is pid: in its network
+ * namespace (namespace mode without network), else the runner's own.
+ * 1: *fd is open; 0: not yet, the supervisor has not entered its
+ * namespaces (so it runs nothing yet), ask again; -1: it cannot be had,
+ * errno set (the run cannot be held to its memory: it is stopped). */
+int _runner_engine_diag (RunnerEngine *engine, bool network, pid_t pid, int *fd);
+
+void _runner_engine_sandbox_info (RunnerEngine *engine, bool network, RunnerMemoryLayer memory,
                                   SpSandboxInfo *info);
 /* The filter for a run, or NULL when seccomp is unavailable here. */
 const RunnerSeccompFilter *_runner_engine_seccomp (RunnerEngine *engine, bool network);

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "runner-engine-private.h"
+#include "runner-sockets.h"
 #include "runner-seccomp.h"
 
 /* Unread stdin held for one run, at most. */
@@ -29,7 +30,10 @@ runner_config_init (RunnerConfig *config)
     .max_output_limit = 64 * 1024 * 1024,
     .disk_limit = 256 * 1024 * 1024,
     .disk_files = 20000,
-    .open_files = 1024,
+    /* Low, as what a run can pin in kernel buffers grows with its fds:
+     * python3 with numpy and matplotlib, node, bash and pip all start
+     * and work with 32. */
+    .open_files = 128,
     .max_processes = 256,
     .sandbox_mode = RUNNER_SANDBOX_AUTO,
     .strict = false,
@@ -152,8 +156,38 @@ _runner_engine_seccomp (RunnerEngine *engine, bool network)
   return filter->allow.len > 0 ? filter : NULL;
 }
 
+/* Whether pid's network namespace is the runner's own. */
+static bool
+same_netns (pid_t pid)
+{
+  char path[64];
+  struct stat ours, theirs;
+
+  snprintf (path, sizeof path, "/proc/%d/ns/net", (int) pid);
+  return stat (path, &theirs) == 0 && stat ("/proc/self/ns/net", &ours) == 0
+         && theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino;
+}
+
+int
+_runner_engine_diag (RunnerEngine *engine, bool network, pid_t pid, int *fd)
+{
+  if (*fd >= 0)
+    return 1;
+  /* With network on, a namespace run shares the runner's network
+   * namespace, as a fallback run always does. */
+  if (!engine->namespaces || network)
+    *fd = runner_sockets_open_diag (0);
+  else if (pid <= 0)
+    return -1;
+  else if (same_netns (pid))
+    return 0; /* not in its namespaces yet: it runs nothing so far */
+  else
+    *fd = runner_sockets_open_diag (pid);
+  return *fd >= 0 ? 1 : -1;
+}
+
 void
-_runner_engine_sandbox_info (RunnerEngine *engine, bool network, bool cgroup,
+_runner_engine_sandbox_info (RunnerEngine *engine, bool network, RunnerMemoryLayer memory,
                              SpSandboxInfo *info)
 {
   char *layers[16];
@@ -176,9 +210,11 @@ _runner_engine_sandbox_info (RunnerEngine *engine, bool network, bool cgroup,
   layers[n++] = xstrdup ("rlimits");
   /* RLIMIT_DATA per process, and the runner's sum over the whole tree. */
   /* With a cgroup, also what the kernel holds for the run (socket and
-   * pipe queues, page tables), which the other two cannot see. */
-  layers[n++] = xstrdup (cgroup ? "memory:rlimit-data,tree-watch,cgroup-v1"
-                                : "memory:rlimit-data,tree-watch");
+   * pipe queues, page tables), which the other two cannot see; without
+   * one, the tree watch counts the run's UNIX socket queues itself. */
+  layers[n++] = xstrdup (memory == RUNNER_MEMORY_CGROUP    ? "memory:rlimit-data,tree-watch,cgroup-v1"
+                         : memory == RUNNER_MEMORY_SOCKETS ? "memory:rlimit-data,tree-watch,socket-queues"
+                                                           : "memory:rlimit-data,tree-watch");
   layers[n++] = xstrdup ("clean-env");
   layers[n++] = xstrdup ("caps-dropped");
   layers[n++] = xstrdup ("no-new-privs");
@@ -190,6 +226,33 @@ _runner_engine_sandbox_info (RunnerEngine *engine, bool network, bool cgroup,
   layers[n] = NULL;
   info->layers = xcalloc (n + 1, sizeof *info->layers);
   memcpy (info->layers, layers, (n + 1) * sizeof *layers);
+}
+
+static void
+hold_read_only_dirs (RunnerEngine *engine)
+{
+  size_t n = sp_strv_length (engine->config.read_only_dirs), kept = 0;
+
+  engine->ro_dirs = xcalloc (n + 1, sizeof *engine->ro_dirs);
+  engine->ro_ids = xcalloc (n + 1, sizeof *engine->ro_ids);
+  engine->ro_fds = xcalloc (n + 1, sizeof *engine->ro_fds);
+  for (size_t i = 0; i < n; i++)
+    {
+      const char *dir = engine->config.read_only_dirs[i];
+      int fd = open_no_symlinks (dir, O_PATH | O_DIRECTORY);
+      struct stat st;
+      if (fd < 0 || fstat (fd, &st) != 0)
+        {
+          fprintf (stderr, "sandpad-runner: %s is left out of every run: %s\n", dir,
+                   strerror (errno));
+          if (fd >= 0)
+            close (fd);
+          continue;
+        }
+      engine->ro_dirs[kept] = xstrdup (dir);
+      engine->ro_ids[kept] = (RunnerDirId){ st.st_dev, st.st_ino };
+      engine->ro_fds[kept++] = fd;
+    }
 }
 
 RunnerEngine *
@@ -241,6 +304,7 @@ runner_engine_new (const RunnerConfig *config, RunnerLanguages *langs, const Run
   runner_sandbox_probe (&engine->caps);
   resolve_sandbox (engine);
   runner_cgroup_probe (&engine->cgroups);
+  hold_read_only_dirs (engine);
   return engine;
 }
 
@@ -258,6 +322,11 @@ runner_engine_free (RunnerEngine *engine)
     }
   runner_warm_free (engine->warm);
   runner_cgroup_clear (&engine->cgroups);
+  for (size_t i = 0; engine->ro_dirs != NULL && engine->ro_dirs[i] != NULL; i++)
+    close (engine->ro_fds[i]);
+  sp_strv_free (engine->ro_dirs);
+  free (engine->ro_ids);
+  free (engine->ro_fds);
   remove_tree (engine->root);
   free (engine->root);
   free (engine->refusal);
@@ -288,7 +357,10 @@ runner_engine_describe (RunnerEngine *engine, SpReady *ready)
   ready->output_limit = (SpLimitRange){ c->default_output_limit, c->max_output_limit };
   ready->max_concurrent = c->max_concurrent;
   ready->max_frame = SP_PROTO_MAX_FRAME;
-  _runner_engine_sandbox_info (engine, false, engine->cgroups.memory != NULL, &ready->sandbox);
+  _runner_engine_sandbox_info (engine, false,
+                               engine->cgroups.memory != NULL ? RUNNER_MEMORY_CGROUP
+                                                              : RUNNER_MEMORY_SOCKETS,
+                               &ready->sandbox);
 }
 
 static RunnerRun *
@@ -441,7 +513,7 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
   if (run->req.session != NULL)
     run->session = _runner_session_get (engine, &run->req);
   run->init_pid = -1;
-  run->control_fd = run->status_fd = run->stdin_fd = run->cwd_fd = -1;
+  run->control_fd = run->status_fd = run->stdin_fd = run->cwd_fd = run->diag_fd = -1;
   run->streams[0].fd = run->streams[1].fd = -1;
   run->env = env;
   run->env_writable = options != NULL && options->environment_writable;

@@ -289,21 +289,29 @@ write_code (RunnerRun *run)
   return 0;
 }
 
-/* A cold run in cgroups of its own where the runner can have them: its
- * memory limit then also holds what the kernel keeps for it. The group's
- * cap adds the private /tmp's (namespace mode), whose tmpfs pages are
- * charged there too and are bounded by the disk cap already. */
+/* Cgroups of a run's own (or a session's) where the runner can have
+ * them: its memory limit then also holds what the kernel keeps for it.
+ * The group's cap adds the private /tmp's (namespace mode), whose tmpfs
+ * pages are charged there too and are bounded by the disk cap already. */
+int
+_runner_engine_cgroup_create (RunnerEngine *engine, const char *name,
+                              const RunnerSpawnSpec *spec, RunnerRunCgroup *cgroup,
+                              int fds[RUNNER_CGROUP_MAX_FDS])
+{
+  int64_t bytes = spec->memory_bytes + (engine->namespaces ? spec->sandbox->tmp_bytes : 0);
+
+  return runner_cgroup_create (&engine->cgroups, name, bytes, engine->config.max_processes + 4,
+                               cgroup, fds);
+}
+
+/* A cold run, in its cgroups where it can have them. */
 static void
 spawn_cold (RunnerRun *run, RunnerSpawnSpec *spec)
 {
-  const RunnerEngine *engine = run->engine;
-  int64_t bytes = spec->memory_bytes + (engine->namespaces ? spec->sandbox->tmp_bytes : 0);
   cleanup_free char *name = xasprintf ("run-%llu", (unsigned long long) run->seq);
   int fds[RUNNER_CGROUP_MAX_FDS];
 
-  if (runner_cgroup_create (&engine->cgroups, name, bytes, engine->config.max_processes + 4,
-                            &run->cgroup, fds)
-      == 0)
+  if (_runner_engine_cgroup_create (run->engine, name, spec, &run->cgroup, fds) == 0)
     spec->cgroup_fds = fds;
   run->init_pid = runner_spawn (spec);
   int errsv = errno;
@@ -335,8 +343,11 @@ emit_started (RunnerRun *run)
   ev->session = run->req.session;
   ev->session_new = run->session_new;
   ev->warm = run->warm;
-  _runner_engine_sandbox_info (run->engine, run->req.network, run->cgroup.memory != NULL,
-                               &ev->sandbox);
+  RunnerMemoryLayer memory = run->session != NULL ? _runner_session_memory_layer (run->session)
+                             : run->cgroup.memory != NULL ? RUNNER_MEMORY_CGROUP
+                             : run->diag                  ? RUNNER_MEMORY_SOCKETS
+                                                          : RUNNER_MEMORY_TREE;
+  _runner_engine_sandbox_info (run->engine, run->req.network, memory, &ev->sandbox);
   _runner_engine_emit (run->engine, &msg);
   sp_sandbox_info_clear (&ev->sandbox);
 }
@@ -361,16 +372,22 @@ abandon (RunnerRun *run, int errsv)
   run->control_fd = -1;
 }
 
-/* The config's read-only directories and this run's own. */
+/* The config's read-only directories (held by the engine, with their
+ * ids) and this run's own (an install step's, the runner's own
+ * directories: unchecked, id 0). */
 static char **
-run_read_only_dirs (RunnerRun *run)
+run_read_only_dirs (RunnerRun *run, RunnerDirId **ids)
 {
-  char *const *common = run->engine->config.read_only_dirs;
+  char *const *common = run->engine->ro_dirs;
   size_t a = sp_strv_length (common), b = sp_strv_length (run->extra_ro);
   char **all = xcalloc (a + b + 1, sizeof *all);
 
+  *ids = xcalloc (a + b + 1, sizeof **ids);
   for (size_t i = 0; i < a; i++)
-    all[i] = xstrdup (common[i]);
+    {
+      all[i] = xstrdup (common[i]);
+      (*ids)[i] = run->engine->ro_ids[i];
+    }
   for (size_t i = 0; i < b; i++)
     all[a + i] = xstrdup (run->extra_ro[i]);
   return all;
@@ -445,7 +462,8 @@ _runner_run_start (RunnerRun *run)
   char **argv = runner_lang_argv (&lang, run->code_path, run->req.args, run->req.memory_mib);
   if (run->isolated_python != NULL)
     argv = add_isolated_flag (argv);
-  char **read_only = run_read_only_dirs (run);
+  RunnerDirId *read_only_ids = NULL;
+  char **read_only = run_read_only_dirs (run, &read_only_ids);
   char **envp = _runner_run_build_env (run);
   cleanup_free char *root_dir = xasprintf ("%s/root", run->dir);
   cleanup_free char *code_dir = xasprintf ("%s/code", run->dir);
@@ -471,8 +489,10 @@ _runner_run_start (RunnerRun *run)
     .code_dir = code_dir,
     .tmp_dir = tmp_dir,
     .read_only_dirs = read_only,
+    .read_only_ids = read_only_ids,
     .env_dir = run->env.dir,
     .env_writable = run->env_writable,
+    .env_id = { run->env.dev, run->env.ino },
   };
   RunnerSpawnSpec spec = {
     .path = lang.path,
@@ -501,6 +521,7 @@ _runner_run_start (RunnerRun *run)
   sp_strv_free (argv);
   sp_strv_free (envp);
   sp_strv_free (read_only);
+  free (read_only_ids);
   close (in[0]);
   close (out[1]);
   close (err[1]);
@@ -519,6 +540,7 @@ _runner_run_start (RunnerRun *run)
       emit_failed (run, "cannot fork: %s", strerror (errsv));
       return -1;
     }
+  run->diag = run->cgroup.memory == NULL;
   return _runner_run_attach (run);
 }
 
@@ -862,10 +884,19 @@ check_memory (RunnerRun *run, int64_t now)
   if (run->memory_check_ns == 0 || now < run->memory_check_ns)
     return;
   run->memory_check_ns = now + MEMORY_POLL_NS;
-  runner_tree_usage (run->init_pid, skip, false, &usage);
+  if (run->diag && _runner_engine_diag (run->engine, run->req.network, run->init_pid,
+                                        &run->diag_fd) < 0)
+    {
+      if (run->failure == NULL)
+        run->failure = xasprintf ("cannot count the run's socket queues: %s", strerror (errno));
+      run->memory_check_ns = 0;
+      _runner_run_send_control (run, RUNNER_CTL_KILL);
+      return;
+    }
+  runner_tree_usage (run->init_pid, skip, false, run->diag_fd, &usage);
   if (near (usage.bytes, limit))
     {
-      runner_tree_usage (run->init_pid, skip, true, &usage);
+      runner_tree_usage (run->init_pid, skip, true, run->diag_fd, &usage);
       if (!near (usage.bytes, limit))
         run->memory_check_ns = now + PRECISE_POLL_NS;
     }
@@ -876,10 +907,20 @@ check_memory (RunnerRun *run, int64_t now)
   run->deleted_bytes = usage.deleted_bytes;
   /* The kernel killed a process of the run at its cgroup's cap: the run
    * is over its limit, and is stopped whole, as the sum stops it. */
-  if (usage.bytes > limit || runner_cgroup_oom_killed (&run->cgroup))
+  if (usage.bytes > limit || usage.socket_bytes < 0 || runner_cgroup_oom_killed (&run->cgroup))
     {
       if (run->limit == SP_LIMIT_NONE)
         run->limit = SP_LIMIT_MEMORY;
+      run->memory_check_ns = 0;
+      _runner_run_send_control (run, RUNNER_CTL_KILL);
+    }
+  /* Without a pids cgroup, fallback mode's RLIMIT_NPROC counts the uid's
+   * processes, so a run gets more room as others of the uid end: the
+   * watch holds each run to the process cap itself. */
+  else if (run->cgroup.pids == NULL && usage.tasks > run->engine->config.max_processes)
+    {
+      if (run->limit == SP_LIMIT_NONE)
+        run->limit = SP_LIMIT_PROCESSES;
       run->memory_check_ns = 0;
       _runner_run_send_control (run, RUNNER_CTL_KILL);
     }
@@ -1160,6 +1201,8 @@ _runner_run_free (RunnerRun *run)
   free (run->cwd);
   if (run->cwd_fd >= 0)
     close (run->cwd_fd);
+  if (run->diag_fd >= 0)
+    close (run->diag_fd);
   free (run->code_path);
   free (run->failure);
   free (run->cold_reason);

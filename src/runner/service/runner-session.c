@@ -46,6 +46,17 @@ struct RunnerSession
   int64_t memory_check_ns;
   int64_t memory_peak;
   int64_t tasks_peak;
+  /* The interpreter's memory and pids cgroups, where the runner can have
+   * them: they hold for the session's whole life, idle time included. */
+  RunnerRunCgroup cgroup;
+  /* While idle, the tree may spend at most idle_cpu_limit ns of CPU past
+   * idle_cpu_base (its CPU when the last run ended): the last run's
+   * timeout, as much as a run of it could spend. 0: no run ended yet. */
+  int64_t cpu_ns;
+  int64_t idle_cpu_base;
+  int64_t idle_cpu_limit;
+  bool diag;   /* without them: the tree watch counts its socket queues */
+  int diag_fd; /* through this (runner-sockets.h), opened at its first look */
 };
 
 static RunnerSession *
@@ -137,7 +148,7 @@ _runner_session_get (RunnerEngine *engine, const SpRun *req)
   s->engine = engine;
   s->id = xstrdup (req->session);
   s->init_pid = -1;
-  s->control_fd = s->status_fd = s->channel_fd = -1;
+  s->control_fd = s->status_fd = s->channel_fd = s->diag_fd = -1;
   s->idle_since_ns = now_ns ();
   s->next = engine->sessions;
   engine->sessions = s;
@@ -236,7 +247,8 @@ fork_interpreter (RunnerSession *s, RunnerRun *run, int devnull, int channel, in
     .work_ino = run->cwd_ino,
     .code_dir = code_dir,
     .tmp_dir = tmp_dir,
-    .read_only_dirs = engine->config.read_only_dirs,
+    .read_only_dirs = engine->ro_dirs,
+    .read_only_ids = engine->ro_ids,
   };
   RunnerSpawnSpec spec = {
     .path = run->lang->path,
@@ -259,8 +271,20 @@ fork_interpreter (RunnerSession *s, RunnerRun *run, int devnull, int channel, in
     .n_extra_fds = 1,
   };
 
+  /* Named for the interpreter's directory (session-N), new each start. */
+  int cgroup_fds[RUNNER_CGROUP_MAX_FDS];
+  const char *base = strrchr (s->dir, '/');
+  if (_runner_engine_cgroup_create (engine, base != NULL ? base + 1 : s->dir, &spec, &s->cgroup,
+                                    cgroup_fds)
+      == 0)
+    spec.cgroup_fds = cgroup_fds;
   pid_t pid = runner_spawn (&spec);
   int errsv = errno;
+  for (int i = 0; spec.cgroup_fds != NULL && i < RUNNER_CGROUP_MAX_FDS; i++)
+    if (cgroup_fds[i] >= 0)
+      close (cgroup_fds[i]);
+  if (pid < 0)
+    runner_cgroup_remove (&s->cgroup);
   sp_strv_free (argv);
   sp_strv_free (envp);
   errno = errsv;
@@ -314,6 +338,7 @@ spawn (RunnerSession *s, RunnerRun *run)
       errno = errsv;
       return -1;
     }
+  s->diag = s->cgroup.memory == NULL;
   set_nonblocking (s->channel_fd, true);
   set_nonblocking (s->status_fd, true);
   s->channel_watch = runner_loop_watch (engine->loop, s->channel_fd, EPOLLIN, on_channel, s);
@@ -323,6 +348,7 @@ spawn (RunnerSession *s, RunnerRun *run)
   s->env = sp_strv_copy (run->req.env);
   s->n_runs = 0;
   s->memory_peak = s->tasks_peak = 0;
+  s->idle_cpu_limit = 0;
   s->memory_check_ns = now_ns () + SESSION_MEMORY_POLL_NS;
   if (s->channel_watch == NULL)
     {
@@ -446,6 +472,7 @@ _runner_session_run_start (RunnerRun *run)
     }
   s->n_runs++;
   s->current = run;
+  s->idle_cpu_limit = 0;
   s->kill_at_ns = 0;
   /* The files this run creates or changes are reported, not the
    * session's earlier ones. */
@@ -540,19 +567,44 @@ sample_memory (RunnerSession *s)
 
   if (!alive (s) || s->ending != SP_SESSION_END_NONE)
     return;
-  runner_tree_usage (s->init_pid, s->engine->namespaces ? 2 : 1, false, &usage);
+  if (s->diag && _runner_engine_diag (s->engine, s->network, s->init_pid, &s->diag_fd) < 0)
+    {
+      if (s->current != NULL && s->current->failure == NULL)
+        s->current->failure
+          = xasprintf ("cannot count the session's socket queues: %s", strerror (errno));
+      kill_session (s, SP_SESSION_END_FAILED);
+      return;
+    }
+  runner_tree_usage (s->init_pid, s->engine->namespaces ? 2 : 1, false, s->diag_fd, &usage);
   if (usage.bytes >= limit / 100 * 85)
-    runner_tree_usage (s->init_pid, s->engine->namespaces ? 2 : 1, true, &usage);
+    runner_tree_usage (s->init_pid, s->engine->namespaces ? 2 : 1, true, s->diag_fd, &usage);
+  s->cpu_ns = usage.cpu_ns;
   if (usage.bytes > s->memory_peak)
     s->memory_peak = usage.bytes;
   if (usage.tasks > s->tasks_peak)
     s->tasks_peak = usage.tasks;
   if (s->current != NULL)
     s->current->deleted_bytes = usage.deleted_bytes;
-  if (usage.bytes > limit)
+  /* Over the limit, or the kernel's OOM killer acted in the session's
+   * cgroup (what it holds in kernel buffers counts there): whatever it
+   * killed, the session's state is not whole any more. */
+  if (usage.bytes > limit || usage.socket_bytes < 0 || runner_cgroup_oom_killed (&s->cgroup))
     {
       if (s->current != NULL && s->current->limit == SP_LIMIT_NONE)
         s->current->limit = SP_LIMIT_MEMORY;
+      kill_session (s, SP_SESSION_END_LIMIT);
+    }
+  /* A thread or process a run left working while the session waits: it
+   * may not spend more CPU than the run itself could have. */
+  else if (s->current == NULL && s->idle_cpu_limit > 0
+           && usage.cpu_ns - s->idle_cpu_base > s->idle_cpu_limit)
+    kill_session (s, SP_SESSION_END_LIMIT);
+  /* The process cap for the session's tree, where no pids cgroup holds it
+   * (fallback mode's RLIMIT_NPROC is the uid's, not the session's). */
+  else if (s->cgroup.pids == NULL && usage.tasks > s->engine->config.max_processes)
+    {
+      if (s->current != NULL && s->current->limit == SP_LIMIT_NONE)
+        s->current->limit = SP_LIMIT_PROCESSES;
       kill_session (s, SP_SESSION_END_LIMIT);
     }
 }
@@ -608,6 +660,13 @@ finish_current (RunnerSession *s, int wait_status, int64_t cpu_ns)
 
   /* A run shorter than the watch's period is still measured once. */
   sample_memory (s);
+  /* It passed the session's memory (or the kernel killed one of its
+   * processes at the cgroup's cap): the run ends with the session, as one
+   * stopped while it ran. */
+  if (s->ending != SP_SESSION_END_NONE)
+    return;
+  s->idle_cpu_base = s->cpu_ns;
+  s->idle_cpu_limit = (run->req.timeout_ms + 1000) * INT64_C (1000000);
   s->current = NULL;
   s->kill_at_ns = 0;
   s->idle_since_ns = now_ns ();
@@ -717,8 +776,20 @@ _runner_session_reaped (RunnerEngine *engine, pid_t pid)
 
   RunnerReport report;
   bool have_report = read (s->status_fd, &report, sizeof report) == (ssize_t) sizeof report;
-  SpSessionEnd reason = s->ending != SP_SESSION_END_NONE ? s->ending : SP_SESSION_END_EXITED;
   RunnerRun *run = s->current;
+  /* The kernel ended the interpreter at its cgroup's memory cap before
+   * the watch saw it. */
+  if (s->ending == SP_SESSION_END_NONE && runner_cgroup_oom_killed (&s->cgroup))
+    {
+      s->ending = SP_SESSION_END_LIMIT;
+      if (run != NULL && run->limit == SP_LIMIT_NONE)
+        run->limit = SP_LIMIT_MEMORY;
+    }
+  SpSessionEnd reason = s->ending != SP_SESSION_END_NONE ? s->ending : SP_SESSION_END_EXITED;
+  runner_cgroup_remove (&s->cgroup);
+  if (s->diag_fd >= 0)
+    close (s->diag_fd);
+  s->diag_fd = -1;
 
   /* Reset first: finishing the run may start the next one, which then
    * finds no interpreter and starts a fresh one. */
@@ -883,10 +954,22 @@ _runner_session_free_all (RunnerEngine *engine)
         close (s->control_fd);
       if (s->init_pid > 0)
         waitpid (s->init_pid, NULL, 0);
+      runner_cgroup_remove (&s->cgroup);
+      if (s->diag_fd >= 0)
+        close (s->diag_fd);
+      s->diag_fd = -1;
       for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
         if (run->session == s)
           run->session = NULL;
       s->init_pid = -1;
       free_session (s);
     }
+}
+
+RunnerMemoryLayer
+_runner_session_memory_layer (const RunnerSession *s)
+{
+  return s->cgroup.memory != NULL ? RUNNER_MEMORY_CGROUP
+         : s->diag                ? RUNNER_MEMORY_SOCKETS
+                                  : RUNNER_MEMORY_TREE;
 }

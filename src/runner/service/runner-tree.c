@@ -4,6 +4,7 @@
 #include "runner-tree.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "runner-deleted.h"
+#include "runner-sockets.h"
 #include "runner-spawn.h"
 #include "runner-base.h"
 
@@ -37,6 +39,34 @@ sum_kib_fields (const char *path, const char *a, const char *b, int64_t *threads
     }
   fclose (file);
   return sum;
+}
+
+/* One process's CPU time with that of the children it reaped (utime,
+ * stime, cutime, cstime of /proc/PID/stat), in ns; 0 if gone. The name
+ * in parentheses is the process's own choice: fields are read after its
+ * last ')'. */
+static int64_t
+process_cpu_ns (pid_t pid)
+{
+  char path[64], buf[1024];
+  unsigned long long utime, stime, cutime, cstime;
+
+  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  cleanup_fd int fd = open (path, O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd >= 0 ? read (fd, buf, sizeof buf - 1) : -1;
+  if (n <= 0)
+    return 0;
+  buf[n] = '\0';
+  const char *rest = strrchr (buf, ')');
+  /* After ") ": state ppid pgrp session tty_nr tpgid flags minflt cminflt
+   * majflt cmajflt utime stime cutime cstime. */
+  if (rest == NULL
+      || sscanf (rest + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
+                 &utime, &stime, &cutime, &cstime)
+           != 4)
+    return 0;
+  long hz = sysconf (_SC_CLK_TCK);
+  return (int64_t) (utime + stime + cutime + cstime) * (INT64_C (1000000000) / (hz > 0 ? hz : 100));
 }
 
 /* Adds one process's anonymous and shared resident memory and its thread
@@ -69,7 +99,8 @@ add_process_usage (pid_t pid, bool proportional, RunnerTreeUsage *usage)
 #define TREE_MAX 8192
 
 void
-runner_tree_usage (pid_t init_pid, int skip, bool proportional, RunnerTreeUsage *usage)
+runner_tree_usage (pid_t init_pid, int skip, bool proportional, int diag_fd,
+                   RunnerTreeUsage *usage)
 {
   pid_t *pids = xcalloc (TREE_MAX, sizeof *pids);
   int *depth = xcalloc (TREE_MAX, sizeof *depth);
@@ -83,12 +114,21 @@ runner_tree_usage (pid_t init_pid, int skip, bool proportional, RunnerTreeUsage 
     {
       if (depth[i] >= skip)
         add_process_usage (pids[i], proportional, usage);
+      /* Every level: what the inits reaped (orphans) is in their cutime. */
+      usage->cpu_ns += process_cpu_ns (pids[i]);
       size_t found = runner_spawn_list_children (pids[i], pids + n, TREE_MAX - n);
       for (size_t j = n; j < n + found; j++)
         depth[j] = depth[i] + 1;
       n += found;
     }
   usage->deleted_bytes = runner_deleted_bytes (pids, n);
+  if (diag_fd >= 0)
+    {
+      int64_t queued = runner_sockets_bytes (diag_fd, pids, n);
+      usage->socket_bytes = queued;
+      if (queued > 0)
+        usage->bytes += queued;
+    }
   free (pids);
   free (depth);
 }

@@ -12,6 +12,12 @@ typedef struct
   int64_t bytes; /* RssAnon + RssShmem, summed over the processes */
   int64_t tasks; /* processes and threads */
   int64_t deleted_bytes; /* disk held by files they deleted but keep open */
+  int64_t cpu_ns;        /* CPU time of the whole tree so far, the processes
+                          * it reaped included (clock ticks) */
+  int64_t socket_bytes;  /* in bytes too: what their UNIX sockets hold in the
+                          * kernel (runner-sockets.h); -1 when that could
+                          * not be read (the watch counts it as over); 0
+                          * without diag_fd */
 } RunnerTreeUsage;
 
 /* Sums the descendants of init_pid that lie at least `skip` levels below
@@ -20,8 +26,11 @@ typedef struct
  * bytes is RssAnon + RssShmem, which counts a page shared copy-on-write
  * after fork in every process; proportional reads the kernel's
  * proportional shares instead (Pss_Anon + Pss_Shmem, where readable), about
- * a millisecond per process. */
-void runner_tree_usage (pid_t init_pid, int skip, bool proportional, RunnerTreeUsage *usage);
+ * a millisecond per process. With diag_fd (>= 0, runner_sockets_open_diag),
+ * the bytes queued on the run's UNIX sockets count too: the tree watch's
+ * stand-in for a memory cgroup where the run has none. */
+void runner_tree_usage (pid_t init_pid, int skip, bool proportional, int diag_fd,
+                        RunnerTreeUsage *usage);
 
 /* How many processes of uid the kernel counts against RLIMIT_NPROC in our
  * user namespace (fallback mode adds them to a run's process limit). */

@@ -206,11 +206,16 @@ runner_env_check (const char *language, const char *path, RunnerEnv *env, char *
                   size_t msg_len)
 {
   cleanup_free char *dir = realpath (path, NULL);
+  struct stat st;
 
   *env = (RunnerEnv){ 0 };
   if (dir == NULL)
     return refuse (msg, msg_len, "environment %.200s: %s", path, strerror (errno));
-  if (strcmp (dir, "/") == 0 || !is_dir (dir))
+  /* What is checked below is this directory: its id is taken first, from
+   * an fd of the canonical name with no symlink in it, and the sandbox
+   * binds and grants only a directory with that id. */
+  cleanup_fd int fd = open_no_symlinks (dir, O_PATH | O_DIRECTORY);
+  if (strcmp (dir, "/") == 0 || fd < 0 || fstat (fd, &st) != 0)
     return refuse (msg, msg_len, "environment %.200s is not a directory other than /", path);
   /* The system's own directories are never an environment to bind. */
   for (size_t i = 0; runner_venv_system_dirs[i] != NULL; i++)
@@ -236,6 +241,16 @@ runner_env_check (const char *language, const char *path, RunnerEnv *env, char *
     }
   else
     return refuse (msg, msg_len, "language \"%.64s\" has no environments", language);
+  /* The name still leads to the directory checked (no swap meanwhile). */
+  struct stat now;
+  cleanup_fd int again = open_no_symlinks (dir, O_PATH | O_DIRECTORY);
+  if (again < 0 || fstat (again, &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino)
+    {
+      runner_env_clear (env);
+      return refuse (msg, msg_len, "environment %.200s changed while it was checked", dir);
+    }
+  env->dev = st.st_dev;
+  env->ino = st.st_ino;
   env->dir = steal_pointer (&dir);
   return 0;
 }

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stddef.h>
 
 typedef enum
@@ -34,6 +35,8 @@ typedef struct
   char *python; /* venv: dir/bin/python, the path to execute (unresolved,
                  * so Python finds pyvenv.cfg beside it) */
   char *base;   /* venv: the system interpreter bin/python resolves to */
+  dev_t dev;    /* dir as checked: the sandbox binds and grants it only */
+  ino_t ino;    /* through an fd found to be this directory */
 } RunnerEnv;
 
 /* The directories a venv's base interpreter may live in: the system's,

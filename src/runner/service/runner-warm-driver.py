@@ -9,7 +9,9 @@
 # fd 3 is a SOCK_SEQPACKET socket to the runner, the only fd it keeps
 # besides sandpad-warm-init's (opened once, see below):
 #   -> "ready VMDATA_BYTES" once warm
-#   <- a plan (NUL-separated key=value) with the run's five pipes
+#   <- a plan (NUL-separated key=value) with the run's five pipes, then
+#      the cgroup.procs files of its cgroups if it has them (up to two),
+#      all handed on to the spare's init, which moves the program there
 #   -> "ok" with a pidfd of the run's supervisor, or "error TEXT"
 #   <- "spare": a run has ended, make the next one's processes (no answer)
 #   -> "broken TEXT", instead of "ready" or an answer, then it exits: warm
@@ -70,7 +72,8 @@ def vm_data():
 
 def receive(sock):
     fds = array.array("i")
-    size, ancdata, flags, _ = sock.recvmsg_into([PLAN_BUFFER], socket.CMSG_SPACE(5 * fds.itemsize))
+    size, ancdata, flags, _ = sock.recvmsg_into([PLAN_BUFFER],
+                                                socket.CMSG_SPACE(MAX_FDS * fds.itemsize))
     msg = bytes(PLAN_BUFFER[:size])
     for level, kind, data in ancdata:
         if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
@@ -375,7 +378,7 @@ def serve(sock, spare, first_key):
             if spare is not None:
                 spare.started(SPARE_START_MS)
             continue
-        if fds is None or len(fds) != 5:
+        if fds is None or not 5 <= len(fds) <= MAX_FDS:
             for fd in fds or ():
                 os.close(fd)
             sock.send(b"error bad request")
@@ -438,6 +441,7 @@ preload()
 BASE_PATH = [p for p in sys.path[1:]]
 BASE_PREFIXES = tuple(p.rstrip("/") + "/" for p in BASE_PATH if p.startswith("/"))
 MAX_PLAN = 65536
+MAX_FDS = 7  # five pipes, two cgroups
 MAX_REASON = 200
 # How long a spare's supervisor and init may take to exec sandpad-warm-init:
 # before the first "ready" and between runs; while a run waits (the runner

@@ -136,12 +136,26 @@ _runner_run_spawn_warm (RunnerRun *run, const RunnerSpawnSpec *spec, char *const
        engine->namespaces ? RUNNER_SANDBOX_CODE "/.sandpad/run.json" : host_file);
   runner_plan_encode (&buf, plan, spec);
 
-  int fds[5] = { spec->stdin_fd, spec->stdout_fd, spec->stderr_fd, spec->control_fd,
-                 spec->status_fd };
-  int pidfd = runner_warm_spawn (engine->warm, run->req.network, buf.data, buf.len, fds, &why);
+  /* Its cgroups as a cold run's: the spare's init moves the program
+   * there before the run starts. */
+  int fds[5 + RUNNER_CGROUP_MAX_FDS] = { spec->stdin_fd, spec->stdout_fd, spec->stderr_fd,
+                                         spec->control_fd, spec->status_fd };
+  int procs[RUNNER_CGROUP_MAX_FDS];
+  size_t n_fds = 5;
+  cleanup_free char *name = xasprintf ("run-%llu", (unsigned long long) run->seq);
+  if (_runner_engine_cgroup_create (engine, name, spec, &run->cgroup, procs) == 0)
+    for (size_t i = 0; i < RUNNER_CGROUP_MAX_FDS; i++)
+      if (procs[i] >= 0)
+        fds[n_fds++] = procs[i];
+  int pidfd = runner_warm_spawn (engine->warm, run->req.network, buf.data, buf.len, fds, n_fds,
+                                 &why);
   buf_clear (&buf);
+  for (size_t i = 5; i < n_fds; i++)
+    close (fds[i]);
   if (pidfd < 0)
     {
+      /* The cold run makes its own. */
+      runner_cgroup_remove (&run->cgroup);
       /* Said on stderr (the app's log): the run itself starts cold. */
       if (why != NULL)
         fprintf (stderr, "sandpad-runner: run %s goes cold: %s\n", run->req.id, why);

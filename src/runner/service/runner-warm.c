@@ -348,7 +348,7 @@ read_answer (RunnerWarm *warm, Parent *p, const char **why)
 
 int
 runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len,
-                   const int fds[5], const char **why)
+                   const int *fds, size_t n_fds, const char **why)
 {
   Parent *p = &warm->parents[network ? 1 : 0];
 
@@ -359,7 +359,7 @@ runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len,
       *why = NULL;
       return -1;
     }
-  if (send_with_fds (p->sock, plan, len, fds, 5) != 0)
+  if (send_with_fds (p->sock, plan, len, fds, n_fds) != 0)
     {
       *why = "the warm parent is gone";
       retire (p, true);

@@ -57,12 +57,14 @@ void runner_warm_start (RunnerWarm *warm, bool network);
 int64_t runner_warm_data_bytes (RunnerWarm *warm, bool network);
 
 /* Hands a run to the parent: plan (NUL-separated, ends with NUL) and the
- * pipes in, out, err, control (read end) and status (write end). Returns
+ * pipes in, out, err, control (read end) and status (write end), then
+ * the cgroup.procs fds of the run's cgroups, if any (n_fds 5 to 7), which
+ * the spare's init moves the program into before the run starts. Returns
  * a pidfd of the run's supervisor, or -1: then the run goes cold, and
  * *why says what failed (static text), or is NULL when no parent was
  * ready (nothing failed). */
 int runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len,
-                       const int fds[5], const char **why);
+                       const int *fds, size_t n_fds, const char **why);
 
 /* A run of this parent has ended: it may make the next run's processes
  * (a spare) now, if it has none. Never blocks. */

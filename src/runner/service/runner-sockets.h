@@ -1,0 +1,34 @@
+/* runner-sockets.h: what a run's UNIX sockets hold in the kernel, for the
+ * tree watch where the run has no memory cgroup.
+ *
+ * A byte queued on a UNIX socket is the kernel's, in no process's RSS:
+ * ten processes filling 400 socketpairs each pinned 945 MiB under a
+ * 128 MiB limit. Without a cgroup to charge it to (fallback, Flatpak, an
+ * ordinary user without delegation), the runner counts it itself: the
+ * inodes of the sockets the run's processes hold (/proc/PID/fd), then the
+ * kernel's own numbers for those sockets from sock_diag (a NETLINK_SOCK_DIAG
+ * dump of the UNIX sockets of the run's network namespace): the memory
+ * each socket has allocated for what it sent (SK_MEMINFO_WMEM_ALLOC,
+ * which covers its queued skbs wherever they wait), plus what waits on a
+ * socket of the run whose sender is not the run's (its receive queue).
+ *
+ * Pipes and other kernel objects are not counted: their queues are not
+ * readable from outside the process. RLIMIT_NOFILE and the process cap
+ * bound them (docs/security.md). */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* A sock_diag socket in the network namespace of pid (0: the runner's
+ * own), or -1 with errno set. For another namespace a forked helper joins
+ * the process's user and network namespaces, makes the socket there and
+ * hands it back (a socket keeps its namespace); the runner never leaves
+ * its own. */
+int runner_sockets_open_diag (pid_t pid);
+
+/* The bytes the sockets held by pids[0..n) hold in the kernel, through
+ * diag_fd; -1 when the dump cannot be read (twice), which the tree watch
+ * counts as over the limit: a run is not let past a measure it broke. */
+int64_t runner_sockets_bytes (int diag_fd, const pid_t *pids, size_t n);
