@@ -95,7 +95,7 @@ runner_langs_for_file (const RunnerLanguages *langs, const char *file_name)
 
 char **
 runner_lang_argv (const RunnerLanguage *lang, const char *code_path, char *const *args,
-                  int64_t memory_mib)
+                  int64_t memory_mib, bool snippet)
 {
   size_t n_args = sp_strv_length (args);
   char **argv = xcalloc (n_args + 8, sizeof *argv);
@@ -108,6 +108,11 @@ runner_lang_argv (const RunnerLanguage *lang, const char *code_path, char *const
        * -B: no __pycache__ droppings in the user's directory. */
       argv[n++] = xstrdup ("-u");
       argv[n++] = xstrdup ("-B");
+      if (snippet)
+        {
+          argv[n++] = xstrdup ("-c");
+          argv[n++] = xstrdup (RUNNER_PYTHON_BOOTSTRAP);
+        }
     }
   else if (strcmp (lang->name, "javascript") == 0 && memory_mib > 0)
     {

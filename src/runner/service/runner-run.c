@@ -441,7 +441,8 @@ _runner_run_start (RunnerRun *run)
     lang.path = run->env.python;
   if (run->isolated_python != NULL)
     lang.path = run->isolated_python;
-  char **argv = runner_lang_argv (&lang, run->code_path, run->req.args, run->req.memory_mib);
+  char **argv = runner_lang_argv (&lang, run->code_path, run->req.args, run->req.memory_mib,
+                                  run->isolated_python == NULL);
   if (run->isolated_python != NULL)
     argv = add_isolated_flag (argv);
   char **read_only = run_read_only_dirs (run);

@@ -222,7 +222,7 @@ fork_interpreter (RunnerSession *s, RunnerRun *run, int devnull, int channel, in
   cleanup_free char *driver
     = engine->namespaces ? xstrdup (RUNNER_SANDBOX_CODE "/.sandpad/sandpad_session.py")
                          : xasprintf ("%s/code/.sandpad/sandpad_session.py", s->dir);
-  char **argv = runner_lang_argv (run->lang, driver, NULL, run->req.memory_mib);
+  char **argv = runner_lang_argv (run->lang, driver, NULL, run->req.memory_mib, false);
   char **envp = _runner_run_build_env (run);
   cleanup_free char *root_dir = xasprintf ("%s/root", s->dir);
   cleanup_free char *code_dir = xasprintf ("%s/code", s->dir);
