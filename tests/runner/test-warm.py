@@ -130,7 +130,7 @@ SAME = [
     ("plot", "import matplotlib.pyplot as plt\nplt.bar([1, 2, 3], [3, 1, 2])\nplt.show()\n"
      "print('after')\n", {}),
     ("saved and open figures", "import matplotlib.pyplot as plt\nplt.plot([1, 2])\n"
-     "plt.savefig('mine.png')\nplt.figure()\nplt.plot([2, 1])\n", {}),
+     "plt.savefig('mine.png')\nplt.figure()\nplt.plot([2, 1]);\n", {}),
     ("atexit", "import atexit\natexit.register(print, 'bye')\nprint('hi')\n", {}),
     ("threads joined", "import threading, time\n"
      "threading.Thread(target=lambda: (time.sleep(0.3), print('late'))).start()\n", {}),
