@@ -53,6 +53,7 @@ typedef struct
 {
   bool allow_network;
   const char *workspace;    /* execute_command's directory; NULL: no such tool */
+  char **env;               /* NAME=VALUE for every run (--env), or NULL */
   char **context_paths;     /* read-only for every run (canonical), or NULL */
   McpFilters filters;
   const char *journal_dir;  /* NULL: under $XDG_STATE_HOME */

@@ -163,6 +163,18 @@ sp_limit_to_string (SpLimit limit)
 }
 
 bool
+sp_proto_env_name_valid (const char *name, size_t len)
+{
+  if (len == 0 || (name[0] >= '0' && name[0] <= '9'))
+    return false;
+  for (size_t i = 0; i < len; i++)
+    if (!((name[i] >= 'A' && name[i] <= 'Z') || (name[i] >= 'a' && name[i] <= 'z')
+          || (name[i] >= '0' && name[i] <= '9') || name[i] == '_'))
+      return false;
+  return true;
+}
+
+bool
 sp_proto_id_valid (const char *id)
 {
   size_t len = strlen (id);

@@ -421,6 +421,8 @@ char *sp_message_encode (const SpMessage *msg, size_t *len_out);
 
 /* Strict string helpers shared by both directions. */
 bool sp_proto_id_valid (const char *id);
+/* An "env" name: [A-Za-z_][A-Za-z0-9_]*, the first len bytes of name. */
+bool sp_proto_env_name_valid (const char *name, size_t len);
 char **sp_strv_copy (char *const *strv);
 void sp_strv_free (char **strv);
 size_t sp_strv_length (char *const *strv);

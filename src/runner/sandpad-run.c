@@ -304,8 +304,9 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
         }
         break;
       case 'e':
-        if (strchr (optarg, '=') == NULL || optarg[0] == '=')
-          fail ("--env needs NAME=VALUE");
+        if (strchr (optarg, '=') == NULL
+            || !sp_proto_env_name_valid (optarg, (size_t) (strchr (optarg, '=') - optarg)))
+          fail ("--env needs NAME=VALUE, NAME of letters, digits and _ (not first a digit)");
         req->env = xrealloc (req->env, (n_env + 2) * sizeof *req->env);
         req->env[n_env++] = xstrdup (optarg);
         req->env[n_env] = NULL;

@@ -6,7 +6,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include "runner-event.h"
@@ -235,4 +237,24 @@ runner_langs_describe (const RunnerLanguages *langs, SpLanguage **out, size_t *n
     }
   *out = list;
   *n_out = n;
+}
+
+int
+runner_langs_write_python_alias (const char *sandpad_dir)
+{
+  /* In the order of the runs' PATH (runner-run.c), which the sandbox
+   * shows as the host has them: the python3 a run would find. */
+  static const char *const python3[] = { "/usr/local/bin/python3", "/usr/bin/python3",
+                                         "/bin/python3", NULL };
+  cleanup_free char *bin = xasprintf ("%s/bin", sandpad_dir);
+  cleanup_free char *link = xasprintf ("%s/bin/python", sandpad_dir);
+
+  for (size_t i = 0; python3[i] != NULL; i++)
+    if (access (python3[i], X_OK) == 0)
+      {
+        if ((mkdir (bin, 0755) != 0 && errno != EEXIST) || symlink (python3[i], link) != 0)
+          return -1;
+        return 0;
+      }
+  return 0;
 }

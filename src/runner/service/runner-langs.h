@@ -52,5 +52,12 @@ char **runner_lang_argv (const RunnerLanguage *lang, const char *code_path, char
  * warm driver's cold fallback (runner-warm-driver.py) says it too. */
 #define RUNNER_PYTHON_BOOTSTRAP "import sitecustomize as s; s._sandpad_main()"
 
+/* Makes sandpad_dir/bin/python, a symlink to the python3 a run's PATH
+ * finds first: the run's PATH has sandpad_dir/bin after a venv's bin/, so
+ * `python` (what most tools and assistants type) is python3 in every
+ * language's runs, without a change to the host. 0 when there is no
+ * python3 to point at. */
+int runner_langs_write_python_alias (const char *sandpad_dir);
+
 /* Fills protocol language descriptions for the ready event. */
 void runner_langs_describe (const RunnerLanguages *langs, SpLanguage **out, size_t *n_out);

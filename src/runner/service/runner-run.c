@@ -80,8 +80,9 @@ add_environment_vars (RunnerRun *run, char **env, size_t n)
       for (size_t i = 0; i < n; i++)
         if (strncmp (env[i], "PATH=", 5) == 0)
           {
-            free (env[i]);
-            env[i] = xasprintf ("PATH=%s/bin:/usr/local/bin:/usr/bin:/bin", run->env.dir);
+            char *path = env[i];
+            env[i] = xasprintf ("PATH=%s/bin:%s", run->env.dir, path + 5);
+            free (path);
           }
       env[n++] = xasprintf ("VIRTUAL_ENV=%s", run->env.dir);
     }
@@ -117,7 +118,8 @@ _runner_run_build_env (RunnerRun *run)
   bool is_python = strcmp (run->lang->name, "python") == 0;
   size_t n = 0;
 
-  env[n++] = xstrdup ("PATH=/usr/local/bin:/usr/bin:/bin");
+  env[n++] = xasprintf ("PATH=%s/.sandpad/bin:/usr/local/bin:/usr/bin:/bin",
+                        run->engine->namespaces ? RUNNER_SANDBOX_CODE : code_dir);
   if (run->engine->namespaces)
     {
       env[n++] = xstrdup ("HOME=" RUNNER_SANDBOX_WORK);
@@ -252,7 +254,8 @@ open_subdir (RunnerRun *run, const char *name)
   return open_no_symlinks (path, O_PATH | O_DIRECTORY);
 }
 
-/* Python runs get the prelude (plots as files) as code/.sandpad. */
+/* Python runs get the prelude (plots as files) as code/.sandpad; every
+ * run gets code/.sandpad/bin/python. */
 static int
 write_prelude (RunnerRun *run)
 {
@@ -260,10 +263,12 @@ write_prelude (RunnerRun *run)
   cleanup_free char *path = xasprintf ("%s/sitecustomize.py", dir);
   cleanup_fd int fd = -1;
 
+  /* Every run has `python` on its PATH (bin/python, python3). */
+  if (mkdir (dir, 0755) != 0 || give_to_run (dir) != 0
+      || runner_langs_write_python_alias (dir) != 0)
+    return -1;
   if (strcmp (run->lang->name, "python") != 0)
     return 0;
-  if (mkdir (dir, 0755) != 0 || give_to_run (dir) != 0)
-    return -1;
   fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
   if (fd < 0 || write_all (fd, runner_python_prelude, strlen (runner_python_prelude)) != 0)
     return -1;
@@ -437,7 +442,7 @@ _runner_run_start (RunnerRun *run)
   /* A venv's interpreter by the venv's path, so Python finds pyvenv.cfg
    * beside it and takes the venv's prefix. */
   RunnerLanguage lang = *run->lang;
-  if (run->env.python != NULL)
+  if (run->env.python != NULL && strcmp (run->lang->name, "python") == 0)
     lang.path = run->env.python;
   if (run->isolated_python != NULL)
     lang.path = run->isolated_python;

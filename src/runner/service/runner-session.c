@@ -190,8 +190,10 @@ make_session_dir (RunnerSession *s)
   s->cwd = xasprintf ("%s/work", s->dir);
   cleanup_free char *prelude = xasprintf ("%s/code/.sandpad/sitecustomize.py", s->dir);
   cleanup_free char *driver = xasprintf ("%s/code/.sandpad/sandpad_session.py", s->dir);
+  cleanup_free char *sandpad = xasprintf ("%s/code/.sandpad", s->dir);
   if (write_file (prelude, runner_python_prelude, 0444) != 0
-      || write_file (driver, runner_session_driver, 0444) != 0)
+      || write_file (driver, runner_session_driver, 0444) != 0
+      || runner_langs_write_python_alias (sandpad) != 0)
     return -1;
   return 0;
 }
