@@ -102,6 +102,7 @@ static const char *const type_names[SP_MSG_LAST] = {
   [SP_MSG_SESSION_CLOSE] = "session_close",
   [SP_MSG_SESSION_RESTART] = "session_restart",
   [SP_MSG_SESSION_ENDED] = "session_ended",
+  [SP_MSG_DISPLAY] = "display",
 };
 
 bool
@@ -351,6 +352,10 @@ sp_message_clear (SpMessage *msg)
     case SP_MSG_SESSION_ENDED:
       free (msg->u.session.session);
       break;
+    case SP_MSG_DISPLAY:
+      free (msg->u.display.id);
+      sp_display_clear (&msg->u.display);
+      break;
     case SP_MSG_INVALID:
     case SP_MSG_LAST:
     default:
@@ -370,6 +375,8 @@ sp_message_run_id (const SpMessage *msg)
       return msg->u.started.id;
     case SP_MSG_OUTPUT:
       return msg->u.output.id;
+    case SP_MSG_DISPLAY:
+      return msg->u.display.id;
     case SP_MSG_EXITED:
       return msg->u.exited.id;
     case SP_MSG_RELEASED:

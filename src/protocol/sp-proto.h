@@ -85,6 +85,8 @@ typedef enum
   SP_MSG_SESSION_CLOSE,
   SP_MSG_SESSION_RESTART,
   SP_MSG_SESSION_ENDED,
+  /* a program's rich result (runner → client) */
+  SP_MSG_DISPLAY,
   SP_MSG_LAST
 } SpMessageType;
 
@@ -373,6 +375,31 @@ typedef struct
   char *cold_reason;
 } SpExited;
 
+/* A "display" event: one rich result of the program (a value, an image,
+ * a table), as a MIME bundle in its place among the run's output. */
+#define SP_DISPLAY_MAX_ITEMS 16
+#define SP_DISPLAY_MAX_MIME 127
+typedef struct
+{
+  char *mime;   /* "type/subtype", sp_display_mime_valid() */
+  char *text;   /* the value: text, or for a JSON type its compact JSON */
+  bool is_json; /* sp_display_mime_is_json (mime) */
+} SpDisplayItem;
+
+typedef struct
+{
+  char *id;
+  int64_t t_ms; /* read, on the runner's clock (as output's) */
+  SpDisplayItem *items;
+  size_t n_items;
+} SpDisplay;
+
+bool sp_display_mime_valid (const char *mime);
+/* application/json or a "+json" type: its value is any JSON. */
+bool sp_display_mime_is_json (const char *mime);
+/* Frees the items (not the id) and zeroes them. */
+void sp_display_clear (SpDisplay *display);
+
 typedef struct
 {
   char *id; /* NULL when the error is not about a run */
@@ -397,6 +424,7 @@ typedef struct
     SpExited exited;
     SpErrorMsg error;
     SpSessionRef session; /* session_close, session_restart, session_ended */
+    SpDisplay display;
   } u;
 } SpMessage;
 
