@@ -349,6 +349,10 @@ on_event (void *data, const SpMessage *msg)
           mcp_activity_output (server, call, msg->u.output.stream, chunk);
         }
       break;
+    case SP_MSG_DISPLAY:
+      if ((call = find_call (server, msg->u.display.id)) != NULL)
+        mcp_result_add_display (call, &msg->u.display);
+      break;
     case SP_MSG_EXITED:
       if ((call = find_call (server, msg->u.exited.id)) != NULL)
         finish_call (server, call, &msg->u.exited);

@@ -102,7 +102,13 @@ struct McpCall
   int64_t live_bytes;     /* output written to live.jsonl so far (mcp-activity.c) */
   char session[SP_PROTO_MAX_ID + 1]; /* execute_code's session_id, or "" */
   bool session_new;       /* from "started": the run started the session afresh */
+  json_t *displays;       /* the run's display events as {data, stdout_offset}, capped */
+  int64_t displays_bytes; /* what they hold */
+  bool displays_truncated;
 };
+
+/* Keeps a display event for the call's result (mcp-result.c). */
+void mcp_result_add_display (McpCall *call, const SpDisplay *display);
 
 typedef struct
 {

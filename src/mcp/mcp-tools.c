@@ -148,6 +148,7 @@ mcp_call_free (McpCall *call)
     remove_tree (call->scratch);
   free (call->diff);
   json_decref (call->input);
+  json_decref (call->displays);
   free (call->scratch);
   free (call);
 }

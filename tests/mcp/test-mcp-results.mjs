@@ -71,27 +71,63 @@ const groups = {
     try {
       const py = async (code, extra = {}) =>
         (await call(client, 'execute_code', { language: 'python', code, ...extra })).structuredContent;
-      let sc = await py('x = 4\nx');
-      ok(sc?.stdout === '4\n' && sc.exit_code === 0, 'a trailing expression shows its value', sc);
+      const shown = (sc) => (sc?.displays ?? []).map((d) => d.data['text/plain']);
+      let res = await call(client, 'execute_code', { language: 'python', code: 'print("a")\nx = 4\nx' });
+      let sc = res.structuredContent;
+      ok(sc?.stdout === 'a\n' && JSON.stringify(sc.displays) === '[{"data":{"text/plain":"4"},"stdout_offset":2}]'
+        && sc.exit_code === 0, 'a trailing expression\'s value is a display, after stdout\'s 2 bytes', sc);
+      ok(textOf(res).includes('--- result 1 ---\n4\n'), 'the text block shows it', textOf(res));
       sc = await py('x = 4\nx;');
-      ok(sc?.stdout === '' && sc.exit_code === 0, 'not after ";"', sc);
+      ok(sc?.stdout === '' && sc.displays === undefined && sc.exit_code === 0, 'not after ";"', sc);
       sc = await py('import asyncio\nawait asyncio.sleep(0)\n"done"');
-      ok(sc?.stdout === "'done'\n" && sc.exit_code === 0, 'top-level await works', sc);
+      ok(JSON.stringify(shown(sc)) === '["\'done\'"]' && sc.exit_code === 0, 'top-level await works', sc);
       sc = await py('    a = 2\n    if a:\n        print("in")\n    a * 21\n');
-      ok(sc?.stdout === 'in\n42\n' && sc.exit_code === 0, 'code indented as a whole runs', sc);
+      ok(sc?.stdout === 'in\n' && JSON.stringify(shown(sc)) === '["42"]',
+        'code indented as a whole runs', sc);
       sc = await py('    a = 0\n    1 / a\n');
       ok(sc?.error?.type === "ZeroDivisionError" && sc.error.line === 2,
         'its error names the line as sent', sc);
       sc = await py('y = 20\ny + 1', { session_id: 'v' });
       const again = await py('_ * 2', { session_id: 'v' });
-      ok(sc?.stdout === '21\n' && again?.stdout === '42\n', 'a session shows each value; _ is the last',
-        [sc, again]);
+      ok(JSON.stringify([...shown(sc), ...shown(again)]) === '["21","42"]',
+        'a session shows each value; _ is the last', [sc, again]);
+      res = await call(client, 'execute_code', { language: 'python', code:
+        'class L:\n    def __repr__(self): return "L"\n    def _repr_latex_(self): return r"$x^2$"\n'
+        + 'display(L())\nfrom PIL import Image\nImage.new("RGB", (3, 2))' });
+      sc = res.structuredContent;
+      const images = res.content.filter((c) => c.type === 'image');
+      ok(sc?.displays?.length === 2 && images.length === 2
+        && images.every((c) => c.mimeType === 'image/png' && Buffer.from(c.data, 'base64')
+          .subarray(1, 4).toString() === 'PNG'),
+      'display()ed LaTeX and a PIL image come back as PNG image blocks', sc);
       sc = (await call(client, 'execute_code', { language: 'bash',
         code: 'python -c "import sys; print(sys.version_info[0])"' })).structuredContent;
       ok(sc?.stdout === '3\n', '`python` is python3 in execute_code\'s bash', sc);
       sc = (await call(client, 'execute_command', {
         command: 'python -c "print(6 * 7)" && python3 -c "print(1)"' })).structuredContent;
       ok(sc?.stdout === '42\n1\n', '`python` is python3 in execute_command', sc);
+    } finally {
+      await transport.close();
+    }
+  },
+
+  async table() {
+    const have = spawnSync('/usr/bin/python3', ['-c', 'import pandas'], { encoding: 'utf8' });
+    if (have.status !== 0) {
+      console.log('1..0 # SKIP python3-pandas is not installed');
+      process.exit(0);
+    }
+    const { client, transport } = await connect();
+    try {
+      const res = await call(client, 'execute_code', { language: 'python', code:
+        'import pandas as pd\ndf = pd.DataFrame({"n": range(1500), "sq": [i * i for i in range(1500)]})\ndf' });
+      const data = res.structuredContent?.displays?.[0]?.data ?? {};
+      const table = data['application/vnd.dataresource+json'];
+      ok(data['text/plain']?.includes('[1500 rows x 2 columns]'), 'a DataFrame shows as a text table', data['text/plain']);
+      ok(typeof data['text/html'] === 'string' && data['text/html'].includes('<table'), 'and as HTML');
+      ok(table?.schema?.fields?.map((f) => f.name).join() === 'index,n,sq' && table.data.length === 1000
+        && table.total_rows === 1500 && table.data[999].sq === 999 * 999,
+      'and as structured data: its schema, the first 1000 rows and the count', table?.schema);
     } finally {
       await transport.close();
     }

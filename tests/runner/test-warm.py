@@ -118,7 +118,9 @@ SAME = [
     ("interrupt", "print('a', flush=True)\nraise KeyboardInterrupt\n", {}),
     ("argv, cwd, main", "import os, sys\nprint(sys.argv, os.getcwd(), __name__, __file__)\n",
      {"args": ["one", "two"]}),
-    ("environment", "import os\nprint(sorted(os.environ.items()))\n", {"env": {"MINE": "1"}}),
+    # The display token is random per run (runner-display.h).
+    ("environment", "import os\nprint(sorted((k, v) for k, v in os.environ.items()\n"
+     "             if k != 'SANDPAD_DISPLAY_TOKEN'))\n", {"env": {"MINE": "1"}}),
     ("sys.path", "import sys\nprint([p for p in sys.path if 'sandpad-runner' not in p])\n",
      {"env": {"PYTHONPATH": "/opt/x"}}),
     ("flags and encoding",

@@ -6,6 +6,7 @@
 
 #include "runner-engine.h"
 #include "runner-cgroup.h"
+#include "runner-display.h"
 #include "runner-files.h"
 #include "runner-session.h"
 #include "runner-spawn.h"
@@ -66,6 +67,10 @@ struct RunnerRun
 
   RunStream streams[2];
   Buf stderr_tail; /* the last of stderr, for exited's program_error */
+  /* The program's displays, taken out of its stdout (runner-display.h):
+   * its token (a session's, for a session run) and the scan of stdout. */
+  char display_token[RUNNER_DISPLAY_TOKEN_LEN + 1];
+  RunnerDisplayScan display_scan;
 
   int64_t t_start_ns;
   int64_t deadline_ns;      /* time limit */

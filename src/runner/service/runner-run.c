@@ -112,7 +112,7 @@ char **
 _runner_run_build_env (RunnerRun *run)
 {
   size_t n_extra = sp_strv_length (run->req.env);
-  char **env = xcalloc (n_extra + 21, sizeof *env);
+  char **env = xcalloc (n_extra + 22, sizeof *env);
   cleanup_free char *tmp = xasprintf ("%s/tmp", run->dir);
   cleanup_free char *code_dir = xasprintf ("%s/code", run->dir);
   bool is_python = strcmp (run->lang->name, "python") == 0;
@@ -152,10 +152,16 @@ _runner_run_build_env (RunnerRun *run)
   env[n++] = xasprintf ("XDG_CACHE_HOME=%s/.cache", run->engine->namespaces ? "/tmp" : tmp);
   env[n++] = xasprintf ("MPLCONFIGDIR=%s/.matplotlib", run->engine->namespaces ? "/tmp" : tmp);
   env[n++] = xstrdup ("SANDPAD=1");
+  /* How the program shows a rich result (runner-display.h). */
+  env[n++] = xasprintf ("SANDPAD_DISPLAY_TOKEN=%s", run->display_token);
   n = add_environment_vars (run, env, n);
   for (size_t i = 0; i < n_extra; i++)
     {
       size_t name_len = strcspn (run->req.env[i], "=") + 1;
+
+      /* The runner's own: another would only turn displays into text. */
+      if (strncmp (run->req.env[i], "SANDPAD_DISPLAY_TOKEN=", 22) == 0)
+        continue;
 
       /* Already merged behind the prelude's directory. */
       if (is_python && strncmp (run->req.env[i], "PYTHONPATH=", 11) == 0)
@@ -706,6 +712,40 @@ read_program_error (RunnerRun *run, SpExited *ev)
 }
 
 static void
+stdout_text (void *data, const char *bytes, size_t len, bool final)
+{
+  if (len > 0 || final)
+    forward (data, SP_STREAM_STDOUT, bytes, len, final);
+}
+
+/* A display the program wrote, as an event in its place among the output. */
+static bool
+stdout_display (void *data, const char *body, size_t len)
+{
+  RunnerRun *run = data;
+  SpMessage msg = { .type = SP_MSG_DISPLAY };
+
+  if (runner_display_parse (body, len, &msg.u.display) != 0)
+    return false;
+  msg.u.display.id = run->req.id;
+  msg.u.display.t_ms = runner_engine_clock_ms (run->engine);
+  _runner_engine_emit (run->engine, &msg);
+  sp_display_clear (&msg.u.display);
+  return true;
+}
+
+/* Output on its way to the client: stdout through the display scan. */
+static void
+pass_on (RunnerRun *run, SpStream s, const char *bytes, size_t len, bool final)
+{
+  if (s == SP_STREAM_STDERR)
+    forward (run, s, bytes, len, final);
+  else
+    runner_display_scan_feed (&run->display_scan, bytes, len, final, stdout_text,
+                              stdout_display, run);
+}
+
+static void
 handle_output (RunnerRun *run, SpStream s, const char *bytes, size_t len)
 {
   RunStream *stream = &run->streams[s];
@@ -717,7 +757,7 @@ handle_output (RunnerRun *run, SpStream s, const char *bytes, size_t len)
   stream->bytes += (int64_t) len;
   if (stream->bytes <= limit)
     {
-      forward (run, s, bytes, len, false);
+      pass_on (run, s, bytes, len, false);
       return;
     }
 
@@ -726,7 +766,7 @@ handle_output (RunnerRun *run, SpStream s, const char *bytes, size_t len)
    * before may have ended exactly at the limit, so this can be the first
    * byte past it with nothing left to pass. */
   if (before < limit)
-    forward (run, s, bytes, (size_t) (limit - before), true);
+    pass_on (run, s, bytes, (size_t) (limit - before), true);
   if (stream->truncated)
     return;
   stream->truncated = true;
@@ -751,9 +791,13 @@ on_stream (void *data, int fd, uint32_t events)
       handle_output (run, s, buf, (size_t) n);
       return;
     }
-  /* EOF (or an error, treated alike): flush a dangling partial character. */
-  if (stream->carry_len > 0 && !stream->truncated)
-    forward (run, s, "", 0, true);
+  /* EOF (or an error, treated alike): flush a dangling partial character
+   * and what the display scan holds. */
+  if (!stream->truncated
+      && (stream->carry_len > 0
+          || (s == SP_STREAM_STDOUT
+              && (run->display_scan.held.len > 0 || run->display_scan.in_body))))
+    pass_on (run, s, "", 0, true);
   stream->eof = true;
   close_watched (run, &stream->fd, &stream->watch);
   try_finish (run);
@@ -1159,6 +1203,7 @@ _runner_run_free (RunnerRun *run)
   runner_files_snap_clear (&run->before);
   free (run->dir);
   runner_cgroup_remove (&run->cgroup);
+  runner_display_scan_clear (&run->display_scan);
   free (run->cwd);
   if (run->cwd_fd >= 0)
     close (run->cwd_fd);

@@ -46,6 +46,9 @@ struct RunnerSession
   int64_t memory_check_ns;
   int64_t memory_peak;
   int64_t tasks_peak;
+  /* The interpreter's SANDPAD_DISPLAY_TOKEN (its environment is fixed
+   * when it starts): every run of it scans for this one. */
+  char display_token[RUNNER_DISPLAY_TOKEN_LEN + 1];
 };
 
 static RunnerSession *
@@ -432,6 +435,7 @@ _runner_session_run_start (RunnerRun *run)
           return -1;
         }
       run->session_new = true;
+      memcpy (s->display_token, run->display_token, sizeof s->display_token);
     }
   else
     {
@@ -448,6 +452,9 @@ _runner_session_run_start (RunnerRun *run)
       run->dir = xstrdup (s->dir);
       run->cwd = xstrdup (s->cwd);
       run->keep_dir = true;
+      memcpy (run->display_token, s->display_token, sizeof run->display_token);
+      runner_display_scan_clear (&run->display_scan);
+      runner_display_scan_init (&run->display_scan, run->display_token);
       if (_runner_run_hold_cwd (run) != 0)
         {
           _runner_run_fail (run, "cannot open the session's directory");
