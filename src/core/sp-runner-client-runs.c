@@ -406,6 +406,26 @@ handle_started (SpRunnerClient *self, const SpStarted *started)
   _sp_runner_client_emit (self, SIGNAL_STARTED, started->id);
 }
 
+/* A rich result (a Python value, display()) shows, for now, as its
+ * text/plain in its place among the output, as a terminal shows it. */
+static void
+handle_display (SpRunnerClient *self, const SpDisplay *display)
+{
+  for (size_t i = 0; i < display->n_items; i++)
+    if (strcmp (display->items[i].mime, "text/plain") == 0)
+      {
+        const char *text = display->items[i].text;
+        g_autofree char *line = g_str_has_suffix (text, "\n") ? g_strdup (text)
+                                                              : g_strconcat (text, "\n", NULL);
+        RunInfo *info = g_hash_table_lookup (self->runs, display->id);
+        if (info != NULL && info->execution != NULL)
+          _sp_execution_append_output (info->execution, SP_OUTPUT_STDOUT, line, display->t_ms);
+        _sp_runner_client_emit (self, SIGNAL_OUTPUT, display->id, SP_OUTPUT_STDOUT, line,
+                                (gint64) display->t_ms);
+        return;
+      }
+}
+
 static void
 handle_exited (SpRunnerClient *self, const SpExited *exited)
 {
@@ -481,6 +501,9 @@ _sp_runner_client_dispatch (SpRunnerClient *self, SpMessage *msg)
         _sp_runner_client_emit (self, SIGNAL_OUTPUT, msg->u.output.id, kind, msg->u.output.data,
                                 (gint64) msg->u.output.t_ms);
       }
+      break;
+    case SP_MSG_DISPLAY:
+      handle_display (self, &msg->u.display);
       break;
     case SP_MSG_EXITED:
       handle_exited (self, &msg->u.exited);
