@@ -467,7 +467,7 @@ static void
 test_created_files (void)
 {
   SpWindow *window = open_window ("open('data.csv', 'w').write('name,score\\nada,3\\n')\n"
-                                  "open('notes.txt', 'w').write('line one\\nline two\\n')\n");
+                                  "open('notes.txt', 'w').write('line one\\nline two\\n');\n");
   GtkWidget *panel = sp_window_get_exec_panel (window);
 
   run_and_wait (window);
@@ -494,7 +494,7 @@ test_files_in_order (void)
                                   "time.sleep(0.05)\n"
                                   "plt.plot([1, 2, 3])\nplt.show()\n"
                                   "time.sleep(0.05)\n"
-                                  "open('aa-last.txt', 'w').write('2\\n')\n");
+                                  "open('aa-last.txt', 'w').write('2\\n');\n");
   GListModel *model;
   const char *expected[][2] = { { "text", "start\n" },
                                 { "file", "zz-first.txt" },
@@ -557,7 +557,7 @@ has_n_windows (gpointer data)
 static void
 test_open_created_file (void)
 {
-  SpWindow *window = open_window ("open('notes.txt', 'w').write('kept\\n')\n");
+  SpWindow *window = open_window ("open('notes.txt', 'w').write('kept\\n');\n");
   guint before;
   GtkWidget *button;
   SpWindow *copy;
