@@ -165,6 +165,9 @@ CASES = [
      "=> array([0, 1, 2])\n", 0, None),
     ("a PIL image as PNG",
      "from PIL import Image\nim = Image.new('RGB', (4, 4))\nim\n", None, 0, None),
+    ("PIL's Image.show() is a display",
+     "from PIL import Image\nprint('a')\nImage.new('RGB', (5, 3)).show()\nprint('b')\n",
+     "a\n=> <PIL.Image.Image image mode=RGB size=5x3> [image/png]\nb\n", 0, None),
     ("a failing repr is the snippet's error",
      "class B:\n    def __repr__(self):\n        raise ValueError('no repr')\nB()\n", "", 1,
      "Traceback (most recent call last):\n"
