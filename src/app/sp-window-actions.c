@@ -143,6 +143,19 @@ on_output (SpRunnerSupervisor *sup, const char *run_id, SpOutputKind kind, const
     g_string_append (self->stderr_text, text);
 }
 
+static void
+on_display (SpRunnerSupervisor *sup, const char *run_id, const char *text, GBytes *png,
+            gint64 t_ms, SpWindow *self)
+{
+  g_autofree char *line = NULL;
+
+  if (!is_current (self, run_id))
+    return;
+  line = g_strconcat (text, "\n", NULL);
+  _sp_window_display_image (self, run_id, text, png);
+  _sp_window_history_saw_output (self, SP_OUTPUT_STDOUT, line);
+}
+
 static gint64
 mtime_ns (const SpRunFile *file)
 {
@@ -330,6 +343,7 @@ void
 _sp_window_connect_runner (SpWindow *self)
 {
   g_signal_connect_object (self->supervisor, "output", G_CALLBACK (on_output), self, 0);
+  g_signal_connect_object (self->supervisor, "display", G_CALLBACK (on_display), self, 0);
   g_signal_connect_object (self->supervisor, "started", G_CALLBACK (on_started), self, 0);
   g_signal_connect_object (self->supervisor, "exited", G_CALLBACK (on_exited), self, 0);
   g_signal_connect_object (self->supervisor, "error", G_CALLBACK (on_run_error), self, 0);

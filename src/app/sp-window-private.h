@@ -111,6 +111,11 @@ struct _SpWindow
   gboolean keep_state;
   gboolean session_used; /* a run named the session since it last ended */
   char *session_id;
+  /* sp-window-display.c: where the images of the shown run's results
+   * are written (NULL: none yet), for which run, how many. */
+  char *display_dir;
+  char *display_run;
+  guint display_count;
   /* sp-window-packages.c: the folder opened with Open Folder… (NULL:
    * none), the top of the search for an environment. */
   char *workspace;
@@ -144,6 +149,10 @@ void _sp_window_session_apply (SpWindow *self, SpRunRequest *request);
 void _sp_window_session_exited (SpWindow *self, SpRunResult *result);
 const char *_sp_window_session_label (SpWindow *self);
 void _sp_window_session_dispose (SpWindow *self);
+/* sp-window-display.c */
+void _sp_window_display_image (SpWindow *self, const char *run_id, const char *text,
+                               GBytes *png);
+void _sp_window_display_dispose (SpWindow *self);
 /* sp-window-save.c: file NULL asks for a name (Save As). */
 void _sp_window_save (SpWindow *self, GFile *file, gboolean then_close);
 

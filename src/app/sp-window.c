@@ -195,6 +195,7 @@ sp_window_dispose (GObject *object)
                                                    GTK_STYLE_PROVIDER (self->font_css));
   gtk_widget_dispose_template (GTK_WIDGET (self), SP_TYPE_WINDOW);
   _sp_window_session_dispose (self);
+  _sp_window_display_dispose (self);
   g_clear_handle_id (&self->quiet_id, g_source_remove);
   g_clear_object (&self->font_css);
   g_clear_object (&self->settings);
