@@ -8,7 +8,7 @@
 // Groups: values (a trailing expression's value, top-level await, dedent,
 // `python` in every language), env (execute_code's env and --env), venv
 // (execute_command runs with the workspace's venv active).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -131,6 +131,47 @@ const groups = {
     } finally {
       await transport.close();
     }
+  },
+
+  // Each progress notification says its stream, under _meta (read raw:
+  // an SDK may drop what it does not know).
+  async progress() {
+    const child = spawn(server, [...extraArgs], { stdio: ['pipe', 'pipe', 'inherit'],
+      env: { ...process.env, XDG_STATE_HOME: tempDir('sandpad-mcp-results-state-') } });
+    const messages = [];
+    let buf = '';
+    let done;
+    const finished = new Promise((resolve) => { done = resolve; });
+    child.stdout.on('data', (d) => {
+      buf += d;
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const m = JSON.parse(buf.slice(0, i));
+        buf = buf.slice(i + 1);
+        messages.push(m);
+        if (m.id === 2) done();
+      }
+    });
+    const send = (m) => child.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\n');
+    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {},
+      clientInfo: { name: 't', version: '1' } } });
+    send({ method: 'notifications/initialized' });
+    send({ id: 2, method: 'tools/call', params: { name: 'execute_code', _meta: { progressToken: 'p' },
+      arguments: { language: 'python', code:
+        'import sys, time\nprint("out", flush=True)\ntime.sleep(0.2)\nprint("err", file=sys.stderr, flush=True)' } } });
+    await finished;
+    child.stdin.end();
+    const progress = [];
+    for (const m of messages.filter((x) => x.method === 'notifications/progress')) {
+      const stream = m.params._meta?.['io.github.sandpad/stream'];
+      // One print may come in two pieces ("out", "\n"): joined per stream.
+      if (progress.length > 0 && progress[progress.length - 1][0] === stream)
+        progress[progress.length - 1][1] += m.params.message;
+      else
+        progress.push([stream, m.params.message]);
+    }
+    ok(JSON.stringify(progress) === '[["stdout","out\\n"],["stderr","err\\n"]]',
+      'progress notifications say stdout or stderr', progress);
   },
 
   async env() {
