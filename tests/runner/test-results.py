@@ -266,8 +266,33 @@ def test_display_channel(t):
     r.close()
 
 
+def test_lines(t):
+    """Output a line at a time (issue 25): a line written in pieces comes as
+    one event, a partial line (a prompt) still comes within moments on its
+    own, and the other stream's text or a display never overtakes it."""
+    r = runner()
+    pieces = ("import sys, time\nfor p in ('a', 'b', 'c\\n'):\n"
+              "    sys.stdout.write(p)\n    sys.stdout.flush()\n    time.sleep(0.005)\n")
+    for how, fields in (("cold", {}), ("session", {"session": "lines"})):
+        res = run(r, pieces, **fields)
+        outs = [e["data"] for e in res.events if e["type"] == "output"]
+        t.eq(outs, ["abc\n"], f"{how}: a line written in three pieces is one event", res)
+    res = run(r, "import sys, time\nprint('Name: ', end='', flush=True)\ntime.sleep(0.5)\n"
+              "print('x', file=sys.stderr, flush=True)\nprint('done')\n")
+    outs = [(e["stream"], e["data"], e["t_ms"]) for e in res.events if e["type"] == "output"]
+    t.eq([o[:2] for o in outs], [("stdout", "Name: "), ("stderr", "x\n"), ("stdout", "done\n")],
+         "a prompt comes on its own, before what follows it", res)
+    t.ok(len(outs) == 3 and outs[1][2] - outs[0][2] >= 300,
+         "the prompt did not wait for the rest of its line", outs)
+    res = run(r, "print('p', end='')\ndisplay(1)\nprint('q')\n")
+    kinds = [(e["type"], e.get("data")) for e in res.events if e["type"] in ("output", "display")]
+    t.eq(kinds, [("output", "p"), ("display", {"text/plain": "1"}), ("output", "q\n")],
+         "a display does not overtake a partial line", res)
+    r.close()
+
+
 TESTS = {f.__name__[5:]: f for f in [test_same_everywhere, test_session_keeps_values,
-                                     test_display_channel]}
+                                     test_display_channel, test_lines]}
 
 if __name__ == "__main__":
     main([TESTS[n] for n in (sys.argv[2:] or list(TESTS))])

@@ -628,7 +628,7 @@ next_deadline (RunnerEngine *engine)
   for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
     {
       int64_t times[] = { run->deadline_ns, run->cancel_next_ns, run->drain_deadline_ns,
-                          run->disk_check_ns, run->memory_check_ns };
+                          run->disk_check_ns, run->memory_check_ns, run->line_flush_ns };
 
       if (run->state != RUN_RUNNING)
         continue;

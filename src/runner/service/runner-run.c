@@ -47,9 +47,10 @@ _Static_assert (RUNNER_FILES_MAX_REPORT * RUNNER_ENTRY_JSON_MAX + RUNNER_BASE64_
                     + RUNNER_PROGRAM_ERROR_JSON_MAX + 16384
                   <= SP_PROTO_MAX_FRAME,
                 "the exited event must fit in one frame");
-/* An output event holds what one read returned, at most 6 bytes of JSON
- * per byte read (a control character becomes \u00NN). */
-_Static_assert ((READ_CHUNK + 4) * 6 + 1024 <= SP_PROTO_MAX_FRAME,
+/* An output event holds what one read returned and at most a held partial
+ * line (runner-lines.c), at most 6 bytes of JSON per byte (a control
+ * character becomes \u00NN). */
+_Static_assert ((READ_CHUNK + 4 + RUNNER_LINE_HOLD_MAX) * 6 + 1024 <= SP_PROTO_MAX_FRAME,
                 "an output event must fit in one frame");
 
 static void emit_failed (RunnerRun *run, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
@@ -655,17 +656,10 @@ forward (RunnerRun *run, SpStream s, const char *bytes, size_t len, bool final)
   memcpy (stream->carry, joined.data + consumed, stream->carry_len);
   buf_clear (&joined);
 
-  if (out_len > 0)
-    {
-      SpMessage msg = { .type = SP_MSG_OUTPUT };
-      msg.u.output.id = run->req.id;
-      msg.u.output.stream = s;
-      msg.u.output.data = text;
-      /* Read as it arrives (Python runs unbuffered), so the read time
-       * orders it against the files the run wrote in between. */
-      msg.u.output.t_ms = runner_engine_clock_ms (engine);
-      _runner_engine_emit (engine, &msg);
-    }
+  /* Read as it arrives (Python runs unbuffered), so the read time orders
+   * it against the files the run wrote in between; sent by lines. */
+  if (out_len > 0 || final)
+    _runner_run_lines (run, s, text != NULL ? text : "", out_len, final);
   free (text);
 }
 
@@ -727,6 +721,7 @@ stdout_display (void *data, const char *body, size_t len)
 
   if (runner_display_parse (body, len, &msg.u.display) != 0)
     return false;
+  _runner_run_flush_lines (run);
   msg.u.display.id = run->req.id;
   msg.u.display.t_ms = runner_engine_clock_ms (run->engine);
   _runner_engine_emit (run->engine, &msg);
@@ -970,6 +965,8 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
           _runner_run_send_control (run, RUNNER_CTL_KILL);
         }
     }
+  if (run->line_flush_ns > 0 && now >= run->line_flush_ns)
+    _runner_run_flush_lines (run);
   if (run->drain_deadline_ns > 0 && now >= run->drain_deadline_ns)
     {
       for (int s = 0; s < 2; s++)
@@ -1126,6 +1123,7 @@ try_finish (RunnerRun *run)
   SpMessage msg = { .type = SP_MSG_EXITED };
   SpExited *ev = &msg.u.exited;
 
+  _runner_run_flush_lines (run);
   fill_result (run, ev);
   ev->id = xstrdup (run->req.id);
   ev->limit = run->limit;
@@ -1204,6 +1202,8 @@ _runner_run_free (RunnerRun *run)
   free (run->dir);
   runner_cgroup_remove (&run->cgroup);
   runner_display_scan_clear (&run->display_scan);
+  buf_clear (&run->streams[0].line);
+  buf_clear (&run->streams[1].line);
   free (run->cwd);
   if (run->cwd_fd >= 0)
     close (run->cwd_fd);
