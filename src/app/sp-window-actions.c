@@ -122,6 +122,14 @@ on_output_changed (SpWindow *self)
   sp_exec_panel_set_output (self->exec_panel, output ? G_LIST_MODEL (output) : NULL);
 }
 
+/* A result with an image: shown in its place among the output (its text
+ * reaches the history through the controller's "output"). */
+static void
+on_display (SpRunController *runs, const char *text, GBytes *png, SpWindow *self)
+{
+  _sp_window_display_image (self, sp_run_controller_get_run_id (runs), text, png);
+}
+
 static gint64
 mtime_ns (const SpRunFile *file)
 {
@@ -307,6 +315,7 @@ _sp_window_connect_runner (SpWindow *self)
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->runs, "notify::output", G_CALLBACK (on_output_changed), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "display", G_CALLBACK (on_display), self, 0);
   g_signal_connect_object (self->supervisor, "notify::state", G_CALLBACK (on_state_changed), self,
                            0);
   g_signal_connect_object (self->settings, "changed", G_CALLBACK (update_policy), self,

@@ -80,6 +80,11 @@ struct _SpWindow
   SpReloadBar *notice_bar; /* files skipped in the autosave folder */
   /* sp-window-session.c: "Keep state between runs" */
   GtkWidget *restart_button;
+  /* sp-window-display.c: where the images of the shown run's results
+   * are written (NULL: none yet), for which run, how many. */
+  char *display_dir;
+  char *display_run;
+  guint display_count;
 };
 
 /* The languages the dropdown offers, in its order. */
@@ -91,6 +96,11 @@ extern const char *const sp_window_languages[];
  * objects' signals, never by calling one another. */
 
 /* sp-window.c: the hub */
+/* sp-window-display.c */
+void _sp_window_display_image (SpWindow *self, const char *run_id, const char *text,
+                               GBytes *png);
+void _sp_window_display_dispose (SpWindow *self);
+
 void _sp_window_update_title (SpWindow *self);
 void _sp_window_set_language (SpWindow *self, const char *language);
 const char *_sp_window_get_language (SpWindow *self);

@@ -68,6 +68,7 @@ enum
 {
   NEW_RUN,
   OUTPUT,
+  DISPLAY,
   STARTED,
   EXITED,
   FAILED,
@@ -202,6 +203,22 @@ on_output (SpRunnerSupervisor *sup, const char *run_id, SpOutputKind kind, const
   if (kind == SP_OUTPUT_STDERR && self->stderr_text->len < STDERR_MAX)
     g_string_append (self->stderr_text, text);
   g_signal_emit (self, signals[OUTPUT], 0, kind, text);
+}
+
+/* A rich result with an image (a value, display()): its text goes to the
+ * run's listeners as output (the history keeps it), the image to the view,
+ * which shows it in its place. Text-only results come as output. */
+static void
+on_display (SpRunnerSupervisor *sup, const char *run_id, const char *text, GBytes *png,
+            gint64 t_ms, SpRunController *self)
+{
+  g_autofree char *line = NULL;
+
+  if (!is_current (self, run_id))
+    return;
+  line = g_str_has_suffix (text, "\n") ? g_strdup (text) : g_strconcat (text, "\n", NULL);
+  g_signal_emit (self, signals[DISPLAY], 0, text, png);
+  g_signal_emit (self, signals[OUTPUT], 0, SP_OUTPUT_STDOUT, line);
 }
 
 static void
@@ -468,6 +485,10 @@ sp_run_controller_class_init (SpRunControllerClass *klass)
   /* (SpOutputKind kind, const char *text): after the output model has it */
   signals[OUTPUT] = g_signal_new ("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                   G_TYPE_NONE, 2, SP_TYPE_OUTPUT_KIND, G_TYPE_STRING);
+  /* (const char *text, GBytes *png): a result with an image, in its place
+   * among the output; "output" follows with its text for listeners */
+  signals[DISPLAY] = g_signal_new ("display", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                   G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_BYTES);
   /* The run shown has started (its sandbox is known). */
   signals[STARTED] = g_signal_new ("started", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                    G_TYPE_NONE, 0);
@@ -508,6 +529,7 @@ sp_run_controller_new (SpRunnerSupervisor *supervisor)
   g_signal_connect_object (supervisor, "exited", G_CALLBACK (on_exited), self, 0);
   g_signal_connect_object (supervisor, "error", G_CALLBACK (on_run_error), self, 0);
   g_signal_connect_object (supervisor, "input-wait", G_CALLBACK (on_input_wait), self, 0);
+  g_signal_connect_object (supervisor, "display", G_CALLBACK (on_display), self, 0);
   g_signal_connect_object (supervisor, "notify::state", G_CALLBACK (on_state_changed), self, 0);
   return self;
 }

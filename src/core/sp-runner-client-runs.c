@@ -406,6 +406,40 @@ handle_started (SpRunnerClient *self, const SpStarted *started)
   _sp_runner_client_emit (self, SIGNAL_STARTED, started->id);
 }
 
+/* A rich result (a Python value, display()): an image/png as "display"
+ * with its bytes and text; anything else as its text/plain, in its place
+ * among the output, as a terminal shows it. The execution keeps the text. */
+static void
+handle_display (SpRunnerClient *self, const SpDisplay *display)
+{
+  const char *text = "", *png = NULL;
+
+  for (size_t i = 0; i < display->n_items; i++)
+    if (strcmp (display->items[i].mime, "text/plain") == 0)
+      text = display->items[i].text;
+    else if (strcmp (display->items[i].mime, "image/png") == 0)
+      png = display->items[i].text;
+  g_autofree char *line = g_str_has_suffix (text, "\n") ? g_strdup (text)
+                                                        : g_strconcat (text, "\n", NULL);
+  RunInfo *info = g_hash_table_lookup (self->runs, display->id);
+  if (info != NULL && info->execution != NULL)
+    _sp_execution_append_output (info->execution, SP_OUTPUT_STDOUT, line, display->t_ms);
+  if (png != NULL)
+    {
+      gsize len = 0;
+      guchar *data = g_base64_decode (png, &len);
+      g_autoptr (GBytes) bytes = g_bytes_new_take (data, len);
+      if (len > 0)
+        {
+          _sp_runner_client_emit (self, SIGNAL_DISPLAY, display->id, text, bytes,
+                                  (gint64) display->t_ms);
+          return;
+        }
+    }
+  _sp_runner_client_emit (self, SIGNAL_OUTPUT, display->id, SP_OUTPUT_STDOUT, line,
+                          (gint64) display->t_ms);
+}
+
 static void
 handle_exited (SpRunnerClient *self, const SpExited *exited)
 {
@@ -481,6 +515,9 @@ _sp_runner_client_dispatch (SpRunnerClient *self, SpMessage *msg)
         _sp_runner_client_emit (self, SIGNAL_OUTPUT, msg->u.output.id, kind, msg->u.output.data,
                                 (gint64) msg->u.output.t_ms);
       }
+      break;
+    case SP_MSG_DISPLAY:
+      handle_display (self, &msg->u.display);
       break;
     case SP_MSG_EXITED:
       handle_exited (self, &msg->u.exited);

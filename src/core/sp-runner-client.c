@@ -433,6 +433,11 @@ sp_runner_client_class_init (SpRunnerClientClass *klass)
   signals[SIGNAL_OUTPUT] = g_signal_new ("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                          G_TYPE_NONE, 4, G_TYPE_STRING, SP_TYPE_OUTPUT_KIND,
                                          G_TYPE_STRING, G_TYPE_INT64);
+  /* A rich result with an image (issue 25): run id, its text/plain, the
+   * PNG's bytes, t_ms. One without an image comes as "output" text. */
+  signals[SIGNAL_DISPLAY] = g_signal_new ("display", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                          NULL, G_TYPE_NONE, 4, G_TYPE_STRING, G_TYPE_STRING,
+                                          G_TYPE_BYTES, G_TYPE_INT64);
   signals[SIGNAL_EXITED] = g_signal_new ("exited", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                          G_TYPE_NONE, 2, G_TYPE_STRING, SP_TYPE_RUN_RESULT);
   signals[SIGNAL_RELEASED] = g_signal_new ("released", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL,

@@ -54,6 +54,7 @@ enum
   QUEUED,
   STARTED,
   OUTPUT,
+  DISPLAY,
   EXITED,
   RELEASED,
   ERROR,
@@ -112,6 +113,13 @@ on_input_wait (SpRunnerClient *client, const char *id, gboolean waiting,
                SpRunnerSupervisor *self)
 {
   g_signal_emit (self, signals[INPUT_WAIT], 0, id, waiting);
+}
+
+static void
+on_display (SpRunnerClient *client, const char *id, const char *text, GBytes *png, gint64 t_ms,
+            SpRunnerSupervisor *self)
+{
+  g_signal_emit (self, signals[DISPLAY], 0, id, text, png, t_ms);
 }
 
 static void
@@ -216,6 +224,7 @@ spawn_client (SpRunnerSupervisor *self)
   g_signal_connect_object (self->client, "queued", G_CALLBACK (on_queued), self, 0);
   g_signal_connect_object (self->client, "started", G_CALLBACK (on_started), self, 0);
   g_signal_connect_object (self->client, "output", G_CALLBACK (on_output), self, 0);
+  g_signal_connect_object (self->client, "display", G_CALLBACK (on_display), self, 0);
   g_signal_connect_object (self->client, "exited", G_CALLBACK (on_exited), self, 0);
   g_signal_connect_object (self->client, "input-wait", G_CALLBACK (on_input_wait), self, 0);
   g_signal_connect_object (self->client, "released", G_CALLBACK (on_released), self, 0);
@@ -294,6 +303,10 @@ sp_runner_supervisor_class_init (SpRunnerSupervisorClass *klass)
   signals[OUTPUT] = g_signal_new ("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                   G_TYPE_NONE, 4, G_TYPE_STRING, SP_TYPE_OUTPUT_KIND,
                                   G_TYPE_STRING, G_TYPE_INT64);
+  /* The client's "display": a rich result with an image. */
+  signals[DISPLAY] = g_signal_new ("display", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                   G_TYPE_NONE, 4, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_BYTES,
+                                   G_TYPE_INT64);
   signals[EXITED] = g_signal_new ("exited", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                   G_TYPE_NONE, 2, G_TYPE_STRING, SP_TYPE_RUN_RESULT);
   signals[RELEASED] = g_signal_new ("released", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,

@@ -35,6 +35,8 @@ usage (FILE *out)
          "  --sandbox MODE         auto (default), namespaces or fallback\n"
          "  --strict               refuse to run when a sandbox layer is unavailable\n"
          "  --interpreter L=PATH   use PATH for language L\n"
+         "  --env NAME=VALUE       a variable every run gets (repeatable); a call's own\n"
+         "                         env (execute_code) wins over it\n"
          "  --environment DIR      the Python venv runs use and install_packages installs\n"
          "                         into (default: .venv or venv in the workspace)\n"
          "  --no-environment       no venv, no install_packages\n"
@@ -101,6 +103,22 @@ add_context_path (McpOptions *options, const char *dir)
             taken[i]);
 }
 
+/* --env NAME=VALUE, with the name checked as the protocol checks a
+ * run's "env". */
+static void
+add_env (McpOptions *options, const char *spec)
+{
+  const char *eq = strchr (spec, '=');
+  size_t n = sp_strv_length (options->env);
+
+  if (eq == NULL || !sp_proto_env_name_valid (spec, (size_t) (eq - spec)))
+    fail (false, "--env %s: needs NAME=VALUE, NAME of letters, digits and _ (not first a "
+                 "digit)", spec);
+  options->env = xrealloc (options->env, (n + 2) * sizeof *options->env);
+  options->env[n] = xstrdup (spec);
+  options->env[n + 1] = NULL;
+}
+
 static void
 parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
             McpOptions *options)
@@ -119,6 +137,7 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
     { "sandbox", required_argument, NULL, 's' },
     { "strict", no_argument, NULL, 'S' },
     { "interpreter", required_argument, NULL, 'i' },
+    { "env", required_argument, NULL, 'e' },
     { "environment", required_argument, NULL, 'E' },
     { "no-environment", no_argument, NULL, 'N' },
     { "no-warm", no_argument, NULL, 'w' },
@@ -140,6 +159,9 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
       {
       case 'W':
         options->workspace = optarg;
+        break;
+      case 'e':
+        add_env (options, optarg);
         break;
       case 'C':
         add_context_path (options, optarg);
@@ -348,5 +370,6 @@ main (int argc, char **argv)
   sp_strv_free (options.install_policy.allow);
   sp_strv_free (options.install_policy.block);
   free (options.environment_owned);
+  sp_strv_free (options.env);
   return status;
 }

@@ -33,6 +33,14 @@ static const char result_schema[] =
   "\"height\":{\"type\":\"integer\"},\"kind\":{\"type\":\"string\"}},"
   "\"required\":[\"path\",\"size\",\"mime\",\"created\"]}},"
   "\"files_truncated\":{\"type\":\"boolean\"},"
+  "\"displays\":{\"type\":\"array\",\"description\":\"rich results in the order shown (a "
+  "Python snippet's last expression, display()): data maps MIME types to values (text/plain "
+  "always; image/png base64; text/html; application/vnd.dataresource+json for a table); "
+  "stdout_offset is how many bytes of stdout came before it\",\"items\":{\"type\":\"object\","
+  "\"properties\":{\"data\":{\"type\":\"object\"},\"stdout_offset\":{\"type\":\"integer\"}},"
+  "\"required\":[\"data\",\"stdout_offset\"]}},"
+  "\"displays_truncated\":{\"type\":\"boolean\",\"description\":\"more displays came than "
+  "are kept\"},"
   "\"error\":{\"type\":\"object\",\"description\":\"the error the program reported when it "
   "failed, read by the runner from its stderr: line (and column) in the snippet, 0 when no frame "
   "is in it; frames outermost first\",\"properties\":{"
@@ -290,6 +298,74 @@ describe_files (Buf *text, const SpExited *exited)
                 strlen ("[more files changed than are listed]\n"));
 }
 
+/* How much of a run's displays a result keeps: a plot or a table each,
+ * not a loop's thousand. */
+#define MAX_DISPLAYS 32
+#define MAX_DISPLAY_BYTES (8 * 1024 * 1024)
+
+void
+mcp_result_add_display (McpCall *call, const SpDisplay *display)
+{
+  int64_t size = 0;
+
+  for (size_t i = 0; i < display->n_items; i++)
+    size += (int64_t) strlen (display->items[i].text);
+  if (call->displays == NULL)
+    call->displays = json_array ();
+  if (json_array_size (call->displays) >= MAX_DISPLAYS
+      || call->displays_bytes + size > MAX_DISPLAY_BYTES)
+    {
+      call->displays_truncated = true;
+      return;
+    }
+  json_t *data = json_object ();
+  for (size_t i = 0; i < display->n_items; i++)
+    {
+      const SpDisplayItem *item = &display->items[i];
+      json_t *value = item->is_json ? json_loads (item->text, JSON_DECODE_ANY, NULL)
+                                    : json_string (item->text);
+      if (value != NULL)
+        json_object_set_new (data, item->mime, value);
+    }
+  call->displays_bytes += size;
+  json_array_append_new (call->displays, json_pack ("{s:o, s:I}", "data", data, "stdout_offset",
+                                                    (json_int_t) call->out[0].seen));
+}
+
+/* The displays for a model: their text in the text block, images as
+ * image blocks. */
+static void
+describe_displays (Buf *text, json_t *content, const McpCall *call)
+{
+  size_t i;
+  json_t *entry;
+
+  json_array_foreach (call->displays, i, entry)
+    {
+      json_t *data = json_object_get (entry, "data");
+      const char *plain = json_string_value (json_object_get (data, "text/plain"));
+      char *head = xasprintf ("--- result %zu ---\n", i + 1);
+      buf_append (text, head, strlen (head));
+      free (head);
+      if (plain != NULL)
+        {
+          buf_append (text, plain, strlen (plain));
+          if (plain[0] == '\0' || plain[strlen (plain) - 1] != '\n')
+            buf_append (text, "\n", 1);
+        }
+      static const char *const images[] = { "image/png", "image/jpeg", NULL };
+      for (size_t k = 0; images[k] != NULL; k++)
+        if (json_is_string (json_object_get (data, images[k])))
+          json_array_append_new (content,
+                                 json_pack ("{s:s, s:O, s:s}", "type", "image", "data",
+                                            json_object_get (data, images[k]), "mimeType",
+                                            images[k]));
+    }
+  if (call->displays_truncated)
+    buf_append (text, "[more results were shown than are kept]\n",
+                strlen ("[more results were shown than are kept]\n"));
+}
+
 json_t *
 mcp_result_from_run (const McpCall *call, const SpExited *exited)
 {
@@ -356,11 +432,19 @@ mcp_result_from_run (const McpCall *call, const SpExited *exited)
                    exited->stdout_truncated, call->output_limit);
   describe_stream (&text, "stderr", kept[1], cut[1], exited->stderr_bytes,
                    exited->stderr_truncated, call->output_limit);
+  json_t *images = json_array ();
+  describe_displays (&text, images, call);
+  if (call->displays != NULL && json_array_size (call->displays) > 0)
+    json_object_set (structured, "displays", call->displays);
+  if (call->displays_truncated)
+    json_object_set_new (structured, "displays_truncated", json_true ());
   describe_files (&text, exited);
   buf_append (&text, "", 1);
 
   json_t *content = json_array ();
   json_array_append_new (content, json_pack ("{s:s, s:s}", "type", "text", "text", text.data));
+  json_array_extend (content, images);
+  json_decref (images);
   for (size_t i = 0; i < exited->n_files; i++)
     if (inline_image (&exited->files[i]))
       json_array_append_new (content, json_pack ("{s:s, s:s, s:s}", "type", "image", "data",

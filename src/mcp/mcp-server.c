@@ -281,7 +281,7 @@ find_call (McpServer *server, const char *run_id)
 #define PROGRESS_MAX_BYTES (256 * 1024)
 
 static void
-send_progress (McpServer *server, McpCall *call, const char *data)
+send_progress (McpServer *server, McpCall *call, SpStream stream, const char *data)
 {
   size_t len = strlen (data);
 
@@ -292,10 +292,14 @@ send_progress (McpServer *server, McpCall *call, const char *data)
   json_t *text = json_string (data);
   if (text == NULL)
     return;
+  /* Which stream it is, under _meta with our prefix (the MCP spec's rule
+   * for a vendor's keys): clients that do not know it ignore it. */
   mcp_send (server,
-            json_pack ("{s:s, s:s, s:{s:O, s:I, s:o}}", "jsonrpc", "2.0", "method",
+            json_pack ("{s:s, s:s, s:{s:O, s:I, s:o, s:{s:s}}}", "jsonrpc", "2.0", "method",
                        "notifications/progress", "params", "progressToken", call->progress_token,
-                       "progress", (json_int_t) call->progress, "message", text));
+                       "progress", (json_int_t) call->progress, "message", text, "_meta",
+                       "io.github.sandpad/stream",
+                       stream == SP_STREAM_STDERR ? "stderr" : "stdout"));
 }
 
 static void
@@ -359,9 +363,13 @@ on_event (void *data, const SpMessage *msg)
           mcp_capture_append (&call->out[msg->u.output.stream], chunk, strlen (chunk));
           if (call->internal)
             break;
-          send_progress (server, call, chunk);
+          send_progress (server, call, msg->u.output.stream, chunk);
           mcp_activity_output (server, call, msg->u.output.stream, chunk);
         }
+      break;
+    case SP_MSG_DISPLAY:
+      if ((call = find_call (server, msg->u.display.id)) != NULL)
+        mcp_result_add_display (call, &msg->u.display);
       break;
     case SP_MSG_EXITED:
       if ((call = find_call (server, msg->u.exited.id)) != NULL)

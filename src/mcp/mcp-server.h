@@ -53,6 +53,7 @@ typedef struct
 {
   bool allow_network;
   const char *workspace;    /* execute_command's directory; NULL: no such tool */
+  char **env;               /* NAME=VALUE for every run (--env), or NULL */
   char **context_paths;     /* read-only for every run (canonical), or NULL */
   McpFilters filters;
   const char *journal_dir;  /* NULL: under $XDG_STATE_HOME */
@@ -107,7 +108,13 @@ struct McpCall
   bool internal;          /* the scan's own run: no answer, journal or activity */
   bool drop_output;       /* capture_output false: the streams are not kept */
   int64_t started_t_ms;   /* "started"'s t_ms, on the runner's clock */
+  json_t *displays;       /* the run's display events as {data, stdout_offset}, capped */
+  int64_t displays_bytes; /* what they hold */
+  bool displays_truncated;
 };
+
+/* Keeps a display event for the call's result (mcp-result.c). */
+void mcp_result_add_display (McpCall *call, const SpDisplay *display);
 
 typedef struct
 {

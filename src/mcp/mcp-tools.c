@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "mcp-server.h"
+#include "runner-venv.h"
 #include "sp-json.h"
 
 #define MAX_INPUT_FILES 64
@@ -25,6 +26,9 @@ static const char execute_code_input[] =
   "\"description\":\"memory limit of the whole run in MiB (default 512)\"},"
   "\"stdin\":{\"type\":\"string\",\"description\":\"text given to the program's standard "
   "input, which is then closed\"},"
+  "\"env\":{\"type\":\"object\",\"propertyNames\":{\"pattern\":\"^[A-Za-z_][A-Za-z0-9_]*$\"},"
+  "\"additionalProperties\":{\"type\":\"string\"},\"description\":\"environment variables "
+  "added for this run (the sandbox's own environment is otherwise fixed)\"},"
   "\"files\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"type\":\"object\","
   "\"properties\":{\"path\":{\"type\":\"string\",\"description\":\"relative path in the run's "
   "directory\"},\"content\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],"
@@ -171,6 +175,7 @@ mcp_call_free (McpCall *call)
     remove_tree (call->scratch);
   free (call->diff);
   json_decref (call->input);
+  json_decref (call->displays);
   free (call->scratch);
   mcp_code_execution_free (call->cx);
   free (call);
@@ -311,7 +316,7 @@ parse_execute_code (McpServer *server, McpCall *call, json_t *args, SpRun *req,
                     SpProtoError *err)
 {
   static const char *const allowed[] = { "language", "code", "timeout", "memory_mib",
-                                         "stdin", "files", "session_id", NULL };
+                                         "stdin", "env", "files", "session_id", NULL };
   json_t *files = NULL;
   char *session = NULL;
 
@@ -321,6 +326,7 @@ parse_execute_code (McpServer *server, McpCall *call, json_t *args, SpRun *req,
       || get_timeout (args, &req->timeout_ms, err) != 0
       || sp_json_get_int (args, "memory_mib", false, 1, INT32_MAX, &req->memory_mib, err) != 0
       || sp_json_get_string (args, "stdin", false, &req->stdin_data, err) != 0
+      || sp_json_get_env (args, "env", &req->env, err) != 0
       || sp_json_get_array (args, "files", false, &files, err) != 0
       || sp_json_get_string (args, "session_id", false, &session, err) != 0)
     return -1;
@@ -433,6 +439,28 @@ parse_edit_and_execute (McpServer *server, McpCall *call, json_t *args, SpRun *r
   return 0;
 }
 
+/* The server's --env under the call's own: a name the call sets is the
+ * call's. */
+static void
+add_server_env (const McpOptions *options, SpRun *req)
+{
+  size_t n = sp_strv_length (req->env), n_server = sp_strv_length (options->env);
+
+  if (n_server == 0)
+    return;
+  req->env = xrealloc (req->env, (n + n_server + 1) * sizeof *req->env);
+  for (size_t i = 0; i < n_server; i++)
+    {
+      size_t name_len = strcspn (options->env[i], "=") + 1;
+      bool taken = false;
+      for (size_t j = 0; j < n && !taken; j++)
+        taken = strncmp (req->env[j], options->env[i], name_len) == 0;
+      if (!taken)
+        req->env[n++] = xstrdup (options->env[i]);
+    }
+  req->env[n] = NULL;
+}
+
 void
 mcp_tools_call (McpServer *server, json_t *id, json_t *params)
 {
@@ -491,6 +519,15 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
    * input files only by name. */
   call->tool = is_command ? "execute_command" : is_edit ? "edit_and_execute" : "execute_code";
   call->input = json_deep_copy (args);
+  /* Variables by name only: a value may be a secret. */
+  json_t *env_in = json_object_get (call->input, "env");
+  if (json_is_object (env_in))
+    {
+      const char *key;
+      json_t *value;
+      json_object_foreach (env_in, key, value)
+        json_object_set_new (env_in, key, json_string (""));
+    }
   json_t *files_in = json_object_get (call->input, "files");
   if (json_is_array (files_in))
     {
@@ -508,16 +545,26 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
     {
       req.id = xstrdup (call->run_id);
       req.network = server->options->allow_network;
+      add_server_env (server->options, &req);
       req.return_base64 = true; /* plots travel inline: the directory goes away */
-      /* Python runs import the workspace's environment, read-only. */
-      if (server->options->environment != NULL && req.language != NULL
-          && strcmp (req.language, "python") == 0)
-        req.environment = xstrdup (server->options->environment);
+      /* Python runs import the workspace's environment, read-only.
+       * Commands get it activated (its bin/ first on PATH, VIRTUAL_ENV),
+       * as after `source .venv/bin/activate`: `python -c 'import pkg'`
+       * finds what install_packages put there. One inside the workspace
+       * stays as writable to a command as the rest of the workspace. */
+      const char *environment = server->options->environment;
+      RunnerRunOptions options = { 0 };
+      if (environment != NULL && req.language != NULL
+          && (strcmp (req.language, "python") == 0 || is_command))
+        req.environment = xstrdup (environment);
+      if (environment != NULL && is_command
+          && runner_env_within (environment, server->options->workspace))
+        options.environment_writable = true;
       /* Listed first: the engine may report the run's end before submit
        * returns (a run that cannot start), and that report finds it here. */
       call->next = server->calls;
       server->calls = call;
-      rc = runner_engine_submit (server->engine, &req, &err);
+      rc = runner_engine_submit_with (server->engine, &req, &options, &err);
       if (rc == 0)
         return; /* answered from the exited event; call may be gone already */
       server->calls = call->next;

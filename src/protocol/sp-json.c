@@ -131,18 +131,6 @@ sp_json_get_strv (json_t *obj, const char *key, bool required, char ***out, SpPr
   return 0;
 }
 
-static bool
-env_name_valid (const char *name)
-{
-  if (name[0] == '\0' || (name[0] >= '0' && name[0] <= '9'))
-    return false;
-  for (const char *p = name; *p; p++)
-    if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')
-          || *p == '_'))
-      return false;
-  return true;
-}
-
 int
 sp_json_get_env (json_t *obj, const char *key, char ***out, SpProtoError *err)
 {
@@ -163,7 +151,7 @@ sp_json_get_env (json_t *obj, const char *key, char ***out, SpProtoError *err)
     abort ();
   json_object_foreach (value, name, item)
     {
-      if (!env_name_valid (name))
+      if (!sp_proto_env_name_valid (name, strlen (name)))
         {
           sp_strv_free (strv);
           return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,

@@ -30,6 +30,11 @@ int sp_json_get_object (json_t *obj, const char *key, bool required, json_t **ou
 int sp_json_get_array (json_t *obj, const char *key, bool required, json_t **out,
                        SpProtoError *err);
 
+/* A display's "data" (sp-display.c): decoded strictly into display's
+ * items, or encoded (*ok cleared when an item is invalid). */
+int sp_display_data_decode (json_t *data, SpDisplay *display, SpProtoError *err);
+json_t *sp_display_data_encode (const SpDisplay *display, bool *ok);
+
 /* Builders that abort on allocation failure, so encoders stay linear.
  * A string that is not valid UTF-8 clears *ok and encodes as null. */
 void sp_json_set (json_t *obj, const char *key, json_t *value);

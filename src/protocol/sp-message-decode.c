@@ -464,6 +464,15 @@ decode_event (json_t *obj, SpMessage *msg, SpProtoError *err)
       TRY (sp_json_get_string (obj, "data", true, &msg->u.output.data, err));
       msg->u.output.t_ms = -1;
       return sp_json_get_int (obj, "t_ms", false, 0, INT64_MAX, &msg->u.output.t_ms, err);
+    case SP_MSG_DISPLAY:
+      {
+        json_t *data = NULL;
+        TRY (sp_json_check_fields (obj, "display", FIELDS ("id", "data", "t_ms"), err));
+        TRY (get_id (obj, &msg->u.display.id, err));
+        TRY (sp_json_get_int (obj, "t_ms", true, 0, INT64_MAX, &msg->u.display.t_ms, err));
+        TRY (sp_json_get_object (obj, "data", true, &data, err));
+        return sp_display_data_decode (data, &msg->u.display, err);
+      }
     case SP_MSG_EXITED:
       return decode_exited (obj, &msg->u.exited, err);
     case SP_MSG_RELEASED:

@@ -262,6 +262,8 @@ message_id (const SpMessage *msg)
       return msg->u.started.id;
     case SP_MSG_OUTPUT:
       return msg->u.output.id;
+    case SP_MSG_DISPLAY:
+      return msg->u.display.id;
     case SP_MSG_EXITED:
       return msg->u.exited.id;
     case SP_MSG_INPUT_WAIT:
@@ -358,6 +360,11 @@ encode_body (json_t *obj, const SpMessage *msg, bool *ok)
       set_str (obj, "data", msg->u.output.data ? msg->u.output.data : "", ok);
       if (msg->u.output.t_ms >= 0)
         set_int (obj, "t_ms", msg->u.output.t_ms);
+      break;
+    case SP_MSG_DISPLAY:
+      set_str (obj, "id", msg->u.display.id, ok);
+      set_int (obj, "t_ms", msg->u.display.t_ms < 0 ? 0 : msg->u.display.t_ms);
+      sp_json_set (obj, "data", sp_display_data_encode (&msg->u.display, ok));
       break;
     case SP_MSG_EXITED:
       encode_exited (obj, &msg->u.exited, ok);

@@ -103,6 +103,7 @@ static const char *const type_names[SP_MSG_LAST] = {
   [SP_MSG_SESSION_RESTART] = "session_restart",
   [SP_MSG_SESSION_ENDED] = "session_ended",
   [SP_MSG_INPUT_WAIT] = "input_wait",
+  [SP_MSG_DISPLAY] = "display",
 };
 
 bool
@@ -161,6 +162,18 @@ sp_limit_to_string (SpLimit limit)
   if (limit < 0 || limit >= SP_LIMIT_LAST)
     return "none";
   return limit_names[limit];
+}
+
+bool
+sp_proto_env_name_valid (const char *name, size_t len)
+{
+  if (len == 0 || (name[0] >= '0' && name[0] <= '9'))
+    return false;
+  for (size_t i = 0; i < len; i++)
+    if (!((name[i] >= 'A' && name[i] <= 'Z') || (name[i] >= 'a' && name[i] <= 'z')
+          || (name[i] >= '0' && name[i] <= '9') || name[i] == '_'))
+      return false;
+  return true;
 }
 
 bool
@@ -343,6 +356,10 @@ sp_message_clear (SpMessage *msg)
     case SP_MSG_INPUT_WAIT:
       free (msg->u.input_wait.id);
       break;
+    case SP_MSG_DISPLAY:
+      free (msg->u.display.id);
+      sp_display_clear (&msg->u.display);
+      break;
     case SP_MSG_INVALID:
     case SP_MSG_LAST:
     default:
@@ -362,6 +379,8 @@ sp_message_run_id (const SpMessage *msg)
       return msg->u.started.id;
     case SP_MSG_OUTPUT:
       return msg->u.output.id;
+    case SP_MSG_DISPLAY:
+      return msg->u.display.id;
     case SP_MSG_EXITED:
       return msg->u.exited.id;
     case SP_MSG_RELEASED:

@@ -87,6 +87,8 @@ typedef enum
   SP_MSG_SESSION_ENDED,
   /* runner → client: the program waits on its stdin, or no longer does */
   SP_MSG_INPUT_WAIT,
+  /* a program's rich result (runner → client) */
+  SP_MSG_DISPLAY,
   SP_MSG_LAST
 } SpMessageType;
 
@@ -376,6 +378,31 @@ typedef struct
   char *cold_reason;
 } SpExited;
 
+/* A "display" event: one rich result of the program (a value, an image,
+ * a table), as a MIME bundle in its place among the run's output. */
+#define SP_DISPLAY_MAX_ITEMS 16
+#define SP_DISPLAY_MAX_MIME 127
+typedef struct
+{
+  char *mime;   /* "type/subtype", sp_display_mime_valid() */
+  char *text;   /* the value: text, or for a JSON type its compact JSON */
+  bool is_json; /* sp_display_mime_is_json (mime) */
+} SpDisplayItem;
+
+typedef struct
+{
+  char *id;
+  int64_t t_ms; /* read, on the runner's clock (as output's) */
+  SpDisplayItem *items;
+  size_t n_items;
+} SpDisplay;
+
+bool sp_display_mime_valid (const char *mime);
+/* application/json or a "+json" type: its value is any JSON. */
+bool sp_display_mime_is_json (const char *mime);
+/* Frees the items (not the id) and zeroes them. */
+void sp_display_clear (SpDisplay *display);
+
 typedef struct
 {
   char *id; /* NULL when the error is not about a run */
@@ -411,6 +438,7 @@ typedef struct
     SpErrorMsg error;
     SpSessionRef session; /* session_close, session_restart, session_ended */
     SpInputWait input_wait;
+    SpDisplay display;
   } u;
 } SpMessage;
 
@@ -435,6 +463,8 @@ char *sp_message_encode (const SpMessage *msg, size_t *len_out);
 
 /* Strict string helpers shared by both directions. */
 bool sp_proto_id_valid (const char *id);
+/* An "env" name: [A-Za-z_][A-Za-z0-9_]*, the first len bytes of name. */
+bool sp_proto_env_name_valid (const char *name, size_t len);
 char **sp_strv_copy (char *const *strv);
 void sp_strv_free (char **strv);
 size_t sp_strv_length (char *const *strv);

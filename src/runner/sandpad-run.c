@@ -103,6 +103,18 @@ on_event (void *data, const SpMessage *msg)
       if (line != NULL)
         write_all (1, line, len);
     }
+  /* A display shows as its text in a terminal (an image as its text too:
+   * "<Figure ...>", or the repr the program gave). */
+  if (!cli->json && msg->type == SP_MSG_DISPLAY)
+    for (size_t i = 0; i < msg->u.display.n_items; i++)
+      if (strcmp (msg->u.display.items[i].mime, "text/plain") == 0)
+        {
+          const char *text = msg->u.display.items[i].text;
+          size_t len = strlen (text);
+          write_all (1, text, len);
+          if (len == 0 || text[len - 1] != '\n')
+            write_all (1, "\n", 1);
+        }
   if (msg->type == SP_MSG_EXITED)
     {
       /* Keep a copy of what we need for the exit status. */
@@ -307,8 +319,9 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
         }
         break;
       case 'e':
-        if (strchr (optarg, '=') == NULL || optarg[0] == '=')
-          fail ("--env needs NAME=VALUE");
+        if (strchr (optarg, '=') == NULL
+            || !sp_proto_env_name_valid (optarg, (size_t) (strchr (optarg, '=') - optarg)))
+          fail ("--env needs NAME=VALUE, NAME of letters, digits and _ (not first a digit)");
         req->env = xrealloc (req->env, (n_env + 2) * sizeof *req->env);
         req->env[n_env++] = xstrdup (optarg);
         req->env[n_env] = NULL;

@@ -116,6 +116,19 @@ test_hello (Fixture *f, gconstpointer data)
   recorder_wait (&f->rec, id, "qsoer", RUN_TIMEOUT_MS);
 }
 
+/* A Python snippet's last value (a display event) shows as its text in
+ * its place among the output (issue 25), with no critical on the way. */
+static void
+test_display (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SpRunRequest) req = python ("print('a')\nx = 6 * 7\nx\n");
+  g_autofree char *id = run (f, req);
+  RunLog *log = recorder_wait (&f->rec, id, "e", RUN_TIMEOUT_MS);
+
+  g_assert_cmpstr (log->out->str, ==, "a\n42\n");
+  g_assert_cmpint (sp_run_result_get_exit_code (log->result), ==, 0);
+}
+
 /* The runner warms a python3 up after hello; Python runs then start warm,
  * and the result says so (the policy card shows it). */
 static void
@@ -461,6 +474,7 @@ main (int argc, char **argv)
   ADD ("handshake", test_handshake);
   ADD ("hello", test_hello);
   ADD ("stderr", test_stderr);
+  ADD ("display", test_display);
   ADD ("warm", test_warm);
   ADD ("error-info", test_error_info);
   ADD ("cancel", test_cancel);

@@ -269,7 +269,7 @@ test_names (void)
           "names: error codes on the wire");
   is_str (joined (type_name, SP_MSG_LAST),
           "invalid,hello,run,cancel,stdin,release,ready,queued,started,output,exited,released,"
-          "error,session_close,session_restart,session_ended,input_wait",
+          "error,session_close,session_restart,session_ended,input_wait,display",
           "names: message types on the wire");
   is_str (joined (limit_name, SP_LIMIT_LAST), "none,time,cpu,memory,output,processes,disk,input_idle",
           "names: limits on the wire");

@@ -148,7 +148,7 @@ def test_hostile_output(t):
     r = RawRunner()
     r.hello()
     code = ("import sys\nsys.stdout.buffer.write(b'\\x01' * (2 * 1024 * 1024))\n"
-            "sys.stderr.buffer.write(bytes(range(256)) * 4096)\n")
+            "sys.stderr.buffer.write(bytes(range(256)) * 4096);\n")
     r.send(type="run", id="out", language="python", code=code, output_limit=8 * 1024 * 1024)
     events = r.collect("out", timeout=120)
     ex = one_exited(t, events, "out", "control characters")

@@ -227,8 +227,41 @@ def test_node_modules(t):
     ws.remove()
 
 
+def test_bash_venv(t):
+    """A bash run (a command) with a venv gets it activated, as `source
+    .venv/bin/activate` would: its python first on PATH, VIRTUAL_ENV set,
+    the venv read-only. `python` alone is python3 in every run (issue 25).
+    Control: the same command without the venv cannot import its package."""
+    ws = Workspace()
+    make_module(ws.site_packages(), "envprobe", "WORD = 'from-the-venv'\n")
+    r = runner(ws)
+    r.hello()
+    code = ("python -c 'import envprobe, sys; print(envprobe.WORD, sys.prefix)'\n"
+            "echo \"venv=$VIRTUAL_ENV\"\n"
+            "command -v python\n"
+            "touch \"$VIRTUAL_ENV/planted\" 2>/dev/null && echo WROTE || echo refused\n")
+    res = r.run("a", code, language="bash", environment=ws.venv)
+    lines = res.stdout.splitlines()
+    t.eq(lines[:2], [f"from-the-venv {ws.venv}", f"venv={ws.venv}"],
+         "the venv's python runs and VIRTUAL_ENV names it", res)
+    t.eq(lines[2:3], [f"{ws.venv}/bin/python"], "its bin/ comes first on PATH", res)
+    t.eq(lines[3:], ["refused"], "the venv stays read-only to the run", res)
+    t.ok(not os.path.exists(os.path.join(ws.venv, "planted")), "nothing was planted")
+    res = r.run("b", code, language="bash")
+    t.ok("ModuleNotFoundError" in res.stderr and "venv=\n" in res.stdout,
+         "control: without the venv the package does not import", res)
+    t.ok(res.stdout.splitlines()[1].endswith("/.sandpad/bin/python"),
+         "without a venv `python` is the run's own alias", res)
+    res = r.run("c", "import subprocess\n"
+                "print(subprocess.run(['python', '-c', 'import sys; print(sys.version_info[0])'],"
+                " capture_output=True, text=True).stdout.strip())\n")
+    t.eq(res.stdout, "3\n", "`python` is python3 from a Python run too", res)
+    r.close()
+    ws.remove()
+
+
 TESTS = {f.__name__[5:]: f for f in (test_venv_used, test_read_only, test_detect_nested,
-                                     test_refused, test_node_modules)}
+                                     test_refused, test_node_modules, test_bash_venv)}
 
 if __name__ == "__main__":
     names = sys.argv[3:] or list(TESTS)

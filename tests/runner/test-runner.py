@@ -7,6 +7,7 @@ With names, only those tests run (meson runs each as its own test).
 
 import json
 import os
+import re
 import sys
 import tempfile
 import textwrap
@@ -342,7 +343,9 @@ def test_env_not_leaked(t):
     t.ok("hunter2" not in res.stdout and "SANDPAD_SECRET" not in res.stdout,
          "the runner's environment does not reach the program", res.stdout)
     t.ok("('GREETING', 'hi')" in res.stdout, "variables the request names do")
-    t.ok("('PATH', '/usr/local/bin:/usr/bin:/bin')" in res.stdout, "PATH is the fixed one")
+    # The run's own bin/ (only `python`) first, then the system's.
+    t.ok(re.search(r"\('PATH', '[^']*/code/\.sandpad/bin:/usr/local/bin:/usr/bin:/bin'\)",
+                   res.stdout) is not None, "PATH is the fixed one", res.stdout)
     # Control: the secret really was in the runner's environment.
     with open(f"/proc/{r.proc.pid}/environ", "rb") as f:
         t.ok(b"SANDPAD_SECRET=hunter2" in f.read(), "control: the runner itself has the secret")
@@ -407,7 +410,7 @@ def test_bad_input(t):
 
 def test_output_encoding(t):
     r = runner()
-    res = r.run("bin", "import sys\nsys.stdout.buffer.write(b'ok \\xff\\xfe\\x00 end\\n')")
+    res = r.run("bin", "import sys\nsys.stdout.buffer.write(b'ok \\xff\\xfe\\x00 end\\n');")
     t.eq(res.stdout, "ok \ufffd\ufffd\ufffd end\n",
          "invalid UTF-8 and NUL become U+FFFD, nothing is dropped")
     t.eq(res.exited["stdout_bytes"], 11, "byte counts are of the raw output")

@@ -118,7 +118,9 @@ SAME = [
     ("interrupt", "print('a', flush=True)\nraise KeyboardInterrupt\n", {}),
     ("argv, cwd, main", "import os, sys\nprint(sys.argv, os.getcwd(), __name__, __file__)\n",
      {"args": ["one", "two"]}),
-    ("environment", "import os\nprint(sorted(os.environ.items()))\n", {"env": {"MINE": "1"}}),
+    # The display token is random per run (runner-display.h).
+    ("environment", "import os\nprint(sorted((k, v) for k, v in os.environ.items()\n"
+     "             if k != 'SANDPAD_DISPLAY_TOKEN'))\n", {"env": {"MINE": "1"}}),
     ("sys.path", "import sys\nprint([p for p in sys.path if 'sandpad-runner' not in p])\n",
      {"env": {"PYTHONPATH": "/opt/x"}}),
     ("flags and encoding",
@@ -130,7 +132,7 @@ SAME = [
     ("plot", "import matplotlib.pyplot as plt\nplt.bar([1, 2, 3], [3, 1, 2])\nplt.show()\n"
      "print('after')\n", {}),
     ("saved and open figures", "import matplotlib.pyplot as plt\nplt.plot([1, 2])\n"
-     "plt.savefig('mine.png')\nplt.figure()\nplt.plot([2, 1])\n", {}),
+     "plt.savefig('mine.png')\nplt.figure()\nplt.plot([2, 1]);\n", {}),
     ("atexit", "import atexit\natexit.register(print, 'bye')\nprint('hi')\n", {}),
     ("threads joined", "import threading, time\n"
      "threading.Thread(target=lambda: (time.sleep(0.3), print('late'))).start()\n", {}),

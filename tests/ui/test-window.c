@@ -468,7 +468,7 @@ static void
 test_created_files (void)
 {
   SpWindow *window = open_window ("open('data.csv', 'w').write('name,score\\nada,3\\n')\n"
-                                  "open('notes.txt', 'w').write('line one\\nline two\\n')\n");
+                                  "open('notes.txt', 'w').write('line one\\nline two\\n');\n");
   GtkWidget *panel = sp_window_get_exec_panel (window);
 
   run_and_wait (window);
@@ -495,7 +495,7 @@ test_files_in_order (void)
                                   "time.sleep(0.05)\n"
                                   "plt.plot([1, 2, 3])\nplt.show()\n"
                                   "time.sleep(0.05)\n"
-                                  "open('aa-last.txt', 'w').write('2\\n')\n");
+                                  "open('aa-last.txt', 'w').write('2\\n');\n");
   GListModel *model;
   const char *expected[][2] = { { "text", "start\n" },
                                 { "file", "zz-first.txt" },
@@ -518,6 +518,47 @@ test_files_in_order (void)
                                                 : sp_output_item_get_label (item),
                        ==, expected[i][1]);
     }
+  close_window_gone (window);
+}
+
+/* A run's rich results (issue 25): a display()ed PIL image and a LaTeX
+ * formula (rendered to PNG by the runner's prelude) show as images, and
+ * the last expression's value as text, each in its place among the prints. */
+static void
+test_display_results (void)
+{
+  SpWindow *window = open_window ("from PIL import Image\n"
+                                  "print('a')\n"
+                                  "display(Image.new('RGB', (8, 8), 'red'))\n"
+                                  "class F:\n"
+                                  "    def __repr__(self): return 'F'\n"
+                                  "    def _repr_latex_(self): return r'$x^2$'\n"
+                                  "print('b')\n"
+                                  "display(F())\n"
+                                  "6 * 7\n");
+  GListModel *model;
+  g_autoptr (GString) seen = g_string_new (NULL);
+
+  run_and_wait (window);
+  model = panel_output (window);
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr (SpOutputItem) item = g_list_model_get_item (model, i);
+      SpOutputKind kind = sp_output_item_get_kind (item);
+
+      if (kind == SP_OUTPUT_STDOUT)
+        g_string_append (seen, sp_output_item_get_text (item));
+      else if (kind == SP_OUTPUT_IMAGE)
+        g_string_append_printf (seen, "[%s]", sp_output_item_get_label (item));
+      else
+        g_string_append (seen, "[other]");
+    }
+  g_assert_cmpstr (seen->str, ==, "a\n[Result 1]b\n[Result 2]42\n");
+  /* Decoded by the sandboxed helper from the window's own copy. */
+  g_assert_true (sp_test_wait_for (has_picture, sp_window_get_exec_panel (window), 5000));
+  GtkWidget *picture = find_picture (sp_window_get_exec_panel (window));
+  GdkPaintable *paintable = gtk_picture_get_paintable (GTK_PICTURE (picture));
+  g_assert_cmpint (gdk_paintable_get_intrinsic_width (paintable), ==, 8);
   close_window_gone (window);
 }
 
@@ -558,7 +599,7 @@ has_n_windows (gpointer data)
 static void
 test_open_created_file (void)
 {
-  SpWindow *window = open_window ("open('notes.txt', 'w').write('kept\\n')\n");
+  SpWindow *window = open_window ("open('notes.txt', 'w').write('kept\\n');\n");
   guint before;
   GtkWidget *button;
   SpWindow *copy;
@@ -1529,6 +1570,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Window/created-files", test_created_files);
   g_test_add_func ("/Sandpad/Window/files-in-order", test_files_in_order);
   g_test_add_func ("/Sandpad/Window/output-in-order", test_output_in_order);
+  g_test_add_func ("/Sandpad/Window/display-results", test_display_results);
   g_test_add_func ("/Sandpad/Window/open-created-file", test_open_created_file);
   g_test_add_func ("/Sandpad/Window/flood", test_flood);
   g_test_add_func ("/Sandpad/Window/flood-paints", test_flood_paints);

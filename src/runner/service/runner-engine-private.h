@@ -6,6 +6,7 @@
 
 #include "runner-engine.h"
 #include "runner-cgroup.h"
+#include "runner-display.h"
 #include "runner-files.h"
 #include "runner-input-wait.h"
 #include "runner-session.h"
@@ -32,7 +33,13 @@ typedef struct
   bool eof;
   char carry[4];   /* an incomplete UTF-8 character held for the next read */
   size_t carry_len;
+  Buf line;          /* a partial line not sent yet (runner-lines.c) */
+  int64_t line_t_ms; /* when its first byte was read */
 } RunStream;
+
+/* runner-lines.c: a partial line waits at most this long, and this much. */
+#define RUNNER_LINE_HOLD_NS (30 * INT64_C (1000000))
+#define RUNNER_LINE_HOLD_MAX 4096
 
 struct RunnerRun
 {
@@ -66,7 +73,12 @@ struct RunnerRun
   bool stdin_close; /* close once stdin_buf drains */
 
   RunStream streams[2];
+  int64_t line_flush_ns; /* a partial line is sent then; 0: none held */
   Buf stderr_tail; /* the last of stderr, for exited's program_error */
+  /* The program's displays, taken out of its stdout (runner-display.h):
+   * its token (a session's, for a session run) and the scan of stdout. */
+  char display_token[RUNNER_DISPLAY_TOKEN_LEN + 1];
+  RunnerDisplayScan display_scan;
 
   int64_t t_start_ns;
   int64_t deadline_ns;      /* time limit */
@@ -146,6 +158,11 @@ int _runner_run_start (RunnerRun *run);
 void _runner_run_send_control (RunnerRun *run, char cmd);
 void _runner_run_on_init_exit (RunnerRun *run);
 void _runner_run_check_timers (RunnerRun *run, int64_t now);
+/* runner-lines.c: sanitized output text of stream s, sent by lines;
+ * final: the stream ends (send what is held). */
+void _runner_run_lines (RunnerRun *run, SpStream s, const char *text, size_t len, bool final);
+/* Sends what both streams hold (before a display, an exit). */
+void _runner_run_flush_lines (RunnerRun *run);
 void _runner_run_set_throttled (RunnerRun *run, bool throttled);
 void _runner_run_feed_stdin (RunnerRun *run);
 void _runner_run_free (RunnerRun *run);

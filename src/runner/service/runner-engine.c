@@ -517,6 +517,8 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
   run->streams[0].fd = run->streams[1].fd = -1;
   run->env = env;
   run->env_writable = options != NULL && options->environment_writable;
+  runner_display_new_token (run->display_token);
+  runner_display_scan_init (&run->display_scan, run->display_token);
   if (options != NULL && options->read_only_dirs != NULL)
     run->extra_ro = sp_strv_copy (options->read_only_dirs);
   if (options != NULL && options->isolated_python != NULL)
@@ -702,7 +704,7 @@ next_deadline (RunnerEngine *engine)
     {
       int64_t times[] = { run->deadline_ns, run->cancel_next_ns, run->drain_deadline_ns,
                           run->disk_check_ns, run->memory_check_ns,
-                          _runner_run_input_next (run) };
+                          _runner_run_input_next (run), run->line_flush_ns };
 
       if (run->state != RUN_RUNNING)
         continue;

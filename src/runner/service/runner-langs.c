@@ -6,7 +6,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include "runner-event.h"
@@ -95,7 +97,7 @@ runner_langs_for_file (const RunnerLanguages *langs, const char *file_name)
 
 char **
 runner_lang_argv (const RunnerLanguage *lang, const char *code_path, char *const *args,
-                  int64_t memory_mib)
+                  int64_t memory_mib, bool snippet)
 {
   size_t n_args = sp_strv_length (args);
   char **argv = xcalloc (n_args + 8, sizeof *argv);
@@ -108,6 +110,11 @@ runner_lang_argv (const RunnerLanguage *lang, const char *code_path, char *const
        * -B: no __pycache__ droppings in the user's directory. */
       argv[n++] = xstrdup ("-u");
       argv[n++] = xstrdup ("-B");
+      if (snippet)
+        {
+          argv[n++] = xstrdup ("-c");
+          argv[n++] = xstrdup (RUNNER_PYTHON_BOOTSTRAP);
+        }
     }
   else if (strcmp (lang->name, "javascript") == 0 && memory_mib > 0)
     {
@@ -230,4 +237,24 @@ runner_langs_describe (const RunnerLanguages *langs, SpLanguage **out, size_t *n
     }
   *out = list;
   *n_out = n;
+}
+
+int
+runner_langs_write_python_alias (const char *sandpad_dir)
+{
+  /* In the order of the runs' PATH (runner-run.c), which the sandbox
+   * shows as the host has them: the python3 a run would find. */
+  static const char *const python3[] = { "/usr/local/bin/python3", "/usr/bin/python3",
+                                         "/bin/python3", NULL };
+  cleanup_free char *bin = xasprintf ("%s/bin", sandpad_dir);
+  cleanup_free char *link = xasprintf ("%s/bin/python", sandpad_dir);
+
+  for (size_t i = 0; python3[i] != NULL; i++)
+    if (access (python3[i], X_OK) == 0)
+      {
+        if ((mkdir (bin, 0755) != 0 && errno != EEXIST) || symlink (python3[i], link) != 0)
+          return -1;
+        return 0;
+      }
+  return 0;
 }

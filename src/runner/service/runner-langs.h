@@ -40,9 +40,24 @@ void runner_langs_probe_versions (RunnerLanguages *langs);
 RunnerLanguage *runner_langs_find (const RunnerLanguages *langs, const char *name);
 RunnerLanguage *runner_langs_for_file (const RunnerLanguages *langs, const char *file_name);
 
-/* The argv that runs code_path with args, NULL-terminated and malloc'd. */
+/* The argv that runs code_path with args, NULL-terminated and malloc'd.
+ * A snippet (not a driver or an install step's script) runs in Python
+ * through the prelude's _sandpad_main: a trailing expression's value is
+ * shown, top-level await works (RUNNER_PYTHON_BOOTSTRAP). */
 char **runner_lang_argv (const RunnerLanguage *lang, const char *code_path, char *const *args,
-                         int64_t memory_mib);
+                         int64_t memory_mib, bool snippet);
+
+/* python3 -c's text for a snippet: the prelude (sitecustomize, imported
+ * at startup from the PYTHONPATH every Python run gets) runs it. The
+ * warm driver's cold fallback (runner-warm-driver.py) says it too. */
+#define RUNNER_PYTHON_BOOTSTRAP "import sitecustomize as s; s._sandpad_main()"
+
+/* Makes sandpad_dir/bin/python, a symlink to the python3 a run's PATH
+ * finds first: the run's PATH has sandpad_dir/bin after a venv's bin/, so
+ * `python` (what most tools and assistants type) is python3 in every
+ * language's runs, without a change to the host. 0 when there is no
+ * python3 to point at. */
+int runner_langs_write_python_alias (const char *sandpad_dir);
 
 /* Fills protocol language descriptions for the ready event. */
 void runner_langs_describe (const RunnerLanguages *langs, SpLanguage **out, size_t *n_out);

@@ -47,9 +47,10 @@ _Static_assert (RUNNER_FILES_MAX_REPORT * RUNNER_ENTRY_JSON_MAX + RUNNER_BASE64_
                     + RUNNER_PROGRAM_ERROR_JSON_MAX + 16384
                   <= SP_PROTO_MAX_FRAME,
                 "the exited event must fit in one frame");
-/* An output event holds what one read returned, at most 6 bytes of JSON
- * per byte read (a control character becomes \u00NN). */
-_Static_assert ((READ_CHUNK + 4) * 6 + 1024 <= SP_PROTO_MAX_FRAME,
+/* An output event holds what one read returned and at most a held partial
+ * line (runner-lines.c), at most 6 bytes of JSON per byte (a control
+ * character becomes \u00NN). */
+_Static_assert ((READ_CHUNK + 4 + RUNNER_LINE_HOLD_MAX) * 6 + 1024 <= SP_PROTO_MAX_FRAME,
                 "an output event must fit in one frame");
 
 static void emit_failed (RunnerRun *run, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
@@ -80,8 +81,9 @@ add_environment_vars (RunnerRun *run, char **env, size_t n)
       for (size_t i = 0; i < n; i++)
         if (strncmp (env[i], "PATH=", 5) == 0)
           {
-            free (env[i]);
-            env[i] = xasprintf ("PATH=%s/bin:/usr/local/bin:/usr/bin:/bin", run->env.dir);
+            char *path = env[i];
+            env[i] = xasprintf ("PATH=%s/bin:%s", run->env.dir, path + 5);
+            free (path);
           }
       env[n++] = xasprintf ("VIRTUAL_ENV=%s", run->env.dir);
     }
@@ -111,13 +113,14 @@ char **
 _runner_run_build_env (RunnerRun *run)
 {
   size_t n_extra = sp_strv_length (run->req.env);
-  char **env = xcalloc (n_extra + 21, sizeof *env);
+  char **env = xcalloc (n_extra + 22, sizeof *env);
   cleanup_free char *tmp = xasprintf ("%s/tmp", run->dir);
   cleanup_free char *code_dir = xasprintf ("%s/code", run->dir);
   bool is_python = strcmp (run->lang->name, "python") == 0;
   size_t n = 0;
 
-  env[n++] = xstrdup ("PATH=/usr/local/bin:/usr/bin:/bin");
+  env[n++] = xasprintf ("PATH=%s/.sandpad/bin:/usr/local/bin:/usr/bin:/bin",
+                        run->engine->namespaces ? RUNNER_SANDBOX_CODE : code_dir);
   if (run->engine->namespaces)
     {
       env[n++] = xstrdup ("HOME=" RUNNER_SANDBOX_WORK);
@@ -150,10 +153,16 @@ _runner_run_build_env (RunnerRun *run)
   env[n++] = xasprintf ("XDG_CACHE_HOME=%s/.cache", run->engine->namespaces ? "/tmp" : tmp);
   env[n++] = xasprintf ("MPLCONFIGDIR=%s/.matplotlib", run->engine->namespaces ? "/tmp" : tmp);
   env[n++] = xstrdup ("SANDPAD=1");
+  /* How the program shows a rich result (runner-display.h). */
+  env[n++] = xasprintf ("SANDPAD_DISPLAY_TOKEN=%s", run->display_token);
   n = add_environment_vars (run, env, n);
   for (size_t i = 0; i < n_extra; i++)
     {
       size_t name_len = strcspn (run->req.env[i], "=") + 1;
+
+      /* The runner's own: another would only turn displays into text. */
+      if (strncmp (run->req.env[i], "SANDPAD_DISPLAY_TOKEN=", 22) == 0)
+        continue;
 
       /* Already merged behind the prelude's directory. */
       if (is_python && strncmp (run->req.env[i], "PYTHONPATH=", 11) == 0)
@@ -252,7 +261,8 @@ open_subdir (RunnerRun *run, const char *name)
   return open_no_symlinks (path, O_PATH | O_DIRECTORY);
 }
 
-/* Python runs get the prelude (plots as files) as code/.sandpad. */
+/* Python runs get the prelude (plots as files) as code/.sandpad; every
+ * run gets code/.sandpad/bin/python. */
 static int
 write_prelude (RunnerRun *run)
 {
@@ -260,10 +270,12 @@ write_prelude (RunnerRun *run)
   cleanup_free char *path = xasprintf ("%s/sitecustomize.py", dir);
   cleanup_fd int fd = -1;
 
+  /* Every run has `python` on its PATH (bin/python, python3). */
+  if (mkdir (dir, 0755) != 0 || _runner_give_to_run (dir) != 0
+      || runner_langs_write_python_alias (dir) != 0)
+    return -1;
   if (strcmp (run->lang->name, "python") != 0)
     return 0;
-  if (mkdir (dir, 0755) != 0 || _runner_give_to_run (dir) != 0)
-    return -1;
   fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
   if (fd < 0 || write_all (fd, runner_python_prelude, strlen (runner_python_prelude)) != 0)
     return -1;
@@ -455,11 +467,12 @@ _runner_run_start (RunnerRun *run)
   /* A venv's interpreter by the venv's path, so Python finds pyvenv.cfg
    * beside it and takes the venv's prefix. */
   RunnerLanguage lang = *run->lang;
-  if (run->env.python != NULL)
+  if (run->env.python != NULL && strcmp (run->lang->name, "python") == 0)
     lang.path = run->env.python;
   if (run->isolated_python != NULL)
     lang.path = run->isolated_python;
-  char **argv = runner_lang_argv (&lang, run->code_path, run->req.args, run->req.memory_mib);
+  char **argv = runner_lang_argv (&lang, run->code_path, run->req.args, run->req.memory_mib,
+                                  run->isolated_python == NULL);
   if (run->isolated_python != NULL)
     argv = add_isolated_flag (argv);
   RunnerDirId *read_only_ids = NULL;
@@ -668,17 +681,10 @@ forward (RunnerRun *run, SpStream s, const char *bytes, size_t len, bool final)
   memcpy (stream->carry, joined.data + consumed, stream->carry_len);
   buf_clear (&joined);
 
-  if (out_len > 0)
-    {
-      SpMessage msg = { .type = SP_MSG_OUTPUT };
-      msg.u.output.id = run->req.id;
-      msg.u.output.stream = s;
-      msg.u.output.data = text;
-      /* Read as it arrives (Python runs unbuffered), so the read time
-       * orders it against the files the run wrote in between. */
-      msg.u.output.t_ms = runner_engine_clock_ms (engine);
-      _runner_engine_emit (engine, &msg);
-    }
+  /* Read as it arrives (Python runs unbuffered), so the read time orders
+   * it against the files the run wrote in between; sent by lines. */
+  if (out_len > 0 || final)
+    _runner_run_lines (run, s, text != NULL ? text : "", out_len, final);
   free (text);
 }
 
@@ -725,6 +731,41 @@ read_program_error (RunnerRun *run, SpExited *ev)
 }
 
 static void
+stdout_text (void *data, const char *bytes, size_t len, bool final)
+{
+  if (len > 0 || final)
+    forward (data, SP_STREAM_STDOUT, bytes, len, final);
+}
+
+/* A display the program wrote, as an event in its place among the output. */
+static bool
+stdout_display (void *data, const char *body, size_t len)
+{
+  RunnerRun *run = data;
+  SpMessage msg = { .type = SP_MSG_DISPLAY };
+
+  if (runner_display_parse (body, len, &msg.u.display) != 0)
+    return false;
+  _runner_run_flush_lines (run);
+  msg.u.display.id = run->req.id;
+  msg.u.display.t_ms = runner_engine_clock_ms (run->engine);
+  _runner_engine_emit (run->engine, &msg);
+  sp_display_clear (&msg.u.display);
+  return true;
+}
+
+/* Output on its way to the client: stdout through the display scan. */
+static void
+pass_on (RunnerRun *run, SpStream s, const char *bytes, size_t len, bool final)
+{
+  if (s == SP_STREAM_STDERR)
+    forward (run, s, bytes, len, final);
+  else
+    runner_display_scan_feed (&run->display_scan, bytes, len, final, stdout_text,
+                              stdout_display, run);
+}
+
+static void
 handle_output (RunnerRun *run, SpStream s, const char *bytes, size_t len)
 {
   RunStream *stream = &run->streams[s];
@@ -736,7 +777,7 @@ handle_output (RunnerRun *run, SpStream s, const char *bytes, size_t len)
   stream->bytes += (int64_t) len;
   if (stream->bytes <= limit)
     {
-      forward (run, s, bytes, len, false);
+      pass_on (run, s, bytes, len, false);
       return;
     }
 
@@ -745,7 +786,7 @@ handle_output (RunnerRun *run, SpStream s, const char *bytes, size_t len)
    * before may have ended exactly at the limit, so this can be the first
    * byte past it with nothing left to pass. */
   if (before < limit)
-    forward (run, s, bytes, (size_t) (limit - before), true);
+    pass_on (run, s, bytes, (size_t) (limit - before), true);
   if (stream->truncated)
     return;
   stream->truncated = true;
@@ -770,9 +811,13 @@ on_stream (void *data, int fd, uint32_t events)
       handle_output (run, s, buf, (size_t) n);
       return;
     }
-  /* EOF (or an error, treated alike): flush a dangling partial character. */
-  if (stream->carry_len > 0 && !stream->truncated)
-    forward (run, s, "", 0, true);
+  /* EOF (or an error, treated alike): flush a dangling partial character
+   * and what the display scan holds. */
+  if (!stream->truncated
+      && (stream->carry_len > 0
+          || (s == SP_STREAM_STDOUT
+              && (run->display_scan.held.len > 0 || run->display_scan.in_body))))
+    pass_on (run, s, "", 0, true);
   stream->eof = true;
   close_watched (run, &stream->fd, &stream->watch);
   try_finish (run);
@@ -965,6 +1010,8 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
           _runner_run_send_control (run, RUNNER_CTL_KILL);
         }
     }
+  if (run->line_flush_ns > 0 && now >= run->line_flush_ns)
+    _runner_run_flush_lines (run);
   if (run->drain_deadline_ns > 0 && now >= run->drain_deadline_ns)
     {
       for (int s = 0; s < 2; s++)
@@ -1121,6 +1168,7 @@ try_finish (RunnerRun *run)
   SpMessage msg = { .type = SP_MSG_EXITED };
   SpExited *ev = &msg.u.exited;
 
+  _runner_run_flush_lines (run);
   fill_result (run, ev);
   ev->id = xstrdup (run->req.id);
   ev->limit = run->limit;
@@ -1198,6 +1246,9 @@ _runner_run_free (RunnerRun *run)
   runner_files_snap_clear (&run->before);
   free (run->dir);
   runner_cgroup_remove (&run->cgroup);
+  runner_display_scan_clear (&run->display_scan);
+  buf_clear (&run->streams[0].line);
+  buf_clear (&run->streams[1].line);
   free (run->cwd);
   if (run->cwd_fd >= 0)
     close (run->cwd_fd);

@@ -52,15 +52,22 @@ def _detach(idle):
         os.dup2(idle, fd)
 
 
-def _user_traceback(tb):
-    # The driver's own frame (where exec is called) is not the snippet's.
+def _user_traceback(tb, path):
+    # The driver's own frame (where exec is called) is not the snippet's,
+    # nor the prelude's that runs it: from the snippet's first frame on,
+    # as a cold run shows it.
+    if path is not None:
+        start = tb
+        while start is not None and start.tb_frame.f_code.co_filename != path:
+            start = start.tb_next
+        return start
     while tb is not None and tb.tb_frame.f_code.co_filename == _DRIVER_FILE:
         tb = tb.tb_next
     return tb
 
 
-def _report_exception(error):
-    error.__traceback__ = _user_traceback(error.__traceback__)
+def _report_exception(error, path=None):
+    error.__traceback__ = _user_traceback(error.__traceback__, path)
     try:
         sys.excepthook(type(error), error, error.__traceback__)
     except Exception:
@@ -106,19 +113,20 @@ def _run(run_dir, namespace):
     result = {"exit": 0}
     try:
         try:
-            with open(path, "rb") as f:
-                code = compile(f.read(), path, "exec")
+            # The prelude runs it, as in a cold run (a trailing
+            # expression's value, top-level await, dedent).
+            run_snippet = sys.modules["sitecustomize"]._sandpad_run_snippet
             signal.signal(signal.SIGINT, signal.default_int_handler)
-            exec(code, namespace)
+            run_snippet(path, namespace)
         finally:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
     except SystemExit as error:
         result = {"exit": _exit_status(error)}
     except KeyboardInterrupt as error:
-        _report_exception(error)
+        _report_exception(error, path)
         result = {"signal": int(signal.SIGINT)}
     except BaseException as error:
-        _report_exception(error)
+        _report_exception(error, path)
         result = {"exit": 1}
     try:
         _save_plots()

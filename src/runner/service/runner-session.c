@@ -57,6 +57,9 @@ struct RunnerSession
   int64_t idle_cpu_limit;
   bool diag;   /* without them: the tree watch counts its socket queues */
   int diag_fd; /* through this (runner-sockets.h), opened at its first look */
+  /* The interpreter's SANDPAD_DISPLAY_TOKEN (its environment is fixed
+   * when it starts): every run of it scans for this one. */
+  char display_token[RUNNER_DISPLAY_TOKEN_LEN + 1];
 };
 
 static RunnerSession *
@@ -193,8 +196,10 @@ make_session_dir (RunnerSession *s)
   s->cwd = xasprintf ("%s/work", s->dir);
   cleanup_free char *prelude = xasprintf ("%s/code/.sandpad/sitecustomize.py", s->dir);
   cleanup_free char *driver = xasprintf ("%s/code/.sandpad/sandpad_session.py", s->dir);
+  cleanup_free char *sandpad = xasprintf ("%s/code/.sandpad", s->dir);
   if (write_file (prelude, runner_python_prelude, 0444) != 0
-      || write_file (driver, runner_session_driver, 0444) != 0)
+      || write_file (driver, runner_session_driver, 0444) != 0
+      || runner_langs_write_python_alias (sandpad) != 0)
     return -1;
   return 0;
 }
@@ -225,7 +230,7 @@ fork_interpreter (RunnerSession *s, RunnerRun *run, int devnull, int channel, in
   cleanup_free char *driver
     = engine->namespaces ? xstrdup (RUNNER_SANDBOX_CODE "/.sandpad/sandpad_session.py")
                          : xasprintf ("%s/code/.sandpad/sandpad_session.py", s->dir);
-  char **argv = runner_lang_argv (run->lang, driver, NULL, run->req.memory_mib);
+  char **argv = runner_lang_argv (run->lang, driver, NULL, run->req.memory_mib, false);
   char **envp = _runner_run_build_env (run);
   cleanup_free char *root_dir = xasprintf ("%s/root", s->dir);
   cleanup_free char *code_dir = xasprintf ("%s/code", s->dir);
@@ -448,6 +453,7 @@ _runner_session_run_start (RunnerRun *run)
           return -1;
         }
       run->session_new = true;
+      memcpy (s->display_token, run->display_token, sizeof s->display_token);
     }
   else
     {
@@ -464,6 +470,9 @@ _runner_session_run_start (RunnerRun *run)
       run->dir = xstrdup (s->dir);
       run->cwd = xstrdup (s->cwd);
       run->keep_dir = true;
+      memcpy (run->display_token, s->display_token, sizeof run->display_token);
+      runner_display_scan_clear (&run->display_scan);
+      runner_display_scan_init (&run->display_scan, run->display_token);
       if (_runner_run_hold_cwd (run) != 0)
         {
           _runner_run_fail (run, "cannot open the session's directory");

@@ -221,7 +221,9 @@ runner_env_check (const char *language, const char *path, RunnerEnv *env, char *
   for (size_t i = 0; runner_venv_system_dirs[i] != NULL; i++)
     if (runner_env_within (runner_venv_system_dirs[i], dir))
       return refuse (msg, msg_len, "environment %.200s holds the system's interpreters", dir);
-  if (strcmp (language, "python") == 0)
+  /* A bash run (a command) gets a venv activated, as `activate` would:
+   * its python and scripts first on PATH. */
+  if (strcmp (language, "python") == 0 || strcmp (language, "bash") == 0)
     {
       env->kind = RUNNER_ENV_PYTHON_VENV;
       if (check_venv (dir, env, msg, msg_len) != 0)

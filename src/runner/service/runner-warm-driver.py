@@ -27,6 +27,8 @@ import socket
 import sys
 
 CONTROL_FD = 3
+# A cold run's python3 -c text (RUNNER_PYTHON_BOOTSTRAP in runner-langs.h).
+COLD_BOOTSTRAP = "import sitecustomize as s; s._sandpad_main()"
 
 
 def preload():
@@ -156,8 +158,8 @@ def run_child(plan):
     if shadows_preloaded([os.path.dirname(code_path)] + extra):
         for number in (signal.SIGPIPE, signal.SIGXFSZ):
             signal.signal(number, signal.SIG_DFL)
-        os.execve(sys.executable, [sys.executable, "-u", "-B", code_path] + run["args"],
-                  dict(os.environ))
+        os.execve(sys.executable, [sys.executable, "-u", "-B", "-c", COLD_BOOTSTRAP, code_path]
+                  + run["args"], dict(os.environ))
     # As a cold run, the prelude is this run's sitecustomize.
     sys.modules.pop("sitecustomize", None)
     try:
@@ -218,11 +220,17 @@ def run_main(code_path):
     main.__cached__ = None
     sys.modules["__main__"] = main
     try:
-        with open(code_path, "rb") as f:
-            source = f.read()
-        code = compile(source, code_path, "exec", dont_inherit=True)
-        del source
-        exec(code, main.__dict__)
+        # The prelude runs it, as in a cold run (a trailing expression's
+        # value, top-level await, dedent).
+        run_snippet = getattr(sys.modules.get("sitecustomize"), "_sandpad_run_snippet", None)
+        if run_snippet is not None:
+            run_snippet(code_path, main.__dict__)
+        else:
+            with open(code_path, "rb") as f:
+                source = f.read()
+            code = compile(source, code_path, "exec", dont_inherit=True)
+            del source
+            exec(code, main.__dict__)
     except SystemExit as done:
         finish(exit_status(done))
     except BaseException as error:

@@ -48,6 +48,9 @@ put (Buf *buf, const char *key, const char *value)
   buf_append (buf, "", 1);
 }
 
+/* Where a snippet's path is in runner_lang_argv's argv. */
+#define WARM_ARGV_CODE 5
+
 /* code/.sandpad/run.json: the program's arguments and environment, as
  * execve would have given them. */
 static int
@@ -57,8 +60,9 @@ write_run_file (RunnerRun *run, char *const *argv, char *const *envp, const char
   json_t *args = json_array (), *env = json_array ();
   size_t n_argv = sp_strv_length ((char **) argv);
 
-  /* argv: python3 -u -B CODE ARGS...; the run sees CODE ARGS... */
-  for (size_t i = 4; i < n_argv; i++)
+  /* argv: python3 -u -B -c BOOTSTRAP CODE ARGS...; the run sees CODE
+   * ARGS... (runner_lang_argv) */
+  for (size_t i = WARM_ARGV_CODE + 1; i < n_argv; i++)
     json_array_append_new (args, json_string (argv[i]));
   for (size_t i = 0; envp[i] != NULL; i++)
     json_array_append_new (env, json_string (envp[i]));
@@ -116,7 +120,7 @@ _runner_run_spawn_warm (RunnerRun *run, const RunnerSpawnSpec *spec, char *const
     }
   /* A policy that ran cold once gets a parent for its next runs. */
   runner_warm_start (engine->warm, run->req.network);
-  if (env_needs_cold (run->req.env) || sp_strv_length ((char **) argv) < 4)
+  if (env_needs_cold (run->req.env) || sp_strv_length ((char **) argv) <= WARM_ARGV_CODE)
     return -1;
   /* RLIMIT_DATA and the tree watch count what the child inherits (the
    * parent's imports, ~40 MiB): by default go warm only when that leaves

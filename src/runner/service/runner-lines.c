@@ -1,0 +1,90 @@
+/* runner-lines.c: a run's output sent a line at a time (issue 25).
+ *
+ * A program that writes unbuffered (python3 -u) writes print()'s text and
+ * its newline apart, and a client saw "1" and then "\n". Here text up to
+ * a stream's last newline goes out at once, a partial line waits for the
+ * rest of its line, but never longer than RUNNER_LINE_HOLD_NS (a prompt,
+ * a progress bar's "\r50%" show almost at once), never more than
+ * RUNNER_LINE_HOLD_MAX bytes, and never past the other stream's next
+ * text, a display or the run's end, so the order of everything stays the
+ * program's. Each event carries the time its first byte was read. */
+#include <string.h>
+
+#include "runner-engine-private.h"
+
+static void
+emit (RunnerRun *run, SpStream s, const char *text, size_t len, int64_t t_ms)
+{
+  SpMessage msg = { .type = SP_MSG_OUTPUT };
+  char *copy = xmalloc (len + 1);
+
+  memcpy (copy, text, len);
+  copy[len] = '\0';
+  msg.u.output.id = run->req.id;
+  msg.u.output.stream = s;
+  msg.u.output.data = copy;
+  msg.u.output.t_ms = t_ms;
+  _runner_engine_emit (run->engine, &msg);
+  free (copy);
+}
+
+static void
+flush_stream (RunnerRun *run, SpStream s)
+{
+  RunStream *stream = &run->streams[s];
+
+  if (stream->line.len == 0)
+    return;
+  emit (run, s, stream->line.data, stream->line.len, stream->line_t_ms);
+  stream->line.len = 0;
+}
+
+void
+_runner_run_flush_lines (RunnerRun *run)
+{
+  flush_stream (run, SP_STREAM_STDOUT);
+  flush_stream (run, SP_STREAM_STDERR);
+  run->line_flush_ns = 0;
+}
+
+void
+_runner_run_lines (RunnerRun *run, SpStream s, const char *text, size_t len, bool final)
+{
+  RunStream *stream = &run->streams[s];
+  int64_t t_ms = runner_engine_clock_ms (run->engine);
+
+  /* What the other stream holds was written before this. */
+  flush_stream (run, s == SP_STREAM_STDOUT ? SP_STREAM_STDERR : SP_STREAM_STDOUT);
+  if (stream->line.len + len > RUNNER_LINE_HOLD_MAX)
+    flush_stream (run, s);
+  const char *nl = len > 0 ? memrchr (text, '\n', len) : NULL;
+  size_t upto = final ? len : nl != NULL ? (size_t) (nl - text) + 1 : 0;
+  if (upto > 0)
+    {
+      if (stream->line.len == 0)
+        emit (run, s, text, upto, t_ms);
+      else
+        {
+          buf_append (&stream->line, text, upto);
+          flush_stream (run, s);
+        }
+    }
+  size_t rest = len - upto;
+  if (rest > RUNNER_LINE_HOLD_MAX)
+    {
+      emit (run, s, text + upto, rest, t_ms);
+      rest = 0;
+    }
+  if (rest > 0)
+    {
+      if (stream->line.len == 0)
+        stream->line_t_ms = t_ms;
+      buf_append (&stream->line, text + upto, rest);
+    }
+  if (final)
+    flush_stream (run, s);
+  if (run->streams[0].line.len + run->streams[1].line.len == 0)
+    run->line_flush_ns = 0;
+  else if (run->line_flush_ns == 0)
+    run->line_flush_ns = now_ns () + RUNNER_LINE_HOLD_NS;
+}

@@ -1,0 +1,256 @@
+// test-mcp-results.mjs: results the way notebooks and E2B give them
+// (issue 25), through sandpad-mcp and the official MCP TypeScript SDK
+// client, which validates every structuredContent against the tool's
+// outputSchema.
+//
+//   node test-mcp-results.mjs SANDPAD_MCP GROUP
+//
+// Groups: values (a trailing expression's value, top-level await, dedent,
+// `python` in every language), env (execute_code's env and --env), venv
+// (execute_command runs with the workspace's venv active).
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const [server, group] = process.argv.slice(2);
+const runUid = process.getuid() === 0 ? 65534 : process.getuid();
+
+let n = 0;
+let failed = 0;
+function ok(cond, what, detail) {
+  n++;
+  if (cond) {
+    console.log(`ok ${n} - ${what}`);
+  } else {
+    failed++;
+    console.log(`not ok ${n} - ${what}`);
+    if (detail !== undefined)
+      console.log(`  # ${JSON.stringify(detail).slice(0, 2000)}`);
+  }
+}
+
+const extraArgs = process.env.SANDPAD_TEST_SANDBOX
+  ? ['--sandbox', process.env.SANDPAD_TEST_SANDBOX] : [];
+const cleanup = [];
+
+function tempDir(prefix) {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  cleanup.push(dir);
+  return dir;
+}
+
+async function connect(args = []) {
+  const transport = new StdioClientTransport({
+    command: server, args: [...extraArgs, ...args], stderr: 'inherit',
+    env: { XDG_STATE_HOME: tempDir('sandpad-mcp-results-state-') },
+  });
+  const client = new Client({ name: 'sandpad-mcp-results-test', version: '1.0' });
+  await client.connect(transport);
+  const tools = await client.listTools();
+  return { client, transport, tools: tools.tools };
+}
+
+const call = (client, name, args) => client.callTool({ name, arguments: args }, undefined,
+  { timeout: 120000 });
+const textOf = (result) => result.content.filter((c) => c.type === 'text').map((c) => c.text).join('');
+
+function makeWorkspace() {
+  const dir = tempDir('sandpad-mcp-results-ws-');
+  fs.chmodSync(dir, 0o755);
+  if (process.getuid() === 0) fs.chownSync(dir, runUid, runUid);
+  return dir;
+}
+
+const groups = {
+  async values() {
+    const ws = makeWorkspace();
+    const { client, transport } = await connect(['--workspace', ws]);
+    try {
+      const py = async (code, extra = {}) =>
+        (await call(client, 'execute_code', { language: 'python', code, ...extra })).structuredContent;
+      const shown = (sc) => (sc?.displays ?? []).map((d) => d.data['text/plain']);
+      let res = await call(client, 'execute_code', { language: 'python', code: 'print("a")\nx = 4\nx' });
+      let sc = res.structuredContent;
+      ok(sc?.stdout === 'a\n' && JSON.stringify(sc.displays) === '[{"data":{"text/plain":"4"},"stdout_offset":2}]'
+        && sc.exit_code === 0, 'a trailing expression\'s value is a display, after stdout\'s 2 bytes', sc);
+      ok(textOf(res).includes('--- result 1 ---\n4\n'), 'the text block shows it', textOf(res));
+      sc = await py('x = 4\nx;');
+      ok(sc?.stdout === '' && sc.displays === undefined && sc.exit_code === 0, 'not after ";"', sc);
+      sc = await py('import asyncio\nawait asyncio.sleep(0)\n"done"');
+      ok(JSON.stringify(shown(sc)) === '["\'done\'"]' && sc.exit_code === 0, 'top-level await works', sc);
+      sc = await py('    a = 2\n    if a:\n        print("in")\n    a * 21\n');
+      ok(sc?.stdout === 'in\n' && JSON.stringify(shown(sc)) === '["42"]',
+        'code indented as a whole runs', sc);
+      sc = await py('    a = 0\n    1 / a\n');
+      ok(sc?.error?.type === "ZeroDivisionError" && sc.error.line === 2,
+        'its error names the line as sent', sc);
+      sc = await py('y = 20\ny + 1', { session_id: 'v' });
+      const again = await py('_ * 2', { session_id: 'v' });
+      ok(JSON.stringify([...shown(sc), ...shown(again)]) === '["21","42"]',
+        'a session shows each value; _ is the last', [sc, again]);
+      res = await call(client, 'execute_code', { language: 'python', code:
+        'class L:\n    def __repr__(self): return "L"\n    def _repr_latex_(self): return r"$x^2$"\n'
+        + 'display(L())\nfrom PIL import Image\nImage.new("RGB", (3, 2))' });
+      sc = res.structuredContent;
+      const images = res.content.filter((c) => c.type === 'image');
+      ok(sc?.displays?.length === 2 && images.length === 2
+        && images.every((c) => c.mimeType === 'image/png' && Buffer.from(c.data, 'base64')
+          .subarray(1, 4).toString() === 'PNG'),
+      'display()ed LaTeX and a PIL image come back as PNG image blocks', sc);
+      sc = (await call(client, 'execute_code', { language: 'bash',
+        code: 'python -c "import sys; print(sys.version_info[0])"' })).structuredContent;
+      ok(sc?.stdout === '3\n', '`python` is python3 in execute_code\'s bash', sc);
+      sc = (await call(client, 'execute_command', {
+        command: 'python -c "print(6 * 7)" && python3 -c "print(1)"' })).structuredContent;
+      ok(sc?.stdout === '42\n1\n', '`python` is python3 in execute_command', sc);
+    } finally {
+      await transport.close();
+    }
+  },
+
+  async table() {
+    const have = spawnSync('/usr/bin/python3', ['-c', 'import pandas'], { encoding: 'utf8' });
+    if (have.status !== 0) {
+      console.log('1..0 # SKIP python3-pandas is not installed');
+      process.exit(0);
+    }
+    const { client, transport } = await connect();
+    try {
+      const res = await call(client, 'execute_code', { language: 'python', code:
+        'import pandas as pd\ndf = pd.DataFrame({"n": range(1500), "sq": [i * i for i in range(1500)]})\ndf' });
+      const data = res.structuredContent?.displays?.[0]?.data ?? {};
+      const table = data['application/vnd.dataresource+json'];
+      ok(data['text/plain']?.includes('[1500 rows x 2 columns]'), 'a DataFrame shows as a text table', data['text/plain']);
+      ok(typeof data['text/html'] === 'string' && data['text/html'].includes('<table'), 'and as HTML');
+      ok(table?.schema?.fields?.map((f) => f.name).join() === 'index,n,sq' && table.data.length === 1000
+        && table.total_rows === 1500 && table.data[999].sq === 999 * 999,
+      'and as structured data: its schema, the first 1000 rows and the count', table?.schema);
+    } finally {
+      await transport.close();
+    }
+  },
+
+  // Each progress notification says its stream, under _meta (read raw:
+  // an SDK may drop what it does not know).
+  async progress() {
+    const child = spawn(server, [...extraArgs], { stdio: ['pipe', 'pipe', 'inherit'],
+      env: { ...process.env, XDG_STATE_HOME: tempDir('sandpad-mcp-results-state-') } });
+    const messages = [];
+    let buf = '';
+    let done;
+    const finished = new Promise((resolve) => { done = resolve; });
+    child.stdout.on('data', (d) => {
+      buf += d;
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const m = JSON.parse(buf.slice(0, i));
+        buf = buf.slice(i + 1);
+        messages.push(m);
+        if (m.id === 2) done();
+      }
+    });
+    const send = (m) => child.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\n');
+    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {},
+      clientInfo: { name: 't', version: '1' } } });
+    send({ method: 'notifications/initialized' });
+    send({ id: 2, method: 'tools/call', params: { name: 'execute_code', _meta: { progressToken: 'p' },
+      arguments: { language: 'python', code:
+        'import sys, time\nprint("out", flush=True)\ntime.sleep(0.2)\nprint("err", file=sys.stderr, flush=True)' } } });
+    await finished;
+    child.stdin.end();
+    const progress = [];
+    for (const m of messages.filter((x) => x.method === 'notifications/progress')) {
+      const stream = m.params._meta?.['io.github.sandpad/stream'];
+      // One print may come in two pieces ("out", "\n"): joined per stream.
+      if (progress.length > 0 && progress[progress.length - 1][0] === stream)
+        progress[progress.length - 1][1] += m.params.message;
+      else
+        progress.push([stream, m.params.message]);
+    }
+    ok(JSON.stringify(progress) === '[["stdout","out\\n"],["stderr","err\\n"]]',
+      'progress notifications say stdout or stderr', progress);
+  },
+
+  async env() {
+    const { client, transport, tools } = await connect(['--env', 'FROM_SERVER=s', '--env', 'BOTH=server']);
+    try {
+      const input = tools.find((t) => t.name === 'execute_code')?.inputSchema;
+      ok(input?.properties?.env?.type === 'object', 'execute_code lists env in its inputSchema', input);
+      const code = 'import os\nprint(os.environ.get("FROM_SERVER"), os.environ.get("BOTH"), os.environ.get("MINE"))';
+      let sc = (await call(client, 'execute_code', { language: 'python', code })).structuredContent;
+      ok(sc?.stdout === 's server None\n', '--env reaches every run', sc);
+      sc = (await call(client, 'execute_code', { language: 'python', code,
+        env: { MINE: 'm', BOTH: 'call' } })).structuredContent;
+      ok(sc?.stdout === 's call m\n', 'a call\'s env is added and wins over --env', sc);
+      sc = (await call(client, 'execute_code', { language: 'bash', code: 'echo "$MINE"',
+        env: { MINE: 'x y' } })).structuredContent;
+      ok(sc?.stdout === 'x y\n', 'env works for bash too', sc);
+      const bad = await call(client, 'execute_code', { language: 'python', code: 'pass',
+        env: { 'BAD NAME': '1' } });
+      ok(bad.isError && textOf(bad).includes('invalid variable name'),
+        'a bad variable name is refused, named', textOf(bad));
+      const badType = await call(client, 'execute_code', { language: 'python', code: 'pass',
+        env: { A: 1 } });
+      ok(badType.isError && textOf(badType).includes('must be a string'),
+        'a value that is not a string is refused', textOf(badType));
+    } finally {
+      await transport.close();
+    }
+    const r = spawnSync(server, [...extraArgs, '--env', '1X=2'], { encoding: 'utf8', input: '' });
+    ok(r.status !== 0 && r.stderr.includes('--env'), 'sandpad-mcp --env with a bad name fails to start',
+      r.stderr);
+  },
+
+  async venv() {
+    const ws = makeWorkspace();
+    const venv = path.join(ws, '.venv');
+    const mk = spawnSync('/usr/bin/python3', ['-m', 'venv', '--without-pip', venv], { encoding: 'utf8' });
+    if (mk.status !== 0) {
+      console.log(`1..0 # SKIP cannot make a venv: ${mk.stderr}`);
+      process.exit(0);
+    }
+    const site = spawnSync(path.join(venv, 'bin', 'python'), ['-c',
+      'import sysconfig; print(sysconfig.get_paths()["purelib"])'], { encoding: 'utf8' }).stdout.trim();
+    fs.writeFileSync(path.join(site, 'venvonly.py'), 'WORD = "from the venv"\n');
+    spawnSync('chmod', ['-R', 'a+rX', ws]);
+    if (process.getuid() === 0) spawnSync('chown', ['-R', `${runUid}:${runUid}`, ws]);
+    const command = 'python -c "import venvonly; print(venvonly.WORD)"; echo "$VIRTUAL_ENV"; touch .venv/made';
+    {
+      const { client, transport } = await connect(['--workspace', ws, '--no-environment']);
+      const sc = (await call(client, 'execute_command', { command })).structuredContent;
+      ok(sc?.stderr.includes('ModuleNotFoundError') && sc.stdout === '\n',
+        'control: without the environment a command cannot import from the venv', sc);
+      await transport.close();
+    }
+    const { client, transport } = await connect(['--workspace', ws]);
+    try {
+      const sc = (await call(client, 'execute_command', { command })).structuredContent;
+      ok(sc?.stdout === `from the venv\n${venv}\n`,
+        'execute_command runs with the workspace\'s venv active (PATH, VIRTUAL_ENV)', sc);
+      ok(fs.existsSync(path.join(venv, 'made')),
+        'a venv inside the workspace stays as writable to a command as the workspace', sc);
+      const code = (await call(client, 'execute_code', { language: 'python',
+        code: 'import venvonly\nopen(__import__("sys").prefix + "/x", "w")' })).structuredContent;
+      ok(/Read-only file system|Permission denied/.test(code?.error?.message ?? ""),
+        'execute_code still gets the venv read-only', code);
+    } finally {
+      await transport.close();
+    }
+  },
+};
+
+if (!groups[group]) {
+  console.error(`unknown group ${group}`);
+  process.exit(2);
+}
+try {
+  await groups[group]();
+} catch (e) {
+  ok(false, `group ${group} threw`, String(e?.stack ?? e));
+}
+for (const dir of cleanup) fs.rmSync(dir, { recursive: true, force: true });
+console.log(`1..${n}`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,298 @@
+"""Results the way a notebook gives them (issue 25), through the real
+runner and Debian's python3: a trailing expression's value, top-level
+await, code indented as a whole. Each snippet runs cold, warm and in a
+session, and the three must give the same output, exit and error, which
+must also be the one expected.
+
+Usage: test-results.py PATH-TO-SANDPAD-RUNNER [TEST-NAME...]
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from runnertest import Runner, main  # noqa: E402
+
+RUNNER = sys.argv[1]
+MODE = os.environ.get("SANDPAD_TEST_SANDBOX", "namespaces")
+RUN_IDS = iter(range(1, 1 << 30))
+HAVE_PANDAS = subprocess.run(["/usr/bin/python3", "-c", "import pandas"],
+                             capture_output=True).returncode == 0
+
+
+def runner(*args):
+    r = Runner(RUNNER, "--cancel-grace-ms", "300", "--sandbox", MODE, "--strict", *args)
+    r.hello()
+    return r
+
+
+def run(r, code, **fields):
+    return r.run(f"r{next(RUN_IDS)}", code, **fields)
+
+
+def wait_warm(r, timeout=90):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if run(r, "pass").started.get("warm"):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def ended(r, session, timeout=60):
+    """Skips to the session_ended event of a closed session."""
+    skipped = []
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            ev = r.recv(max(0.1, deadline - time.monotonic()))
+            if ev is None or (ev["type"] == "session_ended" and ev["session"] == session):
+                return ev
+            skipped.append(ev)
+    finally:
+        r.pending = skipped + r.pending
+
+
+def transcript(res):
+    """stdout with each display in its place, as "=> " and its text/plain
+    (and the other MIME types it has, in brackets)."""
+    text = ""
+    for ev in res.events:
+        if ev["type"] == "output" and ev["stream"] == "stdout":
+            text += ev["data"]
+        elif ev["type"] == "display":
+            others = sorted(k for k in ev["data"] if k != "text/plain")
+            text += "=> " + ev["data"].get("text/plain", "")
+            text += (" [" + " ".join(others) + "]" if others else "") + "\n"
+    return text
+
+
+def comparable(res):
+    """Output, end and error, with the snippet's path (which differs
+    between a run and a session) as <file>."""
+    e = res.exited
+    result = dict(stdout=transcript(res), stderr=res.stderr, end=e["end"],
+                  exit_code=e.get("exit_code"), signal=e.get("signal"),
+                  program_error=e.get("program_error"))
+    text = json.dumps(result)
+    path = None
+    for line in res.stderr.splitlines():
+        if line.startswith("  File \"") and "main.py" in line:
+            path = line.split('"')[1]
+            break
+    if path:
+        text = text.replace(path, "<file>")
+    return json.loads(text)
+
+
+# (name, code, stdout, exit code, stderr or None when it must be empty)
+CASES = [
+    ("value", "x = 4\nx\n", "=> 4\n", 0, None),
+    ("value repr", "'a' + 'b'", "=> 'ab'\n", 0, None),
+    ("value after a comment line", "[1, 2]\n# done\n", "=> [1, 2]\n", 0, None),
+    ("semicolon", "x = 4\nx;\n", "", 0, None),
+    ("semicolon and comment", "x = 4\nx;  # quiet\n", "", 0, None),
+    ("semicolon inside a string", "'a;'\n", "=> 'a;'\n", 0, None),
+    ("None", "None\n", "", 0, None),
+    ("print's None", "print('hi')\n", "hi\n", 0, None),
+    ("statement last", "x = 4\nif x:\n    x\n", "", 0, None),
+    ("value prints in order", "print(1)\n2\n", "1\n=> 2\n", 0, None),
+    ("error in the value's line",
+     "x = 0\n1 / x\n", "", 1, "Traceback (most recent call last):\n"
+     '  File "<file>", line 2, in <module>\n    1 / x\n    ~~^~~\n'
+     "ZeroDivisionError: division by zero\n"),
+    ("error before the value",
+     "def f():\n    raise ValueError('boom')\n\nf()\n3\n", "", 1,
+     "Traceback (most recent call last):\n"
+     '  File "<file>", line 4, in <module>\n    f()\n'
+     '  File "<file>", line 2, in f\n    raise ValueError(\'boom\')\n'
+     "ValueError: boom\n"),
+    ("syntax error", "x = (\n", "", 1,
+     '  File "<file>", line 1\n    x = (\n        ^\nSyntaxError: \'(\' was never closed\n'),
+    ("exit in the value", "import sys\nsys.exit(3)\n", "", 3, None),
+    ("top-level await",
+     "import asyncio\nawait asyncio.sleep(0)\nasync def f():\n    return 6 * 7\nawait f()\n",
+     "=> 42\n", 0, None),
+    ("error under await",
+     "async def f():\n    raise KeyError('k')\n\nawait f()\n", "", 1,
+     "Traceback (most recent call last):\n"
+     '  File "<file>", line 4, in <module>\n    await f()\n'
+     '  File "<file>", line 2, in f\n    raise KeyError(\'k\')\n'
+     "KeyError: 'k'\n"),
+    ("asyncio.run still works",
+     "import asyncio\nasync def f():\n    return 5\nprint(asyncio.run(f()))\n",
+     "5\n", 0, None),
+    ("indented as a whole",
+     "    a = 1\n    if a:\n        print('in')\n\n    a + 1\n", "in\n=> 2\n", 0, None),
+    ("indented error keeps its line and columns",
+     "    a = 0\n    print('x')\n    1 / a\n", "x\n", 1,
+     "Traceback (most recent call last):\n"
+     '  File "<file>", line 3, in <module>\n    1 / a\n    ~~^~~\n'
+     "ZeroDivisionError: division by zero\n"),
+    ("display() in order with prints",
+     "print('a')\ndisplay(1, 'b')\nprint('c')\n", "a\n=> 1\n=> 'b'\nc\n", 0, None),
+    ("display() returns None", "x = display(3)\nprint(x)\n", "=> 3\nNone\n", 0, None),
+    ("a raw bundle", "display({'text/plain': 'hi', 'text/html': '<b>hi</b>'}, raw=True)\n",
+     "=> hi [text/html]\n", 0, None),
+    ("the display protocol",
+     "class R:\n    def __repr__(self): return 'R'\n"
+     "    def _repr_html_(self): return '<i>R</i>'\n"
+     "    def _repr_markdown_(self): return '*R*'\n"
+     "    def _repr_svg_(self): return '<svg/>'\n"
+     "    def _repr_png_(self): return b'\\x89PNG'\n"
+     "    def _repr_jpeg_(self): return None\n"
+     "    def _repr_json_(self): return {'r': [1]}\n"
+     "R()\n",
+     "=> R [application/json image/png image/svg+xml text/html text/markdown]\n", 0, None),
+    ("_repr_mimebundle_ and include",
+     "class M:\n    def _repr_mimebundle_(self, include=None, exclude=None):\n"
+     "        return {'text/plain': 'M!', 'text/html': '<p>M</p>', 'text/csv': 'a,b'}, {}\n"
+     "display(M())\ndisplay(M(), include=['text/csv'])\n",
+     "=> M! [text/csv text/html]\n=> M! [text/csv]\n", 0, None),
+    ("_repr_pretty_",
+     "class P:\n    def _repr_pretty_(self, p, cycle):\n"
+     "        with p.group(2, 'P(', ')'):\n            p.text('x=')\n"
+     "            p.pretty([1, 2])\n            p.breakable()\n            p.text('!')\n"
+     "P()\n", "=> P(x=[1, 2] !)\n", 0, None),
+    ("_repr_latex_ renders to PNG",
+     "class L:\n    def __repr__(self): return 'L'\n"
+     "    def _repr_latex_(self): return r'$\\frac{a}{b}$'\nL()\n",
+     "=> L [image/png text/latex]\n", 0, None),
+    ("a numpy array as its repr", "import numpy as np\nnp.arange(3)\n",
+     "=> array([0, 1, 2])\n", 0, None),
+    ("a PIL image as PNG",
+     "from PIL import Image\nim = Image.new('RGB', (4, 4))\nim\n", None, 0, None),
+    ("PIL's Image.show() is a display",
+     "from PIL import Image\nprint('a')\nImage.new('RGB', (5, 3)).show()\nprint('b')\n",
+     "a\n=> <PIL.Image.Image image mode=RGB size=5x3> [image/png]\nb\n", 0, None),
+    ("a failing repr is the snippet's error",
+     "class B:\n    def __repr__(self):\n        raise ValueError('no repr')\nB()\n", "", 1,
+     "Traceback (most recent call last):\n"
+     '  File "<file>", line 3, in __repr__\n    raise ValueError(\'no repr\')\n'
+     "ValueError: no repr\n"),
+    ("a marker with another token stays text",
+     "print('\\x1b]sandpad-display;0123;{\"text/plain\":\"x\"}\\x07')\n",
+     '\x1b]sandpad-display;0123;{"text/plain":"x"}\x07\n', 0, None),
+    ("a DataFrame as a table",
+     "import pandas as pd\npd.DataFrame({'a': [1, 2], 'b': ['x', 'y']})\n",
+     "=>    a  b\n0  1  x\n1  2  y [application/vnd.dataresource+json text/html]\n", 0, None),
+    ("unevenly indented stays an error", "  a = 1\nb = 2\n", "", 1,
+     '  File "<file>", line 1\n    a = 1\nIndentationError: unexpected indent\n'),
+]
+
+
+def check(t, name, res, want_stdout, want_exit, want_stderr, how):
+    got = comparable(res)
+    if want_stdout is None:  # only its kinds: the text has an address
+        want_stdout = got["stdout"] if "[image/png]" in got["stdout"] else "[image/png]"
+    t.eq((got["stdout"], got["exit_code"], got["stderr"]),
+         (want_stdout, want_exit, want_stderr or ""), f"{name}: {how} gives the expected result",
+         res)
+    return got
+
+
+def test_same_everywhere(t):
+    warm, cold = runner(), runner("--no-warm")
+    t.ok(wait_warm(warm), "the warm parent becomes ready")
+    for i, (name, code, stdout, exit_code, stderr) in enumerate(CASES):
+        if "pandas" in code and not HAVE_PANDAS:
+            t.skip(f"{name}: python3-pandas is not installed")
+            continue
+        c = run(cold, code)
+        w = run(warm, code)
+        # A session of its own per snippet, closed after (the runner caps
+        # how many live at once).
+        s = run(cold, code, session=f"s{i}")
+        cold.send(type="session_close", session=f"s{i}")
+        ended(cold, f"s{i}")
+        t.ok(w.started.get("warm") is True and "warm" not in c.started,
+             f"{name}: one run was warm and one cold", (w, c))
+        a = check(t, name, c, stdout, exit_code, stderr, "a cold run")
+        b = check(t, name, w, stdout, exit_code, stderr, "a warm run")
+        d = check(t, name, s, stdout, exit_code, stderr, "a session run")
+        t.eq(b, a, f"{name}: the warm run's result is the cold run's")
+        t.eq(d, a, f"{name}: the session run's result is the cold run's")
+    cold.close()
+    warm.close()
+
+
+def test_session_keeps_values(t):
+    """A session's value is shown per run, and `_` holds the last one."""
+    r = runner()
+    first = run(r, "x = 20\nx + 1\n", session="v")
+    second = run(r, "_ * 2\n", session="v")
+    third = run(r, "import asyncio\nawait asyncio.sleep(0)\nx\n", session="v")
+    fourth = run(r, "await asyncio.sleep(0)\nx + 2\n", session="v")
+    t.eq(tuple(transcript(res) for res in (first, second, third, fourth)),
+         ("=> 21\n", "=> 42\n", "=> 20\n", "=> 22\n"),
+         "values show in each run, `_` is the last one, await works in two runs", fourth)
+    r.close()
+
+
+MARK = ("import os, sys, time\n"
+        "token = os.environ['SANDPAD_DISPLAY_TOKEN']\n"
+        "def out(b):\n    os.write(1, b)\n    time.sleep(0.05)\n"
+        "head = ('\\x1b]sandpad-display;' + token + ';').encode()\n")
+
+
+def test_display_channel(t):
+    """The marker a program writes (runner-display.h): split across reads
+    it is still one display; one that does not decode, or passes the size
+    cap, arrives as the text it was; a request cannot set the token."""
+    r = runner()
+    res = run(r, MARK + "out(b'a' + head[:5])\nout(head[5:] + b'{\"text/plain\":')\n"
+              "out(b'\"x\"}\\x07b\\n')\n")
+    t.eq(transcript(res), "a=> x\nb\n", "a marker split across three writes is one display", res)
+    res = run(r, MARK + "out(b'<' + head + b'{bad}\\x07>\\n')\nprint(token)\n")
+    token = res.stdout.splitlines()[-1] if res.stdout else ""
+    t.eq((transcript(res), [e for e in res.events if e["type"] == "display"]),
+         (f"<\x1b]sandpad-display;{token};{{bad}}\x07>\n{token}\n", []),
+         "a marker that does not decode is output as written", res)
+    res = run(r, MARK + "out(head + b'{\"text/plain\":\"' + b'y' * (3 << 20) + b'\"}\\x07')\n",
+              output_limit=8 << 20)
+    t.ok(len(res.stdout) > 3 << 20 and res.stdout.endswith('"}\x07')
+         and not any(e["type"] == "display" for e in res.events),
+         "one past the 3 MiB cap is output as written", repr(res.stdout[:80]))
+    res = run(r, "import os\nprint(os.environ['SANDPAD_DISPLAY_TOKEN'])\n42\n",
+              env={"SANDPAD_DISPLAY_TOKEN": "mine"})
+    t.ok(res.stdout.strip() not in ("", "mine") and transcript(res).endswith("=> 42\n"),
+         "a request's env cannot set the token", res)
+    other = run(r, "import os\nprint(os.environ['SANDPAD_DISPLAY_TOKEN'])\n")
+    t.ok(len(other.stdout.strip()) == 32 and other.stdout != res.stdout,
+         "each run has its own random token", (res.stdout, other.stdout))
+    r.close()
+
+
+def test_lines(t):
+    """Output a line at a time (issue 25): a line written in pieces comes as
+    one event, a partial line (a prompt) still comes within moments on its
+    own, and the other stream's text or a display never overtakes it."""
+    r = runner()
+    pieces = ("import sys, time\nfor p in ('a', 'b', 'c\\n'):\n"
+              "    sys.stdout.write(p)\n    sys.stdout.flush()\n    time.sleep(0.005)\n")
+    for how, fields in (("cold", {}), ("session", {"session": "lines"})):
+        res = run(r, pieces, **fields)
+        outs = [e["data"] for e in res.events if e["type"] == "output"]
+        t.eq(outs, ["abc\n"], f"{how}: a line written in three pieces is one event", res)
+    res = run(r, "import sys, time\nprint('Name: ', end='', flush=True)\ntime.sleep(0.5)\n"
+              "print('x', file=sys.stderr, flush=True)\nprint('done')\n")
+    outs = [(e["stream"], e["data"], e["t_ms"]) for e in res.events if e["type"] == "output"]
+    t.eq([o[:2] for o in outs], [("stdout", "Name: "), ("stderr", "x\n"), ("stdout", "done\n")],
+         "a prompt comes on its own, before what follows it", res)
+    t.ok(len(outs) == 3 and outs[1][2] - outs[0][2] >= 300,
+         "the prompt did not wait for the rest of its line", outs)
+    res = run(r, "print('p', end='')\ndisplay(1)\nprint('q')\n")
+    kinds = [(e["type"], e.get("data")) for e in res.events if e["type"] in ("output", "display")]
+    t.eq(kinds, [("output", "p"), ("display", {"text/plain": "1"}), ("output", "q\n")],
+         "a display does not overtake a partial line", res)
+    r.close()
+
+
+TESTS = {f.__name__[5:]: f for f in [test_same_everywhere, test_session_keeps_values,
+                                     test_display_channel, test_lines]}
+
+if __name__ == "__main__":
+    main([TESTS[n] for n in (sys.argv[2:] or list(TESTS))])
