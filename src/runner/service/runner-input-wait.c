@@ -158,6 +158,10 @@ emit (RunnerRun *run, bool waiting, int64_t now)
 {
   SpMessage msg = { .type = SP_MSG_INPUT_WAIT };
 
+  /* A prompt is a partial line the output may still hold back to make
+   * whole lines: it goes before the wait it asks for. */
+  if (waiting)
+    _runner_run_flush_lines (run);
   msg.u.input_wait.id = run->req.id;
   msg.u.input_wait.waiting = waiting;
   msg.u.input_wait.t_ms = runner_engine_clock_ms (run->engine);
