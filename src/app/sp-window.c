@@ -13,8 +13,11 @@
 
 G_DEFINE_FINAL_TYPE (SpWindow, sp_window, ADW_TYPE_APPLICATION_WINDOW)
 
-const char *const sp_window_languages[] = { "python", "javascript", "bash", NULL };
-static const char *const source_language_ids[] = { "python3", "js", "sh" };
+/* The menu's order; GtkSourceView's language ids highlight each. */
+const char *const sp_window_languages[] = { "python", "javascript", "bash", "c", "cpp", "rust",
+                                            "go", "typescript", "ruby", NULL };
+static const char *const source_language_ids[] = { "python3", "js", "sh", "c", "cpp", "rust",
+                                                    "go", "typescript", "ruby" };
 
 const char *
 _sp_window_get_language (SpWindow *self)
@@ -287,7 +290,8 @@ sp_window_init (SpWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_source_view_set_indenter (self->source_view, indenter);
   languages = gtk_string_list_new ((const char *[]){ _("Python"), _("JavaScript"), _("Bash"),
-                                                     NULL });
+                                                     _("C"), _("C++"), _("Rust"), _("Go"),
+                                                     _("TypeScript"), _("Ruby"), NULL });
   gtk_drop_down_set_model (self->language_dropdown, G_LIST_MODEL (languages));
   self->decode_cancellable = g_cancellable_new ();
   self->image_budget = sp_image_budget_new (SP_IMAGE_BUDGET_RUN_PIXELS,

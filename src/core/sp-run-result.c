@@ -9,7 +9,8 @@
  * these fail the build if either side changes alone. */
 G_STATIC_ASSERT ((int) SP_RUN_END_FAILED == (int) SP_END_FAILED && SP_END_LAST == 3);
 G_STATIC_ASSERT ((int) SP_RUN_LIMIT_DISK == (int) SP_LIMIT_DISK
-                 && (int) SP_RUN_LIMIT_INPUT_IDLE == (int) SP_LIMIT_INPUT_IDLE && SP_LIMIT_LAST == 8);
+                 && (int) SP_RUN_LIMIT_INPUT_IDLE == (int) SP_LIMIT_INPUT_IDLE
+                 && (int) SP_RUN_LIMIT_COMPILE_TIME == (int) SP_LIMIT_COMPILE_TIME && SP_LIMIT_LAST == 9);
 G_STATIC_ASSERT ((int) SP_RUN_CANCEL_KILL == (int) SP_CANCEL_KILL && SP_CANCEL_LAST == 4);
 G_STATIC_ASSERT ((int) SP_RUN_FILE_OTHER == (int) SP_FILE_OTHER && SP_FILE_KIND_LAST == 6);
 
@@ -269,6 +270,8 @@ describe_end (SpRunResult *self)
       return g_strdup (_("Stopped: process limit reached"));
     case SP_RUN_LIMIT_INPUT_IDLE:
       return g_strdup (_("Stopped: waited too long for input"));
+    case SP_RUN_LIMIT_COMPILE_TIME:
+      return g_strdup (_("Stopped: the compile took longer than its time limit"));
     case SP_RUN_LIMIT_NONE:
     default:
       break;

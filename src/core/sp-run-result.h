@@ -26,6 +26,7 @@ typedef enum
   SP_RUN_LIMIT_PROCESSES,
   SP_RUN_LIMIT_DISK,
   SP_RUN_LIMIT_INPUT_IDLE, /* waited for input past the runner's idle cap */
+  SP_RUN_LIMIT_COMPILE_TIME, /* a compiled language's compile step */
 } SpRunLimit;
 
 /* How far a cancel had to go before the program was gone. */

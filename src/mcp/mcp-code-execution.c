@@ -17,8 +17,11 @@
 
 static const char code_execution_input[] =
   "{\"type\":\"object\",\"properties\":{"
-  "\"language\":{\"type\":\"string\",\"enum\":[\"python\",\"javascript\",\"bash\"],"
-  "\"description\":\"python (python3 with numpy and matplotlib), javascript (node) or bash\"},"
+  "\"language\":{\"type\":\"string\",\"enum\":[\"python\",\"javascript\",\"bash\",\"c\",\"cpp\","
+  "\"rust\",\"go\",\"typescript\",\"ruby\"],"
+  "\"description\":\"python (python3 with numpy and matplotlib), javascript (node), bash, c (gcc), "
+  "cpp (g++), rust (rustc), go, typescript (esbuild, then node) or ruby; compiled languages "
+  "compile in the sandbox first, and a compile error is the result's error\"},"
   "\"code\":{\"type\":\"string\",\"description\":\"the program text\"},"
   "\"timeout\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":300,"
   "\"description\":\"wall-clock limit in seconds (default 30)\"},"
@@ -646,11 +649,16 @@ mcp_code_execution_call (McpServer *server, json_t *id, json_t *args, json_t *to
       || sp_json_get_bool (args, "capture_output", false, &capture, &err) != 0
       || sp_json_get_bool (args, "return_base64", false, &cx->return_base64, &err) != 0)
     goto invalid;
-  if (strcmp (req->language, "python") != 0 && strcmp (req->language, "javascript") != 0
-      && strcmp (req->language, "bash") != 0)
+  static const char *const languages[] = { "python", "javascript", "bash", "c", "cpp", "rust",
+                                            "go", "typescript", "ruby", NULL };
+  bool known = false;
+  for (size_t i = 0; languages[i] != NULL; i++)
+    known = known || strcmp (req->language, languages[i]) == 0;
+  if (!known)
     {
       sp_proto_set_error (&err, SP_ERR_UNSUPPORTED_LANGUAGE,
-                          "field \"language\" must be python, javascript or bash");
+                          "field \"language\" must be python, javascript, bash, c, cpp, rust, "
+                          "go, typescript or ruby");
       goto invalid;
     }
   if (sp_strv_length (cx->packages) > 64)

@@ -110,6 +110,7 @@ end_name (const SpExited *exited)
     case SP_LIMIT_TIME:
     case SP_LIMIT_CPU:
     case SP_LIMIT_INPUT_IDLE: /* never met: an assistant's runs have no open stdin */
+    case SP_LIMIT_COMPILE_TIME:
       return "timeout";
     case SP_LIMIT_MEMORY:
       return "memory";
@@ -209,6 +210,12 @@ describe_end (Buf *text, const McpCall *call, const SpExited *exited, const char
               exited->error ? exited->error : "unknown error");
   else if (strcmp (end, "cancelled") == 0)
     snprintf (line, sizeof line, "Cancelled after %lld ms.\n", (long long) exited->wall_ms);
+  else if (exited->limit == SP_LIMIT_COMPILE_TIME)
+    snprintf (line, sizeof line, "Stopped by the compile step's own time limit after %lld ms; "
+              "the program did not run.\n", (long long) exited->compile_wall_ms);
+  else if (exited->compile_failed && strcmp (end, "exited") == 0)
+    snprintf (line, sizeof line, "The compile failed (exit code %lld); the program did not "
+              "run.\n", (long long) exited->exit_code);
   else if (strcmp (end, "timeout") == 0)
     snprintf (line, sizeof line, "Stopped by the time limit of %.10g s.\n",
               call->timeout_ms / 1000.0);

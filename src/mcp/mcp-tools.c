@@ -17,8 +17,11 @@
 
 static const char execute_code_input[] =
   "{\"type\":\"object\",\"properties\":{"
-  "\"language\":{\"type\":\"string\",\"enum\":[\"python\",\"javascript\",\"bash\"],"
-  "\"description\":\"python (python3 with numpy and matplotlib), javascript (node) or bash\"},"
+  "\"language\":{\"type\":\"string\",\"enum\":[\"python\",\"javascript\",\"bash\",\"c\",\"cpp\","
+  "\"rust\",\"go\",\"typescript\",\"ruby\"],"
+  "\"description\":\"python (python3 with numpy and matplotlib), javascript (node), bash, c (gcc), "
+  "cpp (g++), rust (rustc), go, typescript (esbuild, then node) or ruby; compiled languages "
+  "compile in the sandbox first, and a compile error is the result's error\"},"
   "\"code\":{\"type\":\"string\",\"description\":\"the program text\"},"
   "\"timeout\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"maximum\":300,"
   "\"description\":\"wall-clock limit in seconds (default 30)\"},"

@@ -194,7 +194,7 @@ decode_ready (json_t *obj, SpReady *ready, SpProtoError *err)
 
   TRY (sp_json_check_fields (obj, "ready",
                              FIELDS ("runner_version", "protocol", "languages", "limits",
-                                     "sandbox"),
+                                     "sandbox", "unavailable"),
                              err));
   TRY (sp_json_get_string (obj, "runner_version", true, &ready->runner_version, err));
   TRY (sp_json_get_int (obj, "protocol", true, 1, INT64_MAX, &ready->protocol, err));
@@ -217,6 +217,7 @@ decode_ready (json_t *obj, SpReady *ready, SpProtoError *err)
       TRY (sp_json_get_string (item, "version", true, &lang->version, err));
       TRY (sp_json_get_strv (item, "extensions", true, &lang->extensions, err));
     }
+  TRY (sp_json_get_strv (obj, "unavailable", false, &ready->unavailable, err));
   TRY (sp_json_get_object (obj, "limits", true, &limits, err));
   TRY (sp_json_check_fields (limits, "limits",
                              (const char *const[]){ "timeout_ms", "memory_mib", "output_limit",
@@ -388,6 +389,26 @@ decode_files (json_t *obj, SpExited *exited, SpProtoError *err)
   return 0;
 }
 
+/* exited's "compile": a compiled language's compile step. */
+static int
+decode_compile (json_t *obj, SpExited *exited, SpProtoError *err)
+{
+  json_t *compile = NULL;
+
+  TRY (sp_json_get_object (obj, "compile", false, &compile, err));
+  if (compile == NULL)
+    return 0;
+  exited->compiled = true;
+  TRY (sp_json_check_fields (compile, "compile",
+                             (const char *const[]){ "cached", "failed", "wall_ms", "cpu_ms",
+                                                    NULL },
+                             err));
+  TRY (sp_json_get_bool (compile, "cached", true, &exited->compile_cached, err));
+  TRY (sp_json_get_bool (compile, "failed", true, &exited->compile_failed, err));
+  TRY (sp_json_get_int (compile, "wall_ms", true, 0, INT64_MAX, &exited->compile_wall_ms, err));
+  return sp_json_get_int (compile, "cpu_ms", true, 0, INT64_MAX, &exited->compile_cpu_ms, err);
+}
+
 static int
 decode_exited (json_t *obj, SpExited *exited, SpProtoError *err)
 {
@@ -400,8 +421,9 @@ decode_exited (json_t *obj, SpExited *exited, SpProtoError *err)
                                      "peak_memory_bytes", "stdout_bytes", "stderr_bytes",
                                      "stdout_truncated", "stderr_truncated", "files",
                                      "files_truncated", "program_error", "session_ended",
-                                     "warm", "cold_reason"),
+                                     "warm", "cold_reason", "compile"),
                              err));
+  TRY (decode_compile (obj, exited, err));
   TRY (get_session_end (obj, "session_ended", false, &exited->session_ended, err));
   TRY (get_id (obj, &exited->id, err));
   TRY (get_enum (obj, "end", true, end_names, &end, err));

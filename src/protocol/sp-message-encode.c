@@ -150,6 +150,13 @@ encode_ready (json_t *obj, const SpReady *ready, bool *ok)
       json_array_append_new (langs, item);
     }
   sp_json_set (obj, "languages", langs);
+  if (ready->unavailable != NULL && ready->unavailable[0] != NULL)
+    {
+      json_t *names = json_array ();
+      for (size_t i = 0; ready->unavailable[i] != NULL; i++)
+        json_array_append_new (names, json_string (ready->unavailable[i]));
+      sp_json_set (obj, "unavailable", names);
+    }
   sp_json_set (limits, "timeout_ms", encode_range (&ready->timeout_ms));
   sp_json_set (limits, "memory_mib", encode_range (&ready->memory_mib));
   sp_json_set (limits, "output_limit", encode_range (&ready->output_limit));
@@ -237,6 +244,15 @@ encode_exited (json_t *obj, const SpExited *exited, bool *ok)
     }
   sp_json_set (obj, "files", files);
   set_bool (obj, "files_truncated", exited->files_truncated);
+  if (exited->compiled)
+    {
+      json_t *compile = json_object ();
+      set_bool (compile, "cached", exited->compile_cached);
+      set_bool (compile, "failed", exited->compile_failed);
+      set_int (compile, "wall_ms", exited->compile_wall_ms);
+      set_int (compile, "cpu_ms", exited->compile_cpu_ms);
+      sp_json_set (obj, "compile", compile);
+    }
   sp_program_error_encode (obj, exited->program_error, ok);
   if (exited->session_ended != SP_SESSION_END_NONE)
     set_str (obj, "session_ended", sp_session_end_to_string (exited->session_ended), ok);

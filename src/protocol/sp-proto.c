@@ -151,6 +151,7 @@ static const char *const limit_names[SP_LIMIT_LAST] = {
   [SP_LIMIT_CPU] = "cpu",         [SP_LIMIT_MEMORY] = "memory",
   [SP_LIMIT_OUTPUT] = "output",   [SP_LIMIT_PROCESSES] = "processes",
   [SP_LIMIT_DISK] = "disk",       [SP_LIMIT_INPUT_IDLE] = "input_idle",
+  [SP_LIMIT_COMPILE_TIME] = "compile_time",
 };
 
 const char *const sp_file_kind_names[SP_FILE_KIND_LAST + 1]
@@ -267,6 +268,7 @@ clear_ready (SpReady *ready)
       sp_strv_free (ready->languages[i].extensions);
     }
   free (ready->languages);
+  sp_strv_free (ready->unavailable);
   sp_sandbox_info_clear (&ready->sandbox);
 }
 

@@ -120,6 +120,7 @@ typedef enum
   SP_LIMIT_PROCESSES,
   SP_LIMIT_DISK, /* writable space (workdir, /tmp) or one file past the disk cap */
   SP_LIMIT_INPUT_IDLE, /* waited on its stdin past the runner's input idle cap */
+  SP_LIMIT_COMPILE_TIME, /* the compile step's own time limit (compiled languages) */
   SP_LIMIT_LAST
 } SpLimit;
 
@@ -238,6 +239,7 @@ typedef struct
   int64_t protocol;
   SpLanguage *languages;
   size_t n_languages;
+  char **unavailable; /* languages the runner knows whose toolchain is missing; may be NULL */
   SpLimitRange timeout_ms;
   SpLimitRange memory_mib;
   SpLimitRange output_limit;
@@ -376,6 +378,15 @@ typedef struct
   /* A Python run that started cold because the runner's warm runs are off
    * after a failure of their own: why (NULL otherwise). */
   char *cold_reason;
+  /* A compiled language's compile step ("compile"): present, whether the
+   * output came from the runner's cache, whether it failed (then the run
+   * ended there: exit_code is the compiler's, program_error its first
+   * diagnostic), its own wall and CPU time. */
+  bool compiled;
+  bool compile_cached;
+  bool compile_failed;
+  int64_t compile_wall_ms;
+  int64_t compile_cpu_ms;
 } SpExited;
 
 /* A "display" event: one rich result of the program (a value, an image,

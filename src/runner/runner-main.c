@@ -22,6 +22,8 @@ usage (FILE *out)
          "  --fd N                 speak the protocol on fd N instead (a socket)\n"
          "  --max-concurrent N     runs at once; the rest queue (default 8)\n"
          "  --cancel-grace-ms N    wait between interrupt, terminate, kill (default 1000)\n"
+         "  --compile-timeout-ms N a compiled language's compile step (default 60000)\n"
+         "  --compile-cache DIR    compiled snippets (default $XDG_CACHE_HOME/sandpad/compiled)\n"
          "  --interpreter L=PATH   use PATH for language L\n"
          "  --work-parent DIR      where run directories go (default $TMPDIR or /tmp)\n"
          "  --sandbox MODE         auto (default), namespaces or fallback\n"
@@ -70,6 +72,8 @@ main (int argc, char **argv)
     { "fd", required_argument, NULL, 'f' },
     { "max-concurrent", required_argument, NULL, 'c' },
     { "cancel-grace-ms", required_argument, NULL, 'g' },
+    { "compile-timeout-ms", required_argument, NULL, 'T' },
+    { "compile-cache", required_argument, NULL, 'K' },
     { "interpreter", required_argument, NULL, 'i' },
     { "work-parent", required_argument, NULL, 'w' },
     { "sandbox", required_argument, NULL, 's' },
@@ -110,6 +114,13 @@ main (int argc, char **argv)
         break;
       case 'g':
         config.cancel_grace_ms = parse_number (optarg, "--cancel-grace-ms", 0, 60000);
+        break;
+      case 'T':
+        config.compile_timeout_ms
+          = parse_number (optarg, "--compile-timeout-ms", 1, 30 * 60 * 1000);
+        break;
+      case 'K':
+        config.compile_cache_dir = optarg;
         break;
       case 'm':
         config.max_sessions = (int) parse_number (optarg, "--max-sessions", 0, 64);

@@ -44,7 +44,9 @@ usage (FILE *out)
   fputs ("Usage: sandpad-run [OPTION...] FILE|- [-- ARGS...]\n"
          "       sandpad-run --session [OPTION...] FILE...\n"
          "Run FILE (or standard input) with its interpreter, under Sandpad's limits.\n\n"
-         "  --lang L              python, javascript or bash (default: from FILE's extension)\n"
+         "  --lang L              python, javascript, bash, c, cpp, rust, go, typescript or\n"
+         "                        ruby (default: from FILE's extension); the compiled ones\n"
+         "                        compile in the sandbox first, cached by content\n"
          "  --timeout SEC         wall-clock limit, fractions allowed (default 30, max 300)\n"
          "  --memory MIB          memory limit (default 512)\n"
          "  --output-limit BYTES  per stream; the run stops when one passes it (default 1048576)\n"
@@ -243,6 +245,9 @@ describe_limit (const SpExited *r, const Limits *req)
       break;
     case SP_LIMIT_INPUT_IDLE:
       fputs ("sandpad: waited too long for input\n", stderr);
+      break;
+    case SP_LIMIT_COMPILE_TIME:
+      fputs ("sandpad: the compile step's time limit was exceeded\n", stderr);
       break;
     case SP_LIMIT_NONE:
     case SP_LIMIT_LAST:
@@ -526,7 +531,7 @@ exit_status (const SpExited *r, const Limits *req)
       fprintf (stderr, "sandpad: %s\n", r->error ? r->error : "the run failed");
       return EXIT_SANDPAD;
     }
-  if (r->limit == SP_LIMIT_TIME)
+  if (r->limit == SP_LIMIT_TIME || r->limit == SP_LIMIT_COMPILE_TIME)
     return EXIT_TIMEOUT;
   if (r->end == SP_END_SIGNALED)
     return 128 + (int) r->signal;

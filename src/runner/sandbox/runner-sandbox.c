@@ -315,9 +315,17 @@ runner_sandbox_restrict (const RunnerSandboxPlan *plan)
        * rights, so one inside the writable working directory cannot be
        * made read-only here: the engine refuses that in fallback mode, and
        * namespace mode binds it read-only over its place in /work. */
-      if (env != NULL && !plan->env_writable)
-        read_only[n++] = env;
       read_only[n] = NULL;
+      /* A read-only environment holds programs to run: a venv's scripts,
+       * a compiled language's build (issue 27). Read and execute there,
+       * never write. */
+      const char *read_exec[N_ELEMENTS (system) + 1];
+      size_t n_exec = 0;
+      for (size_t i = 0; system[i] != NULL; i++)
+        read_exec[n_exec++] = system[i];
+      if (env != NULL && !plan->env_writable)
+        read_exec[n_exec++] = env;
+      read_exec[n_exec] = NULL;
       if (plan->namespaces)
         {
           read_write[0] = RUNNER_SANDBOX_WORK;
@@ -335,7 +343,7 @@ runner_sandbox_restrict (const RunnerSandboxPlan *plan)
         read_write[plan->namespaces ? 3 : 2] = env;
 
       RunnerLandlockRules rules = {
-        .read_exec = system,
+        .read_exec = read_exec,
         .read_only = read_only,
         .read_write = read_write,
         .devices = devices,

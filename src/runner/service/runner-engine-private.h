@@ -7,6 +7,7 @@
 #include "runner-engine.h"
 #include "runner-cgroup.h"
 #include "runner-display.h"
+#include "runner-compile-cache.h"
 #include "runner-files.h"
 #include "runner-input-wait.h"
 #include "runner-session.h"
@@ -119,6 +120,19 @@ struct RunnerRun
                 * its network namespace, opened at its first look */
   int diag_fd;
   RunnerWatch *pidfd_watch;
+  /* A compiled language (runner-compile.c): the compile step runs first,
+   * in the same sandbox, writing into build_dir (bound as the run's
+   * environment directory, writable only then); the program step runs
+   * its output. */
+  bool compiling;      /* the compile step is what runs now */
+  bool compiled;       /* the run had a compile step (or a cache hit) */
+  bool compile_cached;
+  bool compile_failed;
+  bool started_sent;   /* "started" went out (once, for both steps) */
+  int64_t compile_wall_ms;
+  int64_t compile_cpu_ms;
+  char *build_dir;
+  char cache_key[65];
 };
 
 struct RunnerEngine
@@ -151,6 +165,7 @@ struct RunnerEngine
   RunnerSession *sessions; /* runner-session.c */
   uint64_t next_session_seq;
   RunnerWarm *warm; /* the warm pool; NULL: every run is cold */
+  RunnerCompileCache compile_cache; /* compiled snippets (runner-compile-cache.h) */
 };
 
 /* runner-run.c */
@@ -173,6 +188,20 @@ char **_runner_run_build_env (RunnerRun *run);
 int _runner_run_attach (RunnerRun *run);
 /* Ends a run that never got going with end "failed". */
 void _runner_run_fail (RunnerRun *run, const char *message);
+
+/* runner-compile.c: a compiled language's steps. */
+/* Prepares the build directory; fetches the program from the cache
+ * (run->compile_cached) or sets the compile step up (run->compiling).
+ * -1 with errno on failure. */
+int _runner_compile_prepare (RunnerRun *run);
+/* The argv (and its executable's path) of the step that runs now. */
+char **_runner_compile_step_argv (RunnerRun *run, const char **path);
+/* The compile step ended with the run's report: 1 when the program step
+ * has started, 0 when the run ends here (the compile failed, timed out,
+ * was cancelled), with the run's fields set for exited. */
+int _runner_compile_step_done (RunnerRun *run);
+/* Starts the run's current step in the sandbox (runner-run.c). */
+int _runner_run_spawn_step (RunnerRun *run);
 
 /* runner-warm-run.c: the pool, when the config and this system allow it. */
 RunnerWarm *_runner_engine_warm_new (RunnerEngine *engine);

@@ -54,6 +54,9 @@ runner_config_init (RunnerConfig *config)
     .warm_idle_ms = 10 * 60 * 1000,
     .warm_memory_mib = 512,
     .warm_min_memory_mib = -1,
+    /* A compile step's own limit: rustc and go build take seconds, and a
+     * short program limit should not starve them. */
+    .compile_timeout_ms = 60 * 1000,
   };
 }
 
@@ -301,6 +304,7 @@ runner_engine_new (const RunnerConfig *config, RunnerLanguages *langs, const Run
   if (geteuid () == 0 && chmod (engine->root, 0711) != 0)
     die_with_error ("chmod %s", engine->root);
 
+  runner_compile_cache_open (&engine->compile_cache, config->compile_cache_dir);
   runner_sandbox_probe (&engine->caps);
   resolve_sandbox (engine);
   runner_cgroup_probe (&engine->cgroups);
@@ -329,6 +333,7 @@ runner_engine_free (RunnerEngine *engine)
   free (engine->ro_fds);
   remove_tree (engine->root);
   free (engine->root);
+  runner_compile_cache_close (&engine->compile_cache);
   free (engine->refusal);
   runner_seccomp_clear (&engine->seccomp[0]);
   runner_seccomp_clear (&engine->seccomp[1]);
@@ -351,7 +356,8 @@ runner_engine_describe (RunnerEngine *engine, SpReady *ready)
 
   ready->runner_version = xstrdup (PACKAGE_VERSION);
   ready->protocol = SP_PROTO_VERSION;
-  runner_langs_describe (engine->langs, &ready->languages, &ready->n_languages);
+  runner_langs_describe (engine->langs, &ready->languages, &ready->n_languages,
+                         &ready->unavailable);
   ready->timeout_ms = (SpLimitRange){ c->default_timeout_ms, c->max_timeout_ms };
   ready->memory_mib = (SpLimitRange){ c->default_memory_mib, c->max_memory_mib };
   ready->output_limit = (SpLimitRange){ c->default_output_limit, c->max_output_limit };
@@ -425,9 +431,20 @@ validate (RunnerEngine *engine, SpRun *req, const RunnerLanguage **lang, SpProto
     return sp_proto_set_error (err, SP_ERR_DUPLICATE_RUN,
                                "run \"%s\" already exists; release it first", req->id);
   *lang = runner_langs_find (engine->langs, req->language);
-  if (*lang == NULL || (*lang)->path == NULL)
+  if (*lang == NULL)
     return sp_proto_set_error (err, SP_ERR_UNSUPPORTED_LANGUAGE,
                                "no interpreter for language \"%.64s\"", req->language);
+  /* Known but not installed here: say what would provide it. */
+  if ((*lang)->path == NULL)
+    return sp_proto_set_error (err, SP_ERR_UNSUPPORTED_LANGUAGE,
+                               "language \"%s\" is unavailable: its toolchain is not installed "
+                               "(Debian package %s)",
+                               (*lang)->name, (*lang)->package ? (*lang)->package : "unknown");
+  if ((*lang)->compiler != NULL && (req->session != NULL || req->environment != NULL))
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "language \"%s\" is compiled: it runs without a session or "
+                               "an environment",
+                               (*lang)->name);
   if (resolve_limit (&req->timeout_ms, c->default_timeout_ms, c->max_timeout_ms, "timeout_ms",
                      err) != 0
       || resolve_limit (&req->memory_mib, c->default_memory_mib, c->max_memory_mib,

@@ -50,6 +50,8 @@ typedef struct
   int64_t warm_memory_mib;  /* the parents' resident memory together */
   int64_t warm_min_memory_mib; /* runs with a smaller limit go cold; -1: four
                                 * times what a warm parent holds */
+  int64_t compile_timeout_ms;   /* a compiled language's compile step */
+  const char *compile_cache_dir; /* NULL: $XDG_CACHE_HOME/sandpad/compiled */
 } RunnerConfig;
 
 void runner_config_init (RunnerConfig *config);

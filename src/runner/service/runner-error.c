@@ -168,6 +168,14 @@ has_suffix (const char *s, const char *suffix)
   return a >= b && strcmp (s + a - b, suffix) == 0;
 }
 
+/* Whether the first len bytes of s end with suffix. */
+static bool
+has_suffix_len (const char *s, size_t len, const char *suffix)
+{
+  size_t b = strlen (suffix);
+  return len >= b && strncmp (s + len - b, suffix, b) == 0;
+}
+
 /* The lines of text, each NUL-terminated, in one private copy. */
 static char **
 split_lines (const char *text, size_t *n_out)
@@ -380,6 +388,293 @@ parse_bash (Parse *p, char **lines, size_t n)
   return NULL;
 }
 
+/* "FILE:LINE:COL: KIND: MESSAGE" (gcc, g++, clang, go): the numbers, and
+ * where the message starts; false when the line is not one. */
+static bool
+file_line_col (const char *line, size_t *file_len, int64_t *lnum, int64_t *col,
+               const char **rest)
+{
+  /* The file may hold colons; the location is the first ":N:N: ". */
+  for (const char *c = strchr (line, ':'); c != NULL; c = strchr (c + 1, ':'))
+    {
+      const char *a = c + 1, *b;
+      if (*a < '0' || *a > '9')
+        continue;
+      b = a + strspn (a, "0123456789");
+      if (*b != ':' || b[1] < '0' || b[1] > '9')
+        continue;
+      const char *e = b + 1 + strspn (b + 1, "0123456789");
+      /* rustc's "--> FILE:LINE:COL" ends there. */
+      if ((*e != ':' && *e != '\0') || c == line || !location_number (a, lnum)
+          || !location_number (b + 1, col))
+        continue;
+      *file_len = (size_t) (c - line);
+      *rest = *e == '\0' ? e : e[1] == ' ' ? e + 2 : e + 1;
+      return true;
+    }
+  return false;
+}
+
+/* gcc and g++: the first error (a warning is no error); a linker's
+ * "undefined reference" has no line of the snippet, only its message. */
+static SpProgramError *
+parse_cc (Parse *p, char **lines, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      size_t file_len;
+      int64_t line, column;
+      const char *rest;
+
+      if (!file_line_col (lines[i], &file_len, &line, &column, &rest))
+        continue;
+      const char *msg = NULL;
+      if (strncmp (rest, "error: ", 7) == 0)
+        msg = rest + 7;
+      else if (strncmp (rest, "fatal error: ", 13) == 0)
+        msg = rest + 13;
+      if (msg == NULL)
+        continue;
+      p->error->type = xstrdup ("CompileError");
+      p->error->message = capped (msg, strlen (msg));
+      p->error->syntax = true;
+      p->error->column = column;
+      add_frame (p, capped (lines[i], file_len), NULL, line, column, false);
+      return finish (p);
+    }
+  for (size_t i = 0; i < n; i++)
+    if (strstr (lines[i], "undefined reference to") != NULL)
+      {
+        const char *msg = strstr (lines[i], "undefined reference to");
+        p->error->type = xstrdup ("LinkError");
+        p->error->message = capped (msg, strlen (msg));
+        p->error->syntax = true;
+        return finish (p);
+      }
+  return NULL;
+}
+
+/* rustc: "error[E0425]: MESSAGE" then " --> FILE:LINE:COL"; a panic:
+ * "thread 'main' panicked at 'MESSAGE', FILE:LINE:COL" (Rust before
+ * 1.73), or "... panicked at FILE:LINE:COL:" with the message next. */
+static SpProgramError *
+parse_rust (Parse *p, char **lines, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      size_t file_len;
+      int64_t line, column;
+      const char *rest;
+
+      if (strncmp (lines[i], "error", 5) == 0 && (lines[i][5] == ':' || lines[i][5] == '['))
+        {
+          const char *msg = strstr (lines[i], ": ");
+          if (msg == NULL || strncmp (msg + 2, "aborting due to", 15) == 0)
+            continue;
+          p->error->type = xstrdup ("CompileError");
+          p->error->message = capped (msg + 2, strlen (msg + 2));
+          p->error->syntax = true;
+          for (size_t j = i + 1; j < n && j < i + 4; j++)
+            {
+              const char *arrow = strstr (lines[j], "--> ");
+              if (arrow != NULL && file_line_col (arrow + 4, &file_len, &line, &column, &rest))
+                {
+                  add_frame (p, capped (arrow + 4, file_len), NULL, line, column, false);
+                  p->error->column = column;
+                  break;
+                }
+            }
+          return finish (p);
+        }
+      const char *at = strstr (lines[i], "' panicked at ");
+      if (strncmp (lines[i], "thread '", 8) == 0 && at != NULL)
+        {
+          const char *tail = at + 14;
+          p->error->type = xstrdup ("panic");
+          if (tail[0] == '\'')
+            {
+              /* 'MESSAGE', FILE:LINE:COL: the location is after the last "', ". */
+              const char *end = NULL;
+              for (const char *c = strstr (tail + 1, "', "); c != NULL; c = strstr (c + 1, "', "))
+                end = c;
+              if (end == NULL)
+                continue;
+              p->error->message = capped (tail + 1, (size_t) (end - tail - 1));
+              tail = end + 3;
+            }
+          else if (i + 1 < n)
+            p->error->message = capped (lines[i + 1], strlen (lines[i + 1]));
+          /* "FILE:LINE:COL" ends the line (":" after it in new Rust). */
+          cleanup_free char *loc = xstrdup (tail);
+          size_t len = strlen (loc);
+          if (len > 0 && loc[len - 1] == ':')
+            loc[len - 1] = '\0';
+          cleanup_free char *with_colon = xasprintf ("%s: ", loc);
+          if (file_line_col (with_colon, &file_len, &line, &column, &rest))
+            {
+              add_frame (p, capped (with_colon, file_len), NULL, line, column, false);
+              p->error->column = column;
+            }
+          return finish (p);
+        }
+    }
+  return NULL;
+}
+
+/* go build: "FILE:LINE:COL: MESSAGE" (after "# command-line-arguments");
+ * a panic: "panic: MESSAGE", then per frame "FUNC(...)" and
+ * "\tFILE:LINE +0x..", innermost first. */
+static SpProgramError *
+parse_go (Parse *p, char **lines, size_t n)
+{
+  bool panicked = false;
+
+  for (size_t i = 0; i < n; i++)
+    {
+      size_t file_len;
+      int64_t line, column;
+      const char *rest;
+
+      if (!panicked && file_line_col (lines[i], &file_len, &line, &column, &rest)
+          && has_suffix_len (lines[i], file_len, ".go"))
+        {
+          p->error->type = xstrdup ("CompileError");
+          p->error->message = capped (rest, strlen (rest));
+          p->error->syntax = true;
+          p->error->column = column;
+          add_frame (p, capped (lines[i], file_len), NULL, line, column, false);
+          return finish (p);
+        }
+      if (!panicked && (strncmp (lines[i], "panic: ", 7) == 0
+                        || strncmp (lines[i], "fatal error: ", 13) == 0))
+        {
+          const char *msg = strchr (lines[i], ':') + 2;
+          p->error->type = xstrdup (lines[i][0] == 'p' ? "panic" : "fatal error");
+          p->error->message = capped (msg, strlen (msg));
+          panicked = true;
+          continue;
+        }
+      /* A frame: the function's line, then its location indented. */
+      if (panicked && lines[i][0] == '\t' && i > 0 && lines[i - 1][0] != '\t')
+        {
+          const char *loc = lines[i] + 1;
+          const char *colon = strrchr (loc, ':');
+          int64_t lnum;
+          if (colon == NULL || !location_number (colon + 1, &lnum))
+            continue;
+          const char *fn = lines[i - 1], *paren = strrchr (fn, '(');
+          add_frame (p, capped (loc, (size_t) (colon - loc)),
+                     capped (fn, paren ? (size_t) (paren - fn) : strlen (fn)), lnum, 0, true);
+        }
+    }
+  return panicked ? finish (p) : NULL;
+}
+
+/* esbuild: "✘ [ERROR] MESSAGE", a blank line, then "    FILE:LINE:COL:". */
+static SpProgramError *
+parse_esbuild (Parse *p, char **lines, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      const char *mark = strstr (lines[i], "[ERROR] ");
+      if (mark == NULL)
+        continue;
+      p->error->type = xstrdup ("CompileError");
+      p->error->message = capped (mark + 8, strlen (mark + 8));
+      p->error->syntax = true;
+      for (size_t j = i + 1; j < n && j < i + 4; j++)
+        {
+          size_t file_len;
+          int64_t line, column;
+          const char *rest, *loc = lines[j] + strspn (lines[j], " ");
+          if (loc != lines[j] && file_line_col (loc, &file_len, &line, &column, &rest))
+            {
+              /* esbuild counts columns from 0. */
+              add_frame (p, capped (loc, file_len), NULL, line, column + 1, false);
+              p->error->column = column + 1;
+              break;
+            }
+        }
+      return finish (p);
+    }
+  return NULL;
+}
+
+/* Ruby: "FILE:LINE:in `FUNC': MESSAGE (Type)" then "\tfrom FILE:LINE:in
+ * `FUNC'" outwards; a parse error: "FILE:LINE: syntax error, ...". */
+static bool
+ruby_location (Parse *p, const char *loc, const char **after)
+{
+  const char *c = strstr (loc, ":in ");
+  const char *num;
+  int64_t line;
+
+  if (c == NULL)
+    return false;
+  num = c - 1;
+  while (num > loc && num[-1] >= '0' && num[-1] <= '9')
+    num--;
+  if (num == c || num == loc || num[-1] != ':' || !location_number (num, &line))
+    return false;
+  const char *fn = c + 4, *fn_end;
+  if (*fn == '`' || *fn == '\'')
+    fn++;
+  fn_end = strchr (fn, '\'');
+  if (fn_end == NULL)
+    return false;
+  add_frame (p, capped (loc, (size_t) (num - 1 - loc)), capped (fn, (size_t) (fn_end - fn)), line,
+             0, true);
+  *after = fn_end + 1;
+  return true;
+}
+
+static SpProgramError *
+parse_ruby (Parse *p, char **lines, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      const char *after;
+      const char *syn = strstr (lines[i], ": syntax error");
+      if (syn != NULL)
+        {
+          const char *num = syn;
+          int64_t line;
+          while (num > lines[i] && num[-1] >= '0' && num[-1] <= '9')
+            num--;
+          if (num == syn || num == lines[i] || num[-1] != ':' || !location_number (num, &line))
+            continue;
+          p->error->type = xstrdup ("SyntaxError");
+          p->error->message = capped (syn + 2, strlen (syn + 2));
+          p->error->syntax = true;
+          add_frame (p, capped (lines[i], (size_t) (num - 1 - lines[i])), NULL, line, 0, false);
+          return finish (p);
+        }
+      if (!ruby_location (p, lines[i], &after))
+        continue;
+      /* ": MESSAGE (Type)" */
+      const char *msg = strncmp (after, ": ", 2) == 0 ? after + 2 : after;
+      const char *open = strrchr (msg, '(');
+      size_t len = strlen (msg);
+      if (open != NULL && len > 0 && msg[len - 1] == ')')
+        {
+          p->error->type = capped (open + 1, (size_t) (msg + len - 1 - open - 1));
+          while (open > msg && open[-1] == ' ')
+            open--;
+          p->error->message = capped (msg, (size_t) (open - msg));
+        }
+      else
+        p->error->message = capped (msg, len);
+      for (size_t j = i + 1; j < n; j++)
+        {
+          const char *from = strstr (lines[j], "from ");
+          if (from == NULL || lines[j][0] != '\t' || !ruby_location (p, from + 5, &after))
+            break;
+        }
+      return finish (p);
+    }
+  return NULL;
+}
+
 SpProgramError *
 runner_error_parse (const char *language, const char *text, const char *snippet_name)
 {
@@ -394,6 +689,21 @@ runner_error_parse (const char *language, const char *text, const char *snippet_
     result = parse_node (&p, lines, n);
   else if (strcmp (language, "bash") == 0)
     result = parse_bash (&p, lines, n);
+  else if (strcmp (language, "c") == 0 || strcmp (language, "cpp") == 0)
+    result = parse_cc (&p, lines, n);
+  else if (strcmp (language, "rust") == 0)
+    result = parse_rust (&p, lines, n);
+  else if (strcmp (language, "go") == 0)
+    result = parse_go (&p, lines, n);
+  else if (strcmp (language, "typescript") == 0)
+    {
+      /* esbuild's diagnostics, else node's error through the source map. */
+      result = parse_esbuild (&p, lines, n);
+      if (result == NULL)
+        result = parse_node (&p, lines, n);
+    }
+  else if (strcmp (language, "ruby") == 0)
+    result = parse_ruby (&p, lines, n);
   free_lines (lines);
   if (result == NULL)
     sp_program_error_free (p.error);

@@ -8,7 +8,12 @@
  * last of it, where an interpreter puts its traceback. */
 #define RUNNER_ERROR_TAIL (64 * 1024)
 
-/* language: "python", "javascript", "bash"; text: valid UTF-8 (the
+/* language: "python", "javascript", "bash", and (issue 27) "c", "cpp"
+ * (gcc's first "FILE:LINE:COL: error:"), "rust" (rustc's "error..." with its
+ * "--> FILE:LINE:COL", a panic's location), "go" (go build's
+ * "FILE:LINE:COL:", a panic's frames), "typescript" (esbuild's "[ERROR]",
+ * else node's stack through the source map), "ruby" (a traceback with its
+ * "from" lines, a syntax error); text: valid UTF-8 (the
  * sanitized tail of stderr); snippet_name: the file name the snippet ran
  * under (main.py), whose innermost frame gives "line". Python tracebacks
  * (the last of a chain; SyntaxError with its column), node's stack traces

@@ -22,10 +22,72 @@ static const char *const js_bin[] = { "/usr/bin/node", "/usr/bin/nodejs", "/usr/
 static const char *const bash_ext[] = { "sh", "bash", NULL };
 static const char *const bash_bin[] = { "/usr/bin/bash", "/bin/bash", NULL };
 
+/* The compiled languages (issue 27), Debian's toolchains. "-x" names the
+ * language, so a snippet named without its extension still compiles. */
+static const char *const c_ext[] = { "c", "h", NULL };
+static const char *const c_bin[] = { "/usr/bin/gcc", "/usr/local/bin/gcc", NULL };
+static const RunnerCompiler c_compiler = {
+  .args = (const char *const[]){ "-x", "c", "-std=gnu17", "-O2", "-Wall",
+                                 "-fdiagnostics-color=never", "-fno-diagnostics-show-caret",
+                                 "-o", "{out}", "{src}", "-lm", NULL },
+  .output = "main",
+};
+static const char *const cpp_ext[] = { "cpp", "cc", "cxx", "hpp", NULL };
+static const char *const cpp_bin[] = { "/usr/bin/g++", "/usr/local/bin/g++", NULL };
+static const RunnerCompiler cpp_compiler = {
+  .args = (const char *const[]){ "-x", "c++", "-std=gnu++17", "-O2", "-Wall",
+                                 "-fdiagnostics-color=never", "-fno-diagnostics-show-caret",
+                                 "-o", "{out}", "{src}", NULL },
+  .output = "main",
+};
+static const char *const rust_ext[] = { "rs", NULL };
+/* Debian's rustc, never a rustup one under a user's home: the run's user
+ * (nobody) cannot reach it, nor should a run depend on a home. */
+static const char *const rust_bin[] = { "/usr/bin/rustc", NULL };
+static const RunnerCompiler rust_compiler = {
+  .args = (const char *const[]){ "--edition=2021", "-C", "opt-level=1", "--color=never",
+                                 "-o", "{out}", "{src}", NULL },
+  .output = "main",
+};
+static const char *const go_ext[] = { "go", NULL };
+static const char *const go_bin[] = { "/usr/bin/go", "/usr/lib/go/bin/go", NULL };
+static const RunnerCompiler go_compiler = {
+  .args = (const char *const[]){ "build", "-trimpath", "-o", "{out}", "{src}", NULL },
+  .output = "main",
+  /* Go's caches in the run's /tmp, never a home; no module lookups, no
+   * cgo (its directives would pass flags to gcc), no network. */
+  .env = (const char *const[]){ "GOCACHE={tmp}/.go-cache", "GOPATH={tmp}/.go-path",
+                                "GO111MODULE=off", "CGO_ENABLED=0", "GOPROXY=off",
+                                "GOTELEMETRY=off", "GOFLAGS=", NULL },
+};
+static const char *const ts_ext[] = { "ts", "mts", "cts", NULL };
+static const char *const ts_bin[] = { "/usr/bin/esbuild", NULL };
+static const RunnerCompiler ts_compiler = {
+  .args = (const char *const[]){ "{src}", "--outfile={out}", "--format=cjs", "--platform=node",
+                                 "--sourcemap=inline", "--color=false", "--log-level=warning",
+                                 NULL },
+  .output = "main.js",
+  .runtime = "javascript",
+  /* Stack traces through the inline source map: the snippet's lines. */
+  .runtime_args = (const char *const[]){ "--enable-source-maps", NULL },
+};
+static const char *const ruby_ext[] = { "rb", NULL };
+static const char *const ruby_bin[] = { "/usr/bin/ruby", "/usr/local/bin/ruby", NULL };
+
 static const RunnerLanguage builtin[] = {
   { "python", python_ext, python_bin, "main.py", NULL, NULL },
   { "javascript", js_ext, js_bin, "main.js", NULL, NULL },
   { "bash", bash_ext, bash_bin, "main.sh", NULL, NULL },
+  { "c", c_ext, c_bin, "main.c", NULL, NULL, .compiler = &c_compiler, .package = "gcc" },
+  { "cpp", cpp_ext, cpp_bin, "main.cpp", NULL, NULL, .compiler = &cpp_compiler,
+    .package = "g++" },
+  { "rust", rust_ext, rust_bin, "main.rs", NULL, NULL, .compiler = &rust_compiler,
+    .package = "rustc" },
+  { "go", go_ext, go_bin, "main.go", NULL, NULL, .compiler = &go_compiler,
+    .version_arg = "version", .package = "golang-go" },
+  { "typescript", ts_ext, ts_bin, "main.ts", NULL, NULL, .compiler = &ts_compiler,
+    .package = "esbuild" },
+  { "ruby", ruby_ext, ruby_bin, "main.rb", NULL, NULL, .package = "ruby" },
 };
 
 void
@@ -134,7 +196,7 @@ runner_lang_argv (const RunnerLanguage *lang, const char *code_path, char *const
 /* Reads the first line of `interpreter --version`, with a short timeout so
  * a broken interpreter cannot hold up the handshake. */
 static char *
-probe_version (const char *path)
+probe_version (const char *path, const char *arg)
 {
   int fds[2];
   char buf[256];
@@ -145,7 +207,7 @@ probe_version (const char *path)
   pid_t pid = fork ();
   if (pid == 0)
     {
-      char *const argv[] = { (char *) path, (char *) "--version", NULL };
+      char *const argv[] = { (char *) path, (char *) arg, NULL };
       char *const envp[] = { (char *) "PATH=/usr/bin:/bin", (char *) "LANG=C.UTF-8", NULL };
       int devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
 
@@ -193,9 +255,11 @@ probe_version (const char *path)
     {
       if (tok[0] == 'v' && tok[1] >= '0' && tok[1] <= '9')
         tok++;
+      if (strncmp (tok, "go", 2) == 0 && tok[2] >= '0' && tok[2] <= '9')
+        tok += 2;
       if (tok[0] >= '0' && tok[0] <= '9')
         {
-          tok[strcspn (tok, "(")] = '\0';
+          tok[strcspn (tok, "()")] = '\0';
           return xstrdup (tok);
         }
     }
@@ -206,27 +270,90 @@ void
 runner_langs_probe_versions (RunnerLanguages *langs)
 {
   for (size_t i = 0; i < langs->n_langs; i++)
-    if (langs->langs[i].path != NULL && langs->langs[i].version == NULL)
-      {
-        langs->langs[i].version = probe_version (langs->langs[i].path);
-        if (langs->langs[i].version == NULL)
-          langs->langs[i].version = xstrdup ("unknown");
-      }
+    runner_lang_version (&langs->langs[i]);
+}
+
+const char *
+runner_lang_version (RunnerLanguage *lang)
+{
+  if (lang->path != NULL && lang->version == NULL)
+    {
+      /* "go version go1.19.8 linux/amd64": the token with a digit first
+       * after "go" is its number. */
+      lang->version = probe_version (lang->path, lang->version_arg ? lang->version_arg
+                                                                   : "--version");
+      if (lang->version == NULL)
+        lang->version = xstrdup ("unknown");
+    }
+  return lang->version;
+}
+
+/* One compiler argument with {src} or {out} filled in (at its end). */
+static char *
+fill_arg (const char *arg, const char *src, const char *out)
+{
+  size_t len = strlen (arg);
+
+  if (len >= 5 && strcmp (arg + len - 5, "{src}") == 0)
+    return xasprintf ("%.*s%s", (int) (len - 5), arg, src);
+  if (len >= 5 && strcmp (arg + len - 5, "{out}") == 0)
+    return xasprintf ("%.*s%s", (int) (len - 5), arg, out);
+  return xstrdup (arg);
+}
+
+char **
+runner_lang_compile_argv (const RunnerLanguage *lang, const char *src, const char *out)
+{
+  const char *const *args = lang->compiler->args;
+  size_t n_args = sp_strv_length ((char *const *) args);
+  char **argv = xcalloc (n_args + 2, sizeof *argv);
+
+  argv[0] = xstrdup (lang->path);
+  for (size_t i = 0; i < n_args; i++)
+    argv[i + 1] = fill_arg (args[i], src, out);
+  return argv;
+}
+
+char **
+runner_lang_compiled_argv (const RunnerLanguage *lang, const char *runtime, const char *out,
+                           char *const *args)
+{
+  const char *const *rargs = lang->compiler->runtime_args;
+  size_t n_rargs = runtime && rargs ? sp_strv_length ((char *const *) rargs) : 0;
+  size_t n_args = sp_strv_length (args);
+  char **argv = xcalloc (n_rargs + n_args + 3, sizeof *argv);
+  size_t n = 0;
+
+  if (runtime != NULL)
+    argv[n++] = xstrdup (runtime);
+  for (size_t i = 0; i < n_rargs; i++)
+    argv[n++] = xstrdup (rargs[i]);
+  argv[n++] = xstrdup (out);
+  for (size_t i = 0; i < n_args; i++)
+    argv[n++] = xstrdup (args[i]);
+  argv[n] = NULL;
+  return argv;
 }
 
 void
-runner_langs_describe (const RunnerLanguages *langs, SpLanguage **out, size_t *n_out)
+runner_langs_describe (const RunnerLanguages *langs, SpLanguage **out, size_t *n_out,
+                       char ***unavailable)
 {
   SpLanguage *list = xcalloc (langs->n_langs + 1, sizeof *list);
-  size_t n = 0;
+  char **missing = xcalloc (langs->n_langs + 1, sizeof *missing);
+  size_t n = 0, n_missing = 0;
 
   for (size_t i = 0; i < langs->n_langs; i++)
     {
       const RunnerLanguage *lang = &langs->langs[i];
 
-      /* Only what can actually run is offered to clients. */
+      /* Only what can actually run is offered to clients; what cannot is
+       * named apart, so a client says why rather than hiding it. */
       if (lang->path == NULL)
-        continue;
+        {
+          missing[n_missing++] = xstrdup (lang->name);
+          continue;
+        }
       list[n].name = xstrdup (lang->name);
       /* Both come from outside (--interpreter, the interpreter's own
        * output) and need not be UTF-8; ready must be. */
@@ -237,6 +364,7 @@ runner_langs_describe (const RunnerLanguages *langs, SpLanguage **out, size_t *n
     }
   *out = list;
   *n_out = n;
+  *unavailable = missing;
 }
 
 int

@@ -10,6 +10,24 @@
 
 #include "sp-proto.h"
 
+/* A language whose snippet is compiled first (issue 27): the compile runs
+ * in the run's sandbox as a step of its own, writing `output` into the
+ * run's build directory; the program is then that file, or, with a
+ * runtime, that language's interpreter running it (TypeScript: esbuild
+ * strips the types, node runs the result). */
+typedef struct
+{
+  /* Compiler arguments after its path: "{src}" is the snippet, "{out}"
+   * the output, also at the end of an argument ("--outfile={out}").
+   * Part of the cache key. */
+  const char *const *args;
+  const char *output;  /* file name in the build directory */
+  const char *runtime; /* NULL: output is the program; else the language that runs it */
+  const char *const *runtime_args; /* before the output, for the runtime */
+  const char *const *env; /* added to the compile's environment; a value
+                           * starting "{tmp}" starts with the run's /tmp */
+} RunnerCompiler;
+
 typedef struct
 {
   const char *name;                    /* protocol name: "python" */
@@ -18,6 +36,10 @@ typedef struct
   const char *default_file;            /* file name for code without a name */
   char *path;                          /* resolved interpreter, NULL: missing */
   char *version;                       /* filled by runner_langs_probe_versions */
+  const RunnerCompiler *compiler;      /* NULL: interpreted; path is the compiler */
+  const char *version_arg;             /* NULL: "--version" ("version" for go) */
+  const char *package;                 /* Debian's package with the toolchain, for
+                                        * the error when it is missing */
 } RunnerLanguage;
 
 typedef struct
@@ -59,5 +81,20 @@ char **runner_lang_argv (const RunnerLanguage *lang, const char *code_path, char
  * python3 to point at. */
 int runner_langs_write_python_alias (const char *sandpad_dir);
 
-/* Fills protocol language descriptions for the ready event. */
-void runner_langs_describe (const RunnerLanguages *langs, SpLanguage **out, size_t *n_out);
+/* The compile step's argv (NULL-terminated, malloc'd): lang->path with
+ * the compiler's args, src and out filled in. */
+char **runner_lang_compile_argv (const RunnerLanguage *lang, const char *src, const char *out);
+
+/* The argv that runs a compiled snippet's output (out) with args; runtime
+ * is the interpreter of lang->compiler->runtime, if it has one. */
+char **runner_lang_compiled_argv (const RunnerLanguage *lang, const char *runtime,
+                                  const char *out, char *const *args);
+
+/* The version of one language, probed now if it was not yet. */
+const char *runner_lang_version (RunnerLanguage *lang);
+
+/* Fills protocol language descriptions for the ready event: what can run
+ * in out, the names of those whose toolchain is missing in *unavailable
+ * (NULL-terminated, malloc'd). */
+void runner_langs_describe (const RunnerLanguages *langs, SpLanguage **out, size_t *n_out,
+                            char ***unavailable);

@@ -409,8 +409,6 @@ int
 _runner_run_start (RunnerRun *run)
 {
   RunnerEngine *engine = run->engine;
-  int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 };
-  int ctl[2] = { -1, -1 }, status[2] = { -1, -1 };
 
   run->state = RUN_RUNNING;
   engine->running++;
@@ -427,7 +425,8 @@ _runner_run_start (RunnerRun *run)
   if (run->req.cwd != NULL && !run->cwd_trusted && recheck_cwd (run) != 0)
     return -1;
   if (make_dirs (run) != 0 || _runner_run_hold_cwd (run) != 0 || write_code (run) != 0
-      || write_prelude (run) != 0)
+      || write_prelude (run) != 0
+      || (run->lang->compiler != NULL && _runner_compile_prepare (run) != 0))
     {
       emit_failed (run, "cannot prepare the run's directory: %s", strerror (errno));
       return -1;
@@ -450,7 +449,43 @@ _runner_run_start (RunnerRun *run)
       run->disk_base = base.bytes;
       run->disk_base_entries = base.entries;
     }
+  return _runner_run_spawn_step (run);
+}
 
+/* A compiled language's step adds the compiler's own variables (Go's
+ * caches in the run's /tmp) to the program's environment. */
+static char **
+add_compiler_env (RunnerRun *run, char **envp)
+{
+  const char *const *extra = run->lang->compiler->env;
+  size_t n = sp_strv_length (envp), n_extra = sp_strv_length ((char *const *) extra);
+
+  envp = xrealloc (envp, (n + n_extra + 1) * sizeof *envp);
+  for (size_t i = 0; i < n_extra; i++)
+    {
+      const char *eq = strchr (extra[i], '=');
+      if (eq != NULL && strncmp (eq + 1, "{tmp}", 5) == 0)
+        envp[n++] = xasprintf ("%.*s%s/tmp%s", (int) (eq + 1 - extra[i]), extra[i],
+                               run->engine->namespaces ? "" : run->dir, eq + 6);
+      else
+        envp[n++] = xstrdup (extra[i]);
+    }
+  envp[n] = NULL;
+  return envp;
+}
+
+/* Starts the run's step in its sandbox: the program, or for a compiled
+ * language the compile step, then (runner-compile.c) the program. */
+int
+_runner_run_spawn_step (RunnerRun *run)
+{
+  RunnerEngine *engine = run->engine;
+  int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 };
+  int ctl[2] = { -1, -1 }, status[2] = { -1, -1 };
+
+  /* The compile step's stdin: never read, what the request sends waits
+   * in stdin_buf for the program. */
+  close_watched (run, &run->stdin_fd, &run->stdin_watch);
   if (pipe2 (in, O_CLOEXEC) != 0 || pipe2 (out, O_CLOEXEC) != 0 || pipe2 (err, O_CLOEXEC) != 0
       || pipe2 (ctl, O_CLOEXEC) != 0 || pipe2 (status, O_CLOEXEC) != 0)
     {
@@ -471,13 +506,29 @@ _runner_run_start (RunnerRun *run)
     lang.path = run->env.python;
   if (run->isolated_python != NULL)
     lang.path = run->isolated_python;
-  char **argv = runner_lang_argv (&lang, run->code_path, run->req.args, run->req.memory_mib,
-                                  run->isolated_python == NULL);
+  char **argv = NULL;
+  if (run->lang->compiler != NULL)
+    argv = _runner_compile_step_argv (run, (const char **) &lang.path);
+  else
+    argv = runner_lang_argv (&lang, run->code_path, run->req.args, run->req.memory_mib,
+                            run->isolated_python == NULL);
+  if (argv == NULL)
+    {
+      int *all[] = { in, out, err, ctl, status };
+      for (size_t i = 0; i < N_ELEMENTS (all); i++)
+        for (int j = 0; j < 2; j++)
+          close (all[i][j]);
+      emit_failed (run, "language \"%s\" needs %s to run, which is not installed",
+                   run->lang->name, run->lang->compiler->runtime);
+      return -1;
+    }
   if (run->isolated_python != NULL)
     argv = add_isolated_flag (argv);
   RunnerDirId *read_only_ids = NULL;
   char **read_only = run_read_only_dirs (run, &read_only_ids);
   char **envp = _runner_run_build_env (run);
+  if (run->compiling)
+    envp = add_compiler_env (run, envp);
   cleanup_free char *root_dir = xasprintf ("%s/root", run->dir);
   cleanup_free char *code_dir = xasprintf ("%s/code", run->dir);
   cleanup_free char *tmp_dir = xasprintf ("%s/tmp", run->dir);
@@ -503,9 +554,13 @@ _runner_run_start (RunnerRun *run)
     .tmp_dir = tmp_dir,
     .read_only_dirs = read_only,
     .read_only_ids = read_only_ids,
-    .env_dir = run->env.dir,
-    .env_writable = run->env_writable,
-    .env_id = { run->env.dev, run->env.ino },
+    /* A compiled language's build directory takes the environment's
+     * place: writable for the compile step only. The runner made it in
+     * the run's own directory; it has no checked id, so it is used by
+     * name (docs/security.md). */
+    .env_dir = run->build_dir ? run->build_dir : run->env.dir,
+    .env_writable = run->build_dir ? run->compiling : run->env_writable,
+    .env_id = { run->build_dir ? 0 : run->env.dev, run->build_dir ? 0 : run->env.ino },
   };
   RunnerSpawnSpec spec = {
     .path = lang.path,
@@ -584,16 +639,25 @@ _runner_run_attach (RunnerRun *run)
       return 0;
     }
 
-  if (run->req.stdin_data != NULL)
-    buf_append (&run->stdin_buf, run->req.stdin_data, strlen (run->req.stdin_data));
-  run->stdin_close = !run->req.stdin_open;
-  run->deadline_ns = run->t_start_ns + run->req.timeout_ms * INT64_C (1000000);
+  /* Once a run: a compiled language's program step keeps what came in
+   * while it compiled. */
+  if (!run->started_sent)
+    {
+      if (run->req.stdin_data != NULL)
+        buf_append (&run->stdin_buf, run->req.stdin_data, strlen (run->req.stdin_data));
+      run->stdin_close = !run->req.stdin_open;
+    }
+  run->deadline_ns = run->t_start_ns
+                     + (run->compiling ? engine->config.compile_timeout_ms : run->req.timeout_ms)
+                         * INT64_C (1000000);
   run->disk_check_ns = run->t_start_ns + DISK_POLL_NS;
   /* A session's tree is watched by the session, across its runs. */
   run->memory_check_ns = run->session ? 0 : run->t_start_ns + MEMORY_POLL_NS;
   _runner_run_input_start (run);
 
-  emit_started (run);
+  if (!run->started_sent)
+    emit_started (run);
+  run->started_sent = true;
   _runner_run_feed_stdin (run);
   return 0;
 }
@@ -618,6 +682,8 @@ _runner_run_send_control (RunnerRun *run, char cmd)
 void
 _runner_run_feed_stdin (RunnerRun *run)
 {
+  if (run->compiling)
+    return;
   while (run->stdin_fd >= 0 && run->stdin_buf.len > 0)
     {
       ssize_t n = write (run->stdin_fd, run->stdin_buf.data, run->stdin_buf.len);
@@ -1164,6 +1230,9 @@ try_finish (RunnerRun *run)
   if (run->state != RUN_RUNNING || !run->init_reaped || !status_done
       || !run->streams[0].eof || !run->streams[1].eof)
     return;
+  /* A compile step that succeeded goes on to the program step. */
+  if (run->compiling && _runner_compile_step_done (run) != 0)
+    return;
 
   SpMessage msg = { .type = SP_MSG_EXITED };
   SpExited *ev = &msg.u.exited;
@@ -1181,6 +1250,11 @@ try_finish (RunnerRun *run)
   ev->stdout_truncated = run->streams[SP_STREAM_STDOUT].truncated;
   ev->stderr_truncated = run->streams[SP_STREAM_STDERR].truncated;
   ev->session_ended = run->session_ended;
+  ev->compiled = run->compiled;
+  ev->compile_cached = run->compile_cached;
+  ev->compile_failed = run->compile_failed;
+  ev->compile_wall_ms = run->compile_wall_ms;
+  ev->compile_cpu_ms = run->compile_cpu_ms;
   finish_files (run, ev);
   read_program_error (run, ev);
 
@@ -1260,6 +1334,7 @@ _runner_run_free (RunnerRun *run)
   runner_env_clear (&run->env);
   sp_strv_free (run->extra_ro);
   free (run->isolated_python);
+  free (run->build_dir);
   SpMessage req = { .type = SP_MSG_RUN, .u.run = run->req };
   sp_message_clear (&req);
   free (run);

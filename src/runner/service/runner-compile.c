@@ -1,0 +1,138 @@
+/* runner-compile.c: a compiled language's two steps in one run (issue 27).
+ *
+ * The compile step is a run of the compiler in the run's own sandbox:
+ * the same plan (namespaces or fallback, seccomp, the network as the
+ * request says, rlimits, the tree watch), with the run's build directory
+ * bound writable as its environment directory, and a time limit of its
+ * own (RunnerConfig.compile_timeout_ms), reported apart ("compile_time").
+ * Its output goes to the runner's cache (runner-compile-cache.c) before
+ * the program step runs it from the same directory, now read-only. */
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "runner-engine-private.h"
+
+static RunnerLanguage *
+mutable_lang (RunnerRun *run)
+{
+  /* The engine's table, which the version probe fills in. */
+  return runner_langs_find (run->engine->langs, run->lang->name);
+}
+
+int
+_runner_compile_prepare (RunnerRun *run)
+{
+  RunnerLanguage *lang = mutable_lang (run);
+  const char *name = run->req.name ? run->req.name : lang->default_file;
+  const char *output = lang->compiler->output;
+
+  run->compiled = true;
+  run->build_dir = xasprintf ("%s/build", run->dir);
+  if (mkdir (run->build_dir, 0700) != 0 || _runner_give_to_run (run->build_dir) != 0)
+    return -1;
+  cleanup_fd int dir_fd = open_no_symlinks (run->build_dir, O_RDONLY | O_DIRECTORY);
+  if (dir_fd < 0)
+    return -1;
+  runner_compile_cache_key (lang, name, run->req.code, run->cache_key);
+  if (runner_compile_cache_fetch (&run->engine->compile_cache, run->cache_key, dir_fd, output))
+    {
+      cleanup_free char *path = xasprintf ("%s/%s", run->build_dir, output);
+      run->compile_cached = true;
+      return _runner_give_to_run (path);
+    }
+  run->compiling = true;
+  return 0;
+}
+
+char **
+_runner_compile_step_argv (RunnerRun *run, const char **path)
+{
+  const RunnerLanguage *lang = run->lang;
+  cleanup_free char *out = xasprintf ("%s/%s", run->build_dir, lang->compiler->output);
+
+  if (run->compiling)
+    {
+      *path = lang->path;
+      return runner_lang_compile_argv (lang, run->code_path, out);
+    }
+  if (lang->compiler->runtime != NULL)
+    {
+      const RunnerLanguage *rt = runner_langs_find (run->engine->langs, lang->compiler->runtime);
+      if (rt == NULL || rt->path == NULL)
+        return NULL;
+      *path = rt->path;
+      return runner_lang_compiled_argv (lang, rt->path, out, run->req.args);
+    }
+  char **argv = runner_lang_compiled_argv (lang, NULL, out, run->req.args);
+  *path = argv[0];
+  return argv;
+}
+
+int
+_runner_compile_step_done (RunnerRun *run)
+{
+  const RunnerReport *r = &run->report;
+  bool ok = run->have_report && r->kind == RUNNER_REPORT_EXITED && WIFEXITED (r->wait_status)
+            && WEXITSTATUS (r->wait_status) == 0 && run->limit == SP_LIMIT_NONE
+            && run->cancel_stage == SP_CANCEL_NONE && run->failure == NULL;
+
+  run->compiling = false;
+  if (run->have_report)
+    {
+      run->compile_wall_ms = r->wall_ns / 1000000;
+      run->compile_cpu_ms = r->cpu_ns / 1000000;
+    }
+  if (!ok)
+    {
+      /* The run ends with the compile step: its status, its stderr's
+       * first diagnostic, its own limit. */
+      run->compile_failed = true;
+      if (run->limit == SP_LIMIT_TIME)
+        run->limit = SP_LIMIT_COMPILE_TIME;
+      return 0;
+    }
+  cleanup_fd int dir_fd = open_no_symlinks (run->build_dir, O_RDONLY | O_DIRECTORY);
+  /* The linker's chmod is refused in fallback mode (seccomp: metadata
+   * calls reach any file the uid owns): the runner makes the output
+   * executable, once it is known to be a regular file. */
+  cleanup_fd int out_fd = dir_fd < 0 ? -1
+                                     : openat (dir_fd, run->lang->compiler->output,
+                                               O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  if (out_fd < 0 || fstat (out_fd, &st) != 0 || !S_ISREG (st.st_mode)
+      || fchmod (out_fd, 0755) != 0)
+    {
+      run->compile_failed = true;
+      run->failure = xasprintf ("the compiler left no program (%s)",
+                                run->lang->compiler->output);
+      return 0;
+    }
+  if (dir_fd >= 0)
+    runner_compile_cache_store (&run->engine->compile_cache, run->cache_key, dir_fd,
+                                run->lang->compiler->output);
+
+  /* The program step starts afresh: a new run init, cgroups, pipes. */
+  if (run->control_fd >= 0)
+    close (run->control_fd);
+  run->control_fd = -1;
+  runner_cgroup_remove (&run->cgroup);
+  run->have_report = false;
+  memset (&run->report, 0, sizeof run->report);
+  run->init_reaped = false;
+  run->init_pid = -1;
+  run->drain_deadline_ns = 0;
+  run->memory_peak = 0;
+  run->tasks_peak = 0;
+  run->deleted_bytes = 0;
+  buf_clear (&run->stderr_tail);
+  for (int s = 0; s < 2; s++)
+    {
+      run->streams[s].eof = false;
+      run->streams[s].carry_len = 0;
+    }
+  if (_runner_run_spawn_step (run) != 0)
+    return 1; /* it emitted exited already */
+  return 1;
+}

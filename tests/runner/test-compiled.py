@@ -1,0 +1,199 @@
+"""The compiled languages and Ruby (issue 27), with Debian's toolchains, in
+the sandbox mode SANDPAD_TEST_SANDBOX names (meson runs both).
+
+Usage: test-compiled.py PATH-TO-SANDPAD-RUNNER LANGUAGE
+Per language: a hello, a compile error (Ruby: a syntax error) on the right
+line, a runtime error on its line, the time limit, a cached second run (and
+a changed snippet that is not served from the cache), the compile step's
+own time limit. A toolchain missing here skips (77) with its name.
+"""
+
+import os
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from runnertest import Runner, main  # noqa: E402
+
+RUNNER = sys.argv[1]
+LANG = sys.argv[2]
+MODE = os.environ.get("SANDPAD_TEST_SANDBOX", "namespaces")
+
+# hello, a compile error and its line, a runtime error and its line, a loop.
+CASES = {
+    "c": dict(
+        hello='#include <stdio.h>\nint main(void) { puts("hello from C"); return 0; }\n',
+        compile_error='#include <stdio.h>\nint main(void) {\n  int x = 1;\n  return y;\n}\n',
+        compile_line=4,
+        runtime_error='#include <assert.h>\n#include <stdlib.h>\nint main(void) {\n'
+                      '  abort();\n}\n',
+        runtime_line=None,  # a signal, no traceback: the run says SIGABRT
+        loop='int main(void) { for (;;) ; }\n',
+    ),
+    "cpp": dict(
+        hello='#include <iostream>\nint main() { std::cout << "hello from C++" << std::endl; }\n',
+        compile_error='#include <vector>\nint main() {\n  std::vector<int> v;\n'
+                      '  v.push_bakc(1);\n}\n',
+        compile_line=4,
+        runtime_error='#include <stdexcept>\nint main() {\n'
+                      '  throw std::runtime_error("boom");\n}\n',
+        runtime_line=None,
+        loop='int main() { volatile int x = 0; for (;;) x++; }\n',
+    ),
+    "rust": dict(
+        hello='fn main() { println!("hello from Rust"); }\n',
+        compile_error='fn main() {\n    let x = 1;\n    println!("{}", y);\n}\n',
+        compile_line=3,
+        runtime_error='fn main() {\n    let v: Vec<i32> = Vec::new();\n'
+                      '    println!("{}", v[3]);\n}\n',
+        runtime_line=3,
+        loop='fn main() { loop { std::thread::yield_now(); } }\n',
+    ),
+    "go": dict(
+        hello='package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello from Go") }\n',
+        compile_error='package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println(y)\n}\n',
+        compile_line=6,
+        runtime_error='package main\n\nfunc main() {\n\tvar a []int\n\t_ = a[5]\n}\n',
+        runtime_line=5,
+        loop='package main\n\nfunc main() {\n\tfor {\n\t}\n}\n',
+    ),
+    "typescript": dict(
+        hello='const who: string = "TypeScript";\nconsole.log(`hello from ${who}`);\n',
+        compile_error='const a: number = 1;\nconst b = a +;\n',
+        compile_line=2,
+        runtime_error='function f(): void {\n  throw new Error("boom");\n}\nf();\n',
+        runtime_line=2,
+        loop='while (true) {}\n',
+    ),
+    "ruby": dict(
+        hello='puts "hello from Ruby"\n',
+        compile_error='puts 1\ndef x(\n',
+        compile_line=2,
+        runtime_error='def f\n  raise ArgumentError, "bad"\nend\nf\n',
+        runtime_line=2,
+        loop='loop { }\n',
+    ),
+}
+CASE = CASES[LANG]
+COMPILED = LANG != "ruby"
+
+
+def runner(cache, *args):
+    return Runner(RUNNER, "--cancel-grace-ms", "300", "--sandbox", MODE, "--strict",
+                  "--compile-cache", cache, *args)
+
+
+def with_runner(fn, *args):
+    cache = tempfile.mkdtemp(prefix="sandpad-compile-cache-")
+    r = runner(cache, *args)
+    try:
+        ready = r.hello()
+        names = [lang["name"] for lang in ready["languages"]]
+        if LANG not in names:
+            print(f"# {LANG}'s toolchain is not installed here: "
+                  f"unavailable={ready.get('unavailable')}")
+            sys.exit(77)
+        return fn(r, cache)
+    finally:
+        r.close()
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def hello(t):
+    def check(r, cache):
+        res = r.run("h", CASE["hello"], language=LANG)
+        t.eq(res.exited.get("exit_code"), 0, "hello exits 0", res)
+        t.ok(res.stdout.startswith("hello from "), "hello prints", res)
+        t.eq("compile" in res.exited, COMPILED, "compile step reported for compiled languages",
+             res)
+        if COMPILED:
+            t.eq(res.exited["compile"]["cached"], False, "first run compiles", res)
+    with_runner(check)
+
+
+def compile_error(t):
+    def check(r, cache):
+        res = r.run("ce", CASE["compile_error"], language=LANG)
+        err = res.exited.get("program_error")
+        t.ok(res.exited["end"] == "exited" and res.exited["exit_code"] != 0,
+             "a compile error fails the run", res)
+        t.ok(err is not None, "it is a program_error", res)
+        if err is not None:
+            t.eq(err["line"], CASE["compile_line"], "on the snippet's line", res)
+            t.ok(err["syntax"], "found before the program ran", res)
+        if COMPILED:
+            t.eq(res.exited["compile"]["failed"], True, "compile.failed", res)
+            t.eq(res.stdout, "", "no program ran", res)
+    with_runner(check)
+
+
+def runtime_error(t):
+    def check(r, cache):
+        res = r.run("re", CASE["runtime_error"], language=LANG)
+        t.ok(res.exited["end"] in ("exited", "signaled")
+             and res.exited.get("exit_code", 1) != 0, "the program fails", res)
+        if COMPILED:
+            t.eq(res.exited["compile"]["failed"], False, "after a compile that worked", res)
+        if CASE["runtime_line"] is not None:
+            err = res.exited.get("program_error")
+            t.ok(err is not None and err["line"] == CASE["runtime_line"],
+                 f"program_error on line {CASE['runtime_line']}", res)
+            t.ok(err is not None and not err.get("syntax", False), "not a compile error", res)
+        else:
+            t.eq(res.exited["end"], "signaled", "ended by its signal", res)
+    with_runner(check)
+
+
+def timeout(t):
+    def check(r, cache):
+        res = r.run("to", CASE["loop"], language=LANG, timeout_ms=1500)
+        t.eq(res.exited.get("limit"), "time", "the program's time limit", res)
+        if COMPILED:
+            t.eq(res.exited["compile"]["failed"], False, "the compile was not what stopped", res)
+    with_runner(check)
+
+
+def cached(t):
+    if not COMPILED:
+        t.skip("ruby is interpreted: nothing to cache")
+        return
+
+    def check(r, cache):
+        first = r.run("c1", CASE["hello"], language=LANG)
+        second = r.run("c2", CASE["hello"], language=LANG)
+        t.eq(first.exited["compile"]["cached"], False, "first run compiles", first)
+        t.eq(second.exited["compile"]["cached"], True, "the same snippet comes from the cache",
+             second)
+        t.eq(second.stdout, first.stdout, "and prints the same", second)
+        t.ok(len(os.listdir(cache)) >= 1, "the cache is the runner's directory")
+        changed = r.run("c3", CASE["hello"].replace("hello from", "hi from"), language=LANG)
+        t.eq(changed.exited["compile"]["cached"], False, "a changed snippet compiles again",
+             changed)
+        t.ok(changed.stdout.startswith("hi from"), "and runs as changed", changed)
+        # A second runner over the same cache (sandpad-run's one-shots).
+        other = runner(cache)
+        try:
+            other.hello()
+            again = other.run("c4", CASE["hello"], language=LANG)
+            t.eq(again.exited["compile"]["cached"], True, "another runner finds it", again)
+        finally:
+            other.close()
+    with_runner(check)
+
+
+def compile_timeout(t):
+    if not COMPILED:
+        t.skip("ruby is interpreted: no compile step")
+        return
+
+    def check(r, cache):
+        res = r.run("ct", CASE["hello"], language=LANG, timeout_ms=60000)
+        t.eq(res.exited.get("limit"), "compile_time", "the compile step's own limit", res)
+        t.eq(res.exited["compile"]["failed"], True, "the run ended at the compile", res)
+        t.eq(res.stdout, "", "no program ran", res)
+    with_runner(check, "--compile-timeout-ms", "1")
+
+
+if __name__ == "__main__":
+    main([hello, compile_error, runtime_error, timeout, cached, compile_timeout])
