@@ -271,7 +271,8 @@ test_names (void)
           "invalid,hello,run,cancel,stdin,release,ready,queued,started,output,exited,released,"
           "error,session_close,session_restart,session_ended,input_wait,display",
           "names: message types on the wire");
-  is_str (joined (limit_name, SP_LIMIT_LAST), "none,time,cpu,memory,output,processes,disk,input_idle",
+  is_str (joined (limit_name, SP_LIMIT_LAST),
+          "none,time,cpu,memory,output,processes,disk,input_idle,compile_time",
           "names: limits on the wire");
 
   for (int c = SP_ERR_NONE + 1; c < SP_ERR_LAST; c++)

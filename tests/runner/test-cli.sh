@@ -186,8 +186,8 @@ check "missing file: exit 125 and stderr names it" eval 'status_is 125 && stderr
 run --no-such-option "$T/hello.py"
 check "bad option: exit 125" eval 'status_is 125 && [ ! -s "$T/out" ]'
 
-run --lang ruby "$T/hello.py"
-check "--lang ruby: exit 125 and stderr names ruby" eval 'status_is 125 && stderr_has "ruby"'
+run --lang cobol "$T/hello.py"
+check "--lang cobol (no such language): exit 125 and stderr names it" eval 'status_is 125 && stderr_has "cobol"'
 
 run --help
 check "--help: exit 0, mentions --timeout" eval 'status_is 0 && stdout_has "--timeout"'
