@@ -31,6 +31,9 @@ root_format=1
 
 log() { echo "trixie.sh: $*" >&2; }
 
+# Why the root could not be made, for the skip line.
+why=""
+
 # Debian 12 names that trixie spells otherwise or does not need. The
 # fuzzers (clang) run once, on the host; debootstrap makes this root.
 trixie_name() {
@@ -74,8 +77,20 @@ in_root() {
       touch "$dir/etc/resolv.conf" 2>/dev/null || true
       mount --bind "$(readlink -f /etc/resolv.conf)" "$dir/etc/resolv.conf" || true
     fi
-    # The tree under test, at the same path, so logs and paths read alike.
+    # The tree under test, at the same path, so logs and paths read alike,
+    # and reachable as on the host: each directory above it takes the
+    # host'"'"'s mode and ACL (the escape suite runs parts as nobody).
     mkdir -p "$dir$top"
+    path=""
+    set -f
+    IFS=/
+    for part in ${top#/}; do
+      path="$path/$part"
+      chmod --reference="$path" "$dir$path"
+      getfacl -n -p "$path" 2>/dev/null | setfacl --set-file=- "$dir$path" 2>/dev/null || true
+    done
+    unset IFS
+    set +f
     mount --bind "$top" "$dir$top"
     mkdir -p "$dir/.oldroot"
     cd "$dir"
@@ -103,6 +118,7 @@ build_root() {
     >"$cache/debootstrap.log" 2>&1; then
     log "debootstrap failed; the last lines of $cache/debootstrap.log:"
     tail -n 15 "$cache/debootstrap.log" >&2
+    why="debootstrap from $mirror failed: $(grep -m1 '^E:' "$cache/debootstrap.log" || tail -n 1 "$cache/debootstrap.log")"
     return 1
   fi
   log "installing ${#pkgs[@]} packages in the root"
@@ -113,6 +129,7 @@ build_root() {
     ' sh "${pkgs[@]}" >"$cache/apt.log" 2>&1; then
     log "installing packages failed; the last lines of $cache/apt.log:"
     tail -n 15 "$cache/apt.log" >&2
+    why="installing packages in the root failed: $(grep -m1 '^E:' "$cache/apt.log" || tail -n 1 "$cache/apt.log")"
     return 1
   fi
   echo "$key" >"$new/.sandpad-ci-key"
@@ -133,7 +150,7 @@ ensure_root() {
     return 0
   fi
   command -v debootstrap >/dev/null 2>&1 || {
-    log "debootstrap is not installed"
+    why="debootstrap is not installed"
     return 1
   }
   build_root "$key" "$@"
@@ -150,6 +167,7 @@ testlog=$build/meson-logs/testlog.json
 # platform does not change, and would double the stage's time.
 inside() {
   local key
+  cd "$top"
   key=$(cat /.sandpad-ci-key)
   # A build dir configured against another root (its compiler, its
   # headers) starts over.
@@ -174,7 +192,9 @@ write_skipped() {
     | /usr/bin/python3 -c '
 import json, sys
 reason = sys.argv[1]
-for name in sys.stdin.read().split():
+for name in sys.stdin.read().splitlines():
+    if not name.strip():
+        continue
     print(json.dumps({"name": "debian-13 " + name, "result": "SKIP",
                       "stdout": "skipped: " + reason}))
 ' "$reason" >"$testlog"
@@ -195,7 +215,7 @@ cmd_test() {
     return 0
   fi
   if ! ensure_root "$@"; then
-    write_skipped "the Debian 13 root could not be made (see above)"
+    write_skipped "the Debian 13 root could not be made: $why"
     return 0
   fi
   local start=$SECONDS status=0
