@@ -7,7 +7,9 @@
 #                           tests' client), build, run every test (plain build,
 #                           then a sanitizer build of protocol, runner and
 #                           sandpad-mcp's wire, then the protocol fuzzers for a
-#                           short fixed time), and print "N passed, N failed, N skipped"
+#                           short fixed time; as root, then build-aux/trixie.sh: the
+#                           same build and suites again in a cached Debian 13 root),
+#                           and print "N passed, N failed, N skipped" over both
 #
 # Works on a fresh Debian 12 as root, or as a user with sudo (only apt-get
 # runs through sudo). Build directories: _build, _build-asan and
@@ -17,7 +19,9 @@ set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top"
 
-# Debian 12 package names. Keep this list the one place dependencies live.
+# Debian 12 package names. Keep this list the one place dependencies live:
+# build-aux/trixie.sh installs the same list in its Debian 13 root, renaming
+# or dropping there the few names trixie does not have.
 build_deps=(meson ninja-build pkg-config gcc libc6-dev libjansson-dev libseccomp-dev
   libglib2.0-dev libglib2.0-bin gettext libgtk-4-dev libadwaita-1-dev libgtksourceview-5-dev)
 # The compiled languages and Ruby (issue 27): Debian's toolchains, never a
@@ -26,7 +30,7 @@ run_deps=(python3 python3-numpy python3-matplotlib python3-pandas python3-venv n
   gcc g++ libc6-dev rustc golang-go esbuild ruby)
 test_deps=(hyperfine desktop-file-utils appstream librsvg2-bin xvfb xauth dbus bubblewrap util-linux
   fonts-dejavu-core libxtst-dev clang-14 libclang-rt-14-dev passwd acl
-  python3-pip python3-setuptools python3-wheel)
+  python3-pip python3-setuptools python3-wheel debootstrap)
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then
@@ -198,6 +202,13 @@ cmd_test() {
 
   # Each fuzzer for fuzz_seconds (20 s): seeds, past findings, then new inputs.
   meson test -C _build-fuzz --no-rebuild --suite fuzz --print-errorlogs || status=1
+
+  # The second platform: Debian 13 (GTK 4.18, libadwaita 1.7, Python 3.13,
+  # numpy 2) in a root cached under /var/cache/sandpad-ci. Its log holds its
+  # tests as run, or each as skipped with the reason when the root cannot
+  # be made (no archive, not root); a missing log counts as a failure.
+  build-aux/trixie.sh test "${build_deps[@]}" "${run_deps[@]}" "${test_deps[@]}" || status=1
+  logs+=(_build-trixie/meson-logs/testlog.json)
 
   summarize "${logs[@]}" _build-fuzz/meson-logs/testlog.json || status=1
   return $status

@@ -12,6 +12,7 @@
 
 #include <glib/gi18n.h>
 
+#include "sp-alert.h"
 #include "sp-window-private.h"
 
 /* Failures stay up longer than news: the text is not on disk. */
@@ -43,7 +44,7 @@ save_data_notify (gpointer data, GClosure *closure)
 static void write_to (SpWindow *self, GFile *file, gboolean then_close, gboolean overwrite);
 
 static void
-on_changed_response (AdwMessageDialog *dialog, const char *response, SaveData *data)
+on_changed_response (SpAlert *dialog, const char *response, SaveData *data)
 {
   if (g_str_equal (response, "overwrite"))
     write_to (data->self, data->file, data->then_close, TRUE);
@@ -54,22 +55,20 @@ static void
 ask_overwrite (SaveData *data)
 {
   g_autofree char *name = g_file_get_basename (data->file);
-  AdwMessageDialog *dialog = ADW_MESSAGE_DIALOG (
-    adw_message_dialog_new (GTK_WINDOW (data->self), _("File Changed on Disk"), NULL));
+  SpAlert *dialog = sp_alert_new (GTK_WINDOW (data->self), _("File Changed on Disk"), NULL);
 
-  adw_message_dialog_format_body (
+  sp_alert (format_body) (
     dialog,
     _("“%s” changed on disk since it was opened or saved here. Overwrite replaces those "
       "changes with the editor's text."),
     name);
-  adw_message_dialog_add_responses (dialog, "cancel", _("_Cancel"), "overwrite", _("_Overwrite"),
-                                    NULL);
-  adw_message_dialog_set_response_appearance (dialog, "overwrite", ADW_RESPONSE_DESTRUCTIVE);
-  adw_message_dialog_set_default_response (dialog, "cancel");
-  adw_message_dialog_set_close_response (dialog, "cancel");
+  sp_alert (add_responses) (dialog, "cancel", _("_Cancel"), "overwrite", _("_Overwrite"), NULL);
+  sp_alert (set_response_appearance) (dialog, "overwrite", ADW_RESPONSE_DESTRUCTIVE);
+  sp_alert (set_default_response) (dialog, "cancel");
+  sp_alert (set_close_response) (dialog, "cancel");
   g_signal_connect_data (dialog, "response", G_CALLBACK (on_changed_response), data,
                          save_data_notify, 0);
-  gtk_window_present (GTK_WINDOW (dialog));
+  sp_alert_present (dialog, GTK_WINDOW (data->self));
 }
 
 /* The cause, in a toast; where the folder or file cannot be written,

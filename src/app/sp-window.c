@@ -8,6 +8,7 @@
 
 #include <glib/gi18n.h>
 
+#include "sp-alert.h"
 #include "sp-window-private.h"
 #include "sp-indenter.h"
 
@@ -168,7 +169,7 @@ close_idle (gpointer data)
 }
 
 static void
-on_close_response (AdwMessageDialog *dialog, const char *response, SpWindow *self)
+on_close_response (SpAlert *dialog, const char *response, SpWindow *self)
 {
   if (g_str_equal (response, "discard"))
     {
@@ -186,22 +187,21 @@ sp_window_close_request (GtkWindow *window)
 {
   SpWindow *self = SP_WINDOW (window);
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
-  AdwMessageDialog *dialog;
+  SpAlert *dialog;
 
   if (!self->close_confirmed && gtk_text_buffer_get_modified (buffer))
     {
-      dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (
+      dialog = sp_alert_new (
         window, _("Save Changes?"),
-        _("The snippet has unsaved changes. Changes that are not saved are lost.")));
-      adw_message_dialog_add_responses (dialog, "cancel", _("_Cancel"), "discard", _("_Discard"),
-                                        "save", _("_Save"), NULL);
-      adw_message_dialog_set_response_appearance (dialog, "discard",
-                                                  ADW_RESPONSE_DESTRUCTIVE);
-      adw_message_dialog_set_response_appearance (dialog, "save", ADW_RESPONSE_SUGGESTED);
-      adw_message_dialog_set_default_response (dialog, "save");
-      adw_message_dialog_set_close_response (dialog, "cancel");
+        _("The snippet has unsaved changes. Changes that are not saved are lost."));
+      sp_alert (add_responses) (dialog, "cancel", _("_Cancel"), "discard", _("_Discard"), "save",
+                                _("_Save"), NULL);
+      sp_alert (set_response_appearance) (dialog, "discard", ADW_RESPONSE_DESTRUCTIVE);
+      sp_alert (set_response_appearance) (dialog, "save", ADW_RESPONSE_SUGGESTED);
+      sp_alert (set_default_response) (dialog, "save");
+      sp_alert (set_close_response) (dialog, "cancel");
       g_signal_connect_object (dialog, "response", G_CALLBACK (on_close_response), self, 0);
-      gtk_window_present (GTK_WINDOW (dialog));
+      sp_alert_present (dialog, window);
       return TRUE;
     }
 

@@ -8,6 +8,7 @@
 
 #include "sp-environment.h"
 #include "sp-test-client.h"
+#include "sp-test-venv.h"
 
 typedef struct
 {
@@ -37,7 +38,8 @@ workspace_init (Workspace *ws)
   g_assert_no_error (error);
   g_assert_cmpint (status, ==, 0);
   /* A module and a distribution's metadata, as an install leaves them. */
-  site = g_build_filename (ws->venv, "lib", "python3.11", "site-packages", NULL);
+  site = sp_test_venv_site_packages (ws->venv);
+  g_assert_nonnull (site);
   g_autofree char *module = g_build_filename (site, "corepkg.py", NULL);
   g_autofree char *dist = g_build_filename (site, "corepkg-2.5.dist-info", NULL);
   g_assert_true (g_file_set_contents (module, "WORD = 'from-core'\n", -1, &error));

@@ -802,8 +802,21 @@ PROBES = [
       "syscall_reaches(467, -1, None, 0, None, 0)"),
     P("kernel-40-memfd-secret", "memfd_secret (447, invalid flags): an allow list",
       "syscall_reaches(447, 0xffff)"),
-    P("kernel-41-setxattrat", "setxattrat (463, Linux 6.13): an allow list",
-      "syscall_reaches(463, -1, None, 0, None, None, 0)"),
+    # setxattrat is the at-form of setxattr, and the allow list names it
+    # (fallback mode refuses it with the other xattr calls): a libseccomp
+    # that knows it (2.6, Debian 13) lets it reach the kernel, one that
+    # does not (2.5, Debian 12) leaves it closed. What matters is its
+    # effect, as for fs-26: an xattr set on a file of the uid outside.
+    P("kernel-41-setxattrat", "setxattrat (463, Linux 6.13) on a file of the uid outside: "
+      "mount ns / seccomp",
+      "value = ctypes.create_string_buffer(b'x', 1)\n"
+      "# struct xattr_args {u64 value; u32 size; u32 flags}, little-endian\n"
+      "args = (ctypes.c_uint64 * 2)(ctypes.addressof(value), 1)\n"
+      "path = (E['SANDPAD_PROBE_OWNED'] + '/xattr-file').encode()\n"
+      "r = libc.syscall(ctypes.c_long(463), ctypes.c_long(-100), path, ctypes.c_long(0),\n"
+      "                 b'user.sandpad-probe', ctypes.byref(args), ctypes.c_long(16))\n"
+      "if r == 0: escaped('setxattrat set user.sandpad-probe')\n"
+      "blocked(os.strerror(ctypes.get_errno()))", nobody_control=True, needs="setxattrat"),
     P("kernel-42-file-setattr", "file_setattr (469, Linux 6.17): an allow list",
       "syscall_reaches(469, -1, None, None, 0, 0)"),
 ]

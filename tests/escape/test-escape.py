@@ -650,6 +650,15 @@ def host_has(feature):
                 return True
             except OSError:
                 return False
+    if feature == "setxattrat":
+        # Linux 6.13 and later, and user xattrs where the files are.
+        with tempfile.NamedTemporaryFile() as f:
+            value = ctypes.create_string_buffer(b"x", 1)
+            args = (ctypes.c_uint64 * 2)(ctypes.addressof(value), 1)
+            libc = ctypes.CDLL(None, use_errno=True)
+            return libc.syscall(ctypes.c_long(463), ctypes.c_long(-100), f.name.encode(),
+                                ctypes.c_long(0), b"user.sandpad-probe", ctypes.byref(args),
+                                ctypes.c_long(16)) == 0
     raise ValueError(feature)
 
 

@@ -4,6 +4,7 @@
 
 #include <gtk/gtk.h>
 
+#include "sp-alert.h"
 #include "sp-window.h"
 
 static inline gboolean
@@ -16,6 +17,48 @@ static inline gboolean
 is_running (gpointer data)
 {
   return sp_window_get_running (data);
+}
+
+/* The question (sp-alert.h) shown over WINDOW, or over any window when
+ * WINDOW is NULL; NULL when none is. */
+static inline SpAlert *
+sp_ui_test_find_alert (GtkWindow *window)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr (GtkWindow) w = g_list_model_get_item (toplevels, i);
+#if ADW_CHECK_VERSION(1, 5, 0)
+      AdwDialog *dialog;
+
+      if (!ADW_IS_APPLICATION_WINDOW (w) || (window != NULL && w != window))
+        continue;
+      dialog = adw_application_window_get_visible_dialog (ADW_APPLICATION_WINDOW (w));
+      if (ADW_IS_ALERT_DIALOG (dialog))
+        return ADW_ALERT_DIALOG (dialog);
+#else
+      if (ADW_IS_MESSAGE_DIALOG (w) && gtk_widget_get_visible (GTK_WIDGET (w))
+          && (window == NULL || gtk_window_get_transient_for (w) == window))
+        return ADW_MESSAGE_DIALOG (w);
+#endif
+    }
+  return NULL;
+}
+
+/* Answers ALERT as its RESPONSE button does, and closes it. */
+static inline void
+sp_ui_test_alert_respond (SpAlert *alert, const char *response)
+{
+  g_object_ref (alert);
+#if ADW_CHECK_VERSION(1, 5, 0)
+  g_signal_emit_by_name (alert, "response", response);
+  adw_dialog_force_close (ADW_DIALOG (alert));
+#else
+  adw_message_dialog_response (alert, response);
+  gtk_window_destroy (GTK_WINDOW (alert));
+#endif
+  g_object_unref (alert);
 }
 
 /* Closes a test's window without the unsaved-text question. */

@@ -256,15 +256,10 @@ test_kill9 (void)
   close_window (scratch);
 }
 
-static AdwMessageDialog *
+static SpAlert *
 find_dialog (void)
 {
-  AdwMessageDialog *found = NULL;
-
-  for (GList *l = gtk_window_list_toplevels (); l != NULL; l = g_list_delete_link (l, l))
-    if (ADW_IS_MESSAGE_DIALOG (l->data))
-      found = l->data;
-  return found;
+  return sp_ui_test_find_alert (NULL);
 }
 
 static gboolean
@@ -301,7 +296,7 @@ test_discard_on_close (void)
   gtk_window_close (GTK_WINDOW (window));
   g_assert_true (sp_test_wait_for (has_dialog, NULL, 5000));
   /* As the Discard button does. */
-  adw_message_dialog_response (find_dialog (), "discard");
+  sp_ui_test_alert_respond (find_dialog (), "discard");
   g_assert_true (sp_test_wait_for (is_gone, &weak, 5000));
   g_assert_false (copy_exists (id));
 }

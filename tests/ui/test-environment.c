@@ -11,6 +11,7 @@
 #include "sp-application.h"
 #include "sp-exec-panel.h"
 #include "sp-output-item.h"
+#include "sp-test-venv.h"
 #include "sp-test-wait.h"
 #include "sp-ui-test.h"
 #include "sp-window.h"
@@ -76,8 +77,8 @@ test_venv (void)
   g_autofree char *dir = g_canonicalize_filename (tmp, NULL);
   g_autofree char *venv = g_build_filename (dir, ".venv", NULL);
   g_autofree char *script = g_build_filename (dir, "probe.py", NULL);
-  g_autofree char *module = g_build_filename (venv, "lib", "python3.11", "site-packages",
-                                              "uipkg.py", NULL);
+  g_autofree char *site = NULL;
+  g_autofree char *module = NULL;
   const char *argv[] = { "/usr/bin/python3", "-m", "venv", "--system-site-packages",
                          "--without-pip", venv, NULL };
   const char *chmod_argv[] = { "chmod", "-R", "a+rX", dir, NULL };
@@ -89,6 +90,9 @@ test_venv (void)
   g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
                                NULL, &status, NULL));
   g_assert_cmpint (status, ==, 0);
+  site = sp_test_venv_site_packages (venv);
+  g_assert_nonnull (site);
+  module = g_build_filename (site, "uipkg.py", NULL);
   g_assert_true (g_file_set_contents (module, "WORD = 'from-the-ui-venv'\n", -1, NULL));
   g_assert_true (g_file_set_contents (script, "import uipkg\nprint(uipkg.WORD)\n", -1, NULL));
   g_spawn_sync (NULL, (char **) chmod_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,

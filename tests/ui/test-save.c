@@ -221,19 +221,10 @@ test_read_only_folder (void)
   close_window (window);
 }
 
-static AdwMessageDialog *
+static SpAlert *
 find_dialog (SpWindow *window)
 {
-  GListModel *toplevels = gtk_window_get_toplevels ();
-
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr (GtkWindow) w = g_list_model_get_item (toplevels, i);
-      if (ADW_IS_MESSAGE_DIALOG (w) && gtk_window_get_transient_for (w) == GTK_WINDOW (window)
-          && gtk_widget_get_visible (GTK_WIDGET (w)))
-        return ADW_MESSAGE_DIALOG (w);
-    }
-  return NULL;
+  return sp_ui_test_find_alert (GTK_WINDOW (window));
 }
 
 static gboolean
@@ -246,14 +237,13 @@ dialog_shown (gpointer data)
 static void
 save_and_answer (SpWindow *window, const char *response)
 {
-  AdwMessageDialog *dialog;
+  SpAlert *dialog;
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.save", NULL));
   g_assert_true (sp_test_wait_for (dialog_shown, window, 10000));
   dialog = find_dialog (window);
-  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "File Changed on Disk");
-  adw_message_dialog_response (dialog, response);
-  gtk_window_destroy (GTK_WINDOW (dialog));
+  g_assert_cmpstr (sp_alert (get_heading) (dialog), ==, "File Changed on Disk");
+  sp_ui_test_alert_respond (dialog, response);
 }
 
 static void

@@ -263,15 +263,10 @@ snapshot (const char *dir)
   return g_string_free (out, FALSE);
 }
 
-static AdwMessageDialog *
+static SpAlert *
 find_dialog (void)
 {
-  AdwMessageDialog *found = NULL;
-
-  for (GList *l = gtk_window_list_toplevels (); l != NULL; l = g_list_delete_link (l, l))
-    if (ADW_IS_MESSAGE_DIALOG (l->data))
-      found = l->data;
-  return found;
+  return sp_ui_test_find_alert (NULL);
 }
 
 static gboolean
@@ -328,7 +323,7 @@ act_as_second (const char *path, const char *owner_pid)
   g_object_add_weak_pointer (G_OBJECT (window), &weak);
   gtk_window_close (GTK_WINDOW (window));
   g_assert_true (sp_test_wait_for (has_dialog, NULL, 5000));
-  adw_message_dialog_response (find_dialog (), "discard");
+  sp_ui_test_alert_respond (find_dialog (), "discard");
   g_assert_true (sp_test_wait_for (is_gone, &weak, 5000));
   sp_app_session_save (GTK_APPLICATION (app));
   close_window (scratch);

@@ -27,7 +27,10 @@
 const char *const runner_sandbox_etc[] = {
   "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
   "/etc/timezone", "/etc/ssl", "/etc/ca-certificates", "/etc/fonts", "/etc/matplotlibrc",
-  "/etc/python3", "/etc/python3.11", "/etc/alternatives", "/etc/nsswitch.conf",
+  /* Debian's per-version python settings (sitecustomize): 3.11 is Debian
+   * 12's, 3.13 Debian 13's; the ones a host lacks are skipped. */
+  "/etc/python3", "/etc/python3.11", "/etc/python3.12", "/etc/python3.13", "/etc/python3.14",
+  "/etc/alternatives", "/etc/nsswitch.conf",
   "/etc/mime.types", "/etc/gai.conf", "/etc/host.conf", "/etc/protocols", "/etc/services",
   "/var/cache/fontconfig", NULL,
 };
