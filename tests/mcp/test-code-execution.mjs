@@ -177,7 +177,7 @@ groups.tool = async () => {
   r = await client.callTool({ name: 'code_execution', arguments: { language: 'python', code: '1',
     memory_mib: 5 } });
   ok(r.isError === true && /memory_mib/.test(textOf(r)), 'unknown fields are refused (additionalProperties false)', r);
-  r = await client.callTool({ name: 'code_execution', arguments: { language: 'rust', code: '' } });
+  r = await client.callTool({ name: 'code_execution', arguments: { language: 'cobol', code: '' } });
   ok(r.isError === true && /language/.test(textOf(r)), 'a language Sandpad does not run is refused', r);
 
   // Plots: created_files with mime type and RFC 3339 time, base64_output
