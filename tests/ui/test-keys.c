@@ -391,7 +391,13 @@ test_tab_indents_selection (void)
   GtkTextIter start, end;
   g_autofree char *indented = NULL, *back = NULL;
 
-  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  /* The two lines, up to the end of the second (a selection that ends at
+   * the start of the empty last line comes back collapsed from
+   * GtkSourceView 5.6's indent, so a Shift+Tab after it has only the
+   * cursor's line to dedent). */
+  gtk_text_buffer_get_start_iter (buffer, &start);
+  gtk_text_buffer_get_iter_at_line (buffer, &end, 1);
+  gtk_text_iter_forward_to_line_end (&end);
   gtk_text_buffer_select_range (buffer, &start, &end);
   press (XK_Tab);
   indented = text_of (window);
