@@ -5,6 +5,7 @@
 #include <gtk/gtk.h>
 
 #include "sp-alert.h"
+#include "sp-test-wait.h"
 #include "sp-window.h"
 
 static inline gboolean
@@ -121,4 +122,61 @@ cursor_line (SpWindow *window)
 
   gtk_text_buffer_get_iter_at_mark (buffer, &iter, gtk_text_buffer_get_insert (buffer));
   return gtk_text_iter_get_line (&iter) + 1;
+}
+
+/* Whether a label under widget, depth first, reads text. */
+static inline gboolean
+sp_ui_test_has_label_text (GtkWidget *widget, const char *text)
+{
+  if (GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0)
+    return TRUE;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (sp_ui_test_has_label_text (child, text))
+      return TRUE;
+  return FALSE;
+}
+
+/* The chooser's path bar (a private GTK type, found by name), or NULL. */
+static inline GtkWidget *
+sp_ui_test_find_path_bar (GtkWidget *widget)
+{
+  if (g_str_equal (G_OBJECT_TYPE_NAME (widget), "GtkPathBar"))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = sp_ui_test_find_path_bar (child);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Whether the file chooser (a GtkFileChooserDialog) has a current folder
+ * and its path bar shows it. The path bar labels a folder with its display
+ * name, which for the plain ASCII names the tests use is its base name. */
+static inline gboolean
+sp_ui_test_chooser_shows_folder (gpointer data)
+{
+  g_autoptr (GFile) folder = gtk_file_chooser_get_current_folder (data);
+  g_autofree char *name = folder != NULL ? g_file_get_basename (folder) : NULL;
+  GtkWidget *bar = sp_ui_test_find_path_bar (data);
+
+  return name != NULL && bar != NULL && sp_ui_test_has_label_text (bar, name);
+}
+
+/* Waits until the file chooser shows its current folder in its path bar.
+ * The path bar looks up each folder of the path one after the other, off
+ * the main loop, and puts its buttons in only when the last lookup is
+ * done; a lookup cancelled halfway, by a new folder or by the dialog
+ * answered and destroyed, removes buttons it never put in (GTK 4.18:
+ * "gtk_box_remove: assertion ... failed" from a GIO callback, fatal under
+ * G_DEBUG=fatal-warnings). A person never answers within those
+ * milliseconds; a test waits as a person does, after opening the chooser
+ * and after each folder it sets. Returns whether it showed in timeout_ms. */
+static inline gboolean
+sp_ui_test_wait_chooser_folder (GtkWidget *chooser, guint timeout_ms)
+{
+  return sp_test_wait_for (sp_ui_test_chooser_shows_folder, chooser, timeout_ms);
 }

@@ -158,14 +158,6 @@ is_file_chooser (gpointer data)
   return FALSE;
 }
 
-/* The chooser has loaded its first folder. */
-static gboolean
-has_folder (gpointer data)
-{
-  g_autoptr (GFile) folder = gtk_file_chooser_get_current_folder (data);
-  return folder != NULL;
-}
-
 static void
 test_csv_preview_and_save_as (void)
 {
@@ -210,12 +202,13 @@ test_csv_preview_and_save_as (void)
    * what it did. */
   g_signal_emit_by_name (find (panel, button_is, "Save As…"), "clicked");
   g_assert_true (sp_test_wait_for (is_file_chooser, &chooser, 10000));
-  g_assert_true (sp_test_wait_for (has_folder, chooser, 10000));
+  g_assert_true (sp_ui_test_wait_chooser_folder (chooser, 10000));
   current = gtk_file_chooser_get_current_folder (GTK_FILE_CHOOSER (chooser));
   g_test_message ("Save As starts in %s", g_file_peek_path (current));
   g_assert_cmpstr (g_file_peek_path (current), ==, g_get_home_dir ());
   g_assert_true (gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL));
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), "copy.csv");
+  g_assert_true (sp_ui_test_wait_chooser_folder (chooser, 10000));
   gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_ACCEPT);
   wait_find (GTK_WIDGET (window), label_is, "Saved as copy.csv");
   g_assert_true (g_file_test (saved, G_FILE_TEST_EXISTS));

@@ -185,13 +185,6 @@ is_file_chooser (gpointer data)
   return FALSE;
 }
 
-static gboolean
-has_folder (gpointer data)
-{
-  g_autoptr (GFile) folder = gtk_file_chooser_get_current_folder (data);
-  return folder != NULL;
-}
-
 /* A symlink named like the escaped name, to a file of the person's: the
  * preview shows the run's own file, Save As writes its bytes as a
  * regular file, and the symlink's own row offers neither. */
@@ -228,9 +221,10 @@ test_symlink_twin (void)
 
   g_signal_emit_by_name (find (row, button_is, "Save As…"), "clicked");
   g_assert_true (sp_test_wait_for (is_file_chooser, &chooser, 10000));
-  g_assert_true (sp_test_wait_for (has_folder, chooser, 10000));
+  g_assert_true (sp_ui_test_wait_chooser_folder (chooser, 10000));
   g_assert_true (gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL));
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), "notes.txt");
+  g_assert_true (sp_ui_test_wait_chooser_folder (chooser, 10000));
   gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_ACCEPT);
   wait_find (GTK_WIDGET (window), label_is, "Saved as notes.txt");
   g_assert_cmpint (g_lstat (saved, &st), ==, 0);
