@@ -308,6 +308,13 @@ sp_transcript_defer_rebind (SpTranscript *self, GtkListItem *item)
   g_return_val_if_fail (SP_IS_TRANSCRIPT (self), FALSE);
   g_return_val_if_fail (GTK_IS_LIST_ITEM (item), FALSE);
 
+#if GTK_CHECK_VERSION(4, 12, 0)
+  /* GTK 4.12 rewrote the list view's row management: a row may be mapped
+   * during the layout of the frame that shows it, after this frame's tick,
+   * so it would be painted once with its old text (ui-window flood-paints
+   * saw lines out of order on GTK 4.18). Rebound at once there. */
+  return FALSE;
+#endif
   /* Only while keeping to the end, where rows keep their places; the list
    * view maps the rows in sight (and a few around them) and no others. */
   row = gtk_list_item_get_child (item);
