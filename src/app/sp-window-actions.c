@@ -101,8 +101,17 @@ update_policy (SpWindow *self)
 static void
 on_running_changed (SpWindow *self)
 {
-  sp_exec_panel_set_running (self->exec_panel, sp_run_controller_get_running (self->runs));
+  gboolean running = sp_run_controller_get_running (self->runs);
+  GtkWidget *input = GTK_WIDGET (sp_exec_panel_get_input_entry (self->exec_panel));
+  /* The input line goes with the run: had it the keyboard, keys would go
+   * nowhere until a click. They go back to the editor. */
+  gboolean input_had_focus
+    = !running && (gtk_widget_get_state_flags (input) & GTK_STATE_FLAG_FOCUS_WITHIN) != 0;
+
+  sp_exec_panel_set_running (self->exec_panel, running);
   _sp_window_update_actions (self);
+  if (input_had_focus || (!running && gtk_window_get_focus (GTK_WINDOW (self)) == NULL))
+    gtk_widget_grab_focus (GTK_WIDGET (self->source_view));
 }
 
 static void

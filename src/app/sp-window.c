@@ -8,6 +8,7 @@
 
 #include <glib/gi18n.h>
 
+#include "sp-focus-walk.h"
 #include "sp-window-private.h"
 
 G_DEFINE_FINAL_TYPE (SpWindow, sp_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -357,6 +358,8 @@ sp_window_new (SpApplication *app)
   sp_runner_banner_retry (self->runner_banner);
   _sp_window_activity_init (self);
   _sp_window_guard_run_keys (self);
+  /* Tab reaches every control of the panel, Escape comes back here. */
+  sp_focus_walk_attach (GTK_WIDGET (self->exec_panel), GTK_WIDGET (self->source_view));
   _sp_window_update_title (self);
   _sp_window_update_actions (self);
   _sp_window_file_init (self);
