@@ -116,7 +116,6 @@ sp_application_open (GApplication *app, GFile **files, int n_files, const char *
   for (int i = 0; i < n_files; i++)
     {
       GtkWindow *shown = sp_app_session_find_window (GTK_APPLICATION (app), files[i]);
-      SpWindow *window;
 
       /* The restored session may show it already. */
       if (shown != NULL)
@@ -124,9 +123,9 @@ sp_application_open (GApplication *app, GFile **files, int n_files, const char *
           gtk_window_present (shown);
           continue;
         }
-      window = sp_window_new (self);
-      sp_window_load_file (window, files[i]);
-      gtk_window_present (GTK_WINDOW (window));
+      /* Shown once it has the file's text; a file that is not text makes
+       * no window. */
+      sp_window_open_new (self, files[i]);
     }
 }
 

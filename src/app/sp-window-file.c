@@ -467,14 +467,13 @@ on_open_recent (GSimpleAction *action, GVariant *param, gpointer user_data)
   SpWindow *self = user_data;
   g_autoptr (GFile) file = g_file_new_for_uri (g_variant_get_string (param, NULL));
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
-  SpWindow *target = self;
 
   /* As Open: unsaved text or another file is never replaced. */
   if (get_file (self) != NULL || gtk_text_buffer_get_modified (buffer)
       || gtk_text_buffer_get_char_count (buffer) > 0)
-    target = sp_window_new (SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))));
-  sp_window_load_file (target, file);
-  gtk_window_present (GTK_WINDOW (target));
+    sp_window_open_new (SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))), file);
+  else
+    sp_window_load_file (self, file);
 }
 
 void

@@ -58,6 +58,9 @@ struct _SpWindow
   gboolean runner_lost;
   /* Close was asked for while a run was going or text was unsaved. */
   gboolean close_confirmed;
+  /* Made to show a file (sp_window_open_new): shown once it has the text,
+   * destroyed if it cannot get it. */
+  gboolean open_pending;
   /* sp-window-history.c: its SpRunRecorder, the open history list */
   SpWindowHistory *history;
 
