@@ -134,6 +134,24 @@ _sp_window_goto_line (SpWindow *self, int line, gboolean mark)
     gtk_widget_grab_focus (GTK_WIDGET (self->source_view));
 }
 
+/* The application's one follower of sandpad-mcp's journal, made by the
+ * first window that asks. */
+SpActivityModel *
+_sp_window_activity_model (SpWindow *self)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  SpActivityModel *model;
+
+  g_return_val_if_fail (app != NULL, NULL);
+  model = g_object_get_data (G_OBJECT (app), "sp-activity-model");
+  if (model == NULL)
+    {
+      model = sp_activity_model_new (NULL);
+      g_object_set_data_full (G_OBJECT (app), "sp-activity-model", model, g_object_unref);
+    }
+  return model;
+}
+
 void
 _sp_window_toast (SpWindow *self, const char *message)
 {

@@ -422,6 +422,30 @@ sp_activity_model_find (SpActivityModel *self, const char *id)
   return g_hash_table_lookup (self->by_id, id);
 }
 
+SpActivityRun *
+sp_activity_model_find_edit (SpActivityModel *self, const char *file, gint64 since_us)
+{
+  g_return_val_if_fail (SP_IS_ACTIVITY_MODEL (self), NULL);
+  g_return_val_if_fail (file != NULL, NULL);
+
+  for (guint i = self->runs->len; i-- > 0;)
+    {
+      SpActivityRun *run = self->runs->pdata[i];
+      g_autoptr (GDateTime) time = NULL;
+
+      if (g_strcmp0 (sp_activity_run_get_tool (run), "edit_and_execute") != 0
+          || g_strcmp0 (sp_activity_run_get_file (run), file) != 0
+          || sp_activity_run_get_time (run) == NULL)
+        continue;
+      time = g_date_time_new_from_iso8601 (sp_activity_run_get_time (run), NULL);
+      if (time != NULL
+          && g_date_time_to_unix (time) * G_USEC_PER_SEC + g_date_time_get_microsecond (time)
+               >= since_us)
+        return run;
+    }
+  return NULL;
+}
+
 guint
 sp_activity_model_get_skipped (SpActivityModel *self)
 {

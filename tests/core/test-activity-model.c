@@ -131,6 +131,40 @@ test_lines (void)
 
 /* Lines appended to the old file after the last read, then the rename,
  * then a new file: every run is there, in order. */
+/* The edit_and_execute run that explains a change of a file on disk
+ * (issue 23: Run on Change ran an assistant's edit a second time): by the
+ * file's canonical path, started at the time asked or later; other tools
+ * and other files never count. */
+static void
+test_find_edit (void)
+{
+  g_autofree char *dir = make_dir ();
+  g_autoptr (SpActivityModel) model = sp_activity_model_new (dir);
+  g_autofree char *code = start_line ("1-mcp-1", "print(1)");
+  g_autofree char *edit = g_strdup_printf (
+      "{\"v\":1,\"event\":\"start\",\"run\":\"1-mcp-2\"," TIME
+      ",\"tool\":\"edit_and_execute\"," PID ",\"workspace\":\"/w\","
+      "\"input\":{\"path\":\"sub/../agent.py\",\"edits\":1}}\n",
+      (int) getpid ());
+  g_autoptr (GDateTime) at = g_date_time_new_from_iso8601 ("2026-11-23T10:00:00.000Z", NULL);
+  gint64 at_us = g_date_time_to_unix (at) * G_USEC_PER_SEC;
+  SpActivityRun *found;
+
+  append (dir, "live.jsonl", code);
+  append (dir, "live.jsonl", edit);
+  sp_activity_model_poll (model);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 2);
+  found = sp_activity_model_find_edit (model, "/w/agent.py", at_us - G_USEC_PER_SEC);
+  g_assert_nonnull (found);
+  g_assert_cmpstr (sp_activity_run_get_id (found), ==, "1-mcp-2");
+  g_assert_true (sp_activity_model_find_edit (model, "/w/agent.py", at_us) == found);
+  /* Started before the change: it is not what changed the file. */
+  g_assert_null (sp_activity_model_find_edit (model, "/w/agent.py", at_us + 1));
+  g_assert_null (sp_activity_model_find_edit (model, "/w/other.py", 0));
+  g_assert_null (sp_activity_model_find_edit (model, "print(1)", 0));
+  sp_test_remove_tree (dir);
+}
+
 static void
 test_rotation (void)
 {
@@ -287,6 +321,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/activity/lines", test_lines);
   g_test_add_func ("/activity/rotation", test_rotation);
+  g_test_add_func ("/activity/find-edit", test_find_edit);
   g_test_add_func ("/activity/damaged", test_damaged);
   g_test_add_func ("/activity/lost", test_lost);
   g_test_add_func ("/activity/monitor-and-stop", test_monitor_and_stop);
