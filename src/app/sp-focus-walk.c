@@ -80,27 +80,27 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
 
   focus = gtk_root_get_focus (root);
   /* A label with links first moves through them. */
-  if (focus != NULL && has_links (focus) && gtk_widget_child_focus (focus, dir))
-    goto shown;
-  stops = g_ptr_array_new ();
-  collect (container, stops);
-  if (stops->len == 0)
-    return GDK_EVENT_PROPAGATE;
-  for (guint i = 0; focus != NULL && i < stops->len; i++)
-    if (focus == stops->pdata[i] || gtk_widget_is_ancestor (focus, stops->pdata[i]))
-      at = i;
-  if (at == G_MAXUINT)
-    /* Not on a stop yet: the first (or last) one. */
-    next = stops->pdata[dir == GTK_DIR_TAB_FORWARD ? 0 : stops->len - 1];
-  else if (dir == GTK_DIR_TAB_FORWARD)
-    next = stops->pdata[(at + 1) % stops->len];
-  else
-    next = stops->pdata[(at + stops->len - 1) % stops->len];
-  /* A label takes the focus on its first link (its own focus handling);
-   * other widgets as they do for GTK's Tab. */
-  if (!gtk_widget_child_focus (next, dir))
-    gtk_widget_grab_focus (next);
-shown:
+  if (focus == NULL || !has_links (focus) || !gtk_widget_child_focus (focus, dir))
+    {
+      stops = g_ptr_array_new ();
+      collect (container, stops);
+      if (stops->len == 0)
+        return GDK_EVENT_PROPAGATE;
+      for (guint i = 0; focus != NULL && i < stops->len; i++)
+        if (focus == stops->pdata[i] || gtk_widget_is_ancestor (focus, stops->pdata[i]))
+          at = i;
+      if (at == G_MAXUINT)
+        /* Not on a stop yet: the first (or last) one. */
+        next = stops->pdata[dir == GTK_DIR_TAB_FORWARD ? 0 : stops->len - 1];
+      else if (dir == GTK_DIR_TAB_FORWARD)
+        next = stops->pdata[(at + 1) % stops->len];
+      else
+        next = stops->pdata[(at + stops->len - 1) % stops->len];
+      /* A label takes the focus on its first link (its own focus
+       * handling); other widgets as they do for GTK's Tab. */
+      if (!gtk_widget_child_focus (next, dir))
+        gtk_widget_grab_focus (next);
+    }
   if (GTK_IS_WINDOW (root))
     gtk_window_set_focus_visible (GTK_WINDOW (root), TRUE);
   return GDK_EVENT_STOP;
