@@ -10,7 +10,10 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include <gtksourceview/gtksource.h>
+
 #include "sp-activity-window.h"
+#include "sp-traceback.h"
 
 struct _SpActivityWindow
 {
@@ -126,9 +129,67 @@ insert_diff (SpActivityWindow *self, SpActivityRun *run)
   if (sp_activity_run_get_diff (run) == NULL)
     return;
   gtk_text_buffer_get_iter_at_mark (buffer, &at, self->output_start);
-  gtk_text_buffer_insert_with_tags_by_name (buffer, &at, sp_activity_run_get_diff (run), -1,
-                                            "code", NULL);
+  /* Line by line, each in its diff colour. */
+  for (const char *line = sp_activity_run_get_diff (run); *line != '\0';)
+    {
+      const char *nl = strchr (line, '\n');
+      gsize len = nl != NULL ? (gsize) (nl - line) + 1 : strlen (line);
+      const char *kind = NULL;
+
+      if (g_str_has_prefix (line, "+++") || g_str_has_prefix (line, "---"))
+        kind = "diff:diff-file";
+      else if (g_str_has_prefix (line, "@@"))
+        kind = "diff:location";
+      else if (line[0] == '+')
+        kind = "diff:added-line";
+      else if (line[0] == '-')
+        kind = "diff:removed-line";
+      gtk_text_buffer_insert_with_tags_by_name (buffer, &at, line, (int) len, "code", kind, NULL);
+      line += len;
+    }
   gtk_text_buffer_insert (buffer, &at, "\n", -1);
+}
+
+/* The diff's colours are GtkSourceView's own, from its diff language's
+ * styles in the Adwaita scheme for the style in use. */
+static void
+update_diff_colours (SpActivityWindow *self)
+{
+  static const char *const kinds[]
+    = { "diff:diff-file", "diff:location", "diff:added-line", "diff:removed-line" };
+  GtkTextTagTable *table = gtk_text_buffer_get_tag_table (gtk_text_view_get_buffer (self->text_view));
+  GtkSourceStyleScheme *scheme = gtk_source_style_scheme_manager_get_scheme (
+    gtk_source_style_scheme_manager_get_default (),
+    adw_style_manager_get_dark (adw_style_manager_get_default ()) ? "Adwaita-dark" : "Adwaita");
+
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    {
+      GtkTextTag *tag = gtk_text_tag_table_lookup (table, kinds[i]);
+      GtkSourceStyle *style = scheme != NULL ? gtk_source_style_scheme_get_style (scheme, kinds[i])
+                                             : NULL;
+
+      if (tag == NULL)
+        {
+          tag = gtk_text_tag_new (kinds[i]);
+          gtk_text_tag_table_add (table, tag);
+          g_object_unref (tag);
+        }
+      if (style != NULL)
+        gtk_source_style_apply (style, tag);
+    }
+}
+
+/* Output as the user knows the file: an edit_and_execute ran it under its
+ * own name in the sandbox (/code/prog.py); the main window says "prog.py". */
+static char *
+output_for_person (SpActivityRun *run, const char *text, gboolean is_stderr)
+{
+  g_autofree char *name = NULL;
+
+  if (!is_stderr || sp_activity_run_get_file (run) == NULL)
+    return g_strdup (text);
+  name = g_path_get_basename (sp_activity_run_get_file (run));
+  return sp_traceback_rename (text, name, name);
 }
 
 static void
@@ -159,14 +220,18 @@ refresh (SpActivityWindow *self)
       gtk_widget_set_sensitive (self->stop_button, FALSE);
       return;
     }
-  /* TRANSLATORS: tool · language · "in" workspace · time */
-  title = g_strdup_printf (_("%s · %s · in %s · %s"),
-                           sp_activity_run_get_tool (run) ? sp_activity_run_get_tool (run) : "?",
-                           sp_activity_run_get_language (run) ? sp_activity_run_get_language (run)
-                                                              : _("shell"),
-                           sp_activity_run_get_workspace (run) ? sp_activity_run_get_workspace (run)
-                                                               : _("a private directory"),
-                           sp_activity_run_get_time (run) ? sp_activity_run_get_time (run) : "");
+  {
+    g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
+    g_autofree char *when = sp_activity_run_format_time (run, now);
+
+    /* TRANSLATORS: tool · language · "in" workspace · local time, how long ago */
+    title = g_strdup_printf (
+      _("%s · %s · in %s · %s"), sp_activity_run_get_tool (run) ? sp_activity_run_get_tool (run) : "?",
+      sp_activity_run_get_language (run) ? sp_activity_run_get_language (run) : _("shell"),
+      sp_activity_run_get_workspace (run) ? sp_activity_run_get_workspace (run)
+                                          : _("a private directory"),
+      when ? when : "");
+  }
   gtk_label_set_text (self->title, title);
   show_state (self, run);
 
@@ -180,7 +245,8 @@ refresh (SpActivityWindow *self)
   for (guint i = 0; i < output->len; i++)
     {
       SpActivityChunk *chunk = &g_array_index (output, SpActivityChunk, i);
-      append_tagged (buffer, chunk->text, chunk->is_stderr ? "stderr" : NULL);
+      g_autofree char *text = output_for_person (run, chunk->text, chunk->is_stderr);
+      append_tagged (buffer, text, chunk->is_stderr ? "stderr" : NULL);
     }
   self->shown_chunks = output->len;
   self->shown_last_len = output->len > 0
@@ -209,7 +275,10 @@ append_new_output (SpActivityWindow *self, SpActivityRun *run)
       gsize from = i + 1 == self->shown_chunks ? self->shown_last_len : 0;
 
       if (len > from)
-        append_tagged (buffer, chunk->text + from, chunk->is_stderr ? "stderr" : NULL);
+        {
+          g_autofree char *text = output_for_person (run, chunk->text + from, chunk->is_stderr);
+          append_tagged (buffer, text, chunk->is_stderr ? "stderr" : NULL);
+        }
       self->shown_last_len = len;
     }
   self->shown_chunks = output->len;
@@ -393,6 +462,9 @@ sp_activity_window_init (SpActivityWindow *self)
                               NULL);
   gtk_text_buffer_create_tag (buffer, "stderr", "foreground", "#c01c28", NULL);
   gtk_text_buffer_create_tag (buffer, "file", "style", PANGO_STYLE_ITALIC, NULL);
+  update_diff_colours (self);
+  g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
+                           G_CALLBACK (update_diff_colours), self, G_CONNECT_SWAPPED);
   /* Left gravity: it stays before what is inserted at it, the diff. */
   gtk_text_buffer_get_start_iter (buffer, &start);
   self->output_start = gtk_text_buffer_create_mark (buffer, NULL, &start, TRUE);
@@ -443,4 +515,18 @@ sp_activity_window_get_status (SpActivityWindow *self)
 {
   g_return_val_if_fail (SP_IS_ACTIVITY_WINDOW (self), NULL);
   return gtk_label_get_text (self->status);
+}
+
+const char *
+sp_activity_window_get_title_text (SpActivityWindow *self)
+{
+  g_return_val_if_fail (SP_IS_ACTIVITY_WINDOW (self), NULL);
+  return gtk_label_get_text (self->title);
+}
+
+GtkTextView *
+sp_activity_window_get_text_view (SpActivityWindow *self)
+{
+  g_return_val_if_fail (SP_IS_ACTIVITY_WINDOW (self), NULL);
+  return self->text_view;
 }

@@ -23,5 +23,8 @@ SpActivityRun *sp_activity_window_get_shown (SpActivityWindow *self);
 /* The detail pane's text and the status line (for tests and copying). */
 char *sp_activity_window_get_text (SpActivityWindow *self);
 const char *sp_activity_window_get_status (SpActivityWindow *self);
+/* The heading (tool, language, workspace, time) and the text view. */
+const char *sp_activity_window_get_title_text (SpActivityWindow *self);
+GtkTextView *sp_activity_window_get_text_view (SpActivityWindow *self);
 
 G_END_DECLS

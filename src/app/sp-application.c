@@ -23,6 +23,7 @@
 #include "sp-image-decode.h"
 #include "sp-preferences-window.h"
 #include "sp-state-lock.h"
+#include "sp-window-restore.h"
 #include "sp-window.h"
 
 struct _SpApplication
@@ -36,6 +37,10 @@ struct _SpApplication
    * which. */
   SpStateLock *state_lock;
   char *state_problem;
+  /* Why changed settings are not kept (dconf without a session bus), or
+   * NULL; said once, at the first change. */
+  char *settings_problem;
+  gboolean settings_problem_said;
 };
 
 G_DEFINE_FINAL_TYPE (SpApplication, sp_application, ADW_TYPE_APPLICATION)
@@ -116,7 +121,6 @@ sp_application_open (GApplication *app, GFile **files, int n_files, const char *
   for (int i = 0; i < n_files; i++)
     {
       GtkWindow *shown = sp_app_session_find_window (GTK_APPLICATION (app), files[i]);
-      SpWindow *window;
 
       /* The restored session may show it already. */
       if (shown != NULL)
@@ -124,9 +128,9 @@ sp_application_open (GApplication *app, GFile **files, int n_files, const char *
           gtk_window_present (shown);
           continue;
         }
-      window = sp_window_new (self);
-      sp_window_load_file (window, files[i]);
-      gtk_window_present (GTK_WINDOW (window));
+      /* Shown once it has the file's text; a file that is not text makes
+       * no window. */
+      sp_window_open_new (self, files[i]);
     }
 }
 
@@ -185,6 +189,51 @@ on_about (GSimpleAction *action, GVariant *param, gpointer user_data)
                          "license-type", GTK_LICENSE_GPL_3_0,
                          "developers", developers,
                          NULL);
+}
+
+/* The first change of a setting that cannot be kept is said in the window
+ * it was made from (the preferences' parent). */
+static void
+on_settings_changed (SpApplication *self)
+{
+  if (self->settings_problem == NULL || self->settings_problem_said)
+    return;
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l != NULL; l = l->next)
+    /* A window being built (its own settings, as it starts) is not one
+     * to say it in yet. */
+    if (SP_IS_WINDOW (l->data) && gtk_widget_get_visible (l->data))
+      {
+        sp_window_show_autosave_notice (l->data, self->settings_problem);
+        self->settings_problem_said = TRUE;
+        return;
+      }
+}
+
+/* dconf writes through its service on the session bus: without one each
+ * change fails with only a warning on stderr ("failed to commit changes
+ * to dconf"), and Preferences seemed to work. Reading needs no bus, so the
+ * settings are still read; changes are held back (g_settings_delay, never
+ * applied) so they last until Sandpad quits, and the window says so. */
+static void
+check_settings_kept (SpApplication *self)
+{
+  g_autoptr (GSettingsBackend) backend = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GDBusConnection) bus = NULL;
+
+  g_object_get (self->settings, "backend", &backend, NULL);
+  if (backend == NULL || !g_str_equal (G_OBJECT_TYPE_NAME (backend), "DConfSettingsBackend"))
+    return;
+  bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
+  if (bus != NULL)
+    return;
+  g_debug ("no session bus: %s", error->message);
+  g_settings_delay (self->settings);
+  self->settings_problem = g_strdup (
+    _("Preferences cannot be saved: there is no session bus (D-Bus), through which dconf "
+      "stores them. Changes last until Sandpad quits."));
+  g_signal_connect_object (self->settings, "changed", G_CALLBACK (on_settings_changed), self,
+                           G_CONNECT_SWAPPED);
 }
 
 static void
@@ -274,6 +323,7 @@ sp_application_startup (GApplication *app)
   g_object_set (gtk_settings_get_default (), "gtk-label-select-on-focus", FALSE, NULL);
 
   self->settings = g_settings_new (APP_ID);
+  check_settings_kept (self);
   g_signal_connect_object (self->settings, "changed::style-variant", G_CALLBACK (apply_style),
                            self, G_CONNECT_SWAPPED);
   apply_style (self);
@@ -329,6 +379,7 @@ sp_application_dispose (GObject *object)
   /* Last: the windows that wrote copies under it are gone. */
   g_clear_object (&self->state_lock);
   g_clear_pointer (&self->state_problem, g_free);
+  g_clear_pointer (&self->settings_problem, g_free);
   G_OBJECT_CLASS (sp_application_parent_class)->dispose (object);
 }
 

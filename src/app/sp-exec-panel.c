@@ -1030,7 +1030,7 @@ sp_exec_panel_set_status (SpExecPanel *self, const char *text, gboolean is_error
 
   sp_exec_panel_set_running (self, FALSE);
   gtk_label_set_text (self->status_label, text);
-  /* The line may be cut with "…": the whole of it on hover. */
+  /* The line wraps; the tooltip repeats it for a panel too narrow even so. */
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label), text);
   if (is_error)
     gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "error");

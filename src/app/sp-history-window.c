@@ -23,6 +23,9 @@ struct _SpHistoryWindow
   GtkListBox *list;
   GtkTextView *text_view;
   GtkWidget *changes_button;
+  GtkWidget *compare_button;
+  GtkDropDown *compare_with; /* any run, to compare the selected one with */
+  GtkStringList *run_names;  /* the drop-down's items, newest first as the list */
   GtkWidget *restore_button;
   GtkLabel *note;
   GtkWidget *plots_scroller;
@@ -211,6 +214,14 @@ show_run (SpHistoryWindow *self)
 
   gtk_widget_set_sensitive (self->restore_button, run != NULL);
   gtk_widget_set_sensitive (self->changes_button, run != NULL && self->runs->len > 1);
+  gtk_widget_set_sensitive (self->compare_button, run != NULL && self->runs->len > 1);
+  /* Compare With starts at the run before the selected one. */
+  if (run != NULL && self->runs->len > 1)
+    {
+      guint selected = (guint) gtk_list_box_row_get_index (gtk_list_box_get_selected_row (self->list));
+      gtk_drop_down_set_selected (self->compare_with,
+                                  selected + 1 < self->runs->len ? selected + 1 : selected - 1);
+    }
   if (run == NULL)
     {
       clear_plots (self);
@@ -251,8 +262,29 @@ on_compared (GObject *source, GAsyncResult *result, gpointer user_data)
   show_text (self, text, TRUE);
 }
 
-/* The diff of two runs' outputs (up to 256 KiB each) is made in a worker
- * thread: on the main thread a large one froze the window (issue 29). */
+/* The diff of two runs' code and outputs (up to 256 KiB each) is made in
+ * a worker thread: on the main thread a large one froze the window (issue
+ * 29). The older of the two is the "last run" side. */
+static void
+compare_runs (SpHistoryWindow *self, SpRunRecord *run, SpRunRecord *other)
+{
+  /* the comparison is of text; the plots are the selected run's */
+  clear_plots (self);
+  if (run == NULL || other == NULL || run == other)
+    {
+      show_text (self, _("There is no earlier run to compare with."), FALSE);
+      return;
+    }
+  show_text (self, _("Comparing…"), FALSE);
+  self->comparing = g_cancellable_new ();
+  if (other->time_us <= run->time_us)
+    sp_run_record_compare_async (other, run, TRUE, self->comparing, on_compared,
+                                 g_object_ref (self));
+  else
+    sp_run_record_compare_async (run, other, TRUE, self->comparing, on_compared,
+                                 g_object_ref (self));
+}
+
 void
 sp_history_window_show_changes (SpHistoryWindow *self)
 {
@@ -261,17 +293,20 @@ sp_history_window_show_changes (SpHistoryWindow *self)
 
   g_return_if_fail (SP_IS_HISTORY_WINDOW (self));
   run = selected_run (self, &before);
-  /* the comparison is of text; the plots are the selected run's */
-  clear_plots (self);
-  if (run == NULL || before == NULL)
-    {
-      show_text (self, _("There is no earlier run to compare with."), FALSE);
-      return;
-    }
-  show_text (self, _("Comparing with the run before…"), FALSE);
-  self->comparing = g_cancellable_new ();
-  sp_run_record_compare_async (before, run, TRUE, self->comparing, on_compared,
-                               g_object_ref (self));
+  compare_runs (self, run, before);
+}
+
+void
+sp_history_window_compare_with (SpHistoryWindow *self, guint index)
+{
+  SpRunRecord *run;
+
+  g_return_if_fail (SP_IS_HISTORY_WINDOW (self));
+  run = selected_run (self, NULL);
+  if (index >= self->runs->len)
+    return;
+  gtk_drop_down_set_selected (self->compare_with, index);
+  compare_runs (self, run, g_ptr_array_index (self->runs, self->runs->len - 1 - index));
 }
 
 /* Whether "Changes since last run" is still being made. */
@@ -289,6 +324,12 @@ on_changes_clicked (GtkButton *button, SpHistoryWindow *self)
 }
 
 static void
+on_compare_clicked (GtkButton *button, SpHistoryWindow *self)
+{
+  sp_history_window_compare_with (self, gtk_drop_down_get_selected (self->compare_with));
+}
+
+static void
 on_restore_clicked (GtkButton *button, SpHistoryWindow *self)
 {
   SpRunRecord *run = selected_run (self, NULL);
@@ -303,18 +344,31 @@ on_row_selected (GtkListBox *list, GtkListBoxRow *row, SpHistoryWindow *self)
   show_run (self);
 }
 
-static GtkWidget *
-make_row (SpRunRecord *run)
+static char *
+run_time (SpRunRecord *run)
 {
   g_autoptr (GDateTime) when = g_date_time_new_from_unix_local (run->time_us / G_USEC_PER_SEC);
-  g_autofree char *time = g_date_time_format (when, "%x %X");
+
+  return g_date_time_format (when, "%x %X");
+}
+
+/* A row: when, how long, and what sets the run apart from the one before
+ * (every run "Exited with code 0" told nothing); how it ended is the
+ * tooltip, and a failed run is in the error colour. */
+static GtkWidget *
+make_row (SpRunRecord *run, SpRunRecord *previous)
+{
+  g_autofree char *time = run_time (run);
+  g_autofree char *summary = sp_run_record_summary (run, previous);
+  g_autofree char *shown = sp_visible_text_escape (summary, -1, NULL);
   g_autofree char *line = NULL;
   GtkWidget *label;
 
   /* TRANSLATORS: a run in the history: date and time, seconds it took, then
-   * on a line of its own how it ended */
-  line = g_strdup_printf (_("%s · %.2f s\n%s"), time, run->duration_ms / 1000.0, run->end);
+   * on a line of its own what changed ("Code: x = 2") */
+  line = g_strdup_printf (_("%s · %.2f s\n%s"), time, run->duration_ms / 1000.0, shown);
   label = gtk_label_new (line);
+  gtk_widget_set_tooltip_text (label, run->end);
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
   gtk_widget_set_margin_start (label, 8);
@@ -340,6 +394,7 @@ sp_history_window_dispose (GObject *object)
   g_clear_object (&self->decoding);
   stop_comparing (self);
   g_clear_pointer (&self->runs, g_ptr_array_unref);
+  g_clear_object (&self->run_names);
   G_OBJECT_CLASS (sp_history_window_parent_class)->dispose (object);
 }
 
@@ -385,6 +440,18 @@ sp_history_window_init (SpHistoryWindow *self)
   g_signal_connect_object (self->restore_button, "clicked", G_CALLBACK (on_restore_clicked), self,
                            0);
   adw_header_bar_pack_start (ADW_HEADER_BAR (header), self->changes_button);
+  self->run_names = gtk_string_list_new (NULL);
+  self->compare_with = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->run_names)), NULL));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->compare_with), _("The run to compare with"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->compare_with),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Compare with"), -1);
+  self->compare_button = gtk_button_new_with_mnemonic (_("Co_mpare"));
+  gtk_widget_set_tooltip_text (self->compare_button,
+                               _("How the selected run differs from the run chosen beside it"));
+  g_signal_connect_object (self->compare_button, "clicked", G_CALLBACK (on_compare_clicked), self,
+                           0);
+  adw_header_bar_pack_start (ADW_HEADER_BAR (header), GTK_WIDGET (self->compare_with));
+  adw_header_bar_pack_start (ADW_HEADER_BAR (header), self->compare_button);
   adw_header_bar_pack_end (ADW_HEADER_BAR (header), self->restore_button);
   gtk_box_append (GTK_BOX (box), header);
 
@@ -447,7 +514,14 @@ sp_history_window_new (GtkWindow *parent, SpRunHistory *history, const char *key
   g_clear_pointer (&self->runs, g_ptr_array_unref);
   self->runs = sp_run_history_list (history, key, warnings);
   for (guint i = self->runs->len; i-- > 0;)
-    gtk_list_box_append (self->list, make_row (g_ptr_array_index (self->runs, i)));
+    {
+      SpRunRecord *run = g_ptr_array_index (self->runs, i);
+      g_autofree char *time = run_time (run);
+
+      gtk_list_box_append (self->list,
+                           make_row (run, i > 0 ? g_ptr_array_index (self->runs, i - 1) : NULL));
+      gtk_string_list_append (self->run_names, time);
+    }
   if (warnings->len > 0)
     {
       g_ptr_array_add (warnings, NULL);
@@ -502,7 +576,27 @@ sp_history_window_add_run (SpHistoryWindow *self, const SpRunRecord *record)
   g_return_if_fail (record != NULL);
   copy = sp_run_record_copy (record);
   g_ptr_array_add (self->runs, copy);
-  gtk_list_box_prepend (self->list, make_row (copy));
+  gtk_list_box_prepend (self->list,
+                        make_row (copy, self->runs->len > 1
+                                          ? g_ptr_array_index (self->runs, self->runs->len - 2)
+                                          : NULL));
+  {
+    g_autofree char *time = run_time (copy);
+    const char *names[] = { time, NULL };
+    gtk_string_list_splice (self->run_names, 0, 0, names);
+  }
   sp_history_window_select (self, 0);
   show_run (self);
+}
+
+char *
+sp_history_window_get_row_text (SpHistoryWindow *self, guint index)
+{
+  GtkListBoxRow *row;
+
+  g_return_val_if_fail (SP_IS_HISTORY_WINDOW (self), NULL);
+  row = gtk_list_box_get_row_at_index (self->list, (int) index);
+  if (row == NULL)
+    return NULL;
+  return g_strdup (gtk_label_get_text (GTK_LABEL (gtk_list_box_row_get_child (row))));
 }

@@ -1,9 +1,11 @@
 /* sp-history-window.h: the runs of one file, and what changed between them.
  *
- * A list of the file's runs (newest first: time, duration, how it ended);
- * the selected run's code and output beside it, or with "Changes since
- * last run" its difference from the run before it (stdout and stderr line
- * by line, and what happened to the error). "Restore this code" emits
+ * A list of the file's runs (newest first: time, duration, and the first
+ * line of code or output that changed since the run before); the selected
+ * run's code and output beside it, or with "Changes since last run" its
+ * difference from the run before it (code, stdout and stderr line by line,
+ * and what happened to the error), or with Compare from any run chosen in
+ * the drop-down beside it. "Restore this code" emits
  * restore-code; the editor window puts the code back as one undoable
  * edit. */
 #pragma once
@@ -27,6 +29,11 @@ void sp_history_window_select (SpHistoryWindow *self, guint index);
  * thread has made it (sp_history_window_is_comparing() until then). */
 void sp_history_window_show_changes (SpHistoryWindow *self);
 gboolean sp_history_window_is_comparing (SpHistoryWindow *self);
+/* The same between the selected run and any other, index places from the
+ * newest (what the Compare With drop-down and Compare do). */
+void sp_history_window_compare_with (SpHistoryWindow *self, guint index);
+/* The text of the list's row index places from the newest (for tests). */
+char *sp_history_window_get_row_text (SpHistoryWindow *self, guint index);
 guint sp_history_window_get_n_runs (SpHistoryWindow *self);
 /* A run that just ended: listed first and selected. */
 void sp_history_window_add_run (SpHistoryWindow *self, const SpRunRecord *record);

@@ -14,6 +14,7 @@ struct _SpPreferencesWindow
 
   GtkSpinButton *timeout_spin;
   GtkSpinButton *memory_spin;
+  GtkSpinButton *output_spin;
   GtkSwitch *network_switch;
   GtkFontButton *font_button;
   AdwComboRow *style_row;
@@ -97,6 +98,7 @@ sp_preferences_window_class_init (SpPreferencesWindowClass *klass)
                                                "/io/github/sandpad/Sandpad/sp-preferences-window.ui");
   gtk_widget_class_bind_template_child (widget_class, SpPreferencesWindow, timeout_spin);
   gtk_widget_class_bind_template_child (widget_class, SpPreferencesWindow, memory_spin);
+  gtk_widget_class_bind_template_child (widget_class, SpPreferencesWindow, output_spin);
   gtk_widget_class_bind_template_child (widget_class, SpPreferencesWindow, network_switch);
   gtk_widget_class_bind_template_child (widget_class, SpPreferencesWindow, font_button);
   gtk_widget_class_bind_template_child (widget_class, SpPreferencesWindow, style_row);
@@ -125,6 +127,8 @@ sp_preferences_window_new (GSettings *settings)
   g_settings_bind (settings, "run-timeout-seconds", gtk_spin_button_get_adjustment (self->timeout_spin),
                    "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "memory-limit-mib", gtk_spin_button_get_adjustment (self->memory_spin),
+                   "value", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "output-limit-mib", gtk_spin_button_get_adjustment (self->output_spin),
                    "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "network-allowed", self->network_switch, "active",
                    G_SETTINGS_BIND_DEFAULT);

@@ -101,8 +101,17 @@ update_policy (SpWindow *self)
 static void
 on_running_changed (SpWindow *self)
 {
-  sp_exec_panel_set_running (self->exec_panel, sp_run_controller_get_running (self->runs));
+  gboolean running = sp_run_controller_get_running (self->runs);
+  GtkWidget *input = GTK_WIDGET (sp_exec_panel_get_input_entry (self->exec_panel));
+  /* The input line goes with the run: had it the keyboard, keys would go
+   * nowhere until a click. They go back to the editor. */
+  gboolean input_had_focus
+    = !running && (gtk_widget_get_state_flags (input) & GTK_STATE_FLAG_FOCUS_WITHIN) != 0;
+
+  sp_exec_panel_set_running (self->exec_panel, running);
   _sp_window_update_actions (self);
+  if (input_had_focus || (!running && gtk_window_get_focus (GTK_WINDOW (self)) == NULL))
+    gtk_widget_grab_focus (GTK_WIDGET (self->source_view));
 }
 
 static void
@@ -561,6 +570,39 @@ guess_language (SpWindow *self, GFile *file)
     _sp_window_set_language (self, language);
 }
 
+/* The file's name as a person reads it, without asking the disk. */
+static char *
+file_display_name (GFile *file)
+{
+  g_autofree char *base = g_file_get_basename (file);
+
+  return base != NULL ? g_filename_display_name (base) : g_file_get_parse_name (file);
+}
+
+/* A window made only to show a file that cannot be opened is never shown:
+ * another of the app's windows says why, or a dialog does when there is
+ * none. */
+static void
+refuse_elsewhere (SpWindow *self, const char *name, const char *message)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  AdwMessageDialog *dialog;
+  g_autofree char *heading = NULL;
+
+  for (GList *l = app ? gtk_application_get_windows (app) : NULL; l != NULL; l = l->next)
+    if (l->data != self && SP_IS_WINDOW (l->data) && gtk_widget_get_visible (l->data))
+      {
+        _sp_window_toast (l->data, message);
+        return;
+      }
+  heading = g_strdup_printf (_("Could Not Open “%s”"), name);
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (NULL, heading, message));
+  adw_message_dialog_add_response (dialog, "close", _("_Close"));
+  if (app != NULL)
+    gtk_window_set_application (GTK_WINDOW (dialog), app);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 static void
 load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
 {
@@ -576,13 +618,20 @@ load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
 
   if (contents == NULL)
     {
+      g_autofree char *name = file_display_name (file);
       g_autofree char *msg = NULL;
 
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA))
-        msg = g_strdup (error->message);
+        msg = g_strdup_printf (_("Could not open “%s”: it is not UTF-8 text"), name);
       else
-        msg = g_strdup_printf (_("Could not open the file: %s"), error->message);
-      _sp_window_toast (self, msg);
+        msg = g_strdup_printf (_("Could not open “%s”: %s"), name, error->message);
+      if (self->open_pending)
+        {
+          refuse_elsewhere (self, name, msg);
+          gtk_window_destroy (GTK_WINDOW (self));
+        }
+      else
+        _sp_window_toast (self, msg);
       return;
     }
   data = g_bytes_get_data (contents, &len);
@@ -596,6 +645,11 @@ load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
   /* The editor holds the file's text: the document takes the file. */
   sp_document_set_file (self->document, file, contents);
   _sp_window_update_title (self);
+  if (self->open_pending)
+    {
+      self->open_pending = FALSE;
+      gtk_window_present (GTK_WINDOW (self));
+    }
 }
 
 void
@@ -605,6 +659,19 @@ sp_window_load_file (SpWindow *self, GFile *file)
   g_return_if_fail (G_IS_FILE (file));
 
   sp_document_load_async (self->document, file, NULL, load_ready, g_object_ref (self));
+}
+
+void
+sp_window_open_new (SpApplication *app, GFile *file)
+{
+  SpWindow *window;
+
+  g_return_if_fail (SP_IS_APPLICATION (app));
+  g_return_if_fail (G_IS_FILE (file));
+
+  window = sp_window_new (app);
+  window->open_pending = TRUE;
+  sp_window_load_file (window, file);
 }
 
 static void
@@ -620,10 +687,8 @@ on_open_response (GtkNativeDialog *dialog, int response, gpointer user_data)
       if (gtk_text_buffer_get_modified (buffer)
           || sp_document_get_file (self->document) != NULL)
         {
-          SpWindow *other = sp_window_new (
-            SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))));
-          sp_window_load_file (other, file);
-          gtk_window_present (GTK_WINDOW (other));
+          sp_window_open_new (SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))),
+                              file);
         }
       else
         sp_window_load_file (self, file);

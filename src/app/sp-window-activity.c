@@ -16,7 +16,6 @@
 #include "sp-activity-window.h"
 #include "sp-window-private.h"
 
-#define MODEL_KEY "sp-activity-model"
 #define WINDOW_KEY "sp-activity-window"
 
 /* An assistant's run of this file shown in the panel: the model it fills
@@ -35,22 +34,6 @@ struct _SpWindowAssistant
   SpActivityRun *changed;
   guint tick_id;
 };
-
-static SpActivityModel *
-activity_model (SpWindow *self)
-{
-  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
-  SpActivityModel *model;
-
-  g_return_val_if_fail (app != NULL, NULL);
-  model = g_object_get_data (G_OBJECT (app), MODEL_KEY);
-  if (model == NULL)
-    {
-      model = sp_activity_model_new (NULL);
-      g_object_set_data_full (G_OBJECT (app), MODEL_KEY, model, g_object_unref);
-    }
-  return model;
-}
 
 static gboolean
 is_this_file (SpWindow *self, SpActivityRun *run)
@@ -181,7 +164,7 @@ on_run_added (SpActivityModel *model, SpActivityRun *run, SpWindow *self)
 void
 _sp_window_activity_init (SpWindow *self)
 {
-  SpActivityModel *model = activity_model (self);
+  SpActivityModel *model = _sp_window_activity_model (self);
 
   self->assistant = g_new0 (SpWindowAssistant, 1);
   g_signal_connect_object (model, "run-added", G_CALLBACK (on_run_added), self, 0);
@@ -218,7 +201,7 @@ activity_action (GtkWidget *widget, const char *action_name, GVariant *param)
 
   if (window == NULL)
     {
-      window = GTK_WINDOW (sp_activity_window_new (app, activity_model (self)));
+      window = GTK_WINDOW (sp_activity_window_new (app, _sp_window_activity_model (self)));
       /* One per application; forgotten when it closes. */
       g_object_set_data (G_OBJECT (app), WINDOW_KEY, window);
       g_signal_connect_object (window, "destroy", G_CALLBACK (forget_window), app, 0);

@@ -24,6 +24,13 @@
 /* Run on change waits for edits and saves to settle. */
 #define RERUN_DELAY_MS 300
 #define RERUN_MAX_TRIES 100
+/* An assistant's edit_and_execute writes the file, then its run starts and
+ * its journal line is written: the line may come a moment after the
+ * change, so a rerun for a change on disk waits this many ticks for it. */
+#define RERUN_JOURNAL_TRIES 4
+/* How long before the change was seen the run may have started (the file
+ * monitor's own delay, clocks read in two processes). */
+#define RERUN_EDIT_MARGIN_US (3 * G_USEC_PER_SEC)
 /* Files remembered for Run on change. */
 #define RUN_ON_CHANGE_MAX 200
 
@@ -99,6 +106,23 @@ on_run_on_change (GSimpleAction *action, GVariant *state, gpointer user_data)
   remember (self, on);
 }
 
+/* Whether an assistant's edit_and_execute of this file started since the
+ * change on disk was seen (less the margin). */
+static gboolean
+assistant_ran_it (SpWindow *self)
+{
+  GFile *file = sp_document_get_file (self->document);
+  g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
+  g_autofree char *canonical = path != NULL ? g_canonicalize_filename (path, NULL) : NULL;
+  SpActivityModel *model = _sp_window_activity_model (self);
+
+  if (canonical == NULL)
+    return FALSE;
+  /* What the journal got since its monitor last said. */
+  sp_activity_model_poll (model);
+  return sp_activity_model_find_edit (model, canonical, self->rerun_disk_since) != NULL;
+}
+
 /* A run still going is stopped first; the new run starts once it has
  * ended (and once the runner is ready, for a window just opened). */
 static gboolean
@@ -119,7 +143,21 @@ rerun_tick (gpointer data)
     }
   if (!sp_runner_supervisor_is_ready (self->supervisor))
     return G_SOURCE_CONTINUE;
+  if (self->rerun_disk_since != 0)
+    {
+      /* The change was an assistant's edit_and_execute, whose run the
+       * panel shows already: running it again would run it twice. */
+      if (assistant_ran_it (self))
+        {
+          self->rerun_id = 0;
+          self->rerun_disk_since = 0;
+          return G_SOURCE_REMOVE;
+        }
+      if (self->rerun_tries < RERUN_JOURNAL_TRIES)
+        return G_SOURCE_CONTINUE;
+    }
   self->rerun_id = 0;
+  self->rerun_disk_since = 0;
   gtk_widget_activate_action (GTK_WIDGET (self), "win.run", NULL);
   return G_SOURCE_REMOVE;
 }
@@ -131,7 +169,17 @@ request_rerun (SpWindow *self)
     return;
   g_clear_handle_id (&self->rerun_id, g_source_remove);
   self->rerun_tries = 0;
+  self->rerun_disk_since = 0;
   self->rerun_id = g_timeout_add (RERUN_DELAY_MS, rerun_tick, self);
+}
+
+/* A rerun for a change on disk, which an assistant's run may explain. */
+static void
+request_rerun_for_disk (SpWindow *self)
+{
+  request_rerun (self);
+  if (self->rerun_id != 0)
+    self->rerun_disk_since = g_get_real_time () - RERUN_EDIT_MARGIN_US;
 }
 
 /* ---- reloading ---- */
@@ -260,7 +308,7 @@ on_file_bar_response (SpReloadBar *bar, const char *response, SpWindow *self)
       sp_reload_bar_hide (bar);
       close_compare (self);
       reload_with (self, contents);
-      request_rerun (self);
+      request_rerun_for_disk (self);
     }
   else if (g_str_equal (response, "keep"))
     {
@@ -364,7 +412,7 @@ on_disk_changed (SpDocument *document, int change, GBytes *contents, SpWindow *s
     case SP_DOCUMENT_DISK_RELOAD:
       sp_reload_bar_hide (self->file_bar);
       reload_with (self, contents);
-      request_rerun (self);
+      request_rerun_for_disk (self);
       break;
     case SP_DOCUMENT_DISK_CONFLICT:
       show_conflict (self);
@@ -467,14 +515,13 @@ on_open_recent (GSimpleAction *action, GVariant *param, gpointer user_data)
   SpWindow *self = user_data;
   g_autoptr (GFile) file = g_file_new_for_uri (g_variant_get_string (param, NULL));
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
-  SpWindow *target = self;
 
   /* As Open: unsaved text or another file is never replaced. */
   if (get_file (self) != NULL || gtk_text_buffer_get_modified (buffer)
       || gtk_text_buffer_get_char_count (buffer) > 0)
-    target = sp_window_new (SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))));
-  sp_window_load_file (target, file);
-  gtk_window_present (GTK_WINDOW (target));
+    sp_window_open_new (SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))), file);
+  else
+    sp_window_load_file (self, file);
 }
 
 void

@@ -58,6 +58,9 @@ struct _SpWindow
   gboolean runner_lost;
   /* Close was asked for while a run was going or text was unsaved. */
   gboolean close_confirmed;
+  /* Made to show a file (sp_window_open_new): shown once it has the text,
+   * destroyed if it cannot get it. */
+  gboolean open_pending;
   /* sp-window-history.c: its SpRunRecorder, the open history list */
   SpWindowHistory *history;
 
@@ -72,6 +75,9 @@ struct _SpWindow
   gboolean run_on_change;
   guint rerun_id;
   guint rerun_tries;
+  /* A rerun asked for by a change on disk: from when (Unix µs, less a
+   * margin) an assistant's run of the file explains the change; else 0. */
+  gint64 rerun_disk_since;
   GtkWindow *compare_window;
   GMenu *recent_menu; /* template: Open Recent, filled from GtkRecentManager */
 
@@ -107,6 +113,7 @@ const char *_sp_window_get_language (SpWindow *self);
 void _sp_window_toast (SpWindow *self, const char *message);
 char *_sp_window_get_text (SpWindow *self);
 void _sp_window_goto_line (SpWindow *self, int line, gboolean mark);
+SpActivityModel *_sp_window_activity_model (SpWindow *self);
 void _sp_window_clear_mark (SpWindow *self);
 char *_sp_window_file_name_for (SpWindow *self, const char *stem);
 

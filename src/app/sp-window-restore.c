@@ -79,9 +79,16 @@ sp_window_restore_autosave (SpWindow *self, const SpAutosaveEntry *entry)
 
   time = g_date_time_new_from_unix_local (entry->time);
   when = time != NULL ? g_date_time_format (time, "%x %X") : g_strdup ("?");
-  message = g_strdup_printf (_("Unsaved text from %s was restored: Sandpad did not close "
-                               "normally. Save keeps it; Discard goes back to the file."),
-                             when);
+  /* Discard does what it can: an untitled buffer has no file to go back
+   * to, and empties. */
+  if (entry->path != NULL)
+    message = g_strdup_printf (_("Unsaved text from %s was restored: Sandpad did not close "
+                                 "normally. Save keeps it; Discard goes back to the file."),
+                               when);
+  else
+    message = g_strdup_printf (_("Unsaved text from %s was restored: Sandpad did not close "
+                                 "normally. Save As keeps it; Discard empties the editor."),
+                               when);
   sp_reload_bar_show (self->autosave_bar, "restored", message, FALSE);
   sp_reload_bar_add_button (self->autosave_bar, "keep", _("_Keep"), NULL);
   sp_reload_bar_add_button (self->autosave_bar, "discard", _("_Discard"),

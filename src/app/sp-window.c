@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 
 #include "sp-alert.h"
+#include "sp-focus-walk.h"
 #include "sp-window-private.h"
 #include "sp-indenter.h"
 
@@ -136,6 +137,24 @@ _sp_window_goto_line (SpWindow *self, int line, gboolean mark)
   gtk_text_view_scroll_to_iter (GTK_TEXT_VIEW (self->source_view), &start, 0.2, FALSE, 0, 0);
   if (!mark)
     gtk_widget_grab_focus (GTK_WIDGET (self->source_view));
+}
+
+/* The application's one follower of sandpad-mcp's journal, made by the
+ * first window that asks. */
+SpActivityModel *
+_sp_window_activity_model (SpWindow *self)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  SpActivityModel *model;
+
+  g_return_val_if_fail (app != NULL, NULL);
+  model = g_object_get_data (G_OBJECT (app), "sp-activity-model");
+  if (model == NULL)
+    {
+      model = sp_activity_model_new (NULL);
+      g_object_set_data_full (G_OBJECT (app), "sp-activity-model", model, g_object_unref);
+    }
+  return model;
 }
 
 void
@@ -365,6 +384,8 @@ sp_window_new (SpApplication *app)
   sp_runner_banner_retry (self->runner_banner);
   _sp_window_activity_init (self);
   _sp_window_guard_run_keys (self);
+  /* Tab reaches every control of the panel, Escape comes back here. */
+  sp_focus_walk_attach (GTK_WIDGET (self->exec_panel), GTK_WIDGET (self->source_view));
   _sp_window_update_title (self);
   _sp_window_update_actions (self);
   _sp_window_file_init (self);

@@ -14,6 +14,10 @@ G_DECLARE_FINAL_TYPE (SpWindow, sp_window, SP, WINDOW, AdwApplicationWindow)
 
 SpWindow *sp_window_new (SpApplication *app);
 void sp_window_load_file (SpWindow *self, GFile *file);
+/* A new window for file, shown once the file is read: a file that cannot
+ * be opened (not text, unreadable) makes no window, and the message naming
+ * it goes to another window of app, or to a dialog of its own. */
+void sp_window_open_new (SpApplication *app, GFile *file);
 
 /* The workspace folder (Open Folder…): environments are looked for from
  * the file's folder up to it, and an unsaved buffer uses its own. */

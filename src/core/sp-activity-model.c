@@ -159,10 +159,27 @@ get_run (SpActivityModel *self, const char *id)
 
 /* What the start (or, for a run whose start we missed, the end) line says
  * was run. */
+/* edit_and_execute's journal names a file, not a language: sandpad-mcp
+ * tells it by the extension, as the runner's languages say (python: py;
+ * javascript: js, mjs, cjs; bash: sh, bash). */
+static const char *
+language_of_path (const char *path)
+{
+  static const char *const by_ext[][2] = { { ".py", "python" },     { ".js", "javascript" },
+                                           { ".mjs", "javascript" }, { ".cjs", "javascript" },
+                                           { ".sh", "bash" },        { ".bash", "bash" } };
+
+  for (guint i = 0; path != NULL && i < G_N_ELEMENTS (by_ext); i++)
+    if (g_str_has_suffix (path, by_ext[i][0]))
+      return by_ext[i][1];
+  return NULL;
+}
+
 static void
 apply_start (SpActivityRun *run, const SpJournalLine *line)
 {
   const char *source = line->code;
+  const char *language = line->language;
   g_autofree char *file = NULL;
 
   if (source == NULL)
@@ -173,7 +190,9 @@ apply_start (SpActivityRun *run, const SpJournalLine *line)
       && line->workspace != NULL)
     file = g_path_is_absolute (line->path) ? g_canonicalize_filename (line->path, NULL)
                                            : g_canonicalize_filename (line->path, line->workspace);
-  _sp_activity_run_set_start (run, line->tool, line->language, source, file, line->workspace,
+  if (language == NULL && g_strcmp0 (line->tool, "edit_and_execute") == 0)
+    language = language_of_path (line->path);
+  _sp_activity_run_set_start (run, line->tool, language, source, file, line->workspace,
                               line->time, (gint) line->server_pid);
 }
 
@@ -420,6 +439,30 @@ sp_activity_model_find (SpActivityModel *self, const char *id)
 {
   g_return_val_if_fail (SP_IS_ACTIVITY_MODEL (self), NULL);
   return g_hash_table_lookup (self->by_id, id);
+}
+
+SpActivityRun *
+sp_activity_model_find_edit (SpActivityModel *self, const char *file, gint64 since_us)
+{
+  g_return_val_if_fail (SP_IS_ACTIVITY_MODEL (self), NULL);
+  g_return_val_if_fail (file != NULL, NULL);
+
+  for (guint i = self->runs->len; i-- > 0;)
+    {
+      SpActivityRun *run = self->runs->pdata[i];
+      g_autoptr (GDateTime) time = NULL;
+
+      if (g_strcmp0 (sp_activity_run_get_tool (run), "edit_and_execute") != 0
+          || g_strcmp0 (sp_activity_run_get_file (run), file) != 0
+          || sp_activity_run_get_time (run) == NULL)
+        continue;
+      time = g_date_time_new_from_iso8601 (sp_activity_run_get_time (run), NULL);
+      if (time != NULL
+          && g_date_time_to_unix (time) * G_USEC_PER_SEC + g_date_time_get_microsecond (time)
+               >= since_us)
+        return run;
+    }
+  return NULL;
 }
 
 guint

@@ -40,6 +40,12 @@ const char *sp_activity_model_get_dir (SpActivityModel *self);
 void sp_activity_model_poll (SpActivityModel *self);
 
 SpActivityRun *sp_activity_model_find (SpActivityModel *self, const char *id);
+/* The newest edit_and_execute run of file (a canonical path) that started
+ * at since_us (Unix time, µs) or later, or NULL: a change of the file on
+ * disk it explains. The journal's start line is written when the run has
+ * started, after the edit was written. */
+SpActivityRun *sp_activity_model_find_edit (SpActivityModel *self, const char *file,
+                                            gint64 since_us);
 guint sp_activity_model_get_skipped (SpActivityModel *self);
 
 /* Asks the run's server to stop it. FALSE with error when the request

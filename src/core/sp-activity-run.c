@@ -219,6 +219,58 @@ sp_activity_run_get_time (SpActivityRun *self)
   return self->time;
 }
 
+char *
+sp_activity_run_format_time (SpActivityRun *self, GDateTime *now)
+{
+  g_autoptr (GDateTime) utc = NULL;
+  g_autoptr (GDateTime) local = NULL;
+  g_autoptr (GDateTime) local_now = NULL;
+  g_autofree char *clock = NULL;
+  GTimeSpan ago;
+
+  g_return_val_if_fail (SP_IS_ACTIVITY_RUN (self), NULL);
+  g_return_val_if_fail (now != NULL, NULL);
+
+  if (self->time == NULL || (utc = g_date_time_new_from_iso8601 (self->time, NULL)) == NULL)
+    return NULL;
+  local = g_date_time_to_local (utc);
+  local_now = g_date_time_to_local (now);
+  /* The date only when it is not today's. */
+  if (g_date_time_get_year (local) == g_date_time_get_year (local_now)
+      && g_date_time_get_day_of_year (local) == g_date_time_get_day_of_year (local_now))
+    clock = g_date_time_format (local, "%X");
+  else
+    clock = g_date_time_format (local, "%x %X");
+  ago = g_date_time_difference (now, utc);
+  if (ago < 0)
+    return g_steal_pointer (&clock);
+  if (ago < G_TIME_SPAN_MINUTE)
+    /* TRANSLATORS: a clock time, then that it was less than a minute ago */
+    return g_strdup_printf (_("%s, just now"), clock);
+  if (ago < G_TIME_SPAN_HOUR)
+    {
+      int n = (int) (ago / G_TIME_SPAN_MINUTE);
+      /* TRANSLATORS: a clock time, then how long ago it was */
+      return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s, %d minute ago",
+                                           "%s, %d minutes ago", n),
+                              clock, n);
+    }
+  if (ago < G_TIME_SPAN_DAY)
+    {
+      int n = (int) (ago / G_TIME_SPAN_HOUR);
+      /* TRANSLATORS: a clock time, then how long ago it was */
+      return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s, %d hour ago", "%s, %d hours ago",
+                                           n),
+                              clock, n);
+    }
+  {
+    int n = (int) (ago / G_TIME_SPAN_DAY);
+    /* TRANSLATORS: a date and time, then how long ago it was */
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s, %d day ago", "%s, %d days ago", n),
+                            clock, n);
+  }
+}
+
 gboolean
 sp_activity_run_is_running (SpActivityRun *self)
 {

@@ -29,6 +29,10 @@ const char *sp_activity_run_get_source (SpActivityRun *self);
 const char *sp_activity_run_get_file (SpActivityRun *self);
 const char *sp_activity_run_get_workspace (SpActivityRun *self); /* may be NULL */
 const char *sp_activity_run_get_time (SpActivityRun *self);      /* UTC, ISO 8601 */
+/* When it started as a person reads it: local time (with the date when
+ * not today), and how long before now: "14:03:21, 5 minutes ago". NULL
+ * without a time. */
+char *sp_activity_run_format_time (SpActivityRun *self, GDateTime *now);
 gboolean sp_activity_run_is_running (SpActivityRun *self);
 /* "exited", "cancelled", "timeout", ... once ended; "lost" when its server
  * is gone without saying how it ended; NULL while running. */

@@ -171,6 +171,7 @@ sp_run_record_compare (const SpRunRecord *older, const SpRunRecord *newer)
   SpRunComparison *c = g_new0 (SpRunComparison, 1);
 
   g_return_val_if_fail (older != NULL && newer != NULL, NULL);
+  c->code_diff = sp_line_diff (older->code, newer->code);
   c->stdout_diff = sp_line_diff (older->stdout_text, newer->stdout_text);
   c->stderr_diff = sp_line_diff (older->stderr_text, newer->stderr_text);
   if (older->error == NULL && newer->error == NULL)
@@ -193,6 +194,7 @@ sp_run_comparison_free (SpRunComparison *comparison)
 {
   if (comparison == NULL)
     return;
+  sp_line_diff_free (comparison->code_diff);
   sp_line_diff_free (comparison->stdout_diff);
   sp_line_diff_free (comparison->stderr_diff);
   g_free (comparison);
@@ -260,7 +262,19 @@ sp_run_comparison_to_text (const SpRunComparison *c, const SpRunRecord *older,
   g_autoptr (GString) text = g_string_new (NULL);
   g_autofree char *out = NULL;
   g_autofree char *err = NULL;
+  g_autofree char *code = NULL;
 
+  /* What was run first: a changed output is read against it. */
+  code = c->code_diff != NULL
+           ? sp_line_diff_to_unified (c->code_diff, _("code, last run"), _("code, this run"), 3)
+           : g_strdup ("");
+  if (*code == '\0')
+    g_string_append (text, _("The code is the same as the last run's.\n"));
+  else
+    {
+      g_string_append (text, code);
+      g_string_append_c (text, '\n');
+    }
   switch (c->error_change)
     {
     case SP_RUN_ERROR_APPEARED:
@@ -291,6 +305,73 @@ sp_run_comparison_to_text (const SpRunComparison *c, const SpRunRecord *older,
   g_string_append (text, out);
   g_string_append (text, err);
   return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+/* The first line where new differs from old (new's, or old's when new
+ * ran out), cut for a list row; NULL when they are the same. */
+static char *
+first_changed_line (const char *old, const char *new)
+{
+  const char *o = old != NULL ? old : "", *n = new != NULL ? new : "";
+  const char *line;
+  gsize len;
+
+  while (*o != '\0' || *n != '\0')
+    {
+      const char *oe = strchrnul (o, '\n'), *ne = strchrnul (n, '\n');
+
+      if ((oe - o) != (ne - n) || memcmp (o, n, (gsize) (ne - n)) != 0 || (*oe == '\0') != (*ne == '\0'))
+        {
+          gboolean from_new = ne != n || *n != '\0';
+          g_autofree char *text = NULL;
+
+          line = from_new ? n : o;
+          len = (gsize) (from_new ? ne - n : oe - o);
+          /* A run of blank changed lines says nothing: the next one. */
+          text = g_strstrip (g_strndup (line, len));
+          if (*text == '\0' && *(from_new ? ne : oe) != '\0')
+            {
+              o = *oe != '\0' ? oe + 1 : oe;
+              n = *ne != '\0' ? ne + 1 : ne;
+              continue;
+            }
+          if (g_utf8_strlen (text, -1) > 72)
+            {
+              char *end = g_utf8_offset_to_pointer (text, 72);
+              *end = '\0';
+              return g_strconcat (text, "…", NULL);
+            }
+          return g_steal_pointer (&text);
+        }
+      o = *oe != '\0' ? oe + 1 : oe;
+      n = *ne != '\0' ? ne + 1 : ne;
+    }
+  return NULL;
+}
+
+char *
+sp_run_record_summary (const SpRunRecord *run, const SpRunRecord *previous)
+{
+  g_autofree char *line = NULL;
+
+  g_return_val_if_fail (run != NULL, NULL);
+
+  if (previous != NULL && (line = first_changed_line (previous->code, run->code)) != NULL)
+    /* TRANSLATORS: the first line of code that changed since the run before */
+    return g_strdup_printf (_("Code: %s"), line);
+  if ((line = first_changed_line (previous ? previous->stdout_text : NULL, run->stdout_text))
+      != NULL)
+    /* TRANSLATORS: the first line of output that changed since the run before */
+    return g_strdup_printf (_("Output: %s"), line);
+  if (g_strcmp0 (previous ? previous->error : NULL, run->error) != 0 && run->error != NULL)
+    return g_strdup_printf (_("Error: %s"), run->error);
+  if ((line = first_changed_line (previous ? previous->stderr_text : NULL, run->stderr_text))
+      != NULL)
+    /* TRANSLATORS: the first line of stderr that changed since the run before */
+    return g_strdup_printf (_("stderr: %s"), line);
+  if (previous == NULL)
+    return g_strdup (_("No output"));
+  return g_strdup (_("Same code and output as the run before"));
 }
 
 typedef struct

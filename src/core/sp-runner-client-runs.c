@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sp-error-info-private.h"
@@ -235,7 +236,19 @@ check_ready (SpRunnerClient *self, GError **error)
   return FALSE;
 }
 
-/* Encodes and queues msg; FALSE when the protocol library refuses it. */
+/* The longest line the runner reads: what its ready event said, else the
+ * protocol's own cap. */
+static gsize
+max_frame (SpRunnerClient *self)
+{
+  const SpReady *ready = sp_runner_client_get_ready (self);
+
+  return ready != NULL && ready->max_frame > 0 ? (gsize) ready->max_frame : SP_PROTO_MAX_FRAME;
+}
+
+/* Encodes and queues msg; FALSE when the protocol library refuses it, or
+ * when the line is longer than the runner reads: sent, it would break the
+ * connection and with it every window's runs, so it fails here alone. */
 static gboolean
 send_message (SpRunnerClient *self, const SpMessage *msg, GError **error)
 {
@@ -246,6 +259,24 @@ send_message (SpRunnerClient *self, const SpMessage *msg, GError **error)
     {
       g_set_error (error, SP_RUNNER_ERROR, SP_RUNNER_ERROR_INVALID_VALUE,
                    _("Invalid %s request"), sp_message_type_to_string (msg->type));
+      return FALSE;
+    }
+  /* len counts the newline, which the runner's cap does not. */
+  if (len - 1 > max_frame (self))
+    {
+      g_autofree char *size = g_format_size_full (len - 1, G_FORMAT_SIZE_IEC_UNITS);
+      g_autofree char *limit = g_format_size_full (max_frame (self), G_FORMAT_SIZE_IEC_UNITS);
+
+      free (line);
+      if (msg->type == SP_MSG_RUN)
+        /* Translators: the sizes are like "5.2 MiB" and "4.0 MiB". */
+        g_set_error (error, SP_RUNNER_ERROR, SP_RUNNER_ERROR_FRAME_TOO_LARGE,
+                     _("The code is too big to run: %s, and a run may be at most %s"), size,
+                     limit);
+      else
+        g_set_error (error, SP_RUNNER_ERROR, SP_RUNNER_ERROR_FRAME_TOO_LARGE,
+                     _("The %s request is too big to send: %s, and the limit is %s"),
+                     sp_message_type_to_string (msg->type), size, limit);
       return FALSE;
     }
   _sp_runner_client_send (self, line, len);

@@ -67,8 +67,11 @@ match_parts (GMatchInfo *match, char **place, char **path, int *line, int *start
   return FALSE;
 }
 
-char *
-sp_traceback_to_markup (const char *text, const char *snippet_name, const char *display_name)
+/* Each place in text that names the snippet, renamed; as markup with a
+ * link, or as plain text. NULL when none does. */
+static char *
+rename_places (const char *text, const char *snippet_name, const char *display_name,
+               gboolean markup)
 {
   g_autoptr (GRegex) regex = NULL;
   g_autoptr (GMatchInfo) match = NULL;
@@ -95,20 +98,47 @@ sp_traceback_to_markup (const char *text, const char *snippet_name, const char *
       if (!match_parts (match, &place, &path, &line, &start, &end)
           || !names_snippet (path, snippet_name) || line < 1)
         continue;
-      append_escaped (out, text + done, start - done);
       /* The user's name for it, not the sandbox's path. */
       renamed = g_string_new (place);
       g_string_replace (renamed, path, display_name, 1);
-      shown = sp_visible_text_to_markup (renamed->str, -1);
-      g_string_append_printf (out, "<a href=\"" SP_TRACEBACK_LINK_PREFIX "%d\">%s</a>", line,
-                              shown);
+      if (markup)
+        {
+          append_escaped (out, text + done, start - done);
+          shown = sp_visible_text_to_markup (renamed->str, -1);
+          g_string_append_printf (out, "<a href=\"" SP_TRACEBACK_LINK_PREFIX "%d\">%s</a>",
+                                  line, shown);
+        }
+      else
+        {
+          g_string_append_len (out, text + done, start - done);
+          g_string_append (out, renamed->str);
+        }
       done = end;
       linked = TRUE;
     }
   if (!linked)
     return NULL;
-  append_escaped (out, text + done, -1);
+  if (markup)
+    append_escaped (out, text + done, -1);
+  else
+    g_string_append (out, text + done);
   return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+char *
+sp_traceback_to_markup (const char *text, const char *snippet_name, const char *display_name)
+{
+  return rename_places (text, snippet_name, display_name, TRUE);
+}
+
+char *
+sp_traceback_rename (const char *text, const char *snippet_name, const char *display_name)
+{
+  char *renamed;
+
+  g_return_val_if_fail (text != NULL, NULL);
+  renamed = rename_places (text, snippet_name, display_name, FALSE);
+  return renamed != NULL ? renamed : g_strdup (text);
 }
 
 int

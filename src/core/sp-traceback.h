@@ -22,6 +22,11 @@ G_BEGIN_DECLS
 char *sp_traceback_to_markup (const char *text, const char *snippet_name,
                               const char *display_name);
 
+/* text as plain text with the snippet's places renamed the same way (for
+ * a view without links, such as the Activity window); a copy of text
+ * when nothing in it names the snippet. */
+char *sp_traceback_rename (const char *text, const char *snippet_name, const char *display_name);
+
 /* The line a link points at, or 0 when uri is not one of ours. */
 int sp_traceback_link_line (const char *uri);
 

@@ -131,6 +131,80 @@ test_lines (void)
 
 /* Lines appended to the old file after the last read, then the rename,
  * then a new file: every run is there, in order. */
+/* The edit_and_execute run that explains a change of a file on disk
+ * (issue 23: Run on Change ran an assistant's edit a second time): by the
+ * file's canonical path, started at the time asked or later; other tools
+ * and other files never count. */
+static void
+test_find_edit (void)
+{
+  g_autofree char *dir = make_dir ();
+  g_autoptr (SpActivityModel) model = sp_activity_model_new (dir);
+  g_autofree char *code = start_line ("1-mcp-1", "print(1)");
+  g_autofree char *edit = g_strdup_printf (
+      "{\"v\":1,\"event\":\"start\",\"run\":\"1-mcp-2\"," TIME
+      ",\"tool\":\"edit_and_execute\"," PID ",\"workspace\":\"/w\","
+      "\"input\":{\"path\":\"sub/../agent.py\",\"edits\":1}}\n",
+      (int) getpid ());
+  g_autoptr (GDateTime) at = g_date_time_new_from_iso8601 ("2026-11-23T10:00:00.000Z", NULL);
+  gint64 at_us = g_date_time_to_unix (at) * G_USEC_PER_SEC;
+  SpActivityRun *found;
+
+  append (dir, "live.jsonl", code);
+  append (dir, "live.jsonl", edit);
+  sp_activity_model_poll (model);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 2);
+  found = sp_activity_model_find_edit (model, "/w/agent.py", at_us - G_USEC_PER_SEC);
+  g_assert_nonnull (found);
+  g_assert_cmpstr (sp_activity_run_get_id (found), ==, "1-mcp-2");
+  g_assert_true (sp_activity_model_find_edit (model, "/w/agent.py", at_us) == found);
+  /* Started before the change: it is not what changed the file. */
+  g_assert_null (sp_activity_model_find_edit (model, "/w/agent.py", at_us + 1));
+  g_assert_null (sp_activity_model_find_edit (model, "/w/other.py", 0));
+  g_assert_null (sp_activity_model_find_edit (model, "print(1)", 0));
+  /* Its language is the file's, by the extension, as sandpad-mcp tells
+   * it (it was labelled "shell"). */
+  g_assert_cmpstr (sp_activity_run_get_language (found), ==, "python");
+  sp_test_remove_tree (dir);
+}
+
+/* A run's time as a person reads it: local, and how long ago (it was the
+ * journal's raw UTC string). */
+static void
+test_format_time (void)
+{
+  g_autofree char *dir = make_dir ();
+  g_autoptr (SpActivityModel) model = sp_activity_model_new (dir);
+  g_autofree char *code = start_line ("1-mcp-1", "print(1)");
+  g_autoptr (GDateTime) at = g_date_time_new_from_iso8601 ("2026-11-23T10:00:00.000Z", NULL);
+  g_autoptr (GDateTime) local = g_date_time_to_local (at);
+  g_autofree char *clock = g_date_time_format (local, "%X");
+  g_autoptr (GDateTime) soon = g_date_time_add_seconds (at, 20);
+  g_autoptr (GDateTime) later = g_date_time_add_minutes (at, 5);
+  g_autoptr (GDateTime) next_week = g_date_time_add_days (at, 7);
+  g_autofree char *s1 = NULL, *s2 = NULL, *s3 = NULL, *expected = NULL;
+  SpActivityRun *run;
+
+  append (dir, "live.jsonl", code);
+  sp_activity_model_poll (model);
+  run = sp_activity_model_find (model, "1-mcp-1");
+  g_assert_nonnull (run);
+  s1 = sp_activity_run_format_time (run, soon);
+  s2 = sp_activity_run_format_time (run, later);
+  s3 = sp_activity_run_format_time (run, next_week);
+  g_test_message ("%s | %s | %s", s1, s2, s3);
+  expected = g_strdup_printf ("%s, just now", clock);
+  g_assert_cmpstr (s1, ==, expected);
+  g_clear_pointer (&expected, g_free);
+  expected = g_strdup_printf ("%s, 5 minutes ago", clock);
+  g_assert_cmpstr (s2, ==, expected);
+  /* Another day: the date too. */
+  g_assert_true (g_str_has_suffix (s3, "7 days ago"));
+  g_assert_cmpuint (strlen (s3), >, strlen (s2) - strlen ("5 minutes ago") + 4);
+  g_assert_null (strstr (s3, "2026-11-23T"));
+  sp_test_remove_tree (dir);
+}
+
 static void
 test_rotation (void)
 {
@@ -287,6 +361,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/activity/lines", test_lines);
   g_test_add_func ("/activity/rotation", test_rotation);
+  g_test_add_func ("/activity/find-edit", test_find_edit);
+  g_test_add_func ("/activity/format-time", test_format_time);
   g_test_add_func ("/activity/damaged", test_damaged);
   g_test_add_func ("/activity/lost", test_lost);
   g_test_add_func ("/activity/monitor-and-stop", test_monitor_and_stop);

@@ -554,6 +554,45 @@ test_compare (void)
   g_assert_cmpint (da->error_change, ==, SP_RUN_ERROR_GONE);
 }
 
+/* Issue 23: "Changes since last run" diffs the code too, and a list row
+ * says what set a run apart, not "Exited with code 0" again. */
+static void
+test_compare_code_and_summary (void)
+{
+  g_autoptr (SpRunRecord) a = make_record (1, "x = 1\nprint(x)\n", "1\n", "", NULL);
+  g_autoptr (SpRunRecord) b = make_record (2, "x = 2\nprint(x)\n", "2\n", "", NULL);
+  g_autoptr (SpRunRecord) c = make_record (3, "x = 2\nprint(x)\n", "2\n", "", NULL);
+  g_autoptr (SpRunRecord) d = make_record (4, "x = 2\nprint(x)\n", "2\nmore\n", "",
+                                           "ValueError: bad");
+  g_autoptr (SpRunComparison) ab = sp_run_record_compare (a, b);
+  g_autoptr (SpRunComparison) bc = sp_run_record_compare (b, c);
+  g_autofree char *ab_text = sp_run_comparison_to_text (ab, a, b);
+  g_autofree char *bc_text = sp_run_comparison_to_text (bc, b, c);
+  g_autofree char *s_a = sp_run_record_summary (a, NULL);
+  g_autofree char *s_b = sp_run_record_summary (b, a);
+  g_autofree char *s_c = sp_run_record_summary (c, b);
+  g_autofree char *s_d = sp_run_record_summary (d, c);
+  g_autoptr (SpRunRecord) long_line = make_record (5, "print('a')\n", "", "", NULL);
+  g_autofree char *s_long = NULL;
+
+  g_test_message ("%s", ab_text);
+  g_assert_nonnull (strstr (ab_text, "--- code, last run\n+++ code, this run\n"));
+  g_assert_nonnull (strstr (ab_text, "-x = 1\n+x = 2\n"));
+  /* The code first, then the output. */
+  g_assert_true (strstr (ab_text, "+x = 2") < strstr (ab_text, "+2\n"));
+  g_assert_nonnull (strstr (bc_text, "The code is the same as the last run's."));
+
+  g_assert_cmpstr (s_a, ==, "Output: 1");
+  g_assert_cmpstr (s_b, ==, "Code: x = 2");
+  g_assert_cmpstr (s_c, ==, "Same code and output as the run before");
+  g_assert_cmpstr (s_d, ==, "Output: more");
+  g_free (long_line->code);
+  long_line->code = g_strnfill (200, 'y');
+  s_long = sp_run_record_summary (long_line, a);
+  g_assert_cmpuint (g_utf8_strlen (s_long, -1), <, 90);
+  g_assert_true (g_str_has_suffix (s_long, "…"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -563,6 +602,7 @@ main (int argc, char **argv)
   g_test_add_func ("/run-history/eviction", test_eviction);
   g_test_add_func ("/run-history/damaged", test_damaged);
   g_test_add_func ("/run-history/compare", test_compare);
+  g_test_add_func ("/run-history/compare-code-and-summary", test_compare_code_and_summary);
   g_test_add_func ("/run-history/images-restart", test_images_restart);
   g_test_add_func ("/run-history/images-cap", test_images_cap);
   g_test_add_func ("/run-history/images-eviction", test_images_eviction);

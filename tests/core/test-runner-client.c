@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "sp-runner-client-private.h" /* the ready event as decoded: max_frame */
 #include "sp-test-client.h"
@@ -361,6 +362,38 @@ test_refused (Fixture *f, gconstpointer data)
   g_assert_null (sp_execution_get_result (exec));
 }
 
+/* Code longer than the runner reads in a line (issue 23): that run fails
+ * alone, before anything is sent, saying so with the limit; the
+ * connection, and with it every other window's runs, goes on. Sent, it
+ * broke the connection with "frame longer than 4194304 bytes". */
+static void
+test_too_big (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GString) code = g_string_new ("print('big')\n");
+  g_autoptr (SpRunRequest) big = NULL;
+  g_autoptr (SpRunRequest) small = python ("print('after')\n");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *refused = NULL;
+  g_autofree char *id = NULL;
+  RunLog *log;
+
+  while (code->len <= SP_PROTO_MAX_FRAME)
+    g_string_append (code, "# a comment line that only makes the file big\n");
+  big = python (code->str);
+  refused = sp_runner_client_run (f->client, big, &error);
+  g_assert_null (refused);
+  g_assert_error (error, SP_RUNNER_ERROR, SP_RUNNER_ERROR_FRAME_TOO_LARGE);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "too big to run"));
+  /* g_format_size puts a no-break space before the unit. */
+  g_assert_nonnull (strstr (error->message, "at most 4.0"));
+
+  g_assert_true (sp_runner_client_is_ready (f->client));
+  id = run (f, small);
+  log = recorder_wait (&f->rec, id, "e", RUN_TIMEOUT_MS);
+  g_assert_nonnull (strstr (log->out->str, "after"));
+}
+
 /* cwd (writable by the sandbox's uid 65534), args and env reach the
  * program, and the files it made come back in the result. */
 static void
@@ -482,6 +515,7 @@ main (int argc, char **argv)
   ADD ("flood", test_flood);
   ADD ("execution", test_execution);
   ADD ("refused", test_refused);
+  ADD ("too-big", test_too_big);
   ADD ("cwd-args-env", test_cwd_args_env);
   ADD ("stop", test_stop);
 #undef ADD

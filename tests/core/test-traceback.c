@@ -109,6 +109,24 @@ test_nothing_to_link (void)
   g_assert_null (sp_traceback_to_markup ("File \"/code/main.py\", line 1\n", NULL, NULL));
 }
 
+/* Plain text for a view without links (the Activity window, issue 23):
+ * the sandbox's path of the file becomes its name, other files stay. */
+static void
+test_rename (void)
+{
+  g_autofree char *renamed = sp_traceback_rename (
+    "Traceback (most recent call last):\n  File \"/code/prog.py\", line 1, in <module>\n"
+    "  File \"/usr/lib/python3.11/x.py\", line 9, in f\nZeroDivisionError: division by zero\n",
+    "prog.py", "prog.py");
+  g_autofree char *same = sp_traceback_rename ("nothing <here>\n", "prog.py", "prog.py");
+
+  g_assert_cmpstr (renamed, ==,
+                   "Traceback (most recent call last):\n  File \"prog.py\", line 1, in <module>\n"
+                   "  File \"/usr/lib/python3.11/x.py\", line 9, in f\n"
+                   "ZeroDivisionError: division by zero\n");
+  g_assert_cmpstr (same, ==, "nothing <here>\n");
+}
+
 static void
 test_link_line (void)
 {
@@ -125,6 +143,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/Sandpad/Traceback/python", test_python);
+  g_test_add_func ("/Sandpad/Traceback/rename", test_rename);
   g_test_add_func ("/Sandpad/Traceback/python-library-frame", test_python_library_frame);
   g_test_add_func ("/Sandpad/Traceback/node", test_node);
   g_test_add_func ("/Sandpad/Traceback/bash", test_bash);

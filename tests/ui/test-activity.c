@@ -178,6 +178,17 @@ activity_shows (gpointer data)
          && strstr (text, output->str) != NULL;
 }
 
+/* The shown run has ended and the pane holds needle. */
+static gboolean
+activity_ended_with (gpointer data)
+{
+  ShownWait *wait = data;
+  SpActivityRun *run = sp_activity_window_get_shown (wait->window);
+  g_autofree char *text = sp_activity_window_get_text (wait->window);
+
+  return run != NULL && !sp_activity_run_is_running (run) && strstr (text, wait->needle) != NULL;
+}
+
 static void
 save_screenshot (GtkWidget *widget, const char *name)
 {
@@ -343,7 +354,8 @@ test_edit_shows_in_window (void)
   mcp = mcp_start (ws);
   mcp_send (mcp, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{"
                  "\"name\":\"edit_and_execute\",\"arguments\":{\"path\":\"prog.py\",\"edits\":"
-                 "[{\"old_text\":\"before the edit\",\"new_text\":\"after the edit\"}]}}}");
+                 "[{\"old_text\":\"before the edit')\","
+                 "\"new_text\":\"after the edit'); print(1 / 0)\"}]}}}");
   answer = mcp_wait_line (mcp, "\"id\":3", 60000);
   g_assert_nonnull (answer);
   g_assert_nonnull (strstr (answer, "\"end\":\"exited\""));
@@ -351,6 +363,61 @@ test_edit_shows_in_window (void)
   g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (find_status (
                                 sp_window_get_exec_panel (window)))),
                             "Run by an assistant"));
+
+  /* The Activity window tells it as the main window would (issue 23): a
+   * Python run, not "shell"; a local time and how long ago, not the
+   * journal's UTC string; the traceback names prog.py, not the sandbox's
+   * /code/prog.py; the diff in GtkSourceView's diff colours. */
+  {
+    SpActivityWindow *activity;
+    SpActivityRun *run;
+    ShownWait traceback;
+    const char *title;
+    g_autofree char *text = NULL;
+    GtkTextBuffer *buffer;
+    GtkTextIter at;
+    GtkTextTag *added;
+
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.activity", NULL));
+    activity = find_activity_window ();
+    g_assert_nonnull (activity);
+    traceback = (ShownWait){ activity, "ZeroDivisionError" };
+    if (!sp_test_wait_for (activity_ended_with, &traceback, 30000))
+      {
+        g_autofree char *shown = sp_activity_window_get_text (activity);
+        g_test_message ("shown:\n%s\nanswer: %s", shown, answer);
+      }
+    g_assert_true (activity_ended_with (&traceback));
+    run = sp_activity_window_get_shown (activity);
+    g_assert_cmpstr (sp_activity_run_get_tool (run), ==, "edit_and_execute");
+    g_assert_false (sp_activity_run_is_running (run));
+    title = sp_activity_window_get_title_text (activity);
+    g_test_message ("title: %s", title);
+    g_assert_true (g_str_has_prefix (title, "edit_and_execute · python · "));
+    g_assert_null (strstr (title, "shell"));
+    g_assert_null (strstr (title, sp_activity_run_get_time (run)));
+    g_assert_true (strstr (title, "just now") != NULL || strstr (title, "ago") != NULL);
+    text = sp_activity_window_get_text (activity);
+    g_test_message ("text:\n%s", text);
+    g_assert_null (strstr (text, "/code/"));
+    g_assert_nonnull (strstr (text, "File \"prog.py\", line 1"));
+    buffer = gtk_text_view_get_buffer (sp_activity_window_get_text_view (activity));
+    added = gtk_text_tag_table_lookup (gtk_text_buffer_get_tag_table (buffer), "diff:added-line");
+    g_assert_nonnull (added);
+    g_assert_true (gtk_source_style_scheme_get_style (
+                     gtk_source_style_scheme_manager_get_scheme (
+                       gtk_source_style_scheme_manager_get_default (), "Adwaita"),
+                     "diff:added-line")
+                   != NULL);
+    {
+      const char *plus = strstr (text, "\n+print('after the edit'); print(1 / 0)");
+      g_assert_nonnull (plus);
+      gtk_text_buffer_get_iter_at_offset (buffer, &at,
+                                          (int) g_utf8_pointer_to_offset (text, plus + 1));
+      g_assert_true (gtk_text_iter_has_tag (&at, added));
+    }
+    gtk_window_destroy (GTK_WINDOW (activity));
+  }
   mcp_stop (mcp);
   close_window (window);
   g_unlink (path);

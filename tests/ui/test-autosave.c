@@ -218,6 +218,14 @@ test_kill9 (void)
                    "restored");
   g_assert_cmpstr (sp_reload_bar_get_kind (sp_window_get_autosave_bar (scratch)), ==,
                    "restored");
+  /* Each says what its Discard does: an untitled buffer has no file to
+   * go back to (issue 23). */
+  g_assert_nonnull (strstr (sp_reload_bar_get_message (sp_window_get_autosave_bar (with_file)),
+                            "Discard goes back to the file"));
+  g_assert_null (strstr (sp_reload_bar_get_message (sp_window_get_autosave_bar (scratch)),
+                         "file"));
+  g_assert_nonnull (strstr (sp_reload_bar_get_message (sp_window_get_autosave_bar (scratch)),
+                            "Discard empties the editor"));
 
   /* The damaged files were skipped, and the first window says which. */
   g_assert_nonnull (sp_window_get_notice_bar (with_file) ? with_file : scratch);

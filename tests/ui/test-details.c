@@ -11,7 +11,9 @@
 #include <gtksourceview/gtksource.h>
 
 #include "sp-application.h"
+#include "sp-exec-panel.h"
 #include "sp-image-window.h"
+#include "sp-preferences-window.h"
 #include "sp-test-wait.h"
 #include "sp-ui-test.h"
 #include "sp-window.h"
@@ -279,6 +281,83 @@ test_copy_and_full_size (void)
   close_window (window);
 }
 
+static GtkWidget *
+find_action_row (GtkWidget *widget, const char *title)
+{
+  if (ADW_IS_ACTION_ROW (widget)
+      && g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)), title) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_action_row (child, title);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static GtkWidget *
+find_spin (GtkWidget *widget)
+{
+  if (GTK_IS_SPIN_BUTTON (widget))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_spin (child);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Issue 23: the output limit is in Preferences with the other limits, and
+ * a long status line wraps at the window's default size instead of hiding
+ * its end ("Output changed since the last run", a limit's reason) behind
+ * "…". */
+static void
+test_output_limit_and_status (void)
+{
+  GSettings *settings = sp_application_get_settings (app);
+  GtkWidget *prefs = sp_preferences_window_new (settings);
+  GtkWidget *row, *spin, *status;
+  SpWindow *window;
+  const char *text = "Exited with code 0 · 0.05 s · 14 MiB peak memory · 0.03 s CPU · "
+                     "Output changed since the last run: 3 lines of stdout differ, the error "
+                     "is new";
+
+  gtk_window_present (GTK_WINDOW (prefs));
+  row = find_action_row (prefs, "Output Limit");
+  g_assert_nonnull (row);
+  g_assert_nonnull (find_action_row (prefs, "Memory Limit"));
+  g_assert_true (gtk_widget_get_parent (row) == gtk_widget_get_parent (
+                   find_action_row (prefs, "Memory Limit")));
+  spin = find_spin (row);
+  g_assert_nonnull (spin);
+  g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (spin)), ==, 1);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), 5);
+  g_assert_cmpuint (g_settings_get_uint (settings, "output-limit-mib"), ==, 5);
+  g_settings_reset (settings, "output-limit-mib");
+  g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (spin)), ==, 1);
+  gtk_window_destroy (GTK_WINDOW (prefs));
+
+  /* The window at the size it opens with. */
+  window = sp_window_new (app);
+  gtk_window_present (GTK_WINDOW (window));
+  sp_exec_panel_set_status (SP_EXEC_PANEL (sp_window_get_exec_panel (window)), text, FALSE);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  status = find_label (GTK_WIDGET (window), "sp-status");
+  g_assert_nonnull (status);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, text);
+  g_test_message ("status %d px wide in a panel of %d",
+                  gtk_widget_get_width (status), gtk_widget_get_width (sp_window_get_exec_panel (window)));
+  g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (status))));
+  g_assert_cmpint (gtk_widget_get_width (status), <=,
+                   gtk_widget_get_width (sp_window_get_exec_panel (window)));
+  close_window (window);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -291,6 +370,7 @@ main (int argc, char **argv)
   app = sp_application_new ();
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
   g_test_add_func ("/Sandpad/Details/dark-colours-and-hyphens", test_dark_colours_and_hyphens);
+  g_test_add_func ("/Sandpad/Details/output-limit-and-status", test_output_limit_and_status);
   g_test_add_func ("/Sandpad/Details/csv-preview-and-save-as", test_csv_preview_and_save_as);
   g_test_add_func ("/Sandpad/Details/copy-and-full-size", test_copy_and_full_size);
   ret = g_test_run ();

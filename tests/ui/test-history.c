@@ -202,6 +202,62 @@ test_huge_diff (void)
   close_window (window);
 }
 
+/* Issue 23: rows tell runs apart (not "Exited with code 0" each), the
+ * comparison diffs the code too, and any two runs can be compared. */
+static void
+test_rows_and_any_two (void)
+{
+  SpWindow *window = new_window ();
+  SpHistoryWindow *history;
+  g_autofree char *row0 = NULL;
+  g_autofree char *row1 = NULL;
+  g_autofree char *row2 = NULL;
+  g_autofree char *text = NULL;
+  GtkWidget *compare;
+
+  set_code (window, "x = 1\nprint(x)\n");
+  run_and_wait (window);
+  set_code (window, "x = 2\nprint(x)\n");
+  run_and_wait (window);
+  g_assert_true (sp_test_wait_for (status_compared, window, 30000));
+  set_code (window, "x = 3\nprint(x * 10)\n");
+  run_and_wait (window);
+  g_assert_true (sp_test_wait_for (status_compared, window, 30000));
+
+  history = open_history (window, "win.history");
+  g_assert_cmpuint (sp_history_window_get_n_runs (history), ==, 3);
+  row0 = sp_history_window_get_row_text (history, 0);
+  row1 = sp_history_window_get_row_text (history, 1);
+  row2 = sp_history_window_get_row_text (history, 2);
+  g_test_message ("rows:\n%s\n%s\n%s", row0, row1, row2);
+  g_assert_nonnull (strstr (row0, "\nCode: x = 3"));
+  g_assert_nonnull (strstr (row1, "\nCode: x = 2"));
+  g_assert_nonnull (strstr (row2, "\nOutput: 1"));
+  g_assert_null (strstr (row0, "Exited with code"));
+
+  /* Changes since last run: the code's diff, then the output's. */
+  sp_history_window_select (history, 0);
+  sp_history_window_show_changes (history);
+  g_assert_true (sp_test_wait_for (compared, history, 30000));
+  text = sp_history_window_get_text (history);
+  g_assert_nonnull (strstr (text, "-x = 2\n-print(x)\n+x = 3\n+print(x * 10)\n"));
+  g_assert_nonnull (strstr (text, "-2\n+30\n"));
+
+  /* The newest against the first, chosen beside Compare. */
+  compare = find_button (GTK_WIDGET (history), "Co_mpare");
+  g_assert_nonnull (compare);
+  g_assert_true (gtk_widget_get_sensitive (compare));
+  sp_history_window_compare_with (history, 2);
+  g_assert_true (sp_test_wait_for (compared, history, 30000));
+  g_clear_pointer (&text, g_free);
+  text = sp_history_window_get_text (history);
+  g_assert_nonnull (strstr (text, "-x = 1\n-print(x)\n+x = 3\n+print(x * 10)\n"));
+  g_assert_nonnull (strstr (text, "-1\n+30\n"));
+
+  gtk_window_destroy (GTK_WINDOW (history));
+  close_window (window);
+}
+
 static void
 test_compare (void)
 {
@@ -429,6 +485,7 @@ main (int argc, char **argv)
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
 
   g_test_add_func ("/Sandpad/History/compare", test_compare);
+  g_test_add_func ("/Sandpad/History/rows-and-any-two", test_rows_and_any_two);
   g_test_add_func ("/Sandpad/History/plots", test_plots);
   g_test_add_func ("/Sandpad/History/huge-diff", test_huge_diff);
   g_test_add_func ("/Sandpad/History/restart", test_restart);

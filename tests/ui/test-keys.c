@@ -8,6 +8,7 @@
 #include <X11/keysym.h>
 #include <gdk/x11/gdkx.h>
 #include <gtksourceview/gtksource.h>
+#include <string.h>
 
 #include "sp-application.h"
 #include "sp-exec-panel.h"
@@ -252,6 +253,113 @@ test_prompt_keeps_editor_focus (void)
 }
 
 static gboolean
+has_focus_within (gpointer data)
+{
+  return (gtk_widget_get_state_flags (data) & GTK_STATE_FLAG_FOCUS_WITHIN) != 0;
+}
+
+static gboolean
+has_error_frames (gpointer data)
+{
+  return find_button (data, "Line 3, in <module>") != NULL;
+}
+
+static gboolean
+is_inside (GtkWidget *widget, GtkWidget *ancestor)
+{
+  return widget != NULL && (widget == ancestor || gtk_widget_is_ancestor (widget, ancestor));
+}
+
+/* Issue 23, focus and keyboard: an input() run answered from the input
+ * line gives the keyboard back to the editor when it ends (the line goes
+ * away with the run; keys went nowhere until a click). In the panel, Tab
+ * walks every control in order, the policy card's expander, the
+ * traceback's links and the frames' buttons included, each with its focus
+ * ring shown, and comes back round; Escape returns to the editor. */
+static void
+test_panel_keyboard (void)
+{
+  const char *code = "x = input('n? ')\nprint(x)\n1 / 0\n";
+  SpWindow *window = open_focused (code);
+  GtkWidget *view = gtk_window_get_focus (GTK_WINDOW (window));
+  GtkWidget *panel = sp_window_get_exec_panel (window);
+  GtkWidget *entry = GTK_WIDGET (sp_exec_panel_get_input_entry (SP_EXEC_PANEL (panel)));
+  GtkWidget *clear = NULL;
+  GtkWidget *expander = NULL;
+  g_autoptr (GPtrArray) seen = g_ptr_array_new ();
+  gboolean link_reached = FALSE, frame_reached = FALSE, came_round = FALSE;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  g_assert_true (sp_test_wait_for (is_running, window, 10000));
+  /* The user clicks the input line and answers there. */
+  gtk_widget_grab_focus (entry);
+  g_assert_true (sp_test_wait_for (has_focus_within, entry, 5000));
+  press (XK_b);
+  press (XK_Return);
+  g_assert_true (sp_test_wait_for (is_idle, window, 20000));
+  g_assert_true (sp_test_wait_for (has_error_frames, panel, 10000));
+  settle ();
+  g_assert_true (gtk_window_get_focus (GTK_WINDOW (window)) == view);
+  g_assert_true (gtk_widget_has_focus (view));
+
+  /* Tab from Clear, the panel's first control (its action names it). */
+  {
+    GPtrArray *stack = g_ptr_array_new ();
+    g_ptr_array_add (stack, panel);
+    while (stack->len > 0 && (clear == NULL || expander == NULL))
+      {
+        GtkWidget *w = g_ptr_array_steal_index (stack, stack->len - 1);
+        if (GTK_IS_BUTTON (w)
+            && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (w)), "panel.clear") == 0)
+          clear = w;
+        if (GTK_IS_EXPANDER (w) && gtk_widget_get_visible (w))
+          expander = w;
+        for (GtkWidget *c = gtk_widget_get_last_child (w); c; c = gtk_widget_get_prev_sibling (c))
+          g_ptr_array_add (stack, c);
+      }
+    g_ptr_array_unref (stack);
+  }
+  g_assert_nonnull (clear);
+  gtk_widget_grab_focus (clear);
+  g_assert_true (sp_test_wait_for (has_focus, clear, 5000));
+  for (int i = 0; i < 40 && !came_round; i++)
+    {
+      GtkWidget *focus;
+      press (XK_Tab);
+      focus = gtk_window_get_focus (GTK_WINDOW (window));
+      g_test_message ("Tab %d: %s %s", i, focus ? G_OBJECT_TYPE_NAME (focus) : "(none)",
+                      focus && GTK_IS_BUTTON (focus) ? gtk_button_get_label (GTK_BUTTON (focus))
+                                                     : "");
+      /* Every stop is in the panel, shown as focused. */
+      g_assert_true (is_inside (focus, panel));
+      g_assert_true (gtk_window_get_focus_visible (GTK_WINDOW (window)));
+      g_assert_true (gtk_widget_get_mapped (focus));
+      if (is_inside (focus, expander))
+        g_ptr_array_add (seen, expander);
+      if (GTK_IS_LABEL (focus) && gtk_widget_has_css_class (focus, "stderr")
+          && strstr (gtk_label_get_label (GTK_LABEL (focus)), "<a href=") != NULL)
+        link_reached = TRUE;
+      if (GTK_IS_BUTTON (focus) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (focus)),
+                                              "Line 3, in <module>") == 0)
+        frame_reached = TRUE;
+      if (focus == clear)
+        came_round = TRUE;
+    }
+  g_assert_cmpuint (seen->len, >, 0);
+  g_assert_true (link_reached);
+  g_assert_true (frame_reached);
+  g_assert_true (came_round);
+
+  /* Escape: back to the editor. */
+  press (XK_Tab);
+  press (XK_Escape);
+  g_assert_true (sp_test_wait_for (has_focus, view, 5000));
+
+  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), FALSE);
+  close_window (window);
+}
+
+static gboolean
 has_full_size_button (gpointer data)
 {
   GtkWidget *button = find_button (data, "Full Size");
@@ -432,6 +540,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Keys/prompt-keeps-editor-focus", test_prompt_keeps_editor_focus);
   g_test_add_func ("/Sandpad/Keys/smart-indent", test_smart_indent);
   g_test_add_func ("/Sandpad/Keys/tab-indents-selection", test_tab_indents_selection);
+  g_test_add_func ("/Sandpad/Keys/panel-keyboard", test_panel_keyboard);
   ret = g_test_run ();
 
   g_application_quit (G_APPLICATION (app));

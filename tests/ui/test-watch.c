@@ -542,14 +542,27 @@ test_recent (void)
 
 /* An assistant's edit_and_execute (the real sandpad-mcp over stdio)
  * rewrites the open file: the window reloads it. */
-static void
-test_assistant_edit (void)
+static gboolean
+assistant_status (gpointer data)
 {
-  g_autofree char *ws = g_build_filename (tmp_dir, "workspace", NULL);
+  GtkWidget *status = find_label (data, "sp-status");
+
+  return status != NULL
+         && g_str_has_prefix (gtk_label_get_text (GTK_LABEL (status)), "Run by an assistant: ")
+         && !g_str_has_suffix (gtk_label_get_text (GTK_LABEL (status)), "Running…");
+}
+
+static void
+assistant_edit (const char *name, gboolean run_on_change)
+{
+  g_autofree char *ws = g_build_filename (tmp_dir, name, NULL);
   g_autofree char *path = g_build_filename (ws, "agent.py", NULL);
   g_autoptr (GFile) file = g_file_new_for_path (path);
   const char *mcp = g_getenv ("SANDPAD_MCP");
-  const char *argv[] = { mcp, "--workspace", ws, "--journal-max", "0", NULL };
+  /* The journal is how the window knows the run (Run on Change); else
+   * none is kept. */
+  const char *argv[] = { mcp, "--workspace", ws, run_on_change ? NULL : "--journal-max", "0",
+                         NULL };
   const char *requests
     = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
       "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
@@ -578,6 +591,11 @@ test_assistant_edit (void)
   gtk_window_present (GTK_WINDOW (window));
   sp_window_load_file (window, file);
   g_assert_true (sp_test_wait_for (has_text, &loaded, 10000));
+  if (run_on_change)
+    {
+      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run-on-change", NULL));
+      g_assert_true (sp_window_get_run_on_change (window));
+    }
   spin (300);
 
   g_assert_true (g_spawn_async_with_pipes (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
@@ -587,12 +605,45 @@ test_assistant_edit (void)
   g_assert_true (sp_test_wait_for (has_text, &edited, 60000));
   g_assert_false (gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (window))));
   g_assert_true (line_tagged (window, 1, "sandpad-changed-line"));
+  if (run_on_change)
+    {
+      /* The assistant's run is the run of this change: shown, and not run
+       * again by the window (issue 23; it ran twice). */
+      gint64 until = g_get_monotonic_time () + 4 * G_USEC_PER_SEC;
+      gboolean ran = FALSE;
+
+      if (!sp_test_wait_for (assistant_status, window, 30000))
+        g_test_message ("status: %s",
+                        gtk_label_get_text (GTK_LABEL (find_label (GTK_WIDGET (window),
+                                                                   "sp-status"))));
+      g_assert_true (assistant_status (window));
+      while (g_get_monotonic_time () < until)
+        {
+          g_main_context_iteration (NULL, FALSE);
+          ran = ran || sp_window_get_running (window);
+        }
+      g_assert_false (ran);
+      g_assert_true (assistant_status (window));
+    }
   /* End of input ends the server. */
   close (in_fd);
   close (out_fd);
   waitpid (pid, NULL, 0);
   g_spawn_close_pid (pid);
   close_window (window);
+}
+
+static void
+test_assistant_edit (void)
+{
+  assistant_edit ("workspace", FALSE);
+}
+
+/* With Run on Change on, an assistant's edit_and_execute runs once. */
+static void
+test_assistant_edit_runs_once (void)
+{
+  assistant_edit ("workspace-roc", TRUE);
 }
 
 /* The bar as the README shows it: an assistant changed the file while the
@@ -671,6 +722,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Watch/run-on-change", test_run_on_change);
   g_test_add_func ("/Sandpad/Watch/recent", test_recent);
   g_test_add_func ("/Sandpad/Watch/assistant-edit", test_assistant_edit);
+  g_test_add_func ("/Sandpad/Watch/assistant-edit-runs-once", test_assistant_edit_runs_once);
   g_test_add_func ("/Sandpad/Watch/screenshot", test_screenshot);
   ret = g_test_run ();
 

@@ -97,6 +97,99 @@ run_and_wait (SpWindow *window)
   g_assert_true (sp_test_wait_for (is_idle, window, 20000));
 }
 
+static guint
+n_sp_windows (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+  guint n = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr (GObject) toplevel = g_list_model_get_item (toplevels, i);
+      n += SP_IS_WINDOW (toplevel);
+    }
+  return n;
+}
+
+static GtkWidget *
+message_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr (GObject) toplevel = g_list_model_get_item (toplevels, i);
+      if (ADW_IS_MESSAGE_DIALOG (toplevel) && gtk_widget_get_visible (GTK_WIDGET (toplevel)))
+        return GTK_WIDGET (toplevel);
+    }
+  return NULL;
+}
+
+static gboolean
+has_message_dialog (gpointer data)
+{
+  return message_dialog () != NULL;
+}
+
+/* A visible label under widget whose text holds needle. */
+static gboolean
+shows_text (GtkWidget *widget, const char *needle)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget)
+      && strstr (gtk_label_get_text (GTK_LABEL (widget)), needle) != NULL)
+    return TRUE;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (shows_text (child, needle))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+toast_names_file (gpointer data)
+{
+  return shows_text (data, "“blob.bin”") && shows_text (data, "not UTF-8 text");
+}
+
+/* Opening a file that is not text (issue 23) makes no window, not even
+ * for a moment's empty Untitled one, and the message names the file: in a
+ * dialog when Sandpad has no other window, else in a toast of the one
+ * there is. */
+static void
+test_open_binary_refused (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sandpad-binary-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "blob.bin", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  const char bytes[] = { 0x7f, 'E', 'L', 'F', 0x02, 0x01, 0x00, 0xff, 0xfe, 0x80, 0x00 };
+  GtkWidget *dialog;
+  SpWindow *window;
+  guint before;
+
+  g_assert_true (g_file_set_contents (path, bytes, sizeof bytes, NULL));
+  g_assert_cmpuint (n_sp_windows (), ==, 0);
+  g_application_open (G_APPLICATION (app), &file, 1, "");
+  g_assert_true (sp_test_wait_for (has_message_dialog, NULL, 10000));
+  dialog = message_dialog ();
+  g_assert_nonnull (strstr (adw_message_dialog_get_heading (ADW_MESSAGE_DIALOG (dialog)),
+                            "“blob.bin”"));
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (ADW_MESSAGE_DIALOG (dialog)),
+                            "not UTF-8 text"));
+  g_assert_cmpuint (n_sp_windows (), ==, 0);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+
+  /* With a window open: its toast says it, and no window is added. */
+  window = open_window ("");
+  before = n_sp_windows ();
+  g_application_open (G_APPLICATION (app), &file, 1, "");
+  g_assert_true (sp_test_wait_for (toast_names_file, window, 10000));
+  g_assert_cmpuint (n_sp_windows (), ==, before);
+  g_assert_null (message_dialog ());
+  close_window_gone (window);
+  g_assert_no_errno (g_unlink (path));
+  g_assert_no_errno (g_rmdir (dir));
+}
+
 static void
 test_hello (void)
 {
@@ -1550,6 +1643,7 @@ main (int argc, char **argv)
   app = sp_application_new ();
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
 
+  g_test_add_func ("/Sandpad/Window/open-binary-refused", test_open_binary_refused);
   g_test_add_func ("/Sandpad/Window/hello", test_hello);
   g_test_add_func ("/Sandpad/Window/stderr-marked", test_stderr_marked);
   g_test_add_func ("/Sandpad/Window/stop", test_stop);
