@@ -510,6 +510,14 @@ test_tab_indents_selection (void)
   press (XK_Tab);
   indented = text_of (window);
   g_assert_cmpstr (indented, ==, "    a = 1\n    b = 2\n");
+  /* The two lines again: what the indent leaves selected was seen to
+   * differ from run to run here (sometimes only the cursor), which is
+   * GtkSourceView's to keep, not what this test is about. */
+  gtk_text_buffer_get_start_iter (buffer, &start);
+  gtk_text_buffer_get_iter_at_line (buffer, &end, 1);
+  gtk_text_iter_forward_to_line_end (&end);
+  gtk_text_buffer_select_range (buffer, &start, &end);
+  settle ();
   press_shift (XK_Tab);
   back = text_of (window);
   g_assert_cmpstr (back, ==, "a = 1\nb = 2\n");
