@@ -879,20 +879,23 @@ runner_listen_run (RunnerConfig *config, RunnerLanguages *langs,
   cleanup_free char *path = NULL;
   cleanup_fd int lock_fd = -1;
 
-  l.listen_fd = activated_fd ();
-  if (l.listen_fd < 0)
+  if (options->socket_path != NULL)
+    path = xstrdup (options->socket_path);
+  else
     {
-      if (options->socket_path != NULL)
-        path = xstrdup (options->socket_path);
-      else
-        {
-          cleanup_free char *dir = runner_daemon_dir ();
-          cleanup_free char *exe = realpath ("/proc/self/exe", NULL);
-          if (dir == NULL || exe == NULL)
-            die_with_error ("no directory of our own for the socket");
-          cleanup_free char *name = runner_daemon_socket_name (exe);
-          path = xasprintf ("%s/%s", dir, name);
-        }
+      cleanup_free char *dir = runner_daemon_dir ();
+      cleanup_free char *exe = realpath ("/proc/self/exe", NULL);
+      if (dir == NULL || exe == NULL)
+        die_with_error ("no directory of our own for the socket");
+      cleanup_free char *name = runner_daemon_socket_name (exe);
+      path = xasprintf ("%s/%s", dir, name);
+    }
+  /* From systemd, the socket is its to keep: the path only names the
+   * session list beside it. */
+  l.listen_fd = activated_fd ();
+  bool bound = l.listen_fd < 0;
+  if (bound)
+    {
       int rc = bind_socket (path, &lock_fd, &l.listen_fd);
       if (rc != 0)
         return rc > 0 ? 0 : 125;
@@ -933,12 +936,10 @@ runner_listen_run (RunnerConfig *config, RunnerLanguages *langs,
    * a client that finds no socket starts a new runner, which waits for
    * nothing. */
   runner_loop_unwatch (loop, l.listen_watch);
-  if (path != NULL)
-    {
-      cleanup_free char *list = xasprintf ("%s.sessions", path);
-      unlink (list);
-      unlink (path);
-    }
+  cleanup_free char *list = xasprintf ("%s.sessions", path);
+  unlink (list);
+  if (bound)
+    unlink (path);
   close (l.listen_fd);
   for (Client *c = l.clients; c != NULL; c = c->next)
     client_drop (c);
