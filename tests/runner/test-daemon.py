@@ -239,6 +239,7 @@ def test_two_clients(t):
                    "    time.sleep(0.05)\nprint('b saw a' if os.path.exists('a') else 'alone')\n")
         h.run(h.file("warm.py", "pass\n"))
         pids = h.pids()
+        t.eq(len(pids), 1, "a resident runner serves", h.log())
         pa = h.popen("--cwd", h.work, a, stdin=subprocess.DEVNULL)
         pb = h.popen("--cwd", h.work, b, stdin=subprocess.DEVNULL)
         oa, ea = pa.communicate(timeout=120)
@@ -254,6 +255,7 @@ def test_client_killed(t):
                       "while True:\n    time.sleep(0.05)\n")
         h.run(h.file("warm.py", "pass\n"))
         pids = h.pids()
+        t.eq(len(pids), 1, "a resident runner serves", h.log())
         p = h.popen("--cwd", h.work, tick, stdin=subprocess.DEVNULL)
         alive = os.path.join(h.work, "alive")
         t.ok(wait_until(lambda: lock_held(alive), 60), "the run is up")
@@ -371,6 +373,7 @@ def test_json_same(t):
                          and not (k.endswith("_bytes") and evs[-1].get("limit"))})
             t.eq(shape(warm), shape(cold), f"{name}: --json events the same both ways")
             t.eq(warm[0], cold[0], f"{name}: --json exit status the same")
+        t.eq(len(h.pids()), 1, "the daemon runs went through a resident runner", h.log())
 
 
 def test_sessions(t):
