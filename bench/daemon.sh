@@ -37,6 +37,7 @@ fig, ax = plt.subplots()
 ax.bar(["a", "b", "c"], [3, 1, 2])
 fig.savefig("chart.png")
 PY
+cd "$T" # bare python3 writes chart.png here
 "$sr" "$T/p.py" >/dev/null # start the resident runner
 
 for prog in p.py chart.py; do
