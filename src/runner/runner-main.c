@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 
 #include "config.h"
+#include "runner-listen.h"
 #include "runner-server.h"
 #include "runner-base.h"
 
@@ -20,6 +21,11 @@ usage (FILE *out)
   fputs ("Usage: sandpad-runner [OPTION...]\n"
          "Serve the Sandpad runner protocol (docs/protocol.md) on stdin/stdout.\n\n"
          "  --fd N                 speak the protocol on fd N instead (a socket)\n"
+         "  --listen[=PATH]        be the user's resident runner: serve every client of\n"
+         "                         this uid on a Unix socket (default: in\n"
+         "                         $XDG_RUNTIME_DIR/sandpad, or fd 3 from systemd)\n"
+         "  --idle-exit SEC        with --listen: exit after SEC seconds with no client,\n"
+         "                         run or session (default 300)\n"
          "  --max-concurrent N     runs at once; the rest queue (default 8)\n"
          "  --cancel-grace-ms N    wait between interrupt, terminate, kill (default 1000)\n"
          "  --compile-timeout-ms N a compiled language's compile step (default 60000)\n"
@@ -70,6 +76,8 @@ main (int argc, char **argv)
 {
   static const struct option options[] = {
     { "fd", required_argument, NULL, 'f' },
+    { "listen", optional_argument, NULL, 'L' },
+    { "idle-exit", required_argument, NULL, 'x' },
     { "max-concurrent", required_argument, NULL, 'c' },
     { "cancel-grace-ms", required_argument, NULL, 'g' },
     { "compile-timeout-ms", required_argument, NULL, 'T' },
@@ -98,6 +106,8 @@ main (int argc, char **argv)
   RunnerConfig config;
   RunnerLanguages langs;
   int fd = -1, opt, status;
+  bool listen = false;
+  RunnerListenOptions listen_options = { .idle_exit_ms = 300 * 1000 };
 
   runner_config_init (&config);
   /* A long-lived runner keeps warm interpreters (runner-warm.h). */
@@ -108,6 +118,13 @@ main (int argc, char **argv)
       {
       case 'f':
         fd = (int) parse_number (optarg, "--fd", 3, 1 << 20);
+        break;
+      case 'L':
+        listen = true;
+        listen_options.socket_path = optarg;
+        break;
+      case 'x':
+        listen_options.idle_exit_ms = parse_number (optarg, "--idle-exit", 1, 86400) * 1000;
         break;
       case 'c':
         config.max_concurrent = (int) parse_number (optarg, "--max-concurrent", 1, 64);
@@ -191,6 +208,11 @@ main (int argc, char **argv)
   if (optind != argc)
     die ("unexpected argument %s", argv[optind]);
 
+  if (listen && fd >= 0)
+    die ("--listen and --fd are two ways to serve: choose one");
+  if (listen_options.socket_path != NULL && listen_options.socket_path[0] != '/')
+    die ("--listen=PATH needs an absolute path");
+
   struct stat st;
   if (fd >= 0 && fstat (fd, &st) != 0)
     die_with_error ("--fd %d", fd);
@@ -201,7 +223,10 @@ main (int argc, char **argv)
     for (long i = 3, max = sysconf (_SC_OPEN_MAX); i < max; i++)
       fcntl ((int) i, F_SETFD, FD_CLOEXEC);
 
-  status = fd >= 0 ? runner_server_run (&config, &langs, fd, fd)
+  if (listen)
+    status = runner_listen_run (&config, &langs, &listen_options);
+  else
+    status = fd >= 0 ? runner_server_run (&config, &langs, fd, fd)
                    : runner_server_run (&config, &langs, 0, 1);
   runner_langs_clear (&langs);
   runner_policy_clear (&config.paths);

@@ -17,6 +17,7 @@
 #include "runner-event.h"
 #include "runner-base.h"
 #include "runner-venv.h"
+#include "sandpad-run-daemon.h"
 #include "sandpad-run-install.h"
 
 #define EXIT_SANDPAD 125 /* our own errors, as timeout(1) and env(1) do */
@@ -37,6 +38,18 @@ typedef struct
   char *workspace; /* --workspace, canonical */
   bool none;       /* --no-environment */
 } EnvOptions;
+
+/* What decides between the resident runner and a cold run of our own. */
+typedef struct
+{
+  bool no_daemon;     /* --no-daemon */
+  bool custom_engine; /* an option that sets up the engine itself (--sandbox,
+                       * --strict, --disk, --disk-files, --interpreter): the
+                       * resident runner has its own, so the run goes cold */
+  bool list;          /* --sessions */
+  char *close;        /* --close-session NAME */
+  char *session;      /* --session=NAME */
+} DaemonOptions;
 
 static void
 usage (FILE *out)
@@ -70,6 +83,13 @@ usage (FILE *out)
          "  --session             run the FILEs one after another in one Python session,\n"
          "                        which keeps their variables and imports; stops at the\n"
          "                        first that fails; stdin is not passed on\n"
+         "  --session=NAME        run FILE in the named session NAME of the resident\n"
+         "                        runner, which keeps its state for the next\n"
+         "                        sandpad-run --session=NAME (stdin is not passed on)\n"
+         "  --sessions            list the resident runner's named sessions\n"
+         "  --close-session NAME  end the named session NAME\n"
+         "  --no-daemon           run cold in this process, not through the resident\n"
+         "                        runner (also when SANDPAD_NO_DAEMON=1)\n"
          "  --json                print protocol events, one JSON object per line\n"
          "  --base64              with --json: image files in exited carry their bytes\n"
          "                        as base64 (files[].base64, up to 2 MiB in all)\n"
@@ -259,7 +279,7 @@ describe_limit (const SpExited *r, const Limits *req)
 /* Parses options into req and config; returns the FILE argument. */
 static const char *
 parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLanguages *langs,
-            bool *json, EnvOptions *envopts)
+            bool *json, EnvOptions *envopts, DaemonOptions *d)
 {
   static const struct option options[] = {
     { "lang", required_argument, NULL, 'l' },  { "timeout", required_argument, NULL, 't' },
@@ -274,7 +294,10 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
     { "environment", required_argument, NULL, 'E' },
     { "workspace", required_argument, NULL, 'W' },
     { "no-environment", no_argument, NULL, 'N' },
-    { "session", no_argument, NULL, 'Z' },
+    { "session", optional_argument, NULL, 'Z' },
+    { "sessions", no_argument, NULL, 'L' },
+    { "close-session", required_argument, NULL, 'X' },
+    { "no-daemon", no_argument, NULL, 'D' },
     { NULL, 0, NULL, 0 },
   };
   size_t n_env = 0;
@@ -332,6 +355,7 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
         req->env[n_env] = NULL;
         break;
       case 'i':
+        d->custom_engine = true;
         if (runner_langs_override (langs, optarg) != 0)
           fail ("--interpreter %s: unknown language or not an executable absolute path", optarg);
         break;
@@ -339,9 +363,28 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
         *json = true;
         break;
       case 'Z':
+        if (optarg != NULL)
+          {
+            /* A named session: the resident runner's, across invocations. */
+            if (!sp_proto_id_valid (optarg))
+              fail ("--session=%s: not a valid session name", optarg);
+            free (d->session);
+            d->session = xstrdup (optarg);
+            break;
+          }
         /* A session id marks the request; main() runs each FILE in it. */
         free (req->session);
         req->session = xstrdup ("cli");
+        break;
+      case 'L':
+        d->list = true;
+        break;
+      case 'X':
+        free (d->close);
+        d->close = xstrdup (optarg);
+        break;
+      case 'D':
+        d->no_daemon = true;
         break;
       case 'B':
         /* The engine's return_base64: images inline in exited, so a script
@@ -349,16 +392,20 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
         req->return_base64 = true;
         break;
       case 's':
+        d->custom_engine = true;
         if (runner_sandbox_mode_parse (optarg, &config->sandbox_mode) != 0)
           fail ("--sandbox must be auto, namespaces or fallback");
         break;
       case 'S':
+        d->custom_engine = true;
         config->strict = true;
         break;
       case 'd':
+        d->custom_engine = true;
         config->disk_limit = parse_int (optarg, "--disk", 1, 1 << 20) * 1024 * 1024;
         break;
       case 'F':
+        d->custom_engine = true;
         config->disk_files = parse_int (optarg, "--disk-files", 1, 1000000);
         break;
       case 'E':
@@ -387,6 +434,8 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
         exit (EXIT_SANDPAD);
       }
 
+  if ((d->list || d->close != NULL) && optind == argc)
+    return NULL;
   if (optind >= argc)
     {
       usage (stderr);
@@ -558,9 +607,17 @@ main (int argc, char **argv)
       return status;
     }
   EnvOptions envopts = { 0 };
-  const char *file = parse_args (argc, argv, &req, &config, &langs, &cli.json, &envopts);
+  DaemonOptions daemon = { 0 };
+  const char *file = parse_args (argc, argv, &req, &config, &langs, &cli.json, &envopts,
+                                 &daemon);
+  if (daemon.list)
+    return sandpad_daemon_list_sessions ();
+  if (daemon.close != NULL)
+    return sandpad_daemon_close_session (daemon.close);
   if (req.return_base64 && !cli.json)
     fail ("--base64 needs --json: the images are inlined in the exited event");
+  if (daemon.session != NULL && req.session != NULL)
+    fail ("--session and --session=NAME: choose one");
   if (req.session == NULL)
     {
       prepare_request (&req, file, &langs, &forward_stdin);
@@ -575,6 +632,40 @@ main (int argc, char **argv)
     .disk_mib = config.disk_limit / (1024 * 1024),
     .disk_files = config.disk_files,
   };
+
+  if (daemon.session != NULL)
+    {
+      /* A named session lives in the resident runner; as with --session,
+       * stdin is not passed on. */
+      if (daemon.custom_engine || !sandpad_daemon_enabled (daemon.no_daemon))
+        fail ("--session=NAME runs in the resident runner: not with --no-daemon, "
+              "SANDPAD_NO_DAEMON, --sandbox, --strict, --disk, --disk-files or --interpreter");
+      free (req.stdin_data);
+      req.stdin_data = NULL;
+      req.stdin_open = false;
+      forward_stdin = false;
+      req.session = daemon.session;
+      daemon.session = NULL;
+    }
+  if (!daemon.custom_engine && (req.session == NULL || strcmp (req.session, "cli") != 0)
+      && sandpad_daemon_enabled (daemon.no_daemon))
+    {
+      SpExited result = { 0 };
+      int rc = sandpad_daemon_run (&req, cli.json, forward_stdin, &result);
+      if (rc == SANDPAD_DAEMON_UNREACHED && req.session != NULL)
+        fail ("session %s: the resident runner could not be reached", req.session);
+      if (rc != SANDPAD_DAEMON_UNREACHED)
+        {
+          int status = rc == 0 ? exit_status (&result, &shown) : rc;
+          free (result.error);
+          runner_langs_clear (&langs);
+          runner_policy_clear (&config.paths);
+          SpMessage done = { .type = SP_MSG_RUN, .u.run = req };
+          sp_message_clear (&done);
+          return status;
+        }
+      /* Not taken, nothing ran: the same run, cold, here. */
+    }
 
   RunnerSink sink = { .event = on_event, .quit = on_quit };
   if (!cli.json)

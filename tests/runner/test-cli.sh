@@ -16,6 +16,22 @@ PY=/usr/bin/python3
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+# SANDPAD_TEST_DAEMON=1: the same table through the resident runner (issue
+# 26), a private one, stopped at the end.
+if [ "${SANDPAD_TEST_DAEMON-}" = 1 ]; then
+  unset SANDPAD_NO_DAEMON
+  export XDG_RUNTIME_DIR=$T/rt SANDPAD_RUNNER_IDLE_EXIT=120
+  mkdir -m 700 "$XDG_RUNTIME_DIR"
+  stop_runner ()
+  {
+    local lock
+    for lock in "$XDG_RUNTIME_DIR"/sandpad/*.lock; do
+      [ -f "$lock" ] && ! flock -n "$lock" true && kill -9 "$(cat "$lock")" 2>/dev/null
+    done
+    rm -rf "$T"
+  }
+  trap stop_runner EXIT
+fi
 # As root the runner runs programs as nobody: a --cwd directory must be
 # reachable and writable by them (docs/security.md).
 chmod 711 "$T"

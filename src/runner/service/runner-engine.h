@@ -64,6 +64,9 @@ typedef struct
   /* When set, output goes here as raw bytes instead of through event(). */
   void (*raw_output) (void *data, const char *id, SpStream stream, const char *bytes,
                       size_t len);
+  /* When set, says per run whether raw_output takes its output (true) or
+   * it goes as events (false); unset: raw_output takes every run's. */
+  bool (*wants_raw) (void *data, const char *id);
   /* A terminating signal (SIGTERM, SIGINT, SIGHUP) reached the runner. */
   void (*quit) (void *data, int signo);
 } RunnerSink;

@@ -730,7 +730,9 @@ forward (RunnerRun *run, SpStream s, const char *bytes, size_t len, bool final)
   RunnerEngine *engine = run->engine;
   RunStream *stream = &run->streams[s];
 
-  if (engine->sink.raw_output != NULL)
+  if (engine->sink.raw_output != NULL
+      && (engine->sink.wants_raw == NULL
+          || engine->sink.wants_raw (engine->sink_data, run->req.id)))
     {
       if (len > 0)
         engine->sink.raw_output (engine->sink_data, run->req.id, s, bytes, len);

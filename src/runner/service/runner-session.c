@@ -982,3 +982,19 @@ _runner_session_memory_layer (const RunnerSession *s)
          : s->diag                ? RUNNER_MEMORY_SOCKETS
                                   : RUNNER_MEMORY_TREE;
 }
+
+char **
+_runner_session_names (RunnerEngine *engine)
+{
+  size_t n = 0;
+  char **names = xcalloc (1, sizeof *names);
+
+  for (RunnerSession *s = engine->sessions; s != NULL; s = s->next)
+    if (!s->closing)
+      {
+        names = xrealloc (names, (n + 2) * sizeof *names);
+        names[n++] = xstrdup (s->id);
+        names[n] = NULL;
+      }
+  return names;
+}

@@ -54,6 +54,9 @@ void _runner_session_check_timers (RunnerEngine *engine, int64_t now);
 int64_t _runner_session_next_deadline (RunnerEngine *engine);
 /* Kills every session's interpreter and forgets them (the runner stops). */
 void _runner_session_free_all (RunnerEngine *engine);
+/* The ids of the sessions not closing (the resident runner lists them);
+ * NULL-terminated, the caller frees it with sp_strv_free(). */
+char **_runner_session_names (RunnerEngine *engine);
 void _runner_session_kill_all (RunnerEngine *engine);
 
 /* session_close and session_restart. */

@@ -1,0 +1,35 @@
+/* sandpad-run-daemon.h: sandpad-run through the user's resident runner.
+ *
+ * The resident runner (`sandpad-runner --listen`, runner-listen.h) keeps
+ * warm interpreters and named sessions between invocations. sandpad-run
+ * connects to it, starting it when there is none (detached: a double
+ * fork, setsid, no fd of ours), and hands it one run: the request as a
+ * protocol frame, with the directories it names and the run's stdio as
+ * fds (SCM_RIGHTS), so output bytes pass untouched and the runner uses
+ * exactly the directories we opened. Whatever keeps the runner from
+ * taking the run, the caller runs it cold instead, with the same result. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "sp-proto.h"
+
+/* The run was not taken (nothing ran): run it cold. */
+#define SANDPAD_DAEMON_UNREACHED (-1)
+
+/* Whether the resident runner may be used at all: not with --no-daemon
+ * or SANDPAD_NO_DAEMON set (to anything but "" or "0"). */
+bool sandpad_daemon_enabled (bool no_daemon_option);
+
+/* Runs req (its id "cli") through the resident runner. forward_stdin: our
+ * stdin goes to the program as it comes. Returns 0 with *result set (its
+ * error malloc'd) once the run exited; SANDPAD_DAEMON_UNREACHED when it
+ * was not taken; 125 after saying why the runner failed mid-run. */
+int sandpad_daemon_run (const SpRun *req, bool json, bool forward_stdin, SpExited *result);
+
+/* A connection to the resident runner, started if need be; -1 if none. */
+int sandpad_daemon_connect (void);
+
+/* --sessions and --close-session NAME: exit statuses. */
+int sandpad_daemon_list_sessions (void);
+int sandpad_daemon_close_session (const char *name);

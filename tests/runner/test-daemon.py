@@ -1,0 +1,419 @@
+#!/usr/bin/env python3
+"""The resident runner (issue 26): sandpad-run through `sandpad-runner
+--listen`, with the real binaries and interpreters.
+
+    test-daemon.py SANDPAD-RUNNER SANDPAD-RUN TEST
+
+Each test has an XDG_RUNTIME_DIR of its own (so its own runner) and stops
+the runner it started. Durations are never asserted, only outcomes.
+"""
+
+import glob
+import os
+import pwd
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+
+from runnertest import PYTHON, TICKER_LOCK, Tap, lock_held, released, wait_until
+
+RUNNER = os.path.abspath(sys.argv[1])
+SR = os.path.abspath(sys.argv[2])
+TEST = sys.argv[3]
+
+
+class Home:
+    """A private runtime directory, a directory runs may use as --cwd, and
+    the runner started in it (stopped on exit)."""
+
+    def __init__(self, idle=60):
+        self.root = tempfile.mkdtemp(prefix="sp-daemon-")
+        os.chmod(self.root, 0o711)
+        self.rt = os.path.join(self.root, "rt")
+        os.mkdir(self.rt, 0o700)
+        self.work = os.path.join(self.root, "work")
+        os.mkdir(self.work)
+        # As root, runs are nobody: their --cwd must be theirs to write.
+        os.chmod(self.work, 0o777)
+        self.env = dict(os.environ, XDG_RUNTIME_DIR=self.rt,
+                        SANDPAD_RUNNER_IDLE_EXIT=str(idle))
+        self.env.pop("SANDPAD_NO_DAEMON", None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for pid in self.pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for lock in glob.glob(os.path.join(self.rt, "sandpad", "*.lock")):
+            released(lock, 10)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def dir(self):
+        return os.path.join(self.rt, "sandpad")
+
+    def locks(self):
+        return glob.glob(os.path.join(self.dir(), "*.sock.lock"))
+
+    def pids(self):
+        """The runners serving now (their lock held), by the pid each wrote."""
+        out = []
+        for lock in self.locks():
+            if lock_held(lock):
+                with open(lock) as f:
+                    out.append(int(f.read().strip() or 0))
+        return out
+
+    def log(self):
+        try:
+            with open(os.path.join(self.dir(), "runner.log")) as f:
+                return f.read()
+        except FileNotFoundError:
+            return ""
+
+    def file(self, name, text):
+        path = os.path.join(self.work, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def run(self, *args, stdin=subprocess.DEVNULL, daemon=True, timeout=120, input=None):
+        env = dict(self.env)
+        if not daemon:
+            env["SANDPAD_NO_DAEMON"] = "1"
+        p = subprocess.run([SR, *args], env=env, stdin=None if input is not None else stdin,
+                           input=input, capture_output=True, timeout=timeout)
+        return p.returncode, p.stdout, p.stderr
+
+    def popen(self, *args, daemon=True, **kw):
+        env = dict(self.env)
+        if not daemon:
+            env["SANDPAD_NO_DAEMON"] = "1"
+        return subprocess.Popen([SR, *args], env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, **kw)
+
+
+def test_socket_perms(t):
+    with Home() as h:
+        rc, out, err = h.run(h.file("p.py", "print('warm?')\n"))
+        t.eq((rc, out), (0, b"warm?\n"), "the first run prints", err)
+        pids = h.pids()
+        t.eq(len(pids), 1, "sandpad-run started one resident runner, which stays", h.log())
+        st = os.lstat(h.dir())
+        t.ok(stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o700
+             and st.st_uid == os.geteuid(), "its directory is ours, 0700", oct(st.st_mode))
+        socks = glob.glob(os.path.join(h.dir(), "*.sock"))
+        t.eq(len(socks), 1, "one socket")
+        st = os.lstat(socks[0])
+        t.ok(stat.S_ISSOCK(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600
+             and st.st_uid == os.geteuid(), "the socket is ours, 0600", oct(st.st_mode))
+        rc, out, _ = h.run(h.file("q.py", "print(2)\n"))
+        t.eq((rc, out, h.pids()), (0, b"2\n", pids), "the next run goes to the same runner")
+        # A directory that is not ours alone is never used: the run is cold.
+    with Home() as h:
+        os.chmod(h.rt, 0o700)
+        os.mkdir(h.dir(), 0o755)
+        rc, out, _ = h.run(h.file("p.py", "print(3)\n"))
+        t.eq((rc, out, h.pids()), (0, b"3\n", []),
+             "a socket directory others may enter is refused: the run goes cold, same output")
+
+
+def test_other_uid_refused(t):
+    if os.geteuid() != 0:
+        t.skip("needs root, to start a runner as sandpad-ci and connect as root")
+        return
+    try:
+        ci = pwd.getpwnam("sandpad-ci")
+    except KeyError:
+        t.skip("no sandpad-ci user on this machine")
+        return
+    with Home() as h:
+        os.chown(h.rt, ci.pw_uid, ci.pw_gid)
+        sock_dir = os.path.join(h.rt, "s")
+        os.mkdir(sock_dir, 0o700)
+        os.chown(sock_dir, ci.pw_uid, ci.pw_gid)
+        path = os.path.join(sock_dir, "r.sock")
+        log = open(os.path.join(h.root, "log"), "w+")
+        d = subprocess.Popen(["runuser", "-u", "sandpad-ci", "--", RUNNER, "--listen=" + path,
+                              "--idle-exit", "60"], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=log)
+        try:
+            t.ok(wait_until(lambda: os.path.exists(path), 20), "the runner listens as sandpad-ci")
+
+            def hello(as_uid):
+                r, w = os.pipe()
+                pid = os.fork()
+                if pid == 0:
+                    os.close(r)
+                    try:
+                        if as_uid is not None:
+                            os.setgroups([])
+                            os.setgid(ci.pw_gid)
+                            os.setuid(as_uid)
+                        s = socket.socket(socket.AF_UNIX)
+                        s.settimeout(20)
+                        s.connect(path)
+                        s.sendall(b'{"v":1,"type":"hello"}\n')
+                        os.write(w, s.recv(100) or b"EOF")
+                    except Exception as e:
+                        os.write(w, repr(e).encode())
+                    os._exit(0)
+                os.close(w)
+                os.waitpid(pid, 0)
+                with os.fdopen(r, "rb") as f:
+                    return f.read()
+
+            got = hello(None)
+            t.ok(got == b"EOF" or b"Reset" in got or b"Broken pipe" in got,
+                 "root (another uid), who may reach the socket, is refused unanswered", got)
+            log.seek(0)
+            text = log.read()
+            t.ok("refused a connection from uid 0" in text, "and the refusal is logged", text)
+            got = hello(ci.pw_uid)
+            t.ok(got.startswith(b'{"v":1,"type":"ready"'),
+                 "control: sandpad-ci itself is answered", got)
+            st = os.lstat(path)
+            t.eq((stat.S_IMODE(st.st_mode), st.st_uid), (0o600, ci.pw_uid),
+                 "the socket is sandpad-ci's, 0600")
+        finally:
+            d.kill()
+            d.wait()
+
+
+def test_sandboxed_peer_refused(t):
+    """A run (same uid in fallback mode when not root) must not reach a
+    runner that would start runs for it: refused by its seccomp filters."""
+    with Home() as h:
+        rc, _, _ = h.run(h.file("p.py", "print(1)\n"))
+        socks = glob.glob(os.path.join(h.dir(), "*.sock"))
+        probe = ("import socket, sys\n"
+                 "s = socket.socket(socket.AF_UNIX)\n"
+                 "s.connect(sys.argv[1])\n"
+                 "s.settimeout(20)\n"
+                 "try:\n"
+                 "    s.sendall(b'{\"v\":1,\"type\":\"hello\"}\\n')\n"
+                 "    print('answered' if s.recv(100) else 'refused')\n"
+                 "except (BrokenPipeError, ConnectionResetError):\n"
+                 "    print('refused')\n")
+        # The probe itself, unsandboxed: the control.
+        p = subprocess.run([PYTHON, "-c", probe, socks[0]], capture_output=True, text=True)
+        t.eq(p.stdout, "answered\n", "control: a plain process of ours is answered", p.stderr)
+        # The same probe as a run, where the socket is in its view (fallback
+        # mode; root's runs are another uid, so as sandpad-ci when root).
+        r = subprocess.run([PYTHON, "-c",
+                            "import ctypes,os,sys\n"
+                            "libc = ctypes.CDLL(None, use_errno=True)\n"
+                            "PR_SET_NO_NEW_PRIVS = 38\n"
+                            "libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)\n"
+                            # a filter that allows everything: SECCOMP_RET_ALLOW
+                            "import struct\n"
+                            "prog = struct.pack('HBBI', 6, 0, 0, 0x7fff0000)\n"
+                            "buf = ctypes.create_string_buffer(prog)\n"
+                            "class F(ctypes.Structure):\n"
+                            "    _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]\n"
+                            "f = F(1, ctypes.cast(buf, ctypes.c_void_p))\n"
+                            "assert libc.prctl(22, 2, ctypes.byref(f), 0, 0) == 0\n"
+                            "os.execv(sys.argv[1], sys.argv[1:])\n",
+                            PYTHON, "-c", probe, socks[0]], capture_output=True, text=True)
+        t.eq(r.stdout, "refused\n",
+             "a process under one more seccomp filter than the runner (as every run is) is "
+             "refused", r.stderr)
+        t.ok("more seccomp filters" in h.log(), "and the refusal is logged", h.log())
+
+
+def test_two_clients(t):
+    with Home() as h:
+        a = h.file("a.py", "import os, time\nopen('a', 'w').close()\n"
+                   "for _ in range(400):\n    if os.path.exists('b'): break\n"
+                   "    time.sleep(0.05)\nprint('a saw b' if os.path.exists('b') else 'alone')\n")
+        b = h.file("b.py", "import os, time\nopen('b', 'w').close()\n"
+                   "for _ in range(400):\n    if os.path.exists('a'): break\n"
+                   "    time.sleep(0.05)\nprint('b saw a' if os.path.exists('a') else 'alone')\n")
+        h.run(h.file("warm.py", "pass\n"))
+        pids = h.pids()
+        t.eq(len(pids), 1, "a resident runner serves", h.log())
+        pa = h.popen("--cwd", h.work, a, stdin=subprocess.DEVNULL)
+        pb = h.popen("--cwd", h.work, b, stdin=subprocess.DEVNULL)
+        oa, ea = pa.communicate(timeout=120)
+        ob, eb = pb.communicate(timeout=120)
+        t.eq((pa.returncode, oa), (0, b"a saw b\n"), "client A ran alongside B", ea)
+        t.eq((pb.returncode, ob), (0, b"b saw a\n"), "client B ran alongside A", eb)
+        t.eq(h.pids(), pids, "both through the one resident runner")
+
+
+def test_client_killed(t):
+    with Home() as h:
+        tick = h.file("tick.py", TICKER_LOCK + "import time\nprint('up', flush=True)\n"
+                      "while True:\n    time.sleep(0.05)\n")
+        h.run(h.file("warm.py", "pass\n"))
+        pids = h.pids()
+        t.eq(len(pids), 1, "a resident runner serves", h.log())
+        p = h.popen("--cwd", h.work, tick, stdin=subprocess.DEVNULL)
+        alive = os.path.join(h.work, "alive")
+        t.ok(wait_until(lambda: lock_held(alive), 60), "the run is up")
+        p.kill()
+        p.wait()
+        t.ok(released(alive), "the client killed: its run is cancelled, no process of it left")
+        t.eq(h.pids(), pids, "the resident runner goes on")
+        rc, out, _ = h.run(h.file("p.py", "print('next')\n"))
+        t.eq((rc, out), (0, b"next\n"), "and serves the next call")
+
+
+def test_daemon_killed(t):
+    with Home() as h:
+        tick = h.file("tick.py", TICKER_LOCK + "import time\nprint('up', flush=True)\n"
+                      "while True:\n    time.sleep(0.05)\n")
+        h.run(h.file("warm.py", "pass\n"))
+        pids = h.pids()
+        p = h.popen("--cwd", h.work, tick, stdin=subprocess.DEVNULL)
+        alive = os.path.join(h.work, "alive")
+        t.ok(wait_until(lambda: lock_held(alive), 60), "the run is up")
+        os.kill(pids[0], signal.SIGKILL)
+        out, err = p.communicate(timeout=60)
+        t.eq(p.returncode, 125, "the runner killed mid-run: the client fails with 125", err)
+        t.ok(b"resident runner stopped" in err, "and says why", err)
+        t.ok(released(alive), "the run died with its runner")
+        rc, out, _ = h.run(h.file("p.py", "print('again')\n"))
+        t.eq((rc, out), (0, b"again\n"), "the next call works")
+        t.ok(len(h.pids()) == 1 and h.pids() != pids, "through a new resident runner",
+             h.pids())
+
+
+def test_idle_exit(t):
+    with Home(idle=1) as h:
+        rc, out, _ = h.run(h.file("p.py", "print(1)\n"))
+        t.eq((rc, out), (0, b"1\n"), "a run")
+        locks = h.locks()
+        t.eq(len(locks), 1, "one runner started")
+        t.ok(released(locks[0], 60), "it exits once idle (--idle-exit 1)")
+        t.eq(glob.glob(os.path.join(h.dir(), "*.sock")), [], "and takes its socket with it")
+
+
+# The same table, both ways: (name, program, args, stdin, signal after start)
+TABLE = [
+    ("exit status", "import sys\nprint('x')\nsys.exit(3)\n", [], None, None),
+    ("killed by a signal", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n", [], None,
+     None),
+    ("time limit", "import time\ntime.sleep(30)\n", ["--timeout", "0.5"], None, None),
+    ("stdin piped", "import sys\nsys.stdout.write(sys.stdin.read().upper())\n", [],
+     b"hello\nworld\n", None),
+    ("binary output", "import sys\nsys.stdout.buffer.write(b'\\xff\\x00\\xfe')\n"
+     "sys.stderr.buffer.write(b'\\x80err')\n", [], None, None),
+    ("program error", "def f():\n    raise ValueError('no')\nf()\n", [], None, None),
+    ("output limit", "import time\nprint('y' * 5000, flush=True)\ntime.sleep(30)\n",
+     ["--output-limit", "100"], None, None),
+    ("arguments", "import sys\nprint(sys.argv[1:])\n", ["--", "a", "b c"], None, None),
+    ("Ctrl+C", "import time\nprint('up', flush=True)\ntry:\n    time.sleep(60)\n"
+     "except KeyboardInterrupt:\n    print('interrupted', flush=True)\n    raise SystemExit(7)\n",
+     [], None, signal.SIGINT),
+    ("SIGTERM", "import time\nprint('up', flush=True)\ntime.sleep(60)\n", [], None,
+     signal.SIGTERM),
+]
+
+
+def run_case(h, name, program, args, stdin, sig, daemon, json=False):
+    path = h.file(name.replace(" ", "_").replace("+", "") + ".py", program)
+    opts = ["--json"] if json else []
+    if "--" in args:
+        i = args.index("--")
+        argv = opts + args[:i] + [path] + args[i:]
+    else:
+        argv = opts + args + [path]
+    if sig is None:
+        return h.run(*argv, daemon=daemon, input=stdin if stdin is not None else b"")
+    p = h.popen(*argv, daemon=daemon, stdin=subprocess.PIPE)
+    first = p.stdout.readline()
+    p.send_signal(sig)
+    out, err = p.communicate(timeout=60)
+    return p.returncode, first + out, err
+
+
+def test_table(t):
+    with Home() as h:
+        h.run(h.file("warm.py", "pass\n"))
+        pids = h.pids()
+        for name, program, args, stdin, sig in TABLE:
+            cold = run_case(h, name, program, args, stdin, sig, daemon=False)
+            warm = run_case(h, name, program, args, stdin, sig, daemon=True)
+            t.eq(warm[:2], cold[:2], f"{name}: exit status and stdout through the resident "
+                 "runner as with --no-daemon", (warm[2], cold[2]))
+            # stderr: the same lines, except where a traceback names the
+            # run's file (its directory differs from run to run).
+            strip = lambda e: [l for l in e.splitlines() if b'File "' not in l]
+            t.eq(strip(warm[2]), strip(cold[2]), f"{name}: the same stderr")
+        t.eq(h.pids(), pids, "every daemon run went to the one resident runner")
+
+
+def test_json_same(t):
+    with Home() as h:
+        h.run(h.file("warm.py", "pass\n"))
+        import json as js
+        for name, program, args, stdin, sig in TABLE[:7]:
+            cold = run_case(h, name, program, args, stdin, sig, daemon=False, json=True)
+            warm = run_case(h, name, program, args, stdin, sig, daemon=True, json=True)
+
+            def shape(out):
+                evs = [js.loads(l) for l in out[1].splitlines()]
+                return ([(e["type"], e["id"]) for e in evs if e["type"] != "output"],
+                        "".join(e["data"] for e in evs if e["type"] == "output"),
+                        # "warm" says the run was warm, the point of the
+                        # runner; past an output limit the bytes counted
+                        # depend on when the kill landed.
+                        {k: v for k, v in evs[-1].items()
+                         if k not in ("t_ms", "wall_ms", "cpu_ms", "peak_memory_bytes",
+                                      "program_error", "warm")
+                         and not (k.endswith("_bytes") and evs[-1].get("limit"))})
+            t.eq(shape(warm), shape(cold), f"{name}: --json events the same both ways")
+            t.eq(warm[0], cold[0], f"{name}: --json exit status the same")
+        t.eq(len(h.pids()), 1, "the daemon runs went through a resident runner", h.log())
+
+
+def test_sessions(t):
+    with Home() as h:
+        a = h.file("a.py", "x = 41\n")
+        b = h.file("b.py", "print(x + 1)\n")
+        rc, _, err = h.run("--session=calc", a)
+        t.eq(rc, 0, "a named session's first file", err)
+        rc, out, err = h.run("--session=calc", b)
+        t.eq((rc, out), (0, b"42\n"), "the next invocation sees its state", err)
+        rc, out, _ = h.run("--sessions")
+        t.eq((rc, out), (0, b"calc\n"), "--sessions lists it")
+        rc, out, err = h.run("--session=other", b)
+        t.eq(rc, 1, "another session has its own state", (out, err))
+        rc, _, err = h.run("--close-session", "calc")
+        t.eq(rc, 0, "--close-session ends it", err)
+        rc, out, _ = h.run("--sessions")
+        t.eq(out, b"other\n", "and it is no longer listed")
+        rc, out, _ = h.run("--session=calc", b)
+        t.eq(rc, 1, "a closed session starts afresh", out)
+        rc, out, err = h.run("--no-daemon", "--session=calc", b)
+        t.eq(rc, 125, "--session=NAME with --no-daemon is refused, not run cold", err)
+
+
+def test_no_daemon(t):
+    with Home() as h:
+        rc, out, _ = h.run("--no-daemon", h.file("p.py", "print(1)\n"))
+        t.eq((rc, out, h.locks()), (0, b"1\n", []), "--no-daemon runs cold: no runner started")
+        rc, out, _ = h.run(h.file("p.py", "print(1)\n"), daemon=False)
+        t.eq((rc, out, h.locks()), (0, b"1\n", []), "so does SANDPAD_NO_DAEMON=1")
+        rc, out, _ = h.run("--disk", "100", h.file("p.py", "print(1)\n"))
+        t.eq((rc, out, h.locks()), (0, b"1\n", []),
+             "an option the resident runner cannot honour per run (--disk) runs cold")
+
+
+TESTS = {f.__name__[5:]: f for f in [
+    test_socket_perms, test_other_uid_refused, test_sandboxed_peer_refused, test_two_clients,
+    test_client_killed, test_daemon_killed, test_idle_exit, test_table, test_json_same,
+    test_sessions, test_no_daemon,
+]}
+
+if __name__ == "__main__":
+    sys.exit(Tap().run_all([TESTS[TEST]]))
