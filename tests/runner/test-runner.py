@@ -128,7 +128,7 @@ def test_limits_rejected(t):
     ev = r.recv()
     t.eq((ev["type"], ev["code"], ev.get("id")), ("error", "limit", "big"),
          "a timeout above the maximum is refused with the run's id")
-    r.send(type="run", id="ruby", language="ruby", code="puts 1")
+    r.send(type="run", id="cobol", language="cobol", code="DISPLAY 1")
     ev = r.recv()
     t.eq((ev["type"], ev["code"]), ("error", "unsupported_language"),
          "an unknown language is refused")
