@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -333,18 +334,100 @@ signal_all (InitState *st, int sig)
     kill (children[i], sig);
 }
 
-/* Kills and reaps every descendant. Killing a process hands its children
- * to us (we are the subreaper), so repeat until none is left. */
+#define TREE_MAX 4096
+
+/* Every descendant of ours, as far as procfs shows them (at most max). */
+static size_t
+list_tree (pid_t *out, size_t max)
+{
+  size_t n = runner_spawn_list_children (0, out, max);
+
+  for (size_t i = 0; i < n && n < max; i++)
+    n += runner_spawn_list_children (out[i], out + n, max - n);
+  return n;
+}
+
+static bool
+contains (const pid_t *pids, size_t n, pid_t pid)
+{
+  for (size_t i = 0; i < n; i++)
+    if (pids[i] == pid)
+      return true;
+  return false;
+}
+
+/* SIGKILL to every process of the run at once. Killing only our own
+ * children, one level at a time, loses to a fork bomb: each killed parent
+ * takes long to exit (its anon_vma chains grow with every generation),
+ * hands its children to us only then, and meanwhile the descendants not
+ * yet reached fork into every slot the dying ones free.
+ *
+ * As pid 1 of the run's pid namespace, kill (-1) reaches every process
+ * in it under one lock, and fork () fails in a process with SIGKILL
+ * pending, so nothing escapes. Without a namespace the tree is walked:
+ * first SIGSTOP to every descendant, pass after pass until a pass finds
+ * none it has not stopped (a process with a stop pending cannot fork
+ * either, and a stopped one frees no slot for another to fork into),
+ * then SIGKILL to all of them. */
+static void
+kill_tree (InitState *st)
+{
+  if (st->self == 1)
+    {
+      kill (-1, SIGKILL);
+      return;
+    }
+
+  pid_t *stopped = malloc (TREE_MAX * sizeof *stopped);
+  pid_t *found = malloc (TREE_MAX * sizeof *found);
+  size_t n_stopped = 0;
+
+  if (stopped == NULL || found == NULL)
+    {
+      free (stopped);
+      free (found);
+      signal_all (st, SIGKILL);
+      return;
+    }
+  for (;;)
+    {
+      size_t n = list_tree (found, TREE_MAX), fresh = 0;
+
+      for (size_t i = 0; i < n; i++)
+        if (!contains (stopped, n_stopped, found[i]))
+          {
+            kill (found[i], SIGSTOP);
+            fresh++;
+            if (n_stopped < TREE_MAX)
+              stopped[n_stopped++] = found[i];
+          }
+      if (fresh == 0 || n_stopped == TREE_MAX)
+        break;
+    }
+  for (size_t i = 0; i < n_stopped; i++)
+    kill (stopped[i], SIGKILL);
+  free (stopped);
+  free (found);
+}
+
+/* Kills and reaps every descendant. A process the kill missed (a pid
+ * reused between two passes) comes to us, the subreaper, when its parent
+ * dies: each time nothing is left to reap at once, kill again. */
 static void
 sweep (InitState *st)
 {
   if (!st->program_done)
     kill (-st->program, SIGKILL);
+  kill_tree (st);
   for (;;)
     {
       int status;
-      signal_all (st, SIGKILL);
-      pid_t pid = waitpid (-1, &status, __WALL);
+      pid_t pid = waitpid (-1, &status, __WALL | WNOHANG);
+      if (pid == 0)
+        {
+          kill_tree (st);
+          pid = waitpid (-1, &status, __WALL);
+        }
       if (pid < 0)
         {
           if (errno == EINTR)

@@ -147,6 +147,15 @@ struct RunnerEngine
   char *root; /* the runner's private directory of run directories */
   RunnerSandboxCaps caps;
   RunnerCgroups cgroups; /* where each cold run gets cgroups of its own */
+  /* Run inits still killing their tree when their run or session was
+   * freed: reaped from SIGCHLD like any other, their cgroups removed then;
+   * never waited for in the loop (a fork bomb's tree takes its time). */
+  struct RunnerLeftover
+  {
+    pid_t pid;
+    RunnerRunCgroup cgroup;
+  } *leftovers;
+  size_t n_leftovers;
   /* The config's read-only directories (sandpad-mcp's --context-path),
    * opened once when the engine starts (O_PATH, no symlink in any
    * component) and held: every run binds and grants only what these fds
@@ -181,6 +190,9 @@ void _runner_run_flush_lines (RunnerRun *run);
 void _runner_run_set_throttled (RunnerRun *run, bool throttled);
 void _runner_run_feed_stdin (RunnerRun *run);
 void _runner_run_free (RunnerRun *run);
+/* Hands over an init that has not exited yet (its control pipe closed, so
+ * it is killing its tree) and its cgroups: see RunnerEngine.leftovers. */
+void _runner_engine_leave_init (RunnerEngine *engine, pid_t pid, RunnerRunCgroup *cgroup);
 /* The program's environment (fixed, plus the request's env). */
 char **_runner_run_build_env (RunnerRun *run);
 /* Watches the run's pipes (stdin, stdout, stderr, and the run init's

@@ -1,6 +1,8 @@
 /* runner-engine.c: the queue of runs, dispatch of requests, timers and
  * signals. One run's process and pipes are runner-run.c's business. */
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +19,8 @@
 
 /* Unread stdin held for one run, at most. */
 #define RUNNER_MAX_STDIN_BUFFER (16 * 1024 * 1024)
+/* How long a leaving engine waits for run inits still killing their trees. */
+#define LEFTOVER_WAIT_NS (INT64_C (10) * 1000000000)
 
 void
 runner_config_init (RunnerConfig *config)
@@ -88,6 +92,29 @@ _runner_engine_emit (RunnerEngine *engine, const SpMessage *msg)
   engine->sink.event (engine->sink_data, msg);
 }
 
+void
+_runner_engine_leave_init (RunnerEngine *engine, pid_t pid, RunnerRunCgroup *cgroup)
+{
+  engine->leftovers
+    = xrealloc (engine->leftovers, (engine->n_leftovers + 1) * sizeof *engine->leftovers);
+  engine->leftovers[engine->n_leftovers++] = (struct RunnerLeftover){ pid, *cgroup };
+  *cgroup = (RunnerRunCgroup){ 0 };
+}
+
+/* Whether pid was a leftover init; its cgroups go with it. */
+static bool
+leftover_reaped (RunnerEngine *engine, pid_t pid)
+{
+  for (size_t i = 0; i < engine->n_leftovers; i++)
+    if (engine->leftovers[i].pid == pid)
+      {
+        runner_cgroup_remove (&engine->leftovers[i].cgroup);
+        engine->leftovers[i] = engine->leftovers[--engine->n_leftovers];
+        return true;
+      }
+  return false;
+}
+
 static void
 on_signal (void *data, int fd, uint32_t events)
 {
@@ -108,7 +135,7 @@ on_signal (void *data, int fd, uint32_t events)
           pid_t pid = waitpid (-1, NULL, WNOHANG);
           if (pid <= 0)
             break;
-          if (runner_warm_reaped (engine->warm, pid))
+          if (runner_warm_reaped (engine->warm, pid) || leftover_reaped (engine, pid))
             continue;
           bool known = false;
           for (RunnerRun *run = engine->runs; run != NULL && !known; run = run->next)
@@ -325,6 +352,20 @@ runner_engine_free (RunnerEngine *engine)
       _runner_run_free (run);
     }
   runner_warm_free (engine->warm);
+  /* Leaving: inits still killing their trees get a bounded while (their
+   * cgroups cannot go before them), then are left to whoever reaps us. */
+  int64_t give_up = now_ns () + LEFTOVER_WAIT_NS;
+  while (engine->n_leftovers > 0 && now_ns () < give_up)
+    {
+      pid_t pid = waitpid (-1, NULL, WNOHANG);
+      if (pid < 0 && errno != EINTR)
+        break;
+      if (pid <= 0 || !leftover_reaped (engine, pid))
+        poll (NULL, 0, 20);
+    }
+  for (size_t i = 0; i < engine->n_leftovers; i++)
+    runner_cgroup_remove (&engine->leftovers[i].cgroup);
+  free (engine->leftovers);
   runner_cgroup_clear (&engine->cgroups);
   for (size_t i = 0; engine->ro_dirs != NULL && engine->ro_dirs[i] != NULL; i++)
     close (engine->ro_fds[i]);

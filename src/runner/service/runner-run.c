@@ -1314,7 +1314,7 @@ _runner_run_free (RunnerRun *run)
   /* Without the control pipe the run init kills the tree and exits. */
   _runner_run_release_warm (run);
   if (!run->warm && run->init_pid > 0 && !run->init_reaped)
-    waitpid (run->init_pid, NULL, 0);
+    _runner_engine_leave_init (run->engine, run->init_pid, &run->cgroup);
   if (run->dir != NULL && !run->keep_dir)
     remove_tree (run->dir);
   buf_clear (&run->stdin_buf);

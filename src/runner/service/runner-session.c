@@ -962,7 +962,7 @@ _runner_session_free_all (RunnerEngine *engine)
       if (s->control_fd >= 0)
         close (s->control_fd);
       if (s->init_pid > 0)
-        waitpid (s->init_pid, NULL, 0);
+        _runner_engine_leave_init (engine, s->init_pid, &s->cgroup);
       runner_cgroup_remove (&s->cgroup);
       if (s->diag_fd >= 0)
         close (s->diag_fd);
