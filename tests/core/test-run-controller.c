@@ -159,7 +159,8 @@ test_run (void)
   result = run (&f, "python", "print('hello')\n");
   g_assert_true (sp_run_result_succeeded (result));
   g_assert_cmpstr (f.seen->str, ==, "hello\n");
-  first = sp_run_controller_get_output (f.runs);
+  /* Held, so the next run's model cannot be made at its address. */
+  first = g_object_ref (sp_run_controller_get_output (f.runs));
   out = model_text (first, SP_OUTPUT_STDOUT);
   g_assert_cmpstr (out, ==, "hello\n");
   g_assert_nonnull (sp_run_controller_get_run_start (f.runs));
@@ -171,6 +172,7 @@ test_run (void)
   g_assert_true (sp_run_controller_get_output (f.runs) != first);
   g_assert_cmpstr (sp_run_controller_get_stderr (f.runs), ==, "oops\n");
   g_assert_cmpuint (f.n_new, ==, 2);
+  g_object_unref (first);
   fixture_clear (&f);
 }
 

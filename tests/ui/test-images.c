@@ -201,8 +201,11 @@ test_lazy (void)
                   decodes_at_end, withheld, idle);
   g_assert_cmpuint (withheld, ==, 0);
   g_assert_cmpuint (shown, >=, 1);
-  /* A screenful (with its margin), far from all 60. */
-  g_assert_cmpuint (decodes_at_end, ==, shown);
+  /* A screenful (with its margin), far from all 60; GTK 4.18's list view
+   * may map a row for a frame while it settles, so one or two decoded
+   * and dropped again are allowed. */
+  g_assert_cmpuint (decodes_at_end, >=, shown);
+  g_assert_cmpuint (decodes_at_end, <=, shown + 2);
   g_assert_cmpuint (shown, <=, 12);
   g_assert_cmpuint (idle, ==, N_IMAGES - shown);
   g_assert_null (sp_output_item_get_image (first));
