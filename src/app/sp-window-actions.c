@@ -586,7 +586,6 @@ static void
 refuse_elsewhere (SpWindow *self, const char *name, const char *message)
 {
   GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
-  AdwMessageDialog *dialog;
   g_autofree char *heading = NULL;
 
   for (GList *l = app ? gtk_application_get_windows (app) : NULL; l != NULL; l = l->next)
@@ -596,11 +595,33 @@ refuse_elsewhere (SpWindow *self, const char *name, const char *message)
         return;
       }
   heading = g_strdup_printf (_("Could Not Open “%s”"), name);
-  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (NULL, heading, message));
-  adw_message_dialog_add_response (dialog, "close", _("_Close"));
-  if (app != NULL)
-    gtk_window_set_application (GTK_WINDOW (dialog), app);
-  gtk_window_present (GTK_WINDOW (dialog));
+#if ADW_CHECK_VERSION(1, 5, 0)
+  {
+    /* No window to show it in: libadwaita gives it a window of its own,
+     * which is not the application's, so the application is held while
+     * it is up. (Its AdwMessageDialog measures such a heading too narrow,
+     * a GTK warning, from 1.7.) */
+    AdwDialog *dialog = adw_alert_dialog_new (heading, message);
+
+    adw_alert_dialog_add_response (ADW_ALERT_DIALOG (dialog), "close", _("_Close"));
+    if (app != NULL)
+      {
+        g_application_hold (G_APPLICATION (app));
+        g_signal_connect_object (dialog, "closed", G_CALLBACK (g_application_release), app,
+                                 G_CONNECT_SWAPPED);
+      }
+    adw_dialog_present (dialog, NULL);
+  }
+#else
+  {
+    AdwMessageDialog *dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (NULL, heading, message));
+
+    adw_message_dialog_add_response (dialog, "close", _("_Close"));
+    if (app != NULL)
+      gtk_window_set_application (GTK_WINDOW (dialog), app);
+    gtk_window_present (GTK_WINDOW (dialog));
+  }
+#endif
 }
 
 static void
