@@ -583,10 +583,10 @@ file_display_name (GFile *file)
  * another of the app's windows says why, or a dialog does when there is
  * none. */
 static void
-refuse_elsewhere (SpWindow *self, const char *name, const char *message)
+refuse_elsewhere (SpWindow *self, const char *message)
 {
   GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
-  g_autofree char *heading = NULL;
+  const char *heading;
 
   for (GList *l = app ? gtk_application_get_windows (app) : NULL; l != NULL; l = l->next)
     if (l->data != self && SP_IS_WINDOW (l->data) && gtk_widget_get_visible (l->data))
@@ -594,7 +594,10 @@ refuse_elsewhere (SpWindow *self, const char *name, const char *message)
         _sp_window_toast (l->data, message);
         return;
       }
-  heading = g_strdup_printf (_("Could Not Open “%s”"), name);
+  /* The file's name is in the message: a heading with a long name is
+   * wider than the dialog measures it (a GTK warning with libadwaita
+   * 1.7). */
+  heading = _("Could Not Open File");
 #if ADW_CHECK_VERSION(1, 5, 0)
   {
     /* No window to show it in: libadwaita gives it a window of its own,
@@ -648,7 +651,7 @@ load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
         msg = g_strdup_printf (_("Could not open “%s”: %s"), name, error->message);
       if (self->open_pending)
         {
-          refuse_elsewhere (self, name, msg);
+          refuse_elsewhere (self, msg);
           gtk_window_destroy (GTK_WINDOW (self));
         }
       else

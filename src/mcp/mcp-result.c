@@ -360,13 +360,19 @@ describe_displays (Buf *text, json_t *content, const McpCall *call)
           if (plain[0] == '\0' || plain[strlen (plain) - 1] != '\n')
             buf_append (text, "\n", 1);
         }
+      /* One image block per result, PNG first: a bundle may hold the same
+       * picture twice (Debian 13's Pillow 11 gives a PIL image as PNG and
+       * JPEG both). */
       static const char *const images[] = { "image/png", "image/jpeg", NULL };
       for (size_t k = 0; images[k] != NULL; k++)
         if (json_is_string (json_object_get (data, images[k])))
-          json_array_append_new (content,
-                                 json_pack ("{s:s, s:O, s:s}", "type", "image", "data",
-                                            json_object_get (data, images[k]), "mimeType",
-                                            images[k]));
+          {
+            json_array_append_new (content,
+                                   json_pack ("{s:s, s:O, s:s}", "type", "image", "data",
+                                              json_object_get (data, images[k]), "mimeType",
+                                              images[k]));
+            break;
+          }
     }
   if (call->displays_truncated)
     buf_append (text, "[more results were shown than are kept]\n",

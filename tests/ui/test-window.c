@@ -229,7 +229,8 @@ test_open_binary_refused (void)
   g_application_open (G_APPLICATION (app), &file, 1, "");
   g_assert_true (sp_test_wait_for (has_message_dialog, NULL, 10000));
   dialog = message_dialog ();
-  g_assert_nonnull (strstr (dialog_heading (dialog), "“blob.bin”"));
+  g_assert_nonnull (strstr (dialog_heading (dialog), "Could Not Open"));
+  g_assert_nonnull (strstr (dialog_body (dialog), "“blob.bin”"));
   g_assert_nonnull (strstr (dialog_body (dialog), "not UTF-8 text"));
   g_assert_cmpuint (n_sp_windows (), ==, 0);
   dialog_close (dialog);
