@@ -99,7 +99,7 @@ usage (FILE *out)
          out);
 }
 
-static void __attribute__ ((noreturn))
+static void __attribute__ ((noreturn, format (printf, 1, 2)))
 fail (const char *fmt, ...)
 {
   va_list args;

@@ -196,7 +196,8 @@ trim (RunnerCompileCache *cache)
           cap = cap ? cap * 2 : 64;
           entries = xrealloc (entries, cap * sizeof *entries);
         }
-      snprintf (entries[n].name, sizeof entries[n].name, "%s", de->d_name);
+      /* 64 hex digits and the NUL, checked above. */
+      memcpy (entries[n].name, de->d_name, 65);
       entries[n].bytes = (int64_t) st.st_blocks * 512;
       entries[n].used = st.st_mtim;
       total += entries[n].bytes;

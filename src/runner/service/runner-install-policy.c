@@ -9,6 +9,9 @@
 #include "runner-install.h"
 #include "runner-base.h"
 
+static int refuse (char *msg, size_t msg_len, const char *fmt, ...)
+  __attribute__ ((format (printf, 3, 4)));
+
 static int
 refuse (char *msg, size_t msg_len, const char *fmt, ...)
 {

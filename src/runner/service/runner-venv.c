@@ -92,6 +92,9 @@ runner_node_modules_find (const char *start_dir, const char *stop_dir)
   return find_up (start_dir, stop_dir, names, is_node_modules);
 }
 
+static int refuse (char *msg, size_t msg_len, const char *fmt, ...)
+  __attribute__ ((format (printf, 3, 4)));
+
 static int
 refuse (char *msg, size_t msg_len, const char *fmt, ...)
 {
