@@ -179,7 +179,37 @@ typedef struct
   bool refused;    /* the runner answered the run with an error */
   bool done;
   SpExited *result;
+  int out_fd; /* the program's stdout, relayed raw; -1 without */
 } Conn;
+
+static bool relay (int fd, int out);
+
+/* What the program printed before a display is in its stdout pipe before
+ * the display is on the socket (the resident runner writes it there
+ * first): it goes out first. */
+static void
+drain_stdout (Conn *c)
+{
+  struct pollfd p = { .fd = c->out_fd, .events = POLLIN };
+
+  while (c->out_fd >= 0 && poll (&p, 1, 0) > 0 && (p.revents & POLLIN))
+    if (!relay (c->out_fd, 1))
+      break;
+}
+
+void
+sandpad_show_display (const SpDisplay *display)
+{
+  for (size_t i = 0; i < display->n_items; i++)
+    if (strcmp (display->items[i].mime, "text/plain") == 0)
+      {
+        const char *text = display->items[i].text;
+        size_t len = strlen (text);
+        write_all (1, text, len);
+        if (len == 0 || text[len - 1] != '\n')
+          write_all (1, "\n", 1);
+      }
+}
 
 /* One event from the runner. */
 static void
@@ -202,6 +232,11 @@ handle_event (Conn *c, const char *frame, size_t len)
           /* The runner encoded it as sandpad-run would: pass it on. */
           write_all (1, frame, len);
           write_all (1, "\n", 1);
+        }
+      else if (msg.type == SP_MSG_DISPLAY)
+        {
+          drain_stdout (c);
+          sandpad_show_display (&msg.u.display);
         }
       if (msg.type == SP_MSG_EXITED)
         {
@@ -304,7 +339,7 @@ sandpad_daemon_run (const SpRun *req, bool json, bool forward_stdin, SpExited *r
     set_nonblocking (in[1], true);
 
   Conn c = { .sock = sock, .json = json, .result = result,
-             .reader = sp_frame_reader_new (SP_PROTO_MAX_FRAME) };
+             .reader = sp_frame_reader_new (SP_PROTO_MAX_FRAME), .out_fd = out[0] };
   bool sock_open = true;
   while (sock_open || out[0] >= 0 || err[0] >= 0)
     {
@@ -364,10 +399,10 @@ sandpad_daemon_run (const SpRun *req, bool json, bool forward_stdin, SpExited *r
                 break;
             }
         }
-      if (i_out >= 0 && p[i_out].revents && !relay (out[0], 1))
+      if (i_out >= 0 && p[i_out].revents && out[0] >= 0 && !relay (out[0], 1))
         {
           close (out[0]);
-          out[0] = -1;
+          out[0] = c.out_fd = -1;
         }
       if (i_err >= 0 && p[i_err].revents && !relay (err[0], 2))
         {

@@ -27,6 +27,9 @@ bool sandpad_daemon_enabled (bool no_daemon_option);
  * was not taken; 125 after saying why the runner failed mid-run. */
 int sandpad_daemon_run (const SpRun *req, bool json, bool forward_stdin, SpExited *result);
 
+/* A display event as a terminal shows it: its text/plain, on stdout. */
+void sandpad_show_display (const SpDisplay *display);
+
 /* A connection to the resident runner, started if need be; -1 if none. */
 int sandpad_daemon_connect (void);
 

@@ -128,15 +128,7 @@ on_event (void *data, const SpMessage *msg)
   /* A display shows as its text in a terminal (an image as its text too:
    * "<Figure ...>", or the repr the program gave). */
   if (!cli->json && msg->type == SP_MSG_DISPLAY)
-    for (size_t i = 0; i < msg->u.display.n_items; i++)
-      if (strcmp (msg->u.display.items[i].mime, "text/plain") == 0)
-        {
-          const char *text = msg->u.display.items[i].text;
-          size_t len = strlen (text);
-          write_all (1, text, len);
-          if (len == 0 || text[len - 1] != '\n')
-            write_all (1, "\n", 1);
-        }
+    sandpad_show_display (&msg->u.display);
   if (msg->type == SP_MSG_EXITED)
     {
       /* Keep a copy of what we need for the exit status. */

@@ -325,6 +325,8 @@ set_run_id (SpMessage *msg, char *id)
     case SP_MSG_QUEUED: msg->u.queued.id = id; break;
     case SP_MSG_STARTED: msg->u.started.id = id; break;
     case SP_MSG_OUTPUT: msg->u.output.id = id; break;
+    case SP_MSG_DISPLAY: msg->u.display.id = id; break;
+    case SP_MSG_INPUT_WAIT: msg->u.input_wait.id = id; break;
     case SP_MSG_EXITED: msg->u.exited.id = id; break;
     case SP_MSG_RELEASED: msg->u.ref.id = id; break;
     case SP_MSG_ERROR: msg->u.error.id = id; break;
