@@ -601,9 +601,11 @@ def run_sandboxed(targets, probe, kind):
     if limit == "any":
         return exited.get("limit") is not None or "BLOCKED" in out, detail
     if limit is not None:
-        # The named limit, or the kernel refused the resource inside the
-        # run (the probe prints BLOCKED only for ENOSPC, ENOMEM and kin).
-        return exited.get("limit") == limit or "BLOCKED" in out, detail
+        # The named limit (or one of those named), or the kernel refused the
+        # resource inside the run (the probe prints BLOCKED only for ENOSPC,
+        # ENOMEM and kin).
+        names = limit if isinstance(limit, tuple) else (limit,)
+        return exited.get("limit") in names or "BLOCKED" in out, detail
     return "BLOCKED" in out, detail
 
 
