@@ -602,10 +602,14 @@ main (int argc, char **argv)
   DaemonOptions daemon = { 0 };
   const char *file = parse_args (argc, argv, &req, &config, &langs, &cli.json, &envopts,
                                  &daemon);
-  if (daemon.list)
-    return sandpad_daemon_list_sessions ();
-  if (daemon.close != NULL)
-    return sandpad_daemon_close_session (daemon.close);
+  if (daemon.list || daemon.close != NULL)
+    {
+      int status = daemon.list ? sandpad_daemon_list_sessions ()
+                               : sandpad_daemon_close_session (daemon.close);
+      free (daemon.close);
+      runner_langs_clear (&langs);
+      return status;
+    }
   if (req.return_base64 && !cli.json)
     fail ("--base64 needs --json: the images are inlined in the exited event");
   if (daemon.session != NULL && req.session != NULL)

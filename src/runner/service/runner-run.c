@@ -746,7 +746,8 @@ forward (RunnerRun *run, SpStream s, const char *bytes, size_t len, bool final)
   size_t consumed = 0, out_len = 0;
   char *text = sp_utf8_sanitize (joined.data, joined.len, final, &consumed, &out_len);
   stream->carry_len = joined.len - consumed;
-  memcpy (stream->carry, joined.data + consumed, stream->carry_len);
+  if (stream->carry_len > 0) /* joined.data is NULL when nothing came */
+    memcpy (stream->carry, joined.data + consumed, stream->carry_len);
   buf_clear (&joined);
 
   /* Read as it arrives (Python runs unbuffered), so the read time orders
