@@ -9,6 +9,8 @@ it comes, plots saved from the run's result, and a cancel.
 
     python3 sandpad_client.py RUNNER [OUT_DIR]
 
+(the plots go to OUT_DIR, or to a new temporary folder it names)
+
 runs three demonstrations against the runner binary RUNNER and exits 0
 when each behaved as the protocol says (CI runs it so: meson test
 example-client). Import it to use RunnerClient in your own host.
@@ -18,6 +20,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import queue
 
@@ -114,7 +117,7 @@ def main():
         print(__doc__)
         return 2
     runner = sys.argv[1]
-    out_dir = sys.argv[2] if len(sys.argv) > 2 else os.getcwd()
+    out_dir = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp(prefix="sandpad-plots-")
     extra = ["--sandbox", os.environ["SANDPAD_TEST_SANDBOX"]] \
         if os.environ.get("SANDPAD_TEST_SANDBOX") else []
     client = RunnerClient(runner, extra)
