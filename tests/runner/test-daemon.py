@@ -262,7 +262,7 @@ def test_client_killed(t):
         p.kill()
         p.wait()
         t.ok(released(alive), "the client killed: its run is cancelled, no process of it left")
-        t.eq(h.pids(), pids, "the resident runner goes on")
+        t.eq(h.pids(), pids, "the resident runner goes on", h.log())
         rc, out, _ = h.run(h.file("p.py", "print('next')\n"))
         t.eq((rc, out), (0, b"next\n"), "and serves the next call")
 

@@ -258,6 +258,8 @@ int _runner_run_hold_cwd (RunnerRun *run);
 /* As root, chowns path to nobody, the uid the program runs as (runs and
  * sessions both); as a desktop user, does nothing. */
 int _runner_give_to_run (const char *path);
+/* A run ended: its slot and its session are free (before its exited is
+ * emitted; _runner_engine_start_queued after). */
 void _runner_engine_run_finished (RunnerEngine *engine, RunnerRun *run);
 /* Starts queued runs while slots are free (a session's run waits while
  * its session is busy). */

@@ -606,7 +606,6 @@ _runner_engine_run_finished (RunnerEngine *engine, RunnerRun *run)
   if (run->session != NULL)
     _runner_session_run_finished (run);
   engine->running--;
-  start_queued (engine);
 }
 
 static int

@@ -1093,6 +1093,22 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
     }
 }
 
+/* The run's end: the engine's books first (its slot, its session), then
+ * exited, then the queue. The sink may release the run while it handles
+ * exited (the resident runner does when the run's client is gone), so
+ * nothing touches run after the emit. */
+static void
+finish_and_emit (RunnerRun *run, SpMessage *msg)
+{
+  RunnerEngine *engine = run->engine;
+
+  run->state = RUN_FINISHED;
+  _runner_engine_run_finished (engine, run);
+  _runner_engine_emit (engine, msg);
+  sp_message_clear (msg);
+  _runner_engine_start_queued (engine);
+}
+
 /* The largest memory the run was seen to hold: the tree watch's sum, or
  * the kernel's high-water mark of its largest process (getrusage), which
  * catches a run too short for the watch to sample. */
@@ -1267,10 +1283,7 @@ try_finish (RunnerRun *run)
   run->control_fd = -1;
   buf_clear (&run->stdin_buf);
 
-  run->state = RUN_FINISHED;
-  _runner_engine_emit (run->engine, &msg);
-  sp_message_clear (&msg);
-  _runner_engine_run_finished (run->engine, run);
+  finish_and_emit (run, &msg);
 }
 
 static void
@@ -1291,10 +1304,7 @@ emit_failed (RunnerRun *run, const char *fmt, ...)
   msg.u.exited.cancelled = run->cancel_stage;
   msg.u.exited.session_ended = run->session_ended;
   msg.u.exited.t_ms = runner_engine_clock_ms (run->engine);
-  run->state = RUN_FINISHED;
-  _runner_engine_emit (run->engine, &msg);
-  sp_message_clear (&msg);
-  _runner_engine_run_finished (run->engine, run);
+  finish_and_emit (run, &msg);
 }
 
 void
