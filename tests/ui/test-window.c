@@ -1530,7 +1530,11 @@ test_flood_paints (void)
   g_assert_cmpuint (sight.frames_checked, >, 10);
   g_assert_cmpuint (sight.frames_out_of_order, ==, 0);
   g_assert_cmpuint (sight.changed_in_sight, >, 0);
+#if !GTK_CHECK_VERSION(4, 12, 0)
+  /* Rows out of sight wait for their text (sp_transcript_defer_rebind),
+   * where it is safe: GTK 4.8's list view. */
   g_assert_cmpuint (sight.changed_out_of_sight, <=, sight.changed_in_sight / 10);
+#endif
   g_assert_cmpfloat (work95, <=, 50);
   g_assert_cmpfloat (work_max, <=, 100);
 
