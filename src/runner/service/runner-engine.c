@@ -620,6 +620,29 @@ find_live (RunnerEngine *engine, const char *id, RunnerRun **out, SpProtoError *
 }
 
 int
+runner_engine_request (RunnerEngine *engine, const SpMessage *msg, const char *id,
+                       SpProtoError *err)
+{
+  switch (msg->type)
+    {
+    case SP_MSG_CANCEL:
+      return runner_engine_cancel (engine, id, err);
+    case SP_MSG_STDIN:
+      return runner_engine_stdin (engine, id, msg->u.stdin_.data ? msg->u.stdin_.data : "",
+                                  msg->u.stdin_.data ? strlen (msg->u.stdin_.data) : 0,
+                                  msg->u.stdin_.eof, err);
+    case SP_MSG_RELEASE:
+      return runner_engine_release (engine, id, err);
+    case SP_MSG_SESSION_CLOSE:
+    case SP_MSG_SESSION_RESTART:
+      return runner_engine_session_end (engine, msg->u.session.session,
+                                        msg->type == SP_MSG_SESSION_RESTART, err);
+    default:
+      return sp_proto_set_error (err, SP_ERR_UNKNOWN_TYPE, "not a request");
+    }
+}
+
+int
 runner_engine_cancel (RunnerEngine *engine, const char *id, SpProtoError *err)
 {
   RunnerRun *run;

@@ -115,6 +115,14 @@ int runner_engine_stdin (RunnerEngine *engine, const char *id, const char *data,
                          bool eof, SpProtoError *err);
 int runner_engine_release (RunnerEngine *engine, const char *id, SpProtoError *err);
 
+/* The requests about a run or a session that every front end answers the
+ * same way (cancel, stdin, release, session close and restart; any other
+ * type is refused as not a request), for the run the engine calls id:
+ * a front end that names runs its own way maps the id first. hello and
+ * run are each front end's own. */
+int runner_engine_request (RunnerEngine *engine, const SpMessage *msg, const char *id,
+                           SpProtoError *err);
+
 /* Cancels everything at once (kill, no grace): the client is gone. */
 void runner_engine_kill_all (RunnerEngine *engine);
 

@@ -538,25 +538,9 @@ handle_frame (Client *c, const char *frame, size_t len)
     case SP_MSG_RUN:
       rc = handle_run (c, &msg.u.run, &err);
       break;
-    case SP_MSG_CANCEL:
-      rc = runner_engine_cancel (l->engine, r->id, &err);
-      break;
-    case SP_MSG_STDIN:
-      rc = runner_engine_stdin (l->engine, r->id,
-                                msg.u.stdin_.data ? msg.u.stdin_.data : "",
-                                msg.u.stdin_.data ? strlen (msg.u.stdin_.data) : 0,
-                                msg.u.stdin_.eof, &err);
-      break;
-    case SP_MSG_RELEASE:
-      rc = runner_engine_release (l->engine, r->id, &err);
-      break;
-    case SP_MSG_SESSION_CLOSE:
-    case SP_MSG_SESSION_RESTART:
-      rc = runner_engine_session_end (l->engine, msg.u.session.session,
-                                      msg.type == SP_MSG_SESSION_RESTART, &err);
-      break;
     default:
-      rc = sp_proto_set_error (&err, SP_ERR_UNKNOWN_TYPE, "not a request");
+      /* cancel, stdin, release under the engine's id for the client's run */
+      rc = runner_engine_request (l->engine, &msg, r != NULL ? r->id : NULL, &err);
       break;
     }
   if (rc != 0)

@@ -120,24 +120,14 @@ handle_frame (RunnerServer *server, const char *frame, size_t len)
       rc = runner_engine_submit (server->engine, &msg.u.run, &err);
       break;
     case SP_MSG_CANCEL:
-      rc = runner_engine_cancel (server->engine, msg.u.ref.id, &err);
+    case SP_MSG_RELEASE:
+      rc = runner_engine_request (server->engine, &msg, msg.u.ref.id, &err);
       break;
     case SP_MSG_STDIN:
-      rc = runner_engine_stdin (server->engine, msg.u.stdin_.id,
-                                msg.u.stdin_.data ? msg.u.stdin_.data : "",
-                                msg.u.stdin_.data ? strlen (msg.u.stdin_.data) : 0,
-                                msg.u.stdin_.eof, &err);
-      break;
-    case SP_MSG_RELEASE:
-      rc = runner_engine_release (server->engine, msg.u.ref.id, &err);
-      break;
-    case SP_MSG_SESSION_CLOSE:
-    case SP_MSG_SESSION_RESTART:
-      rc = runner_engine_session_end (server->engine, msg.u.session.session,
-                                      msg.type == SP_MSG_SESSION_RESTART, &err);
+      rc = runner_engine_request (server->engine, &msg, msg.u.stdin_.id, &err);
       break;
     default:
-      rc = sp_proto_set_error (&err, SP_ERR_UNKNOWN_TYPE, "not a request");
+      rc = runner_engine_request (server->engine, &msg, NULL, &err);
       break;
     }
   if (rc != 0)
