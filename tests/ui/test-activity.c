@@ -388,6 +388,10 @@ test_edit_shows_in_window (void)
         g_test_message ("shown:\n%s\nanswer: %s", shown, answer);
       }
     g_assert_true (activity_ended_with (&traceback));
+    /* The traceback streams in while the run goes; the diff comes with the
+     * run's end, which the window shows on its next frame. */
+    traceback.needle = "\n+print('after the edit')";
+    sp_test_wait_for (activity_ended_with, &traceback, 10000);
     run = sp_activity_window_get_shown (activity);
     g_assert_cmpstr (sp_activity_run_get_tool (run), ==, "edit_and_execute");
     g_assert_false (sp_activity_run_is_running (run));
