@@ -39,7 +39,6 @@ typedef struct
 } RunStream;
 
 /* runner-lines.c: a partial line waits at most this long, and this much. */
-#define RUNNER_LINE_HOLD_NS (30 * INT64_C (1000000))
 #define RUNNER_LINE_HOLD_MAX 4096
 
 struct RunnerRun

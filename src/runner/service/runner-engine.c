@@ -53,6 +53,9 @@ runner_config_init (RunnerConfig *config)
     /* Long enough to come back from a coffee, short enough that a
      * forgotten prompt does not hold a run slot all day. */
     .input_idle_ms = 15 * 60 * 1000,
+    /* Long enough for print()'s text and newline written apart, short
+     * enough that a prompt or "\r50%" shows at once to the eye. */
+    .line_hold_ms = 30,
     .warm = false,
     .warm_max_runs = 100,
     .warm_idle_ms = 10 * 60 * 1000,

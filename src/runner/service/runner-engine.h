@@ -40,6 +40,8 @@ typedef struct
   int64_t input_idle_ms;    /* a run waiting for input this long is stopped
                              * (limit input_idle); its time limit stands
                              * still while it waits; 0: no cap */
+  int64_t line_hold_ms;     /* a partial line waits this long for the rest
+                             * of its line (runner-lines.c) */
   char *const *read_only_dirs; /* canonical host directories every run may read
                                 * (bound read-only at the same path in namespace
                                 * mode, Landlock read rules in both); NULL-
