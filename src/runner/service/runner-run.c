@@ -569,9 +569,13 @@ _runner_run_spawn_step (RunnerRun *run)
     .cwd = engine->namespaces ? RUNNER_SANDBOX_WORK : run->cwd,
     .sandbox = &plan,
     .memory_bytes = run->req.memory_mib * 1024 * 1024,
-    /* CPU backstop one second past the wall limit, in case the timer
-     * cannot fire (a stopped runner); the wall limit normally wins. */
-    .cpu_seconds = (run->req.timeout_ms + 999) / 1000 + 1,
+    /* CPU backstop one second past the step's wall limit, in case the
+     * timer cannot fire (a stopped runner); the wall limit normally wins.
+     * A compile step has its own limit: with the program's, a short
+     * timeout killed a Go compile (CPU past 1.5 s on a loaded machine). */
+    .cpu_seconds = ((run->compiling ? engine->config.compile_timeout_ms : run->req.timeout_ms) + 999)
+                     / 1000
+                   + 1,
     .file_size_bytes = engine->config.disk_limit,
     .open_files = engine->config.open_files,
     .stdin_fd = in[0],
