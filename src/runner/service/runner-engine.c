@@ -241,9 +241,10 @@ _runner_engine_sandbox_info (RunnerEngine *engine, bool network, RunnerMemoryLay
   /* RLIMIT_DATA per process, and the runner's sum over the whole tree. */
   /* With a cgroup, also what the kernel holds for the run (socket and
    * pipe queues, page tables), which the other two cannot see; without
-   * one, the tree watch counts the run's UNIX socket queues itself. */
+   * one, the tree watch counts the run's UNIX socket queues and what its
+   * pipes can hold itself. */
   layers[n++] = xstrdup (memory == RUNNER_MEMORY_CGROUP    ? "memory:rlimit-data,tree-watch,cgroup-v1"
-                         : memory == RUNNER_MEMORY_SOCKETS ? "memory:rlimit-data,tree-watch,socket-queues"
+                         : memory == RUNNER_MEMORY_SOCKETS ? "memory:rlimit-data,tree-watch,socket-queues,pipe-queues"
                                                            : "memory:rlimit-data,tree-watch");
   layers[n++] = xstrdup ("clean-env");
   layers[n++] = xstrdup ("caps-dropped");
