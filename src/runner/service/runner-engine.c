@@ -573,6 +573,7 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
     run->session = _runner_session_get (engine, &run->req);
   run->init_pid = -1;
   run->control_fd = run->status_fd = run->stdin_fd = run->cwd_fd = run->diag_fd = -1;
+  run->build_fd = -1;
   run->streams[0].fd = run->streams[1].fd = -1;
   run->env = env;
   run->env_writable = options != NULL && options->environment_writable;
