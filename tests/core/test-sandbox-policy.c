@@ -79,6 +79,23 @@ test_memory_socket_queues (void)
   g_assert_false (any_contains (facts, "(cgroup)"));
 }
 
+/* With pipes counted too, the card says so, and no longer that they are
+ * left out. */
+static void
+test_memory_pipe_queues (void)
+{
+  const char *layers[] = { "uid:65534", "rlimits", "clean-env", "caps-dropped", "no-new-privs",
+                           "landlock:6", "seccomp:allowlist",
+                           "memory:rlimit-data,tree-watch,socket-queues,pipe-queues",
+                           "network:off", NULL };
+  g_autoptr (SpSandboxPolicy) p = sp_sandbox_policy_new ("fallback", layers);
+  const char *const *facts = sp_sandbox_policy_get_facts (p);
+
+  g_assert_true (any_contains (facts, "its sockets and pipes hold"));
+  g_assert_false (any_contains (facts, "(pipes) is not counted"));
+  g_assert_false (any_contains (facts, "per process"));
+}
+
 /* Namespaces but no seccomp: reduced, and it says which. */
 static void
 test_namespaces_without_seccomp (void)
@@ -140,6 +157,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sandbox-policy/fallback-degraded", test_fallback_degraded);
   g_test_add_func ("/sandbox-policy/fallback-with-landlock", test_fallback_with_landlock);
   g_test_add_func ("/sandbox-policy/memory-socket-queues", test_memory_socket_queues);
+  g_test_add_func ("/sandbox-policy/memory-pipe-queues", test_memory_pipe_queues);
   g_test_add_func ("/sandbox-policy/namespaces-without-seccomp", test_namespaces_without_seccomp);
   g_test_add_func ("/sandbox-policy/unknown-layers", test_unknown_layers);
   g_test_add_func ("/sandbox-policy/nothing-reported", test_nothing_reported);

@@ -12,6 +12,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from runnertest import Runner, main  # noqa: E402
@@ -197,5 +198,80 @@ def compile_timeout(t):
     with_runner(check, "--compile-timeout-ms", "1")
 
 
+def build_swap(t):
+    """The build directory is held by the runner from when it makes it: a
+    directory put in its place by name while the compile step runs is
+    neither cached nor run as the snippet's program. The swap is made from
+    outside (the harness, as an attacker with the runner's uid would), as
+    soon as the compiler's output appears, in up to 40 tries."""
+    if not COMPILED:
+        t.skip("ruby is interpreted: no build directory")
+        return
+    import glob
+    import threading
+    parent = tempfile.mkdtemp(prefix="sandpad-build-swap-")
+    os.chmod(parent, 0o755)
+    stop = threading.Event()
+    swapped = set()
+
+    def swapper():
+        while not stop.is_set():
+            for out in glob.glob(os.path.join(parent, "sandpad-runner-*", "run-*", "build",
+                                              "main")):
+                build = os.path.dirname(out)
+                if build in swapped:
+                    continue
+                try:
+                    os.rename(build, build + ".real")
+                    os.mkdir(build, 0o755)
+                    planted = os.path.join(build, "main")
+                    with open(planted, "w") as f:
+                        f.write("#!/bin/sh\necho swapped\n")
+                    os.chmod(planted, 0o755)
+                    os.chmod(build, 0o755)
+                except OSError:
+                    pass
+                swapped.add(build)
+            time.sleep(0.0005)
+
+    def check(r, cache):
+        thread = threading.Thread(target=swapper, daemon=True)
+        thread.start()
+        results = []
+        try:
+            for i in range(40):
+                code = CASE["hello"] + f"// try {i}\n"
+                results.append((code, r.run(f"s{i}", code, language=LANG, timeout_ms=60000)))
+                if sum("hello from" not in res.stdout for _, res in results) >= 5:
+                    break
+        finally:
+            stop.set()
+            thread.join()
+        landed = [(code, res) for code, res in results if "hello from" not in res.stdout]
+        t.ok(not any("swapped" in res.stdout for _, res in results),
+             f"{MODE}: no run ran the program planted in its build directory's place "
+             f"({len(landed)} of {len(results)} swaps landed before the program step)",
+             [res.exited for _, res in landed][:3])
+        if landed:
+            res = landed[0][1]
+            print(f"# a landed swap: stdout={res.stdout!r} exited={res.exited!r}"[:600])
+        if not landed:
+            t.skip("no swap landed between the compile and the program step here")
+            return
+        # What the cache now gives for those snippets is their own program.
+        again = [r.run(f"a{i}", code, language=LANG) for i, (code, _) in enumerate(landed)]
+        t.ok(all(res.stdout.startswith("hello from ") for res in again),
+             f"{MODE}: the cache holds the snippets' own programs, not the planted one",
+             [res.stdout for res in again])
+
+    try:
+        with_runner(check, "--work-parent", parent)
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
+
+
 if __name__ == "__main__":
-    main([hello, compile_error, runtime_error, timeout, cached, compile_timeout])
+    tests = {f.__name__: f for f in (hello, compile_error, runtime_error, timeout, cached,
+                                      compile_timeout, build_swap)}
+    main([tests[n] for n in sys.argv[3:]] if len(sys.argv) > 3
+         else [hello, compile_error, runtime_error, timeout, cached, compile_timeout])

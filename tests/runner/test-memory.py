@@ -338,7 +338,7 @@ def test_kernel_buffers_no_cgroup(t):
     t.ok(control > 300 * MIB and res.exited.get("limit") is None,
          f"control: the probe queues {control // MIB} MiB in socket buffers", res)
     layers = res.started["sandbox"]["layers"] if res.started else []
-    t.ok("memory:rlimit-data,tree-watch,socket-queues" in layers,
+    t.ok("memory:rlimit-data,tree-watch,socket-queues,pipe-queues" in layers,
          "started names the socket-queue count as the memory layer", layers)
     # The watch samples (every 200 ms): what it stops is what a run holds,
     # so here the children keep their buffers a while before they let go.
@@ -370,6 +370,91 @@ def test_kernel_buffers_no_cgroup(t):
     ev = session_ended(r, "i", timeout=60)
     t.eq(ev and ev.get("reason"), "limit",
          "idle: the session is ended when what it left behind passes its memory", ev)
+    r.close()
+
+
+# Sixty processes each fill as many pipes as their fds hold (RLIMIT_NOFILE),
+# asking first for a 1 MiB pipe (F_SETPIPE_SZ), and keep only the write
+# end: the data stays in the kernel, in no process's RSS. Past the user's
+# fs.pipe-user-pages-soft (64 MiB) the kernel gives new pipes two pages,
+# so what sixty processes pin stays near 120 MiB. Each child prints what
+# it wrote into its pipes.
+PIPE_BUFFERS = """
+import fcntl, os, time
+HOLD = 0
+kids = []
+for k in range(60):
+    pid = os.fork()
+    if pid == 0:
+        ends, total = [], 0
+        try:
+            while True:
+                r, w = os.pipe()
+                try:
+                    fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 1 << 20)
+                except OSError:
+                    pass
+                os.set_blocking(w, False)
+                try:
+                    while True:
+                        total += os.write(w, b'x' * 65536)
+                except BlockingIOError:
+                    pass
+                os.close(r)
+                ends.append(w)
+        except OSError:
+            pass
+        os.write(1, b'piped %d\\n' % total)
+        time.sleep(HOLD)
+        os._exit(0)
+    kids.append(pid)
+for p in kids:
+    os.waitpid(p, 0)
+"""
+
+HELD_PIPES = PIPE_BUFFERS.replace("HOLD = 0", "HOLD = 10") + "os.write(1, b'released\\n')\n"
+
+
+def piped(res):
+    return sum(int(line.split()[1]) for line in res.stdout.splitlines()
+               if line.startswith("piped "))
+
+
+def test_pipe_buffers_no_cgroup(t):
+    """Without a cgroup the tree watch counts what the run's pipes can
+    hold: sixty processes filling pipes are stopped at memory_mib."""
+    import pwd
+    try:
+        pwd.getpwnam("sandpad-ci")
+    except KeyError:
+        t.skip("no account sandpad-ci to run the runner as (build-aux/dev.sh makes it)")
+        return
+    if os.geteuid() != 0:
+        t.skip("the runner is started as sandpad-ci, which needs root")
+        return
+    r = runner("--no-warm", preexec_fn=as_ci_user)
+    t.ok(not runner_has_cgroups(r), "control: as sandpad-ci the runner has no cgroup",
+         r.ready["sandbox"])
+    # Control: with room to spare, the probe pins half again the capped
+    # run's limit in pipe buffers, and nothing stops it.
+    res = r.run("control", PIPE_BUFFERS, memory_mib=2048, timeout_ms=60000)
+    t.ok(piped(res) > 96 * MIB and res.exited.get("limit") is None,
+         f"control: the probe pins {piped(res) // MIB} MiB in pipe buffers", res)
+    layers = res.started["sandbox"]["layers"] if res.started else []
+    t.ok("memory:rlimit-data,tree-watch,socket-queues,pipe-queues" in layers,
+         "started names the pipe count in the memory layer", layers)
+    res = r.run("capped", HELD_PIPES, memory_mib=64, timeout_ms=60000)
+    t.ok(res.exited.get("limit") == "memory" and "released" not in res.stdout,
+         f"a run with memory_mib 64 is stopped with limit memory while it holds its pipes "
+         f"({piped(res) // MIB} MiB written before)", res)
+    # A pipe cannot grow past the kernel's default, which the count assumes.
+    res = r.run("grow", "import fcntl, os\nr, w = os.pipe()\n"
+                "try:\n    fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 1 << 20)\n"
+                "except PermissionError:\n    print('refused')\n"
+                "print(fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 4096), "
+                "fcntl.fcntl(w, fcntl.F_GETPIPE_SZ))\n", timeout_ms=60000)
+    t.eq(res.stdout.split(), ["refused", "4096", "4096"],
+         "F_SETPIPE_SZ past 64 KiB is refused, shrinking is not", res)
     r.close()
 
 
@@ -428,7 +513,8 @@ TESTS = {f.__name__[5:]: f for f in (test_tree_limit, test_tree_peak, test_layer
                                      test_words_name_no_limit, test_real_limits,
                                      test_kernel_buffers, test_kernel_buffers_warm,
                                      test_kernel_buffers_session,
-                                     test_kernel_buffers_no_cgroup, test_process_cap_no_cgroup)}
+                                     test_kernel_buffers_no_cgroup, test_process_cap_no_cgroup,
+                                     test_pipe_buffers_no_cgroup)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)

@@ -131,6 +131,10 @@ struct RunnerRun
   int64_t compile_wall_ms;
   int64_t compile_cpu_ms;
   char *build_dir;
+  int build_fd;         /* build_dir, held from when the runner made it:
+                         * every later use goes through it or its id */
+  RunnerDirId build_id; /* its device and inode, which the sandbox checks
+                         * when it binds build_dir and gives Landlock it */
   char cache_key[65];
 };
 

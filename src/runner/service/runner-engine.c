@@ -244,9 +244,10 @@ _runner_engine_sandbox_info (RunnerEngine *engine, bool network, RunnerMemoryLay
   /* RLIMIT_DATA per process, and the runner's sum over the whole tree. */
   /* With a cgroup, also what the kernel holds for the run (socket and
    * pipe queues, page tables), which the other two cannot see; without
-   * one, the tree watch counts the run's UNIX socket queues itself. */
+   * one, the tree watch counts the run's UNIX socket queues and what its
+   * pipes can hold itself. */
   layers[n++] = xstrdup (memory == RUNNER_MEMORY_CGROUP    ? "memory:rlimit-data,tree-watch,cgroup-v1"
-                         : memory == RUNNER_MEMORY_SOCKETS ? "memory:rlimit-data,tree-watch,socket-queues"
+                         : memory == RUNNER_MEMORY_SOCKETS ? "memory:rlimit-data,tree-watch,socket-queues,pipe-queues"
                                                            : "memory:rlimit-data,tree-watch");
   layers[n++] = xstrdup ("clean-env");
   layers[n++] = xstrdup ("caps-dropped");
@@ -575,6 +576,7 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
     run->session = _runner_session_get (engine, &run->req);
   run->init_pid = -1;
   run->control_fd = run->status_fd = run->stdin_fd = run->cwd_fd = run->diag_fd = -1;
+  run->build_fd = -1;
   run->streams[0].fd = run->streams[1].fd = -1;
   run->env = env;
   run->env_writable = options != NULL && options->environment_writable;

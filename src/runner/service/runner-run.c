@@ -556,11 +556,12 @@ _runner_run_spawn_step (RunnerRun *run)
     .read_only_ids = read_only_ids,
     /* A compiled language's build directory takes the environment's
      * place: writable for the compile step only. The runner made it in
-     * the run's own directory; it has no checked id, so it is used by
-     * name (docs/security.md). */
+     * the run's own directory and holds it since; the sandbox binds it
+     * only when the name still leads to that directory, as it does an
+     * environment. */
     .env_dir = run->build_dir ? run->build_dir : run->env.dir,
     .env_writable = run->build_dir ? run->compiling : run->env_writable,
-    .env_id = { run->build_dir ? 0 : run->env.dev, run->build_dir ? 0 : run->env.ino },
+    .env_id = run->build_dir ? run->build_id : (RunnerDirId){ run->env.dev, run->env.ino },
   };
   RunnerSpawnSpec spec = {
     .path = lang.path,
@@ -1352,6 +1353,8 @@ _runner_run_free (RunnerRun *run)
   sp_strv_free (run->extra_ro);
   free (run->isolated_python);
   free (run->build_dir);
+  if (run->build_fd >= 0)
+    close (run->build_fd);
   SpMessage req = { .type = SP_MSG_RUN, .u.run = run->req };
   sp_message_clear (&req);
   free (run);
