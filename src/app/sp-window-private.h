@@ -68,7 +68,7 @@ struct _SpWindow
   SpDocument *document;
 
   /* sp-window-file.c: how changes on disk are shown. */
-  SpReloadBar *file_bar;
+  SpReloadBar *file_bar; /* template */
   GtkTextTag *changed_tag;
   guint changed_tag_id;
   GtkTextMark *top_mark; /* the line at the top of the view, kept by a reload */
@@ -82,7 +82,7 @@ struct _SpWindow
   GMenu *recent_menu; /* template: Open Recent, filled from GtkRecentManager */
 
   /* sp-window-autosave.c: the unsaved text's copy in the state folder. */
-  SpReloadBar *autosave_bar;
+  SpReloadBar *autosave_bar; /* template */
   SpReloadBar *notice_bar; /* files skipped in the autosave folder */
   /* sp-window.c: "Keep state between runs" */
   GtkWidget *restart_button;

@@ -406,6 +406,7 @@ sp_window_class_init (SpWindowClass *klass)
   g_type_ensure (SP_TYPE_EXEC_PANEL);
   g_type_ensure (SP_TYPE_SPLIT);
   g_type_ensure (SP_TYPE_RUNNER_BANNER);
+  g_type_ensure (SP_TYPE_RELOAD_BAR);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/sandpad/Sandpad/sp-window.ui");
   gtk_widget_class_bind_template_child (widget_class, SpWindow, window_title);
@@ -418,6 +419,8 @@ sp_window_class_init (SpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpWindow, source_view);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, exec_panel);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, runner_banner);
+  gtk_widget_class_bind_template_child (widget_class, SpWindow, file_bar);
+  gtk_widget_class_bind_template_child (widget_class, SpWindow, autosave_bar);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, recent_menu);
   _sp_window_install_actions (widget_class);
   _sp_window_install_save_actions (widget_class);
