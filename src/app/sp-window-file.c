@@ -527,13 +527,9 @@ on_open_recent (GSimpleAction *action, GVariant *param, gpointer user_data)
 void
 _sp_window_file_init (SpWindow *self)
 {
-  GtkWidget *banner = GTK_WIDGET (self->runner_banner);
   g_autoptr (GSimpleAction) run_on_change
     = g_simple_action_new_stateful ("run-on-change", NULL, g_variant_new_boolean (FALSE));
 
-  self->file_bar = sp_reload_bar_new ();
-  gtk_box_insert_child_after (GTK_BOX (gtk_widget_get_parent (banner)),
-                              GTK_WIDGET (self->file_bar), banner);
   g_signal_connect_object (self->file_bar, "response", G_CALLBACK (on_file_bar_response), self,
                            0);
   g_signal_connect_object (self->document, "disk-changed", G_CALLBACK (on_disk_changed), self,

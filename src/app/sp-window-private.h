@@ -68,7 +68,7 @@ struct _SpWindow
   SpDocument *document;
 
   /* sp-window-file.c: how changes on disk are shown. */
-  SpReloadBar *file_bar;
+  SpReloadBar *file_bar; /* template */
   GtkTextTag *changed_tag;
   guint changed_tag_id;
   GtkTextMark *top_mark; /* the line at the top of the view, kept by a reload */
@@ -82,9 +82,9 @@ struct _SpWindow
   GMenu *recent_menu; /* template: Open Recent, filled from GtkRecentManager */
 
   /* sp-window-autosave.c: the unsaved text's copy in the state folder. */
-  SpReloadBar *autosave_bar;
+  SpReloadBar *autosave_bar; /* template */
   SpReloadBar *notice_bar; /* files skipped in the autosave folder */
-  /* sp-window-session.c: "Keep state between runs" */
+  /* sp-window.c: "Keep state between runs" */
   GtkWidget *restart_button;
   /* sp-window-display.c: where the images of the shown run's results
    * are written (NULL: none yet), for which run, how many. */
@@ -134,9 +134,6 @@ void _sp_window_file_dispose (SpWindow *self);
 void _sp_window_autosave_init (SpWindow *self);
 void _sp_window_autosave_dispose (SpWindow *self);
 
-/* sp-window-session.c: Keep State Between Runs */
-void _sp_window_session_init (SpWindow *self);
-
 /* sp-window-history.c: runs kept and compared */
 void _sp_window_install_history_actions (GtkWidgetClass *widget_class);
 void _sp_window_history_init (SpWindow *self);
@@ -149,6 +146,3 @@ void _sp_window_activity_dispose (SpWindow *self);
 
 /* sp-window-packages.c: Open Folder, Packages */
 void _sp_window_install_packages_actions (GtkWidgetClass *widget_class);
-
-/* sp-window-keys.c: the run keys never type */
-void _sp_window_guard_run_keys (SpWindow *self);
