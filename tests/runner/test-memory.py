@@ -109,7 +109,7 @@ def test_tree_peak(t):
 def test_layer(t):
     r = Runner(RUNNER, "--sandbox", MODE, "--strict")
     ready = r.hello()
-    # ",cgroup-v1" follows where runs get a memory cgroup.
+    # ",cgroup-v2" or ",cgroup-v1" follows where runs get a memory cgroup.
     def memory_layer(layers):
         return any(layer.startswith("memory:rlimit-data,tree-watch") for layer in layers)
     t.ok(memory_layer(ready["sandbox"]["layers"]),
