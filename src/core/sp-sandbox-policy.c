@@ -116,7 +116,10 @@ add_kernel (const Layers *l, GStrvBuilder *warn, GStrvBuilder *facts)
 static void
 add_resources (const Layers *l, GStrvBuilder *warn, GStrvBuilder *facts)
 {
-  if (l->memory != NULL && strstr (l->memory, "cgroup") != NULL)
+  if (l->memory != NULL && strstr (l->memory, "cgroup-v2") != NULL)
+    g_strv_builder_add (facts, _("Memory is capped for the whole run, kernel buffers included "
+                                 "(cgroup v2)."));
+  else if (l->memory != NULL && strstr (l->memory, "cgroup") != NULL)
     g_strv_builder_add (facts, _("Memory is capped for the whole run (cgroup)."));
   else if (l->memory != NULL && strstr (l->memory, "pipe-queues") != NULL)
     g_strv_builder_add (facts, _("Memory is capped for the whole run: its processes and what "

@@ -236,8 +236,13 @@ typedef enum
 {
   RUNNER_MEMORY_TREE,
   RUNNER_MEMORY_SOCKETS,
-  RUNNER_MEMORY_CGROUP,
+  RUNNER_MEMORY_CGROUP_V1,
+  RUNNER_MEMORY_CGROUP_V2,
 } RunnerMemoryLayer;
+
+/* The layer of a run (or session) whose cgroups are these, where it has
+ * them; otherwise the watch's, socket queues or not. */
+RunnerMemoryLayer _runner_engine_memory_layer (const RunnerRunCgroup *cgroup, bool diag);
 
 /* What holds a session's interpreter's memory (a run of it has the same). */
 RunnerMemoryLayer _runner_session_memory_layer (const RunnerSession *session);

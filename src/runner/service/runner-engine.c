@@ -100,6 +100,8 @@ _runner_engine_leave_init (RunnerEngine *engine, pid_t pid, RunnerRunCgroup *cgr
 {
   engine->leftovers
     = xrealloc (engine->leftovers, (engine->n_leftovers + 1) * sizeof *engine->leftovers);
+  /* Its tree goes at once where the kernel can kill a whole group. */
+  runner_cgroup_kill (cgroup);
   engine->leftovers[engine->n_leftovers++] = (struct RunnerLeftover){ pid, *cgroup };
   *cgroup = (RunnerRunCgroup){ 0 };
 }
@@ -219,6 +221,14 @@ _runner_engine_diag (RunnerEngine *engine, bool network, pid_t pid, int *fd)
   return *fd >= 0 ? 1 : -1;
 }
 
+RunnerMemoryLayer
+_runner_engine_memory_layer (const RunnerRunCgroup *cgroup, bool diag)
+{
+  if (cgroup->memory != NULL)
+    return cgroup->version == 2 ? RUNNER_MEMORY_CGROUP_V2 : RUNNER_MEMORY_CGROUP_V1;
+  return diag ? RUNNER_MEMORY_SOCKETS : RUNNER_MEMORY_TREE;
+}
+
 void
 _runner_engine_sandbox_info (RunnerEngine *engine, bool network, RunnerMemoryLayer memory,
                              SpSandboxInfo *info)
@@ -246,9 +256,11 @@ _runner_engine_sandbox_info (RunnerEngine *engine, bool network, RunnerMemoryLay
    * pipe queues, page tables), which the other two cannot see; without
    * one, the tree watch counts the run's UNIX socket queues and what its
    * pipes can hold itself. */
-  layers[n++] = xstrdup (memory == RUNNER_MEMORY_CGROUP    ? "memory:rlimit-data,tree-watch,cgroup-v1"
-                         : memory == RUNNER_MEMORY_SOCKETS ? "memory:rlimit-data,tree-watch,socket-queues,pipe-queues"
-                                                           : "memory:rlimit-data,tree-watch");
+  layers[n++] = xstrdup (memory == RUNNER_MEMORY_CGROUP_V2   ? "memory:rlimit-data,tree-watch,cgroup-v2"
+                         : memory == RUNNER_MEMORY_CGROUP_V1 ? "memory:rlimit-data,tree-watch,cgroup-v1"
+                         : memory == RUNNER_MEMORY_SOCKETS
+                           ? "memory:rlimit-data,tree-watch,socket-queues,pipe-queues"
+                           : "memory:rlimit-data,tree-watch");
   layers[n++] = xstrdup ("clean-env");
   layers[n++] = xstrdup ("caps-dropped");
   layers[n++] = xstrdup ("no-new-privs");
@@ -409,7 +421,8 @@ runner_engine_describe (RunnerEngine *engine, SpReady *ready)
   ready->max_concurrent = c->max_concurrent;
   ready->max_frame = SP_PROTO_MAX_FRAME;
   _runner_engine_sandbox_info (engine, false,
-                               engine->cgroups.memory != NULL ? RUNNER_MEMORY_CGROUP
+                               engine->cgroups.version == 2   ? RUNNER_MEMORY_CGROUP_V2
+                               : engine->cgroups.version == 1 ? RUNNER_MEMORY_CGROUP_V1
                                                               : RUNNER_MEMORY_SOCKETS,
                                &ready->sandbox);
 }

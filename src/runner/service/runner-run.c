@@ -312,6 +312,8 @@ _runner_engine_cgroup_create (RunnerEngine *engine, const char *name,
 {
   int64_t bytes = spec->memory_bytes + (engine->namespaces ? spec->sandbox->tmp_bytes : 0);
 
+  runner_cgroup_refresh (&engine->cgroups);
+
   return runner_cgroup_create (&engine->cgroups, name, bytes, engine->config.max_processes + 4,
                                cgroup, fds);
 }
@@ -356,9 +358,7 @@ emit_started (RunnerRun *run)
   ev->session_new = run->session_new;
   ev->warm = run->warm;
   RunnerMemoryLayer memory = run->session != NULL ? _runner_session_memory_layer (run->session)
-                             : run->cgroup.memory != NULL ? RUNNER_MEMORY_CGROUP
-                             : run->diag                  ? RUNNER_MEMORY_SOCKETS
-                                                          : RUNNER_MEMORY_TREE;
+                             : _runner_engine_memory_layer (&run->cgroup, run->diag);
   _runner_engine_sandbox_info (run->engine, run->req.network, memory, &ev->sandbox);
   _runner_engine_emit (run->engine, &msg);
   sp_sandbox_info_clear (&ev->sandbox);
@@ -1125,6 +1125,19 @@ peak_memory (RunnerRun *run)
   return run->memory_peak > single ? run->memory_peak : single;
 }
 
+/* The peak the run reports: also its v2 cgroup's own (memory.peak), which
+ * counts what the kernel held for it. Not used to name a limit: it counts
+ * page cache too, which the kernel reclaims rather than fail the run; the
+ * cgroup's OOM kill names that limit. */
+static int64_t
+reported_peak (RunnerRun *run)
+{
+  int64_t peak = peak_memory (run);
+  int64_t group = runner_cgroup_peak (&run->cgroup);
+
+  return group > peak ? group : peak;
+}
+
 /* Which rlimit a program that failed on its own ran into. The kernel only
  * refuses the allocation, fork or write; the program then ends with an
  * error of its own, and what it prints proves nothing (any program can
@@ -1216,7 +1229,7 @@ fill_result (RunnerRun *run, SpExited *ev)
   if (run->warm && now_ns () - run->t_start_ns > r->wall_ns)
     ev->wall_ms = (now_ns () - run->t_start_ns) / 1000000;
   ev->cpu_ms = r->cpu_ns / 1000000;
-  ev->peak_memory_bytes = peak_memory (run);
+  ev->peak_memory_bytes = reported_peak (run);
 }
 
 /* What the run left in its directories, now that nothing of it runs.

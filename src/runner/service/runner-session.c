@@ -978,9 +978,7 @@ _runner_session_free_all (RunnerEngine *engine)
 RunnerMemoryLayer
 _runner_session_memory_layer (const RunnerSession *s)
 {
-  return s->cgroup.memory != NULL ? RUNNER_MEMORY_CGROUP
-         : s->diag                ? RUNNER_MEMORY_SOCKETS
-                                  : RUNNER_MEMORY_TREE;
+  return _runner_engine_memory_layer (&s->cgroup, s->diag);
 }
 
 char **
