@@ -424,7 +424,11 @@ on_saved (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr (GError) error = NULL;
   g_autofree char *message = NULL;
 
-  if (sp_run_file_save_finish (result, &error))
+  gboolean ok = G_IS_FILE (source)
+                  ? g_file_replace_contents_finish (G_FILE (source), result, NULL, &error)
+                  : sp_run_file_save_finish (result, &error);
+
+  if (ok)
     message = g_strdup_printf (_("Saved as %s"), done->name);
   else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
@@ -452,8 +456,14 @@ on_save_response (GtkNativeDialog *dialog, int response, gpointer user_data)
        * followed no symlink: never a link (g_file_copy with
        * NOFOLLOW_SYMLINKS made report.csv -> ../.bashrc a link in the
        * person's folder, issue 29). */
-      sp_run_file_save_async (sp_output_item_get_dir (item), sp_output_item_get_name (item), dest,
-                              self->reads, on_saved, done);
+      if (sp_output_item_get_bytes (item) != NULL)
+        /* A display result the app holds: its bytes, as they came. */
+        g_file_replace_contents_bytes_async (dest, sp_output_item_get_bytes (item), NULL, FALSE,
+                                             G_FILE_CREATE_REPLACE_DESTINATION, self->reads,
+                                             on_saved, done);
+      else
+        sp_run_file_save_async (sp_output_item_get_dir (item), sp_output_item_get_name (item),
+                                dest, self->reads, on_saved, done);
     }
   g_object_unref (dialog);
 }
@@ -467,8 +477,10 @@ on_action_clicked (GtkButton *button, SpExecPanel *self)
   GtkWindow *parent = GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self)));
 
   /* Open and Save As only for a regular file the runner could name. */
-  if ((g_str_equal (what, "open") || g_str_equal (what, "save"))
-      && sp_output_item_get_name (item) == NULL)
+  if (g_str_equal (what, "open") && sp_output_item_get_name (item) == NULL)
+    return;
+  if (g_str_equal (what, "save") && sp_output_item_get_name (item) == NULL
+      && sp_output_item_get_bytes (item) == NULL)
     return;
   if (g_str_equal (what, "open"))
     g_signal_emit (self, signals[OPEN_FILE], 0, item);
@@ -664,8 +676,9 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
       /* A symlink, FIFO or socket of the run, or a name the runner could
        * not carry, is listed only: nothing to open or save. */
       gboolean named = sp_output_item_get_name (output) != NULL;
+      gboolean held = sp_output_item_get_bytes (output) != NULL;
       gboolean withheld = sp_output_item_get_image_withheld (output);
-      gtk_widget_set_visible (b, (g_str_equal (name, "save") && named)
+      gtk_widget_set_visible (b, (g_str_equal (name, "save") && (named || held))
                                    || (kind == SP_OUTPUT_IMAGE && has_image
                                        && !g_str_equal (name, "open")
                                        && !g_str_equal (name, "show"))

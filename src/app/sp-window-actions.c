@@ -136,7 +136,7 @@ on_output_changed (SpWindow *self)
 static void
 on_display (SpRunController *runs, const char *text, GBytes *png, SpWindow *self)
 {
-  _sp_window_display_image (self, sp_run_controller_get_run_id (runs), text, png);
+  _sp_window_display_image (self, sp_run_controller_get_run_id (runs), png);
 }
 
 static gint64

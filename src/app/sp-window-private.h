@@ -86,9 +86,7 @@ struct _SpWindow
   SpReloadBar *notice_bar; /* files skipped in the autosave folder */
   /* sp-window-session.c: "Keep state between runs" */
   GtkWidget *restart_button;
-  /* sp-window-display.c: where the images of the shown run's results
-   * are written (NULL: none yet), for which run, how many. */
-  char *display_dir;
+  /* sp-window-display.c: the run whose results are counted, and how many. */
   char *display_run;
   guint display_count;
 };
@@ -103,8 +101,7 @@ extern const char *const sp_window_languages[];
 
 /* sp-window.c: the hub */
 /* sp-window-display.c */
-void _sp_window_display_image (SpWindow *self, const char *run_id, const char *text,
-                               GBytes *png);
+void _sp_window_display_image (SpWindow *self, const char *run_id, GBytes *png);
 void _sp_window_display_dispose (SpWindow *self);
 
 void _sp_window_update_title (SpWindow *self);
