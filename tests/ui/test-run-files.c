@@ -16,6 +16,7 @@
 #include "sp-test-wait.h"
 #include "sp-ui-test.h"
 #include "sp-window.h"
+#include "sp-window-hidden.h"
 
 static SpApplication *app;
 
@@ -314,6 +315,110 @@ test_hidden_chars (void)
   close_window (window);
 }
 
+
+/* The editor window (not the run's) whose text is text, or NULL. */
+static SpWindow *
+window_with_text (const char *text)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr (GObject) toplevel = g_list_model_get_item (toplevels, i);
+      g_autofree char *shown = NULL;
+      GtkTextIter start, end;
+      GtkTextBuffer *buffer;
+
+      if (!SP_IS_WINDOW (toplevel))
+        continue;
+      buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (SP_WINDOW (toplevel)));
+      gtk_text_buffer_get_bounds (buffer, &start, &end);
+      shown = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+      if (g_str_equal (shown, text))
+        return SP_WINDOW (toplevel);
+    }
+  return NULL;
+}
+
+static gboolean
+has_window_holding (gpointer data)
+{
+  return window_with_text (data) != NULL;
+}
+
+/* Open of a run's file whose code hides what it does (Trojan Source: a
+ * right-to-left override turns the text after it around, a zero-width
+ * space is not seen): the editor keeps its bytes as they came, draws each
+ * such character as a box (Pango's show-ignorables) underlined, and a bar
+ * says there are two (issue 29). */
+static void
+test_open_hidden_chars (void)
+{
+  const char *expected = "ok = 'a\u202ecba\u200bz'\nprint(ok)\n";
+  SpWindow *window = run_in_window ("open('trick.py', 'w').write("
+                                    "\"ok = 'a\\u202ecba\\u200bz'\\nprint(ok)\\n\")\n");
+  GtkWidget *panel = sp_window_get_exec_panel (window);
+  GtkWidget *row = row_of (panel, "trick.py", "text/x-python");
+  SpWindow *opened;
+  SpReloadBar *bar;
+  GtkTextBuffer *buffer;
+  GtkTextTag *tag;
+  GtkTextIter at;
+  int show = 0;
+
+  g_signal_emit_by_name (wait_find (row, button_is, "Open"), "clicked");
+  g_assert_true (sp_test_wait_for (has_window_holding, (gpointer) expected, 15000));
+  opened = window_with_text (expected);
+  bar = sp_window_get_hidden_bar (opened);
+  g_assert_nonnull (bar);
+  g_assert_cmpstr (sp_reload_bar_get_kind (bar), ==, "hidden-chars");
+  g_assert_nonnull (strstr (sp_reload_bar_get_message (bar), "2 characters"));
+  buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (opened));
+  tag = gtk_text_tag_table_lookup (gtk_text_buffer_get_tag_table (buffer), "sp-hidden-char");
+  g_assert_nonnull (tag);
+  g_object_get (tag, "show-spaces", &show, NULL);
+  g_assert_true (show & PANGO_SHOW_IGNORABLES);
+  /* The override and the zero-width space, and nothing else. */
+  gtk_text_buffer_get_iter_at_offset (buffer, &at, 7);
+  g_assert_cmpuint (gtk_text_iter_get_char (&at), ==, 0x202e);
+  g_assert_true (gtk_text_iter_has_tag (&at, tag));
+  gtk_text_buffer_get_iter_at_offset (buffer, &at, 11);
+  g_assert_cmpuint (gtk_text_iter_get_char (&at), ==, 0x200b);
+  g_assert_true (gtk_text_iter_has_tag (&at, tag));
+  gtk_text_buffer_get_iter_at_offset (buffer, &at, 6);
+  g_assert_false (gtk_text_iter_has_tag (&at, tag));
+  close_window (opened);
+
+  /* A file the person opens (an assistant may have written it) too; a
+   * file without any shows no bar. */
+  {
+    g_autofree char *dir = g_dir_make_tmp ("sp-run-files-XXXXXX", NULL);
+    g_autofree char *path = g_build_filename (dir, "trick.py", NULL);
+    g_autofree char *plain = g_build_filename (dir, "plain.py", NULL);
+    g_autoptr (GFile) file = g_file_new_for_path (path);
+    g_autoptr (GFile) plain_file = g_file_new_for_path (plain);
+
+    g_assert_true (g_file_set_contents (path, expected, -1, NULL));
+    g_assert_true (g_file_set_contents (plain, "print('plain')\n", -1, NULL));
+    opened = sp_window_new (app);
+    gtk_window_present (GTK_WINDOW (opened));
+    sp_window_load_file (opened, file);
+    g_assert_true (sp_test_wait_for (has_window_holding, (gpointer) expected, 15000));
+    g_assert_nonnull (sp_window_get_hidden_bar (opened));
+    g_assert_cmpstr (sp_reload_bar_get_kind (sp_window_get_hidden_bar (opened)), ==,
+                     "hidden-chars");
+    g_assert_false (gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (opened))));
+    sp_window_load_file (opened, plain_file);
+    g_assert_true (sp_test_wait_for (has_window_holding, (gpointer) "print('plain')\n", 15000));
+    g_assert_null (sp_reload_bar_get_kind (sp_window_get_hidden_bar (opened)));
+    close_window (opened);
+    g_unlink (path);
+    g_unlink (plain);
+    g_rmdir (dir);
+  }
+  close_window (window);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -331,6 +436,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/RunFiles/symlink-twin", test_symlink_twin);
   g_test_add_func ("/Sandpad/RunFiles/fifo-twin", test_fifo_twin);
   g_test_add_func ("/Sandpad/RunFiles/hidden-chars", test_hidden_chars);
+  g_test_add_func ("/Sandpad/RunFiles/open-hidden-chars", test_open_hidden_chars);
   ret = g_test_run ();
 
   g_atomic_int_set (&done, 1);
