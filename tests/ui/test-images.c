@@ -16,6 +16,7 @@
 #include "sp-image-budget.h"
 #include "sp-image-loader.h"
 #include "sp-output-item.h"
+#include "sp-stall-meter.h"
 #include "sp-transcript.h"
 #include "sp-test-tree.h"
 #include "sp-test-wait.h"
@@ -189,6 +190,7 @@ test_lazy (void)
   gtk_window_present (GTK_WINDOW (window));
   g_assert_true (sp_test_wait_for (runner_ready, NULL, 15000));
   before = rss_bytes ();
+  sp_stall_meter_reset (sp_application_get_stall_meter (app));
   run_pngs (window, N_IMAGES, SIDE);
   items = image_items (window);
   g_assert_cmpuint (items->len, ==, N_IMAGES);
@@ -250,6 +252,17 @@ test_lazy (void)
   /* Generous: a screenful at display size, a copy per texture upload and
    * the allocator's slack, far under what 60 full-size pictures take. */
   g_assert_cmpuint (after > before ? after - before : 0, <, 512 * 1024 * 1024);
+  /* And the window kept responding all along: the run, the decodes as the
+   * rows came into view and went, the scroll back (the app's stall meter,
+   * the main thread's own CPU time, a generous bound). */
+  {
+    SpStallMeter *meter = sp_application_get_stall_meter (app);
+
+    g_test_message ("longest stall %.1f ms (app working %.1f ms)",
+                    sp_stall_meter_get_longest_us (meter) / 1e3,
+                    sp_stall_meter_get_longest_busy_us (meter) / 1e3);
+    g_assert_cmpint (sp_stall_meter_get_longest_busy_us (meter), <, 250 * 1000);
+  }
 
   close_window (window);
 }

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "sp-application.h"
+#include "sp-stall-meter.h"
 #include "sp-test-wait.h"
 #include "sp-ui-test.h"
 #include "sp-window.h"
@@ -139,10 +140,28 @@ run_in_window (const char *code)
   gtk_window_present (GTK_WINDOW (window));
   g_assert_true (sp_test_wait_for (runner_ready, NULL, 15000));
   gtk_text_buffer_set_text (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), code, -1);
+  /* From the run on, for assert_responsive. */
+  sp_stall_meter_reset (sp_application_get_stall_meter (app));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
   g_assert_true (sp_test_wait_for (is_idle, window, 30000));
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   return window;
+}
+
+
+/* The longest the app's main thread worked without letting the loop run
+ * since the last reset (the app's stall meter, its own CPU time only, so
+ * a loaded machine does not count): previews, Open and Save As of a
+ * run's files are read off the main thread. */
+static void
+assert_responsive (const char *what)
+{
+  SpStallMeter *meter = sp_application_get_stall_meter (app);
+
+  g_test_message ("%s: longest stall %.1f ms (app working %.1f ms)", what,
+                  sp_stall_meter_get_longest_us (meter) / 1e3,
+                  sp_stall_meter_get_longest_busy_us (meter) / 1e3);
+  g_assert_cmpint (sp_stall_meter_get_longest_busy_us (meter), <, 250 * 1000);
 }
 
 /* A file row's title: "name · size · mime". */
@@ -214,6 +233,7 @@ test_symlink_twin (void)
   /* The preview is read off the main thread: wait for it. */
   wait_find (row, label_has, "the run notes");
   g_assert_null (find (panel, label_has, "secret"));
+  assert_responsive ("the run and its preview");
 
   link_row = row_of (panel, "link.txt", "inode/symlink");
   g_assert_null (find (link_row, button_is, "Save As…"));
@@ -273,13 +293,15 @@ test_fifo_twin (void)
   SpWindow *window = run_in_window ("import os\n"
                                     "open('data\\n.txt', 'w').write('the run data\\n')\n"
                                     "os.mkfifo('data\\\\x0a.txt')\n");
-  GtkWidget *panel = sp_window_get_exec_panel (window);
-  GtkWidget *row = row_of (panel, "data\\x0a.txt", "text/plain");
+  GtkWidget *panel, *row;
 
+  panel = sp_window_get_exec_panel (window);
+  row = row_of (panel, "data\\x0a.txt", "text/plain");
   wait_find (row, label_has, "the run data");
   g_assert_null (find (row_of (panel, "data\\x0a.txt", "inode/fifo"), button_is, "Open"));
   g_signal_emit_by_name (find (row, button_is, "Open"), "clicked");
   g_assert_true (sp_test_wait_for (has_window_with_text, (gpointer) "the run data\n", 15000));
+  assert_responsive ("the run, preview and Open beside a FIFO");
   close_window (window);
 }
 
