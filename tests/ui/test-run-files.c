@@ -441,6 +441,41 @@ test_open_hidden_chars (void)
   close_window (window);
 }
 
+/* Save As of a display()ed image, which the app holds in memory only
+ * (ui-images, display-killed): its PNG bytes, as the run sent them, in a
+ * regular file. */
+static void
+test_display_save_as (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sp-run-files-XXXXXX", NULL);
+  g_autofree char *saved = g_build_filename (dir, "result.png", NULL);
+  g_autoptr (GFile) folder = g_file_new_for_path (dir);
+  g_autofree char *bytes = NULL;
+  gsize len = 0;
+  SpWindow *window = run_in_window ("from PIL import Image\n"
+                                    "display(Image.new('RGB', (16, 16), 'red'))\n");
+  GtkWidget *chooser = NULL;
+  GStatBuf st;
+
+  g_signal_emit_by_name (wait_find (GTK_WIDGET (window), button_is, "Save As…"), "clicked");
+  g_assert_true (sp_test_wait_for (is_file_chooser, &chooser, 10000));
+  g_assert_true (sp_ui_test_wait_chooser_folder (chooser, 10000));
+  g_assert_true (gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL));
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), "result.png");
+  g_assert_true (sp_ui_test_wait_chooser_folder (chooser, 10000));
+  gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_ACCEPT);
+  wait_find (GTK_WIDGET (window), label_is, "Saved as result.png");
+  g_assert_cmpint (g_lstat (saved, &st), ==, 0);
+  g_assert_true (S_ISREG (st.st_mode));
+  g_assert_true (g_file_get_contents (saved, &bytes, &len, NULL));
+  g_assert_cmpuint (len, >, 8);
+  g_assert_cmpmem (bytes, 8, "\x89PNG\r\n\x1a\n", 8);
+
+  g_unlink (saved);
+  g_rmdir (dir);
+  close_window (window);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -459,6 +494,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/RunFiles/fifo-twin", test_fifo_twin);
   g_test_add_func ("/Sandpad/RunFiles/hidden-chars", test_hidden_chars);
   g_test_add_func ("/Sandpad/RunFiles/open-hidden-chars", test_open_hidden_chars);
+  g_test_add_func ("/Sandpad/RunFiles/display-save-as", test_display_save_as);
   ret = g_test_run ();
 
   g_atomic_int_set (&done, 1);
