@@ -94,7 +94,11 @@ on_saved (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr (GError) error = NULL;
   g_autofree char *message = NULL;
 
-  if (sp_run_file_save_finish (result, &error))
+  gboolean ok = G_IS_FILE (source)
+                  ? g_file_replace_contents_finish (G_FILE (source), result, NULL, &error)
+                  : sp_run_file_save_finish (result, &error);
+
+  if (ok)
     message = g_strdup_printf (_("Saved as %s"), done->name);
   else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
@@ -120,8 +124,14 @@ on_save_response (GtkNativeDialog *dialog, int response, gpointer user_data)
        * followed no symlink: never a link (g_file_copy with
        * NOFOLLOW_SYMLINKS made report.csv -> ../.bashrc a link in the
        * person's folder, issue 29). */
-      sp_run_file_save_async (sp_output_item_get_dir (item), sp_output_item_get_name (item), dest,
-                              self->reads, on_saved, done);
+      if (sp_output_item_get_bytes (item) != NULL)
+        /* A display result the app holds: its bytes, as they came. */
+        g_file_replace_contents_bytes_async (dest, sp_output_item_get_bytes (item), NULL, FALSE,
+                                             G_FILE_CREATE_REPLACE_DESTINATION, self->reads,
+                                             on_saved, done);
+      else
+        sp_run_file_save_async (sp_output_item_get_dir (item), sp_output_item_get_name (item),
+                                dest, self->reads, on_saved, done);
     }
   g_object_unref (dialog);
 }

@@ -101,9 +101,12 @@ on_action_clicked (GtkButton *button, SpOutputRow *self)
   const char *what = gtk_widget_get_name (GTK_WIDGET (button));
   SpOutputItem *item = self->item;
 
-  /* Open and Save As only for a regular file the runner could name. */
-  if ((g_str_equal (what, "open") || g_str_equal (what, "save"))
-      && sp_output_item_get_name (item) == NULL)
+  /* Open and Save As only for a regular file the runner could name, and
+   * Save As for a display result the app holds as bytes. */
+  if (g_str_equal (what, "open") && sp_output_item_get_name (item) == NULL)
+    return;
+  if (g_str_equal (what, "save") && sp_output_item_get_name (item) == NULL
+      && sp_output_item_get_bytes (item) == NULL)
     return;
   if (g_str_equal (what, "open"))
     g_signal_emit (self, signals[OPEN_FILE], 0, item);
@@ -455,13 +458,14 @@ bind_actions (SpOutputRow *self, SpOutputItem *output)
   /* A symlink, FIFO or socket of the run, or a name the runner could
    * not carry, is listed only: nothing to open or save. */
   gboolean named = sp_output_item_get_name (output) != NULL;
+  gboolean held = sp_output_item_get_bytes (output) != NULL;
   gboolean withheld = sp_output_item_get_image_withheld (output);
 
   for (GtkWidget *b = gtk_widget_get_first_child (self->actions); b != NULL;
        b = gtk_widget_get_next_sibling (b))
     {
       const char *name = gtk_widget_get_name (b);
-      gtk_widget_set_visible (b, (g_str_equal (name, "save") && named)
+      gtk_widget_set_visible (b, (g_str_equal (name, "save") && (named || held))
                                    || (kind == SP_OUTPUT_IMAGE && has_image
                                        && !g_str_equal (name, "open")
                                        && !g_str_equal (name, "show"))

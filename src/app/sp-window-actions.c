@@ -136,7 +136,7 @@ on_output_changed (SpWindow *self)
 static void
 on_display (SpRunController *runs, const char *text, GBytes *png, SpWindow *self)
 {
-  _sp_window_display_image (self, sp_run_controller_get_run_id (runs), text, png);
+  _sp_window_display_image (self, sp_run_controller_get_run_id (runs), png);
 }
 
 static gint64
@@ -514,6 +514,8 @@ on_run_file_read (GObject *source, GAsyncResult *result, gpointer user_data)
   buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (other));
   gtk_text_buffer_set_text (buffer, len > 0 ? contents : "", (int) len);
   gtk_text_buffer_set_modified (buffer, TRUE);
+  /* Its bytes as they came, with what hides in them made visible. */
+  _sp_window_mark_hidden_chars (other);
   /* Only its extension counts: the language, as the runner names it. */
   file = g_file_new_for_path (r->label);
   guess_language (other, file);
@@ -664,6 +666,8 @@ load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
   gtk_text_buffer_end_irreversible_action (buffer);
   gtk_text_buffer_get_start_iter (buffer, &start);
   gtk_text_buffer_place_cursor (buffer, &start);
+  /* A file an assistant or a run wrote may hide what its code does. */
+  _sp_window_mark_hidden_chars (self);
   gtk_text_buffer_set_modified (buffer, FALSE);
   guess_language (self, file);
   /* The editor holds the file's text: the document takes the file. */

@@ -279,6 +279,8 @@ reload_with (SpWindow *self, GBytes *contents)
         gtk_text_iter_set_line_offset (&iter, offset);
     }
   gtk_text_buffer_place_cursor (buffer, &iter);
+  /* An assistant's edit may hide what the code does. */
+  _sp_window_mark_hidden_chars (self);
   gtk_text_buffer_set_modified (buffer, FALSE);
   sp_document_reloaded (self->document, contents);
   mark_changed_lines (self, old_text, new_text);

@@ -84,11 +84,10 @@ struct _SpWindow
   /* sp-window-autosave.c: the unsaved text's copy in the state folder. */
   SpReloadBar *autosave_bar; /* template */
   SpReloadBar *notice_bar; /* files skipped in the autosave folder */
+  SpReloadBar *hidden_bar; /* sp-window-hidden.c: bidi and zero-width characters */
   /* sp-window.c: "Keep state between runs" */
   GtkWidget *restart_button;
-  /* sp-window-display.c: where the images of the shown run's results
-   * are written (NULL: none yet), for which run, how many. */
-  char *display_dir;
+  /* sp-window-display.c: the run whose results are counted, and how many. */
   char *display_run;
   guint display_count;
 };
@@ -103,9 +102,11 @@ extern const char *const sp_window_languages[];
 
 /* sp-window.c: the hub */
 /* sp-window-display.c */
-void _sp_window_display_image (SpWindow *self, const char *run_id, const char *text,
-                               GBytes *png);
+void _sp_window_display_image (SpWindow *self, const char *run_id, GBytes *png);
 void _sp_window_display_dispose (SpWindow *self);
+/* sp-window-hidden.c: marks the characters of the text that hide or
+ * reorder text, and says so in a bar when there are any. */
+void _sp_window_mark_hidden_chars (SpWindow *self);
 
 void _sp_window_update_title (SpWindow *self);
 void _sp_window_set_language (SpWindow *self, const char *language);

@@ -16,6 +16,7 @@ struct _SpOutputItem
   gint64 t_ms;
   char *dir;  /* a run's file: its directory */
   char *name; /* and its name's bytes beneath it */
+  GBytes *bytes; /* or the image itself */
   GBytes *preview;
   gboolean preview_whole;
 };
@@ -56,6 +57,7 @@ sp_output_item_finalize (GObject *object)
   g_free (self->image_error);
   g_free (self->dir);
   g_free (self->name);
+  g_clear_pointer (&self->bytes, g_bytes_unref);
   g_clear_pointer (&self->preview, g_bytes_unref);
   g_clear_object (&self->image);
   g_clear_pointer (&self->error, sp_error_info_unref);
@@ -165,6 +167,22 @@ sp_output_item_get_dir (SpOutputItem *self)
 {
   g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), NULL);
   return self->dir;
+}
+
+void
+sp_output_item_set_bytes (SpOutputItem *self, GBytes *bytes)
+{
+  g_return_if_fail (SP_IS_OUTPUT_ITEM (self));
+
+  g_clear_pointer (&self->bytes, g_bytes_unref);
+  self->bytes = bytes ? g_bytes_ref (bytes) : NULL;
+}
+
+GBytes *
+sp_output_item_get_bytes (SpOutputItem *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), NULL);
+  return self->bytes;
 }
 
 const char *

@@ -428,6 +428,91 @@ test_edit_shows_in_window (void)
   g_rmdir (ws);
 }
 
+
+/* Counts the places in the pane where escape begins
+ * and carries the hidden-char style. */
+static guint
+styled_escapes (SpActivityWindow *activity, const char *text, const char *escape)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (sp_activity_window_get_text_view (activity));
+  GtkTextTag *tag
+    = gtk_text_tag_table_lookup (gtk_text_buffer_get_tag_table (buffer), "hidden-char");
+  guint n = 0;
+
+  g_assert_nonnull (tag);
+  for (const char *p = strstr (text, escape); p != NULL; p = strstr (p + 1, escape))
+    {
+      GtkTextIter at;
+
+      gtk_text_buffer_get_iter_at_offset (buffer, &at, (int) g_utf8_pointer_to_offset (text, p));
+      if (gtk_text_iter_has_tag (&at, tag))
+        n++;
+    }
+  return n;
+}
+
+/* An assistant's edit that hides what it does (issue 29): a bidi
+ * override makes "a<U+202E>cba" read as "aabc", and a zero-width space is
+ * not seen at all. In the Activity window's code, diff, output and run
+ * list each is shown as its code point, styled; the file keeps its bytes. */
+static void
+test_hidden_chars (void)
+{
+  g_autofree char *ws = g_dir_make_tmp ("sp-activity-ws-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (ws, "prog.py", NULL);
+  g_autofree char *on_disk = NULL;
+  SpActivityWindow *activity;
+  SpWindow *window = sp_window_new (app);
+  ShownWait ended;
+  const char *answer;
+  g_autofree char *text = NULL;
+  Mcp *mcp;
+
+  g_assert_true (g_file_set_contents (path, "x = 1\n", -1, NULL));
+  if (getuid () == 0)
+    {
+      g_assert_cmpint (chown (ws, 65534, 65534), ==, 0);
+      g_assert_cmpint (chown (path, 65534, 65534), ==, 0);
+    }
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.activity", NULL));
+  activity = find_activity_window ();
+  g_assert_nonnull (activity);
+
+  mcp = mcp_start (ws);
+  mcp_send (mcp, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{"
+                 "\"name\":\"edit_and_execute\",\"arguments\":{\"path\":\"prog.py\",\"edits\":"
+                 "[{\"old_text\":\"x = 1\","
+                 "\"new_text\":\"s = 'a\\u202ecba\\u200bz'; print('out', s)\"}]}}}");
+  answer = mcp_wait_line (mcp, "\"id\":4", 60000);
+  g_assert_nonnull (answer);
+  g_assert_nonnull (strstr (answer, "\"end\":\"exited\""));
+  ended = (ShownWait){ activity, "\n+s = 'a" };
+  g_assert_true (sp_test_wait_for (activity_ended_with, &ended, 30000));
+  ended.needle = "out a";
+  g_assert_true (sp_test_wait_for (activity_ended_with, &ended, 30000));
+  text = sp_activity_window_get_text (activity);
+  g_test_message ("text:\n%s", text);
+  /* Not one of them as itself; each escaped and styled, in the diff's
+   * added line and the output (the code shown is the file's name). */
+  g_assert_null (strstr (text, "\u202e"));
+  g_assert_null (strstr (text, "\u200b"));
+  g_assert_nonnull (strstr (text, "\n+s = 'a<U+202E>cba<U+200B>z'"));
+  g_assert_nonnull (strstr (text, "out a<U+202E>cba<U+200B>z"));
+  g_assert_cmpuint (styled_escapes (activity, text, "<U+202E>"), ==, 2);
+  g_assert_cmpuint (styled_escapes (activity, text, "<U+200B>"), ==, 2);
+  g_assert_null (strstr (sp_activity_window_get_title_text (activity), "\u202e"));
+  /* The file itself is the assistant's edit, byte for byte. */
+  g_assert_true (g_file_get_contents (path, &on_disk, NULL, NULL));
+  g_assert_cmpstr (on_disk, ==, "s = 'a\u202ecba\u200bz'; print('out', s)\n");
+
+  mcp_stop (mcp);
+  gtk_window_destroy (GTK_WINDOW (activity));
+  close_window (window);
+  g_unlink (path);
+  g_rmdir (ws);
+}
+
 static gboolean
 panel_shows_done (gpointer data)
 {
@@ -575,6 +660,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Activity/live-and-stop", test_live_and_stop);
   g_test_add_func ("/Sandpad/Activity/edit-shows-in-window", test_edit_shows_in_window);
   g_test_add_func ("/Sandpad/Activity/alternating-streams", test_alternating_streams);
+  g_test_add_func ("/Sandpad/Activity/hidden-chars", test_hidden_chars);
   ret = g_test_run ();
 
   g_application_quit (G_APPLICATION (app));
