@@ -66,6 +66,35 @@ set_run_text (GtkWidget *label, const char *text)
     gtk_label_set_text (GTK_LABEL (label), text);
 }
 
+/* Pango markup for a run's text: hidden characters shown, colours kept. */
+static char *
+run_text_markup (const char *text, gsize len, gboolean dark)
+{
+  g_autofree char *part = g_strndup (text, len);
+
+  if (sp_ansi_has_escapes (part))
+    return sp_ansi_to_markup_for (part, dark);
+  if (sp_visible_text_has_hidden (part, -1))
+    return sp_visible_text_to_markup (part, -1);
+  return g_markup_escape_text (part, -1);
+}
+
+/* A prompt and the answer sent to it, on one line as a terminal shows
+ * them: the prompt as the program wrote it, the answer in the input style
+ * (bold, the accent colour; style.css's label.stdin), which markup has to
+ * spell out since one label holds both. */
+static void
+set_answer_text (GtkWidget *label, const char *text, gsize prompt_len)
+{
+  gboolean dark = adw_style_manager_get_dark (adw_style_manager_get_default ());
+  g_autofree char *prompt = run_text_markup (text, prompt_len, dark);
+  g_autofree char *answer = run_text_markup (text + prompt_len, strlen (text + prompt_len), dark);
+  g_autofree char *markup = g_strdup_printf ("%s<span weight=\"bold\" foreground=\"%s\">%s</span>",
+                                             prompt, dark ? "#78aeed" : "#1c71d8", answer);
+
+  gtk_label_set_markup (GTK_LABEL (label), markup);
+}
+
 enum
 {
   INPUT,
@@ -628,6 +657,7 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
   gtk_widget_set_visible (label, kind != SP_OUTPUT_IMAGE);
   gtk_widget_remove_css_class (label, "stderr");
   gtk_widget_remove_css_class (label, "stdin");
+  gtk_widget_remove_css_class (label, "prompt-answer");
   gtk_widget_remove_css_class (label, "notice");
   gtk_widget_remove_css_class (label, "error-title");
   /* Likewise a text row that grows as the program writes. */
@@ -701,7 +731,11 @@ bind_text (SpExecPanel *self, GtkWidget *label, SpOutputItem *output, GtkWidget 
                               ? sp_traceback_to_markup (trimmed, self->snippet_name,
                                                         self->display_name)
                               : NULL;
-  if (linked != NULL)
+  gsize prompt_len = sp_output_item_get_prompt_length (output);
+
+  if (prompt_len > 0)
+    set_answer_text (label, trimmed, MIN (prompt_len, strlen (trimmed)));
+  else if (linked != NULL)
     /* Each place in the snippet links to its line, named as the user
      * knows the file. */
     gtk_label_set_markup (GTK_LABEL (label), linked);
@@ -720,6 +754,11 @@ bind_text (SpExecPanel *self, GtkWidget *label, SpOutputItem *output, GtkWidget 
     {
       gtk_widget_add_css_class (label, "stderr");
       description = _("Standard error");
+    }
+  else if (kind == SP_OUTPUT_INPUT && prompt_len > 0)
+    {
+      gtk_widget_add_css_class (label, "prompt-answer");
+      description = _("The program's prompt and your answer");
     }
   else if (kind == SP_OUTPUT_INPUT)
     {
