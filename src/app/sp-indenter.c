@@ -2,8 +2,8 @@
  * Enter (where the new line starts) and on a closing bracket typed at the
  * start of a line (back to the opener's indent); the buffer's language
  * picks the rules, and the view's indent width and spaces-or-tabs are
- * used as set. Tab and Shift+Tab on a selection are the view's own
- * indent-on-tab. */
+ * used as set. Tab and Shift+Tab on a selection are sp-tab-indent.c's,
+ * the view's own indent-on-tab without losing the selection. */
 #define G_LOG_DOMAIN "sp-indenter"
 
 #include "config.h"

@@ -500,37 +500,65 @@ test_smart_indent (void)
   close_window (window);
 }
 
-/* Tab and Shift+Tab with lines selected indent and dedent them. */
+/* The selection as "first line-last line" (0-based, the line of its end
+ * not counted when the end is at a line's start), or "none". */
+static char *
+selected_lines (GtkTextBuffer *buffer)
+{
+  GtkTextIter start, end;
+
+  if (!gtk_text_buffer_get_selection_bounds (buffer, &start, &end))
+    return g_strdup ("none");
+  int last = gtk_text_iter_get_line (&end);
+  if (gtk_text_iter_starts_line (&end) && last > gtk_text_iter_get_line (&start))
+    last--;
+  return g_strdup_printf ("%d-%d", gtk_text_iter_get_line (&start), last);
+}
+
+/* Tab and Shift+Tab with lines selected indent and dedent them, and the
+ * same lines stay selected: Tab, Shift+Tab, Tab again works on what a
+ * person selected, whether the selection ends at the end of its last line
+ * or at the start of the next (Shift+Down, a drag down the margin). */
 static void
 test_tab_indents_selection (void)
 {
-  SpWindow *window = open_focused ("a = 1\nb = 2\n");
+  SpWindow *window = open_focused ("a = 1\nb = 2\nc = 3\n");
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
   GtkTextIter start, end;
-  g_autofree char *indented = NULL, *back = NULL;
 
-  /* The two lines, up to the end of the second (a selection that ends at
-   * the start of the empty last line comes back collapsed from
-   * GtkSourceView 5.6's indent, so a Shift+Tab after it has only the
-   * cursor's line to dedent). */
-  gtk_text_buffer_get_start_iter (buffer, &start);
-  gtk_text_buffer_get_iter_at_line (buffer, &end, 1);
-  gtk_text_iter_forward_to_line_end (&end);
-  gtk_text_buffer_select_range (buffer, &start, &end);
-  press (XK_Tab);
-  indented = text_of (window);
-  g_assert_cmpstr (indented, ==, "    a = 1\n    b = 2\n");
-  /* The two lines again: what the indent leaves selected was seen to
-   * differ from run to run here (sometimes only the cursor), which is
-   * GtkSourceView's to keep, not what this test is about. */
-  gtk_text_buffer_get_start_iter (buffer, &start);
-  gtk_text_buffer_get_iter_at_line (buffer, &end, 1);
-  gtk_text_iter_forward_to_line_end (&end);
-  gtk_text_buffer_select_range (buffer, &start, &end);
-  settle ();
-  press_shift (XK_Tab);
-  back = text_of (window);
-  g_assert_cmpstr (back, ==, "a = 1\nb = 2\n");
+  for (int to_next_line = 0; to_next_line <= 1; to_next_line++)
+    {
+      g_autofree char *indented = NULL, *back = NULL, *again = NULL;
+      g_autofree char *sel_indented = NULL, *sel_back = NULL, *sel_again = NULL;
+
+      g_test_message ("the selection ends at the %s", to_next_line ? "next line" : "line's end");
+      gtk_text_buffer_get_start_iter (buffer, &start);
+      gtk_text_buffer_get_iter_at_line (buffer, &end, to_next_line ? 2 : 1);
+      if (!to_next_line)
+        gtk_text_iter_forward_to_line_end (&end);
+      gtk_text_buffer_select_range (buffer, &start, &end);
+      settle ();
+      press (XK_Tab);
+      indented = text_of (window);
+      sel_indented = selected_lines (buffer);
+      press_shift (XK_Tab);
+      back = text_of (window);
+      sel_back = selected_lines (buffer);
+      press (XK_Tab);
+      again = text_of (window);
+      sel_again = selected_lines (buffer);
+      g_test_message ("selected after Tab %s, Shift+Tab %s, Tab %s", sel_indented, sel_back,
+                      sel_again);
+      g_assert_cmpstr (indented, ==, "    a = 1\n    b = 2\nc = 3\n");
+      g_assert_cmpstr (sel_indented, ==, "0-1");
+      g_assert_cmpstr (back, ==, "a = 1\nb = 2\nc = 3\n");
+      g_assert_cmpstr (sel_back, ==, "0-1");
+      g_assert_cmpstr (again, ==, "    a = 1\n    b = 2\nc = 3\n");
+      g_assert_cmpstr (sel_again, ==, "0-1");
+      gtk_text_buffer_set_text (buffer, "a = 1\nb = 2\nc = 3\n", -1);
+      /* The X server's word on the old selection, before the next. */
+      settle ();
+    }
   gtk_text_buffer_set_modified (buffer, FALSE);
   close_window (window);
 }
