@@ -13,6 +13,7 @@
 #include "sp-application.h"
 #include "sp-exec-panel.h"
 #include "sp-image-window.h"
+#include "sp-indenter.h"
 #include "sp-output-item.h"
 #include "sp-test-wait.h"
 #include "sp-ui-test.h"
@@ -469,23 +470,15 @@ set_source_language (SpWindow *window, const char *id)
 }
 
 /* Smart indent, typed: a level in after Python's ':', back out after
- * break; in JavaScript a level in after '{' and back on '}'. */
+ * break; in JavaScript a level in after '{' and back on '}'. Typed, the
+ * ')' of range(3) and the '}' reach the indenter as each GtkSourceView
+ * asks (indenter-closer-after-input-method has both orders). */
 static void
 test_smart_indent (void)
 {
-  SpWindow *window;
+  SpWindow *window = open_focused ("");
   g_autofree char *python = NULL, *js = NULL;
 
-#if GTK_SOURCE_CHECK_VERSION(5, 10, 0)
-  /* Seen on Debian 13 (GtkSourceView 5.16): typing Enter after a block
-   * opener makes GTK warn of an invalid text iterator once SpIndenter has
-   * changed the line; not understood yet, so not judged there (the
-   * indent rules themselves are core-indent's). */
-  g_test_skip ("GtkSourceView 5.10 and later warn of an invalid text iterator after "
-               "SpIndenter's change, not understood yet");
-  return;
-#endif
-  window = open_focused ("");
   set_source_language (window, "python3");
   type_text ("for i in range(3):\nif i:\nbreak\nx");
   python = text_of (window);
@@ -498,6 +491,61 @@ test_smart_indent (void)
   g_assert_cmpstr (js, ==, "if (x) {\n    y();\n}");
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), FALSE);
   close_window (window);
+}
+
+/* The indenter asked about a closing bracket the way GtkSourceView 5.11.1
+ * and later ask (the input method has inserted the bracket, and the iter
+ * passed was taken before: stale, and GTK warns, fatally here, when one is
+ * read), and the way 5.6 asks (before the bracket, with a valid iter):
+ * both are a trigger when the bracket starts its line, and the line goes
+ * back to its opener's indent; a bracket after other text is not. */
+static void
+test_indenter_closer_after_input_method (void)
+{
+  GtkSourceLanguageManager *manager = gtk_source_language_manager_get_default ();
+  GtkSourceBuffer *buffer
+    = gtk_source_buffer_new_with_language (gtk_source_language_manager_get_language (manager,
+                                                                                     "js"));
+  GtkWidget *view = g_object_ref_sink (gtk_source_view_new_with_buffer (buffer));
+  GtkTextBuffer *text = GTK_TEXT_BUFFER (buffer);
+  g_autoptr (GtkSourceIndenter) indenter = sp_indenter_new ();
+  GtkSourceView *source = GTK_SOURCE_VIEW (view);
+  GtkTextIter before, cursor, start, end;
+  g_autofree char *result = NULL;
+
+  gtk_source_view_set_indent_width (source, 4);
+  gtk_source_view_set_insert_spaces_instead_of_tabs (source, TRUE);
+
+  /* 5.6: asked before the bracket is typed. */
+  gtk_text_buffer_set_text (text, "if (x) {\n    y();\n    ", -1);
+  gtk_text_buffer_get_end_iter (text, &before);
+  gtk_text_buffer_place_cursor (text, &before);
+  g_assert_true (gtk_source_indenter_is_trigger (indenter, source, &before, 0,
+                                                 GDK_KEY_braceright));
+
+  /* 5.11.1 and later: the bracket is in, the iter from before it. */
+  gtk_text_buffer_get_end_iter (text, &before);
+  gtk_text_buffer_insert_at_cursor (text, "}", -1);
+  g_assert_true (gtk_source_indenter_is_trigger (indenter, source, &before, 0,
+                                                 GDK_KEY_braceright));
+  gtk_text_buffer_get_iter_at_mark (text, &cursor, gtk_text_buffer_get_insert (text));
+  gtk_source_indenter_indent (indenter, source, &cursor);
+  gtk_text_buffer_get_bounds (text, &start, &end);
+  result = gtk_text_buffer_get_text (text, &start, &end, FALSE);
+  g_assert_cmpstr (result, ==, "if (x) {\n    y();\n}");
+
+  /* After other text a closer is only a character, in either order. */
+  gtk_text_buffer_set_text (text, "f(1", -1);
+  gtk_text_buffer_get_end_iter (text, &before);
+  gtk_text_buffer_place_cursor (text, &before);
+  g_assert_false (gtk_source_indenter_is_trigger (indenter, source, &before, 0,
+                                                  GDK_KEY_parenright));
+  gtk_text_buffer_insert_at_cursor (text, ")", -1);
+  g_assert_false (gtk_source_indenter_is_trigger (indenter, source, &before, 0,
+                                                  GDK_KEY_parenright));
+
+  g_object_unref (buffer);
+  g_assert_finalize_object (view);
 }
 
 /* The selection as "first line-last line" (0-based, the line of its end
@@ -586,6 +634,8 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Keys/prompt-keeps-editor-focus", test_prompt_keeps_editor_focus);
   g_test_add_func ("/Sandpad/Keys/smart-indent", test_smart_indent);
   g_test_add_func ("/Sandpad/Keys/tab-indents-selection", test_tab_indents_selection);
+  g_test_add_func ("/Sandpad/Keys/indenter-closer-after-input-method",
+                   test_indenter_closer_after_input_method);
   g_test_add_func ("/Sandpad/Keys/panel-keyboard", test_panel_keyboard);
   ret = g_test_run ();
 
