@@ -72,6 +72,35 @@ set_run_text (GtkWidget *label, const char *text)
     gtk_label_set_text (GTK_LABEL (label), text);
 }
 
+/* Pango markup for a run's text: hidden characters shown, colours kept. */
+static char *
+run_text_markup (const char *text, gsize len, gboolean dark)
+{
+  g_autofree char *part = g_strndup (text, len);
+
+  if (sp_ansi_has_escapes (part))
+    return sp_ansi_to_markup_for (part, dark);
+  if (sp_visible_text_has_hidden (part, -1))
+    return sp_visible_text_to_markup (part, -1);
+  return g_markup_escape_text (part, -1);
+}
+
+/* A prompt and the answer sent to it, on one line as a terminal shows
+ * them: the prompt as the program wrote it, the answer in the input style
+ * (bold, the accent colour; style.css's label.stdin), which markup has to
+ * spell out since one label holds both. */
+static void
+set_answer_text (GtkWidget *label, const char *text, gsize prompt_len)
+{
+  gboolean dark = adw_style_manager_get_dark (adw_style_manager_get_default ());
+  g_autofree char *prompt = run_text_markup (text, prompt_len, dark);
+  g_autofree char *answer = run_text_markup (text + prompt_len, strlen (text + prompt_len), dark);
+  g_autofree char *markup = g_strdup_printf ("%s<span weight=\"bold\" foreground=\"%s\">%s</span>",
+                                             prompt, dark ? "#78aeed" : "#1c71d8", answer);
+
+  gtk_label_set_markup (GTK_LABEL (label), markup);
+}
+
 /* Feedback where the window shows it (the toast overlay around us). */
 static void
 row_toast (SpOutputRow *self, const char *text)
@@ -489,8 +518,11 @@ bind_label_text (SpOutputRow *self, SpOutputItem *output, const char *snippet_na
     = sp_output_item_get_kind (output) == SP_OUTPUT_STDERR && !sp_ansi_has_escapes (trimmed)
         ? sp_traceback_to_markup (trimmed, snippet_name, display_name)
         : NULL;
+  gsize prompt_len = sp_output_item_get_prompt_length (output);
 
-  if (linked != NULL)
+  if (prompt_len > 0)
+    set_answer_text (self->label, trimmed, MIN (prompt_len, strlen (trimmed)));
+  else if (linked != NULL)
     /* Each place in the snippet links to its line, named as the user
      * knows the file. */
     gtk_label_set_markup (GTK_LABEL (self->label), linked);
@@ -521,6 +553,11 @@ bind_text (SpOutputRow *self, SpOutputItem *output, const char *snippet_name,
     {
       gtk_widget_add_css_class (label, "stderr");
       description = _("Standard error");
+    }
+  else if (kind == SP_OUTPUT_INPUT && sp_output_item_get_prompt_length (output) > 0)
+    {
+      gtk_widget_add_css_class (label, "prompt-answer");
+      description = _("The program's prompt and your answer");
     }
   else if (kind == SP_OUTPUT_INPUT)
     {
@@ -581,6 +618,7 @@ sp_output_row_bind (SpOutputRow *self, SpOutputItem *item, const char *snippet_n
   gtk_widget_set_visible (self->label, kind != SP_OUTPUT_IMAGE);
   gtk_widget_remove_css_class (self->label, "stderr");
   gtk_widget_remove_css_class (self->label, "stdin");
+  gtk_widget_remove_css_class (self->label, "prompt-answer");
   gtk_widget_remove_css_class (self->label, "notice");
   gtk_widget_remove_css_class (self->label, "error-title");
   if (self->picture == NULL)

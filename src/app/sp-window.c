@@ -13,6 +13,7 @@
 #include "sp-focus-walk.h"
 #include "sp-window-private.h"
 #include "sp-indenter.h"
+#include "sp-tab-indent.h"
 
 G_DEFINE_FINAL_TYPE (SpWindow, sp_window, ADW_TYPE_APPLICATION_WINDOW)
 
@@ -437,6 +438,7 @@ sp_window_init (SpWindow *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_source_view_set_indenter (self->source_view, indenter);
+  sp_tab_indent_attach (self->source_view);
   languages = gtk_string_list_new ((const char *[]){ _("Python"), _("JavaScript"), _("Bash"),
                                                      _("C"), _("C++"), _("Rust"), _("Go"),
                                                      _("TypeScript"), _("Ruby"), NULL });

@@ -19,6 +19,7 @@ struct _SpOutputItem
   GBytes *bytes; /* or the image itself */
   GBytes *preview;
   gboolean preview_whole;
+  gsize prompt_len; /* an input row: the prompt's bytes before the answer */
 };
 
 enum
@@ -326,6 +327,7 @@ void
 _sp_output_item_truncate (SpOutputItem *self, gsize len)
 {
   g_string_truncate (self->text, len);
+  self->prompt_len = MIN (self->prompt_len, self->text->len);
 }
 
 void
@@ -338,6 +340,7 @@ void
 _sp_output_item_erase_front (SpOutputItem *self, gsize len)
 {
   g_string_erase (self->text, 0, (gssize) len);
+  self->prompt_len -= MIN (self->prompt_len, len);
 }
 
 void
@@ -358,7 +361,21 @@ _sp_output_item_replace (SpOutputItem *self, SpOutputKind kind, const char *text
 {
   self->kind = kind;
   self->t_ms = t_ms;
+  self->prompt_len = 0;
   g_string_assign (self->text, text);
+}
+
+gsize
+sp_output_item_get_prompt_length (SpOutputItem *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), 0);
+  return self->kind == SP_OUTPUT_INPUT ? self->prompt_len : 0;
+}
+
+void
+_sp_output_item_set_prompt_length (SpOutputItem *self, gsize len)
+{
+  self->prompt_len = MIN (len, self->text->len);
 }
 
 gint64

@@ -66,11 +66,17 @@ void sp_output_item_set_image_error (SpOutputItem *self, const char *message);
 gboolean sp_output_item_get_image_withheld (SpOutputItem *self);
 void sp_output_item_set_image_withheld (SpOutputItem *self, gboolean withheld);
 gsize sp_output_item_get_length (SpOutputItem *self);
+/* An input row that answers a prompt: its text is the prompt line as the
+ * program wrote it, then the line sent, as a terminal shows them; this is
+ * how many bytes of it are the prompt (0: none, the row is the input
+ * alone; always 0 for other kinds). */
+gsize sp_output_item_get_prompt_length (SpOutputItem *self);
 /* Only the model appends, before telling its views the item changed. */
 void _sp_output_item_append (SpOutputItem *self, const char *text, gsize len);
 void _sp_output_item_truncate (SpOutputItem *self, gsize len);
 void _sp_output_item_erase_front (SpOutputItem *self, gsize len);
 void _sp_output_item_notify_text (SpOutputItem *self);
+void _sp_output_item_set_prompt_length (SpOutputItem *self, gsize len);
 /* A text row taking another row's place: kind, text and time (then
  * notify). */
 void _sp_output_item_replace (SpOutputItem *self, SpOutputKind kind, const char *text,
