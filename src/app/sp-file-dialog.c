@@ -89,8 +89,7 @@ on_response (GtkNativeDialog *native, int response, gpointer user_data)
   if (file != NULL)
     g_task_return_pointer (task, g_steal_pointer (&file), g_object_unref);
   else
-    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                             "The file dialog was closed");
+    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "The file dialog was closed");
 }
 
 static void
@@ -103,8 +102,8 @@ show (GTask *task, GtkWindow *parent, SpFileDialogMode mode, const char *title,
     [SP_FILE_DIALOG_SAVE] = GTK_FILE_CHOOSER_ACTION_SAVE,
     [SP_FILE_DIALOG_FOLDER] = GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
   };
-  GtkFileChooserNative *chooser
-    = gtk_file_chooser_native_new (title, parent, actions[mode], accept_label, _("_Cancel"));
+  GtkFileChooserNative *chooser = gtk_file_chooser_native_new (title, parent, actions[mode],
+                                                               accept_label, _ ("_Cancel"));
 
   (void) cancellable; /* never cancelled here; GTK 4.10's dialog takes it */
   if (initial_folder != NULL)
