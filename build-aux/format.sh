@@ -62,7 +62,7 @@ fi
 
 if ! $check; then
   "$tool" -i --style=file "${files[@]}"
-  echo "format.sh: formatted ${#files[@]} files with $tool $major"
+  echo "format.sh: formatted ${#files[@]} files with clang-format $major"
   exit 0
 fi
 
