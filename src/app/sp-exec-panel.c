@@ -7,6 +7,7 @@
 #include <glib/gi18n.h>
 
 #include "sp-exec-panel.h"
+#include "sp-file-dialog.h"
 #include "sp-image-loader.h"
 #include "sp-output-item.h"
 #include "sp-output-row.h"
@@ -107,15 +108,24 @@ on_saved (GObject *source, GAsyncResult *result, gpointer user_data)
   panel_toast (done->self, message);
 }
 
-static void
-on_save_response (GtkNativeDialog *dialog, int response, gpointer user_data)
+/* What Save As… was asked for, until the dialog answers. */
+typedef struct
 {
-  g_autoptr (SpOutputItem) item = user_data;
-  SpExecPanel *self = g_object_get_data (G_OBJECT (dialog), "panel");
+  SpExecPanel *self;
+  SpOutputItem *item;
+} SaveAs;
 
-  if (response == GTK_RESPONSE_ACCEPT)
+static void
+on_save_chosen (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  SaveAs *save_as = user_data;
+  g_autoptr (SpExecPanel) self = save_as->self;
+  g_autoptr (SpOutputItem) item = save_as->item;
+  g_autoptr (GFile) dest = sp_file_dialog_choose_finish (result, NULL);
+
+  g_free (save_as);
+  if (dest != NULL)
     {
-      g_autoptr (GFile) dest = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
       SaveDone *done = g_new0 (SaveDone, 1);
 
       done->self = g_object_ref (self);
@@ -133,7 +143,6 @@ on_save_response (GtkNativeDialog *dialog, int response, gpointer user_data)
         sp_run_file_save_async (sp_output_item_get_dir (item), sp_output_item_get_name (item),
                                 dest, self->reads, on_saved, done);
     }
-  g_object_unref (dialog);
 }
 
 /* Save As of a run's file, asked for by its row: here, since the save
@@ -143,19 +152,17 @@ static void
 on_row_save_file (SpOutputRow *row, SpOutputItem *item, SpExecPanel *self)
 {
   GtkWindow *parent = GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self)));
-  GtkFileChooserNative *chooser = gtk_file_chooser_native_new (
-    _("Save File"), parent, GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
   g_autofree char *base = g_path_get_basename (sp_output_item_get_label (item));
   g_autoptr (GFile) home = g_file_new_for_path (g_get_home_dir ());
+  SaveAs *save_as = g_new0 (SaveAs, 1);
 
+  save_as->self = g_object_ref (self);
+  save_as->item = g_object_ref (item);
   /* The snippet's folder, or home: never the app's working directory
    * (and never the run's, which goes away with the next run). */
-  gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser),
-                                       self->save_folder ? self->save_folder : home, NULL);
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), base);
-  g_object_set_data_full (G_OBJECT (chooser), "panel", g_object_ref (self), g_object_unref);
-  g_signal_connect (chooser, "response", G_CALLBACK (on_save_response), g_object_ref (item));
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+  sp_file_dialog_choose_async (parent, SP_FILE_DIALOG_SAVE, _("Save File"), _("_Save"),
+                               self->save_folder ? self->save_folder : home, base, NULL,
+                               on_save_chosen, save_as);
 }
 
 static void

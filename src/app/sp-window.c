@@ -430,6 +430,30 @@ sp_window_class_init (SpWindowClass *klass)
   _sp_window_install_packages_actions (widget_class);
 }
 
+#if ADW_CHECK_VERSION(1, 4, 0)
+/* The narrowest window whose stacked layout fits: the header bar's buttons
+ * need about 450 px (Debian 12 measures 451x384 for the content). With a
+ * breakpoint the window no longer takes its minimum size from the content,
+ * so it is said here. */
+#define MIN_WIDTH 480
+#define MIN_HEIGHT 400
+
+/* libadwaita 1.4 and later: the window's breakpoint stacks the editor above
+ * the panel, between frames, where the split would do it itself one frame
+ * late (libadwaita 1.2: SpSplit's threshold). Same width as the split's. */
+static void
+use_breakpoint (SpWindow *self)
+{
+  g_autofree char *condition = g_strdup_printf ("max-width: %dpx", SP_SPLIT_STACK_BELOW - 1);
+  AdwBreakpoint *narrow = adw_breakpoint_new (adw_breakpoint_condition_parse (condition));
+
+  sp_split_set_threshold (self->split, 0);
+  adw_breakpoint_add_setters (narrow, G_OBJECT (self->split), "stacked", TRUE, NULL);
+  adw_application_window_add_breakpoint (ADW_APPLICATION_WINDOW (self), narrow);
+  gtk_widget_set_size_request (GTK_WIDGET (self), MIN_WIDTH, MIN_HEIGHT);
+}
+#endif
+
 static void
 sp_window_init (SpWindow *self)
 {
@@ -437,6 +461,9 @@ sp_window_init (SpWindow *self)
   g_autoptr (GtkSourceIndenter) indenter = sp_indenter_new ();
 
   gtk_widget_init_template (GTK_WIDGET (self));
+#if ADW_CHECK_VERSION(1, 4, 0)
+  use_breakpoint (self);
+#endif
   gtk_source_view_set_indenter (self->source_view, indenter);
   sp_tab_indent_attach (self->source_view);
   languages = gtk_string_list_new ((const char *[]){ _("Python"), _("JavaScript"), _("Bash"),
