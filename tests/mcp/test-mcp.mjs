@@ -562,6 +562,41 @@ groups.host_paths = async () => {
     }
   }
   fs.rmSync(outside, { recursive: true, force: true });
+
+  // A workspace under a name the private root is made of (here /work,
+  // where this project's build directories live) is never bound at its
+  // own path: that would shadow the sandbox's own /work, and its mount
+  // point chain would be made inside the workspace itself. It stays at
+  // /work alone, and nothing is made in it.
+  const reserved = ['usr', 'etc', 'bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32', 'dev',
+    'proc', 'work', 'code'];
+  if (!reserved.includes(process.cwd().split('/')[1])) {
+    n++;
+    console.log(`ok ${n} # SKIP the build directory ${process.cwd()} is not under a directory `
+      + 'the sandbox provides, so no workspace there can show the refusal');
+    return;
+  }
+  const ws = fs.mkdtempSync(path.join(process.cwd(), 'mcp-hp-reserved-'));
+  if (process.getuid() === 0) fs.chownSync(ws, 65534, 65534);
+  fs.writeFileSync(path.join(ws, 'x.txt'), 'at /work\n', { mode: 0o644 });
+  const { client, transport, tools } = await connect(['--workspace', ws]);
+  try {
+    const tool = tools.find((t) => t.name === 'execute_command');
+    ok(/seen as \/work in namespace mode: it lies under a directory the sandbox provides/
+      .test(tool?.description ?? ''), 'reserved: the description says where the workspace is and why',
+    tool?.description);
+    const r = await client.callTool({ name: 'execute_command', arguments: {
+      command: 'pwd; cat x.txt' } });
+    ok(r.structuredContent?.stdout === `${namespaces ? '/work' : ws}\nat /work\n`
+      && !r.structuredContent?.sandbox?.layers?.includes('host-path'),
+    'reserved: the command runs at /work alone (namespace mode), without host-path',
+    r.structuredContent);
+    ok(fs.readdirSync(ws).sort().join(',') === 'x.txt',
+      'reserved: no mount point was made inside the workspace', fs.readdirSync(ws));
+  } finally {
+    await transport.close();
+    fs.rmSync(ws, { recursive: true, force: true });
+  }
 };
 
 groups.edit = async () => {
