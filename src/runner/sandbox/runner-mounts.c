@@ -4,8 +4,9 @@
  * its own user namespace and none outside. The root is an empty tmpfs; the
  * host contributes only read-only binds of /usr and a few /etc files, the
  * run's working directory (read-write, at /work, and for an assistant's
- * workspace at its own host path too) and its code (read-only, at /code). No home, no /run, no session bus or display socket, no /sys:
- * what is not mounted cannot be reached. */
+ * workspace at its own host path too) and its code (read-only, at /code).
+ * No home, no /run, no session bus or display socket, no /sys: what is
+ * not mounted cannot be reached. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>

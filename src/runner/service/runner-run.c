@@ -366,7 +366,8 @@ emit_started (RunnerRun *run)
        * host path in it. */
       size_t n = sp_strv_length (ev->sandbox.layers);
       ev->sandbox.layers = xrealloc (ev->sandbox.layers, (n + 2) * sizeof *ev->sandbox.layers);
-      memmove (ev->sandbox.layers + 3, ev->sandbox.layers + 2, (n - 1) * sizeof *ev->sandbox.layers);
+      memmove (ev->sandbox.layers + 3, ev->sandbox.layers + 2,
+               (n - 1) * sizeof *ev->sandbox.layers);
       ev->sandbox.layers[2] = xstrdup ("host-path");
     }
   _runner_engine_emit (run->engine, &msg);
