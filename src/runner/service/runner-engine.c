@@ -599,6 +599,7 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
     run->extra_ro = sp_strv_copy (options->read_only_dirs);
   if (options != NULL && options->isolated_python != NULL)
     run->isolated_python = xstrdup (options->isolated_python);
+  run->cwd_at_host_path = options != NULL && options->cwd_at_host_path;
   if (options != NULL && options->cwd != NULL && run->req.cwd == NULL)
     {
       run->req.cwd = xstrdup (options->cwd);

@@ -108,6 +108,12 @@ typedef struct
                                 * in isolated mode (-I: no PYTHON* variables,
                                 * no user site, not the script's directory
                                 * on sys.path) and always cold; NULL: none */
+  bool cwd_at_host_path;       /* a named cwd (sandpad-mcp's workspace) is
+                                * shown at its own path too in namespace
+                                * mode, and the program starts there, for
+                                * commands that name it by that path;
+                                * where runner_sandbox_host_path_ok says
+                                * no, at /work only */
 } RunnerRunOptions;
 
 int runner_engine_submit_with (RunnerEngine *engine, SpRun *run, const RunnerRunOptions *options,

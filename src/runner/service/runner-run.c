@@ -360,6 +360,16 @@ emit_started (RunnerRun *run)
   RunnerMemoryLayer memory = run->session != NULL ? _runner_session_memory_layer (run->session)
                              : _runner_engine_memory_layer (&run->cgroup, run->diag);
   _runner_engine_sandbox_info (run->engine, run->req.network, memory, &ev->sandbox);
+  if (run->work_at_host_path)
+    {
+      /* After "private-root": the working directory is also at its own
+       * host path in it. */
+      size_t n = sp_strv_length (ev->sandbox.layers);
+      ev->sandbox.layers = xrealloc (ev->sandbox.layers, (n + 2) * sizeof *ev->sandbox.layers);
+      memmove (ev->sandbox.layers + 3, ev->sandbox.layers + 2,
+               (n - 1) * sizeof *ev->sandbox.layers);
+      ev->sandbox.layers[2] = xstrdup ("host-path");
+    }
   _runner_engine_emit (run->engine, &msg);
   sp_sandbox_info_clear (&ev->sandbox);
 }
@@ -533,6 +543,13 @@ _runner_run_spawn_step (RunnerRun *run)
   cleanup_free char *code_dir = xasprintf ("%s/code", run->dir);
   cleanup_free char *tmp_dir = xasprintf ("%s/tmp", run->dir);
   int64_t max_processes = engine->config.max_processes;
+  /* A named cwd at its own path too (namespace mode; fallback mode runs
+   * at host paths anyway), unless that path would shadow a part of the
+   * private root: then at /work only. */
+  const char *why_not = NULL;
+  bool at_host_path = engine->namespaces && run->cwd_at_host_path && run->req.cwd != NULL
+                      && run->session == NULL && runner_sandbox_host_path_ok (run->cwd, &why_not);
+  run->work_at_host_path = at_host_path;
   if (!engine->namespaces)
     max_processes += runner_tree_count_processes (geteuid () == 0 ? RUNNER_SANDBOX_NOBODY
                                                                       : geteuid ());
@@ -550,6 +567,7 @@ _runner_run_spawn_step (RunnerRun *run)
      * or enter it) and refuses any other directory than the one held. */
     .work_dev = run->cwd_dev,
     .work_ino = run->cwd_ino,
+    .work_at_host_path = at_host_path,
     .code_dir = code_dir,
     .tmp_dir = tmp_dir,
     .read_only_dirs = read_only,
@@ -567,7 +585,7 @@ _runner_run_spawn_step (RunnerRun *run)
     .path = lang.path,
     .argv = argv,
     .envp = envp,
-    .cwd = engine->namespaces ? RUNNER_SANDBOX_WORK : run->cwd,
+    .cwd = engine->namespaces && !at_host_path ? RUNNER_SANDBOX_WORK : run->cwd,
     .sandbox = &plan,
     .memory_bytes = run->req.memory_mib * 1024 * 1024,
     /* CPU backstop one second past the step's wall limit, in case the
