@@ -94,7 +94,9 @@ const textOf = (result) => result.content.filter((c) => c.type === 'text')
 async function main() {
   const transport = new StdioClientTransport({
     command: server, args: ['--sandbox', mode, '--strict'], stderr: 'inherit',
-    env: { XDG_STATE_HOME: state },
+    // The compile cache too ($XDG_CACHE_HOME/sandpad/compiled): a first
+    // compile every time, and nothing left in the home of whoever tests.
+    env: { XDG_STATE_HOME: state, XDG_CACHE_HOME: path.join(state, 'cache') },
   });
   const client = new Client({ name: 'sandpad-mcp-langs-test', version: '1.0' });
   await client.connect(transport);
