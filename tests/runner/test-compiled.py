@@ -1,11 +1,12 @@
 """The compiled languages and Ruby (issue 27), with Debian's toolchains, in
 the sandbox mode SANDPAD_TEST_SANDBOX names (meson runs both).
 
-Usage: test-compiled.py PATH-TO-SANDPAD-RUNNER LANGUAGE
+Usage: test-compiled.py PATH-TO-SANDPAD-RUNNER LANGUAGE [TEST...]
 Per language: a hello, a compile error (Ruby: a syntax error) on the right
 line, a runtime error on its line, the time limit, a cached second run (and
 a changed snippet that is not served from the cache), the compile step's
-own time limit. A toolchain missing here skips (77) with its name.
+own time limit. A toolchain missing here skips (77) with its name. `missing`
+(run alone): a toolchain hidden from the runner is named unavailable.
 """
 
 import os
@@ -270,8 +271,100 @@ def build_swap(t):
         shutil.rmtree(parent, ignore_errors=True)
 
 
+def missing(t):
+    """A toolchain that is missing is named, not hidden: the runner started
+    where LANG's compiler (or interpreter) cannot be found lists LANG in
+    ready's unavailable, a run of it is refused with unsupported_language
+    naming the Debian package, and sandpad-run says the same and exits 125.
+    The toolchain is hidden by bwrap (/dev/null, not executable, over each
+    path the runner looks at); the control is the same bwrap without it.
+    --interpreter LANG=/nonexistent is refused at start, saying why."""
+    import json
+    import subprocess
+    paths = {"c": ["/usr/bin/gcc", "/usr/local/bin/gcc"],
+             "cpp": ["/usr/bin/g++", "/usr/local/bin/g++"],
+             "rust": ["/usr/bin/rustc"], "go": ["/usr/bin/go", "/usr/lib/go/bin/go"],
+             "typescript": ["/usr/bin/esbuild"],
+             "ruby": ["/usr/bin/ruby", "/usr/local/bin/ruby"]}[LANG]
+    package = {"c": "gcc", "cpp": "g++", "rust": "rustc", "go": "golang-go",
+               "typescript": "esbuild", "ruby": "ruby"}[LANG]
+    bwrap = shutil.which("bwrap")
+    if bwrap is None or not any(os.access(p, os.X_OK) for p in paths):
+        t.skip(f"needs bwrap and {LANG}'s toolchain (for the control): not both here")
+        return
+    # Fallback mode inside an unnested user namespace, as the Flatpak case
+    # runs; namespace mode as root in a bwrap mount namespace.
+    wrap = [bwrap, "--dev-bind", "/", "/"]
+    if MODE == "fallback" or os.geteuid() != 0:
+        wrap[1:1] = ["--unshare-user", "--disable-userns"]
+    hide = [arg for p in paths if os.path.exists(p) for arg in ("--ro-bind", "/dev/null", p)]
+    mode = "auto" if "--unshare-user" in wrap else MODE
+
+    def start(hidden):
+        cache = tempfile.mkdtemp(prefix="sandpad-compile-cache-")
+        cmd = wrap + (hide if hidden else []) + ["--", RUNNER, "--sandbox", mode,
+                                                 "--compile-cache", cache]
+        r = Runner(cmd[0], *cmd[1:])
+        return r, r.hello(), cache
+
+    r, ready, cache = start(False)
+    try:
+        names = [lang["name"] for lang in ready["languages"]]
+        t.ok(LANG in names and LANG not in ready.get("unavailable", []),
+             f"control: the same wrapper without hiding it lists {LANG}", ready)
+    finally:
+        r.close()
+        shutil.rmtree(cache, ignore_errors=True)
+
+    r, ready, cache = start(True)
+    try:
+        names = [lang["name"] for lang in ready["languages"]]
+        t.ok(LANG not in names, f"{LANG} is not offered without its toolchain", names)
+        t.ok(LANG in ready.get("unavailable", []), f"ready names {LANG} as unavailable",
+             ready.get("unavailable"))
+        t.ok("python" in names, "the other languages stay", names)
+        r.send(type="run", id="m", language=LANG, code=CASE["hello"])
+        ev = r.recv_type("error")
+        t.ok(ev is not None and ev.get("id") == "m" and ev.get("code") == "unsupported_language"
+             and f'language "{LANG}" is unavailable' in ev.get("message", "")
+             and f"(Debian package {package})" in ev.get("message", ""),
+             "a run of it is refused with unsupported_language, naming the package", ev)
+    finally:
+        r.close()
+        shutil.rmtree(cache, ignore_errors=True)
+
+    # sandpad-run (the same engine in process) beside the runner, hidden alike.
+    sandpad_run = os.path.join(os.path.dirname(RUNNER), "sandpad-run")
+    src = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)
+    try:
+        src.write(CASE["hello"])
+        src.close()
+        os.chmod(src.name, 0o644)
+        proc = subprocess.run(wrap + hide + ["--", sandpad_run, "--sandbox", mode, "--json",
+                                             "--lang", LANG, src.name],
+                              capture_output=True, text=True, timeout=120,
+                              env=dict(os.environ, SANDPAD_NO_DAEMON="1"))
+        said = proc.stderr + proc.stdout
+        t.ok(proc.returncode == 125 and f'language "{LANG}" is unavailable' in said
+             and package in said,
+             f"sandpad-run --lang {LANG} says it is unavailable and exits 125",
+             f"status {proc.returncode}: {said[-600:]}")
+        events = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+        t.ok(not any(e.get("type") == "output" for e in events), "and nothing ran", events)
+    finally:
+        os.unlink(src.name)
+
+    # A wrong --interpreter is refused at start, saying what was wrong.
+    proc = subprocess.run([RUNNER, "--interpreter", f"{LANG}=/nonexistent"], capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL, timeout=60)
+    t.ok(proc.returncode != 0 and f"--interpreter {LANG}=/nonexistent" in proc.stderr
+         and "not an executable absolute path" in proc.stderr,
+         "--interpreter LANG=/nonexistent is refused at start, saying why",
+         f"status {proc.returncode}: {proc.stderr[-400:]}")
+
+
 if __name__ == "__main__":
     tests = {f.__name__: f for f in (hello, compile_error, runtime_error, timeout, cached,
-                                      compile_timeout, build_swap)}
+                                      compile_timeout, build_swap, missing)}
     main([tests[n] for n in sys.argv[3:]] if len(sys.argv) > 3
          else [hello, compile_error, runtime_error, timeout, cached, compile_timeout])
