@@ -245,6 +245,9 @@ show_run (SpHistoryWindow *self)
     }
   show_plots (self, run);
   g_string_append_printf (text, "%s\n", run->end);
+  if (run->tool != NULL)
+    /* TRANSLATORS: %s is the assistant's tool, "edit_and_execute" */
+    g_string_append_printf (text, _("Run by an assistant (%s)\n"), run->tool);
   if (run->error != NULL)
     g_string_append_printf (text, _("Error: %s\n"), run->error);
   for (guint i = 0; run->files != NULL && run->files[i] != NULL; i++)
@@ -252,6 +255,12 @@ show_run (SpHistoryWindow *self)
   g_string_append_printf (text, _("\n── Code (%s) ──\n%s"), run->language, run->code);
   if (!g_str_has_suffix (run->code, "\n"))
     g_string_append_c (text, '\n');
+  if (run->diff != NULL && *run->diff != '\0')
+    {
+      g_string_append_printf (text, _("\n── The assistant's edit ──\n%s"), run->diff);
+      if (!g_str_has_suffix (run->diff, "\n"))
+        g_string_append_c (text, '\n');
+    }
   g_string_append_printf (text, _("\n── stdout ──\n%s"), run->stdout_text);
   if (*run->stderr_text != '\0')
     g_string_append_printf (text, _("\n── stderr ──\n%s"), run->stderr_text);
@@ -520,7 +529,16 @@ make_row (SpRunRecord *run, SpRunRecord *previous)
 
   /* TRANSLATORS: a run in the history: date and time, seconds it took, then
    * on a line of its own what changed ("Code: x = 2") */
-  line = g_strdup_printf (_("%s · %.2f s\n%s"), time, run->duration_ms / 1000.0, shown);
+  if (run->tool != NULL)
+    {
+      g_autofree char *tool = sp_visible_text_escape (run->tool, -1, NULL);
+      /* TRANSLATORS: as above, for a run an assistant made through
+       * sandpad-mcp; the last %s is its tool ("edit_and_execute") */
+      line = g_strdup_printf (_("%s · %.2f s · by an assistant (%s)\n%s"), time,
+                              run->duration_ms / 1000.0, tool, shown);
+    }
+  else
+    line = g_strdup_printf (_("%s · %.2f s\n%s"), time, run->duration_ms / 1000.0, shown);
   label = gtk_label_new (line);
   gtk_widget_set_tooltip_text (label, run->end);
   gtk_label_set_xalign (GTK_LABEL (label), 0);
@@ -531,6 +549,8 @@ make_row (SpRunRecord *run, SpRunRecord *previous)
   gtk_widget_set_margin_bottom (label, 6);
   if (!run->succeeded)
     gtk_widget_add_css_class (label, "error");
+  if (run->tool != NULL)
+    gtk_widget_add_css_class (label, "sp-assistant-run");
   return with_thumbnail (run, label);
 }
 

@@ -139,11 +139,16 @@ void _sp_window_autosave_dispose (SpWindow *self);
 void _sp_window_install_history_actions (GtkWidgetClass *widget_class);
 void _sp_window_history_init (SpWindow *self);
 void _sp_window_history_free (SpWindow *self);
+/* An assistant's ended run of this file: kept in its history once (the
+ * file is read for its code; the journal has only the edit). */
+void _sp_window_history_add_assistant_run (SpWindow *self, SpActivityRun *run);
 
 /* sp-window-activity.c: an assistant's runs of this file */
 void _sp_window_install_activity_actions (GtkWidgetClass *widget_class);
 void _sp_window_activity_init (SpWindow *self);
 void _sp_window_activity_dispose (SpWindow *self);
+/* Whether the panel shows an assistant's run now (not the window's own). */
+gboolean _sp_window_activity_is_shown (SpWindow *self);
 
 /* sp-window-packages.c: Open Folder, Packages */
 void _sp_window_install_packages_actions (GtkWidgetClass *widget_class);

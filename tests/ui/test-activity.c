@@ -3,7 +3,8 @@
  * an assistant's client sends); its run appears in the Activity window
  * with its code and streaming output, Stop there ends it as cancelled and
  * the MCP call answers so; an edit_and_execute of the file a window has
- * open shows its run in that window. Saves sandpad-activity.png. */
+ * open shows its run in that window and is kept in the file's run history
+ * as an assistant's. Saves sandpad-activity.png. */
 #include "config.h"
 
 #include <glib/gstdio.h>
@@ -14,6 +15,7 @@
 #include "sp-activity-window.h"
 #include "sp-application.h"
 #include "sp-exec-panel.h"
+#include "sp-history-window.h"
 #include "sp-output-item.h"
 #include "sp-test-wait.h"
 #include "sp-ui-frames.h"
@@ -330,9 +332,27 @@ find_status (GtkWidget *widget)
   return NULL;
 }
 
+static SpHistoryWindow *
+find_history_window (void)
+{
+  g_autoptr (GList) toplevels = gtk_window_list_toplevels ();
+
+  for (GList *l = toplevels; l != NULL; l = l->next)
+    if (SP_IS_HISTORY_WINDOW (l->data))
+      return l->data;
+  return NULL;
+}
+
+static gboolean
+history_has_run (gpointer data)
+{
+  return sp_history_window_get_n_runs (data) > 0;
+}
+
 static void
 test_edit_shows_in_window (void)
 {
+  SpHistoryWindow *history;
   g_autofree char *ws = g_dir_make_tmp ("sp-activity-ws-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (ws, "prog.py", NULL);
   g_autoptr (GFile) file = g_file_new_for_path (path);
@@ -351,6 +371,12 @@ test_edit_shows_in_window (void)
   sp_window_load_file (window, file);
   g_assert_true (sp_test_wait_for (loaded, window, 10000));
 
+  /* The file's history, open while the assistant runs it. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.history", NULL));
+  history = find_history_window ();
+  g_assert_nonnull (history);
+  g_assert_cmpuint (sp_history_window_get_n_runs (history), ==, 0);
+
   mcp = mcp_start (ws);
   mcp_send (mcp, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{"
                  "\"name\":\"edit_and_execute\",\"arguments\":{\"path\":\"prog.py\",\"edits\":"
@@ -363,6 +389,27 @@ test_edit_shows_in_window (void)
   g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (find_status (
                                 sp_window_get_exec_panel (window)))),
                             "Run by an assistant"));
+
+  /* Kept in the file's history like a run of the window's own (issue 23),
+   * marked as the assistant's, with its code, output, end and edit. */
+  {
+    g_autofree char *row = NULL;
+    g_autofree char *text = NULL;
+
+    g_assert_true (sp_test_wait_for (history_has_run, history, 30000));
+    g_assert_cmpuint (sp_history_window_get_n_runs (history), ==, 1);
+    row = sp_history_window_get_row_text (history, 0);
+    text = sp_history_window_get_text (history);
+    g_test_message ("history row: %s\nhistory text:\n%s", row, text);
+    g_assert_nonnull (strstr (row, "by an assistant (edit_and_execute)"));
+    g_assert_nonnull (strstr (text, "Run by an assistant (edit_and_execute)"));
+    g_assert_nonnull (strstr (text, "Exited with code 1"));
+    g_assert_nonnull (strstr (text, "print('after the edit'); print(1 / 0)\n"));
+    g_assert_nonnull (strstr (text, "\n+print('after the edit'); print(1 / 0)"));
+    g_assert_nonnull (strstr (text, "── stdout ──\nafter the edit\n"));
+    g_assert_nonnull (strstr (text, "ZeroDivisionError"));
+    gtk_window_destroy (GTK_WINDOW (history));
+  }
 
   /* The Activity window tells it as the main window would (issue 23): a
    * Python run, not "shell"; a local time and how long ago, not the
