@@ -6,7 +6,8 @@
  * an open history window gets the runs that end; a run's plot is shown
  * again when it is selected, after the next run has replaced its files,
  * and as a thumbnail in its row, decoded only once the row is in view;
- * the comparison is saved as sandpad-compare.png for the README. */
+ * the comparison is saved as sandpad-compare.png for the README, the list
+ * with a plot's thumbnail and the plot as sandpad-history.png. */
 #include "config.h"
 
 #include <glib/gstdio.h>
@@ -413,6 +414,11 @@ test_plots (void)
     g_assert_null (sp_history_window_get_row_thumbnail (history, 0, &has));
     g_assert_false (has);
   }
+  /* the history as the manual shows it (docs/screenshots/history.png):
+   * the plotting run selected, its plot under its code and output */
+  gtk_window_set_default_size (GTK_WINDOW (history), 1000, 560);
+  spin (500);
+  save_screenshot (GTK_WIDGET (history), "sandpad-history.png");
 
   /* and back: the second run's view has none again */
   sp_history_window_select (history, 0);
