@@ -1,0 +1,29 @@
+/* sp-table-view.h: a table a run displayed, as a sortable column view.
+ *
+ * Each column of the SpDataTable is a column of a GtkColumnView (the index
+ * first, as pandas gives it), sorted by clicking its header: numeric
+ * columns by value, others as text, empty cells last. Cells are labels set
+ * with plain text, never markup. The view is virtual, so at most the rows
+ * in sight are made, and it scrolls within a bounded height; a line says
+ * how many rows there are and how many are shown, and Copy puts the rows
+ * on the clipboard as tab-separated text, in the order shown. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "sp-data-table.h"
+
+G_BEGIN_DECLS
+
+#define SP_TYPE_TABLE_VIEW (sp_table_view_get_type ())
+G_DECLARE_FINAL_TYPE (SpTableView, sp_table_view, SP, TABLE_VIEW, GtkWidget)
+
+GtkWidget *sp_table_view_new (void);
+/* Shows table (NULL: none); the same table again keeps the sort. */
+void sp_table_view_set_table (SpTableView *self, SpDataTable *table, const char *label);
+SpDataTable *sp_table_view_get_table (SpTableView *self);
+GtkColumnView *sp_table_view_get_column_view (SpTableView *self);
+/* The rows in the order shown (SpDataRow items). */
+GListModel *sp_table_view_get_shown_rows (SpTableView *self);
+
+G_END_DECLS
