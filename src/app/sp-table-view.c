@@ -12,6 +12,9 @@
 /* At most this tall: a thousand rows scroll inside, the panel's list
  * around it keeps its own scrolling. */
 #define MAX_HEIGHT 360
+/* At least this many rows' room (with the header), each about this tall. */
+#define MIN_ROWS 9
+#define ROW_HEIGHT 26
 
 struct _SpTableView
 {
@@ -177,6 +180,11 @@ sp_table_view_set_table (SpTableView *self, SpDataTable *table, const char *labe
       gtk_label_set_text (GTK_LABEL (self->note), "");
       return;
     }
+  /* Tall enough for the first rows whatever the list around it measured
+   * first: a row's height is known only once the view has laid it out. */
+  gtk_scrolled_window_set_min_content_height (
+    GTK_SCROLLED_WINDOW (self->scroller),
+    MIN ((int) sp_data_table_get_n_rows (table) + 1, MIN_ROWS) * ROW_HEIGHT);
   note = note_text (table, label);
   gtk_label_set_text (GTK_LABEL (self->note), note);
   for (guint c = 0; c < sp_data_table_get_n_columns (table); c++)

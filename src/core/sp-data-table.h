@@ -46,7 +46,8 @@ guint64 sp_data_table_get_total_rows (SpDataTable *self);
 /* A cell as shown: "" for null. */
 const char *sp_data_table_get_cell (SpDataTable *self, guint row, guint column);
 /* Orders two rows by a column: numbers by value in a numeric column,
- * else text by its collation key; empty cells (null, NaN) last. */
+ * else text by its collation key; empty cells (null, NaN) after the rest
+ * (a view that reverses the order shows them first). */
 int sp_data_table_compare (SpDataTable *self, guint column, guint row_a, guint row_b);
 
 /* SpDataRow items, one per row kept, in the table's order. */
