@@ -228,6 +228,15 @@ read_rows (SpDataTable *self, json_t *data, json_t *total, GError **error)
         {
           gsize i = (gsize) r * self->n_columns + c;
           self->cells[i] = cell_text (json_object_get (row, self->raw_names[c]), &self->numbers[i]);
+          /* A number the runner sent as text (past 64 bits) still sorts
+           * by value. */
+          if (self->numeric[c] && isnan (self->numbers[i]) && self->cells[i][0] != '\0')
+            {
+              char *end = NULL;
+              double v = g_ascii_strtod (self->cells[i], &end);
+              if (end != NULL && *end == '\0')
+                self->numbers[i] = v;
+            }
         }
     }
   return TRUE;
