@@ -577,7 +577,7 @@ bind_data_table (SpOutputRow *self, SpOutputItem *item)
       gtk_widget_insert_before (self->table_view, GTK_WIDGET (self), NULL);
     }
   sp_table_view_set_table (SP_TABLE_VIEW (self->table_view), sp_output_item_get_table (item),
-                           sp_output_item_get_label (item));
+                           sp_output_item_get_label (item), sp_output_item_get_text (item));
   gtk_widget_set_visible (self->table_view, TRUE);
 }
 
@@ -601,7 +601,7 @@ sp_output_row_bind (SpOutputRow *self, SpOutputItem *item, const char *snippet_n
   if (self->table_view != NULL && kind != SP_OUTPUT_TABLE)
     {
       /* Not kept for a row that shows something else: its rows go. */
-      sp_table_view_set_table (SP_TABLE_VIEW (self->table_view), NULL, NULL);
+      sp_table_view_set_table (SP_TABLE_VIEW (self->table_view), NULL, NULL, NULL);
       gtk_widget_set_visible (self->table_view, FALSE);
     }
   gtk_widget_remove_css_class (self->label, "stderr");

@@ -8,6 +8,7 @@
 
 #include "sp-data-row.h"
 #include "sp-table-view.h"
+#include "sp-visible-text.h"
 
 /* At most this tall: a thousand rows scroll inside, the panel's list
  * around it keeps its own scrolling. */
@@ -25,8 +26,11 @@ struct _SpTableView
   GtkWidget *copy;
   GtkWidget *scroller;
   GtkWidget *columns; /* the GtkColumnView */
+  GtkWidget *text;    /* the result's text, for one that is no table */
   GtkSortListModel *sorted;
   SpDataTable *table;
+  char *label;
+  gulong loaded_id;
 };
 
 G_DEFINE_FINAL_TYPE (SpTableView, sp_table_view, GTK_TYPE_WIDGET)
@@ -160,26 +164,79 @@ note_text (SpDataTable *table, const char *label)
   return g_string_free (g_steal_pointer (&text), FALSE);
 }
 
-void
-sp_table_view_set_table (SpTableView *self, SpDataTable *table, const char *label)
-{
-  GtkColumnView *view;
-  g_autofree char *note = NULL;
+static void show_table (SpTableView *self);
 
+static void
+on_loaded (SpDataTable *table, GParamSpec *pspec, SpTableView *self)
+{
+  if (table == self->table)
+    show_table (self);
+}
+
+void
+sp_table_view_set_table (SpTableView *self, SpDataTable *table, const char *label,
+                         const char *text)
+{
   g_return_if_fail (SP_IS_TABLE_VIEW (self));
   g_return_if_fail (table == NULL || SP_IS_DATA_TABLE (table));
 
   if (self->table == table)
     return;
-  view = GTK_COLUMN_VIEW (self->columns);
   gtk_sort_list_model_set_model (self->sorted, NULL);
   clear_columns (self);
+  if (self->loaded_id != 0)
+    g_signal_handler_disconnect (self->table, self->loaded_id);
+  self->loaded_id = 0;
   g_set_object (&self->table, table);
+  g_free (self->label);
+  self->label = g_strdup (label);
+  /* The run's text: hidden characters shown as what they are. */
+  if (text != NULL && sp_visible_text_has_hidden (text, -1))
+    {
+      g_autofree char *markup = sp_visible_text_to_markup (text, -1);
+      gtk_label_set_markup (GTK_LABEL (self->text), markup);
+    }
+  else
+    gtk_label_set_text (GTK_LABEL (self->text), text ? text : "");
+  if (table != NULL)
+    self->loaded_id = g_signal_connect_object (table, "notify::loaded", G_CALLBACK (on_loaded),
+                                               self, 0);
+  show_table (self);
+}
+
+/* The table as it is now: reading, read, or no table after all. */
+static void
+show_table (SpTableView *self)
+{
+  SpDataTable *table = self->table;
+  GtkColumnView *view = GTK_COLUMN_VIEW (self->columns);
+  g_autofree char *note = NULL;
+  const char *label = self->label;
+
+  gtk_widget_set_visible (self->scroller, FALSE);
+  gtk_widget_set_visible (self->copy, FALSE);
+  gtk_widget_set_visible (self->text, FALSE);
   if (table == NULL)
     {
       gtk_label_set_text (GTK_LABEL (self->note), "");
       return;
     }
+  if (!sp_data_table_get_loaded (table))
+    {
+      /* Translators: a table a program showed, while it is read. */
+      note = g_strdup_printf (_("%s · reading the table…"), label ? label : "");
+      gtk_label_set_text (GTK_LABEL (self->note), note);
+      return;
+    }
+  if (sp_data_table_get_error (table) != NULL)
+    {
+      /* Its text, as a terminal shows it. */
+      gtk_label_set_text (GTK_LABEL (self->note), label ? label : "");
+      gtk_widget_set_visible (self->text, TRUE);
+      return;
+    }
+  gtk_widget_set_visible (self->scroller, TRUE);
+  gtk_widget_set_visible (self->copy, TRUE);
   /* Tall enough for the first rows whatever the list around it measured
    * first: a row's height is known only once the view has laid it out. */
   gtk_scrolled_window_set_min_content_height (
@@ -243,9 +300,13 @@ sp_table_view_dispose (GObject *object)
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
-  self->bar = self->note = self->copy = self->scroller = self->columns = NULL;
+  self->bar = self->note = self->copy = self->scroller = self->columns = self->text = NULL;
   g_clear_object (&self->sorted);
+  if (self->loaded_id != 0)
+    g_signal_handler_disconnect (self->table, self->loaded_id);
+  self->loaded_id = 0;
   g_clear_object (&self->table);
+  g_clear_pointer (&self->label, g_free);
   G_OBJECT_CLASS (sp_table_view_parent_class)->dispose (object);
 }
 
@@ -301,6 +362,12 @@ sp_table_view_init (SpTableView *self)
   gtk_scrolled_window_set_has_frame (GTK_SCROLLED_WINDOW (self->scroller), TRUE);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (self->scroller), self->columns);
 
+  self->text = gtk_label_new (NULL);
+  gtk_label_set_xalign (GTK_LABEL (self->text), 0);
+  gtk_label_set_selectable (GTK_LABEL (self->text), TRUE);
+  gtk_widget_add_css_class (self->text, "output");
+
   gtk_widget_set_parent (self->bar, GTK_WIDGET (self));
   gtk_widget_set_parent (self->scroller, GTK_WIDGET (self));
+  gtk_widget_set_parent (self->text, GTK_WIDGET (self));
 }

@@ -19,8 +19,11 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (SpTableView, sp_table_view, SP, TABLE_VIEW, GtkWidget)
 
 GtkWidget *sp_table_view_new (void);
-/* Shows table (NULL: none); the same table again keeps the sort. */
-void sp_table_view_set_table (SpTableView *self, SpDataTable *table, const char *label);
+/* Shows table (NULL: none); the same table again keeps the sort. One not
+ * loaded yet (sp_data_table_load_async) says so and is shown when it is;
+ * one that is no table shows text, the result's text/plain, instead. */
+void sp_table_view_set_table (SpTableView *self, SpDataTable *table, const char *label,
+                              const char *text);
 SpDataTable *sp_table_view_get_table (SpTableView *self);
 GtkColumnView *sp_table_view_get_column_view (SpTableView *self);
 /* The rows in the order shown (SpDataRow items). */

@@ -62,5 +62,7 @@ _sp_window_display_table (SpWindow *self, const char *run_id, const char *text,
   g_autofree char *label = next_label (self, run_id);
   g_autoptr (SpOutputItem) item = sp_output_item_new_table (table, text, label);
 
+  /* Read on a worker thread; the row shows it once it is. */
+  sp_data_table_load_async (table, self->decode_cancellable, NULL, NULL);
   sp_output_model_append_item (self->output, item);
 }

@@ -25,9 +25,22 @@ struct _SpDataTable
   double *numbers; /* the same places: a numeric column's values, NAN for none */
   char ***keys;    /* per column, its cells' collation keys, made on first sort */
   GListStore *rows;
+
+  char *json; /* until it is read */
+  gboolean loading, loaded;
+  GError *error;
 };
 
 G_DEFINE_FINAL_TYPE (SpDataTable, sp_data_table, G_TYPE_OBJECT)
+
+enum
+{
+  PROP_0,
+  PROP_LOADED,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 static void
 sp_data_table_finalize (GObject *object)
@@ -53,13 +66,37 @@ sp_data_table_finalize (GObject *object)
   g_free (self->cells);
   g_free (self->numbers);
   g_clear_object (&self->rows);
+  g_free (self->json);
+  g_clear_error (&self->error);
   G_OBJECT_CLASS (sp_data_table_parent_class)->finalize (object);
+}
+
+static void
+sp_data_table_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  SpDataTable *self = SP_DATA_TABLE (object);
+
+  switch (prop_id)
+    {
+    case PROP_LOADED:
+      g_value_set_boolean (value, self->loaded);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 static void
 sp_data_table_class_init (SpDataTableClass *klass)
 {
-  G_OBJECT_CLASS (klass)->finalize = sp_data_table_finalize;
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = sp_data_table_finalize;
+  object_class->get_property = sp_data_table_get_property;
+  properties[PROP_LOADED]
+    = g_param_spec_boolean ("loaded", NULL, NULL, FALSE,
+                            G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
@@ -73,7 +110,15 @@ sp_data_table_init (SpDataTable *self)
 static char *
 clean_text (const char *text)
 {
-  g_autofree char *valid = g_utf8_make_valid (text, -1);
+  g_autofree char *valid = NULL;
+  gsize len = 0;
+
+  /* Most cells are short printable ASCII: nothing to change. */
+  while (text[len] >= 0x20 && text[len] < 0x7f && len <= SP_DATA_TABLE_MAX_CELL)
+    len++;
+  if (text[len] == '\0' && len <= SP_DATA_TABLE_MAX_CELL)
+    return g_strndup (text, len);
+  valid = g_utf8_make_valid (text, -1);
   g_autoptr (GString) out = g_string_new (NULL);
   guint n = 0;
 
@@ -242,15 +287,15 @@ read_rows (SpDataTable *self, json_t *data, json_t *total, GError **error)
   return TRUE;
 }
 
-SpDataTable *
-sp_data_table_new_from_json (const char *json, GError **error)
+/* A new table read from json, or NULL; any thread (it touches nothing
+ * but the new object). */
+static SpDataTable *
+parse (const char *json, GError **error)
 {
   g_autoptr (SpDataTable) self = NULL;
   json_t *root, *schema;
   json_error_t jerr;
   gboolean ok;
-
-  g_return_val_if_fail (json != NULL, NULL);
 
   root = json_loads (json, JSON_REJECT_DUPLICATES, &jerr);
   if (root == NULL)
@@ -266,7 +311,153 @@ sp_data_table_new_from_json (const char *json, GError **error)
        && read_rows (self, json_object_get (root, "data"), json_object_get (root, "total_rows"),
                      error);
   json_decref (root);
+  if (ok)
+    self->loaded = TRUE;
   return ok ? g_steal_pointer (&self) : NULL;
+}
+
+SpDataTable *
+sp_data_table_new_from_json (const char *json, GError **error)
+{
+  g_return_val_if_fail (json != NULL, NULL);
+  return parse (json, error);
+}
+
+SpDataTable *
+sp_data_table_new (const char *json)
+{
+  SpDataTable *self;
+
+  g_return_val_if_fail (json != NULL, NULL);
+  self = g_object_new (SP_TYPE_DATA_TABLE, NULL);
+  self->json = g_strdup (json);
+  return self;
+}
+
+static void
+load_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  GError *error = NULL;
+  SpDataTable *read = parse (data, &error);
+
+  if (read == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, read, g_object_unref);
+}
+
+#define SWAP(a, b)                                                                               \
+  G_STMT_START                                                                                   \
+  {                                                                                              \
+    __typeof__ (a) swap_tmp_ = (a);                                                              \
+    (a) = (b);                                                                                   \
+    (b) = swap_tmp_;                                                                             \
+  }                                                                                              \
+  G_STMT_END
+
+/* On the main thread: what the worker read becomes this table's (the
+ * other object, now empty, goes). */
+static void
+take_parsed (SpDataTable *self, SpDataTable *read)
+{
+  SWAP (self->n_columns, read->n_columns);
+  SWAP (self->columns_left_out, read->columns_left_out);
+  SWAP (self->names, read->names);
+  SWAP (self->raw_names, read->raw_names);
+  SWAP (self->numeric, read->numeric);
+  SWAP (self->is_index, read->is_index);
+  SWAP (self->n_rows, read->n_rows);
+  SWAP (self->total_rows, read->total_rows);
+  SWAP (self->cells, read->cells);
+  SWAP (self->numbers, read->numbers);
+  SWAP (self->keys, read->keys);
+}
+
+static void
+on_loaded (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  SpDataTable *self = SP_DATA_TABLE (object);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SpDataTable) read = g_task_propagate_pointer (G_TASK (result), &error);
+  GList *waiting = g_object_steal_data (object, "sp-waiting");
+
+  self->loading = FALSE;
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) && waiting == NULL)
+    return;
+  if (read != NULL)
+    take_parsed (self, read);
+  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    self->error = g_error_copy (error);
+  if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_clear_pointer (&self->json, g_free);
+      self->loaded = TRUE;
+      g_object_notify_by_pspec (object, properties[PROP_LOADED]);
+    }
+  for (GList *l = waiting; l != NULL; l = l->next)
+    {
+      g_autoptr (GTask) task = l->data;
+      if (self->error != NULL)
+        g_task_return_error (task, g_error_copy (self->error));
+      else if (error != NULL)
+        g_task_return_error (task, g_error_copy (error));
+      else
+        g_task_return_boolean (task, TRUE);
+    }
+  g_list_free (waiting);
+}
+
+void
+sp_data_table_load_async (SpDataTable *self, GCancellable *cancellable,
+                          GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_autoptr (GTask) task = NULL;
+
+  g_return_if_fail (SP_IS_DATA_TABLE (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, sp_data_table_load_async);
+  if (self->loaded)
+    {
+      if (self->error != NULL)
+        g_task_return_error (task, g_error_copy (self->error));
+      else
+        g_task_return_boolean (task, TRUE);
+      return;
+    }
+  /* Answered when the read on its way ends. */
+  g_object_set_data (G_OBJECT (self), "sp-waiting",
+                     g_list_append (g_object_steal_data (G_OBJECT (self), "sp-waiting"),
+                                    g_steal_pointer (&task)));
+  if (!self->loading)
+    {
+      g_autoptr (GTask) read = g_task_new (self, cancellable, on_loaded, NULL);
+      self->loading = TRUE;
+      /* Kept until on_loaded, on this thread; the task holds self. */
+      g_task_set_task_data (read, self->json, NULL);
+      g_task_run_in_thread (read, load_thread);
+    }
+}
+
+gboolean
+sp_data_table_load_finish (SpDataTable *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+gboolean
+sp_data_table_get_loaded (SpDataTable *self)
+{
+  g_return_val_if_fail (SP_IS_DATA_TABLE (self), FALSE);
+  return self->loaded;
+}
+
+const GError *
+sp_data_table_get_error (SpDataTable *self)
+{
+  g_return_val_if_fail (SP_IS_DATA_TABLE (self), NULL);
+  return self->error;
 }
 
 guint

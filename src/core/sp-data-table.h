@@ -31,6 +31,20 @@ G_DECLARE_FINAL_TYPE (SpDataTable, sp_data_table, SP, DATA_TABLE, GObject)
  * JSON text). G_IO_ERROR_INVALID_DATA names what is wrong. */
 SpDataTable *sp_data_table_new_from_json (const char *json, GError **error);
 
+/* A table not read yet: the JSON is kept (up to the runner's 3 MiB) and
+ * read by sp_data_table_load_async() on a worker thread, so a table of a
+ * thousand rows by 64 columns (~100 ms to read) never holds the window.
+ * Until it is loaded it has no columns and no rows. */
+SpDataTable *sp_data_table_new (const char *json);
+/* Reads the JSON once (a second call waits for the same result); then
+ * "loaded" is notified, whether it read or failed (get_error). */
+void sp_data_table_load_async (SpDataTable *self, GCancellable *cancellable,
+                               GAsyncReadyCallback callback, gpointer user_data);
+gboolean sp_data_table_load_finish (SpDataTable *self, GAsyncResult *result, GError **error);
+gboolean sp_data_table_get_loaded (SpDataTable *self);
+/* Why it is no table (NULL when it is one, or not read yet). */
+const GError *sp_data_table_get_error (SpDataTable *self);
+
 guint sp_data_table_get_n_columns (SpDataTable *self);
 /* Columns the table had past the cap (not kept). */
 guint sp_data_table_get_columns_left_out (SpDataTable *self);

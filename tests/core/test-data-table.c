@@ -146,6 +146,50 @@ test_refused (void)
     }
 }
 
+static void
+on_load (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  GError **error = user_data;
+
+  g_assert_false (sp_data_table_load_finish (SP_DATA_TABLE (object), result, error)
+                  && *error != NULL);
+  if (*error == NULL)
+    *error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_EXISTS, "loaded");
+}
+
+/* Read on a worker thread: nothing before, all of it after, "loaded"
+ * notified once; one that is no table loaded too, with its error. */
+static void
+test_load_async (void)
+{
+  g_autoptr (SpDataTable) table = sp_data_table_new (FRAME);
+  g_autoptr (SpDataTable) bad = sp_data_table_new ("{\"data\":[]}");
+  g_autoptr (GError) done = NULL;
+  g_autoptr (GError) failed = NULL;
+  guint notified = 0;
+
+  g_signal_connect_swapped (table, "notify::loaded", G_CALLBACK (g_atomic_int_inc), &notified);
+  g_assert_false (sp_data_table_get_loaded (table));
+  g_assert_cmpuint (sp_data_table_get_n_columns (table), ==, 0);
+  g_assert_cmpuint (sp_data_table_get_n_rows (table), ==, 0);
+  sp_data_table_load_async (table, NULL, on_load, &done);
+  sp_data_table_load_async (bad, NULL, on_load, &failed);
+  while (done == NULL || failed == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_error (done, G_IO_ERROR, G_IO_ERROR_EXISTS); /* no error: it read */
+  g_assert_true (sp_data_table_get_loaded (table));
+  g_assert_cmpuint (notified, ==, 1);
+  g_assert_null (sp_data_table_get_error (table));
+  g_assert_cmpuint (sp_data_table_get_n_columns (table), ==, 4);
+  g_assert_cmpstr (sp_data_table_get_cell (table, 2, 2), ==, "<b>z</b>");
+  g_assert_error (failed, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_true (sp_data_table_get_loaded (bad));
+  g_assert_nonnull (sp_data_table_get_error (bad));
+  g_assert_cmpuint (sp_data_table_get_n_columns (bad), ==, 0);
+  g_assert_finalize_object (g_steal_pointer (&table));
+  g_assert_finalize_object (g_steal_pointer (&bad));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -153,6 +197,7 @@ main (int argc, char **argv)
   g_test_add_func ("/data-table/frame", test_frame);
   g_test_add_func ("/data-table/compare", test_compare);
   g_test_add_func ("/data-table/big-number", test_big_number);
+  g_test_add_func ("/data-table/load-async", test_load_async);
   g_test_add_func ("/data-table/caps", test_caps);
   g_test_add_func ("/data-table/refused", test_refused);
   return g_test_run ();

@@ -56,7 +56,9 @@ has_table_view (gpointer data)
 {
   GtkWidget *view = find_type (data, SP_TYPE_TABLE_VIEW);
 
-  return view != NULL && gtk_widget_get_mapped (view);
+  return view != NULL && gtk_widget_get_mapped (view)
+         && sp_table_view_get_table (SP_TABLE_VIEW (view)) != NULL
+         && sp_data_table_get_loaded (sp_table_view_get_table (SP_TABLE_VIEW (view)));
 }
 
 static GtkWidget *
