@@ -13,6 +13,10 @@
 /* At most this tall: a thousand rows scroll inside, the panel's list
  * around it keeps its own scrolling. */
 #define MAX_HEIGHT 360
+/* A list view makes widgets for up to 200 of its rows whatever is in
+ * sight (GTK 4.8), one label a cell: the view shows the sorted rows this
+ * many at a time, Show More adding as many again. */
+#define PAGE_ROWS 40
 /* At least this many rows' room (with the header), each about this tall. */
 #define MIN_ROWS 9
 #define ROW_HEIGHT 26
@@ -28,6 +32,8 @@ struct _SpTableView
   GtkWidget *columns; /* the GtkColumnView */
   GtkWidget *text;    /* the result's text, for one that is no table */
   GtkSortListModel *sorted;
+  GtkSliceListModel *page; /* the first rows of sorted: what the view makes rows for */
+  GtkWidget *more;
   SpDataTable *table;
   char *label;
   gulong loaded_id;
@@ -215,6 +221,7 @@ show_table (SpTableView *self)
 
   gtk_widget_set_visible (self->scroller, FALSE);
   gtk_widget_set_visible (self->copy, FALSE);
+  gtk_widget_set_visible (self->more, FALSE);
   gtk_widget_set_visible (self->text, FALSE);
   if (table == NULL)
     {
@@ -263,6 +270,18 @@ show_table (SpTableView *self)
       gtk_column_view_append_column (view, column);
     }
   gtk_sort_list_model_set_model (self->sorted, sp_data_table_get_rows (table));
+  gtk_slice_list_model_set_size (self->page, PAGE_ROWS);
+  gtk_widget_set_visible (self->more, sp_data_table_get_n_rows (table) > PAGE_ROWS);
+}
+
+static void
+on_more_clicked (SpTableView *self)
+{
+  guint size = gtk_slice_list_model_get_size (self->page) + PAGE_ROWS;
+
+  gtk_slice_list_model_set_size (self->page, size);
+  gtk_widget_set_visible (self->more, self->table != NULL
+                                        && sp_data_table_get_n_rows (self->table) > size);
 }
 
 SpDataTable *
@@ -301,7 +320,9 @@ sp_table_view_dispose (GObject *object)
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
   self->bar = self->note = self->copy = self->scroller = self->columns = self->text = NULL;
+  self->more = NULL;
   g_clear_object (&self->sorted);
+  g_clear_object (&self->page);
   if (self->loaded_id != 0)
     g_signal_handler_disconnect (self->table, self->loaded_id);
   self->loaded_id = 0;
@@ -351,9 +372,11 @@ sp_table_view_init (SpTableView *self)
   /* Rows sorted by the column view's sorter: its headers' clicks. */
   sorter = gtk_column_view_get_sorter (GTK_COLUMN_VIEW (self->columns));
   self->sorted = gtk_sort_list_model_new (NULL, g_object_ref (sorter));
+  self->page = gtk_slice_list_model_new (g_object_ref (G_LIST_MODEL (self->sorted)), 0,
+                                         PAGE_ROWS);
   gtk_column_view_set_model (GTK_COLUMN_VIEW (self->columns),
                              GTK_SELECTION_MODEL (gtk_no_selection_new (
-                               g_object_ref (G_LIST_MODEL (self->sorted)))));
+                               g_object_ref (G_LIST_MODEL (self->page)))));
   self->scroller = gtk_scrolled_window_new ();
   gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (self->scroller), GTK_POLICY_AUTOMATIC,
                                   GTK_POLICY_AUTOMATIC);
@@ -362,6 +385,11 @@ sp_table_view_init (SpTableView *self)
   gtk_scrolled_window_set_has_frame (GTK_SCROLLED_WINDOW (self->scroller), TRUE);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (self->scroller), self->columns);
 
+  /* Translators: a button under a table a program showed. */
+  self->more = gtk_button_new_with_label (_("Show More Rows"));
+  gtk_widget_add_css_class (self->more, "flat");
+  gtk_widget_set_halign (self->more, GTK_ALIGN_START);
+  g_signal_connect_swapped (self->more, "clicked", G_CALLBACK (on_more_clicked), self);
   self->text = gtk_label_new (NULL);
   gtk_label_set_xalign (GTK_LABEL (self->text), 0);
   gtk_label_set_selectable (GTK_LABEL (self->text), TRUE);
@@ -369,5 +397,6 @@ sp_table_view_init (SpTableView *self)
 
   gtk_widget_set_parent (self->bar, GTK_WIDGET (self));
   gtk_widget_set_parent (self->scroller, GTK_WIDGET (self));
+  gtk_widget_set_parent (self->more, GTK_WIDGET (self));
   gtk_widget_set_parent (self->text, GTK_WIDGET (self));
 }

@@ -3,8 +3,9 @@
  * Each column of the SpDataTable is a column of a GtkColumnView (the index
  * first, as pandas gives it), sorted by clicking its header: numeric
  * columns by value, others as text, empty cells last. Cells are labels set
- * with plain text, never markup. The view is virtual, so at most the rows
- * in sight are made, and it scrolls within a bounded height; a line says
+ * with plain text, never markup. The view shows the sorted rows 40 at a
+ * time (Show More Rows adds 40: a list view makes widgets for up to 200
+ * rows, a label a cell) and scrolls within a bounded height; a line says
  * how many rows there are and how many are shown, and Copy puts the rows
  * on the clipboard as tab-separated text, in the order shown. */
 #pragma once

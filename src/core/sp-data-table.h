@@ -21,7 +21,7 @@ G_BEGIN_DECLS
 
 #define SP_DATA_TABLE_MIME "application/vnd.dataresource+json"
 #define SP_DATA_TABLE_MAX_ROWS 1000
-#define SP_DATA_TABLE_MAX_COLUMNS 64
+#define SP_DATA_TABLE_MAX_COLUMNS 32
 #define SP_DATA_TABLE_MAX_CELL 200
 
 #define SP_TYPE_DATA_TABLE (sp_data_table_get_type ())

@@ -16,6 +16,7 @@
 #include "sp-data-row.h"
 #include "sp-exec-panel.h"
 #include "sp-output-item.h"
+#include "sp-stall-meter.h"
 #include "sp-table-view.h"
 #include "sp-test-wait.h"
 #include "sp-ui-test.h"
@@ -279,6 +280,89 @@ test_results (void)
   g_assert_true (sp_test_wait_for (is_null, &weak, 5000));
 }
 
+static gboolean
+tables_loaded (gpointer data)
+{
+  GListModel *model = data;
+  guint n = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr (SpOutputItem) item = g_list_model_get_item (model, i);
+      if (sp_output_item_get_kind (item) == SP_OUTPUT_TABLE
+          && sp_data_table_get_loaded (sp_output_item_get_table (item)))
+        n++;
+    }
+  return n == 2;
+}
+
+/* The first label under widget whose text starts with prefix. */
+static GtkWidget *
+find_label_text (GtkWidget *widget, const char *prefix)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget)
+      && g_str_has_prefix (gtk_label_get_text (GTK_LABEL (widget)), prefix))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_label_text (child, prefix);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* What a run may send: a table wider and longer than the caps (within
+ * the app's 1 MiB output limit, which a display counts against; read off
+ * the main thread, which the app's stall meter watches: at most 250 ms of
+ * its own work at a time), and a bundle that claims the table type but is
+ * no table, shown as its text. */
+static void
+test_big_and_bad (void)
+{
+  SpWindow *window = sp_window_new (app);
+  GtkWidget *panel = sp_window_get_exec_panel (window);
+  SpStallMeter *meter = sp_application_get_stall_meter (app);
+  const char *code
+    = "import pandas as pd\n"
+      "display({'text/plain': 'no table here',\n"
+      "         'application/vnd.dataresource+json': {'schema': {'fields': 'x'}}}, raw=True)\n"
+      "pd.DataFrame({f'c{c}': range(1500) for c in range(70)})\n";
+  GListModel *model;
+  gpointer weak = window;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1100, 760);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (sp_test_wait_for (runner_ready, NULL, 10000));
+  gtk_text_buffer_set_text (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), code, -1);
+  sp_stall_meter_reset (meter);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  g_assert_true (sp_test_wait_for (is_running, window, 5000) || !sp_window_get_running (window));
+  g_assert_true (sp_test_wait_for (is_idle, window, 30000));
+  model = sp_exec_panel_get_output (SP_EXEC_PANEL (panel));
+  g_assert_true (sp_test_wait_for (tables_loaded, model, 10000));
+  for (int i = 0; i < 50; i++)
+    g_main_context_iteration (NULL, FALSE);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+
+  /* The wide one: 32 of its 71 columns (the index and 70), the count. */
+  g_assert_nonnull (find_label_text (
+    panel, "Result 2 · showing 1000 of 1500 rows × 32 columns · 39 more columns not shown"));
+  g_assert_true (sp_test_wait_for (has_table_view, panel, 5000));
+  /* The bad one: its text, no table. */
+  g_assert_nonnull (find_label_text (panel, "no table here"));
+  g_test_message ("longest stall %.1f ms (app working %.1f ms)",
+                  sp_stall_meter_get_longest_us (meter) / 1e3,
+                  sp_stall_meter_get_longest_busy_us (meter) / 1e3);
+  g_assert_cmpint (sp_stall_meter_get_longest_busy_us (meter), <, 250 * 1000);
+
+  g_object_add_weak_pointer (G_OBJECT (window), &weak);
+  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), FALSE);
+  gtk_window_close (GTK_WINDOW (window));
+  g_assert_true (sp_test_wait_for (is_null, &weak, 5000));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -297,6 +381,7 @@ main (int argc, char **argv)
   app = sp_application_new ();
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
   g_test_add_func ("/Sandpad/Results/in-order-with-table", test_results);
+  g_test_add_func ("/Sandpad/Results/big-and-bad", test_big_and_bad);
   ret = g_test_run ();
   g_application_quit (G_APPLICATION (app));
   g_clear_object (&app);
