@@ -300,7 +300,10 @@ parse (const char *json, GError **error)
   root = json_loads (json, JSON_REJECT_DUPLICATES, &jerr);
   if (root == NULL)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "not a table: %s", jerr.text);
+      /* jansson quotes the bytes it stopped at, which need not be UTF-8
+       * (found by tests/fuzz/fuzz-table). */
+      g_autofree char *why = g_utf8_make_valid (jerr.text, -1);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "not a table: %s", why);
       return NULL;
     }
   self = g_object_new (SP_TYPE_DATA_TABLE, NULL);

@@ -190,6 +190,19 @@ test_load_async (void)
   g_assert_finalize_object (g_steal_pointer (&bad));
 }
 
+/* jansson quotes the bytes where it stopped, which need not be UTF-8:
+ * the message is made valid (found by tests/fuzz/fuzz-table). */
+static void
+test_error_utf8 (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SpDataTable) table = sp_data_table_new_from_json ("{\"a\":\"\\u20\xd8\x9a\xff\"}", &error);
+
+  g_assert_null (table);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_true (g_utf8_validate (error->message, -1, NULL));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -200,5 +213,6 @@ main (int argc, char **argv)
   g_test_add_func ("/data-table/load-async", test_load_async);
   g_test_add_func ("/data-table/caps", test_caps);
   g_test_add_func ("/data-table/refused", test_refused);
+  g_test_add_func ("/data-table/error-utf8", test_error_utf8);
   return g_test_run ();
 }
