@@ -566,6 +566,7 @@ GListModel *
 sp_data_table_get_rows (SpDataTable *self)
 {
   g_return_val_if_fail (SP_IS_DATA_TABLE (self), NULL);
+  g_return_val_if_fail (self->loaded, NULL);
 
   /* Made when a view first shows the table. */
   if (self->rows == NULL)
