@@ -11,6 +11,7 @@
 #include "sp-image-window.h"
 #include "sp-output-row.h"
 #include "sp-run-file.h"
+#include "sp-table-view.h"
 #include "sp-traceback.h"
 #include "sp-visible-text.h"
 
@@ -30,6 +31,9 @@ struct _SpOutputRow
   GtkWidget *actions; /* Open, Save As, Copy, Full Size, Show */
   GtkWidget *preview; /* a text file's first lines */
   GtkWidget *table;   /* a CSV or TSV file's first rows */
+  /* A displayed table (a DataFrame): made the first time this row shows
+   * one, as the parts above are for images, errors and files. */
+  GtkWidget *table_view;
 
   SpOutputItem *item;
   GCancellable *cancellable;
@@ -599,6 +603,21 @@ bind_text (SpOutputRow *self, SpOutputItem *output, const char *snippet_name,
                                   description, -1);
 }
 
+/* A table a run displayed: its columns and rows, each cell plain text
+ * (sp-table-view.h). */
+static void
+bind_data_table (SpOutputRow *self, SpOutputItem *item)
+{
+  if (self->table_view == NULL)
+    {
+      self->table_view = sp_table_view_new ();
+      gtk_widget_insert_before (self->table_view, GTK_WIDGET (self), NULL);
+    }
+  sp_table_view_set_table (SP_TABLE_VIEW (self->table_view), sp_output_item_get_table (item),
+                           sp_output_item_get_label (item), sp_output_item_get_text (item));
+  gtk_widget_set_visible (self->table_view, TRUE);
+}
+
 void
 sp_output_row_bind (SpOutputRow *self, SpOutputItem *item, const char *snippet_name,
                     const char *display_name)
@@ -615,7 +634,13 @@ sp_output_row_bind (SpOutputRow *self, SpOutputItem *item, const char *snippet_n
   g_set_object (&self->item, item);
   if (!plain)
     ensure_parts (self);
-  gtk_widget_set_visible (self->label, kind != SP_OUTPUT_IMAGE);
+  gtk_widget_set_visible (self->label, kind != SP_OUTPUT_IMAGE && kind != SP_OUTPUT_TABLE);
+  if (self->table_view != NULL && kind != SP_OUTPUT_TABLE)
+    {
+      /* Not kept for a row that shows something else: its rows go. */
+      sp_table_view_set_table (SP_TABLE_VIEW (self->table_view), NULL, NULL, NULL);
+      gtk_widget_set_visible (self->table_view, FALSE);
+    }
   gtk_widget_remove_css_class (self->label, "stderr");
   gtk_widget_remove_css_class (self->label, "stdin");
   gtk_widget_remove_css_class (self->label, "prompt-answer");
@@ -638,7 +663,19 @@ sp_output_row_bind (SpOutputRow *self, SpOutputItem *item, const char *snippet_n
       return;
     }
   gtk_picture_set_paintable (GTK_PICTURE (self->picture), NULL);
+  if (kind == SP_OUTPUT_TABLE)
+    {
+      bind_data_table (self, item);
+      return;
+    }
   bind_text (self, item, snippet_name, display_name);
+}
+
+GtkWidget *
+sp_output_row_get_table_view (SpOutputRow *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_ROW (self), NULL);
+  return self->table_view;
 }
 
 SpOutputItem *
@@ -699,6 +736,7 @@ sp_output_row_dispose (GObject *object)
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
   self->picture = self->frames = self->actions = self->preview = self->table = NULL;
+  self->table_view = NULL;
   G_OBJECT_CLASS (sp_output_row_parent_class)->dispose (object);
 }
 

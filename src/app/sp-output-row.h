@@ -4,7 +4,8 @@
  * notices; colours and traceback links as markup), an error's summary
  * and the frames that lead to it, an image (decoded elsewhere: the row
  * shows the item's texture, a placeholder or why it cannot be shown) or a
- * file the run made (its first lines or a CSV table, and actions). The
+ * file the run made (its first lines or a CSV table, and actions), or a
+ * table the run displayed (a DataFrame, sp-table-view.h). The
  * list view reuses rows: bind shows another item in the same row, and
  * the panel decides when (sp-exec-panel.c). What outlives a row, opening
  * and saving a file, decoding an image, a line of the snippet, is asked
@@ -31,6 +32,8 @@ void sp_output_row_bind (SpOutputRow *self, SpOutputItem *item, const char *snip
                          const char *display_name);
 /* The item last bound, or NULL. */
 SpOutputItem *sp_output_row_get_item (SpOutputRow *self);
+/* The SpTableView of a row that has shown a table, or NULL. */
+GtkWidget *sp_output_row_get_table_view (SpOutputRow *self);
 
 /* Signals, each the user's request:
  * "goto-line" (int line): show this line of the snippet (1-based);

@@ -132,12 +132,16 @@ on_output_changed (SpWindow *self)
   sp_exec_panel_set_output (self->exec_panel, output ? G_LIST_MODEL (output) : NULL);
 }
 
-/* A result with an image: shown in its place among the output (its text
- * reaches the history through the controller's "output"). */
+/* A result with an image or a table: shown in its place among the output
+ * (its text reaches the history through the controller's "output"). */
 static void
-on_display (SpRunController *runs, const char *text, GBytes *png, SpWindow *self)
+on_display (SpRunController *runs, const char *text, GBytes *png, SpDataTable *table,
+            SpWindow *self)
 {
-  _sp_window_display_image (self, sp_run_controller_get_run_id (runs), png);
+  if (png != NULL)
+    _sp_window_display_image (self, sp_run_controller_get_run_id (runs), png);
+  else if (table != NULL)
+    _sp_window_display_table (self, sp_run_controller_get_run_id (runs), text, table);
 }
 
 static gint64

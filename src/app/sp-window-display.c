@@ -5,7 +5,8 @@
  * The runner sends the image inside a display event, not as a file. The
  * window keeps its bytes in memory, in the panel's item (at most 3 MiB
  * each, what the runner lets through), and shows it as it shows a plot,
- * decoded by the sandboxed helper, never in the app. They were once
+ * decoded by the sandboxed helper, never in the app. A table (a pandas
+ * DataFrame) is shown as a table (sp-table-view.h). Images were once
  * written to a folder in /tmp, which an app killed with SIGKILL left
  * behind for any later process of the person to read (issue 29): bytes
  * held by the process go with it. */
@@ -22,10 +23,10 @@ _sp_window_display_dispose (SpWindow *self)
   g_clear_pointer (&self->display_run, g_free);
 }
 
-void
-_sp_window_display_image (SpWindow *self, const char *run_id, GBytes *png)
+/* "Result 1", "Result 2": results are counted per run. */
+static char *
+next_label (SpWindow *self, const char *run_id)
 {
-  /* Results are counted per run. */
   if (g_strcmp0 (self->display_run, run_id) != 0)
     {
       g_free (self->display_run);
@@ -33,8 +34,15 @@ _sp_window_display_image (SpWindow *self, const char *run_id, GBytes *png)
       self->display_count = 0;
     }
   self->display_count++;
-  /* Translators: an image a program showed as a result; %u counts them. */
-  g_autofree char *label = g_strdup_printf (_("Result %u"), self->display_count);
+  /* Translators: an image or table a program showed as a result; %u
+   * counts them. */
+  return g_strdup_printf (_("Result %u"), self->display_count);
+}
+
+void
+_sp_window_display_image (SpWindow *self, const char *run_id, GBytes *png)
+{
+  g_autofree char *label = next_label (self, run_id);
   g_autoptr (SpOutputItem) item = sp_output_item_new_image (label, label);
   sp_output_item_set_bytes (item, png);
   sp_output_item_set_size (item, (gint64) g_bytes_get_size (png));
@@ -43,4 +51,18 @@ _sp_window_display_image (SpWindow *self, const char *run_id, GBytes *png)
   g_ptr_array_add (items, g_object_ref (item));
   sp_exec_panel_add_images (self->exec_panel, items, self->image_budget,
                             self->decode_cancellable);
+}
+
+/* A table (a pandas DataFrame): its rows are the run's text, shown cell by
+ * cell as plain text by the row's table view (sp-table-view.h). */
+void
+_sp_window_display_table (SpWindow *self, const char *run_id, const char *text,
+                          SpDataTable *table)
+{
+  g_autofree char *label = next_label (self, run_id);
+  g_autoptr (SpOutputItem) item = sp_output_item_new_table (table, text, label);
+
+  /* Read on a worker thread; the row shows it once it is. */
+  sp_data_table_load_async (table, self->decode_cancellable, NULL, NULL);
+  sp_output_model_append_item (self->output, item);
 }

@@ -103,6 +103,8 @@ extern const char *const sp_window_languages[];
 /* sp-window.c: the hub */
 /* sp-window-display.c */
 void _sp_window_display_image (SpWindow *self, const char *run_id, GBytes *png);
+void _sp_window_display_table (SpWindow *self, const char *run_id, const char *text,
+                               SpDataTable *table);
 void _sp_window_display_dispose (SpWindow *self);
 /* sp-window-hidden.c: marks the characters of the text that hide or
  * reorder text, and says so in a bar when there are any. */

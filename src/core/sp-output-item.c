@@ -8,6 +8,7 @@ struct _SpOutputItem
   GString *text;
   char *label;
   SpErrorInfo *error;
+  SpDataTable *table;
   gint64 size;
   char *mime;
   GObject *image;
@@ -43,7 +44,8 @@ G_DEFINE_ENUM_TYPE (SpOutputKind, sp_output_kind,
                     G_DEFINE_ENUM_VALUE (SP_OUTPUT_IMAGE, "image"),
                     G_DEFINE_ENUM_VALUE (SP_OUTPUT_ERROR, "error"),
                     G_DEFINE_ENUM_VALUE (SP_OUTPUT_FILE, "file"),
-                    G_DEFINE_ENUM_VALUE (SP_OUTPUT_INPUT, "input"))
+                    G_DEFINE_ENUM_VALUE (SP_OUTPUT_INPUT, "input"),
+                    G_DEFINE_ENUM_VALUE (SP_OUTPUT_TABLE, "table"))
 
 G_DEFINE_FINAL_TYPE (SpOutputItem, sp_output_item, G_TYPE_OBJECT)
 
@@ -61,6 +63,7 @@ sp_output_item_finalize (GObject *object)
   g_clear_pointer (&self->bytes, g_bytes_unref);
   g_clear_pointer (&self->preview, g_bytes_unref);
   g_clear_object (&self->image);
+  g_clear_object (&self->table);
   g_clear_pointer (&self->error, sp_error_info_unref);
   G_OBJECT_CLASS (sp_output_item_parent_class)->finalize (object);
 }
@@ -128,6 +131,25 @@ sp_output_item_new_image (const char *path, const char *label)
 
   self->label = g_strdup (label);
   return self;
+}
+
+SpOutputItem *
+sp_output_item_new_table (SpDataTable *table, const char *text, const char *label)
+{
+  SpOutputItem *self;
+
+  g_return_val_if_fail (SP_IS_DATA_TABLE (table), NULL);
+  self = sp_output_item_new (SP_OUTPUT_TABLE, text);
+  self->table = g_object_ref (table);
+  self->label = g_strdup (label);
+  return self;
+}
+
+SpDataTable *
+sp_output_item_get_table (SpOutputItem *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), NULL);
+  return self->table;
 }
 
 SpOutputItem *

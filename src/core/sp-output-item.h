@@ -3,6 +3,7 @@
 
 #include <glib-object.h>
 
+#include "sp-data-table.h"
 #include "sp-error-info.h"
 
 G_BEGIN_DECLS
@@ -16,6 +17,7 @@ typedef enum
   SP_OUTPUT_ERROR,  /* text: "Type: message"; error: the parsed error */
   SP_OUTPUT_FILE,   /* text: the file's absolute path, or its label; label: its path as shown */
   SP_OUTPUT_INPUT,  /* a line the user sent to the program's stdin, echoed */
+  SP_OUTPUT_TABLE,  /* text: the result's text/plain; label: "Result 1"; table: its rows */
 } SpOutputKind;
 
 GType sp_output_kind_get_type (void) G_GNUC_CONST;
@@ -27,6 +29,10 @@ G_DECLARE_FINAL_TYPE (SpOutputItem, sp_output_item, SP, OUTPUT_ITEM, GObject)
 SpOutputItem *sp_output_item_new (SpOutputKind kind, const char *text);
 SpOutputItem *sp_output_item_new_image (const char *path, const char *label);
 SpOutputItem *sp_output_item_new_error (SpErrorInfo *error);
+/* A table a run displayed (a pandas DataFrame), shown as a table; text is
+ * the result's text/plain. */
+SpOutputItem *sp_output_item_new_table (SpDataTable *table, const char *text, const char *label);
+SpDataTable *sp_output_item_get_table (SpOutputItem *self);
 SpOutputItem *sp_output_item_new_file (const char *path, const char *label, gint64 size,
                                        const char *mime);
 /* A run's regular file behind an image or file item: its directory and

@@ -205,19 +205,20 @@ on_output (SpRunnerSupervisor *sup, const char *run_id, SpOutputKind kind, const
   g_signal_emit (self, signals[OUTPUT], 0, kind, text);
 }
 
-/* A rich result with an image (a value, display()): its text goes to the
- * run's listeners as output (the history keeps it), the image to the view,
- * which shows it in its place. Text-only results come as output. */
+/* A rich result with an image or a table (a value, display()): its text
+ * goes to the run's listeners as output (the history keeps it), the image
+ * or table to the view, which shows it in its place. Text-only results
+ * come as output. */
 static void
 on_display (SpRunnerSupervisor *sup, const char *run_id, const char *text, GBytes *png,
-            gint64 t_ms, SpRunController *self)
+            SpDataTable *table, gint64 t_ms, SpRunController *self)
 {
   g_autofree char *line = NULL;
 
   if (!is_current (self, run_id))
     return;
   line = g_str_has_suffix (text, "\n") ? g_strdup (text) : g_strconcat (text, "\n", NULL);
-  g_signal_emit (self, signals[DISPLAY], 0, text, png);
+  g_signal_emit (self, signals[DISPLAY], 0, text, png, table);
   g_signal_emit (self, signals[OUTPUT], 0, SP_OUTPUT_STDOUT, line);
 }
 
@@ -485,10 +486,12 @@ sp_run_controller_class_init (SpRunControllerClass *klass)
   /* (SpOutputKind kind, const char *text): after the output model has it */
   signals[OUTPUT] = g_signal_new ("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                   G_TYPE_NONE, 2, SP_TYPE_OUTPUT_KIND, G_TYPE_STRING);
-  /* (const char *text, GBytes *png): a result with an image, in its place
-   * among the output; "output" follows with its text for listeners */
+  /* (const char *text, GBytes *png, SpDataTable *table): a result with an
+   * image or a table (the other NULL), in its place among the output;
+   * "output" follows with its text for listeners */
   signals[DISPLAY] = g_signal_new ("display", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                   G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_BYTES);
+                                   G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_BYTES,
+                                   SP_TYPE_DATA_TABLE);
   /* The run shown has started (its sandbox is known). */
   signals[STARTED] = g_signal_new ("started", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                    G_TYPE_NONE, 0);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sp-data-table.h"
 #include "sp-error-info-private.h"
 #include "sp-run-result-private.h"
 #include "sp-runner-client-private.h"
@@ -438,18 +439,23 @@ handle_started (SpRunnerClient *self, const SpStarted *started)
 }
 
 /* A rich result (a Python value, display()): an image/png as "display"
- * with its bytes and text; anything else as its text/plain, in its place
- * among the output, as a terminal shows it. The execution keeps the text. */
+ * with its bytes and text, a table (a pandas DataFrame's
+ * application/vnd.dataresource+json that reads as one, sp-data-table.h)
+ * as "display" with the table and text; anything else as its text/plain,
+ * in its place among the output, as a terminal shows it. The execution
+ * keeps the text. */
 static void
 handle_display (SpRunnerClient *self, const SpDisplay *display)
 {
-  const char *text = "", *png = NULL;
+  const char *text = "", *png = NULL, *table_json = NULL;
 
   for (size_t i = 0; i < display->n_items; i++)
     if (strcmp (display->items[i].mime, "text/plain") == 0)
       text = display->items[i].text;
     else if (strcmp (display->items[i].mime, "image/png") == 0)
       png = display->items[i].text;
+    else if (strcmp (display->items[i].mime, SP_DATA_TABLE_MIME) == 0)
+      table_json = display->items[i].text;
   g_autofree char *line = g_str_has_suffix (text, "\n") ? g_strdup (text)
                                                         : g_strconcat (text, "\n", NULL);
   RunInfo *info = g_hash_table_lookup (self->runs, display->id);
@@ -462,10 +468,19 @@ handle_display (SpRunnerClient *self, const SpDisplay *display)
       g_autoptr (GBytes) bytes = g_bytes_new_take (data, len);
       if (len > 0)
         {
-          _sp_runner_client_emit (self, SIGNAL_DISPLAY, display->id, text, bytes,
+          _sp_runner_client_emit (self, SIGNAL_DISPLAY, display->id, text, bytes, NULL,
                                   (gint64) display->t_ms);
           return;
         }
+    }
+  if (table_json != NULL)
+    {
+      /* Read later, off this thread (sp-data-table.h); one that is no
+       * table shows its text then. */
+      g_autoptr (SpDataTable) table = sp_data_table_new (table_json);
+      _sp_runner_client_emit (self, SIGNAL_DISPLAY, display->id, text, NULL, table,
+                              (gint64) display->t_ms);
+      return;
     }
   _sp_runner_client_emit (self, SIGNAL_OUTPUT, display->id, SP_OUTPUT_STDOUT, line,
                           (gint64) display->t_ms);

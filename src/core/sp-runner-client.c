@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "sp-data-table.h"
 #include "sp-runner-client-private.h"
 #include "sp-runner-scope.h"
 
@@ -449,11 +450,12 @@ sp_runner_client_class_init (SpRunnerClientClass *klass)
   signals[SIGNAL_OUTPUT] = g_signal_new ("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                          G_TYPE_NONE, 4, G_TYPE_STRING, SP_TYPE_OUTPUT_KIND,
                                          G_TYPE_STRING, G_TYPE_INT64);
-  /* A rich result with an image (issue 25): run id, its text/plain, the
-   * PNG's bytes, t_ms. One without an image comes as "output" text. */
+  /* A rich result with an image or a table (issue 25): run id, its
+   * text/plain, the PNG's bytes or NULL, the SpDataTable or NULL, t_ms.
+   * One with neither comes as "output" text. */
   signals[SIGNAL_DISPLAY] = g_signal_new ("display", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
-                                          NULL, G_TYPE_NONE, 4, G_TYPE_STRING, G_TYPE_STRING,
-                                          G_TYPE_BYTES, G_TYPE_INT64);
+                                          NULL, G_TYPE_NONE, 5, G_TYPE_STRING, G_TYPE_STRING,
+                                          G_TYPE_BYTES, SP_TYPE_DATA_TABLE, G_TYPE_INT64);
   signals[SIGNAL_EXITED] = g_signal_new ("exited", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                          G_TYPE_NONE, 2, G_TYPE_STRING, SP_TYPE_RUN_RESULT);
   signals[SIGNAL_RELEASED] = g_signal_new ("released", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL,

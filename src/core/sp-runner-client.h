@@ -33,6 +33,8 @@
 
 #include <gio/gio.h>
 
+#include "sp-data-table.h"
+
 #include "sp-execution.h"
 #include "sp-output-item.h"
 #include "sp-run-request.h"

@@ -116,10 +116,10 @@ on_input_wait (SpRunnerClient *client, const char *id, gboolean waiting,
 }
 
 static void
-on_display (SpRunnerClient *client, const char *id, const char *text, GBytes *png, gint64 t_ms,
-            SpRunnerSupervisor *self)
+on_display (SpRunnerClient *client, const char *id, const char *text, GBytes *png,
+            SpDataTable *table, gint64 t_ms, SpRunnerSupervisor *self)
 {
-  g_signal_emit (self, signals[DISPLAY], 0, id, text, png, t_ms);
+  g_signal_emit (self, signals[DISPLAY], 0, id, text, png, table, t_ms);
 }
 
 static void
@@ -303,10 +303,10 @@ sp_runner_supervisor_class_init (SpRunnerSupervisorClass *klass)
   signals[OUTPUT] = g_signal_new ("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                   G_TYPE_NONE, 4, G_TYPE_STRING, SP_TYPE_OUTPUT_KIND,
                                   G_TYPE_STRING, G_TYPE_INT64);
-  /* The client's "display": a rich result with an image. */
+  /* The client's "display": a rich result with an image or a table. */
   signals[DISPLAY] = g_signal_new ("display", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                   G_TYPE_NONE, 4, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_BYTES,
-                                   G_TYPE_INT64);
+                                   G_TYPE_NONE, 5, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_BYTES,
+                                   SP_TYPE_DATA_TABLE, G_TYPE_INT64);
   signals[EXITED] = g_signal_new ("exited", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                   G_TYPE_NONE, 2, G_TYPE_STRING, SP_TYPE_RUN_RESULT);
   signals[RELEASED] = g_signal_new ("released", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,

@@ -128,6 +128,13 @@ const groups = {
       ok(table?.schema?.fields?.map((f) => f.name).join() === 'index,n,sq' && table.data.length === 1000
         && table.total_rows === 1500 && table.data[999].sq === 999 * 999,
       'and as structured data: its schema, the first 1000 rows and the count', table?.schema);
+      // Values JSON cannot carry as they are once failed the whole display.
+      const big = await call(client, 'execute_code', { language: 'python', code:
+        'import pandas as pd, numpy as np\n'
+        + 'pd.DataFrame({"u": np.array([2**64 - 1], dtype=np.uint64), "f": [float("nan")]})' });
+      const row = big.structuredContent?.displays?.[0]?.data?.['application/vnd.dataresource+json']?.data?.[0];
+      ok(big.structuredContent?.stdout === '' && row?.u === '18446744073709551615' && row.f === null,
+        'a uint64 past 63 bits comes as its text and NaN as null, in structuredContent', big.structuredContent);
     } finally {
       await transport.close();
     }

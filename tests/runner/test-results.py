@@ -305,8 +305,65 @@ def test_lines(t):
     r.close()
 
 
+TABLE_MIME = "application/vnd.dataresource+json"
+TABLE_CODE = (
+    "import pandas as pd, numpy as np\n"
+    "big = pd.DataFrame({'u': np.array([2**64 - 1, 1], dtype=np.uint64), 'i': [10**30, 1],\n"
+    "                    'f': [float('inf'), float('nan')], 's': ['<b>x</b>', None],\n"
+    "                    'd': pd.to_datetime(['2020-01-01', None])})\n"
+    "display(big)\n"
+    "display({'application/json': {'nan': float('nan'), 'big': 2**70}, 'text/plain': 'j'},"
+    " raw=True)\n"
+    "pd.DataFrame({'n': range(1500), 'sq': [i * i for i in range(1500)]})\n")
+
+
+def tables(res):
+    """Each display's JSON entries (a table, application/json), in order."""
+    return [{k: v for k, v in ev["data"].items() if k in (TABLE_MIME, "application/json")}
+            for ev in res.events if ev["type"] == "display"]
+
+
+def test_table_form(t):
+    """A DataFrame's structured form (application/vnd.dataresource+json)
+    and other JSON results arrive whole whatever the values: integers past
+    64 bits as their text, NaN and infinities as null, where they once made
+    the whole display fail to decode and show as the marker's raw text; a
+    long frame as its first 1,000 rows and the count. Cold, warm and
+    session runs give the same."""
+    if not HAVE_PANDAS:
+        t.skip("python3-pandas is not installed")
+        return
+    warm, cold = runner(), runner("--no-warm")
+    t.ok(wait_warm(warm), "the warm parent becomes ready")
+    c = run(cold, TABLE_CODE)
+    w = run(warm, TABLE_CODE)
+    s = run(cold, TABLE_CODE, session="table")
+    t.ok(w.started.get("warm") is True and "warm" not in c.started, "one run warm, one cold", w)
+    got = tables(c)
+    t.eq((c.stdout, len(got)), ("", 3), "three displays, no marker left as text", c)
+    if len(got) == 3:
+        big = got[0].get(TABLE_MIME, {})
+        t.eq([f["name"] for f in big.get("schema", {}).get("fields", [])],
+             ["index", "u", "i", "f", "s", "d"], "the big frame's schema", big)
+        t.eq(big.get("data"), [
+            {"index": 0, "u": "18446744073709551615", "i": "1000000000000000000000000000000",
+             "f": None, "s": "<b>x</b>", "d": "2020-01-01T00:00:00.000"},
+            {"index": 1, "u": 1, "i": 1, "f": None, "s": None, "d": None}],
+            "past 64 bits as text, inf and NaN as null", big)
+        t.eq(got[1], {"application/json": {"nan": None, "big": "1180591620717411303424"}},
+             "a raw application/json bundle made safe the same way", got[1])
+        long = got[2].get(TABLE_MIME, {})
+        t.eq((len(long.get("data", [])), long.get("total_rows"), long.get("data", [{}])[-1]),
+             (1000, 1500, {"index": 999, "n": 999, "sq": 999 * 999}),
+             "a long frame: its first 1,000 rows and the count", long.get("total_rows"))
+    t.eq(tables(w), got, "the warm run's tables are the cold run's", w)
+    t.eq(tables(s), got, "the session run's tables are the cold run's", s)
+    cold.close()
+    warm.close()
+
+
 TESTS = {f.__name__[5:]: f for f in [test_same_everywhere, test_session_keeps_values,
-                                     test_display_channel, test_lines]}
+                                     test_display_channel, test_lines, test_table_form]}
 
 if __name__ == "__main__":
     main([TESTS[n] for n in (sys.argv[2:] or list(TESTS))])
