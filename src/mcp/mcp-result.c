@@ -30,7 +30,9 @@ static const char result_schema[] =
   "\"files\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
   "\"path\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\"},\"mime\":{\"type\":\"string\"},"
   "\"created\":{\"type\":\"boolean\"},\"width\":{\"type\":\"integer\"},"
-  "\"height\":{\"type\":\"integer\"},\"kind\":{\"type\":\"string\"}},"
+  "\"height\":{\"type\":\"integer\"},\"kind\":{\"type\":\"string\"},"
+  "\"inline\":{\"type\":\"boolean\",\"description\":\"true: its bytes are in content, an "
+  "embedded resource (text or blob); images are image blocks instead\"}},"
   "\"required\":[\"path\",\"size\",\"mime\",\"created\"]}},"
   "\"files_truncated\":{\"type\":\"boolean\"},"
   "\"displays\":{\"type\":\"array\",\"description\":\"rich results in the order shown (a "
@@ -157,6 +159,8 @@ files_json (const SpExited *exited)
         }
       if (f->kind != SP_FILE_REGULAR && f->kind < SP_FILE_KIND_LAST)
         json_object_set_new (entry, "kind", json_string (sp_file_kind_names[f->kind]));
+      if (mcp_files_inline (f))
+        json_object_set_new (entry, "inline", json_true ());
       json_array_append_new (files, entry);
     }
   return files;
@@ -295,8 +299,13 @@ describe_files (Buf *text, const SpExited *exited)
                             ? " (not shown: over the size for inline images)"
                             : "");
       else
-        line = xasprintf ("file %s: %s, %lld bytes%s\n", f->path, f->mime ? f->mime : "?",
-                          (long long) f->size, f->created ? "" : " (changed)");
+        line = xasprintf ("file %s: %s, %lld bytes%s%s\n", f->path, f->mime ? f->mime : "?",
+                          (long long) f->size, f->created ? "" : " (changed)",
+                          mcp_files_inline (f) ? " (its content follows as a resource)"
+                          : f->kind == SP_FILE_REGULAR && f->size > 0
+                            ? " (content not included: over 256 KiB a file or 2 MiB of base64 "
+                              "a run)"
+                            : "");
       buf_append (text, line, strlen (line));
       free (line);
     }
@@ -463,6 +472,7 @@ mcp_result_from_run (const McpCall *call, const SpExited *exited)
       json_array_append_new (content, json_pack ("{s:s, s:s, s:s}", "type", "image", "data",
                                                  exited->files[i].base64, "mimeType",
                                                  exited->files[i].mime));
+  mcp_files_resources (call, exited, content);
   buf_clear (&text);
   free (kept[0]);
   free (kept[1]);

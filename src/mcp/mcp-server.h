@@ -58,6 +58,7 @@ typedef struct
   McpFilters filters;
   const char *journal_dir;  /* NULL: under $XDG_STATE_HOME */
   int64_t journal_max;      /* bytes of runs.jsonl before it rotates; 0: no journal */
+  int64_t disk_limit;       /* the runs' disk cap: input files must fit it */
   const char *scratch_root; /* where calls with files get their directory;
                              * on the engine's --allow-cwd list */
   const char *environment;  /* the workspace's venv (canonical): Python runs use
@@ -92,6 +93,7 @@ struct McpCall
   int64_t progress_sent;  /* bytes of output sent as progress messages */
   char run_id[32];
   char *scratch;          /* a directory we made for the call's files, or NULL */
+  char *workspace_dir;    /* the run's cwd when it is in the workspace (it stays) */
   McpCapture out[2];      /* stdout, stderr */
   SpSandboxInfo sandbox;  /* from "started"; mode NULL until then */
   int64_t timeout_ms;     /* the limits in force, from "started" */
@@ -152,6 +154,14 @@ void mcp_capture_append (McpCapture *cap, const char *data, size_t len);
  * number of bytes not kept. Valid UTF-8 when the input was. */
 char *mcp_capture_text (const McpCapture *cap, int64_t *cut);
 void mcp_capture_clear (McpCapture *cap);
+
+/* mcp-files.c: execute_code's input files into a fresh directory of
+ * ours (call->scratch), checked, decoded and within the disk cap before
+ * anything is written; and the run's files out as embedded resources
+ * (or links to workspace files past the caps) appended to content. */
+int mcp_files_make_scratch (McpServer *server, McpCall *call, json_t *files, SpProtoError *err);
+bool mcp_files_inline (const SpFileInfo *file);
+void mcp_files_resources (const McpCall *call, const SpExited *exited, json_t *content);
 
 /* mcp-command.c */
 int mcp_filters_init (McpFilters *filters);

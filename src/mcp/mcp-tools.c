@@ -13,8 +13,6 @@
 #include "runner-venv.h"
 #include "sp-json.h"
 
-#define MAX_INPUT_FILES 64
-
 static const char execute_code_input[] =
   "{\"type\":\"object\",\"properties\":{"
   "\"language\":{\"type\":\"string\",\"enum\":[\"python\",\"javascript\",\"bash\",\"c\",\"cpp\","
@@ -34,9 +32,12 @@ static const char execute_code_input[] =
   "added for this run (the sandbox's own environment is otherwise fixed)\"},"
   "\"files\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"type\":\"object\","
   "\"properties\":{\"path\":{\"type\":\"string\",\"description\":\"relative path in the run's "
-  "directory\"},\"content\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],"
-  "\"additionalProperties\":false},\"description\":\"text files put in the run's directory "
-  "before it starts\"},"
+  "directory, without . or .. parts\"},\"content\":{\"type\":\"string\",\"description\":"
+  "\"the file's text\"},\"base64\":{\"type\":\"string\",\"contentEncoding\":\"base64\","
+  "\"description\":\"the file's bytes, standard padded base64 (instead of content)\"}},"
+  "\"required\":[\"path\"],\"oneOf\":[{\"required\":[\"content\"]},"
+  "{\"required\":[\"base64\"]}],\"additionalProperties\":false},\"description\":\"files put "
+  "in the run's directory before it starts, within the run's disk cap\"},"
   "\"session_id\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,"
   "\"pattern\":\"^[!-~]+$\",\"description\":\"keep state between calls (python only): "
   "calls with the same id run one after another in one sandboxed interpreter that keeps "
@@ -180,120 +181,9 @@ mcp_call_free (McpCall *call)
   json_decref (call->input);
   json_decref (call->displays);
   free (call->scratch);
+  free (call->workspace_dir);
   mcp_code_execution_free (call->cx);
   free (call);
-}
-
-/* A relative path of plain components: no "..", no ".", no empty part,
- * nothing absolute, so a file can only land inside the call's directory. */
-static bool
-input_path_valid (const char *path)
-{
-  size_t len = strlen (path);
-
-  if (len == 0 || len > 1024 || path[0] == '/' || path[len - 1] == '/')
-    return false;
-  for (const char *part = path; *part != '\0';)
-    {
-      size_t n = strcspn (part, "/");
-      if (n == 0 || n > 255 || (n == 1 && part[0] == '.')
-          || (n == 2 && part[0] == '.' && part[1] == '.'))
-        return false;
-      part += n + (part[n] == '/');
-    }
-  return true;
-}
-
-/* Writes one input file below dir_fd, making its parent directories.
- * Everything under the fresh directory is ours, so there is no symlink
- * to follow; O_NOFOLLOW and O_EXCL say so anyway. */
-static int
-write_input_file (int dir_fd, const char *path, const char *content, uid_t owner,
-                  SpProtoError *err)
-{
-  cleanup_free char *copy = xstrdup (path);
-  cleanup_fd int fd = fcntl (dir_fd, F_DUPFD_CLOEXEC, 3);
-  char *part = copy;
-
-  for (char *slash; (slash = strchr (part, '/')) != NULL; part = slash + 1)
-    {
-      *slash = '\0';
-      if (mkdirat (fd, part, 0755) != 0 && errno != EEXIST)
-        return sp_proto_set_error (err, SP_ERR_IO, "cannot create the directory of \"%.200s\": %s",
-                                   path, strerror (errno));
-      int sub = openat (fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (sub < 0)
-        return sp_proto_set_error (err, SP_ERR_IO, "\"%.200s\": %s", path, strerror (errno));
-      if (owner != geteuid ())
-        (void) fchown (sub, owner, owner);
-      close (fd);
-      fd = sub;
-    }
-  cleanup_fd int file = openat (fd, part, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                                0644);
-  if (file < 0)
-    return sp_proto_set_error (err, SP_ERR_IO, "cannot create \"%.200s\": %s", path,
-                               errno == EEXIST ? "given twice" : strerror (errno));
-  if (write_all (file, content, strlen (content)) != 0)
-    return sp_proto_set_error (err, SP_ERR_IO, "cannot write \"%.200s\": %s", path,
-                               strerror (errno));
-  /* The program runs as its own uid and may change what it was given. */
-  if (owner != geteuid () && fchown (file, owner, owner) != 0)
-    return sp_proto_set_error (err, SP_ERR_IO, "cannot hand over \"%.200s\": %s", path,
-                               strerror (errno));
-  return 0;
-}
-
-/* Puts the call's "files" in a fresh directory the run gets as its cwd
- * (the engine only allows cwds under options->scratch_root). */
-static int
-make_scratch (McpServer *server, McpCall *call, json_t *files, SpProtoError *err)
-{
-  uid_t owner = geteuid () == 0 ? RUNNER_SANDBOX_NOBODY : geteuid ();
-  size_t i;
-  json_t *item;
-
-  if (json_array_size (files) > MAX_INPUT_FILES)
-    return sp_proto_set_error (err, SP_ERR_LIMIT, "field \"files\" has more than %d entries",
-                               MAX_INPUT_FILES);
-  json_array_foreach (files, i, item)
-    {
-      static const char *const allowed[] = { "path", "content", NULL };
-      json_t *path = json_is_object (item) ? json_object_get (item, "path") : NULL;
-      json_t *content = json_is_object (item) ? json_object_get (item, "content") : NULL;
-
-      if (!json_is_object (item) || sp_json_check_fields (item, "files[]", allowed, err) != 0
-          || !json_is_string (path) || !json_is_string (content))
-        return err->code != SP_ERR_NONE
-                 ? -1
-                 : sp_proto_set_error (err, SP_ERR_WRONG_TYPE,
-                                       "field \"files\" item %zu must be {\"path\": string, "
-                                       "\"content\": string}", i);
-      if (!input_path_valid (json_string_value (path)))
-        return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
-                                   "field \"files\" item %zu: path must be relative, without "
-                                   "\".\" or \"..\" parts", i);
-    }
-
-  call->scratch = xasprintf ("%s/%s", server->options->scratch_root, call->run_id);
-  if (mkdir (call->scratch, 0700) != 0)
-    return sp_proto_set_error (err, SP_ERR_IO, "cannot create the run's directory: %s",
-                               strerror (errno));
-  /* The engine insists that a cwd belongs to the uid the program runs as,
-   * so it is never a directory someone else relies on. */
-  if (owner != geteuid () && chown (call->scratch, owner, owner) != 0)
-    return sp_proto_set_error (err, SP_ERR_IO, "cannot hand over the run's directory: %s",
-                               strerror (errno));
-  cleanup_fd int dir_fd = open (call->scratch, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (dir_fd < 0)
-    return sp_proto_set_error (err, SP_ERR_IO, "cannot open the run's directory: %s",
-                               strerror (errno));
-  json_array_foreach (files, i, item)
-    if (write_input_file (dir_fd, json_string_value (json_object_get (item, "path")),
-                          json_string_value (json_object_get (item, "content")), owner, err)
-        != 0)
-      return -1;
-  return 0;
 }
 
 /* Seconds as a JSON number (fractions allowed) into milliseconds. */
@@ -353,7 +243,7 @@ parse_execute_code (McpServer *server, McpCall *call, json_t *args, SpRun *req,
         return rc;
     }
   if (files != NULL && json_array_size (files) > 0
-      && make_scratch (server, call, files, err) != 0)
+      && mcp_files_make_scratch (server, call, files, err) != 0)
     return -1;
   if (call->scratch != NULL)
     req->cwd = xstrdup (call->scratch);
@@ -538,7 +428,10 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
       json_t *f;
       json_array_foreach (files_in, i, f)
         if (json_is_object (f))
-          json_object_del (f, "content");
+          {
+            json_object_del (f, "content");
+            json_object_del (f, "base64");
+          }
     }
   int rc = is_command ? parse_execute_command (server, args, &req, &err)
            : is_edit  ? parse_edit_and_execute (server, call, args, &req, &err)
@@ -550,6 +443,9 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
       req.network = server->options->allow_network;
       add_server_env (server->options, &req);
       req.return_base64 = true; /* plots travel inline: the directory goes away */
+      req.return_files = true;  /* and the files it made, as resources */
+      if (req.cwd != NULL && call->scratch == NULL)
+        call->workspace_dir = xstrdup (req.cwd);
       /* Python runs import the workspace's environment, read-only.
        * Commands get it activated (its bin/ first on PATH, VIRTUAL_ENV),
        * as after `source .venv/bin/activate`: `python -c 'import pkg'`

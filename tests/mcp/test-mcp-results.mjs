@@ -7,7 +7,9 @@
 //
 // Groups: values (a trailing expression's value, top-level await, dedent,
 // `python` in every language), env (execute_code's env and --env), venv
-// (execute_command runs with the workspace's venv active).
+// (execute_command runs with the workspace's venv active), files (input
+// files as text or base64, checked paths and the disk cap; created files
+// back as embedded resources within their caps, links past them).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -236,6 +238,54 @@ const groups = {
         code: 'import venvonly\nopen(__import__("sys").prefix + "/x", "w")' })).structuredContent;
       ok(/Read-only file system|Permission denied/.test(code?.error?.message ?? ""),
         'execute_code still gets the venv read-only', code);
+    } finally {
+      await transport.close();
+    }
+  },
+  async files() {
+    const ws = makeWorkspace();
+    const { client, transport } = await connect(['--workspace', ws, '--disk', '1']);
+    try {
+      const bin = Buffer.from([0, 1, 2, 255, 254, 10, 0]);
+      let res = await call(client, 'execute_code', { language: 'python', code:
+        'import os\nprint(open("in/a.txt").read(), list(open("data.bin", "rb").read()))\n'
+        + 'open("out.txt", "w").write("hello ✓\\n")\nopen("out.bin", "wb").write(bytes(range(256)))\n'
+        + 'open("big.txt", "w").write("x" * 300000)\n',
+      files: [{ path: 'in/a.txt', content: 'text in' }, { path: 'data.bin', base64: bin.toString('base64') }] });
+      let sc = res.structuredContent;
+      ok(sc?.stdout === 'text in [0, 1, 2, 255, 254, 10, 0]\n',
+        'input files land as text and as base64 bytes before the run starts', sc);
+      const resources = res.content.filter((c) => c.type === 'resource');
+      const byName = (n) => resources.find((c) => c.resource.uri.endsWith('/' + n))?.resource;
+      ok(byName('out.txt')?.text === 'hello ✓\n' && byName('out.txt').mimeType.startsWith('text/plain')
+        && byName('out.txt').uri.startsWith('sandpad://run/'),
+      'a created text file comes back as an embedded text resource', resources);
+      ok(byName('out.bin')?.blob === Buffer.from([...Array(256).keys()]).toString('base64')
+        && byName('out.bin').text === undefined && typeof byName('out.bin').mimeType === 'string',
+      'a binary file comes back as a base64 blob with its MIME type', byName('out.bin'));
+      const listed = (n) => sc.files.find((f) => f.path === n);
+      ok(listed('out.txt')?.inline === true && listed('big.txt') && listed('big.txt').inline === undefined
+        && byName('big.txt') === undefined && textOf(res).includes('file big.txt')
+        && textOf(res).includes('content not included'),
+      'a file over 256 KiB is listed, not embedded', sc.files);
+      ok(listed('data.bin') === undefined, 'input files the run left alone are not listed', sc.files);
+      res = await call(client, 'execute_command', { command: 'head -c 300000 /dev/zero > big.dat; echo hi > small.txt' });
+      const link = res.content.find((c) => c.type === 'resource_link');
+      ok(link?.uri === `file://${ws}/big.dat` && link.size === 300000
+        && res.content.find((c) => c.type === 'resource')?.resource.text === 'hi\n',
+      'a workspace file past the cap comes back as a resource link, a small one embedded', res.content);
+      for (const [files, why] of [
+        [[{ path: '../x', content: '' }], '..'], [[{ path: '/etc/x', content: '' }], 'absolute'],
+        [[{ path: 'a/./b', content: '' }], '.'], [[{ path: 'x', base64: 'AB=C' }], 'bad base64'],
+        [[{ path: 'x', content: 'a', base64: 'YQ==' }], 'both content and base64'],
+        [[{ path: 'x', content: 'a' }, { path: 'x/y', content: 'b' }], 'a file as a directory'],
+        [[{ path: 'big', base64: Buffer.alloc(1100000).toString('base64') }], 'over the disk cap of 1 MiB'],
+      ]) {
+        res = await call(client, 'execute_code', { language: 'bash', code: 'touch ran', files });
+        ok(res.isError === true && /files|disk|given as a file/.test(textOf(res)),
+          `input files refused: ${why}`, textOf(res));
+      }
+      ok(!fs.existsSync(path.join(ws, 'ran')), 'nothing ran for a refused call');
     } finally {
       await transport.close();
     }
