@@ -64,7 +64,10 @@ static const char result_schema[] =
   "names why the session ended with this call (exited: the interpreter crashed or exited; "
   "timeout, cancelled, limit, closed), null while it lives on\",\"properties\":{"
   "\"id\":{\"type\":\"string\"},\"new\":{\"type\":\"boolean\"},"
-  "\"ended\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"id\",\"new\",\"ended\"]}},"
+  "\"ended\":{\"type\":[\"string\",\"null\"]},"
+  "\"execution_count\":{\"type\":\"integer\",\"description\":\"this call's number in the "
+  "session's interpreter, from 1 (Jupyter's In [n]); 1 again in a new one\"}},"
+  "\"required\":[\"id\",\"new\",\"ended\",\"execution_count\"]}},"
   "\"required\":[\"end\",\"exit_code\",\"signal\",\"stdout\",\"stderr\",\"stdout_bytes\","
   "\"stderr_bytes\",\"stdout_truncated\",\"stderr_truncated\",\"duration_ms\",\"cpu_ms\","
   "\"peak_memory_bytes\",\"files\",\"files_truncated\"]}";
@@ -427,9 +430,10 @@ mcp_result_from_run (const McpCall *call, const SpExited *exited)
       bool ended = exited->session_ended != SP_SESSION_END_NONE;
       json_object_set_new (
         structured, "session",
-        json_pack ("{s:s, s:b, s:o}", "id", call->session, "new", call->session_new, "ended",
+        json_pack ("{s:s, s:b, s:o, s:I}", "id", call->session, "new", call->session_new, "ended",
                    ended ? json_string (sp_session_end_to_string (exited->session_ended))
-                         : json_null ()));
+                         : json_null (),
+                   "execution_count", (json_int_t) call->execution_count));
       char *line = NULL;
       if (ended)
         line = xasprintf ("Session %s ended (%s): its state is gone; the next call with it "

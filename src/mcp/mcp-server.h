@@ -83,6 +83,7 @@ typedef struct
 } McpCapture;
 
 typedef struct McpCall McpCall;
+typedef struct McpSession McpSession;
 typedef struct McpCodeExec McpCodeExec;
 struct McpCall
 {
@@ -105,6 +106,8 @@ struct McpCall
   int64_t live_bytes;     /* output written to live.jsonl so far (mcp-activity.c) */
   char session[SP_PROTO_MAX_ID + 1]; /* execute_code's session_id, or "" */
   bool session_new;       /* from "started": the run started the session afresh */
+  int64_t execution_count; /* the call's number in its session's interpreter */
+  char language[16];      /* the run's language */
   /* code_execution (mcp-code-execution.c) */
   McpCodeExec *cx;        /* the call's pipeline: scan, install, run; or NULL */
   bool internal;          /* the scan's own run: no answer, journal or activity */
@@ -137,6 +140,7 @@ typedef struct
   McpJournal journal;
   McpInstallCall *installs; /* install_packages calls not yet answered */
   McpCall *pending_code;    /* code_execution calls waiting for their scan */
+  McpSession *sessions;     /* what list_sessions shows (mcp-sessions.c) */
 } McpServer;
 
 int mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs,
@@ -162,6 +166,16 @@ void mcp_capture_clear (McpCapture *cap);
 int mcp_files_make_scratch (McpServer *server, McpCall *call, json_t *files, SpProtoError *err);
 bool mcp_files_inline (const SpFileInfo *file);
 void mcp_files_resources (const McpCall *call, const SpExited *exited, json_t *content);
+
+/* mcp-sessions.c: list_sessions, restart_session, close_session, and
+ * each session call's execution count, from the engine's events. */
+void mcp_sessions_tools (json_t *tools);
+/* Handles the call when tool is one of them (true). */
+bool mcp_sessions_call (McpServer *server, json_t *id, const char *tool, json_t *args);
+void mcp_sessions_started (McpServer *server, McpCall *call, const char *language,
+                           bool session_new);
+void mcp_sessions_ended (McpServer *server, const SpSessionRef *ref);
+void mcp_sessions_free_all (McpServer *server);
 
 /* mcp-command.c */
 int mcp_filters_init (McpFilters *filters);

@@ -122,6 +122,7 @@ mcp_tools_list (const McpOptions *options)
                mcp_result_schema (false), "annotations", "readOnlyHint", 0, "destructiveHint", 0,
                "openWorldHint", 0));
   json_array_append_new (tools, mcp_code_execution_tool (options));
+  mcp_sessions_tools (tools);
   if (options->workspace == NULL)
     return tools;
   /* The model has to know where the context is to use it. */
@@ -383,6 +384,14 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
       json_decref (none);
       return;
     }
+  if (args == NULL || json_is_object (args))
+    {
+      json_t *none = json_object ();
+      bool handled = mcp_sessions_call (server, id, tool, args != NULL ? args : none);
+      json_decref (none);
+      if (handled)
+        return;
+    }
   bool is_command = strcmp (tool, "execute_command") == 0 && server->options->workspace != NULL;
   bool is_edit = strcmp (tool, "edit_and_execute") == 0 && server->options->workspace != NULL;
   if (strcmp (tool, "execute_code") != 0 && !is_command && !is_edit)
@@ -440,6 +449,7 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
   if (rc == 0)
     {
       req.id = xstrdup (call->run_id);
+      snprintf (call->language, sizeof call->language, "%s", req.language ? req.language : "");
       req.network = server->options->allow_network;
       add_server_env (server->options, &req);
       req.return_base64 = true; /* plots travel inline: the directory goes away */

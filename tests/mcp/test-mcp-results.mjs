@@ -9,7 +9,8 @@
 // `python` in every language), env (execute_code's env and --env), venv
 // (execute_command runs with the workspace's venv active), files (input
 // files as text or base64, checked paths and the disk cap; created files
-// back as embedded resources within their caps, links past them).
+// back as embedded resources within their caps, links past them),
+// sessions (list, restart and close tools; execution counts).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -286,6 +287,47 @@ const groups = {
           `input files refused: ${why}`, textOf(res));
       }
       ok(!fs.existsSync(path.join(ws, 'ran')), 'nothing ran for a refused call');
+    } finally {
+      await transport.close();
+    }
+  },
+  async sessions() {
+    const { client, transport, tools } = await connect();
+    try {
+      const names = tools.map((t) => t.name);
+      ok(['list_sessions', 'restart_session', 'close_session'].every((t) => names.includes(t)),
+        'the session tools are listed', names);
+      const py = async (code, session_id) => (await call(client, 'execute_code',
+        { language: 'python', code, session_id })).structuredContent;
+      const counts = [];
+      for (const code of ['x = 1', 'x += 1', 'print(x)'])
+        counts.push((await py(code, 'a'))?.session?.execution_count);
+      const b = await py('y = 5', 'b');
+      ok(JSON.stringify(counts) === '[1,2,3]' && b?.session?.execution_count === 1,
+        'each session call carries its execution count, per session', [counts, b]);
+      let res = await call(client, 'list_sessions', {});
+      let list = res.structuredContent?.sessions ?? [];
+      const a = list.find((s) => s.id === 'a');
+      ok(a?.execution_count === 3 && a.alive === true && a.busy === false && a.ended === null
+        && a.language === 'python' && list.some((s) => s.id === 'b') && textOf(res).includes('a: python'),
+      'list_sessions shows each session, its language and count', res);
+      res = await call(client, 'restart_session', { session_id: 'a' });
+      ok(res.structuredContent?.status === 'restarted' && res.isError !== true, 'restart_session answers', res);
+      let sc = await py('print(x)', 'a');
+      ok(sc?.error?.type === 'NameError' && sc.session.new === true && sc.session.execution_count === 1,
+        'after a restart the state is gone and the count starts again', sc);
+      sc = await py('print(y)', 'b');
+      ok(sc?.stdout === '5\n' && sc.session.execution_count === 2, 'the other session kept its state', sc);
+      res = await call(client, 'close_session', { session_id: 'b' });
+      list = (await call(client, 'list_sessions', {})).structuredContent?.sessions ?? [];
+      ok(res.structuredContent?.status === 'closed' && !list.some((s) => s.id === 'b')
+        && list.some((s) => s.id === 'a'), 'close_session forgets the session', list);
+      sc = await py('print(y)', 'b');
+      ok(sc?.error?.type === 'NameError' && sc.session.new === true, 'a closed session\'s state is gone', sc);
+      res = await call(client, 'close_session', { session_id: 'nope' });
+      ok(res.isError === true && textOf(res).includes('no session'), 'an unknown session is an error', res);
+      res = await call(client, 'restart_session', {});
+      ok(res.isError === true && textOf(res).includes('session_id'), 'a missing session_id is named', res);
     } finally {
       await transport.close();
     }
