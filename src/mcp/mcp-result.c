@@ -35,6 +35,9 @@ static const char result_schema[] =
   "embedded resource (text or blob); images are image blocks instead\"}},"
   "\"required\":[\"path\",\"size\",\"mime\",\"created\"]}},"
   "\"files_truncated\":{\"type\":\"boolean\"},"
+  "\"installed_packages\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+  "\"description\":\"name==version installed before the run for the dependencies its "
+  "inline script metadata (PEP 723) declared\"},"
   "\"displays\":{\"type\":\"array\",\"description\":\"rich results in the order shown (a "
   "Python snippet's last expression, display()): data maps MIME types to values (text/plain "
   "always; image/png base64; text/html; application/vnd.dataresource+json for a table); "
@@ -445,6 +448,22 @@ mcp_result_from_run (const McpCall *call, const SpExited *exited)
       if (line != NULL)
         buf_append (&text, line, strlen (line));
       free (line);
+    }
+  if (call->installed != NULL)
+    {
+      json_object_set (structured, "installed_packages", call->installed);
+      buf_append (&text, "Installed for the script's metadata (PEP 723):",
+                  strlen ("Installed for the script's metadata (PEP 723):"));
+      size_t i;
+      json_t *spec;
+      json_array_foreach (call->installed, i, spec)
+        {
+          buf_append (&text, " ", 1);
+          buf_append (&text, json_string_value (spec), strlen (json_string_value (spec)));
+        }
+      if (json_array_size (call->installed) == 0)
+        buf_append (&text, " nothing new", strlen (" nothing new"));
+      buf_append (&text, "\n", 1);
     }
   if (call->diff != NULL)
     {

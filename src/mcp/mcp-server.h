@@ -108,6 +108,8 @@ struct McpCall
   bool session_new;       /* from "started": the run started the session afresh */
   int64_t execution_count; /* the call's number in its session's interpreter */
   char language[16];      /* the run's language */
+  bool is_command, is_edit; /* which tool: execute_command, edit_and_execute */
+  json_t *installed;      /* name==version installed for the snippet's PEP 723 metadata */
   /* code_execution (mcp-code-execution.c) */
   McpCodeExec *cx;        /* the call's pipeline: scan, install, run; or NULL */
   bool internal;          /* the scan's own run: no answer, journal or activity */
@@ -176,6 +178,19 @@ void mcp_sessions_started (McpServer *server, McpCall *call, const char *languag
                            bool session_new);
 void mcp_sessions_ended (McpServer *server, const SpSessionRef *ref);
 void mcp_sessions_free_all (McpServer *server);
+
+/* mcp-pep723.c: a Python snippet's inline script metadata. */
+typedef struct
+{
+  char **dependencies;   /* NULL-terminated, or NULL when none are declared */
+  char *requires_python; /* or NULL */
+} McpPep723;
+/* 0: no "# /// script" block; 1: read into *meta; -1: malformed, why in
+ * msg (nothing in *meta). */
+int mcp_pep723_parse (const char *code, McpPep723 *meta, char *msg, size_t msg_len);
+void mcp_pep723_clear (McpPep723 *meta);
+/* 0 when the version have (major, minor, micro) meets requires-python spec. */
+int mcp_pep723_python_ok (const char *spec, const long have[3], char *msg, size_t msg_len);
 
 /* mcp-command.c */
 int mcp_filters_init (McpFilters *filters);

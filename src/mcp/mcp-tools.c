@@ -183,6 +183,7 @@ mcp_call_free (McpCall *call)
   json_decref (call->displays);
   free (call->scratch);
   free (call->workspace_dir);
+  json_decref (call->installed);
   mcp_code_execution_free (call->cx);
   free (call);
 }
@@ -355,6 +356,187 @@ add_server_env (const McpOptions *options, SpRun *req)
   req->env[n] = NULL;
 }
 
+/* Answers a call that cannot run with the reason, and forgets it. */
+static void
+fail_call (McpServer *server, McpCall *call, SpRun *req, SpProtoError *err)
+{
+  SpMessage leftover = { .type = SP_MSG_RUN, .u.run = *req };
+
+  sp_message_clear (&leftover);
+  *req = (SpRun){ 0 };
+  mcp_send_result (server, call->request_id,
+                   mcp_result_tool_error ("%s: %s%s", call->tool, err->message,
+                                          call->diff != NULL ? " (the edit was applied)" : ""));
+  mcp_call_free (call);
+}
+
+/* Hands a parsed call's run to the engine; answered from its exited
+ * event, or at once when the engine refuses it. Takes req's contents. */
+static void
+submit_call (McpServer *server, McpCall *call, SpRun *req)
+{
+  SpProtoError err = { 0 };
+  bool is_command = call->is_command, is_edit = call->is_edit;
+
+  req->id = xstrdup (call->run_id);
+  snprintf (call->language, sizeof call->language, "%s", req->language ? req->language : "");
+  req->network = server->options->allow_network;
+  add_server_env (server->options, req);
+  req->return_base64 = true; /* plots travel inline: the directory goes away */
+  req->return_files = true;  /* and the files it made, as resources */
+  if (req->cwd != NULL && call->scratch == NULL)
+    call->workspace_dir = xstrdup (req->cwd);
+  /* Python runs import the workspace's environment, read-only.
+   * Commands get it activated (its bin/ first on PATH, VIRTUAL_ENV),
+   * as after `source .venv/bin/activate`: `python -c 'import pkg'`
+   * finds what install_packages put there. One inside the workspace
+   * stays as writable to a command as the rest of the workspace. */
+  const char *environment = server->options->environment;
+  RunnerRunOptions options = { 0 };
+  if (environment != NULL && req->language != NULL
+      && (strcmp (req->language, "python") == 0 || is_command))
+    req->environment = xstrdup (environment);
+  if (environment != NULL && is_command
+      && runner_env_within (environment, server->options->workspace))
+    options.environment_writable = true;
+  /* Listed first: the engine may report the run's end before submit
+   * returns (a run that cannot start), and that report finds it here. */
+  call->next = server->calls;
+  server->calls = call;
+  if (runner_engine_submit_with (server->engine, req, &options, &err) == 0)
+    return; /* answered from the exited event; call may be gone already */
+  server->calls = call->next;
+  /* The engine speaks of its "cwd" and its --allow-cwd; the model
+   * asked for a work_dir (or a file) in the workspace. */
+  if ((is_command || is_edit) && strstr (err.message, "\"cwd\"") != NULL)
+    sp_proto_set_error (&err, SP_ERR_INVALID_VALUE,
+                        "field \"%s\" must name a directory inside the workspace, owned "
+                        "by the runs' uid (symlinks and \"..\" are resolved first)",
+                        is_command ? "work_dir" : "path");
+  fail_call (server, call, req, &err);
+}
+
+/* A call waiting for its snippet's declared dependencies. */
+typedef struct
+{
+  McpCall *call;
+  SpRun req;
+} DeclaredRun;
+
+static void
+declared_free (void *data)
+{
+  DeclaredRun *wait = data;
+  SpMessage leftover = { .type = SP_MSG_RUN, .u.run = wait->req };
+
+  sp_message_clear (&leftover);
+  mcp_call_free (wait->call);
+  free (wait);
+}
+
+static void
+declared_installed (McpServer *server, void *data, RunnerInstall *inst,
+                    RunnerInstallState state)
+{
+  DeclaredRun *wait = data;
+  McpCall *call = wait->call;
+  SpProtoError err = { 0 };
+
+  if (state != RUNNER_INSTALL_DONE)
+    {
+      sp_proto_set_error (&err, SP_ERR_INVALID_VALUE,
+                          "the dependencies in the script's metadata (PEP 723) were %s, so "
+                          "it did not run: %s",
+                          state == RUNNER_INSTALL_REFUSED ? "refused" : "not installed",
+                          runner_install_message (inst));
+      fail_call (server, call, &wait->req, &err);
+      free (wait);
+      return;
+    }
+  size_t n = 0;
+  const RunnerInstallFile *files = runner_install_files (inst, &n);
+  call->installed = json_array ();
+  for (size_t i = 0; i < n; i++)
+    {
+      char *spec = xasprintf ("%s==%s", files[i].name, files[i].version);
+      json_array_append_new (call->installed, json_string (spec));
+      free (spec);
+    }
+  SpRun req = wait->req;
+  free (wait);
+  submit_call (server, call, &req);
+}
+
+/* The environment's Python version, from its pyvenv.cfg ("version = 3.13.5"). */
+static bool
+environment_version (const char *environment, long have[3])
+{
+  cleanup_free char *path = xasprintf ("%s/pyvenv.cfg", environment);
+  FILE *f = fopen (path, "re");
+  char line[256];
+  bool found = false;
+
+  if (f == NULL)
+    return false;
+  while (!found && fgets (line, sizeof line, f) != NULL)
+    found = (sscanf (line, "version = %ld.%ld.%ld", &have[0], &have[1], &have[2]) == 3
+             || sscanf (line, "version_info = %ld.%ld.%ld", &have[0], &have[1], &have[2]) == 3);
+  fclose (f);
+  return found;
+}
+
+/* 0: nothing declared, run now; 1: an install started, the run follows
+ * it; -1 with *err: refused, nothing installed. */
+static int
+install_declared (McpServer *server, McpCall *call, SpRun *req, SpProtoError *err)
+{
+  McpPep723 meta;
+  char msg[600];
+
+  int found = mcp_pep723_parse (req->code, &meta, msg, sizeof msg);
+  if (found < 0)
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "%s; nothing was installed or run",
+                               msg);
+  if (found == 0)
+    return 0;
+  const char *environment = server->options->environment;
+  long have[3];
+  if (meta.requires_python != NULL && environment != NULL && environment_version (environment, have)
+      && mcp_pep723_python_ok (meta.requires_python, have, msg, sizeof msg) != 0)
+    {
+      mcp_pep723_clear (&meta);
+      return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "%s", msg);
+    }
+  if (meta.dependencies == NULL || meta.dependencies[0] == NULL)
+    {
+      mcp_pep723_clear (&meta);
+      return 0;
+    }
+  if (environment == NULL)
+    {
+      mcp_pep723_clear (&meta);
+      return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                                 "the script declares dependencies (PEP 723) but this server "
+                                 "has no Python environment to install them into (start it "
+                                 "with --environment or a workspace that has a venv)");
+    }
+  DeclaredRun *wait = xcalloc (1, sizeof *wait);
+  wait->call = call;
+  wait->req = *req;
+  bool started = mcp_install_start_for (server, meta.dependencies, declared_installed,
+                                        declared_free, wait, msg, sizeof msg);
+  mcp_pep723_clear (&meta);
+  if (!started)
+    {
+      free (wait);
+      return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                                 "the dependencies in the script's metadata (PEP 723) were "
+                                 "refused, so it did not run: %s", msg);
+    }
+  *req = (SpRun){ 0 };
+  return 1;
+}
+
 void
 mcp_tools_call (McpServer *server, json_t *id, json_t *params)
 {
@@ -446,49 +628,21 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
            : is_edit  ? parse_edit_and_execute (server, call, args, &req, &err)
                       : parse_execute_code (server, call, args, &req, &err);
   json_decref (empty);
-  if (rc == 0)
+  call->is_command = is_command;
+  call->is_edit = is_edit;
+  if (rc != 0)
     {
-      req.id = xstrdup (call->run_id);
-      snprintf (call->language, sizeof call->language, "%s", req.language ? req.language : "");
-      req.network = server->options->allow_network;
-      add_server_env (server->options, &req);
-      req.return_base64 = true; /* plots travel inline: the directory goes away */
-      req.return_files = true;  /* and the files it made, as resources */
-      if (req.cwd != NULL && call->scratch == NULL)
-        call->workspace_dir = xstrdup (req.cwd);
-      /* Python runs import the workspace's environment, read-only.
-       * Commands get it activated (its bin/ first on PATH, VIRTUAL_ENV),
-       * as after `source .venv/bin/activate`: `python -c 'import pkg'`
-       * finds what install_packages put there. One inside the workspace
-       * stays as writable to a command as the rest of the workspace. */
-      const char *environment = server->options->environment;
-      RunnerRunOptions options = { 0 };
-      if (environment != NULL && req.language != NULL
-          && (strcmp (req.language, "python") == 0 || is_command))
-        req.environment = xstrdup (environment);
-      if (environment != NULL && is_command
-          && runner_env_within (environment, server->options->workspace))
-        options.environment_writable = true;
-      /* Listed first: the engine may report the run's end before submit
-       * returns (a run that cannot start), and that report finds it here. */
-      call->next = server->calls;
-      server->calls = call;
-      rc = runner_engine_submit_with (server->engine, &req, &options, &err);
-      if (rc == 0)
-        return; /* answered from the exited event; call may be gone already */
-      server->calls = call->next;
-      /* The engine speaks of its "cwd" and its --allow-cwd; the model
-       * asked for a work_dir (or a file) in the workspace. */
-      if ((is_command || is_edit) && strstr (err.message, "\"cwd\"") != NULL)
-        sp_proto_set_error (&err, SP_ERR_INVALID_VALUE,
-                            "field \"%s\" must name a directory inside the workspace, owned "
-                            "by the runs' uid (symlinks and \"..\" are resolved first)",
-                            is_command ? "work_dir" : "path");
+      fail_call (server, call, &req, &err);
+      return;
     }
-  SpMessage leftover = { .type = SP_MSG_RUN, .u.run = req };
-  sp_message_clear (&leftover);
-  mcp_send_result (server, id,
-                   mcp_result_tool_error ("%s: %s%s", tool, err.message,
-                                          call->diff != NULL ? " (the edit was applied)" : ""));
-  mcp_call_free (call);
+  if (!is_command && !is_edit && strcmp (req.language, "python") == 0)
+    {
+      /* A snippet's declared dependencies go in first (mcp-pep723.c). */
+      int declared = install_declared (server, call, &req, &err);
+      if (declared < 0)
+        fail_call (server, call, &req, &err);
+      if (declared != 0)
+        return;
+    }
+  submit_call (server, call, &req);
 }
