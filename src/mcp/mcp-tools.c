@@ -39,7 +39,7 @@ static const char execute_code_input[] =
   "{\"required\":[\"base64\"]}],\"additionalProperties\":false},\"description\":\"files put "
   "in the run's directory before it starts, within the run's disk cap\"},"
   "\"session_id\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,"
-  "\"pattern\":\"^[!-~]+$\",\"description\":\"keep state between calls (python only): "
+  "\"pattern\":\"^[!-~]+$\",\"description\":\"keep state between calls (python or javascript): "
   "calls with the same id run one after another in one sandboxed interpreter that keeps "
   "variables, imports and its working directory; a crash, a timeout the code ignores or "
   "a limit ends it, and the next call starts a new one (the result says so); not with "

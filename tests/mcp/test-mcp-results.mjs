@@ -324,6 +324,14 @@ const groups = {
         && list.some((s) => s.id === 'a'), 'close_session forgets the session', list);
       sc = await py('print(y)', 'b');
       ok(sc?.error?.type === 'NameError' && sc.session.new === true, 'a closed session\'s state is gone', sc);
+      const js = async (code) => (await call(client, 'execute_code',
+        { language: 'javascript', code, session_id: 'js' })).structuredContent;
+      const j1 = await js('let n = 40; function inc() { return ++n }');
+      const j2 = await js('inc(); console.log(inc())');
+      ok(j1?.session?.new === true && j2?.stdout === '42\n' && j2.session.execution_count === 2,
+        'a JavaScript session keeps its state, with its own count', [j1, j2]);
+      list = (await call(client, 'list_sessions', {})).structuredContent?.sessions ?? [];
+      ok(list.find((s) => s.id === 'js')?.language === 'javascript', 'list_sessions names its language', list);
       res = await call(client, 'close_session', { session_id: 'nope' });
       ok(res.isError === true && textOf(res).includes('no session'), 'an unknown session is an error', res);
       res = await call(client, 'restart_session', {});
