@@ -30,6 +30,7 @@ usage (FILE *out)
          "                         0: keep no journal)\n"
          "  --timeout SEC          default time limit of a run (default 30, max 300)\n"
          "  --memory MIB           default memory limit of a run (default 512)\n"
+         "  --disk MIB             writable space of a run, input files included (default 256)\n"
          "  --allow-network        let runs use the network (off by default)\n"
          "  --max-concurrent N     runs at once; the rest queue (default 8)\n"
          "  --sandbox MODE         auto (default), namespaces or fallback\n"
@@ -132,6 +133,7 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
     { "journal-max", required_argument, NULL, 'j' },
     { "timeout", required_argument, NULL, 't' },
     { "memory", required_argument, NULL, 'm' },
+    { "disk", required_argument, NULL, 'd' },
     { "allow-network", no_argument, NULL, 'n' },
     { "max-concurrent", required_argument, NULL, 'c' },
     { "sandbox", required_argument, NULL, 's' },
@@ -195,6 +197,9 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
         break;
       case 'm':
         config->default_memory_mib = parse_int (optarg, "--memory", 1, config->max_memory_mib);
+        break;
+      case 'd':
+        config->disk_limit = parse_int (optarg, "--disk", 1, 1 << 20) * 1024 * 1024;
         break;
       case 'n':
         options->allow_network = true;
@@ -313,6 +318,7 @@ main (int argc, char **argv)
   mcp_filters_init (&options.filters);
   parse_args (argc, argv, &config, &langs, &options);
   config.read_only_dirs = options.context_paths;
+  options.disk_limit = config.disk_limit;
   if (options.filters.n_block + options.filters.n_allow > 0 && options.workspace == NULL)
     fail (false,
           "--block-command and --allow-command need --workspace (they filter execute_command)");

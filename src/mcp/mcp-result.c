@@ -30,9 +30,14 @@ static const char result_schema[] =
   "\"files\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
   "\"path\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\"},\"mime\":{\"type\":\"string\"},"
   "\"created\":{\"type\":\"boolean\"},\"width\":{\"type\":\"integer\"},"
-  "\"height\":{\"type\":\"integer\"},\"kind\":{\"type\":\"string\"}},"
+  "\"height\":{\"type\":\"integer\"},\"kind\":{\"type\":\"string\"},"
+  "\"inline\":{\"type\":\"boolean\",\"description\":\"true: its bytes are in content, an "
+  "embedded resource (text or blob); images are image blocks instead\"}},"
   "\"required\":[\"path\",\"size\",\"mime\",\"created\"]}},"
   "\"files_truncated\":{\"type\":\"boolean\"},"
+  "\"installed_packages\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+  "\"description\":\"name==version installed before the run for the dependencies its "
+  "inline script metadata (PEP 723) declared\"},"
   "\"displays\":{\"type\":\"array\",\"description\":\"rich results in the order shown (a "
   "Python snippet's last expression, display()): data maps MIME types to values (text/plain "
   "always; image/png base64; text/html; application/vnd.dataresource+json for a table); "
@@ -62,7 +67,10 @@ static const char result_schema[] =
   "names why the session ended with this call (exited: the interpreter crashed or exited; "
   "timeout, cancelled, limit, closed), null while it lives on\",\"properties\":{"
   "\"id\":{\"type\":\"string\"},\"new\":{\"type\":\"boolean\"},"
-  "\"ended\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"id\",\"new\",\"ended\"]}},"
+  "\"ended\":{\"type\":[\"string\",\"null\"]},"
+  "\"execution_count\":{\"type\":\"integer\",\"description\":\"this call's number in the "
+  "session's interpreter, from 1 (Jupyter's In [n]); 1 again in a new one\"}},"
+  "\"required\":[\"id\",\"new\",\"ended\",\"execution_count\"]}},"
   "\"required\":[\"end\",\"exit_code\",\"signal\",\"stdout\",\"stderr\",\"stdout_bytes\","
   "\"stderr_bytes\",\"stdout_truncated\",\"stderr_truncated\",\"duration_ms\",\"cpu_ms\","
   "\"peak_memory_bytes\",\"files\",\"files_truncated\"]}";
@@ -157,6 +165,8 @@ files_json (const SpExited *exited)
         }
       if (f->kind != SP_FILE_REGULAR && f->kind < SP_FILE_KIND_LAST)
         json_object_set_new (entry, "kind", json_string (sp_file_kind_names[f->kind]));
+      if (mcp_files_inline (f))
+        json_object_set_new (entry, "inline", json_true ());
       json_array_append_new (files, entry);
     }
   return files;
@@ -295,8 +305,13 @@ describe_files (Buf *text, const SpExited *exited)
                             ? " (not shown: over the size for inline images)"
                             : "");
       else
-        line = xasprintf ("file %s: %s, %lld bytes%s\n", f->path, f->mime ? f->mime : "?",
-                          (long long) f->size, f->created ? "" : " (changed)");
+        line = xasprintf ("file %s: %s, %lld bytes%s%s\n", f->path, f->mime ? f->mime : "?",
+                          (long long) f->size, f->created ? "" : " (changed)",
+                          mcp_files_inline (f) ? " (its content follows as a resource)"
+                          : f->kind == SP_FILE_REGULAR && f->size > 0
+                            ? " (content not included: over 256 KiB a file or 2 MiB of base64 "
+                              "a run)"
+                            : "");
       buf_append (text, line, strlen (line));
       free (line);
     }
@@ -418,9 +433,10 @@ mcp_result_from_run (const McpCall *call, const SpExited *exited)
       bool ended = exited->session_ended != SP_SESSION_END_NONE;
       json_object_set_new (
         structured, "session",
-        json_pack ("{s:s, s:b, s:o}", "id", call->session, "new", call->session_new, "ended",
+        json_pack ("{s:s, s:b, s:o, s:I}", "id", call->session, "new", call->session_new, "ended",
                    ended ? json_string (sp_session_end_to_string (exited->session_ended))
-                         : json_null ()));
+                         : json_null (),
+                   "execution_count", (json_int_t) call->execution_count));
       char *line = NULL;
       if (ended)
         line = xasprintf ("Session %s ended (%s): its state is gone; the next call with it "
@@ -432,6 +448,22 @@ mcp_result_from_run (const McpCall *call, const SpExited *exited)
       if (line != NULL)
         buf_append (&text, line, strlen (line));
       free (line);
+    }
+  if (call->installed != NULL)
+    {
+      json_object_set (structured, "installed_packages", call->installed);
+      buf_append (&text, "Installed for the script's metadata (PEP 723):",
+                  strlen ("Installed for the script's metadata (PEP 723):"));
+      size_t i;
+      json_t *spec;
+      json_array_foreach (call->installed, i, spec)
+        {
+          buf_append (&text, " ", 1);
+          buf_append (&text, json_string_value (spec), strlen (json_string_value (spec)));
+        }
+      if (json_array_size (call->installed) == 0)
+        buf_append (&text, " nothing new", strlen (" nothing new"));
+      buf_append (&text, "\n", 1);
     }
   if (call->diff != NULL)
     {
@@ -463,6 +495,7 @@ mcp_result_from_run (const McpCall *call, const SpExited *exited)
       json_array_append_new (content, json_pack ("{s:s, s:s, s:s}", "type", "image", "data",
                                                  exited->files[i].base64, "mimeType",
                                                  exited->files[i].mime));
+  mcp_files_resources (call, exited, content);
   buf_clear (&text);
   free (kept[0]);
   free (kept[1]);

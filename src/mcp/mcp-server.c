@@ -352,6 +352,8 @@ on_event (void *data, const SpMessage *msg)
           if (!call->internal)
             mcp_activity_started (server, call);
           call->session_new = msg->u.started.session_new;
+          if (call->session[0] != '\0')
+            mcp_sessions_started (server, call, call->language, call->session_new);
         }
       break;
     case SP_MSG_OUTPUT:
@@ -370,6 +372,9 @@ on_event (void *data, const SpMessage *msg)
     case SP_MSG_DISPLAY:
       if ((call = find_call (server, msg->u.display.id)) != NULL)
         mcp_result_add_display (call, &msg->u.display);
+      break;
+    case SP_MSG_SESSION_ENDED:
+      mcp_sessions_ended (server, &msg->u.session);
       break;
     case SP_MSG_EXITED:
       if ((call = find_call (server, msg->u.exited.id)) != NULL)
@@ -452,6 +457,7 @@ mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOpt
 
   /* An install still going is cancelled and its files removed. */
   mcp_install_free_all (&server);
+  mcp_sessions_free_all (&server);
   runner_loop_unwatch (loop, server.in_watch);
   runner_loop_unwatch (loop, server.out.watch);
   server.out.watch = NULL;

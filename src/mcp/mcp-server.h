@@ -58,6 +58,7 @@ typedef struct
   McpFilters filters;
   const char *journal_dir;  /* NULL: under $XDG_STATE_HOME */
   int64_t journal_max;      /* bytes of runs.jsonl before it rotates; 0: no journal */
+  int64_t disk_limit;       /* the runs' disk cap: input files must fit it */
   const char *scratch_root; /* where calls with files get their directory;
                              * on the engine's --allow-cwd list */
   const char *environment;  /* the workspace's venv (canonical): Python runs use
@@ -82,6 +83,7 @@ typedef struct
 } McpCapture;
 
 typedef struct McpCall McpCall;
+typedef struct McpSession McpSession;
 typedef struct McpCodeExec McpCodeExec;
 struct McpCall
 {
@@ -92,6 +94,7 @@ struct McpCall
   int64_t progress_sent;  /* bytes of output sent as progress messages */
   char run_id[32];
   char *scratch;          /* a directory we made for the call's files, or NULL */
+  char *workspace_dir;    /* the run's cwd when it is in the workspace (it stays) */
   McpCapture out[2];      /* stdout, stderr */
   SpSandboxInfo sandbox;  /* from "started"; mode NULL until then */
   int64_t timeout_ms;     /* the limits in force, from "started" */
@@ -103,6 +106,10 @@ struct McpCall
   int64_t live_bytes;     /* output written to live.jsonl so far (mcp-activity.c) */
   char session[SP_PROTO_MAX_ID + 1]; /* execute_code's session_id, or "" */
   bool session_new;       /* from "started": the run started the session afresh */
+  int64_t execution_count; /* the call's number in its session's interpreter */
+  char language[16];      /* the run's language */
+  bool is_command, is_edit; /* which tool: execute_command, edit_and_execute */
+  json_t *installed;      /* name==version installed for the snippet's PEP 723 metadata */
   /* code_execution (mcp-code-execution.c) */
   McpCodeExec *cx;        /* the call's pipeline: scan, install, run; or NULL */
   bool internal;          /* the scan's own run: no answer, journal or activity */
@@ -135,6 +142,7 @@ typedef struct
   McpJournal journal;
   McpInstallCall *installs; /* install_packages calls not yet answered */
   McpCall *pending_code;    /* code_execution calls waiting for their scan */
+  McpSession *sessions;     /* what list_sessions shows (mcp-sessions.c) */
 } McpServer;
 
 int mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs,
@@ -152,6 +160,37 @@ void mcp_capture_append (McpCapture *cap, const char *data, size_t len);
  * number of bytes not kept. Valid UTF-8 when the input was. */
 char *mcp_capture_text (const McpCapture *cap, int64_t *cut);
 void mcp_capture_clear (McpCapture *cap);
+
+/* mcp-files.c: execute_code's input files into a fresh directory of
+ * ours (call->scratch), checked, decoded and within the disk cap before
+ * anything is written; and the run's files out as embedded resources
+ * (or links to workspace files past the caps) appended to content. */
+int mcp_files_make_scratch (McpServer *server, McpCall *call, json_t *files, SpProtoError *err);
+bool mcp_files_inline (const SpFileInfo *file);
+void mcp_files_resources (const McpCall *call, const SpExited *exited, json_t *content);
+
+/* mcp-sessions.c: list_sessions, restart_session, close_session, and
+ * each session call's execution count, from the engine's events. */
+void mcp_sessions_tools (json_t *tools);
+/* Handles the call when tool is one of them (true). */
+bool mcp_sessions_call (McpServer *server, json_t *id, const char *tool, json_t *args);
+void mcp_sessions_started (McpServer *server, McpCall *call, const char *language,
+                           bool session_new);
+void mcp_sessions_ended (McpServer *server, const SpSessionRef *ref);
+void mcp_sessions_free_all (McpServer *server);
+
+/* mcp-pep723.c: a Python snippet's inline script metadata. */
+typedef struct
+{
+  char **dependencies;   /* NULL-terminated, or NULL when none are declared */
+  char *requires_python; /* or NULL */
+} McpPep723;
+/* 0: no "# /// script" block; 1: read into *meta; -1: malformed, why in
+ * msg (nothing in *meta). */
+int mcp_pep723_parse (const char *code, McpPep723 *meta, char *msg, size_t msg_len);
+void mcp_pep723_clear (McpPep723 *meta);
+/* 0 when the version have (major, minor, micro) meets requires-python spec. */
+int mcp_pep723_python_ok (const char *spec, const long have[3], char *msg, size_t msg_len);
 
 /* mcp-command.c */
 int mcp_filters_init (McpFilters *filters);

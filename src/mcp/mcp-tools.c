@@ -14,8 +14,6 @@
 #include "runner-venv.h"
 #include "sp-json.h"
 
-#define MAX_INPUT_FILES 64
-
 static const char execute_code_input[] =
   "{\"type\":\"object\",\"properties\":{"
   "\"language\":{\"type\":\"string\",\"enum\":[\"python\",\"javascript\",\"bash\",\"c\",\"cpp\","
@@ -35,11 +33,14 @@ static const char execute_code_input[] =
   "added for this run (the sandbox's own environment is otherwise fixed)\"},"
   "\"files\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"type\":\"object\","
   "\"properties\":{\"path\":{\"type\":\"string\",\"description\":\"relative path in the run's "
-  "directory\"},\"content\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],"
-  "\"additionalProperties\":false},\"description\":\"text files put in the run's directory "
-  "before it starts\"},"
+  "directory, without . or .. parts\"},\"content\":{\"type\":\"string\",\"description\":"
+  "\"the file's text\"},\"base64\":{\"type\":\"string\",\"contentEncoding\":\"base64\","
+  "\"description\":\"the file's bytes, standard padded base64 (instead of content)\"}},"
+  "\"required\":[\"path\"],\"oneOf\":[{\"required\":[\"content\"]},"
+  "{\"required\":[\"base64\"]}],\"additionalProperties\":false},\"description\":\"files put "
+  "in the run's directory before it starts, within the run's disk cap\"},"
   "\"session_id\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,"
-  "\"pattern\":\"^[!-~]+$\",\"description\":\"keep state between calls (python only): "
+  "\"pattern\":\"^[!-~]+$\",\"description\":\"keep state between calls (python or javascript): "
   "calls with the same id run one after another in one sandboxed interpreter that keeps "
   "variables, imports and its working directory; a crash, a timeout the code ignores or "
   "a limit ends it, and the next call starts a new one (the result says so); not with "
@@ -123,6 +124,7 @@ mcp_tools_list (const McpOptions *options)
                mcp_result_schema (false), "annotations", "readOnlyHint", 0, "destructiveHint", 0,
                "openWorldHint", 0));
   json_array_append_new (tools, mcp_code_execution_tool (options));
+  mcp_sessions_tools (tools);
   if (options->workspace == NULL)
     return tools;
   /* The model has to know where the context is to use it. */
@@ -191,120 +193,10 @@ mcp_call_free (McpCall *call)
   json_decref (call->input);
   json_decref (call->displays);
   free (call->scratch);
+  free (call->workspace_dir);
+  json_decref (call->installed);
   mcp_code_execution_free (call->cx);
   free (call);
-}
-
-/* A relative path of plain components: no "..", no ".", no empty part,
- * nothing absolute, so a file can only land inside the call's directory. */
-static bool
-input_path_valid (const char *path)
-{
-  size_t len = strlen (path);
-
-  if (len == 0 || len > 1024 || path[0] == '/' || path[len - 1] == '/')
-    return false;
-  for (const char *part = path; *part != '\0';)
-    {
-      size_t n = strcspn (part, "/");
-      if (n == 0 || n > 255 || (n == 1 && part[0] == '.')
-          || (n == 2 && part[0] == '.' && part[1] == '.'))
-        return false;
-      part += n + (part[n] == '/');
-    }
-  return true;
-}
-
-/* Writes one input file below dir_fd, making its parent directories.
- * Everything under the fresh directory is ours, so there is no symlink
- * to follow; O_NOFOLLOW and O_EXCL say so anyway. */
-static int
-write_input_file (int dir_fd, const char *path, const char *content, uid_t owner,
-                  SpProtoError *err)
-{
-  cleanup_free char *copy = xstrdup (path);
-  cleanup_fd int fd = fcntl (dir_fd, F_DUPFD_CLOEXEC, 3);
-  char *part = copy;
-
-  for (char *slash; (slash = strchr (part, '/')) != NULL; part = slash + 1)
-    {
-      *slash = '\0';
-      if (mkdirat (fd, part, 0755) != 0 && errno != EEXIST)
-        return sp_proto_set_error (err, SP_ERR_IO, "cannot create the directory of \"%.200s\": %s",
-                                   path, strerror (errno));
-      int sub = openat (fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (sub < 0)
-        return sp_proto_set_error (err, SP_ERR_IO, "\"%.200s\": %s", path, strerror (errno));
-      if (owner != geteuid ())
-        (void) fchown (sub, owner, owner);
-      close (fd);
-      fd = sub;
-    }
-  cleanup_fd int file = openat (fd, part, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                                0644);
-  if (file < 0)
-    return sp_proto_set_error (err, SP_ERR_IO, "cannot create \"%.200s\": %s", path,
-                               errno == EEXIST ? "given twice" : strerror (errno));
-  if (write_all (file, content, strlen (content)) != 0)
-    return sp_proto_set_error (err, SP_ERR_IO, "cannot write \"%.200s\": %s", path,
-                               strerror (errno));
-  /* The program runs as its own uid and may change what it was given. */
-  if (owner != geteuid () && fchown (file, owner, owner) != 0)
-    return sp_proto_set_error (err, SP_ERR_IO, "cannot hand over \"%.200s\": %s", path,
-                               strerror (errno));
-  return 0;
-}
-
-/* Puts the call's "files" in a fresh directory the run gets as its cwd
- * (the engine only allows cwds under options->scratch_root). */
-static int
-make_scratch (McpServer *server, McpCall *call, json_t *files, SpProtoError *err)
-{
-  uid_t owner = geteuid () == 0 ? RUNNER_SANDBOX_NOBODY : geteuid ();
-  size_t i;
-  json_t *item;
-
-  if (json_array_size (files) > MAX_INPUT_FILES)
-    return sp_proto_set_error (err, SP_ERR_LIMIT, "field \"files\" has more than %d entries",
-                               MAX_INPUT_FILES);
-  json_array_foreach (files, i, item)
-    {
-      static const char *const allowed[] = { "path", "content", NULL };
-      json_t *path = json_is_object (item) ? json_object_get (item, "path") : NULL;
-      json_t *content = json_is_object (item) ? json_object_get (item, "content") : NULL;
-
-      if (!json_is_object (item) || sp_json_check_fields (item, "files[]", allowed, err) != 0
-          || !json_is_string (path) || !json_is_string (content))
-        return err->code != SP_ERR_NONE
-                 ? -1
-                 : sp_proto_set_error (err, SP_ERR_WRONG_TYPE,
-                                       "field \"files\" item %zu must be {\"path\": string, "
-                                       "\"content\": string}", i);
-      if (!input_path_valid (json_string_value (path)))
-        return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
-                                   "field \"files\" item %zu: path must be relative, without "
-                                   "\".\" or \"..\" parts", i);
-    }
-
-  call->scratch = xasprintf ("%s/%s", server->options->scratch_root, call->run_id);
-  if (mkdir (call->scratch, 0700) != 0)
-    return sp_proto_set_error (err, SP_ERR_IO, "cannot create the run's directory: %s",
-                               strerror (errno));
-  /* The engine insists that a cwd belongs to the uid the program runs as,
-   * so it is never a directory someone else relies on. */
-  if (owner != geteuid () && chown (call->scratch, owner, owner) != 0)
-    return sp_proto_set_error (err, SP_ERR_IO, "cannot hand over the run's directory: %s",
-                               strerror (errno));
-  cleanup_fd int dir_fd = open (call->scratch, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (dir_fd < 0)
-    return sp_proto_set_error (err, SP_ERR_IO, "cannot open the run's directory: %s",
-                               strerror (errno));
-  json_array_foreach (files, i, item)
-    if (write_input_file (dir_fd, json_string_value (json_object_get (item, "path")),
-                          json_string_value (json_object_get (item, "content")), owner, err)
-        != 0)
-      return -1;
-  return 0;
 }
 
 /* Seconds as a JSON number (fractions allowed) into milliseconds. */
@@ -364,7 +256,7 @@ parse_execute_code (McpServer *server, McpCall *call, json_t *args, SpRun *req,
         return rc;
     }
   if (files != NULL && json_array_size (files) > 0
-      && make_scratch (server, call, files, err) != 0)
+      && mcp_files_make_scratch (server, call, files, err) != 0)
     return -1;
   if (call->scratch != NULL)
     req->cwd = xstrdup (call->scratch);
@@ -487,6 +379,190 @@ add_server_env (const McpOptions *options, SpRun *req)
   req->env[n] = NULL;
 }
 
+/* Answers a call that cannot run with the reason, and forgets it. */
+static void
+fail_call (McpServer *server, McpCall *call, SpRun *req, SpProtoError *err)
+{
+  SpMessage leftover = { .type = SP_MSG_RUN, .u.run = *req };
+
+  sp_message_clear (&leftover);
+  *req = (SpRun){ 0 };
+  mcp_send_result (server, call->request_id,
+                   mcp_result_tool_error ("%s: %s%s", call->tool, err->message,
+                                          call->diff != NULL ? " (the edit was applied)" : ""));
+  mcp_call_free (call);
+}
+
+/* Hands a parsed call's run to the engine; answered from its exited
+ * event, or at once when the engine refuses it. Takes req's contents. */
+static void
+submit_call (McpServer *server, McpCall *call, SpRun *req)
+{
+  SpProtoError err = { 0 };
+  bool is_command = call->is_command, is_edit = call->is_edit;
+
+  req->id = xstrdup (call->run_id);
+  snprintf (call->language, sizeof call->language, "%s", req->language ? req->language : "");
+  req->network = server->options->allow_network;
+  add_server_env (server->options, req);
+  req->return_base64 = true; /* plots travel inline: the directory goes away */
+  req->return_files = true;  /* and the files it made, as resources */
+  if (req->cwd != NULL && call->scratch == NULL)
+    call->workspace_dir = xstrdup (req->cwd);
+  /* Python runs import the workspace's environment, read-only.
+   * Commands get it activated (its bin/ first on PATH, VIRTUAL_ENV),
+   * as after `source .venv/bin/activate`: `python -c 'import pkg'`
+   * finds what install_packages put there. One inside the workspace
+   * stays as writable to a command as the rest of the workspace. */
+  const char *environment = server->options->environment;
+  RunnerRunOptions options = { 0 };
+  if (environment != NULL && req->language != NULL
+      && (strcmp (req->language, "python") == 0 || is_command))
+    req->environment = xstrdup (environment);
+  if (environment != NULL && is_command
+      && runner_env_within (environment, server->options->workspace))
+    options.environment_writable = true;
+  /* A command names workspace files by the path the model was told:
+   * the workspace's own, at which namespace mode shows it too. */
+  options.cwd_at_host_path = is_command;
+  /* Listed first: the engine may report the run's end before submit
+   * returns (a run that cannot start), and that report finds it here. */
+  call->next = server->calls;
+  server->calls = call;
+  if (runner_engine_submit_with (server->engine, req, &options, &err) == 0)
+    return; /* answered from the exited event; call may be gone already */
+  server->calls = call->next;
+  /* The engine speaks of its "cwd" and its --allow-cwd; the model
+   * asked for a work_dir (or a file) in the workspace. */
+  if ((is_command || is_edit) && strstr (err.message, "\"cwd\"") != NULL)
+    sp_proto_set_error (&err, SP_ERR_INVALID_VALUE,
+                        "field \"%s\" must name a directory inside the workspace, owned "
+                        "by the runs' uid (symlinks and \"..\" are resolved first)",
+                        is_command ? "work_dir" : "path");
+  fail_call (server, call, req, &err);
+}
+
+/* A call waiting for its snippet's declared dependencies. */
+typedef struct
+{
+  McpCall *call;
+  SpRun req;
+} DeclaredRun;
+
+static void
+declared_free (void *data)
+{
+  DeclaredRun *wait = data;
+  SpMessage leftover = { .type = SP_MSG_RUN, .u.run = wait->req };
+
+  sp_message_clear (&leftover);
+  mcp_call_free (wait->call);
+  free (wait);
+}
+
+static void
+declared_installed (McpServer *server, void *data, RunnerInstall *inst,
+                    RunnerInstallState state)
+{
+  DeclaredRun *wait = data;
+  McpCall *call = wait->call;
+  SpProtoError err = { 0 };
+
+  if (state != RUNNER_INSTALL_DONE)
+    {
+      sp_proto_set_error (&err, SP_ERR_INVALID_VALUE,
+                          "the dependencies in the script's metadata (PEP 723) were %s, so "
+                          "it did not run: %s",
+                          state == RUNNER_INSTALL_REFUSED ? "refused" : "not installed",
+                          runner_install_message (inst));
+      fail_call (server, call, &wait->req, &err);
+      free (wait);
+      return;
+    }
+  size_t n = 0;
+  const RunnerInstallFile *files = runner_install_files (inst, &n);
+  call->installed = json_array ();
+  for (size_t i = 0; i < n; i++)
+    {
+      char *spec = xasprintf ("%s==%s", files[i].name, files[i].version);
+      json_array_append_new (call->installed, json_string (spec));
+      free (spec);
+    }
+  SpRun req = wait->req;
+  free (wait);
+  submit_call (server, call, &req);
+}
+
+/* The environment's Python version, from its pyvenv.cfg ("version = 3.13.5"). */
+static bool
+environment_version (const char *environment, long have[3])
+{
+  cleanup_free char *path = xasprintf ("%s/pyvenv.cfg", environment);
+  FILE *f = fopen (path, "re");
+  char line[256];
+  bool found = false;
+
+  if (f == NULL)
+    return false;
+  while (!found && fgets (line, sizeof line, f) != NULL)
+    found = (sscanf (line, "version = %ld.%ld.%ld", &have[0], &have[1], &have[2]) == 3
+             || sscanf (line, "version_info = %ld.%ld.%ld", &have[0], &have[1], &have[2]) == 3);
+  fclose (f);
+  return found;
+}
+
+/* 0: nothing declared, run now; 1: an install started, the run follows
+ * it; -1 with *err: refused, nothing installed. */
+static int
+install_declared (McpServer *server, McpCall *call, SpRun *req, SpProtoError *err)
+{
+  McpPep723 meta;
+  char msg[600];
+
+  int found = mcp_pep723_parse (req->code, &meta, msg, sizeof msg);
+  if (found < 0)
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "%s; nothing was installed or run",
+                               msg);
+  if (found == 0)
+    return 0;
+  const char *environment = server->options->environment;
+  long have[3];
+  if (meta.requires_python != NULL && environment != NULL && environment_version (environment, have)
+      && mcp_pep723_python_ok (meta.requires_python, have, msg, sizeof msg) != 0)
+    {
+      mcp_pep723_clear (&meta);
+      return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "%s", msg);
+    }
+  if (meta.dependencies == NULL || meta.dependencies[0] == NULL)
+    {
+      mcp_pep723_clear (&meta);
+      return 0;
+    }
+  if (environment == NULL)
+    {
+      mcp_pep723_clear (&meta);
+      return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                                 "the script declares dependencies (PEP 723) but this server "
+                                 "has no Python environment to install them into (start it "
+                                 "with --environment or a workspace that has a venv)");
+    }
+  DeclaredRun *wait = xcalloc (1, sizeof *wait);
+  wait->call = call;
+  wait->req = *req;
+  bool started = mcp_install_start_for (server, meta.dependencies, declared_installed,
+                                        declared_free, wait, msg, sizeof msg);
+  mcp_pep723_clear (&meta);
+  if (!started)
+    {
+      free (wait);
+      return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                                 "the dependencies in the script's metadata (PEP 723) were "
+                                 "refused, so it did not run: %s", msg);
+    }
+  *req = (SpRun){ 0 };
+  return 1;
+}
+
 void
 mcp_tools_call (McpServer *server, json_t *id, json_t *params)
 {
@@ -515,6 +591,14 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
       mcp_code_execution_call (server, id, args != NULL ? args : none, token);
       json_decref (none);
       return;
+    }
+  if (args == NULL || json_is_object (args))
+    {
+      json_t *none = json_object ();
+      bool handled = mcp_sessions_call (server, id, tool, args != NULL ? args : none);
+      json_decref (none);
+      if (handled)
+        return;
     }
   bool is_command = strcmp (tool, "execute_command") == 0 && server->options->workspace != NULL;
   bool is_edit = strcmp (tool, "edit_and_execute") == 0 && server->options->workspace != NULL;
@@ -561,54 +645,30 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
       json_t *f;
       json_array_foreach (files_in, i, f)
         if (json_is_object (f))
-          json_object_del (f, "content");
+          {
+            json_object_del (f, "content");
+            json_object_del (f, "base64");
+          }
     }
   int rc = is_command ? parse_execute_command (server, args, &req, &err)
            : is_edit  ? parse_edit_and_execute (server, call, args, &req, &err)
                       : parse_execute_code (server, call, args, &req, &err);
   json_decref (empty);
-  if (rc == 0)
+  call->is_command = is_command;
+  call->is_edit = is_edit;
+  if (rc != 0)
     {
-      req.id = xstrdup (call->run_id);
-      req.network = server->options->allow_network;
-      add_server_env (server->options, &req);
-      req.return_base64 = true; /* plots travel inline: the directory goes away */
-      /* Python runs import the workspace's environment, read-only.
-       * Commands get it activated (its bin/ first on PATH, VIRTUAL_ENV),
-       * as after `source .venv/bin/activate`: `python -c 'import pkg'`
-       * finds what install_packages put there. One inside the workspace
-       * stays as writable to a command as the rest of the workspace. */
-      const char *environment = server->options->environment;
-      RunnerRunOptions options = { 0 };
-      if (environment != NULL && req.language != NULL
-          && (strcmp (req.language, "python") == 0 || is_command))
-        req.environment = xstrdup (environment);
-      if (environment != NULL && is_command
-          && runner_env_within (environment, server->options->workspace))
-        options.environment_writable = true;
-      /* A command names workspace files by the path the model was told:
-       * the workspace's own, at which namespace mode shows it too. */
-      options.cwd_at_host_path = is_command;
-      /* Listed first: the engine may report the run's end before submit
-       * returns (a run that cannot start), and that report finds it here. */
-      call->next = server->calls;
-      server->calls = call;
-      rc = runner_engine_submit_with (server->engine, &req, &options, &err);
-      if (rc == 0)
-        return; /* answered from the exited event; call may be gone already */
-      server->calls = call->next;
-      /* The engine speaks of its "cwd" and its --allow-cwd; the model
-       * asked for a work_dir (or a file) in the workspace. */
-      if ((is_command || is_edit) && strstr (err.message, "\"cwd\"") != NULL)
-        sp_proto_set_error (&err, SP_ERR_INVALID_VALUE,
-                            "field \"%s\" must name a directory inside the workspace, owned "
-                            "by the runs' uid (symlinks and \"..\" are resolved first)",
-                            is_command ? "work_dir" : "path");
+      fail_call (server, call, &req, &err);
+      return;
     }
-  SpMessage leftover = { .type = SP_MSG_RUN, .u.run = req };
-  sp_message_clear (&leftover);
-  mcp_send_result (server, id,
-                   mcp_result_tool_error ("%s: %s%s", tool, err.message,
-                                          call->diff != NULL ? " (the edit was applied)" : ""));
-  mcp_call_free (call);
+  if (!is_command && !is_edit && strcmp (req.language, "python") == 0)
+    {
+      /* A snippet's declared dependencies go in first (mcp-pep723.c). */
+      int declared = install_declared (server, call, &req, &err);
+      if (declared < 0)
+        fail_call (server, call, &req, &err);
+      if (declared != 0)
+        return;
+    }
+  submit_call (server, call, &req);
 }

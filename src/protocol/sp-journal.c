@@ -28,7 +28,7 @@
 #define RESULT_KEYS                                                                                \
   "end", "exit_code", "signal", "failure", "stdout", "stderr", "stdout_bytes", "stderr_bytes",     \
       "stdout_truncated", "stderr_truncated", "duration_ms", "cpu_ms", "peak_memory_bytes",        \
-      "files", "files_truncated", "error", "sandbox", "session", "diff"
+      "files", "files_truncated", "error", "sandbox", "session", "diff", "installed_packages"
 
 static const char *const start_keys[]
     = { "v", "event", "run", "time", "tool", "server_pid", "workspace", "input", NULL };
@@ -203,7 +203,7 @@ static int
 decode_files (json_t *line, SpJournalLine *out, SpProtoError *err)
 {
   static const char *const keys[]
-      = { "path", "size", "mime", "created", "width", "height", "kind", NULL };
+      = { "path", "size", "mime", "created", "width", "height", "kind", "inline", NULL };
   json_t *files = NULL, *item;
   size_t i;
 
@@ -222,6 +222,7 @@ decode_files (json_t *line, SpJournalLine *out, SpProtoError *err)
     TRY (check_int (item, "size", true, 0, INT64_MAX, err));
     TRY (check_string (item, "mime", true, SIZE_MAX, err));
     TRY (check_bool (item, "created", true, err));
+    TRY (check_bool (item, "inline", false, err));
     TRY (check_int (item, "width", false, 1, INT32_MAX, err));
     TRY (check_int (item, "height", false, 1, INT32_MAX, err));
     int rc = get_enum (item, "kind", false, sp_file_kind_names, &kind, NULL, err);
@@ -276,8 +277,11 @@ decode_session (json_t *line, SpProtoError *err)
   if (session == NULL)
     return 0;
   TRY (sp_json_check_fields (session, "session",
-                             (const char *const[]){ "id", "new", "ended", NULL }, err));
+                             (const char *const[]){ "id", "new", "ended", "execution_count",
+                                                    NULL },
+                             err));
   TRY (check_bool (session, "new", true, err));
+  TRY (check_int (session, "execution_count", false, 1, INT64_MAX, err));
   TRY (require_key (session, "ended", err));
   TRY (sp_json_get_string (session, "id", true, &id, err));
   bool id_valid = sp_proto_id_valid (id);
@@ -320,6 +324,9 @@ decode_result (json_t *line, int tool, SpJournalLine *out, SpProtoError *err)
   TRY (decode_error (line, out, err));
   TRY (decode_sandbox (line, err));
   TRY (decode_session (line, err));
+  char **installed = NULL;
+  TRY (sp_json_get_strv (line, "installed_packages", false, &installed, err));
+  sp_strv_free (installed);
   if (tool != 2 && json_object_get (line, "diff") != NULL)
     return sp_proto_set_error (err, SP_ERR_UNKNOWN_FIELD,
                                "field \"diff\" belongs to edit_and_execute only");

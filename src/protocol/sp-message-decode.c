@@ -94,7 +94,7 @@ decode_run (json_t *obj, SpRun *run, SpProtoError *err)
                              FIELDS ("id", "language", "code", "path", "name", "args", "stdin",
                                      "stdin_open", "env", "timeout_ms", "memory_mib",
                                      "output_limit", "cwd", "network", "return_base64",
-                                     "environment", "session"),
+                                     "return_files", "environment", "session"),
                              err));
   TRY (get_id (obj, &run->id, err));
   TRY (sp_json_get_string (obj, "language", true, &run->language, err));
@@ -123,6 +123,7 @@ decode_run (json_t *obj, SpRun *run, SpProtoError *err)
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "field \"cwd\" must be absolute");
   TRY (sp_json_get_bool (obj, "network", false, &run->network, err));
   TRY (sp_json_get_bool (obj, "return_base64", false, &run->return_base64, err));
+  TRY (sp_json_get_bool (obj, "return_files", false, &run->return_files, err));
   TRY (sp_json_get_string (obj, "environment", false, &run->environment, err));
   if (run->environment != NULL && run->environment[0] != '/')
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,

@@ -106,6 +106,8 @@ encode_run (json_t *obj, const SpRun *run, bool *ok)
     set_bool (obj, "network", true);
   if (run->return_base64)
     set_bool (obj, "return_base64", true);
+  if (run->return_files)
+    set_bool (obj, "return_files", true);
   set_str (obj, "environment", run->environment, ok);
   set_str (obj, "session", run->session, ok);
 }

@@ -187,10 +187,16 @@ typedef struct
   char *cwd;            /* NULL: a fresh private directory */
   bool network;
   bool return_base64; /* images in "exited" carry their bytes, up to a cap */
+  bool return_files;  /* so do other regular files of at most
+                       * SP_FILE_INLINE_MAX bytes (with return_base64) */
   char *environment;  /* NULL: none; a Python venv or a node_modules directory,
                        * absolute (checked by the runner, see runner-venv.h) */
   char *session;      /* NULL: a fresh interpreter; else the session to run in */
 } SpRun;
+
+/* A file that is not an image travels inline (return_files) only up to
+ * this size: a result is for reading, the directory for keeping. */
+#define SP_FILE_INLINE_MAX (256 * 1024)
 
 /* session_close, session_restart (reason unused) and session_ended. */
 typedef struct

@@ -7,7 +7,10 @@
 //
 // Groups: values (a trailing expression's value, top-level await, dedent,
 // `python` in every language), env (execute_code's env and --env), venv
-// (execute_command runs with the workspace's venv active).
+// (execute_command runs with the workspace's venv active), files (input
+// files as text or base64, checked paths and the disk cap; created files
+// back as embedded resources within their caps, links past them),
+// sessions (list, restart and close tools; execution counts).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -243,6 +246,103 @@ const groups = {
         code: 'import venvonly\nopen(__import__("sys").prefix + "/x", "w")' })).structuredContent;
       ok(/Read-only file system|Permission denied/.test(code?.error?.message ?? ""),
         'execute_code still gets the venv read-only', code);
+    } finally {
+      await transport.close();
+    }
+  },
+  async files() {
+    const ws = makeWorkspace();
+    const { client, transport } = await connect(['--workspace', ws, '--disk', '1']);
+    try {
+      const bin = Buffer.from([0, 1, 2, 255, 254, 10, 0]);
+      let res = await call(client, 'execute_code', { language: 'python', code:
+        'import os\nprint(open("in/a.txt").read(), list(open("data.bin", "rb").read()))\n'
+        + 'open("out.txt", "w").write("hello ✓\\n")\nopen("out.bin", "wb").write(bytes(range(256)))\n'
+        + 'open("big.txt", "w").write("x" * 300000)\n',
+      files: [{ path: 'in/a.txt', content: 'text in' }, { path: 'data.bin', base64: bin.toString('base64') }] });
+      let sc = res.structuredContent;
+      ok(sc?.stdout === 'text in [0, 1, 2, 255, 254, 10, 0]\n',
+        'input files land as text and as base64 bytes before the run starts', sc);
+      const resources = res.content.filter((c) => c.type === 'resource');
+      const byName = (n) => resources.find((c) => c.resource.uri.endsWith('/' + n))?.resource;
+      ok(byName('out.txt')?.text === 'hello ✓\n' && byName('out.txt').mimeType.startsWith('text/plain')
+        && byName('out.txt').uri.startsWith('sandpad://run/'),
+      'a created text file comes back as an embedded text resource', resources);
+      ok(byName('out.bin')?.blob === Buffer.from([...Array(256).keys()]).toString('base64')
+        && byName('out.bin').text === undefined && typeof byName('out.bin').mimeType === 'string',
+      'a binary file comes back as a base64 blob with its MIME type', byName('out.bin'));
+      const listed = (n) => sc.files.find((f) => f.path === n);
+      ok(listed('out.txt')?.inline === true && listed('big.txt') && listed('big.txt').inline === undefined
+        && byName('big.txt') === undefined && textOf(res).includes('file big.txt')
+        && textOf(res).includes('content not included'),
+      'a file over 256 KiB is listed, not embedded', sc.files);
+      ok(listed('data.bin') === undefined, 'input files the run left alone are not listed', sc.files);
+      res = await call(client, 'execute_command', { command: 'head -c 300000 /dev/zero > big.dat; echo hi > small.txt' });
+      const link = res.content.find((c) => c.type === 'resource_link');
+      ok(link?.uri === `file://${ws}/big.dat` && link.size === 300000
+        && res.content.find((c) => c.type === 'resource')?.resource.text === 'hi\n',
+      'a workspace file past the cap comes back as a resource link, a small one embedded', res.content);
+      for (const [files, why] of [
+        [[{ path: '../x', content: '' }], '..'], [[{ path: '/etc/x', content: '' }], 'absolute'],
+        [[{ path: 'a/./b', content: '' }], '.'], [[{ path: 'x', base64: 'AB=C' }], 'bad base64'],
+        [[{ path: 'x', content: 'a', base64: 'YQ==' }], 'both content and base64'],
+        [[{ path: 'x', content: 'a' }, { path: 'x/y', content: 'b' }], 'a file as a directory'],
+        [[{ path: 'big', base64: Buffer.alloc(1100000).toString('base64') }], 'over the disk cap of 1 MiB'],
+      ]) {
+        res = await call(client, 'execute_code', { language: 'bash', code: 'touch ran', files });
+        ok(res.isError === true && /files|disk|given as a file/.test(textOf(res)),
+          `input files refused: ${why}`, textOf(res));
+      }
+      ok(!fs.existsSync(path.join(ws, 'ran')), 'nothing ran for a refused call');
+    } finally {
+      await transport.close();
+    }
+  },
+  async sessions() {
+    const { client, transport, tools } = await connect();
+    try {
+      const names = tools.map((t) => t.name);
+      ok(['list_sessions', 'restart_session', 'close_session'].every((t) => names.includes(t)),
+        'the session tools are listed', names);
+      const py = async (code, session_id) => (await call(client, 'execute_code',
+        { language: 'python', code, session_id })).structuredContent;
+      const counts = [];
+      for (const code of ['x = 1', 'x += 1', 'print(x)'])
+        counts.push((await py(code, 'a'))?.session?.execution_count);
+      const b = await py('y = 5', 'b');
+      ok(JSON.stringify(counts) === '[1,2,3]' && b?.session?.execution_count === 1,
+        'each session call carries its execution count, per session', [counts, b]);
+      let res = await call(client, 'list_sessions', {});
+      let list = res.structuredContent?.sessions ?? [];
+      const a = list.find((s) => s.id === 'a');
+      ok(a?.execution_count === 3 && a.alive === true && a.busy === false && a.ended === null
+        && a.language === 'python' && list.some((s) => s.id === 'b') && textOf(res).includes('a: python'),
+      'list_sessions shows each session, its language and count', res);
+      res = await call(client, 'restart_session', { session_id: 'a' });
+      ok(res.structuredContent?.status === 'restarted' && res.isError !== true, 'restart_session answers', res);
+      let sc = await py('print(x)', 'a');
+      ok(sc?.error?.type === 'NameError' && sc.session.new === true && sc.session.execution_count === 1,
+        'after a restart the state is gone and the count starts again', sc);
+      sc = await py('print(y)', 'b');
+      ok(sc?.stdout === '5\n' && sc.session.execution_count === 2, 'the other session kept its state', sc);
+      res = await call(client, 'close_session', { session_id: 'b' });
+      list = (await call(client, 'list_sessions', {})).structuredContent?.sessions ?? [];
+      ok(res.structuredContent?.status === 'closed' && !list.some((s) => s.id === 'b')
+        && list.some((s) => s.id === 'a'), 'close_session forgets the session', list);
+      sc = await py('print(y)', 'b');
+      ok(sc?.error?.type === 'NameError' && sc.session.new === true, 'a closed session\'s state is gone', sc);
+      const js = async (code) => (await call(client, 'execute_code',
+        { language: 'javascript', code, session_id: 'js' })).structuredContent;
+      const j1 = await js('let n = 40; function inc() { return ++n }');
+      const j2 = await js('inc(); console.log(inc())');
+      ok(j1?.session?.new === true && j2?.stdout === '42\n' && j2.session.execution_count === 2,
+        'a JavaScript session keeps its state, with its own count', [j1, j2]);
+      list = (await call(client, 'list_sessions', {})).structuredContent?.sessions ?? [];
+      ok(list.find((s) => s.id === 'js')?.language === 'javascript', 'list_sessions names its language', list);
+      res = await call(client, 'close_session', { session_id: 'nope' });
+      ok(res.isError === true && textOf(res).includes('no session'), 'an unknown session is an error', res);
+      res = await call(client, 'restart_session', {});
+      ok(res.isError === true && textOf(res).includes('session_id'), 'a missing session_id is named', res);
     } finally {
       await transport.close();
     }

@@ -245,8 +245,9 @@ test_cases (void)
                     MCP_PROTOCOL_OLDER) == 0,
             "initialize keeps the older revision the client asked for");
       if (has_id (msg, "\"list\""))
-        ok (json_array_size (json_object_get (result, "tools")) == 2,
-            "without a workspace, tools/list offers execute_code and code_execution alone");
+        ok (json_array_size (json_object_get (result, "tools")) == 5,
+            "without a workspace, tools/list offers execute_code, code_execution and the "
+            "three session tools alone");
       if (has_id (msg, "15"))
         {
           json_t *content = json_array_get (json_object_get (result, "content"), 0);

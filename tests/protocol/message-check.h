@@ -57,6 +57,7 @@ check_run (const SpMessage *w, const SpMessage *g, const char *what)
   STR (cwd);
   INT (network);
   INT (return_base64);
+  INT (return_files);
 }
 
 static void

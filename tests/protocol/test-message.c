@@ -32,6 +32,7 @@ test_requests (void)
   m.u.run.cwd = xstrdup ("/tmp/sandpad work");
   m.u.run.network = true;
   m.u.run.return_base64 = true;
+  m.u.run.return_files = true;
   roundtrip (&m, "run with code", "run-1", check_run);
 
   /* path instead of code, and every limit at the largest accepted value. */
@@ -255,7 +256,7 @@ test_events (void)
 int
 main (void)
 {
-  plan (RT (1) + 2 * RT (15) + 2 * RT (1) + 3 * RT (3)            /* requests */
+  plan (RT (1) + 2 * RT (16) + 2 * RT (1) + 3 * RT (3)            /* requests */
         + RT (3 + 4 * 2 + 6 + 2 + 2) + RT (2) + 2 * RT (10) + 3 * RT (4) /* ready..output */
         + RT (19 + 8 * 2) + 4 * RT (19)                             /* exited variants */
         + SP_LIMIT_LAST * SP_CANCEL_LAST * RT (19)                  /* limit × cancel */

@@ -517,6 +517,18 @@ def test_plots(t):
     t.ok("base64" not in files.get("big.png", {}), "an image over the budget does not", files.get("big.png"))
     res = r.run("nob64", "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()\n")
     t.ok("base64" not in res.exited["files"][0], "without return_base64, no bytes inline")
+    # return_files: other regular files inline too, up to 256 KiB each.
+    made = ("open('t.txt', 'w').write('text')\nopen('b.bin', 'wb').write(bytes(range(256)))\n"
+            "open('big.txt', 'w').write('x' * (256 * 1024 + 1))\n")
+    res = r.run("files", made, return_base64=True, return_files=True)
+    files = {f["path"]: f for f in res.exited["files"]}
+    t.ok(base64.b64decode(files["t.txt"].get("base64", "")) == b"text"
+         and base64.b64decode(files["b.bin"].get("base64", "")) == bytes(range(256))
+         and "base64" not in files["big.txt"],
+         "return_files: text and binary files come inline, one over 256 KiB does not", files)
+    res = r.run("nofiles", made, return_base64=True)
+    t.ok(all("base64" not in f for f in res.exited["files"]),
+         "control: with return_base64 alone, files that are not images carry no bytes", res.exited)
     # Output and files carry the runner's times: each plot lies between the
     # line printed before plt.show() and the one printed after it.
     res = r.run("order", "import matplotlib.pyplot as plt\n"

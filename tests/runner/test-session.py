@@ -469,8 +469,8 @@ def test_client_gone(t):
 
 def test_refusals(t):
     r = runner("--max-sessions", "1")
-    err = refused(r, type="run", id="js", language="javascript", code="1", session="s")
-    t.eq(err.get("code"), "unsupported_language", "a session is for python only", err)
+    err = refused(r, type="run", id="rb", language="ruby", code="1", session="s")
+    t.eq(err.get("code"), "unsupported_language", "a session is for python or javascript", err)
     err = refused(r, type="run", id="cwd", language="python", code="1", session="s", cwd="/tmp")
     t.eq(err.get("code"), "invalid_value", "a session run cannot name cwd", err)
     r.run("a", "x = 1", session="s", memory_mib=256)
@@ -484,6 +484,90 @@ def test_refusals(t):
     t.eq(res.stdout, "1\n", "control: the open session still runs", res)
     err = refused(r, type="session_close", session="s", extra=1)
     t.eq(err.get("code"), "unknown_field", "session requests are strictly decoded", err)
+    r.close()
+
+
+# A JavaScript session's probe, as PROBE: what it can find of SECRETS (a
+# Python session's variable, files and process) and of the host.
+JS_PROBE = ("{ const fs = require('fs');\n"
+            "const seen = [];\n"
+            "if (typeof secret !== 'undefined') seen.push('variable');\n"
+            "if (fs.existsSync('secret.txt')) seen.push('file');\n"
+            "if (fs.existsSync(require('path').join(process.env.TMPDIR || '/tmp', 'secret-tmp.txt')))"
+            " seen.push('tmp');\n"
+            "try { process.kill({pid}, 0); seen.push('process'); } catch (e) {{}}\n"
+            "try {{ fs.readFileSync({host!r}); seen.push('host file'); }} catch (e) {{}}\n"
+            "try {{ fs.writeFileSync('/usr/sandpad-js-probe', 'x'); seen.push('system write'); }}"
+            " catch (e) {{}}\n"
+            "console.log(JSON.stringify(seen)); }\n")
+
+
+def test_js_session(t):
+    import tempfile
+    r = runner()
+    first = r.run("a", "let x = 41; var y = 1; function f(a) { return a * 2 }\n"
+                  "const fs = require('fs'); fs.writeFileSync('kept.txt', 'k')",
+                  language="javascript", session="j")
+    t.eq((first.exited["end"], first.exited.get("exit_code"), first.started.get("session_new")),
+         ("exited", 0, True), "the first JavaScript run starts the session's node", first)
+    second = r.run("b", "console.log(x + y, f(3), fs.readFileSync('kept.txt', 'utf8'))",
+                   language="javascript", session="j")
+    t.eq((second.stdout, bool(second.started.get("session_new"))), ("42 6 k\n", False),
+         "the next run sees its let, var, function, require and files", second)
+    control = r.run("c", "console.log(typeof x)", language="javascript")
+    t.eq(control.stdout, "undefined\n", "control: an ordinary JavaScript run knows no x",
+         control)
+    res = r.run("d", "throw new Error('boom')", language="javascript", session="j")
+    t.ok(res.exited.get("exit_code") == 1 and "Error: boom" in res.stderr
+         and "sandpad_session" not in res.stderr,
+         "an uncaught error ends the run with 1 and its stack, not the driver's", res)
+    res = r.run("e", "new Promise((r) => setTimeout(() => { console.log('later', x); r() }, 20))",
+                language="javascript", session="j")
+    t.eq(res.stdout, "later 41\n", "a promise the snippet ends with is awaited", res)
+    res = r.run("f", "while (true) {}", language="javascript", session="j", timeout_ms=1000)
+    t.eq((res.exited.get("limit"), res.exited.get("signal"), res.exited.get("session_ended")),
+         ("time", 2, None), "a loop past its time is interrupted and the session lives", res)
+    res = r.run("g", "console.log('still', x)", language="javascript", session="j")
+    t.eq(res.stdout, "still 41\n", "the state outlives the interrupt", res)
+    err = refused(r, type="run", id="py", language="python", code="1", session="j")
+    t.ok(err.get("code") == "invalid_value" and "language" in err.get("message", ""),
+         "a running session's language cannot change", err)
+
+    # Isolation: a JavaScript session is a sandbox of its own, as a Python one.
+    r.run("s", SECRETS, session="one")
+    pid = sleeper_pid()
+    with tempfile.NamedTemporaryFile("w", prefix="sandpad-js-host-", delete=False) as f:
+        f.write("host")
+        host = f.name
+    try:
+        os.chmod(host, 0o644)
+        with open(host) as f:
+            readable = f.read() == "host"
+        t.ok(pid is not None and readable,
+             "control: outside, the sleeper can be signalled and the host file read")
+        probe = JS_PROBE.replace("{pid}", str(pid or 1)).replace("{{", "{").replace("}}", "}")
+        probe = probe.replace("{host!r}", repr(host))
+        res = r.run("p", probe, language="javascript", session="j")
+        t.eq(res.stdout, "[]\n", "a JavaScript session sees nothing of a Python session nor "
+             "of the host, and cannot write the system", res)
+        import subprocess
+        outside = subprocess.run(["node", "-e", "\n".join(l for l in probe.split("\n")
+                                                         if "/usr/" not in l)],
+                                 capture_output=True, text=True, timeout=60, cwd="/")
+        t.eq(outside.stdout, '["process","host file"]\n',
+             "control: the same probe unsandboxed signals the sleeper and reads the host file "
+             "(the system write is left out of it)", outside)
+        control = r.run("q", PROBE.format(pid=pid or 1), session="one")
+        t.eq(control.stdout, "['file', 'process', 'tmp', 'variable']\n",
+             "control: the Python session itself sees all four", control)
+    finally:
+        os.unlink(host)
+    r.send(type="session_close", session="j")
+    ev = ended(r, "j")
+    t.eq(ev and ev.get("reason"), "closed", "session_close ends a JavaScript session", ev)
+    res = r.run("h", "console.log(typeof x)", language="javascript", session="j")
+    t.eq((res.stdout, res.started.get("session_new")), ("undefined\n", True),
+         "after close the id starts afresh", res)
     r.close()
 
 
@@ -515,7 +599,7 @@ TESTS = {f.__name__[5:]: f for f in (test_cli, test_state_kept, test_errors_and_
                                      test_crash, test_restart_close, test_queue_and_cancel,
                                      test_idle, test_idle_caps, test_idle_cpu, test_memory, test_isolation_sessions,
                                      test_isolation_normal, test_refusals, test_fds,
-                                     test_client_gone)}
+                                     test_client_gone, test_js_session)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)

@@ -787,7 +787,7 @@ cmp_entry_ptr (const void *a, const void *b)
 
 static void
 describe (int root, const RunnerFileEntry *entry, bool created, size_t *base64_budget,
-          SpFileInfo *info)
+          bool all_files, SpFileInfo *info)
 {
   *info = (SpFileInfo){ 0 };
   info->path = runner_escape_name (entry->path, RUNNER_FILES_MAX_SHOWN_PATH);
@@ -826,9 +826,13 @@ describe (int root, const RunnerFileEntry *entry, bool created, size_t *base64_b
   info->mime = file_type (fd, entry->path, &info->width, &info->height);
   /* Inline bytes for clients that cannot read the run's directory: in
    * file order while they fit the budget. */
-  if (info->width > 0 && st.st_size >= 0 && (size_t) st.st_size / 3 * 4 + 4 <= *base64_budget)
+  bool wanted = info->width > 0 || (all_files && st.st_size <= SP_FILE_INLINE_MAX);
+  if (wanted && st.st_size >= 0 && (size_t) st.st_size / 3 * 4 + 4 <= *base64_budget)
     {
-      info->base64 = read_base64 (fd, *base64_budget / 4 * 3);
+      size_t max = *base64_budget / 4 * 3;
+      if (info->width <= 0 && max > SP_FILE_INLINE_MAX)
+        max = SP_FILE_INLINE_MAX;
+      info->base64 = read_base64 (fd, max);
       if (info->base64 != NULL)
         *base64_budget -= strlen (info->base64);
     }
@@ -844,7 +848,7 @@ mtime_on_clock (int64_t mtime_ns, int64_t origin_ns)
 
 void
 runner_files_changes (int dir_fd, const RunnerFileSnap *before, size_t base64_budget,
-                      int64_t origin_ns, SpFileInfo **files, size_t *n_files, bool *truncated)
+                      bool all_files, int64_t origin_ns, SpFileInfo **files, size_t *n_files, bool *truncated)
 {
   cleanup_fd int root = open_root (dir_fd);
   RunnerFileSnap after;
@@ -871,7 +875,7 @@ runner_files_changes (int dir_fd, const RunnerFileSnap *before, size_t base64_bu
   for (size_t i = 0; i < n_changed; i++)
     {
       describe (root, changed[i], snap_find (before, changed[i]->path) == NULL, &base64_budget,
-              &(*files)[i]);
+                all_files, &(*files)[i]);
       (*files)[i].t_ms = mtime_on_clock (changed[i]->mtime_ns, origin_ns);
     }
   *n_files = n_changed;

@@ -91,8 +91,10 @@ void runner_files_strip_setid (int dir_fd, const RunnerFileSnap *before);
  * When more than RUNNER_FILES_MAX_REPORT changed, entries a person should
  * see first (anything not a regular file, executables, dot-files and what
  * lies in dot-directories, such as .envrc or .git/hooks/) are kept first.
- * With base64_budget > 0, images carry their bytes while they fit.
+ * With base64_budget > 0, images carry their bytes while they fit, and
+ * with all_files other regular files of at most SP_FILE_INLINE_MAX bytes
+ * too (in path order, from the same budget).
  * origin_ns is the wall-clock time of the runner's clock origin: each
  * entry's t_ms is its modification time on the runner's clock. */
 void runner_files_changes (int dir_fd, const RunnerFileSnap *before, size_t base64_budget,
-                           int64_t origin_ns, SpFileInfo **files, size_t *n_files, bool *truncated);
+                           bool all_files, int64_t origin_ns, SpFileInfo **files, size_t *n_files, bool *truncated);

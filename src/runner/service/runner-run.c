@@ -1273,7 +1273,7 @@ finish_files (RunnerRun *run, SpExited *ev)
   if (run->limit == SP_LIMIT_NONE && disk_over (run))
     ev->limit = run->limit = SP_LIMIT_DISK;
   runner_files_changes (run->cwd_fd, before, run->req.return_base64 ? RUNNER_BASE64_BUDGET : 0,
-                        runner_engine_clock_origin_realtime_ns (run->engine), &ev->files,
+                        run->req.return_files, runner_engine_clock_origin_realtime_ns (run->engine), &ev->files,
                         &ev->n_files, &ev->files_truncated);
 }
 

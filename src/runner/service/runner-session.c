@@ -38,6 +38,7 @@ struct RunnerSession
   RunnerWatch *channel_watch;
   uint64_t n_runs;
   int64_t memory_mib; /* what it was started with: later runs must match */
+  char language[16];  /* python or javascript */
   bool network;
   char **env;
   RunnerRun *current;
@@ -96,6 +97,8 @@ settings_differ (const RunnerSession *s, const SpRun *req)
 {
   if (req->memory_mib != s->memory_mib)
     return "memory_mib";
+  if (strcmp (req->language, s->language) != 0)
+    return "language";
   if (req->network != s->network)
     return "network";
   if (!env_equal (req->env, s->env))
@@ -109,10 +112,16 @@ _runner_session_validate (RunnerEngine *engine, const SpRun *req, SpProtoError *
   RunnerSession *s = find_session (engine, req->session);
   int n = 0;
 
-  /* The driver is Python; other languages would need drivers of their own. */
-  if (strcmp (req->language, "python") != 0)
+  /* The languages with a session driver. */
+  if (strcmp (req->language, "python") != 0 && strcmp (req->language, "javascript") != 0)
     return sp_proto_set_error (err, SP_ERR_UNSUPPORTED_LANGUAGE,
-                               "sessions are for python only, not \"%.64s\"", req->language);
+                               "sessions are for python and javascript only, not \"%.64s\"",
+                               req->language);
+  if (strcmp (req->language, "javascript") == 0
+      && runner_langs_find (engine->langs, "python") == NULL)
+    return sp_proto_set_error (err, SP_ERR_UNSUPPORTED_LANGUAGE,
+                               "javascript sessions need python3 for their relay, which this "
+                               "runner does not have");
   if (req->cwd != NULL)
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
                                "a run in a session cannot name \"cwd\": the session keeps "
@@ -197,8 +206,12 @@ make_session_dir (RunnerSession *s)
   cleanup_free char *prelude = xasprintf ("%s/code/.sandpad/sitecustomize.py", s->dir);
   cleanup_free char *driver = xasprintf ("%s/code/.sandpad/sandpad_session.py", s->dir);
   cleanup_free char *sandpad = xasprintf ("%s/code/.sandpad", s->dir);
+  cleanup_free char *node_relay = xasprintf ("%s/code/.sandpad/sandpad_session_node.py", s->dir);
+  cleanup_free char *node_driver = xasprintf ("%s/code/.sandpad/sandpad_session.js", s->dir);
   if (write_file (prelude, runner_python_prelude, 0444) != 0
       || write_file (driver, runner_session_driver, 0444) != 0
+      || write_file (node_relay, runner_session_node_relay, 0444) != 0
+      || write_file (node_driver, runner_session_node_driver, 0444) != 0
       || runner_langs_write_python_alias (sandpad) != 0)
     return -1;
   return 0;
@@ -230,7 +243,23 @@ fork_interpreter (RunnerSession *s, RunnerRun *run, int devnull, int channel, in
   cleanup_free char *driver
     = engine->namespaces ? xstrdup (RUNNER_SANDBOX_CODE "/.sandpad/sandpad_session.py")
                          : xasprintf ("%s/code/.sandpad/sandpad_session.py", s->dir);
-  char **argv = runner_lang_argv (run->lang, driver, NULL, run->req.memory_mib, false);
+  const RunnerLanguage *lang = run->lang;
+  char **argv;
+  if (strcmp (run->lang->name, "javascript") == 0)
+    {
+      /* python3 RELAY NODE-ARGV: node as a JavaScript run would start,
+       * with the driver as its program. */
+      const char *seen = engine->namespaces ? RUNNER_SANDBOX_CODE "/.sandpad" : NULL;
+      cleanup_free char *host = xasprintf ("%s/code/.sandpad", s->dir);
+      cleanup_free char *relay = xasprintf ("%s/sandpad_session_node.py", seen ? seen : host);
+      cleanup_free char *js = xasprintf ("%s/sandpad_session.js", seen ? seen : host);
+      char **node_argv = runner_lang_argv (run->lang, js, NULL, run->req.memory_mib, false);
+      lang = runner_langs_find (engine->langs, "python");
+      argv = runner_lang_argv (lang, relay, node_argv, run->req.memory_mib, false);
+      sp_strv_free (node_argv);
+    }
+  else
+    argv = runner_lang_argv (run->lang, driver, NULL, run->req.memory_mib, false);
   char **envp = _runner_run_build_env (run);
   cleanup_free char *root_dir = xasprintf ("%s/root", s->dir);
   cleanup_free char *code_dir = xasprintf ("%s/code", s->dir);
@@ -256,7 +285,7 @@ fork_interpreter (RunnerSession *s, RunnerRun *run, int devnull, int channel, in
     .read_only_ids = engine->ro_ids,
   };
   RunnerSpawnSpec spec = {
-    .path = run->lang->path,
+    .path = lang->path,
     .argv = argv,
     .envp = envp,
     .cwd = engine->namespaces ? RUNNER_SANDBOX_WORK : s->cwd,
@@ -348,6 +377,7 @@ spawn (RunnerSession *s, RunnerRun *run)
   set_nonblocking (s->status_fd, true);
   s->channel_watch = runner_loop_watch (engine->loop, s->channel_fd, EPOLLIN, on_channel, s);
   s->memory_mib = run->req.memory_mib;
+  snprintf (s->language, sizeof s->language, "%s", run->req.language);
   s->network = run->req.network;
   sp_strv_free (s->env);
   s->env = sp_strv_copy (run->req.env);

@@ -24,6 +24,10 @@ typedef struct RunnerSession RunnerSession;
 typedef struct RunnerRun RunnerRun;
 
 extern const char runner_session_driver[];
+/* JavaScript sessions: a Python relay that takes each run's fds and keeps
+ * one node, running the node driver, as its child. */
+extern const char runner_session_node_relay[];
+extern const char runner_session_node_driver[];
 
 /* Checks a run request that names a session (language, fields a session
  * does not take, settings that must match the running interpreter's, the

@@ -1,0 +1,116 @@
+// Sandpad's JavaScript session driver: one node process that runs snippet
+// after snippet in the same vm context, so variables, functions and
+// required modules stay between runs (a REPL's way). It is the child of
+// runner-session-node.py, in the session's sandbox; its stdout and stderr
+// reach the run that is going. The relay writes a run's directory (its
+// snippet and run.json, read-only) as one line on fd RFD; this answers
+// with one JSON line on WFD: {"exit": N} or {"signal": 2}, and "cpu_ns".
+//
+//   node runner-session-node.js RFD WFD
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const vm = require('vm');
+const { createRequire } = require('module');
+
+const [rfd, wfd] = process.argv.slice(-2).map(Number);
+const DRIVER = __filename;
+let onInterrupt = null;
+
+// Between runs SIGINT is nothing; during one it stops the snippet (the
+// runner's interrupt for a time limit or a cancel).
+process.on('SIGINT', () => {
+  if (onInterrupt) onInterrupt();
+});
+
+const sandbox = {
+  console, process, Buffer, URL, URLSearchParams, TextEncoder, TextDecoder,
+  setTimeout, clearTimeout, setInterval, clearInterval, setImmediate, clearImmediate,
+  queueMicrotask, structuredClone, fetch: globalThis.fetch, AbortController,
+};
+sandbox.global = sandbox;
+sandbox.globalThis = sandbox;
+const context = vm.createContext(sandbox);
+
+class Interrupted extends Error {}
+
+function report(error) {
+  let text;
+  if (error instanceof Error || (error && typeof error.stack === 'string')) {
+    // The driver's own frames are not the snippet's.
+    text = String(error.stack).split('\n').filter((l) => !l.includes(DRIVER)
+      && !l.includes('node:vm') && !l.includes('node:internal')).join('\n');
+  } else {
+    text = `Uncaught ${require('util').inspect(error)}`;
+  }
+  process.stderr.write(`${text}\n`);
+}
+
+async function runOne(dir) {
+  const request = JSON.parse(fs.readFileSync(path.join(dir, 'run.json'), 'utf8'));
+  const file = request.file;
+  const code = fs.readFileSync(file, 'utf8');
+  const before = process.cpuUsage();
+  let result = { exit: 0 };
+  process.argv = [process.argv[0], file, ...(request.args || [])];
+  sandbox.__filename = file;
+  sandbox.__dirname = path.dirname(file);
+  // Relative requires resolve from the working directory, as a REPL's do.
+  sandbox.require = createRequire(path.join(process.cwd(), '[session]'));
+  sandbox.module = { exports: {} };
+  sandbox.exports = sandbox.module.exports;
+  try {
+    const script = new vm.Script(code, { filename: file });
+    let value = script.runInContext(context, { breakOnSigint: true });
+    if (value && typeof value.then === 'function') {
+      value = await new Promise((resolve, reject) => {
+        onInterrupt = () => reject(new Interrupted('Interrupted'));
+        value.then(resolve, reject);
+      });
+    }
+  } catch (error) {
+    if (error instanceof Interrupted || error?.code === 'ERR_SCRIPT_EXECUTION_INTERRUPTED') {
+      process.stderr.write('Interrupted (SIGINT)\n');
+      result = { signal: 2 };
+    } else {
+      report(error);
+      result = { exit: 1 };
+    }
+  } finally {
+    onInterrupt = null;
+  }
+  const used = process.cpuUsage(before);
+  result.cpu_ns = (used.user + used.system) * 1000;
+  return result;
+}
+
+// One run at a time, in the order the relay sends them.
+let queue = Promise.resolve();
+let partial = '';
+// A libuv pipe, not fs.createReadStream: that one leaves a read blocked in
+// the thread pool, and process.exit() in a snippet would wait for it.
+const input = new (require('net').Socket)({ fd: rfd, readable: true, writable: false });
+input.setEncoding('utf8');
+input.on('data', (chunk) => {
+  partial += chunk;
+  let nl;
+  while ((nl = partial.indexOf('\n')) >= 0) {
+    const dir = partial.slice(0, nl);
+    partial = partial.slice(nl + 1);
+    queue = queue.then(async () => {
+      let result;
+      try {
+        result = await runOne(dir);
+      } catch (error) {
+        report(error);
+        result = { exit: 1, cpu_ns: 0 };
+      }
+      fs.writeSync(wfd, `${JSON.stringify(result)}\n`);
+    });
+  }
+});
+input.on('end', () => process.exit(0));
+// An error the snippet left behind (a rejected promise, a throwing
+// timer) is reported, not the end of the session.
+process.on('uncaughtException', report);
+process.on('unhandledRejection', report);
