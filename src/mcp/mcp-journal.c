@@ -68,20 +68,83 @@ warn_once (McpJournal *journal, const char *what)
 }
 
 static void
-cap_string (json_t *obj, const char *key)
+cap_text (json_t *obj, const char *key, size_t max)
 {
   const char *text = json_string_value (json_object_get (obj, key));
   size_t len = text ? strlen (text) : 0;
 
-  /* Each text in an entry: enough to recognise the run. */
-  if (len <= SP_JOURNAL_TEXT_MAX)
+  if (len <= max)
     return;
-  size_t keep = SP_JOURNAL_TEXT_MAX;
+  size_t keep = max;
   while (keep > 0 && ((unsigned char) text[keep] & 0xC0) == 0x80)
     keep--; /* cut on a character boundary */
   char *cut = xasprintf ("%.*s\n[... %zu more bytes]", (int) keep, text, len - keep);
   json_object_set_new (obj, key, json_string (cut));
   free (cut);
+}
+
+/* Each text in an entry: enough to recognise the run. */
+static void
+cap_string (json_t *obj, const char *key)
+{
+  cap_text (obj, key, SP_JOURNAL_TEXT_MAX);
+}
+
+/* Variables by name only: a value may be a secret. */
+static void
+blank_values (json_t *obj, const char *key)
+{
+  json_t *vars = json_object_get (obj, key);
+  const char *name;
+  json_t *value;
+
+  if (json_is_object (vars))
+    json_object_foreach (vars, name, value)
+      json_object_set_new (vars, name, json_string (""));
+}
+
+/* Input files by path only: their content may be megabytes. */
+static void
+files_by_path (json_t *obj)
+{
+  json_t *files = json_object_get (obj, "files");
+  json_t *item;
+  size_t i;
+
+  json_array_foreach (files, i, item)
+    if (json_is_object (item))
+      {
+        json_t *path = json_incref (json_object_get (item, "path"));
+
+        json_object_clear (item);
+        if (path != NULL)
+          json_object_set_new (item, "path", path);
+      }
+}
+
+/* A display by what it is, not its data (an image is up to megabytes of
+ * base64): its MIME types, where in stdout it came, and the start of its
+ * text. */
+static json_t *
+display_summary (json_t *display)
+{
+  json_t *data = json_object_get (display, "data");
+  json_t *types = json_array ();
+  json_t *summary = json_object ();
+  const char *mime;
+  json_t *value;
+
+  json_object_foreach (data, mime, value)
+    json_array_append_new (types, json_string (mime));
+  json_object_set_new (summary, "mime_types", types);
+  json_object_set (summary, "stdout_offset", json_object_get (display, "stdout_offset"));
+  value = json_object_get (data, "text/plain");
+  if (json_is_string (value))
+    {
+      json_object_set (summary, "text", value);
+      cap_text (summary, "text", SP_JOURNAL_DISPLAY_TEXT_MAX);
+    }
+  return summary;
 }
 
 void
@@ -96,7 +159,8 @@ mcp_journal_time (char when[64])
             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
 }
 
-/* The tool's arguments as the journal keeps them. */
+/* The tool's arguments as the journal keeps them: texts capped, edits by
+ * number, input files by path, variables by name. */
 json_t *
 mcp_journal_input (json_t *input)
 {
@@ -105,6 +169,10 @@ mcp_journal_input (json_t *input)
   cap_string (asked, "code");
   cap_string (asked, "command");
   cap_string (asked, "stdin");
+  blank_values (asked, "env");
+  blank_values (asked, "environment");
+  blank_values (json_object_get (asked, "execution_config"), "environment");
+  files_by_path (asked);
   /* The edit itself is in "diff"; its texts may be megabytes. */
   if (json_is_array (json_object_get (asked, "edits")))
     {
@@ -129,6 +197,26 @@ mcp_journal_entry (const char *tool, json_t *input, json_t *structured)
   cap_string (entry, "stdout");
   cap_string (entry, "stderr");
   cap_string (entry, "diff");
+  json_t *displays = json_object_get (entry, "displays");
+  if (json_is_array (displays))
+    {
+      json_t *summaries = json_array ();
+      json_t *display;
+      size_t i;
+
+      json_array_foreach (displays, i, display)
+        json_array_append_new (summaries, display_summary (display));
+      json_object_set_new (entry, "displays", summaries);
+    }
+  /* code_execution's image: its size says one came back. */
+  json_t *base64 = json_object_get (entry, "base64_output");
+  if (base64 != NULL)
+    {
+      if (json_is_string (base64))
+        json_object_set_new (entry, "base64_output_bytes",
+                             json_integer ((json_int_t) json_string_length (base64)));
+      json_object_del (entry, "base64_output");
+    }
   return entry;
 }
 

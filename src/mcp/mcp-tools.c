@@ -625,31 +625,10 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
   snprintf (call->run_id, sizeof call->run_id, "mcp-%llu",
             (unsigned long long) ++server->next_run);
 
-  /* The journal keeps what was asked; the code itself is in the entry,
-   * input files only by name. */
+  /* The journal keeps what was asked (mcp_journal_input leaves out what
+   * it must not keep: file contents, variables' values). */
   call->tool = is_command ? "execute_command" : is_edit ? "edit_and_execute" : "execute_code";
   call->input = json_deep_copy (args);
-  /* Variables by name only: a value may be a secret. */
-  json_t *env_in = json_object_get (call->input, "env");
-  if (json_is_object (env_in))
-    {
-      const char *key;
-      json_t *value;
-      json_object_foreach (env_in, key, value)
-        json_object_set_new (env_in, key, json_string (""));
-    }
-  json_t *files_in = json_object_get (call->input, "files");
-  if (json_is_array (files_in))
-    {
-      size_t i;
-      json_t *f;
-      json_array_foreach (files_in, i, f)
-        if (json_is_object (f))
-          {
-            json_object_del (f, "content");
-            json_object_del (f, "base64");
-          }
-    }
   int rc = is_command ? parse_execute_command (server, args, &req, &err)
            : is_edit  ? parse_edit_and_execute (server, call, args, &req, &err)
                       : parse_execute_code (server, call, args, &req, &err);

@@ -28,6 +28,10 @@
  * boundary), followed by a short note of what it left out. */
 #define SP_JOURNAL_TEXT_MAX 4096
 
+/* A display's text/plain in an entry: the start of what it showed (the
+ * writer keeps no display data, only this and the MIME types). */
+#define SP_JOURNAL_DISPLAY_TEXT_MAX 512
+
 /* Of a run's output, this much goes to live.jsonl in output lines; the
  * end line has its start and end anyway. */
 #define SP_JOURNAL_OUTPUT_MAX (64 * 1024)
@@ -59,14 +63,14 @@ typedef struct
 
   /* start and end */
   char *time; /* UTC, "2026-11-23T10:00:00.000Z" */
-  char *tool; /* "execute_code", "execute_command", "edit_and_execute" */
+  char *tool; /* "execute_code", "execute_command", "edit_and_execute", "code_execution" */
   int64_t server_pid;
   char *workspace;
   /* from "input": what was run */
   char *language;
   char *code;
   char *command;
-  char *path;
+  char *path; /* edit_and_execute's "path" or "file_path" */
 
   /* output */
   bool is_stderr;
@@ -74,14 +78,15 @@ typedef struct
   bool cut;
 
   /* end */
-  char *end; /* "exited", "cancelled", "timeout", ... */
+  char *end; /* "exited", "cancelled", "timeout", ..., "refused" (code_execution) */
   bool has_exit_code;
   int64_t exit_code;
   int64_t duration_ms;
   char *error_type; /* the program's error, when it reported one */
   char *error_message;
   char *diff;
-  char **files; /* the paths of the files it made, NULL-terminated */
+  char **files; /* the paths of the files it made (code_execution: created_files),
+                 * NULL-terminated */
   char *stdout_text;
   char *stderr_text;
 } SpJournalLine;

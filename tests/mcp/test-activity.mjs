@@ -1,7 +1,7 @@
 // test-activity.mjs: the live journal (live.jsonl) and Stop by a cancel
 // request file, against the real sandpad-mcp driven by the SDK client.
 //
-//   node test-activity.mjs SANDPAD_MCP GROUP      (GROUP: live, stop)
+//   node test-activity.mjs SANDPAD_MCP GROUP      (GROUP: live, stop, shapes)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -121,6 +121,67 @@ groups.stop = async () => {
   ok(after.structuredContent?.end === 'exited' && after.structuredContent?.stdout === 'fine\n',
     'other runs go on');
   checkJournal('live', ['live.jsonl']);
+};
+
+// Every tool, with every input and result shape the journal can get,
+// through the real server; then every line of both files must decode
+// strictly (a line the app refuses is a run the Activity view never
+// shows), and no input file's content, display's data, image's base64 or
+// variable's value may be in the journal (it would grow without bound,
+// or keep a secret).
+groups.shapes = async () => {
+  // The programs print it backwards: their output is journalled, and
+  // must be.
+  const secret = 'journal-secret-4c1d';
+  const reversed = [...secret].reverse().join('');
+  const payload = 'P'.repeat(200000);
+  const call = async (name, args) => {
+    const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 240000 });
+    ok(r.structuredContent !== undefined, `${name} answered`, r);
+    return r.structuredContent ?? {};
+  };
+  let sc = await call('execute_code', { language: 'python', code: 'import os\nprint(os.environ["TOKEN"][::-1])',
+    env: { TOKEN: secret }, files: [{ path: 'in.txt', content: payload },
+      { path: 'in.bin', base64: Buffer.from(payload).toString('base64') }], stdin: 'x', memory_mib: 256, timeout: 60 });
+  ok(sc.stdout === `${reversed}\n`, 'execute_code with env and files ran', sc);
+  sc = await call('execute_code', { language: 'python', code: 'import os\nfrom PIL import Image\n'
+    + 'print("before")\ndisplay(Image.frombytes("RGB", (256, 256), os.urandom(256 * 256 * 3)))\n"v" * 5000' });
+  ok(sc.displays?.length === 2, 'execute_code made two displays (an image, a long value)', sc.displays?.length);
+  sc = await call('execute_code', { language: 'c', code: '#include <stdio.h>\nint main (void) { puts ("hi from c"); return 3; }\n' });
+  ok(sc.end !== undefined, 'execute_code in C answered', sc);
+  await call('execute_code', { language: 'python', code: 'x = 1', session_id: 'jrn' });
+  await call('list_sessions', {});
+  await call('restart_session', { session_id: 'jrn' });
+  await call('close_session', { session_id: 'jrn' });
+  sc = await call('execute_command', { command: 'echo cmd', work_dir: '.', timeout: 30 });
+  ok(sc.stdout === 'cmd\n', 'execute_command ran', sc);
+  sc = await call('edit_and_execute', { file_path: 'e.py', args: ['a'],
+    edits: [{ command: 'create', file_text: 'import os\nprint(os.environ.get("TOKEN")[::-1])\n' }],
+    execution_config: { environment: { TOKEN: secret }, timeout: 30, capture_output: true } });
+  ok(sc.stdout === `${reversed}\n`, 'edit_and_execute with execution_config ran', sc);
+  sc = await call('code_execution', { language: 'python', timeout: 60, return_base64: true,
+    capture_output: true, environment: { TOKEN: secret }, code: 'import os\nfrom PIL import Image\n'
+      + 'Image.frombytes("RGB", (256, 256), os.urandom(256 * 256 * 3)).save("noise.png")\nprint(os.environ["TOKEN"][::-1])' });
+  ok(typeof sc.base64_output === 'string' && sc.base64_output.length > 100000,
+    'code_execution returned its image as base64', sc.base64_output?.length);
+  sc = await call('code_execution', { language: 'python', code: 'print("never")', install_packages: ['numpy'] });
+  ok(sc.end === 'refused', 'code_execution with a package and no environment is refused', sc);
+
+  const names = ['live.jsonl', 'live.1.jsonl'];
+  checkJournal('live', names);
+  checkJournal('runs', ['runs.jsonl', 'runs.1.jsonl']);
+  const all = [...names, 'runs.jsonl', 'runs.1.jsonl'].map((f) => path.join(journal, f))
+    .filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f, 'utf8')).join('');
+  const longest = Math.max(...all.split('\n').map((l) => l.length));
+  ok(longest < 64 * 1024, 'no journal line is over 64 KiB (no file content, display data or base64)', longest);
+  ok(!all.includes(secret), 'no variable\'s value is in the journal',
+    all.split('\n').filter((l) => l.includes(secret)).map((l) => l.slice(0, 600)));
+  const runs = readLines('runs.jsonl');
+  const tools = runs.map((l) => l.tool);
+  ok(['execute_code', 'execute_command', 'edit_and_execute', 'code_execution'].every((t) => tools.includes(t))
+    && tools.filter((t) => t === 'code_execution').length === 2,
+  'runs.jsonl has every run, code_execution\'s refused one too', tools);
+  ok(!tools.some((t) => /session/.test(t)), 'the session tools run nothing and journal nothing', tools);
 };
 
 try {
