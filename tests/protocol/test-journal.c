@@ -180,6 +180,33 @@ check_end_fields (const char *root)
       "an end line: how it ended, its error, output and files");
   sp_journal_line_clear (&line);
   free (data);
+
+  /* code_execution's result has names of its own: the app reads them as
+   * the same fields. */
+  data = read_line (dir, "end-code-execution.json", &len, &one_line);
+  rc = sp_journal_decode (data, len, SP_JOURNAL_LIVE, &line, &err);
+  ok (rc == 0 && strcmp (line.tool, "code_execution") == 0 && strcmp (line.language, "python") == 0
+        && strcmp (line.code, "print(1)") == 0 && strcmp (line.end, "exited") == 0
+        && line.has_exit_code && line.exit_code == 0 && line.duration_ms == 124
+        && strcmp (line.stdout_text, "1\n") == 0 && line.files != NULL
+        && strcmp (line.files[0], "noise.png") == 0 && line.files[1] == NULL,
+      "a code_execution end line: execution_time_ms, created_files as the others' fields");
+  sp_journal_line_clear (&line);
+  free (data);
+  snprintf (dir, sizeof dir, "%s/runs-valid", root);
+  data = read_line (dir, "entry-code-execution-refused.json", &len, &one_line);
+  rc = sp_journal_decode (data, len, SP_JOURNAL_RUNS, &line, &err);
+  ok (rc == 0 && strcmp (line.end, "refused") == 0 && !line.has_exit_code
+        && line.files != NULL && line.files[0] == NULL,
+      "a refused code_execution call: exit_code -1 is no exit status");
+  sp_journal_line_clear (&line);
+  free (data);
+  data = read_line (dir, "entry-code-execution-signal.json", &len, &one_line);
+  rc = sp_journal_decode (data, len, SP_JOURNAL_RUNS, &line, &err);
+  ok (rc == 0 && strcmp (line.end, "memory") == 0 && !line.has_exit_code,
+      "code_execution's minus the signal is no exit status either");
+  sp_journal_line_clear (&line);
+  free (data);
 }
 
 static void
@@ -231,7 +258,7 @@ main (int argc, char **argv)
   int n_invalid = count (root, "live-invalid") + count (root, "runs-invalid");
   int n_valid = count (root, "live-valid") + count (root, "runs-valid");
 
-  plan (3 * n_invalid + n_valid + 2 + 2 + 4);
+  plan (3 * n_invalid + n_valid + 2 + 2 + 3 + 4);
   run_dir (root, "live-invalid", SP_JOURNAL_LIVE, false, covered);
   run_dir (root, "runs-invalid", SP_JOURNAL_RUNS, false, covered);
   for (size_t i = 0; i < N_LINE_CODES; i++)
