@@ -129,6 +129,66 @@ test_lines (void)
   sp_test_remove_tree (dir);
 }
 
+/* A C run (with env, input files and displays in its lines) and a
+ * code_execution run, as sandpad-mcp writes them: both are shown like
+ * any execute_code run, code_execution's own result names read as the
+ * same fields. */
+static void
+test_languages_and_code_execution (void)
+{
+  g_autofree char *dir = make_dir ();
+  g_autoptr (SpActivityModel) model = sp_activity_model_new (dir);
+  const char *c_input = "\"input\":{\"language\":\"c\",\"code\":\"int main (void) { return 3; }\","
+                        "\"env\":{\"TOKEN\":\"\"},\"files\":[{\"path\":\"in.txt\"}]}";
+  const char *ce_input = "\"input\":{\"language\":\"python\",\"code\":\"print(1)\","
+                         "\"environment\":{\"TOKEN\":\"\"},\"return_base64\":true}";
+  g_autofree char *lines = g_strdup_printf (
+      "{\"v\":1,\"event\":\"start\",\"run\":\"1-mcp-1\"," TIME ",\"tool\":\"execute_code\"," PID
+      ",\"workspace\":null,%s}\n"
+      "{\"v\":1,\"event\":\"end\",\"run\":\"1-mcp-1\"," TIME ",\"tool\":\"execute_code\"," PID
+      ",\"workspace\":null,%s,\"end\":\"exited\",\"exit_code\":3,\"signal\":null,"
+      "\"stdout\":\"\",\"stderr\":\"\",\"stdout_bytes\":0,\"stderr_bytes\":0,"
+      "\"stdout_truncated\":false,\"stderr_truncated\":false,\"duration_ms\":40,\"cpu_ms\":30,"
+      "\"peak_memory_bytes\":1000,\"files\":[],\"files_truncated\":false,"
+      "\"displays\":[{\"mime_types\":[\"text/plain\"],\"stdout_offset\":0,\"text\":\"4\"}]}\n"
+      "{\"v\":1,\"event\":\"start\",\"run\":\"1-mcp-2\"," TIME ",\"tool\":\"code_execution\"," PID
+      ",\"workspace\":null,%s}\n"
+      "{\"v\":1,\"event\":\"end\",\"run\":\"1-mcp-2\"," TIME ",\"tool\":\"code_execution\"," PID
+      ",\"workspace\":null,%s,\"exit_code\":0,\"stdout\":\"1\\n\",\"stderr\":\"\","
+      "\"base64_output_bytes\":1200,\"execution_time_ms\":124,\"memory_usage_mb\":18.5,"
+      "\"cpu_usage_percent\":46.0,\"created_files\":[{\"path\":\"plot.png\",\"size_bytes\":900,"
+      "\"mime_type\":\"image/png\",\"created_at\":\"2026-11-23T10:00:00.000Z\"}],"
+      "\"installed_packages\":[],\"security_validation\":{\"allowed\":true,\"risk_level\":\"Low\","
+      "\"blocked_operations\":[],\"warnings\":[],\"scan_duration_ms\":40},\"end\":\"exited\","
+      "\"performance_metrics\":{\"sandbox_setup_time_ms\":10,\"code_validation_time_ms\":40,"
+      "\"execution_time_ms\":124,\"result_processing_time_ms\":1,\"total_time_ms\":180}}\n",
+      (int) getpid (), c_input, (int) getpid (), c_input, (int) getpid (), ce_input,
+      (int) getpid (), ce_input);
+  SpActivityRun *run;
+
+  append (dir, "live.jsonl", lines);
+  sp_activity_model_poll (model);
+  g_assert_cmpuint (sp_activity_model_get_skipped (model), ==, 0);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 2);
+  run = sp_activity_model_find (model, "1-mcp-1");
+  g_assert_nonnull (run);
+  g_assert_cmpstr (sp_activity_run_get_language (run), ==, "c");
+  g_assert_cmpstr (sp_activity_run_get_source (run), ==, "int main (void) { return 3; }");
+  g_assert_false (sp_activity_run_is_running (run));
+  g_assert_cmpint (sp_activity_run_get_exit_code (run), ==, 3);
+  run = sp_activity_model_find (model, "1-mcp-2");
+  g_assert_nonnull (run);
+  g_assert_cmpstr (sp_activity_run_get_tool (run), ==, "code_execution");
+  g_assert_cmpstr (sp_activity_run_get_language (run), ==, "python");
+  g_assert_cmpstr (sp_activity_run_get_source (run), ==, "print(1)");
+  g_assert_false (sp_activity_run_is_running (run));
+  g_assert_cmpstr (sp_activity_run_get_end (run), ==, "exited");
+  g_assert_cmpint (sp_activity_run_get_exit_code (run), ==, 0);
+  g_assert_cmpint (sp_activity_run_get_duration_ms (run), ==, 124);
+  g_assert_cmpstr (sp_activity_run_get_files (run)[0], ==, "plot.png");
+  sp_test_remove_tree (dir);
+}
+
 /* Lines appended to the old file after the last read, then the rename,
  * then a new file: every run is there, in order. */
 /* The edit_and_execute run that explains a change of a file on disk
@@ -360,6 +420,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/activity/lines", test_lines);
+  g_test_add_func ("/activity/languages-and-code-execution", test_languages_and_code_execution);
   g_test_add_func ("/activity/rotation", test_rotation);
   g_test_add_func ("/activity/find-edit", test_find_edit);
   g_test_add_func ("/activity/format-time", test_format_time);
