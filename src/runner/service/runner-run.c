@@ -9,6 +9,7 @@
 
 #include "runner-engine-private.h"
 #include "runner-error.h"
+#include "runner-launch.h"
 #include "runner-prelude.h"
 #include "runner-prelude-cache.h"
 #include "runner-tree.h"
@@ -384,27 +385,6 @@ abandon (RunnerRun *run, int errsv)
   run->control_fd = -1;
 }
 
-/* The config's read-only directories (held by the engine, with their
- * ids) and this run's own (an install step's, the runner's own
- * directories: unchecked, id 0). */
-static char **
-run_read_only_dirs (RunnerRun *run, RunnerDirId **ids)
-{
-  char *const *common = run->engine->ro_dirs;
-  size_t a = sp_strv_length (common), b = sp_strv_length (run->extra_ro);
-  char **all = xcalloc (a + b + 1, sizeof *all);
-
-  *ids = xcalloc (a + b + 1, sizeof **ids);
-  for (size_t i = 0; i < a; i++)
-    {
-      all[i] = xstrdup (common[i]);
-      (*ids)[i] = run->engine->ro_ids[i];
-    }
-  for (size_t i = 0; i < b; i++)
-    all[a + i] = xstrdup (run->extra_ro[i]);
-  return all;
-}
-
 int
 _runner_run_start (RunnerRun *run)
 {
@@ -479,7 +459,6 @@ add_compiler_env (RunnerRun *run, char **envp)
 int
 _runner_run_spawn_step (RunnerRun *run)
 {
-  RunnerEngine *engine = run->engine;
   int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 };
   int ctl[2] = { -1, -1 }, status[2] = { -1, -1 };
 
@@ -524,72 +503,24 @@ _runner_run_spawn_step (RunnerRun *run)
     }
   if (run->isolated_python != NULL)
     argv = add_isolated_flag (argv);
-  RunnerDirId *read_only_ids = NULL;
-  char **read_only = run_read_only_dirs (run, &read_only_ids);
   char **envp = _runner_run_build_env (run);
   if (run->compiling)
     envp = add_compiler_env (run, envp);
-  cleanup_free char *root_dir = xasprintf ("%s/root", run->dir);
-  cleanup_free char *code_dir = xasprintf ("%s/code", run->dir);
-  cleanup_free char *tmp_dir = xasprintf ("%s/tmp", run->dir);
-  int64_t max_processes = engine->config.max_processes;
-  if (!engine->namespaces)
-    max_processes += runner_tree_count_processes (geteuid () == 0 ? RUNNER_SANDBOX_NOBODY
-                                                                      : geteuid ());
-  RunnerSandboxPlan plan = {
-    .namespaces = engine->namespaces,
-    .network = run->req.network,
-    .landlock_abi = engine->caps.landlock_abi,
-    .seccomp = _runner_engine_seccomp (engine, run->req.network),
-    .drop_to_nobody = geteuid () == 0,
-    .max_processes = max_processes,
-    .tmp_bytes = engine->config.disk_limit,
-    .root_dir = root_dir,
-    .work_dir = run->cwd,
-    /* The sandbox looks the working directory up again (it must, to bind
-     * or enter it) and refuses any other directory than the one held. */
-    .work_dev = run->cwd_dev,
-    .work_ino = run->cwd_ino,
-    .code_dir = code_dir,
-    .tmp_dir = tmp_dir,
-    .read_only_dirs = read_only,
-    .read_only_ids = read_only_ids,
-    /* A compiled language's build directory takes the environment's
-     * place: writable for the compile step only. The runner made it in
-     * the run's own directory; it has no checked id, so it is used by
-     * name (docs/security.md). */
-    .env_dir = run->build_dir ? run->build_dir : run->env.dir,
-    .env_writable = run->build_dir ? run->compiling : run->env_writable,
-    .env_id = { run->build_dir ? 0 : run->env.dev, run->build_dir ? 0 : run->env.ino },
-  };
-  RunnerSpawnSpec spec = {
-    .path = lang.path,
-    .argv = argv,
-    .envp = envp,
-    .cwd = engine->namespaces ? RUNNER_SANDBOX_WORK : run->cwd,
-    .sandbox = &plan,
-    .memory_bytes = run->req.memory_mib * 1024 * 1024,
-    /* CPU backstop one second past the wall limit, in case the timer
-     * cannot fire (a stopped runner); the wall limit normally wins. */
-    .cpu_seconds = (run->req.timeout_ms + 999) / 1000 + 1,
-    .file_size_bytes = engine->config.disk_limit,
-    .open_files = engine->config.open_files,
-    .stdin_fd = in[0],
-    .stdout_fd = out[1],
-    .stderr_fd = err[1],
-    .control_fd = ctl[0],
-    .status_fd = status[1],
-  };
+  RunnerLaunch launch;
+  _runner_launch_build (run, RUNNER_LAUNCH_STEP, lang.path, argv, envp, &launch);
+  RunnerSpawnSpec *spec = &launch.spec;
+  spec->stdin_fd = in[0];
+  spec->stdout_fd = out[1];
+  spec->stderr_fd = err[1];
+  spec->control_fd = ctl[0];
+  spec->status_fd = status[1];
 
   run->t_start_ns = now_ns ();
   /* The warm pool when it can serve the run (runner-warm-run.c), else cold. */
-  if (_runner_run_spawn_warm (run, &spec, argv, envp) != 0)
-    spawn_cold (run, &spec);
+  if (_runner_run_spawn_warm (run, spec, launch.argv, launch.envp) != 0)
+    spawn_cold (run, spec);
   int errsv = errno;
-  sp_strv_free (argv);
-  sp_strv_free (envp);
-  sp_strv_free (read_only);
-  free (read_only_ids);
+  _runner_launch_clear (&launch);
   close (in[0]);
   close (out[1]);
   close (err[1]);

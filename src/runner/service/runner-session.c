@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "runner-engine-private.h"
+#include "runner-launch.h"
 #include "runner-prelude.h"
 #include "runner-tree.h"
 
@@ -231,67 +232,33 @@ fork_interpreter (RunnerSession *s, RunnerRun *run, int devnull, int channel, in
     = engine->namespaces ? xstrdup (RUNNER_SANDBOX_CODE "/.sandpad/sandpad_session.py")
                          : xasprintf ("%s/code/.sandpad/sandpad_session.py", s->dir);
   char **argv = runner_lang_argv (run->lang, driver, NULL, run->req.memory_mib, false);
-  char **envp = _runner_run_build_env (run);
-  cleanup_free char *root_dir = xasprintf ("%s/root", s->dir);
-  cleanup_free char *code_dir = xasprintf ("%s/code", s->dir);
-  cleanup_free char *tmp_dir = xasprintf ("%s/tmp", s->dir);
-  int64_t max_processes = engine->config.max_processes;
-  if (!engine->namespaces)
-    max_processes += runner_tree_count_processes (_runner_engine_run_uid (engine));
-  RunnerSandboxPlan plan = {
-    .namespaces = engine->namespaces,
-    .network = run->req.network,
-    .landlock_abi = engine->caps.landlock_abi,
-    .seccomp = _runner_engine_seccomp (engine, run->req.network),
-    .drop_to_nobody = geteuid () == 0,
-    .max_processes = max_processes,
-    .tmp_bytes = engine->config.disk_limit,
-    .root_dir = root_dir,
-    .work_dir = s->cwd,
-    .work_dev = run->cwd_dev,
-    .work_ino = run->cwd_ino,
-    .code_dir = code_dir,
-    .tmp_dir = tmp_dir,
-    .read_only_dirs = engine->ro_dirs,
-    .read_only_ids = engine->ro_ids,
-  };
-  RunnerSpawnSpec spec = {
-    .path = run->lang->path,
-    .argv = argv,
-    .envp = envp,
-    .cwd = engine->namespaces ? RUNNER_SANDBOX_WORK : s->cwd,
-    .sandbox = &plan,
-    .memory_bytes = run->req.memory_mib * 1024 * 1024,
-    /* No CPU backstop: the session lives across runs; each run has its
-     * wall-clock limit, and an idle session is reaped. */
-    .cpu_seconds = 0,
-    .file_size_bytes = engine->config.disk_limit,
-    .open_files = engine->config.open_files,
-    .stdin_fd = devnull,
-    .stdout_fd = devnull,
-    .stderr_fd = devnull,
-    .control_fd = control,
-    .status_fd = status,
-    .extra_fds = { channel },
-    .n_extra_fds = 1,
-  };
+  RunnerLaunch launch;
+  _runner_launch_build (run, RUNNER_LAUNCH_INTERPRETER, run->lang->path, argv,
+                        _runner_run_build_env (run), &launch);
+  RunnerSpawnSpec *spec = &launch.spec;
+  spec->stdin_fd = devnull;
+  spec->stdout_fd = devnull;
+  spec->stderr_fd = devnull;
+  spec->control_fd = control;
+  spec->status_fd = status;
+  spec->extra_fds[0] = channel;
+  spec->n_extra_fds = 1;
 
   /* Named for the interpreter's directory (session-N), new each start. */
   int cgroup_fds[RUNNER_CGROUP_MAX_FDS];
   const char *base = strrchr (s->dir, '/');
-  if (_runner_engine_cgroup_create (engine, base != NULL ? base + 1 : s->dir, &spec, &s->cgroup,
+  if (_runner_engine_cgroup_create (engine, base != NULL ? base + 1 : s->dir, spec, &s->cgroup,
                                     cgroup_fds)
       == 0)
-    spec.cgroup_fds = cgroup_fds;
-  pid_t pid = runner_spawn (&spec);
+    spec->cgroup_fds = cgroup_fds;
+  pid_t pid = runner_spawn (spec);
   int errsv = errno;
-  for (int i = 0; spec.cgroup_fds != NULL && i < RUNNER_CGROUP_MAX_FDS; i++)
+  for (int i = 0; spec->cgroup_fds != NULL && i < RUNNER_CGROUP_MAX_FDS; i++)
     if (cgroup_fds[i] >= 0)
       close (cgroup_fds[i]);
   if (pid < 0)
     runner_cgroup_remove (&s->cgroup);
-  sp_strv_free (argv);
-  sp_strv_free (envp);
+  _runner_launch_clear (&launch);
   errno = errsv;
   return pid;
 }
