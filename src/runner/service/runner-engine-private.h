@@ -1,5 +1,6 @@
 /* runner-engine-private.h: state shared by runner-engine.c (queue,
- * dispatch, timers) and runner-run.c (one run's process and pipes). */
+ * dispatch, timers), runner-run.c (one run's directory, pipes and
+ * result) and the launchers that start its program (runner-launch.h). */
 #pragma once
 
 #include <sys/types.h>
@@ -10,6 +11,7 @@
 #include "runner-compile-cache.h"
 #include "runner-files.h"
 #include "runner-input-wait.h"
+#include "runner-launch.h"
 #include "runner-session.h"
 #include "runner-spawn.h"
 #include "runner-base.h"
@@ -108,6 +110,10 @@ struct RunnerRun
    * the run (keep_dir); whether this run started a fresh interpreter, and
    * why that interpreter ended with the run, if it did. */
   RunnerSession *session;
+  /* What starts and stops its program (runner-launch.h): the session's
+   * launcher for a session run, else warm, which becomes cold when the
+   * pool does not take the run. */
+  const RunnerLauncher *launcher;
   bool keep_dir;
   bool session_new;
   SpSessionEnd session_ended;
@@ -215,30 +221,14 @@ int _runner_compile_step_done (RunnerRun *run);
 /* Starts the run's current step in the sandbox (runner-run.c). */
 int _runner_run_spawn_step (RunnerRun *run);
 
+/* Cold and warm runs' start (their launchers'): the run's own directory
+ * (or the one it named, checked again), its snippet, then its first step. */
+int _runner_run_start_own (RunnerRun *run);
+
 /* runner-warm-run.c: the pool, when the config and this system allow it. */
 RunnerWarm *_runner_engine_warm_new (RunnerEngine *engine);
-/* 0 when the warm pool took the run, -1: run it cold. */
-int _runner_engine_cgroup_create (RunnerEngine *engine, const char *name,
-                                  const RunnerSpawnSpec *spec, RunnerRunCgroup *cgroup,
-                                  int fds[RUNNER_CGROUP_MAX_FDS]);
-int _runner_run_spawn_warm (RunnerRun *run, const RunnerSpawnSpec *spec, char *const *argv,
-                            char *const *envp);
-void _runner_run_release_warm (RunnerRun *run);
 
 /* runner-engine.c */
-/* What holds a run's memory, for its "memory:" layer: the per-process
- * rlimit and the tree watch always; then a cgroup, or the watch counting
- * its UNIX socket queues. */
-typedef enum
-{
-  RUNNER_MEMORY_TREE,
-  RUNNER_MEMORY_SOCKETS,
-  RUNNER_MEMORY_CGROUP,
-} RunnerMemoryLayer;
-
-/* What holds a session's interpreter's memory (a run of it has the same). */
-RunnerMemoryLayer _runner_session_memory_layer (const RunnerSession *session);
-
 /* Opens into *fd, unless open already, the sock_diag socket for a run or
  * session without a memory cgroup whose supervisor is pid: in its network
  * namespace (namespace mode without network), else the runner's own.

@@ -570,6 +570,7 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
   run->lang = lang;
   if (run->req.session != NULL)
     run->session = _runner_session_get (engine, &run->req);
+  run->launcher = run->session != NULL ? &_runner_launcher_session : &_runner_launcher_warm;
   run->init_pid = -1;
   run->control_fd = run->status_fd = run->stdin_fd = run->cwd_fd = run->diag_fd = -1;
   run->streams[0].fd = run->streams[1].fd = -1;

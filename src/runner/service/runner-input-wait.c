@@ -212,10 +212,7 @@ _runner_run_check_input (RunnerRun *run, int64_t now)
         run->limit = SP_LIMIT_INPUT_IDLE;
       /* A session's input() is interrupted first, as at its time limit,
        * so what the session holds may be kept. */
-      if (run->session != NULL)
-        _runner_session_deadline (run);
-      else
-        _runner_run_send_control (run, RUNNER_CTL_KILL);
+      run->launcher->deadline (run);
       return;
     }
   if (run->input_check_ns == 0 || now < run->input_check_ns)
@@ -226,7 +223,7 @@ _runner_run_check_input (RunnerRun *run, int64_t now)
    * once: not a wait. Nor once the run is being stopped. */
   bool waiting = false;
   struct stat st;
-  pid_t root = run->session != NULL ? _runner_session_pid (run) : run->init_pid;
+  pid_t root = run->launcher->tree_root (run);
   if (run->stdin_fd >= 0 && run->stdin_buf.len == 0 && run->cancel_stage == SP_CANCEL_NONE
       && run->limit == SP_LIMIT_NONE && root > 0 && fstat (run->stdin_fd, &st) == 0)
     waiting = runner_tree_waits_on_pipe (root, st.st_dev, st.st_ino);

@@ -128,3 +128,19 @@ _runner_launch_clear (RunnerLaunch *l)
   free (l->read_only_ids);
   memset (l, 0, sizeof *l);
 }
+
+/* Cgroups of a run's own (or a session's) where the runner can have
+ * them: its memory limit then also holds what the kernel keeps for it.
+ * The group's cap adds the private /tmp's (namespace mode), whose tmpfs
+ * pages are charged there too and are bounded by the disk cap already. */
+int
+_runner_engine_cgroup_create (RunnerEngine *engine, const char *name,
+                              const RunnerSpawnSpec *spec, RunnerRunCgroup *cgroup,
+                              int fds[RUNNER_CGROUP_MAX_FDS])
+{
+  int64_t bytes = spec->memory_bytes + (engine->namespaces ? spec->sandbox->tmp_bytes : 0);
+
+  return runner_cgroup_create (&engine->cgroups, name, bytes, engine->config.max_processes + 4,
+                               cgroup, fds);
+}
+

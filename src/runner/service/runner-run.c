@@ -302,39 +302,6 @@ write_code (RunnerRun *run)
   return 0;
 }
 
-/* Cgroups of a run's own (or a session's) where the runner can have
- * them: its memory limit then also holds what the kernel keeps for it.
- * The group's cap adds the private /tmp's (namespace mode), whose tmpfs
- * pages are charged there too and are bounded by the disk cap already. */
-int
-_runner_engine_cgroup_create (RunnerEngine *engine, const char *name,
-                              const RunnerSpawnSpec *spec, RunnerRunCgroup *cgroup,
-                              int fds[RUNNER_CGROUP_MAX_FDS])
-{
-  int64_t bytes = spec->memory_bytes + (engine->namespaces ? spec->sandbox->tmp_bytes : 0);
-
-  return runner_cgroup_create (&engine->cgroups, name, bytes, engine->config.max_processes + 4,
-                               cgroup, fds);
-}
-
-/* A cold run, in its cgroups where it can have them. */
-static void
-spawn_cold (RunnerRun *run, RunnerSpawnSpec *spec)
-{
-  cleanup_free char *name = xasprintf ("run-%llu", (unsigned long long) run->seq);
-  int fds[RUNNER_CGROUP_MAX_FDS];
-
-  if (_runner_engine_cgroup_create (run->engine, name, spec, &run->cgroup, fds) == 0)
-    spec->cgroup_fds = fds;
-  run->init_pid = runner_spawn (spec);
-  int errsv = errno;
-  for (int i = 0; i < RUNNER_CGROUP_MAX_FDS; i++)
-    if (spec->cgroup_fds != NULL && fds[i] >= 0)
-      close (fds[i]);
-  spec->cgroup_fds = NULL;
-  errno = errsv;
-}
-
 static void on_stream (void *data, int fd, uint32_t events);
 static void on_status (void *data, int fd, uint32_t events);
 static void on_stdin (void *data, int fd, uint32_t events);
@@ -356,11 +323,8 @@ emit_started (RunnerRun *run)
   ev->session = run->req.session;
   ev->session_new = run->session_new;
   ev->warm = run->warm;
-  RunnerMemoryLayer memory = run->session != NULL ? _runner_session_memory_layer (run->session)
-                             : run->cgroup.memory != NULL ? RUNNER_MEMORY_CGROUP
-                             : run->diag                  ? RUNNER_MEMORY_SOCKETS
-                                                          : RUNNER_MEMORY_TREE;
-  _runner_engine_sandbox_info (run->engine, run->req.network, memory, &ev->sandbox);
+  _runner_engine_sandbox_info (run->engine, run->req.network, run->launcher->memory_layer (run),
+                               &ev->sandbox);
   _runner_engine_emit (run->engine, &msg);
   sp_sandbox_info_clear (&ev->sandbox);
 }
@@ -400,8 +364,14 @@ _runner_run_start (RunnerRun *run)
       emit_failed (run, "%s", engine->refusal);
       return -1;
     }
-  if (run->session != NULL)
-    return _runner_session_run_start (run);
+  return run->launcher->start (run);
+}
+
+int
+_runner_run_start_own (RunnerRun *run)
+{
+  RunnerEngine *engine = run->engine;
+
   if (run->req.cwd != NULL && !run->cwd_trusted && recheck_cwd (run) != 0)
     return -1;
   if (make_dirs (run) != 0 || _runner_run_hold_cwd (run) != 0 || write_code (run) != 0
@@ -516,9 +486,9 @@ _runner_run_spawn_step (RunnerRun *run)
   spec->status_fd = status[1];
 
   run->t_start_ns = now_ns ();
-  /* The warm pool when it can serve the run (runner-warm-run.c), else cold. */
-  if (_runner_run_spawn_warm (run, spec, launch.argv, launch.envp) != 0)
-    spawn_cold (run, spec);
+  /* The warm pool when it can serve the run, else cold (the warm
+   * launcher hands the run to the cold one). */
+  int rc = run->launcher->spawn (run, &launch);
   int errsv = errno;
   _runner_launch_clear (&launch);
   close (in[0]);
@@ -534,7 +504,7 @@ _runner_run_spawn_step (RunnerRun *run)
   if (run->warm && run->pidfd_watch == NULL)
     _runner_run_send_control (run, RUNNER_CTL_KILL);
 
-  if (!run->warm && run->init_pid < 0)
+  if (rc != 0)
     {
       emit_failed (run, "cannot fork: %s", strerror (errsv));
       return -1;
@@ -596,18 +566,7 @@ _runner_run_attach (RunnerRun *run)
 void
 _runner_run_send_control (RunnerRun *run, char cmd)
 {
-  if (run->session != NULL)
-    {
-      _runner_session_control (run, cmd);
-      return;
-    }
-  /* A full or closed pipe means init is already finishing; either way
-   * there is nothing more to tell it. */
-  if (run->control_fd >= 0 && write (run->control_fd, &cmd, 1) < 0 && errno == EPIPE)
-    {
-      close (run->control_fd);
-      run->control_fd = -1;
-    }
+  run->launcher->control (run, cmd);
 }
 
 void
@@ -982,11 +941,9 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
       run->deadline_ns = 0;
       if (run->limit == SP_LIMIT_NONE)
         run->limit = SP_LIMIT_TIME;
-      /* A session is interrupted first: its state may be worth keeping. */
-      if (run->session != NULL)
-        _runner_session_deadline (run);
-      else
-        _runner_run_send_control (run, RUNNER_CTL_KILL);
+      /* Killed; a session's is interrupted first: its state may be
+       * worth keeping. */
+      run->launcher->deadline (run);
     }
   check_memory (run, now);
   if (run->cancel_next_ns > 0 && now >= run->cancel_next_ns)
@@ -1254,9 +1211,7 @@ _runner_run_free (RunnerRun *run)
   if (run->control_fd >= 0)
     close (run->control_fd);
   /* Without the control pipe the run init kills the tree and exits. */
-  _runner_run_release_warm (run);
-  if (!run->warm && run->init_pid > 0 && !run->init_reaped)
-    _runner_engine_leave_init (run->engine, run->init_pid, &run->cgroup);
+  run->launcher->release (run);
   if (run->dir != NULL && !run->keep_dir)
     remove_tree (run->dir);
   buf_clear (&run->stdin_buf);

@@ -402,8 +402,10 @@ send_run (RunnerSession *s, const char *dir, int in, int out, int err)
   return send_with_fds (s->channel_fd, dir, strlen (dir), fds, 3);
 }
 
-int
-_runner_session_run_start (RunnerRun *run)
+/* The session launcher's start: the interpreter if none runs (built by
+ * the same plan builder as any run), then the snippet. */
+static int
+session_start (RunnerRun *run)
 {
   RunnerSession *s = run->session;
   int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 };
@@ -485,8 +487,8 @@ _runner_session_run_start (RunnerRun *run)
   return _runner_run_attach (run);
 }
 
-void
-_runner_session_control (RunnerRun *run, char cmd)
+static void
+session_control (RunnerRun *run, char cmd)
 {
   RunnerSession *s = run->session;
 
@@ -505,8 +507,10 @@ _runner_session_control (RunnerRun *run, char cmd)
                                                          : SP_SESSION_END_EXITED);
 }
 
-void
-_runner_session_deadline (RunnerRun *run)
+/* The run passed its time: interrupt it, kill the session after the
+ * cancel grace if the driver does not answer. */
+static void
+session_deadline (RunnerRun *run)
 {
   RunnerSession *s = run->session;
 
@@ -516,8 +520,9 @@ _runner_session_deadline (RunnerRun *run)
   s->kill_at_ns = now_ns () + s->engine->config.cancel_grace_ms * INT64_C (1000000);
 }
 
-pid_t
-_runner_session_pid (RunnerRun *run)
+/* The session's tree root (its run init), or -1 when no interpreter runs. */
+static pid_t
+session_tree_root (RunnerRun *run)
 {
   return run->session != NULL && alive (run->session) ? run->session->init_pid : -1;
 }
@@ -942,13 +947,37 @@ _runner_session_free_all (RunnerEngine *engine)
     }
 }
 
-RunnerMemoryLayer
-_runner_session_memory_layer (const RunnerSession *s)
+/* What holds the interpreter's memory (a run of it has the same). */
+static RunnerMemoryLayer
+session_memory_layer (RunnerRun *run)
 {
+  RunnerSession *s = run->session;
+
+  if (s == NULL)
+    return RUNNER_MEMORY_TREE;
   return s->cgroup.memory != NULL ? RUNNER_MEMORY_CGROUP
          : s->diag                ? RUNNER_MEMORY_SOCKETS
                                   : RUNNER_MEMORY_TREE;
 }
+
+/* A run of a session holds nothing of the interpreter's: the session
+ * outlives it. */
+static void
+session_release (RunnerRun *run)
+{
+  (void) run;
+}
+
+const RunnerLauncher _runner_launcher_session = {
+  .name = "session",
+  .start = session_start,
+  .spawn = NULL,
+  .control = session_control,
+  .deadline = session_deadline,
+  .tree_root = session_tree_root,
+  .memory_layer = session_memory_layer,
+  .release = session_release,
+};
 
 char **
 _runner_session_names (RunnerEngine *engine)
