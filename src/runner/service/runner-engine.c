@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "config.h"
-#include "runner-engine-private.h"
+#include "runner-run-private.h"
 #include "runner-sockets.h"
 #include "runner-seccomp.h"
 
@@ -435,6 +435,15 @@ uid_t
 _runner_engine_run_uid (RunnerEngine *engine)
 {
   return geteuid () == 0 ? RUNNER_SANDBOX_NOBODY : geteuid ();
+}
+
+bool
+_runner_engine_run_ended (RunnerEngine *engine, const char *id)
+{
+  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+    if (strcmp (run->req.id, id) == 0)
+      return run->state == RUN_FINISHED;
+  return true;
 }
 
 int

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "runner-base.h"
-#include "runner-engine-private.h"
+#include "runner-run-private.h"
 #include "runner-spawn.h"
 
 #define INPUT_POLL_NS (100 * INT64_C (1000000))

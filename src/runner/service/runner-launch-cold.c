@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "runner-engine-private.h"
+#include "runner-run-private.h"
 #include "runner-launch.h"
 
 static int

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runner-engine-private.h"
+#include "runner-run-private.h"
 #include "runner-launch.h"
 #include "runner-tree.h"
 

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "runner-engine-private.h"
+#include "runner-run-private.h"
 #include "runner-error.h"
 #include "runner-launch.h"
 #include "runner-prelude.h"

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "runner-engine-private.h"
+#include "runner-run-private.h"
 #include "runner-launch.h"
 #include "runner-prelude.h"
 #include "runner-tree.h"

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 
 #include "config.h"
-#include "runner-engine-private.h"
+#include "runner-run-private.h"
 #include "runner-plan.h"
 
 /* Variables that shape python3's start or the imports the parent already
