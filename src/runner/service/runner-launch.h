@@ -24,7 +24,6 @@
 
 typedef struct RunnerRun RunnerRun;
 
-
 /* What holds a run's memory, for its "memory:" layer: the per-process
  * rlimit and the tree watch always; then a cgroup, or the watch counting
  * its UNIX socket queues. */
