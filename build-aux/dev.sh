@@ -29,7 +29,7 @@ build_deps=(meson ninja-build pkg-config gcc libc6-dev libjansson-dev libseccomp
 run_deps=(python3 python3-numpy python3-matplotlib python3-pandas python3-venv nodejs bash coreutils
   gcc g++ libc6-dev rustc golang-go esbuild ruby)
 test_deps=(hyperfine desktop-file-utils appstream librsvg2-bin xvfb xauth dbus bubblewrap util-linux
-  fonts-dejavu-core libxtst-dev clang-14 libclang-rt-14-dev passwd acl
+  fonts-dejavu-core libxtst-dev clang-14 libclang-rt-14-dev clang-format-14 passwd acl
   python3-pip python3-setuptools python3-wheel debootstrap)
 
 as_root() {

@@ -35,10 +35,11 @@ log() { echo "trixie.sh: $*" >&2; }
 why=""
 
 # Debian 12 names that trixie spells otherwise or does not need. The
-# fuzzers (clang) run once, on the host; debootstrap makes this root.
+# fuzzers (clang) run once, on the host; debootstrap makes this root; the
+# format check is pinned to Debian 12's clang-format (it skips here).
 trixie_name() {
   case $1 in
-    clang-14 | libclang-rt-14-dev | debootstrap) ;;
+    clang-14 | libclang-rt-14-dev | clang-format-14 | debootstrap) ;;
     *) echo "$1" ;;
   esac
 }

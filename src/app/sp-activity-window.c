@@ -14,6 +14,7 @@
 
 #include "sp-activity-window.h"
 #include "sp-traceback.h"
+#include "sp-visible-text.h"
 
 struct _SpActivityWindow
 {
@@ -61,7 +62,9 @@ update_row (GtkLabel *label, SpActivityRun *run)
                                                               : "?",
                                            what, how);
 
-  gtk_label_set_text (label, text);
+  g_autofree char *shown = sp_visible_text_escape (text, -1, NULL);
+
+  gtk_label_set_text (label, shown);
   if (sp_activity_run_is_running (run) || sp_activity_run_get_exit_code (run) == 0)
     gtk_widget_remove_css_class (GTK_WIDGET (label), "error");
   else
@@ -85,16 +88,59 @@ create_row (gpointer item, gpointer user_data)
   return label;
 }
 
+/* Inserts text at at with tag and tag2 (either NULL), each character
+ * that would hide or reorder text (a bidi override in an assistant's
+ * code, a zero-width space in a run's output) shown as its code point in
+ * a style of its own (sp-visible-text.h): the pane shows what the journal
+ * holds, never a line that reads as something else. */
+static void
+insert_visible (GtkTextBuffer *buffer, GtkTextIter *at, const char *text, gssize len,
+                const char *tag, const char *tag2)
+{
+  g_autoptr (GArray) spans = NULL;
+  g_autofree char *shown = NULL;
+  int start_offset;
+  gsize from = 0;
+  glong offset;
+
+  if (!sp_visible_text_has_hidden (text, len))
+    {
+      if (tag != NULL)
+        gtk_text_buffer_insert_with_tags_by_name (buffer, at, text, (int) len, tag, tag2, NULL);
+      else
+        gtk_text_buffer_insert (buffer, at, text, (int) len);
+      return;
+    }
+  spans = g_array_new (FALSE, FALSE, sizeof (SpVisibleSpan));
+  shown = sp_visible_text_escape (text, len, spans);
+  start_offset = gtk_text_iter_get_offset (at);
+  if (tag != NULL)
+    gtk_text_buffer_insert_with_tags_by_name (buffer, at, shown, -1, tag, tag2, NULL);
+  else
+    gtk_text_buffer_insert (buffer, at, shown, -1);
+  offset = start_offset;
+  for (guint i = 0; i < spans->len; i++)
+    {
+      const SpVisibleSpan *span = &g_array_index (spans, SpVisibleSpan, i);
+      GtkTextIter a, b;
+
+      offset += g_utf8_pointer_to_offset (shown + from, shown + span->start);
+      from = span->end;
+      gtk_text_buffer_get_iter_at_offset (buffer, &a, (int) offset);
+      /* An escape is ASCII: as many characters as bytes. */
+      offset += (glong) (span->end - span->start);
+      gtk_text_buffer_get_iter_at_offset (buffer, &b, (int) offset);
+      gtk_text_buffer_apply_tag_by_name (buffer, "hidden-char", &a, &b);
+    }
+}
+
 static void
 append_tagged (GtkTextBuffer *buffer, const char *text, const char *tag)
 {
   GtkTextIter end;
 
   gtk_text_buffer_get_end_iter (buffer, &end);
-  if (tag != NULL)
-    gtk_text_buffer_insert_with_tags_by_name (buffer, &end, text, -1, tag, NULL);
-  else
-    gtk_text_buffer_insert (buffer, &end, text, -1);
+  insert_visible (buffer, &end, text, -1, tag, NULL);
 }
 
 /* After the output, once the run has ended: its error and its files. */
@@ -144,7 +190,7 @@ insert_diff (SpActivityWindow *self, SpActivityRun *run)
         kind = "diff:added-line";
       else if (line[0] == '-')
         kind = "diff:removed-line";
-      gtk_text_buffer_insert_with_tags_by_name (buffer, &at, line, (int) len, "code", kind, NULL);
+      insert_visible (buffer, &at, line, (gssize) len, "code", kind);
       line += len;
     }
   gtk_text_buffer_insert (buffer, &at, "\n", -1);
@@ -232,7 +278,10 @@ refresh (SpActivityWindow *self)
                                           : _("a private directory"),
       when ? when : "");
   }
-  gtk_label_set_text (self->title, title);
+  {
+    g_autofree char *shown = sp_visible_text_escape (title, -1, NULL);
+    gtk_label_set_text (self->title, shown);
+  }
   show_state (self, run);
 
   append_tagged (buffer, sp_activity_run_get_source (run) ? sp_activity_run_get_source (run) : "",
@@ -462,6 +511,8 @@ sp_activity_window_init (SpActivityWindow *self)
                               NULL);
   gtk_text_buffer_create_tag (buffer, "stderr", "foreground", "#c01c28", NULL);
   gtk_text_buffer_create_tag (buffer, "file", "style", PANGO_STYLE_ITALIC, NULL);
+  gtk_text_buffer_create_tag (buffer, "hidden-char", "underline", PANGO_UNDERLINE_ERROR, "style",
+                              PANGO_STYLE_ITALIC, NULL);
   update_diff_colours (self);
   g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
                            G_CALLBACK (update_diff_colours), self, G_CONNECT_SWAPPED);

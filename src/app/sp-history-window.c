@@ -4,7 +4,11 @@
  * row of the run's kept plots under it and two buttons, all filled from the
  * store when it opens. The plots are the store's files, decoded the way the
  * panel decodes a run's (sp-image-texture.h: in the sandboxed helper, never
- * in this process): a kept image is still the program's output. */
+ * in this process): a kept image is still the program's output. A row of
+ * a run that kept an image has a thumbnail of its first, decoded the same
+ * way (shrunk by the helper), one at a time and only once its row has been
+ * scrolled into view: a history of 200 plotting runs starts no helper for
+ * the rows nobody looks at. */
 #define G_LOG_DOMAIN "sp-history-window"
 
 #include "config.h"
@@ -12,9 +16,16 @@
 #include <glib/gi18n.h>
 
 #include "sp-history-window.h"
+#include "sp-image-decode.h"
 #include "sp-image-texture.h"
 #include "sp-output-item.h"
 #include "sp-visible-text.h"
+
+/* A row's thumbnail: shown this high, decoded at twice that so that it
+ * stays sharp at a scale of 2. */
+#define THUMBNAIL_HEIGHT 48
+#define THUMBNAIL_DECODE_SIDE (2 * THUMBNAIL_HEIGHT)
+#define THUMBNAIL_PATH "sp-thumbnail-path"
 
 struct _SpHistoryWindow
 {
@@ -34,6 +45,10 @@ struct _SpHistoryWindow
   GPtrArray *runs; /* of SpRunRecord, oldest first */
   GCancellable *decoding; /* the shown run's images */
   GCancellable *comparing; /* "Changes since last run", in a worker thread */
+  GtkWidget *list_scroller;
+  GCancellable *thumbnails; /* the rows' thumbnails, one decode at a time */
+  GtkPicture *decoding_thumbnail; /* the one being decoded, or NULL */
+  guint thumbnail_idle;
 };
 
 enum
@@ -230,6 +245,9 @@ show_run (SpHistoryWindow *self)
     }
   show_plots (self, run);
   g_string_append_printf (text, "%s\n", run->end);
+  if (run->tool != NULL)
+    /* TRANSLATORS: %s is the assistant's tool, "edit_and_execute" */
+    g_string_append_printf (text, _("Run by an assistant (%s)\n"), run->tool);
   if (run->error != NULL)
     g_string_append_printf (text, _("Error: %s\n"), run->error);
   for (guint i = 0; run->files != NULL && run->files[i] != NULL; i++)
@@ -237,6 +255,12 @@ show_run (SpHistoryWindow *self)
   g_string_append_printf (text, _("\n── Code (%s) ──\n%s"), run->language, run->code);
   if (!g_str_has_suffix (run->code, "\n"))
     g_string_append_c (text, '\n');
+  if (run->diff != NULL && *run->diff != '\0')
+    {
+      g_string_append_printf (text, _("\n── The assistant's edit ──\n%s"), run->diff);
+      if (!g_str_has_suffix (run->diff, "\n"))
+        g_string_append_c (text, '\n');
+    }
   g_string_append_printf (text, _("\n── stdout ──\n%s"), run->stdout_text);
   if (*run->stderr_text != '\0')
     g_string_append_printf (text, _("\n── stderr ──\n%s"), run->stderr_text);
@@ -355,6 +379,145 @@ run_time (SpRunRecord *run)
 /* A row: when, how long, and what sets the run apart from the one before
  * (every run "Exited with code 0" told nothing); how it ended is the
  * tooltip, and a failed run is in the error colour. */
+static GtkLabel *
+row_label (GtkListBoxRow *row)
+{
+  GtkWidget *child = gtk_list_box_row_get_child (row);
+
+  return GTK_LABEL (GTK_IS_BOX (child) ? gtk_widget_get_first_child (child) : child);
+}
+
+static GtkPicture *
+row_thumbnail (GtkListBoxRow *row)
+{
+  GtkWidget *child = gtk_list_box_row_get_child (row);
+  GtkWidget *last = child != NULL && GTK_IS_BOX (child) ? gtk_widget_get_last_child (child) : NULL;
+
+  return last != NULL && GTK_IS_PICTURE (last) ? GTK_PICTURE (last) : NULL;
+}
+
+/* Whether any of the row is inside the list's viewport now. */
+static gboolean
+row_in_view (SpHistoryWindow *self, GtkWidget *row)
+{
+  graphene_rect_t bounds;
+  int height = gtk_widget_get_height (self->list_scroller);
+
+  if (!gtk_widget_get_mapped (row) || height <= 0
+      || !gtk_widget_compute_bounds (row, self->list_scroller, &bounds))
+    return FALSE;
+  return bounds.origin.y + bounds.size.height > 0 && bounds.origin.y < height;
+}
+
+static void load_thumbnails (SpHistoryWindow *self);
+
+static void
+on_thumbnail_decoded (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (SpHistoryWindow) self = user_data;
+  g_autoptr (SpDecodedImage) image = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GtkPicture) picture = NULL;
+
+  image = sp_image_decode_finish (result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  picture = g_steal_pointer (&self->decoding_thumbnail);
+  if (image != NULL)
+    {
+      g_autoptr (GdkTexture) texture = sp_image_texture_new (image);
+      gtk_picture_set_paintable (picture, GDK_PAINTABLE (texture));
+    }
+  else
+    {
+      /* The row keeps its text; the picture says why it is empty. */
+      g_debug ("no thumbnail: %s", error->message);
+      gtk_widget_set_tooltip_text (GTK_WIDGET (picture), error->message);
+    }
+  load_thumbnails (self);
+}
+
+/* Starts the decode of the first thumbnail in view that has none yet,
+ * unless one is being decoded: one helper at a time, and only for the
+ * rows a person can see. */
+static void
+load_thumbnails (SpHistoryWindow *self)
+{
+  GtkListBoxRow *row;
+
+  if (self->decoding_thumbnail != NULL || self->list == NULL)
+    return;
+  for (int i = 0; (row = gtk_list_box_get_row_at_index (self->list, i)) != NULL; i++)
+    {
+      GtkPicture *picture = row_thumbnail (row);
+      const char *path;
+      g_autofree char *dir = NULL;
+      g_autofree char *name = NULL;
+
+      if (picture == NULL || (path = g_object_get_data (G_OBJECT (picture), THUMBNAIL_PATH)) == NULL
+          || !row_in_view (self, GTK_WIDGET (row)))
+        continue;
+      dir = g_path_get_dirname (path);
+      name = g_path_get_basename (path);
+      /* Asked for once: a failure is not retried at each scroll. */
+      g_object_set_data (G_OBJECT (picture), THUMBNAIL_PATH, NULL);
+      self->decoding_thumbnail = g_object_ref (picture);
+      if (self->thumbnails == NULL)
+        self->thumbnails = g_cancellable_new ();
+      sp_image_decode_scaled_async (dir, name, THUMBNAIL_DECODE_SIDE, NULL, 0, self->thumbnails,
+                                    on_thumbnail_decoded, g_object_ref (self));
+      return;
+    }
+}
+
+static gboolean
+load_thumbnails_idle (gpointer data)
+{
+  SpHistoryWindow *self = data;
+
+  self->thumbnail_idle = 0;
+  load_thumbnails (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* Scrolled, resized or refilled: looked at once the layout settled. */
+static void
+queue_load_thumbnails (SpHistoryWindow *self)
+{
+  if (self->thumbnail_idle == 0)
+    self->thumbnail_idle = g_idle_add_full (G_PRIORITY_LOW, load_thumbnails_idle, self, NULL);
+}
+
+/* The run's first kept image as a thumbnail at the row's end, to be
+ * decoded when the row comes into view (its file's path is kept on the
+ * picture until then); the label alone for a run that kept none. */
+static GtkWidget *
+with_thumbnail (SpRunRecord *run, GtkWidget *label)
+{
+  GtkWidget *box, *picture;
+  SpRunImage *image = NULL;
+
+  for (guint i = 0; i < run->images->len && image == NULL; i++)
+    if (((SpRunImage *) g_ptr_array_index (run->images, i))->path != NULL)
+      image = g_ptr_array_index (run->images, i);
+  if (image == NULL)
+    return label;
+  box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  picture = gtk_picture_new ();
+  gtk_picture_set_can_shrink (GTK_PICTURE (picture), TRUE);
+  gtk_picture_set_content_fit (GTK_PICTURE (picture), GTK_CONTENT_FIT_CONTAIN);
+  gtk_picture_set_alternative_text (GTK_PICTURE (picture), image->name);
+  gtk_widget_set_size_request (picture, THUMBNAIL_HEIGHT * 4 / 3, THUMBNAIL_HEIGHT);
+  gtk_widget_set_valign (picture, GTK_ALIGN_CENTER);
+  gtk_widget_set_margin_end (picture, 8);
+  gtk_widget_add_css_class (picture, "sp-history-thumbnail");
+  g_object_set_data_full (G_OBJECT (picture), THUMBNAIL_PATH, g_strdup (image->path), g_free);
+  gtk_widget_set_hexpand (label, TRUE);
+  gtk_box_append (GTK_BOX (box), label);
+  gtk_box_append (GTK_BOX (box), picture);
+  return box;
+}
+
 static GtkWidget *
 make_row (SpRunRecord *run, SpRunRecord *previous)
 {
@@ -366,7 +529,16 @@ make_row (SpRunRecord *run, SpRunRecord *previous)
 
   /* TRANSLATORS: a run in the history: date and time, seconds it took, then
    * on a line of its own what changed ("Code: x = 2") */
-  line = g_strdup_printf (_("%s · %.2f s\n%s"), time, run->duration_ms / 1000.0, shown);
+  if (run->tool != NULL)
+    {
+      g_autofree char *tool = sp_visible_text_escape (run->tool, -1, NULL);
+      /* TRANSLATORS: as above, for a run an assistant made through
+       * sandpad-mcp; the last %s is its tool ("edit_and_execute") */
+      line = g_strdup_printf (_("%s · %.2f s · by an assistant (%s)\n%s"), time,
+                              run->duration_ms / 1000.0, tool, shown);
+    }
+  else
+    line = g_strdup_printf (_("%s · %.2f s\n%s"), time, run->duration_ms / 1000.0, shown);
   label = gtk_label_new (line);
   gtk_widget_set_tooltip_text (label, run->end);
   gtk_label_set_xalign (GTK_LABEL (label), 0);
@@ -377,7 +549,9 @@ make_row (SpRunRecord *run, SpRunRecord *previous)
   gtk_widget_set_margin_bottom (label, 6);
   if (!run->succeeded)
     gtk_widget_add_css_class (label, "error");
-  return label;
+  if (run->tool != NULL)
+    gtk_widget_add_css_class (label, "sp-assistant-run");
+  return with_thumbnail (run, label);
 }
 
 static void
@@ -392,6 +566,11 @@ sp_history_window_dispose (GObject *object)
   if (self->decoding != NULL)
     g_cancellable_cancel (self->decoding);
   g_clear_object (&self->decoding);
+  if (self->thumbnails != NULL)
+    g_cancellable_cancel (self->thumbnails);
+  g_clear_object (&self->thumbnails);
+  g_clear_object (&self->decoding_thumbnail);
+  g_clear_handle_id (&self->thumbnail_idle, g_source_remove);
   stop_comparing (self);
   g_clear_pointer (&self->runs, g_ptr_array_unref);
   g_clear_object (&self->run_names);
@@ -466,7 +645,17 @@ sp_history_window_init (SpHistoryWindow *self)
   gtk_list_box_set_selection_mode (self->list, GTK_SELECTION_BROWSE);
   gtk_widget_add_css_class (GTK_WIDGET (self->list), "navigation-sidebar");
   g_signal_connect_object (self->list, "row-selected", G_CALLBACK (on_row_selected), self, 0);
-  gtk_paned_set_start_child (GTK_PANED (paned), scrolled (GTK_WIDGET (self->list)));
+  self->list_scroller = scrolled (GTK_WIDGET (self->list));
+  {
+    GtkAdjustment *adjustment
+      = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (self->list_scroller));
+    /* value: scrolled; changed: laid out or resized (rows come into view) */
+    g_signal_connect_object (adjustment, "value-changed", G_CALLBACK (queue_load_thumbnails),
+                             self, G_CONNECT_SWAPPED);
+    g_signal_connect_object (adjustment, "changed", G_CALLBACK (queue_load_thumbnails), self,
+                             G_CONNECT_SWAPPED);
+  }
+  gtk_paned_set_start_child (GTK_PANED (paned), self->list_scroller);
   gtk_paned_set_position (GTK_PANED (paned), 340);
 
   self->text_view = GTK_TEXT_VIEW (gtk_text_view_new ());
@@ -534,6 +723,7 @@ sp_history_window_new (GtkWindow *parent, SpRunHistory *history, const char *key
   else
     sp_history_window_select (self, 0);
   show_run (self);
+  queue_load_thumbnails (self);
   return self;
 }
 
@@ -587,6 +777,7 @@ sp_history_window_add_run (SpHistoryWindow *self, const SpRunRecord *record)
   }
   sp_history_window_select (self, 0);
   show_run (self);
+  queue_load_thumbnails (self);
 }
 
 char *
@@ -598,5 +789,19 @@ sp_history_window_get_row_text (SpHistoryWindow *self, guint index)
   row = gtk_list_box_get_row_at_index (self->list, (int) index);
   if (row == NULL)
     return NULL;
-  return g_strdup (gtk_label_get_text (GTK_LABEL (gtk_list_box_row_get_child (row))));
+  return g_strdup (gtk_label_get_text (row_label (row)));
+}
+
+GdkPaintable *
+sp_history_window_get_row_thumbnail (SpHistoryWindow *self, guint index, gboolean *has)
+{
+  GtkListBoxRow *row;
+  GtkPicture *picture;
+
+  g_return_val_if_fail (SP_IS_HISTORY_WINDOW (self), NULL);
+  row = gtk_list_box_get_row_at_index (self->list, (int) index);
+  picture = row != NULL ? row_thumbnail (row) : NULL;
+  if (has != NULL)
+    *has = picture != NULL;
+  return picture != NULL ? gtk_picture_get_paintable (picture) : NULL;
 }

@@ -1,7 +1,9 @@
 /* sp-history-window.h: the runs of one file, and what changed between them.
  *
  * A list of the file's runs (newest first: time, duration, and the first
- * line of code or output that changed since the run before); the selected
+ * line of code or output that changed since the run before, and a
+ * thumbnail of the run's first plot, decoded as its row comes into
+ * view); the selected
  * run's code and output beside it, or with "Changes since last run" its
  * difference from the run before it (code, stdout and stderr line by line,
  * and what happened to the error), or with Compare from any run chosen in
@@ -35,6 +37,11 @@ void sp_history_window_compare_with (SpHistoryWindow *self, guint index);
 /* The text of the list's row index places from the newest (for tests). */
 char *sp_history_window_get_row_text (SpHistoryWindow *self, guint index);
 guint sp_history_window_get_n_runs (SpHistoryWindow *self);
+/* The thumbnail of the row index places from the newest, once decoded
+ * (NULL before, or for a run that kept no image); *has (may be NULL):
+ * whether the row has a place for one (for tests). */
+GdkPaintable *sp_history_window_get_row_thumbnail (SpHistoryWindow *self, guint index,
+                                                  gboolean *has);
 /* A run that just ended: listed first and selected. */
 void sp_history_window_add_run (SpHistoryWindow *self, const SpRunRecord *record);
 /* What the text pane shows now (for tests and copying). */

@@ -107,9 +107,13 @@ void
 sp_image_texture_decode_item_async (SpOutputItem *item, GCancellable *cancellable,
                                     GAsyncReadyCallback callback, gpointer user_data)
 {
-  /* A run's image by its directory and name's bytes; one of the history's
-   * own files by its path there. */
-  if (sp_output_item_get_name (item) != NULL)
+  /* A run's image by its directory and name's bytes; a display result
+   * from the bytes the item holds; one of the history's own files by its
+   * path there. */
+  if (sp_output_item_get_bytes (item) != NULL)
+    sp_image_decode_bytes_scaled_async (sp_output_item_get_bytes (item), SP_IMAGE_DISPLAY_MAX_SIDE,
+                                        NULL, 0, cancellable, callback, user_data);
+  else if (sp_output_item_get_name (item) != NULL)
     sp_image_decode_scaled_async (sp_output_item_get_dir (item), sp_output_item_get_name (item),
                                   SP_IMAGE_DISPLAY_MAX_SIDE, NULL, 0, cancellable, callback,
                                   user_data);

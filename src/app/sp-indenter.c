@@ -2,8 +2,8 @@
  * Enter (where the new line starts) and on a closing bracket typed at the
  * start of a line (back to the opener's indent); the buffer's language
  * picks the rules, and the view's indent width and spaces-or-tabs are
- * used as set. Tab and Shift+Tab on a selection are the view's own
- * indent-on-tab. */
+ * used as set. Tab and Shift+Tab on a selection are sp-tab-indent.c's,
+ * the view's own indent-on-tab without losing the selection. */
 #define G_LOG_DOMAIN "sp-indenter"
 
 #include "config.h"
@@ -67,6 +67,27 @@ starts_line (const GtkTextIter *location)
   return TRUE;
 }
 
+/* Whether the closing bracket keyval is, or is about to be, the first
+ * thing on the cursor's line. Read from the buffer as it is now, never
+ * from the iter the view passes: GtkSourceView 5.11.1 and later (commit
+ * a714cd8e) hand the key to the input method first, which inserts the
+ * bracket, and only then ask with the iter taken before that insertion,
+ * an iter GTK warns of as invalid when read. So the bracket may already
+ * be just before the cursor (5.11.1 and later), or not yet typed (5.6). */
+static gboolean
+closer_starts_line (GtkSourceView *view, guint keyval)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
+  GtkTextIter cursor;
+
+  gtk_text_buffer_get_iter_at_mark (buffer, &cursor, gtk_text_buffer_get_insert (buffer));
+  if (starts_line (&cursor))
+    return TRUE;
+  return gtk_text_iter_backward_char (&cursor)
+         && gtk_text_iter_get_char (&cursor) == gdk_keyval_to_unicode (keyval)
+         && starts_line (&cursor);
+}
+
 static gboolean
 sp_indenter_is_trigger (GtkSourceIndenter *indenter, GtkSourceView *view,
                         const GtkTextIter *location, GdkModifierType state, guint keyval)
@@ -75,7 +96,8 @@ sp_indenter_is_trigger (GtkSourceIndenter *indenter, GtkSourceView *view,
     return FALSE;
   if (keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter)
     return TRUE;
-  return is_closer (keyval) && view_language (view) != SP_INDENT_OTHER && starts_line (location);
+  return is_closer (keyval) && view_language (view) != SP_INDENT_OTHER
+         && closer_starts_line (view, keyval);
 }
 
 /* The text from CONTEXT_LINES back to end (a line start). */

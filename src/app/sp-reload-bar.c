@@ -112,7 +112,7 @@ sp_reload_bar_dispose (GObject *object)
 {
   SpReloadBar *self = SP_RELOAD_BAR (object);
 
-  g_clear_pointer ((GtkWidget **) &self->revealer, gtk_widget_unparent);
+  gtk_widget_dispose_template (GTK_WIDGET (self), SP_TYPE_RELOAD_BAR);
   g_clear_pointer (&self->kind, g_free);
   G_OBJECT_CLASS (sp_reload_bar_parent_class)->dispose (object);
 }
@@ -132,30 +132,20 @@ sp_reload_bar_class_init (SpReloadBarClass *klass)
 
   signals[RESPONSE] = g_signal_new ("response", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                     NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/sandpad/Sandpad/sp-reload-bar.ui");
+  gtk_widget_class_bind_template_child (widget_class, SpReloadBar, revealer);
+  gtk_widget_class_bind_template_child (widget_class, SpReloadBar, box);
+  gtk_widget_class_bind_template_child (widget_class, SpReloadBar, icon);
+  gtk_widget_class_bind_template_child (widget_class, SpReloadBar, label);
+  gtk_widget_class_bind_template_child (widget_class, SpReloadBar, buttons);
 }
 
 static void
 sp_reload_bar_init (SpReloadBar *self)
 {
-  GtkWidget *icon = gtk_image_new_from_icon_name ("dialog-information-symbolic");
-
-  self->revealer = GTK_REVEALER (gtk_revealer_new ());
-  self->box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  gtk_widget_add_css_class (self->box, "sp-reload-bar");
-  self->label = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_xalign (self->label, 0);
-  gtk_label_set_wrap (self->label, TRUE);
-  gtk_label_set_wrap_mode (self->label, PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_selectable (self->label, TRUE);
-  gtk_widget_set_hexpand (GTK_WIDGET (self->label), TRUE);
-  self->icon = GTK_IMAGE (icon);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL, "", -1);
-  self->buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  gtk_box_append (GTK_BOX (self->box), icon);
-  gtk_box_append (GTK_BOX (self->box), GTK_WIDGET (self->label));
-  gtk_box_append (GTK_BOX (self->box), self->buttons);
-  gtk_revealer_set_child (self->revealer, self->box);
-  gtk_widget_set_parent (GTK_WIDGET (self->revealer), GTK_WIDGET (self));
+  gtk_widget_init_template (GTK_WIDGET (self));
 }
 
 SpReloadBar *

@@ -7,14 +7,14 @@
  * thing that changes the proportion; the paned's own clamping during
  * allocation does not. Changing the orientation invalidates the sizes
  * just measured, so it waits for an idle moment after the allocation that
- * crossed the threshold (one frame later). */
+ * crossed the threshold (one frame later). With a threshold of 0 the split
+ * never decides by itself: "stacked" is set from outside, as libadwaita
+ * 1.4's AdwBreakpoint does (sp-window.c), which changes it between frames. */
 #define G_LOG_DOMAIN "sp-split"
 
 #include "config.h"
 
 #include "sp-split.h"
-
-#define DEFAULT_THRESHOLD 720
 
 struct _SpSplit
 {
@@ -63,7 +63,7 @@ static void
 sp_split_size_allocate (GtkWidget *widget, int width, int height, int baseline)
 {
   SpSplit *self = SP_SPLIT (widget);
-  gboolean stacked = width < self->threshold;
+  gboolean stacked = self->threshold > 0 ? width < self->threshold : self->stacked;
   gboolean vertical
     = gtk_orientable_get_orientation (GTK_ORIENTABLE (self->paned)) == GTK_ORIENTATION_VERTICAL;
   int extent = vertical ? height : width;
@@ -165,6 +165,9 @@ sp_split_set_property (GObject *object, guint prop_id, const GValue *value, GPar
     case PROP_THRESHOLD:
       sp_split_set_threshold (self, g_value_get_int (value));
       break;
+    case PROP_STACKED:
+      sp_split_set_stacked (self, g_value_get_boolean (value));
+      break;
     case PROP_START_CHILD:
       sp_split_set_start_child (self, g_value_get_object (value));
       break;
@@ -193,10 +196,10 @@ sp_split_class_init (SpSplitClass *klass)
     "fraction", NULL, NULL, SP_SPLIT_MIN_FRACTION, SP_SPLIT_MAX_FRACTION, 0.55,
     G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   properties[PROP_THRESHOLD]
-    = g_param_spec_int ("threshold", NULL, NULL, 0, G_MAXINT, DEFAULT_THRESHOLD,
+    = g_param_spec_int ("threshold", NULL, NULL, 0, G_MAXINT, SP_SPLIT_STACK_BELOW,
                         G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   properties[PROP_STACKED] = g_param_spec_boolean ("stacked", NULL, NULL, FALSE,
-                                                   G_PARAM_READABLE | G_PARAM_STATIC_STRINGS
+                                                   G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
                                                      | G_PARAM_EXPLICIT_NOTIFY);
   properties[PROP_START_CHILD]
     = g_param_spec_object ("start-child", NULL, NULL, GTK_TYPE_WIDGET,
@@ -211,7 +214,7 @@ static void
 sp_split_init (SpSplit *self)
 {
   self->fraction = 0.55;
-  self->threshold = DEFAULT_THRESHOLD;
+  self->threshold = SP_SPLIT_STACK_BELOW;
   self->applied_extent = -1;
   self->paned = GTK_PANED (gtk_paned_new (GTK_ORIENTATION_HORIZONTAL));
   /* Never squeezed: each side keeps at least its minimum size. */
@@ -271,6 +274,21 @@ sp_split_set_threshold (SpSplit *self, int width)
   self->threshold = width;
   gtk_widget_queue_allocate (GTK_WIDGET (self));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_THRESHOLD]);
+}
+
+void
+sp_split_set_stacked (SpSplit *self, gboolean stacked)
+{
+  g_return_if_fail (SP_IS_SPLIT (self));
+  g_return_if_fail (self->threshold == 0);
+
+  stacked = !!stacked;
+  if (stacked == self->stacked)
+    return;
+  self->stacked = stacked;
+  /* Not inside an allocation: the orientation changes now. */
+  g_clear_handle_id (&self->orient_id, g_source_remove);
+  apply_orientation (self);
 }
 
 gboolean

@@ -3,8 +3,9 @@
  * A GtkPaned whose divider is kept as a proportion ("fraction", the start
  * child's share), so a window opened at another size keeps the same
  * balance instead of a remembered pixel position, and which stacks its
- * children (vertical) while its width is below "threshold". Neither child
- * is ever squeezed below its minimum size. */
+ * children (vertical) while its width is below "threshold" (or, with a
+ * threshold of 0, while "stacked" is set). Neither child is ever squeezed
+ * below its minimum size. */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -16,6 +17,8 @@ G_DECLARE_FINAL_TYPE (SpSplit, sp_split, SP, SPLIT, GtkWidget)
 
 #define SP_SPLIT_MIN_FRACTION 0.15
 #define SP_SPLIT_MAX_FRACTION 0.85
+/* The default threshold: side by side from this width up. */
+#define SP_SPLIT_STACK_BELOW 720
 
 GtkWidget *sp_split_new (void);
 
@@ -24,8 +27,10 @@ void sp_split_set_end_child (SpSplit *self, GtkWidget *child);
 /* The start child's share of the width (or height, when stacked). */
 double sp_split_get_fraction (SpSplit *self);
 void sp_split_set_fraction (SpSplit *self, double fraction);
-/* Below this width (logical pixels) the children stack. */
+/* Below this width (logical pixels) the children stack; 0: only when
+ * sp_split_set_stacked says so. */
 void sp_split_set_threshold (SpSplit *self, int width);
+void sp_split_set_stacked (SpSplit *self, gboolean stacked);
 gboolean sp_split_get_stacked (SpSplit *self);
 GtkPaned *sp_split_get_paned (SpSplit *self);
 

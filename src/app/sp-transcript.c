@@ -5,6 +5,7 @@
 
 #include <glib/gi18n.h>
 
+#include "sp-file-dialog.h"
 #include "sp-transcript.h"
 
 struct _SpTranscript
@@ -391,30 +392,23 @@ save_done (GObject *object, GAsyncResult *result, gpointer user_data)
 }
 
 static void
-on_save_response (GtkNativeDialog *dialog, int response, gpointer user_data)
+on_save_chosen (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr (SpTranscript) self = user_data;
+  g_autoptr (GFile) file = sp_file_dialog_choose_finish (result, NULL);
 
-  if (response == GTK_RESPONSE_ACCEPT && SP_IS_OUTPUT_MODEL (self->model))
-    {
-      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      sp_output_model_save_async (SP_OUTPUT_MODEL (self->model), file, self->save_cancellable,
-                                  save_done, g_object_ref (self));
-    }
-  g_object_unref (dialog);
+  if (file != NULL && SP_IS_OUTPUT_MODEL (self->model))
+    sp_output_model_save_async (SP_OUTPUT_MODEL (self->model), file, self->save_cancellable,
+                                save_done, g_object_ref (self));
 }
 
 static void
 save_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
-  SpTranscript *self = SP_TRANSCRIPT (widget);
   GtkWindow *parent = GTK_WINDOW (gtk_widget_get_root (widget));
-  GtkFileChooserNative *chooser = gtk_file_chooser_native_new (
-    _("Save Output"), parent, GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
 
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), "output.txt");
-  g_signal_connect (chooser, "response", G_CALLBACK (on_save_response), g_object_ref (self));
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+  sp_file_dialog_choose_async (parent, SP_FILE_DIALOG_SAVE, _("Save Output"), _("_Save"), NULL,
+                               "output.txt", NULL, on_save_chosen, g_object_ref (widget));
 }
 
 static void

@@ -11,6 +11,7 @@
 #include <malloc.h>
 #endif
 
+#include "sp-file-dialog.h"
 #include "sp-image-texture.h"
 #include "sp-run-result.h"
 #include "sp-run-file.h"
@@ -136,7 +137,7 @@ on_output_changed (SpWindow *self)
 static void
 on_display (SpRunController *runs, const char *text, GBytes *png, SpWindow *self)
 {
-  _sp_window_display_image (self, sp_run_controller_get_run_id (runs), text, png);
+  _sp_window_display_image (self, sp_run_controller_get_run_id (runs), png);
 }
 
 static gint64
@@ -514,6 +515,8 @@ on_run_file_read (GObject *source, GAsyncResult *result, gpointer user_data)
   buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (other));
   gtk_text_buffer_set_text (buffer, len > 0 ? contents : "", (int) len);
   gtk_text_buffer_set_modified (buffer, TRUE);
+  /* Its bytes as they came, with what hides in them made visible. */
+  _sp_window_mark_hidden_chars (other);
   /* Only its extension counts: the language, as the runner names it. */
   file = g_file_new_for_path (r->label);
   guess_language (other, file);
@@ -664,6 +667,8 @@ load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
   gtk_text_buffer_end_irreversible_action (buffer);
   gtk_text_buffer_get_start_iter (buffer, &start);
   gtk_text_buffer_place_cursor (buffer, &start);
+  /* A file an assistant or a run wrote may hide what its code does. */
+  _sp_window_mark_hidden_chars (self);
   gtk_text_buffer_set_modified (buffer, FALSE);
   guess_language (self, file);
   /* The editor holds the file's text: the document takes the file. */
@@ -699,36 +704,27 @@ sp_window_open_new (SpApplication *app, GFile *file)
 }
 
 static void
-on_open_response (GtkNativeDialog *dialog, int response, gpointer user_data)
+on_open_chosen (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr (SpWindow) self = user_data;
+  g_autoptr (GFile) file = sp_file_dialog_choose_finish (result, NULL);
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
 
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
-      /* Unsaved text is never replaced: it opens in a new window. */
-      if (gtk_text_buffer_get_modified (buffer)
-          || sp_document_get_file (self->document) != NULL)
-        {
-          sp_window_open_new (SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))),
-                              file);
-        }
-      else
-        sp_window_load_file (self, file);
-    }
-  g_object_unref (dialog);
+  if (file == NULL)
+    return;
+  /* Unsaved text is never replaced: it opens in a new window. */
+  if (gtk_text_buffer_get_modified (buffer) || sp_document_get_file (self->document) != NULL)
+    sp_window_open_new (SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))), file);
+  else
+    sp_window_load_file (self, file);
 }
 
 static void
 open_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
-  GtkFileChooserNative *chooser = gtk_file_chooser_native_new (
-    _("Open Snippet"), GTK_WINDOW (widget), GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"),
-    _("_Cancel"));
-
-  g_signal_connect (chooser, "response", G_CALLBACK (on_open_response), g_object_ref (widget));
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+  sp_file_dialog_choose_async (GTK_WINDOW (widget), SP_FILE_DIALOG_OPEN, _("Open Snippet"),
+                               _("_Open"), NULL, NULL, NULL, on_open_chosen,
+                               g_object_ref (widget));
 }
 
 static void

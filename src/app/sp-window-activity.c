@@ -5,7 +5,8 @@
  * in one window per application. When an assistant's edit_and_execute
  * runs the file a window has open, that window's panel shows the run's
  * output and end as it goes (the file watch, elsewhere, reloads the text);
- * never while the window's own run is going, which it would hide. */
+ * never while the window's own run is going, which it would hide. Once it
+ * ends, it is kept in the file's run history (sp-window-history.c). */
 #define G_LOG_DOMAIN "sp-window"
 
 #include "config.h"
@@ -142,6 +143,9 @@ on_run_changed (SpActivityRun *run, SpWindow *self)
   if (g_strcmp0 (sp_activity_run_get_tool (run), "edit_and_execute") != 0
       || !is_this_file (self, run))
     return;
+  /* Ended: kept in the file's history, as the window's own runs are. */
+  if (!sp_activity_run_is_running (run))
+    _sp_window_history_add_assistant_run (self, run);
   /* Another run of the file before the frame: show the first now, so
    * none is skipped. */
   if (self->assistant->changed != NULL && self->assistant->changed != run)
@@ -183,6 +187,13 @@ _sp_window_activity_dispose (SpWindow *self)
   if (a->tick_id != 0)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self), a->tick_id);
   g_free (a);
+}
+
+gboolean
+_sp_window_activity_is_shown (SpWindow *self)
+{
+  return self->assistant != NULL && self->output != NULL
+         && self->output == self->assistant->output;
 }
 
 static void

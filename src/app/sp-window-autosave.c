@@ -138,9 +138,6 @@ _sp_window_autosave_init (SpWindow *self)
 {
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
 
-  self->autosave_bar = sp_reload_bar_new ();
-  gtk_box_insert_child_after (GTK_BOX (gtk_widget_get_parent (GTK_WIDGET (self->file_bar))),
-                              GTK_WIDGET (self->autosave_bar), GTK_WIDGET (self->file_bar));
   g_signal_connect_object (self->autosave_bar, "response",
                            G_CALLBACK (on_autosave_bar_response), self, 0);
   g_signal_connect_object (self->document, "autosave-status", G_CALLBACK (on_autosave_status),

@@ -279,6 +279,8 @@ reload_with (SpWindow *self, GBytes *contents)
         gtk_text_iter_set_line_offset (&iter, offset);
     }
   gtk_text_buffer_place_cursor (buffer, &iter);
+  /* An assistant's edit may hide what the code does. */
+  _sp_window_mark_hidden_chars (self);
   gtk_text_buffer_set_modified (buffer, FALSE);
   sp_document_reloaded (self->document, contents);
   mark_changed_lines (self, old_text, new_text);
@@ -527,13 +529,9 @@ on_open_recent (GSimpleAction *action, GVariant *param, gpointer user_data)
 void
 _sp_window_file_init (SpWindow *self)
 {
-  GtkWidget *banner = GTK_WIDGET (self->runner_banner);
   g_autoptr (GSimpleAction) run_on_change
     = g_simple_action_new_stateful ("run-on-change", NULL, g_variant_new_boolean (FALSE));
 
-  self->file_bar = sp_reload_bar_new ();
-  gtk_box_insert_child_after (GTK_BOX (gtk_widget_get_parent (banner)),
-                              GTK_WIDGET (self->file_bar), banner);
   g_signal_connect_object (self->file_bar, "response", G_CALLBACK (on_file_bar_response), self,
                            0);
   g_signal_connect_object (self->document, "disk-changed", G_CALLBACK (on_disk_changed), self,

@@ -1,6 +1,7 @@
 /* sp-window-history.c: what the window shows of its run history: the
  * comparison with the run before in the status line (SpRunRecorder keeps
- * each run of the window's controller under the document's key), the
+ * each run of the window's controller under the document's key, and each
+ * assistant's edit_and_execute of its file that the window saw end), the
  * history list and "Changes since last run" (SpHistoryWindow), and
  * restoring a run's code. */
 #define G_LOG_DOMAIN "sp-window"
@@ -33,8 +34,20 @@ static void
 on_compared (SpRunRecorder *recorder, SpRunRecord *record, const char *comparison,
              SpWindow *self)
 {
-  g_autofree char *status = g_strdup_printf ("%s — %s", record->end, comparison);
+  g_autofree char *status = NULL;
 
+  /* An assistant's run: only while the panel shows it, worded as
+   * sp-window-activity.c words its status line. */
+  if (record->tool != NULL)
+    {
+      if (!_sp_window_activity_is_shown (self))
+        return;
+      /* TRANSLATORS: how an assistant's run ended, then how its output
+       * differs from the run before */
+      status = g_strdup_printf (_("Run by an assistant: %s — %s"), record->end, comparison);
+    }
+  else
+    status = g_strdup_printf ("%s — %s", record->end, comparison);
   sp_exec_panel_set_status (self->exec_panel, status, !record->succeeded);
 }
 
@@ -63,6 +76,56 @@ _sp_window_history_init (SpWindow *self)
   g_signal_connect_object (h->recorder, "compared", G_CALLBACK (on_compared), self, 0);
   g_signal_connect_object (h->recorder, "failed", G_CALLBACK (on_record_failed), self, 0);
   self->history = h;
+}
+
+/* Files larger than this are not read for an assistant's run's code: it
+ * could not have been run through the protocol's 4 MiB frames either. */
+#define ASSISTANT_CODE_MAX (4 * 1024 * 1024)
+
+typedef struct
+{
+  GWeakRef window;
+  SpActivityRun *run;
+} AssistantRead;
+
+static void
+on_assistant_code (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  AssistantRead *read = user_data;
+  g_autoptr (SpWindow) self = g_weak_ref_get (&read->window);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *code = NULL;
+  gsize len = 0;
+
+  if (!g_file_load_contents_finish (G_FILE (source), result, &contents, &len, NULL, &error))
+    g_debug ("assistant's run of %s kept without its code: %s",
+             sp_activity_run_get_file (read->run), error->message);
+  else if (len <= ASSISTANT_CODE_MAX)
+    code = g_utf8_make_valid (contents, (gssize) len);
+  if (self != NULL && self->history != NULL)
+    sp_run_recorder_add_assistant_run (self->history->recorder, read->run,
+                                       code != NULL ? code : "");
+  g_weak_ref_clear (&read->window);
+  g_object_unref (read->run);
+  g_free (read);
+}
+
+void
+_sp_window_history_add_assistant_run (SpWindow *self, SpActivityRun *run)
+{
+  AssistantRead *read;
+  g_autoptr (GFile) file = NULL;
+
+  if (self->history == NULL
+      || !sp_run_recorder_claim_assistant_run (self->history->recorder, run))
+    return;
+  /* The file as the run left it: what edit_and_execute wrote and ran. */
+  file = g_file_new_for_path (sp_activity_run_get_file (run));
+  read = g_new0 (AssistantRead, 1);
+  g_weak_ref_init (&read->window, self);
+  read->run = g_object_ref (run);
+  g_file_load_contents_async (file, NULL, on_assistant_code, read);
 }
 
 void

@@ -8,6 +8,7 @@
 
 #include <glib/gi18n.h>
 
+#include "sp-file-dialog.h"
 #include "sp-packages-dialog.h"
 #include "sp-window-private.h"
 
@@ -26,35 +27,27 @@ sp_window_set_workspace (SpWindow *self, const char *folder)
 }
 
 static void
-on_folder_response (GtkNativeDialog *dialog, int response, gpointer user_data)
+on_folder_chosen (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr (SpWindow) self = user_data;
+  g_autoptr (GFile) folder = sp_file_dialog_choose_finish (result, NULL);
+  g_autofree char *path = folder != NULL ? g_file_get_path (folder) : NULL;
 
-  if (response == GTK_RESPONSE_ACCEPT)
+  if (path != NULL)
     {
-      g_autoptr (GFile) folder = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      g_autofree char *path = folder != NULL ? g_file_get_path (folder) : NULL;
-
-      if (path != NULL)
-        {
-          /* TRANSLATORS: %s is the folder just opened */
-          g_autofree char *message = g_strdup_printf (_("Workspace: %s"), path);
-          sp_window_set_workspace (self, path);
-          _sp_window_toast (self, message);
-        }
+      /* TRANSLATORS: %s is the folder just opened */
+      g_autofree char *message = g_strdup_printf (_("Workspace: %s"), path);
+      sp_window_set_workspace (self, path);
+      _sp_window_toast (self, message);
     }
-  g_object_unref (dialog);
 }
 
 static void
 open_folder_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
-  GtkFileChooserNative *chooser = gtk_file_chooser_native_new (
-    _("Open Folder"), GTK_WINDOW (widget), GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _("_Open"),
-    _("_Cancel"));
-
-  g_signal_connect (chooser, "response", G_CALLBACK (on_folder_response), g_object_ref (widget));
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+  sp_file_dialog_choose_async (GTK_WINDOW (widget), SP_FILE_DIALOG_FOLDER, _("Open Folder"),
+                               _("_Open"), NULL, NULL, NULL, on_folder_chosen,
+                               g_object_ref (widget));
 }
 
 SpPackagesDialog *

@@ -68,7 +68,7 @@ struct _SpWindow
   SpDocument *document;
 
   /* sp-window-file.c: how changes on disk are shown. */
-  SpReloadBar *file_bar;
+  SpReloadBar *file_bar; /* template */
   GtkTextTag *changed_tag;
   guint changed_tag_id;
   GtkTextMark *top_mark; /* the line at the top of the view, kept by a reload */
@@ -82,13 +82,12 @@ struct _SpWindow
   GMenu *recent_menu; /* template: Open Recent, filled from GtkRecentManager */
 
   /* sp-window-autosave.c: the unsaved text's copy in the state folder. */
-  SpReloadBar *autosave_bar;
+  SpReloadBar *autosave_bar; /* template */
   SpReloadBar *notice_bar; /* files skipped in the autosave folder */
-  /* sp-window-session.c: "Keep state between runs" */
+  SpReloadBar *hidden_bar; /* sp-window-hidden.c: bidi and zero-width characters */
+  /* sp-window.c: "Keep state between runs" */
   GtkWidget *restart_button;
-  /* sp-window-display.c: where the images of the shown run's results
-   * are written (NULL: none yet), for which run, how many. */
-  char *display_dir;
+  /* sp-window-display.c: the run whose results are counted, and how many. */
   char *display_run;
   guint display_count;
 };
@@ -103,9 +102,11 @@ extern const char *const sp_window_languages[];
 
 /* sp-window.c: the hub */
 /* sp-window-display.c */
-void _sp_window_display_image (SpWindow *self, const char *run_id, const char *text,
-                               GBytes *png);
+void _sp_window_display_image (SpWindow *self, const char *run_id, GBytes *png);
 void _sp_window_display_dispose (SpWindow *self);
+/* sp-window-hidden.c: marks the characters of the text that hide or
+ * reorder text, and says so in a bar when there are any. */
+void _sp_window_mark_hidden_chars (SpWindow *self);
 
 void _sp_window_update_title (SpWindow *self);
 void _sp_window_set_language (SpWindow *self, const char *language);
@@ -134,21 +135,20 @@ void _sp_window_file_dispose (SpWindow *self);
 void _sp_window_autosave_init (SpWindow *self);
 void _sp_window_autosave_dispose (SpWindow *self);
 
-/* sp-window-session.c: Keep State Between Runs */
-void _sp_window_session_init (SpWindow *self);
-
 /* sp-window-history.c: runs kept and compared */
 void _sp_window_install_history_actions (GtkWidgetClass *widget_class);
 void _sp_window_history_init (SpWindow *self);
 void _sp_window_history_free (SpWindow *self);
+/* An assistant's ended run of this file: kept in its history once (the
+ * file is read for its code; the journal has only the edit). */
+void _sp_window_history_add_assistant_run (SpWindow *self, SpActivityRun *run);
 
 /* sp-window-activity.c: an assistant's runs of this file */
 void _sp_window_install_activity_actions (GtkWidgetClass *widget_class);
 void _sp_window_activity_init (SpWindow *self);
 void _sp_window_activity_dispose (SpWindow *self);
+/* Whether the panel shows an assistant's run now (not the window's own). */
+gboolean _sp_window_activity_is_shown (SpWindow *self);
 
 /* sp-window-packages.c: Open Folder, Packages */
 void _sp_window_install_packages_actions (GtkWidgetClass *widget_class);
-
-/* sp-window-keys.c: the run keys never type */
-void _sp_window_guard_run_keys (SpWindow *self);

@@ -47,13 +47,6 @@ sp_window_set_panel_fraction (SpWindow *self, double fraction)
 }
 
 void
-sp_window_set_untitled_name (SpWindow *self, const char *name)
-{
-  g_return_if_fail (SP_IS_WINDOW (self));
-  sp_document_set_untitled_name (self->document, name);
-}
-
-void
 sp_window_restore_autosave (SpWindow *self, const SpAutosaveEntry *entry)
 {
   GtkTextBuffer *buffer;

@@ -19,8 +19,6 @@ void sp_window_set_panel_fraction (SpWindow *self, double fraction);
  * (or none), keeps the copy under its id and says so in a bar that offers
  * Discard. */
 void sp_window_restore_autosave (SpWindow *self, const SpAutosaveEntry *entry);
-/* A scratch buffer's name, "Untitled 2", kept in its copy. */
-void sp_window_set_untitled_name (SpWindow *self, const char *name);
 /* A message about the autosave folder (files skipped at start). */
 void sp_window_show_autosave_notice (SpWindow *self, const char *message);
 

@@ -13,6 +13,7 @@
 #include <glib/gi18n.h>
 
 #include "sp-alert.h"
+#include "sp-file-dialog.h"
 #include "sp-window-private.h"
 
 /* Failures stay up longer than news: the text is not on disk. */
@@ -123,18 +124,24 @@ write_to (SpWindow *self, GFile *file, gboolean then_close, gboolean overwrite)
   sp_document_save_async (self->document, file, overwrite, NULL, save_ready, data);
 }
 
-static void
-on_save_as_response (GtkNativeDialog *dialog, int response, gpointer user_data)
+/* The window whose Save As… dialog is open, and whether it closes after. */
+typedef struct
 {
-  g_autoptr (SpWindow) self = user_data;
-  gboolean then_close = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (dialog), "then-close"));
+  SpWindow *self;
+  gboolean then_close;
+} SaveAs;
 
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      write_to (self, file, then_close, FALSE);
-    }
-  g_object_unref (dialog);
+static void
+on_save_as_chosen (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  SaveAs *save_as = user_data;
+  g_autoptr (SpWindow) self = save_as->self;
+  gboolean then_close = save_as->then_close;
+  g_autoptr (GFile) file = sp_file_dialog_choose_finish (result, NULL);
+
+  g_free (save_as);
+  if (file != NULL)
+    write_to (self, file, then_close, FALSE);
 }
 
 static void
@@ -162,25 +169,21 @@ void
 _sp_window_save (SpWindow *self, GFile *file, gboolean then_close)
 {
   g_autofree char *suggested = NULL;
-  GtkFileChooserNative *chooser;
+  GFile *file_now = sp_document_get_file (self->document);
+  g_autoptr (GFile) folder = NULL;
+  SaveAs *save_as;
 
   if (file != NULL)
     {
       write_to (self, file, then_close, FALSE);
       return;
     }
-  chooser = gtk_file_chooser_native_new (_("Save Snippet"), GTK_WINDOW (self),
-                                         GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
   suggested = _sp_window_file_name_for (self, "snippet");
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), suggested);
-  {
-    /* Beside the snippet, or at home: never the app's working directory. */
-    GFile *file_now = sp_document_get_file (self->document);
-    g_autoptr (GFile) folder = file_now ? g_file_get_parent (file_now)
-                                        : g_file_new_for_path (g_get_home_dir ());
-    gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL);
-  }
-  g_object_set_data (G_OBJECT (chooser), "then-close", GINT_TO_POINTER (then_close));
-  g_signal_connect (chooser, "response", G_CALLBACK (on_save_as_response), g_object_ref (self));
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+  /* Beside the snippet, or at home: never the app's working directory. */
+  folder = file_now ? g_file_get_parent (file_now) : g_file_new_for_path (g_get_home_dir ());
+  save_as = g_new0 (SaveAs, 1);
+  save_as->self = g_object_ref (self);
+  save_as->then_close = then_close;
+  sp_file_dialog_choose_async (GTK_WINDOW (self), SP_FILE_DIALOG_SAVE, _("Save Snippet"),
+                               _("_Save"), folder, suggested, NULL, on_save_as_chosen, save_as);
 }

@@ -1,7 +1,8 @@
 /* sp-window.c: a window: the editor beside the execution panel.
  *
  * This file holds the layout, the editor's language and style, the title
- * and closing; running and files are in sp-window-actions.c. */
+ * and closing, the run keys' guard and Keep State Between Runs; running
+ * and files are in sp-window-actions.c. */
 #define G_LOG_DOMAIN "sp-window"
 
 #include "config.h"
@@ -12,6 +13,7 @@
 #include "sp-focus-walk.h"
 #include "sp-window-private.h"
 #include "sp-indenter.h"
+#include "sp-tab-indent.h"
 
 G_DEFINE_FINAL_TYPE (SpWindow, sp_window, ADW_TYPE_APPLICATION_WINDOW)
 
@@ -238,6 +240,131 @@ sp_window_close_request (GtkWindow *window)
   return GTK_WINDOW_CLASS (sp_window_parent_class)->close_request (window);
 }
 
+/* The run shortcuts never edit the text. Ctrl+Return and
+ * Ctrl+Shift+Return are application accelerators, which the window
+ * handles before the editor sees the key. But an accelerator whose action
+ * is disabled (a run is going, the runner is not ready) lets the key
+ * through, and the editor then inserted a newline into the code. A
+ * capture-phase key controller on the editor catches what got that far:
+ * it is never text. While a run is going the keys do nothing but say why
+ * (Stop is Ctrl+Period); a run is never stopped by a key meant to start
+ * one. */
+static gboolean
+is_run_key (guint keyval, GdkModifierType state)
+{
+  GdkModifierType mods = state & gtk_accelerator_get_default_mod_mask ();
+
+  if ((mods & ~GDK_SHIFT_MASK) != GDK_CONTROL_MASK)
+    return FALSE;
+  return keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter || keyval == GDK_KEY_ISO_Enter;
+}
+
+static void
+on_toast_dismissed (AdwToast *toast, SpWindow *self)
+{
+  if (self->busy_toast == toast)
+    self->busy_toast = NULL;
+}
+
+/* One toast at a time, however often the key is pressed. */
+static void
+say_why (SpWindow *self)
+{
+  const char *why = sp_run_controller_get_running (self->runs)
+                      ? _("A program is running: stop it first with Ctrl+Period")
+                      : _("Runs are unavailable until the sandboxed runner is ready");
+
+  if (self->busy_toast != NULL)
+    return;
+  self->busy_toast = adw_toast_new (why);
+  g_signal_connect_object (self->busy_toast, "dismissed", G_CALLBACK (on_toast_dismissed), self,
+                           0);
+  adw_toast_overlay_add_toast (self->toast_overlay, self->busy_toast);
+}
+
+static gboolean
+on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
+                GdkModifierType state, SpWindow *self)
+{
+  if (!is_run_key (keyval, state))
+    return GDK_EVENT_PROPAGATE;
+  /* Reached the editor: the accelerator did not run (its action is
+   * disabled), or it is the keypad's Enter. Run if allowed, never type. */
+  if (sp_run_controller_get_running (self->runs) || !sp_runner_supervisor_is_ready (self->supervisor))
+    say_why (self);
+  else
+    gtk_widget_activate_action (GTK_WIDGET (self),
+                                (state & GDK_SHIFT_MASK) ? "win.run-selection" : "win.run", NULL);
+  return GDK_EVENT_STOP;
+}
+
+static void
+guard_run_keys (SpWindow *self)
+{
+  GtkEventController *keys = gtk_event_controller_key_new ();
+
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect_object (keys, "key-pressed", G_CALLBACK (on_key_pressed), self, 0);
+  gtk_widget_add_controller (GTK_WIDGET (self->source_view), keys);
+}
+
+/* "Keep state between runs", the window's side. The window's
+ * SpRunController keeps the session (its Python runs share one runner
+ * interpreter while the toggle is on); here are the stateful
+ * win.keep-state action, Restart, and what the window says about them.
+ * The toggle belongs to the window: each has its own, off when it opens,
+ * and its own session. */
+static void
+keep_state_changed (GSimpleAction *action, GVariant *value, gpointer data)
+{
+  SpWindow *self = data;
+  GAction *restart = g_action_map_lookup_action (G_ACTION_MAP (self), "restart-session");
+  gboolean keep = g_variant_get_boolean (value);
+
+  g_simple_action_set_state (action, value);
+  sp_run_controller_set_keep_state (self->runs, keep);
+  g_simple_action_set_enabled (G_SIMPLE_ACTION (restart), keep);
+  gtk_widget_set_visible (self->restart_button, keep);
+}
+
+static void
+restart_activated (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  SpWindow *self = data;
+
+  sp_run_controller_restart_session (self->runs);
+  sp_exec_panel_set_status (self->exec_panel,
+                            _("Session restarted: the next run starts with nothing defined"),
+                            FALSE);
+}
+
+static void
+on_session_ended (SpRunController *runs, const char *why, SpWindow *self)
+{
+  /* TRANSLATORS: %s says why (exited, timeout, limit, ...) */
+  g_autofree char *status
+    = g_strdup_printf (_("The session ended (%s): the next run starts with nothing defined"), why);
+
+  sp_exec_panel_set_status (self->exec_panel, status, TRUE);
+}
+
+static void
+session_init (SpWindow *self)
+{
+  g_autoptr (GSimpleAction) keep = NULL;
+  g_autoptr (GSimpleAction) restart = NULL;
+
+  keep = g_simple_action_new_stateful ("keep-state", NULL, g_variant_new_boolean (FALSE));
+  g_signal_connect_object (keep, "change-state", G_CALLBACK (keep_state_changed), self, 0);
+  g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (keep));
+  restart = g_simple_action_new ("restart-session", NULL);
+  g_simple_action_set_enabled (restart, FALSE);
+  g_signal_connect_object (restart, "activate", G_CALLBACK (restart_activated), self, 0);
+  g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (restart));
+  /* After the window's "exited": the session's word is the status's last. */
+  g_signal_connect_object (self->runs, "session-ended", G_CALLBACK (on_session_ended), self, 0);
+}
+
 static void
 sp_window_dispose (GObject *object)
 {
@@ -280,6 +407,7 @@ sp_window_class_init (SpWindowClass *klass)
   g_type_ensure (SP_TYPE_EXEC_PANEL);
   g_type_ensure (SP_TYPE_SPLIT);
   g_type_ensure (SP_TYPE_RUNNER_BANNER);
+  g_type_ensure (SP_TYPE_RELOAD_BAR);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/sandpad/Sandpad/sp-window.ui");
   gtk_widget_class_bind_template_child (widget_class, SpWindow, window_title);
@@ -292,6 +420,8 @@ sp_window_class_init (SpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpWindow, source_view);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, exec_panel);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, runner_banner);
+  gtk_widget_class_bind_template_child (widget_class, SpWindow, file_bar);
+  gtk_widget_class_bind_template_child (widget_class, SpWindow, autosave_bar);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, recent_menu);
   _sp_window_install_actions (widget_class);
   _sp_window_install_save_actions (widget_class);
@@ -300,6 +430,30 @@ sp_window_class_init (SpWindowClass *klass)
   _sp_window_install_packages_actions (widget_class);
 }
 
+#if ADW_CHECK_VERSION(1, 4, 0)
+/* The narrowest window whose stacked layout fits: the header bar's buttons
+ * need about 450 px (Debian 12 measures 451x384 for the content). With a
+ * breakpoint the window no longer takes its minimum size from the content,
+ * so it is said here. */
+#define MIN_WIDTH 480
+#define MIN_HEIGHT 400
+
+/* libadwaita 1.4 and later: the window's breakpoint stacks the editor above
+ * the panel, between frames, where the split would do it itself one frame
+ * late (libadwaita 1.2: SpSplit's threshold). Same width as the split's. */
+static void
+use_breakpoint (SpWindow *self)
+{
+  g_autofree char *condition = g_strdup_printf ("max-width: %dpx", SP_SPLIT_STACK_BELOW - 1);
+  AdwBreakpoint *narrow = adw_breakpoint_new (adw_breakpoint_condition_parse (condition));
+
+  sp_split_set_threshold (self->split, 0);
+  adw_breakpoint_add_setters (narrow, G_OBJECT (self->split), "stacked", TRUE, NULL);
+  adw_application_window_add_breakpoint (ADW_APPLICATION_WINDOW (self), narrow);
+  gtk_widget_set_size_request (GTK_WIDGET (self), MIN_WIDTH, MIN_HEIGHT);
+}
+#endif
+
 static void
 sp_window_init (SpWindow *self)
 {
@@ -307,7 +461,11 @@ sp_window_init (SpWindow *self)
   g_autoptr (GtkSourceIndenter) indenter = sp_indenter_new ();
 
   gtk_widget_init_template (GTK_WIDGET (self));
+#if ADW_CHECK_VERSION(1, 4, 0)
+  use_breakpoint (self);
+#endif
   gtk_source_view_set_indenter (self->source_view, indenter);
+  sp_tab_indent_attach (self->source_view);
   languages = gtk_string_list_new ((const char *[]){ _("Python"), _("JavaScript"), _("Bash"),
                                                      _("C"), _("C++"), _("Rust"), _("Go"),
                                                      _("TypeScript"), _("Ruby"), NULL });
@@ -375,7 +533,7 @@ sp_window_new (SpApplication *app)
   _sp_window_set_language (self, language);
   on_language_changed (self);
 
-  _sp_window_session_init (self);
+  session_init (self);
   _sp_window_connect_runner (self);
   _sp_window_history_init (self);
   sp_runner_banner_set_supervisor (self->runner_banner, self->supervisor);
@@ -383,7 +541,7 @@ sp_window_new (SpApplication *app)
    * and opened another expects it to work now. */
   sp_runner_banner_retry (self->runner_banner);
   _sp_window_activity_init (self);
-  _sp_window_guard_run_keys (self);
+  guard_run_keys (self);
   /* Tab reaches every control of the panel, Escape comes back here. */
   sp_focus_walk_attach (GTK_WIDGET (self->exec_panel), GTK_WIDGET (self->source_view));
   _sp_window_update_title (self);

@@ -8,6 +8,7 @@
 #include <glib/gi18n.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -387,38 +388,31 @@ sp_image_decode_async (const char *dir, const char *name, const char *const *hel
                                 user_data);
 }
 
-void
-sp_image_decode_scaled_async (const char *dir, const char *name, guint max_side,
-                              const char *const *helper_argv, guint timeout_ms,
-                              GCancellable *cancellable, GAsyncReadyCallback callback,
-                              gpointer user_data)
+/* Starts the helper on fd (taken) for task; an fd of -1 returns error. */
+static void
+decode_fd (GTask *task, int fd, GError *open_error, guint max_side,
+           const char *const *helper_argv, guint timeout_ms, GCancellable *cancellable)
 {
-  g_autoptr (GTask) task = NULL;
-  g_autoptr (GError) error = NULL;
+  g_autoptr (GError) error = open_error;
   g_autoptr (GPtrArray) argv = NULL;
   Decode *d;
-  int fd;
 
-  g_return_if_fail (dir != NULL && name != NULL);
-  g_return_if_fail (max_side <= SP_IMAGE_MAX_SIDE);
-
-  task = g_task_new (NULL, cancellable, callback, user_data);
-  g_task_set_source_tag (task, sp_image_decode_async);
   d = g_new0 (Decode, 1);
   d->max_side = max_side;
   g_task_set_task_data (task, d, decode_free);
 
-  argv = helper_command (helper_argv, max_side);
-  fd = open_image (dir, name, &error);
   if (fd < 0)
     {
       g_task_return_error (task, g_steal_pointer (&error));
+      g_object_unref (task);
       return;
     }
+  argv = helper_command (helper_argv, max_side);
   if (!spawn_helper (d, fd, (const char *const *) argv->pdata, &error))
     {
       g_task_return_new_error (task, SP_IMAGE_DECODE_ERROR, SP_IMAGE_DECODE_ERROR_SPAWN,
                                _("Cannot start the image decoder: %s"), error->message);
+      g_object_unref (task);
       return;
     }
   d->timeout_id = g_timeout_add (timeout_ms ? timeout_ms : SP_IMAGE_DECODE_DEFAULT_TIMEOUT_MS,
@@ -429,7 +423,91 @@ sp_image_decode_scaled_async (const char *dir, const char *name, guint max_side,
       d->cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (on_cancelled), d, NULL);
     }
   g_input_stream_read_all_async (d->out, d->header, HEADER_SIZE, G_PRIORITY_DEFAULT, NULL,
-                                 on_header_read, g_steal_pointer (&task));
+                                 on_header_read, task);
+}
+
+void
+sp_image_decode_scaled_async (const char *dir, const char *name, guint max_side,
+                              const char *const *helper_argv, guint timeout_ms,
+                              GCancellable *cancellable, GAsyncReadyCallback callback,
+                              gpointer user_data)
+{
+  GTask *task;
+  GError *error = NULL;
+  int fd;
+
+  g_return_if_fail (dir != NULL && name != NULL);
+  g_return_if_fail (max_side <= SP_IMAGE_MAX_SIDE);
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, sp_image_decode_async);
+  fd = open_image (dir, name, &error);
+  decode_fd (task, fd, error, max_side, helper_argv, timeout_ms, cancellable);
+}
+
+/* An unnamed file holding data, sealed, at its start: the helper's stdin.
+ * The memfd lives in the app only as long as the helper reads it, and is
+ * gone with the process however it ends. */
+static int
+memfd_of (GBytes *data, GError **error)
+{
+  gsize len = 0;
+  const guint8 *bytes = g_bytes_get_data (data, &len);
+  int fd;
+
+  if (len > SP_DECODE_MAX_INPUT)
+    {
+      g_set_error_literal (error, SP_IMAGE_DECODE_ERROR, SP_IMAGE_DECODE_ERROR_FILE,
+                           _("The image is not a regular file of at most 64 MiB"));
+      return -1;
+    }
+  fd = memfd_create ("sandpad-image", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  for (gsize done = 0; fd >= 0 && done < len;)
+    {
+      ssize_t n = write (fd, bytes + done, len - done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          int saved = errno;
+          close (fd);
+          errno = n < 0 ? saved : EIO;
+          fd = -1;
+          break;
+        }
+      done += (gsize) n;
+    }
+  if (fd >= 0)
+    {
+      /* Nothing can change the bytes while the helper reads them. */
+      fcntl (fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+      if (lseek (fd, 0, SEEK_SET) == 0)
+        return fd;
+      close (fd);
+    }
+  g_set_error (error, SP_IMAGE_DECODE_ERROR, SP_IMAGE_DECODE_ERROR_FILE,
+               _("Cannot hand the image to the decoder: %s"), g_strerror (errno));
+  return -1;
+}
+
+void
+sp_image_decode_bytes_scaled_async (GBytes *data, guint max_side,
+                                    const char *const *helper_argv, guint timeout_ms,
+                                    GCancellable *cancellable, GAsyncReadyCallback callback,
+                                    gpointer user_data)
+{
+  GTask *task;
+  GError *error = NULL;
+  int fd;
+
+  g_return_if_fail (data != NULL);
+  g_return_if_fail (max_side <= SP_IMAGE_MAX_SIDE);
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, sp_image_decode_async);
+  fd = memfd_of (data, &error);
+  decode_fd (task, fd, error, max_side, helper_argv, timeout_ms, cancellable);
 }
 
 SpDecodedImage *

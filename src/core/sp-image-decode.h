@@ -68,6 +68,12 @@ void sp_image_decode_scaled_async (const char *dir, const char *name, guint max_
                                    const char *const *helper_argv, guint timeout_ms,
                                    GCancellable *cancellable, GAsyncReadyCallback callback,
                                    gpointer user_data);
+/* The same for an image the app holds itself (a display result's PNG):
+ * handed to the helper as a sealed memfd, never written to a named file. */
+void sp_image_decode_bytes_scaled_async (GBytes *data, guint max_side,
+                                         const char *const *helper_argv, guint timeout_ms,
+                                         GCancellable *cancellable,
+                                         GAsyncReadyCallback callback, gpointer user_data);
 SpDecodedImage *sp_image_decode_finish (GAsyncResult *result, GError **error);
 
 G_END_DECLS

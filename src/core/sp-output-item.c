@@ -16,8 +16,10 @@ struct _SpOutputItem
   gint64 t_ms;
   char *dir;  /* a run's file: its directory */
   char *name; /* and its name's bytes beneath it */
+  GBytes *bytes; /* or the image itself */
   GBytes *preview;
   gboolean preview_whole;
+  gsize prompt_len; /* an input row: the prompt's bytes before the answer */
 };
 
 enum
@@ -56,6 +58,7 @@ sp_output_item_finalize (GObject *object)
   g_free (self->image_error);
   g_free (self->dir);
   g_free (self->name);
+  g_clear_pointer (&self->bytes, g_bytes_unref);
   g_clear_pointer (&self->preview, g_bytes_unref);
   g_clear_object (&self->image);
   g_clear_pointer (&self->error, sp_error_info_unref);
@@ -165,6 +168,22 @@ sp_output_item_get_dir (SpOutputItem *self)
 {
   g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), NULL);
   return self->dir;
+}
+
+void
+sp_output_item_set_bytes (SpOutputItem *self, GBytes *bytes)
+{
+  g_return_if_fail (SP_IS_OUTPUT_ITEM (self));
+
+  g_clear_pointer (&self->bytes, g_bytes_unref);
+  self->bytes = bytes ? g_bytes_ref (bytes) : NULL;
+}
+
+GBytes *
+sp_output_item_get_bytes (SpOutputItem *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), NULL);
+  return self->bytes;
 }
 
 const char *
@@ -308,6 +327,7 @@ void
 _sp_output_item_truncate (SpOutputItem *self, gsize len)
 {
   g_string_truncate (self->text, len);
+  self->prompt_len = MIN (self->prompt_len, self->text->len);
 }
 
 void
@@ -320,6 +340,7 @@ void
 _sp_output_item_erase_front (SpOutputItem *self, gsize len)
 {
   g_string_erase (self->text, 0, (gssize) len);
+  self->prompt_len -= MIN (self->prompt_len, len);
 }
 
 void
@@ -340,7 +361,21 @@ _sp_output_item_replace (SpOutputItem *self, SpOutputKind kind, const char *text
 {
   self->kind = kind;
   self->t_ms = t_ms;
+  self->prompt_len = 0;
   g_string_assign (self->text, text);
+}
+
+gsize
+sp_output_item_get_prompt_length (SpOutputItem *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), 0);
+  return self->kind == SP_OUTPUT_INPUT ? self->prompt_len : 0;
+}
+
+void
+_sp_output_item_set_prompt_length (SpOutputItem *self, gsize len)
+{
+  self->prompt_len = MIN (len, self->text->len);
 }
 
 gint64

@@ -12,7 +12,7 @@ typedef enum
   SP_OUTPUT_STDOUT,
   SP_OUTPUT_STDERR,
   SP_OUTPUT_NOTICE, /* said by Sandpad, not the program: "output truncated" */
-  SP_OUTPUT_IMAGE,  /* text: the image's absolute path; label: "Plot 1" */
+  SP_OUTPUT_IMAGE,  /* text: the image's absolute path, or its label when it has bytes; label: "Plot 1" */
   SP_OUTPUT_ERROR,  /* text: "Type: message"; error: the parsed error */
   SP_OUTPUT_FILE,   /* text: the file's absolute path, or its label; label: its path as shown */
   SP_OUTPUT_INPUT,  /* a line the user sent to the program's stdin, echoed */
@@ -35,6 +35,11 @@ SpOutputItem *sp_output_item_new_file (const char *path, const char *label, gint
  * carry) is listed only: not opened, previewed or saved. */
 void sp_output_item_set_source (SpOutputItem *self, const char *dir, const char *name);
 const char *sp_output_item_get_dir (SpOutputItem *self);
+/* An image the app holds in memory instead (a display result's PNG,
+ * at most 3 MiB): decoded and saved from these bytes, never from a file,
+ * so nothing of it is left on disk by an app that is killed. */
+void sp_output_item_set_bytes (SpOutputItem *self, GBytes *bytes);
+GBytes *sp_output_item_get_bytes (SpOutputItem *self);
 const char *sp_output_item_get_name (SpOutputItem *self);
 /* What a file item's preview read (sp-run-file.h's head): kept on the
  * item so a row bound again shows it without reading again. */
@@ -61,11 +66,17 @@ void sp_output_item_set_image_error (SpOutputItem *self, const char *message);
 gboolean sp_output_item_get_image_withheld (SpOutputItem *self);
 void sp_output_item_set_image_withheld (SpOutputItem *self, gboolean withheld);
 gsize sp_output_item_get_length (SpOutputItem *self);
+/* An input row that answers a prompt: its text is the prompt line as the
+ * program wrote it, then the line sent, as a terminal shows them; this is
+ * how many bytes of it are the prompt (0: none, the row is the input
+ * alone; always 0 for other kinds). */
+gsize sp_output_item_get_prompt_length (SpOutputItem *self);
 /* Only the model appends, before telling its views the item changed. */
 void _sp_output_item_append (SpOutputItem *self, const char *text, gsize len);
 void _sp_output_item_truncate (SpOutputItem *self, gsize len);
 void _sp_output_item_erase_front (SpOutputItem *self, gsize len);
 void _sp_output_item_notify_text (SpOutputItem *self);
+void _sp_output_item_set_prompt_length (SpOutputItem *self, gsize len);
 /* A text row taking another row's place: kind, text and time (then
  * notify). */
 void _sp_output_item_replace (SpOutputItem *self, SpOutputKind kind, const char *text,

@@ -337,11 +337,40 @@ new_row (SpOutputModel *self, SpOutputKind kind, const char *text, gsize len, gi
   return row;
 }
 
+/* A line the user sent while the last row is a line the program left
+ * open (a prompt, "Name: "): the answer goes on that line, as a terminal
+ * echoes it, so the row becomes an input row that knows where the prompt
+ * ends. FALSE when there is no such line (the input gets its own row). */
+static gboolean
+answer_prompt (SpOutputModel *self, const char *text, gsize len, gint64 t_ms)
+{
+  SpOutputItem *last = last_item (self);
+  g_autoptr (GString) line = NULL;
+  gsize prompt_len;
+
+  if (last == NULL || !is_text (last))
+    return FALSE;
+  prompt_len = sp_output_item_get_length (last);
+  if (prompt_len == 0 || sp_output_item_get_text (last)[prompt_len - 1] == '\n'
+      || prompt_len + len > SP_OUTPUT_MODEL_ITEM_BYTES)
+    return FALSE;
+  line = g_string_new_len (sp_output_item_get_text (last), (gssize) prompt_len);
+  g_string_append_len (line, text, (gssize) len);
+  _sp_output_item_replace (last, SP_OUTPUT_INPUT, line->str, t_ms);
+  _sp_output_item_set_prompt_length (last, prompt_len);
+  self->first_changed = MIN (self->first_changed, self->items->len - 1);
+  self->lines += count_lines (text, len);
+  self->bytes += len;
+  return TRUE;
+}
+
 /* Adds text to the rows without telling views; the caller does. */
 static void
 append_len (SpOutputModel *self, SpOutputKind kind, const char *text, gsize len,
             gint64 t_ms)
 {
+  if (kind == SP_OUTPUT_INPUT && len > 0 && answer_prompt (self, text, len, t_ms))
+    return;
   while (len > 0)
     {
       SpOutputItem *last = last_item (self);
@@ -660,9 +689,10 @@ publish_in_place (SpOutputModel *self)
     for (guint i = 0; i < common; i++)
       {
         SpOutputItem *from = g_ptr_array_index (self->items, i + k);
-        _sp_output_item_replace (g_ptr_array_index (self->items, i),
-                                 sp_output_item_get_kind (from), sp_output_item_get_text (from),
+        SpOutputItem *to = g_ptr_array_index (self->items, i);
+        _sp_output_item_replace (to, sp_output_item_get_kind (from), sp_output_item_get_text (from),
                                  _sp_output_item_get_t_ms (from));
+        _sp_output_item_set_prompt_length (to, sp_output_item_get_prompt_length (from));
       }
   /* The k rows after the common ones gave their text away and leave the
    * list; those this batch made were never seen by a view, and become

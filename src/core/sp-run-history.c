@@ -125,6 +125,19 @@ record_to_keyfile (const SpRunRecord *r, char **image_files)
   if (r->files != NULL && r->files[0] != NULL)
     g_key_file_set_string_list (kf, "run", "files", (const char *const *) r->files,
                                 g_strv_length (r->files));
+  /* An assistant's run: optional keys, so a run of an older Sandpad
+   * (the window's own, none of them) reads as before. */
+  if (r->tool != NULL)
+    g_key_file_set_string (kf, "run", "tool", r->tool);
+  if (r->assistant_run != NULL)
+    g_key_file_set_string (kf, "run", "assistant-run", r->assistant_run);
+  if (r->diff != NULL)
+    {
+      gboolean diff_cut = FALSE;
+      g_autofree char *diff = cut_text (r->diff, &diff_cut);
+
+      g_key_file_set_string (kf, "run", "diff", diff);
+    }
   g_key_file_set_string (kf, "run", "code", r->code ? r->code : "");
   g_key_file_set_string (kf, "run", "stdout", out);
   g_key_file_set_string (kf, "run", "stderr", err);
@@ -190,6 +203,9 @@ record_from_keyfile (GKeyFile *kf, GError **error)
     }
   r->error = g_key_file_get_string (kf, "run", "error", NULL);
   r->files = g_key_file_get_string_list (kf, "run", "files", NULL, NULL);
+  r->tool = g_key_file_get_string (kf, "run", "tool", NULL);
+  r->assistant_run = g_key_file_get_string (kf, "run", "assistant-run", NULL);
+  r->diff = g_key_file_get_string (kf, "run", "diff", NULL);
   return g_steal_pointer (&r);
 }
 

@@ -144,6 +144,9 @@ sp_run_record_free (SpRunRecord *record)
   g_free (record->error);
   g_strfreev (record->files);
   g_clear_pointer (&record->images, g_ptr_array_unref);
+  g_free (record->tool);
+  g_free (record->assistant_run);
+  g_free (record->diff);
   g_free (record);
 }
 
@@ -160,6 +163,9 @@ sp_run_record_copy (const SpRunRecord *record)
   copy->end = g_strdup (record->end);
   copy->error = g_strdup (record->error);
   copy->files = g_strdupv (record->files);
+  copy->tool = g_strdup (record->tool);
+  copy->assistant_run = g_strdup (record->assistant_run);
+  copy->diff = g_strdup (record->diff);
   copy->images = g_ptr_array_copy (record->images, (GCopyFunc) image_copy, NULL);
   g_ptr_array_set_free_func (copy->images, (GDestroyNotify) sp_run_image_free);
   return copy;

@@ -4,8 +4,9 @@
  * code as it ran, stdout and stderr as the panel showed them, the files the
  * run made (by name and size), the bytes of its first few images (read when
  * the run ends: the run's directory goes away with the next run), and how it
- * ended. Plain data: the app fills it when a run ends, the store writes and
- * reads it.
+ * ended. Plain data: the app fills it when a run ends (its own, or an
+ * assistant's edit_and_execute of the file, marked with the tool and the
+ * edit's diff), the store writes and reads it.
  *
  * Comparing two records says whether the output is the same and, when not,
  * gives each stream's line diff and what happened to the error. */
@@ -48,6 +49,12 @@ typedef struct
   char *error;          /* "ZeroDivisionError: division by zero", or NULL */
   char **files;         /* "plot-1.png (12.3 kB)", NULL-terminated, may be NULL */
   GPtrArray *images;    /* of SpRunImage, in the run's order; never NULL */
+  /* An assistant's run of the file (through sandpad-mcp): the tool that
+   * ran it ("edit_and_execute"), its journal id and the edit it made as a
+   * unified diff (may be NULL); all NULL for the window's own runs. */
+  char *tool;
+  char *assistant_run;
+  char *diff;
 } SpRunRecord;
 
 SpRunRecord *sp_run_record_new (void);

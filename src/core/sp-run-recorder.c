@@ -7,6 +7,12 @@
 
 #include "sp-run-recorder.h"
 
+enum
+{
+  CLAIMED = 1,
+  KEPT,
+};
+
 /* Files of a run listed in its record, at most. */
 #define FILES_MAX 200
 
@@ -29,6 +35,9 @@ struct _SpRunRecorder
    * the next run and on dispose. */
   GCancellable *comparing;
   gboolean disposed;
+  /* The journal ids of the assistants' runs being kept (CLAIMED: the
+   * window reads the file) or kept (KEPT). */
+  GHashTable *assistant_runs;
 };
 
 G_DEFINE_FINAL_TYPE (SpRunRecorder, sp_run_recorder, G_TYPE_OBJECT)
@@ -154,20 +163,18 @@ on_compared (GObject *source, GAsyncResult *result, gpointer user_data)
   g_free (c);
 }
 
+/* Into the store under the document's key, then compared with the run
+ * before it there. */
 static void
-on_exited (SpRunController *runs, SpRunResult *result, SpRunRecorder *self)
+keep (SpRunRecorder *self, SpRunRecord *record_in)
 {
   g_autofree char *key = sp_run_recorder_dup_key (self);
   g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (SpRunRecord) previous = NULL;
-  g_autoptr (SpRunRecord) record = NULL;
+  g_autoptr (SpRunRecord) record = record_in;
   g_autoptr (GError) error = NULL;
   Compared *c;
 
-  if (!self->recording)
-    return;
-  self->recording = FALSE;
-  record = make_record (self, result);
   previous = sp_run_history_latest (self->store, key, warnings);
   for (guint i = 0; i < warnings->len; i++)
     g_debug ("history: %s", (const char *) g_ptr_array_index (warnings, i));
@@ -186,6 +193,99 @@ on_exited (SpRunController *runs, SpRunResult *result, SpRunRecorder *self)
   c->self = g_object_ref (self);
   c->record = g_steal_pointer (&record);
   sp_run_record_compare_async (previous, c->record, FALSE, self->comparing, on_compared, c);
+}
+
+static void
+on_exited (SpRunController *runs, SpRunResult *result, SpRunRecorder *self)
+{
+  if (!self->recording)
+    return;
+  self->recording = FALSE;
+  keep (self, make_record (self, result));
+}
+
+/* The journal's UTC time ("2026-11-23T09:09:51.425Z") in µs, or now. */
+static gint64
+journal_time_us (const char *time)
+{
+  g_autoptr (GDateTime) when = time != NULL ? g_date_time_new_from_iso8601 (time, NULL) : NULL;
+
+  if (when == NULL)
+    return g_get_real_time ();
+  return g_date_time_to_unix (when) * G_USEC_PER_SEC + g_date_time_get_microsecond (when);
+}
+
+gboolean
+sp_run_recorder_claim_assistant_run (SpRunRecorder *self, SpActivityRun *run)
+{
+  g_return_val_if_fail (SP_IS_RUN_RECORDER (self), FALSE);
+  g_return_val_if_fail (SP_IS_ACTIVITY_RUN (run), FALSE);
+
+  if (sp_activity_run_is_running (run)
+      || g_hash_table_contains (self->assistant_runs, sp_activity_run_get_id (run)))
+    return FALSE;
+  g_hash_table_insert (self->assistant_runs, g_strdup (sp_activity_run_get_id (run)),
+                       GINT_TO_POINTER (CLAIMED));
+  return TRUE;
+}
+
+gboolean
+sp_run_recorder_add_assistant_run (SpRunRecorder *self, SpActivityRun *run, const char *code)
+{
+  SpRunRecord *r;
+  GArray *chunks;
+  const char *const *files;
+  const char *end;
+  int state;
+
+  g_return_val_if_fail (SP_IS_RUN_RECORDER (self), FALSE);
+  g_return_val_if_fail (SP_IS_ACTIVITY_RUN (run), FALSE);
+
+  /* Claimed by the caller (it read the file meanwhile), or now; kept
+   * once only. */
+  state = GPOINTER_TO_INT (g_hash_table_lookup (self->assistant_runs,
+                                                sp_activity_run_get_id (run)));
+  if (state == KEPT || (state == 0 && !sp_run_recorder_claim_assistant_run (self, run)))
+    return FALSE;
+  g_hash_table_insert (self->assistant_runs, g_strdup (sp_activity_run_get_id (run)),
+                       GINT_TO_POINTER (KEPT));
+  r = sp_run_record_new ();
+  end = sp_activity_run_get_end (run);
+  r->time_us = journal_time_us (sp_activity_run_get_time (run));
+  r->duration_ms = sp_activity_run_get_duration_ms (run);
+  r->language = g_strdup (sp_activity_run_get_language (run) != NULL
+                            ? sp_activity_run_get_language (run) : "");
+  r->code = g_strdup (code != NULL ? code : "");
+  chunks = sp_activity_run_get_output (run);
+  {
+    g_autoptr (GString) out = g_string_new (NULL);
+    g_autoptr (GString) err = g_string_new (NULL);
+
+    for (guint i = 0; i < chunks->len; i++)
+      {
+        SpActivityChunk *chunk = &g_array_index (chunks, SpActivityChunk, i);
+        GString *to = chunk->is_stderr ? err : out;
+
+        /* the store keeps the start of each stream */
+        if (to->len < SP_RUN_HISTORY_TEXT_MAX)
+          g_string_append (to, chunk->text);
+        else
+          r->output_cut = TRUE;
+      }
+    r->stdout_text = g_string_free (g_steal_pointer (&out), FALSE);
+    r->stderr_text = g_string_free (g_steal_pointer (&err), FALSE);
+  }
+  r->end = sp_activity_run_describe (run);
+  r->exit_code = g_strcmp0 (end, "exited") == 0 ? sp_activity_run_get_exit_code (run) : -1;
+  r->succeeded = g_strcmp0 (end, "exited") == 0 && r->exit_code == 0;
+  r->error = g_strdup (sp_activity_run_get_error (run));
+  files = sp_activity_run_get_files (run);
+  r->files = files != NULL && files[0] != NULL ? g_strdupv ((char **) files) : NULL;
+  r->tool = g_strdup (sp_activity_run_get_tool (run));
+  r->assistant_run = g_strdup (sp_activity_run_get_id (run));
+  r->diff = g_strdup (sp_activity_run_get_diff (run));
+  keep (self, r);
+  return TRUE;
 }
 
 SpRunHistory *
@@ -227,6 +327,7 @@ sp_run_recorder_finalize (GObject *object)
   g_free (self->language);
   g_string_free (self->stdout_text, TRUE);
   g_string_free (self->stderr_text, TRUE);
+  g_hash_table_unref (self->assistant_runs);
   G_OBJECT_CLASS (sp_run_recorder_parent_class)->finalize (object);
 }
 
@@ -255,6 +356,7 @@ sp_run_recorder_init (SpRunRecorder *self)
 {
   self->stdout_text = g_string_new (NULL);
   self->stderr_text = g_string_new (NULL);
+  self->assistant_runs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
 SpRunRecorder *

@@ -6,11 +6,13 @@
  * SP_RUN_HISTORY_TEXT_MAX), and at its end the record (how it ended, its
  * error, its files, the bytes of its first images while its directory is
  * still there) goes into the store under the SpDocument's history key.
+ * An assistant's run of the same file, told by the window, goes there too.
  * GLib only, so tests drive it without a display. */
 #pragma once
 
 #include <gio/gio.h>
 
+#include "sp-activity-run.h"
 #include "sp-document.h"
 #include "sp-run-controller.h"
 #include "sp-run-history.h"
@@ -34,5 +36,17 @@ SpRunRecorder *sp_run_recorder_new (SpRunController *runs, SpDocument *document,
 SpRunHistory *sp_run_recorder_get_store (SpRunRecorder *self);
 /* The key the document's runs are kept under now. */
 char *sp_run_recorder_dup_key (SpRunRecorder *self);
+
+/* An assistant's run of the document's file (an edit_and_execute from
+ * sandpad-mcp's journal, ended), kept like the window's own runs and
+ * marked with its tool, journal id and diff: "recorded", then "compared"
+ * with the run before. code: the file as it ran (the journal holds its
+ * edit, not its text; the window reads the file). Each journal run is
+ * kept once: FALSE when it was already (or is still running). Claim it
+ * first with sp_run_recorder_claim_assistant_run() when the code comes
+ * later (a read of the file), so a second "changed" does not read again. */
+gboolean sp_run_recorder_claim_assistant_run (SpRunRecorder *self, SpActivityRun *run);
+gboolean sp_run_recorder_add_assistant_run (SpRunRecorder *self, SpActivityRun *run,
+                                            const char *code);
 
 G_END_DECLS

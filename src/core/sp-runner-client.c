@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sp-runner-client-private.h"
+#include "sp-runner-scope.h"
 
 /* How long a stopped runner gets to kill its runs, remove its directory
  * and exit on its own before it is killed. */
@@ -213,6 +214,15 @@ child_setup (gpointer user_data)
     _exit (1);
 }
 
+static void
+on_scope (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!sp_runner_scope_request_finish (result, &error))
+    g_debug ("the runner stays in the app's cgroup (no delegated scope): %s", error->message);
+}
+
 static gboolean
 spawn (SpRunnerClient *self, GError **error)
 {
@@ -253,6 +263,12 @@ spawn (SpRunnerClient *self, GError **error)
       return FALSE;
     }
   self->stream = G_IO_STREAM (g_socket_connection_factory_create_connection (socket));
+  /* Where the user's systemd gives one, the runner moves to a delegated
+   * scope of its own and gives each run a cgroup there; meanwhile, and
+   * everywhere else, it runs with what it has. Nothing waits for this. */
+  const char *id = g_subprocess_get_identifier (self->process);
+  if (id != NULL)
+    sp_runner_scope_request_async ((GPid) g_ascii_strtoll (id, NULL, 10), NULL, on_scope, NULL);
   return TRUE;
 }
 

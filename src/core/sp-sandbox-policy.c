@@ -116,8 +116,16 @@ add_kernel (const Layers *l, GStrvBuilder *warn, GStrvBuilder *facts)
 static void
 add_resources (const Layers *l, GStrvBuilder *warn, GStrvBuilder *facts)
 {
-  if (l->memory != NULL && strstr (l->memory, "cgroup") != NULL)
+  if (l->memory != NULL && strstr (l->memory, "cgroup-v2") != NULL)
+    g_strv_builder_add (facts, _("Memory is capped for the whole run, kernel buffers included "
+                                 "(cgroup v2)."));
+  else if (l->memory != NULL && strstr (l->memory, "cgroup") != NULL)
     g_strv_builder_add (facts, _("Memory is capped for the whole run (cgroup)."));
+  else if (l->memory != NULL && strstr (l->memory, "pipe-queues") != NULL)
+    g_strv_builder_add (facts, _("Memory is capped for the whole run: its processes and what "
+                                 "its sockets and pipes hold, sampled; other kernel memory is "
+                                 "not counted."));
+  /* A runner from before pipes were counted. */
   else if (l->memory != NULL && strstr (l->memory, "socket-queues") != NULL)
     g_strv_builder_add (facts, _("Memory is capped for the whole run: its processes and what "
                                  "its sockets hold, sampled; other kernel memory (pipes) is "

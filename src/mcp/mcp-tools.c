@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "mcp-server.h"
+#include "runner-sandbox.h"
 #include "runner-venv.h"
 #include "sp-json.h"
 
@@ -49,7 +50,8 @@ static const char execute_command_input[] =
   "{\"type\":\"object\",\"properties\":{"
   "\"command\":{\"type\":\"string\",\"description\":\"a bash command line\"},"
   "\"work_dir\":{\"type\":\"string\",\"description\":\"directory to run in, relative to "
-  "the workspace (default: the workspace itself); it may not lead out of it\"},"
+  "the workspace or an absolute path inside it (default: the workspace itself); it may "
+  "not lead out of it\"},"
   "\"timeout\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"maximum\":300,"
   "\"description\":\"wall-clock limit in seconds (default 30)\"}},"
   "\"required\":[\"command\"],\"additionalProperties\":false}";
@@ -132,13 +134,22 @@ mcp_tools_list (const McpOptions *options)
       buf_append (&context, options->context_paths[i], strlen (options->context_paths[i]));
     }
   buf_append (&context, context.len > 0 ? "." : "", context.len > 0 ? 2 : 1);
+  /* Where the command sees the workspace: at its own path (namespace
+   * mode binds it there too, unless that path would shadow a directory
+   * of the sandbox's own), and as /work in namespace mode. */
+  const char *why_not = NULL;
+  char *where = runner_sandbox_host_path_ok (options->workspace, &why_not)
+                  ? xasprintf ("%s (also /work in namespace mode)", options->workspace)
+                  : xasprintf ("%s (seen as /work in namespace mode: %s)", options->workspace,
+                               why_not);
   char *description = xasprintf (
-    "Runs a bash command line with the workspace as its writable working directory "
-    "(seen as /work in namespace mode), inside a kernel sandbox: nothing else of the "
+    "Runs a bash command line with the workspace %s as its writable working directory, "
+    "inside a kernel sandbox: nothing else of the "
     "host is visible or writable, no network, time and memory limits. Obviously "
     "dangerous commands (sudo, rm -rf /, ...) and those the server's configuration "
     "excludes are refused with a reason. Returns the same result as execute_code; "
-    "files created or changed in the workspace are listed.%s", context.data);
+    "files created or changed in the workspace are listed.%s", where, context.data);
+  free (where);
   buf_clear (&context);
   json_array_append_new (
     tools,
@@ -376,14 +387,26 @@ parse_execute_command (McpServer *server, json_t *args, SpRun *req, SpProtoError
   if (refusal != NULL)
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "%s. (These filters are policy; "
                                "the sandbox is the boundary.)", refusal);
-  if (work_dir != NULL && (work_dir[0] == '/' || strlen (work_dir) > 1024))
+  const char *ws = server->options->workspace;
+  size_t ws_len = strlen (ws);
+  if (work_dir != NULL && strlen (work_dir) > 1024)
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
-                               "field \"work_dir\" must be relative to the workspace");
+                               "field \"work_dir\" is longer than 1024 bytes");
+  /* Absolute is fine when it names the workspace or a directory in it,
+   * as a model told the workspace's path writes it; the engine's check
+   * is the real one, this only gives the clearer message. */
+  if (work_dir != NULL && work_dir[0] == '/'
+      && !(strncmp (work_dir, ws, ws_len) == 0
+           && (work_dir[ws_len] == '\0' || work_dir[ws_len] == '/')))
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "field \"work_dir\": %.200s is not inside the workspace %s",
+                               work_dir, ws);
   /* The engine resolves it (symlinks, "..") and refuses anything that
-   * is not under the workspace, its only allowed cwd. */
-  req->cwd = work_dir != NULL && work_dir[0] != '\0'
-               ? xasprintf ("%s/%s", server->options->workspace, work_dir)
-               : xstrdup (server->options->workspace);
+   * is not under the workspace, its only allowed cwd, then holds the
+   * directory it checked as an fd. */
+  req->cwd = work_dir == NULL || work_dir[0] == '\0' ? xstrdup (ws)
+             : work_dir[0] == '/'                    ? xstrdup (work_dir)
+                                                     : xasprintf ("%s/%s", ws, work_dir);
   req->language = xstrdup ("bash");
   req->name = xstrdup ("command.sh");
   return 0;
@@ -563,6 +586,9 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
       if (environment != NULL && is_command
           && runner_env_within (environment, server->options->workspace))
         options.environment_writable = true;
+      /* A command names workspace files by the path the model was told:
+       * the workspace's own, at which namespace mode shows it too. */
+      options.cwd_at_host_path = is_command;
       /* Listed first: the engine may report the run's end before submit
        * returns (a run that cannot start), and that report finds it here. */
       call->next = server->calls;

@@ -47,6 +47,8 @@ usage (FILE *out)
          "  --session-idle-ms N    stop a session unused this long (default 600000)\n"
          "  --input-idle-ms N      stop a run waiting for input this long (default 900000;\n"
          "                         0: never); its time limit stands still while it waits\n"
+         "  --line-hold-ms N       a partial line waits this long for the rest of its\n"
+         "                         line before it is sent alone (default 30)\n"
          "  --no-warm              start every Python run cold (no warm interpreters)\n"
          "  --warm-max-runs N      recycle a warm interpreter after N runs (default 100)\n"
          "  --warm-memory MIB      memory all warm interpreters and their spare runs may\n"
@@ -94,6 +96,7 @@ main (int argc, char **argv)
     { "max-sessions", required_argument, NULL, 'm' },
     { "session-idle-ms", required_argument, NULL, 'I' },
     { "input-idle-ms", required_argument, NULL, 'N' },
+    { "line-hold-ms", required_argument, NULL, 'H' },
     { "no-warm", no_argument, NULL, 'W' },
     { "warm-max-runs", required_argument, NULL, 'R' },
     { "warm-memory", required_argument, NULL, 'M' },
@@ -147,6 +150,9 @@ main (int argc, char **argv)
         break;
       case 'N':
         config.input_idle_ms = parse_number (optarg, "--input-idle-ms", 0, 86400000);
+        break;
+      case 'H':
+        config.line_hold_ms = parse_number (optarg, "--line-hold-ms", 0, 60000);
         break;
       case 'i':
         if (runner_langs_override (&langs, optarg) != 0)

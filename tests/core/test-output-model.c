@@ -736,6 +736,78 @@ test_carriage_return (void)
   g_assert_finalize_object (model);
 }
 
+/* The line a person sends while the program's last line is open (a
+ * prompt) goes on that line, as a terminal echoes it: one row, the prompt
+ * then the answer, which knows where the answer starts; the view is told
+ * the row changed. After a closed line, or none, the input is a row of
+ * its own. What follows the answer starts a row of its own. */
+static void
+test_input_answers_prompt (void)
+{
+  SpOutputModel *model = sp_output_model_new ();
+  guint notified = 0;
+  SpOutputItem *row;
+
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "hi\nName: ");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 2);
+  row = item (model, 1);
+  g_signal_connect_swapped (row, "notify::text", G_CALLBACK (count_notify), &notified);
+  sp_output_model_append (model, SP_OUTPUT_INPUT, "Alice\n");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 2);
+  g_assert_true (item (model, 1) == row);
+  g_assert_cmpuint (notified, ==, 1);
+  g_assert_cmpint (sp_output_item_get_kind (row), ==, SP_OUTPUT_INPUT);
+  g_assert_cmpstr (sp_output_item_get_text (row), ==, "Name: Alice\n");
+  g_assert_cmpuint (sp_output_item_get_prompt_length (row), ==, strlen ("Name: "));
+  g_signal_handlers_disconnect_by_data (row, &notified);
+
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "hello Alice\n");
+  sp_output_model_append (model, SP_OUTPUT_INPUT, "more\n");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 4);
+  g_assert_cmpstr (sp_output_item_get_text (item (model, 2)), ==, "hello Alice\n");
+  g_assert_cmpint (sp_output_item_get_kind (item (model, 3)), ==, SP_OUTPUT_INPUT);
+  g_assert_cmpuint (sp_output_item_get_prompt_length (item (model, 3)), ==, 0);
+  g_assert_cmpuint (sp_output_item_get_prompt_length (item (model, 2)), ==, 0);
+
+  /* A prompt on stderr (bash's read -p) is a line all the same. */
+  sp_output_model_append (model, SP_OUTPUT_STDERR, "Age? ");
+  sp_output_model_append (model, SP_OUTPUT_INPUT, "36\n");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 5);
+  g_assert_cmpstr (sp_output_item_get_text (item (model, 4)), ==, "Age? 36\n");
+  g_assert_cmpuint (sp_output_item_get_prompt_length (item (model, 4)), ==, 5);
+  g_assert_finalize_object (model);
+}
+
+/* Rows that hand their text on as the tail moves (keep-rows) carry where
+ * the prompt ends with it. */
+static void
+test_input_answers_prompt_keep_rows (void)
+{
+  SpOutputModel *model = sp_output_model_new ();
+  SpOutputItem *row, *first;
+
+  sp_output_model_set_keep_rows (model, TRUE);
+  sp_output_model_set_max_lines (model, 3);
+  sp_output_model_set_batched (model, TRUE);
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "a\nb\nc\n");
+  sp_output_model_flush (model);
+  first = item (model, 0);
+  /* One batch: the prompt, the answer and a line after, past the tail:
+   * the three rows a view has take the last three lines in place. */
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "Name: ");
+  sp_output_model_append (model, SP_OUTPUT_INPUT, "Alice\n");
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "x\n");
+  sp_output_model_flush (model);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 3);
+  g_assert_true (item (model, 0) == first);
+  row = item (model, 1);
+  g_assert_cmpstr (sp_output_item_get_text (row), ==, "Name: Alice\n");
+  g_assert_cmpint (sp_output_item_get_kind (row), ==, SP_OUTPUT_INPUT);
+  g_assert_cmpuint (sp_output_item_get_prompt_length (row), ==, strlen ("Name: "));
+  g_assert_cmpstr (sp_output_item_get_text (item (model, 2)), ==, "x\n");
+  g_assert_finalize_object (model);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -756,5 +828,8 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/OutputModel/store-unnamed", test_store_unnamed);
   g_test_add_func ("/Sandpad/OutputModel/insert-timed", test_insert_timed);
   g_test_add_func ("/Sandpad/OutputModel/insert-timed-edges", test_insert_timed_edges);
+  g_test_add_func ("/Sandpad/OutputModel/input-answers-prompt", test_input_answers_prompt);
+  g_test_add_func ("/Sandpad/OutputModel/input-answers-prompt-keep-rows",
+                   test_input_answers_prompt_keep_rows);
   return g_test_run ();
 }

@@ -2,7 +2,9 @@
  * real runner: each run under the document's key with its code, language,
  * output and end; the first of a key compared with nothing, the next with
  * the one before; and an untitled buffer's runs found again by a document
- * restored from its copy, as after a restart. */
+ * restored from its copy, as after a restart; an assistant's
+ * edit_and_execute of the file kept beside them, once, with its tool,
+ * code, output, end and diff, read back the same from the store. */
 #include "config.h"
 
 #include <string.h>
@@ -160,11 +162,92 @@ test_record (void)
   sp_test_remove_tree (dir);
 }
 
+/* An assistant's run, as SpActivityModel fills one from the journal. */
+static SpActivityRun *
+assistant_run (const char *id, gboolean ended)
+{
+  SpActivityRun *run = _sp_activity_run_new (id);
+  const char *files[] = { "out.txt", NULL };
+
+  _sp_activity_run_set_start (run, "edit_and_execute", "python", "/ws/prog.py", "/ws/prog.py",
+                              "/ws", "2026-11-23T09:09:51.425Z", 4242);
+  _sp_activity_run_add_output (run, FALSE, "after the edit\n");
+  _sp_activity_run_add_output (run, TRUE, "Traceback ...\nZeroDivisionError: division by zero\n");
+  if (ended)
+    _sp_activity_run_set_end (run, "exited", 1, 250, "ZeroDivisionError: division by zero",
+                              "--- prog.py\n+++ prog.py\n@@ -1 +1 @@\n-print('before')\n"
+                              "+print('after the edit'); print(1 / 0)\n",
+                              files, NULL, NULL);
+  return run;
+}
+
+static void
+test_assistant_run (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("sp-recorder-XXXXXX", &error);
+  g_autofree char *history_dir = g_build_filename (dir, "history", NULL);
+  g_autoptr (SpRunnerSupervisor) sup = sp_runner_supervisor_new (g_getenv ("SANDPAD_RUNNER"));
+  g_autoptr (SpRunHistory) store = sp_run_history_new (history_dir, 1024 * 1024);
+  g_autoptr (SpRunHistory) reread = sp_run_history_new (history_dir, 1024 * 1024);
+  g_autoptr (SpDocument) document = sp_document_new (dir);
+  g_autoptr (SpRunController) runs = sp_run_controller_new (sup);
+  g_autoptr (SpRunRecorder) recorder = sp_run_recorder_new (runs, document, store);
+  g_autoptr (SpActivityRun) going = assistant_run ("4242-mcp-1", FALSE);
+  g_autoptr (SpActivityRun) ended = assistant_run ("4242-mcp-2", TRUE);
+  g_autoptr (GPtrArray) kept = NULL;
+  g_autofree char *key = sp_run_recorder_dup_key (recorder);
+  const char *code = "print('after the edit'); print(1 / 0)\n";
+  SpRunRecord *r;
+  Seen seen = { 0 };
+
+  g_assert_no_error (error);
+  g_signal_connect (recorder, "recorded", G_CALLBACK (on_recorded), &seen);
+  /* still running: nothing to keep yet */
+  g_assert_false (sp_run_recorder_add_assistant_run (recorder, going, code));
+  g_assert_cmpuint (seen.n_recorded, ==, 0);
+
+  g_assert_true (sp_run_recorder_add_assistant_run (recorder, ended, code));
+  g_assert_cmpuint (seen.n_recorded, ==, 1);
+  /* each journal run once, however often its "changed" comes */
+  g_assert_false (sp_run_recorder_claim_assistant_run (recorder, ended));
+  g_assert_false (sp_run_recorder_add_assistant_run (recorder, ended, code));
+  g_assert_cmpuint (seen.n_recorded, ==, 1);
+
+  /* read back from the files, as a new process would */
+  kept = sp_run_history_list (reread, key, NULL);
+  g_assert_cmpuint (kept->len, ==, 1);
+  r = g_ptr_array_index (kept, 0);
+  g_assert_cmpstr (r->tool, ==, "edit_and_execute");
+  g_assert_cmpstr (r->assistant_run, ==, "4242-mcp-2");
+  g_assert_cmpstr (r->code, ==, code);
+  g_assert_cmpstr (r->language, ==, "python");
+  g_assert_cmpstr (r->stdout_text, ==, "after the edit\n");
+  g_assert_nonnull (strstr (r->stderr_text, "ZeroDivisionError"));
+  g_assert_cmpstr (r->error, ==, "ZeroDivisionError: division by zero");
+  g_assert_cmpint (r->exit_code, ==, 1);
+  g_assert_false (r->succeeded);
+  g_assert_cmpint (r->duration_ms, ==, 250);
+  g_assert_cmpstr (r->end, ==, "Exited with code 1 · 0.25 s");
+  g_assert_nonnull (strstr (r->diff, "+print('after the edit'); print(1 / 0)\n"));
+  g_assert_cmpstr (r->files[0], ==, "out.txt");
+  /* the journal's UTC start time */
+  g_assert_cmpint (r->time_us, ==, G_GINT64_CONSTANT (1795424991425000));
+
+  g_signal_handlers_disconnect_by_data (recorder, &seen);
+  g_clear_object (&recorder);
+  sp_document_close (document, TRUE);
+  g_free (seen.code);
+  g_free (seen.out);
+  sp_test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_assert_nonnull (g_getenv ("SANDPAD_RUNNER"));
   g_test_add_func ("/run-recorder/record", test_record);
+  g_test_add_func ("/run-recorder/assistant-run", test_assistant_run);
   return g_test_run ();
 }

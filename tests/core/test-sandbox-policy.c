@@ -79,6 +79,38 @@ test_memory_socket_queues (void)
   g_assert_false (any_contains (facts, "(cgroup)"));
 }
 
+/* With pipes counted too, the card says so, and no longer that they are
+ * left out. */
+static void
+test_memory_pipe_queues (void)
+{
+  const char *layers[] = { "uid:65534", "rlimits", "clean-env", "caps-dropped", "no-new-privs",
+                           "landlock:6", "seccomp:allowlist",
+                           "memory:rlimit-data,tree-watch,socket-queues,pipe-queues",
+                           "network:off", NULL };
+  g_autoptr (SpSandboxPolicy) p = sp_sandbox_policy_new ("fallback", layers);
+  const char *const *facts = sp_sandbox_policy_get_facts (p);
+
+  g_assert_true (any_contains (facts, "its sockets and pipes hold"));
+  g_assert_false (any_contains (facts, "(pipes) is not counted"));
+  g_assert_false (any_contains (facts, "per process"));
+}
+
+/* A cgroup v2 run's card says which cgroup holds its memory. */
+static void
+test_memory_cgroup_v2 (void)
+{
+  const char *layers[] = { "uid:1000", "rlimits", "clean-env", "caps-dropped", "no-new-privs",
+                           "landlock:6", "seccomp", "memory:rlimit-data,tree-watch,cgroup-v2",
+                           "network:off", NULL };
+  g_autoptr (SpSandboxPolicy) p = sp_sandbox_policy_new ("fallback", layers);
+  const char *const *facts = sp_sandbox_policy_get_facts (p);
+
+  g_assert_true (any_contains (facts, "(cgroup v2)"));
+  g_assert_true (any_contains (facts, "kernel buffers included"));
+  g_assert_false (any_contains (facts, "what its sockets hold"));
+}
+
 /* Namespaces but no seccomp: reduced, and it says which. */
 static void
 test_namespaces_without_seccomp (void)
@@ -140,6 +172,8 @@ main (int argc, char **argv)
   g_test_add_func ("/sandbox-policy/fallback-degraded", test_fallback_degraded);
   g_test_add_func ("/sandbox-policy/fallback-with-landlock", test_fallback_with_landlock);
   g_test_add_func ("/sandbox-policy/memory-socket-queues", test_memory_socket_queues);
+  g_test_add_func ("/sandbox-policy/memory-pipe-queues", test_memory_pipe_queues);
+  g_test_add_func ("/sandbox-policy/memory-cgroup-v2", test_memory_cgroup_v2);
   g_test_add_func ("/sandbox-policy/namespaces-without-seccomp", test_namespaces_without_seccomp);
   g_test_add_func ("/sandbox-policy/unknown-layers", test_unknown_layers);
   g_test_add_func ("/sandbox-policy/nothing-reported", test_nothing_reported);

@@ -85,16 +85,18 @@ def syscall_reaches(nr, *args):
 
 def P(name, why, code, limit=None, lingers=False, needs_root=False, nobody_control=False,
       setuid=False, extra_fd=False, check=None, memory=256, disk=64, timeout=3, own_dir=False,
-      only=None, needs=None):
+      only=None, needs=None, lang="python"):
     """One probe. check: a harness check of the effect after the run (see
     test-escape.py). memory, disk, timeout: the run's limits. own_dir: run
     in the runner's fresh private directory instead of --cwd DIR. only: the
     sandbox kinds ("namespaces", "fallback") where the probe means
-    something. needs: a host feature the control needs (see the harness)."""
+    something. needs: a host feature the control needs (see the harness).
+    lang: "python" (after PRELUDE) or "c" (after C_PRELUDE: compiled by
+    the runner in its sandbox, by gcc for the control)."""
     return dict(name=name, why=why, code=code, limit=limit, lingers=lingers,
                 needs_root=needs_root, nobody_control=nobody_control, setuid=setuid,
                 extra_fd=extra_fd, check=check, memory=memory, disk=disk, timeout=timeout,
-                own_dir=own_dir, only=only, needs=needs)
+                own_dir=own_dir, only=only, needs=needs, lang=lang)
 
 
 PROBES = [
@@ -824,3 +826,121 @@ PROBES = [
     P("kernel-42-file-setattr", "file_setattr (469, Linux 6.17): an allow list",
       "syscall_reaches(469, -1, None, None, 0, 0)"),
 ]
+
+# ---- the same attempts from a compiled program (issue 27) ----
+# No interpreter between the probe and the kernel: raw system calls from C,
+# compiled by the runner in its sandbox (language "c") and run there; the
+# control compiles the same source with gcc and runs it directly. The
+# verdicts are the Python probes' (ESCAPED / BLOCKED, EPERM / ENOSYS /
+# EACCES meaning the filter). A target missing from the environment is
+# neither: the probe prints BROKEN, and the harness fails it.
+C_PRELUDE = r'''
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+__attribute__ ((noreturn, format (printf, 2, 3))) static void
+say (int status, const char *fmt, ...)
+{
+  va_list ap;
+  printf (status == 0 ? "ESCAPED: " : status == 1 ? "BLOCKED: " : "BROKEN: ");
+  va_start (ap, fmt);
+  vprintf (fmt, ap);
+  va_end (ap);
+  printf ("\n");
+  fflush (stdout);
+  exit (status);
+}
+#define escaped(...) say (0, __VA_ARGS__)
+#define blocked(...) say (1, __VA_ARGS__)
+
+__attribute__ ((unused)) static const char *
+target (const char *name)
+{
+  const char *value = getenv (name);
+  if (value == NULL)
+    say (2, "%s is not set", name);
+  return value;
+}
+
+__attribute__ ((unused, noreturn)) static void
+syscall_reaches (long nr, long a, long b, long c, long d, long e)
+{
+  errno = 0;
+  long r = syscall (nr, a, b, c, d, e);
+  int err = errno;
+  if (r == -1 && (err == EPERM || err == ENOSYS || err == EACCES))
+    blocked ("syscall %ld: %s", nr, strerror (err));
+  escaped ("syscall %ld reached the kernel: %ld %s", nr, r, r == -1 ? strerror (err) : "");
+}
+'''
+
+
+def C(name, why, body, **kw):
+    """A C probe: body is main's, after C_PRELUDE."""
+    return P(name, why, "int\nmain (void)\n{\n" + body + "}\n", lang="c", **kw)
+
+
+C_PROBES = [
+    C("c-kernel-01-ptrace", "raw ptrace(PTRACE_PEEKDATA) from C: seccomp",
+      "  syscall_reaches (SYS_ptrace, 3, 1, 0, 0, 0);\n"),
+    C("c-kernel-07-keyctl", "raw keyctl from C: seccomp",
+      "  syscall_reaches (SYS_keyctl, -1, 0, 0, 0, 0);\n"),
+    C("c-kernel-13-mount", "raw mount from C: seccomp",
+      "  syscall_reaches (SYS_mount, 0, 0, 0, 0, 0);\n", needs_root=True),
+    C("c-kernel-20-unshare-user", "raw unshare(CLONE_NEWUSER) from C: seccomp",
+      "  syscall_reaches (SYS_unshare, 0x10000000, 0, 0, 0, 0);\n"),
+    C("c-kernel-25-i386-syscall", "getpid through int 0x80 from C, no mapping needed: "
+      "seccomp arch kill",
+      "  long r = 20; /* the i386 getpid */\n"
+      "  __asm__ volatile (\"int $0x80\" : \"+a\" (r) : : \"r8\", \"r9\", \"r10\", \"r11\", "
+      "\"memory\");\n"
+      "  if (r > 0)\n"
+      "    escaped (\"i386 getpid answered %ld\", r);\n"
+      "  blocked (\"i386 getpid: %ld\", r);\n", limit="sigsys", needs="int80"),
+    C("c-fs-01-secret-file", "open and read a user secret outside with open(2): mount ns / "
+      "Landlock",
+      "  char buf[64] = \"\";\n"
+      "  int fd = open (target (\"SANDPAD_PROBE_SECRET_FILE\"), O_RDONLY);\n"
+      "  if (fd < 0)\n"
+      "    blocked (\"open: %s\", strerror (errno));\n"
+      "  if (read (fd, buf, sizeof buf - 1) < 0)\n"
+      "    blocked (\"read: %s\", strerror (errno));\n"
+      "  escaped (\"read %s\", buf);\n"),
+    C("c-fs-17-write-home", "create a file in a home-like directory outside (its .config/"
+      "autostart): mount ns / Landlock",
+      "  char path[4096];\n"
+      "  snprintf (path, sizeof path, \"%s/.config/autostart/sandpad-c-probe.desktop\",\n"
+      "            target (\"SANDPAD_PROBE_OUTSIDE_DIR\"));\n"
+      "  int fd = open (path, O_WRONLY | O_CREAT | O_EXCL, 0644);\n"
+      "  if (fd < 0)\n"
+      "    blocked (\"create: %s\", strerror (errno));\n"
+      "  ssize_t n = write (fd, \"[Desktop Entry]\\n\", 16);\n"
+      "  close (fd);\n"
+      "  unlink (path);\n"
+      "  escaped (\"created %s (%zd bytes)\", path, n);\n"),
+    C("c-net-01-tcp-localhost", "connect(2) to a TCP service on the host's 127.0.0.1: "
+      "net ns / Landlock TCP / seccomp",
+      "  struct sockaddr_in addr = { .sin_family = AF_INET };\n"
+      "  char buf[8] = \"\";\n"
+      "  addr.sin_port = htons ((unsigned short) atoi (target (\"SANDPAD_PROBE_TCP_PORT\")));\n"
+      "  addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);\n"
+      "  int fd = socket (AF_INET, SOCK_STREAM, 0);\n"
+      "  if (fd < 0)\n"
+      "    blocked (\"socket: %s\", strerror (errno));\n"
+      "  if (connect (fd, (struct sockaddr *) &addr, sizeof addr) != 0)\n"
+      "    blocked (\"connect: %s\", strerror (errno));\n"
+      "  if (read (fd, buf, 4) <= 0)\n"
+      "    blocked (\"read: %s\", strerror (errno));\n"
+      "  escaped (\"the host's service said %s\", buf);\n"),
+]
+PROBES += C_PROBES

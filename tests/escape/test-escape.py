@@ -3,9 +3,12 @@
 Usage: test-escape.py SANDPAD-RUN SANDPAD-RUNNER MODE [NAME-PATTERN]
 
 MODE control: each probe runs with no sandbox at all (/usr/bin/python3
-directly, with the targets in its environment) and must ESCAPE; one that
+directly, or a C probe compiled by gcc and run, with the targets in its
+environment) and must ESCAPE; one that
 does not is broken and fails. Every other MODE runs each probe through
-sandpad-run (see MODES) and the probe must be BLOCKED (its output shows it
+sandpad-run (see MODES; a C probe as language c, compiled by the runner in
+its sandbox; the warm modes skip them, as only Python starts warm) and the
+probe must be BLOCKED (its output shows it
 ran and was stopped, or the limit it names stopped it, and any effect the
 harness checks for afterwards is absent). A probe listed in
 known-limitations.txt for the mode, or for the kind of sandbox the mode
@@ -33,7 +36,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "runner"))
-from probes import PRELUDE, PROBES  # noqa: E402
+from probes import C_PRELUDE, PRELUDE, PROBES  # noqa: E402
 from runnertest import Result, Runner, Tap, lock_held, released, wait_until  # noqa: E402
 
 SANDPAD_RUN, SANDPAD_RUNNER, MODE = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -398,9 +401,10 @@ class Check:
 def prepare(targets, probe):
     cwd = tempfile.mkdtemp(dir=targets.base, prefix="run-")
     os.chmod(cwd, 0o777)
-    path = os.path.join(targets.base, probe["name"] + ".py")
+    c = probe["lang"] == "c"
+    path = os.path.join(targets.base, probe["name"] + (".c" if c else ".py"))
     with open(path, "w") as f:
-        f.write(PRELUDE + "\n" + probe["code"] + "\n")
+        f.write((C_PRELUDE if c else PRELUDE) + "\n" + probe["code"] + "\n")
     os.chmod(path, 0o644)
     if probe["setuid"]:
         suid = os.path.join(cwd, "suid-id")
@@ -419,9 +423,21 @@ def run_control(targets, probe):
     env["SANDPAD_PROBE_OUTER_UID"] = str(uid)
     if check is not None:
         env.update(check.env)
+    argv = ["/usr/bin/python3", path]
+    if probe["lang"] == "c":
+        # The control's compile: gcc with the runner's flags
+        # (src/runner/service/runner-langs.c), outside any sandbox.
+        argv = [path[:-2] + ".bin"]
+        cc = subprocess.run(["gcc", "-x", "c", "-std=gnu17", "-O2", "-Wall", "-o", argv[0], path],
+                            capture_output=True, text=True)
+        if cc.returncode != 0:
+            if check is not None:
+                check.close()
+            return False, f"gcc failed: {cc.stderr[-300:]}"
+        os.chmod(argv[0], 0o755)
     extra = socket.socketpair() if probe["extra_fd"] else ()
     try:
-        proc = subprocess.run(["/usr/bin/python3", path], cwd=cwd, env=env, capture_output=True,
+        proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True,
                               text=True, stdin=subprocess.DEVNULL, timeout=60,
                               preexec_fn=as_uid(uid), pass_fds=[s.fileno() for s in extra])
         out = proc.stdout
@@ -548,6 +564,8 @@ def run_sandboxed(targets, probe, kind):
     """Returns (blocked, detail)."""
     cwd, path = prepare(targets, probe)
     args = sandpad_run_args(probe, None if probe["own_dir"] else cwd)
+    # A C probe is compiled by the runner, in the run's sandbox, first.
+    args += ["--lang", probe["lang"]]
     for key, value in targets.env.items():
         args += ["--env", f"{key}={value}"]
     check = Check(targets, probe, cwd, RUN_UID) if probe["check"] else None
@@ -729,6 +747,15 @@ def main():
                 if not features[need]:
                     t.skip(f"{name}: this host lacks {need}, so its control cannot work")
                     continue
+            if probe["lang"] == "c" and not any(os.access(cc, os.X_OK) for cc in
+                                                ("/usr/bin/gcc", "/usr/local/bin/gcc")):
+                t.skip(f"{name}: gcc is not installed here")
+                continue
+            if probe["lang"] != "python" and MODES.get(MODE, {}).get("warm"):
+                # Only Python starts from the warm interpreter: a C probe here
+                # would be the cold run its mode without "warm" already makes.
+                t.skip(f"{name}: a {probe['lang']} run never starts warm")
+                continue
             if kind is not None and probe["only"] is not None and kind not in probe["only"]:
                 t.skip(f"{name}: means nothing in {kind} mode")
                 continue

@@ -455,6 +455,150 @@ groups.command = async () => {
   }
 };
 
+// Issue 25, item 10: the workspace at its own host path inside the
+// sandbox (namespace mode binds it there too; fallback mode runs at host
+// paths anyway), so a command told that path finds its files, and an
+// absolute work_dir inside it is accepted. One workspace under /tmp (the
+// private /tmp holds its mount point) and one under /var/tmp (the root's
+// own tmpfs holds /var and /var/tmp as empty directories).
+groups.host_paths = async () => {
+  const namespaces = process.env.SANDPAD_TEST_SANDBOX !== 'fallback';
+  const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'sandpad-mcp-outside-'));
+  fs.writeFileSync(path.join(outside, 'secret.txt'), 'the host secret\n', { mode: 0o644 });
+  for (const base of [os.tmpdir(), '/var/tmp']) {
+    const ws = fs.mkdtempSync(path.join(base, 'sandpad-mcp-hp-'));
+    if (process.getuid() === 0) fs.chownSync(ws, 65534, 65534);
+    const owner = process.getuid() === 0 ? 65534 : process.getuid();
+    fs.mkdirSync(path.join(ws, 'sub'));
+    fs.chownSync(path.join(ws, 'sub'), owner, owner);
+    fs.writeFileSync(path.join(ws, 'x.txt'), 'by host path\n', { mode: 0o644 });
+    fs.writeFileSync(path.join(ws, 'sub', 'y.txt'), 'in sub\n', { mode: 0o644 });
+    fs.symlinkSync(outside, path.join(ws, 'escape'));
+    const { client, transport, tools } = await connect(['--workspace', ws]);
+    const call = (args) => client.callTool({ name: 'execute_command', arguments: args });
+    try {
+      const tool = tools.find((t) => t.name === 'execute_command');
+      ok(tool?.description?.includes(ws), `${base}: the description names the workspace's path`,
+        tool?.description);
+      let r = await call({ command: `cat "${ws}/x.txt" && cd "${ws}/sub" && cat y.txt && pwd` });
+      ok(r.structuredContent?.stdout === `by host path\nin sub\n${ws}/sub\n`,
+        `${base}: a command reads a file and cds by the workspace's host path`, r.structuredContent);
+      r = await call({ command: `echo made > "${ws}/sub/z.txt"; pwd; cat /work/x.txt 2>/dev/null` });
+      ok(fs.readFileSync(path.join(ws, 'sub', 'z.txt'), 'utf8') === 'made\n',
+        `${base}: it writes there as in /work`, r.structuredContent);
+      ok(r.structuredContent?.stdout === (namespaces ? `${ws}\nby host path\n` : `${ws}\n`),
+        `${base}: it starts at the host path${namespaces ? ', /work still its alias' : ''}`,
+        r.structuredContent);
+      ok(r.structuredContent?.sandbox?.layers?.includes('host-path') === namespaces,
+        `${base}: started's layers say host-path in namespace mode only`,
+        r.structuredContent?.sandbox);
+      r = await call({ command: 'cat y.txt; pwd', work_dir: `${ws}/sub` });
+      ok(r.isError !== true && r.structuredContent?.stdout === `in sub\n${ws}/sub\n`,
+        `${base}: an absolute work_dir inside the workspace is accepted`, r);
+      r = await call({ command: 'ls', work_dir: ws });
+      ok(r.isError !== true && r.structuredContent?.exit_code === 0,
+        `${base}: so is the workspace itself, absolute`, r);
+      r = await call({ command: 'ls', work_dir: outside });
+      ok(r.isError === true && /"work_dir"/.test(textOf(r)),
+        `${base}: an absolute work_dir outside the workspace is refused, naming it`, r);
+      r = await call({ command: 'ls', work_dir: `${ws}/../${path.basename(outside)}` });
+      ok(r.isError === true && /"work_dir"/.test(textOf(r)),
+        `${base}: so is one that leads out through ".."`, r);
+      r = await call({ command: 'cat secret.txt', work_dir: `${ws}/escape` });
+      ok(r.isError === true && !textOf(r).includes('the host secret'),
+        `${base}: so is a symlink in the workspace that points outside`, r);
+      ok(unsandboxed(`cd "${ws}/escape" && cat secret.txt`).includes('the host secret'),
+        `${base}: control: unsandboxed, that symlink leads to the secret`);
+
+      // What the host-path mount shows: the workspace, and above it only
+      // empty directories of the sandbox's own, never the host's. Landlock
+      // refuses listing them; a name that exists there on the host (a
+      // file put beside the workspace, the grandparent's other entries)
+      // must not exist there in the sandbox.
+      const parent = path.dirname(ws);
+      const grand = path.dirname(parent);
+      const beside = path.join(parent, `sandpad-hp-beside-${process.pid}`);
+      fs.writeFileSync(beside, 'beside\n', { mode: 0o644 });
+      const names = (dir) => fs.readdirSync(dir).filter((n) => /^[\w.@+-]+$/.test(n))
+        .map((n) => path.join(dir, n));
+      const candidates = [...names(parent), ...(grand !== '/' ? names(grand) : [])];
+      const probe = candidates.map((p) => `[ -e "${p}" ] && echo "${p}"`).join('; ') + '; true';
+      r = await call({ command: probe });
+      const host = unsandboxed(probe);
+      fs.rmSync(beside, { force: true });
+      ok(host.includes(beside) && host.split('\n').length > 3,
+        `${base}: control: unsandboxed, the host's entries beside and above it are there`, host);
+      if (namespaces) {
+        const lines = (out) => (out ?? '').split('\n').filter((l) => l);
+        const seen = lines(r.structuredContent?.stdout).sort();
+        // What the sandbox shows there of its own (/var/cache's font
+        // cache, say): the same probe in a run without the workspace.
+        const bare = await client.callTool({ name: 'execute_code',
+          arguments: { language: 'bash', code: probe } });
+        const own = lines(bare.structuredContent?.stdout);
+        const expected = [...new Set([...own, ws, ...(grand !== '/' ? [parent] : [])])].sort();
+        ok(JSON.stringify(seen) === JSON.stringify(expected),
+          `${base}: of the host's entries beside and above the workspace, only the workspace `
+          + `and its own parents exist in the sandbox`, { seen, expected });
+        r = await call({ command: `cat "${outside}/secret.txt"` });
+        ok(!(r.structuredContent?.stdout ?? '').includes('the host secret'),
+          `${base}: a host file elsewhere in /tmp is not there`, r.structuredContent);
+        const mark = `sandpad-hp-mark-${process.pid}`;
+        r = await call({ command: `touch "${parent}/${mark}" 2>/dev/null; echo $?` });
+        ok(!fs.existsSync(path.join(parent, mark)),
+          `${base}: what is made beside the workspace never reaches the host`, r.structuredContent);
+        unsandboxed(`touch "${parent}/${mark}"`);
+        ok(fs.existsSync(path.join(parent, mark)), `${base}: control: unsandboxed, it does`);
+        fs.rmSync(path.join(parent, mark), { force: true });
+      } else {
+        r = await call({ command: `cat "${outside}/secret.txt"` });
+        ok(!(r.structuredContent?.stdout ?? '').includes('the host secret'),
+          `${base}: fallback: a host file outside the workspace cannot be read`,
+          r.structuredContent);
+      }
+    } finally {
+      await transport.close();
+      fs.rmSync(ws, { recursive: true, force: true });
+    }
+  }
+  fs.rmSync(outside, { recursive: true, force: true });
+
+  // A workspace under a name the private root is made of (here /work,
+  // where this project's build directories live) is never bound at its
+  // own path: that would shadow the sandbox's own /work, and its mount
+  // point chain would be made inside the workspace itself. It stays at
+  // /work alone, and nothing is made in it.
+  const reserved = ['usr', 'etc', 'bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32', 'dev',
+    'proc', 'work', 'code'];
+  if (!reserved.includes(process.cwd().split('/')[1])) {
+    n++;
+    console.log(`ok ${n} # SKIP the build directory ${process.cwd()} is not under a directory `
+      + 'the sandbox provides, so no workspace there can show the refusal');
+    return;
+  }
+  const ws = fs.mkdtempSync(path.join(process.cwd(), 'mcp-hp-reserved-'));
+  if (process.getuid() === 0) fs.chownSync(ws, 65534, 65534);
+  fs.writeFileSync(path.join(ws, 'x.txt'), 'at /work\n', { mode: 0o644 });
+  const { client, transport, tools } = await connect(['--workspace', ws]);
+  try {
+    const tool = tools.find((t) => t.name === 'execute_command');
+    ok(/seen as \/work in namespace mode: it lies under a directory the sandbox provides/
+      .test(tool?.description ?? ''), 'reserved: the description says where the workspace is and why',
+    tool?.description);
+    const r = await client.callTool({ name: 'execute_command', arguments: {
+      command: 'pwd; cat x.txt' } });
+    ok(r.structuredContent?.stdout === `${namespaces ? '/work' : ws}\nat /work\n`
+      && !r.structuredContent?.sandbox?.layers?.includes('host-path'),
+    'reserved: the command runs at /work alone (namespace mode), without host-path',
+    r.structuredContent);
+    ok(fs.readdirSync(ws).sort().join(',') === 'x.txt',
+      'reserved: no mount point was made inside the workspace', fs.readdirSync(ws));
+  } finally {
+    await transport.close();
+    fs.rmSync(ws, { recursive: true, force: true });
+  }
+};
+
 groups.edit = async () => {
   const ws = makeWorkspace();
   const owner = process.getuid() === 0 ? 65534 : process.getuid();

@@ -1,17 +1,19 @@
 """The compiled languages and Ruby (issue 27), with Debian's toolchains, in
 the sandbox mode SANDPAD_TEST_SANDBOX names (meson runs both).
 
-Usage: test-compiled.py PATH-TO-SANDPAD-RUNNER LANGUAGE
+Usage: test-compiled.py PATH-TO-SANDPAD-RUNNER LANGUAGE [TEST...]
 Per language: a hello, a compile error (Ruby: a syntax error) on the right
 line, a runtime error on its line, the time limit, a cached second run (and
 a changed snippet that is not served from the cache), the compile step's
-own time limit. A toolchain missing here skips (77) with its name.
+own time limit. A toolchain missing here skips (77) with its name. `missing`
+(run alone): a toolchain hidden from the runner is named unavailable.
 """
 
 import os
 import shutil
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from runnertest import Runner, main  # noqa: E402
@@ -147,7 +149,9 @@ def runtime_error(t):
 
 def timeout(t):
     def check(r, cache):
-        res = r.run("to", CASE["loop"], language=LANG, timeout_ms=1500)
+        # A short limit: the compile step keeps its own, CPU included (Go
+        # compiles its runtime for seconds, once killed at the program's).
+        res = r.run("to", CASE["loop"], language=LANG, timeout_ms=300)
         t.eq(res.exited.get("limit"), "time", "the program's time limit", res)
         if COMPILED:
             t.eq(res.exited["compile"]["failed"], False, "the compile was not what stopped", res)
@@ -195,5 +199,172 @@ def compile_timeout(t):
     with_runner(check, "--compile-timeout-ms", "1")
 
 
+def build_swap(t):
+    """The build directory is held by the runner from when it makes it: a
+    directory put in its place by name while the compile step runs is
+    neither cached nor run as the snippet's program. The swap is made from
+    outside (the harness, as an attacker with the runner's uid would), as
+    soon as the compiler's output appears, in up to 40 tries."""
+    if not COMPILED:
+        t.skip("ruby is interpreted: no build directory")
+        return
+    import glob
+    import threading
+    parent = tempfile.mkdtemp(prefix="sandpad-build-swap-")
+    os.chmod(parent, 0o755)
+    stop = threading.Event()
+    swapped = set()
+
+    def swapper():
+        while not stop.is_set():
+            for out in glob.glob(os.path.join(parent, "sandpad-runner-*", "run-*", "build",
+                                              "main")):
+                build = os.path.dirname(out)
+                if build in swapped:
+                    continue
+                try:
+                    os.rename(build, build + ".real")
+                    os.mkdir(build, 0o755)
+                    planted = os.path.join(build, "main")
+                    with open(planted, "w") as f:
+                        f.write("#!/bin/sh\necho swapped\n")
+                    os.chmod(planted, 0o755)
+                    os.chmod(build, 0o755)
+                except OSError:
+                    pass
+                swapped.add(build)
+            time.sleep(0.0005)
+
+    def check(r, cache):
+        thread = threading.Thread(target=swapper, daemon=True)
+        thread.start()
+        results = []
+        try:
+            for i in range(40):
+                code = CASE["hello"] + f"// try {i}\n"
+                results.append((code, r.run(f"s{i}", code, language=LANG, timeout_ms=60000)))
+                if sum("hello from" not in res.stdout for _, res in results) >= 5:
+                    break
+        finally:
+            stop.set()
+            thread.join()
+        landed = [(code, res) for code, res in results if "hello from" not in res.stdout]
+        t.ok(not any("swapped" in res.stdout for _, res in results),
+             f"{MODE}: no run ran the program planted in its build directory's place "
+             f"({len(landed)} of {len(results)} swaps landed before the program step)",
+             [res.exited for _, res in landed][:3])
+        if landed:
+            res = landed[0][1]
+            print(f"# a landed swap: stdout={res.stdout!r} exited={res.exited!r}"[:600])
+        if not landed:
+            t.skip("no swap landed between the compile and the program step here")
+            return
+        # What the cache now gives for those snippets is their own program.
+        again = [r.run(f"a{i}", code, language=LANG) for i, (code, _) in enumerate(landed)]
+        t.ok(all(res.stdout.startswith("hello from ") for res in again),
+             f"{MODE}: the cache holds the snippets' own programs, not the planted one",
+             [res.stdout for res in again])
+
+    try:
+        with_runner(check, "--work-parent", parent)
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
+
+
+def missing(t):
+    """A toolchain that is missing is named, not hidden: the runner started
+    where LANG's compiler (or interpreter) cannot be found lists LANG in
+    ready's unavailable, a run of it is refused with unsupported_language
+    naming the Debian package, and sandpad-run says the same and exits 125.
+    The toolchain is hidden by bwrap (/dev/null, not executable, over each
+    path the runner looks at); the control is the same bwrap without it.
+    --interpreter LANG=/nonexistent is refused at start, saying why."""
+    import json
+    import subprocess
+    paths = {"c": ["/usr/bin/gcc", "/usr/local/bin/gcc"],
+             "cpp": ["/usr/bin/g++", "/usr/local/bin/g++"],
+             "rust": ["/usr/bin/rustc"], "go": ["/usr/bin/go", "/usr/lib/go/bin/go"],
+             "typescript": ["/usr/bin/esbuild"],
+             "ruby": ["/usr/bin/ruby", "/usr/local/bin/ruby"]}[LANG]
+    package = {"c": "gcc", "cpp": "g++", "rust": "rustc", "go": "golang-go",
+               "typescript": "esbuild", "ruby": "ruby"}[LANG]
+    bwrap = shutil.which("bwrap")
+    if bwrap is None or not any(os.access(p, os.X_OK) for p in paths):
+        t.skip(f"needs bwrap and {LANG}'s toolchain (for the control): not both here")
+        return
+    # Fallback mode inside an unnested user namespace, as the Flatpak case
+    # runs; namespace mode as root in a bwrap mount namespace.
+    wrap = [bwrap, "--dev-bind", "/", "/"]
+    if MODE == "fallback" or os.geteuid() != 0:
+        wrap[1:1] = ["--unshare-user", "--disable-userns"]
+    hide = [arg for p in paths if os.path.exists(p) for arg in ("--ro-bind", "/dev/null", p)]
+    mode = "auto" if "--unshare-user" in wrap else MODE
+
+    def start(hidden):
+        cache = tempfile.mkdtemp(prefix="sandpad-compile-cache-")
+        cmd = wrap + (hide if hidden else []) + ["--", RUNNER, "--sandbox", mode,
+                                                 "--compile-cache", cache]
+        r = Runner(cmd[0], *cmd[1:])
+        return r, r.hello(), cache
+
+    r, ready, cache = start(False)
+    try:
+        names = [lang["name"] for lang in ready["languages"]]
+        t.ok(LANG in names and LANG not in ready.get("unavailable", []),
+             f"control: the same wrapper without hiding it lists {LANG}", ready)
+    finally:
+        r.close()
+        shutil.rmtree(cache, ignore_errors=True)
+
+    r, ready, cache = start(True)
+    try:
+        names = [lang["name"] for lang in ready["languages"]]
+        t.ok(LANG not in names, f"{LANG} is not offered without its toolchain", names)
+        t.ok(LANG in ready.get("unavailable", []), f"ready names {LANG} as unavailable",
+             ready.get("unavailable"))
+        t.ok("python" in names, "the other languages stay", names)
+        r.send(type="run", id="m", language=LANG, code=CASE["hello"])
+        ev = r.recv_type("error")
+        t.ok(ev is not None and ev.get("id") == "m" and ev.get("code") == "unsupported_language"
+             and f'language "{LANG}" is unavailable' in ev.get("message", "")
+             and f"(Debian package {package})" in ev.get("message", ""),
+             "a run of it is refused with unsupported_language, naming the package", ev)
+    finally:
+        r.close()
+        shutil.rmtree(cache, ignore_errors=True)
+
+    # sandpad-run (the same engine in process) beside the runner, hidden alike.
+    sandpad_run = os.path.join(os.path.dirname(RUNNER), "sandpad-run")
+    src = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)
+    try:
+        src.write(CASE["hello"])
+        src.close()
+        os.chmod(src.name, 0o644)
+        proc = subprocess.run(wrap + hide + ["--", sandpad_run, "--sandbox", mode, "--json",
+                                             "--lang", LANG, src.name],
+                              capture_output=True, text=True, timeout=120,
+                              env=dict(os.environ, SANDPAD_NO_DAEMON="1"))
+        said = proc.stderr + proc.stdout
+        t.ok(proc.returncode == 125 and f'language "{LANG}" is unavailable' in said
+             and package in said,
+             f"sandpad-run --lang {LANG} says it is unavailable and exits 125",
+             f"status {proc.returncode}: {said[-600:]}")
+        events = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+        t.ok(not any(e.get("type") == "output" for e in events), "and nothing ran", events)
+    finally:
+        os.unlink(src.name)
+
+    # A wrong --interpreter is refused at start, saying what was wrong.
+    proc = subprocess.run([RUNNER, "--interpreter", f"{LANG}=/nonexistent"], capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL, timeout=60)
+    t.ok(proc.returncode != 0 and f"--interpreter {LANG}=/nonexistent" in proc.stderr
+         and "not an executable absolute path" in proc.stderr,
+         "--interpreter LANG=/nonexistent is refused at start, saying why",
+         f"status {proc.returncode}: {proc.stderr[-400:]}")
+
+
 if __name__ == "__main__":
-    main([hello, compile_error, runtime_error, timeout, cached, compile_timeout])
+    tests = {f.__name__: f for f in (hello, compile_error, runtime_error, timeout, cached,
+                                      compile_timeout, build_swap, missing)}
+    main([tests[n] for n in sys.argv[3:]] if len(sys.argv) > 3
+         else [hello, compile_error, runtime_error, timeout, cached, compile_timeout])

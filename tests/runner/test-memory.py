@@ -109,7 +109,7 @@ def test_tree_peak(t):
 def test_layer(t):
     r = Runner(RUNNER, "--sandbox", MODE, "--strict")
     ready = r.hello()
-    # ",cgroup-v1" follows where runs get a memory cgroup.
+    # ",cgroup-v2" or ",cgroup-v1" follows where runs get a memory cgroup.
     def memory_layer(layers):
         return any(layer.startswith("memory:rlimit-data,tree-watch") for layer in layers)
     t.ok(memory_layer(ready["sandbox"]["layers"]),
@@ -338,7 +338,7 @@ def test_kernel_buffers_no_cgroup(t):
     t.ok(control > 300 * MIB and res.exited.get("limit") is None,
          f"control: the probe queues {control // MIB} MiB in socket buffers", res)
     layers = res.started["sandbox"]["layers"] if res.started else []
-    t.ok("memory:rlimit-data,tree-watch,socket-queues" in layers,
+    t.ok("memory:rlimit-data,tree-watch,socket-queues,pipe-queues" in layers,
          "started names the socket-queue count as the memory layer", layers)
     # The watch samples (every 200 ms): what it stops is what a run holds,
     # so here the children keep their buffers a while before they let go.
@@ -370,6 +370,91 @@ def test_kernel_buffers_no_cgroup(t):
     ev = session_ended(r, "i", timeout=60)
     t.eq(ev and ev.get("reason"), "limit",
          "idle: the session is ended when what it left behind passes its memory", ev)
+    r.close()
+
+
+# Sixty processes each fill as many pipes as their fds hold (RLIMIT_NOFILE),
+# asking first for a 1 MiB pipe (F_SETPIPE_SZ), and keep only the write
+# end: the data stays in the kernel, in no process's RSS. Past the user's
+# fs.pipe-user-pages-soft (64 MiB) the kernel gives new pipes two pages,
+# so what sixty processes pin stays near 120 MiB. Each child prints what
+# it wrote into its pipes.
+PIPE_BUFFERS = """
+import fcntl, os, time
+HOLD = 0
+kids = []
+for k in range(60):
+    pid = os.fork()
+    if pid == 0:
+        ends, total = [], 0
+        try:
+            while True:
+                r, w = os.pipe()
+                try:
+                    fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 1 << 20)
+                except OSError:
+                    pass
+                os.set_blocking(w, False)
+                try:
+                    while True:
+                        total += os.write(w, b'x' * 65536)
+                except BlockingIOError:
+                    pass
+                os.close(r)
+                ends.append(w)
+        except OSError:
+            pass
+        os.write(1, b'piped %d\\n' % total)
+        time.sleep(HOLD)
+        os._exit(0)
+    kids.append(pid)
+for p in kids:
+    os.waitpid(p, 0)
+"""
+
+HELD_PIPES = PIPE_BUFFERS.replace("HOLD = 0", "HOLD = 10") + "os.write(1, b'released\\n')\n"
+
+
+def piped(res):
+    return sum(int(line.split()[1]) for line in res.stdout.splitlines()
+               if line.startswith("piped "))
+
+
+def test_pipe_buffers_no_cgroup(t):
+    """Without a cgroup the tree watch counts what the run's pipes can
+    hold: sixty processes filling pipes are stopped at memory_mib."""
+    import pwd
+    try:
+        pwd.getpwnam("sandpad-ci")
+    except KeyError:
+        t.skip("no account sandpad-ci to run the runner as (build-aux/dev.sh makes it)")
+        return
+    if os.geteuid() != 0:
+        t.skip("the runner is started as sandpad-ci, which needs root")
+        return
+    r = runner("--no-warm", preexec_fn=as_ci_user)
+    t.ok(not runner_has_cgroups(r), "control: as sandpad-ci the runner has no cgroup",
+         r.ready["sandbox"])
+    # Control: with room to spare, the probe pins half again the capped
+    # run's limit in pipe buffers, and nothing stops it.
+    res = r.run("control", PIPE_BUFFERS, memory_mib=2048, timeout_ms=60000)
+    t.ok(piped(res) > 96 * MIB and res.exited.get("limit") is None,
+         f"control: the probe pins {piped(res) // MIB} MiB in pipe buffers", res)
+    layers = res.started["sandbox"]["layers"] if res.started else []
+    t.ok("memory:rlimit-data,tree-watch,socket-queues,pipe-queues" in layers,
+         "started names the pipe count in the memory layer", layers)
+    res = r.run("capped", HELD_PIPES, memory_mib=64, timeout_ms=60000)
+    t.ok(res.exited.get("limit") == "memory" and "released" not in res.stdout,
+         f"a run with memory_mib 64 is stopped with limit memory while it holds its pipes "
+         f"({piped(res) // MIB} MiB written before)", res)
+    # A pipe cannot grow past the kernel's default, which the count assumes.
+    res = r.run("grow", "import fcntl, os\nr, w = os.pipe()\n"
+                "try:\n    fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 1 << 20)\n"
+                "except PermissionError:\n    print('refused')\n"
+                "print(fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 4096), "
+                "fcntl.fcntl(w, fcntl.F_GETPIPE_SZ))\n", timeout_ms=60000)
+    t.eq(res.stdout.split(), ["refused", "4096", "4096"],
+         "F_SETPIPE_SZ past 64 KiB is refused, shrinking is not", res)
     r.close()
 
 
@@ -424,11 +509,112 @@ def test_process_cap_no_cgroup(t):
     r.close()
 
 
+# cgroup v2: the runner in a delegated subtree of its own. This needs a
+# machine with one to give: a systemd user manager (a transient scope with
+# Delegate=yes), or root on a v2 hierarchy whose root gives memory and pids
+# to its children. Elsewhere (this project's CI: v1 memory, a v2 hierarchy
+# without controllers) the test says why and skips.
+def v2_mount():
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            fstype = fields[fields.index("-") + 1]
+            if fstype == "cgroup2" and fields[3] == "/":
+                return fields[4]
+    return None
+
+
+def v2_runner():
+    """A runner in a delegated v2 group, and its clean-up; or None and why."""
+    import shutil
+    import subprocess
+    args = ("--sandbox", MODE, "--strict")
+    reasons = []
+    if shutil.which("systemd-run") and os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
+        probe = subprocess.run(["systemd-run", "--user", "--scope", "--quiet", "-p",
+                                "Delegate=yes", "true"], capture_output=True, text=True)
+        if probe.returncode == 0:
+            r = Runner("systemd-run", "--user", "--scope", "--quiet", "-p", "Delegate=yes",
+                       "--", RUNNER, *args)
+            r.ready = r.hello()
+            return r, lambda: None, None
+        reasons.append(f"systemd-run --user --scope failed: {probe.stderr.strip()}")
+    else:
+        reasons.append("no systemd user manager (systemd-run, a session bus)")
+    mount = v2_mount()
+    if mount is None:
+        reasons.append("no cgroup v2 hierarchy mounted")
+        return None, None, "; ".join(reasons)
+    with open(os.path.join(mount, "cgroup.subtree_control")) as f:
+        given = f.read().split()
+    if os.geteuid() != 0 or "memory" not in given or "pids" not in given:
+        reasons.append(f"not root on a v2 hierarchy whose root gives memory and pids "
+                       f"(its subtree_control: {given or 'empty'})")
+        return None, None, "; ".join(reasons)
+    group = os.path.join(mount, f"sandpad-test-{os.getpid()}")
+    os.mkdir(group)
+
+    def join():
+        with open(os.path.join(group, "cgroup.procs"), "w") as f:
+            f.write("0")
+
+    def clean():
+        for dirpath, dirnames, _ in sorted(os.walk(group, topdown=False), reverse=True):
+            try:
+                os.rmdir(dirpath)
+            except OSError:
+                pass
+    r = Runner(RUNNER, *args, preexec_fn=join)
+    r.ready = r.hello()
+    return r, clean, None
+
+
+def v2_layer(res):
+    layers = res.started["sandbox"]["layers"] if res.started else []
+    return any(layer.startswith("memory:") and layer.endswith(",cgroup-v2") for layer in layers)
+
+
+def test_cgroup_v2_memory(t):
+    """In a delegated v2 group, each run's memory.max holds what the kernel
+    keeps for it: a memory hog and the socket-buffer probe both end with
+    limit memory, and the run says its layer is cgroup-v2."""
+    r, clean, why = v2_runner()
+    if r is None:
+        t.skip(f"no delegated cgroup v2 subtree to run the runner in here: {why}")
+        return
+    t.ok(any(layer.endswith(",cgroup-v2") for layer in r.ready["sandbox"]["layers"]),
+         "the runner in a delegated v2 group says so in ready", r.ready["sandbox"])
+    res = r.run("hog", "a = []\nwhile True:\n    a.append(' ' * 10**7)\n", memory_mib=64)
+    t.ok(res.exited.get("limit") == "memory" and v2_layer(res),
+         "a memory hog under memory_mib 64 ends with limit memory, layer cgroup-v2", res)
+    res = r.run("capped", HELD_BUFFERS, memory_mib=128, timeout_ms=60000)
+    t.ok(res.exited.get("limit") == "memory" and queued(res) < buffers_cap() and v2_layer(res),
+         f"kernel buffers are held to memory.max ({queued(res) // MIB} MiB queued before)", res)
+    r.close()
+    clean()
+
+
+def test_cgroup_v2_pids(t):
+    """In a delegated v2 group, each run's pids.max caps a fork bomb."""
+    r, clean, why = v2_runner()
+    if r is None:
+        t.skip(f"no delegated cgroup v2 subtree to run the runner in here: {why}")
+        return
+    res = r.run("forks", "import os, time\nwhile True:\n    if os.fork() == 0:\n"
+                "        time.sleep(5)\n        os._exit(0)\n")
+    t.ok(res.exited.get("limit") == "processes" and v2_layer(res),
+         "a fork bomb ends with limit processes, layer cgroup-v2", res)
+    r.close()
+    clean()
+
+
 TESTS = {f.__name__[5:]: f for f in (test_tree_limit, test_tree_peak, test_layer,
                                      test_words_name_no_limit, test_real_limits,
                                      test_kernel_buffers, test_kernel_buffers_warm,
                                      test_kernel_buffers_session,
-                                     test_kernel_buffers_no_cgroup, test_process_cap_no_cgroup)}
+                                     test_kernel_buffers_no_cgroup, test_process_cap_no_cgroup,
+                                     test_pipe_buffers_no_cgroup, test_cgroup_v2_memory,
+                                     test_cgroup_v2_pids)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)

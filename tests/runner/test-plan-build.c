@@ -99,7 +99,7 @@ main (void)
   RunnerRun run;
   RunnerLaunch step, interp;
 
-  plan (14);
+  plan (17);
 
   run_init (&run, engine);
   run.extra_ro = extra_ro;
@@ -143,19 +143,50 @@ main (void)
   _runner_launch_clear (&interp);
 
   /* A compiled language: the build directory takes the environment's
-   * place, writable for the compile step only, by name. */
+   * place, writable for the compile step only, bound only as the
+   * directory the runner made and holds (its id). */
   run_init (&run, engine);
   run.build_dir = (char *) "/r/run-7/build";
+  run.build_id = (RunnerDirId){ 2049, 4242 };
   run.compiling = true;
   _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/usr/bin/go", argv_new (), NULL, &step);
-  bool compile_ok = step.plan.env_writable && strcmp (step.plan.env_dir, run.build_dir) == 0
-                    && step.plan.env_id.ino == 0;
+  bool compile_ok = step.plan.env_writable && strcmp (step.plan.env_dir, run.build_dir) == 0;
+  bool compile_id = step.plan.env_id.dev == 2049 && step.plan.env_id.ino == 4242;
+  int64_t compile_cpu = step.spec.cpu_seconds;
   _runner_launch_clear (&step);
   run.compiling = false;
   _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/r/run-7/build/a.out", argv_new (), NULL,
                         &step);
   ok (compile_ok && !step.plan.env_writable, "a build directory is writable while compiling only");
+  ok (compile_id && step.plan.env_id.ino == 4242, "and bound by the id it is held as");
+  ok (compile_cpu == (engine->config.compile_timeout_ms + 999) / 1000 + 1
+        && step.spec.cpu_seconds == 31,
+      "the compile step's CPU backstop follows the compile's limit, the program's its own");
   _runner_launch_clear (&step);
+
+  /* An assistant's workspace at its own host path too (namespace mode),
+   * the program started there; never a session's, nor a path that would
+   * shadow a part of the private root. */
+  run_init (&run, engine);
+  run.cwd = (char *) "/home/u/project";
+  run.req.cwd = run.cwd;
+  run.cwd_at_host_path = true;
+  _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/bin/bash", argv_new (), NULL, &step);
+  _runner_launch_build (&run, RUNNER_LAUNCH_INTERPRETER, "/usr/bin/python3", argv_new (), NULL,
+                        &interp);
+  bool host_ok = step.plan.work_at_host_path && strcmp (step.spec.cwd, run.cwd) == 0
+                 && !interp.plan.work_at_host_path
+                 && strcmp (interp.spec.cwd, RUNNER_SANDBOX_WORK) == 0;
+  _runner_launch_clear (&step);
+  _runner_launch_clear (&interp);
+  run.cwd = (char *) "/usr/share/project";
+  run.req.cwd = run.cwd;
+  _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/bin/bash", argv_new (), NULL, &step);
+  host_ok = host_ok && !step.plan.work_at_host_path
+            && strcmp (step.spec.cwd, RUNNER_SANDBOX_WORK) == 0;
+  _runner_launch_clear (&step);
+  ok (host_ok, "a workspace at its own host path where allowed, at /work only otherwise");
+  run.req.cwd = NULL;
 
   /* What the warm path sends is this plan, and it passes the strict
    * decoder whole: no layer is left out on the way to a spare. */

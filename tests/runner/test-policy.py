@@ -69,7 +69,28 @@ class Tree:
         shutil.rmtree(self.base, ignore_errors=True)
 
 
+# The Flatpak-like setting (the escape suite's "flatpak" mode): the runner
+# as the user (nobody when the test is root), inside a user namespace that
+# cannot create another (bwrap --disable-userns), in the app's own
+# configuration (auto, not strict), where auto must pick fallback mode.
+FLATPAK = MODE == "flatpak"
+FLATPAK_WRAP = ["bwrap", "--unshare-user", "--disable-userns", "--dev-bind", "/", "/", "--"]
+
+
 def start(tree, *extra, uid=None):
+    if FLATPAK:
+        bwrap = shutil.which("bwrap")
+        if bwrap is None:
+            print("# no bwrap here for the Flatpak-like setting")
+            sys.exit(77)
+        user = NOBODY if os.geteuid() == 0 else os.geteuid()
+        r = Runner(bwrap, *FLATPAK_WRAP[1:], RUNNER, "--sandbox", "auto", *extra,
+                   env=dict(os.environ), preexec_fn=as_user(uid if uid is not None else user))
+        ready = r.hello()
+        if ready["sandbox"]["mode"] != "fallback":
+            raise AssertionError(f"auto mode in the Flatpak-like setting chose "
+                                 f"{ready['sandbox']['mode']}, not fallback")
+        return r
     args = ["--sandbox", MODE, "--strict", *extra]
     env = dict(os.environ)
     if uid is None:

@@ -280,13 +280,17 @@ def test_lines(t):
     """Output a line at a time (issue 25): a line written in pieces comes as
     one event, a partial line (a prompt) still comes within moments on its
     own, and the other stream's text or a display never overtakes it."""
-    r = runner()
+    # The pieces come 5 ms apart; a hold of 5 s keeps them one line on a
+    # machine too loaded to wake a sleeper within the default 30 ms.
+    r = runner("--line-hold-ms", "5000")
     pieces = ("import sys, time\nfor p in ('a', 'b', 'c\\n'):\n"
               "    sys.stdout.write(p)\n    sys.stdout.flush()\n    time.sleep(0.005)\n")
     for how, fields in (("cold", {}), ("session", {"session": "lines"})):
         res = run(r, pieces, **fields)
         outs = [e["data"] for e in res.events if e["type"] == "output"]
         t.eq(outs, ["abc\n"], f"{how}: a line written in three pieces is one event", res)
+    r.close()
+    r = runner()
     res = run(r, "import sys, time\nprint('Name: ', end='', flush=True)\ntime.sleep(0.5)\n"
               "print('x', file=sys.stderr, flush=True)\nprint('done')\n")
     outs = [(e["stream"], e["data"], e["t_ms"]) for e in res.events if e["type"] == "output"]

@@ -387,6 +387,35 @@ check_swapped (const Dirs *d, const char *mode, bool namespaces, int landlock_ab
   runner_seccomp_clear (&filter);
 }
 
+/* Which host paths may be bound at their own path in the private root
+ * (sandpad-mcp's workspace): never one that would shadow a directory the
+ * root is made of, nor one whose mount point chain would pass through
+ * such a directory (/work is the run's own working directory: the chain
+ * would be made inside the host's workspace). */
+static void
+check_host_paths (void)
+{
+  static const struct
+  {
+    const char *path;
+    bool ok;
+  } cases[] = {
+    { "/home/me/ws", true },   { "/tmp/ws", true },      { "/var/tmp/ws", true },
+    { "/libfoo/ws", true },    { "/usr/local/ws", false }, { "/etc/ws", false },
+    { "/lib/ws", false },      { "/work/ws", false },    { "/code", false },
+    { "/proc/1/root", false }, { "/dev/shm/ws", false }, { "/tmp", false },
+    { "/.oldroot/ws", false }, { "/", false },           { "/home/../usr", false },
+    { "/home//me", false },    { "home/me", false },
+  };
+  for (size_t i = 0; i < N_ELEMENTS (cases); i++)
+    {
+      const char *why = NULL;
+      bool got = runner_sandbox_host_path_ok (cases[i].path, &why);
+      ok (got == cases[i].ok && (got || why != NULL), "host path %s %s at its own path",
+          cases[i].path, cases[i].ok ? "may be bound" : "is never bound");
+    }
+}
+
 int
 main (void)
 {
@@ -396,7 +425,7 @@ main (void)
 
   runner_sandbox_probe (&caps);
   make_dirs (&d);
-  plan (5 + 12 + 12);
+  plan (5 + 12 + 12 + 17);
 
   /* Controls: the same shell with nothing applied, as the test's own uid
    * (root reads and writes anything; a user owns both paths): each probe
@@ -430,6 +459,7 @@ main (void)
     for (int i = 0; i < 12; i++)
       ok (true, "# SKIP fallback: no Landlock here");
 
+  check_host_paths ();
   remove_dirs (&d);
   return done_testing ();
 }

@@ -3,7 +3,8 @@
  * an assistant's client sends); its run appears in the Activity window
  * with its code and streaming output, Stop there ends it as cancelled and
  * the MCP call answers so; an edit_and_execute of the file a window has
- * open shows its run in that window. Saves sandpad-activity.png. */
+ * open shows its run in that window and is kept in the file's run history
+ * as an assistant's. Saves sandpad-activity.png. */
 #include "config.h"
 
 #include <glib/gstdio.h>
@@ -14,6 +15,7 @@
 #include "sp-activity-window.h"
 #include "sp-application.h"
 #include "sp-exec-panel.h"
+#include "sp-history-window.h"
 #include "sp-output-item.h"
 #include "sp-test-wait.h"
 #include "sp-ui-frames.h"
@@ -257,7 +259,8 @@ test_live_and_stop (void)
   g_assert_true (sp_activity_run_is_running (sp_activity_window_get_shown (activity)));
   g_assert_cmpstr (sp_activity_window_get_status (activity), ==, "Running…");
   g_assert_null (mcp_wait_line (mcp, "\"id\":2", 0));
-  gtk_window_set_default_size (GTK_WINDOW (activity), 960, 520);
+  /* docs/screenshots/activity.png: 1000 px wide, as history.png */
+  gtk_window_set_default_size (GTK_WINDOW (activity), 1000, 560);
   spin (500);
   save_screenshot (GTK_WIDGET (activity), "sandpad-activity.png");
 
@@ -330,9 +333,27 @@ find_status (GtkWidget *widget)
   return NULL;
 }
 
+static SpHistoryWindow *
+find_history_window (void)
+{
+  g_autoptr (GList) toplevels = gtk_window_list_toplevels ();
+
+  for (GList *l = toplevels; l != NULL; l = l->next)
+    if (SP_IS_HISTORY_WINDOW (l->data))
+      return l->data;
+  return NULL;
+}
+
+static gboolean
+history_has_run (gpointer data)
+{
+  return sp_history_window_get_n_runs (data) > 0;
+}
+
 static void
 test_edit_shows_in_window (void)
 {
+  SpHistoryWindow *history;
   g_autofree char *ws = g_dir_make_tmp ("sp-activity-ws-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (ws, "prog.py", NULL);
   g_autoptr (GFile) file = g_file_new_for_path (path);
@@ -351,6 +372,12 @@ test_edit_shows_in_window (void)
   sp_window_load_file (window, file);
   g_assert_true (sp_test_wait_for (loaded, window, 10000));
 
+  /* The file's history, open while the assistant runs it. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.history", NULL));
+  history = find_history_window ();
+  g_assert_nonnull (history);
+  g_assert_cmpuint (sp_history_window_get_n_runs (history), ==, 0);
+
   mcp = mcp_start (ws);
   mcp_send (mcp, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{"
                  "\"name\":\"edit_and_execute\",\"arguments\":{\"path\":\"prog.py\",\"edits\":"
@@ -363,6 +390,27 @@ test_edit_shows_in_window (void)
   g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (find_status (
                                 sp_window_get_exec_panel (window)))),
                             "Run by an assistant"));
+
+  /* Kept in the file's history like a run of the window's own (issue 23),
+   * marked as the assistant's, with its code, output, end and edit. */
+  {
+    g_autofree char *row = NULL;
+    g_autofree char *text = NULL;
+
+    g_assert_true (sp_test_wait_for (history_has_run, history, 30000));
+    g_assert_cmpuint (sp_history_window_get_n_runs (history), ==, 1);
+    row = sp_history_window_get_row_text (history, 0);
+    text = sp_history_window_get_text (history);
+    g_test_message ("history row: %s\nhistory text:\n%s", row, text);
+    g_assert_nonnull (strstr (row, "by an assistant (edit_and_execute)"));
+    g_assert_nonnull (strstr (text, "Run by an assistant (edit_and_execute)"));
+    g_assert_nonnull (strstr (text, "Exited with code 1"));
+    g_assert_nonnull (strstr (text, "print('after the edit'); print(1 / 0)\n"));
+    g_assert_nonnull (strstr (text, "\n+print('after the edit'); print(1 / 0)"));
+    g_assert_nonnull (strstr (text, "── stdout ──\nafter the edit\n"));
+    g_assert_nonnull (strstr (text, "ZeroDivisionError"));
+    gtk_window_destroy (GTK_WINDOW (history));
+  }
 
   /* The Activity window tells it as the main window would (issue 23): a
    * Python run, not "shell"; a local time and how long ago, not the
@@ -423,6 +471,91 @@ test_edit_shows_in_window (void)
     gtk_window_destroy (GTK_WINDOW (activity));
   }
   mcp_stop (mcp);
+  close_window (window);
+  g_unlink (path);
+  g_rmdir (ws);
+}
+
+
+/* Counts the places in the pane where escape begins
+ * and carries the hidden-char style. */
+static guint
+styled_escapes (SpActivityWindow *activity, const char *text, const char *escape)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (sp_activity_window_get_text_view (activity));
+  GtkTextTag *tag
+    = gtk_text_tag_table_lookup (gtk_text_buffer_get_tag_table (buffer), "hidden-char");
+  guint n = 0;
+
+  g_assert_nonnull (tag);
+  for (const char *p = strstr (text, escape); p != NULL; p = strstr (p + 1, escape))
+    {
+      GtkTextIter at;
+
+      gtk_text_buffer_get_iter_at_offset (buffer, &at, (int) g_utf8_pointer_to_offset (text, p));
+      if (gtk_text_iter_has_tag (&at, tag))
+        n++;
+    }
+  return n;
+}
+
+/* An assistant's edit that hides what it does (issue 29): a bidi
+ * override makes "a<U+202E>cba" read as "aabc", and a zero-width space is
+ * not seen at all. In the Activity window's code, diff, output and run
+ * list each is shown as its code point, styled; the file keeps its bytes. */
+static void
+test_hidden_chars (void)
+{
+  g_autofree char *ws = g_dir_make_tmp ("sp-activity-ws-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (ws, "prog.py", NULL);
+  g_autofree char *on_disk = NULL;
+  SpActivityWindow *activity;
+  SpWindow *window = sp_window_new (app);
+  ShownWait ended;
+  const char *answer;
+  g_autofree char *text = NULL;
+  Mcp *mcp;
+
+  g_assert_true (g_file_set_contents (path, "x = 1\n", -1, NULL));
+  if (getuid () == 0)
+    {
+      g_assert_cmpint (chown (ws, 65534, 65534), ==, 0);
+      g_assert_cmpint (chown (path, 65534, 65534), ==, 0);
+    }
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.activity", NULL));
+  activity = find_activity_window ();
+  g_assert_nonnull (activity);
+
+  mcp = mcp_start (ws);
+  mcp_send (mcp, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{"
+                 "\"name\":\"edit_and_execute\",\"arguments\":{\"path\":\"prog.py\",\"edits\":"
+                 "[{\"old_text\":\"x = 1\","
+                 "\"new_text\":\"s = 'a\\u202ecba\\u200bz'; print('out', s)\"}]}}}");
+  answer = mcp_wait_line (mcp, "\"id\":4", 60000);
+  g_assert_nonnull (answer);
+  g_assert_nonnull (strstr (answer, "\"end\":\"exited\""));
+  ended = (ShownWait){ activity, "\n+s = 'a" };
+  g_assert_true (sp_test_wait_for (activity_ended_with, &ended, 30000));
+  ended.needle = "out a";
+  g_assert_true (sp_test_wait_for (activity_ended_with, &ended, 30000));
+  text = sp_activity_window_get_text (activity);
+  g_test_message ("text:\n%s", text);
+  /* Not one of them as itself; each escaped and styled, in the diff's
+   * added line and the output (the code shown is the file's name). */
+  g_assert_null (strstr (text, "\u202e"));
+  g_assert_null (strstr (text, "\u200b"));
+  g_assert_nonnull (strstr (text, "\n+s = 'a<U+202E>cba<U+200B>z'"));
+  g_assert_nonnull (strstr (text, "out a<U+202E>cba<U+200B>z"));
+  g_assert_cmpuint (styled_escapes (activity, text, "<U+202E>"), ==, 2);
+  g_assert_cmpuint (styled_escapes (activity, text, "<U+200B>"), ==, 2);
+  g_assert_null (strstr (sp_activity_window_get_title_text (activity), "\u202e"));
+  /* The file itself is the assistant's edit, byte for byte. */
+  g_assert_true (g_file_get_contents (path, &on_disk, NULL, NULL));
+  g_assert_cmpstr (on_disk, ==, "s = 'a\u202ecba\u200bz'; print('out', s)\n");
+
+  mcp_stop (mcp);
+  gtk_window_destroy (GTK_WINDOW (activity));
   close_window (window);
   g_unlink (path);
   g_rmdir (ws);
@@ -575,6 +708,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Activity/live-and-stop", test_live_and_stop);
   g_test_add_func ("/Sandpad/Activity/edit-shows-in-window", test_edit_shows_in_window);
   g_test_add_func ("/Sandpad/Activity/alternating-streams", test_alternating_streams);
+  g_test_add_func ("/Sandpad/Activity/hidden-chars", test_hidden_chars);
   ret = g_test_run ();
 
   g_application_quit (G_APPLICATION (app));

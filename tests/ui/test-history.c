@@ -4,8 +4,10 @@
  * output says it is the same; Restore this code is one undoable edit; the
  * history survives a restart (a new process on the same XDG_STATE_HOME);
  * an open history window gets the runs that end; a run's plot is shown
- * again when it is selected, after the next run has replaced its files;
- * the comparison is saved as sandpad-compare.png for the README. */
+ * again when it is selected, after the next run has replaced its files,
+ * and as a thumbnail in its row, decoded only once the row is in view;
+ * the comparison is saved as sandpad-compare.png for the README, the list
+ * with a plot's thumbnail and the plot as sandpad-history.png. */
 #include "config.h"
 
 #include <glib/gstdio.h>
@@ -322,9 +324,12 @@ test_compare (void)
   close_window (window);
 }
 
+/* A picture of the plots under the text (a row's thumbnail is not one). */
 static GtkWidget *
 find_picture (GtkWidget *widget, gboolean with_texture)
 {
+  if (gtk_widget_has_css_class (widget, "sp-history-thumbnail"))
+    return NULL;
   if (GTK_IS_PICTURE (widget)
       && (!with_texture || GDK_IS_TEXTURE (gtk_picture_get_paintable (GTK_PICTURE (widget)))))
     return widget;
@@ -352,6 +357,12 @@ wait_for_texture (GtkWidget *root)
   g_assert_true (sp_test_wait_for (has_texture, root, 30000));
   picture = find_picture (root, TRUE);
   return GDK_TEXTURE (gtk_picture_get_paintable (GTK_PICTURE (picture)));
+}
+
+static gboolean
+row_has_thumbnail (gpointer data)
+{
+  return sp_history_window_get_row_thumbnail (data, 1, NULL) != NULL;
 }
 
 /* A run that plots, then one that does not (which replaces the first's
@@ -389,11 +400,146 @@ test_plots (void)
   g_assert_cmpint (gdk_texture_get_width (texture), ==, width);
   g_assert_cmpint (gdk_texture_get_height (texture), ==, height);
 
+  /* its row has a thumbnail, decoded by the helper to a small size; the
+   * newer run's row, which made none, has no place for one */
+  {
+    gboolean has = FALSE;
+    GdkPaintable *thumbnail;
+
+    g_assert_true (sp_test_wait_for (row_has_thumbnail, history, 30000));
+    thumbnail = sp_history_window_get_row_thumbnail (history, 1, &has);
+    g_assert_true (has);
+    g_assert_cmpint (gdk_paintable_get_intrinsic_height (thumbnail), <=, 96);
+    g_assert_cmpint (gdk_paintable_get_intrinsic_width (thumbnail), <=, 96);
+    g_assert_null (sp_history_window_get_row_thumbnail (history, 0, &has));
+    g_assert_false (has);
+  }
+  /* the history as the manual shows it (docs/screenshots/history.png):
+   * the plotting run selected, its plot under its code and output */
+  gtk_window_set_default_size (GTK_WINDOW (history), 1000, 560);
+  spin (500);
+  save_screenshot (GTK_WIDGET (history), "sandpad-history.png");
+
   /* and back: the second run's view has none again */
   sp_history_window_select (history, 0);
   g_assert_null (find_picture (GTK_WIDGET (history), FALSE));
   gtk_window_destroy (GTK_WINDOW (history));
   close_window (window);
+}
+
+typedef struct
+{
+  SpHistoryWindow *history;
+  guint index;
+} RowWait;
+
+static gboolean
+thumbnail_decoded (gpointer data)
+{
+  RowWait *wait = data;
+
+  return sp_history_window_get_row_thumbnail (wait->history, wait->index, NULL) != NULL;
+}
+
+static GtkWidget *
+find_list (GtkWidget *widget)
+{
+  if (GTK_IS_LIST_BOX (widget))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_list (child);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* A PNG the test makes itself (a flat colour), as a run's kept image. */
+static GBytes *
+make_png (int width, int height)
+{
+  g_autofree guchar *pixels = g_malloc ((gsize) width * height * 4);
+  g_autoptr (GBytes) data = NULL;
+  g_autoptr (GdkTexture) texture = NULL;
+
+  for (int i = 0; i < width * height; i++)
+    {
+      pixels[4 * i] = 0x1c;
+      pixels[4 * i + 1] = 0x71;
+      pixels[4 * i + 2] = 0xd8;
+      pixels[4 * i + 3] = 0xff;
+    }
+  data = g_bytes_new (pixels, (gsize) width * height * 4);
+  texture = gdk_memory_texture_new (width, height, GDK_MEMORY_R8G8B8A8, data, (gsize) width * 4);
+  return gdk_texture_save_to_png_bytes (texture);
+}
+
+/* Forty runs, each with a plot: the rows in view get thumbnails (decoded
+ * by the helper, shrunk), the rows below do not until they are scrolled
+ * to (issue 23: a thumbnail per row, lazily). */
+static void
+test_thumbnails_lazy (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sp-history-thumbs-XXXXXX", NULL);
+  g_autoptr (SpRunHistory) store = sp_run_history_new (dir, 0);
+  g_autoptr (GBytes) png = make_png (320, 240);
+  SpHistoryWindow *history;
+  GtkAdjustment *adjustment;
+  GdkPaintable *thumbnail;
+  RowWait first, last;
+  gboolean has = FALSE;
+  const guint n = 40;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (SpRunRecord) record = sp_run_record_new ();
+      SpRunImage *image = g_new0 (SpRunImage, 1);
+      g_autoptr (GError) error = NULL;
+
+      record->time_us = 1700000000000000 + (gint64) i * G_USEC_PER_SEC;
+      record->duration_ms = 120;
+      record->language = g_strdup ("python");
+      record->code = g_strdup_printf ("plot(%u)\n", i);
+      record->stdout_text = g_strdup ("");
+      record->stderr_text = g_strdup ("");
+      record->end = g_strdup ("Exited with code 0");
+      record->succeeded = TRUE;
+      image->name = g_strdup ("plot-1.png");
+      image->mime = g_strdup ("image/png");
+      image->bytes = g_bytes_ref (png);
+      g_ptr_array_add (record->images, image);
+      g_assert_true (sp_run_history_add (store, "file-thumbs", record, &error));
+      g_assert_no_error (error);
+    }
+  history = sp_history_window_new (NULL, store, "file-thumbs");
+  gtk_window_set_default_size (GTK_WINDOW (history), 900, 420);
+  gtk_window_present (GTK_WINDOW (history));
+  g_assert_cmpuint (sp_history_window_get_n_runs (history), ==, n);
+
+  first = (RowWait){ history, 0 };
+  g_assert_true (sp_test_wait_for (thumbnail_decoded, &first, 30000));
+  thumbnail = sp_history_window_get_row_thumbnail (history, 0, &has);
+  g_assert_true (has);
+  g_test_message ("thumbnail: %dx%d", gdk_paintable_get_intrinsic_width (thumbnail),
+                  gdk_paintable_get_intrinsic_height (thumbnail));
+  /* 320x240 shrunk by the helper to fit 96x96 */
+  g_assert_cmpint (gdk_paintable_get_intrinsic_width (thumbnail), ==, 96);
+  g_assert_cmpint (gdk_paintable_get_intrinsic_height (thumbnail), ==, 72);
+
+  /* the rows in view are done; the last, far below, is not asked for */
+  spin (1500);
+  g_assert_null (sp_history_window_get_row_thumbnail (history, n - 1, &has));
+  g_assert_true (has);
+
+  adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (
+    gtk_widget_get_ancestor (find_list (GTK_WIDGET (history)), GTK_TYPE_SCROLLED_WINDOW)));
+  gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment));
+  last = (RowWait){ history, n - 1 };
+  g_assert_true (sp_test_wait_for (thumbnail_decoded, &last, 30000));
+  gtk_window_destroy (GTK_WINDOW (history));
+  sp_test_remove_tree (dir);
 }
 
 static char *
@@ -487,6 +633,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/History/compare", test_compare);
   g_test_add_func ("/Sandpad/History/rows-and-any-two", test_rows_and_any_two);
   g_test_add_func ("/Sandpad/History/plots", test_plots);
+  g_test_add_func ("/Sandpad/History/thumbnails-lazy", test_thumbnails_lazy);
   g_test_add_func ("/Sandpad/History/huge-diff", test_huge_diff);
   g_test_add_func ("/Sandpad/History/restart", test_restart);
   g_test_add_func ("/Sandpad/History/restart-child", test_restart_child);

@@ -6,14 +6,19 @@
  * shows a placeholder whose Show decodes it alone. */
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <gtksourceview/gtksource.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include "sp-application.h"
 #include "sp-exec-panel.h"
 #include "sp-image-budget.h"
 #include "sp-image-loader.h"
 #include "sp-output-item.h"
+#include "sp-stall-meter.h"
 #include "sp-transcript.h"
+#include "sp-test-tree.h"
 #include "sp-test-wait.h"
 #include "sp-ui-test.h"
 #include "sp-window.h"
@@ -185,6 +190,7 @@ test_lazy (void)
   gtk_window_present (GTK_WINDOW (window));
   g_assert_true (sp_test_wait_for (runner_ready, NULL, 15000));
   before = rss_bytes ();
+  sp_stall_meter_reset (sp_application_get_stall_meter (app));
   run_pngs (window, N_IMAGES, SIDE);
   items = image_items (window);
   g_assert_cmpuint (items->len, ==, N_IMAGES);
@@ -246,6 +252,17 @@ test_lazy (void)
   /* Generous: a screenful at display size, a copy per texture upload and
    * the allocator's slack, far under what 60 full-size pictures take. */
   g_assert_cmpuint (after > before ? after - before : 0, <, 512 * 1024 * 1024);
+  /* And the window kept responding all along: the run, the decodes as the
+   * rows came into view and went, the scroll back (the app's stall meter,
+   * the main thread's own CPU time, a generous bound). */
+  {
+    SpStallMeter *meter = sp_application_get_stall_meter (app);
+
+    g_test_message ("longest stall %.1f ms (app working %.1f ms)",
+                    sp_stall_meter_get_longest_us (meter) / 1e3,
+                    sp_stall_meter_get_longest_busy_us (meter) / 1e3);
+    g_assert_cmpint (sp_stall_meter_get_longest_busy_us (meter), <, 250 * 1000);
+  }
 
   close_window (window);
 }
@@ -344,22 +361,103 @@ test_show_withheld (void)
   close_window (window);
 }
 
+
+/* A display()ed image, shown, then the app killed with SIGKILL (in a new
+ * process of its own, the child below): nothing of it is left in the
+ * temporary folder. The images of display events were once written to
+ * $TMPDIR/sandpad-display-XXXXXX, removed only when the window closed, so
+ * a killed app left them for any later process of the person to read. */
+static void
+test_display_killed (void)
+{
+  const char *tmp = g_getenv ("TMPDIR");
+  g_autoptr (GDir) dir = NULL;
+  g_autoptr (GString) left = g_string_new (NULL);
+  const char *name;
+
+  g_test_trap_subprocess ("/Sandpad/Images/display-killed-child", 120 * G_USEC_PER_SEC,
+                          G_TEST_SUBPROCESS_INHERIT_STDERR);
+  /* It got as far as showing the image, then died of the signal. */
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stdout ("*image shown*");
+  dir = g_dir_open (tmp, 0, NULL);
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (g_str_has_prefix (name, "sandpad-display") || g_str_has_prefix (name, "sandpad-output"))
+      g_string_append_printf (left, "%s ", name);
+  g_assert_cmpstr (left->str, ==, "");
+}
+
+static void
+test_display_killed_child (void)
+{
+  GtkTextBuffer *buffer;
+  g_autoptr (GPtrArray) items = NULL;
+  SpWindow *window;
+
+  if (!g_test_subprocess ())
+    {
+      g_test_skip ("runs only as the display-killed test's new process");
+      return;
+    }
+  window = sp_window_new (app);
+  buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (sp_test_wait_for (runner_ready, NULL, 15000));
+  gtk_text_buffer_set_text (buffer,
+                            "from PIL import Image\n"
+                            "display(Image.new('RGB', (16, 16), 'red'))\n", -1);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  g_assert_true (sp_test_wait_for (is_running, window, 15000));
+  g_assert_true (sp_test_wait_for (is_idle, window, 60000));
+  items = image_items (window);
+  g_assert_cmpuint (items->len, ==, 1);
+  g_assert_true (sp_test_wait_for (has_image, items->pdata[0], 60000));
+  g_assert_null (sp_output_item_get_image_error (items->pdata[0]));
+  g_print ("image shown\n");
+  fflush (stdout);
+  kill (getpid (), SIGKILL);
+}
+
 int
 main (int argc, char **argv)
 {
+  g_autofree char *tmp = NULL;
   int ret;
 
   if (!sp_ui_test_have_display ())
     return 0;
+  /* A temporary folder of the test's own, shared with its display-killed
+   * child (which inherits the environment), so what another test leaves
+   * in /tmp meanwhile is not taken for the app's. The runner makes its
+   * run directories there too, and a root runner's runs are nobody's:
+   * they must be able to pass through it. */
+  if (g_getenv ("SP_TEST_TMP_OWNED") == NULL)
+    {
+      tmp = g_dir_make_tmp ("sp-images-ui-XXXXXX", NULL);
+      g_assert_nonnull (tmp);
+      g_assert_cmpint (g_chmod (tmp, 0711), ==, 0);
+      g_setenv ("TMPDIR", tmp, TRUE);
+      g_setenv ("SP_TEST_TMP_OWNED", "1", TRUE);
+    }
   gtk_test_init (&argc, &argv, NULL);
   gtk_source_init ();
   app = sp_application_new ();
+  /* The child is a Sandpad of its own while this one still runs on the
+   * test's bus: unique, it would hand itself over to this one. */
+  if (tmp == NULL)
+    g_application_set_flags (G_APPLICATION (app), g_application_get_flags (G_APPLICATION (app))
+                                                     | G_APPLICATION_NON_UNIQUE);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
   g_test_add_func ("/Sandpad/Images/lazy", test_lazy);
   g_test_add_func ("/Sandpad/Images/show-withheld", test_show_withheld);
+  g_test_add_func ("/Sandpad/Images/display-killed", test_display_killed);
+  g_test_add_func ("/Sandpad/Images/display-killed-child", test_display_killed_child);
   ret = g_test_run ();
 
   g_application_quit (G_APPLICATION (app));
   g_clear_object (&app);
+  if (tmp != NULL)
+    sp_test_remove_tree (tmp);
   return ret;
 }

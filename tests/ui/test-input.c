@@ -2,7 +2,8 @@
  * Xvfb against the real runner: the status says it waits (and where the
  * time limit is changed), the input line shows it is wanted without taking
  * the keyboard (test-keys types into the editor meanwhile), and the line
- * sent is echoed in the transcript between the prompt and the answer. */
+ * sent is echoed on the prompt's line, in the input style, as a terminal
+ * shows it. */
 #include "config.h"
 
 #include <gtksourceview/gtksource.h>
@@ -84,6 +85,39 @@ transcript (SpWindow *window)
   return g_string_free (text, FALSE);
 }
 
+static gboolean
+shows_answer_line (gpointer data)
+{
+  return find_label (data, "prompt-answer") != NULL;
+}
+
+/* Whether the label's text is bold at byte index. */
+static gboolean
+is_bold (GtkWidget *label, int index)
+{
+  PangoAttrList *attrs = pango_layout_get_attributes (gtk_label_get_layout (GTK_LABEL (label)));
+  PangoAttrIterator *iter;
+  gboolean bold = FALSE;
+
+  if (attrs == NULL)
+    return FALSE;
+  iter = pango_attr_list_get_iterator (attrs);
+  do
+    {
+      int start, end;
+      pango_attr_iterator_range (iter, &start, &end);
+      if (index >= start && index < end)
+        {
+          PangoAttrInt *weight = (PangoAttrInt *) pango_attr_iterator_get (iter, PANGO_ATTR_WEIGHT);
+          bold = weight != NULL && weight->value >= PANGO_WEIGHT_BOLD;
+          break;
+        }
+    }
+  while (pango_attr_iterator_next (iter));
+  pango_attr_iterator_destroy (iter);
+  return bold;
+}
+
 static void
 test_input_waits_and_echoes (void)
 {
@@ -91,7 +125,7 @@ test_input_waits_and_echoes (void)
   SpExecPanel *panel = SP_EXEC_PANEL (sp_window_get_exec_panel (window));
   GtkEntry *entry = sp_exec_panel_get_input_entry (panel);
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
-  GtkWidget *focus, *before;
+  GtkWidget *focus, *before, *answer;
   g_autofree char *text = NULL;
   const char *tooltip;
 
@@ -122,11 +156,18 @@ test_input_waits_and_echoes (void)
   g_assert_true (sp_test_wait_for (has_output, window, 20000));
   g_assert_true (sp_test_wait_for (is_idle, window, 20000));
 
-  /* The typed line sits between the prompt and the answer, marked as
-   * input, never as the program's output. */
+  /* The typed line goes on the prompt's line, as a terminal echoes it,
+   * marked as input, never as the program's output; the program's answer
+   * follows on a line of its own. */
   text = transcript (window);
   g_test_message ("transcript: %s", text);
-  g_assert_cmpstr (text, ==, "stdout:name? |input:Ada\n|stdout:hello Ada\n|");
+  g_assert_cmpstr (text, ==, "input:name? Ada\n|stdout:hello Ada\n|");
+  g_assert_true (sp_test_wait_for (shows_answer_line, panel, 5000));
+  answer = find_label (GTK_WIDGET (panel), "prompt-answer");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (answer)), ==, "name? Ada");
+  /* The prompt as the program wrote it, the answer in the input style. */
+  g_assert_false (is_bold (answer, 0));
+  g_assert_true (is_bold (answer, strlen ("name? ")));
 
   gtk_text_buffer_set_modified (buffer, FALSE);
   gtk_window_destroy (GTK_WINDOW (window));

@@ -13,9 +13,11 @@
 #include <sys/stat.h>
 
 #include "sp-application.h"
+#include "sp-stall-meter.h"
 #include "sp-test-wait.h"
 #include "sp-ui-test.h"
 #include "sp-window.h"
+#include "sp-window-hidden.h"
 
 static SpApplication *app;
 
@@ -138,10 +140,28 @@ run_in_window (const char *code)
   gtk_window_present (GTK_WINDOW (window));
   g_assert_true (sp_test_wait_for (runner_ready, NULL, 15000));
   gtk_text_buffer_set_text (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), code, -1);
+  /* From the run on, for assert_responsive. */
+  sp_stall_meter_reset (sp_application_get_stall_meter (app));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
   g_assert_true (sp_test_wait_for (is_idle, window, 30000));
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   return window;
+}
+
+
+/* The longest the app's main thread worked without letting the loop run
+ * since the last reset (the app's stall meter, its own CPU time only, so
+ * a loaded machine does not count): previews, Open and Save As of a
+ * run's files are read off the main thread. */
+static void
+assert_responsive (const char *what)
+{
+  SpStallMeter *meter = sp_application_get_stall_meter (app);
+
+  g_test_message ("%s: longest stall %.1f ms (app working %.1f ms)", what,
+                  sp_stall_meter_get_longest_us (meter) / 1e3,
+                  sp_stall_meter_get_longest_busy_us (meter) / 1e3);
+  g_assert_cmpint (sp_stall_meter_get_longest_busy_us (meter), <, 250 * 1000);
 }
 
 /* A file row's title: "name · size · mime". */
@@ -213,6 +233,7 @@ test_symlink_twin (void)
   /* The preview is read off the main thread: wait for it. */
   wait_find (row, label_has, "the run notes");
   g_assert_null (find (panel, label_has, "secret"));
+  assert_responsive ("the run and its preview");
 
   link_row = row_of (panel, "link.txt", "inode/symlink");
   g_assert_null (find (link_row, button_is, "Save As…"));
@@ -272,13 +293,15 @@ test_fifo_twin (void)
   SpWindow *window = run_in_window ("import os\n"
                                     "open('data\\n.txt', 'w').write('the run data\\n')\n"
                                     "os.mkfifo('data\\\\x0a.txt')\n");
-  GtkWidget *panel = sp_window_get_exec_panel (window);
-  GtkWidget *row = row_of (panel, "data\\x0a.txt", "text/plain");
+  GtkWidget *panel, *row;
 
+  panel = sp_window_get_exec_panel (window);
+  row = row_of (panel, "data\\x0a.txt", "text/plain");
   wait_find (row, label_has, "the run data");
   g_assert_null (find (row_of (panel, "data\\x0a.txt", "inode/fifo"), button_is, "Open"));
   g_signal_emit_by_name (find (row, button_is, "Open"), "clicked");
   g_assert_true (sp_test_wait_for (has_window_with_text, (gpointer) "the run data\n", 15000));
+  assert_responsive ("the run, preview and Open beside a FIFO");
   close_window (window);
 }
 
@@ -314,6 +337,145 @@ test_hidden_chars (void)
   close_window (window);
 }
 
+
+/* The editor window (not the run's) whose text is text, or NULL. */
+static SpWindow *
+window_with_text (const char *text)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr (GObject) toplevel = g_list_model_get_item (toplevels, i);
+      g_autofree char *shown = NULL;
+      GtkTextIter start, end;
+      GtkTextBuffer *buffer;
+
+      if (!SP_IS_WINDOW (toplevel))
+        continue;
+      buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (SP_WINDOW (toplevel)));
+      gtk_text_buffer_get_bounds (buffer, &start, &end);
+      shown = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+      if (g_str_equal (shown, text))
+        return SP_WINDOW (toplevel);
+    }
+  return NULL;
+}
+
+static gboolean
+has_window_holding (gpointer data)
+{
+  return window_with_text (data) != NULL;
+}
+
+/* Open of a run's file whose code hides what it does (Trojan Source: a
+ * right-to-left override turns the text after it around, a zero-width
+ * space is not seen): the editor keeps its bytes as they came, draws each
+ * such character as a box (Pango's show-ignorables) underlined, and a bar
+ * says there are two (issue 29). */
+static void
+test_open_hidden_chars (void)
+{
+  const char *expected = "ok = 'a\u202ecba\u200bz'\nprint(ok)\n";
+  SpWindow *window = run_in_window ("open('trick.py', 'w').write("
+                                    "\"ok = 'a\\u202ecba\\u200bz'\\nprint(ok)\\n\")\n");
+  GtkWidget *panel = sp_window_get_exec_panel (window);
+  GtkWidget *row = row_of (panel, "trick.py", "text/x-python");
+  SpWindow *opened;
+  SpReloadBar *bar;
+  GtkTextBuffer *buffer;
+  GtkTextTag *tag;
+  GtkTextIter at;
+  int show = 0;
+
+  g_signal_emit_by_name (wait_find (row, button_is, "Open"), "clicked");
+  g_assert_true (sp_test_wait_for (has_window_holding, (gpointer) expected, 15000));
+  opened = window_with_text (expected);
+  bar = sp_window_get_hidden_bar (opened);
+  g_assert_nonnull (bar);
+  g_assert_cmpstr (sp_reload_bar_get_kind (bar), ==, "hidden-chars");
+  g_assert_nonnull (strstr (sp_reload_bar_get_message (bar), "2 characters"));
+  buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (opened));
+  tag = gtk_text_tag_table_lookup (gtk_text_buffer_get_tag_table (buffer), "sp-hidden-char");
+  g_assert_nonnull (tag);
+  g_object_get (tag, "show-spaces", &show, NULL);
+  g_assert_true (show & PANGO_SHOW_IGNORABLES);
+  /* The override and the zero-width space, and nothing else. */
+  gtk_text_buffer_get_iter_at_offset (buffer, &at, 7);
+  g_assert_cmpuint (gtk_text_iter_get_char (&at), ==, 0x202e);
+  g_assert_true (gtk_text_iter_has_tag (&at, tag));
+  gtk_text_buffer_get_iter_at_offset (buffer, &at, 11);
+  g_assert_cmpuint (gtk_text_iter_get_char (&at), ==, 0x200b);
+  g_assert_true (gtk_text_iter_has_tag (&at, tag));
+  gtk_text_buffer_get_iter_at_offset (buffer, &at, 6);
+  g_assert_false (gtk_text_iter_has_tag (&at, tag));
+  close_window (opened);
+
+  /* A file the person opens (an assistant may have written it) too; a
+   * file without any shows no bar. */
+  {
+    g_autofree char *dir = g_dir_make_tmp ("sp-run-files-XXXXXX", NULL);
+    g_autofree char *path = g_build_filename (dir, "trick.py", NULL);
+    g_autofree char *plain = g_build_filename (dir, "plain.py", NULL);
+    g_autoptr (GFile) file = g_file_new_for_path (path);
+    g_autoptr (GFile) plain_file = g_file_new_for_path (plain);
+
+    g_assert_true (g_file_set_contents (path, expected, -1, NULL));
+    g_assert_true (g_file_set_contents (plain, "print('plain')\n", -1, NULL));
+    opened = sp_window_new (app);
+    gtk_window_present (GTK_WINDOW (opened));
+    sp_window_load_file (opened, file);
+    g_assert_true (sp_test_wait_for (has_window_holding, (gpointer) expected, 15000));
+    g_assert_nonnull (sp_window_get_hidden_bar (opened));
+    g_assert_cmpstr (sp_reload_bar_get_kind (sp_window_get_hidden_bar (opened)), ==,
+                     "hidden-chars");
+    g_assert_false (gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (opened))));
+    sp_window_load_file (opened, plain_file);
+    g_assert_true (sp_test_wait_for (has_window_holding, (gpointer) "print('plain')\n", 15000));
+    g_assert_null (sp_reload_bar_get_kind (sp_window_get_hidden_bar (opened)));
+    close_window (opened);
+    g_unlink (path);
+    g_unlink (plain);
+    g_rmdir (dir);
+  }
+  close_window (window);
+}
+
+/* Save As of a display()ed image, which the app holds in memory only
+ * (ui-images, display-killed): its PNG bytes, as the run sent them, in a
+ * regular file. */
+static void
+test_display_save_as (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sp-run-files-XXXXXX", NULL);
+  g_autofree char *saved = g_build_filename (dir, "result.png", NULL);
+  g_autoptr (GFile) folder = g_file_new_for_path (dir);
+  g_autofree char *bytes = NULL;
+  gsize len = 0;
+  SpWindow *window = run_in_window ("from PIL import Image\n"
+                                    "display(Image.new('RGB', (16, 16), 'red'))\n");
+  GtkWidget *chooser = NULL;
+  GStatBuf st;
+
+  g_signal_emit_by_name (wait_find (GTK_WIDGET (window), button_is, "Save As…"), "clicked");
+  g_assert_true (sp_test_wait_for (is_file_chooser, &chooser, 10000));
+  g_assert_true (sp_ui_test_wait_chooser_folder (chooser, 10000));
+  g_assert_true (gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL));
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), "result.png");
+  g_assert_true (sp_ui_test_wait_chooser_folder (chooser, 10000));
+  gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_ACCEPT);
+  wait_find (GTK_WIDGET (window), label_is, "Saved as result.png");
+  g_assert_cmpint (g_lstat (saved, &st), ==, 0);
+  g_assert_true (S_ISREG (st.st_mode));
+  g_assert_true (g_file_get_contents (saved, &bytes, &len, NULL));
+  g_assert_cmpuint (len, >, 8);
+  g_assert_cmpmem (bytes, 8, "\x89PNG\r\n\x1a\n", 8);
+
+  g_unlink (saved);
+  g_rmdir (dir);
+  close_window (window);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -331,6 +493,8 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/RunFiles/symlink-twin", test_symlink_twin);
   g_test_add_func ("/Sandpad/RunFiles/fifo-twin", test_fifo_twin);
   g_test_add_func ("/Sandpad/RunFiles/hidden-chars", test_hidden_chars);
+  g_test_add_func ("/Sandpad/RunFiles/open-hidden-chars", test_open_hidden_chars);
+  g_test_add_func ("/Sandpad/RunFiles/display-save-as", test_display_save_as);
   ret = g_test_run ();
 
   g_atomic_int_set (&done, 1);

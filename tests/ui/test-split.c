@@ -1,8 +1,10 @@
 /* test-split.c: the editor and the panel share the window by proportion,
  * stack below a width, and are never squeezed, in a real window under
- * Xvfb. Saves the narrow window as sandpad-narrow.png. */
+ * Xvfb. Saves the narrow window as sandpad-narrow.png. From libadwaita 1.4
+ * the window's AdwBreakpoint stacks them, before it the split itself. */
 #include "config.h"
 
+#include <adwaita.h>
 #include <gtksourceview/gtksource.h>
 
 #include "sp-application.h"
@@ -87,6 +89,18 @@ resize (SpWindow *window, int width, int height)
   gtk_window_set_default_size (GTK_WINDOW (window), width, height);
   g_assert_true (sp_test_wait_for (has_width, &wait, 10000));
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+}
+
+/* Whether the window's narrow breakpoint is what applies (libadwaita 1.4
+ * and later; before it there is none, and the split decides). */
+static gboolean
+breakpoint_applies (SpWindow *window)
+{
+#if ADW_CHECK_VERSION(1, 4, 0)
+  return adw_application_window_get_current_breakpoint (ADW_APPLICATION_WINDOW (window)) != NULL;
+#else
+  return is_stacked (window);
+#endif
 }
 
 static double
@@ -174,6 +188,7 @@ test_narrow_stacks (void)
    * by side still fits there), then narrower than side by side could be. */
   resize (window, 640, 760);
   g_assert_true (sp_test_wait_for (is_stacked, window, 10000));
+  g_assert_true (breakpoint_applies (window));
   resize (window, 480, 760);
   g_assert_true (is_stacked (window));
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
@@ -193,6 +208,7 @@ test_narrow_stacks (void)
   /* Wide again: side by side again. */
   resize (window, 1000, 700);
   g_assert_true (sp_test_wait_for (is_side_by_side, window, 10000));
+  g_assert_false (breakpoint_applies (window));
   close_window (window);
 }
 

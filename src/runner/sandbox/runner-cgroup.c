@@ -13,12 +13,17 @@
 
 #define CGROUP_V1_ROOT "/sys/fs/cgroup"
 
+/* The leaf of a delegated v2 group that the runner itself moves into. */
+#define V2_RUNNER_LEAF "sandpad-runner"
+
 /* This process's path in the v1 hierarchy that has controller, from
- * /proc/self/cgroup ("4:memory:/some/path"), or NULL. */
+ * root's /proc/self/cgroup ("4:memory:/some/path"), or NULL. With
+ * controller NULL: its path in the v2 hierarchy ("0::/some/path"). */
 static char *
-own_path (const char *controller)
+own_path (const char *root, const char *controller)
 {
-  FILE *f = fopen ("/proc/self/cgroup", "re");
+  cleanup_free char *self = xasprintf ("%s/proc/self/cgroup", root);
+  FILE *f = fopen (self, "re");
   char line[4096];
   char *found = NULL;
 
@@ -32,10 +37,44 @@ own_path (const char *controller)
         continue;
       *path++ = '\0';
       path[strcspn (path, "\n")] = '\0';
+      if (controller == NULL)
+        {
+          if (list == line + 1 && line[0] == '0' && list[1] == '\0' && path[0] == '/')
+            found = xasprintf ("%s", path);
+          continue;
+        }
       for (char *save = NULL, *c = strtok_r (list + 1, ",", &save); c != NULL;
            c = strtok_r (NULL, ",", &save))
         if (strcmp (c, controller) == 0)
-          found = xasprintf ("%s/%s%s", CGROUP_V1_ROOT, controller, path);
+          found = xasprintf ("%s%s/%s%s", root, CGROUP_V1_ROOT, controller, path);
+    }
+  fclose (f);
+  return found;
+}
+
+/* Where the v2 hierarchy is mounted (from root's mountinfo), whole: a
+ * mount of a subtree (a container's) would need its root mapped, so it
+ * counts as none. */
+static char *
+v2_mount (const char *root)
+{
+  cleanup_free char *self = xasprintf ("%s/proc/self/mountinfo", root);
+  FILE *f = fopen (self, "re");
+  char line[4096];
+  char *found = NULL;
+
+  if (f == NULL)
+    return NULL;
+  while (found == NULL && fgets (line, sizeof line, f) != NULL)
+    {
+      /* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - FSTYPE ..." */
+      char mroot[1024], point[1024];
+      const char *dash = strstr (line, " - ");
+      if (dash == NULL || strncmp (dash + 3, "cgroup2 ", 8) != 0
+          || sscanf (line, "%*s %*s %*s %1023s %1023s", mroot, point) != 2)
+        continue;
+      if (strcmp (mroot, "/") == 0 && strchr (point, '\\') == NULL)
+        found = xasprintf ("%s%s", root, point);
     }
   fclose (f);
   return found;
@@ -52,12 +91,115 @@ write_text_at (const char *dir, const char *file, const char *text)
   return write_all (fd, text, strlen (text));
 }
 
-/* Our group under one controller: made only if the controller's file we
- * need is there to write (v1 only: v2 has no "memory.limit_in_bytes"). */
-static char *
-make_own (const char *controller, const char *needed)
+/* A small cgroup file's text (NUL-terminated; "" when unreadable). */
+static void
+read_text_at (const char *dir, const char *file, char *text, size_t size)
 {
-  cleanup_free char *parent = own_path (controller);
+  cleanup_free char *path = xasprintf ("%s/%s", dir, file);
+  cleanup_fd int fd = open (path, O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd >= 0 ? read (fd, text, size - 1) : -1;
+
+  text[n > 0 ? n : 0] = '\0';
+}
+
+/* Whether a whitespace-separated list names word. */
+static bool
+has_word (const char *list, const char *word)
+{
+  size_t len = strlen (word);
+
+  for (const char *p = list; (p = strstr (p, word)) != NULL; p += len)
+    if ((p == list || p[-1] == ' ' || p[-1] == '\n') && strchr (" \n", p[len]) != NULL)
+      return true;
+  return false;
+}
+
+/* Whether this process is the only one in the group (its cgroup.procs
+ * lists our pid alone). */
+static bool
+alone_in (const char *dir)
+{
+  char procs[256];
+  long pid;
+  int used;
+
+  read_text_at (dir, "cgroup.procs", procs, sizeof procs);
+  return sscanf (procs, "%ld %n", &pid, &used) == 1 && pid == (long) getpid ()
+         && procs[used] == '\0';
+}
+
+/* Our group in a delegated v2 subtree, or NULL. The subtree is ours when
+ * we may write its cgroup.procs and cgroup.subtree_control and it offers
+ * memory and pids. A group with processes cannot give controllers to its
+ * children, so unless they are given already (the root's), we move
+ * ourselves into a leaf, which we do only when no other process is in the
+ * group: an app's own group is left as it is. */
+static char *
+make_own_v2 (const char *root, char **seen)
+{
+  cleanup_free char *mount = v2_mount (root);
+  cleanup_free char *path = own_path (root, NULL);
+  cleanup_free char *dir = NULL;
+  cleanup_free char *leaf = NULL;
+  char controllers[512], subtree[512];
+  char *own;
+
+  free (*seen);
+  *seen = path != NULL ? xasprintf ("%s", path) : NULL;
+  if (mount == NULL || path == NULL)
+    return NULL;
+  dir = xasprintf ("%s%s", mount, strcmp (path, "/") == 0 ? "" : path);
+  read_text_at (dir, "cgroup.controllers", controllers, sizeof controllers);
+  if (!has_word (controllers, "memory") || !has_word (controllers, "pids"))
+    return NULL;
+  cleanup_free char *procs = xasprintf ("%s/cgroup.procs", dir);
+  cleanup_free char *control = xasprintf ("%s/cgroup.subtree_control", dir);
+  if (access (procs, W_OK) != 0 || access (control, W_OK) != 0)
+    return NULL;
+  read_text_at (dir, "cgroup.subtree_control", subtree, sizeof subtree);
+  if (!has_word (subtree, "memory") || !has_word (subtree, "pids"))
+    {
+      if (strcmp (path, "/") != 0)
+        {
+          if (!alone_in (dir))
+            return NULL;
+          leaf = xasprintf ("%s/" V2_RUNNER_LEAF, dir);
+          if ((mkdir (leaf, 0700) != 0 && errno != EEXIST)
+              || write_text_at (leaf, "cgroup.procs", "0") != 0)
+            return NULL;
+          /* Our new place; a later look finds us in our own leaf. */
+          free (*seen);
+          *seen = xasprintf ("%s/" V2_RUNNER_LEAF, path);
+        }
+      if (write_text_at (dir, "cgroup.subtree_control", "+memory +pids") != 0)
+        {
+          /* Back where we were, as if we had never looked. */
+          if (leaf != NULL && write_text_at (dir, "cgroup.procs", "0") == 0)
+            {
+              rmdir (leaf);
+              free (*seen);
+              *seen = xasprintf ("%s", path);
+            }
+          return NULL;
+        }
+    }
+  own = xasprintf ("%s/sandpad-%d", dir, (int) getpid ());
+  if ((mkdir (own, 0700) != 0 && errno != EEXIST)
+      || write_text_at (own, "cgroup.subtree_control", "+memory +pids") != 0)
+    {
+      rmdir (own);
+      free (own);
+      return NULL;
+    }
+  return own;
+}
+
+/* Our group under one v1 controller: made only if the controller's file
+ * we need is there to write (v2 has no "memory.limit_in_bytes"). */
+static char *
+make_own (const char *root, const char *controller, const char *needed)
+{
+  cleanup_free char *parent = own_path (root, controller);
   cleanup_free char *probe = NULL;
   char *dir;
 
@@ -76,10 +218,38 @@ make_own (const char *controller, const char *needed)
 }
 
 void
+runner_cgroup_probe_at (RunnerCgroups *cg, const char *root)
+{
+  *cg = (RunnerCgroups){ 0 };
+  cg->memory = make_own_v2 (root, &cg->seen);
+  if (cg->memory != NULL)
+    {
+      cg->version = 2;
+      return;
+    }
+  cg->memory = make_own (root, "memory", "memory.limit_in_bytes");
+  cg->pids = cg->memory != NULL ? make_own (root, "pids", "pids.max") : NULL;
+  cg->version = cg->memory != NULL ? 1 : 0;
+}
+
+void
 runner_cgroup_probe (RunnerCgroups *cg)
 {
-  cg->memory = make_own ("memory", "memory.limit_in_bytes");
-  cg->pids = cg->memory != NULL ? make_own ("pids", "pids.max") : NULL;
+  runner_cgroup_probe_at (cg, "");
+}
+
+void
+runner_cgroup_refresh (RunnerCgroups *cg)
+{
+  cleanup_free char *path = NULL;
+
+  if (cg->version != 0)
+    return;
+  path = own_path ("", NULL);
+  if (path == NULL || (cg->seen != NULL && strcmp (path, cg->seen) == 0))
+    return;
+  cg->memory = make_own_v2 ("", &cg->seen);
+  cg->version = cg->memory != NULL ? 2 : 0;
 }
 
 void
@@ -91,7 +261,8 @@ runner_cgroup_clear (RunnerCgroups *cg)
     rmdir (cg->pids);
   free (cg->memory);
   free (cg->pids);
-  cg->memory = cg->pids = NULL;
+  free (cg->seen);
+  *cg = (RunnerCgroups){ 0 };
 }
 
 static int
@@ -113,7 +284,25 @@ runner_cgroup_create (const RunnerCgroups *cg, const char *name, int64_t memory_
   procs_fds[0] = procs_fds[1] = -1;
   if (cg->memory == NULL)
     return -1;
+  run->version = cg->version;
   run->memory = xasprintf ("%s/%s", cg->memory, name);
+  if (cg->version == 2)
+    {
+      /* One group, both controllers. memory.max counts what v1's
+       * limit_in_bytes does, kernel memory included; swap is counted
+       * apart and allowed none (where the kernel accounts it). */
+      run->pids = xasprintf ("%s", run->memory);
+      snprintf (value, sizeof value, "%lld", (long long) memory_bytes);
+      if (mkdir (run->memory, 0700) != 0 || write_text_at (run->memory, "memory.max", value) != 0
+          || (write_text_at (run->memory, "memory.swap.max", "0") != 0 && errno != ENOENT))
+        goto fail;
+      if (max_tasks > 0)
+        snprintf (value, sizeof value, "%lld", (long long) max_tasks);
+      if (write_text_at (run->pids, "pids.max", max_tasks > 0 ? value : "max") != 0
+          || (procs_fds[0] = open_procs (run->memory)) < 0)
+        goto fail;
+      return 0;
+    }
   snprintf (value, sizeof value, "%lld", (long long) memory_bytes);
   /* memsw (memory + swap) only where swap is accounted; it must be set
    * after the plain limit, which it may not undercut. */
@@ -152,7 +341,10 @@ runner_cgroup_oom_killed (const RunnerRunCgroup *run)
 
   if (run->memory == NULL)
     return false;
-  path = xasprintf ("%s/memory.oom_control", run->memory);
+  /* v1: memory.oom_control's oom_kill; v2: memory.events' (this group's
+   * own, as a run's group has no children). */
+  path = xasprintf ("%s/%s", run->memory,
+                    run->version == 2 ? "memory.events" : "memory.oom_control");
   f = fopen (path, "re");
   while (f != NULL && fscanf (f, "%63s %lld", key, &value) == 2)
     if (strcmp (key, "oom_kill") == 0)
@@ -162,16 +354,39 @@ runner_cgroup_oom_killed (const RunnerRunCgroup *run)
   return killed;
 }
 
+int64_t
+runner_cgroup_peak (const RunnerRunCgroup *run)
+{
+  char text[32];
+  char *end;
+  long long peak;
+
+  if (run->version != 2 || run->memory == NULL)
+    return -1;
+  read_text_at (run->memory, "memory.peak", text, sizeof text);
+  peak = strtoll (text, &end, 10);
+  return end != text && (*end == '\n' || *end == '\0') && peak >= 0 ? peak : -1;
+}
+
+void
+runner_cgroup_kill (const RunnerRunCgroup *run)
+{
+  if (run->version == 2 && run->memory != NULL)
+    write_text_at (run->memory, "cgroup.kill", "1");
+}
+
 void
 runner_cgroup_remove (RunnerRunCgroup *run)
 {
+  /* A v2 group is gone only once empty: anything left is killed first. */
+  runner_cgroup_kill (run);
   if (run->memory != NULL)
     rmdir (run->memory);
-  if (run->pids != NULL)
+  if (run->pids != NULL && (run->memory == NULL || strcmp (run->pids, run->memory) != 0))
     rmdir (run->pids);
   free (run->memory);
   free (run->pids);
-  run->memory = run->pids = NULL;
+  *run = (RunnerRunCgroup){ 0 };
 }
 
 int

@@ -6,15 +6,23 @@
  * 945 MiB under a 128 MiB limit. A memory cgroup charges those to the run
  * and the kernel's OOM killer stops it at the limit.
  *
- * Only cgroup v1's memory (and pids) controller is used, where the runner
- * may create groups under its own (a root runner without systemd, as on
- * this project's CI machines). A cgroup v2 tree needs delegation from a
- * systemd user manager (a transient scope with Delegate=yes); that path is
- * not built yet, and where no cgroup can be had (Flatpak, an ordinary user
- * without delegation) runs keep the other layers only. started's layers
- * say which a run got ("memory:...,cgroup-v1"). Cold runs and sessions'
- * interpreters join through runner_spawn (cgroup_fds); a warm run's
- * spare init moves its program in (runner-warm-init.c). */
+ * Two kinds, v2 preferred where both would do (started's layers say
+ * which a run got: "memory:...,cgroup-v2" or ",cgroup-v1"):
+ * - cgroup v2, where the runner's own group in the unified hierarchy is a
+ *   subtree delegated to it (writable, memory and pids among its
+ *   controllers): a systemd scope or service with Delegate=yes, which the
+ *   app asks the user manager for (src/core/sp-runner-scope.c) and the
+ *   resident runner's unit declares. The runner moves itself into a leaf
+ *   of its group (v2 keeps processes out of a group whose controllers are
+ *   given to children), enables memory and pids for the children, and
+ *   each run gets memory.max, memory.swap.max 0, pids.max in one group;
+ * - cgroup v1's memory (and pids) controller, where the runner may create
+ *   groups under its own (a root runner without systemd, as on this
+ *   project's CI machines).
+ * Where no cgroup can be had (Flatpak, an ordinary user without
+ * delegation) runs keep the other layers only. Cold runs and sessions'
+ * interpreters join through runner_spawn (cgroup_fds); a warm run's spare
+ * init moves its program in (runner-warm-init.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -22,13 +30,25 @@
 
 typedef struct
 {
+  int version;  /* 2, 1, or 0 for none */
   char *memory; /* our own group under the memory controller, or NULL */
-  char *pids;   /* and under pids, or NULL */
+  char *pids;   /* and under pids (v1), or NULL; in v2 memory's group has both */
+  char *seen;   /* the v2 group we were in when we last looked */
 } RunnerCgroups;
 
-/* Finds where this process sits in the v1 memory and pids hierarchies and
- * makes a group of ours there (sandpad-PID). Nothing usable: both NULL. */
+/* Finds where this process sits, in a delegated cgroup v2 subtree first,
+ * else in the v1 memory and pids hierarchies, and makes a group of ours
+ * there (sandpad-PID) for the runs' groups. Nothing usable: version 0. */
 void runner_cgroup_probe (RunnerCgroups *cg);
+
+/* The same with every path it reads or writes under root ("" for the
+ * system's own /proc and /sys), for tests/runner/test-cgroup-probe.c. */
+void runner_cgroup_probe_at (RunnerCgroups *cg, const char *root);
+
+/* Without a group yet, looks again when this process was moved to another
+ * v2 group since (the app moves its runner into a delegated scope while
+ * the runner starts). Cheap otherwise: one read of /proc/self/cgroup. */
+void runner_cgroup_refresh (RunnerCgroups *cg);
 
 /* Removes our groups (each run's is gone by then). */
 void runner_cgroup_clear (RunnerCgroups *cg);
@@ -36,8 +56,9 @@ void runner_cgroup_clear (RunnerCgroups *cg);
 /* One run's groups. */
 typedef struct
 {
+  int version;
   char *memory;
-  char *pids;
+  char *pids; /* in v2 the same group as memory: both controllers */
 } RunnerRunCgroup;
 
 #define RUNNER_CGROUP_MAX_FDS 2
@@ -53,6 +74,14 @@ int runner_cgroup_create (const RunnerCgroups *cg, const char *name, int64_t mem
 
 /* Whether the kernel killed a process of the run for its memory. */
 bool runner_cgroup_oom_killed (const RunnerRunCgroup *run);
+
+/* The most memory the run's group held (v2's memory.peak: kernel memory
+ * and page cache included), or -1 where the kernel does not say. */
+int64_t runner_cgroup_peak (const RunnerRunCgroup *run);
+
+/* Kills every process in the run's group at once (v2's cgroup.kill, where
+ * the kernel has it); the run init kills its tree anyway. */
+void runner_cgroup_kill (const RunnerRunCgroup *run);
 
 /* Removes the run's groups (once its processes are gone) and frees. */
 void runner_cgroup_remove (RunnerRunCgroup *run);

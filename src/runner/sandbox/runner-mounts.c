@@ -3,9 +3,10 @@
  * Runs in pid 1 of the run's namespaces, which holds every capability in
  * its own user namespace and none outside. The root is an empty tmpfs; the
  * host contributes only read-only binds of /usr and a few /etc files, the
- * run's working directory (read-write, at /work) and its code (read-only,
- * at /code). No home, no /run, no session bus or display socket, no /sys:
- * what is not mounted cannot be reached. */
+ * run's working directory (read-write, at /work, and for an assistant's
+ * workspace at its own host path too) and its code (read-only, at /code).
+ * No home, no /run, no session bus or display socket, no /sys: what is
+ * not mounted cannot be reached. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -94,6 +95,96 @@ bind_work (const RunnerSandboxPlan *plan)
   snprintf (src, sizeof src, "/proc/self/fd/%d", fd);
   if (mount (src, dst, NULL, MS_BIND | MS_REC, NULL) != 0)
     return -1;
+  return mount (NULL, dst, NULL, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV | locked_flags (dst),
+                NULL);
+}
+
+/* The names the private root is made of, and pivot_root's mount point. */
+static const char *const root_names[]
+  = { "usr", "etc", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "dev", "proc", "work",
+      "code", ".oldroot", NULL };
+
+bool
+runner_sandbox_host_path_ok (const char *path, const char **why)
+{
+  if (path == NULL || path[0] != '/' || path[1] == '\0' || strlen (path) >= 4096)
+    return *why = "it is not an absolute path below /", false;
+  for (const char *p = path + 1; *p != '\0';)
+    {
+      size_t len = strcspn (p, "/");
+      if (len == 0 || len > 255 || (len == 1 && p[0] == '.')
+          || (len == 2 && p[0] == '.' && p[1] == '.'))
+        return *why = "it is not a canonical path", false;
+      p += len + (p[len] == '/');
+    }
+  size_t first = strcspn (path + 1, "/");
+  for (size_t i = 0; root_names[i] != NULL; i++)
+    if (strlen (root_names[i]) == first && strncmp (path + 1, root_names[i], first) == 0)
+      return *why = "it lies under a directory the sandbox provides itself", false;
+  if (strcmp (path, "/tmp") == 0)
+    return *why = "it is /tmp, which the sandbox provides itself", false;
+  return true;
+}
+
+/* The working directory at its own host path as well as at /work, for a
+ * program told that path (an assistant's workspace). The same checked fd
+ * as /work, as writable. The directories above it are made here, in the
+ * root's tmpfs (or, for a path under /tmp, the private /tmp), one
+ * component at a time beneath an fd of the one above, never following a
+ * symlink and never entering anything else (a bind of the host's), so
+ * they are empty directories of the sandbox's own, read-only once the
+ * root is. */
+static int
+bind_work_at_host (const RunnerSandboxPlan *plan)
+{
+  const char *why = NULL;
+  struct stat root_st, tmp_st, st;
+  char name[256], src[32], dst[32];
+
+  if (!runner_sandbox_host_path_ok (plan->work_dir, &why))
+    return errno = EINVAL, -1;
+  cleanup_fd int work = runner_sandbox_open_work (plan);
+  cleanup_fd int parent = -1;
+  cleanup_fd int dir = open (".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (work < 0 || dir < 0 || fstat (dir, &root_st) != 0 || stat ("tmp", &tmp_st) != 0)
+    return -1;
+  for (const char *p = plan->work_dir + 1; *p != '\0';)
+    {
+      size_t len = strcspn (p, "/");
+      if (fstat (dir, &st) != 0)
+        return -1;
+      if (st.st_dev != root_st.st_dev && st.st_dev != tmp_st.st_dev)
+        return errno = EXDEV, -1;
+      memcpy (name, p, len);
+      name[len] = '\0';
+      if (mkdirat (dir, name, 0755) != 0 && errno != EEXIST)
+        return -1;
+      int next = openat (dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (next < 0)
+        return -1;
+      if (parent >= 0)
+        close (parent);
+      parent = dir;
+      dir = next;
+      p += len + (p[len] == '/');
+    }
+  if (fstat (dir, &st) != 0)
+    return -1;
+  if (st.st_dev != root_st.st_dev && st.st_dev != tmp_st.st_dev)
+    return errno = EXDEV, -1;
+  snprintf (src, sizeof src, "/proc/self/fd/%d", work);
+  snprintf (dst, sizeof dst, "/proc/self/fd/%d", dir);
+  if (mount (src, dst, NULL, MS_BIND | MS_REC, NULL) != 0)
+    return -1;
+  /* The mount's own root, to remount it: the name, looked up again
+   * beneath its parent, now crosses into it. */
+  cleanup_fd int top = openat (parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat work_st;
+  if (top < 0 || fstat (top, &st) != 0 || fstat (work, &work_st) != 0)
+    return -1;
+  if (st.st_dev != work_st.st_dev || st.st_ino != work_st.st_ino)
+    return errno = ESTALE, -1;
+  snprintf (dst, sizeof dst, "/proc/self/fd/%d", top);
   return mount (NULL, dst, NULL, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV | locked_flags (dst),
                 NULL);
 }
@@ -282,6 +373,12 @@ runner_sandbox_build_root (const RunnerSandboxPlan *plan)
   if (mkdir ("proc", 0555) != 0
       || mount ("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=invisible")
            != 0)
+    return RUNNER_STEP_ROOT;
+
+  /* After /tmp (a workspace under it lands inside the private /tmp), and
+   * before the context paths and the environment, which may be bound over
+   * parts of it. */
+  if (plan->work_at_host_path && bind_work_at_host (plan) != 0)
     return RUNNER_STEP_ROOT;
 
   /* Directories the client chose to show every run (sandpad-mcp's

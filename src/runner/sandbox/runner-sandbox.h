@@ -79,6 +79,11 @@ typedef struct
   ino_t work_ino;                 /* holds it (ino 0: not checked): every
                                    * lookup of work_dir in the child must
                                    * find this very directory */
+  bool work_at_host_path;         /* namespace mode: work_dir is bound at
+                                   * its own path too (the same fd, as
+                                   * writable as /work), for programs told
+                                   * that path; only where
+                                   * runner_sandbox_host_path_ok */
   const char *code_dir;
   const char *tmp_dir;
   char *const *read_only_dirs;    /* extra read-only host directories, or NULL */
@@ -102,6 +107,13 @@ int runner_sandbox_open_work (const RunnerSandboxPlan *plan);
 /* The same for any checked directory: path opened O_PATH without
  * following a symlink, and found to be id (unless id.ino is 0). */
 int runner_sandbox_open_checked (const char *path, RunnerDirId id);
+
+/* Whether a canonical host path may be shown at its own path in the
+ * private root: not "/" nor under a name the root is made of (/usr, /etc,
+ * /bin, /lib*, /dev, /proc, /work, /code), nor /tmp itself (a directory
+ * under /tmp lands inside the run's private /tmp, shadowing nothing).
+ * False with a reason in *why (static text) otherwise. */
+bool runner_sandbox_host_path_ok (const char *path, const char **why);
 
 /* Failing steps, reported in the run's "failed" error. */
 typedef enum

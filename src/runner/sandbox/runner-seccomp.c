@@ -151,6 +151,32 @@ deny_shared_anonymous (scmp_filter_ctx ctx)
   return rc;
 }
 
+/* A pipe's buffer is kernel memory in no process's RSS; where the run has
+ * no memory cgroup the tree watch counts each pipe at what it can hold,
+ * the kernel's default of 16 pages (runner-sockets.h). F_SETPIPE_SZ could
+ * grow one to fs.pipe-max-size (1 MiB): growth past 64 KiB is refused, as
+ * the kernel itself refuses it past the user's soft limit (EPERM, which
+ * programs that ask for bigger pipes take in their stride); shrinking
+ * stays. The kernel reads the size as an unsigned int: any upper bit set
+ * is over the limit here too. F_SETPIPE_SZ exists on every architecture
+ * with the same number, so this holds for fcntl64 as well. */
+static int
+deny_pipe_growth (scmp_filter_ctx ctx)
+{
+  static const char *const calls[] = { "fcntl", "fcntl64" };
+  int rc = 0;
+
+  for (size_t i = 0; i < N_ELEMENTS (calls) && rc == 0; i++)
+    {
+      struct scmp_arg_cmp cmp[2] = {
+        SCMP_A1 (SCMP_CMP_MASKED_EQ, 0xffffffffu, 1031 /* F_SETPIPE_SZ */),
+        SCMP_A2 (SCMP_CMP_GT, 65536),
+      };
+      rc = deny (ctx, calls[i], EPERM, 2, cmp);
+    }
+  return rc;
+}
+
 /* Fallback mode only. Landlock mediates opening, creating and removing,
  * not metadata: without a mount namespace, chmod, chown, utimes and xattrs
  * by path reach every file the uid owns (~/.ssh/id_rsa made 0644). The fd
@@ -277,6 +303,8 @@ add_rules (scmp_filter_ctx ctx, const RunnerSeccompPolicy *policy)
     rc = deny_setuid_modes (ctx);
   if (rc == 0)
     rc = deny_shared_anonymous (ctx);
+  if (rc == 0)
+    rc = deny_pipe_growth (ctx);
   if (policy->fallback && rc == 0)
     rc = deny_metadata (ctx);
   if (policy->fallback && rc == 0)

@@ -6,7 +6,14 @@
  * bound writable as its environment directory, and a time limit of its
  * own (RunnerConfig.compile_timeout_ms), reported apart ("compile_time").
  * Its output goes to the runner's cache (runner-compile-cache.c) before
- * the program step runs it from the same directory, now read-only. */
+ * the program step runs it from the same directory, now read-only.
+ *
+ * The build directory is made once and held as an fd from then on
+ * (run->build_fd, its id in run->build_id): the runner reads, marks
+ * executable and caches the output through that fd, and each step's
+ * sandbox binds the name only when it still leads to that directory. A
+ * directory put in its place between the steps would otherwise have had
+ * its "program" cached and run as the snippet's. */
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -30,17 +37,26 @@ _runner_compile_prepare (RunnerRun *run)
 
   run->compiled = true;
   run->build_dir = xasprintf ("%s/build", run->dir);
-  if (mkdir (run->build_dir, 0700) != 0 || _runner_give_to_run (run->build_dir) != 0)
+  if (mkdir (run->build_dir, 0700) != 0)
     return -1;
-  cleanup_fd int dir_fd = open_no_symlinks (run->build_dir, O_RDONLY | O_DIRECTORY);
-  if (dir_fd < 0)
+  run->build_fd = open_no_symlinks (run->build_dir, O_RDONLY | O_DIRECTORY);
+  struct stat st;
+  if (run->build_fd < 0 || fstat (run->build_fd, &st) != 0 || !S_ISDIR (st.st_mode))
+    return -1;
+  run->build_id = (RunnerDirId){ st.st_dev, st.st_ino };
+  if (geteuid () == 0 && fchown (run->build_fd, RUNNER_SANDBOX_NOBODY, RUNNER_SANDBOX_NOBODY) != 0)
     return -1;
   runner_compile_cache_key (lang, name, run->req.code, run->cache_key);
-  if (runner_compile_cache_fetch (&run->engine->compile_cache, run->cache_key, dir_fd, output))
+  if (runner_compile_cache_fetch (&run->engine->compile_cache, run->cache_key, run->build_fd,
+                                  output))
     {
-      cleanup_free char *path = xasprintf ("%s/%s", run->build_dir, output);
       run->compile_cached = true;
-      return _runner_give_to_run (path);
+      if (geteuid () == 0
+          && fchownat (run->build_fd, output, RUNNER_SANDBOX_NOBODY, RUNNER_SANDBOX_NOBODY,
+                       AT_SYMLINK_NOFOLLOW)
+               != 0)
+        return -1;
+      return 0;
     }
   run->compiling = true;
   return 0;
@@ -93,7 +109,7 @@ _runner_compile_step_done (RunnerRun *run)
         run->limit = SP_LIMIT_COMPILE_TIME;
       return 0;
     }
-  cleanup_fd int dir_fd = open_no_symlinks (run->build_dir, O_RDONLY | O_DIRECTORY);
+  int dir_fd = run->build_fd;
   /* The linker's chmod is refused in fallback mode (seccomp: metadata
    * calls reach any file the uid owns): the runner makes the output
    * executable, once it is known to be a regular file. */

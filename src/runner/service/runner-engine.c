@@ -53,6 +53,9 @@ runner_config_init (RunnerConfig *config)
     /* Long enough to come back from a coffee, short enough that a
      * forgotten prompt does not hold a run slot all day. */
     .input_idle_ms = 15 * 60 * 1000,
+    /* Long enough for print()'s text and newline written apart, short
+     * enough that a prompt or "\r50%" shows at once to the eye. */
+    .line_hold_ms = 30,
     .warm = false,
     .warm_max_runs = 100,
     .warm_idle_ms = 10 * 60 * 1000,
@@ -97,6 +100,8 @@ _runner_engine_leave_init (RunnerEngine *engine, pid_t pid, RunnerRunCgroup *cgr
 {
   engine->leftovers
     = xrealloc (engine->leftovers, (engine->n_leftovers + 1) * sizeof *engine->leftovers);
+  /* Its tree goes at once where the kernel can kill a whole group. */
+  runner_cgroup_kill (cgroup);
   engine->leftovers[engine->n_leftovers++] = (struct RunnerLeftover){ pid, *cgroup };
   *cgroup = (RunnerRunCgroup){ 0 };
 }
@@ -216,6 +221,14 @@ _runner_engine_diag (RunnerEngine *engine, bool network, pid_t pid, int *fd)
   return *fd >= 0 ? 1 : -1;
 }
 
+RunnerMemoryLayer
+_runner_engine_memory_layer (const RunnerRunCgroup *cgroup, bool diag)
+{
+  if (cgroup->memory != NULL)
+    return cgroup->version == 2 ? RUNNER_MEMORY_CGROUP_V2 : RUNNER_MEMORY_CGROUP_V1;
+  return diag ? RUNNER_MEMORY_SOCKETS : RUNNER_MEMORY_TREE;
+}
+
 void
 _runner_engine_sandbox_info (RunnerEngine *engine, bool network, RunnerMemoryLayer memory,
                              SpSandboxInfo *info)
@@ -241,10 +254,13 @@ _runner_engine_sandbox_info (RunnerEngine *engine, bool network, RunnerMemoryLay
   /* RLIMIT_DATA per process, and the runner's sum over the whole tree. */
   /* With a cgroup, also what the kernel holds for the run (socket and
    * pipe queues, page tables), which the other two cannot see; without
-   * one, the tree watch counts the run's UNIX socket queues itself. */
-  layers[n++] = xstrdup (memory == RUNNER_MEMORY_CGROUP    ? "memory:rlimit-data,tree-watch,cgroup-v1"
-                         : memory == RUNNER_MEMORY_SOCKETS ? "memory:rlimit-data,tree-watch,socket-queues"
-                                                           : "memory:rlimit-data,tree-watch");
+   * one, the tree watch counts the run's UNIX socket queues and what its
+   * pipes can hold itself. */
+  layers[n++] = xstrdup (memory == RUNNER_MEMORY_CGROUP_V2   ? "memory:rlimit-data,tree-watch,cgroup-v2"
+                         : memory == RUNNER_MEMORY_CGROUP_V1 ? "memory:rlimit-data,tree-watch,cgroup-v1"
+                         : memory == RUNNER_MEMORY_SOCKETS
+                           ? "memory:rlimit-data,tree-watch,socket-queues,pipe-queues"
+                           : "memory:rlimit-data,tree-watch");
   layers[n++] = xstrdup ("clean-env");
   layers[n++] = xstrdup ("caps-dropped");
   layers[n++] = xstrdup ("no-new-privs");
@@ -405,7 +421,8 @@ runner_engine_describe (RunnerEngine *engine, SpReady *ready)
   ready->max_concurrent = c->max_concurrent;
   ready->max_frame = SP_PROTO_MAX_FRAME;
   _runner_engine_sandbox_info (engine, false,
-                               engine->cgroups.memory != NULL ? RUNNER_MEMORY_CGROUP
+                               engine->cgroups.version == 2   ? RUNNER_MEMORY_CGROUP_V2
+                               : engine->cgroups.version == 1 ? RUNNER_MEMORY_CGROUP_V1
                                                               : RUNNER_MEMORY_SOCKETS,
                                &ready->sandbox);
 }
@@ -582,6 +599,7 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
   run->launcher = run->session != NULL ? &_runner_launcher_session : &_runner_launcher_warm;
   run->init_pid = -1;
   run->control_fd = run->status_fd = run->stdin_fd = run->cwd_fd = run->diag_fd = -1;
+  run->build_fd = -1;
   run->streams[0].fd = run->streams[1].fd = -1;
   run->env = env;
   run->env_writable = options != NULL && options->environment_writable;
@@ -591,6 +609,7 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
     run->extra_ro = sp_strv_copy (options->read_only_dirs);
   if (options != NULL && options->isolated_python != NULL)
     run->isolated_python = xstrdup (options->isolated_python);
+  run->cwd_at_host_path = options != NULL && options->cwd_at_host_path;
   if (options != NULL && options->cwd != NULL && run->req.cwd == NULL)
     {
       run->req.cwd = xstrdup (options->cwd);

@@ -40,6 +40,8 @@ typedef struct
   int64_t input_idle_ms;    /* a run waiting for input this long is stopped
                              * (limit input_idle); its time limit stands
                              * still while it waits; 0: no cap */
+  int64_t line_hold_ms;     /* a partial line waits this long for the rest
+                             * of its line (runner-lines.c) */
   char *const *read_only_dirs; /* canonical host directories every run may read
                                 * (bound read-only at the same path in namespace
                                 * mode, Landlock read rules in both); NULL-
@@ -106,6 +108,12 @@ typedef struct
                                 * in isolated mode (-I: no PYTHON* variables,
                                 * no user site, not the script's directory
                                 * on sys.path) and always cold; NULL: none */
+  bool cwd_at_host_path;       /* a named cwd (sandpad-mcp's workspace) is
+                                * shown at its own path too in namespace
+                                * mode, and the program starts there, for
+                                * commands that name it by that path;
+                                * where runner_sandbox_host_path_ok says
+                                * no, at /work only */
 } RunnerRunOptions;
 
 int runner_engine_submit_with (RunnerEngine *engine, SpRun *run, const RunnerRunOptions *options,

@@ -134,22 +134,32 @@ process_asleep (pid_t pid, dev_t dev, ino_t ino, bool *reading)
 }
 
 bool
-runner_tree_waits_on_pipe (pid_t root, dev_t dev, ino_t ino)
+runner_tree_waits_on_pipe (pid_t root, int skip, dev_t dev, ino_t ino)
 {
   pid_t *pids = xcalloc (TREE_MAX, sizeof *pids);
+  int *depth = xcalloc (TREE_MAX, sizeof *depth);
   size_t n = 1;
   bool reading = false, asleep = true;
 
-  /* The root is the run init (or the session's), the runner's own code,
-   * asleep in its loop; its descendants are the run. */
+  /* The first `skip` levels are the runner's own code, asleep in their
+   * loops: the run init, and pid 1 of the run's namespaces (orphans go to
+   * it, so nothing of the program's is ever that high). They are not
+   * read, and need not be readable: a warm run's are sandpad-warm-init,
+   * made undumpable so that the program cannot look at them, which also
+   * makes their /proc/PID/syscall root's, closed to a runner that is an
+   * ordinary user. Below them, a process we cannot read counts as busy. */
   pids[0] = root;
   for (size_t i = 0; i < n && asleep; i++)
     {
-      if (i > 0)
+      if (depth[i] >= skip)
         asleep = process_asleep (pids[i], dev, ino, &reading);
-      n += runner_spawn_list_children (pids[i], pids + n, TREE_MAX - n);
+      size_t found = runner_spawn_list_children (pids[i], pids + n, TREE_MAX - n);
+      for (size_t j = n; j < n + found; j++)
+        depth[j] = depth[i] + 1;
+      n += found;
     }
   free (pids);
+  free (depth);
   return asleep && reading;
 }
 
@@ -226,7 +236,8 @@ _runner_run_check_input (RunnerRun *run, int64_t now)
   pid_t root = run->launcher->tree_root (run);
   if (run->stdin_fd >= 0 && run->stdin_buf.len == 0 && run->cancel_stage == SP_CANCEL_NONE
       && run->limit == SP_LIMIT_NONE && root > 0 && fstat (run->stdin_fd, &st) == 0)
-    waiting = runner_tree_waits_on_pipe (root, st.st_dev, st.st_ino);
+    waiting = runner_tree_waits_on_pipe (root, run->engine->namespaces ? 2 : 1, st.st_dev,
+                                         st.st_ino);
   if (waiting != (run->input_wait_since_ns > 0))
     emit (run, waiting, now);
 }

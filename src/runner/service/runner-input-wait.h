@@ -9,9 +9,11 @@
 
 typedef struct RunnerRun RunnerRun;
 
-/* True when every thread of root's descendants is asleep in a system call
- * and at least one is reading the pipe with inode (dev, ino). */
-bool runner_tree_waits_on_pipe (pid_t root, dev_t dev, ino_t ino);
+/* True when every thread of root's descendants at least `skip` levels
+ * below it (1: not the run init; 2 in namespace mode: nor pid 1 of the
+ * namespace, as runner_tree_usage) is asleep in a system call and at least
+ * one is reading the pipe with inode (dev, ino). */
+bool runner_tree_waits_on_pipe (pid_t root, int skip, dev_t dev, ino_t ino);
 
 /* The run started: look for a wait from now on. */
 void _runner_run_input_start (RunnerRun *run);

@@ -54,9 +54,7 @@ _runner_init_tree_root (RunnerRun *run)
 RunnerMemoryLayer
 _runner_init_memory_layer (RunnerRun *run)
 {
-  return run->cgroup.memory != NULL ? RUNNER_MEMORY_CGROUP
-         : run->diag                ? RUNNER_MEMORY_SOCKETS
-                                    : RUNNER_MEMORY_TREE;
+  return _runner_engine_memory_layer (&run->cgroup, run->diag);
 }
 
 /* Without the control pipe (closed by now) the run init kills the tree

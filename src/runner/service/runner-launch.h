@@ -25,14 +25,19 @@
 typedef struct RunnerRun RunnerRun;
 
 /* What holds a run's memory, for its "memory:" layer: the per-process
- * rlimit and the tree watch always; then a cgroup, or the watch counting
- * its UNIX socket queues. */
+ * rlimit and the tree watch always; then a cgroup (v2 or v1), or the
+ * watch counting its UNIX socket and pipe queues. */
 typedef enum
 {
   RUNNER_MEMORY_TREE,
   RUNNER_MEMORY_SOCKETS,
-  RUNNER_MEMORY_CGROUP,
+  RUNNER_MEMORY_CGROUP_V1,
+  RUNNER_MEMORY_CGROUP_V2,
 } RunnerMemoryLayer;
+
+/* The layer of a run (or session) whose cgroups are these, where it has
+ * them; otherwise the watch's, socket queues or not (runner-engine.c). */
+RunnerMemoryLayer _runner_engine_memory_layer (const RunnerRunCgroup *cgroup, bool diag);
 
 typedef enum
 {

@@ -3,7 +3,8 @@
  * A program that writes unbuffered (python3 -u) writes print()'s text and
  * its newline apart, and a client saw "1" and then "\n". Here text up to
  * a stream's last newline goes out at once, a partial line waits for the
- * rest of its line, but never longer than RUNNER_LINE_HOLD_NS (a prompt,
+ * rest of its line, but never longer than the line hold (--line-hold-ms,
+ * 30 ms by default: a prompt,
  * a progress bar's "\r50%" show almost at once), never more than
  * RUNNER_LINE_HOLD_MAX bytes, and never past the other stream's next
  * text, a display or the run's end, so the order of everything stays the
@@ -86,5 +87,5 @@ _runner_run_lines (RunnerRun *run, SpStream s, const char *text, size_t len, boo
   if (run->streams[0].line.len + run->streams[1].line.len == 0)
     run->line_flush_ns = 0;
   else if (run->line_flush_ns == 0)
-    run->line_flush_ns = now_ns () + RUNNER_LINE_HOLD_NS;
+    run->line_flush_ns = now_ns () + run->engine->config.line_hold_ms * INT64_C (1000000);
 }

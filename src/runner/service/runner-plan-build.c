@@ -50,14 +50,24 @@ _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, c
   /* Fallback mode's RLIMIT_NPROC counts the uid's processes: those it has
    * already are added, so the run gets its own max_processes. */
   int64_t max_processes = config->max_processes;
+  int64_t step_timeout_ms = run->compiling ? config->compile_timeout_ms : run->req.timeout_ms;
   if (!engine->namespaces)
     max_processes += runner_tree_count_processes (_runner_engine_run_uid (engine));
 
+  /* A named cwd at its own path too (namespace mode; fallback mode runs
+   * at host paths anyway), unless that path would shadow a part of the
+   * private root: then at /work only. Never a session's: its interpreter
+   * outlives the run's cwd. */
+  const char *why_not = NULL;
+  bool at_host_path = step && engine->namespaces && run->cwd_at_host_path && run->req.cwd != NULL
+                      && run->session == NULL && runner_sandbox_host_path_ok (run->cwd, &why_not);
+
   /* A compiled language's build directory takes the environment's place:
    * writable for the compile step only. The runner made it in the run's
-   * own directory; it has no checked id, so it is used by name
-   * (docs/security.md). A session's interpreter is given no environment
-   * directory (as before this file existed; see AUDIT.md). */
+   * own directory and holds it since (run->build_fd); the sandbox binds
+   * it only when the name still leads to that directory (build_id), as
+   * it does an environment. A session's interpreter is given no
+   * environment directory (as before this file existed; see AUDIT.md). */
   const char *env_dir = NULL;
   bool env_writable = false;
   RunnerDirId env_id = { 0, 0 };
@@ -65,6 +75,7 @@ _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, c
     {
       env_dir = run->build_dir;
       env_writable = run->compiling;
+      env_id = run->build_id;
     }
   else if (step)
     {
@@ -87,6 +98,7 @@ _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, c
      * or enter it) and refuses any other directory than the one held. */
     .work_dev = run->cwd_dev,
     .work_ino = run->cwd_ino,
+    .work_at_host_path = at_host_path,
     .code_dir = l->code_dir,
     .tmp_dir = l->tmp_dir,
     .read_only_dirs = l->read_only,
@@ -99,13 +111,16 @@ _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, c
     .path = path,
     .argv = l->argv,
     .envp = l->envp,
-    .cwd = engine->namespaces ? RUNNER_SANDBOX_WORK : run->cwd,
+    .cwd = engine->namespaces && !at_host_path ? RUNNER_SANDBOX_WORK : run->cwd,
     .sandbox = &l->plan,
     .memory_bytes = run->req.memory_mib * 1024 * 1024,
-    /* A step's CPU backstop is one second past the wall limit, in case
-     * the timer cannot fire (a stopped runner); the wall limit normally
-     * wins. A session's interpreter has none: it lives across runs. */
-    .cpu_seconds = step ? (run->req.timeout_ms + 999) / 1000 + 1 : 0,
+    /* A step's CPU backstop is one second past the step's wall limit, in
+     * case the timer cannot fire (a stopped runner); the wall limit
+     * normally wins. A compile step has its own limit: with the
+     * program's, a short timeout killed a Go compile (CPU past 1.5 s on a
+     * loaded machine). A session's interpreter has none: it lives across
+     * runs. */
+    .cpu_seconds = step ? (step_timeout_ms + 999) / 1000 + 1 : 0,
     .file_size_bytes = config->disk_limit,
     .open_files = config->open_files,
     .stdin_fd = -1,
@@ -139,6 +154,10 @@ _runner_engine_cgroup_create (RunnerEngine *engine, const char *name,
                               int fds[RUNNER_CGROUP_MAX_FDS])
 {
   int64_t bytes = spec->memory_bytes + (engine->namespaces ? spec->sandbox->tmp_bytes : 0);
+
+  /* The app may have moved this runner into a delegated v2 scope since
+   * it started. */
+  runner_cgroup_refresh (&engine->cgroups);
 
   return runner_cgroup_create (&engine->cgroups, name, bytes, engine->config.max_processes + 4,
                                cgroup, fds);

@@ -31,8 +31,8 @@ typedef struct
   int64_t line_t_ms; /* when its first byte was read */
 } RunStream;
 
-/* runner-lines.c: a partial line waits at most this long, and this much. */
-#define RUNNER_LINE_HOLD_NS (30 * INT64_C (1000000))
+/* runner-lines.c: a partial line waits at most --line-hold-ms
+ * (RunnerConfig.line_hold_ms), and at most this much. */
 #define RUNNER_LINE_HOLD_MAX 4096
 
 struct RunnerRun
@@ -96,6 +96,8 @@ struct RunnerRun
   char **extra_ro;   /* more read-only directories for this run alone */
   bool cwd_trusted;  /* the runner made req.cwd (an install step's) */
   char *isolated_python; /* RunnerRunOptions' (an install's download step) */
+  bool cwd_at_host_path; /* RunnerRunOptions' (sandpad-mcp's execute_command) */
+  bool work_at_host_path; /* and the sandbox got it: started says "host-path" */
   /* Runs in a session (runner-session.c): the session while the run is
    * queued or running; its directory is the session's, not removed with
    * the run (keep_dir); whether this run started a fresh interpreter, and
@@ -129,6 +131,10 @@ struct RunnerRun
   int64_t compile_wall_ms;
   int64_t compile_cpu_ms;
   char *build_dir;
+  int build_fd;         /* build_dir, held from when the runner made it:
+                         * every later use goes through it or its id */
+  RunnerDirId build_id; /* its device and inode, which the sandbox checks
+                         * when it binds build_dir and gives Landlock it */
   char cache_key[65];
 };
 

@@ -325,6 +325,16 @@ emit_started (RunnerRun *run)
   ev->warm = run->warm;
   _runner_engine_sandbox_info (run->engine, run->req.network, run->launcher->memory_layer (run),
                                &ev->sandbox);
+  if (run->work_at_host_path)
+    {
+      /* After "private-root": the working directory is also at its own
+       * host path in it. */
+      size_t n = sp_strv_length (ev->sandbox.layers);
+      ev->sandbox.layers = xrealloc (ev->sandbox.layers, (n + 2) * sizeof *ev->sandbox.layers);
+      memmove (ev->sandbox.layers + 3, ev->sandbox.layers + 2,
+               (n - 1) * sizeof *ev->sandbox.layers);
+      ev->sandbox.layers[2] = xstrdup ("host-path");
+    }
   _runner_engine_emit (run->engine, &msg);
   sp_sandbox_info_clear (&ev->sandbox);
 }
@@ -484,6 +494,7 @@ _runner_run_spawn_step (RunnerRun *run)
   spec->stderr_fd = err[1];
   spec->control_fd = ctl[0];
   spec->status_fd = status[1];
+  run->work_at_host_path = launch.plan.work_at_host_path;
 
   run->t_start_ns = now_ns ();
   /* The warm pool when it can serve the run, else cold (the warm
@@ -1008,6 +1019,19 @@ peak_memory (RunnerRun *run)
   return run->memory_peak > single ? run->memory_peak : single;
 }
 
+/* The peak the run reports: also its v2 cgroup's own (memory.peak), which
+ * counts what the kernel held for it. Not used to name a limit: it counts
+ * page cache too, which the kernel reclaims rather than fail the run; the
+ * cgroup's OOM kill names that limit. */
+static int64_t
+reported_peak (RunnerRun *run)
+{
+  int64_t peak = peak_memory (run);
+  int64_t group = runner_cgroup_peak (&run->cgroup);
+
+  return group > peak ? group : peak;
+}
+
 /* Which rlimit a program that failed on its own ran into. The kernel only
  * refuses the allocation, fork or write; the program then ends with an
  * error of its own, and what it prints proves nothing (any program can
@@ -1099,7 +1123,7 @@ fill_result (RunnerRun *run, SpExited *ev)
   if (run->warm && now_ns () - run->t_start_ns > r->wall_ns)
     ev->wall_ms = (now_ns () - run->t_start_ns) / 1000000;
   ev->cpu_ms = r->cpu_ns / 1000000;
-  ev->peak_memory_bytes = peak_memory (run);
+  ev->peak_memory_bytes = reported_peak (run);
 }
 
 /* What the run left in its directories, now that nothing of it runs.
@@ -1234,6 +1258,8 @@ _runner_run_free (RunnerRun *run)
   sp_strv_free (run->extra_ro);
   free (run->isolated_python);
   free (run->build_dir);
+  if (run->build_fd >= 0)
+    close (run->build_fd);
   SpMessage req = { .type = SP_MSG_RUN, .u.run = run->req };
   sp_message_clear (&req);
   free (run);

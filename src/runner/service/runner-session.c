@@ -955,9 +955,7 @@ session_memory_layer (RunnerRun *run)
 
   if (s == NULL)
     return RUNNER_MEMORY_TREE;
-  return s->cgroup.memory != NULL ? RUNNER_MEMORY_CGROUP
-         : s->diag                ? RUNNER_MEMORY_SOCKETS
-                                  : RUNNER_MEMORY_TREE;
+  return _runner_engine_memory_layer (&s->cgroup, s->diag);
 }
 
 /* A run of a session holds nothing of the interpreter's: the session

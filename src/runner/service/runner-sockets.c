@@ -93,9 +93,57 @@ has_ino (const InodeSet *set, uint64_t ino)
   return bsearch (&ino, set->ino, set->n, sizeof ino, cmp_ino) != NULL;
 }
 
-/* The socket inodes one process holds, from the names of its fd links. */
+/* A pipe or FIFO, by the file system and inode its fds name: forks share
+ * their parents' pipes, and a pipe counts once. */
+typedef struct
+{
+  uint64_t dev, ino;
+} PipeKey;
+
+typedef struct
+{
+  PipeKey *key;
+  size_t n, cap;
+} PipeSet;
+
+static int
+cmp_pipe (const void *a, const void *b)
+{
+  const PipeKey *x = a, *y = b;
+
+  if (x->dev != y->dev)
+    return x->dev < y->dev ? -1 : 1;
+  return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
 static void
-add_process_sockets (InodeSet *set, pid_t pid)
+add_ino (InodeSet *set, uint64_t ino)
+{
+  if (set->n == set->cap)
+    {
+      set->cap = set->cap ? set->cap * 2 : 64;
+      set->ino = xrealloc (set->ino, set->cap * sizeof *set->ino);
+    }
+  set->ino[set->n++] = ino;
+}
+
+static void
+add_pipe (PipeSet *set, const struct stat *st)
+{
+  if (set->n == set->cap)
+    {
+      set->cap = set->cap ? set->cap * 2 : 64;
+      set->key = xrealloc (set->key, set->cap * sizeof *set->key);
+    }
+  set->key[set->n++] = (PipeKey){ (uint64_t) st->st_dev, (uint64_t) st->st_ino };
+}
+
+/* The socket inodes one process holds, from the names of its fd links,
+ * and its pipes: anonymous ones ("pipe:[ino]") and FIFOs it opened by
+ * name (a path whose inode, through the fd, is a FIFO). stat through the
+ * fd link gives the pipe's own inode, whatever the name says. */
+static void
+add_process_fds (InodeSet *set, PipeSet *pipes, pid_t pid)
 {
   char path[64], target[64];
 
@@ -106,18 +154,16 @@ add_process_sockets (InodeSet *set, pid_t pid)
   for (struct dirent *e; (e = readdir (dir)) != NULL;)
     {
       unsigned long long ino;
+      struct stat st;
       ssize_t len = readlinkat (dirfd (dir), e->d_name, target, sizeof target - 1);
       if (len <= 0)
         continue;
       target[len] = '\0';
-      if (sscanf (target, "socket:[%llu]", &ino) != 1)
-        continue;
-      if (set->n == set->cap)
-        {
-          set->cap = set->cap ? set->cap * 2 : 64;
-          set->ino = xrealloc (set->ino, set->cap * sizeof *set->ino);
-        }
-      set->ino[set->n++] = ino;
+      if (sscanf (target, "socket:[%llu]", &ino) == 1)
+        add_ino (set, ino);
+      else if ((strncmp (target, "pipe:[", 6) == 0 || target[0] == '/')
+               && fstatat (dirfd (dir), e->d_name, &st, 0) == 0 && S_ISFIFO (st.st_mode))
+        add_pipe (pipes, &st);
     }
   closedir (dir);
 }
@@ -194,16 +240,41 @@ dump (int diag_fd, const InodeSet *set)
     }
 }
 
+/* What one pipe can hold: the kernel's default of 16 slots, each a page
+ * (a run cannot grow a pipe past 64 KiB, runner-seccomp.c, nor gift pages
+ * into one, vmsplice is not allowed). How full it is cannot be read from
+ * outside without opening the pipe, and a slot pins its page whatever few
+ * bytes it holds, so every pipe counts as full. */
+static int64_t
+pipe_capacity (void)
+{
+  long page = sysconf (_SC_PAGESIZE);
+
+  return 16 * (int64_t) (page > 0 ? page : 4096);
+}
+
 int64_t
-runner_sockets_bytes (int diag_fd, const pid_t *pids, size_t n)
+runner_sockets_bytes (int diag_fd, const pid_t *pids, size_t n, int64_t *pipe_bytes)
 {
   InodeSet set = { 0 };
+  PipeSet pipes = { 0 };
   int64_t total = 0;
 
+  *pipe_bytes = 0;
   if (diag_fd < 0)
     return -1;
   for (size_t i = 0; i < n; i++)
-    add_process_sockets (&set, pids[i]);
+    add_process_fds (&set, &pipes, pids[i]);
+  if (pipes.n > 0)
+    {
+      size_t distinct = 1;
+
+      qsort (pipes.key, pipes.n, sizeof *pipes.key, cmp_pipe);
+      for (size_t i = 1; i < pipes.n; i++)
+        if (cmp_pipe (&pipes.key[i - 1], &pipes.key[i]) != 0)
+          distinct++;
+      *pipe_bytes = (int64_t) distinct * pipe_capacity ();
+    }
   if (set.n > 0)
     {
       qsort (set.ino, set.n, sizeof *set.ino, cmp_ino);
@@ -213,5 +284,6 @@ runner_sockets_bytes (int diag_fd, const pid_t *pids, size_t n)
         total = dump (diag_fd, &set);
     }
   free (set.ino);
+  free (pipes.key);
   return total;
 }

@@ -12,9 +12,12 @@
  * which covers its queued skbs wherever they wait), plus what waits on a
  * socket of the run whose sender is not the run's (its receive queue).
  *
- * Pipes and other kernel objects are not counted: their queues are not
- * readable from outside the process. RLIMIT_NOFILE and the process cap
- * bound them (docs/security.md). */
+ * Pipes (and FIFOs) count too, at what each can hold: how full a pipe is
+ * cannot be read from outside it, so each distinct pipe the run's
+ * processes hold counts as full, 16 pages (the kernel's default; the
+ * seccomp filter refuses growth past 64 KiB and vmsplice). Other kernel
+ * objects (page tables, dentries) are not counted; RLIMIT_NOFILE and the
+ * process cap bound them (docs/security.md). */
 #pragma once
 
 #include <stddef.h>
@@ -30,5 +33,7 @@ int runner_sockets_open_diag (pid_t pid);
 
 /* The bytes the sockets held by pids[0..n) hold in the kernel, through
  * diag_fd; -1 when the dump cannot be read (twice), which the tree watch
- * counts as over the limit: a run is not let past a measure it broke. */
-int64_t runner_sockets_bytes (int diag_fd, const pid_t *pids, size_t n);
+ * counts as over the limit: a run is not let past a measure it broke.
+ * In the same walk of their fds, *pipe_bytes gets what the distinct pipes
+ * and FIFOs they hold can pin, each counted full. */
+int64_t runner_sockets_bytes (int diag_fd, const pid_t *pids, size_t n, int64_t *pipe_bytes);

@@ -124,10 +124,13 @@ runner_tree_usage (pid_t init_pid, int skip, bool proportional, int diag_fd,
   usage->deleted_bytes = runner_deleted_bytes (pids, n);
   if (diag_fd >= 0)
     {
-      int64_t queued = runner_sockets_bytes (diag_fd, pids, n);
+      int64_t pipes = 0;
+      int64_t queued = runner_sockets_bytes (diag_fd, pids, n, &pipes);
       usage->socket_bytes = queued;
+      usage->pipe_bytes = pipes;
       if (queued > 0)
         usage->bytes += queued;
+      usage->bytes += pipes;
     }
   free (pids);
   free (depth);

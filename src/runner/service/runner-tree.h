@@ -18,6 +18,8 @@ typedef struct
                           * kernel (runner-sockets.h); -1 when that could
                           * not be read (the watch counts it as over); 0
                           * without diag_fd */
+  int64_t pipe_bytes;    /* what their pipes and FIFOs can pin, each counted
+                          * full (runner-sockets.h); 0 without diag_fd */
 } RunnerTreeUsage;
 
 /* Sums the descendants of init_pid that lie at least `skip` levels below
@@ -27,8 +29,9 @@ typedef struct
  * after fork in every process; proportional reads the kernel's
  * proportional shares instead (Pss_Anon + Pss_Shmem, where readable), about
  * a millisecond per process. With diag_fd (>= 0, runner_sockets_open_diag),
- * the bytes queued on the run's UNIX sockets count too: the tree watch's
- * stand-in for a memory cgroup where the run has none. */
+ * the bytes queued on the run's UNIX sockets count too, and what its
+ * pipes can hold: the tree watch's stand-in for a memory cgroup where the
+ * run has none. */
 void runner_tree_usage (pid_t init_pid, int skip, bool proportional, int diag_fd,
                         RunnerTreeUsage *usage);
 

@@ -113,7 +113,8 @@ try_warm (RunnerRun *run, const RunnerLaunch *l)
    * and an install step its own writable and read-only directories: the
    * warm parent (the system's python3 with the runner's plan) is neither. */
   if (engine->warm == NULL || strcmp (run->lang->name, "python") != 0 || run->env.dir != NULL
-      || run->env_writable || run->extra_ro != NULL || run->isolated_python != NULL)
+      || run->env_writable || run->extra_ro != NULL || run->isolated_python != NULL
+      || plan->work_at_host_path)
     return -1;
   /* Warm runs are off for good here: the run says why it is cold. */
   if (runner_warm_broken (engine->warm) != NULL)

@@ -1,0 +1,161 @@
+// test-mcp-langs.mjs: execute_code in the compiled languages and Ruby
+// (issue 27), through sandpad-mcp and the official MCP TypeScript SDK
+// client, which validates every structuredContent against the tool's
+// outputSchema.
+//
+//   node test-mcp-langs.mjs SANDPAD_MCP LANGUAGE
+//
+// Per language: the tool's enum offers it, a hello, a compile error that
+// is the result's structured `error` on the snippet's line (the text says
+// the program did not run), a runtime error (its line where the language
+// reports one, else the signal that ended it). A toolchain missing here
+// skips, with its name.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const [server, lang] = process.argv.slice(2);
+
+// The same snippets as tests/runner/test-compiled.py: a hello, a compile
+// error and its line, a runtime error and its line (null: a signal ends
+// it, with no traceback to read).
+const CASES = {
+  c: {
+    hello: '#include <stdio.h>\nint main(void) { puts("hello from C"); return 0; }\n',
+    compileError: '#include <stdio.h>\nint main(void) {\n  int x = 1;\n  return y;\n}\n',
+    compileLine: 4,
+    runtimeError: '#include <stdlib.h>\nint main(void) {\n  abort();\n}\n',
+    runtimeLine: null,
+  },
+  cpp: {
+    hello: '#include <iostream>\nint main() { std::cout << "hello from C++" << std::endl; }\n',
+    compileError: '#include <vector>\nint main() {\n  std::vector<int> v;\n  v.push_bakc(1);\n}\n',
+    compileLine: 4,
+    runtimeError: '#include <stdexcept>\nint main() {\n  throw std::runtime_error("boom");\n}\n',
+    runtimeLine: null,
+  },
+  rust: {
+    hello: 'fn main() { println!("hello from Rust"); }\n',
+    compileError: 'fn main() {\n    let x = 1;\n    println!("{}", y);\n}\n',
+    compileLine: 3,
+    runtimeError: 'fn main() {\n    let v: Vec<i32> = Vec::new();\n    println!("{}", v[3]);\n}\n',
+    runtimeLine: 3,
+  },
+  go: {
+    hello: 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello from Go") }\n',
+    compileError: 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println(y)\n}\n',
+    compileLine: 6,
+    runtimeError: 'package main\n\nfunc main() {\n\tvar a []int\n\t_ = a[5]\n}\n',
+    runtimeLine: 5,
+  },
+  typescript: {
+    hello: 'const who: string = "TypeScript";\nconsole.log(`hello from ${who}`);\n',
+    compileError: 'const a: number = 1;\nconst b = a +;\n',
+    compileLine: 2,
+    runtimeError: 'function f(): void {\n  throw new Error("boom");\n}\nf();\n',
+    runtimeLine: 2,
+  },
+  ruby: {
+    hello: 'puts "hello from Ruby"\n',
+    compileError: 'puts 1\ndef x(\n',
+    compileLine: 2,
+    runtimeError: 'def f\n  raise ArgumentError, "bad"\nend\nf\n',
+    runtimeLine: 2,
+  },
+};
+const CASE = CASES[lang];
+if (!server || !CASE) {
+  console.error('usage: node test-mcp-langs.mjs SANDPAD_MCP LANGUAGE');
+  process.exit(2);
+}
+const compiled = lang !== 'ruby';
+
+let n = 0;
+let failed = 0;
+function ok(cond, what, detail) {
+  n++;
+  if (cond) {
+    console.log(`ok ${n} - ${what}`);
+  } else {
+    failed++;
+    console.log(`not ok ${n} - ${what}`);
+    if (detail !== undefined)
+      console.log(`  # ${JSON.stringify(detail).slice(0, 2000)}`);
+  }
+}
+
+const mode = process.env.SANDPAD_TEST_SANDBOX ?? 'namespaces';
+const state = fs.mkdtempSync(path.join(os.tmpdir(), 'sandpad-mcp-langs-state-'));
+const textOf = (result) => result.content.filter((c) => c.type === 'text')
+  .map((c) => c.text).join('');
+
+async function main() {
+  const transport = new StdioClientTransport({
+    command: server, args: ['--sandbox', mode, '--strict'], stderr: 'inherit',
+    // The compile cache too ($XDG_CACHE_HOME/sandpad/compiled): a first
+    // compile every time, and nothing left in the home of whoever tests.
+    env: { XDG_STATE_HOME: state, XDG_CACHE_HOME: path.join(state, 'cache') },
+  });
+  const client = new Client({ name: 'sandpad-mcp-langs-test', version: '1.0' });
+  await client.connect(transport);
+  try {
+    const { tools } = await client.listTools();
+    const exec = tools.find((t) => t.name === 'execute_code');
+    ok(exec?.inputSchema?.properties?.language?.enum?.includes(lang),
+      `execute_code's language enum offers ${lang}`, exec?.inputSchema?.properties?.language);
+    // Go compiles its runtime from an empty cache in the run's /tmp: give
+    // every call the longest timeout a call may have.
+    const call = (code) => client.callTool({ name: 'execute_code',
+      arguments: { language: lang, code, timeout: 300 } }, undefined, { timeout: 600000 });
+
+    let r = await call(CASE.hello);
+    if (r.isError && /is unavailable/.test(textOf(r))) {
+      console.log(`1..0 # SKIP ${lang}'s toolchain is not installed here: ${textOf(r)}`);
+      return true;
+    }
+    let sc = r.structuredContent;
+    ok(r.isError !== true && sc?.exit_code === 0 && sc.stdout.startsWith('hello from '),
+      `${mode}: a ${lang} hello runs and prints`, sc);
+    ok(sc?.sandbox?.mode === mode, `in ${mode} mode`, sc?.sandbox);
+
+    r = await call(CASE.compileError);
+    sc = r.structuredContent;
+    ok(r.isError !== true && sc?.exit_code !== 0 && sc?.exit_code !== undefined,
+      'a compile error is a normal result that failed, not a tool error', sc);
+    ok(sc?.error?.line === CASE.compileLine && sc.error.syntax === true,
+      `the result's error is structured, on line ${CASE.compileLine}, found before the program ran`,
+      sc?.error);
+    if (compiled) {
+      ok(/The compile failed \(exit code \d+\); the program did not run\./.test(textOf(r))
+        && sc?.stdout === '', 'the text says the compile failed and no program ran', textOf(r));
+    }
+
+    r = await call(CASE.runtimeError);
+    sc = r.structuredContent;
+    ok(r.isError !== true && (sc?.exit_code !== 0 || sc?.signal !== null),
+      'a runtime error fails the program', sc);
+    ok(!/The compile failed/.test(textOf(r)), 'after a compile that worked', textOf(r));
+    if (CASE.runtimeLine !== null) {
+      ok(sc?.error?.line === CASE.runtimeLine && !sc.error.syntax,
+        `its error is on line ${CASE.runtimeLine}, not a compile error`, sc?.error);
+    } else {
+      ok(sc?.signal === 6 && sc.exit_code === null, 'ended by SIGABRT, and says so', sc);
+    }
+  } finally {
+    await transport.close();
+  }
+  return false;
+}
+
+let skipped = false;
+try {
+  skipped = await main();
+} catch (e) {
+  ok(false, 'the test threw', String(e?.stack ?? e));
+}
+fs.rmSync(state, { recursive: true, force: true });
+if (!skipped)
+  console.log(`1..${n}`);
+process.exit(failed ? 1 : 0);
