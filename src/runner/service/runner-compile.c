@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "runner-engine-private.h"
+#include "runner-run-private.h"
 
 static RunnerLanguage *
 mutable_lang (RunnerRun *run)

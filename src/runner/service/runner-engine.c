@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "config.h"
-#include "runner-engine-private.h"
+#include "runner-run-private.h"
 #include "runner-sockets.h"
 #include "runner-seccomp.h"
 
@@ -454,6 +454,15 @@ _runner_engine_run_uid (RunnerEngine *engine)
   return geteuid () == 0 ? RUNNER_SANDBOX_NOBODY : geteuid ();
 }
 
+bool
+_runner_engine_run_ended (RunnerEngine *engine, const char *id)
+{
+  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+    if (strcmp (run->req.id, id) == 0)
+      return run->state == RUN_FINISHED;
+  return true;
+}
+
 int
 _runner_engine_check_cwd (RunnerEngine *engine, const char *cwd, char **canonical,
                           int *dir_fd, SpProtoError *err)
@@ -587,6 +596,7 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
   run->lang = lang;
   if (run->req.session != NULL)
     run->session = _runner_session_get (engine, &run->req);
+  run->launcher = run->session != NULL ? &_runner_launcher_session : &_runner_launcher_warm;
   run->init_pid = -1;
   run->control_fd = run->status_fd = run->stdin_fd = run->cwd_fd = run->diag_fd = -1;
   run->build_fd = -1;

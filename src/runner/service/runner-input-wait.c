@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "runner-base.h"
-#include "runner-engine-private.h"
+#include "runner-run-private.h"
 #include "runner-spawn.h"
 
 #define INPUT_POLL_NS (100 * INT64_C (1000000))
@@ -222,10 +222,7 @@ _runner_run_check_input (RunnerRun *run, int64_t now)
         run->limit = SP_LIMIT_INPUT_IDLE;
       /* A session's input() is interrupted first, as at its time limit,
        * so what the session holds may be kept. */
-      if (run->session != NULL)
-        _runner_session_deadline (run);
-      else
-        _runner_run_send_control (run, RUNNER_CTL_KILL);
+      run->launcher->deadline (run);
       return;
     }
   if (run->input_check_ns == 0 || now < run->input_check_ns)
@@ -236,7 +233,7 @@ _runner_run_check_input (RunnerRun *run, int64_t now)
    * once: not a wait. Nor once the run is being stopped. */
   bool waiting = false;
   struct stat st;
-  pid_t root = run->session != NULL ? _runner_session_pid (run) : run->init_pid;
+  pid_t root = run->launcher->tree_root (run);
   if (run->stdin_fd >= 0 && run->stdin_buf.len == 0 && run->cancel_stage == SP_CANCEL_NONE
       && run->limit == SP_LIMIT_NONE && root > 0 && fstat (run->stdin_fd, &st) == 0)
     waiting = runner_tree_waits_on_pipe (root, run->engine->namespaces ? 2 : 1, st.st_dev,

@@ -671,10 +671,7 @@ runner_install_warnings (RunnerInstall *inst)
 static bool
 step_finished (RunnerInstall *inst, int step)
 {
-  for (RunnerRun *run = inst->engine->runs; run != NULL; run = run->next)
-    if (strcmp (run->req.id, inst->run_ids[step]) == 0)
-      return run->state == RUN_FINISHED;
-  return true;
+  return _runner_engine_run_ended (inst->engine, inst->run_ids[step]);
 }
 
 void

@@ -11,7 +11,7 @@
  * program's. Each event carries the time its first byte was read. */
 #include <string.h>
 
-#include "runner-engine-private.h"
+#include "runner-run-private.h"
 
 static void
 emit (RunnerRun *run, SpStream s, const char *text, size_t len, int64_t t_ms)

@@ -7,8 +7,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "runner-engine-private.h"
+#include "runner-run-private.h"
 #include "runner-error.h"
+#include "runner-launch.h"
 #include "runner-prelude.h"
 #include "runner-prelude-cache.h"
 #include "runner-tree.h"
@@ -301,41 +302,6 @@ write_code (RunnerRun *run)
   return 0;
 }
 
-/* Cgroups of a run's own (or a session's) where the runner can have
- * them: its memory limit then also holds what the kernel keeps for it.
- * The group's cap adds the private /tmp's (namespace mode), whose tmpfs
- * pages are charged there too and are bounded by the disk cap already. */
-int
-_runner_engine_cgroup_create (RunnerEngine *engine, const char *name,
-                              const RunnerSpawnSpec *spec, RunnerRunCgroup *cgroup,
-                              int fds[RUNNER_CGROUP_MAX_FDS])
-{
-  int64_t bytes = spec->memory_bytes + (engine->namespaces ? spec->sandbox->tmp_bytes : 0);
-
-  runner_cgroup_refresh (&engine->cgroups);
-
-  return runner_cgroup_create (&engine->cgroups, name, bytes, engine->config.max_processes + 4,
-                               cgroup, fds);
-}
-
-/* A cold run, in its cgroups where it can have them. */
-static void
-spawn_cold (RunnerRun *run, RunnerSpawnSpec *spec)
-{
-  cleanup_free char *name = xasprintf ("run-%llu", (unsigned long long) run->seq);
-  int fds[RUNNER_CGROUP_MAX_FDS];
-
-  if (_runner_engine_cgroup_create (run->engine, name, spec, &run->cgroup, fds) == 0)
-    spec->cgroup_fds = fds;
-  run->init_pid = runner_spawn (spec);
-  int errsv = errno;
-  for (int i = 0; i < RUNNER_CGROUP_MAX_FDS; i++)
-    if (spec->cgroup_fds != NULL && fds[i] >= 0)
-      close (fds[i]);
-  spec->cgroup_fds = NULL;
-  errno = errsv;
-}
-
 static void on_stream (void *data, int fd, uint32_t events);
 static void on_status (void *data, int fd, uint32_t events);
 static void on_stdin (void *data, int fd, uint32_t events);
@@ -357,9 +323,8 @@ emit_started (RunnerRun *run)
   ev->session = run->req.session;
   ev->session_new = run->session_new;
   ev->warm = run->warm;
-  RunnerMemoryLayer memory = run->session != NULL ? _runner_session_memory_layer (run->session)
-                             : _runner_engine_memory_layer (&run->cgroup, run->diag);
-  _runner_engine_sandbox_info (run->engine, run->req.network, memory, &ev->sandbox);
+  _runner_engine_sandbox_info (run->engine, run->req.network, run->launcher->memory_layer (run),
+                               &ev->sandbox);
   if (run->work_at_host_path)
     {
       /* After "private-root": the working directory is also at its own
@@ -394,27 +359,6 @@ abandon (RunnerRun *run, int errsv)
   run->control_fd = -1;
 }
 
-/* The config's read-only directories (held by the engine, with their
- * ids) and this run's own (an install step's, the runner's own
- * directories: unchecked, id 0). */
-static char **
-run_read_only_dirs (RunnerRun *run, RunnerDirId **ids)
-{
-  char *const *common = run->engine->ro_dirs;
-  size_t a = sp_strv_length (common), b = sp_strv_length (run->extra_ro);
-  char **all = xcalloc (a + b + 1, sizeof *all);
-
-  *ids = xcalloc (a + b + 1, sizeof **ids);
-  for (size_t i = 0; i < a; i++)
-    {
-      all[i] = xstrdup (common[i]);
-      (*ids)[i] = run->engine->ro_ids[i];
-    }
-  for (size_t i = 0; i < b; i++)
-    all[a + i] = xstrdup (run->extra_ro[i]);
-  return all;
-}
-
 int
 _runner_run_start (RunnerRun *run)
 {
@@ -430,8 +374,14 @@ _runner_run_start (RunnerRun *run)
       emit_failed (run, "%s", engine->refusal);
       return -1;
     }
-  if (run->session != NULL)
-    return _runner_session_run_start (run);
+  return run->launcher->start (run);
+}
+
+int
+_runner_run_start_own (RunnerRun *run)
+{
+  RunnerEngine *engine = run->engine;
+
   if (run->req.cwd != NULL && !run->cwd_trusted && recheck_cwd (run) != 0)
     return -1;
   if (make_dirs (run) != 0 || _runner_run_hold_cwd (run) != 0 || write_code (run) != 0
@@ -489,7 +439,6 @@ add_compiler_env (RunnerRun *run, char **envp)
 int
 _runner_run_spawn_step (RunnerRun *run)
 {
-  RunnerEngine *engine = run->engine;
   int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 };
   int ctl[2] = { -1, -1 }, status[2] = { -1, -1 };
 
@@ -534,85 +483,25 @@ _runner_run_spawn_step (RunnerRun *run)
     }
   if (run->isolated_python != NULL)
     argv = add_isolated_flag (argv);
-  RunnerDirId *read_only_ids = NULL;
-  char **read_only = run_read_only_dirs (run, &read_only_ids);
   char **envp = _runner_run_build_env (run);
   if (run->compiling)
     envp = add_compiler_env (run, envp);
-  cleanup_free char *root_dir = xasprintf ("%s/root", run->dir);
-  cleanup_free char *code_dir = xasprintf ("%s/code", run->dir);
-  cleanup_free char *tmp_dir = xasprintf ("%s/tmp", run->dir);
-  int64_t max_processes = engine->config.max_processes;
-  /* A named cwd at its own path too (namespace mode; fallback mode runs
-   * at host paths anyway), unless that path would shadow a part of the
-   * private root: then at /work only. */
-  const char *why_not = NULL;
-  bool at_host_path = engine->namespaces && run->cwd_at_host_path && run->req.cwd != NULL
-                      && run->session == NULL && runner_sandbox_host_path_ok (run->cwd, &why_not);
-  run->work_at_host_path = at_host_path;
-  if (!engine->namespaces)
-    max_processes += runner_tree_count_processes (geteuid () == 0 ? RUNNER_SANDBOX_NOBODY
-                                                                      : geteuid ());
-  RunnerSandboxPlan plan = {
-    .namespaces = engine->namespaces,
-    .network = run->req.network,
-    .landlock_abi = engine->caps.landlock_abi,
-    .seccomp = _runner_engine_seccomp (engine, run->req.network),
-    .drop_to_nobody = geteuid () == 0,
-    .max_processes = max_processes,
-    .tmp_bytes = engine->config.disk_limit,
-    .root_dir = root_dir,
-    .work_dir = run->cwd,
-    /* The sandbox looks the working directory up again (it must, to bind
-     * or enter it) and refuses any other directory than the one held. */
-    .work_dev = run->cwd_dev,
-    .work_ino = run->cwd_ino,
-    .work_at_host_path = at_host_path,
-    .code_dir = code_dir,
-    .tmp_dir = tmp_dir,
-    .read_only_dirs = read_only,
-    .read_only_ids = read_only_ids,
-    /* A compiled language's build directory takes the environment's
-     * place: writable for the compile step only. The runner made it in
-     * the run's own directory and holds it since; the sandbox binds it
-     * only when the name still leads to that directory, as it does an
-     * environment. */
-    .env_dir = run->build_dir ? run->build_dir : run->env.dir,
-    .env_writable = run->build_dir ? run->compiling : run->env_writable,
-    .env_id = run->build_dir ? run->build_id : (RunnerDirId){ run->env.dev, run->env.ino },
-  };
-  RunnerSpawnSpec spec = {
-    .path = lang.path,
-    .argv = argv,
-    .envp = envp,
-    .cwd = engine->namespaces && !at_host_path ? RUNNER_SANDBOX_WORK : run->cwd,
-    .sandbox = &plan,
-    .memory_bytes = run->req.memory_mib * 1024 * 1024,
-    /* CPU backstop one second past the step's wall limit, in case the
-     * timer cannot fire (a stopped runner); the wall limit normally wins.
-     * A compile step has its own limit: with the program's, a short
-     * timeout killed a Go compile (CPU past 1.5 s on a loaded machine). */
-    .cpu_seconds = ((run->compiling ? engine->config.compile_timeout_ms : run->req.timeout_ms) + 999)
-                     / 1000
-                   + 1,
-    .file_size_bytes = engine->config.disk_limit,
-    .open_files = engine->config.open_files,
-    .stdin_fd = in[0],
-    .stdout_fd = out[1],
-    .stderr_fd = err[1],
-    .control_fd = ctl[0],
-    .status_fd = status[1],
-  };
+  RunnerLaunch launch;
+  _runner_launch_build (run, RUNNER_LAUNCH_STEP, lang.path, argv, envp, &launch);
+  RunnerSpawnSpec *spec = &launch.spec;
+  spec->stdin_fd = in[0];
+  spec->stdout_fd = out[1];
+  spec->stderr_fd = err[1];
+  spec->control_fd = ctl[0];
+  spec->status_fd = status[1];
+  run->work_at_host_path = launch.plan.work_at_host_path;
 
   run->t_start_ns = now_ns ();
-  /* The warm pool when it can serve the run (runner-warm-run.c), else cold. */
-  if (_runner_run_spawn_warm (run, &spec, argv, envp) != 0)
-    spawn_cold (run, &spec);
+  /* The warm pool when it can serve the run, else cold (the warm
+   * launcher hands the run to the cold one). */
+  int rc = run->launcher->spawn (run, &launch);
   int errsv = errno;
-  sp_strv_free (argv);
-  sp_strv_free (envp);
-  sp_strv_free (read_only);
-  free (read_only_ids);
+  _runner_launch_clear (&launch);
   close (in[0]);
   close (out[1]);
   close (err[1]);
@@ -626,7 +515,7 @@ _runner_run_spawn_step (RunnerRun *run)
   if (run->warm && run->pidfd_watch == NULL)
     _runner_run_send_control (run, RUNNER_CTL_KILL);
 
-  if (!run->warm && run->init_pid < 0)
+  if (rc != 0)
     {
       emit_failed (run, "cannot fork: %s", strerror (errsv));
       return -1;
@@ -688,18 +577,7 @@ _runner_run_attach (RunnerRun *run)
 void
 _runner_run_send_control (RunnerRun *run, char cmd)
 {
-  if (run->session != NULL)
-    {
-      _runner_session_control (run, cmd);
-      return;
-    }
-  /* A full or closed pipe means init is already finishing; either way
-   * there is nothing more to tell it. */
-  if (run->control_fd >= 0 && write (run->control_fd, &cmd, 1) < 0 && errno == EPIPE)
-    {
-      close (run->control_fd);
-      run->control_fd = -1;
-    }
+  run->launcher->control (run, cmd);
 }
 
 void
@@ -1074,11 +952,9 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
       run->deadline_ns = 0;
       if (run->limit == SP_LIMIT_NONE)
         run->limit = SP_LIMIT_TIME;
-      /* A session is interrupted first: its state may be worth keeping. */
-      if (run->session != NULL)
-        _runner_session_deadline (run);
-      else
-        _runner_run_send_control (run, RUNNER_CTL_KILL);
+      /* Killed; a session's is interrupted first: its state may be
+       * worth keeping. */
+      run->launcher->deadline (run);
     }
   check_memory (run, now);
   if (run->cancel_next_ns > 0 && now >= run->cancel_next_ns)
@@ -1359,9 +1235,7 @@ _runner_run_free (RunnerRun *run)
   if (run->control_fd >= 0)
     close (run->control_fd);
   /* Without the control pipe the run init kills the tree and exits. */
-  _runner_run_release_warm (run);
-  if (!run->warm && run->init_pid > 0 && !run->init_reaped)
-    _runner_engine_leave_init (run->engine, run->init_pid, &run->cgroup);
+  run->launcher->release (run);
   if (run->dir != NULL && !run->keep_dir)
     remove_tree (run->dir);
   buf_clear (&run->stdin_buf);

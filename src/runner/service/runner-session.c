@@ -9,7 +9,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "runner-engine-private.h"
+#include "runner-run-private.h"
+#include "runner-launch.h"
 #include "runner-prelude.h"
 #include "runner-tree.h"
 
@@ -260,67 +261,33 @@ fork_interpreter (RunnerSession *s, RunnerRun *run, int devnull, int channel, in
     }
   else
     argv = runner_lang_argv (run->lang, driver, NULL, run->req.memory_mib, false);
-  char **envp = _runner_run_build_env (run);
-  cleanup_free char *root_dir = xasprintf ("%s/root", s->dir);
-  cleanup_free char *code_dir = xasprintf ("%s/code", s->dir);
-  cleanup_free char *tmp_dir = xasprintf ("%s/tmp", s->dir);
-  int64_t max_processes = engine->config.max_processes;
-  if (!engine->namespaces)
-    max_processes += runner_tree_count_processes (_runner_engine_run_uid (engine));
-  RunnerSandboxPlan plan = {
-    .namespaces = engine->namespaces,
-    .network = run->req.network,
-    .landlock_abi = engine->caps.landlock_abi,
-    .seccomp = _runner_engine_seccomp (engine, run->req.network),
-    .drop_to_nobody = geteuid () == 0,
-    .max_processes = max_processes,
-    .tmp_bytes = engine->config.disk_limit,
-    .root_dir = root_dir,
-    .work_dir = s->cwd,
-    .work_dev = run->cwd_dev,
-    .work_ino = run->cwd_ino,
-    .code_dir = code_dir,
-    .tmp_dir = tmp_dir,
-    .read_only_dirs = engine->ro_dirs,
-    .read_only_ids = engine->ro_ids,
-  };
-  RunnerSpawnSpec spec = {
-    .path = lang->path,
-    .argv = argv,
-    .envp = envp,
-    .cwd = engine->namespaces ? RUNNER_SANDBOX_WORK : s->cwd,
-    .sandbox = &plan,
-    .memory_bytes = run->req.memory_mib * 1024 * 1024,
-    /* No CPU backstop: the session lives across runs; each run has its
-     * wall-clock limit, and an idle session is reaped. */
-    .cpu_seconds = 0,
-    .file_size_bytes = engine->config.disk_limit,
-    .open_files = engine->config.open_files,
-    .stdin_fd = devnull,
-    .stdout_fd = devnull,
-    .stderr_fd = devnull,
-    .control_fd = control,
-    .status_fd = status,
-    .extra_fds = { channel },
-    .n_extra_fds = 1,
-  };
+  RunnerLaunch launch;
+  _runner_launch_build (run, RUNNER_LAUNCH_INTERPRETER, lang->path, argv,
+                        _runner_run_build_env (run), &launch);
+  RunnerSpawnSpec *spec = &launch.spec;
+  spec->stdin_fd = devnull;
+  spec->stdout_fd = devnull;
+  spec->stderr_fd = devnull;
+  spec->control_fd = control;
+  spec->status_fd = status;
+  spec->extra_fds[0] = channel;
+  spec->n_extra_fds = 1;
 
   /* Named for the interpreter's directory (session-N), new each start. */
   int cgroup_fds[RUNNER_CGROUP_MAX_FDS];
   const char *base = strrchr (s->dir, '/');
-  if (_runner_engine_cgroup_create (engine, base != NULL ? base + 1 : s->dir, &spec, &s->cgroup,
+  if (_runner_engine_cgroup_create (engine, base != NULL ? base + 1 : s->dir, spec, &s->cgroup,
                                     cgroup_fds)
       == 0)
-    spec.cgroup_fds = cgroup_fds;
-  pid_t pid = runner_spawn (&spec);
+    spec->cgroup_fds = cgroup_fds;
+  pid_t pid = runner_spawn (spec);
   int errsv = errno;
-  for (int i = 0; spec.cgroup_fds != NULL && i < RUNNER_CGROUP_MAX_FDS; i++)
+  for (int i = 0; spec->cgroup_fds != NULL && i < RUNNER_CGROUP_MAX_FDS; i++)
     if (cgroup_fds[i] >= 0)
       close (cgroup_fds[i]);
   if (pid < 0)
     runner_cgroup_remove (&s->cgroup);
-  sp_strv_free (argv);
-  sp_strv_free (envp);
+  _runner_launch_clear (&launch);
   errno = errsv;
   return pid;
 }
@@ -465,8 +432,10 @@ send_run (RunnerSession *s, const char *dir, int in, int out, int err)
   return send_with_fds (s->channel_fd, dir, strlen (dir), fds, 3);
 }
 
-int
-_runner_session_run_start (RunnerRun *run)
+/* The session launcher's start: the interpreter if none runs (built by
+ * the same plan builder as any run), then the snippet. */
+static int
+session_start (RunnerRun *run)
 {
   RunnerSession *s = run->session;
   int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 };
@@ -548,8 +517,8 @@ _runner_session_run_start (RunnerRun *run)
   return _runner_run_attach (run);
 }
 
-void
-_runner_session_control (RunnerRun *run, char cmd)
+static void
+session_control (RunnerRun *run, char cmd)
 {
   RunnerSession *s = run->session;
 
@@ -568,8 +537,10 @@ _runner_session_control (RunnerRun *run, char cmd)
                                                          : SP_SESSION_END_EXITED);
 }
 
-void
-_runner_session_deadline (RunnerRun *run)
+/* The run passed its time: interrupt it, kill the session after the
+ * cancel grace if the driver does not answer. */
+static void
+session_deadline (RunnerRun *run)
 {
   RunnerSession *s = run->session;
 
@@ -579,8 +550,9 @@ _runner_session_deadline (RunnerRun *run)
   s->kill_at_ns = now_ns () + s->engine->config.cancel_grace_ms * INT64_C (1000000);
 }
 
-pid_t
-_runner_session_pid (RunnerRun *run)
+/* The session's tree root (its run init), or -1 when no interpreter runs. */
+static pid_t
+session_tree_root (RunnerRun *run)
 {
   return run->session != NULL && alive (run->session) ? run->session->init_pid : -1;
 }
@@ -1005,11 +977,35 @@ _runner_session_free_all (RunnerEngine *engine)
     }
 }
 
-RunnerMemoryLayer
-_runner_session_memory_layer (const RunnerSession *s)
+/* What holds the interpreter's memory (a run of it has the same). */
+static RunnerMemoryLayer
+session_memory_layer (RunnerRun *run)
 {
+  RunnerSession *s = run->session;
+
+  if (s == NULL)
+    return RUNNER_MEMORY_TREE;
   return _runner_engine_memory_layer (&s->cgroup, s->diag);
 }
+
+/* A run of a session holds nothing of the interpreter's: the session
+ * outlives it. */
+static void
+session_release (RunnerRun *run)
+{
+  (void) run;
+}
+
+const RunnerLauncher _runner_launcher_session = {
+  .name = "session",
+  .start = session_start,
+  .spawn = NULL,
+  .control = session_control,
+  .deadline = session_deadline,
+  .tree_root = session_tree_root,
+  .memory_layer = session_memory_layer,
+  .release = session_release,
+};
 
 char **
 _runner_session_names (RunnerEngine *engine)

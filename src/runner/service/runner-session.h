@@ -9,7 +9,8 @@
  * them to the driver with the snippet over a private socket (the program's
  * fd 3); the driver answers when the snippet is done. The run's pipes end
  * when the driver puts them down, so output, limits and the exited event
- * are runner-run.c's as for any run; this file owns the interpreter: its
+ * are runner-run.c's as for any run, which reaches the session only
+ * through the session launcher; this file owns the interpreter: its
  * directory, its process, its tree watch, the per-run time limit's
  * interrupt-then-kill, close, restart, the idle reaper and the cap. */
 #pragma once
@@ -39,16 +40,8 @@ RunnerSession *_runner_session_get (RunnerEngine *engine, const SpRun *req);
  * stopped): the next one waits. */
 bool _runner_session_busy (RunnerSession *session);
 
-/* Starts a session run (state RUN_RUNNING already): the interpreter if
- * none runs, then the snippet. A failure is reported as its exited. */
-int _runner_session_run_start (RunnerRun *run);
-/* A run's control command (interrupt, terminate, kill). */
-void _runner_session_control (RunnerRun *run, char cmd);
-/* The run passed its time: interrupt it, kill the session after the
- * cancel grace if the driver does not answer. */
-void _runner_session_deadline (RunnerRun *run);
-/* The session's tree root (its run init), or -1 when no interpreter runs. */
-pid_t _runner_session_pid (RunnerRun *run);
+/* Its runs are started and stopped through _runner_launcher_session
+ * (runner-launch.h). */
 /* A run of a session ended; the session forgets it. */
 void _runner_session_run_finished (RunnerRun *run);
 

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 
 #include "config.h"
-#include "runner-engine-private.h"
+#include "runner-run-private.h"
 #include "runner-plan.h"
 
 /* Variables that shape python3's start or the imports the parent already
@@ -97,12 +97,15 @@ on_pidfd (void *data, int fd, uint32_t events)
     runner_warm_prepare (engine->warm, network);
 }
 
-int
-_runner_run_spawn_warm (RunnerRun *run, const RunnerSpawnSpec *spec, char *const *argv,
-                        char *const *envp)
+/* 0 when the warm pool took the run, -1: run it cold. */
+static int
+try_warm (RunnerRun *run, const RunnerLaunch *l)
 {
   RunnerEngine *engine = run->engine;
+  const RunnerSpawnSpec *spec = &l->spec;
   const RunnerSandboxPlan *plan = spec->sandbox;
+  char *const *argv = l->argv;
+  char *const *envp = l->envp;
   const char *why = NULL;
   Buf buf = { 0 };
 
@@ -187,7 +190,7 @@ _runner_run_spawn_warm (RunnerRun *run, const RunnerSpawnSpec *spec, char *const
   run->pidfd_watch = runner_loop_watch (engine->loop, pidfd, EPOLLIN, on_pidfd, run);
   if (run->pidfd_watch == NULL)
     {
-      /* Cannot watch it: _runner_run_start kills it, and the run ends
+      /* Cannot watch it: _runner_run_spawn_step kills it, and the run ends
        * when its pipes close. */
       run->failure = xstrdup ("cannot watch the run's supervisor");
       run->init_reaped = true;
@@ -195,10 +198,21 @@ _runner_run_spawn_warm (RunnerRun *run, const RunnerSpawnSpec *spec, char *const
   return 0;
 }
 
+/* The warm pool when it can serve the run; else the run is cold from now
+ * on (its launcher too: its control, release and tree are a cold run's). */
+static int
+spawn_warm (RunnerRun *run, RunnerLaunch *l)
+{
+  if (try_warm (run, l) == 0)
+    return 0;
+  run->launcher = &_runner_launcher_cold;
+  return run->launcher->spawn (run, l);
+}
+
 /* The run is released: its supervisor is not our child, so wait on the
  * pidfd (the control pipe is closed, so init is killing the tree). */
-void
-_runner_run_release_warm (RunnerRun *run)
+static void
+release_warm (RunnerRun *run)
 {
   if (!run->warm)
     return;
@@ -213,6 +227,17 @@ _runner_run_release_warm (RunnerRun *run)
   close (run->pidfd);
   run->pidfd = -1;
 }
+
+const RunnerLauncher _runner_launcher_warm = {
+  .name = "warm",
+  .start = _runner_run_start_own,
+  .spawn = spawn_warm,
+  .control = _runner_init_control,
+  .deadline = _runner_init_deadline,
+  .tree_root = _runner_init_tree_root,
+  .memory_layer = _runner_init_memory_layer,
+  .release = release_warm,
+};
 
 /* Whether dir holds both the module and the helper. */
 static bool

@@ -1,0 +1,117 @@
+/* runner-launch.h: how a run's program is started in its sandbox.
+ *
+ * Three launchers (RunnerLauncher below): cold (runner-launch-cold.c, the
+ * run's own run init through runner_spawn), warm (runner-warm-run.c, a
+ * spare of the warm pool; it hands a run the pool cannot take to cold)
+ * and session (runner-session.c, the session's long-lived interpreter).
+ * runner-run.c owns a run from its directory to its exited event and
+ * reaches the program only through its launcher, so it calls none of
+ * those files; they call runner-run.c's attach, fail and report.
+ *
+ * One plan builder (runner-plan-build.c) turns a run's request and the
+ * engine's config into the RunnerSandboxPlan and RunnerSpawnSpec every
+ * launch uses: a cold run's init (runner_spawn), a warm spare (the same
+ * plan through runner-plan.c's strict codec) and a session's interpreter.
+ * A layer is chosen there once, so no launch can leave one out. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "runner-cgroup.h"
+#include "runner-engine.h"
+#include "runner-sandbox.h"
+#include "runner-spawn.h"
+
+typedef struct RunnerRun RunnerRun;
+
+/* What holds a run's memory, for its "memory:" layer: the per-process
+ * rlimit and the tree watch always; then a cgroup (v2 or v1), or the
+ * watch counting its UNIX socket and pipe queues. */
+typedef enum
+{
+  RUNNER_MEMORY_TREE,
+  RUNNER_MEMORY_SOCKETS,
+  RUNNER_MEMORY_CGROUP_V1,
+  RUNNER_MEMORY_CGROUP_V2,
+} RunnerMemoryLayer;
+
+/* The layer of a run (or session) whose cgroups are these, where it has
+ * them; otherwise the watch's, socket queues or not (runner-engine.c). */
+RunnerMemoryLayer _runner_engine_memory_layer (const RunnerRunCgroup *cgroup, bool diag);
+
+typedef enum
+{
+  /* One step of a run (its program, or a compiled language's compile
+   * step): the run's own directory, read-only directories and
+   * environment, and a CPU backstop past its time limit. */
+  RUNNER_LAUNCH_STEP,
+  /* A session's interpreter, which lives across runs: no CPU backstop
+   * (each run has its wall limit, an idle session is reaped), and only the
+   * config's read-only directories. */
+  RUNNER_LAUNCH_INTERPRETER,
+} RunnerLaunchKind;
+
+typedef struct
+{
+  RunnerSandboxPlan plan;
+  /* spec.sandbox is &plan: a RunnerLaunch is filled where it stays. The
+   * pipes and fds are the launcher's to fill. */
+  RunnerSpawnSpec spec;
+  /* What plan and spec point into, owned. */
+  char **argv;
+  char **envp;
+  char *root_dir;
+  char *code_dir;
+  char *tmp_dir;
+  char **read_only;
+  RunnerDirId *read_only_ids;
+} RunnerLaunch;
+
+/* Fills l for run (its dir, cwd and held cwd identity set) to run path
+ * with argv and envp, which l takes. */
+void _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, char **argv,
+                           char **envp, RunnerLaunch *l);
+void _runner_launch_clear (RunnerLaunch *l);
+
+/* The cgroups of a launch (a run's own, or a session's interpreter's)
+ * where the runner can have them, sized from its spec; name is the
+ * group's. 0 with fds (cgroup.procs) to pass on, or -1: none. */
+int _runner_engine_cgroup_create (RunnerEngine *engine, const char *name,
+                                  const RunnerSpawnSpec *spec, RunnerRunCgroup *cgroup,
+                                  int fds[RUNNER_CGROUP_MAX_FDS]);
+
+typedef struct RunnerLauncher
+{
+  const char *name;
+  /* Starts a run (its state is RUN_RUNNING): its directory, then its
+   * program. A failure is reported as its exited; then -1. */
+  int (*start) (RunnerRun *run);
+  /* Cold and warm: starts the step l describes, whose pipes and plan
+   * runner-run.c made; 0, or -1 with errno. NULL for a session, whose
+   * interpreter gets the run's pipes. */
+  int (*spawn) (RunnerRun *run, RunnerLaunch *l);
+  /* Interrupt, terminate or kill what runs the program. */
+  void (*control) (RunnerRun *run, char cmd);
+  /* The run's time is up (or its wait for input is too long). */
+  void (*deadline) (RunnerRun *run);
+  /* The root of the process tree that holds the program, or -1. */
+  pid_t (*tree_root) (RunnerRun *run);
+  RunnerMemoryLayer (*memory_layer) (RunnerRun *run);
+  /* The run is freed: let go of what still runs of it (its tree is
+   * being killed: the control pipe is closed). */
+  void (*release) (RunnerRun *run);
+} RunnerLauncher;
+
+/* The run's own run init (runner-launch-cold.c). */
+extern const RunnerLauncher _runner_launcher_cold;
+/* A warm spare when the pool takes the run, else cold (runner-warm-run.c). */
+extern const RunnerLauncher _runner_launcher_warm;
+/* A session's interpreter (runner-session.c). */
+extern const RunnerLauncher _runner_launcher_session;
+
+/* What the cold and warm launchers share: a run init of the run's own,
+ * told through the control pipe (runner-launch-cold.c). */
+void _runner_init_control (RunnerRun *run, char cmd);
+void _runner_init_deadline (RunnerRun *run);
+pid_t _runner_init_tree_root (RunnerRun *run);
+RunnerMemoryLayer _runner_init_memory_layer (RunnerRun *run);

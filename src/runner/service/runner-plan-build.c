@@ -1,0 +1,165 @@
+/* runner-plan-build.c: the one place a run's sandbox plan is made (see
+ * runner-launch.h). Every field of RunnerSandboxPlan is set here, from the
+ * request (network, memory, time) and the engine's config (mode,
+ * Landlock, seccomp, caps); a field left at zero would be a layer left
+ * out, so cold, warm and session launches share this and nothing else. */
+#include <string.h>
+#include <unistd.h>
+
+#include "runner-run-private.h"
+#include "runner-launch.h"
+#include "runner-tree.h"
+
+/* The config's read-only directories (held by the engine, with their
+ * ids) and the run's own (an install step's, the runner's own
+ * directories: unchecked, id 0). */
+static void
+read_only_dirs (RunnerRun *run, RunnerLaunchKind kind, RunnerLaunch *l)
+{
+  char *const *common = run->engine->ro_dirs;
+  size_t a = sp_strv_length (common);
+  size_t b = kind == RUNNER_LAUNCH_STEP ? sp_strv_length (run->extra_ro) : 0;
+
+  l->read_only = xcalloc (a + b + 1, sizeof *l->read_only);
+  l->read_only_ids = xcalloc (a + b + 1, sizeof *l->read_only_ids);
+  for (size_t i = 0; i < a; i++)
+    {
+      l->read_only[i] = xstrdup (common[i]);
+      l->read_only_ids[i] = run->engine->ro_ids[i];
+    }
+  for (size_t i = 0; i < b; i++)
+    l->read_only[a + i] = xstrdup (run->extra_ro[i]);
+}
+
+void
+_runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, char **argv,
+                      char **envp, RunnerLaunch *l)
+{
+  RunnerEngine *engine = run->engine;
+  const RunnerConfig *config = &engine->config;
+  bool step = kind == RUNNER_LAUNCH_STEP;
+
+  memset (l, 0, sizeof *l);
+  l->argv = argv;
+  l->envp = envp;
+  l->root_dir = xasprintf ("%s/root", run->dir);
+  l->code_dir = xasprintf ("%s/code", run->dir);
+  l->tmp_dir = xasprintf ("%s/tmp", run->dir);
+  read_only_dirs (run, kind, l);
+
+  /* Fallback mode's RLIMIT_NPROC counts the uid's processes: those it has
+   * already are added, so the run gets its own max_processes. */
+  int64_t max_processes = config->max_processes;
+  int64_t step_timeout_ms = run->compiling ? config->compile_timeout_ms : run->req.timeout_ms;
+  if (!engine->namespaces)
+    max_processes += runner_tree_count_processes (_runner_engine_run_uid (engine));
+
+  /* A named cwd at its own path too (namespace mode; fallback mode runs
+   * at host paths anyway), unless that path would shadow a part of the
+   * private root: then at /work only. Never a session's: its interpreter
+   * outlives the run's cwd. */
+  const char *why_not = NULL;
+  bool at_host_path = step && engine->namespaces && run->cwd_at_host_path && run->req.cwd != NULL
+                      && run->session == NULL && runner_sandbox_host_path_ok (run->cwd, &why_not);
+
+  /* A compiled language's build directory takes the environment's place:
+   * writable for the compile step only. The runner made it in the run's
+   * own directory and holds it since (run->build_fd); the sandbox binds
+   * it only when the name still leads to that directory (build_id), as
+   * it does an environment. A session's interpreter is given no
+   * environment directory (as before this file existed; see AUDIT.md). */
+  const char *env_dir = NULL;
+  bool env_writable = false;
+  RunnerDirId env_id = { 0, 0 };
+  if (step && run->build_dir != NULL)
+    {
+      env_dir = run->build_dir;
+      env_writable = run->compiling;
+      env_id = run->build_id;
+    }
+  else if (step)
+    {
+      env_dir = run->env.dir;
+      env_writable = run->env_writable;
+      env_id = (RunnerDirId){ run->env.dev, run->env.ino };
+    }
+
+  l->plan = (RunnerSandboxPlan){
+    .namespaces = engine->namespaces,
+    .network = run->req.network,
+    .landlock_abi = engine->caps.landlock_abi,
+    .seccomp = _runner_engine_seccomp (engine, run->req.network),
+    .drop_to_nobody = geteuid () == 0,
+    .max_processes = max_processes,
+    .tmp_bytes = config->disk_limit,
+    .root_dir = l->root_dir,
+    .work_dir = run->cwd,
+    /* The sandbox looks the working directory up again (it must, to bind
+     * or enter it) and refuses any other directory than the one held. */
+    .work_dev = run->cwd_dev,
+    .work_ino = run->cwd_ino,
+    .work_at_host_path = at_host_path,
+    .code_dir = l->code_dir,
+    .tmp_dir = l->tmp_dir,
+    .read_only_dirs = l->read_only,
+    .read_only_ids = l->read_only_ids,
+    .env_dir = env_dir,
+    .env_writable = env_writable,
+    .env_id = env_id,
+  };
+  l->spec = (RunnerSpawnSpec){
+    .path = path,
+    .argv = l->argv,
+    .envp = l->envp,
+    .cwd = engine->namespaces && !at_host_path ? RUNNER_SANDBOX_WORK : run->cwd,
+    .sandbox = &l->plan,
+    .memory_bytes = run->req.memory_mib * 1024 * 1024,
+    /* A step's CPU backstop is one second past the step's wall limit, in
+     * case the timer cannot fire (a stopped runner); the wall limit
+     * normally wins. A compile step has its own limit: with the
+     * program's, a short timeout killed a Go compile (CPU past 1.5 s on a
+     * loaded machine). A session's interpreter has none: it lives across
+     * runs. */
+    .cpu_seconds = step ? (step_timeout_ms + 999) / 1000 + 1 : 0,
+    .file_size_bytes = config->disk_limit,
+    .open_files = config->open_files,
+    .stdin_fd = -1,
+    .stdout_fd = -1,
+    .stderr_fd = -1,
+    .control_fd = -1,
+    .status_fd = -1,
+  };
+}
+
+void
+_runner_launch_clear (RunnerLaunch *l)
+{
+  sp_strv_free (l->argv);
+  sp_strv_free (l->envp);
+  free (l->root_dir);
+  free (l->code_dir);
+  free (l->tmp_dir);
+  sp_strv_free (l->read_only);
+  free (l->read_only_ids);
+  memset (l, 0, sizeof *l);
+}
+
+/* Cgroups of a run's own (or a session's) where the runner can have
+ * them: its memory limit then also holds what the kernel keeps for it.
+ * The group's cap adds the private /tmp's (namespace mode), whose tmpfs
+ * pages are charged there too and are bounded by the disk cap already. */
+int
+_runner_engine_cgroup_create (RunnerEngine *engine, const char *name,
+                              const RunnerSpawnSpec *spec, RunnerRunCgroup *cgroup,
+                              int fds[RUNNER_CGROUP_MAX_FDS])
+{
+  int64_t bytes = spec->memory_bytes + (engine->namespaces ? spec->sandbox->tmp_bytes : 0);
+
+  /* The app may have moved this runner into a delegated v2 scope since
+   * it started. */
+  runner_cgroup_refresh (&engine->cgroups);
+
+  return runner_cgroup_create (&engine->cgroups, name, bytes, engine->config.max_processes + 4,
+                               cgroup, fds);
+}
+

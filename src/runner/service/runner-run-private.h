@@ -1,0 +1,184 @@
+/* runner-run-private.h: one run's state (RunnerRun), private to the
+ * files that own a run: runner-run.c (its directory, pipes, limits and
+ * exited), runner-lines.c and runner-input-wait.c (its output and input),
+ * runner-compile.c (a compiled language's steps), runner-engine.c (its
+ * queue), the plan builder and the three launchers (runner-launch.h).
+ * Installs, the resident runner and the environment checks see only the
+ * engine (runner-engine-private.h). */
+#pragma once
+
+#include "runner-engine-private.h"
+
+typedef enum
+{
+  RUN_QUEUED,
+  RUN_RUNNING,
+  RUN_FINISHED,
+} RunState;
+
+typedef struct RunnerRun RunnerRun;
+
+typedef struct
+{
+  int fd;
+  RunnerWatch *watch;
+  int64_t bytes;   /* everything the program wrote */
+  bool truncated;  /* bytes beyond the output limit were dropped */
+  bool eof;
+  char carry[4];   /* an incomplete UTF-8 character held for the next read */
+  size_t carry_len;
+  Buf line;          /* a partial line not sent yet (runner-lines.c) */
+  int64_t line_t_ms; /* when its first byte was read */
+} RunStream;
+
+/* runner-lines.c: a partial line waits at most --line-hold-ms
+ * (RunnerConfig.line_hold_ms), and at most this much. */
+#define RUNNER_LINE_HOLD_MAX 4096
+
+struct RunnerRun
+{
+  RunnerEngine *engine;
+  RunnerRun *next;
+  uint64_t seq;
+  RunState state;
+  SpRun req; /* owned; limits are resolved to concrete values */
+  const RunnerLanguage *lang;
+
+  char *dir;       /* private, removed on release: holds work/, code/, tmp/ */
+  char *cwd;       /* dir/work, or the directory the request named */
+  int cwd_fd;      /* O_PATH fd of that directory from its check on: the
+                    * runner's walks and the sandbox use it, not the name */
+  dev_t cwd_dev;   /* and its identity, which the sandbox checks again */
+  ino_t cwd_ino;
+  char *code_path; /* the snippet as the interpreter sees it */
+  RunnerFileSnap before;
+
+  pid_t init_pid;
+  bool init_reaped;
+  int control_fd;
+  int status_fd;
+  RunnerWatch *status_watch;
+  bool have_report;
+  RunnerReport report;
+
+  int stdin_fd;
+  RunnerWatch *stdin_watch;
+  Buf stdin_buf;
+  bool stdin_close; /* close once stdin_buf drains */
+
+  RunStream streams[2];
+  int64_t line_flush_ns; /* a partial line is sent then; 0: none held */
+  Buf stderr_tail; /* the last of stderr, for exited's program_error */
+  /* The program's displays, taken out of its stdout (runner-display.h):
+   * its token (a session's, for a session run) and the scan of stdout. */
+  char display_token[RUNNER_DISPLAY_TOKEN_LEN + 1];
+  RunnerDisplayScan display_scan;
+
+  int64_t t_start_ns;
+  int64_t deadline_ns;      /* time limit */
+  int64_t cancel_next_ns;   /* next cancel escalation, 0: none */
+  int64_t drain_deadline_ns; /* stop waiting for output after init exits */
+  int64_t disk_check_ns;     /* next look at how much the run has written */
+  int64_t disk_base;         /* bytes a named cwd held before the run */
+  int64_t disk_base_entries; /* and entries */
+  int64_t memory_check_ns;   /* next sum of the run's memory (tree watch) */
+  int64_t memory_peak;       /* largest sum seen: RssAnon + RssShmem */
+  int64_t tasks_peak;        /* most processes and threads seen at once */
+  int64_t deleted_bytes;     /* disk its processes hold in unlinked files */
+  int64_t input_check_ns;    /* next look for a wait on stdin (runner-input-wait.c) */
+  int64_t input_wait_since_ns; /* the program waits for input since; 0: it does not */
+  int64_t input_clock_ns;    /* last time the paused deadline was moved on */
+  SpCancelStage cancel_stage;
+  SpLimit limit;
+  char *failure; /* the runner failed the run after it started (end "failed") */
+  RunnerEnv env;     /* the request's "environment", checked; env.dir NULL: none */
+  bool env_writable; /* an install's last step (runner_engine_submit_with) */
+  char **extra_ro;   /* more read-only directories for this run alone */
+  bool cwd_trusted;  /* the runner made req.cwd (an install step's) */
+  char *isolated_python; /* RunnerRunOptions' (an install's download step) */
+  bool cwd_at_host_path; /* RunnerRunOptions' (sandpad-mcp's execute_command) */
+  bool work_at_host_path; /* and the sandbox got it: started says "host-path" */
+  /* Runs in a session (runner-session.c): the session while the run is
+   * queued or running; its directory is the session's, not removed with
+   * the run (keep_dir); whether this run started a fresh interpreter, and
+   * why that interpreter ended with the run, if it did. */
+  RunnerSession *session;
+  /* What starts and stops its program (runner-launch.h): the session's
+   * launcher for a session run, else warm, which becomes cold when the
+   * pool does not take the run. */
+  const RunnerLauncher *launcher;
+  bool keep_dir;
+  bool session_new;
+  SpSessionEnd session_ended;
+  bool warm;     /* forked by a warm parent: init_pid is not our child */
+  char *cold_reason; /* started cold because warm runs are off: why */
+  int pidfd;     /* warm: the supervisor's, watched instead of reaped */
+  RunnerRunCgroup cgroup; /* its memory and pids groups, if it has them */
+  bool diag;   /* without them: the tree watch counts its UNIX socket
+                * queues (runner-sockets.h), through diag_fd, sock_diag in
+                * its network namespace, opened at its first look */
+  int diag_fd;
+  RunnerWatch *pidfd_watch;
+  /* A compiled language (runner-compile.c): the compile step runs first,
+   * in the same sandbox, writing into build_dir (bound as the run's
+   * environment directory, writable only then); the program step runs
+   * its output. */
+  bool compiling;      /* the compile step is what runs now */
+  bool compiled;       /* the run had a compile step (or a cache hit) */
+  bool compile_cached;
+  bool compile_failed;
+  bool started_sent;   /* "started" went out (once, for both steps) */
+  int64_t compile_wall_ms;
+  int64_t compile_cpu_ms;
+  char *build_dir;
+  int build_fd;         /* build_dir, held from when the runner made it:
+                         * every later use goes through it or its id */
+  RunnerDirId build_id; /* its device and inode, which the sandbox checks
+                         * when it binds build_dir and gives Landlock it */
+  char cache_key[65];
+};
+
+/* runner-run.c */
+int _runner_run_start (RunnerRun *run);
+void _runner_run_send_control (RunnerRun *run, char cmd);
+void _runner_run_on_init_exit (RunnerRun *run);
+void _runner_run_check_timers (RunnerRun *run, int64_t now);
+/* runner-lines.c: sanitized output text of stream s, sent by lines;
+ * final: the stream ends (send what is held). */
+void _runner_run_lines (RunnerRun *run, SpStream s, const char *text, size_t len, bool final);
+/* Sends what both streams hold (before a display, an exit). */
+void _runner_run_flush_lines (RunnerRun *run);
+void _runner_run_set_throttled (RunnerRun *run, bool throttled);
+void _runner_run_feed_stdin (RunnerRun *run);
+void _runner_run_free (RunnerRun *run);
+/* Hands over an init that has not exited yet (its control pipe closed, so
+ * it is killing its tree) and its cgroups: see RunnerEngine.leftovers. */
+void _runner_engine_leave_init (RunnerEngine *engine, pid_t pid, RunnerRunCgroup *cgroup);
+/* The program's environment (fixed, plus the request's env). */
+char **_runner_run_build_env (RunnerRun *run);
+/* Watches the run's pipes (stdin, stdout, stderr, and the run init's
+ * status pipe when it has one), arms its timers and says "started". */
+int _runner_run_attach (RunnerRun *run);
+/* Ends a run that never got going with end "failed". */
+void _runner_run_fail (RunnerRun *run, const char *message);
+
+/* runner-compile.c: a compiled language's steps. */
+/* Prepares the build directory; fetches the program from the cache
+ * (run->compile_cached) or sets the compile step up (run->compiling).
+ * -1 with errno on failure. */
+int _runner_compile_prepare (RunnerRun *run);
+/* The argv (and its executable's path) of the step that runs now. */
+char **_runner_compile_step_argv (RunnerRun *run, const char **path);
+/* The compile step ended with the run's report: 1 when the program step
+ * has started, 0 when the run ends here (the compile failed, timed out,
+ * was cancelled), with the run's fields set for exited. */
+int _runner_compile_step_done (RunnerRun *run);
+/* Starts the run's current step in the sandbox (runner-run.c). */
+int _runner_run_spawn_step (RunnerRun *run);
+
+/* Cold and warm runs' start (their launchers'): the run's own directory
+ * (or the one it named, checked again), its snippet, then its first step. */
+int _runner_run_start_own (RunnerRun *run);
+/* Opens run->cwd as run->cwd_fd unless the check already did, and keeps
+ * its identity for the sandbox to check again. */
+int _runner_run_hold_cwd (RunnerRun *run);

@@ -1,0 +1,228 @@
+/* The one plan builder (src/runner/service/runner-plan-build.c): a run's
+ * step and a session's interpreter get every layer from the same request
+ * and config, and differ only where they must (the interpreter has no CPU
+ * backstop, no environment directory and no install step's read-only
+ * directories); a step's plan passes the warm path's strict decoder, so a
+ * warm spare gets the same layers as a cold run. No process is started:
+ * the engine is filled by hand, as runner_engine_new() would fill it. */
+#include <string.h>
+#include <unistd.h>
+
+#include "../protocol/tap.h"
+#include "runner-plan.h"
+#include "runner-run-private.h"
+
+static char *ro_dirs[] = { (char *) "/ctx/one", (char *) "/ctx/two", NULL };
+static RunnerDirId ro_ids[] = { { 2049, 5501 }, { 2050, 5502 } };
+static char *extra_ro[] = { (char *) "/install/wheels", NULL };
+
+static RunnerEngine *
+engine_new (bool namespaces)
+{
+  RunnerEngine *engine = xcalloc (1, sizeof *engine);
+
+  runner_config_init (&engine->config);
+  engine->namespaces = namespaces;
+  engine->caps.landlock_abi = 4;
+  engine->caps.seccomp = true;
+  engine->ro_dirs = ro_dirs;
+  engine->ro_ids = ro_ids;
+  return engine;
+}
+
+static void
+engine_free (RunnerEngine *engine)
+{
+  for (int i = 0; i < 2; i++)
+    {
+      free (engine->seccomp[i].allow.filter);
+      free (engine->seccomp[i].rules.filter);
+    }
+  free (engine);
+}
+
+static void
+run_init (RunnerRun *run, RunnerEngine *engine)
+{
+  memset (run, 0, sizeof *run);
+  run->engine = engine;
+  run->dir = (char *) "/r/run-7";
+  run->cwd = (char *) "/r/run-7/work";
+  run->cwd_dev = 2049;
+  run->cwd_ino = 77;
+  run->req.network = false;
+  run->req.memory_mib = 512;
+  run->req.timeout_ms = 30000;
+}
+
+static char **
+argv_new (void)
+{
+  char **argv = xcalloc (2, sizeof *argv);
+
+  argv[0] = xstrdup ("python3");
+  return argv;
+}
+
+/* Every layer the request and config decide, alike in both plans. */
+static bool
+same_layers (const RunnerLaunch *a, const RunnerLaunch *b)
+{
+  const RunnerSandboxPlan *p = &a->plan, *q = &b->plan;
+
+  return p->namespaces == q->namespaces && p->network == q->network
+         && p->landlock_abi == q->landlock_abi && p->seccomp == q->seccomp
+         && p->drop_to_nobody == q->drop_to_nobody && p->max_processes == q->max_processes
+         && p->tmp_bytes == q->tmp_bytes && strcmp (p->root_dir, q->root_dir) == 0
+         && strcmp (p->work_dir, q->work_dir) == 0 && p->work_dev == q->work_dev
+         && p->work_ino == q->work_ino && strcmp (p->code_dir, q->code_dir) == 0
+         && strcmp (p->tmp_dir, q->tmp_dir) == 0 && strcmp (a->spec.cwd, b->spec.cwd) == 0
+         && a->spec.memory_bytes == b->spec.memory_bytes
+         && a->spec.file_size_bytes == b->spec.file_size_bytes
+         && a->spec.open_files == b->spec.open_files;
+}
+
+static size_t
+count (char *const *v)
+{
+  size_t n = 0;
+
+  while (v != NULL && v[n] != NULL)
+    n++;
+  return n;
+}
+
+int
+main (void)
+{
+  RunnerEngine *engine = engine_new (true);
+  RunnerRun run;
+  RunnerLaunch step, interp;
+
+  plan (17);
+
+  run_init (&run, engine);
+  run.extra_ro = extra_ro;
+  run.env.dir = (char *) "/home/u/.venv";
+  run.env.dev = 2051;
+  run.env.ino = 88;
+  _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/usr/bin/python3", argv_new (), NULL, &step);
+  _runner_launch_build (&run, RUNNER_LAUNCH_INTERPRETER, "/usr/bin/python3", argv_new (), NULL,
+                        &interp);
+
+  const RunnerSandboxPlan *p = &step.plan;
+  ok (p->namespaces && !p->network && p->landlock_abi == 4 && p->seccomp != NULL
+        && p->drop_to_nobody == (geteuid () == 0)
+        && p->max_processes == engine->config.max_processes
+        && p->tmp_bytes == engine->config.disk_limit,
+      "a step's plan has every layer the config allows");
+  ok (strcmp (p->root_dir, "/r/run-7/root") == 0 && strcmp (p->code_dir, "/r/run-7/code") == 0
+        && strcmp (p->tmp_dir, "/r/run-7/tmp") == 0 && strcmp (p->work_dir, run.cwd) == 0
+        && p->work_dev == 2049 && p->work_ino == 77,
+      "its directories are the run's, the working directory as held");
+  ok (step.spec.sandbox == &step.plan && strcmp (step.spec.cwd, RUNNER_SANDBOX_WORK) == 0
+        && step.spec.memory_bytes == 512 << 20 && step.spec.cpu_seconds == 31
+        && step.spec.file_size_bytes == engine->config.disk_limit
+        && step.spec.open_files == engine->config.open_files,
+      "its limits: memory, a CPU backstop a second past the time limit, file size, files");
+  ok (count (p->read_only_dirs) == 3 && strcmp (p->read_only_dirs[2], "/install/wheels") == 0
+        && p->read_only_ids[1].ino == 5502 && p->read_only_ids[2].ino == 0,
+      "its read-only directories: the config's with their ids, then the run's own");
+  ok (p->env_dir != NULL && strcmp (p->env_dir, "/home/u/.venv") == 0 && !p->env_writable
+        && p->env_id.dev == 2051 && p->env_id.ino == 88,
+      "its environment directory, read-only, with the id it was checked as");
+  ok (step.spec.stdin_fd == -1 && step.spec.control_fd == -1 && step.spec.n_extra_fds == 0
+        && step.spec.cgroup_fds == NULL,
+      "no fd is given before the launcher gives it");
+
+  ok (same_layers (&step, &interp), "a session's interpreter gets the same layers as a step");
+  ok (interp.spec.cpu_seconds == 0, "but no CPU backstop: it lives across runs");
+  ok (interp.plan.env_dir == NULL && count (interp.plan.read_only_dirs) == 2,
+      "nor an environment directory or an install's read-only directories");
+  _runner_launch_clear (&step);
+  _runner_launch_clear (&interp);
+
+  /* A compiled language: the build directory takes the environment's
+   * place, writable for the compile step only, bound only as the
+   * directory the runner made and holds (its id). */
+  run_init (&run, engine);
+  run.build_dir = (char *) "/r/run-7/build";
+  run.build_id = (RunnerDirId){ 2049, 4242 };
+  run.compiling = true;
+  _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/usr/bin/go", argv_new (), NULL, &step);
+  bool compile_ok = step.plan.env_writable && strcmp (step.plan.env_dir, run.build_dir) == 0;
+  bool compile_id = step.plan.env_id.dev == 2049 && step.plan.env_id.ino == 4242;
+  int64_t compile_cpu = step.spec.cpu_seconds;
+  _runner_launch_clear (&step);
+  run.compiling = false;
+  _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/r/run-7/build/a.out", argv_new (), NULL,
+                        &step);
+  ok (compile_ok && !step.plan.env_writable, "a build directory is writable while compiling only");
+  ok (compile_id && step.plan.env_id.ino == 4242, "and bound by the id it is held as");
+  ok (compile_cpu == (engine->config.compile_timeout_ms + 999) / 1000 + 1
+        && step.spec.cpu_seconds == 31,
+      "the compile step's CPU backstop follows the compile's limit, the program's its own");
+  _runner_launch_clear (&step);
+
+  /* An assistant's workspace at its own host path too (namespace mode),
+   * the program started there; never a session's, nor a path that would
+   * shadow a part of the private root. */
+  run_init (&run, engine);
+  run.cwd = (char *) "/home/u/project";
+  run.req.cwd = run.cwd;
+  run.cwd_at_host_path = true;
+  _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/bin/bash", argv_new (), NULL, &step);
+  _runner_launch_build (&run, RUNNER_LAUNCH_INTERPRETER, "/usr/bin/python3", argv_new (), NULL,
+                        &interp);
+  bool host_ok = step.plan.work_at_host_path && strcmp (step.spec.cwd, run.cwd) == 0
+                 && !interp.plan.work_at_host_path
+                 && strcmp (interp.spec.cwd, RUNNER_SANDBOX_WORK) == 0;
+  _runner_launch_clear (&step);
+  _runner_launch_clear (&interp);
+  run.cwd = (char *) "/usr/share/project";
+  run.req.cwd = run.cwd;
+  _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/bin/bash", argv_new (), NULL, &step);
+  host_ok = host_ok && !step.plan.work_at_host_path
+            && strcmp (step.spec.cwd, RUNNER_SANDBOX_WORK) == 0;
+  _runner_launch_clear (&step);
+  ok (host_ok, "a workspace at its own host path where allowed, at /work only otherwise");
+  run.req.cwd = NULL;
+
+  /* What the warm path sends is this plan, and it passes the strict
+   * decoder whole: no layer is left out on the way to a spare. */
+  run_init (&run, engine);
+  _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/usr/bin/python3", argv_new (), NULL, &step);
+  Buf buf = { 0 };
+  RunnerPlanMsg m;
+  runner_plan_encode (&buf, &step.plan, &step.spec);
+  ok (runner_plan_decode (buf.data, buf.len, RUNNER_PLAN_RUN, &m) == 0 && m.plan.namespaces
+        && m.plan.landlock_abi == 4 && m.use_seccomp
+        && m.plan.max_processes == step.plan.max_processes && m.n_ro == 2
+        && m.spec.cpu_seconds == 31 && m.spec.memory_bytes == step.spec.memory_bytes,
+      "a step's plan passes the warm path's strict decoder with every layer");
+  buf_clear (&buf);
+  _runner_launch_clear (&step);
+  engine_free (engine);
+
+  /* Fallback mode: the program runs in the run's own directory, and its
+   * process cap counts what its uid already has (RLIMIT_NPROC is the
+   * uid's), under the fallback seccomp filter. */
+  engine = engine_new (false);
+  run_init (&run, engine);
+  _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/usr/bin/python3", argv_new (), NULL, &step);
+  _runner_launch_build (&run, RUNNER_LAUNCH_INTERPRETER, "/usr/bin/python3", argv_new (), NULL,
+                        &interp);
+  ok (!step.plan.namespaces && strcmp (step.spec.cwd, run.cwd) == 0
+        && step.plan.seccomp == &engine->seccomp[0],
+      "fallback: the run's own cwd, the fallback filter");
+  ok (step.plan.max_processes >= engine->config.max_processes,
+      "fallback: the process cap is the uid's count plus the run's own");
+  ok (!interp.plan.namespaces && interp.plan.seccomp == step.plan.seccomp
+        && interp.plan.landlock_abi == 4 && strcmp (interp.spec.cwd, run.cwd) == 0
+        && interp.plan.max_processes >= engine->config.max_processes,
+      "fallback: the interpreter gets the same mode, filter, Landlock and cap");
+  _runner_launch_clear (&step);
+  _runner_launch_clear (&interp);
+  engine_free (engine);
+  return done_testing ();
+}
