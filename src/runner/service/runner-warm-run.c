@@ -84,17 +84,10 @@ on_pidfd (void *data, int fd, uint32_t events)
 {
   RunnerRun *run = data;
 
-  RunnerEngine *engine = run->engine;
-  bool network = run->req.network;
-
-  runner_loop_unwatch (engine->loop, run->pidfd_watch);
+  runner_loop_unwatch (run->engine->loop, run->pidfd_watch);
   run->pidfd_watch = NULL;
   if (!run->init_reaped)
     _runner_run_on_init_exit (run);
-  /* Only now the next run's processes: made during this one, they would
-   * take the CPU it needs. */
-  if (engine->warm != NULL)
-    runner_warm_prepare (engine->warm, network);
 }
 
 int
@@ -277,6 +270,7 @@ _runner_engine_warm_new (RunnerEngine *engine)
     .max_runs = c->warm_max_runs,
     .idle_ms = c->warm_idle_ms,
     .memory_cap = c->warm_memory_mib * 1024 * 1024,
+    .spares = RUNNER_WARM_SPARES,
   };
   return runner_warm_new (&config);
 }
