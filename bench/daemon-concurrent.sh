@@ -7,6 +7,8 @@
 #
 #   bench/daemon-concurrent.sh [PATH-TO-SANDPAD-RUN]  (default: first _build*/src/runner/sandpad-run)
 #   BENCH_RUNS=20 bench/daemon-concurrent.sh          (default 10, after 2 warmups)
+#   BENCH_BEFORE=OTHER/sandpad-run bench/daemon-concurrent.sh  (that build's resident
+#                                                     runner as one more row)
 #
 # Each set is one `bash` script that starts the eight and waits for them
 # (the same shell cost in every row). A private resident runner (its own
@@ -46,14 +48,23 @@ set_of ()  # set_of NAME COMMAND...: a script that runs COMMAND n times at once
 set_of bare /usr/bin/python3 "$T/s.py"
 set_of resident "$sr" "$T/s.py"
 set_of cold "$sr" --no-daemon "$T/s.py"
+sets="bare resident cold"
+extra=()
+if [ -n "${BENCH_BEFORE:-}" ]; then
+  set_of before "$BENCH_BEFORE" "$T/s.py"
+  "$BENCH_BEFORE" "$T/s.py" >/dev/null
+  sets="$sets before"
+  extra=(-n "$n x sandpad-run (resident runner, BENCH_BEFORE)" "bash $T/before.sh")
+fi
 "$sr" "$T/s.py" >/dev/null # start the resident runner
-for s in bare resident cold; do
+for s in $sets; do
   bash "$T/$s.sh" || { echo "a call of the '$s' set failed" >&2; exit 1; }
 done
 
 hyperfine -N --warmup 2 --runs "$runs" --export-json "$T/r.json" \
   -n "$n x bare python3" "bash $T/bare.sh" \
   -n "$n x sandpad-run (resident runner)" "bash $T/resident.sh" \
+  "${extra[@]}" \
   -n "$n x sandpad-run --no-daemon" "bash $T/cold.sh" >&2
 /usr/bin/python3 - "$T/r.json" "$n" <<'PY'
 import json, sys
