@@ -526,6 +526,60 @@ def test_memory_cap(t):
     r.close()
 
 
+def rss_mib(pids):
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                total += next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+        except (OSError, StopIteration):
+            pass
+    return total / 1024
+
+
+def test_memory_cap_fewer_spares(t):
+    """Over --warm-memory with its spares, a parent first keeps one spare
+    instead of two and goes on serving warm runs; it is ended only when
+    one spare does not fit either (test_memory_cap)."""
+    control = runner()
+    t.ok(wait_warm(control), "control: the warm parent becomes ready")
+    parent = warm_parents(control)[0]
+    # Two spares, each a supervisor (the parent's child) with its program
+    # below it (and an init, in namespace mode), and their memory once
+    # populated and steady.
+    sizes = []
+    def supervisors():
+        with open(f"/proc/{parent}/task/{parent}/children") as f:
+            return len(f.read().split())
+    wait_until(lambda: supervisors() >= 2
+               and (sizes.append(rss_mib(descendants(parent))) or len(sizes) > 3
+                    and abs(sizes[-1] - sizes[-3]) < 1), 60, step=0.5)
+    alone, spares = rss_mib([parent]), sizes[-1] / 2 if sizes else 0
+    control.close()
+    if spares < 8:
+        t.skip(f"cannot size the spares here ({sizes[-3:]} MiB for two)")
+        return
+    # Room for the parent and one and a half spares.
+    cap = int(alone + 1.5 * spares)
+    r = runner("--warm-memory", str(cap))
+    t.ok(wait_warm(r), f"a parent of {alone:.0f} MiB with spares of {spares:.0f} MiB "
+         f"under a {cap} MiB cap serves warm runs")
+    first = warm_parents(r)
+    # Its memory is looked at every 2 s (runner-warm.c): past three looks.
+    deadline = time.monotonic() + 7
+    same = True
+    while time.monotonic() < deadline:
+        same = same and warm_parents(r) == first
+        time.sleep(0.1)
+    t.ok(same and len(first) == 1, "the parent was not ended for its second spare",
+         (first, warm_parents(r)))
+    res = run(r, "print(1)")
+    t.ok(res.started.get("warm") and res.stdout == "1\n", "runs go on warm", res)
+    t.ok(wait_until(lambda: rss_mib([first[0]] + descendants(first[0])) <= cap, 10),
+         "within the cap, with one spare", rss_mib([first[0]] + descendants(first[0])))
+    r.close()
+
+
 def test_no_warm(t):
     # The control sets how long to watch: as long as a runner on this
     # machine, now, takes from hello to its first warm run, and twice that
@@ -754,7 +808,7 @@ TESTS = {f.__name__[5:]: f for f in [
     test_same_results, test_limits, test_parent_runs_no_user_code, test_monkeypatch_isolated,
     test_random_differs, test_parent_unreachable, test_no_control_socket,
     test_no_shared_writable_mappings, test_siblings_isolated, test_recycled,
-    test_killed_parent_falls_back, test_memory_cap, test_no_warm, test_small_memory_goes_cold,
+    test_killed_parent_falls_back, test_memory_cap, test_memory_cap_fewer_spares, test_no_warm, test_small_memory_goes_cold,
     test_init_unreachable, test_spare_ends_with_parent, test_batch_stays_cold, test_closed_folder,
     test_helper_unusable, test_fork_refused_with_threads,
 ]}
