@@ -580,6 +580,20 @@ def test_memory_cap_fewer_spares(t):
     r.close()
 
 
+def test_back_to_back(t):
+    """Runs one after another, each sent as soon as the last ended, all
+    start warm: a spare is there, or the parent is making it (it starts
+    the next as soon as one is taken) and the run waits for it, bounded.
+    The runner counts the spares the parent says it has ("spares N"), a
+    message that may come just before the answer to a run."""
+    r = runner()
+    t.ok(wait_warm(r), "the warm parent becomes ready")
+    flags = [bool(run(r, "print(1)").started.get("warm")) for _ in range(40)]
+    t.ok(all(flags), "40 runs back to back all started warm",
+         "".join("W" if f else "c" for f in flags))
+    r.close()
+
+
 def test_no_warm(t):
     # The control sets how long to watch: as long as a runner on this
     # machine, now, takes from hello to its first warm run, and twice that
@@ -808,7 +822,8 @@ TESTS = {f.__name__[5:]: f for f in [
     test_same_results, test_limits, test_parent_runs_no_user_code, test_monkeypatch_isolated,
     test_random_differs, test_parent_unreachable, test_no_control_socket,
     test_no_shared_writable_mappings, test_siblings_isolated, test_recycled,
-    test_killed_parent_falls_back, test_memory_cap, test_memory_cap_fewer_spares, test_no_warm, test_small_memory_goes_cold,
+    test_killed_parent_falls_back, test_memory_cap, test_memory_cap_fewer_spares, test_back_to_back,
+    test_no_warm, test_small_memory_goes_cold,
     test_init_unreachable, test_spare_ends_with_parent, test_batch_stays_cold, test_closed_folder,
     test_helper_unusable, test_fork_refused_with_threads,
 ]}

@@ -119,7 +119,10 @@ _runner_run_spawn_warm (RunnerRun *run, const RunnerSpawnSpec *spec, char *const
    * parent's imports, ~40 MiB): by default go warm only when that leaves
    * the snippet at least 3/4 of its limit (all of it, if it imports numpy
    * or matplotlib itself, as a cold run would hold them too). */
-  int64_t data = runner_warm_data_bytes (engine->warm, run->req.network);
+  bool idle = true;
+  for (RunnerRun *other = engine->runs; other != NULL && idle; other = other->next)
+    idle = !(other->warm && other->pidfd_watch != NULL && other->req.network == run->req.network);
+  int64_t data = runner_warm_data_bytes (engine->warm, run->req.network, idle);
   int64_t min_memory = engine->config.warm_min_memory_mib >= 0
                          ? engine->config.warm_min_memory_mib * 1024 * 1024
                          : 4 * data;

@@ -323,16 +323,21 @@ check_ready (RunnerWarm *warm, Parent *p)
 }
 
 int64_t
-runner_warm_data_bytes (RunnerWarm *warm, bool network)
+runner_warm_data_bytes (RunnerWarm *warm, bool network, bool idle)
 {
   Parent *p = &warm->parents[network ? 1 : 0];
 
   check_ready (warm, p);
-  /* A run while every spare is taken or still starting (a burst of runs)
-   * goes cold: the parent would have to fork one on demand, three forks
-   * of its whole memory before the run may start, which on two cores
-   * made eight runs at once slower warm than cold. */
-  return p->state == PARENT_READY && p->spares > 0 ? p->data_bytes : -1;
+  if (p->state != PARENT_READY)
+    return -1;
+  /* A run while every spare is taken by runs under way (a burst) goes
+   * cold: the parent would have to fork one on demand, three forks of its
+   * whole memory before the run may start, which on two cores made eight
+   * runs at once slower warm than cold. With none under way the parent is
+   * making the next (it refills as soon as one is taken): the run waits
+   * for it (bounded, SPAWN_TIMEOUT_MS), as a run right after another
+   * always could. */
+  return p->spares > 0 || idle ? p->data_bytes : -1;
 }
 
 /* The answer to one spawn: "ok" with a pidfd, "error ..." or "broken ...". */
@@ -357,9 +362,14 @@ read_answer (RunnerWarm *warm, Parent *p, const char **why)
           *why = "the warm parent did not answer";
           return -1;
         }
-      n = recv_with_fds (p->sock, buf, sizeof buf, &pidfd, 1);
-      if (n > 0 && pidfd < 0 && take_spares (p, buf, (size_t) n))
+      /* No fd or one: "spares N" and "error ..." come without. */
+      size_t n_fds = 0;
+      pidfd = -1;
+      n = recv_with_some_fds (p->sock, buf, sizeof buf, &pidfd, 0, 1, &n_fds);
+      if (n > 0 && n_fds == 0 && take_spares (p, buf, (size_t) n))
         continue;
+      if (n > 0 && n_fds == 0)
+        pidfd = -1;
       break;
     }
   if (n < 0 && errno == EBADMSG)
@@ -372,7 +382,7 @@ read_answer (RunnerWarm *warm, Parent *p, const char **why)
       *why = "the warm parent is gone";
       return -1;
     }
-  if (n != 2 || memcmp (buf, "ok", 2) != 0)
+  if (n != 2 || memcmp (buf, "ok", 2) != 0 || pidfd < 0)
     {
       if (pidfd >= 0)
         close (pidfd);

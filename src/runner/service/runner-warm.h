@@ -59,9 +59,11 @@ void runner_warm_start (RunnerWarm *warm, bool network);
 
 /* The private memory (VmData) a ready parent for this policy holds, which
  * its children start with; -1 when none is ready to take a run now: no
- * parent, or every spare it said started is taken (a burst of runs: the
- * next run goes cold rather than wait for a spare being made). */
-int64_t runner_warm_data_bytes (RunnerWarm *warm, bool network);
+ * parent, or every spare it said started is taken while another of its
+ * runs is still under way (!idle: a burst; the run goes cold rather than
+ * wait for a spare being made). idle: no warm run of this policy is under
+ * way, so the run may wait for the spare being made. */
+int64_t runner_warm_data_bytes (RunnerWarm *warm, bool network, bool idle);
 
 /* Hands a run to the parent: plan (NUL-separated, ends with NUL) and the
  * pipes in, out, err, control (read end) and status (write end), then
