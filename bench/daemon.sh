@@ -6,6 +6,12 @@
 #
 #   bench/daemon.sh [PATH-TO-SANDPAD-RUN]   (default: first _build*/src/runner/sandpad-run)
 #   BENCH_RUNS=40 bench/daemon.sh           (default 20, after 3 warmups)
+#   BENCH_BEFORE=OTHER/sandpad-run bench/daemon.sh   (adds that build's resident
+#                                           runner, e.g. before a change, as a row)
+#
+# A row "bare python3, nice 10" runs bare python3 at the nice value every
+# run of Sandpad gets (runner-sandbox.c): on a loaded machine a niced
+# process gets less CPU, which that row shows apart from Sandpad's own cost.
 #
 # It uses a private resident runner (its own XDG_RUNTIME_DIR), stopped at
 # the end. Measurements, not assertions: nothing here passes or fails.
@@ -38,12 +44,18 @@ ax.bar(["a", "b", "c"], [3, 1, 2])
 fig.savefig("chart.png")
 PY
 cd "$T" # bare python3 writes chart.png here
+before=${BENCH_BEFORE:-}
 "$sr" "$T/p.py" >/dev/null # start the resident runner
+[ -z "$before" ] || "$before" "$T/p.py" >/dev/null # and the other build's
 
 for prog in p.py chart.py; do
+  extra=()
+  [ -z "$before" ] || extra=(-n "sandpad-run (resident runner, BENCH_BEFORE)" "$before $T/$prog")
   hyperfine -N --warmup 3 --runs "$runs" --export-json "$T/$prog.json" \
     -n "bare python3" "/usr/bin/python3 $T/$prog" \
+    -n "bare python3, nice 10" "nice -n 10 /usr/bin/python3 $T/$prog" \
     -n "sandpad-run (resident runner)" "$sr $T/$prog" \
+    "${extra[@]}" \
     -n "sandpad-run --no-daemon" "$sr --no-daemon $T/$prog" >&2
   /usr/bin/python3 - "$T/$prog.json" "$prog" <<'PY'
 import json, sys

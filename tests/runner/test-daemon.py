@@ -420,10 +420,62 @@ def test_no_daemon(t):
              "an option the resident runner cannot honour per run (--disk) runs cold")
 
 
+def started_warm(out):
+    """Whether --json output says the run started warm."""
+    import json as js
+    for line in out.splitlines():
+        ev = js.loads(line)
+        if ev.get("type") == "started":
+            return ev.get("warm") is True
+    return False
+
+
+def test_warm_refill(t):
+    """A run taking the warm spare does not leave the next run cold: the
+    pool makes the next spare as soon as one is taken, not when the run
+    holding it ends. Outcomes only (started.warm), each within a bounded
+    number of tries, never a duration."""
+    with Home() as h:
+        p = h.file("p.py", "print(1)\n")
+
+        def warm_run():
+            rc, out, _ = h.run("--json", p)
+            return rc == 0 and started_warm(out)
+
+        t.ok(wait_until(warm_run, 90, step=0.2), "runs through the resident runner start warm",
+             h.log())
+        hold = h.file("hold.py", TICKER_LOCK + "import time\nprint('up', flush=True)\n"
+                      "while True:\n    time.sleep(0.05)\n")
+        a = h.popen("--json", "--timeout", "300", "--cwd", h.work, hold,
+                    stdin=subprocess.DEVNULL)
+        try:
+            first = b""
+            while b'"started"' not in first:
+                line = a.stdout.readline()
+                if not line:
+                    break
+                first += line
+            t.ok(started_warm(first), "a long run takes the warm spare", first)
+            t.ok(wait_until(lambda: lock_held(os.path.join(h.work, "alive")), 60),
+                 "and is up")
+            # Before, the next spare was made only when that run ended: every
+            # run meanwhile started cold, however long one waited.
+            t.ok(wait_until(warm_run, 60, step=0.2),
+                 "a run while it goes on starts warm too", h.log())
+            t.ok(lock_held(os.path.join(h.work, "alive")) and a.poll() is None,
+                 "the long run still holding its spare then")
+            t.ok(warm_run() or wait_until(warm_run, 60, step=0.2),
+                 "and so do the runs after it")
+        finally:
+            a.kill()
+            a.communicate()
+        t.ok(released(os.path.join(h.work, "alive")), "the long run is cancelled with its client")
+
+
 TESTS = {f.__name__[5:]: f for f in [
     test_socket_perms, test_other_uid_refused, test_sandboxed_peer_refused, test_two_clients,
     test_client_killed, test_daemon_killed, test_idle_exit, test_table, test_json_same,
-    test_sessions, test_no_daemon,
+    test_sessions, test_no_daemon, test_warm_refill,
 ]}
 
 if __name__ == "__main__":

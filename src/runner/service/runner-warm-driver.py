@@ -4,16 +4,18 @@
 # of this interpreter waiting for its run. It never runs a user's code
 # itself. Embedded in the runner at build time.
 #
-# argv: sandpad-warm.so, sandpad-warm-init, and what every run of this
-# parent shares ("namespaces=N,network=N,nobody=N").
+# argv: sandpad-warm.so, sandpad-warm-init, what every run of this parent
+# shares ("namespaces=N,network=N,nobody=N"), and how many spares to keep.
 # fd 3 is a SOCK_SEQPACKET socket to the runner, the only fd it keeps
 # besides sandpad-warm-init's (opened once, see below):
-#   -> "ready VMDATA_BYTES" once warm
+#   -> "ready VMDATA_BYTES" once warm, its first spare started
+#   -> "spares N" whenever N spares have started and wait (after each
+#      answer too); the runner hands a run only while it counts one
 #   <- a plan (NUL-separated key=value) with the run's five pipes, then
 #      the cgroup.procs files of its cgroups if it has them (up to two),
 #      all handed on to the spare's init, which moves the program there
 #   -> "ok" with a pidfd of the run's supervisor, or "error TEXT"
-#   <- "spare": a run has ended, make the next one's processes (no answer)
+#   <- "want N": keep at most N spares (the runner's memory cap; no answer)
 #   -> "broken TEXT", instead of "ready" or an answer, then it exits: warm
 #      runs cannot work here (a helper that cannot be loaded or executed);
 #      the runner turns its warm pool off and says why
@@ -25,8 +27,11 @@ import select
 import signal
 import socket
 import sys
+import time
 
 CONTROL_FD = 3
+# The nice value every run gets (runner-sandbox.c).
+RUN_NICE = 10
 # A cold run's python3 -c text (RUNNER_PYTHON_BOOTSTRAP in runner-langs.h).
 COLD_BOOTSTRAP = "import sitecustomize as s; s._sandpad_main()"
 
@@ -104,6 +109,13 @@ def spare_child(channel, init_pid):
     # pipes may take.
     control.detach()
     ctypes.pythonapi.PyOS_AfterFork_Child()
+    # A run's own priority (runner-sandbox.c sets it again, as in a cold
+    # run) from now on: made while another run goes on, this spare's
+    # start-up never takes the CPU from it ahead of its turn.
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, RUN_NICE)
+    except OSError:
+        pass
     # Ours before the snippet's: make the pages this process shares with
     # the warm parent its own now, rather than one page fault at a time
     # during the run; not when the run is already here.
@@ -367,47 +379,80 @@ def make_spare(blob):
         return None
 
 
-def serve(sock, spare, first_key):
+def serve(sock, first_spare, first_key):
+    """Hands runs to spares and keeps `want` of them started: the next is
+    made as soon as one is taken, while the run that took it goes on, so a
+    run that comes right after finds one (back to back through the
+    resident runner, or a second run while the first still runs). One is
+    made at a time; this loop never waits for one to start."""
+    want = WANT_SPARES
+    ready = [first_spare] if first_spare is not None else []
+    starting = None   # a spare made, its processes not known to be up yet
+    started_at = 0.0
+    refill = True     # off after a spare failed to appear, until the next run
     last_plan = first_key
     while True:
+        if starting is None and refill and len(ready) < want:
+            starting = make_spare(last_plan)
+            started_at = time.monotonic()
+            if starting is None:
+                refill = False
+        watch = [sock]
+        if starting is not None:
+            watch.append(starting.report)
+        timeout = None if starting is None else SPARE_START_MS / 1000
+        readable = select.select(watch, [], [], timeout)[0]
+        if starting is not None and (starting.report in readable
+                                     or time.monotonic() - started_at > SPARE_START_MS / 1000):
+            if starting.started(0):
+                ready.append(starting)
+                # The runner counts these: a run goes warm only when one is.
+                sock.send(b"spares %d" % len(ready))
+            else:
+                starting.close()
+                refill = False
+            starting = None
+        if sock not in readable:
+            continue
         plan_bytes, fds = receive(sock)
         reap()
         if not plan_bytes:
             os._exit(0)
-        if plan_bytes == b"spare" and not fds:
-            # Made now, between runs, not while one runs: the CPU is its.
-            if spare is not None and not spare.alive():
-                spare.close()
-                spare = None
-            if spare is None:
-                spare = make_spare(last_plan)
-            # Between runs: the CPU is free, and a spare that cannot start
-            # is known before a run would be handed to it.
-            if spare is not None:
-                spare.started(SPARE_START_MS)
+        if plan_bytes.startswith(b"want ") and not fds:
+            # The runner's memory cap: keep fewer.
+            want = max(1, int(plan_bytes[5:] or b"1"))
+            while len(ready) > want:
+                ready.pop().close()
             continue
         if fds is None or not 5 <= len(fds) <= MAX_FDS:
             for fd in fds or ():
                 os.close(fd)
             sock.send(b"error bad request")
             continue
+        key = plan_key(plan_bytes)
+        # Spares that died meanwhile, or were made for another policy, go.
+        for spare in [s for s in ready if s.key != key or not s.alive()]:
+            ready.remove(spare)
+            spare.close()
         handed = None
         for _ in range(2):  # a spare that died meanwhile: make another
-            if spare is not None and (spare.key != plan_key(plan_bytes) or not spare.alive()):
-                spare.close()
-                spare = None
-            if spare is None:
+            if ready:
+                spare = ready.pop(0)
+            elif starting is not None and starting.key == key:
+                spare, starting = starting, None
+            else:
                 spare = make_spare(plan_bytes)
             # Handed only once its processes are sandpad-warm-init: a run
             # whose supervisor could not start would end "failed", where a
             # cold start works.
             if spare is not None and not spare.started(HAND_START_MS):
                 spare.close()
-                spare = None
                 break
             if spare is not None and spare.hand(plan_bytes, fds):
-                handed, spare = spare, None
+                handed = spare
                 break
+            if spare is not None:
+                spare.close()
         for fd in fds:
             os.close(fd)
         if handed is None:
@@ -416,9 +461,10 @@ def serve(sock, spare, first_key):
             sock.sendmsg([b"ok"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
                                     array.array("i", [handed.pidfd]))])
             handed.close()
-        # The next run's processes come when the runner says this one
-        # ended ("spare"), or on demand.
+        # What is left, for the runner's count; the next is made at once.
+        sock.send(b"spares %d" % len(ready))
         last_plan = plan_bytes
+        refill = True
         del handed
 
 
@@ -456,6 +502,8 @@ MAX_REASON = 200
 # gives up on an answer after 2 s).
 SPARE_START_MS = 5000
 HAND_START_MS = 1500
+# How many spares a parent keeps started (the runner may ask for fewer).
+WANT_SPARES = int(sys.argv[4]) if len(sys.argv) > 4 else 1
 PLAN_BUFFER = bytearray(MAX_PLAN)
 FIRST_KEY = sys.argv[3].replace(",", "\0").encode() + b"\0"
 control = socket.socket(fileno=CONTROL_FD)

@@ -84,17 +84,10 @@ on_pidfd (void *data, int fd, uint32_t events)
 {
   RunnerRun *run = data;
 
-  RunnerEngine *engine = run->engine;
-  bool network = run->req.network;
-
-  runner_loop_unwatch (engine->loop, run->pidfd_watch);
+  runner_loop_unwatch (run->engine->loop, run->pidfd_watch);
   run->pidfd_watch = NULL;
   if (!run->init_reaped)
     _runner_run_on_init_exit (run);
-  /* Only now the next run's processes: made during this one, they would
-   * take the CPU it needs. */
-  if (engine->warm != NULL)
-    runner_warm_prepare (engine->warm, network);
 }
 
 /* 0 when the warm pool took the run, -1: run it cold. */
@@ -130,7 +123,10 @@ try_warm (RunnerRun *run, const RunnerLaunch *l)
    * parent's imports, ~40 MiB): by default go warm only when that leaves
    * the snippet at least 3/4 of its limit (all of it, if it imports numpy
    * or matplotlib itself, as a cold run would hold them too). */
-  int64_t data = runner_warm_data_bytes (engine->warm, run->req.network);
+  bool idle = true;
+  for (RunnerRun *other = engine->runs; other != NULL && idle; other = other->next)
+    idle = !(other->warm && other->pidfd_watch != NULL && other->req.network == run->req.network);
+  int64_t data = runner_warm_data_bytes (engine->warm, run->req.network, idle);
   int64_t min_memory = engine->config.warm_min_memory_mib >= 0
                          ? engine->config.warm_min_memory_mib * 1024 * 1024
                          : 4 * data;
@@ -303,6 +299,7 @@ _runner_engine_warm_new (RunnerEngine *engine)
     .max_runs = c->warm_max_runs,
     .idle_ms = c->warm_idle_ms,
     .memory_cap = c->warm_memory_mib * 1024 * 1024,
+    .spares = RUNNER_WARM_SPARES,
   };
   return runner_warm_new (&config);
 }

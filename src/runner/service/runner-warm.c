@@ -41,9 +41,12 @@ typedef struct
   int sock;
   int runs;
   int64_t data_bytes;   /* VmData when it became ready */
-  /* It has a spare run made (or being made) for the next run. Taken by a
-   * run, the next comes when that run ends (runner_warm_prepare). */
-  bool spare;
+  /* Spare runs it has made and started, as it last said ("spares N"),
+   * less those handed since: a run goes warm only when there is one, so
+   * it never waits for one being made. It makes the next as soon as one
+   * is taken, up to want. */
+  int spares;
+  int want;
   int64_t last_used_ns;
   int64_t retry_ns;     /* no restart before this */
   char *dir;
@@ -92,7 +95,7 @@ retire (Parent *p, bool failed)
   p->state = PARENT_NONE;
   p->runs = 0;
   p->data_bytes = 0;
-  p->spare = false;
+  p->spares = 0;
   if (failed)
     p->retry_ns = now_ns () + RESTART_BACKOFF_NS;
 }
@@ -178,8 +181,10 @@ exec_parent (const RunnerWarm *warm, const char *dir, int sock, bool network)
   cleanup_free char *key = xasprintf ("namespaces=%d,network=%d,nobody=%d",
                                       warm->config.namespaces ? 1 : 0, network ? 1 : 0,
                                       geteuid () == 0 ? 1 : 0);
+  cleanup_free char *spares = xasprintf ("%d", warm->config.spares > 0 ? warm->config.spares : 1);
   char *argv[] = { (char *) warm->config.python, (char *) "-u", (char *) "-B", driver,
-                   (char *) warm->config.module, (char *) warm->config.helper, key, NULL };
+                   (char *) warm->config.module, (char *) warm->config.helper, key, spares,
+                   NULL };
   char *envp[] = {
     (char *) "PATH=/usr/local/bin:/usr/bin:/bin",
     xasprintf ("HOME=%s", dir),
@@ -255,6 +260,7 @@ runner_warm_start (RunnerWarm *warm, bool network)
     }
   set_nonblocking (p->sock, true);
   p->state = PARENT_STARTING;
+  p->want = warm->config.spares > 0 ? warm->config.spares : 1;
   p->last_used_ns = now_ns ();
   /* Its memory is judged a full interval after it started, not in the
    * middle of its first imports (and, in tests, not before it is seen). */
@@ -262,49 +268,76 @@ runner_warm_start (RunnerWarm *warm, bool network)
     warm->memory_check_ns = p->last_used_ns + MEMORY_POLL_NS;
 }
 
-/* A starting parent says "ready VMDATA" once it has imported and its first
- * spare has started, or "broken TEXT". */
+/* "spares N" from a ready parent: how many started spares it holds. */
+static bool
+take_spares (Parent *p, const char *buf, size_t len)
+{
+  static const char prefix[] = "spares ";
+  char text[32];
+  int n;
+
+  if (len < sizeof prefix - 1 || len >= sizeof text
+      || memcmp (buf, prefix, sizeof prefix - 1) != 0)
+    return false;
+  memcpy (text, buf, len);
+  text[len] = '\0';
+  if (sscanf (text + sizeof prefix - 1, "%d", &n) == 1 && n >= 0)
+    p->spares = n;
+  return true;
+}
+
+/* What a parent said since we last looked, without waiting: a starting
+ * parent "ready VMDATA" once it has imported and its first spare has
+ * started, a ready one "spares N" as it makes more; "broken TEXT". */
 static void
 check_ready (RunnerWarm *warm, Parent *p)
 {
   char buf[256];
   long long data = 0;
 
-  if (p->state != PARENT_STARTING)
-    return;
-  ssize_t n = recv (p->sock, buf, sizeof buf - 1, MSG_DONTWAIT);
-  if (n < 0 && (errno == EAGAIN || errno == EINTR))
-    return;
-  if (n <= 0)
+  while (p->state != PARENT_NONE)
     {
-      retire (p, true);
-      return;
+      ssize_t n = recv (p->sock, buf, sizeof buf - 1, MSG_DONTWAIT);
+      if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+      if (n <= 0)
+        {
+          retire (p, true);
+          return;
+        }
+      if (check_broken (warm, buf, (size_t) n))
+        return;
+      buf[n] = '\0';
+      if (p->state == PARENT_READY && take_spares (p, buf, (size_t) n))
+        continue;
+      if (p->state != PARENT_STARTING || sscanf (buf, "ready %lld", &data) != 1)
+        {
+          retire (p, true);
+          return;
+        }
+      p->data_bytes = data;
+      /* Its first spare is made before it says ready. */
+      p->spares = 1;
+      p->state = PARENT_READY;
     }
-  if (check_broken (warm, buf, (size_t) n))
-    return;
-  buf[n] = '\0';
-  if (sscanf (buf, "ready %lld", &data) != 1)
-    {
-      retire (p, true);
-      return;
-    }
-  p->data_bytes = data;
-  /* Its first spare is made before it says ready. */
-  p->spare = true;
-  p->state = PARENT_READY;
 }
 
 int64_t
-runner_warm_data_bytes (RunnerWarm *warm, bool network)
+runner_warm_data_bytes (RunnerWarm *warm, bool network, bool idle)
 {
   Parent *p = &warm->parents[network ? 1 : 0];
 
   check_ready (warm, p);
-  /* A run while its spare is taken (a burst of runs) goes cold: the parent
-   * would have to fork one on demand, three forks of its whole memory
-   * before the run may start, which on two cores made eight runs at once
-   * slower warm than cold. */
-  return p->state == PARENT_READY && p->spare ? p->data_bytes : -1;
+  if (p->state != PARENT_READY)
+    return -1;
+  /* A run while every spare is taken by runs under way (a burst) goes
+   * cold: the parent would have to fork one on demand, three forks of its
+   * whole memory before the run may start, which on two cores made eight
+   * runs at once slower warm than cold. With none under way the parent is
+   * making the next (it refills as soon as one is taken): the run waits
+   * for it (bounded, SPAWN_TIMEOUT_MS), as a run right after another
+   * always could. */
+  return p->spares > 0 || idle ? p->data_bytes : -1;
 }
 
 /* The answer to one spawn: "ok" with a pidfd, "error ..." or "broken ...". */
@@ -312,19 +345,33 @@ static int
 read_answer (RunnerWarm *warm, Parent *p, const char **why)
 {
   struct pollfd pfd = { .fd = p->sock, .events = POLLIN };
+  int64_t deadline = now_ns () + SPAWN_TIMEOUT_MS * INT64_C (1000000);
   char buf[256];
   int pidfd = -1;
-  int rc;
+  ssize_t n;
 
-  do
-    rc = poll (&pfd, 1, SPAWN_TIMEOUT_MS);
-  while (rc < 0 && errno == EINTR);
-  if (rc <= 0)
+  /* A "spares N" it sent before it read the plan comes first. */
+  for (;;)
     {
-      *why = "the warm parent did not answer";
-      return -1;
+      int64_t left_ms = (deadline - now_ns ()) / 1000000;
+      int rc = left_ms > 0 ? poll (&pfd, 1, (int) left_ms) : 0;
+      if (rc < 0 && errno == EINTR)
+        continue;
+      if (rc <= 0)
+        {
+          *why = "the warm parent did not answer";
+          return -1;
+        }
+      /* No fd or one: "spares N" and "error ..." come without. */
+      size_t n_fds = 0;
+      pidfd = -1;
+      n = recv_with_some_fds (p->sock, buf, sizeof buf, &pidfd, 0, 1, &n_fds);
+      if (n > 0 && n_fds == 0 && take_spares (p, buf, (size_t) n))
+        continue;
+      if (n > 0 && n_fds == 0)
+        pidfd = -1;
+      break;
     }
-  ssize_t n = recv_with_fds (p->sock, buf, sizeof buf, &pidfd, 1);
   if (n < 0 && errno == EBADMSG)
     {
       *why = "the warm parent could not fork the run";
@@ -335,7 +382,7 @@ read_answer (RunnerWarm *warm, Parent *p, const char **why)
       *why = "the warm parent is gone";
       return -1;
     }
-  if (n != 2 || memcmp (buf, "ok", 2) != 0)
+  if (n != 2 || memcmp (buf, "ok", 2) != 0 || pidfd < 0)
     {
       if (pidfd >= 0)
         close (pidfd);
@@ -373,26 +420,12 @@ runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len,
       return -1;
     }
   p->last_used_ns = now_ns ();
-  p->spare = false;
+  /* Taken; its "spares N" after the answer says how many are left. */
+  if (p->spares > 0)
+    p->spares--;
   if (++p->runs >= warm->config.max_runs)
     retire (p, false);
   return pidfd;
-}
-
-void
-runner_warm_prepare (RunnerWarm *warm, bool network)
-{
-  Parent *p = &warm->parents[network ? 1 : 0];
-  static const char msg[] = "spare";
-
-  /* No answer comes. A full socket means the parent is busy anyway; a
-   * message lost that way only means it makes the spare when the next run
-   * comes. */
-  if (p->state == PARENT_READY)
-    {
-      send (p->sock, msg, sizeof msg - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-      p->spare = true;
-    }
 }
 
 bool
@@ -498,6 +531,17 @@ runner_warm_tick (RunnerWarm *warm, int64_t now, const pid_t *busy, size_t n_bus
         }
       if (total <= warm->config.memory_cap || victim == NULL)
         return;
+      /* First it keeps one spare instead of several; judged again at the
+       * next look, once the others are gone. */
+      if (victim->state == PARENT_READY && victim->want > 1)
+        {
+          static const char msg[] = "want 1";
+          victim->want = 1;
+          if (victim->spares > 1)
+            victim->spares = 1;
+          send (victim->sock, msg, sizeof msg - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+          return;
+        }
       retire (victim, true);
     }
 }

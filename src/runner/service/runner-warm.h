@@ -4,7 +4,10 @@
  * A warm parent is python3 running the driver (runner-warm-driver.py) with
  * the environment a run gets but pointing into a directory of the runner's
  * own: it imports numpy and matplotlib, then waits on one socket. It keeps
- * the next run's processes ready (a spare, sandbox/runner-warm-child.c):
+ * the next runs' processes ready (spares, sandbox/runner-warm-child.c;
+ * RUNNER_WARM_SPARES of them, one when over memory_cap),
+ * making the next as soon as a run takes one and telling the runner how
+ * many have started ("spares N"), so a run never waits for one:
  * per run the runner sends it the run's plan and pipes, which it hands to
  * the spare, whose program takes every step of a cold run
  * (sandbox/runner-spawn.c) and then runs the snippet instead of exec'ing
@@ -28,6 +31,9 @@
 #define RUNNER_WARM_MAX_PARENTS 2
 /* How often the engine looks at its parents when nothing else happens. */
 #define RUNNER_WARM_TICK_MS 5000
+/* Spare runs a parent keeps ready: two, so that a run that comes while
+ * the next is being made (back to back) still finds one. */
+#define RUNNER_WARM_SPARES 2
 
 typedef struct
 {
@@ -39,6 +45,7 @@ typedef struct
   int max_runs;        /* recycle after this many */
   int64_t idle_ms;     /* recycle when unused this long */
   int64_t memory_cap;  /* bytes of RSS all parents may hold together */
+  int spares;          /* started spare runs a parent keeps (fewer over the cap) */
 } RunnerWarmConfig;
 
 typedef struct RunnerWarm RunnerWarm;
@@ -52,9 +59,11 @@ void runner_warm_start (RunnerWarm *warm, bool network);
 
 /* The private memory (VmData) a ready parent for this policy holds, which
  * its children start with; -1 when none is ready to take a run now: no
- * parent, or its spare is taken by a run still under way (the next run
- * goes cold rather than wait for a spare made on demand). */
-int64_t runner_warm_data_bytes (RunnerWarm *warm, bool network);
+ * parent, or every spare it said started is taken while another of its
+ * runs is still under way (!idle: a burst; the run goes cold rather than
+ * wait for a spare being made). idle: no warm run of this policy is under
+ * way, so the run may wait for the spare being made. */
+int64_t runner_warm_data_bytes (RunnerWarm *warm, bool network, bool idle);
 
 /* Hands a run to the parent: plan (NUL-separated, ends with NUL) and the
  * pipes in, out, err, control (read end) and status (write end), then
@@ -66,15 +75,12 @@ int64_t runner_warm_data_bytes (RunnerWarm *warm, bool network);
 int runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len,
                        const int *fds, size_t n_fds, const char **why);
 
-/* A run of this parent has ended: it may make the next run's processes
- * (a spare) now, if it has none. Never blocks. */
-void runner_warm_prepare (RunnerWarm *warm, bool network);
-
 /* The engine reaped pid; true when it was one of our parents. */
 bool runner_warm_reaped (RunnerWarm *warm, pid_t pid);
 
 /* Recycles idle and old parents and enforces the memory cap, which counts
- * each parent with the spare run it made ahead; busy[] are the
+ * each parent with the spare runs it made ahead (over it, a parent first
+ * keeps one spare, then ends); busy[] are the
  * supervisors of warm runs under way (also the parents' children, but
  * runs: their memory is their own limit's). */
 void runner_warm_tick (RunnerWarm *warm, int64_t now, const pid_t *busy, size_t n_busy);
