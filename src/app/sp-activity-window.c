@@ -57,10 +57,10 @@ update_row (GtkLabel *label, SpActivityRun *run)
 {
   g_autofree char *what = first_line (sp_activity_run_get_source (run));
   g_autofree char *how = sp_activity_run_describe (run);
-  g_autofree char *text = g_strdup_printf ("%s · %s\n%s", sp_activity_run_get_tool (run)
-                                                              ? sp_activity_run_get_tool (run)
-                                                              : "?",
-                                           what, how);
+  g_autofree char *text
+    = g_strdup_printf ("%s · %s\n%s",
+                       sp_activity_run_get_tool (run) ? sp_activity_run_get_tool (run) : "?", what,
+                       how);
 
   g_autofree char *shown = sp_visible_text_escape (text, -1, NULL);
 
@@ -159,7 +159,7 @@ append_end (SpActivityWindow *self, SpActivityRun *run)
   for (guint i = 0; files != NULL && files[i] != NULL; i++)
     {
       /* TRANSLATORS: a file (a plot, say) the assistant's run made */
-      g_autofree char *line = g_strdup_printf (_("Made %s\n"), files[i]);
+      g_autofree char *line = g_strdup_printf (_ ("Made %s\n"), files[i]);
       append_tagged (buffer, line, "file");
     }
 }
@@ -201,9 +201,10 @@ insert_diff (SpActivityWindow *self, SpActivityRun *run)
 static void
 update_diff_colours (SpActivityWindow *self)
 {
-  static const char *const kinds[]
-    = { "diff:diff-file", "diff:location", "diff:added-line", "diff:removed-line" };
-  GtkTextTagTable *table = gtk_text_buffer_get_tag_table (gtk_text_view_get_buffer (self->text_view));
+  static const char *const kinds[] = { "diff:diff-file", "diff:location", "diff:added-line",
+                                       "diff:removed-line" };
+  GtkTextTagTable *table = gtk_text_buffer_get_tag_table (
+    gtk_text_view_get_buffer (self->text_view));
   GtkSourceStyleScheme *scheme = gtk_source_style_scheme_manager_get_scheme (
     gtk_source_style_scheme_manager_get_default (),
     adw_style_manager_get_dark (adw_style_manager_get_default ()) ? "Adwaita-dark" : "Adwaita");
@@ -271,12 +272,14 @@ refresh (SpActivityWindow *self)
     g_autofree char *when = sp_activity_run_format_time (run, now);
 
     /* TRANSLATORS: tool · language · "in" workspace · local time, how long ago */
-    title = g_strdup_printf (
-      _("%s · %s · in %s · %s"), sp_activity_run_get_tool (run) ? sp_activity_run_get_tool (run) : "?",
-      sp_activity_run_get_language (run) ? sp_activity_run_get_language (run) : _("shell"),
-      sp_activity_run_get_workspace (run) ? sp_activity_run_get_workspace (run)
-                                          : _("a private directory"),
-      when ? when : "");
+    title = g_strdup_printf (_ ("%s · %s · in %s · %s"),
+                             sp_activity_run_get_tool (run) ? sp_activity_run_get_tool (run) : "?",
+                             sp_activity_run_get_language (run) ? sp_activity_run_get_language (run)
+                                                                : _ ("shell"),
+                             sp_activity_run_get_workspace (run)
+                               ? sp_activity_run_get_workspace (run)
+                               : _ ("a private directory"),
+                             when ? when : "");
   }
   {
     g_autofree char *shown = sp_visible_text_escape (title, -1, NULL);
@@ -395,8 +398,8 @@ on_run_added (SpActivityModel *model, SpActivityRun *run, SpActivityWindow *self
 {
   GtkListBoxRow *row;
 
-  row = gtk_list_box_get_row_at_index (self->list, (int) g_list_model_get_n_items (
-                                                     G_LIST_MODEL (model)) - 1);
+  row = gtk_list_box_get_row_at_index (self->list,
+                                       (int) g_list_model_get_n_items (G_LIST_MODEL (model)) - 1);
   if (row != NULL)
     gtk_list_box_select_row (self->list, row);
 }
@@ -411,7 +414,7 @@ on_stop_clicked (GtkButton *button, SpActivityWindow *self)
   if (!sp_activity_model_request_stop (self->model, sp_activity_run_get_id (self->shown), &error))
     gtk_label_set_text (self->status, error->message);
   else
-    gtk_label_set_text (self->status, _("Stopping…"));
+    gtk_label_set_text (self->status, _ ("Stopping…"));
 }
 
 static void
@@ -474,12 +477,12 @@ sp_activity_window_init (SpActivityWindow *self)
   GtkTextBuffer *buffer;
   GtkTextIter start;
 
-  gtk_window_set_title (GTK_WINDOW (self), _("Assistant Activity"));
+  gtk_window_set_title (GTK_WINDOW (self), _ ("Assistant Activity"));
   gtk_window_set_default_size (GTK_WINDOW (self), 960, 600);
 
-  self->stop_button = gtk_button_new_with_mnemonic (_("_Stop"));
+  self->stop_button = gtk_button_new_with_mnemonic (_ ("_Stop"));
   gtk_widget_add_css_class (self->stop_button, "destructive-action");
-  gtk_widget_set_tooltip_text (self->stop_button, _("Ask sandpad-mcp to stop this run"));
+  gtk_widget_set_tooltip_text (self->stop_button, _ ("Ask sandpad-mcp to stop this run"));
   g_signal_connect_object (self->stop_button, "clicked", G_CALLBACK (on_stop_clicked), self, 0);
   adw_header_bar_pack_end (ADW_HEADER_BAR (header), self->stop_button);
   gtk_box_append (GTK_BOX (box), header);
@@ -495,8 +498,8 @@ sp_activity_window_init (SpActivityWindow *self)
   self->status = make_label ("sp-activity-status");
   self->empty = make_label ("dim-label");
   gtk_label_set_text (self->empty,
-                      _("No assistant has run anything yet. Runs that AI assistants make "
-                        "through sandpad-mcp on this computer show here as they happen."));
+                      _ ("No assistant has run anything yet. Runs that AI assistants make "
+                         "through sandpad-mcp on this computer show here as they happen."));
   gtk_box_append (GTK_BOX (right), GTK_WIDGET (self->title));
   gtk_box_append (GTK_BOX (right), GTK_WIDGET (self->status));
   gtk_box_append (GTK_BOX (right), GTK_WIDGET (self->empty));

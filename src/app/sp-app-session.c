@@ -326,14 +326,11 @@ sp_app_session_restore (SpApplication *app)
 
       /* TRANSLATORS: the reasons follow, separated by semicolons */
       g_string_printf (message,
-                       g_dngettext (GETTEXT_PACKAGE,
-                                    "%u file in the autosave folder was skipped",
-                                    "%u files in the autosave folder were skipped",
-                                    problems->len),
+                       g_dngettext (GETTEXT_PACKAGE, "%u file in the autosave folder was skipped",
+                                    "%u files in the autosave folder were skipped", problems->len),
                        problems->len);
       for (guint i = 0; i < problems->len; i++)
-        g_string_append_printf (message, "%s %s", i == 0 ? ":" : ";",
-                                (char *) problems->pdata[i]);
+        g_string_append_printf (message, "%s %s", i == 0 ? ":" : ";", (char *) problems->pdata[i]);
       for (guint i = 0; i < problems->len; i++)
         g_message ("skipped: %s", (char *) problems->pdata[i]);
       if (first == NULL)

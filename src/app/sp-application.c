@@ -180,15 +180,11 @@ on_about (GSimpleAction *action, GVariant *param, gpointer user_data)
   GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (user_data));
   const char *developers[] = { "The Sandpad developers", NULL };
 
-  adw_show_about_window (parent,
-                         "application-name", _("Sandpad"),
-                         "application-icon", APP_ID,
-                         "version", PACKAGE_VERSION,
-                         "comments", _("Run code snippets in a kernel sandbox"),
-                         "website", "https://github.com/sandpad/sandpad",
-                         "license-type", GTK_LICENSE_GPL_3_0,
-                         "developers", developers,
-                         NULL);
+  adw_show_about_window (parent, "application-name", _ ("Sandpad"), "application-icon", APP_ID,
+                         "version", PACKAGE_VERSION, "comments",
+                         _ ("Run code snippets in a kernel sandbox"), "website",
+                         "https://github.com/sandpad/sandpad", "license-type", GTK_LICENSE_GPL_3_0,
+                         "developers", developers, NULL);
 }
 
 /* The first change of a setting that cannot be kept is said in the window
@@ -230,8 +226,8 @@ check_settings_kept (SpApplication *self)
   g_debug ("no session bus: %s", error->message);
   g_settings_delay (self->settings);
   self->settings_problem = g_strdup (
-    _("Preferences cannot be saved: there is no session bus (D-Bus), through which dconf "
-      "stores them. Changes last until Sandpad quits."));
+    _ ("Preferences cannot be saved: there is no session bus (D-Bus), through which dconf "
+       "stores them. Changes last until Sandpad quits."));
   g_signal_connect_object (self->settings, "changed", G_CALLBACK (on_settings_changed), self,
                            G_CONNECT_SWAPPED);
 }
@@ -312,8 +308,7 @@ sp_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.open", open_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.save", save_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.save-as", save_as_accels);
-  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.preferences",
-                                         prefs_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.preferences", prefs_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.quit", quit_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "window.close", close_accels);
 
@@ -324,8 +319,8 @@ sp_application_startup (GApplication *app)
 
   self->settings = g_settings_new (APP_ID);
   check_settings_kept (self);
-  g_signal_connect_object (self->settings, "changed::style-variant", G_CALLBACK (apply_style),
-                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "changed::style-variant", G_CALLBACK (apply_style), self,
+                           G_CONNECT_SWAPPED);
   apply_style (self);
 
   /* SANDPAD_RUNNER, the installed runner, or the build tree's; the runner
@@ -409,7 +404,7 @@ sp_application_init (SpApplication *self)
   /* Options of our own make --help a local one (GApplication forwards an
    * unknown command line whole otherwise) and say what FILE… is. */
   g_application_add_main_option_entries (G_APPLICATION (self), options);
-  g_application_set_option_context_parameter_string (G_APPLICATION (self), _("[FILE…]"));
+  g_application_set_option_context_parameter_string (G_APPLICATION (self), _ ("[FILE…]"));
 }
 
 SpApplication *
@@ -420,11 +415,9 @@ sp_application_new (void)
    * comes to command_line with the caller's directory). Without a session
    * bus GApplication runs as a non-unique instance, and the state lock
    * is what keeps two from sharing the autosave folder. */
-  return g_object_new (SP_TYPE_APPLICATION,
-                       "application-id", APP_ID,
-                       "flags", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_HANDLES_COMMAND_LINE,
-                       "resource-base-path", "/io/github/sandpad/Sandpad",
-                       NULL);
+  return g_object_new (SP_TYPE_APPLICATION, "application-id", APP_ID, "flags",
+                       G_APPLICATION_HANDLES_OPEN | G_APPLICATION_HANDLES_COMMAND_LINE,
+                       "resource-base-path", "/io/github/sandpad/Sandpad", NULL);
 }
 
 GSettings *

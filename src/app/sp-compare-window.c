@@ -55,7 +55,7 @@ sp_compare_window_init (SpCompareWindow *self)
   gtk_text_view_set_monospace (GTK_TEXT_VIEW (self->view), TRUE);
   gtk_text_view_set_left_margin (GTK_TEXT_VIEW (self->view), 6);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->view), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Differences"), -1);
+                                  _ ("Differences"), -1);
   gtk_widget_set_vexpand (scroller, TRUE);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (self->view));
   gtk_box_append (GTK_BOX (box), header);
@@ -73,15 +73,16 @@ sp_compare_window_new (GtkWindow *parent, const char *name, const char *disk_tex
 {
   SpCompareWindow *self;
   g_autoptr (SpLineDiff) diff = sp_line_diff (disk_text, editor_text);
-  g_autofree char *disk_label = g_strdup_printf (_("%s on disk"), name);
-  g_autofree char *editor_label = g_strdup_printf (_("%s in the editor (unsaved)"), name);
+  g_autofree char *disk_label = g_strdup_printf (_ ("%s on disk"), name);
+  g_autofree char *editor_label = g_strdup_printf (_ ("%s in the editor (unsaved)"), name);
   g_autofree char *patch = sp_line_diff_to_unified (diff, disk_label, editor_label, 3);
-  g_autofree char *title = g_strdup_printf (_("Compare %s"), name);
+  g_autofree char *title = g_strdup_printf (_ ("Compare %s"), name);
 
   self = g_object_new (SP_TYPE_COMPARE_WINDOW, "title", title, "transient-for", parent, NULL);
   gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->view)),
-                            patch[0] != '\0' ? patch : _("The file on disk and the editor's text "
-                                                         "are the same."),
+                            patch[0] != '\0' ? patch
+                                             : _ ("The file on disk and the editor's text "
+                                                  "are the same."),
                             -1);
   return GTK_WIDGET (self);
 }

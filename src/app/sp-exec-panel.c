@@ -100,11 +100,11 @@ on_saved (GObject *source, GAsyncResult *result, gpointer user_data)
                   : sp_run_file_save_finish (result, &error);
 
   if (ok)
-    message = g_strdup_printf (_("Saved as %s"), done->name);
+    message = g_strdup_printf (_ ("Saved as %s"), done->name);
   else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
   else
-    message = g_strdup_printf (_("Could not save %s: %s"), done->name, error->message);
+    message = g_strdup_printf (_ ("Could not save %s: %s"), done->name, error->message);
   panel_toast (done->self, message);
 }
 
@@ -140,8 +140,8 @@ on_save_chosen (GObject *source, GAsyncResult *result, gpointer user_data)
                                              G_FILE_CREATE_REPLACE_DESTINATION, self->reads,
                                              on_saved, done);
       else
-        sp_run_file_save_async (sp_output_item_get_dir (item), sp_output_item_get_name (item),
-                                dest, self->reads, on_saved, done);
+        sp_run_file_save_async (sp_output_item_get_dir (item), sp_output_item_get_name (item), dest,
+                                self->reads, on_saved, done);
     }
 }
 
@@ -160,7 +160,7 @@ on_row_save_file (SpOutputRow *row, SpOutputItem *item, SpExecPanel *self)
   save_as->item = g_object_ref (item);
   /* The snippet's folder, or home: never the app's working directory
    * (and never the run's, which goes away with the next run). */
-  sp_file_dialog_choose_async (parent, SP_FILE_DIALOG_SAVE, _("Save File"), _("_Save"),
+  sp_file_dialog_choose_async (parent, SP_FILE_DIALOG_SAVE, _ ("Save File"), _ ("_Save"),
                                self->save_folder ? self->save_folder : home, base, NULL,
                                on_save_chosen, save_as);
 }
@@ -292,10 +292,10 @@ tick (gpointer user_data)
 
   if (self->waiting)
     /* TRANSLATORS: seconds so far, then the time limit in seconds */
-    text = g_strdup_printf (_("Waiting for input… %.1f s; the %u s time limit is paused"),
-                            seconds, self->timeout_s);
+    text = g_strdup_printf (_ ("Waiting for input… %.1f s; the %u s time limit is paused"), seconds,
+                            self->timeout_s);
   else
-    text = g_strdup_printf (_("Running… %.1f s"), seconds);
+    text = g_strdup_printf (_ ("Running… %.1f s"), seconds);
   gtk_label_set_text (self->status_label, text);
   return G_SOURCE_CONTINUE;
 }
@@ -394,8 +394,8 @@ sp_exec_panel_init (SpExecPanel *self)
   g_signal_connect_object (self->transcript, "rebind", G_CALLBACK (on_rebind), self, 0);
   gtk_list_view_set_factory (output_view, factory);
   /* Output is a log: screen readers announce additions politely. */
-  gtk_accessible_update_property (GTK_ACCESSIBLE (output_view),
-                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, _("Program output"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (output_view), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                  _ ("Program output"), -1);
 
   g_signal_connect_object (self->input_entry, "activate", G_CALLBACK (on_input_activate), self, 0);
   g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
@@ -505,7 +505,8 @@ sp_exec_panel_get_policy_text (SpExecPanel *self)
   g_return_val_if_fail (SP_IS_EXEC_PANEL (self), NULL);
   return g_strjoin ("\n", gtk_label_get_text (self->policy_title),
                     gtk_widget_get_visible (GTK_WIDGET (self->policy_warnings))
-                      ? gtk_label_get_text (self->policy_warnings) : "",
+                      ? gtk_label_get_text (self->policy_warnings)
+                      : "",
                     gtk_label_get_text (self->policy_limits),
                     gtk_label_get_text (self->policy_label), NULL);
 }
@@ -550,8 +551,7 @@ sp_exec_panel_set_status (SpExecPanel *self, const char *text, gboolean is_error
 }
 
 void
-sp_exec_panel_set_snippet_names (SpExecPanel *self, const char *run_name,
-                                 const char *display_name)
+sp_exec_panel_set_snippet_names (SpExecPanel *self, const char *run_name, const char *display_name)
 {
   g_return_if_fail (SP_IS_EXEC_PANEL (self));
 
@@ -580,9 +580,9 @@ sp_exec_panel_set_waiting (SpExecPanel *self, gboolean waiting, guint timeout_s)
   self->waiting = waiting;
   self->timeout_s = timeout_s;
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label),
-                               waiting ? _("The time limit stands still while the program "
-                                           "waits for input; a wait longer than 15 minutes "
-                                           "ends the run. Limits are in Preferences (Ctrl+,).")
+                               waiting ? _ ("The time limit stands still while the program "
+                                            "waits for input; a wait longer than 15 minutes "
+                                            "ends the run. Limits are in Preferences (Ctrl+,).")
                                        : NULL);
   if (self->running)
     tick (self);
@@ -594,12 +594,12 @@ sp_exec_panel_set_waiting (SpExecPanel *self, gboolean waiting, guint timeout_s)
   else
     gtk_widget_remove_css_class (GTK_WIDGET (self->input_entry), "input-wanted");
   gtk_entry_set_placeholder_text (self->input_entry,
-                                  waiting ? _("The program waits for input: type here, "
-                                              "Enter to send")
-                                          : _("Input for the program, Enter to send"));
+                                  waiting ? _ ("The program waits for input: type here, "
+                                               "Enter to send")
+                                          : _ ("Input for the program, Enter to send"));
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->input_entry),
                                   GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-                                  waiting ? _("The program waits for input") : "", -1);
+                                  waiting ? _ ("The program waits for input") : "", -1);
 }
 
 GtkEntry *

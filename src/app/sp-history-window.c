@@ -42,11 +42,11 @@ struct _SpHistoryWindow
   GtkWidget *plots_scroller;
   GtkBox *plots;
 
-  GPtrArray *runs; /* of SpRunRecord, oldest first */
-  GCancellable *decoding; /* the shown run's images */
+  GPtrArray *runs;         /* of SpRunRecord, oldest first */
+  GCancellable *decoding;  /* the shown run's images */
   GCancellable *comparing; /* "Changes since last run", in a worker thread */
   GtkWidget *list_scroller;
-  GCancellable *thumbnails; /* the rows' thumbnails, one decode at a time */
+  GCancellable *thumbnails;       /* the rows' thumbnails, one decode at a time */
   GtkPicture *decoding_thumbnail; /* the one being decoded, or NULL */
   guint thumbnail_idle;
 };
@@ -97,8 +97,10 @@ tint_diff_lines (GtkTextBuffer *buffer)
       if (g_str_has_prefix (start, "--- ") || g_str_has_prefix (start, "+++ "))
         tag = "header";
       else
-        tag = start[0] == '+' ? "added" : start[0] == '-' ? "removed"
-                                        : start[0] == '@' ? "hunk" : NULL;
+        tag = start[0] == '+'   ? "added"
+              : start[0] == '-' ? "removed"
+              : start[0] == '@' ? "hunk"
+                                : NULL;
       if (tag != NULL)
         gtk_text_buffer_apply_tag_by_name (buffer, tag, &line, &end);
       if (!gtk_text_iter_forward_line (&line))
@@ -159,7 +161,7 @@ on_image_decoded (SpOutputItem *item, GParamSpec *pspec, GtkWidget *picture)
                              GDK_IS_PAINTABLE (image) ? GDK_PAINTABLE (image) : NULL);
   if (error != NULL)
     {
-      g_autofree char *text = g_strdup_printf (_("Cannot show this image (%s): %s"),
+      g_autofree char *text = g_strdup_printf (_ ("Cannot show this image (%s): %s"),
                                                sp_output_item_get_label (item), error);
       gtk_widget_set_visible (picture, FALSE);
       gtk_label_set_text (GTK_LABEL (label), text);
@@ -233,7 +235,8 @@ show_run (SpHistoryWindow *self)
   /* Compare With starts at the run before the selected one. */
   if (run != NULL && self->runs->len > 1)
     {
-      guint selected = (guint) gtk_list_box_row_get_index (gtk_list_box_get_selected_row (self->list));
+      guint selected = (guint) gtk_list_box_row_get_index (
+        gtk_list_box_get_selected_row (self->list));
       gtk_drop_down_set_selected (self->compare_with,
                                   selected + 1 < self->runs->len ? selected + 1 : selected - 1);
     }
@@ -247,25 +250,25 @@ show_run (SpHistoryWindow *self)
   g_string_append_printf (text, "%s\n", run->end);
   if (run->tool != NULL)
     /* TRANSLATORS: %s is the assistant's tool, "edit_and_execute" */
-    g_string_append_printf (text, _("Run by an assistant (%s)\n"), run->tool);
+    g_string_append_printf (text, _ ("Run by an assistant (%s)\n"), run->tool);
   if (run->error != NULL)
-    g_string_append_printf (text, _("Error: %s\n"), run->error);
+    g_string_append_printf (text, _ ("Error: %s\n"), run->error);
   for (guint i = 0; run->files != NULL && run->files[i] != NULL; i++)
-    g_string_append_printf (text, _("File: %s\n"), run->files[i]);
-  g_string_append_printf (text, _("\n── Code (%s) ──\n%s"), run->language, run->code);
+    g_string_append_printf (text, _ ("File: %s\n"), run->files[i]);
+  g_string_append_printf (text, _ ("\n── Code (%s) ──\n%s"), run->language, run->code);
   if (!g_str_has_suffix (run->code, "\n"))
     g_string_append_c (text, '\n');
   if (run->diff != NULL && *run->diff != '\0')
     {
-      g_string_append_printf (text, _("\n── The assistant's edit ──\n%s"), run->diff);
+      g_string_append_printf (text, _ ("\n── The assistant's edit ──\n%s"), run->diff);
       if (!g_str_has_suffix (run->diff, "\n"))
         g_string_append_c (text, '\n');
     }
-  g_string_append_printf (text, _("\n── stdout ──\n%s"), run->stdout_text);
+  g_string_append_printf (text, _ ("\n── stdout ──\n%s"), run->stdout_text);
   if (*run->stderr_text != '\0')
-    g_string_append_printf (text, _("\n── stderr ──\n%s"), run->stderr_text);
+    g_string_append_printf (text, _ ("\n── stderr ──\n%s"), run->stderr_text);
   if (run->output_cut)
-    g_string_append (text, _("\n(The output was longer; its start is kept.)\n"));
+    g_string_append (text, _ ("\n(The output was longer; its start is kept.)\n"));
   show_text (self, text->str, FALSE);
 }
 
@@ -296,10 +299,10 @@ compare_runs (SpHistoryWindow *self, SpRunRecord *run, SpRunRecord *other)
   clear_plots (self);
   if (run == NULL || other == NULL || run == other)
     {
-      show_text (self, _("There is no earlier run to compare with."), FALSE);
+      show_text (self, _ ("There is no earlier run to compare with."), FALSE);
       return;
     }
-  show_text (self, _("Comparing…"), FALSE);
+  show_text (self, _ ("Comparing…"), FALSE);
   self->comparing = g_cancellable_new ();
   if (other->time_us <= run->time_us)
     sp_run_record_compare_async (other, run, TRUE, self->comparing, on_compared,
@@ -534,11 +537,11 @@ make_row (SpRunRecord *run, SpRunRecord *previous)
       g_autofree char *tool = sp_visible_text_escape (run->tool, -1, NULL);
       /* TRANSLATORS: as above, for a run an assistant made through
        * sandpad-mcp; the last %s is its tool ("edit_and_execute") */
-      line = g_strdup_printf (_("%s · %.2f s · by an assistant (%s)\n%s"), time,
+      line = g_strdup_printf (_ ("%s · %.2f s · by an assistant (%s)\n%s"), time,
                               run->duration_ms / 1000.0, tool, shown);
     }
   else
-    line = g_strdup_printf (_("%s · %.2f s\n%s"), time, run->duration_ms / 1000.0, shown);
+    line = g_strdup_printf (_ ("%s · %.2f s\n%s"), time, run->duration_ms / 1000.0, shown);
   label = gtk_label_new (line);
   gtk_widget_set_tooltip_text (label, run->end);
   gtk_label_set_xalign (GTK_LABEL (label), 0);
@@ -606,27 +609,28 @@ sp_history_window_init (SpHistoryWindow *self)
   GtkWidget *right = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   GtkTextBuffer *buffer;
 
-  gtk_window_set_title (GTK_WINDOW (self), _("Run History"));
+  gtk_window_set_title (GTK_WINDOW (self), _ ("Run History"));
   gtk_window_set_default_size (GTK_WINDOW (self), 900, 560);
   self->runs = g_ptr_array_new_with_free_func ((GDestroyNotify) sp_run_record_free);
 
-  self->changes_button = gtk_button_new_with_mnemonic (_("_Changes since last run"));
-  self->restore_button = gtk_button_new_with_mnemonic (_("_Restore this code"));
+  self->changes_button = gtk_button_new_with_mnemonic (_ ("_Changes since last run"));
+  self->restore_button = gtk_button_new_with_mnemonic (_ ("_Restore this code"));
   gtk_widget_set_tooltip_text (self->restore_button,
-                               _("Put this run's code in the editor (undo takes it back)"));
+                               _ ("Put this run's code in the editor (undo takes it back)"));
   g_signal_connect_object (self->changes_button, "clicked", G_CALLBACK (on_changes_clicked), self,
                            0);
   g_signal_connect_object (self->restore_button, "clicked", G_CALLBACK (on_restore_clicked), self,
                            0);
   adw_header_bar_pack_start (ADW_HEADER_BAR (header), self->changes_button);
   self->run_names = gtk_string_list_new (NULL);
-  self->compare_with = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->run_names)), NULL));
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->compare_with), _("The run to compare with"));
+  self->compare_with = GTK_DROP_DOWN (
+    gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->run_names)), NULL));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->compare_with), _ ("The run to compare with"));
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->compare_with),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Compare with"), -1);
-  self->compare_button = gtk_button_new_with_mnemonic (_("Co_mpare"));
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _ ("Compare with"), -1);
+  self->compare_button = gtk_button_new_with_mnemonic (_ ("Co_mpare"));
   gtk_widget_set_tooltip_text (self->compare_button,
-                               _("How the selected run differs from the run chosen beside it"));
+                               _ ("How the selected run differs from the run chosen beside it"));
   g_signal_connect_object (self->compare_button, "clicked", G_CALLBACK (on_compare_clicked), self,
                            0);
   adw_header_bar_pack_start (ADW_HEADER_BAR (header), GTK_WIDGET (self->compare_with));
@@ -647,11 +651,11 @@ sp_history_window_init (SpHistoryWindow *self)
   g_signal_connect_object (self->list, "row-selected", G_CALLBACK (on_row_selected), self, 0);
   self->list_scroller = scrolled (GTK_WIDGET (self->list));
   {
-    GtkAdjustment *adjustment
-      = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (self->list_scroller));
+    GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (
+      GTK_SCROLLED_WINDOW (self->list_scroller));
     /* value: scrolled; changed: laid out or resized (rows come into view) */
-    g_signal_connect_object (adjustment, "value-changed", G_CALLBACK (queue_load_thumbnails),
-                             self, G_CONNECT_SWAPPED);
+    g_signal_connect_object (adjustment, "value-changed", G_CALLBACK (queue_load_thumbnails), self,
+                             G_CONNECT_SWAPPED);
     g_signal_connect_object (adjustment, "changed", G_CALLBACK (queue_load_thumbnails), self,
                              G_CONNECT_SWAPPED);
   }
@@ -683,8 +687,8 @@ sp_history_window_init (SpHistoryWindow *self)
   self->plots_scroller = gtk_scrolled_window_new ();
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (self->plots_scroller),
                                  GTK_WIDGET (self->plots));
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (self->plots_scroller),
-                                  GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER);
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (self->plots_scroller), GTK_POLICY_AUTOMATIC,
+                                  GTK_POLICY_NEVER);
   gtk_widget_add_css_class (self->plots_scroller, "sp-history-plots");
   gtk_widget_set_visible (self->plots_scroller, FALSE);
   gtk_box_append (GTK_BOX (right), self->plots_scroller);
@@ -719,7 +723,7 @@ sp_history_window_new (GtkWindow *parent, SpRunHistory *history, const char *key
       gtk_widget_set_visible (GTK_WIDGET (self->note), TRUE);
     }
   if (self->runs->len == 0)
-    show_text (self, _("This file has no runs yet."), FALSE);
+    show_text (self, _ ("This file has no runs yet."), FALSE);
   else
     sp_history_window_select (self, 0);
   show_run (self);

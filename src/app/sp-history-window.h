@@ -22,8 +22,7 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (SpHistoryWindow, sp_history_window, SP, HISTORY_WINDOW, AdwWindow)
 
 /* Lists key's runs in history; skipped files are named in the window. */
-SpHistoryWindow *sp_history_window_new (GtkWindow *parent, SpRunHistory *history,
-                                        const char *key);
+SpHistoryWindow *sp_history_window_new (GtkWindow *parent, SpRunHistory *history, const char *key);
 
 /* Selects the run index places from the newest (0: the newest). */
 void sp_history_window_select (SpHistoryWindow *self, guint index);
@@ -41,7 +40,7 @@ guint sp_history_window_get_n_runs (SpHistoryWindow *self);
  * (NULL before, or for a run that kept no image); *has (may be NULL):
  * whether the row has a place for one (for tests). */
 GdkPaintable *sp_history_window_get_row_thumbnail (SpHistoryWindow *self, guint index,
-                                                  gboolean *has);
+                                                   gboolean *has);
 /* A run that just ended: listed first and selected. */
 void sp_history_window_add_run (SpHistoryWindow *self, const SpRunRecord *record);
 /* What the text pane shows now (for tests and copying). */

@@ -32,8 +32,8 @@ static void decode_next (Queue *queue);
 static void
 withhold (SpOutputItem *item)
 {
-  sp_output_item_set_image_error (item, _("too large to show: this run's images are over the "
-                                          "memory Sandpad keeps for them"));
+  sp_output_item_set_image_error (item, _ ("too large to show: this run's images are over the "
+                                           "memory Sandpad keeps for them"));
 }
 
 GdkTexture *

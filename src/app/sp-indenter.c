@@ -142,8 +142,7 @@ sp_indenter_indent (GtkSourceIndenter *indenter, GtkSourceView *view, GtkTextIte
   g_autofree char *indent = NULL;
 
   gtk_text_iter_set_line_offset (&line_start, 0);
-  if (gtk_text_iter_get_line_offset (iter) > 0 && starts_line (&line_start)
-      && !starts_line (iter))
+  if (gtk_text_iter_get_line_offset (iter) > 0 && starts_line (&line_start) && !starts_line (iter))
     {
       /* A closing bracket just typed first on its line. */
       g_autofree char *before = text_before (&line_start);

@@ -124,7 +124,8 @@ show_full_size (SpOutputRow *self)
 
   if (!GDK_IS_PAINTABLE (image))
     return;
-  window = sp_image_window_new (parent, GDK_PAINTABLE (image), sp_output_item_get_label (self->item));
+  window = sp_image_window_new (parent, GDK_PAINTABLE (image),
+                                sp_output_item_get_label (self->item));
   gtk_window_present (GTK_WINDOW (window));
 }
 
@@ -153,7 +154,7 @@ on_action_clicked (GtkButton *button, SpOutputRow *self)
         {
           gdk_clipboard_set_texture (gtk_widget_get_clipboard (GTK_WIDGET (self)),
                                      GDK_TEXTURE (image));
-          row_toast (self, _("Image copied"));
+          row_toast (self, _ ("Image copied"));
         }
     }
   else if (g_str_equal (what, "show"))
@@ -196,11 +197,11 @@ on_activate_link (GtkLabel *label, const char *uri, SpOutputRow *self)
 static void
 ensure_parts (SpOutputRow *self)
 {
-  const char *const buttons[][2] = { { "open", N_("Open") },
-                                     { "save", N_("Save As…") },
-                                     { "copy", N_("Copy") },
-                                     { "full", N_("Full Size") },
-                                     { "show", N_("Show") } };
+  const char *const buttons[][2] = { { "open", N_ ("Open") },
+                                     { "save", N_ ("Save As…") },
+                                     { "copy", N_ ("Copy") },
+                                     { "full", N_ ("Full Size") },
+                                     { "show", N_ ("Show") } };
   GtkGesture *click;
 
   if (self->picture != NULL)
@@ -217,7 +218,7 @@ ensure_parts (SpOutputRow *self)
   self->actions = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   for (guint i = 0; i < G_N_ELEMENTS (buttons); i++)
     {
-      GtkWidget *button = gtk_button_new_with_label (_(buttons[i][1]));
+      GtkWidget *button = gtk_button_new_with_label (_ (buttons[i][1]));
       gtk_widget_add_css_class (button, "flat");
       gtk_widget_set_name (button, buttons[i][0]);
       g_signal_connect_object (button, "clicked", G_CALLBACK (on_action_clicked), self, 0);
@@ -270,12 +271,12 @@ bind_error (SpOutputRow *self, SpErrorInfo *error)
 
       if (!frame->in_snippet || frame_listed (error, i))
         continue;
-      text = frame->function ? g_strdup_printf (_("Line %d, in %s"), frame->line, frame->function)
-                             : g_strdup_printf (_("Line %d"), frame->line);
+      text = frame->function ? g_strdup_printf (_ ("Line %d, in %s"), frame->line, frame->function)
+                             : g_strdup_printf (_ ("Line %d"), frame->line);
       button = gtk_button_new_with_label (text);
       gtk_widget_add_css_class (button, "flat");
       gtk_widget_set_halign (button, GTK_ALIGN_START);
-      gtk_widget_set_tooltip_text (button, _("Show this line in the editor"));
+      gtk_widget_set_tooltip_text (button, _ ("Show this line in the editor"));
       g_object_set_data (G_OBJECT (button), "line", GINT_TO_POINTER (frame->line));
       g_signal_connect_object (button, "clicked", G_CALLBACK (on_frame_clicked), self, 0);
       gtk_box_append (GTK_BOX (self->frames), button);
@@ -287,8 +288,8 @@ bind_error (SpOutputRow *self, SpErrorInfo *error)
 static void
 bind_table (GtkWidget *table, const char *head, gboolean whole, char separator)
 {
-  g_autoptr (SpCsvPreview) csv
-    = sp_csv_preview_parse (head, whole, separator, PREVIEW_LINES, PREVIEW_COLUMNS);
+  g_autoptr (SpCsvPreview) csv = sp_csv_preview_parse (head, whole, separator, PREVIEW_LINES,
+                                                       PREVIEW_COLUMNS);
 
   for (guint r = 0; r < csv->rows->len; r++)
     {
@@ -312,9 +313,9 @@ bind_table (GtkWidget *table, const char *head, gboolean whole, char separator)
     {
       GtkWidget *note = gtk_label_new (
         csv->more_rows && csv->more_cols
-          ? _("Only the first rows and columns are shown; Save As keeps the whole file")
-        : csv->more_rows ? _("Only the first rows are shown; Save As keeps the whole file")
-                         : _("Only the first columns are shown; Save As keeps the whole file"));
+          ? _ ("Only the first rows and columns are shown; Save As keeps the whole file")
+        : csv->more_rows ? _ ("Only the first rows are shown; Save As keeps the whole file")
+                         : _ ("Only the first columns are shown; Save As keeps the whole file"));
       gtk_label_set_xalign (GTK_LABEL (note), 0);
       gtk_label_set_wrap (GTK_LABEL (note), TRUE);
       gtk_widget_add_css_class (note, "dim-label");
@@ -461,11 +462,11 @@ bind_image (SpOutputRow *self, SpOutputItem *output)
        * see it: Show decodes this one alone. */
       g_autofree char *size = g_format_size ((guint64) MAX (sp_output_item_get_size (output), 0));
       text = g_strdup_printf (
-        _("%s · %s: not shown, to keep this window's memory for images (Show to see it)"),
+        _ ("%s · %s: not shown, to keep this window's memory for images (Show to see it)"),
         sp_output_item_get_label (output), size);
     }
   else if (error != NULL)
-    text = g_strdup_printf (_("Cannot show this image (%s): %s"),
+    text = g_strdup_printf (_ ("Cannot show this image (%s): %s"),
                             sp_output_item_get_label (output), error);
   if (text == NULL)
     return;
@@ -473,8 +474,8 @@ bind_image (SpOutputRow *self, SpOutputItem *output)
   gtk_widget_set_visible (self->label, TRUE);
   set_run_text (self->label, text);
   gtk_widget_add_css_class (self->label, "notice");
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->label),
-                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, _("Notice"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                  _ ("Notice"), -1);
 }
 
 /* The buttons an item has: Save As for any regular file the runner
@@ -498,14 +499,12 @@ bind_actions (SpOutputRow *self, SpOutputItem *output)
        b = gtk_widget_get_next_sibling (b))
     {
       const char *name = gtk_widget_get_name (b);
-      gtk_widget_set_visible (b, (g_str_equal (name, "save") && (named || held))
-                                   || (kind == SP_OUTPUT_IMAGE && has_image
-                                       && !g_str_equal (name, "open")
-                                       && !g_str_equal (name, "show"))
-                                   || (kind == SP_OUTPUT_IMAGE && withheld && !has_image
-                                       && g_str_equal (name, "show"))
-                                   || (kind == SP_OUTPUT_FILE && is_text && named
-                                       && g_str_equal (name, "open")));
+      gtk_widget_set_visible (
+        b, (g_str_equal (name, "save") && (named || held))
+             || (kind == SP_OUTPUT_IMAGE && has_image && !g_str_equal (name, "open")
+                 && !g_str_equal (name, "show"))
+             || (kind == SP_OUTPUT_IMAGE && withheld && !has_image && g_str_equal (name, "show"))
+             || (kind == SP_OUTPUT_FILE && is_text && named && g_str_equal (name, "open")));
     }
 }
 
@@ -518,10 +517,10 @@ bind_label_text (SpOutputRow *self, SpOutputItem *output, const char *snippet_na
   gsize len = strlen (text);
   /* A trailing newline would show as an empty line under every chunk. */
   g_autofree char *trimmed = g_strndup (text, len > 0 && text[len - 1] == '\n' ? len - 1 : len);
-  g_autofree char *linked
-    = sp_output_item_get_kind (output) == SP_OUTPUT_STDERR && !sp_ansi_has_escapes (trimmed)
-        ? sp_traceback_to_markup (trimmed, snippet_name, display_name)
-        : NULL;
+  g_autofree char *linked = sp_output_item_get_kind (output) == SP_OUTPUT_STDERR
+                                && !sp_ansi_has_escapes (trimmed)
+                              ? sp_traceback_to_markup (trimmed, snippet_name, display_name)
+                              : NULL;
   gsize prompt_len = sp_output_item_get_prompt_length (output);
 
   if (prompt_len > 0)
@@ -534,8 +533,9 @@ bind_label_text (SpOutputRow *self, SpOutputItem *output, const char *snippet_na
     {
       /* Colours become markup; other escape sequences are shown, inert. */
       /* Dark red and dark blue do not read on a dark background. */
-      g_autofree char *markup = sp_ansi_to_markup_for (
-        trimmed, adw_style_manager_get_dark (adw_style_manager_get_default ()));
+      g_autofree char *markup
+        = sp_ansi_to_markup_for (trimmed,
+                                 adw_style_manager_get_dark (adw_style_manager_get_default ()));
       gtk_label_set_markup (GTK_LABEL (self->label), markup);
     }
   else
@@ -550,42 +550,42 @@ bind_text (SpOutputRow *self, SpOutputItem *output, const char *snippet_name,
 {
   GtkWidget *label = self->label;
   SpOutputKind kind = sp_output_item_get_kind (output);
-  const char *description = _("Standard output");
+  const char *description = _ ("Standard output");
 
   bind_label_text (self, output, snippet_name, display_name);
   if (kind == SP_OUTPUT_STDERR)
     {
       gtk_widget_add_css_class (label, "stderr");
-      description = _("Standard error");
+      description = _ ("Standard error");
     }
   else if (kind == SP_OUTPUT_INPUT && sp_output_item_get_prompt_length (output) > 0)
     {
       gtk_widget_add_css_class (label, "prompt-answer");
-      description = _("The program's prompt and your answer");
+      description = _ ("The program's prompt and your answer");
     }
   else if (kind == SP_OUTPUT_INPUT)
     {
       gtk_widget_add_css_class (label, "stdin");
-      description = _("Your input");
+      description = _ ("Your input");
     }
   else if (kind == SP_OUTPUT_NOTICE)
     {
       gtk_widget_add_css_class (label, "notice");
-      description = _("Notice");
+      description = _ ("Notice");
     }
   else if (kind == SP_OUTPUT_ERROR)
     {
       SpErrorInfo *info = sp_output_item_get_error (output);
       /* The traceback above ends in "Type: message" already; this says
        * where, and the frames below lead there. */
-      g_autofree char *where
-        = sp_error_info_get_line (info) > 0
-            ? g_strdup_printf (_("%s in line %d"), sp_error_info_get_error_type (info),
-                               sp_error_info_get_line (info))
-            : g_strdup (sp_error_info_get_error_type (info));
+      g_autofree char *where = sp_error_info_get_line (info) > 0
+                                 ? g_strdup_printf (_ ("%s in line %d"),
+                                                    sp_error_info_get_error_type (info),
+                                                    sp_error_info_get_line (info))
+                                 : g_strdup (sp_error_info_get_error_type (info));
       gtk_label_set_text (GTK_LABEL (label), where);
       gtk_widget_add_css_class (label, "error-title");
-      description = _("Error");
+      description = _ ("Error");
       bind_error (self, info);
     }
   else if (kind == SP_OUTPUT_FILE)
@@ -595,7 +595,7 @@ bind_text (SpOutputRow *self, SpOutputItem *output, const char *snippet_name,
                                                 size, sp_output_item_get_mime (output));
       set_run_text (label, title);
       gtk_widget_add_css_class (label, "notice");
-      description = _("Created file");
+      description = _ ("Created file");
       bind_preview (self, output);
     }
   /* Colour alone does not reach everyone: say which stream it is. */
@@ -693,8 +693,7 @@ sp_output_row_new (GCancellable *cancellable)
 }
 
 static void
-sp_output_row_set_property (GObject *object, guint prop_id, const GValue *value,
-                            GParamSpec *pspec)
+sp_output_row_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   SpOutputRow *self = SP_OUTPUT_ROW (object);
 
@@ -750,10 +749,10 @@ sp_output_row_class_init (SpOutputRowClass *klass)
   object_class->set_property = sp_output_row_set_property;
   object_class->get_property = sp_output_row_get_property;
 
-  properties[PROP_CANCELLABLE]
-    = g_param_spec_object ("cancellable", NULL, NULL, G_TYPE_CANCELLABLE,
-                           G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS
-                             | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_CANCELLABLE] = g_param_spec_object ("cancellable", NULL, NULL, G_TYPE_CANCELLABLE,
+                                                      G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY
+                                                        | G_PARAM_STATIC_STRINGS
+                                                        | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   signals[GOTO_LINE] = g_signal_new ("goto-line", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
@@ -762,8 +761,8 @@ sp_output_row_class_init (SpOutputRowClass *klass)
                                      NULL, NULL, NULL, G_TYPE_NONE, 1, SP_TYPE_OUTPUT_ITEM);
   signals[SAVE_FILE] = g_signal_new ("save-file", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                      NULL, NULL, NULL, G_TYPE_NONE, 1, SP_TYPE_OUTPUT_ITEM);
-  signals[SHOW_IMAGE] = g_signal_new ("show-image", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                                      0, NULL, NULL, NULL, G_TYPE_NONE, 1, SP_TYPE_OUTPUT_ITEM);
+  signals[SHOW_IMAGE] = g_signal_new ("show-image", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                      NULL, NULL, NULL, G_TYPE_NONE, 1, SP_TYPE_OUTPUT_ITEM);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/sandpad/Sandpad/sp-output-row.ui");

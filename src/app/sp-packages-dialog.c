@@ -126,18 +126,18 @@ show_sources (SpPackagesDialog *self)
 
   if (index_url[0] != '\0' && find_links[0] != '\0')
     /* TRANSLATORS: the package index URL, then a folder of wheels */
-    text = g_strdup_printf (_("Packages come from the index %s and the folder %s."), index_url,
+    text = g_strdup_printf (_ ("Packages come from the index %s and the folder %s."), index_url,
                             find_links);
   else if (index_url[0] != '\0')
     /* TRANSLATORS: %s is the package index URL */
-    text = g_strdup_printf (_("Packages come from the index %s."), index_url);
+    text = g_strdup_printf (_ ("Packages come from the index %s."), index_url);
   else if (find_links[0] != '\0')
     /* TRANSLATORS: %s is a folder of wheels */
-    text = g_strdup_printf (_("Packages come from the folder %s only (no index: offline)."),
+    text = g_strdup_printf (_ ("Packages come from the folder %s only (no index: offline)."),
                             find_links);
   else
-    text = g_strdup (_("No package source: no index is set, so installs are offline, and no "
-                       "folder of wheels either. Set one in Preferences, Package Installs."));
+    text = g_strdup (_ ("No package source: no index is set, so installs are offline, and no "
+                        "folder of wheels either. Set one in Preferences, Package Installs."));
   gtk_label_set_text (self->sources_label, text);
 }
 
@@ -165,7 +165,7 @@ refresh (SpPackagesDialog *self)
     {
       g_autofree char *where = NULL;
       /* TRANSLATORS: %s is the environment's folder */
-      where = g_strdup_printf (_("Python runs of this file use %s (read-only)."),
+      where = g_strdup_printf (_ ("Python runs of this file use %s (read-only)."),
                                self->environment);
       gtk_label_set_text (self->where_label, where);
     }
@@ -173,16 +173,16 @@ refresh (SpPackagesDialog *self)
     {
       g_autofree char *where = NULL;
       /* TRANSLATORS: %s is a folder */
-      where = g_strdup_printf (_("No .venv or venv in %s: runs use the system's packages."),
+      where = g_strdup_printf (_ ("No .venv or venv in %s: runs use the system's packages."),
                                self->folder);
       gtk_label_set_text (self->where_label, where);
     }
   else
-    gtk_label_set_text (self->where_label, _("Save the file first or open a folder"));
+    gtk_label_set_text (self->where_label, _ ("Save the file first or open a folder"));
   if (self->workspace != NULL)
     {
       /* TRANSLATORS: the sentence above, then the window's workspace folder */
-      g_autofree char *with = g_strdup_printf (_("%s Workspace: %s"),
+      g_autofree char *with = g_strdup_printf (_ ("%s Workspace: %s"),
                                                gtk_label_get_text (self->where_label),
                                                self->workspace);
       gtk_label_set_text (self->where_label, with);
@@ -192,9 +192,9 @@ refresh (SpPackagesDialog *self)
   gtk_widget_set_visible (self->installed_box, self->environment != NULL);
   adw_status_page_set_description (self->empty_page,
                                    self->folder != NULL
-                                     ? _("Create one with the system's Python; Debian's packages "
-                                         "stay importable.")
-                                     : _("Save the file first or open a folder"));
+                                     ? _ ("Create one with the system's Python; Debian's packages "
+                                          "stay importable.")
+                                     : _ ("Save the file first or open a folder"));
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->list_box))) != NULL)
     gtk_list_box_remove (self->list_box, child);
@@ -228,7 +228,7 @@ on_waited (GObject *source, GAsyncResult *res, gpointer user_data)
       return;
     }
   if (g_subprocess_get_if_signaled (process))
-    finish_job (self, FALSE, _("cancelled"));
+    finish_job (self, FALSE, _ ("cancelled"));
   else
     finish_job (self, g_subprocess_get_exit_status (process) == 0, NULL);
 }
@@ -311,12 +311,13 @@ finish_job (SpPackagesDialog *self, gboolean ok, const char *why)
   if (job == JOB_CREATE)
     {
       if (ok && self->environment != NULL)
-        set_result (self, _("Environment created"), FALSE);
+        set_result (self, _ ("Environment created"), FALSE);
       else
         {
           /* TRANSLATORS: %s is why (its output is shown below) */
-          g_autofree char *text = g_strdup_printf (_("Not created: %s"),
-                                                   why != NULL ? why : _("python3 -m venv failed"));
+          g_autofree char *text = g_strdup_printf (_ ("Not created: %s"),
+                                                   why != NULL ? why
+                                                               : _ ("python3 -m venv failed"));
           set_result (self, text, TRUE);
         }
       g_signal_emit (self, signals[ENVIRONMENT_CHANGED], 0);
@@ -324,7 +325,7 @@ finish_job (SpPackagesDialog *self, gboolean ok, const char *why)
     }
   if (ok)
     {
-      set_result (self, _("Installed"), FALSE);
+      set_result (self, _ ("Installed"), FALSE);
       return;
     }
   reason = why == NULL ? last_sandpad_line (self) : NULL;
@@ -332,8 +333,8 @@ finish_job (SpPackagesDialog *self, gboolean ok, const char *why)
     why = reason;
   {
     /* TRANSLATORS: %s is why, as sandpad-run says it (it names the policy rule) */
-    g_autofree char *text = g_strdup_printf (_("Not installed: %s"),
-                                             why != NULL ? why : _("the install failed"));
+    g_autofree char *text = g_strdup_printf (_ ("Not installed: %s"),
+                                             why != NULL ? why : _ ("the install failed"));
     set_result (self, text, TRUE);
   }
 }
@@ -393,7 +394,7 @@ on_install_clicked (SpPackagesDialog *self)
       }
   if (n_specs == 0)
     {
-      set_result (self, _("Type one or more packages, such as “requests” or “tinypkg==1.0”"),
+      set_result (self, _ ("Type one or more packages, such as “requests” or “tinypkg==1.0”"),
                   TRUE);
       return;
     }
@@ -432,7 +433,7 @@ build_install_part (SpPackagesDialog *self)
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
   GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   GtkWidget *scrolled = gtk_scrolled_window_new ();
-  GtkWidget *heading = gtk_label_new (_("Installed"));
+  GtkWidget *heading = gtk_label_new (_ ("Installed"));
 
   gtk_widget_add_css_class (heading, "heading");
   gtk_label_set_xalign (GTK_LABEL (heading), 0);
@@ -448,13 +449,13 @@ build_install_part (SpPackagesDialog *self)
   gtk_box_append (GTK_BOX (box), scrolled);
 
   self->spec_entry = GTK_ENTRY (gtk_entry_new ());
-  gtk_entry_set_placeholder_text (self->spec_entry, _("Packages, such as requests==2.31.0"));
+  gtk_entry_set_placeholder_text (self->spec_entry, _ ("Packages, such as requests==2.31.0"));
   gtk_widget_set_hexpand (GTK_WIDGET (self->spec_entry), TRUE);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->spec_entry),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Packages to install"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->spec_entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _ ("Packages to install"), -1);
   g_signal_connect_object (self->spec_entry, "activate", G_CALLBACK (on_install_clicked), self,
                            G_CONNECT_SWAPPED);
-  self->install_button = gtk_button_new_with_mnemonic (_("_Install"));
+  self->install_button = gtk_button_new_with_mnemonic (_ ("_Install"));
   gtk_widget_add_css_class (self->install_button, "suggested-action");
   g_signal_connect_object (self->install_button, "clicked", G_CALLBACK (on_install_clicked), self,
                            G_CONNECT_SWAPPED);
@@ -477,9 +478,9 @@ build (SpPackagesDialog *self)
   GtkWidget *body = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
   GtkWidget *output_scrolled = gtk_scrolled_window_new ();
 
-  self->title = ADW_WINDOW_TITLE (adw_window_title_new (_("Packages"), ""));
+  self->title = ADW_WINDOW_TITLE (adw_window_title_new (_ ("Packages"), ""));
   adw_header_bar_set_title_widget (ADW_HEADER_BAR (header), GTK_WIDGET (self->title));
-  self->cancel_button = gtk_button_new_with_mnemonic (_("_Cancel"));
+  self->cancel_button = gtk_button_new_with_mnemonic (_ ("_Cancel"));
   g_signal_connect_object (self->cancel_button, "clicked", G_CALLBACK (stop_job), self,
                            G_CONNECT_SWAPPED);
   adw_header_bar_pack_start (ADW_HEADER_BAR (header), self->cancel_button);
@@ -497,9 +498,9 @@ build (SpPackagesDialog *self)
   gtk_box_append (GTK_BOX (body), GTK_WIDGET (self->where_label));
 
   self->empty_page = ADW_STATUS_PAGE (adw_status_page_new ());
-  adw_status_page_set_title (self->empty_page, _("No Environment"));
+  adw_status_page_set_title (self->empty_page, _ ("No Environment"));
   adw_status_page_set_icon_name (self->empty_page, "folder-new-symbolic");
-  self->create_button = gtk_button_new_with_mnemonic (_("Create _Environment"));
+  self->create_button = gtk_button_new_with_mnemonic (_ ("Create _Environment"));
   gtk_widget_set_halign (self->create_button, GTK_ALIGN_CENTER);
   gtk_widget_add_css_class (self->create_button, "pill");
   gtk_widget_add_css_class (self->create_button, "suggested-action");
@@ -526,8 +527,8 @@ build (SpPackagesDialog *self)
   gtk_text_view_set_right_margin (self->output_view, 6);
   gtk_text_view_set_top_margin (self->output_view, 6);
   gtk_text_view_set_bottom_margin (self->output_view, 6);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->output_view),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Output"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->output_view), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _ ("Output"), -1);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (output_scrolled),
                                  GTK_WIDGET (self->output_view));
   gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (output_scrolled), 120);
@@ -583,15 +584,15 @@ sp_packages_dialog_class_init (SpPackagesDialogClass *klass)
   object_class->finalize = sp_packages_dialog_finalize;
   /* A venv was made: the window's policy card names it now. */
   signals[ENVIRONMENT_CHANGED] = g_signal_new ("environment-changed", G_TYPE_FROM_CLASS (klass),
-                                               G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                               G_TYPE_NONE, 0);
+                                               G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
+                                               0);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
 }
 
 static void
 sp_packages_dialog_init (SpPackagesDialog *self)
 {
-  gtk_window_set_title (GTK_WINDOW (self), _("Packages"));
+  gtk_window_set_title (GTK_WINDOW (self), _ ("Packages"));
   gtk_window_set_default_size (GTK_WINDOW (self), 560, 620);
   build (self);
 }
@@ -611,10 +612,10 @@ sp_packages_dialog_new (GtkWindow *parent, GSettings *settings, const char *fold
       gtk_window_set_modal (GTK_WINDOW (self), TRUE);
     }
   self->settings = g_object_ref (settings);
-  g_signal_connect_object (settings, "changed::install-index-url", G_CALLBACK (show_sources),
-                           self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (settings, "changed::install-find-links", G_CALLBACK (show_sources),
-                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (settings, "changed::install-index-url", G_CALLBACK (show_sources), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (settings, "changed::install-find-links", G_CALLBACK (show_sources), self,
+                           G_CONNECT_SWAPPED);
   show_sources (self);
   self->folder = folder != NULL ? g_canonicalize_filename (folder, NULL) : NULL;
   self->workspace = workspace != NULL ? g_canonicalize_filename (workspace, NULL) : NULL;

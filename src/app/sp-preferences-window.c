@@ -94,8 +94,8 @@ sp_preferences_window_class_init (SpPreferencesWindowClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = sp_preferences_window_dispose;
-  gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/io/github/sandpad/Sandpad/sp-preferences-window.ui");
+  gtk_widget_class_set_template_from_resource (
+    widget_class, "/io/github/sandpad/Sandpad/sp-preferences-window.ui");
   gtk_widget_class_bind_template_child (widget_class, SpPreferencesWindow, timeout_spin);
   gtk_widget_class_bind_template_child (widget_class, SpPreferencesWindow, memory_spin);
   gtk_widget_class_bind_template_child (widget_class, SpPreferencesWindow, output_spin);
@@ -124,8 +124,9 @@ sp_preferences_window_new (GSettings *settings)
 
   self = g_object_new (SP_TYPE_PREFERENCES_WINDOW, NULL);
   self->settings = g_object_ref (settings);
-  g_settings_bind (settings, "run-timeout-seconds", gtk_spin_button_get_adjustment (self->timeout_spin),
-                   "value", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "run-timeout-seconds",
+                   gtk_spin_button_get_adjustment (self->timeout_spin), "value",
+                   G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "memory-limit-mib", gtk_spin_button_get_adjustment (self->memory_spin),
                    "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "output-limit-mib", gtk_spin_button_get_adjustment (self->output_spin),

@@ -56,10 +56,10 @@ update (SpRunnerBanner *self)
   if (failed)
     {
       text = reason != NULL
-               ? g_strdup_printf (_("The sandboxed runner keeps failing, so runs are "
-                                    "unavailable. Last error: %s"),
+               ? g_strdup_printf (_ ("The sandboxed runner keeps failing, so runs are "
+                                     "unavailable. Last error: %s"),
                                   reason)
-               : g_strdup (_("The sandboxed runner keeps failing, so runs are unavailable."));
+               : g_strdup (_ ("The sandboxed runner keeps failing, so runs are unavailable."));
       gtk_label_set_text (self->label, text);
       /* The reason can be long: the whole of it on hover. */
       gtk_widget_set_tooltip_text (GTK_WIDGET (self->label), text);

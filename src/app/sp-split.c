@@ -64,8 +64,8 @@ sp_split_size_allocate (GtkWidget *widget, int width, int height, int baseline)
 {
   SpSplit *self = SP_SPLIT (widget);
   gboolean stacked = self->threshold > 0 ? width < self->threshold : self->stacked;
-  gboolean vertical
-    = gtk_orientable_get_orientation (GTK_ORIENTABLE (self->paned)) == GTK_ORIENTATION_VERTICAL;
+  gboolean vertical = gtk_orientable_get_orientation (GTK_ORIENTABLE (self->paned))
+                      == GTK_ORIENTATION_VERTICAL;
   int extent = vertical ? height : width;
 
   if (stacked != self->stacked)
@@ -103,8 +103,8 @@ sp_split_get_request_mode (GtkWidget *widget)
 static void
 on_position (GtkPaned *paned, GParamSpec *pspec, SpSplit *self)
 {
-  gboolean vertical
-    = gtk_orientable_get_orientation (GTK_ORIENTABLE (paned)) == GTK_ORIENTATION_VERTICAL;
+  gboolean vertical = gtk_orientable_get_orientation (GTK_ORIENTABLE (paned))
+                      == GTK_ORIENTATION_VERTICAL;
   int extent = vertical ? gtk_widget_get_height (GTK_WIDGET (self))
                         : gtk_widget_get_width (GTK_WIDGET (self));
 
@@ -192,21 +192,20 @@ sp_split_class_init (SpSplitClass *klass)
   widget_class->measure = sp_split_measure;
   widget_class->get_request_mode = sp_split_get_request_mode;
 
-  properties[PROP_FRACTION] = g_param_spec_double (
-    "fraction", NULL, NULL, SP_SPLIT_MIN_FRACTION, SP_SPLIT_MAX_FRACTION, 0.55,
-    G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_FRACTION] = g_param_spec_double ("fraction", NULL, NULL, SP_SPLIT_MIN_FRACTION,
+                                                   SP_SPLIT_MAX_FRACTION, 0.55,
+                                                   G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
+                                                     | G_PARAM_EXPLICIT_NOTIFY);
   properties[PROP_THRESHOLD]
     = g_param_spec_int ("threshold", NULL, NULL, 0, G_MAXINT, SP_SPLIT_STACK_BELOW,
                         G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   properties[PROP_STACKED] = g_param_spec_boolean ("stacked", NULL, NULL, FALSE,
                                                    G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
                                                      | G_PARAM_EXPLICIT_NOTIFY);
-  properties[PROP_START_CHILD]
-    = g_param_spec_object ("start-child", NULL, NULL, GTK_TYPE_WIDGET,
-                           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
-  properties[PROP_END_CHILD]
-    = g_param_spec_object ("end-child", NULL, NULL, GTK_TYPE_WIDGET,
-                           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_START_CHILD] = g_param_spec_object ("start-child", NULL, NULL, GTK_TYPE_WIDGET,
+                                                      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_END_CHILD] = g_param_spec_object ("end-child", NULL, NULL, GTK_TYPE_WIDGET,
+                                                    G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -295,8 +294,7 @@ gboolean
 sp_split_get_stacked (SpSplit *self)
 {
   g_return_val_if_fail (SP_IS_SPLIT (self), FALSE);
-  return gtk_orientable_get_orientation (GTK_ORIENTABLE (self->paned))
-         == GTK_ORIENTATION_VERTICAL;
+  return gtk_orientable_get_orientation (GTK_ORIENTABLE (self->paned)) == GTK_ORIENTATION_VERTICAL;
 }
 
 GtkPaned *

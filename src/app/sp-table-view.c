@@ -25,8 +25,8 @@ struct _SpTableView
 {
   GtkWidget parent_instance;
 
-  GtkWidget *bar;   /* the note and Copy */
-  GtkWidget *note;  /* "Result 1 · 3 rows × 2 columns", or what is left out */
+  GtkWidget *bar;  /* the note and Copy */
+  GtkWidget *note; /* "Result 1 · 3 rows × 2 columns", or what is left out */
   GtkWidget *copy;
   GtkWidget *scroller;
   GtkWidget *columns; /* the GtkColumnView */
@@ -123,7 +123,7 @@ on_copy_clicked (SpTableView *self)
   gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), tsv);
   overlay = gtk_widget_get_ancestor (GTK_WIDGET (self), ADW_TYPE_TOAST_OVERLAY);
   if (overlay != NULL)
-    adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), adw_toast_new (_("Table copied")));
+    adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), adw_toast_new (_ ("Table copied")));
 }
 
 static void
@@ -152,20 +152,19 @@ note_text (SpDataTable *table, const char *label)
     g_string_append (text, " · ");
   if ((guint64) shown < total)
     /* Translators: a table's rows: the first %u of %s (a count). */
-    g_string_append_printf (text, _("showing %u of %" G_GUINT64_FORMAT " rows"), shown, total);
+    g_string_append_printf (text, _ ("showing %u of %" G_GUINT64_FORMAT " rows"), shown, total);
   else
-    g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, "%u row", "%u rows", shown),
-                            shown);
+    g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, "%u row", "%u rows", shown), shown);
   g_string_append (text, " × ");
   g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, "%u column", "%u columns", cols),
                           cols);
   if (more > 0)
     {
       g_string_append (text, " · ");
-      g_string_append_printf (
-        text, g_dngettext (GETTEXT_PACKAGE, "%u more column not shown",
-                           "%u more columns not shown", more),
-        more);
+      g_string_append_printf (text,
+                              g_dngettext (GETTEXT_PACKAGE, "%u more column not shown",
+                                           "%u more columns not shown", more),
+                              more);
     }
   return g_string_free (g_steal_pointer (&text), FALSE);
 }
@@ -180,8 +179,7 @@ on_loaded (SpDataTable *table, GParamSpec *pspec, SpTableView *self)
 }
 
 void
-sp_table_view_set_table (SpTableView *self, SpDataTable *table, const char *label,
-                         const char *text)
+sp_table_view_set_table (SpTableView *self, SpDataTable *table, const char *label, const char *text)
 {
   g_return_if_fail (SP_IS_TABLE_VIEW (self));
   g_return_if_fail (table == NULL || SP_IS_DATA_TABLE (table));
@@ -231,7 +229,7 @@ show_table (SpTableView *self)
   if (!sp_data_table_get_loaded (table))
     {
       /* Translators: a table a program showed, while it is read. */
-      note = g_strdup_printf (_("%s · reading the table…"), label ? label : "");
+      note = g_strdup_printf (_ ("%s · reading the table…"), label ? label : "");
       gtk_label_set_text (GTK_LABEL (self->note), note);
       return;
     }
@@ -246,9 +244,10 @@ show_table (SpTableView *self)
   gtk_widget_set_visible (self->copy, TRUE);
   /* Tall enough for the first rows whatever the list around it measured
    * first: a row's height is known only once the view has laid it out. */
-  gtk_scrolled_window_set_min_content_height (
-    GTK_SCROLLED_WINDOW (self->scroller),
-    MIN ((int) sp_data_table_get_n_rows (table) + 1, MIN_ROWS) * ROW_HEIGHT);
+  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (self->scroller),
+                                              MIN ((int) sp_data_table_get_n_rows (table) + 1,
+                                                   MIN_ROWS)
+                                                * ROW_HEIGHT);
   note = note_text (table, label);
   gtk_label_set_text (GTK_LABEL (self->note), note);
   for (guint c = 0; c < sp_data_table_get_n_columns (table); c++)
@@ -263,8 +262,8 @@ show_table (SpTableView *self)
       g_signal_connect (factory, "bind", G_CALLBACK (bind_cell), data);
       /* The column view takes the factory. */
       column = gtk_column_view_column_new (sp_data_table_get_column_name (table, c), factory);
-      sorter = GTK_SORTER (gtk_custom_sorter_new (compare_rows, column_new (table, c),
-                                                  (GDestroyNotify) column_free));
+      sorter = GTK_SORTER (
+        gtk_custom_sorter_new (compare_rows, column_new (table, c), (GDestroyNotify) column_free));
       gtk_column_view_column_set_sorter (column, sorter);
       gtk_column_view_column_set_resizable (column, TRUE);
       gtk_column_view_append_column (view, column);
@@ -280,8 +279,8 @@ on_more_clicked (SpTableView *self)
   guint size = gtk_slice_list_model_get_size (self->page) + PAGE_ROWS;
 
   gtk_slice_list_model_set_size (self->page, size);
-  gtk_widget_set_visible (self->more, self->table != NULL
-                                        && sp_data_table_get_n_rows (self->table) > size);
+  gtk_widget_set_visible (self->more,
+                          self->table != NULL && sp_data_table_get_n_rows (self->table) > size);
 }
 
 SpDataTable *
@@ -358,9 +357,9 @@ sp_table_view_init (SpTableView *self)
   gtk_label_set_wrap (GTK_LABEL (self->note), TRUE);
   gtk_widget_set_hexpand (self->note, TRUE);
   gtk_widget_add_css_class (self->note, "dim-label");
-  self->copy = gtk_button_new_with_label (_("Copy"));
+  self->copy = gtk_button_new_with_label (_ ("Copy"));
   gtk_widget_add_css_class (self->copy, "flat");
-  gtk_widget_set_tooltip_text (self->copy, _("Copy the rows as tab-separated text"));
+  gtk_widget_set_tooltip_text (self->copy, _ ("Copy the rows as tab-separated text"));
   g_signal_connect_swapped (self->copy, "clicked", G_CALLBACK (on_copy_clicked), self);
   gtk_box_append (GTK_BOX (self->bar), self->note);
   gtk_box_append (GTK_BOX (self->bar), self->copy);
@@ -372,11 +371,10 @@ sp_table_view_init (SpTableView *self)
   /* Rows sorted by the column view's sorter: its headers' clicks. */
   sorter = gtk_column_view_get_sorter (GTK_COLUMN_VIEW (self->columns));
   self->sorted = gtk_sort_list_model_new (NULL, g_object_ref (sorter));
-  self->page = gtk_slice_list_model_new (g_object_ref (G_LIST_MODEL (self->sorted)), 0,
-                                         PAGE_ROWS);
+  self->page = gtk_slice_list_model_new (g_object_ref (G_LIST_MODEL (self->sorted)), 0, PAGE_ROWS);
   gtk_column_view_set_model (GTK_COLUMN_VIEW (self->columns),
-                             GTK_SELECTION_MODEL (gtk_no_selection_new (
-                               g_object_ref (G_LIST_MODEL (self->page)))));
+                             GTK_SELECTION_MODEL (
+                               gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->page)))));
   self->scroller = gtk_scrolled_window_new ();
   gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (self->scroller), GTK_POLICY_AUTOMATIC,
                                   GTK_POLICY_AUTOMATIC);
@@ -386,7 +384,7 @@ sp_table_view_init (SpTableView *self)
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (self->scroller), self->columns);
 
   /* Translators: a button under a table a program showed. */
-  self->more = gtk_button_new_with_label (_("Show More Rows"));
+  self->more = gtk_button_new_with_label (_ ("Show More Rows"));
   gtk_widget_add_css_class (self->more, "flat");
   gtk_widget_set_halign (self->more, GTK_ALIGN_START);
   g_signal_connect_swapped (self->more, "clicked", G_CALLBACK (on_more_clicked), self);

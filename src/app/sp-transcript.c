@@ -162,8 +162,7 @@ on_value_changed (GtkAdjustment *adj, SpTranscript *self)
 }
 
 static void
-on_items_changed (GListModel *model, guint position, guint removed, guint added,
-                  SpTranscript *self)
+on_items_changed (GListModel *model, guint position, guint removed, guint added, SpTranscript *self)
 {
   queue_follow (self);
 }
@@ -355,7 +354,7 @@ update_hidden (SpTranscript *self)
       return;
     }
   if (lines == 0)
-    text = g_strdup (_("The start of the output is not shown"));
+    text = g_strdup (_ ("The start of the output is not shown"));
   else
     {
       g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, lines);
@@ -387,7 +386,7 @@ save_done (GObject *object, GAsyncResult *result, gpointer user_data)
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
   /* Said where the user looks, until the bar changes again. */
-  text = g_strdup_printf (_("Could not save the output: %s"), error->message);
+  text = g_strdup_printf (_ ("Could not save the output: %s"), error->message);
   gtk_label_set_text (self->hidden_label, text);
 }
 
@@ -407,7 +406,7 @@ save_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
   GtkWindow *parent = GTK_WINDOW (gtk_widget_get_root (widget));
 
-  sp_file_dialog_choose_async (parent, SP_FILE_DIALOG_SAVE, _("Save Output"), _("_Save"), NULL,
+  sp_file_dialog_choose_async (parent, SP_FILE_DIALOG_SAVE, _ ("Save Output"), _ ("_Save"), NULL,
                                "output.txt", NULL, on_save_chosen, g_object_ref (widget));
 }
 
@@ -484,7 +483,8 @@ sp_transcript_init (SpTranscript *self)
   GtkGesture *click;
 
   gtk_widget_init_template (GTK_WIDGET (self));
-  gtk_orientable_set_orientation (GTK_ORIENTABLE (gtk_widget_get_layout_manager (GTK_WIDGET (self))),
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (
+                                    gtk_widget_get_layout_manager (GTK_WIDGET (self))),
                                   GTK_ORIENTATION_VERTICAL);
   self->save_cancellable = g_cancellable_new ();
   self->following = TRUE;
@@ -542,14 +542,13 @@ sp_transcript_set_model (SpTranscript *self, GListModel *model)
           g_signal_connect_object (model, "notify::hidden", G_CALLBACK (on_hidden_changed), self,
                                    0);
           sp_output_model_set_view_publishes (SP_OUTPUT_MODEL (model), TRUE);
-          g_signal_connect_object (model, "notify::has-pending", G_CALLBACK (on_has_pending),
-                                   self, 0);
+          g_signal_connect_object (model, "notify::has-pending", G_CALLBACK (on_has_pending), self,
+                                   0);
           on_has_pending (SP_OUTPUT_MODEL (model), NULL, self);
         }
     }
   gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (selection));
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "transcript.save",
-                                 SP_IS_OUTPUT_MODEL (model));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "transcript.save", SP_IS_OUTPUT_MODEL (model));
   update_hidden (self);
   sp_transcript_follow (self);
 }
@@ -582,6 +581,5 @@ const char *
 sp_transcript_get_hidden_text (SpTranscript *self)
 {
   g_return_val_if_fail (SP_IS_TRANSCRIPT (self), NULL);
-  return gtk_widget_get_visible (self->hidden_bar) ? gtk_label_get_text (self->hidden_label)
-                                                   : NULL;
+  return gtk_widget_get_visible (self->hidden_bar) ? gtk_label_get_text (self->hidden_label) : NULL;
 }

@@ -51,10 +51,9 @@ update_policy (SpWindow *self)
       /* Failed is not "starting": the banner above says why and offers
        * Retry. */
       sp_exec_panel_set_policy (self->exec_panel,
-                                state == SP_RUNNER_STATE_FAILED
-                                    || state == SP_RUNNER_STATE_STOPPED
-                                  ? _("No sandboxed runner: runs are unavailable")
-                                  : _("Starting the sandboxed runner…"),
+                                state == SP_RUNNER_STATE_FAILED || state == SP_RUNNER_STATE_STOPPED
+                                  ? _ ("No sandboxed runner: runs are unavailable")
+                                  : _ ("Starting the sandboxed runner…"),
                                 NULL);
       return;
     }
@@ -67,20 +66,20 @@ update_policy (SpWindow *self)
     }
   policy = sp_sandbox_policy_new (mode, layers);
   /* TRANSLATORS: network on/off · time limit · memory limit */
-  limits = g_strdup_printf (_("Network %s · %u s · %u MiB"), network ? _("on") : _("off"),
+  limits = g_strdup_printf (_ ("Network %s · %u s · %u MiB"), network ? _ ("on") : _ ("off"),
                             g_settings_get_uint (self->settings, "run-timeout-seconds"),
                             g_settings_get_uint (self->settings, "memory-limit-mib"));
   if (sp_run_controller_get_keep_state (self->runs))
     {
       /* The runs keep their state: say so where the limits are. */
-      char *with_session = g_strdup_printf ("%s · %s", limits, _("session"));
+      char *with_session = g_strdup_printf ("%s · %s", limits, _ ("session"));
       g_free (limits);
       limits = with_session;
     }
   if (sp_run_controller_get_run_start (self->runs) != NULL)
     {
       /* TRANSLATORS: the limits line, then how the last run started */
-      char *with_start = g_strdup_printf (_("%s · %s"), limits,
+      char *with_start = g_strdup_printf (_ ("%s · %s"), limits,
                                           sp_run_controller_get_run_start (self->runs));
       g_free (limits);
       limits = with_start;
@@ -89,7 +88,7 @@ update_policy (SpWindow *self)
   if (environment != NULL)
     {
       /* TRANSLATORS: the limits line, then the environment's path */
-      char *with_env = g_strdup_printf (_("%s · environment %s (read-only)"), limits, environment);
+      char *with_env = g_strdup_printf (_ ("%s · environment %s (read-only)"), limits, environment);
       g_free (limits);
       limits = with_env;
     }
@@ -106,8 +105,9 @@ on_running_changed (SpWindow *self)
   GtkWidget *input = GTK_WIDGET (sp_exec_panel_get_input_entry (self->exec_panel));
   /* The input line goes with the run: had it the keyboard, keys would go
    * nowhere until a click. They go back to the editor. */
-  gboolean input_had_focus
-    = !running && (gtk_widget_get_state_flags (input) & GTK_STATE_FLAG_FOCUS_WITHIN) != 0;
+  gboolean input_had_focus = !running
+                             && (gtk_widget_get_state_flags (input) & GTK_STATE_FLAG_FOCUS_WITHIN)
+                                  != 0;
 
   sp_exec_panel_set_running (self->exec_panel, running);
   _sp_window_update_actions (self);
@@ -178,7 +178,7 @@ image_label (const SpRunFile *file)
     {
       g_autofree char *prelude = g_strdup_printf ("plot-%u.png", n);
       if (g_str_equal (prelude, file->relative))
-        return g_strdup_printf (_("Plot %u"), n);
+        return g_strdup_printf (_ ("Plot %u"), n);
     }
   return g_strdup (file->relative);
 }
@@ -275,7 +275,8 @@ on_exited (SpRunController *runs, SpRunResult *result, SpWindow *self)
   sp_exec_panel_set_status (self->exec_panel, summary, !sp_run_result_succeeded (result));
   add_results (self, result);
   update_policy (self);
-  if (!sp_run_result_succeeded (result) && sp_run_result_get_cancelled (result) == SP_RUN_CANCEL_NONE)
+  if (!sp_run_result_succeeded (result)
+      && sp_run_result_get_cancelled (result) == SP_RUN_CANCEL_NONE)
     add_error (self, result);
 }
 
@@ -291,7 +292,7 @@ static void
 on_runner_lost (SpRunController *runs, SpWindow *self)
 {
   sp_exec_panel_set_status (self->exec_panel,
-                            _("The runner stopped unexpectedly; it is being restarted"), TRUE);
+                            _ ("The runner stopped unexpectedly; it is being restarted"), TRUE);
   self->runner_lost = TRUE;
 }
 
@@ -310,7 +311,7 @@ on_state_changed (SpRunnerSupervisor *sup, GParamSpec *pspec, SpWindow *self)
   if (state == SP_RUNNER_STATE_READY && self->runner_lost)
     {
       self->runner_lost = FALSE;
-      sp_exec_panel_set_status (self->exec_panel, _("Idle: the runner was restarted"), FALSE);
+      sp_exec_panel_set_status (self->exec_panel, _ ("Idle: the runner was restarted"), FALSE);
     }
   update_policy (self);
   _sp_window_update_actions (self);
@@ -337,11 +338,10 @@ _sp_window_connect_runner (SpWindow *self)
   /* The card says what the next run gets: its session, its environment. */
   g_signal_connect_object (self->runs, "notify::keep-state", G_CALLBACK (update_policy), self,
                            G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->document, "environment-changed", G_CALLBACK (update_policy),
-                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "environment-changed", G_CALLBACK (update_policy), self,
+                           G_CONNECT_SWAPPED);
   update_policy (self);
 }
-
 
 /* A saved file runs in its folder's environment (.venv or venv for
  * Python, node_modules for JavaScript, up to the workspace), an unsaved
@@ -370,7 +370,7 @@ start_run (SpWindow *self, const char *code)
    * system has (no node installed, say). */
   if (languages != NULL && !g_strv_contains (languages, _sp_window_get_language (self)))
     {
-      g_autofree char *msg = g_strdup_printf (_("No interpreter for %s on this system"),
+      g_autofree char *msg = g_strdup_printf (_ ("No interpreter for %s on this system"),
                                               _sp_window_get_language (self));
       sp_exec_panel_set_status (self->exec_panel, msg, TRUE);
       return;
@@ -383,11 +383,13 @@ start_run (SpWindow *self, const char *code)
     }
   set_environment (self, request);
   sp_run_request_set_timeout_ms (request,
-                                 g_settings_get_uint (self->settings, "run-timeout-seconds") * 1000);
+                                 g_settings_get_uint (self->settings, "run-timeout-seconds")
+                                   * 1000);
   sp_run_request_set_memory_mib (request, g_settings_get_uint (self->settings, "memory-limit-mib"));
   sp_run_request_set_network (request, g_settings_get_boolean (self->settings, "network-allowed"));
-  sp_run_request_set_output_limit (
-    request, (gint64) g_settings_get_uint (self->settings, "output-limit-mib") * 1024 * 1024);
+  sp_run_request_set_output_limit (request,
+                                   (gint64) g_settings_get_uint (self->settings, "output-limit-mib")
+                                     * 1024 * 1024);
   sp_run_request_set_stdin_open (request, TRUE);
 
   _sp_window_clear_mark (self);
@@ -404,7 +406,7 @@ start_run (SpWindow *self, const char *code)
   /* Error text names the snippet as the user knows it, with links. */
   {
     g_autofree char *run_name = name ? g_strdup (name) : _sp_window_file_name_for (self, "main");
-    sp_exec_panel_set_snippet_names (self->exec_panel, run_name, name ? name : _("Untitled"));
+    sp_exec_panel_set_snippet_names (self->exec_panel, run_name, name ? name : _ ("Untitled"));
   }
   {
     GFile *file = sp_document_get_file (self->document);
@@ -504,7 +506,7 @@ on_run_file_read (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (bytes == NULL)
     {
-      g_autofree char *msg = g_strdup_printf (_("Could not open the file: %s"), error->message);
+      g_autofree char *msg = g_strdup_printf (_ ("Could not open the file: %s"), error->message);
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         _sp_window_toast (self, msg);
       return;
@@ -512,7 +514,7 @@ on_run_file_read (GObject *source, GAsyncResult *result, gpointer user_data)
   contents = g_bytes_get_data (bytes, &len);
   if (!g_utf8_validate (contents, (gssize) len, NULL))
     {
-      _sp_window_toast (self, _("The file is not UTF-8 text"));
+      _sp_window_toast (self, _ ("The file is not UTF-8 text"));
       return;
     }
   other = sp_window_new (SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))));
@@ -604,7 +606,7 @@ refuse_elsewhere (SpWindow *self, const char *message)
   /* The file's name is in the message: a heading with a long name is
    * wider than the dialog measures it (a GTK warning with libadwaita
    * 1.7). */
-  heading = _("Could Not Open File");
+  heading = _ ("Could Not Open File");
 #if ADW_CHECK_VERSION(1, 5, 0)
   {
     /* No window to show it in: libadwaita gives it a window of its own,
@@ -613,7 +615,7 @@ refuse_elsewhere (SpWindow *self, const char *message)
      * a GTK warning, from 1.7.) */
     AdwDialog *dialog = adw_alert_dialog_new (heading, message);
 
-    adw_alert_dialog_add_response (ADW_ALERT_DIALOG (dialog), "close", _("_Close"));
+    adw_alert_dialog_add_response (ADW_ALERT_DIALOG (dialog), "close", _ ("_Close"));
     if (app != NULL)
       {
         g_application_hold (G_APPLICATION (app));
@@ -626,7 +628,7 @@ refuse_elsewhere (SpWindow *self, const char *message)
   {
     AdwMessageDialog *dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (NULL, heading, message));
 
-    adw_message_dialog_add_response (dialog, "close", _("_Close"));
+    adw_message_dialog_add_response (dialog, "close", _ ("_Close"));
     if (app != NULL)
       gtk_window_set_application (GTK_WINDOW (dialog), app);
     gtk_window_present (GTK_WINDOW (dialog));
@@ -640,8 +642,8 @@ load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
   g_autoptr (SpWindow) self = user_data;
   g_autoptr (GError) error = NULL;
   g_autoptr (GFile) file = NULL;
-  g_autoptr (GBytes) contents
-    = sp_document_load_finish (SP_DOCUMENT (object), result, &file, &error);
+  g_autoptr (GBytes) contents = sp_document_load_finish (SP_DOCUMENT (object), result, &file,
+                                                         &error);
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
   GtkTextIter start;
   gsize len = 0;
@@ -653,9 +655,9 @@ load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
       g_autofree char *msg = NULL;
 
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA))
-        msg = g_strdup_printf (_("Could not open “%s”: it is not UTF-8 text"), name);
+        msg = g_strdup_printf (_ ("Could not open “%s”: it is not UTF-8 text"), name);
       else
-        msg = g_strdup_printf (_("Could not open “%s”: %s"), name, error->message);
+        msg = g_strdup_printf (_ ("Could not open “%s”: %s"), name, error->message);
       if (self->open_pending)
         {
           refuse_elsewhere (self, msg);
@@ -726,16 +728,16 @@ on_open_chosen (GObject *source, GAsyncResult *result, gpointer user_data)
 static void
 open_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
-  sp_file_dialog_choose_async (GTK_WINDOW (widget), SP_FILE_DIALOG_OPEN, _("Open Snippet"),
-                               _("_Open"), NULL, NULL, NULL, on_open_chosen,
+  sp_file_dialog_choose_async (GTK_WINDOW (widget), SP_FILE_DIALOG_OPEN, _ ("Open Snippet"),
+                               _ ("_Open"), NULL, NULL, NULL, on_open_chosen,
                                g_object_ref (widget));
 }
 
 static void
 new_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
-  SpWindow *other
-    = sp_window_new (SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (widget))));
+  SpWindow *other = sp_window_new (
+    SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (widget))));
   gtk_window_present (GTK_WINDOW (other));
 }
 

@@ -119,7 +119,7 @@ show_assistant_run (SpWindow *self, SpActivityRun *run)
   if (!sp_activity_run_is_running (run))
     sp_output_model_flush (self->assistant->output);
   /* TRANSLATORS: %s says how the assistant's run ended, or that it runs */
-  status = g_strdup_printf (_("Run by an assistant: %s"), how);
+  status = g_strdup_printf (_ ("Run by an assistant: %s"), how);
   sp_exec_panel_set_status (self->exec_panel, status,
                             !sp_activity_run_is_running (run)
                               && sp_activity_run_get_exit_code (run) != 0);
@@ -156,7 +156,7 @@ on_run_changed (SpActivityRun *run, SpWindow *self)
   g_set_object (&self->assistant->changed, run);
   if (self->assistant->tick_id == 0)
     self->assistant->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), assistant_tick,
-                                                            NULL, NULL);
+                                                             NULL, NULL);
 }
 
 static void
@@ -192,8 +192,7 @@ _sp_window_activity_dispose (SpWindow *self)
 gboolean
 _sp_window_activity_is_shown (SpWindow *self)
 {
-  return self->assistant != NULL && self->output != NULL
-         && self->output == self->assistant->output;
+  return self->assistant != NULL && self->output != NULL && self->output == self->assistant->output;
 }
 
 static void

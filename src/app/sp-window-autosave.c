@@ -20,7 +20,7 @@ static void
 show_save_as (SpWindow *self, const char *kind, const char *message)
 {
   sp_reload_bar_show (self->autosave_bar, kind, message, TRUE);
-  sp_reload_bar_add_button (self->autosave_bar, "save-as", _("Save _As…"), NULL);
+  sp_reload_bar_add_button (self->autosave_bar, "save-as", _ ("Save _As…"), NULL);
 }
 
 static void
@@ -36,8 +36,8 @@ on_autosave_status (SpDocument *document, int status, const char *error, SpWindo
         sp_reload_bar_hide (self->autosave_bar);
       break;
     case SP_DOCUMENT_AUTOSAVE_FAILED:
-      message = g_strdup_printf (_("Could not keep a copy of the unsaved text: %s. The text is "
-                                   "still here; save it to keep it."),
+      message = g_strdup_printf (_ ("Could not keep a copy of the unsaved text: %s. The text is "
+                                    "still here; save it to keep it."),
                                  error);
       show_save_as (self, "autosave-failed", message);
       break;
@@ -49,10 +49,10 @@ on_autosave_status (SpDocument *document, int status, const char *error, SpWindo
         if (app == NULL)
           break;
         /* TRANSLATORS: %s says which process has the folder */
-        message = g_strdup_printf (_("Unsaved text in this window is not kept after a crash: "
-                                     "%s. Save it to keep it."),
+        message = g_strdup_printf (_ ("Unsaved text in this window is not kept after a crash: "
+                                      "%s. Save it to keep it."),
                                    why != NULL ? why
-                                               : _("another Sandpad has the autosave folder"));
+                                               : _ ("another Sandpad has the autosave folder"));
         show_save_as (self, "autosave-off", message);
       }
       break;
@@ -67,9 +67,9 @@ on_prepare_copy (SpDocument *document, SpWindow *self)
 {
   GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
   GList *windows = app != NULL ? gtk_application_get_windows (app) : NULL;
-  g_autofree char *name
-    = g_strdup_printf (_("Untitled %u"),
-                       g_list_length (windows) - (guint) MAX (g_list_index (windows, self), 0));
+  g_autofree char *name = g_strdup_printf (_ ("Untitled %u"),
+                                           g_list_length (windows)
+                                             - (guint) MAX (g_list_index (windows, self), 0));
 
   sp_document_set_untitled_name (document, name);
 }
@@ -83,8 +83,8 @@ on_buffer_changed (SpWindow *self)
 static void
 on_modified_changed (SpWindow *self)
 {
-  sp_document_set_modified (
-    self->document, gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (self))));
+  sp_document_set_modified (self->document, gtk_text_buffer_get_modified (
+                                              GTK_TEXT_BUFFER (sp_window_get_buffer (self))));
 }
 
 /* The document found the text unsaved (its file went away, say). */
@@ -138,14 +138,13 @@ _sp_window_autosave_init (SpWindow *self)
 {
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
 
-  g_signal_connect_object (self->autosave_bar, "response",
-                           G_CALLBACK (on_autosave_bar_response), self, 0);
-  g_signal_connect_object (self->document, "autosave-status", G_CALLBACK (on_autosave_status),
+  g_signal_connect_object (self->autosave_bar, "response", G_CALLBACK (on_autosave_bar_response),
                            self, 0);
-  g_signal_connect_object (self->document, "prepare-copy", G_CALLBACK (on_prepare_copy), self,
+  g_signal_connect_object (self->document, "autosave-status", G_CALLBACK (on_autosave_status), self,
                            0);
-  g_signal_connect_object (self->document, "notify::modified",
-                           G_CALLBACK (on_document_modified), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "prepare-copy", G_CALLBACK (on_prepare_copy), self, 0);
+  g_signal_connect_object (self->document, "notify::modified", G_CALLBACK (on_document_modified),
+                           self, G_CONNECT_SWAPPED);
   g_signal_connect_object (buffer, "changed", G_CALLBACK (on_buffer_changed), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (buffer, "modified-changed", G_CALLBACK (on_modified_changed), self,

@@ -36,7 +36,7 @@ next_label (SpWindow *self, const char *run_id)
   self->display_count++;
   /* Translators: an image or table a program showed as a result; %u
    * counts them. */
-  return g_strdup_printf (_("Result %u"), self->display_count);
+  return g_strdup_printf (_ ("Result %u"), self->display_count);
 }
 
 void
@@ -49,15 +49,13 @@ _sp_window_display_image (SpWindow *self, const char *run_id, GBytes *png)
   sp_output_model_append_item (self->output, item);
   g_autoptr (GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
   g_ptr_array_add (items, g_object_ref (item));
-  sp_exec_panel_add_images (self->exec_panel, items, self->image_budget,
-                            self->decode_cancellable);
+  sp_exec_panel_add_images (self->exec_panel, items, self->image_budget, self->decode_cancellable);
 }
 
 /* A table (a pandas DataFrame): its rows are the run's text, shown cell by
  * cell as plain text by the row's table view (sp-table-view.h). */
 void
-_sp_window_display_table (SpWindow *self, const char *run_id, const char *text,
-                          SpDataTable *table)
+_sp_window_display_table (SpWindow *self, const char *run_id, const char *text, SpDataTable *table)
 {
   g_autofree char *label = next_label (self, run_id);
   g_autoptr (SpOutputItem) item = sp_output_item_new_table (table, text, label);

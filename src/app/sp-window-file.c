@@ -228,8 +228,8 @@ mark_changed_lines (SpWindow *self, const char *old_text, const char *new_text)
       if ((int) first >= n_lines)
         first = (guint) MAX (n_lines - 1, 0);
       gtk_text_buffer_get_iter_at_line (buffer, &start, (int) first);
-      gtk_text_buffer_get_iter_at_line (buffer, &end, (int) MIN (first + count - 1,
-                                                                 (guint) n_lines - 1));
+      gtk_text_buffer_get_iter_at_line (buffer, &end,
+                                        (int) MIN (first + count - 1, (guint) n_lines - 1));
       gtk_text_iter_forward_to_line_end (&end);
       gtk_text_buffer_apply_tag (buffer, self->changed_tag, &start, &end);
     }
@@ -285,12 +285,10 @@ reload_with (SpWindow *self, GBytes *contents)
   sp_document_reloaded (self->document, contents);
   mark_changed_lines (self, old_text, new_text);
   /* A mark: the view scrolls to it once it has measured the lines. */
-  gtk_text_buffer_get_iter_at_line (buffer, &iter, MIN (top_line,
-                                                        gtk_text_buffer_get_line_count (buffer)
-                                                          - 1));
+  gtk_text_buffer_get_iter_at_line (buffer, &iter,
+                                    MIN (top_line, gtk_text_buffer_get_line_count (buffer) - 1));
   gtk_text_buffer_move_mark (buffer, self->top_mark, &iter);
-  gtk_text_view_scroll_to_mark (GTK_TEXT_VIEW (self->source_view), self->top_mark, 0, TRUE, 0,
-                                0);
+  gtk_text_view_scroll_to_mark (GTK_TEXT_VIEW (self->source_view), self->top_mark, 0, TRUE, 0, 0);
   _sp_window_update_title (self);
 }
 
@@ -346,17 +344,16 @@ show_conflict (SpWindow *self)
 {
   g_autofree char *name = file_name (self);
   g_autofree char *message = g_strdup_printf (
-    _("“%s” changed on disk, and the editor has unsaved changes. Reload replaces them with the "
-      "file (Ctrl+Z brings them back); Keep Mine keeps the editor's text, which Save writes."),
+    _ ("“%s” changed on disk, and the editor has unsaved changes. Reload replaces them with the "
+       "file (Ctrl+Z brings them back); Keep Mine keeps the editor's text, which Save writes."),
     name);
 
   sp_reload_bar_show (self->file_bar, "changed", message, TRUE);
-  sp_reload_bar_add_button (self->file_bar, "compare", _("_Compare"),
-                            _("Show what differs between the file and the editor"));
-  sp_reload_bar_add_button (self->file_bar, "keep", _("_Keep Mine"),
-                            _("Keep the editor's text"));
-  sp_reload_bar_add_button (self->file_bar, "reload", _("_Reload"),
-                            _("Replace the editor's text with the file"));
+  sp_reload_bar_add_button (self->file_bar, "compare", _ ("_Compare"),
+                            _ ("Show what differs between the file and the editor"));
+  sp_reload_bar_add_button (self->file_bar, "keep", _ ("_Keep Mine"), _ ("Keep the editor's text"));
+  sp_reload_bar_add_button (self->file_bar, "reload", _ ("_Reload"),
+                            _ ("Replace the editor's text with the file"));
 }
 
 static void
@@ -364,22 +361,22 @@ show_gone (SpWindow *self, gboolean moved)
 {
   g_autofree char *name = file_name (self);
   g_autofree char *message = g_strdup_printf (
-    moved ? _("“%s” was moved away on disk. The editor keeps its text; Save writes it back "
-              "under this name.")
-          : _("“%s” was deleted on disk. The editor keeps its text; Save creates the file "
-              "again."),
+    moved ? _ ("“%s” was moved away on disk. The editor keeps its text; Save writes it back "
+               "under this name.")
+          : _ ("“%s” was deleted on disk. The editor keeps its text; Save creates the file "
+               "again."),
     name);
 
   close_compare (self);
   sp_reload_bar_show (self->file_bar, moved ? "moved" : "deleted", message, TRUE);
-  sp_reload_bar_add_button (self->file_bar, "save", _("_Save"), _("Write the editor's text"));
+  sp_reload_bar_add_button (self->file_bar, "save", _ ("_Save"), _ ("Write the editor's text"));
 }
 
 static void
 show_renamed (SpWindow *self)
 {
   g_autofree char *name = file_name (self);
-  g_autofree char *message = g_strdup_printf (_("The file was renamed to “%s”"), name);
+  g_autofree char *message = g_strdup_printf (_ ("The file was renamed to “%s”"), name);
 
   _sp_window_update_title (self);
   _sp_window_toast (self, message);
@@ -391,10 +388,10 @@ show_not_text (SpWindow *self)
 {
   g_autofree char *name = file_name (self);
   g_autofree char *message = g_strdup_printf (
-    _("“%s” changed on disk and is no longer UTF-8 text. The editor keeps its text."), name);
+    _ ("“%s” changed on disk and is no longer UTF-8 text. The editor keeps its text."), name);
 
   sp_reload_bar_show (self->file_bar, "not-text", message, TRUE);
-  sp_reload_bar_add_button (self->file_bar, "dismiss", _("_Dismiss"), NULL);
+  sp_reload_bar_add_button (self->file_bar, "dismiss", _ ("_Dismiss"), NULL);
 }
 
 static void
@@ -475,8 +472,7 @@ by_newest (gconstpointer a, gconstpointer b)
 {
   GtkRecentInfo *ia = (GtkRecentInfo *) a, *ib = (GtkRecentInfo *) b;
 
-  return g_date_time_compare (gtk_recent_info_get_modified (ib),
-                              gtk_recent_info_get_modified (ia));
+  return g_date_time_compare (gtk_recent_info_get_modified (ib), gtk_recent_info_get_modified (ia));
 }
 
 /* Sandpad's own recent files that still exist, newest first. */
@@ -501,14 +497,15 @@ update_recent_menu (SpWindow *self)
       label = g_string_new (gtk_recent_info_get_display_name (info));
       g_string_replace (label, "_", "__", 0);
       item = g_menu_item_new (label->str, NULL);
-      g_menu_item_set_action_and_target_value (
-        item, "win.open-recent", g_variant_new_string (gtk_recent_info_get_uri (info)));
+      g_menu_item_set_action_and_target_value (item, "win.open-recent",
+                                               g_variant_new_string (
+                                                 gtk_recent_info_get_uri (info)));
       g_menu_append_item (self->recent_menu, item);
       shown++;
     }
   g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
   if (shown == 0)
-    g_menu_append (self->recent_menu, _("No Recent Files"), "win.no-recent");
+    g_menu_append (self->recent_menu, _ ("No Recent Files"), "win.no-recent");
 }
 
 static void
@@ -532,17 +529,13 @@ _sp_window_file_init (SpWindow *self)
   g_autoptr (GSimpleAction) run_on_change
     = g_simple_action_new_stateful ("run-on-change", NULL, g_variant_new_boolean (FALSE));
 
-  g_signal_connect_object (self->file_bar, "response", G_CALLBACK (on_file_bar_response), self,
-                           0);
-  g_signal_connect_object (self->document, "disk-changed", G_CALLBACK (on_disk_changed), self,
-                           0);
+  g_signal_connect_object (self->file_bar, "response", G_CALLBACK (on_file_bar_response), self, 0);
+  g_signal_connect_object (self->document, "disk-changed", G_CALLBACK (on_disk_changed), self, 0);
   g_signal_connect_object (self->document, "loaded", G_CALLBACK (on_loaded), self,
                            G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->document, "saved", G_CALLBACK (on_saved), self,
-                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "saved", G_CALLBACK (on_saved), self, G_CONNECT_SWAPPED);
   self->changed_tag = gtk_text_buffer_create_tag (GTK_TEXT_BUFFER (sp_window_get_buffer (self)),
-                                                  "sandpad-changed-line",
-                                                  "paragraph-background",
+                                                  "sandpad-changed-line", "paragraph-background",
                                                   "rgba(53,132,228,0.22)", NULL);
   {
     GtkTextIter start;
@@ -553,8 +546,8 @@ _sp_window_file_init (SpWindow *self)
   g_signal_connect (run_on_change, "change-state", G_CALLBACK (on_run_on_change), self);
   g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (run_on_change));
   {
-    g_autoptr (GSimpleAction) open_recent
-      = g_simple_action_new ("open-recent", G_VARIANT_TYPE_STRING);
+    g_autoptr (GSimpleAction) open_recent = g_simple_action_new ("open-recent",
+                                                                 G_VARIANT_TYPE_STRING);
     g_autoptr (GSimpleAction) no_recent = g_simple_action_new ("no-recent", NULL);
 
     g_signal_connect (open_recent, "activate", G_CALLBACK (on_open_recent), self);

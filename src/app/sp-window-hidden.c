@@ -63,9 +63,8 @@ _sp_window_mark_hidden_chars (SpWindow *self)
   if (self->hidden_bar == NULL)
     {
       self->hidden_bar = sp_reload_bar_new ();
-      gtk_box_insert_child_after (
-        GTK_BOX (gtk_widget_get_parent (GTK_WIDGET (self->autosave_bar))),
-        GTK_WIDGET (self->hidden_bar), GTK_WIDGET (self->autosave_bar));
+      gtk_box_insert_child_after (GTK_BOX (gtk_widget_get_parent (GTK_WIDGET (self->autosave_bar))),
+                                  GTK_WIDGET (self->hidden_bar), GTK_WIDGET (self->autosave_bar));
       g_signal_connect (self->hidden_bar, "response", G_CALLBACK (sp_reload_bar_hide), NULL);
     }
   message = g_strdup_printf (
@@ -80,7 +79,7 @@ _sp_window_mark_hidden_chars (SpWindow *self)
                  n),
     n);
   sp_reload_bar_show (self->hidden_bar, "hidden-chars", message, TRUE);
-  sp_reload_bar_add_button (self->hidden_bar, "dismiss", _("_Dismiss"), NULL);
+  sp_reload_bar_add_button (self->hidden_bar, "dismiss", _ ("_Dismiss"), NULL);
 }
 
 SpReloadBar *

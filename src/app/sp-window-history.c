@@ -31,8 +31,7 @@ on_recorded (SpRunRecorder *recorder, SpRunRecord *record, SpWindow *self)
 /* Its comparison with the one before, made in a worker thread: the status
  * line the window set (the result's summary) gets it after it. */
 static void
-on_compared (SpRunRecorder *recorder, SpRunRecord *record, const char *comparison,
-             SpWindow *self)
+on_compared (SpRunRecorder *recorder, SpRunRecord *record, const char *comparison, SpWindow *self)
 {
   g_autofree char *status = NULL;
 
@@ -44,7 +43,7 @@ on_compared (SpRunRecorder *recorder, SpRunRecord *record, const char *compariso
         return;
       /* TRANSLATORS: how an assistant's run ended, then how its output
        * differs from the run before */
-      status = g_strdup_printf (_("Run by an assistant: %s — %s"), record->end, comparison);
+      status = g_strdup_printf (_ ("Run by an assistant: %s — %s"), record->end, comparison);
     }
   else
     status = g_strdup_printf ("%s — %s", record->end, comparison);
@@ -53,11 +52,10 @@ on_compared (SpRunRecorder *recorder, SpRunRecord *record, const char *compariso
 
 /* The run itself is shown as always; only its keeping failed. */
 static void
-on_record_failed (SpRunRecorder *recorder, SpRunRecord *record, const char *message,
-                  SpWindow *self)
+on_record_failed (SpRunRecorder *recorder, SpRunRecord *record, const char *message, SpWindow *self)
 {
-  g_autofree char *msg
-    = g_strdup_printf (_("This run could not be kept in the history: %s"), message);
+  g_autofree char *msg = g_strdup_printf (_ ("This run could not be kept in the history: %s"),
+                                          message);
 
   _sp_window_toast (self, msg);
 }
@@ -68,8 +66,9 @@ void
 _sp_window_history_init (SpWindow *self)
 {
   SpWindowHistory *h = g_new0 (SpWindowHistory, 1);
-  g_autoptr (SpRunHistory) store = sp_run_history_new (
-    NULL, (gint64) g_settings_get_uint (self->settings, "run-history-max-mib") * 1024 * 1024);
+  g_autoptr (SpRunHistory) store
+    = sp_run_history_new (NULL, (gint64) g_settings_get_uint (self->settings, "run-history-max-mib")
+                                  * 1024 * 1024);
 
   h->recorder = sp_run_recorder_new (self->runs, self->document, store);
   g_signal_connect_object (h->recorder, "recorded", G_CALLBACK (on_recorded), self, 0);
@@ -117,8 +116,7 @@ _sp_window_history_add_assistant_run (SpWindow *self, SpActivityRun *run)
   AssistantRead *read;
   g_autoptr (GFile) file = NULL;
 
-  if (self->history == NULL
-      || !sp_run_recorder_claim_assistant_run (self->history->recorder, run))
+  if (self->history == NULL || !sp_run_recorder_claim_assistant_run (self->history->recorder, run))
     return;
   /* The file as the run left it: what edit_and_execute wrote and ran. */
   file = g_file_new_for_path (sp_activity_run_get_file (run));
@@ -155,7 +153,7 @@ on_restore_code (SpHistoryWindow *window, const char *code, const char *language
   gtk_text_buffer_end_user_action (buffer);
   if (language != NULL && *language != '\0')
     _sp_window_set_language (self, language);
-  _sp_window_toast (self, _("The run's code is back in the editor; Undo takes it back"));
+  _sp_window_toast (self, _ ("The run's code is back in the editor; Undo takes it back"));
 }
 
 static SpHistoryWindow *
@@ -169,8 +167,7 @@ open_history (SpWindow *self, gboolean changes)
    * name since), which runs that end are added to while it is open. */
   if (h->window != NULL)
     gtk_window_destroy (GTK_WINDOW (h->window));
-  window = sp_history_window_new (GTK_WINDOW (self), sp_run_recorder_get_store (h->recorder),
-                                  key);
+  window = sp_history_window_new (GTK_WINDOW (self), sp_run_recorder_get_store (h->recorder), key);
   h->window = window;
   g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &h->window);
   g_signal_connect_object (window, "restore-code", G_CALLBACK (on_restore_code), self, 0);

@@ -36,7 +36,7 @@ on_folder_chosen (GObject *source, GAsyncResult *result, gpointer user_data)
   if (path != NULL)
     {
       /* TRANSLATORS: %s is the folder just opened */
-      g_autofree char *message = g_strdup_printf (_("Workspace: %s"), path);
+      g_autofree char *message = g_strdup_printf (_ ("Workspace: %s"), path);
       sp_window_set_workspace (self, path);
       _sp_window_toast (self, message);
     }
@@ -45,8 +45,8 @@ on_folder_chosen (GObject *source, GAsyncResult *result, gpointer user_data)
 static void
 open_folder_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
-  sp_file_dialog_choose_async (GTK_WINDOW (widget), SP_FILE_DIALOG_FOLDER, _("Open Folder"),
-                               _("_Open"), NULL, NULL, NULL, on_folder_chosen,
+  sp_file_dialog_choose_async (GTK_WINDOW (widget), SP_FILE_DIALOG_FOLDER, _ ("Open Folder"),
+                               _ ("_Open"), NULL, NULL, NULL, on_folder_chosen,
                                g_object_ref (widget));
 }
 

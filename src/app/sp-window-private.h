@@ -53,7 +53,7 @@ struct _SpWindow
   GtkTextTag *error_tag;
   GCancellable *decode_cancellable; /* the shown run's images */
   SpImageBudget *image_budget;      /* their decoded pixels, bounded */
-  AdwToast *busy_toast; /* "a program is running", shown once at a time */
+  AdwToast *busy_toast;             /* "a program is running", shown once at a time */
   /* The status line says the runner was lost; cleared once it is back. */
   gboolean runner_lost;
   /* Close was asked for while a run was going or text was unsaved. */
@@ -83,8 +83,8 @@ struct _SpWindow
 
   /* sp-window-autosave.c: the unsaved text's copy in the state folder. */
   SpReloadBar *autosave_bar; /* template */
-  SpReloadBar *notice_bar; /* files skipped in the autosave folder */
-  SpReloadBar *hidden_bar; /* sp-window-hidden.c: bidi and zero-width characters */
+  SpReloadBar *notice_bar;   /* files skipped in the autosave folder */
+  SpReloadBar *hidden_bar;   /* sp-window-hidden.c: bidi and zero-width characters */
   /* sp-window.c: "Keep state between runs" */
   GtkWidget *restart_button;
   /* sp-window-display.c: the run whose results are counted, and how many. */

@@ -75,17 +75,17 @@ sp_window_restore_autosave (SpWindow *self, const SpAutosaveEntry *entry)
   /* Discard does what it can: an untitled buffer has no file to go back
    * to, and empties. */
   if (entry->path != NULL)
-    message = g_strdup_printf (_("Unsaved text from %s was restored: Sandpad did not close "
-                                 "normally. Save keeps it; Discard goes back to the file."),
+    message = g_strdup_printf (_ ("Unsaved text from %s was restored: Sandpad did not close "
+                                  "normally. Save keeps it; Discard goes back to the file."),
                                when);
   else
-    message = g_strdup_printf (_("Unsaved text from %s was restored: Sandpad did not close "
-                                 "normally. Save As keeps it; Discard empties the editor."),
+    message = g_strdup_printf (_ ("Unsaved text from %s was restored: Sandpad did not close "
+                                  "normally. Save As keeps it; Discard empties the editor."),
                                when);
   sp_reload_bar_show (self->autosave_bar, "restored", message, FALSE);
-  sp_reload_bar_add_button (self->autosave_bar, "keep", _("_Keep"), NULL);
-  sp_reload_bar_add_button (self->autosave_bar, "discard", _("_Discard"),
-                            _("Throw the restored text away"));
+  sp_reload_bar_add_button (self->autosave_bar, "keep", _ ("_Keep"), NULL);
+  sp_reload_bar_add_button (self->autosave_bar, "discard", _ ("_Discard"),
+                            _ ("Throw the restored text away"));
 }
 
 void
@@ -95,13 +95,12 @@ sp_window_show_autosave_notice (SpWindow *self, const char *message)
   if (self->notice_bar == NULL)
     {
       self->notice_bar = sp_reload_bar_new ();
-      gtk_box_insert_child_after (
-        GTK_BOX (gtk_widget_get_parent (GTK_WIDGET (self->autosave_bar))),
-        GTK_WIDGET (self->notice_bar), GTK_WIDGET (self->autosave_bar));
+      gtk_box_insert_child_after (GTK_BOX (gtk_widget_get_parent (GTK_WIDGET (self->autosave_bar))),
+                                  GTK_WIDGET (self->notice_bar), GTK_WIDGET (self->autosave_bar));
       g_signal_connect (self->notice_bar, "response", G_CALLBACK (sp_reload_bar_hide), NULL);
     }
   sp_reload_bar_show (self->notice_bar, "notice", message, TRUE);
-  sp_reload_bar_add_button (self->notice_bar, "dismiss", _("_Dismiss"), NULL);
+  sp_reload_bar_add_button (self->notice_bar, "dismiss", _ ("_Dismiss"), NULL);
 }
 
 void

@@ -56,14 +56,14 @@ static void
 ask_overwrite (SaveData *data)
 {
   g_autofree char *name = g_file_get_basename (data->file);
-  SpAlert *dialog = sp_alert_new (GTK_WINDOW (data->self), _("File Changed on Disk"), NULL);
+  SpAlert *dialog = sp_alert_new (GTK_WINDOW (data->self), _ ("File Changed on Disk"), NULL);
 
   sp_alert (format_body) (
     dialog,
-    _("“%s” changed on disk since it was opened or saved here. Overwrite replaces those "
-      "changes with the editor's text."),
+    _ ("“%s” changed on disk since it was opened or saved here. Overwrite replaces those "
+       "changes with the editor's text."),
     name);
-  sp_alert (add_responses) (dialog, "cancel", _("_Cancel"), "overwrite", _("_Overwrite"), NULL);
+  sp_alert (add_responses) (dialog, "cancel", _ ("_Cancel"), "overwrite", _ ("_Overwrite"), NULL);
   sp_alert (set_response_appearance) (dialog, "overwrite", ADW_RESPONSE_DESTRUCTIVE);
   sp_alert (set_default_response) (dialog, "cancel");
   sp_alert (set_close_response) (dialog, "cancel");
@@ -77,14 +77,14 @@ ask_overwrite (SaveData *data)
 static void
 show_failure (SpWindow *self, const GError *error)
 {
-  g_autofree char *message = g_strdup_printf (_("Not saved: %s"), error->message);
+  g_autofree char *message = g_strdup_printf (_ ("Not saved: %s"), error->message);
   AdwToast *toast = adw_toast_new (message);
 
   adw_toast_set_timeout (toast, FAILURE_TOAST_S);
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED)
       || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_READ_ONLY))
     {
-      adw_toast_set_button_label (toast, _("Save _As…"));
+      adw_toast_set_button_label (toast, _ ("Save _As…"));
       adw_toast_set_action_name (toast, "win.save-as");
     }
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
@@ -184,6 +184,6 @@ _sp_window_save (SpWindow *self, GFile *file, gboolean then_close)
   save_as = g_new0 (SaveAs, 1);
   save_as->self = g_object_ref (self);
   save_as->then_close = then_close;
-  sp_file_dialog_choose_async (GTK_WINDOW (self), SP_FILE_DIALOG_SAVE, _("Save Snippet"),
-                               _("_Save"), folder, suggested, NULL, on_save_as_chosen, save_as);
+  sp_file_dialog_choose_async (GTK_WINDOW (self), SP_FILE_DIALOG_SAVE, _ ("Save Snippet"),
+                               _ ("_Save"), folder, suggested, NULL, on_save_as_chosen, save_as);
 }

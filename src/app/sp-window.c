@@ -18,10 +18,10 @@
 G_DEFINE_FINAL_TYPE (SpWindow, sp_window, ADW_TYPE_APPLICATION_WINDOW)
 
 /* The menu's order; GtkSourceView's language ids highlight each. */
-const char *const sp_window_languages[] = { "python", "javascript", "bash", "c", "cpp", "rust",
-                                            "go", "typescript", "ruby", NULL };
-static const char *const source_language_ids[] = { "python3", "js", "sh", "c", "cpp", "rust",
-                                                    "go", "typescript", "ruby" };
+const char *const sp_window_languages[] = { "python", "javascript", "bash",       "c",    "cpp",
+                                            "rust",   "go",         "typescript", "ruby", NULL };
+static const char *const source_language_ids[] = { "python3", "js", "sh",         "c",   "cpp",
+                                                   "rust",    "go", "typescript", "ruby" };
 
 const char *
 _sp_window_get_language (SpWindow *self)
@@ -48,8 +48,8 @@ on_language_changed (SpWindow *self)
 
   if (i >= G_N_ELEMENTS (source_language_ids))
     return;
-  gtk_source_buffer_set_language (buffer, gtk_source_language_manager_get_language (
-                                            manager, source_language_ids[i]));
+  gtk_source_buffer_set_language (
+    buffer, gtk_source_language_manager_get_language (manager, source_language_ids[i]));
   g_settings_set_string (self->settings, "last-language", sp_window_languages[i]);
   sp_document_set_language (self->document, sp_window_languages[i]);
 }
@@ -98,8 +98,7 @@ _sp_window_file_name_for (SpWindow *self, const char *stem)
 void
 _sp_window_update_title (SpWindow *self)
 {
-  gboolean modified
-    = gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (self)));
+  gboolean modified = gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (self)));
   g_autofree char *name = sp_document_dup_display_name (self->document);
   g_autofree char *title = modified ? g_strdup_printf ("• %s", name) : g_strdup (name);
 
@@ -213,10 +212,10 @@ sp_window_close_request (GtkWindow *window)
   if (!self->close_confirmed && gtk_text_buffer_get_modified (buffer))
     {
       dialog = sp_alert_new (
-        window, _("Save Changes?"),
-        _("The snippet has unsaved changes. Changes that are not saved are lost."));
-      sp_alert (add_responses) (dialog, "cancel", _("_Cancel"), "discard", _("_Discard"), "save",
-                                _("_Save"), NULL);
+        window, _ ("Save Changes?"),
+        _ ("The snippet has unsaved changes. Changes that are not saved are lost."));
+      sp_alert (add_responses) (dialog, "cancel", _ ("_Cancel"), "discard", _ ("_Discard"), "save",
+                                _ ("_Save"), NULL);
       sp_alert (set_response_appearance) (dialog, "discard", ADW_RESPONSE_DESTRUCTIVE);
       sp_alert (set_response_appearance) (dialog, "save", ADW_RESPONSE_SUGGESTED);
       sp_alert (set_default_response) (dialog, "save");
@@ -271,14 +270,13 @@ static void
 say_why (SpWindow *self)
 {
   const char *why = sp_run_controller_get_running (self->runs)
-                      ? _("A program is running: stop it first with Ctrl+Period")
-                      : _("Runs are unavailable until the sandboxed runner is ready");
+                      ? _ ("A program is running: stop it first with Ctrl+Period")
+                      : _ ("Runs are unavailable until the sandboxed runner is ready");
 
   if (self->busy_toast != NULL)
     return;
   self->busy_toast = adw_toast_new (why);
-  g_signal_connect_object (self->busy_toast, "dismissed", G_CALLBACK (on_toast_dismissed), self,
-                           0);
+  g_signal_connect_object (self->busy_toast, "dismissed", G_CALLBACK (on_toast_dismissed), self, 0);
   adw_toast_overlay_add_toast (self->toast_overlay, self->busy_toast);
 }
 
@@ -290,7 +288,8 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
     return GDK_EVENT_PROPAGATE;
   /* Reached the editor: the accelerator did not run (its action is
    * disabled), or it is the keypad's Enter. Run if allowed, never type. */
-  if (sp_run_controller_get_running (self->runs) || !sp_runner_supervisor_is_ready (self->supervisor))
+  if (sp_run_controller_get_running (self->runs)
+      || !sp_runner_supervisor_is_ready (self->supervisor))
     say_why (self);
   else
     gtk_widget_activate_action (GTK_WIDGET (self),
@@ -334,7 +333,7 @@ restart_activated (GSimpleAction *action, GVariant *param, gpointer data)
 
   sp_run_controller_restart_session (self->runs);
   sp_exec_panel_set_status (self->exec_panel,
-                            _("Session restarted: the next run starts with nothing defined"),
+                            _ ("Session restarted: the next run starts with nothing defined"),
                             FALSE);
 }
 
@@ -343,7 +342,7 @@ on_session_ended (SpRunController *runs, const char *why, SpWindow *self)
 {
   /* TRANSLATORS: %s says why (exited, timeout, limit, ...) */
   g_autofree char *status
-    = g_strdup_printf (_("The session ended (%s): the next run starts with nothing defined"), why);
+    = g_strdup_printf (_ ("The session ended (%s): the next run starts with nothing defined"), why);
 
   sp_exec_panel_set_status (self->exec_panel, status, TRUE);
 }
@@ -466,9 +465,9 @@ sp_window_init (SpWindow *self)
 #endif
   gtk_source_view_set_indenter (self->source_view, indenter);
   sp_tab_indent_attach (self->source_view);
-  languages = gtk_string_list_new ((const char *[]){ _("Python"), _("JavaScript"), _("Bash"),
-                                                     _("C"), _("C++"), _("Rust"), _("Go"),
-                                                     _("TypeScript"), _("Ruby"), NULL });
+  languages = gtk_string_list_new ((const char *[]){ _ ("Python"), _ ("JavaScript"), _ ("Bash"),
+                                                     _ ("C"), _ ("C++"), _ ("Rust"), _ ("Go"),
+                                                     _ ("TypeScript"), _ ("Ruby"), NULL });
   gtk_drop_down_set_model (self->language_dropdown, G_LIST_MODEL (languages));
   self->decode_cancellable = g_cancellable_new ();
   self->image_budget = sp_image_budget_new (SP_IMAGE_BUDGET_RUN_PIXELS,
@@ -502,7 +501,8 @@ sp_window_new (SpApplication *app)
   self->supervisor = g_object_ref (sp_application_get_supervisor (app));
   self->runs = sp_run_controller_new (self->supervisor);
 
-  gtk_window_set_default_size (GTK_WINDOW (self), g_settings_get_int (self->settings, "window-width"),
+  gtk_window_set_default_size (GTK_WINDOW (self),
+                               g_settings_get_int (self->settings, "window-width"),
                                g_settings_get_int (self->settings, "window-height"));
   if (g_settings_get_boolean (self->settings, "window-maximized"))
     gtk_window_maximize (GTK_WINDOW (self));

@@ -24,12 +24,12 @@ struct _SpActivityModel
 {
   GObject parent_instance;
   char *dir;
-  GPtrArray *runs;     /* of SpActivityRun, oldest first */
-  GHashTable *by_id;   /* id -> run (borrowed from runs) */
+  GPtrArray *runs;   /* of SpActivityRun, oldest first */
+  GHashTable *by_id; /* id -> run (borrowed from runs) */
   GFileMonitor *monitor;
   guint poll_id;
-  guint lost_id;       /* while runs go: is their server still there? */
-  gboolean pids_seen;  /* the servers' pids mean something here */
+  guint lost_id;      /* while runs go: is their server still there? */
+  gboolean pids_seen; /* the servers' pids mean something here */
   /* Where we are in live.jsonl: which file (inode) and how far. */
   guint64 inode;
   guint64 offset;
@@ -165,7 +165,7 @@ get_run (SpActivityModel *self, const char *id)
 static const char *
 language_of_path (const char *path)
 {
-  static const char *const by_ext[][2] = { { ".py", "python" },     { ".js", "javascript" },
+  static const char *const by_ext[][2] = { { ".py", "python" },      { ".js", "javascript" },
                                            { ".mjs", "javascript" }, { ".cjs", "javascript" },
                                            { ".sh", "bash" },        { ".bash", "bash" } };
 
@@ -192,8 +192,8 @@ apply_start (SpActivityRun *run, const SpJournalLine *line)
                                            : g_canonicalize_filename (line->path, line->workspace);
   if (language == NULL && g_strcmp0 (line->tool, "edit_and_execute") == 0)
     language = language_of_path (line->path);
-  _sp_activity_run_set_start (run, line->tool, language, source, file, line->workspace,
-                              line->time, (gint) line->server_pid);
+  _sp_activity_run_set_start (run, line->tool, language, source, file, line->workspace, line->time,
+                              (gint) line->server_pid);
 }
 
 static void
@@ -484,15 +484,15 @@ sp_activity_model_request_stop (SpActivityModel *self, const char *id, GError **
   /* The id becomes a file name: only what sandpad-mcp makes. */
   if (run == NULL || !sp_journal_run_valid (id) || !sp_activity_run_is_running (run))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("This run is not going"));
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _ ("This run is not going"));
       return FALSE;
     }
   cancel_dir = g_build_filename (self->dir, "cancel", NULL);
   if (g_mkdir_with_parents (cancel_dir, 0700) != 0)
     {
       int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Could not ask to stop: %s"),
-                   g_strerror (saved));
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   _ ("Could not ask to stop: %s"), g_strerror (saved));
       return FALSE;
     }
   path = g_build_filename (cancel_dir, id, NULL);

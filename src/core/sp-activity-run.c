@@ -76,8 +76,8 @@ static void
 sp_activity_run_class_init (SpActivityRunClass *klass)
 {
   G_OBJECT_CLASS (klass)->finalize = sp_activity_run_finalize;
-  signals[CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
-                                   NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                   NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void
@@ -148,10 +148,9 @@ _sp_activity_run_add_output (SpActivityRun *self, gboolean is_stderr, const char
 }
 
 void
-_sp_activity_run_set_end (SpActivityRun *self, const char *end, int exit_code,
-                          gint64 duration_ms, const char *error, const char *diff,
-                          const char *const *files, const char *stdout_text,
-                          const char *stderr_text)
+_sp_activity_run_set_end (SpActivityRun *self, const char *end, int exit_code, gint64 duration_ms,
+                          const char *error, const char *diff, const char *const *files,
+                          const char *stdout_text, const char *stderr_text)
 {
   self->running = FALSE;
   set_str (&self->end, end);
@@ -246,7 +245,7 @@ sp_activity_run_format_time (SpActivityRun *self, GDateTime *now)
     return g_steal_pointer (&clock);
   if (ago < G_TIME_SPAN_MINUTE)
     /* TRANSLATORS: a clock time, then that it was less than a minute ago */
-    return g_strdup_printf (_("%s, just now"), clock);
+    return g_strdup_printf (_ ("%s, just now"), clock);
   if (ago < G_TIME_SPAN_HOUR)
     {
       int n = (int) (ago / G_TIME_SPAN_MINUTE);
@@ -325,15 +324,15 @@ sp_activity_run_describe (SpActivityRun *self)
   double seconds = self->duration_ms / 1000.0;
 
   if (self->running)
-    return g_strdup (_("Running…"));
+    return g_strdup (_ ("Running…"));
   if (g_strcmp0 (self->end, "exited") == 0)
-    return g_strdup_printf (_("Exited with code %d · %.2f s"), self->exit_code, seconds);
+    return g_strdup_printf (_ ("Exited with code %d · %.2f s"), self->exit_code, seconds);
   if (g_strcmp0 (self->end, "cancelled") == 0)
-    return g_strdup_printf (_("Stopped · %.2f s"), seconds);
+    return g_strdup_printf (_ ("Stopped · %.2f s"), seconds);
   if (g_strcmp0 (self->end, "lost") == 0)
-    return g_strdup (_("Its server is gone; how it ended is not known"));
+    return g_strdup (_ ("Its server is gone; how it ended is not known"));
   if (g_strcmp0 (self->end, "failed") == 0)
-    return g_strdup (_("Could not run"));
+    return g_strdup (_ ("Could not run"));
   /* TRANSLATORS: %s is the limit that stopped the run: timeout, memory, disk... */
-  return g_strdup_printf (_("Stopped by a limit (%s) · %.2f s"), self->end, seconds);
+  return g_strdup_printf (_ ("Stopped by a limit (%s) · %.2f s"), self->end, seconds);
 }

@@ -19,9 +19,9 @@ typedef struct
   char *text;
 } SpActivityChunk;
 
-const char *sp_activity_run_get_id (SpActivityRun *self);        /* "4242-mcp-3" */
-const char *sp_activity_run_get_tool (SpActivityRun *self);      /* "execute_code" */
-const char *sp_activity_run_get_language (SpActivityRun *self);  /* NULL for commands */
+const char *sp_activity_run_get_id (SpActivityRun *self);       /* "4242-mcp-3" */
+const char *sp_activity_run_get_tool (SpActivityRun *self);     /* "execute_code" */
+const char *sp_activity_run_get_language (SpActivityRun *self); /* NULL for commands */
 /* The code, the command, or for edit_and_execute the file's path. */
 const char *sp_activity_run_get_source (SpActivityRun *self);
 /* edit_and_execute: the file it edited and ran, absolute when the
@@ -37,10 +37,10 @@ gboolean sp_activity_run_is_running (SpActivityRun *self);
 /* "exited", "cancelled", "timeout", ... once ended; "lost" when its server
  * is gone without saying how it ended; NULL while running. */
 const char *sp_activity_run_get_end (SpActivityRun *self);
-int sp_activity_run_get_exit_code (SpActivityRun *self);        /* -1: none */
+int sp_activity_run_get_exit_code (SpActivityRun *self); /* -1: none */
 gint64 sp_activity_run_get_duration_ms (SpActivityRun *self);
-const char *sp_activity_run_get_error (SpActivityRun *self);     /* "Type: message" or NULL */
-const char *sp_activity_run_get_diff (SpActivityRun *self);      /* edit_and_execute's edit */
+const char *sp_activity_run_get_error (SpActivityRun *self); /* "Type: message" or NULL */
+const char *sp_activity_run_get_diff (SpActivityRun *self);  /* edit_and_execute's edit */
 /* Names of the files it made (plots among them), NULL-terminated. */
 const char *const *sp_activity_run_get_files (SpActivityRun *self);
 /* Its output so far, in order (of SpActivityChunk). */

@@ -22,7 +22,12 @@ static const char *const dark_palette[16] = {
  * cube and greys, truecolour). */
 typedef struct
 {
-  enum { COLOUR_NONE, COLOUR_INDEX, COLOUR_RGB } kind;
+  enum
+  {
+    COLOUR_NONE,
+    COLOUR_INDEX,
+    COLOUR_RGB
+  } kind;
   guint32 value;
 } Colour;
 
@@ -46,8 +51,8 @@ colour_256 (int n)
   if (n < 232)
     {
       n -= 16;
-      return (Colour){ COLOUR_RGB, (guint32) (levels[n / 36] << 16 | levels[n / 6 % 6] << 8
-                                              | levels[n % 6]) };
+      return (Colour){ COLOUR_RGB,
+                       (guint32) (levels[n / 36] << 16 | levels[n / 6 % 6] << 8 | levels[n % 6]) };
     }
   n = 8 + 10 * (n - 232);
   return (Colour){ COLOUR_RGB, (guint32) (n << 16 | n << 8 | n) };

@@ -1,9 +1,9 @@
 /* sp-ansi.h: program output with terminal colours, as Pango markup.
  *
  * SGR sequences for the 16 basic colours, xterm's 256 colours and
- * truecolour (foreground and background), bold and reset become markup; every other escape sequence is shown, not
- * obeyed: its ESC turns into the visible symbol U+241B, so output can never
- * move a cursor, retitle a window or reach a terminal emulator's parser. */
+ * truecolour (foreground and background), bold and reset become markup; every other escape sequence
+ * is shown, not obeyed: its ESC turns into the visible symbol U+241B, so output can never move a
+ * cursor, retitle a window or reach a terminal emulator's parser. */
 #pragma once
 
 #include <glib.h>

@@ -83,7 +83,7 @@ sp_autosave_write (const char *dir, const SpAutosaveEntry *entry, GError **error
   g_return_val_if_fail (dir != NULL && entry != NULL, FALSE);
   if (!id_is_valid (entry->id))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("Invalid autosave id"));
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _ ("Invalid autosave id"));
       return FALSE;
     }
   if (g_mkdir_with_parents (dir, 0700) != 0)
@@ -132,7 +132,7 @@ sp_autosave_remove (const char *dir, const char *id, GError **error)
 
   if (!id_is_valid (id))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("Invalid autosave id"));
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _ ("Invalid autosave id"));
       return FALSE;
     }
   path = copy_path (dir, id);
@@ -166,16 +166,16 @@ parse_header (const char *file, const char *text, SpAutosaveEntry *entry, guint6
 
   if (!g_key_file_load_from_data (header, text, (gsize) -1, G_KEY_FILE_NONE, &local)
       || !g_key_file_has_group (header, GROUP))
-    return invalid (error, file, _("damaged header"));
+    return invalid (error, file, _ ("damaged header"));
   *length = g_key_file_get_uint64 (header, GROUP, "Length", &local);
   if (local != NULL)
-    return invalid (error, file, _("no length"));
+    return invalid (error, file, _ ("no length"));
   *checksum = g_key_file_get_string (header, GROUP, "Sha256", NULL);
   if (*checksum == NULL)
-    return invalid (error, file, _("no checksum"));
+    return invalid (error, file, _ ("no checksum"));
   uri = g_key_file_get_string (header, GROUP, "Uri", NULL);
   if (uri != NULL && (entry->path = g_filename_from_uri (uri, NULL, NULL)) == NULL)
-    return invalid (error, file, _("damaged file name"));
+    return invalid (error, file, _ ("damaged file name"));
   entry->title = g_key_file_get_string (header, GROUP, "Title", NULL);
   entry->language = g_key_file_get_string (header, GROUP, "Language", NULL);
   entry->time = g_key_file_get_int64 (header, GROUP, "Time", NULL);
@@ -197,29 +197,29 @@ sp_autosave_read (const char *file, GError **error)
   guint64 length = 0;
 
   if (g_lstat (file, &st) != 0 || !S_ISREG (st.st_mode))
-    return invalid (error, file, _("not a regular file")), NULL;
+    return invalid (error, file, _ ("not a regular file")), NULL;
   if (st.st_size > MAX_COPY_SIZE)
-    return invalid (error, file, _("too large to be a copy")), NULL;
+    return invalid (error, file, _ ("too large to be a copy")), NULL;
   if (!g_file_get_contents (file, &contents, &len, error))
     return NULL;
   if (len < strlen (MAGIC) || memcmp (contents, MAGIC, strlen (MAGIC)) != 0)
-    return invalid (error, file, _("not a Sandpad autosave file")), NULL;
+    return invalid (error, file, _ ("not a Sandpad autosave file")), NULL;
   sep = g_strstr_len (contents, (gssize) len, SEPARATOR);
   if (sep == NULL)
-    return invalid (error, file, _("truncated (no text)")), NULL;
+    return invalid (error, file, _ ("truncated (no text)")), NULL;
   header = g_strndup (contents + strlen (MAGIC), (gsize) (sep - contents) - strlen (MAGIC));
   if (!parse_header (file, header, entry, &length, &checksum, error))
     return NULL;
   entry->length = len - (gsize) (sep + strlen (SEPARATOR) - contents);
   if (entry->length != length)
-    return invalid (error, file, _("truncated")), NULL;
+    return invalid (error, file, _ ("truncated")), NULL;
   actual = g_compute_checksum_for_data (G_CHECKSUM_SHA256,
                                         (const guchar *) sep + strlen (SEPARATOR), entry->length);
   if (g_ascii_strcasecmp (actual, checksum) != 0)
-    return invalid (error, file, _("damaged (checksum)")), NULL;
+    return invalid (error, file, _ ("damaged (checksum)")), NULL;
   entry->text = g_strndup (sep + strlen (SEPARATOR), entry->length);
   if (strlen (entry->text) != entry->length || !g_utf8_validate (entry->text, -1, NULL))
-    return invalid (error, file, _("not UTF-8 text")), NULL;
+    return invalid (error, file, _ ("not UTF-8 text")), NULL;
   entry->id = g_strndup (base, strlen (base) - strlen (SUFFIX));
   return g_steal_pointer (&entry);
 }
@@ -236,8 +236,8 @@ by_time (gconstpointer a, gconstpointer b)
 GPtrArray *
 sp_autosave_load_all (const char *dir, GPtrArray **problems)
 {
-  g_autoptr (GPtrArray) entries
-    = g_ptr_array_new_with_free_func ((GDestroyNotify) sp_autosave_entry_free);
+  g_autoptr (GPtrArray) entries = g_ptr_array_new_with_free_func (
+    (GDestroyNotify) sp_autosave_entry_free);
   g_autoptr (GPtrArray) found = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GDir) folder = NULL;
   g_autoptr (GError) error = NULL;
@@ -253,8 +253,8 @@ sp_autosave_load_all (const char *dir, GPtrArray **problems)
       g_autoptr (GError) read_error = NULL;
       SpAutosaveEntry *entry;
 
-      stem = g_str_has_suffix (name, SUFFIX)
-               ? g_strndup (name, strlen (name) - strlen (SUFFIX)) : NULL;
+      stem = g_str_has_suffix (name, SUFFIX) ? g_strndup (name, strlen (name) - strlen (SUFFIX))
+                                             : NULL;
       if (stem == NULL || !id_is_valid (stem))
         {
           g_ptr_array_add (found, g_strdup_printf ("%s: not an autosave file", name));

@@ -12,9 +12,9 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  GPtrArray *rows;     /* of GStrv, each at most max_cols cells */
-  gboolean more_rows;  /* rows were left out */
-  gboolean more_cols;  /* some row had more than max_cols cells */
+  GPtrArray *rows;    /* of GStrv, each at most max_cols cells */
+  gboolean more_rows; /* rows were left out */
+  gboolean more_cols; /* some row had more than max_cols cells */
 } SpCsvPreview;
 
 /* text: the start of the file; whole: whether it is all of the file (if

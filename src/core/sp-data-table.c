@@ -93,9 +93,9 @@ sp_data_table_class_init (SpDataTableClass *klass)
 
   object_class->finalize = sp_data_table_finalize;
   object_class->get_property = sp_data_table_get_property;
-  properties[PROP_LOADED]
-    = g_param_spec_boolean ("loaded", NULL, NULL, FALSE,
-                            G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_LOADED] = g_param_spec_boolean ("loaded", NULL, NULL, FALSE,
+                                                  G_PARAM_READABLE | G_PARAM_STATIC_STRINGS
+                                                    | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -150,7 +150,10 @@ real_text (double v)
     return g_strdup (isnan (v) ? "NaN" : v > 0 ? "inf" : "-inf");
   for (int digits = 15; digits <= 17; digits++)
     {
-      g_ascii_formatd (buf, sizeof buf, digits == 15 ? "%.15g" : digits == 16 ? "%.16g" : "%.17g",
+      g_ascii_formatd (buf, sizeof buf,
+                       digits == 15   ? "%.15g"
+                       : digits == 16 ? "%.16g"
+                                      : "%.17g",
                        v);
       if (g_ascii_strtod (buf, NULL) == v)
         break;
@@ -349,13 +352,13 @@ load_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancella
     g_task_return_pointer (task, read, g_object_unref);
 }
 
-#define SWAP(a, b)                                                                               \
-  G_STMT_START                                                                                   \
-  {                                                                                              \
-    __typeof__ (a) swap_tmp_ = (a);                                                              \
-    (a) = (b);                                                                                   \
-    (b) = swap_tmp_;                                                                             \
-  }                                                                                              \
+#define SWAP(a, b)                                                                                 \
+  G_STMT_START                                                                                     \
+  {                                                                                                \
+    __typeof__ (a) swap_tmp_ = (a);                                                                \
+    (a) = (b);                                                                                     \
+    (b) = swap_tmp_;                                                                               \
+  }                                                                                                \
   G_STMT_END
 
 /* On the main thread: what the worker read becomes this table's (the

@@ -131,9 +131,9 @@ file_missing (SpDocument *self)
    * keeps a copy. */
   sp_document_set_modified (self, TRUE);
   _sp_document_emit_disk (self,
-             self->renamed_to != NULL || self->moved_away ? SP_DOCUMENT_DISK_MOVED
-                                                          : SP_DOCUMENT_DISK_DELETED,
-             NULL);
+                          self->renamed_to != NULL || self->moved_away ? SP_DOCUMENT_DISK_MOVED
+                                                                       : SP_DOCUMENT_DISK_DELETED,
+                          NULL);
 }
 
 /* What the file holds now, against what we knew and what the editor has. */

@@ -50,7 +50,6 @@ enum
 
 static guint signals[N_SIGNALS];
 
-
 /* g_set_str() is GLib 2.76; the floor is 2.74. */
 static gboolean
 set_str (char **slot, const char *value)
@@ -97,7 +96,7 @@ char *
 sp_document_dup_display_name (SpDocument *self)
 {
   g_return_val_if_fail (SP_IS_DOCUMENT (self), NULL);
-  return self->file != NULL ? g_file_get_basename (self->file) : g_strdup (_("Untitled"));
+  return self->file != NULL ? g_file_get_basename (self->file) : g_strdup (_ ("Untitled"));
 }
 
 gboolean
@@ -188,7 +187,7 @@ load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
   if (!g_utf8_validate (data, (gssize) len, NULL))
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s",
-                               _("The file is not UTF-8 text"));
+                               _ ("The file is not UTF-8 text"));
       return;
     }
   contents = g_bytes_new_take (g_steal_pointer (&data), len);
@@ -260,8 +259,7 @@ save_ready (GObject *source, GAsyncResult *result, gpointer user_data)
 
 void
 sp_document_save_async (SpDocument *self, GFile *file, gboolean overwrite,
-                        GCancellable *cancellable, GAsyncReadyCallback callback,
-                        gpointer user_data)
+                        GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
 {
   GTask *task;
   SaveData *data;
@@ -518,8 +516,7 @@ sp_document_dup_environment (SpDocument *self)
 
   if (dir == NULL || self->language == NULL)
     return NULL;
-  return sp_environment_find (self->language, dir,
-                              self->workspace != NULL ? self->workspace : dir);
+  return sp_environment_find (self->language, dir, self->workspace != NULL ? self->workspace : dir);
 }
 
 /* ---- GObject ---- */
@@ -605,19 +602,19 @@ sp_document_class_init (SpDocumentClass *klass)
                                         G_TYPE_INT, G_TYPE_BYTES);
   /* The document is a file's now, its text read (load, or a restore of a
    * file's copy). */
-  signals[LOADED] = g_signal_new ("loaded", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
-                                  NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[LOADED] = g_signal_new ("loaded", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                  NULL, NULL, G_TYPE_NONE, 0);
   /* The text is on disk, as the document's file (maybe new). */
   signals[SAVED] = g_signal_new ("saved", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
                                  NULL, NULL, G_TYPE_NONE, 0);
   /* What a run would get may differ: another workspace, a new venv. */
   signals[ENVIRONMENT_CHANGED] = g_signal_new ("environment-changed", G_TYPE_FROM_CLASS (klass),
-                                               G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                               G_TYPE_NONE, 0);
+                                               G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
+                                               0);
   /* (SpDocumentAutosaveStatus status, const char *message or NULL) */
   signals[AUTOSAVE_STATUS] = g_signal_new ("autosave-status", G_TYPE_FROM_CLASS (klass),
-                                           G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
-                                           2, G_TYPE_INT, G_TYPE_STRING);
+                                           G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 2,
+                                           G_TYPE_INT, G_TYPE_STRING);
   /* An untitled buffer's first copy: the view may name it now
    * (sp_document_set_untitled_name), from its place among windows. */
   signals[PREPARE_COPY] = g_signal_new ("prepare-copy", G_TYPE_FROM_CLASS (klass),

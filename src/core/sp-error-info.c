@@ -89,8 +89,8 @@ parse_python_exception (SpErrorInfo *self, const char *line)
 static SpErrorInfo *
 parse_python (const char *text, const char *snippet_name)
 {
-  g_autoptr (GRegex) frame_re
-    = g_regex_new ("^  File \"(.+)\", line (\\d+)(?:, in (.+))?$", 0, 0, NULL);
+  g_autoptr (GRegex) frame_re = g_regex_new ("^  File \"(.+)\", line (\\d+)(?:, in (.+))?$", 0, 0,
+                                             NULL);
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   SpErrorInfo *self = info_new ();
   gboolean found = FALSE;
@@ -129,8 +129,7 @@ parse_python (const char *text, const char *snippet_name)
           caret_column = (int) (strchr (line, '^') - line) - 4 + 1;
           continue;
         }
-      if (in_traceback && line[0] != ' ' && line[0] != '\0'
-          && parse_python_exception (self, line))
+      if (in_traceback && line[0] != ' ' && line[0] != '\0' && parse_python_exception (self, line))
         {
           found = TRUE;
           in_traceback = FALSE;
@@ -151,9 +150,10 @@ parse_node (const char *text, const char *snippet_name)
   g_autoptr (GRegex) location_re = g_regex_new ("^(/.+|[A-Za-z]:.+|\\S+\\.[mc]?js):(\\d+)$", 0, 0,
                                                 NULL);
   g_autoptr (GRegex) error_re
-    = g_regex_new ("^(?:Uncaught )?([A-Z]\\w*(?:Error|Exception)|Error)(?::\\s?(.*))?$", 0, 0, NULL);
-  g_autoptr (GRegex) at_re = g_regex_new (
-    "^\\s+at (?:(.+?) \\()?(.+?):(\\d+):(\\d+)\\)?$", 0, 0, NULL);
+    = g_regex_new ("^(?:Uncaught )?([A-Z]\\w*(?:Error|Exception)|Error)(?::\\s?(.*))?$", 0, 0,
+                   NULL);
+  g_autoptr (GRegex) at_re = g_regex_new ("^\\s+at (?:(.+?) \\()?(.+?):(\\d+):(\\d+)\\)?$", 0, 0,
+                                          NULL);
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   SpErrorInfo *self = info_new ();
   g_autofree char *where_file = NULL;
@@ -194,8 +194,9 @@ parse_node (const char *text, const char *snippet_name)
           g_autofree char *num = g_match_info_fetch (match, 3);
           g_autofree char *col = g_match_info_fetch (match, 4);
           /* node lists innermost first; keep outermost first like Python. */
-          SpErrorFrame frame = { g_strdup (file), function && *function ? g_strdup (function) : NULL,
-                                 atoi (num), atoi (col), FALSE };
+          SpErrorFrame frame = { g_strdup (file),
+                                 function && *function ? g_strdup (function) : NULL, atoi (num),
+                                 atoi (col), FALSE };
           g_autofree char *suffix = g_strconcat ("/", snippet_name ? snippet_name : "", NULL);
           frame.in_snippet = snippet_name != NULL && g_str_has_suffix (file, suffix);
           g_array_prepend_val (self->frames, frame);

@@ -17,7 +17,7 @@ typedef struct
   char *file;
   char *function; /* NULL when the interpreter does not say */
   int line;
-  int column;     /* 0 when unknown */
+  int column; /* 0 when unknown */
   gboolean in_snippet;
 } SpErrorFrame;
 
@@ -29,8 +29,7 @@ GType sp_error_info_get_type (void) G_GNUC_CONST;
 /* language: "python", "javascript", "bash"; snippet_name: the file name
  * the snippet ran under (main.py), to tell its frames from the library's.
  * Returns NULL when text holds no error this parser knows. */
-SpErrorInfo *sp_error_info_parse (const char *language, const char *text,
-                                  const char *snippet_name);
+SpErrorInfo *sp_error_info_parse (const char *language, const char *text, const char *snippet_name);
 
 SpErrorInfo *sp_error_info_ref (SpErrorInfo *self);
 void sp_error_info_unref (SpErrorInfo *self);

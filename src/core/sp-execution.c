@@ -90,8 +90,7 @@ sp_execution_get_property (GObject *object, guint prop_id, GValue *value, GParam
 }
 
 static void
-sp_execution_set_property (GObject *object, guint prop_id, const GValue *value,
-                           GParamSpec *pspec)
+sp_execution_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   SpExecution *self = SP_EXECUTION (object);
 
@@ -233,8 +232,7 @@ _sp_execution_set_started (SpExecution *self, const char *cwd)
 }
 
 void
-_sp_execution_append_output (SpExecution *self, SpOutputKind kind, const char *text,
-                             gint64 t_ms)
+_sp_execution_append_output (SpExecution *self, SpOutputKind kind, const char *text, gint64 t_ms)
 {
   g_return_if_fail (SP_IS_EXECUTION (self));
 

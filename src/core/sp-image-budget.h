@@ -23,7 +23,7 @@ G_BEGIN_DECLS
 #define SP_IMAGE_BUDGET_RUN_PIXELS ((guint64) 32 * 1024 * 1024)
 #define SP_IMAGE_BUDGET_WINDOW_PIXELS ((guint64) 64 * 1024 * 1024)
 /* What Show may take past the window's bound: one display-size image. */
-#define SP_IMAGE_BUDGET_ON_DEMAND_PIXELS \
+#define SP_IMAGE_BUDGET_ON_DEMAND_PIXELS                                                           \
   ((guint64) SP_IMAGE_DISPLAY_MAX_SIDE * SP_IMAGE_DISPLAY_MAX_SIDE)
 
 #define SP_TYPE_IMAGE_BUDGET (sp_image_budget_get_type ())

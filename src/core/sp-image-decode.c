@@ -17,7 +17,7 @@
 #include "sp-run-file.h"
 #include "sp-image-limits.h"
 
-G_DEFINE_QUARK (sp-image-decode-error-quark, sp_image_decode_error)
+G_DEFINE_QUARK (sp - image - decode - error - quark, sp_image_decode_error)
 
 struct _SpDecodedImage
 {
@@ -28,8 +28,7 @@ struct _SpDecodedImage
   GBytes *pixels;
 };
 
-G_DEFINE_BOXED_TYPE (SpDecodedImage, sp_decoded_image, sp_decoded_image_ref,
-                     sp_decoded_image_unref)
+G_DEFINE_BOXED_TYPE (SpDecodedImage, sp_decoded_image, sp_decoded_image_ref, sp_decoded_image_unref)
 
 SpDecodedImage *
 sp_decoded_image_ref (SpDecodedImage *self)
@@ -159,14 +158,14 @@ open_image (const char *dir, const char *name, GError **error)
   if (fd < 0)
     {
       g_set_error (error, SP_IMAGE_DECODE_ERROR, SP_IMAGE_DECODE_ERROR_FILE,
-                   _("Cannot open the image: %s"), local->message);
+                   _ ("Cannot open the image: %s"), local->message);
       return -1;
     }
   if ((gsize) st.st_size > SP_DECODE_MAX_INPUT)
     {
       close (fd);
       g_set_error_literal (error, SP_IMAGE_DECODE_ERROR, SP_IMAGE_DECODE_ERROR_FILE,
-                           _("The image is not a regular file of at most 64 MiB"));
+                           _ ("The image is not a regular file of at most 64 MiB"));
       return -1;
     }
   return fd;
@@ -209,7 +208,7 @@ fail_from_status (GTask *task, Decode *d)
   if (d->timed_out)
     {
       g_task_return_new_error (task, SP_IMAGE_DECODE_ERROR, SP_IMAGE_DECODE_ERROR_TIMED_OUT,
-                               _("Decoding the image took too long"));
+                               _ ("Decoding the image took too long"));
       return;
     }
   /* We killed it for what it sent: that, not our SIGKILL, is the cause. */
@@ -221,7 +220,7 @@ fail_from_status (GTask *task, Decode *d)
   if (g_subprocess_get_if_signaled (process))
     {
       g_task_return_new_error (task, SP_IMAGE_DECODE_ERROR, SP_IMAGE_DECODE_ERROR_CRASHED,
-                               _("The image decoder crashed (signal %d)"),
+                               _ ("The image decoder crashed (signal %d)"),
                                g_subprocess_get_term_sig (process));
       return;
     }
@@ -231,10 +230,11 @@ fail_from_status (GTask *task, Decode *d)
                            : code == 3 ? SP_IMAGE_DECODE_ERROR_TOO_LARGE
                            : code == 4 ? SP_IMAGE_DECODE_ERROR_INVALID
                                        : SP_IMAGE_DECODE_ERROR_PROTOCOL,
-                           code == 2   ? _("Not a PNG, JPEG or GIF image")
-                           : code == 3 ? _("The image is larger than 16384 pixels a side or 64 megapixels")
-                           : code == 4 ? _("The image is damaged or incomplete")
-                                       : _("The image decoder failed"));
+                           code == 2 ? _ ("Not a PNG, JPEG or GIF image")
+                           : code == 3
+                             ? _ ("The image is larger than 16384 pixels a side or 64 megapixels")
+                           : code == 4 ? _ ("The image is damaged or incomplete")
+                                       : _ ("The image decoder failed"));
 }
 
 static void
@@ -321,7 +321,7 @@ on_header_read (GObject *object, GAsyncResult *result, gpointer user_data)
     {
       g_set_error_literal (&d->protocol_error, SP_IMAGE_DECODE_ERROR,
                            SP_IMAGE_DECODE_ERROR_PROTOCOL,
-                           _("The image decoder sent an impossible size"));
+                           _ ("The image decoder sent an impossible size"));
       g_subprocess_force_exit (d->process);
       wait_for_exit (task);
       return;
@@ -380,8 +380,7 @@ helper_command (const char *const *helper_argv, guint max_side)
 
 void
 sp_image_decode_async (const char *dir, const char *name, const char *const *helper_argv,
-                       guint timeout_ms,
-                       GCancellable *cancellable, GAsyncReadyCallback callback,
+                       guint timeout_ms, GCancellable *cancellable, GAsyncReadyCallback callback,
                        gpointer user_data)
 {
   sp_image_decode_scaled_async (dir, name, 0, helper_argv, timeout_ms, cancellable, callback,
@@ -390,8 +389,8 @@ sp_image_decode_async (const char *dir, const char *name, const char *const *hel
 
 /* Starts the helper on fd (taken) for task; an fd of -1 returns error. */
 static void
-decode_fd (GTask *task, int fd, GError *open_error, guint max_side,
-           const char *const *helper_argv, guint timeout_ms, GCancellable *cancellable)
+decode_fd (GTask *task, int fd, GError *open_error, guint max_side, const char *const *helper_argv,
+           guint timeout_ms, GCancellable *cancellable)
 {
   g_autoptr (GError) error = open_error;
   g_autoptr (GPtrArray) argv = NULL;
@@ -411,7 +410,7 @@ decode_fd (GTask *task, int fd, GError *open_error, guint max_side,
   if (!spawn_helper (d, fd, (const char *const *) argv->pdata, &error))
     {
       g_task_return_new_error (task, SP_IMAGE_DECODE_ERROR, SP_IMAGE_DECODE_ERROR_SPAWN,
-                               _("Cannot start the image decoder: %s"), error->message);
+                               _ ("Cannot start the image decoder: %s"), error->message);
       g_object_unref (task);
       return;
     }
@@ -458,7 +457,7 @@ memfd_of (GBytes *data, GError **error)
   if (len > SP_DECODE_MAX_INPUT)
     {
       g_set_error_literal (error, SP_IMAGE_DECODE_ERROR, SP_IMAGE_DECODE_ERROR_FILE,
-                           _("The image is not a regular file of at most 64 MiB"));
+                           _ ("The image is not a regular file of at most 64 MiB"));
       return -1;
     }
   fd = memfd_create ("sandpad-image", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -487,15 +486,14 @@ memfd_of (GBytes *data, GError **error)
       close (fd);
     }
   g_set_error (error, SP_IMAGE_DECODE_ERROR, SP_IMAGE_DECODE_ERROR_FILE,
-               _("Cannot hand the image to the decoder: %s"), g_strerror (errno));
+               _ ("Cannot hand the image to the decoder: %s"), g_strerror (errno));
   return -1;
 }
 
 void
-sp_image_decode_bytes_scaled_async (GBytes *data, guint max_side,
-                                    const char *const *helper_argv, guint timeout_ms,
-                                    GCancellable *cancellable, GAsyncReadyCallback callback,
-                                    gpointer user_data)
+sp_image_decode_bytes_scaled_async (GBytes *data, guint max_side, const char *const *helper_argv,
+                                    guint timeout_ms, GCancellable *cancellable,
+                                    GAsyncReadyCallback callback, gpointer user_data)
 {
   GTask *task;
   GError *error = NULL;

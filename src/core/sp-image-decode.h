@@ -57,9 +57,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SpDecodedImage, sp_decoded_image_unref)
  * sp_image_decode_find_helper()); timeout_ms 0: the default. The image at
  * its own size (up to the bounds above). */
 void sp_image_decode_async (const char *dir, const char *name, const char *const *helper_argv,
-                            guint timeout_ms,
-                            GCancellable *cancellable, GAsyncReadyCallback callback,
-                            gpointer user_data);
+                            guint timeout_ms, GCancellable *cancellable,
+                            GAsyncReadyCallback callback, gpointer user_data);
 /* The same, shrunk by the helper to fit max_side x max_side when it is
  * larger (0: its own size), so what the app receives is bounded by what
  * it shows, whatever the file claims; an answer larger than that is a
@@ -72,8 +71,8 @@ void sp_image_decode_scaled_async (const char *dir, const char *name, guint max_
  * handed to the helper as a sealed memfd, never written to a named file. */
 void sp_image_decode_bytes_scaled_async (GBytes *data, guint max_side,
                                          const char *const *helper_argv, guint timeout_ms,
-                                         GCancellable *cancellable,
-                                         GAsyncReadyCallback callback, gpointer user_data);
+                                         GCancellable *cancellable, GAsyncReadyCallback callback,
+                                         gpointer user_data);
 SpDecodedImage *sp_image_decode_finish (GAsyncResult *result, GError **error);
 
 G_END_DECLS

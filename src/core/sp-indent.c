@@ -38,10 +38,10 @@ typedef struct
 
 typedef struct
 {
-  GArray *open;           /* of Open: the brackets still open, innermost last */
-  const char *last_line;  /* start of the text's last line */
-  const char *stmt_line;  /* start of the line the last statement began on */
-  const char *code_end;   /* the last line's end without a trailing comment */
+  GArray *open;          /* of Open: the brackets still open, innermost last */
+  const char *last_line; /* start of the text's last line */
+  const char *stmt_line; /* start of the line the last statement began on */
+  const char *code_end;  /* the last line's end without a trailing comment */
 } Scan;
 
 static guint
@@ -103,8 +103,8 @@ starts_comment (SpIndentLanguage language, const char *text, const char *p)
   if (*p != '#')
     return FALSE;
   /* Bash: only at the start of a word ($# and a#b are not comments). */
-  return language != SP_INDENT_BASH || p == text || p[-1] == ' ' || p[-1] == '\t'
-         || p[-1] == '\n' || p[-1] == ';';
+  return language != SP_INDENT_BASH || p == text || p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\n'
+         || p[-1] == ';';
 }
 
 static void

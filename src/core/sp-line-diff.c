@@ -78,9 +78,9 @@ myers (const guint *a, gint n, const guint *b, gint m, guint max_d, GString *scr
           if (d == 0)
             x = 0;
           else if (k == -d || (k != d && prev[k - 1 + d - 1] < prev[k + 1 + d - 1]))
-            x = prev[k + 1 + d - 1];          /* down: an insert */
+            x = prev[k + 1 + d - 1]; /* down: an insert */
           else
-            x = prev[k - 1 + d - 1] + 1;      /* right: a delete */
+            x = prev[k - 1 + d - 1] + 1; /* right: a delete */
           y = x - k;
           while (x < n && y < m && a[x] == b[y])
             x++, y++;
@@ -290,8 +290,7 @@ append_hunk (const SpLineDiff *diff, GString *out, guint first, guint last, guin
 
       for (guint i = 0; i < op->n_lines; i++)
         if (op->kind == SP_LINE_DIFF_INSERT)
-          append_line (out, '+', diff->new_lines, op->new_start + i, diff->n_new,
-                       diff->new_no_eol);
+          append_line (out, '+', diff->new_lines, op->new_start + i, diff->n_new, diff->new_no_eol);
         else
           append_line (out, op->kind == SP_LINE_DIFF_DELETE ? '-' : ' ', diff->old_lines,
                        op->old_start + i, diff->n_old, diff->old_no_eol);

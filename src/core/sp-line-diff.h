@@ -34,9 +34,9 @@ G_BEGIN_DECLS
 
 typedef enum
 {
-  SP_LINE_DIFF_EQUAL,   /* n_lines lines the same in both */
-  SP_LINE_DIFF_DELETE,  /* n_lines lines of old, from old_start, are gone */
-  SP_LINE_DIFF_INSERT,  /* n_lines lines of new, from new_start, are new */
+  SP_LINE_DIFF_EQUAL,  /* n_lines lines the same in both */
+  SP_LINE_DIFF_DELETE, /* n_lines lines of old, from old_start, are gone */
+  SP_LINE_DIFF_INSERT, /* n_lines lines of new, from new_start, are new */
 } SpLineDiffKind;
 
 /* Line numbers count from 0. For every op both starts are given: where it
@@ -52,21 +52,20 @@ typedef struct
 
 typedef struct
 {
-  char **old_lines;      /* NULL-terminated, without their '\n' */
+  char **old_lines; /* NULL-terminated, without their '\n' */
   guint n_old;
   char **new_lines;
   guint n_new;
-  gboolean old_no_eol;   /* old's last line has no '\n' */
+  gboolean old_no_eol; /* old's last line has no '\n' */
   gboolean new_no_eol;
-  GArray *ops;           /* of SpLineDiffOp, in order; adjacent ops differ in kind,
-                          * and in a changed stretch deletes come before inserts */
-  gboolean gave_up;      /* more than max_edits changes: the middle replaced whole */
+  GArray *ops;      /* of SpLineDiffOp, in order; adjacent ops differ in kind,
+                     * and in a changed stretch deletes come before inserts */
+  gboolean gave_up; /* more than max_edits changes: the middle replaced whole */
 } SpLineDiff;
 
 /* NULL texts are empty. Never fails. */
 SpLineDiff *sp_line_diff (const char *old_text, const char *new_text);
-SpLineDiff *sp_line_diff_bounded (const char *old_text, const char *new_text,
-                                  guint max_edits);
+SpLineDiff *sp_line_diff_bounded (const char *old_text, const char *new_text, guint max_edits);
 void sp_line_diff_free (SpLineDiff *diff);
 
 /* Whether the texts are the same (no DELETE or INSERT op). */
@@ -80,8 +79,8 @@ void sp_line_diff_count (const SpLineDiff *diff, guint *deleted, guint *inserted
  * "@@ -l,s +l,s @@" with `context` unchanged lines around each change
  * ("\ No newline at end of file" where that applies). The empty string
  * when the texts are the same. */
-char *sp_line_diff_to_unified (const SpLineDiff *diff, const char *old_label,
-                               const char *new_label, guint context);
+char *sp_line_diff_to_unified (const SpLineDiff *diff, const char *old_label, const char *new_label,
+                               guint context);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SpLineDiff, sp_line_diff_free)
 

@@ -15,8 +15,8 @@ struct _SpOutputItem
   char *image_error;
   gboolean image_withheld;
   gint64 t_ms;
-  char *dir;  /* a run's file: its directory */
-  char *name; /* and its name's bytes beneath it */
+  char *dir;     /* a run's file: its directory */
+  char *name;    /* and its name's bytes beneath it */
   GBytes *bytes; /* or the image itself */
   GBytes *preview;
   gboolean preview_whole;
@@ -37,8 +37,7 @@ static GParamSpec *properties[N_PROPS];
 static guint notify_signal_id;
 static GQuark text_quark;
 
-G_DEFINE_ENUM_TYPE (SpOutputKind, sp_output_kind,
-                    G_DEFINE_ENUM_VALUE (SP_OUTPUT_STDOUT, "stdout"),
+G_DEFINE_ENUM_TYPE (SpOutputKind, sp_output_kind, G_DEFINE_ENUM_VALUE (SP_OUTPUT_STDOUT, "stdout"),
                     G_DEFINE_ENUM_VALUE (SP_OUTPUT_STDERR, "stderr"),
                     G_DEFINE_ENUM_VALUE (SP_OUTPUT_NOTICE, "notice"),
                     G_DEFINE_ENUM_VALUE (SP_OUTPUT_IMAGE, "image"),
@@ -378,8 +377,7 @@ _sp_output_item_notify_text (SpOutputItem *self)
 }
 
 void
-_sp_output_item_replace (SpOutputItem *self, SpOutputKind kind, const char *text,
-                         gint64 t_ms)
+_sp_output_item_replace (SpOutputItem *self, SpOutputKind kind, const char *text, gint64 t_ms)
 {
   self->kind = kind;
   self->t_ms = t_ms;

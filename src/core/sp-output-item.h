@@ -13,7 +13,8 @@ typedef enum
   SP_OUTPUT_STDOUT,
   SP_OUTPUT_STDERR,
   SP_OUTPUT_NOTICE, /* said by Sandpad, not the program: "output truncated" */
-  SP_OUTPUT_IMAGE,  /* text: the image's absolute path, or its label when it has bytes; label: "Plot 1" */
+  SP_OUTPUT_IMAGE,  /* text: the image's absolute path, or its label when it has bytes; label: "Plot
+                       1" */
   SP_OUTPUT_ERROR,  /* text: "Type: message"; error: the parsed error */
   SP_OUTPUT_FILE,   /* text: the file's absolute path, or its label; label: its path as shown */
   SP_OUTPUT_INPUT,  /* a line the user sent to the program's stdin, echoed */
@@ -85,8 +86,7 @@ void _sp_output_item_notify_text (SpOutputItem *self);
 void _sp_output_item_set_prompt_length (SpOutputItem *self, gsize len);
 /* A text row taking another row's place: kind, text and time (then
  * notify). */
-void _sp_output_item_replace (SpOutputItem *self, SpOutputKind kind, const char *text,
-                              gint64 t_ms);
+void _sp_output_item_replace (SpOutputItem *self, SpOutputKind kind, const char *text, gint64 t_ms);
 /* When the runner read the row's last text (its clock, ms), or for another
  * item the time of the row before it: what the run's files are placed by. */
 gint64 _sp_output_item_get_t_ms (SpOutputItem *self);

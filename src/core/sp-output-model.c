@@ -366,8 +366,7 @@ answer_prompt (SpOutputModel *self, const char *text, gsize len, gint64 t_ms)
 
 /* Adds text to the rows without telling views; the caller does. */
 static void
-append_len (SpOutputModel *self, SpOutputKind kind, const char *text, gsize len,
-            gint64 t_ms)
+append_len (SpOutputModel *self, SpOutputKind kind, const char *text, gsize len, gint64 t_ms)
 {
   if (kind == SP_OUTPUT_INPUT && len > 0 && answer_prompt (self, text, len, t_ms))
     return;
@@ -883,8 +882,8 @@ flush_store (SpOutputModel *self)
     }
   while (done < self->store_buf->len)
     {
-      gssize n = pwrite (self->store_fd, self->store_buf->str + done,
-                         self->store_buf->len - done, (off_t) (at + done));
+      gssize n = pwrite (self->store_fd, self->store_buf->str + done, self->store_buf->len - done,
+                         (off_t) (at + done));
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
@@ -933,8 +932,7 @@ sp_output_model_append (SpOutputModel *self, SpOutputKind kind, const char *text
 }
 
 void
-sp_output_model_append_timed (SpOutputModel *self, SpOutputKind kind, const char *text,
-                              gint64 t_ms)
+sp_output_model_append_timed (SpOutputModel *self, SpOutputKind kind, const char *text, gint64 t_ms)
 {
   Segment *tail;
   gsize len;
@@ -970,7 +968,7 @@ sp_output_model_append_timed (SpOutputModel *self, SpOutputKind kind, const char
    * window) would keep waiting. */
   if (self->batch_id == 0)
     self->batch_id = g_timeout_add ((guint) (self->view_publishes ? SP_OUTPUT_MODEL_BACKSTOP_MS
-                                                                 : self->batch_ms),
+                                                                  : self->batch_ms),
                                     batch_due, self);
   tell_pending (self);
 }
@@ -1009,8 +1007,8 @@ by_time (gconstpointer a, gconstpointer b)
  * at or before it (ties go after the text). An item older than every row
  * left (its rows were trimmed from the front) comes first. */
 void
-sp_output_model_insert_timed (SpOutputModel *self, SpOutputItem *const *items,
-                              const gint64 *t_ms, guint n_items)
+sp_output_model_insert_timed (SpOutputModel *self, SpOutputItem *const *items, const gint64 *t_ms,
+                              guint n_items)
 {
   g_autofree Placed *placed = NULL;
   GPtrArray *result;
@@ -1117,7 +1115,7 @@ save_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancella
         {
           int errsv = n < 0 ? errno : EIO;
           g_set_error (&error, G_IO_ERROR, g_io_error_from_errno (errsv),
-                       _("Cannot read the kept output: %s"), g_strerror (errsv));
+                       _ ("Cannot read the kept output: %s"), g_strerror (errsv));
           break;
         }
       if (g_output_stream_write_all (G_OUTPUT_STREAM (out), buf, (gsize) n, NULL, cancellable,
@@ -1155,7 +1153,7 @@ sp_output_model_save_async (SpOutputModel *self, GFile *dest, GCancellable *canc
   if (self->store_fd < 0)
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                               _("The whole output was not kept"));
+                               _ ("The whole output was not kept"));
       return;
     }
   /* A snapshot of what came so far, read at its offsets: later output

@@ -103,8 +103,7 @@ input_reset (SpRunController *self)
 }
 
 static void
-on_input_wait (SpRunnerSupervisor *sup, const char *run_id, gboolean waiting,
-               SpRunController *self)
+on_input_wait (SpRunnerSupervisor *sup, const char *run_id, gboolean waiting, SpRunController *self)
 {
   if (self->running && is_current (self, run_id))
     set_waiting (self, waiting);
@@ -230,8 +229,7 @@ on_started (SpRunnerSupervisor *sup, const char *run_id, SpRunController *self)
 }
 
 static void
-on_exited (SpRunnerSupervisor *sup, const char *run_id, SpRunResult *result,
-           SpRunController *self)
+on_exited (SpRunnerSupervisor *sup, const char *run_id, SpRunResult *result, SpRunController *self)
 {
   const char *ended;
 
@@ -242,13 +240,13 @@ on_exited (SpRunnerSupervisor *sup, const char *run_id, SpRunResult *result,
   sp_output_model_flush (self->output);
   g_free (self->run_start);
   if (sp_run_result_get_warm (result))
-    self->run_start = g_strdup (_("warm start"));
+    self->run_start = g_strdup (_ ("warm start"));
   else if (sp_run_result_get_cold_reason (result) != NULL)
     /* TRANSLATORS: the runner turned its warm starts off; %s says why */
-    self->run_start
-      = g_strdup_printf (_("cold start: %s"), sp_run_result_get_cold_reason (result));
+    self->run_start = g_strdup_printf (_ ("cold start: %s"),
+                                       sp_run_result_get_cold_reason (result));
   else
-    self->run_start = g_strdup (_("cold start"));
+    self->run_start = g_strdup (_ ("cold start"));
   set_running (self, FALSE);
   g_signal_emit (self, signals[EXITED], 0, result);
   ended = sp_run_result_get_session_ended (result);
@@ -414,8 +412,7 @@ sp_run_controller_finalize (GObject *object)
 }
 
 static void
-sp_run_controller_get_property (GObject *object, guint prop_id, GValue *value,
-                                GParamSpec *pspec)
+sp_run_controller_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
   SpRunController *self = SP_RUN_CONTROLLER (object);
 
@@ -475,8 +472,7 @@ sp_run_controller_class_init (SpRunControllerClass *klass)
                                                    G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY
                                                      | G_PARAM_STATIC_STRINGS);
   properties[PROP_KEEP_STATE] = g_param_spec_boolean ("keep-state", NULL, NULL, FALSE,
-                                                      G_PARAM_READWRITE
-                                                        | G_PARAM_EXPLICIT_NOTIFY
+                                                      G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY
                                                         | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -490,8 +486,7 @@ sp_run_controller_class_init (SpRunControllerClass *klass)
    * image or a table (the other NULL), in its place among the output;
    * "output" follows with its text for listeners */
   signals[DISPLAY] = g_signal_new ("display", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                   G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_BYTES,
-                                   SP_TYPE_DATA_TABLE);
+                                   G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_BYTES, SP_TYPE_DATA_TABLE);
   /* The run shown has started (its sandbox is known). */
   signals[STARTED] = g_signal_new ("started", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                    G_TYPE_NONE, 0);
@@ -502,11 +497,11 @@ sp_run_controller_class_init (SpRunControllerClass *klass)
   signals[FAILED] = g_signal_new ("failed", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                   G_TYPE_NONE, 1, G_TYPE_STRING);
   /* The runner went away under the run shown. */
-  signals[RUNNER_LOST] = g_signal_new ("runner-lost", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
-                                       NULL, G_TYPE_NONE, 0);
+  signals[RUNNER_LOST] = g_signal_new ("runner-lost", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                       G_TYPE_NONE, 0);
   /* (const char *why): the session ended with the run, after "exited" */
-  signals[SESSION_ENDED] = g_signal_new ("session-ended", type, G_SIGNAL_RUN_LAST, 0, NULL,
-                                         NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[SESSION_ENDED] = g_signal_new ("session-ended", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                         NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void

@@ -27,8 +27,7 @@ SpRunnerSupervisor *sp_run_controller_get_supervisor (SpRunController *self);
 /* Starts request (with the session when state is kept and it is
  * Python's); the last run lets its files go. On success there is a new
  * output model ("output") and the controller is "running". */
-gboolean sp_run_controller_start (SpRunController *self, SpRunRequest *request,
-                                  GError **error);
+gboolean sp_run_controller_start (SpRunController *self, SpRunRequest *request, GError **error);
 /* Cancels the running program. */
 void sp_run_controller_stop (SpRunController *self);
 /* The run shown ended and its files are not wanted any more. */

@@ -16,7 +16,7 @@
 static void
 set_errno_error (GError **error, int errsv, const char *name)
 {
-  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), _("Cannot open %s: %s"), name,
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), _ ("Cannot open %s: %s"), name,
                g_strerror (errsv));
 }
 
@@ -41,7 +41,8 @@ open_by_parts (int root, const char *name)
           errno = EXDEV;
           return -1;
         }
-      next = openat (fd, parts[i], last ? OPEN_FLAGS : O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      next = openat (fd, parts[i],
+                     last ? OPEN_FLAGS : O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
       close (fd);
       fd = next;
     }
@@ -86,7 +87,7 @@ sp_run_file_open (const char *dir, const char *name, struct stat *st, GError **e
        * both mean the run planted something: say what it is not. */
       if (errsv == ELOOP || errsv == EXDEV)
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                     _("%s is not a regular file of the run"), name);
+                     _ ("%s is not a regular file of the run"), name);
       else
         set_errno_error (error, errsv, name);
       return -1;
@@ -95,7 +96,7 @@ sp_run_file_open (const char *dir, const char *name, struct stat *st, GError **e
     {
       close (fd);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                   _("%s is not a regular file of the run"), name);
+                   _ ("%s is not a regular file of the run"), name);
       return -1;
     }
   /* Regular files never block; reads that follow need not retry EAGAIN. */
@@ -104,8 +105,8 @@ sp_run_file_open (const char *dir, const char *name, struct stat *st, GError **e
 }
 
 GBytes *
-sp_run_file_read (const char *dir, const char *name, gsize max, SpRunFileRead how,
-                  gboolean *whole, GCancellable *cancellable, GError **error)
+sp_run_file_read (const char *dir, const char *name, gsize max, SpRunFileRead how, gboolean *whole,
+                  GCancellable *cancellable, GError **error)
 {
   struct stat st;
   int fd = sp_run_file_open (dir, name, &st, error);
@@ -119,8 +120,8 @@ sp_run_file_read (const char *dir, const char *name, gsize max, SpRunFileRead ho
     {
       g_autofree char *limit = g_format_size (max);
       close (fd);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
-                   _("%s is larger than %s"), name, limit);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE, _ ("%s is larger than %s"),
+                   name, limit);
       return NULL;
     }
   /* One byte more than max says whether there was more (the file may
@@ -152,8 +153,7 @@ sp_run_file_read (const char *dir, const char *name, gsize max, SpRunFileRead ho
   close (fd);
   if (len > max && how == SP_RUN_FILE_READ_WHOLE)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE, _("%s grew while read"),
-                   name);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE, _ ("%s grew while read"), name);
       return NULL;
     }
   if (whole != NULL)
@@ -228,12 +228,11 @@ read_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancella
 
 void
 sp_run_file_read_async (const char *dir, const char *name, gsize max, SpRunFileRead how,
-                        GCancellable *cancellable, GAsyncReadyCallback callback,
-                        gpointer user_data)
+                        GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
 {
   Job *job;
-  g_autoptr (GTask) task
-    = job_task (dir, name, cancellable, callback, user_data, sp_run_file_read_async, &job);
+  g_autoptr (GTask) task = job_task (dir, name, cancellable, callback, user_data,
+                                     sp_run_file_read_async, &job);
 
   job->max = max;
   job->how = how;
@@ -316,13 +315,12 @@ save_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancella
 }
 
 void
-sp_run_file_save_async (const char *dir, const char *name, GFile *dest,
-                        GCancellable *cancellable, GAsyncReadyCallback callback,
-                        gpointer user_data)
+sp_run_file_save_async (const char *dir, const char *name, GFile *dest, GCancellable *cancellable,
+                        GAsyncReadyCallback callback, gpointer user_data)
 {
   Job *job;
-  g_autoptr (GTask) task
-    = job_task (dir, name, cancellable, callback, user_data, sp_run_file_save_async, &job);
+  g_autoptr (GTask) task = job_task (dir, name, cancellable, callback, user_data,
+                                     sp_run_file_save_async, &job);
 
   job->dest = g_object_ref (dest);
   g_task_run_in_thread (task, save_thread);

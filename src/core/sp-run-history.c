@@ -167,14 +167,14 @@ record_from_keyfile (GKeyFile *kf, GError **error)
 
   if (!g_key_file_get_boolean (kf, "end", "complete", NULL))
     {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT, _("it is cut short"));
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT, _ ("it is cut short"));
       return NULL;
     }
   version = g_key_file_get_integer (kf, "run", "version", &local);
   if (local != NULL || version != FORMAT_VERSION)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   _("it is not a run of this version of Sandpad"));
+                   _ ("it is not a run of this version of Sandpad"));
       return NULL;
     }
   r->time_us = g_key_file_get_int64 (kf, "run", "time-us", &local);
@@ -233,8 +233,8 @@ run_stem (const char *name)
 
 typedef struct
 {
-  char *relative;  /* "key/name" of the run's file */
-  gint64 size;     /* its file's and its images' */
+  char *relative;    /* "key/name" of the run's file */
+  gint64 size;       /* its file's and its images' */
   GPtrArray *images; /* "key/name" of each */
 } Entry;
 
@@ -374,8 +374,8 @@ sp_run_history_add (SpRunHistory *self, const char *key, SpRunRecord *record, GE
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
       int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   _("Could not create %s: %s"), dir, g_strerror (saved));
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _ ("Could not create %s: %s"),
+                   dir, g_strerror (saved));
       return FALSE;
     }
   stem = g_strdup_printf ("%020" G_GINT64_FORMAT "-%08x", MAX (record->time_us, 0),
@@ -405,8 +405,8 @@ sp_run_history_add (SpRunHistory *self, const char *key, SpRunRecord *record, GE
   kf = record_to_keyfile (record, image_files);
   data = g_key_file_to_data (kf, &len, NULL);
   /* Written beside and renamed over: whole or not at all. */
-  if (!g_file_set_contents_full (path, data, (gssize) len, G_FILE_SET_CONTENTS_CONSISTENT,
-                                 0600, error))
+  if (!g_file_set_contents_full (path, data, (gssize) len, G_FILE_SET_CONTENTS_CONSISTENT, 0600,
+                                 error))
     {
       for (guint i = 0; i < record->images->len; i++)
         g_unlink (image_paths[i]);
@@ -430,7 +430,7 @@ static void
 warn (GPtrArray *warnings, const char *path, const char *why)
 {
   /* TRANSLATORS: a file of the run history could not be read; %s: path, reason */
-  char *line = g_strdup_printf (_("Skipped %s in the run history: %s"), path, why);
+  char *line = g_strdup_printf (_ ("Skipped %s in the run history: %s"), path, why);
 
   g_message ("%s", line);
   if (warnings != NULL)
@@ -463,17 +463,17 @@ load_image (GKeyFile *kf, const char *group, const char *dir, const char *stem, 
   if (image->name == NULL || file == NULL || sum == NULL || !g_str_equal (file, expected)
       || !sp_run_record_is_image_type (image->mime))
     {
-      warn (warnings, image->path, _("the run does not name it as an image it kept"));
+      warn (warnings, image->path, _ ("the run does not name it as an image it kept"));
       return NULL;
     }
   if (g_lstat (image->path, &st) != 0 || !S_ISREG (st.st_mode))
     {
-      warn (warnings, image->path, _("the run's image is missing"));
+      warn (warnings, image->path, _ ("the run's image is missing"));
       return NULL;
     }
   if ((gint64) st.st_size != size || size > SP_RUN_RECORD_IMAGE_BYTES_MAX)
     {
-      warn (warnings, image->path, _("the run's image is not the size it was"));
+      warn (warnings, image->path, _ ("the run's image is not the size it was"));
       return NULL;
     }
   if (!g_file_get_contents (image->path, &data, &len, &error))
@@ -485,7 +485,7 @@ load_image (GKeyFile *kf, const char *group, const char *dir, const char *stem, 
   actual = g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, image->bytes);
   if ((gint64) len != size || g_ascii_strcasecmp (actual, sum) != 0)
     {
-      warn (warnings, image->path, _("the run's image is not the one it made"));
+      warn (warnings, image->path, _ ("the run's image is not the one it made"));
       return NULL;
     }
   return g_steal_pointer (&image);
@@ -523,7 +523,7 @@ load_record (const char *path, const char *name, GPtrArray *warnings)
 
   if (g_lstat (path, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size > FILE_MAX)
     {
-      warn (warnings, path, _("not a run file"));
+      warn (warnings, path, _ ("not a run file"));
       return NULL;
     }
   if (!g_file_get_contents (path, &data, &len, &error)
@@ -558,7 +558,7 @@ run_names (SpRunHistory *self, const char *dir, GPtrArray *warnings)
         continue;
       /* g_file_set_contents' temporary, while another process writes */
       else if (strstr (name, SUFFIX ".") == NULL)
-        warn (warnings, path, _("not a run file"));
+        warn (warnings, path, _ ("not a run file"));
     }
   g_ptr_array_sort (names, by_string);
   return names;

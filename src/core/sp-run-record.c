@@ -51,8 +51,8 @@ sp_run_record_new (void)
 gboolean
 sp_run_record_is_image_type (const char *mime)
 {
-  static const char *const types[]
-    = { "image/png", "image/svg+xml", "image/jpeg", "image/gif", "image/webp" };
+  static const char *const types[] = { "image/png", "image/svg+xml", "image/jpeg", "image/gif",
+                                       "image/webp" };
 
   for (guint i = 0; mime != NULL && i < G_N_ELEMENTS (types); i++)
     if (g_str_equal (mime, types[i]))
@@ -89,36 +89,36 @@ read_capped (const char *dir, const char *file_name, gsize limit, GError **error
     return bytes;
   if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE))
     g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE,
-                         _("over the images' size kept per run"));
+                         _ ("over the images' size kept per run"));
   else
     g_propagate_error (error, g_steal_pointer (&local));
   return NULL;
 }
 
 gboolean
-sp_run_record_keep_image (SpRunRecord *record, const char *name, const char *mime,
-                          const char *dir, const char *file_name, GError **error)
+sp_run_record_keep_image (SpRunRecord *record, const char *name, const char *mime, const char *dir,
+                          const char *file_name, GError **error)
 {
   gsize used;
   GBytes *bytes;
   SpRunImage *image;
 
-  g_return_val_if_fail (record != NULL && name != NULL && dir != NULL && file_name != NULL,
-                        FALSE);
+  g_return_val_if_fail (record != NULL && name != NULL && dir != NULL && file_name != NULL, FALSE);
 
   if (!sp_run_record_is_image_type (mime))
     {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, _("not an image"));
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, _ ("not an image"));
       return FALSE;
     }
   if (record->images->len >= SP_RUN_RECORD_IMAGES_MAX)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE,
-                   _("a run keeps at most %d images"), SP_RUN_RECORD_IMAGES_MAX);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE, _ ("a run keeps at most %d images"),
+                   SP_RUN_RECORD_IMAGES_MAX);
       return FALSE;
     }
   used = kept_bytes (record);
-  bytes = read_capped (dir, file_name, SP_RUN_RECORD_IMAGE_BYTES_MAX - MIN (used, SP_RUN_RECORD_IMAGE_BYTES_MAX),
+  bytes = read_capped (dir, file_name,
+                       SP_RUN_RECORD_IMAGE_BYTES_MAX - MIN (used, SP_RUN_RECORD_IMAGE_BYTES_MAX),
                        error);
   if (bytes == NULL)
     return FALSE;
@@ -188,7 +188,7 @@ sp_run_record_compare (const SpRunRecord *older, const SpRunRecord *newer)
     c->error_change = SP_RUN_ERROR_GONE;
   else
     c->error_change = g_str_equal (older->error, newer->error) ? SP_RUN_ERROR_SAME
-                                                                : SP_RUN_ERROR_CHANGED;
+                                                               : SP_RUN_ERROR_CHANGED;
   c->same_output = sp_line_diff_is_same (c->stdout_diff) && sp_line_diff_is_same (c->stderr_diff)
                    && (c->error_change == SP_RUN_ERROR_NONE
                        || c->error_change == SP_RUN_ERROR_SAME);
@@ -212,11 +212,11 @@ error_change_text (SpRunErrorChange change)
   switch (change)
     {
     case SP_RUN_ERROR_APPEARED:
-      return _("the error is new");
+      return _ ("the error is new");
     case SP_RUN_ERROR_CHANGED:
-      return _("the error changed");
+      return _ ("the error changed");
     case SP_RUN_ERROR_GONE:
-      return _("the error went away");
+      return _ ("the error went away");
     case SP_RUN_ERROR_SAME:
     case SP_RUN_ERROR_NONE:
     default:
@@ -242,23 +242,23 @@ sp_run_comparison_describe (const SpRunComparison *c)
   const char *error = error_change_text (c->error_change);
 
   if (c->same_output)
-    return g_strdup (_("Same output as the last run"));
+    return g_strdup (_ ("Same output as the last run"));
   if (out > 0)
-    g_ptr_array_add (parts, g_strdup_printf (
-                              g_dngettext (GETTEXT_PACKAGE, "%u line of stdout differs",
-                                           "%u lines of stdout differ", out),
-                              out));
+    g_ptr_array_add (parts,
+                     g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u line of stdout differs",
+                                                   "%u lines of stdout differ", out),
+                                      out));
   if (err > 0)
-    g_ptr_array_add (parts, g_strdup_printf (
-                              g_dngettext (GETTEXT_PACKAGE, "%u line of stderr differs",
-                                           "%u lines of stderr differ", err),
-                              err));
+    g_ptr_array_add (parts,
+                     g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u line of stderr differs",
+                                                   "%u lines of stderr differ", err),
+                                      err));
   if (error != NULL)
     g_ptr_array_add (parts, g_strdup (error));
   g_ptr_array_add (parts, NULL);
   joined = g_strjoinv (", ", (char **) parts->pdata);
   /* TRANSLATORS: %s lists what changed: "2 lines of stdout differ, the error went away" */
-  return g_strdup_printf (_("Output changed since the last run: %s"), joined);
+  return g_strdup_printf (_ ("Output changed since the last run: %s"), joined);
 }
 
 char *
@@ -272,10 +272,10 @@ sp_run_comparison_to_text (const SpRunComparison *c, const SpRunRecord *older,
 
   /* What was run first: a changed output is read against it. */
   code = c->code_diff != NULL
-           ? sp_line_diff_to_unified (c->code_diff, _("code, last run"), _("code, this run"), 3)
+           ? sp_line_diff_to_unified (c->code_diff, _ ("code, last run"), _ ("code, this run"), 3)
            : g_strdup ("");
   if (*code == '\0')
-    g_string_append (text, _("The code is the same as the last run's.\n"));
+    g_string_append (text, _ ("The code is the same as the last run's.\n"));
   else
     {
       g_string_append (text, code);
@@ -284,30 +284,30 @@ sp_run_comparison_to_text (const SpRunComparison *c, const SpRunRecord *older,
   switch (c->error_change)
     {
     case SP_RUN_ERROR_APPEARED:
-      g_string_append_printf (text, _("Error appeared: %s\n"), newer->error);
+      g_string_append_printf (text, _ ("Error appeared: %s\n"), newer->error);
       break;
     case SP_RUN_ERROR_GONE:
-      g_string_append_printf (text, _("Error went away (was: %s)\n"), older->error);
+      g_string_append_printf (text, _ ("Error went away (was: %s)\n"), older->error);
       break;
     case SP_RUN_ERROR_CHANGED:
-      g_string_append_printf (text, _("Error changed: %s\n             was: %s\n"), newer->error,
+      g_string_append_printf (text, _ ("Error changed: %s\n             was: %s\n"), newer->error,
                               older->error);
       break;
     case SP_RUN_ERROR_SAME:
-      g_string_append_printf (text, _("Same error: %s\n"), newer->error);
+      g_string_append_printf (text, _ ("Same error: %s\n"), newer->error);
       break;
     case SP_RUN_ERROR_NONE:
     default:
       break;
     }
-  out = sp_line_diff_to_unified (c->stdout_diff, _("stdout, last run"), _("stdout, this run"), 3);
-  err = sp_line_diff_to_unified (c->stderr_diff, _("stderr, last run"), _("stderr, this run"), 3);
+  out = sp_line_diff_to_unified (c->stdout_diff, _ ("stdout, last run"), _ ("stdout, this run"), 3);
+  err = sp_line_diff_to_unified (c->stderr_diff, _ ("stderr, last run"), _ ("stderr, this run"), 3);
   if (*out == '\0' && *err == '\0')
-    g_string_append (text, _("stdout and stderr are the same as the last run's.\n"));
+    g_string_append (text, _ ("stdout and stderr are the same as the last run's.\n"));
   else if (*out == '\0')
-    g_string_append (text, _("stdout is the same as the last run's.\n"));
+    g_string_append (text, _ ("stdout is the same as the last run's.\n"));
   else if (*err == '\0')
-    g_string_append (text, _("stderr is the same as the last run's.\n"));
+    g_string_append (text, _ ("stderr is the same as the last run's.\n"));
   g_string_append (text, out);
   g_string_append (text, err);
   return g_string_free (g_steal_pointer (&text), FALSE);
@@ -326,7 +326,8 @@ first_changed_line (const char *old, const char *new)
     {
       const char *oe = strchrnul (o, '\n'), *ne = strchrnul (n, '\n');
 
-      if ((oe - o) != (ne - n) || memcmp (o, n, (gsize) (ne - n)) != 0 || (*oe == '\0') != (*ne == '\0'))
+      if ((oe - o) != (ne - n) || memcmp (o, n, (gsize) (ne - n)) != 0
+          || (*oe == '\0') != (*ne == '\0'))
         {
           gboolean from_new = ne != n || *n != '\0';
           g_autofree char *text = NULL;
@@ -364,20 +365,20 @@ sp_run_record_summary (const SpRunRecord *run, const SpRunRecord *previous)
 
   if (previous != NULL && (line = first_changed_line (previous->code, run->code)) != NULL)
     /* TRANSLATORS: the first line of code that changed since the run before */
-    return g_strdup_printf (_("Code: %s"), line);
+    return g_strdup_printf (_ ("Code: %s"), line);
   if ((line = first_changed_line (previous ? previous->stdout_text : NULL, run->stdout_text))
       != NULL)
     /* TRANSLATORS: the first line of output that changed since the run before */
-    return g_strdup_printf (_("Output: %s"), line);
+    return g_strdup_printf (_ ("Output: %s"), line);
   if (g_strcmp0 (previous ? previous->error : NULL, run->error) != 0 && run->error != NULL)
-    return g_strdup_printf (_("Error: %s"), run->error);
+    return g_strdup_printf (_ ("Error: %s"), run->error);
   if ((line = first_changed_line (previous ? previous->stderr_text : NULL, run->stderr_text))
       != NULL)
     /* TRANSLATORS: the first line of stderr that changed since the run before */
-    return g_strdup_printf (_("stderr: %s"), line);
+    return g_strdup_printf (_ ("stderr: %s"), line);
   if (previous == NULL)
-    return g_strdup (_("No output"));
-  return g_strdup (_("Same code and output as the run before"));
+    return g_strdup (_ ("No output"));
+  return g_strdup (_ ("Same code and output as the run before"));
 }
 
 typedef struct
@@ -417,7 +418,7 @@ compare_thread (GTask *task, gpointer source, gpointer data, GCancellable *cance
           g_autofree char *head = g_strndup (job->text, nl != NULL ? (gsize) (nl + 1 - job->text)
                                                                    : (gsize) (cut - job->text));
           g_free (job->text);
-          job->text = g_strconcat (head, _("\n(The comparison is longer; its start is shown.)\n"),
+          job->text = g_strconcat (head, _ ("\n(The comparison is longer; its start is shown.)\n"),
                                    NULL);
         }
     }
@@ -425,9 +426,9 @@ compare_thread (GTask *task, gpointer source, gpointer data, GCancellable *cance
 }
 
 void
-sp_run_record_compare_async (const SpRunRecord *older, const SpRunRecord *newer,
-                             gboolean with_text, GCancellable *cancellable,
-                             GAsyncReadyCallback callback, gpointer user_data)
+sp_run_record_compare_async (const SpRunRecord *older, const SpRunRecord *newer, gboolean with_text,
+                             GCancellable *cancellable, GAsyncReadyCallback callback,
+                             gpointer user_data)
 {
   g_autoptr (GTask) task = g_task_new (NULL, cancellable, callback, user_data);
   CompareJob *job = g_new0 (CompareJob, 1);

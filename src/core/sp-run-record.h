@@ -25,30 +25,30 @@ G_BEGIN_DECLS
 /* One image a run made, kept whole. */
 typedef struct
 {
-  char *name;  /* its path in the run: "plot-1.png" */
-  char *mime;  /* as the runner typed it: "image/png" */
+  char *name; /* its path in the run: "plot-1.png" */
+  char *mime; /* as the runner typed it: "image/png" */
   GBytes *bytes;
-  char *path;  /* where the store keeps it (what a viewer decodes); NULL until stored */
+  char *path; /* where the store keeps it (what a viewer decodes); NULL until stored */
 } SpRunImage;
 
 void sp_run_image_free (SpRunImage *image);
 
 typedef struct
 {
-  char *id;             /* the store's name for it; NULL until stored */
-  gint64 time_us;       /* when it started, g_get_real_time () */
+  char *id;       /* the store's name for it; NULL until stored */
+  gint64 time_us; /* when it started, g_get_real_time () */
   gint64 duration_ms;
   char *language;
   char *code;
   char *stdout_text;
   char *stderr_text;
-  gboolean output_cut;  /* the text above is not all the run wrote */
-  char *end;            /* one line for a person: "Exited with code 1 · 0.25 s" */
+  gboolean output_cut; /* the text above is not all the run wrote */
+  char *end;           /* one line for a person: "Exited with code 1 · 0.25 s" */
   gboolean succeeded;
-  int exit_code;        /* -1 when it did not exit */
-  char *error;          /* "ZeroDivisionError: division by zero", or NULL */
-  char **files;         /* "plot-1.png (12.3 kB)", NULL-terminated, may be NULL */
-  GPtrArray *images;    /* of SpRunImage, in the run's order; never NULL */
+  int exit_code;     /* -1 when it did not exit */
+  char *error;       /* "ZeroDivisionError: division by zero", or NULL */
+  char **files;      /* "plot-1.png (12.3 kB)", NULL-terminated, may be NULL */
+  GPtrArray *images; /* of SpRunImage, in the run's order; never NULL */
   /* An assistant's run of the file (through sandpad-mcp): the tool that
    * ran it ("edit_and_execute"), its journal id and the edit it made as a
    * unified diff (may be NULL); all NULL for the window's own runs. */
@@ -75,17 +75,17 @@ gboolean sp_run_record_keep_image (SpRunRecord *record, const char *name, const 
 
 typedef enum
 {
-  SP_RUN_ERROR_NONE,      /* neither run failed with an error */
-  SP_RUN_ERROR_SAME,      /* both failed with the same error */
-  SP_RUN_ERROR_APPEARED,  /* only the newer run has one */
-  SP_RUN_ERROR_CHANGED,   /* both have one, not the same */
-  SP_RUN_ERROR_GONE,      /* only the older run had one */
+  SP_RUN_ERROR_NONE,     /* neither run failed with an error */
+  SP_RUN_ERROR_SAME,     /* both failed with the same error */
+  SP_RUN_ERROR_APPEARED, /* only the newer run has one */
+  SP_RUN_ERROR_CHANGED,  /* both have one, not the same */
+  SP_RUN_ERROR_GONE,     /* only the older run had one */
 } SpRunErrorChange;
 
 typedef struct
 {
-  gboolean same_output;   /* stdout, stderr and error all the same */
-  SpLineDiff *code_diff;  /* the code as it ran (not part of same_output) */
+  gboolean same_output;  /* stdout, stderr and error all the same */
+  SpLineDiff *code_diff; /* the code as it ran (not part of same_output) */
   SpLineDiff *stdout_diff;
   SpLineDiff *stderr_diff;
   SpRunErrorChange error_change;
@@ -127,8 +127,7 @@ void sp_run_record_compare_async (const SpRunRecord *older, const SpRunRecord *n
 /* The comparison, and its text in *text when asked for with with_text
  * (text may be NULL), cut at a line to SP_RUN_COMPARISON_TEXT_MAX with a
  * note saying so; NULL with error only when cancelled. */
-SpRunComparison *sp_run_record_compare_finish (GAsyncResult *result, char **text,
-                                               GError **error);
+SpRunComparison *sp_run_record_compare_finish (GAsyncResult *result, char **text, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SpRunRecord, sp_run_record_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SpRunImage, sp_run_image_free)

@@ -107,7 +107,7 @@ keep_files (SpRunRecord *record, SpRunResult *result)
                    error ? error->message : "the runner could not name it");
           /* TRANSLATORS: a file of a run whose image the history does not
            * keep: its name, its size */
-          line = g_strdup_printf (_("%s (%s, not kept)"), file->relative, size);
+          line = g_strdup_printf (_ ("%s (%s, not kept)"), file->relative, size);
         }
       else
         line = g_strdup_printf ("%s (%s)", file->relative, size);
@@ -243,8 +243,8 @@ sp_run_recorder_add_assistant_run (SpRunRecorder *self, SpActivityRun *run, cons
 
   /* Claimed by the caller (it read the file meanwhile), or now; kept
    * once only. */
-  state = GPOINTER_TO_INT (g_hash_table_lookup (self->assistant_runs,
-                                                sp_activity_run_get_id (run)));
+  state = GPOINTER_TO_INT (
+    g_hash_table_lookup (self->assistant_runs, sp_activity_run_get_id (run)));
   if (state == KEPT || (state == 0 && !sp_run_recorder_claim_assistant_run (self, run)))
     return FALSE;
   g_hash_table_insert (self->assistant_runs, g_strdup (sp_activity_run_get_id (run)),
@@ -253,8 +253,8 @@ sp_run_recorder_add_assistant_run (SpRunRecorder *self, SpActivityRun *run, cons
   end = sp_activity_run_get_end (run);
   r->time_us = journal_time_us (sp_activity_run_get_time (run));
   r->duration_ms = sp_activity_run_get_duration_ms (run);
-  r->language = g_strdup (sp_activity_run_get_language (run) != NULL
-                            ? sp_activity_run_get_language (run) : "");
+  r->language = g_strdup (
+    sp_activity_run_get_language (run) != NULL ? sp_activity_run_get_language (run) : "");
   r->code = g_strdup (code != NULL ? code : "");
   chunks = sp_activity_run_get_output (run);
   {

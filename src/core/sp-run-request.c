@@ -176,8 +176,7 @@ env_to_strv (GHashTable *env)
   g_assert (strv != NULL);
   for (guint i = 0; i < n; i++)
     {
-      g_autofree char *kv = g_strconcat (names[i], "=", g_hash_table_lookup (env, names[i]),
-                                         NULL);
+      g_autofree char *kv = g_strconcat (names[i], "=", g_hash_table_lookup (env, names[i]), NULL);
       strv[i] = strdup (kv);
       g_assert (strv[i] != NULL);
     }

@@ -10,7 +10,8 @@
 G_STATIC_ASSERT ((int) SP_RUN_END_FAILED == (int) SP_END_FAILED && SP_END_LAST == 3);
 G_STATIC_ASSERT ((int) SP_RUN_LIMIT_DISK == (int) SP_LIMIT_DISK
                  && (int) SP_RUN_LIMIT_INPUT_IDLE == (int) SP_LIMIT_INPUT_IDLE
-                 && (int) SP_RUN_LIMIT_COMPILE_TIME == (int) SP_LIMIT_COMPILE_TIME && SP_LIMIT_LAST == 9);
+                 && (int) SP_RUN_LIMIT_COMPILE_TIME == (int) SP_LIMIT_COMPILE_TIME
+                 && SP_LIMIT_LAST == 9);
 G_STATIC_ASSERT ((int) SP_RUN_CANCEL_KILL == (int) SP_CANCEL_KILL && SP_CANCEL_LAST == 4);
 G_STATIC_ASSERT ((int) SP_RUN_FILE_OTHER == (int) SP_FILE_OTHER && SP_FILE_KIND_LAST == 6);
 
@@ -27,7 +28,7 @@ struct _SpRunResult
   gint64 timeout_ms, memory_mib;
   gint64 stdout_bytes, stderr_bytes;
   gboolean truncated;
-  gboolean warm; /* forked from the runner's warm interpreter */
+  gboolean warm;     /* forked from the runner's warm interpreter */
   char *cold_reason; /* cold because the runner's warm runs are off: why */
   GStrv images;
   GArray *files; /* SpRunFile */
@@ -51,8 +52,7 @@ clear_file (gpointer data)
 G_DEFINE_BOXED_TYPE (SpRunResult, sp_run_result, sp_run_result_ref, sp_run_result_unref)
 
 SpRunResult *
-_sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint64 memory_mib,
-                    const char *cwd)
+_sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint64 memory_mib, const char *cwd)
 {
   SpRunResult *self = g_new0 (SpRunResult, 1);
   g_autoptr (GStrvBuilder) images = g_strv_builder_new ();
@@ -65,9 +65,14 @@ _sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint64 memory_mib
       /* The name the decoder checked; the shown path only when it is one. */
       const char *name = info->name ? info->name : info->name_left_out ? NULL : info->path;
       SpRunFile file = { name ? g_build_filename (cwd, name, NULL) : NULL,
-                         g_strdup (info->path), info->size, g_strdup (info->mime),
-                         (SpRunFileKind) info->kind, g_strdup (info->target), info->t_ms,
-                         g_strdup (cwd), g_strdup (name) };
+                         g_strdup (info->path),
+                         info->size,
+                         g_strdup (info->mime),
+                         (SpRunFileKind) info->kind,
+                         g_strdup (info->target),
+                         info->t_ms,
+                         g_strdup (cwd),
+                         g_strdup (name) };
 
       if (file.kind == SP_RUN_FILE_REGULAR && file.path != NULL
           && g_str_has_prefix (file.mime, "image/") && !g_str_equal (file.mime, "image/svg+xml"))
@@ -162,7 +167,6 @@ sp_run_result_get_cancelled (SpRunResult *self)
   return self->cancelled;
 }
 
-
 SpErrorInfo *
 sp_run_result_get_error_info (SpRunResult *self)
 {
@@ -230,7 +234,6 @@ sp_run_result_get_error (SpRunResult *self)
   return self->error;
 }
 
-
 const char *const *
 sp_run_result_get_images (SpRunResult *self)
 {
@@ -256,33 +259,33 @@ describe_end (SpRunResult *self)
   switch (self->limit)
     {
     case SP_RUN_LIMIT_TIME:
-      return g_strdup_printf (_("Stopped: time limit of %g s reached"), self->timeout_ms / 1000.0);
+      return g_strdup_printf (_ ("Stopped: time limit of %g s reached"), self->timeout_ms / 1000.0);
     case SP_RUN_LIMIT_CPU:
-      return g_strdup (_("Stopped: CPU time limit reached"));
+      return g_strdup (_ ("Stopped: CPU time limit reached"));
     case SP_RUN_LIMIT_MEMORY:
-      return g_strdup_printf (_("Stopped: memory limit of %d MiB reached"),
+      return g_strdup_printf (_ ("Stopped: memory limit of %d MiB reached"),
                               (int) self->memory_mib);
     case SP_RUN_LIMIT_OUTPUT:
-      return g_strdup (_("Stopped: output limit reached"));
+      return g_strdup (_ ("Stopped: output limit reached"));
     case SP_RUN_LIMIT_DISK:
-      return g_strdup (_("Stopped: disk limit reached"));
+      return g_strdup (_ ("Stopped: disk limit reached"));
     case SP_RUN_LIMIT_PROCESSES:
-      return g_strdup (_("Stopped: process limit reached"));
+      return g_strdup (_ ("Stopped: process limit reached"));
     case SP_RUN_LIMIT_INPUT_IDLE:
-      return g_strdup (_("Stopped: waited too long for input"));
+      return g_strdup (_ ("Stopped: waited too long for input"));
     case SP_RUN_LIMIT_COMPILE_TIME:
-      return g_strdup (_("Stopped: the compile took longer than its time limit"));
+      return g_strdup (_ ("Stopped: the compile took longer than its time limit"));
     case SP_RUN_LIMIT_NONE:
     default:
       break;
     }
   if (self->cancelled != SP_RUN_CANCEL_NONE)
-    return g_strdup (_("Stopped"));
+    return g_strdup (_ ("Stopped"));
   if (self->end == SP_RUN_END_FAILED)
-    return g_strdup_printf (_("Could not run: %s"), self->error ? self->error : "");
+    return g_strdup_printf (_ ("Could not run: %s"), self->error ? self->error : "");
   if (self->end == SP_RUN_END_SIGNALED)
-    return g_strdup_printf (_("Killed by signal %d"), self->signal);
-  return g_strdup_printf (_("Exited with code %d"), self->exit_code);
+    return g_strdup_printf (_ ("Killed by signal %d"), self->signal);
+  return g_strdup_printf (_ ("Exited with code %d"), self->exit_code);
 }
 
 char *
@@ -294,6 +297,6 @@ sp_run_result_describe (SpRunResult *self)
   if (self->end == SP_RUN_END_FAILED)
     return g_steal_pointer (&end);
   /* TRANSLATORS: how a run ended · wall time · peak memory · CPU time */
-  return g_strdup_printf (_("%s · %.2f s · %s · CPU %.2f s"), end, self->wall_ms / 1000.0, memory,
+  return g_strdup_printf (_ ("%s · %.2f s · %s · CPU %.2f s"), end, self->wall_ms / 1000.0, memory,
                           self->cpu_ms / 1000.0);
 }

@@ -25,7 +25,7 @@ typedef enum
   SP_RUN_LIMIT_OUTPUT,
   SP_RUN_LIMIT_PROCESSES,
   SP_RUN_LIMIT_DISK,
-  SP_RUN_LIMIT_INPUT_IDLE, /* waited for input past the runner's idle cap */
+  SP_RUN_LIMIT_INPUT_IDLE,   /* waited for input past the runner's idle cap */
   SP_RUN_LIMIT_COMPILE_TIME, /* a compiled language's compile step */
 } SpRunLimit;
 
@@ -103,9 +103,9 @@ typedef struct
   gint64 size;
   char *mime;
   SpRunFileKind kind; /* SP_RUN_FILE_REGULAR, or what else the run left there */
-  char *target;    /* SP_RUN_FILE_SYMLINK: where it points (shown, never followed) */
-  gint64 t_ms;     /* last modified, on the runner's clock (as output's); -1: unknown */
-  char *dir;       /* the run's directory, as the runner named it */
+  char *target;       /* SP_RUN_FILE_SYMLINK: where it points (shown, never followed) */
+  gint64 t_ms;        /* last modified, on the runner's clock (as output's); -1: unknown */
+  char *dir;          /* the run's directory, as the runner named it */
   /* The name's bytes beneath dir, for sp_run_file_open(); NULL when the
    * runner could not carry it (a very long escaped name): not openable. */
   char *name;

@@ -28,7 +28,7 @@ write_done (GObject *object, GAsyncResult *result, gpointer user_data)
     return;
   if (!ok)
     {
-      g_autofree char *why = g_strdup_printf (_("Could not write to the runner: %s"),
+      g_autofree char *why = g_strdup_printf (_ ("Could not write to the runner: %s"),
                                               error->message);
       _sp_runner_client_close_with (self, SP_RUNNER_ERROR_CLOSED, why);
       return;
@@ -96,7 +96,7 @@ handle_frames (SpRunnerClient *self)
             }
           /* Anything else is a runner in no state we know: kill it rather
            * than guess. */
-          g_autofree char *why = g_strdup_printf (_("The runner sent an invalid message (%s): %s"),
+          g_autofree char *why = g_strdup_printf (_ ("The runner sent an invalid message (%s): %s"),
                                                   sp_proto_error_code_to_string (perr.code),
                                                   perr.message);
           _sp_runner_client_close_with (self, sp_runner_error_from_proto (perr.code), why);
@@ -120,7 +120,7 @@ eof_timeout_cb (gpointer user_data)
 
   self->eof_id = 0;
   _sp_runner_client_close_with (self, SP_RUNNER_ERROR_CLOSED,
-                                _("The runner closed its connection"));
+                                _ ("The runner closed its connection"));
   return G_SOURCE_REMOVE;
 }
 
@@ -136,7 +136,7 @@ read_done (GObject *object, GAsyncResult *result, gpointer user_data)
     return;
   if (bytes == NULL)
     {
-      g_autofree char *why = g_strdup_printf (_("Could not read from the runner: %s"),
+      g_autofree char *why = g_strdup_printf (_ ("Could not read from the runner: %s"),
                                               error->message);
       _sp_runner_client_close_with (self, SP_RUNNER_ERROR_CLOSED, why);
       return;

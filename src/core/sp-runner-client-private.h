@@ -27,10 +27,10 @@ typedef struct
   gint64 timeout_ms; /* resolved in "started"; for describing the result */
   gint64 memory_mib;
   char *cwd;
-  char *name; /* the run's file name, NULL for the runner's default */
+  char *name;         /* the run's file name, NULL for the runner's default */
   char *sandbox_mode; /* what "started" said this run got */
   GStrv sandbox_layers;
-  gboolean accepted;      /* "queued" came: later errors are not a refusal */
+  gboolean accepted; /* "queued" came: later errors are not a refusal */
   /* An event about it could not be decoded: failed for our callers, its
    * later events dropped, released by us once it has ended. */
   gboolean failed;
@@ -85,8 +85,7 @@ struct _SpRunnerClient
 void _sp_runner_client_emit (SpRunnerClient *self, guint which, ...);
 /* Ends the client for good: error says why, NULL when asked to stop. */
 void _sp_runner_client_close (SpRunnerClient *self, const GError *error);
-void _sp_runner_client_close_with (SpRunnerClient *self, SpRunnerError code,
-                                   const char *message);
+void _sp_runner_client_close_with (SpRunnerClient *self, SpRunnerError code, const char *message);
 /* Queues one encoded line (malloc'd by the protocol library; taken). */
 void _sp_runner_client_send (SpRunnerClient *self, char *line, gsize len);
 void _sp_runner_client_read_more (SpRunnerClient *self);

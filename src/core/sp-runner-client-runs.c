@@ -75,10 +75,9 @@ _sp_runner_client_fail_run (SpRunnerClient *self, const char *id, const SpProtoE
   if (info->failed)
     return TRUE;
   info->failed = TRUE;
-  message = g_strdup_printf (_("The runner sent an invalid message about this run (%s): %s"),
-                             code, perr->message);
-  error = g_error_new_literal (SP_RUNNER_ERROR, sp_runner_error_from_proto (perr->code),
-                               message);
+  message = g_strdup_printf (_ ("The runner sent an invalid message about this run (%s): %s"), code,
+                             perr->message);
+  error = g_error_new_literal (SP_RUNNER_ERROR, sp_runner_error_from_proto (perr->code), message);
   /* Stopped, as no one will see its output or result; released by us
    * now if it is over (else "run_state", and again at its exited), as no
    * caller will release a run that never exited for it. */
@@ -233,7 +232,7 @@ check_ready (SpRunnerClient *self, GError **error)
   if (self->phase == CLIENT_READY)
     return TRUE;
   g_set_error_literal (error, SP_RUNNER_ERROR, SP_RUNNER_ERROR_NOT_READY,
-                       _("The sandboxed runner is not ready"));
+                       _ ("The sandboxed runner is not ready"));
   return FALSE;
 }
 
@@ -258,8 +257,8 @@ send_message (SpRunnerClient *self, const SpMessage *msg, GError **error)
 
   if (line == NULL)
     {
-      g_set_error (error, SP_RUNNER_ERROR, SP_RUNNER_ERROR_INVALID_VALUE,
-                   _("Invalid %s request"), sp_message_type_to_string (msg->type));
+      g_set_error (error, SP_RUNNER_ERROR, SP_RUNNER_ERROR_INVALID_VALUE, _ ("Invalid %s request"),
+                   sp_message_type_to_string (msg->type));
       return FALSE;
     }
   /* len counts the newline, which the runner's cap does not. */
@@ -272,11 +271,11 @@ send_message (SpRunnerClient *self, const SpMessage *msg, GError **error)
       if (msg->type == SP_MSG_RUN)
         /* Translators: the sizes are like "5.2 MiB" and "4.0 MiB". */
         g_set_error (error, SP_RUNNER_ERROR, SP_RUNNER_ERROR_FRAME_TOO_LARGE,
-                     _("The code is too big to run: %s, and a run may be at most %s"), size,
+                     _ ("The code is too big to run: %s, and a run may be at most %s"), size,
                      limit);
       else
         g_set_error (error, SP_RUNNER_ERROR, SP_RUNNER_ERROR_FRAME_TOO_LARGE,
-                     _("The %s request is too big to send: %s, and the limit is %s"),
+                     _ ("The %s request is too big to send: %s, and the limit is %s"),
                      sp_message_type_to_string (msg->type), size, limit);
       return FALSE;
     }
@@ -496,8 +495,8 @@ handle_exited (SpRunnerClient *self, const SpExited *exited)
                                info ? info->cwd : NULL);
   if (exited->program_error != NULL)
     {
-      g_autoptr (SpErrorInfo) error_info
-        = _sp_error_info_new_from_proto (exited->program_error, info ? info->name : NULL);
+      g_autoptr (SpErrorInfo) error_info = _sp_error_info_new_from_proto (exited->program_error,
+                                                                          info ? info->name : NULL);
       _sp_run_result_set_error_info (result, error_info);
     }
   if (info != NULL && info->execution != NULL)
@@ -519,8 +518,9 @@ handle_error (SpRunnerClient *self, const SpErrorMsg *error)
     {
       if (info->execution != NULL)
         {
-          g_autoptr (GError) gerror = g_error_new_literal (
-            SP_RUNNER_ERROR, sp_runner_error_from_proto (error->code), error->message);
+          g_autoptr (GError) gerror = g_error_new_literal (SP_RUNNER_ERROR,
+                                                           sp_runner_error_from_proto (error->code),
+                                                           error->message);
           _sp_execution_set_failed (info->execution, gerror);
         }
       g_hash_table_remove (self->runs, error->id);

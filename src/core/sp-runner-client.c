@@ -104,7 +104,7 @@ _sp_runner_client_close (SpRunnerClient *self, const GError *error)
 
   if (error == NULL)
     error = stopped = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                                           _("The runner was stopped"));
+                                           _ ("The runner was stopped"));
   else
     g_debug ("runner closed: %s", error->message);
   task = g_steal_pointer (&self->start_task);
@@ -139,7 +139,7 @@ _sp_runner_client_handle_ready (SpRunnerClient *self, SpMessage *msg)
     return;
   if (msg->u.ready.protocol != SP_PROTO_VERSION)
     {
-      g_autofree char *why = g_strdup_printf (_("The runner speaks protocol %d, not %d"),
+      g_autofree char *why = g_strdup_printf (_ ("The runner speaks protocol %d, not %d"),
                                               (int) msg->u.ready.protocol, SP_PROTO_VERSION);
       _sp_runner_client_close_with (self, SP_RUNNER_ERROR_BAD_VERSION, why);
       return;
@@ -161,7 +161,7 @@ _sp_runner_client_handle_ready (SpRunnerClient *self, SpMessage *msg)
     return;
   /* A handler of notify::ready may have stopped us already. */
   if (self->phase == CLIENT_CLOSED)
-    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, _("The runner was stopped"));
+    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, _ ("The runner was stopped"));
   else
     g_task_return_boolean (task, TRUE);
 }
@@ -178,10 +178,10 @@ process_exited (GObject *object, GAsyncResult *result, gpointer user_data)
   if (!g_subprocess_wait_finish (process, result, NULL) || self->phase == CLIENT_CLOSED)
     return;
   if (g_subprocess_get_if_signaled (process))
-    why = g_strdup_printf (_("The runner was killed by signal %d"),
+    why = g_strdup_printf (_ ("The runner was killed by signal %d"),
                            g_subprocess_get_term_sig (process));
   else
-    why = g_strdup_printf (_("The runner exited unexpectedly with status %d"),
+    why = g_strdup_printf (_ ("The runner exited unexpectedly with status %d"),
                            g_subprocess_get_exit_status (process));
   _sp_runner_client_close_with (self, SP_RUNNER_ERROR_CLOSED, why);
 }
@@ -193,7 +193,7 @@ handshake_timeout_cb (gpointer user_data)
   g_autofree char *why = NULL;
 
   self->handshake_id = 0;
-  why = g_strdup_printf (_("The runner did not answer the handshake within %u ms"),
+  why = g_strdup_printf (_ ("The runner did not answer the handshake within %u ms"),
                          self->handshake_timeout_ms);
   _sp_runner_client_close_with (self, SP_RUNNER_ERROR_TIMEOUT, why);
   return G_SOURCE_REMOVE;
@@ -237,7 +237,7 @@ spawn (SpRunnerClient *self, GError **error)
     {
       int errsv = errno;
       g_set_error (error, SP_RUNNER_ERROR, SP_RUNNER_ERROR_SPAWN,
-                   _("Could not create the runner's socket: %s"), g_strerror (errsv));
+                   _ ("Could not create the runner's socket: %s"), g_strerror (errsv));
       return FALSE;
     }
   /* The protocol is on fd 3; anything on stdout would only be noise in
@@ -245,8 +245,7 @@ spawn (SpRunnerClient *self, GError **error)
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE);
   /* The launcher owns the child's end now and closes our copy of it. */
   g_subprocess_launcher_take_fd (launcher, fds[1], 3);
-  g_subprocess_launcher_set_child_setup (launcher, child_setup, GINT_TO_POINTER (getpid ()),
-                                         NULL);
+  g_subprocess_launcher_set_child_setup (launcher, child_setup, GINT_TO_POINTER (getpid ()), NULL);
   g_ptr_array_add (argv, self->runner_path);
   g_ptr_array_add (argv, (char *) "--fd");
   g_ptr_array_add (argv, (char *) "3");
@@ -260,7 +259,7 @@ spawn (SpRunnerClient *self, GError **error)
     {
       close (fds[0]);
       g_set_error (error, SP_RUNNER_ERROR, SP_RUNNER_ERROR_SPAWN,
-                   _("Could not start the runner: %s"), local_error->message);
+                   _ ("Could not start the runner: %s"), local_error->message);
       return FALSE;
     }
   self->stream = G_IO_STREAM (g_socket_connection_factory_create_connection (socket));
@@ -434,9 +433,9 @@ sp_runner_client_class_init (SpRunnerClientClass *klass)
   object_class->get_property = sp_runner_client_get_property;
   object_class->set_property = sp_runner_client_set_property;
 
-  properties[PROP_READY]
-    = g_param_spec_boolean ("ready", NULL, NULL, FALSE,
-                            G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_READY] = g_param_spec_boolean ("ready", NULL, NULL, FALSE,
+                                                 G_PARAM_READABLE | G_PARAM_STATIC_STRINGS
+                                                   | G_PARAM_EXPLICIT_NOTIFY);
   properties[PROP_HANDSHAKE_TIMEOUT]
     = g_param_spec_uint ("handshake-timeout", NULL, NULL, 1, G_MAXUINT,
                          SP_RUNNER_CLIENT_DEFAULT_HANDSHAKE_TIMEOUT_MS,
@@ -445,29 +444,28 @@ sp_runner_client_class_init (SpRunnerClientClass *klass)
 
   signals[SIGNAL_QUEUED] = g_signal_new ("queued", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                          G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_INT64);
-  signals[SIGNAL_STARTED] = g_signal_new ("started", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
-                                          NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[SIGNAL_STARTED] = g_signal_new ("started", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                          G_TYPE_NONE, 1, G_TYPE_STRING);
   signals[SIGNAL_OUTPUT] = g_signal_new ("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                          G_TYPE_NONE, 4, G_TYPE_STRING, SP_TYPE_OUTPUT_KIND,
                                          G_TYPE_STRING, G_TYPE_INT64);
   /* A rich result with an image or a table (issue 25): run id, its
    * text/plain, the PNG's bytes or NULL, the SpDataTable or NULL, t_ms.
    * One with neither comes as "output" text. */
-  signals[SIGNAL_DISPLAY] = g_signal_new ("display", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
-                                          NULL, G_TYPE_NONE, 5, G_TYPE_STRING, G_TYPE_STRING,
+  signals[SIGNAL_DISPLAY] = g_signal_new ("display", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                          G_TYPE_NONE, 5, G_TYPE_STRING, G_TYPE_STRING,
                                           G_TYPE_BYTES, SP_TYPE_DATA_TABLE, G_TYPE_INT64);
   signals[SIGNAL_EXITED] = g_signal_new ("exited", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                          G_TYPE_NONE, 2, G_TYPE_STRING, SP_TYPE_RUN_RESULT);
-  signals[SIGNAL_RELEASED] = g_signal_new ("released", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
-                                           NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[SIGNAL_RELEASED] = g_signal_new ("released", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                           G_TYPE_NONE, 1, G_TYPE_STRING);
   signals[SIGNAL_ERROR] = g_signal_new ("error", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                         G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING,
                                         G_TYPE_STRING);
   signals[SIGNAL_CLOSED] = g_signal_new ("closed", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                          G_TYPE_NONE, 1, G_TYPE_ERROR);
-  signals[SIGNAL_INPUT_WAIT] = g_signal_new ("input-wait", type, G_SIGNAL_RUN_LAST, 0, NULL,
-                                             NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING,
-                                             G_TYPE_BOOLEAN);
+  signals[SIGNAL_INPUT_WAIT] = g_signal_new ("input-wait", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                             NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_BOOLEAN);
 }
 
 static void

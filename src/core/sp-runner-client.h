@@ -69,8 +69,7 @@ void sp_runner_client_set_id_prefix (SpRunnerClient *self, const char *prefix);
  * cancelled meanwhile (cancelling stops the client). */
 void sp_runner_client_start_async (SpRunnerClient *self, GCancellable *cancellable,
                                    GAsyncReadyCallback callback, gpointer user_data);
-gboolean sp_runner_client_start_finish (SpRunnerClient *self, GAsyncResult *result,
-                                        GError **error);
+gboolean sp_runner_client_start_finish (SpRunnerClient *self, GAsyncResult *result, GError **error);
 
 /* Closes the socket: the runner kills its runs and exits (and is killed if
  * it is still there a few seconds later). Tracked executions fail. No
@@ -101,8 +100,8 @@ const char *const *sp_runner_client_get_sandbox_layers (SpRunnerClient *self);
 gboolean sp_runner_client_get_run_sandbox (SpRunnerClient *self, const char *run_id,
                                            const char **mode, const char *const **layers);
 /* name: "timeout_ms", "memory_mib" or "output_limit". */
-gboolean sp_runner_client_get_limit (SpRunnerClient *self, const char *name,
-                                     gint64 *default_value, gint64 *max_value);
+gboolean sp_runner_client_get_limit (SpRunnerClient *self, const char *name, gint64 *default_value,
+                                     gint64 *max_value);
 gint64 sp_runner_client_get_max_concurrent (SpRunnerClient *self);
 
 /* Sends a run; returns its new id (free it), or NULL with
@@ -110,8 +109,7 @@ gint64 sp_runner_client_get_max_concurrent (SpRunnerClient *self);
 char *sp_runner_client_run (SpRunnerClient *self, SpRunRequest *request, GError **error);
 /* The same, and the client feeds the returned execution from the events
  * of its run until it finishes (or fails when the runner is lost). */
-SpExecution *sp_runner_client_submit (SpRunnerClient *self, SpRunRequest *request,
-                                      GError **error);
+SpExecution *sp_runner_client_submit (SpRunnerClient *self, SpRunRequest *request, GError **error);
 gboolean sp_runner_client_cancel (SpRunnerClient *self, const char *run_id, GError **error);
 /* text may be NULL when eof is TRUE. */
 gboolean sp_runner_client_send_stdin (SpRunnerClient *self, const char *run_id, const char *text,
@@ -119,7 +117,7 @@ gboolean sp_runner_client_send_stdin (SpRunnerClient *self, const char *run_id, 
 gboolean sp_runner_client_release (SpRunnerClient *self, const char *run_id, GError **error);
 /* Ends a session's interpreter (session_restart: the next run starts a
  * new one; session_close: and forgets it). */
-gboolean sp_runner_client_end_session (SpRunnerClient *self, const char *session,
-                                       gboolean restart, GError **error);
+gboolean sp_runner_client_end_session (SpRunnerClient *self, const char *session, gboolean restart,
+                                       GError **error);
 
 G_END_DECLS

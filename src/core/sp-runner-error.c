@@ -1,7 +1,7 @@
 /* sp-runner-error.c: the SP_RUNNER_ERROR domain. */
 #include "sp-runner-error-private.h"
 
-G_DEFINE_QUARK (sp-runner-error-quark, sp_runner_error)
+G_DEFINE_QUARK (sp - runner - error - quark, sp_runner_error)
 
 /* The protocol codes are laid out in SpProtoErrorCode's order, so the
  * mapping is an offset; these catch a reordering at compile time. */

@@ -68,19 +68,17 @@ on_bus (GObject *source, GAsyncResult *result, gpointer user_data)
   g_variant_builder_add (&props, "(sv)", "PIDs", g_variant_builder_end (&pids));
   /* The runner may make groups below the scope: its runs' own. */
   g_variant_builder_add (&props, "(sv)", "Delegate", g_variant_new_boolean (TRUE));
-  g_variant_builder_add (&props, "(sv)", "Description",
-                         g_variant_new_string ("Sandpad runner"));
+  g_variant_builder_add (&props, "(sv)", "Description", g_variant_new_string ("Sandpad runner"));
   /* No auto-start: a bus without systemd on it has nothing to start. */
   g_dbus_connection_call (bus, SYSTEMD_NAME, SYSTEMD_PATH, SYSTEMD_MANAGER, "StartTransientUnit",
                           g_variant_new ("(ssa(sv)a(sa(sv)))", unit, "fail", &props, NULL),
                           G_VARIANT_TYPE ("(o)"), G_DBUS_CALL_FLAGS_NO_AUTO_START,
-                          REQUEST_TIMEOUT_MS, cancellable, on_reply,
-                          g_steal_pointer (&task));
+                          REQUEST_TIMEOUT_MS, cancellable, on_reply, g_steal_pointer (&task));
 }
 
 void
-sp_runner_scope_request_async (GPid pid, GCancellable *cancellable,
-                               GAsyncReadyCallback callback, gpointer user_data)
+sp_runner_scope_request_async (GPid pid, GCancellable *cancellable, GAsyncReadyCallback callback,
+                               gpointer user_data)
 {
   g_autoptr (GTask) task = g_task_new (NULL, cancellable, callback, user_data);
 
@@ -88,8 +86,7 @@ sp_runner_scope_request_async (GPid pid, GCancellable *cancellable,
   g_task_set_task_data (task, GINT_TO_POINTER (pid), NULL);
   if (pid <= 0)
     {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                               "no process to move");
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "no process to move");
       return;
     }
   if (!have_session_bus ())

@@ -102,15 +102,14 @@ on_started (SpRunnerClient *client, const char *id, SpRunnerSupervisor *self)
 }
 
 static void
-on_output (SpRunnerClient *client, const char *id, SpOutputKind kind, const char *text,
-           gint64 t_ms, SpRunnerSupervisor *self)
+on_output (SpRunnerClient *client, const char *id, SpOutputKind kind, const char *text, gint64 t_ms,
+           SpRunnerSupervisor *self)
 {
   g_signal_emit (self, signals[OUTPUT], 0, id, kind, text, t_ms);
 }
 
 static void
-on_input_wait (SpRunnerClient *client, const char *id, gboolean waiting,
-               SpRunnerSupervisor *self)
+on_input_wait (SpRunnerClient *client, const char *id, gboolean waiting, SpRunnerSupervisor *self)
 {
   g_signal_emit (self, signals[INPUT_WAIT], 0, id, waiting);
 }
@@ -266,8 +265,7 @@ sp_runner_supervisor_finalize (GObject *object)
 }
 
 static void
-sp_runner_supervisor_get_property (GObject *object, guint prop_id, GValue *value,
-                                   GParamSpec *pspec)
+sp_runner_supervisor_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
   SpRunnerSupervisor *self = SP_RUNNER_SUPERVISOR (object);
 
@@ -301,8 +299,8 @@ sp_runner_supervisor_class_init (SpRunnerSupervisorClass *klass)
   signals[STARTED] = g_signal_new ("started", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                    G_TYPE_NONE, 1, G_TYPE_STRING);
   signals[OUTPUT] = g_signal_new ("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                  G_TYPE_NONE, 4, G_TYPE_STRING, SP_TYPE_OUTPUT_KIND,
-                                  G_TYPE_STRING, G_TYPE_INT64);
+                                  G_TYPE_NONE, 4, G_TYPE_STRING, SP_TYPE_OUTPUT_KIND, G_TYPE_STRING,
+                                  G_TYPE_INT64);
   /* The client's "display": a rich result with an image or a table. */
   signals[DISPLAY] = g_signal_new ("display", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                    G_TYPE_NONE, 5, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_BYTES,
@@ -311,8 +309,8 @@ sp_runner_supervisor_class_init (SpRunnerSupervisorClass *klass)
                                   G_TYPE_NONE, 2, G_TYPE_STRING, SP_TYPE_RUN_RESULT);
   signals[RELEASED] = g_signal_new ("released", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                     G_TYPE_NONE, 1, G_TYPE_STRING);
-  signals[ERROR] = g_signal_new ("error", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                 G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
+  signals[ERROR] = g_signal_new ("error", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
+                                 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
   signals[CLOSED] = g_signal_new ("closed", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                   G_TYPE_NONE, 1, G_TYPE_ERROR);
   signals[INPUT_WAIT] = g_signal_new ("input-wait", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -473,7 +471,7 @@ check_client (SpRunnerSupervisor *self, GError **error)
   if (self->client != NULL)
     return TRUE;
   g_set_error_literal (error, SP_RUNNER_ERROR, SP_RUNNER_ERROR_NOT_READY,
-                       _("The sandboxed runner is not ready"));
+                       _ ("The sandboxed runner is not ready"));
   return FALSE;
 }
 

@@ -84,7 +84,7 @@ resolve_target (const char *path, GError **error)
       n = readlink (current, link, sizeof link - 1);
       if (n < 0)
         {
-          set_errno_error (error, errno, _("Cannot read the link “%s”: %s"), current);
+          set_errno_error (error, errno, _ ("Cannot read the link “%s”: %s"), current);
           return NULL;
         }
       link[n] = '\0';
@@ -100,7 +100,7 @@ resolve_target (const char *path, GError **error)
           current = g_build_filename (dir, link, NULL);
         }
     }
-  set_errno_error (error, ELOOP, _("Cannot save “%s”: %s"), path);
+  set_errno_error (error, ELOOP, _ ("Cannot save “%s”: %s"), path);
   return NULL;
 }
 
@@ -137,7 +137,7 @@ check_unchanged (GFile *file, GBytes *expected, GBytes *contents, GCancellable *
     return TRUE;
   name = g_file_get_parse_name (file);
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG,
-               _("“%s” changed on disk since it was read"), name);
+               _ ("“%s” changed on disk since it was read"), name);
   return FALSE;
 }
 
@@ -163,7 +163,7 @@ make_temp (const char *target, const struct stat *orig, char **tmp_path, GError 
   if (fd < 0)
     {
       set_errno_error (error, errno,
-                       _("Cannot create a file in the folder “%s”: %s. The file is unchanged."),
+                       _ ("Cannot create a file in the folder “%s”: %s. The file is unchanged."),
                        dir);
       return -1;
     }
@@ -271,13 +271,13 @@ replace_with_temp (const char *target, const struct stat *orig, GBytes *contents
       errsv = errno;
     }
   if (!ok)
-    set_errno_error (error, errsv, _("Could not write “%s”: %s. The file is unchanged."), base);
+    set_errno_error (error, errsv, _ ("Could not write “%s”: %s. The file is unchanged."), base);
   else if (g_cancellable_set_error_if_cancelled (cancellable, error))
     ok = FALSE;
   else if (rename (tmp, target) != 0)
     {
       ok = FALSE;
-      set_errno_error (error, errno, _("Could not replace “%s”: %s. The file is unchanged."),
+      set_errno_error (error, errno, _ ("Could not replace “%s”: %s. The file is unchanged."),
                        base);
     }
   if (!ok)
@@ -301,18 +301,18 @@ save_local (GFile *file, const char *path, GBytes *contents, GBytes *expected,
     return FALSE;
   exists = stat (target, &orig) == 0;
   if (!exists && errno != ENOENT)
-    return set_errno_error (error, errno, _("Cannot save “%s”: %s"), target);
+    return set_errno_error (error, errno, _ ("Cannot save “%s”: %s"), target);
   if (exists && !S_ISREG (orig.st_mode))
     {
       g_autofree char *display = g_filename_display_name (target);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                   _("“%s” is not a regular file"), display);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE, _ ("“%s” is not a regular file"),
+                   display);
       return FALSE;
     }
   /* A file the user may not write stays so, though the folder would let
    * it be replaced (as GIO's replace refuses it too). */
   if (exists && access (target, W_OK) != 0)
-    return set_errno_error (error, errno, _("“%s” is not writable: %s"), target);
+    return set_errno_error (error, errno, _ ("“%s” is not writable: %s"), target);
   if (!check_unchanged (file, expected, contents, cancellable, error))
     return FALSE;
   return replace_with_temp (target, exists ? &orig : NULL, contents, cancellable, error);

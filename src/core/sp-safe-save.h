@@ -19,13 +19,12 @@ G_BEGIN_DECLS
  * G_IO_ERROR_PERMISSION_DENIED for a folder or file that is not
  * writable, G_IO_ERROR_READ_ONLY, ...). A file without a local path is
  * written by GIO's own replace. Blocking: see sp_safe_save_async(). */
-gboolean sp_safe_save (GFile *file, GBytes *contents, GBytes *expected,
-                       GCancellable *cancellable, GError **error);
+gboolean sp_safe_save (GFile *file, GBytes *contents, GBytes *expected, GCancellable *cancellable,
+                       GError **error);
 
 /* The same in a worker thread. */
-void sp_safe_save_async (GFile *file, GBytes *contents, GBytes *expected,
-                         GCancellable *cancellable, GAsyncReadyCallback callback,
-                         gpointer user_data);
+void sp_safe_save_async (GFile *file, GBytes *contents, GBytes *expected, GCancellable *cancellable,
+                         GAsyncReadyCallback callback, gpointer user_data);
 gboolean sp_safe_save_finish (GAsyncResult *result, GError **error);
 
 G_END_DECLS

@@ -86,88 +86,89 @@ static void
 add_filesystem (const Layers *l, gboolean fallback, GStrvBuilder *warn, GStrvBuilder *facts)
 {
   if (l->private_root)
-    g_strv_builder_add (facts, _("Files: sees only system programs and libraries, its code and "
-                                 "its own folder; none of your files."));
+    g_strv_builder_add (facts, _ ("Files: sees only system programs and libraries, its code and "
+                                  "its own folder; none of your files."));
   else if (l->landlock)
-    g_strv_builder_add (facts, _("Files: can read system files; writes only its own folder and "
-                                 "a temporary folder."));
+    g_strv_builder_add (facts, _ ("Files: can read system files; writes only its own folder and "
+                                  "a temporary folder."));
   if (!l->private_root && !l->landlock)
-    g_strv_builder_add (warn, _("No file boundary (Landlock is missing): the program can read "
-                                "and change every file your user account can."));
+    g_strv_builder_add (warn, _ ("No file boundary (Landlock is missing): the program can read "
+                                 "and change every file your user account can."));
   else if (fallback && !l->landlock)
-    g_strv_builder_add (warn, _("No Landlock: the program's file access is not limited."));
+    g_strv_builder_add (warn, _ ("No Landlock: the program's file access is not limited."));
 }
 
 static void
 add_kernel (const Layers *l, GStrvBuilder *warn, GStrvBuilder *facts)
 {
   if (l->seccomp)
-    g_strv_builder_add (facts, _("Risky kernel interfaces are blocked (seccomp)."));
+    g_strv_builder_add (facts, _ ("Risky kernel interfaces are blocked (seccomp)."));
   else
-    g_strv_builder_add (warn, _("No system call filter (seccomp is missing): the program can use "
-                                "every kernel interface, including ones known for escapes."));
+    g_strv_builder_add (warn, _ ("No system call filter (seccomp is missing): the program can use "
+                                 "every kernel interface, including ones known for escapes."));
   if (l->caps_dropped && l->no_new_privs)
-    g_strv_builder_add (facts, _("Cannot gain privileges (no capabilities, no setuid)."));
+    g_strv_builder_add (facts, _ ("Cannot gain privileges (no capabilities, no setuid)."));
   else
-    g_strv_builder_add (warn, _("Privileges are not locked: the program might gain rights "
-                                "through setuid programs or leftover capabilities."));
+    g_strv_builder_add (warn, _ ("Privileges are not locked: the program might gain rights "
+                                 "through setuid programs or leftover capabilities."));
 }
 
 static void
 add_resources (const Layers *l, GStrvBuilder *warn, GStrvBuilder *facts)
 {
   if (l->memory != NULL && strstr (l->memory, "cgroup-v2") != NULL)
-    g_strv_builder_add (facts, _("Memory is capped for the whole run, kernel buffers included "
-                                 "(cgroup v2)."));
+    g_strv_builder_add (facts, _ ("Memory is capped for the whole run, kernel buffers included "
+                                  "(cgroup v2)."));
   else if (l->memory != NULL && strstr (l->memory, "cgroup") != NULL)
-    g_strv_builder_add (facts, _("Memory is capped for the whole run (cgroup)."));
+    g_strv_builder_add (facts, _ ("Memory is capped for the whole run (cgroup)."));
   else if (l->memory != NULL && strstr (l->memory, "pipe-queues") != NULL)
-    g_strv_builder_add (facts, _("Memory is capped for the whole run: its processes and what "
-                                 "its sockets and pipes hold, sampled; other kernel memory is "
-                                 "not counted."));
+    g_strv_builder_add (facts, _ ("Memory is capped for the whole run: its processes and what "
+                                  "its sockets and pipes hold, sampled; other kernel memory is "
+                                  "not counted."));
   /* A runner from before pipes were counted. */
   else if (l->memory != NULL && strstr (l->memory, "socket-queues") != NULL)
-    g_strv_builder_add (facts, _("Memory is capped for the whole run: its processes and what "
-                                 "its sockets hold, sampled; other kernel memory (pipes) is "
-                                 "not counted."));
+    g_strv_builder_add (facts, _ ("Memory is capped for the whole run: its processes and what "
+                                  "its sockets hold, sampled; other kernel memory (pipes) is "
+                                  "not counted."));
   else if (l->memory != NULL)
-    g_strv_builder_add (facts, _("Memory is capped per process (rlimits); the run's processes "
-                                 "together may use more."));
+    g_strv_builder_add (facts, _ ("Memory is capped per process (rlimits); the run's processes "
+                                  "together may use more."));
   if (l->rlimits)
-    g_strv_builder_add (facts, _("Limited in CPU time, processes, open files and file size."));
+    g_strv_builder_add (facts, _ ("Limited in CPU time, processes, open files and file size."));
   else
-    g_strv_builder_add (warn, _("No resource limits: the program can exhaust memory, CPU and "
-                                "processes."));
+    g_strv_builder_add (warn, _ ("No resource limits: the program can exhaust memory, CPU and "
+                                 "processes."));
   if (l->clean_env)
-    g_strv_builder_add (facts, _("Gets a clean environment: none of your variables or "
-                                 "secrets."));
+    g_strv_builder_add (facts, _ ("Gets a clean environment: none of your variables or "
+                                  "secrets."));
   else
-    g_strv_builder_add (warn, _("The program may see your environment variables."));
+    g_strv_builder_add (warn, _ ("The program may see your environment variables."));
 }
 
 static void
 add_identity (const Layers *l, gboolean fallback, GStrvBuilder *warn, GStrvBuilder *facts)
 {
   if (l->namespaces)
-    g_strv_builder_add (facts, _("Own view of processes, network and IPC: cannot see or signal "
-                                 "your other programs."));
+    g_strv_builder_add (facts, _ ("Own view of processes, network and IPC: cannot see or signal "
+                                  "your other programs."));
   if (fallback)
-    g_strv_builder_add (warn, _("Without namespaces the program can see your other processes, "
-                                "this computer's name and its network connections."));
+    g_strv_builder_add (warn, _ ("Without namespaces the program can see your other processes, "
+                                 "this computer's name and its network connections."));
   if (fallback && l->uid >= 0 && (uid_t) l->uid == getuid ())
-    g_strv_builder_add (facts, _("Runs as your user account, held in only by the layers "
-                                 "above."));
+    g_strv_builder_add (facts, _ ("Runs as your user account, held in only by the layers "
+                                  "above."));
   else if (l->uid == 0)
-    g_strv_builder_add (warn, _("The program runs as root."));
+    g_strv_builder_add (warn, _ ("The program runs as root."));
   else if (l->uid > 0)
     {
-      g_autofree char *text = g_strdup_printf (_("Runs as an unprivileged user (uid %ld), never "
-                                                 "as root."), l->uid);
+      g_autofree char *text = g_strdup_printf (_ ("Runs as an unprivileged user (uid %ld), never "
+                                                  "as root."),
+                                               l->uid);
       g_strv_builder_add (facts, text);
     }
   if (l->network_on)
-    g_strv_builder_add (warn, _("Network is on: the program can reach the internet and services "
-                                "on this computer."));
+    g_strv_builder_add (warn, _ ("Network is on: the program can reach the internet and services "
+                                 "on this computer."));
 }
 
 SpSandboxPolicy *
@@ -183,7 +184,7 @@ sp_sandbox_policy_new (const char *mode, const char *const *layers)
   g_atomic_ref_count_init (&self->ref_count);
   read_layers (&l, layers);
   if (!namespaces && !fallback)
-    g_strv_builder_add (warn, _("The runner reported no sandbox mode this version knows."));
+    g_strv_builder_add (warn, _ ("The runner reported no sandbox mode this version knows."));
   add_filesystem (&l, fallback, warn, facts);
   add_kernel (&l, warn, facts);
   add_resources (&l, warn, facts);
@@ -192,7 +193,7 @@ sp_sandbox_policy_new (const char *mode, const char *const *layers)
     {
       g_ptr_array_add (l.unknown, NULL);
       g_autofree char *names = g_strjoinv (", ", (char **) l.unknown->pdata);
-      g_autofree char *text = g_strdup_printf (_("Other layers: %s."), names);
+      g_autofree char *text = g_strdup_printf (_ ("Other layers: %s."), names);
       g_strv_builder_add (facts, text);
     }
   g_ptr_array_unref (l.unknown);
@@ -202,11 +203,11 @@ sp_sandbox_policy_new (const char *mode, const char *const *layers)
   /* Network on is the user's choice, not a missing layer. */
   self->reduced = fallback || g_strv_length (self->warnings) > (l.network_on ? 1u : 0u);
   if (fallback)
-    self->title = g_strdup (_("Reduced isolation: fallback sandbox, no namespaces"));
+    self->title = g_strdup (_ ("Reduced isolation: fallback sandbox, no namespaces"));
   else if (self->reduced)
-    self->title = g_strdup (_("Reduced isolation: protections are missing"));
+    self->title = g_strdup (_ ("Reduced isolation: protections are missing"));
   else
-    self->title = g_strdup (_("Strong isolation: namespaces, private files, seccomp"));
+    self->title = g_strdup (_ ("Strong isolation: namespaces, private files, seccomp"));
   return self;
 }
 

@@ -64,15 +64,15 @@ sp_session_store_save (const char *path, GPtrArray *windows, GError **error)
       return FALSE;
     }
   data = g_key_file_to_data (file, &len, NULL);
-  return g_file_set_contents_full (path, data, (gssize) len, G_FILE_SET_CONTENTS_CONSISTENT,
-                                   0600, error);
+  return g_file_set_contents_full (path, data, (gssize) len, G_FILE_SET_CONTENTS_CONSISTENT, 0600,
+                                   error);
 }
 
 GPtrArray *
 sp_session_store_load (const char *path, GError **error)
 {
-  g_autoptr (GPtrArray) windows
-    = g_ptr_array_new_with_free_func ((GDestroyNotify) sp_session_window_free);
+  g_autoptr (GPtrArray) windows = g_ptr_array_new_with_free_func (
+    (GDestroyNotify) sp_session_window_free);
   g_autoptr (GKeyFile) file = g_key_file_new ();
   g_autoptr (GError) local = NULL;
   int n;
@@ -88,8 +88,7 @@ sp_session_store_load (const char *path, GError **error)
   if (local != NULL || n < 0 || n > 1000
       || g_key_file_get_integer (file, VERSION_GROUP, "Version", NULL) != 1)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: not a Sandpad session",
-                   path);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: not a Sandpad session", path);
       return NULL;
     }
   for (int i = 0; i < n; i++)

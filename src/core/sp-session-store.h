@@ -14,9 +14,9 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  char *path;        /* or NULL: a scratch buffer */
-  char *autosave_id; /* or NULL */
-  char *language;    /* or NULL */
+  char *path;            /* or NULL: a scratch buffer */
+  char *autosave_id;     /* or NULL */
+  char *language;        /* or NULL */
   double panel_fraction; /* 0 when not known */
 } SpSessionWindow;
 

@@ -116,8 +116,8 @@ sp_stall_meter_new (const char *log_path, GError **error)
       if (self->log == NULL)
         {
           int saved = errno;
-          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-                       "cannot open %s: %s", log_path, g_strerror (saved));
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), "cannot open %s: %s",
+                       log_path, g_strerror (saved));
           return NULL;
         }
     }

@@ -105,8 +105,8 @@ rename_places (const char *text, const char *snippet_name, const char *display_n
         {
           append_escaped (out, text + done, start - done);
           shown = sp_visible_text_to_markup (renamed->str, -1);
-          g_string_append_printf (out, "<a href=\"" SP_TRACEBACK_LINK_PREFIX "%d\">%s</a>",
-                                  line, shown);
+          g_string_append_printf (out, "<a href=\"" SP_TRACEBACK_LINK_PREFIX "%d\">%s</a>", line,
+                                  shown);
         }
       else
         {

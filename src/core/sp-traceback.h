@@ -19,8 +19,7 @@ G_BEGIN_DECLS
 /* Pango markup for text (escaped), or NULL when nothing in it names the
  * snippet, so the caller shows the text as it is. snippet_name: the file
  * name the snippet ran under (main.py); display_name: what to call it. */
-char *sp_traceback_to_markup (const char *text, const char *snippet_name,
-                              const char *display_name);
+char *sp_traceback_to_markup (const char *text, const char *snippet_name, const char *display_name);
 
 /* text as plain text with the snippet's places renamed the same way (for
  * a view without links, such as the Activity window); a copy of text

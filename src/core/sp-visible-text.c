@@ -24,7 +24,8 @@ sp_visible_text_is_hidden (gunichar c)
       break;
     }
   /* Letters drawn as blank space, long used to fake an empty name. */
-  return c == 0x115F || c == 0x1160 || c == 0x3164 || c == 0xFFA0
+  return c == 0x115F || c == 0x1160 || c == 0x3164
+         || c == 0xFFA0
          /* Not in Cf in every Unicode version GLib may follow. */
          || c == 0x180E || c == 0x061C || (c >= 0x200B && c <= 0x200F)
          || (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x206F) || c == 0xFEFF;
@@ -54,8 +55,7 @@ typedef void (*PlainFunc) (GString *out, const char *text, gsize len);
 typedef void (*HiddenFunc) (GString *out, gunichar c, GArray *spans);
 
 static void
-walk (GString *out, const char *text, gssize len, PlainFunc plain, HiddenFunc hidden,
-      GArray *spans)
+walk (GString *out, const char *text, gssize len, PlainFunc plain, HiddenFunc hidden, GArray *spans)
 {
   const char *end = len < 0 ? text + strlen (text) : text + len;
   const char *from = text;

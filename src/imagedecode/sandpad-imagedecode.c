@@ -66,8 +66,7 @@ enum
 #define ADDRESS_SPACE_MAX (1024UL * 1024 * 1024)
 #define CPU_SECONDS_MAX 10
 
-static void __attribute__ ((noreturn))
-fail (int status, const char *message)
+static void __attribute__ ((noreturn)) fail (int status, const char *message)
 {
   /* Only write(2): this may run after the lockdown. */
   static const char prefix[] = "sandpad-imagedecode: ";
@@ -183,9 +182,16 @@ install_filter (void)
    * injected code. */
   const struct scmp_arg_cmp no_exec[] = { SCMP_A2 (SCMP_CMP_MASKED_EQ, PROT_EXEC, 0) };
   static const int plain[] = {
-    SCMP_SYS (munmap), SCMP_SYS (brk), SCMP_SYS (mremap), SCMP_SYS (madvise),
-    SCMP_SYS (futex), SCMP_SYS (clock_gettime), SCMP_SYS (gettimeofday),
-    SCMP_SYS (rt_sigreturn), SCMP_SYS (exit), SCMP_SYS (exit_group),
+    SCMP_SYS (munmap),
+    SCMP_SYS (brk),
+    SCMP_SYS (mremap),
+    SCMP_SYS (madvise),
+    SCMP_SYS (futex),
+    SCMP_SYS (clock_gettime),
+    SCMP_SYS (gettimeofday),
+    SCMP_SYS (rt_sigreturn),
+    SCMP_SYS (exit),
+    SCMP_SYS (exit_group),
     /* The JPEG loader's sigsetjmp and siglongjmp save and restore the
      * signal mask: its own, nothing outside. */
     SCMP_SYS (rt_sigprocmask),

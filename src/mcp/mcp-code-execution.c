@@ -15,87 +15,88 @@
 #include "mcp-server.h"
 #include "sp-json.h"
 
-static const char code_execution_input[] =
-  "{\"type\":\"object\",\"properties\":{"
-  "\"language\":{\"type\":\"string\",\"enum\":[\"python\",\"javascript\",\"bash\",\"c\",\"cpp\","
-  "\"rust\",\"go\",\"typescript\",\"ruby\"],"
-  "\"description\":\"python (python3 with numpy and matplotlib), javascript (node), bash, c (gcc), "
-  "cpp (g++), rust (rustc), go, typescript (esbuild, then node) or ruby; compiled languages "
-  "compile in the sandbox first, and a compile error is the result's error\"},"
-  "\"code\":{\"type\":\"string\",\"description\":\"the program text\"},"
-  "\"timeout\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":300,"
-  "\"description\":\"wall-clock limit in seconds (default 30)\"},"
-  "\"install_packages\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":64,"
-  "\"description\":\"Python packages to install into the workspace's environment before the "
-  "run, under the server's install policy (a refusal names the rule)\"},"
-  "\"working_directory\":{\"type\":\"string\",\"description\":\"directory to run in: inside "
-  "the workspace, relative to it or absolute (default: a fresh private directory)\"},"
-  "\"environment\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},"
-  "\"description\":\"environment variables for the program\"},"
-  "\"capture_output\":{\"type\":\"boolean\",\"description\":\"whether to keep stdout and "
-  "stderr (default true)\"},"
-  "\"return_base64\":{\"type\":\"boolean\",\"description\":\"whether base64_output carries "
-  "the first image the run made (default false)\"}},"
-  "\"required\":[\"language\",\"code\"],\"additionalProperties\":false}";
+static const char code_execution_input[]
+  = "{\"type\":\"object\",\"properties\":{"
+    "\"language\":{\"type\":\"string\",\"enum\":[\"python\",\"javascript\",\"bash\",\"c\",\"cpp\","
+    "\"rust\",\"go\",\"typescript\",\"ruby\"],"
+    "\"description\":\"python (python3 with numpy and matplotlib), javascript (node), bash, c "
+    "(gcc), "
+    "cpp (g++), rust (rustc), go, typescript (esbuild, then node) or ruby; compiled languages "
+    "compile in the sandbox first, and a compile error is the result's error\"},"
+    "\"code\":{\"type\":\"string\",\"description\":\"the program text\"},"
+    "\"timeout\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":300,"
+    "\"description\":\"wall-clock limit in seconds (default 30)\"},"
+    "\"install_packages\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":64,"
+    "\"description\":\"Python packages to install into the workspace's environment before the "
+    "run, under the server's install policy (a refusal names the rule)\"},"
+    "\"working_directory\":{\"type\":\"string\",\"description\":\"directory to run in: inside "
+    "the workspace, relative to it or absolute (default: a fresh private directory)\"},"
+    "\"environment\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},"
+    "\"description\":\"environment variables for the program\"},"
+    "\"capture_output\":{\"type\":\"boolean\",\"description\":\"whether to keep stdout and "
+    "stderr (default true)\"},"
+    "\"return_base64\":{\"type\":\"boolean\",\"description\":\"whether base64_output carries "
+    "the first image the run made (default false)\"}},"
+    "\"required\":[\"language\",\"code\"],\"additionalProperties\":false}";
 
 /* CodeExecutionResult; "end" is Sandpad's one addition, since exit_code
  * alone cannot say that a limit stopped the run or that it never ran. */
-static const char code_execution_output[] =
-  "{\"type\":\"object\",\"properties\":{"
-  "\"exit_code\":{\"type\":\"integer\",\"description\":\"the exit status; minus the signal "
-  "when one ended the program; -1 when it never ran\"},"
-  "\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"},"
-  "\"base64_output\":{\"type\":[\"string\",\"null\"],\"description\":\"the first image the run "
-  "made, when return_base64\"},"
-  "\"execution_time_ms\":{\"type\":\"integer\",\"minimum\":0},"
-  "\"memory_usage_mb\":{\"type\":\"number\",\"minimum\":0,\"description\":\"peak memory of the "
-  "run's whole process tree\"},"
-  "\"cpu_usage_percent\":{\"type\":\"number\",\"minimum\":0,\"description\":\"CPU time over "
-  "wall time, in percent (above 100 with several cores busy)\"},"
-  "\"created_files\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-  "\"path\":{\"type\":\"string\",\"description\":\"relative to the working directory\"},"
-  "\"size_bytes\":{\"type\":\"integer\",\"minimum\":0},\"mime_type\":{\"type\":\"string\"},"
-  "\"created_at\":{\"type\":\"string\",\"format\":\"date-time\",\"description\":\"RFC 3339, "
-  "UTC: when the run last wrote it\"}},"
-  "\"required\":[\"path\",\"size_bytes\",\"mime_type\",\"created_at\"]}},"
-  "\"installed_packages\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
-  "\"description\":\"name==version of each package installed for this call\"},"
-  "\"security_validation\":{\"type\":\"object\",\"description\":\"an advisory scan: the "
-  "kernel sandbox is the boundary, and code of any risk level runs in it\","
-  "\"properties\":{"
-  "\"allowed\":{\"type\":\"boolean\",\"description\":\"false only when policy refused "
-  "something the call asked for (see blocked_operations)\"},"
-  "\"risk_level\":{\"type\":\"string\",\"enum\":[\"Low\",\"Medium\",\"High\",\"Critical\"]},"
-  "\"blocked_operations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
-  "\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
-  "\"scan_duration_ms\":{\"type\":\"integer\",\"minimum\":0}},"
-  "\"required\":[\"allowed\",\"risk_level\",\"blocked_operations\",\"warnings\","
-  "\"scan_duration_ms\"]},"
-  "\"performance_metrics\":{\"type\":\"object\",\"properties\":{"
-  "\"sandbox_setup_time_ms\":{\"type\":\"integer\",\"minimum\":0},"
-  "\"code_validation_time_ms\":{\"type\":\"integer\",\"minimum\":0},"
-  "\"execution_time_ms\":{\"type\":\"integer\",\"minimum\":0},"
-  "\"result_processing_time_ms\":{\"type\":\"integer\",\"minimum\":0},"
-  "\"total_time_ms\":{\"type\":\"integer\",\"minimum\":0}},"
-  "\"required\":[\"sandbox_setup_time_ms\",\"code_validation_time_ms\",\"execution_time_ms\","
-  "\"result_processing_time_ms\",\"total_time_ms\"]},"
-  "\"end\":{\"type\":\"string\",\"enum\":[\"exited\",\"timeout\",\"memory\",\"output_limit\","
-  "\"disk\",\"processes\",\"cancelled\",\"failed\",\"refused\"],\"description\":\"Sandpad's "
-  "addition: how the run ended, or refused (policy refused the call; nothing ran)\"}},"
-  "\"required\":[\"exit_code\",\"stdout\",\"stderr\",\"base64_output\",\"execution_time_ms\","
-  "\"memory_usage_mb\",\"cpu_usage_percent\",\"created_files\",\"installed_packages\","
-  "\"security_validation\",\"performance_metrics\",\"end\"]}";
+static const char code_execution_output[]
+  = "{\"type\":\"object\",\"properties\":{"
+    "\"exit_code\":{\"type\":\"integer\",\"description\":\"the exit status; minus the signal "
+    "when one ended the program; -1 when it never ran\"},"
+    "\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"},"
+    "\"base64_output\":{\"type\":[\"string\",\"null\"],\"description\":\"the first image the run "
+    "made, when return_base64\"},"
+    "\"execution_time_ms\":{\"type\":\"integer\",\"minimum\":0},"
+    "\"memory_usage_mb\":{\"type\":\"number\",\"minimum\":0,\"description\":\"peak memory of the "
+    "run's whole process tree\"},"
+    "\"cpu_usage_percent\":{\"type\":\"number\",\"minimum\":0,\"description\":\"CPU time over "
+    "wall time, in percent (above 100 with several cores busy)\"},"
+    "\"created_files\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+    "\"path\":{\"type\":\"string\",\"description\":\"relative to the working directory\"},"
+    "\"size_bytes\":{\"type\":\"integer\",\"minimum\":0},\"mime_type\":{\"type\":\"string\"},"
+    "\"created_at\":{\"type\":\"string\",\"format\":\"date-time\",\"description\":\"RFC 3339, "
+    "UTC: when the run last wrote it\"}},"
+    "\"required\":[\"path\",\"size_bytes\",\"mime_type\",\"created_at\"]}},"
+    "\"installed_packages\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+    "\"description\":\"name==version of each package installed for this call\"},"
+    "\"security_validation\":{\"type\":\"object\",\"description\":\"an advisory scan: the "
+    "kernel sandbox is the boundary, and code of any risk level runs in it\","
+    "\"properties\":{"
+    "\"allowed\":{\"type\":\"boolean\",\"description\":\"false only when policy refused "
+    "something the call asked for (see blocked_operations)\"},"
+    "\"risk_level\":{\"type\":\"string\",\"enum\":[\"Low\",\"Medium\",\"High\",\"Critical\"]},"
+    "\"blocked_operations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+    "\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+    "\"scan_duration_ms\":{\"type\":\"integer\",\"minimum\":0}},"
+    "\"required\":[\"allowed\",\"risk_level\",\"blocked_operations\",\"warnings\","
+    "\"scan_duration_ms\"]},"
+    "\"performance_metrics\":{\"type\":\"object\",\"properties\":{"
+    "\"sandbox_setup_time_ms\":{\"type\":\"integer\",\"minimum\":0},"
+    "\"code_validation_time_ms\":{\"type\":\"integer\",\"minimum\":0},"
+    "\"execution_time_ms\":{\"type\":\"integer\",\"minimum\":0},"
+    "\"result_processing_time_ms\":{\"type\":\"integer\",\"minimum\":0},"
+    "\"total_time_ms\":{\"type\":\"integer\",\"minimum\":0}},"
+    "\"required\":[\"sandbox_setup_time_ms\",\"code_validation_time_ms\",\"execution_time_ms\","
+    "\"result_processing_time_ms\",\"total_time_ms\"]},"
+    "\"end\":{\"type\":\"string\",\"enum\":[\"exited\",\"timeout\",\"memory\",\"output_limit\","
+    "\"disk\",\"processes\",\"cancelled\",\"failed\",\"refused\"],\"description\":\"Sandpad's "
+    "addition: how the run ended, or refused (policy refused the call; nothing ran)\"}},"
+    "\"required\":[\"exit_code\",\"stdout\",\"stderr\",\"base64_output\",\"execution_time_ms\","
+    "\"memory_usage_mb\",\"cpu_usage_percent\",\"created_files\",\"installed_packages\","
+    "\"security_validation\",\"performance_metrics\",\"end\"]}";
 
 struct McpCodeExec
 {
-  McpCall *main;        /* the call answered at the end (never the scan's) */
-  SpRun req;            /* submitted once the scan and the install are done */
+  McpCall *main; /* the call answered at the end (never the scan's) */
+  SpRun req;     /* submitted once the scan and the install are done */
   char **packages;
   bool return_base64;
   McpScan scan;
-  json_t *blocked;      /* what policy refused */
-  json_t *installed;    /* "name==version" */
-  int64_t t_call_ns;    /* tools/call arrived */
+  json_t *blocked;   /* what policy refused */
+  json_t *installed; /* "name==version" */
+  int64_t t_call_ns; /* tools/call arrived */
   int64_t scan_start_ns;
   int64_t scan_ms;
   int64_t submit_clock_ms; /* the runner's clock when the run was submitted */
@@ -129,9 +130,8 @@ mcp_code_execution_tool (const McpOptions *options)
                                  : " (this server has no environment, so none can be)");
   return json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "code_execution",
                     "title", "Execute code (code_execution)", "description", description,
-                    "inputSchema", input, "outputSchema", output, "annotations",
-                    "readOnlyHint", 0, "destructiveHint", options->workspace != NULL,
-                    "openWorldHint", 0);
+                    "inputSchema", input, "outputSchema", output, "annotations", "readOnlyHint", 0,
+                    "destructiveHint", options->workspace != NULL, "openWorldHint", 0);
 }
 
 void
@@ -227,17 +227,18 @@ answer_without_run (McpServer *server, McpCall *main, const char *end, const cha
 {
   McpCodeExec *cx = main->cx;
   int64_t processing_start = now_ns ();
-  json_t *structured = json_pack (
-    "{s:i, s:s, s:s, s:n, s:i, s:f, s:f, s:[], s:O, s:o, s:s}", "exit_code", -1, "stdout", "",
-    "stderr", "", "base64_output", "execution_time_ms", 0, "memory_usage_mb", 0.0,
-    "cpu_usage_percent", 0.0, "created_files", "installed_packages", cx->installed,
-    "security_validation", security_json (cx), "end", end);
-  json_object_set_new (
-    structured, "performance_metrics",
-    json_pack ("{s:i, s:I, s:i, s:I, s:I}", "sandbox_setup_time_ms", 0,
-               "code_validation_time_ms", (json_int_t) cx->scan_ms, "execution_time_ms", 0,
-               "result_processing_time_ms", (json_int_t) ms_since (processing_start),
-               "total_time_ms", (json_int_t) ms_since (cx->t_call_ns)));
+  json_t *structured = json_pack ("{s:i, s:s, s:s, s:n, s:i, s:f, s:f, s:[], s:O, s:o, s:s}",
+                                  "exit_code", -1, "stdout", "", "stderr", "", "base64_output",
+                                  "execution_time_ms", 0, "memory_usage_mb", 0.0,
+                                  "cpu_usage_percent", 0.0, "created_files", "installed_packages",
+                                  cx->installed, "security_validation", security_json (cx), "end",
+                                  end);
+  json_object_set_new (structured, "performance_metrics",
+                       json_pack ("{s:i, s:I, s:i, s:I, s:I}", "sandbox_setup_time_ms", 0,
+                                  "code_validation_time_ms", (json_int_t) cx->scan_ms,
+                                  "execution_time_ms", 0, "result_processing_time_ms",
+                                  (json_int_t) ms_since (processing_start), "total_time_ms",
+                                  (json_int_t) ms_since (cx->t_call_ns)));
   Buf text = { 0 };
   char *line = xasprintf ("The code did not run: %s\n", why);
   append_text (&text, line);
@@ -282,7 +283,8 @@ submit_run (McpServer *server, McpCall *main)
       /* The engine resolved it beneath the workspace and said no. */
       char *why = xasprintf ("working_directory: must name a directory inside the workspace, "
                              "owned by the runs' uid (symlinks and \"..\" are resolved first): "
-                             "%s", err.message);
+                             "%s",
+                             err.message);
       refuse (server, main, why);
       free (why);
       return;
@@ -354,8 +356,7 @@ scanned (McpServer *server, McpCall *main)
               "(start it with --environment or a workspace that has a venv)");
       return;
     }
-  if (!mcp_install_start_for (server, cx->packages, installed, free_pending, main, msg,
-                              sizeof msg))
+  if (!mcp_install_start_for (server, cx->packages, installed, free_pending, main, msg, sizeof msg))
     {
       char *why = xasprintf ("install_packages: %s", msg);
       refuse (server, main, why);
@@ -440,29 +441,27 @@ answer_run (McpServer *server, McpCall *main, const SpExited *exited)
       /* Its modification time, put back on the wall clock; the exit's
        * time for a runner that sends none. */
       format_rfc3339 (origin_ms + (f->t_ms >= 0 ? f->t_ms : exited->t_ms), when);
-      json_array_append_new (created,
-                             json_pack ("{s:s, s:I, s:s, s:s}", "path", f->path, "size_bytes",
-                                        (json_int_t) f->size, "mime_type",
-                                        f->mime ? f->mime : "application/octet-stream",
-                                        "created_at", when));
+      json_array_append_new (created, json_pack ("{s:s, s:I, s:s, s:s}", "path", f->path,
+                                                 "size_bytes", (json_int_t) f->size, "mime_type",
+                                                 f->mime ? f->mime : "application/octet-stream",
+                                                 "created_at", when));
     }
   int64_t exit_code = exited->end == SP_END_EXITED     ? exited->exit_code
                       : exited->end == SP_END_SIGNALED ? -exited->signal
                                                        : -1;
-  double cpu_percent = exited->wall_ms > 0 ? 100.0 * (double) exited->cpu_ms
-                                               / (double) exited->wall_ms
-                                           : 0.0;
+  double cpu_percent = exited->wall_ms > 0
+                         ? 100.0 * (double) exited->cpu_ms / (double) exited->wall_ms
+                         : 0.0;
   int64_t setup_ms = main->started_t_ms - cx->submit_clock_ms;
   json_t *structured = json_pack (
-    "{s:I, s:O, s:O, s:o, s:I, s:f, s:f, s:o, s:O, s:o, s:O}", "exit_code",
-    (json_int_t) exit_code, "stdout", json_object_get (old, "stdout"), "stderr",
-    json_object_get (old, "stderr"), "base64_output",
+    "{s:I, s:O, s:O, s:o, s:I, s:f, s:f, s:o, s:O, s:o, s:O}", "exit_code", (json_int_t) exit_code,
+    "stdout", json_object_get (old, "stdout"), "stderr", json_object_get (old, "stderr"),
+    "base64_output",
     cx->return_base64 && first_image != NULL ? json_string (first_image) : json_null (),
     "execution_time_ms", (json_int_t) exited->wall_ms, "memory_usage_mb",
     (double) exited->peak_memory_bytes / (1024.0 * 1024.0), "cpu_usage_percent",
-    round (cpu_percent * 10) / 10, "created_files", created, "installed_packages",
-    cx->installed, "security_validation", security_json (cx), "end",
-    json_object_get (old, "end"));
+    round (cpu_percent * 10) / 10, "created_files", created, "installed_packages", cx->installed,
+    "security_validation", security_json (cx), "end", json_object_get (old, "end"));
   if (structured == NULL)
     abort ();
   /* The content blocks: the run's text with the scan after it. */
@@ -474,13 +473,14 @@ answer_run (McpServer *server, McpCall *main, const SpExited *exited)
   buf_append (&text, "", 1);
   json_object_set_new (block, "text", json_string (text.data));
   buf_clear (&text);
-  json_object_set_new (
-    structured, "performance_metrics",
-    json_pack ("{s:I, s:I, s:I, s:I, s:I}", "sandbox_setup_time_ms",
-               (json_int_t) (setup_ms > 0 ? setup_ms : 0), "code_validation_time_ms",
-               (json_int_t) cx->scan_ms, "execution_time_ms", (json_int_t) exited->wall_ms,
-               "result_processing_time_ms", (json_int_t) ms_since (processing_start),
-               "total_time_ms", (json_int_t) ms_since (cx->t_call_ns)));
+  json_object_set_new (structured, "performance_metrics",
+                       json_pack ("{s:I, s:I, s:I, s:I, s:I}", "sandbox_setup_time_ms",
+                                  (json_int_t) (setup_ms > 0 ? setup_ms : 0),
+                                  "code_validation_time_ms", (json_int_t) cx->scan_ms,
+                                  "execution_time_ms", (json_int_t) exited->wall_ms,
+                                  "result_processing_time_ms",
+                                  (json_int_t) ms_since (processing_start), "total_time_ms",
+                                  (json_int_t) ms_since (cx->t_call_ns)));
   json_object_set_new (result, "structuredContent", structured);
   mcp_journal_record (&server->journal, main->tool, main->input, structured);
   mcp_activity_ended (server, main, structured);
@@ -497,8 +497,7 @@ mcp_code_execution_exited (McpServer *server, McpCall *call, const SpExited *exi
       answer_run (server, call, exited);
       return;
     }
-  McpCall *main = take_pending (server, json_string_value (json_object_get (call->input,
-                                                                              "for")));
+  McpCall *main = take_pending (server, json_string_value (json_object_get (call->input, "for")));
   if (main != NULL)
     {
       if (exited->cancelled != SP_CANCEL_NONE)
@@ -512,10 +511,10 @@ mcp_code_execution_exited (McpServer *server, McpCall *call, const SpExited *exi
           cleanup_free char *out = mcp_capture_text (&call->out[0], &cut);
           cleanup_free char *why = NULL;
           if (exited->end != SP_END_EXITED || exited->exit_code != 0)
-            why = exited->error != NULL ? xstrdup (exited->error)
-                                        : xasprintf ("the scanner ended with %s",
-                                                     exited->end == SP_END_EXITED ? "an error"
-                                                                                  : "a signal");
+            why = exited->error != NULL
+                    ? xstrdup (exited->error)
+                    : xasprintf ("the scanner ended with %s",
+                                 exited->end == SP_END_EXITED ? "an error" : "a signal");
           mcp_scan_python_output (out, why, &main->cx->scan);
           scanned (server, main);
         }
@@ -555,9 +554,15 @@ int
 mcp_code_execution_config (McpServer *server, McpCall *call, json_t *config, const char *lang,
                            SpRun *req, SpProtoError *err)
 {
-  static const char *const allowed[] = { "language", "code", "timeout", "install_packages",
-                                         "working_directory", "environment", "capture_output",
-                                         "return_base64", NULL };
+  static const char *const allowed[] = { "language",
+                                         "code",
+                                         "timeout",
+                                         "install_packages",
+                                         "working_directory",
+                                         "environment",
+                                         "capture_output",
+                                         "return_base64",
+                                         NULL };
   cleanup_free char *language = NULL;
   cleanup_free char *code = NULL;
   cleanup_free char *dir = NULL;
@@ -614,9 +619,15 @@ mcp_code_execution_config (McpServer *server, McpCall *call, json_t *config, con
 void
 mcp_code_execution_call (McpServer *server, json_t *id, json_t *args, json_t *token)
 {
-  static const char *const allowed[] = { "language", "code", "timeout", "install_packages",
-                                         "working_directory", "environment", "capture_output",
-                                         "return_base64", NULL };
+  static const char *const allowed[] = { "language",
+                                         "code",
+                                         "timeout",
+                                         "install_packages",
+                                         "working_directory",
+                                         "environment",
+                                         "capture_output",
+                                         "return_base64",
+                                         NULL };
   SpProtoError err = { 0 };
   McpCall *main = xcalloc (1, sizeof *main);
   McpCodeExec *cx = xcalloc (1, sizeof *cx);
@@ -635,8 +646,7 @@ mcp_code_execution_call (McpServer *server, json_t *id, json_t *args, json_t *to
     main->progress_token = json_incref (token);
   main->tool = "code_execution";
   main->input = json_deep_copy (args);
-  snprintf (main->run_id, sizeof main->run_id, "mcp-%llu",
-            (unsigned long long) ++server->next_run);
+  snprintf (main->run_id, sizeof main->run_id, "mcp-%llu", (unsigned long long) ++server->next_run);
 
   SpRun *req = &cx->req;
   if (sp_json_check_fields (args, "arguments", allowed, &err) != 0
@@ -649,8 +659,8 @@ mcp_code_execution_call (McpServer *server, json_t *id, json_t *args, json_t *to
       || sp_json_get_bool (args, "capture_output", false, &capture, &err) != 0
       || sp_json_get_bool (args, "return_base64", false, &cx->return_base64, &err) != 0)
     goto invalid;
-  static const char *const languages[] = { "python", "javascript", "bash", "c", "cpp", "rust",
-                                            "go", "typescript", "ruby", NULL };
+  static const char *const languages[] = { "python", "javascript", "bash",       "c",    "cpp",
+                                           "rust",   "go",         "typescript", "ruby", NULL };
   bool known = false;
   for (size_t i = 0; languages[i] != NULL; i++)
     known = known || strcmp (req->language, languages[i]) == 0;
@@ -663,8 +673,9 @@ mcp_code_execution_call (McpServer *server, json_t *id, json_t *args, json_t *to
     }
   if (sp_strv_length (cx->packages) > 64)
     {
-      sp_proto_set_error (&err, SP_ERR_LIMIT, "field \"install_packages\" has more than 64 "
-                                              "entries");
+      sp_proto_set_error (&err, SP_ERR_LIMIT,
+                          "field \"install_packages\" has more than 64 "
+                          "entries");
       goto invalid;
     }
   if (cx->packages != NULL && cx->packages[0] != NULL && strcmp (req->language, "python") != 0)

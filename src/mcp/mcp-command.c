@@ -25,8 +25,8 @@ static const struct
   const char *pattern;
   const char *reason;
 } builtin[] = {
-  { WORD_START "rm[[:space:]]+(-[[:alnum:]-]+[[:space:]]+)*(/|/\\*|~|~/|\\$HOME|\\$\\{HOME\\})"
-      WORD_END,
+  { WORD_START
+    "rm[[:space:]]+(-[[:alnum:]-]+[[:space:]]+)*(/|/\\*|~|~/|\\$HOME|\\$\\{HOME\\})" WORD_END,
     "rm of / or the home directory deletes everything" },
   { WORD_START "sudo" WORD_END, "sudo escalates privileges" },
   { WORD_START "su" WORD_END, "su switches to another user" },
@@ -38,10 +38,10 @@ static const struct
   { WORD_START "mv[[:space:]][^;&|]*[[:space:]]/dev/null" WORD_END,
     "moving files to /dev/null destroys them" },
   { WORD_START "(chmod|chown|chgrp)[[:space:]]([^;&|]*[[:space:]])?"
-      "/(etc|usr|bin|sbin|lib|lib32|lib64|boot|dev|proc|sys|var|root|home)?" WORD_END,
+               "/(etc|usr|bin|sbin|lib|lib32|lib64|boot|dev|proc|sys|var|root|home)?" WORD_END,
     "changing permissions or owners of system paths" },
   { WORD_START "(chmod|chown|chgrp)[[:space:]]([^;&|]*[[:space:]])?"
-      "/(etc|usr|bin|sbin|lib|lib32|lib64|boot|dev|proc|sys|var|root|home)/",
+               "/(etc|usr|bin|sbin|lib|lib32|lib64|boot|dev|proc|sys|var|root|home)/",
     "changing permissions or owners of system paths" },
   { WORD_START "mkfs(\\.[[:alnum:]]+)?" WORD_END, "mkfs formats a filesystem" },
 };

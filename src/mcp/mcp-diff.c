@@ -73,9 +73,9 @@ align (const Line *a, size_t na, const Line *b, size_t nb, size_t *n_ops)
 #define L(i, j) len[(i) * (mb + 1) + (j)]
       for (size_t i = ma; i-- > 0;)
         for (size_t j = mb; j-- > 0;)
-          L (i, j) = line_eq (&ca[i], &cb[j]) ? L (i + 1, j + 1) + 1
+          L (i, j) = line_eq (&ca[i], &cb[j])       ? L (i + 1, j + 1) + 1
                      : L (i + 1, j) >= L (i, j + 1) ? L (i + 1, j)
-                                                     : L (i, j + 1);
+                                                    : L (i, j + 1);
       size_t i = 0, j = 0;
       while (i < ma || j < mb)
         if (i < ma && j < mb && line_eq (&ca[i], &cb[j]))
@@ -107,8 +107,7 @@ emit_line (Buf *out, char mark, const Line *line)
   buf_append (out, line->start, line->len);
   buf_append (out, "\n", 1);
   if (!line->newline)
-    buf_append (out, "\\ No newline at end of file\n",
-                strlen ("\\ No newline at end of file\n"));
+    buf_append (out, "\\ No newline at end of file\n", strlen ("\\ No newline at end of file\n"));
 }
 
 char *

@@ -45,18 +45,22 @@ read_text (int ws, const char *path, mode_t *mode, SpProtoError *err)
 
   if (fd < 0)
     {
-      sp_proto_set_error (err, SP_ERR_IO, "field \"path\": cannot open \"%.200s\" in the "
-                          "workspace: %s", path, errno == ELOOP || errno == EXDEV
-                                                   ? "it leads through a symlink or out of it"
-                                                   : strerror (errno));
+      sp_proto_set_error (err, SP_ERR_IO,
+                          "field \"path\": cannot open \"%.200s\" in the "
+                          "workspace: %s",
+                          path,
+                          errno == ELOOP || errno == EXDEV
+                            ? "it leads through a symlink or out of it"
+                            : strerror (errno));
       return NULL;
     }
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_nlink != 1
-      || st.st_uid != run_uid () || st.st_size > MAX_EDIT_FILE)
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_nlink != 1 || st.st_uid != run_uid ()
+      || st.st_size > MAX_EDIT_FILE)
     {
       sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
                           "field \"path\": \"%.200s\" is not a regular file of the workspace "
-                          "(single link, owned by the runs' uid, at most 4 MiB)", path);
+                          "(single link, owned by the runs' uid, at most 4 MiB)",
+                          path);
       return NULL;
     }
   char *text = xmalloc ((size_t) st.st_size + 1);
@@ -68,8 +72,8 @@ read_text (int ws, const char *path, mode_t *mode, SpProtoError *err)
   if (got != (size_t) st.st_size || !sp_utf8_valid (text, got))
     {
       free (text);
-      sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
-                          "field \"path\": \"%.200s\" is not UTF-8 text", path);
+      sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "field \"path\": \"%.200s\" is not UTF-8 text",
+                          path);
       return NULL;
     }
   *mode = st.st_mode & 0777;
@@ -104,8 +108,7 @@ apply_editor_command (const char *current, json_t *edit, size_t i, SpProtoError 
     }
   else
     {
-      sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
-                          "field \"edits\" item %zu: command %s", i,
+      sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "field \"edits\" item %zu: command %s", i,
                           strcmp (command, "create") == 0
                             ? "create must be the first edit"
                             : "must be str_replace, insert or create (view and undo_edit do "
@@ -142,7 +145,8 @@ apply_editor_command (const char *current, json_t *edit, size_t i, SpProtoError 
         {
           sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
                               "field \"edits\" item %zu: insert_line %lld is past the end of "
-                              "the file; nothing was changed", i, (long long) line);
+                              "the file; nothing was changed",
+                              i, (long long) line);
           return NULL;
         }
       at = eol + 1;
@@ -191,9 +195,11 @@ apply_edits (const char *text, json_t *edits, size_t first, SpProtoError *err)
           || !json_is_string (old_text) || !json_is_string (new_text))
         {
           if (err->code == SP_ERR_NONE)
-            sp_proto_set_error (err, SP_ERR_WRONG_TYPE, "field \"edits\" item %zu must be "
+            sp_proto_set_error (err, SP_ERR_WRONG_TYPE,
+                                "field \"edits\" item %zu must be "
                                 "{\"old_text\": string, \"new_text\": string} or a text "
-                                "editor command", i);
+                                "editor command",
+                                i);
           free (current);
           return NULL;
         }
@@ -237,8 +243,8 @@ replace_file (int ws, const char *path, const char *text, mode_t mode, bool crea
   cleanup_fd int dir_fd = slash ? open_beneath (ws, dir, O_RDONLY | O_DIRECTORY)
                                 : fcntl (ws, F_DUPFD_CLOEXEC, 3);
   if (dir_fd < 0)
-    return sp_proto_set_error (err, SP_ERR_IO, "cannot open the directory of \"%.200s\": %s",
-                               path, strerror (errno));
+    return sp_proto_set_error (err, SP_ERR_IO, "cannot open the directory of \"%.200s\": %s", path,
+                               strerror (errno));
 
   cleanup_free char *tmp = xasprintf (".%.200s.sandpad-%d-%lld", base, (int) getpid (),
                                       (long long) now_ns ());
@@ -250,8 +256,7 @@ replace_file (int ws, const char *path, const char *text, mode_t mode, bool crea
   /* Owned by the runs' uid, as the file it replaces was, so the next run
    * may change it. */
   if (write_all (fd, text, strlen (text)) != 0 || fchmod (fd, mode & 0777) != 0
-      || (geteuid () != run_uid () && fchown (fd, run_uid (), run_uid ()) != 0)
-      || fsync (fd) != 0
+      || (geteuid () != run_uid () && fchown (fd, run_uid (), run_uid ()) != 0) || fsync (fd) != 0
       || (create ? renameat2 (dir_fd, tmp, dir_fd, base, RENAME_NOREPLACE)
                  : renameat (dir_fd, tmp, dir_fd, base))
            != 0)
@@ -266,15 +271,14 @@ replace_file (int ws, const char *path, const char *text, mode_t mode, bool crea
 }
 
 int
-mcp_edit_file (const char *workspace, const char *path, json_t *edits, char **new_text,
-               char **diff, SpProtoError *err)
+mcp_edit_file (const char *workspace, const char *path, json_t *edits, char **new_text, char **diff,
+               SpProtoError *err)
 {
   cleanup_fd int ws = open (workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   mode_t mode = 0644;
 
   if (ws < 0)
-    return sp_proto_set_error (err, SP_ERR_IO, "cannot open the workspace: %s",
-                               strerror (errno));
+    return sp_proto_set_error (err, SP_ERR_IO, "cannot open the workspace: %s", strerror (errno));
   if (path[0] == '/' || path[0] == '\0')
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
                                "field \"path\" must be relative to the workspace");
@@ -299,7 +303,8 @@ mcp_edit_file (const char *workspace, const char *path, json_t *edits, char **ne
       if (probe >= 0 || errno == ELOOP || errno == EXDEV)
         return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
                                    "field \"path\": create: \"%.200s\" %s; nothing was "
-                                   "changed", path,
+                                   "changed",
+                                   path,
                                    probe >= 0 && fstat (probe, &st) == 0
                                      ? "already exists (use str_replace or insert)"
                                      : "leads through a symlink or out of the workspace");

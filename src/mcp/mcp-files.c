@@ -98,8 +98,7 @@ base64_decode (const char *text, Buf *out)
  * O_NOFOLLOW, so no symlink is ever followed, and the file is new
  * (O_EXCL). */
 static int
-write_input_file (int dir_fd, const char *path, const Buf *content, uid_t owner,
-                  SpProtoError *err)
+write_input_file (int dir_fd, const char *path, const Buf *content, uid_t owner, SpProtoError *err)
 {
   cleanup_free char *copy = xstrdup (path);
   cleanup_fd int fd = fcntl (dir_fd, F_DUPFD_CLOEXEC, 3);
@@ -162,17 +161,20 @@ check_input_files (json_t *files, int64_t disk_limit, Buf *contents, SpProtoErro
                  : sp_proto_set_error (err, SP_ERR_WRONG_TYPE,
                                        "field \"files\" item %zu must be {\"path\": string, "
                                        "\"content\": string} or {\"path\": string, "
-                                       "\"base64\": string}", i);
+                                       "\"base64\": string}",
+                                       i);
       if (!input_path_valid (json_string_value (path)))
         return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
                                    "field \"files\" item %zu: path must be relative, without "
-                                   "\".\" or \"..\" parts", i);
+                                   "\".\" or \"..\" parts",
+                                   i);
       if (content != NULL)
         buf_append (&contents[i], json_string_value (content), json_string_length (content));
       else if (base64_decode (json_string_value (b64), &contents[i]) != 0)
         return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
                                    "field \"files\" item %zu: base64 is not valid standard "
-                                   "base64 (RFC 4648, padded, no spaces)", i);
+                                   "base64 (RFC 4648, padded, no spaces)",
+                                   i);
       total += (int64_t) contents[i].len;
       if (disk_limit > 0 && total > disk_limit)
         return sp_proto_set_error (err, SP_ERR_LIMIT,
@@ -286,11 +288,10 @@ mcp_files_resources (const McpCall *call, const SpExited *exited, json_t *conten
     {
       const SpFileInfo *f = &exited->files[i];
       const char *mime = f->mime != NULL && f->mime[0] != '\0' ? f->mime
-                                                                : "application/octet-stream";
+                                                               : "application/octet-stream";
       Buf uri = { 0 };
 
-      if (f->kind != SP_FILE_REGULAR || is_image_block (f) || f->name != NULL
-          || f->name_left_out)
+      if (f->kind != SP_FILE_REGULAR || is_image_block (f) || f->name != NULL || f->name_left_out)
         continue; /* images are image blocks; names that do not spell the file stay listed */
       if (mcp_files_inline (f))
         {
@@ -304,13 +305,12 @@ mcp_files_resources (const McpCall *call, const SpExited *exited, json_t *conten
           buf_append (&uri, "", 1);
           json_t *resource = json_pack ("{s:s, s:s}", "uri", uri.data, "mimeType", mime);
           if (is_text (&bytes))
-            json_object_set_new (resource, "text", json_stringn (bytes.data ? bytes.data : "",
-                                                                 bytes.len));
+            json_object_set_new (resource, "text",
+                                 json_stringn (bytes.data ? bytes.data : "", bytes.len));
           else
             json_object_set_new (resource, "blob", json_string (f->base64));
-          json_array_append_new (content,
-                                 json_pack ("{s:s, s:o}", "type", "resource", "resource",
-                                            resource));
+          json_array_append_new (content, json_pack ("{s:s, s:o}", "type", "resource", "resource",
+                                                     resource));
           buf_clear (&bytes);
         }
       else if (call->workspace_dir != NULL)

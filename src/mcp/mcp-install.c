@@ -83,10 +83,9 @@ install_result (McpServer *server, RunnerInstall *inst, RunnerInstallState state
 
   for (size_t i = 0; state == RUNNER_INSTALL_DONE && i < n; i++)
     json_array_append_new (packages,
-                           json_pack ("{s:s, s:s, s:s, s:s, s:I}", "name", files[i].name,
-                                      "version", files[i].version, "file", files[i].file,
-                                      "sha256", files[i].sha256, "size",
-                                      (json_int_t) files[i].size));
+                           json_pack ("{s:s, s:s, s:s, s:s, s:I}", "name", files[i].name, "version",
+                                      files[i].version, "file", files[i].file, "sha256",
+                                      files[i].sha256, "size", (json_int_t) files[i].size));
   json_t *structured = json_pack ("{s:s, s:s, s:s, s:o}", "status", status, "message",
                                   runner_install_message (inst), "environment",
                                   server->options->environment, "packages", packages);
@@ -131,15 +130,15 @@ mcp_install_call (McpServer *server, json_t *id, json_t *args)
   if (packages == NULL || packages[0] == NULL || sp_strv_length (packages) > 64)
     {
       sp_strv_free (packages);
-      mcp_send_result (server, id, mcp_result_tool_error (
-                                     "install_packages: field \"packages\" must hold 1 to 64 "
-                                     "requirement specs"));
+      mcp_send_result (server, id,
+                       mcp_result_tool_error (
+                         "install_packages: field \"packages\" must hold 1 to 64 "
+                         "requirement specs"));
       return;
     }
   McpInstallCall *call = xcalloc (1, sizeof *call);
   char id_text[32];
-  snprintf (id_text, sizeof id_text, "mcp-install-%llu",
-            (unsigned long long) ++server->next_run);
+  snprintf (id_text, sizeof id_text, "mcp-install-%llu", (unsigned long long) ++server->next_run);
   RunnerInstallRequest req = {
     .id = id_text,
     .environment = o->environment,
@@ -152,8 +151,8 @@ mcp_install_call (McpServer *server, json_t *id, json_t *args)
   sp_strv_free (packages);
   if (call->inst == NULL)
     {
-      json_t *structured = json_pack ("{s:s, s:s, s:s, s:[]}", "status", "refused", "message",
-                                      msg, "environment", o->environment, "packages");
+      json_t *structured = json_pack ("{s:s, s:s, s:s, s:[]}", "status", "refused", "message", msg,
+                                      "environment", o->environment, "packages");
       mcp_send_result (server, id, tool_result (structured, true));
       free (call);
       return;
@@ -170,8 +169,7 @@ mcp_install_start_for (McpServer *server, char **packages, McpInstallDone done,
   const McpOptions *o = server->options;
   char id_text[32];
 
-  snprintf (id_text, sizeof id_text, "mcp-install-%llu",
-            (unsigned long long) ++server->next_run);
+  snprintf (id_text, sizeof id_text, "mcp-install-%llu", (unsigned long long) ++server->next_run);
   RunnerInstallRequest req = {
     .id = id_text,
     .environment = o->environment,

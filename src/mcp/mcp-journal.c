@@ -63,8 +63,10 @@ warn_once (McpJournal *journal, const char *what)
   if (journal->warned)
     return;
   journal->warned = true;
-  fprintf (stderr, "sandpad-mcp: cannot write the run journal in %s (%s: %s); runs go on "
-           "without it\n", journal->dir ? journal->dir : "(no HOME)", what, strerror (errno));
+  fprintf (stderr,
+           "sandpad-mcp: cannot write the run journal in %s (%s: %s); runs go on "
+           "without it\n",
+           journal->dir ? journal->dir : "(no HOME)", what, strerror (errno));
 }
 
 static void
@@ -155,8 +157,8 @@ mcp_journal_time (char when[64])
 
   clock_gettime (CLOCK_REALTIME, &ts);
   gmtime_r (&ts.tv_sec, &tm);
-  snprintf (when, 64, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
-            tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+  snprintf (when, 64, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+            tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
 }
 
 /* The tool's arguments as the journal keeps them: texts capped, edits by

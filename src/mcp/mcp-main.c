@@ -82,7 +82,7 @@ parse_int (const char *arg, const char *what, int64_t min, int64_t max)
 
   if (end == arg || *end != '\0' || value < min || value > max)
     fail (false, "%s must be a whole number from %lld to %lld", what, (long long) min,
-         (long long) max);
+          (long long) max);
   return value;
 }
 
@@ -92,7 +92,7 @@ parse_int (const char *arg, const char *what, int64_t min, int64_t max)
 static void
 add_context_path (McpOptions *options, const char *dir)
 {
-  static const char *const taken[] = { "usr", "etc", "bin", "sbin", "lib", "lib32", "lib64",
+  static const char *const taken[] = { "usr",    "etc", "bin",  "sbin", "lib",  "lib32", "lib64",
                                        "libx32", "dev", "proc", "work", "code", NULL };
   if (runner_policy_allow (&options->context_paths, dir) != 0)
     fail (true, "--context-path %s: not a directory other than /", dir);
@@ -113,8 +113,10 @@ add_env (McpOptions *options, const char *spec)
   size_t n = sp_strv_length (options->env);
 
   if (eq == NULL || !sp_proto_env_name_valid (spec, (size_t) (eq - spec)))
-    fail (false, "--env %s: needs NAME=VALUE, NAME of letters, digits and _ (not first a "
-                 "digit)", spec);
+    fail (false,
+          "--env %s: needs NAME=VALUE, NAME of letters, digits and _ (not first a "
+          "digit)",
+          spec);
   options->env = xrealloc (options->env, (n + 2) * sizeof *options->env);
   options->env[n] = xstrdup (spec);
   options->env[n + 1] = NULL;
@@ -191,7 +193,7 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
           if (end == optarg || *end != '\0' || !(sec > 0) || !isfinite (sec)
               || sec * 1000 > (double) config->max_timeout_ms)
             fail (false, "--timeout must be a number of seconds above 0 and at most %lld",
-                 (long long) config->max_timeout_ms / 1000);
+                  (long long) config->max_timeout_ms / 1000);
           config->default_timeout_ms = (int64_t) ceil (sec * 1000);
         }
         break;
@@ -252,8 +254,8 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
         options->install_policy.require_pins = true;
         break;
       case 'M':
-        options->install_policy.max_bytes
-          = parse_int (optarg, "--install-max-mib", 1, 1 << 20) * 1024 * 1024;
+        options->install_policy.max_bytes = parse_int (optarg, "--install-max-mib", 1, 1 << 20)
+                                            * 1024 * 1024;
         break;
       case 'D':
         options->install_policy.allow_sdist = true;
@@ -344,8 +346,8 @@ main (int argc, char **argv)
         }
       if (stat (options.workspace, &st) != 0 || st.st_uid != run_uid)
         fail (false, "--workspace %s must belong to uid %d, the uid that runs programs%s",
-             options.workspace, (int) run_uid,
-             run_uid == RUNNER_SANDBOX_NOBODY ? " (nobody, as sandpad-mcp runs as root)" : "");
+              options.workspace, (int) run_uid,
+              run_uid == RUNNER_SANDBOX_NOBODY ? " (nobody, as sandpad-mcp runs as root)" : "");
     }
 
   choose_environment (&config, &options);
@@ -354,8 +356,8 @@ main (int argc, char **argv)
    * one (last: nothing may die after it is made, or it would stay); the
    * engine allows exactly it as a cwd, besides the workspace. */
   const char *tmp = getenv ("TMPDIR");
-  cleanup_free char *scratch
-    = xasprintf ("%s/sandpad-mcp-XXXXXX", tmp != NULL && tmp[0] == '/' ? tmp : "/tmp");
+  cleanup_free char *scratch = xasprintf ("%s/sandpad-mcp-XXXXXX",
+                                          tmp != NULL && tmp[0] == '/' ? tmp : "/tmp");
   if (mkdtemp (scratch) == NULL)
     fail (true, "cannot create a directory for input files");
   /* As root, runs are nobody's: they must pass through (not list) it. */

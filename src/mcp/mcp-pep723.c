@@ -24,16 +24,15 @@
 
 typedef struct
 {
-  const char *p;   /* the block's TOML text, '#' prefixes removed */
-  int line;        /* in the snippet, for errors */
+  const char *p;    /* the block's TOML text, '#' prefixes removed */
+  int line;         /* in the snippet, for errors */
   const int *lines; /* snippet line of each TOML line */
   int toml_line;
   char *msg;
   size_t msg_len;
 } Reader;
 
-static int __attribute__ ((format (printf, 2, 3)))
-fail (Reader *r, const char *fmt, ...)
+static int __attribute__ ((format (printf, 2, 3))) fail (Reader *r, const char *fmt, ...)
 {
   char what[256];
   va_list args;
@@ -225,8 +224,10 @@ find_block (const char *code, Buf *toml, int **lines, int *first, char *msg, siz
         {
           if (found++)
             {
-              snprintf (msg, msg_len, "the script's metadata (PEP 723), line %d: a second "
-                        "\"# /// script\" block", line_no);
+              snprintf (msg, msg_len,
+                        "the script's metadata (PEP 723), line %d: a second "
+                        "\"# /// script\" block",
+                        line_no);
               return -1;
             }
           inside = true;
@@ -238,9 +239,11 @@ find_block (const char *code, Buf *toml, int **lines, int *first, char *msg, siz
         {
           if (len == 0 || line[0] != '#' || (len > 1 && line[1] != ' '))
             {
-              snprintf (msg, msg_len, "the script's metadata (PEP 723), line %d: every line "
+              snprintf (msg, msg_len,
+                        "the script's metadata (PEP 723), line %d: every line "
                         "of the block starts with \"# \" (or is \"#\"), and it ends with "
-                        "\"# ///\"", line_no);
+                        "\"# ///\"",
+                        line_no);
               return -1;
             }
           size_t skip = len > 1 ? 2 : 1;
@@ -254,8 +257,10 @@ find_block (const char *code, Buf *toml, int **lines, int *first, char *msg, siz
     }
   if (inside)
     {
-      snprintf (msg, msg_len, "the script's metadata (PEP 723), line %d: the block is not "
-                "closed by a line \"# ///\"", *first);
+      snprintf (msg, msg_len,
+                "the script's metadata (PEP 723), line %d: the block is not "
+                "closed by a line \"# ///\"",
+                *first);
       return -1;
     }
   buf_append (toml, "", 1);
@@ -440,7 +445,8 @@ mcp_pep723_python_ok (const char *spec, const long have[3], char *msg, size_t ms
           || (wild && strcmp (op, "==") != 0 && strcmp (op, "!=") != 0)
           || (strcmp (op, "~=") == 0 && n < 2))
         {
-          snprintf (msg, msg_len, "the script's metadata (PEP 723): requires-python \"%.100s\" "
+          snprintf (msg, msg_len,
+                    "the script's metadata (PEP 723): requires-python \"%.100s\" "
                     "is not a version specifier this server reads (OP VERSION, comma-separated)",
                     spec);
           return -1;
@@ -455,7 +461,8 @@ mcp_pep723_python_ok (const char *spec, const long have[3], char *msg, size_t ms
                                           : c >= 0 && compare (have, want, n - 1) == 0;
       if (!met)
         {
-          snprintf (msg, msg_len, "the script's metadata (PEP 723): requires-python \"%.100s\" "
+          snprintf (msg, msg_len,
+                    "the script's metadata (PEP 723): requires-python \"%.100s\" "
                     "is not met by the environment's Python %ld.%ld.%ld; nothing was installed",
                     spec, have[0], have[1], have[2]);
           return -1;

@@ -10,70 +10,70 @@
 
 /* The outputSchema of every tool that runs something: what
  * mcp_result_from_run() builds, field for field. */
-static const char result_schema[] =
-  "{\"type\":\"object\",\"properties\":{"
-  "\"end\":{\"type\":\"string\",\"enum\":[\"exited\",\"timeout\",\"memory\",\"output_limit\","
-  "\"disk\",\"processes\",\"cancelled\",\"failed\"],"
-  "\"description\":\"how the run ended: exited (see exit_code or signal), a limit that stopped "
-  "it, cancelled, or failed (it could not run; see failure)\"},"
-  "\"exit_code\":{\"type\":[\"integer\",\"null\"],\"description\":\"the program's exit status; "
-  "null when a signal ended it or it never ran\"},"
-  "\"signal\":{\"type\":[\"integer\",\"null\"]},"
-  "\"failure\":{\"type\":\"string\",\"description\":\"why the run could not happen\"},"
-  "\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"},"
-  "\"stdout_bytes\":{\"type\":\"integer\"},\"stderr_bytes\":{\"type\":\"integer\"},"
-  "\"stdout_truncated\":{\"type\":\"boolean\",\"description\":\"stdout is not all the program "
-  "wrote: the output limit stopped it, or the middle was left out\"},"
-  "\"stderr_truncated\":{\"type\":\"boolean\"},"
-  "\"duration_ms\":{\"type\":\"integer\"},\"cpu_ms\":{\"type\":\"integer\"},"
-  "\"peak_memory_bytes\":{\"type\":\"integer\"},"
-  "\"files\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-  "\"path\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\"},\"mime\":{\"type\":\"string\"},"
-  "\"created\":{\"type\":\"boolean\"},\"width\":{\"type\":\"integer\"},"
-  "\"height\":{\"type\":\"integer\"},\"kind\":{\"type\":\"string\"},"
-  "\"inline\":{\"type\":\"boolean\",\"description\":\"true: its bytes are in content, an "
-  "embedded resource (text or blob); images are image blocks instead\"}},"
-  "\"required\":[\"path\",\"size\",\"mime\",\"created\"]}},"
-  "\"files_truncated\":{\"type\":\"boolean\"},"
-  "\"installed_packages\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
-  "\"description\":\"name==version installed before the run for the dependencies its "
-  "inline script metadata (PEP 723) declared\"},"
-  "\"displays\":{\"type\":\"array\",\"description\":\"rich results in the order shown (a "
-  "Python snippet's last expression, display()): data maps MIME types to values (text/plain "
-  "always; image/png base64; text/html; application/vnd.dataresource+json for a table); "
-  "stdout_offset is how many bytes of stdout came before it\",\"items\":{\"type\":\"object\","
-  "\"properties\":{\"data\":{\"type\":\"object\"},\"stdout_offset\":{\"type\":\"integer\"}},"
-  "\"required\":[\"data\",\"stdout_offset\"]}},"
-  "\"displays_truncated\":{\"type\":\"boolean\",\"description\":\"more displays came than "
-  "are kept\"},"
-  "\"error\":{\"type\":\"object\",\"description\":\"the error the program reported when it "
-  "failed, read by the runner from its stderr: line (and column) in the snippet, 0 when no frame "
-  "is in it; frames outermost first\",\"properties\":{"
-  "\"type\":{\"type\":\"string\"},\"message\":{\"type\":\"string\"},"
-  "\"line\":{\"type\":\"integer\"},\"column\":{\"type\":\"integer\"},"
-  "\"syntax\":{\"type\":\"boolean\"},"
-  "\"frames\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-  "\"file\":{\"type\":\"string\"},\"line\":{\"type\":\"integer\"},"
-  "\"column\":{\"type\":\"integer\"},\"function\":{\"type\":\"string\"}},"
-  "\"required\":[\"file\",\"line\"]}}},"
-  "\"required\":[\"type\",\"message\",\"line\",\"frames\"]},"
-  "\"sandbox\":{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\"},"
-  "\"layers\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
-  "\"warm\":{\"type\":\"boolean\",\"description\":\"the run started from a warm "
-  "interpreter (same layers, faster start)\"}},"
-  "\"required\":[\"mode\",\"layers\",\"warm\"]},"
-  "\"session\":{\"type\":\"object\",\"description\":\"execute_code with session_id: "
-  "new is true when this call started the session afresh (its earlier state is gone); ended "
-  "names why the session ended with this call (exited: the interpreter crashed or exited; "
-  "timeout, cancelled, limit, closed), null while it lives on\",\"properties\":{"
-  "\"id\":{\"type\":\"string\"},\"new\":{\"type\":\"boolean\"},"
-  "\"ended\":{\"type\":[\"string\",\"null\"]},"
-  "\"execution_count\":{\"type\":\"integer\",\"description\":\"this call's number in the "
-  "session's interpreter, from 1 (Jupyter's In [n]); 1 again in a new one\"}},"
-  "\"required\":[\"id\",\"new\",\"ended\",\"execution_count\"]}},"
-  "\"required\":[\"end\",\"exit_code\",\"signal\",\"stdout\",\"stderr\",\"stdout_bytes\","
-  "\"stderr_bytes\",\"stdout_truncated\",\"stderr_truncated\",\"duration_ms\",\"cpu_ms\","
-  "\"peak_memory_bytes\",\"files\",\"files_truncated\"]}";
+static const char result_schema[]
+  = "{\"type\":\"object\",\"properties\":{"
+    "\"end\":{\"type\":\"string\",\"enum\":[\"exited\",\"timeout\",\"memory\",\"output_limit\","
+    "\"disk\",\"processes\",\"cancelled\",\"failed\"],"
+    "\"description\":\"how the run ended: exited (see exit_code or signal), a limit that stopped "
+    "it, cancelled, or failed (it could not run; see failure)\"},"
+    "\"exit_code\":{\"type\":[\"integer\",\"null\"],\"description\":\"the program's exit status; "
+    "null when a signal ended it or it never ran\"},"
+    "\"signal\":{\"type\":[\"integer\",\"null\"]},"
+    "\"failure\":{\"type\":\"string\",\"description\":\"why the run could not happen\"},"
+    "\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"},"
+    "\"stdout_bytes\":{\"type\":\"integer\"},\"stderr_bytes\":{\"type\":\"integer\"},"
+    "\"stdout_truncated\":{\"type\":\"boolean\",\"description\":\"stdout is not all the program "
+    "wrote: the output limit stopped it, or the middle was left out\"},"
+    "\"stderr_truncated\":{\"type\":\"boolean\"},"
+    "\"duration_ms\":{\"type\":\"integer\"},\"cpu_ms\":{\"type\":\"integer\"},"
+    "\"peak_memory_bytes\":{\"type\":\"integer\"},"
+    "\"files\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+    "\"path\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\"},\"mime\":{\"type\":\"string\"},"
+    "\"created\":{\"type\":\"boolean\"},\"width\":{\"type\":\"integer\"},"
+    "\"height\":{\"type\":\"integer\"},\"kind\":{\"type\":\"string\"},"
+    "\"inline\":{\"type\":\"boolean\",\"description\":\"true: its bytes are in content, an "
+    "embedded resource (text or blob); images are image blocks instead\"}},"
+    "\"required\":[\"path\",\"size\",\"mime\",\"created\"]}},"
+    "\"files_truncated\":{\"type\":\"boolean\"},"
+    "\"installed_packages\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+    "\"description\":\"name==version installed before the run for the dependencies its "
+    "inline script metadata (PEP 723) declared\"},"
+    "\"displays\":{\"type\":\"array\",\"description\":\"rich results in the order shown (a "
+    "Python snippet's last expression, display()): data maps MIME types to values (text/plain "
+    "always; image/png base64; text/html; application/vnd.dataresource+json for a table); "
+    "stdout_offset is how many bytes of stdout came before it\",\"items\":{\"type\":\"object\","
+    "\"properties\":{\"data\":{\"type\":\"object\"},\"stdout_offset\":{\"type\":\"integer\"}},"
+    "\"required\":[\"data\",\"stdout_offset\"]}},"
+    "\"displays_truncated\":{\"type\":\"boolean\",\"description\":\"more displays came than "
+    "are kept\"},"
+    "\"error\":{\"type\":\"object\",\"description\":\"the error the program reported when it "
+    "failed, read by the runner from its stderr: line (and column) in the snippet, 0 when no frame "
+    "is in it; frames outermost first\",\"properties\":{"
+    "\"type\":{\"type\":\"string\"},\"message\":{\"type\":\"string\"},"
+    "\"line\":{\"type\":\"integer\"},\"column\":{\"type\":\"integer\"},"
+    "\"syntax\":{\"type\":\"boolean\"},"
+    "\"frames\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+    "\"file\":{\"type\":\"string\"},\"line\":{\"type\":\"integer\"},"
+    "\"column\":{\"type\":\"integer\"},\"function\":{\"type\":\"string\"}},"
+    "\"required\":[\"file\",\"line\"]}}},"
+    "\"required\":[\"type\",\"message\",\"line\",\"frames\"]},"
+    "\"sandbox\":{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\"},"
+    "\"layers\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+    "\"warm\":{\"type\":\"boolean\",\"description\":\"the run started from a warm "
+    "interpreter (same layers, faster start)\"}},"
+    "\"required\":[\"mode\",\"layers\",\"warm\"]},"
+    "\"session\":{\"type\":\"object\",\"description\":\"execute_code with session_id: "
+    "new is true when this call started the session afresh (its earlier state is gone); ended "
+    "names why the session ended with this call (exited: the interpreter crashed or exited; "
+    "timeout, cancelled, limit, closed), null while it lives on\",\"properties\":{"
+    "\"id\":{\"type\":\"string\"},\"new\":{\"type\":\"boolean\"},"
+    "\"ended\":{\"type\":[\"string\",\"null\"]},"
+    "\"execution_count\":{\"type\":\"integer\",\"description\":\"this call's number in the "
+    "session's interpreter, from 1 (Jupyter's In [n]); 1 again in a new one\"}},"
+    "\"required\":[\"id\",\"new\",\"ended\",\"execution_count\"]}},"
+    "\"required\":[\"end\",\"exit_code\",\"signal\",\"stdout\",\"stderr\",\"stdout_bytes\","
+    "\"stderr_bytes\",\"stdout_truncated\",\"stderr_truncated\",\"duration_ms\",\"cpu_ms\","
+    "\"peak_memory_bytes\",\"files\",\"files_truncated\"]}";
 
 json_t *
 mcp_result_schema (bool with_diff)
@@ -104,8 +104,7 @@ mcp_result_tool_error (const char *fmt, ...)
   json_t *text = json_string (message);
   if (text == NULL)
     text = json_string ("the tool call was refused");
-  return json_pack ("{s:[{s:s, s:o}], s:b}", "content", "type", "text", "text", text, "isError",
-                    1);
+  return json_pack ("{s:[{s:s, s:o}], s:b}", "content", "type", "text", "text", text, "isError", 1);
 }
 
 static const char *
@@ -154,8 +153,8 @@ files_json (const SpExited *exited)
     {
       const SpFileInfo *f = &exited->files[i];
       json_t *entry = json_pack ("{s:s, s:I, s:s, s:b}", "path", f->path, "size",
-                                 (json_int_t) f->size, "mime", f->mime ? f->mime : "",
-                                 "created", f->created);
+                                 (json_int_t) f->size, "mime", f->mime ? f->mime : "", "created",
+                                 f->created);
       if (entry == NULL)
         continue; /* the runner escapes paths; this is only defence */
       if (f->width > 0 && f->height > 0)
@@ -200,8 +199,8 @@ program_error_json (const SpProgramError *error)
         json_object_set_new (frame, "function", json_string (f->function));
       json_array_append_new (frames, frame);
     }
-  json_t *obj = json_pack ("{s:s, s:s, s:I, s:o}", "type", error->type, "message",
-                           error->message, "line", (json_int_t) error->line, "frames", frames);
+  json_t *obj = json_pack ("{s:s, s:s, s:I, s:o}", "type", error->type, "message", error->message,
+                           "line", (json_int_t) error->line, "frames", frames);
   if (error->column > 0)
     json_object_set_new (obj, "column", json_integer (error->column));
   if (error->syntax)
@@ -221,11 +220,15 @@ describe_end (Buf *text, const McpCall *call, const SpExited *exited, const char
   else if (strcmp (end, "cancelled") == 0)
     snprintf (line, sizeof line, "Cancelled after %lld ms.\n", (long long) exited->wall_ms);
   else if (exited->limit == SP_LIMIT_COMPILE_TIME)
-    snprintf (line, sizeof line, "Stopped by the compile step's own time limit after %lld ms; "
-              "the program did not run.\n", (long long) exited->compile_wall_ms);
+    snprintf (line, sizeof line,
+              "Stopped by the compile step's own time limit after %lld ms; "
+              "the program did not run.\n",
+              (long long) exited->compile_wall_ms);
   else if (exited->compile_failed && strcmp (end, "exited") == 0)
-    snprintf (line, sizeof line, "The compile failed (exit code %lld); the program did not "
-              "run.\n", (long long) exited->exit_code);
+    snprintf (line, sizeof line,
+              "The compile failed (exit code %lld); the program did not "
+              "run.\n",
+              (long long) exited->exit_code);
   else if (strcmp (end, "timeout") == 0)
     snprintf (line, sizeof line, "Stopped by the time limit of %.10g s.\n",
               call->timeout_ms / 1000.0);
@@ -252,10 +255,9 @@ describe_error (Buf *text, const SpProgramError *error)
 {
   if (error == NULL)
     return;
-  char *line = error->line > 0
-                 ? xasprintf ("Error: %s in line %lld: %s\n", error->type,
-                              (long long) error->line, error->message)
-                 : xasprintf ("Error: %s: %s\n", error->type, error->message);
+  char *line = error->line > 0 ? xasprintf ("Error: %s in line %lld: %s\n", error->type,
+                                            (long long) error->line, error->message)
+                               : xasprintf ("Error: %s: %s\n", error->type, error->message);
   buf_append (text, line, strlen (line));
   free (line);
 }
@@ -382,10 +384,9 @@ describe_displays (Buf *text, json_t *content, const McpCall *call)
       for (size_t k = 0; images[k] != NULL; k++)
         if (json_is_string (json_object_get (data, images[k])))
           {
-            json_array_append_new (content,
-                                   json_pack ("{s:s, s:O, s:s}", "type", "image", "data",
-                                              json_object_get (data, images[k]), "mimeType",
-                                              images[k]));
+            json_array_append_new (content, json_pack ("{s:s, s:O, s:s}", "type", "image", "data",
+                                                       json_object_get (data, images[k]),
+                                                       "mimeType", images[k]));
             break;
           }
     }
@@ -407,10 +408,9 @@ mcp_result_from_run (const McpCall *call, const SpExited *exited)
 
   json_t *structured = json_pack (
     "{s:s, s:o, s:o, s:s, s:s, s:I, s:I, s:b, s:b, s:I, s:I, s:I, s:o, s:b}", "end", end,
-    "exit_code",
-    exited->end == SP_END_EXITED ? json_integer (exited->exit_code) : json_null (), "signal",
-    exited->end == SP_END_SIGNALED ? json_integer (exited->signal) : json_null (), "stdout",
-    kept[0], "stderr", kept[1], "stdout_bytes", (json_int_t) exited->stdout_bytes,
+    "exit_code", exited->end == SP_END_EXITED ? json_integer (exited->exit_code) : json_null (),
+    "signal", exited->end == SP_END_SIGNALED ? json_integer (exited->signal) : json_null (),
+    "stdout", kept[0], "stderr", kept[1], "stdout_bytes", (json_int_t) exited->stdout_bytes,
     "stderr_bytes", (json_int_t) exited->stderr_bytes, "stdout_truncated", truncated[0],
     "stderr_truncated", truncated[1], "duration_ms", (json_int_t) exited->wall_ms, "cpu_ms",
     (json_int_t) exited->cpu_ms, "peak_memory_bytes", (json_int_t) exited->peak_memory_bytes,
@@ -473,10 +473,10 @@ mcp_result_from_run (const McpCall *call, const SpExited *exited)
     }
   describe_end (&text, call, exited, end);
   describe_error (&text, exited->program_error);
-  describe_stream (&text, "stdout", kept[0], cut[0], exited->stdout_bytes,
-                   exited->stdout_truncated, call->output_limit);
-  describe_stream (&text, "stderr", kept[1], cut[1], exited->stderr_bytes,
-                   exited->stderr_truncated, call->output_limit);
+  describe_stream (&text, "stdout", kept[0], cut[0], exited->stdout_bytes, exited->stdout_truncated,
+                   call->output_limit);
+  describe_stream (&text, "stderr", kept[1], cut[1], exited->stderr_bytes, exited->stderr_truncated,
+                   call->output_limit);
   json_t *images = json_array ();
   describe_displays (&text, images, call);
   if (call->displays != NULL && json_array_size (call->displays) > 0)

@@ -65,9 +65,9 @@ mcp_send_error (McpServer *server, json_t *id, int code, const char *fmt, ...)
   json_t *text = json_string (message);
   if (text == NULL)
     text = json_string ("invalid request");
-  mcp_send (server, json_pack ("{s:s, s:O, s:{s:i, s:o}}", "jsonrpc", "2.0", "id",
-                               id != NULL ? id : json_null (), "error", "code", code,
-                               "message", text));
+  mcp_send (server,
+            json_pack ("{s:s, s:O, s:{s:i, s:o}}", "jsonrpc", "2.0", "id",
+                       id != NULL ? id : json_null (), "error", "code", code, "message", text));
 }
 
 static void
@@ -85,7 +85,7 @@ handle_initialize (McpServer *server, json_t *id, json_t *params)
    * and let the client decide whether it can use it. */
   const char *asked = json_string_value (version);
   const char *chosen = strcmp (asked, MCP_PROTOCOL_OLDER) == 0 ? MCP_PROTOCOL_OLDER
-                                                                : MCP_PROTOCOL_LATEST;
+                                                               : MCP_PROTOCOL_LATEST;
   free (server->protocol);
   server->protocol = xstrdup (chosen);
 
@@ -106,8 +106,8 @@ handle_initialize (McpServer *server, json_t *id, json_t *params)
   mcp_send_result (server, id,
                    json_pack ("{s:s, s:{s:{s:b}}, s:{s:s, s:s, s:s}, s:s}", "protocolVersion",
                               chosen, "capabilities", "tools", "listChanged", 0, "serverInfo",
-                              "name", "sandpad-mcp", "title", "Sandpad", "version",
-                              PACKAGE_VERSION, "instructions", instructions));
+                              "name", "sandpad-mcp", "title", "Sandpad", "version", PACKAGE_VERSION,
+                              "instructions", instructions));
   free (instructions);
 }
 
@@ -294,12 +294,11 @@ send_progress (McpServer *server, McpCall *call, SpStream stream, const char *da
     return;
   /* Which stream it is, under _meta with our prefix (the MCP spec's rule
    * for a vendor's keys): clients that do not know it ignore it. */
-  mcp_send (server,
-            json_pack ("{s:s, s:s, s:{s:O, s:I, s:o, s:{s:s}}}", "jsonrpc", "2.0", "method",
-                       "notifications/progress", "params", "progressToken", call->progress_token,
-                       "progress", (json_int_t) call->progress, "message", text, "_meta",
-                       "io.github.sandpad/stream",
-                       stream == SP_STREAM_STDERR ? "stderr" : "stdout"));
+  mcp_send (server, json_pack ("{s:s, s:s, s:{s:O, s:I, s:o, s:{s:s}}}", "jsonrpc", "2.0", "method",
+                               "notifications/progress", "params", "progressToken",
+                               call->progress_token, "progress", (json_int_t) call->progress,
+                               "message", text, "_meta", "io.github.sandpad/stream",
+                               stream == SP_STREAM_STDERR ? "stderr" : "stdout"));
 }
 
 static void
@@ -407,8 +406,8 @@ int
 mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOptions *options,
                 int in_fd, int out_fd)
 {
-  McpServer server = { .in_fd = in_fd, .out = { .fd = out_fd }, .options = options,
-                       .langs = langs };
+  McpServer server
+    = { .in_fd = in_fd, .out = { .fd = out_fd }, .options = options, .langs = langs };
   RunnerSink sink = { .event = on_event, .quit = on_quit };
 
   set_nonblocking (in_fd, true);
@@ -447,8 +446,9 @@ mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOpt
    * it may still read, then clean up. */
   runner_engine_kill_all (server.engine);
   int64_t give_up = now_ns () + SHUTDOWN_NS;
-  while ((runner_engine_active (server.engine) > 0 || (server.out.buf.len > 0 && !server.out.broken))
-         && now_ns () < give_up)
+  while (
+    (runner_engine_active (server.engine) > 0 || (server.out.buf.len > 0 && !server.out.broken))
+    && now_ns () < give_up)
     {
       if (runner_engine_iterate (server.engine, 100) != 0)
         break;

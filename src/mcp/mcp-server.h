@@ -52,9 +52,9 @@ typedef struct
 typedef struct
 {
   bool allow_network;
-  const char *workspace;    /* execute_command's directory; NULL: no such tool */
-  char **env;               /* NAME=VALUE for every run (--env), or NULL */
-  char **context_paths;     /* read-only for every run (canonical), or NULL */
+  const char *workspace; /* execute_command's directory; NULL: no such tool */
+  char **env;            /* NAME=VALUE for every run (--env), or NULL */
+  char **context_paths;  /* read-only for every run (canonical), or NULL */
   McpFilters filters;
   const char *journal_dir;  /* NULL: under $XDG_STATE_HOME */
   int64_t journal_max;      /* bytes of runs.jsonl before it rotates; 0: no journal */
@@ -93,23 +93,23 @@ struct McpCall
   int64_t progress;       /* output bytes reported so far */
   int64_t progress_sent;  /* bytes of output sent as progress messages */
   char run_id[32];
-  char *scratch;          /* a directory we made for the call's files, or NULL */
-  char *workspace_dir;    /* the run's cwd when it is in the workspace (it stays) */
-  McpCapture out[2];      /* stdout, stderr */
-  SpSandboxInfo sandbox;  /* from "started"; mode NULL until then */
-  int64_t timeout_ms;     /* the limits in force, from "started" */
+  char *scratch;         /* a directory we made for the call's files, or NULL */
+  char *workspace_dir;   /* the run's cwd when it is in the workspace (it stays) */
+  McpCapture out[2];     /* stdout, stderr */
+  SpSandboxInfo sandbox; /* from "started"; mode NULL until then */
+  int64_t timeout_ms;    /* the limits in force, from "started" */
   int64_t memory_mib;
   int64_t output_limit;
-  char *diff;             /* edit_and_execute: the edit, as a unified diff */
-  const char *tool;       /* for the journal: which tool, and what it was asked */
+  char *diff;       /* edit_and_execute: the edit, as a unified diff */
+  const char *tool; /* for the journal: which tool, and what it was asked */
   json_t *input;
-  int64_t live_bytes;     /* output written to live.jsonl so far (mcp-activity.c) */
+  int64_t live_bytes;                /* output written to live.jsonl so far (mcp-activity.c) */
   char session[SP_PROTO_MAX_ID + 1]; /* execute_code's session_id, or "" */
-  bool session_new;       /* from "started": the run started the session afresh */
-  int64_t execution_count; /* the call's number in its session's interpreter */
-  char language[16];      /* the run's language */
-  bool is_command, is_edit; /* which tool: execute_command, edit_and_execute */
-  json_t *installed;      /* name==version installed for the snippet's PEP 723 metadata */
+  bool session_new;                  /* from "started": the run started the session afresh */
+  int64_t execution_count;           /* the call's number in its session's interpreter */
+  char language[16];                 /* the run's language */
+  bool is_command, is_edit;          /* which tool: execute_command, edit_and_execute */
+  json_t *installed; /* name==version installed for the snippet's PEP 723 metadata */
   /* code_execution (mcp-code-execution.c) */
   McpCodeExec *cx;        /* the call's pipeline: scan, install, run; or NULL */
   bool internal;          /* the scan's own run: no answer, journal or activity */
@@ -131,12 +131,12 @@ typedef struct
   int in_fd;
   RunnerWatch *in_watch;
   struct SpFrameReader *reader;
-  RunnerOutbox out;   /* answers and notifications not yet written */
+  RunnerOutbox out; /* answers and notifications not yet written */
   bool stopping;
-  bool input_closed;   /* EOF on stdin: serve what is running, then exit */
-  char *protocol;      /* the negotiated revision, once initialized */
-  McpCall *calls;      /* calls whose run has not exited */
-  char **to_release;   /* run ids to release once the engine returns */
+  bool input_closed; /* EOF on stdin: serve what is running, then exit */
+  char *protocol;    /* the negotiated revision, once initialized */
+  McpCall *calls;    /* calls whose run has not exited */
+  char **to_release; /* run ids to release once the engine returns */
   size_t n_release;
   uint64_t next_run;
   McpJournal journal;
@@ -145,11 +145,11 @@ typedef struct
   McpSession *sessions;     /* what list_sessions shows (mcp-sessions.c) */
 } McpServer;
 
-int mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs,
-                    const McpOptions *options, int in_fd, int out_fd);
+int mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOptions *options,
+                    int in_fd, int out_fd);
 
 /* mcp-server.c */
-void mcp_send (McpServer *server, json_t *message); /* steals message */
+void mcp_send (McpServer *server, json_t *message);                   /* steals message */
 void mcp_send_result (McpServer *server, json_t *id, json_t *result); /* steals result */
 void mcp_send_error (McpServer *server, json_t *id, int code, const char *fmt, ...)
   __attribute__ ((format (printf, 4, 5)));
@@ -215,8 +215,7 @@ int mcp_edit_file (const char *workspace, const char *path, json_t *edits, char 
 void mcp_journal_init (McpJournal *journal, const char *dir, int64_t max_bytes);
 void mcp_journal_clear (McpJournal *journal);
 /* Appends one run: structuredContent plus the tool and its input. */
-void mcp_journal_record (McpJournal *journal, const char *tool, json_t *input,
-                         json_t *structured);
+void mcp_journal_record (McpJournal *journal, const char *tool, json_t *input, json_t *structured);
 /* The parts of an entry, for mcp-activity.c: the UTC time now, the input
  * as kept (long texts cut), a whole entry, and one line appended to the
  * journal file name (renamed to old_name past --journal-max). */
@@ -275,8 +274,8 @@ void mcp_code_execution_exited (McpServer *server, McpCall *call, const SpExited
 void mcp_code_execution_free (McpCodeExec *cx);
 /* edit_and_execute's execution_config (code_execution's input shape) into
  * the run of the edited file, whose language is lang. */
-int mcp_code_execution_config (McpServer *server, McpCall *call, json_t *config,
-                               const char *lang, SpRun *req, SpProtoError *err);
+int mcp_code_execution_config (McpServer *server, McpCall *call, json_t *config, const char *lang,
+                               SpRun *req, SpProtoError *err);
 
 /* mcp-install.c: an install on behalf of another call; done() gets its
  * end instead of an answer going out, free_data() the data if the
@@ -284,8 +283,7 @@ int mcp_code_execution_config (McpServer *server, McpCall *call, json_t *config,
 typedef void (*McpInstallDone) (McpServer *server, void *data, RunnerInstall *inst,
                                 RunnerInstallState state);
 bool mcp_install_start_for (McpServer *server, char **packages, McpInstallDone done,
-                            void (*free_data) (void *data), void *data, char *msg,
-                            size_t msg_len);
+                            void (*free_data) (void *data), void *data, char *msg, size_t msg_len);
 
 /* mcp-result.c */
 json_t *mcp_result_tool_error (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));

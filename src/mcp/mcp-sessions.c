@@ -18,8 +18,8 @@ struct McpSession
   McpSession *next;
   char id[SP_PROTO_MAX_ID + 1];
   char language[16];
-  int64_t count;     /* calls started in the current interpreter */
-  bool alive;        /* an interpreter runs (or is starting) */
+  int64_t count;      /* calls started in the current interpreter */
+  bool alive;         /* an interpreter runs (or is starting) */
   SpSessionEnd ended; /* why the last one ended, while none runs */
 };
 
@@ -134,22 +134,20 @@ mcp_sessions_tools (json_t *tools)
                "outputSchema", literal (list_output), "annotations", "readOnlyHint", 1,
                "destructiveHint", 0, "openWorldHint", 0));
   json_array_append_new (
-    tools,
-    json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "restart_session",
-               "title", "Restart a session", "description",
-               "Stops a session's interpreter, losing its variables and imports; the next "
-               "execute_code call with its session_id starts a fresh one. A call running in "
-               "it ends (session.ended: restart).",
-               "inputSchema", literal (id_input), "outputSchema", literal (end_output),
-               "annotations", "readOnlyHint", 0, "destructiveHint", 1, "openWorldHint", 0));
+    tools, json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "restart_session",
+                      "title", "Restart a session", "description",
+                      "Stops a session's interpreter, losing its variables and imports; the next "
+                      "execute_code call with its session_id starts a fresh one. A call running in "
+                      "it ends (session.ended: restart).",
+                      "inputSchema", literal (id_input), "outputSchema", literal (end_output),
+                      "annotations", "readOnlyHint", 0, "destructiveHint", 1, "openWorldHint", 0));
   json_array_append_new (
-    tools,
-    json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "close_session", "title",
-               "Close a session", "description",
-               "Stops a session's interpreter and forgets the session; calls queued for it "
-               "end without running. Its directory and state are gone.",
-               "inputSchema", literal (id_input), "outputSchema", literal (end_output),
-               "annotations", "readOnlyHint", 0, "destructiveHint", 1, "openWorldHint", 0));
+    tools, json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "close_session",
+                      "title", "Close a session", "description",
+                      "Stops a session's interpreter and forgets the session; calls queued for it "
+                      "end without running. Its directory and state are gone.",
+                      "inputSchema", literal (id_input), "outputSchema", literal (end_output),
+                      "annotations", "readOnlyHint", 0, "destructiveHint", 1, "openWorldHint", 0));
 }
 
 static json_t *
@@ -161,14 +159,13 @@ list_result (McpServer *server)
   for (McpSession *s = server->sessions; s != NULL; s = s->next)
     {
       bool is_busy = busy (server, s->id);
-      json_array_append_new (
-        sessions,
-        json_pack ("{s:s, s:s, s:I, s:b, s:b, s:o}", "id", s->id, "language", s->language,
-                   "execution_count", (json_int_t) s->count, "alive", s->alive, "busy", is_busy,
-                   "ended",
-                   s->ended != SP_SESSION_END_NONE
-                     ? json_string (sp_session_end_to_string (s->ended))
-                     : json_null ()));
+      json_array_append_new (sessions,
+                             json_pack ("{s:s, s:s, s:I, s:b, s:b, s:o}", "id", s->id, "language",
+                                        s->language, "execution_count", (json_int_t) s->count,
+                                        "alive", s->alive, "busy", is_busy, "ended",
+                                        s->ended != SP_SESSION_END_NONE
+                                          ? json_string (sp_session_end_to_string (s->ended))
+                                          : json_null ()));
       char *line = xasprintf ("%s: %s, %s, execution count %lld%s%s\n", s->id, s->language,
                               s->alive ? "alive" : "no interpreter", (long long) s->count,
                               is_busy ? ", busy" : "",
@@ -186,9 +183,8 @@ list_result (McpServer *server)
   if (text.len == 0)
     buf_append (&text, "No sessions.\n", strlen ("No sessions.\n"));
   buf_append (&text, "", 1);
-  json_t *result = json_pack ("{s:[{s:s, s:s}], s:{s:o}, s:b}", "content", "type", "text",
-                              "text", text.data, "structuredContent", "sessions", sessions,
-                              "isError", 0);
+  json_t *result = json_pack ("{s:[{s:s, s:s}], s:{s:o}, s:b}", "content", "type", "text", "text",
+                              text.data, "structuredContent", "sessions", sessions, "isError", 0);
   buf_clear (&text);
   return result;
 }
@@ -221,7 +217,8 @@ mcp_sessions_call (McpServer *server, json_t *id, const char *tool, json_t *args
     {
       mcp_send_result (server, id,
                        mcp_result_tool_error ("%s: no session \"%.64s\" (list_sessions shows "
-                                              "them)", tool, session));
+                                              "them)",
+                                              tool, session));
       return true;
     }
   /* The engine may already have forgotten an ended one; ours is what the

@@ -14,87 +14,88 @@
 #include "runner-venv.h"
 #include "sp-json.h"
 
-static const char execute_code_input[] =
-  "{\"type\":\"object\",\"properties\":{"
-  "\"language\":{\"type\":\"string\",\"enum\":[\"python\",\"javascript\",\"bash\",\"c\",\"cpp\","
-  "\"rust\",\"go\",\"typescript\",\"ruby\"],"
-  "\"description\":\"python (python3 with numpy and matplotlib), javascript (node), bash, c (gcc), "
-  "cpp (g++), rust (rustc), go, typescript (esbuild, then node) or ruby; compiled languages "
-  "compile in the sandbox first, and a compile error is the result's error\"},"
-  "\"code\":{\"type\":\"string\",\"description\":\"the program text\"},"
-  "\"timeout\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"maximum\":300,"
-  "\"description\":\"wall-clock limit in seconds (default 30)\"},"
-  "\"memory_mib\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":16384,"
-  "\"description\":\"memory limit of the whole run in MiB (default 512)\"},"
-  "\"stdin\":{\"type\":\"string\",\"description\":\"text given to the program's standard "
-  "input, which is then closed\"},"
-  "\"env\":{\"type\":\"object\",\"propertyNames\":{\"pattern\":\"^[A-Za-z_][A-Za-z0-9_]*$\"},"
-  "\"additionalProperties\":{\"type\":\"string\"},\"description\":\"environment variables "
-  "added for this run (the sandbox's own environment is otherwise fixed)\"},"
-  "\"files\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"type\":\"object\","
-  "\"properties\":{\"path\":{\"type\":\"string\",\"description\":\"relative path in the run's "
-  "directory, without . or .. parts\"},\"content\":{\"type\":\"string\",\"description\":"
-  "\"the file's text\"},\"base64\":{\"type\":\"string\",\"contentEncoding\":\"base64\","
-  "\"description\":\"the file's bytes, standard padded base64 (instead of content)\"}},"
-  "\"required\":[\"path\"],\"oneOf\":[{\"required\":[\"content\"]},"
-  "{\"required\":[\"base64\"]}],\"additionalProperties\":false},\"description\":\"files put "
-  "in the run's directory before it starts, within the run's disk cap\"},"
-  "\"session_id\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,"
-  "\"pattern\":\"^[!-~]+$\",\"description\":\"keep state between calls (python or javascript): "
-  "calls with the same id run one after another in one sandboxed interpreter that keeps "
-  "variables, imports and its working directory; a crash, a timeout the code ignores or "
-  "a limit ends it, and the next call starts a new one (the result says so); not with "
-  "files\"}},"
-  "\"required\":[\"language\",\"code\"],\"additionalProperties\":false}";
+static const char execute_code_input[]
+  = "{\"type\":\"object\",\"properties\":{"
+    "\"language\":{\"type\":\"string\",\"enum\":[\"python\",\"javascript\",\"bash\",\"c\",\"cpp\","
+    "\"rust\",\"go\",\"typescript\",\"ruby\"],"
+    "\"description\":\"python (python3 with numpy and matplotlib), javascript (node), bash, c "
+    "(gcc), "
+    "cpp (g++), rust (rustc), go, typescript (esbuild, then node) or ruby; compiled languages "
+    "compile in the sandbox first, and a compile error is the result's error\"},"
+    "\"code\":{\"type\":\"string\",\"description\":\"the program text\"},"
+    "\"timeout\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"maximum\":300,"
+    "\"description\":\"wall-clock limit in seconds (default 30)\"},"
+    "\"memory_mib\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":16384,"
+    "\"description\":\"memory limit of the whole run in MiB (default 512)\"},"
+    "\"stdin\":{\"type\":\"string\",\"description\":\"text given to the program's standard "
+    "input, which is then closed\"},"
+    "\"env\":{\"type\":\"object\",\"propertyNames\":{\"pattern\":\"^[A-Za-z_][A-Za-z0-9_]*$\"},"
+    "\"additionalProperties\":{\"type\":\"string\"},\"description\":\"environment variables "
+    "added for this run (the sandbox's own environment is otherwise fixed)\"},"
+    "\"files\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"type\":\"object\","
+    "\"properties\":{\"path\":{\"type\":\"string\",\"description\":\"relative path in the run's "
+    "directory, without . or .. parts\"},\"content\":{\"type\":\"string\",\"description\":"
+    "\"the file's text\"},\"base64\":{\"type\":\"string\",\"contentEncoding\":\"base64\","
+    "\"description\":\"the file's bytes, standard padded base64 (instead of content)\"}},"
+    "\"required\":[\"path\"],\"oneOf\":[{\"required\":[\"content\"]},"
+    "{\"required\":[\"base64\"]}],\"additionalProperties\":false},\"description\":\"files put "
+    "in the run's directory before it starts, within the run's disk cap\"},"
+    "\"session_id\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,"
+    "\"pattern\":\"^[!-~]+$\",\"description\":\"keep state between calls (python or javascript): "
+    "calls with the same id run one after another in one sandboxed interpreter that keeps "
+    "variables, imports and its working directory; a crash, a timeout the code ignores or "
+    "a limit ends it, and the next call starts a new one (the result says so); not with "
+    "files\"}},"
+    "\"required\":[\"language\",\"code\"],\"additionalProperties\":false}";
 
-static const char execute_command_input[] =
-  "{\"type\":\"object\",\"properties\":{"
-  "\"command\":{\"type\":\"string\",\"description\":\"a bash command line\"},"
-  "\"work_dir\":{\"type\":\"string\",\"description\":\"directory to run in, relative to "
-  "the workspace or an absolute path inside it (default: the workspace itself); it may "
-  "not lead out of it\"},"
-  "\"timeout\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"maximum\":300,"
-  "\"description\":\"wall-clock limit in seconds (default 30)\"}},"
-  "\"required\":[\"command\"],\"additionalProperties\":false}";
+static const char execute_command_input[]
+  = "{\"type\":\"object\",\"properties\":{"
+    "\"command\":{\"type\":\"string\",\"description\":\"a bash command line\"},"
+    "\"work_dir\":{\"type\":\"string\",\"description\":\"directory to run in, relative to "
+    "the workspace or an absolute path inside it (default: the workspace itself); it may "
+    "not lead out of it\"},"
+    "\"timeout\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"maximum\":300,"
+    "\"description\":\"wall-clock limit in seconds (default 30)\"}},"
+    "\"required\":[\"command\"],\"additionalProperties\":false}";
 
-static const char edit_and_execute_input[] =
-  "{\"type\":\"object\",\"properties\":{"
-  "\"path\":{\"type\":\"string\",\"description\":\"a file in the workspace, relative to "
-  "it; its extension says the language (.py, .js, .sh)\"},"
-  "\"file_path\":{\"type\":\"string\",\"description\":\"the same as path (the spec's "
-  "name); give one of them\"},"
-  "\"edits\":{\"type\":\"array\",\"minItems\":1,\"items\":{\"anyOf\":["
-  "{\"type\":\"object\",\"properties\":{\"old_text\":{\"type\":\"string\","
-  "\"description\":\"text that occurs exactly once in the file\"},"
-  "\"new_text\":{\"type\":\"string\"}},"
-  "\"required\":[\"old_text\",\"new_text\"],\"additionalProperties\":false},"
-  "{\"type\":\"object\",\"properties\":{\"command\":{\"const\":\"str_replace\"},"
-  "\"old_str\":{\"type\":\"string\",\"description\":\"occurs exactly once\"},"
-  "\"new_str\":{\"type\":\"string\"}},"
-  "\"required\":[\"command\",\"old_str\"],\"additionalProperties\":false},"
-  "{\"type\":\"object\",\"properties\":{\"command\":{\"const\":\"insert\"},"
-  "\"insert_line\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"the line "
-  "after which new_str goes (0: at the top)\"},\"new_str\":{\"type\":\"string\"}},"
-  "\"required\":[\"command\",\"insert_line\",\"new_str\"],\"additionalProperties\":false},"
-  "{\"type\":\"object\",\"properties\":{\"command\":{\"const\":\"create\"},"
-  "\"file_text\":{\"type\":\"string\"}},\"required\":[\"command\",\"file_text\"],"
-  "\"additionalProperties\":false,\"description\":\"a new file (first edit only; never "
-  "over an existing one)\"}]},"
-  "\"description\":\"exact-text replacements or Anthropic text editor commands "
-  "(str_replace, insert, create), applied in order\"},"
-  "\"args\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
-  "\"description\":\"arguments for the program\"},"
-  "\"execution_config\":{\"type\":\"object\",\"description\":\"code_execution's input "
-  "shape for the run of the edited file: timeout, working_directory, environment, "
-  "capture_output, language (must match the file); its code is the file\","
-  "\"properties\":{\"language\":{\"type\":\"string\"},\"code\":{\"type\":\"string\"},"
-  "\"timeout\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":300},"
-  "\"install_packages\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
-  "\"working_directory\":{\"type\":\"string\"},"
-  "\"environment\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
-  "\"capture_output\":{\"type\":\"boolean\"},\"return_base64\":{\"type\":\"boolean\"}},"
-  "\"additionalProperties\":false}},"
-  "\"required\":[\"edits\"],\"additionalProperties\":false}";
+static const char edit_and_execute_input[]
+  = "{\"type\":\"object\",\"properties\":{"
+    "\"path\":{\"type\":\"string\",\"description\":\"a file in the workspace, relative to "
+    "it; its extension says the language (.py, .js, .sh)\"},"
+    "\"file_path\":{\"type\":\"string\",\"description\":\"the same as path (the spec's "
+    "name); give one of them\"},"
+    "\"edits\":{\"type\":\"array\",\"minItems\":1,\"items\":{\"anyOf\":["
+    "{\"type\":\"object\",\"properties\":{\"old_text\":{\"type\":\"string\","
+    "\"description\":\"text that occurs exactly once in the file\"},"
+    "\"new_text\":{\"type\":\"string\"}},"
+    "\"required\":[\"old_text\",\"new_text\"],\"additionalProperties\":false},"
+    "{\"type\":\"object\",\"properties\":{\"command\":{\"const\":\"str_replace\"},"
+    "\"old_str\":{\"type\":\"string\",\"description\":\"occurs exactly once\"},"
+    "\"new_str\":{\"type\":\"string\"}},"
+    "\"required\":[\"command\",\"old_str\"],\"additionalProperties\":false},"
+    "{\"type\":\"object\",\"properties\":{\"command\":{\"const\":\"insert\"},"
+    "\"insert_line\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"the line "
+    "after which new_str goes (0: at the top)\"},\"new_str\":{\"type\":\"string\"}},"
+    "\"required\":[\"command\",\"insert_line\",\"new_str\"],\"additionalProperties\":false},"
+    "{\"type\":\"object\",\"properties\":{\"command\":{\"const\":\"create\"},"
+    "\"file_text\":{\"type\":\"string\"}},\"required\":[\"command\",\"file_text\"],"
+    "\"additionalProperties\":false,\"description\":\"a new file (first edit only; never "
+    "over an existing one)\"}]},"
+    "\"description\":\"exact-text replacements or Anthropic text editor commands "
+    "(str_replace, insert, create), applied in order\"},"
+    "\"args\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+    "\"description\":\"arguments for the program\"},"
+    "\"execution_config\":{\"type\":\"object\",\"description\":\"code_execution's input "
+    "shape for the run of the edited file: timeout, working_directory, environment, "
+    "capture_output, language (must match the file); its code is the file\","
+    "\"properties\":{\"language\":{\"type\":\"string\"},\"code\":{\"type\":\"string\"},"
+    "\"timeout\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":300},"
+    "\"install_packages\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+    "\"working_directory\":{\"type\":\"string\"},"
+    "\"environment\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
+    "\"capture_output\":{\"type\":\"boolean\"},\"return_base64\":{\"type\":\"boolean\"}},"
+    "\"additionalProperties\":false}},"
+    "\"required\":[\"edits\"],\"additionalProperties\":false}";
 
 static json_t *
 parse_literal (const char *text)
@@ -150,21 +151,22 @@ mcp_tools_list (const McpOptions *options)
     "host is visible or writable, no network, time and memory limits. Obviously "
     "dangerous commands (sudo, rm -rf /, ...) and those the server's configuration "
     "excludes are refused with a reason. Returns the same result as execute_code; "
-    "files created or changed in the workspace are listed.%s", where, context.data);
+    "files created or changed in the workspace are listed.%s",
+    where, context.data);
   free (where);
   buf_clear (&context);
-  json_array_append_new (
-    tools,
-    json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "execute_command", "title",
-               "Run a shell command in the workspace", "description", description,
-               "inputSchema", parse_literal (execute_command_input), "outputSchema",
-               mcp_result_schema (false), "annotations", "readOnlyHint", 0, "destructiveHint", 1,
-               "openWorldHint", 0));
+  json_array_append_new (tools, json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name",
+                                           "execute_command", "title",
+                                           "Run a shell command in the workspace", "description",
+                                           description, "inputSchema",
+                                           parse_literal (execute_command_input), "outputSchema",
+                                           mcp_result_schema (false), "annotations", "readOnlyHint",
+                                           0, "destructiveHint", 1, "openWorldHint", 0));
   free (description);
   json_array_append_new (
     tools,
-    json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "edit_and_execute",
-               "title", "Edit a workspace file and run it", "description",
+    json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "edit_and_execute", "title",
+               "Edit a workspace file and run it", "description",
                "Applies exact-text replacements to a file in the workspace (each old_text must "
                "occur exactly once, else nothing changes), writes it atomically, then runs it "
                "in the sandbox with the file's directory as the working directory. Returns "
@@ -218,11 +220,10 @@ get_timeout (json_t *args, int64_t *timeout_ms, SpProtoError *err)
 }
 
 static int
-parse_execute_code (McpServer *server, McpCall *call, json_t *args, SpRun *req,
-                    SpProtoError *err)
+parse_execute_code (McpServer *server, McpCall *call, json_t *args, SpRun *req, SpProtoError *err)
 {
-  static const char *const allowed[] = { "language", "code", "timeout", "memory_mib",
-                                         "stdin", "env", "files", "session_id", NULL };
+  static const char *const allowed[] = { "language", "code",  "timeout",    "memory_mib", "stdin",
+                                         "env",      "files", "session_id", NULL };
   json_t *files = NULL;
   char *session = NULL;
 
@@ -277,8 +278,10 @@ parse_execute_command (McpServer *server, json_t *args, SpRun *req, SpProtoError
     return -1;
   cleanup_free char *refusal = mcp_filters_check (&server->options->filters, req->code);
   if (refusal != NULL)
-    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "%s. (These filters are policy; "
-                               "the sandbox is the boundary.)", refusal);
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "%s. (These filters are policy; "
+                               "the sandbox is the boundary.)",
+                               refusal);
   const char *ws = server->options->workspace;
   size_t ws_len = strlen (ws);
   if (work_dir != NULL && strlen (work_dir) > 1024)
@@ -308,8 +311,8 @@ static int
 parse_edit_and_execute (McpServer *server, McpCall *call, json_t *args, SpRun *req,
                         SpProtoError *err)
 {
-  static const char *const allowed[] = { "path", "file_path", "edits", "args",
-                                         "execution_config", NULL };
+  static const char *const allowed[] = { "path", "file_path",        "edits",
+                                         "args", "execution_config", NULL };
   cleanup_free char *path = NULL;
   cleanup_free char *file_path = NULL;
   json_t *edits = NULL;
@@ -334,7 +337,8 @@ parse_edit_and_execute (McpServer *server, McpCall *call, json_t *args, SpRun *r
   if (lang == NULL)
     return sp_proto_set_error (err, SP_ERR_UNSUPPORTED_LANGUAGE,
                                "field \"path\": cannot tell the language of \"%.200s\" from its "
-                               "extension", path);
+                               "extension",
+                               path);
   /* execution_config is checked before the file changes, too. */
   if (config != NULL && mcp_code_execution_config (server, call, config, lang->name, req, err) != 0)
     return -1;
@@ -346,7 +350,7 @@ parse_edit_and_execute (McpServer *server, McpCall *call, json_t *args, SpRun *r
    * workspace); Python also finds the modules beside it there. */
   if (req->cwd == NULL)
     req->cwd = slash ? xasprintf ("%s/%.*s", server->options->workspace, (int) (slash - path), path)
-                   : xstrdup (server->options->workspace);
+                     : xstrdup (server->options->workspace);
   if (strcmp (lang->name, "python") == 0)
     {
       size_t n = sp_strv_length (req->env);
@@ -461,8 +465,7 @@ declared_free (void *data)
 }
 
 static void
-declared_installed (McpServer *server, void *data, RunnerInstall *inst,
-                    RunnerInstallState state)
+declared_installed (McpServer *server, void *data, RunnerInstall *inst, RunnerInstallState state)
 {
   DeclaredRun *wait = data;
   McpCall *call = wait->call;
@@ -521,8 +524,7 @@ install_declared (McpServer *server, McpCall *call, SpRun *req, SpProtoError *er
 
   int found = mcp_pep723_parse (req->code, &meta, msg, sizeof msg);
   if (found < 0)
-    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "%s; nothing was installed or run",
-                               msg);
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "%s; nothing was installed or run", msg);
   if (found == 0)
     return 0;
   const char *environment = server->options->environment;
@@ -557,7 +559,8 @@ install_declared (McpServer *server, McpCall *call, SpRun *req, SpProtoError *er
       free (wait);
       return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
                                  "the dependencies in the script's metadata (PEP 723) were "
-                                 "refused, so it did not run: %s", msg);
+                                 "refused, so it did not run: %s",
+                                 msg);
     }
   *req = (SpRun){ 0 };
   return 1;
@@ -622,8 +625,7 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
   call->request_id = json_incref (id);
   if (json_is_string (token) || json_is_integer (token))
     call->progress_token = json_incref (token);
-  snprintf (call->run_id, sizeof call->run_id, "mcp-%llu",
-            (unsigned long long) ++server->next_run);
+  snprintf (call->run_id, sizeof call->run_id, "mcp-%llu", (unsigned long long) ++server->next_run);
 
   /* The journal keeps what was asked (mcp_journal_input leaves out what
    * it must not keep: file contents, variables' values). */

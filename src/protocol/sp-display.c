@@ -19,8 +19,8 @@ sp_display_mime_valid (const char *mime)
   size_t len = strlen (mime);
   const char *slash = strchr (mime, '/');
 
-  if (len == 0 || len > SP_DISPLAY_MAX_MIME || slash == NULL || slash == mime
-      || slash[1] == '\0' || strchr (slash + 1, '/') != NULL)
+  if (len == 0 || len > SP_DISPLAY_MAX_MIME || slash == NULL || slash == mime || slash[1] == '\0'
+      || strchr (slash + 1, '/') != NULL)
     return false;
   for (const char *p = mime; *p; p++)
     if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')
@@ -77,9 +77,9 @@ sp_display_data_decode (json_t *data, SpDisplay *display, SpProtoError *err)
       if (!item->is_json && !json_is_string (value))
         return sp_proto_set_error (err, SP_ERR_WRONG_TYPE,
                                    "\"data\" value of %.64s must be a string", mime);
-      item->text = item->is_json ? json_dumps (value, JSON_COMPACT | JSON_ENCODE_ANY
-                                                        | JSON_PRESERVE_ORDER)
-                                 : strdup (json_string_value (value));
+      item->text = item->is_json
+                     ? json_dumps (value, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER)
+                     : strdup (json_string_value (value));
       item->mime = strdup (mime);
       if (item->text == NULL || item->mime == NULL)
         abort ();

@@ -14,7 +14,7 @@ struct SpFrameReader
 {
   size_t max_frame;
   char *buf;
-  size_t len;      /* bytes buffered */
+  size_t len; /* bytes buffered */
   size_t cap;
   size_t start;    /* first byte not yet handed out */
   size_t tail_len; /* length of the unfinished frame at the end */
@@ -122,16 +122,15 @@ sp_frame_reader_feed (SpFrameReader *reader, const char *data, size_t len)
 }
 
 int
-sp_frame_reader_next (SpFrameReader *reader, const char **frame, size_t *len,
-                      SpProtoError *err)
+sp_frame_reader_next (SpFrameReader *reader, const char **frame, size_t *len, SpProtoError *err)
 {
   for (;;)
     {
       if (reader->n_marks > 0 && reader->marks[0] == reader->base + reader->start)
         {
           memmove (reader->marks, reader->marks + 1, --reader->n_marks * sizeof *reader->marks);
-          return sp_proto_set_error (err, SP_ERR_FRAME_TOO_LARGE,
-                                     "frame longer than %zu bytes", reader->max_frame);
+          return sp_proto_set_error (err, SP_ERR_FRAME_TOO_LARGE, "frame longer than %zu bytes",
+                                     reader->max_frame);
         }
 
       size_t avail = reader->len - reader->start - reader->tail_len;
@@ -150,8 +149,8 @@ sp_frame_reader_next (SpFrameReader *reader, const char **frame, size_t *len,
       if (flen > 0 && begin[flen - 1] == '\r')
         flen--;
       if (flen > reader->max_frame)
-        return sp_proto_set_error (err, SP_ERR_FRAME_TOO_LARGE,
-                                   "frame longer than %zu bytes", reader->max_frame);
+        return sp_proto_set_error (err, SP_ERR_FRAME_TOO_LARGE, "frame longer than %zu bytes",
+                                   reader->max_frame);
       if (memchr (begin, '\0', flen) != NULL)
         return sp_proto_set_error (err, SP_ERR_NUL_BYTE, "frame contains a NUL byte");
       if (flen == 0)

@@ -27,19 +27,19 @@
 
 #define RESULT_KEYS                                                                                \
   "end", "exit_code", "signal", "failure", "stdout", "stderr", "stdout_bytes", "stderr_bytes",     \
-      "stdout_truncated", "stderr_truncated", "duration_ms", "cpu_ms", "peak_memory_bytes",        \
-      "files", "files_truncated", "error", "sandbox", "session", "diff", "installed_packages",     \
-      "displays", "displays_truncated"
+    "stdout_truncated", "stderr_truncated", "duration_ms", "cpu_ms", "peak_memory_bytes", "files", \
+    "files_truncated", "error", "sandbox", "session", "diff", "installed_packages", "displays",    \
+    "displays_truncated"
 /* code_execution's CodeExecutionResult, base64_output as its size. */
 #define CE_RESULT_KEYS                                                                             \
   "exit_code", "stdout", "stderr", "base64_output_bytes", "execution_time_ms", "memory_usage_mb",  \
-      "cpu_usage_percent", "created_files", "installed_packages", "security_validation",           \
-      "performance_metrics", "end"
+    "cpu_usage_percent", "created_files", "installed_packages", "security_validation",             \
+    "performance_metrics", "end"
 #define RUN_KEYS "v", "time", "tool", "server_pid", "input"
 #define LIVE_RUN_KEYS RUN_KEYS, "event", "run", "workspace"
 
-static const char *const start_keys[]
-    = { "v", "event", "run", "time", "tool", "server_pid", "workspace", "input", NULL };
+static const char *const start_keys[] = { "v",          "event",     "run",   "time", "tool",
+                                          "server_pid", "workspace", "input", NULL };
 static const char *const output_keys[] = { "v", "event", "run", "stream", "text", "cut", NULL };
 static const char *const end_keys[] = { LIVE_RUN_KEYS, RESULT_KEYS, NULL };
 static const char *const entry_keys[] = { RUN_KEYS, RESULT_KEYS, NULL };
@@ -54,19 +54,18 @@ enum
   TOOL_EDIT,
   TOOL_CODE_EXECUTION,
 };
-static const char *const tool_names[]
-    = { "execute_code", "execute_command", "edit_and_execute", "code_execution", NULL };
+static const char *const tool_names[] = { "execute_code", "execute_command", "edit_and_execute",
+                                          "code_execution", NULL };
 /* "refused" is code_execution's alone: a call its policy refused, which
  * never ran (the other tools journal only runs). */
-static const char *const end_names[]
-    = { "exited",    "timeout", "memory",  "output_limit", "disk", "processes",
-        "cancelled", "failed",  "refused", NULL };
+static const char *const end_names[] = { "exited",    "timeout",   "memory", "output_limit", "disk",
+                                         "processes", "cancelled", "failed", "refused",      NULL };
 #define END_REFUSED 8
 static const char *const stream_names[] = { "stdout", "stderr", NULL };
 /* The languages execute_code takes (its inputSchema's enum in
  * src/mcp/mcp-tools.c, the runner's table in runner-langs.c). */
-static const char *const language_names[]
-    = { "python", "javascript", "bash", "c", "cpp", "rust", "go", "typescript", "ruby", NULL };
+static const char *const language_names[] = { "python", "javascript", "bash",       "c",    "cpp",
+                                              "rust",   "go",         "typescript", "ruby", NULL };
 static const char *const risk_names[] = { "Low", "Medium", "High", "Critical", NULL };
 
 bool
@@ -217,12 +216,13 @@ check_input_files (json_t *input, SpProtoError *err)
 
   TRY (sp_json_get_array (input, "files", false, &files, err));
   json_array_foreach (files, i, item)
-  {
-    if (!json_is_object (item))
-      return sp_proto_set_error (err, SP_ERR_WRONG_TYPE, "input files[%zu] must be an object", i);
-    TRY (sp_json_check_fields (item, "an input file", (const char *const[]){ "path", NULL }, err));
-    TRY (check_string (item, "path", true, SIZE_MAX, err));
-  }
+    {
+      if (!json_is_object (item))
+        return sp_proto_set_error (err, SP_ERR_WRONG_TYPE, "input files[%zu] must be an object", i);
+      TRY (
+        sp_json_check_fields (item, "an input file", (const char *const[]){ "path", NULL }, err));
+      TRY (check_string (item, "path", true, SIZE_MAX, err));
+    }
   return 0;
 }
 
@@ -232,8 +232,8 @@ check_input_files (json_t *input, SpProtoError *err)
 static int
 check_execution_config (json_t *input, SpProtoError *err)
 {
-  static const char *const keys[] = { "language",       "timeout",       "working_directory",
-                                      "environment",    "capture_output", "return_base64",
+  static const char *const keys[] = { "language",    "timeout",        "working_directory",
+                                      "environment", "capture_output", "return_base64",
                                       NULL };
   json_t *config = NULL;
   char *language = NULL;
@@ -258,15 +258,20 @@ check_execution_config (json_t *input, SpProtoError *err)
 static int
 decode_input (json_t *line, int tool, SpJournalLine *out, SpProtoError *err)
 {
-  static const char *const code_keys[] = { "language", "code",  "timeout",    "memory_mib",
-                                           "stdin",    "env",   "files",      "session_id",
-                                           NULL };
+  static const char *const code_keys[] = { "language", "code",  "timeout",    "memory_mib", "stdin",
+                                           "env",      "files", "session_id", NULL };
   static const char *const command_keys[] = { "command", "work_dir", "timeout", NULL };
-  static const char *const edit_keys[]
-      = { "path", "file_path", "edits", "args", "execution_config", NULL };
-  static const char *const ce_keys[]
-      = { "language",    "code",           "timeout",       "install_packages",
-          "working_directory", "environment", "capture_output", "return_base64", NULL };
+  static const char *const edit_keys[] = { "path", "file_path",        "edits",
+                                           "args", "execution_config", NULL };
+  static const char *const ce_keys[] = { "language",
+                                         "code",
+                                         "timeout",
+                                         "install_packages",
+                                         "working_directory",
+                                         "environment",
+                                         "capture_output",
+                                         "return_base64",
+                                         NULL };
   static const char *const *const keys[] = { code_keys, command_keys, edit_keys, ce_keys };
   bool runs_code = tool == TOOL_CODE || tool == TOOL_CODE_EXECUTION;
   json_t *input = NULL;
@@ -313,8 +318,8 @@ decode_input (json_t *line, int tool, SpJournalLine *out, SpProtoError *err)
 static int
 decode_files (json_t *line, SpJournalLine *out, SpProtoError *err)
 {
-  static const char *const keys[]
-      = { "path", "size", "mime", "created", "width", "height", "kind", "inline", NULL };
+  static const char *const keys[] = { "path",   "size", "mime",   "created", "width",
+                                      "height", "kind", "inline", NULL };
   json_t *files = NULL, *item;
   size_t i;
 
@@ -323,23 +328,23 @@ decode_files (json_t *line, SpJournalLine *out, SpProtoError *err)
   if (out->files == NULL)
     abort ();
   json_array_foreach (files, i, item)
-  {
-    char *kind = NULL;
+    {
+      char *kind = NULL;
 
-    if (!json_is_object (item))
-      return sp_proto_set_error (err, SP_ERR_WRONG_TYPE, "files[%zu] must be an object", i);
-    TRY (sp_json_check_fields (item, "a file", keys, err));
-    TRY (sp_json_get_string (item, "path", true, &out->files[i], err));
-    TRY (check_int (item, "size", true, 0, INT64_MAX, err));
-    TRY (check_string (item, "mime", true, SIZE_MAX, err));
-    TRY (check_bool (item, "created", true, err));
-    TRY (check_bool (item, "inline", false, err));
-    TRY (check_int (item, "width", false, 1, INT32_MAX, err));
-    TRY (check_int (item, "height", false, 1, INT32_MAX, err));
-    int rc = get_enum (item, "kind", false, sp_file_kind_names, &kind, NULL, err);
-    free (kind);
-    TRY (rc);
-  }
+      if (!json_is_object (item))
+        return sp_proto_set_error (err, SP_ERR_WRONG_TYPE, "files[%zu] must be an object", i);
+      TRY (sp_json_check_fields (item, "a file", keys, err));
+      TRY (sp_json_get_string (item, "path", true, &out->files[i], err));
+      TRY (check_int (item, "size", true, 0, INT64_MAX, err));
+      TRY (check_string (item, "mime", true, SIZE_MAX, err));
+      TRY (check_bool (item, "created", true, err));
+      TRY (check_bool (item, "inline", false, err));
+      TRY (check_int (item, "width", false, 1, INT32_MAX, err));
+      TRY (check_int (item, "height", false, 1, INT32_MAX, err));
+      int rc = get_enum (item, "kind", false, sp_file_kind_names, &kind, NULL, err);
+      free (kind);
+      TRY (rc);
+    }
   return 0;
 }
 
@@ -388,8 +393,7 @@ decode_session (json_t *line, SpProtoError *err)
   if (session == NULL)
     return 0;
   TRY (sp_json_check_fields (session, "session",
-                             (const char *const[]){ "id", "new", "ended", "execution_count",
-                                                    NULL },
+                             (const char *const[]){ "id", "new", "ended", "execution_count", NULL },
                              err));
   TRY (check_bool (session, "new", true, err));
   TRY (check_int (session, "execution_count", false, 1, INT64_MAX, err));
@@ -418,21 +422,21 @@ decode_displays (json_t *line, SpProtoError *err)
 
   TRY (sp_json_get_array (line, "displays", false, &displays, err));
   json_array_foreach (displays, i, item)
-  {
-    char **types = NULL;
+    {
+      char **types = NULL;
 
-    if (!json_is_object (item))
-      return sp_proto_set_error (err, SP_ERR_WRONG_TYPE, "displays[%zu] must be an object", i);
-    TRY (sp_json_check_fields (item, "a display", keys, err));
-    TRY (sp_json_get_strv (item, "mime_types", true, &types, err));
-    bool empty = types[0] == NULL;
-    sp_strv_free (types);
-    if (empty)
-      return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
-                                 "field \"mime_types\" of displays[%zu] is empty", i);
-    TRY (check_int (item, "stdout_offset", true, 0, INT64_MAX, err));
-    TRY (check_string (item, "text", false, SP_JOURNAL_DISPLAY_TEXT_MAX + 64, err));
-  }
+      if (!json_is_object (item))
+        return sp_proto_set_error (err, SP_ERR_WRONG_TYPE, "displays[%zu] must be an object", i);
+      TRY (sp_json_check_fields (item, "a display", keys, err));
+      TRY (sp_json_get_strv (item, "mime_types", true, &types, err));
+      bool empty = types[0] == NULL;
+      sp_strv_free (types);
+      if (empty)
+        return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                                   "field \"mime_types\" of displays[%zu] is empty", i);
+      TRY (check_int (item, "stdout_offset", true, 0, INT64_MAX, err));
+      TRY (check_string (item, "text", false, SP_JOURNAL_DISPLAY_TEXT_MAX + 64, err));
+    }
   return 0;
 }
 
@@ -463,16 +467,16 @@ decode_created_files (json_t *line, SpJournalLine *out, SpProtoError *err)
   if (out->files == NULL)
     abort ();
   json_array_foreach (files, i, item)
-  {
-    if (!json_is_object (item))
-      return sp_proto_set_error (err, SP_ERR_WRONG_TYPE, "created_files[%zu] must be an object",
-                                 i);
-    TRY (sp_json_check_fields (item, "a created file", keys, err));
-    TRY (sp_json_get_string (item, "path", true, &out->files[i], err));
-    TRY (check_int (item, "size_bytes", true, 0, INT64_MAX, err));
-    TRY (check_string (item, "mime_type", true, SIZE_MAX, err));
-    TRY (check_string (item, "created_at", true, 64, err));
-  }
+    {
+      if (!json_is_object (item))
+        return sp_proto_set_error (err, SP_ERR_WRONG_TYPE, "created_files[%zu] must be an object",
+                                   i);
+      TRY (sp_json_check_fields (item, "a created file", keys, err));
+      TRY (sp_json_get_string (item, "path", true, &out->files[i], err));
+      TRY (check_int (item, "size_bytes", true, 0, INT64_MAX, err));
+      TRY (check_string (item, "mime_type", true, SIZE_MAX, err));
+      TRY (check_string (item, "created_at", true, 64, err));
+    }
   return 0;
 }
 
@@ -502,9 +506,9 @@ decode_security (json_t *line, SpProtoError *err)
 static int
 decode_metrics (json_t *line, SpProtoError *err)
 {
-  static const char *const keys[]
-      = { "sandbox_setup_time_ms",     "code_validation_time_ms", "execution_time_ms",
-          "result_processing_time_ms", "total_time_ms",           NULL };
+  static const char *const keys[] = { "sandbox_setup_time_ms", "code_validation_time_ms",
+                                      "execution_time_ms",     "result_processing_time_ms",
+                                      "total_time_ms",         NULL };
   json_t *metrics = NULL;
 
   TRY (sp_json_get_object (line, "performance_metrics", true, &metrics, err));
@@ -629,8 +633,7 @@ decode_object (json_t *line, SpJournalFile file, SpJournalLine *out, SpProtoErro
   if (file == SP_JOURNAL_RUNS)
     {
       out->event = SP_JOURNAL_END;
-      TRY (sp_json_check_fields (line, "a runs.jsonl entry", ce ? ce_entry_keys : entry_keys,
-                                 err));
+      TRY (sp_json_check_fields (line, "a runs.jsonl entry", ce ? ce_entry_keys : entry_keys, err));
       TRY (decode_run (line, false, &tool, out, err));
       return decode_end (line, tool, out, err);
     }

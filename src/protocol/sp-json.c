@@ -6,8 +6,7 @@
 #include <string.h>
 
 int
-sp_json_check_fields (json_t *obj, const char *what, const char *const *allowed,
-                      SpProtoError *err)
+sp_json_check_fields (json_t *obj, const char *what, const char *const *allowed, SpProtoError *err)
 {
   const char *key;
   json_t *value;
@@ -19,8 +18,8 @@ sp_json_check_fields (json_t *obj, const char *what, const char *const *allowed,
       for (size_t i = 0; allowed[i] != NULL && !known; i++)
         known = strcmp (allowed[i], key) == 0;
       if (!known)
-        return sp_proto_set_error (err, SP_ERR_UNKNOWN_FIELD, "unknown field \"%.64s\" in %s",
-                                   key, what);
+        return sp_proto_set_error (err, SP_ERR_UNKNOWN_FIELD, "unknown field \"%.64s\" in %s", key,
+                                   what);
     }
   return 0;
 }
@@ -43,8 +42,7 @@ lookup (json_t *obj, const char *key, bool required, SpProtoError *err, int *rc)
 }
 
 int
-sp_json_get_string (json_t *obj, const char *key, bool required, char **out,
-                    SpProtoError *err)
+sp_json_get_string (json_t *obj, const char *key, bool required, char **out, SpProtoError *err)
 {
   int rc;
   json_t *value = lookup (obj, key, required, err, &rc);
@@ -91,8 +89,7 @@ sp_json_get_bool (json_t *obj, const char *key, bool required, bool *out, SpProt
   if (value == NULL)
     return rc;
   if (!json_is_boolean (value))
-    return sp_proto_set_error (err, SP_ERR_WRONG_TYPE, "field \"%s\" must be true or false",
-                               key);
+    return sp_proto_set_error (err, SP_ERR_WRONG_TYPE, "field \"%s\" must be true or false", key);
   *out = json_is_true (value);
   return 0;
 }
@@ -108,8 +105,8 @@ sp_json_get_strv (json_t *obj, const char *key, bool required, char ***out, SpPr
   if (value == NULL)
     return rc;
   if (!json_is_array (value))
-    return sp_proto_set_error (err, SP_ERR_WRONG_TYPE,
-                               "field \"%s\" must be an array of strings", key);
+    return sp_proto_set_error (err, SP_ERR_WRONG_TYPE, "field \"%s\" must be an array of strings",
+                               key);
 
   char **strv = calloc (json_array_size (value) + 1, sizeof *strv);
   if (strv == NULL)
@@ -143,8 +140,8 @@ sp_json_get_env (json_t *obj, const char *key, char ***out, SpProtoError *err)
   if (value == NULL)
     return rc;
   if (!json_is_object (value))
-    return sp_proto_set_error (err, SP_ERR_WRONG_TYPE,
-                               "field \"%s\" must be an object of strings", key);
+    return sp_proto_set_error (err, SP_ERR_WRONG_TYPE, "field \"%s\" must be an object of strings",
+                               key);
 
   char **strv = calloc (json_object_size (value) + 1, sizeof *strv);
   if (strv == NULL)
@@ -176,8 +173,7 @@ sp_json_get_env (json_t *obj, const char *key, char ***out, SpProtoError *err)
 }
 
 int
-sp_json_get_object (json_t *obj, const char *key, bool required, json_t **out,
-                    SpProtoError *err)
+sp_json_get_object (json_t *obj, const char *key, bool required, json_t **out, SpProtoError *err)
 {
   int rc;
   json_t *value = lookup (obj, key, required, err, &rc);
@@ -191,8 +187,7 @@ sp_json_get_object (json_t *obj, const char *key, bool required, json_t **out,
 }
 
 int
-sp_json_get_array (json_t *obj, const char *key, bool required, json_t **out,
-                   SpProtoError *err)
+sp_json_get_array (json_t *obj, const char *key, bool required, json_t **out, SpProtoError *err)
 {
   int rc;
   json_t *value = lookup (obj, key, required, err, &rc);

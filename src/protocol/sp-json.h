@@ -14,14 +14,11 @@ int sp_json_check_fields (json_t *obj, const char *what, const char *const *allo
 
 /* Each returns 0 on success (also when an optional field is absent, leaving
  * *out untouched) and -1 with *err set otherwise. Strings are copied. */
-int sp_json_get_string (json_t *obj, const char *key, bool required, char **out,
-                        SpProtoError *err);
+int sp_json_get_string (json_t *obj, const char *key, bool required, char **out, SpProtoError *err);
 int sp_json_get_int (json_t *obj, const char *key, bool required, int64_t min, int64_t max,
                      int64_t *out, SpProtoError *err);
-int sp_json_get_bool (json_t *obj, const char *key, bool required, bool *out,
-                      SpProtoError *err);
-int sp_json_get_strv (json_t *obj, const char *key, bool required, char ***out,
-                      SpProtoError *err);
+int sp_json_get_bool (json_t *obj, const char *key, bool required, bool *out, SpProtoError *err);
+int sp_json_get_strv (json_t *obj, const char *key, bool required, char ***out, SpProtoError *err);
 /* An object of string values, returned as "KEY=VALUE" entries. */
 int sp_json_get_env (json_t *obj, const char *key, char ***out, SpProtoError *err);
 /* A nested object, borrowed. */

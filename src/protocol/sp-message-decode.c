@@ -48,8 +48,7 @@ get_enum (json_t *obj, const char *key, bool required, const char *const *names,
 }
 
 static int
-get_session_end (json_t *obj, const char *key, bool required, SpSessionEnd *out,
-                 SpProtoError *err)
+get_session_end (json_t *obj, const char *key, bool required, SpSessionEnd *out, SpProtoError *err)
 {
   char *value = NULL;
 
@@ -126,8 +125,7 @@ decode_run (json_t *obj, SpRun *run, SpProtoError *err)
   TRY (sp_json_get_bool (obj, "return_files", false, &run->return_files, err));
   TRY (sp_json_get_string (obj, "environment", false, &run->environment, err));
   if (run->environment != NULL && run->environment[0] != '/')
-    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
-                               "field \"environment\" must be absolute");
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "field \"environment\" must be absolute");
   return get_session (obj, false, &run->session, err);
 }
 
@@ -156,8 +154,8 @@ decode_request (json_t *obj, SpMessage *msg, SpProtoError *err)
       return 0;
     case SP_MSG_SESSION_CLOSE:
     case SP_MSG_SESSION_RESTART:
-      TRY (sp_json_check_fields (obj, sp_message_type_to_string (msg->type),
-                                 FIELDS ("session"), err));
+      TRY (
+        sp_json_check_fields (obj, sp_message_type_to_string (msg->type), FIELDS ("session"), err));
       return get_session (obj, true, &msg->u.session.session, err);
     default:
       return sp_proto_set_error (err, SP_ERR_UNKNOWN_TYPE, "\"%s\" is not a request",
@@ -194,8 +192,8 @@ decode_ready (json_t *obj, SpReady *ready, SpProtoError *err)
   size_t i;
 
   TRY (sp_json_check_fields (obj, "ready",
-                             FIELDS ("runner_version", "protocol", "languages", "limits",
-                                     "sandbox", "unavailable"),
+                             FIELDS ("runner_version", "protocol", "languages", "limits", "sandbox",
+                                     "unavailable"),
                              err));
   TRY (sp_json_get_string (obj, "runner_version", true, &ready->runner_version, err));
   TRY (sp_json_get_int (obj, "protocol", true, 1, INT64_MAX, &ready->protocol, err));
@@ -237,8 +235,8 @@ decode_started (json_t *obj, SpStarted *started, SpProtoError *err)
 {
   TRY (sp_json_check_fields (obj, "started",
                              FIELDS ("id", "cwd", "t_ms", "timeout_ms", "memory_mib",
-                                     "output_limit", "network", "sandbox", "environment",
-                                     "session", "session_new", "warm"),
+                                     "output_limit", "network", "sandbox", "environment", "session",
+                                     "session_new", "warm"),
                              err));
   TRY (get_id (obj, &started->id, err));
   TRY (get_session (obj, false, &started->session, err));
@@ -274,8 +272,7 @@ decode_file_kind (json_t *item, SpFileInfo *file, SpProtoError *err)
   file->kind = (SpFileKind) kind;
   TRY (sp_json_get_string (item, "target", file->kind == SP_FILE_SYMLINK, &file->target, err));
   if (file->kind != SP_FILE_SYMLINK && file->target != NULL)
-    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
-                               "field \"target\" is only for symlinks");
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "field \"target\" is only for symlinks");
   return 0;
 }
 
@@ -371,9 +368,8 @@ decode_files (json_t *obj, SpExited *exited, SpProtoError *err)
         return sp_proto_set_error (err, SP_ERR_WRONG_TYPE, "files[%zu] must be an object", i);
       TRY (sp_json_check_fields (item, "file",
                                  (const char *const[]){ "path", "path_hex", "path_hex_left_out",
-                                                        "size", "mime", "created", "kind",
-                                                        "target", "width", "height", "base64",
-                                                        "t_ms", NULL },
+                                                        "size", "mime", "created", "kind", "target",
+                                                        "width", "height", "base64", "t_ms", NULL },
                                  err));
       TRY (sp_json_get_string (item, "path", true, &file->path, err));
       TRY (decode_file_name (item, i, file, err));
@@ -401,8 +397,7 @@ decode_compile (json_t *obj, SpExited *exited, SpProtoError *err)
     return 0;
   exited->compiled = true;
   TRY (sp_json_check_fields (compile, "compile",
-                             (const char *const[]){ "cached", "failed", "wall_ms", "cpu_ms",
-                                                    NULL },
+                             (const char *const[]){ "cached", "failed", "wall_ms", "cpu_ms", NULL },
                              err));
   TRY (sp_json_get_bool (compile, "cached", true, &exited->compile_cached, err));
   TRY (sp_json_get_bool (compile, "failed", true, &exited->compile_failed, err));
@@ -416,23 +411,23 @@ decode_exited (json_t *obj, SpExited *exited, SpProtoError *err)
   int end = 0, cancelled = 0;
   char *limit = NULL;
 
-  TRY (sp_json_check_fields (obj, "exited",
-                             FIELDS ("id", "end", "exit_code", "signal", "error", "limit",
-                                     "cancelled", "t_ms", "wall_ms", "cpu_ms",
-                                     "peak_memory_bytes", "stdout_bytes", "stderr_bytes",
-                                     "stdout_truncated", "stderr_truncated", "files",
-                                     "files_truncated", "program_error", "session_ended",
-                                     "warm", "cold_reason", "compile"),
-                             err));
+  TRY (
+    sp_json_check_fields (obj, "exited",
+                          FIELDS ("id", "end", "exit_code", "signal", "error", "limit", "cancelled",
+                                  "t_ms", "wall_ms", "cpu_ms", "peak_memory_bytes", "stdout_bytes",
+                                  "stderr_bytes", "stdout_truncated", "stderr_truncated", "files",
+                                  "files_truncated", "program_error", "session_ended", "warm",
+                                  "cold_reason", "compile"),
+                          err));
   TRY (decode_compile (obj, exited, err));
   TRY (get_session_end (obj, "session_ended", false, &exited->session_ended, err));
   TRY (get_id (obj, &exited->id, err));
   TRY (get_enum (obj, "end", true, end_names, &end, err));
   exited->end = (SpEnd) end;
-  TRY (sp_json_get_int (obj, "exit_code", exited->end == SP_END_EXITED, 0, 255,
-                        &exited->exit_code, err));
-  TRY (sp_json_get_int (obj, "signal", exited->end == SP_END_SIGNALED, 1, 64, &exited->signal,
+  TRY (sp_json_get_int (obj, "exit_code", exited->end == SP_END_EXITED, 0, 255, &exited->exit_code,
                         err));
+  TRY (
+    sp_json_get_int (obj, "signal", exited->end == SP_END_SIGNALED, 1, 64, &exited->signal, err));
   TRY (sp_json_get_string (obj, "error", exited->end == SP_END_FAILED, &exited->error, err));
   TRY (sp_json_get_string (obj, "limit", false, &limit, err));
   if (limit != NULL)
@@ -449,8 +444,8 @@ decode_exited (json_t *obj, SpExited *exited, SpProtoError *err)
   TRY (sp_json_get_int (obj, "t_ms", true, 0, INT64_MAX, &exited->t_ms, err));
   TRY (sp_json_get_int (obj, "wall_ms", true, 0, INT64_MAX, &exited->wall_ms, err));
   TRY (sp_json_get_int (obj, "cpu_ms", true, 0, INT64_MAX, &exited->cpu_ms, err));
-  TRY (sp_json_get_int (obj, "peak_memory_bytes", true, 0, INT64_MAX,
-                        &exited->peak_memory_bytes, err));
+  TRY (sp_json_get_int (obj, "peak_memory_bytes", true, 0, INT64_MAX, &exited->peak_memory_bytes,
+                        err));
   TRY (sp_json_get_int (obj, "stdout_bytes", true, 0, INT64_MAX, &exited->stdout_bytes, err));
   TRY (sp_json_get_int (obj, "stderr_bytes", true, 0, INT64_MAX, &exited->stderr_bytes, err));
   TRY (sp_json_get_bool (obj, "stdout_truncated", true, &exited->stdout_truncated, err));
@@ -479,8 +474,7 @@ decode_event (json_t *obj, SpMessage *msg, SpProtoError *err)
     case SP_MSG_STARTED:
       return decode_started (obj, &msg->u.started, err);
     case SP_MSG_OUTPUT:
-      TRY (sp_json_check_fields (obj, "output", FIELDS ("id", "stream", "data", "t_ms"),
-                                 err));
+      TRY (sp_json_check_fields (obj, "output", FIELDS ("id", "stream", "data", "t_ms"), err));
       TRY (get_id (obj, &msg->u.output.id, err));
       TRY (get_enum (obj, "stream", true, stream_names, &stream, err));
       msg->u.output.stream = (SpStream) stream;

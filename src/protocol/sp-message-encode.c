@@ -304,7 +304,8 @@ message_valid (const SpMessage *msg)
     {
     case SP_MSG_RUN:
       return (msg->u.run.session == NULL || sp_proto_id_valid (msg->u.run.session))
-             && msg->u.run.language != NULL && (msg->u.run.code == NULL) != (msg->u.run.path == NULL)
+             && msg->u.run.language != NULL
+             && (msg->u.run.code == NULL) != (msg->u.run.path == NULL)
              && (msg->u.run.path == NULL || msg->u.run.path[0] == '/')
              && (msg->u.run.cwd == NULL || msg->u.run.cwd[0] == '/')
              && (msg->u.run.environment == NULL || msg->u.run.environment[0] == '/');

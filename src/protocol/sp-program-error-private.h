@@ -11,5 +11,4 @@
 void sp_program_error_encode (json_t *obj, const SpProgramError *error, bool *ok);
 /* obj's field key ("program_error" in exited, "error" in the run
  * journal); leaves *out NULL when the field is absent. */
-int sp_program_error_decode (json_t *obj, const char *key, SpProgramError **out,
-                             SpProtoError *err);
+int sp_program_error_decode (json_t *obj, const char *key, SpProgramError **out, SpProtoError *err);

@@ -59,8 +59,7 @@ decode_frames (json_t *frames, SpProgramError *error, SpProtoError *err)
   size_t i;
 
   if (json_array_size (frames) > SP_PROGRAM_ERROR_MAX_FRAMES)
-    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
-                               "program_error has more than %d frames",
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "program_error has more than %d frames",
                                SP_PROGRAM_ERROR_MAX_FRAMES);
   error->frames = calloc (json_array_size (frames) + 1, sizeof *error->frames);
   if (error->frames == NULL)
@@ -71,8 +70,8 @@ decode_frames (json_t *frames, SpProgramError *error, SpProtoError *err)
 
       if (!json_is_object (item))
         return sp_proto_set_error (err, SP_ERR_WRONG_TYPE, "frames[%zu] must be an object", i);
-      TRY (sp_json_check_fields (item, "frame", FIELDS ("file", "line", "column", "function"),
-                                 err));
+      TRY (
+        sp_json_check_fields (item, "frame", FIELDS ("file", "line", "column", "function"), err));
       TRY (sp_json_get_string (item, "file", true, &f->file, err));
       TRY (sp_json_get_int (item, "line", true, 0, SP_PROGRAM_ERROR_MAX_LINE, &f->line, err));
       TRY (sp_json_get_int (item, "column", false, 1, SP_PROGRAM_ERROR_MAX_LINE, &f->column, err));
@@ -82,8 +81,7 @@ decode_frames (json_t *frames, SpProgramError *error, SpProtoError *err)
 }
 
 int
-sp_program_error_decode (json_t *obj, const char *key, SpProgramError **out,
-                         SpProtoError *err)
+sp_program_error_decode (json_t *obj, const char *key, SpProgramError **out, SpProtoError *err)
 {
   json_t *item = NULL, *frames = NULL;
 

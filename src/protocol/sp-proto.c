@@ -114,10 +114,10 @@ sp_message_type_is_request (SpMessageType type)
 }
 
 static const char *const session_end_names[SP_SESSION_END_LAST] = {
-  [SP_SESSION_END_NONE] = "none",         [SP_SESSION_END_EXITED] = "exited",
-  [SP_SESSION_END_TIMEOUT] = "timeout",   [SP_SESSION_END_CANCELLED] = "cancelled",
-  [SP_SESSION_END_LIMIT] = "limit",       [SP_SESSION_END_CLOSED] = "closed",
-  [SP_SESSION_END_RESTART] = "restart",   [SP_SESSION_END_IDLE] = "idle",
+  [SP_SESSION_END_NONE] = "none",       [SP_SESSION_END_EXITED] = "exited",
+  [SP_SESSION_END_TIMEOUT] = "timeout", [SP_SESSION_END_CANCELLED] = "cancelled",
+  [SP_SESSION_END_LIMIT] = "limit",     [SP_SESSION_END_CLOSED] = "closed",
+  [SP_SESSION_END_RESTART] = "restart", [SP_SESSION_END_IDLE] = "idle",
   [SP_SESSION_END_FAILED] = "failed",
 };
 
@@ -147,10 +147,14 @@ sp_message_type_to_string (SpMessageType type)
 }
 
 static const char *const limit_names[SP_LIMIT_LAST] = {
-  [SP_LIMIT_NONE] = "none",       [SP_LIMIT_TIME] = "time",
-  [SP_LIMIT_CPU] = "cpu",         [SP_LIMIT_MEMORY] = "memory",
-  [SP_LIMIT_OUTPUT] = "output",   [SP_LIMIT_PROCESSES] = "processes",
-  [SP_LIMIT_DISK] = "disk",       [SP_LIMIT_INPUT_IDLE] = "input_idle",
+  [SP_LIMIT_NONE] = "none",
+  [SP_LIMIT_TIME] = "time",
+  [SP_LIMIT_CPU] = "cpu",
+  [SP_LIMIT_MEMORY] = "memory",
+  [SP_LIMIT_OUTPUT] = "output",
+  [SP_LIMIT_PROCESSES] = "processes",
+  [SP_LIMIT_DISK] = "disk",
+  [SP_LIMIT_INPUT_IDLE] = "input_idle",
   [SP_LIMIT_COMPILE_TIME] = "compile_time",
 };
 

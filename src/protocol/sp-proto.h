@@ -118,8 +118,8 @@ typedef enum
   SP_LIMIT_MEMORY,
   SP_LIMIT_OUTPUT,
   SP_LIMIT_PROCESSES,
-  SP_LIMIT_DISK, /* writable space (workdir, /tmp) or one file past the disk cap */
-  SP_LIMIT_INPUT_IDLE, /* waited on its stdin past the runner's input idle cap */
+  SP_LIMIT_DISK,         /* writable space (workdir, /tmp) or one file past the disk cap */
+  SP_LIMIT_INPUT_IDLE,   /* waited on its stdin past the runner's input idle cap */
   SP_LIMIT_COMPILE_TIME, /* the compile step's own time limit (compiled languages) */
   SP_LIMIT_LAST
 } SpLimit;
@@ -179,8 +179,8 @@ typedef struct
   char *name;     /* optional file name shown in tracebacks */
   char **args;    /* NULL-terminated, may be NULL */
   char *stdin_data;
-  bool stdin_open;  /* keep stdin open after stdin_data for "stdin" */
-  char **env;       /* NULL-terminated "KEY=VALUE", may be NULL */
+  bool stdin_open;      /* keep stdin open after stdin_data for "stdin" */
+  char **env;           /* NULL-terminated "KEY=VALUE", may be NULL */
   int64_t timeout_ms;   /* 0: the runner's default */
   int64_t memory_mib;   /* 0: default */
   int64_t output_limit; /* bytes per stream, 0: default */
@@ -271,9 +271,9 @@ typedef struct
   bool network;
   SpSandboxInfo sandbox;
   char *environment; /* NULL: none; the environment in use (read-only) */
-  char *session;    /* the run's session, NULL for an ordinary run */
-  bool session_new; /* this run started the session's interpreter afresh */
-  bool warm; /* forked from a warm interpreter; false: a cold start */
+  char *session;     /* the run's session, NULL for an ordinary run */
+  bool session_new;  /* this run started the session's interpreter afresh */
+  bool warm;         /* forked from a warm interpreter; false: a cold start */
 } SpStarted;
 
 typedef struct
@@ -314,13 +314,13 @@ typedef struct
                * the name only when name is NULL and name_left_out false */
   int64_t size;
   char *mime;
-  bool created; /* false: it existed before and was modified */
-  int64_t width;  /* images: pixel size; 0 when unknown or not an image */
+  bool created;  /* false: it existed before and was modified */
+  int64_t width; /* images: pixel size; 0 when unknown or not an image */
   int64_t height;
-  char *base64;   /* the bytes, when the run asked for them and they fit */
+  char *base64; /* the bytes, when the run asked for them and they fit */
   SpFileKind kind;
-  char *target;   /* SP_FILE_SYMLINK: where it points (valid UTF-8, capped) */
-  int64_t t_ms;   /* last modified, on the runner's clock; -1: not sent */
+  char *target; /* SP_FILE_SYMLINK: where it points (valid UTF-8, capped) */
+  int64_t t_ms; /* last modified, on the runner's clock; -1: not sent */
   /* The path's bytes as on disk ("path_hex"), present only when path does
    * not spell them (a byte escaped, or shortened): a client opens this,
    * never a name made from path. No NUL, relative, no "." or ".." part. */
@@ -380,7 +380,7 @@ typedef struct
   bool files_truncated;
   SpProgramError *program_error; /* NULL unless the program failed with one */
   SpSessionEnd session_ended;    /* a session run whose interpreter ended with it */
-  bool warm; /* as started's */
+  bool warm;                     /* as started's */
   /* A Python run that started cold because the runner's warm runs are off
    * after a failure of their own: why (NULL otherwise). */
   char *cold_reason;

@@ -67,8 +67,7 @@ sequence_length (const unsigned char *s, size_t avail)
 }
 
 char *
-sp_utf8_sanitize (const char *in, size_t len, bool final, size_t *consumed,
-                  size_t *out_len)
+sp_utf8_sanitize (const char *in, size_t len, bool final, size_t *consumed, size_t *out_len)
 {
   const unsigned char *s = (const unsigned char *) in;
   /* Worst case every byte becomes the 3-byte U+FFFD. */

@@ -16,8 +16,7 @@
  * but so-far-valid sequence at the very end is not converted: *consumed
  * tells how many input bytes were used; the caller keeps the rest
  * (at most 3 bytes) for the next call. */
-char *sp_utf8_sanitize (const char *in, size_t len, bool final, size_t *consumed,
-                        size_t *out_len);
+char *sp_utf8_sanitize (const char *in, size_t len, bool final, size_t *consumed, size_t *out_len);
 
 /* True when s[0..len) is valid UTF-8 with no NUL. */
 bool sp_utf8_valid (const char *s, size_t len);

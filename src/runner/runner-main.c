@@ -136,8 +136,8 @@ main (int argc, char **argv)
         config.cancel_grace_ms = parse_number (optarg, "--cancel-grace-ms", 0, 60000);
         break;
       case 'T':
-        config.compile_timeout_ms
-          = parse_number (optarg, "--compile-timeout-ms", 1, 30 * 60 * 1000);
+        config.compile_timeout_ms = parse_number (optarg, "--compile-timeout-ms", 1,
+                                                  30 * 60 * 1000);
         break;
       case 'K':
         config.compile_cache_dir = optarg;
@@ -233,7 +233,7 @@ main (int argc, char **argv)
     status = runner_listen_run (&config, &langs, &listen_options);
   else
     status = fd >= 0 ? runner_server_run (&config, &langs, fd, fd)
-                   : runner_server_run (&config, &langs, 0, 1);
+                     : runner_server_run (&config, &langs, 0, 1);
   runner_langs_clear (&langs);
   runner_policy_clear (&config.paths);
   return status;

@@ -131,7 +131,8 @@ connect_runner (bool start)
   if (fd >= 0 || !start)
     return fd;
   start_runner (runner, dir, path);
-  for (int waited = 0, step = 2; waited < START_WAIT_MS; waited += step, step = step < 50 ? step * 2 : 50)
+  for (int waited = 0, step = 2; waited < START_WAIT_MS;
+       waited += step, step = step < 50 ? step * 2 : 50)
     {
       struct timespec ts = { 0, step * 1000000L };
       nanosleep (&ts, NULL);
@@ -175,8 +176,8 @@ typedef struct
   int sock;
   SpFrameReader *reader;
   bool json;
-  bool taken;      /* the runner queued the run: from now on it is the runner's */
-  bool refused;    /* the runner answered the run with an error */
+  bool taken;   /* the runner queued the run: from now on it is the runner's */
+  bool refused; /* the runner answered the run with an error */
   bool done;
   SpExited *result;
   int out_fd; /* the program's stdout, relayed raw; -1 without */
@@ -338,8 +339,11 @@ sandpad_daemon_run (const SpRun *req, bool json, bool forward_stdin, SpExited *r
   if (in[1] >= 0)
     set_nonblocking (in[1], true);
 
-  Conn c = { .sock = sock, .json = json, .result = result,
-             .reader = sp_frame_reader_new (SP_PROTO_MAX_FRAME), .out_fd = out[0] };
+  Conn c = { .sock = sock,
+             .json = json,
+             .result = result,
+             .reader = sp_frame_reader_new (SP_PROTO_MAX_FRAME),
+             .out_fd = out[0] };
   bool sock_open = true;
   while (sock_open || out[0] >= 0 || err[0] >= 0)
     {
@@ -454,7 +458,8 @@ sandpad_daemon_run (const SpRun *req, bool json, bool forward_stdin, SpExited *r
             write_all (1, line, len);
         }
       fputs ("sandpad: the resident runner stopped during the run (the next call starts a "
-             "new one)\n", stderr);
+             "new one)\n",
+             stderr);
       status = 125;
     }
 

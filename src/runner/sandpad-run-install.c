@@ -141,8 +141,7 @@ sandpad_run_install (int argc, char **argv, RunnerConfig *config, RunnerLanguage
           long long mib = strtoll (optarg, &end, 10);
           if (end == optarg || *end != '\0' || mib < 1 || mib > 1 << 20)
             {
-              fprintf (stderr, "sandpad: --max-mib must be a whole number from 1 to %d\n",
-                       1 << 20);
+              fprintf (stderr, "sandpad: --max-mib must be a whole number from 1 to %d\n", 1 << 20);
               return EXIT_SANDPAD;
             }
           req.policy.max_bytes = mib * 1024 * 1024;
@@ -201,8 +200,8 @@ sandpad_run_install (int argc, char **argv, RunnerConfig *config, RunnerLanguage
   req.packages = argv + optind;
 
   config->max_concurrent = 1;
-  RunnerSink sink = { .event = on_install_event, .raw_output = on_install_output,
-                      .quit = on_install_quit };
+  RunnerSink sink
+    = { .event = on_install_event, .raw_output = on_install_output, .quit = on_install_quit };
   RunnerEngine *engine = runner_engine_new (config, langs, &sink, &cli);
   cli.inst = runner_install_start (engine, &req, msg, sizeof msg);
   int status = 1;
@@ -222,9 +221,9 @@ sandpad_run_install (int argc, char **argv, RunnerConfig *config, RunnerLanguage
           status = 0;
         }
       else
-        fprintf (stderr, "sandpad: %s\n", state == RUNNER_INSTALL_RUNNING
-                                             ? "the event loop failed"
-                                             : runner_install_message (cli.inst));
+        fprintf (stderr, "sandpad: %s\n",
+                 state == RUNNER_INSTALL_RUNNING ? "the event loop failed"
+                                                 : runner_install_message (cli.inst));
       runner_install_free (cli.inst);
     }
   runner_engine_free (engine);

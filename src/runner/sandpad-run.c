@@ -99,8 +99,7 @@ usage (FILE *out)
          out);
 }
 
-static void __attribute__ ((noreturn, format (printf, 1, 2)))
-fail (const char *fmt, ...)
+static void __attribute__ ((noreturn, format (printf, 1, 2))) fail (const char *fmt, ...)
 {
   va_list args;
 
@@ -210,8 +209,7 @@ parse_int (const char *arg, const char *what, int64_t min, int64_t max)
   long long value = strtoll (arg, &end, 10);
 
   if (end == arg || *end != '\0' || value < min || value > max)
-    fail ("%s must be a whole number from %lld to %lld", what, (long long) min,
-          (long long) max);
+    fail ("%s must be a whole number from %lld to %lld", what, (long long) min, (long long) max);
   return value;
 }
 
@@ -241,8 +239,7 @@ describe_limit (const SpExited *r, const Limits *req)
       fputs ("sandpad: CPU time limit exceeded\n", stderr);
       break;
     case SP_LIMIT_MEMORY:
-      fprintf (stderr, "sandpad: memory limit of %lld MiB exceeded\n",
-               (long long) req->memory_mib);
+      fprintf (stderr, "sandpad: memory limit of %lld MiB exceeded\n", (long long) req->memory_mib);
       break;
     case SP_LIMIT_OUTPUT:
       fprintf (stderr, "sandpad: output limit of %lld bytes exceeded on %s\n",
@@ -274,13 +271,20 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
             bool *json, EnvOptions *envopts, DaemonOptions *d)
 {
   static const struct option options[] = {
-    { "lang", required_argument, NULL, 'l' },  { "timeout", required_argument, NULL, 't' },
-    { "memory", required_argument, NULL, 'm' }, { "output-limit", required_argument, NULL, 'o' },
-    { "network", no_argument, NULL, 'n' },     { "cwd", required_argument, NULL, 'C' },
-    { "env", required_argument, NULL, 'e' },   { "interpreter", required_argument, NULL, 'i' },
-    { "json", no_argument, NULL, 'j' },        { "help", no_argument, NULL, 'h' },
-    { "version", no_argument, NULL, 'V' },     { "sandbox", required_argument, NULL, 's' },
-    { "strict", no_argument, NULL, 'S' },      { "disk", required_argument, NULL, 'd' },
+    { "lang", required_argument, NULL, 'l' },
+    { "timeout", required_argument, NULL, 't' },
+    { "memory", required_argument, NULL, 'm' },
+    { "output-limit", required_argument, NULL, 'o' },
+    { "network", no_argument, NULL, 'n' },
+    { "cwd", required_argument, NULL, 'C' },
+    { "env", required_argument, NULL, 'e' },
+    { "interpreter", required_argument, NULL, 'i' },
+    { "json", no_argument, NULL, 'j' },
+    { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, 'V' },
+    { "sandbox", required_argument, NULL, 's' },
+    { "strict", no_argument, NULL, 'S' },
+    { "disk", required_argument, NULL, 'd' },
     { "disk-files", required_argument, NULL, 'F' },
     { "base64", no_argument, NULL, 'B' },
     { "environment", required_argument, NULL, 'E' },
@@ -455,8 +459,8 @@ choose_environment (SpRun *req, RunnerConfig *config, const char *file, EnvOptio
       if (abs != NULL)
         {
           *strrchr (abs, '/') = '\0';
-          const char *stop = o->workspace ? o->workspace
-                             : req->cwd   ? req->cwd
+          const char *stop = o->workspace                                  ? o->workspace
+                             : req->cwd                                    ? req->cwd
                              : cwd != NULL && runner_env_within (abs, cwd) ? cwd
                                                                            : abs;
           req->environment = strcmp (req->language, "python") == 0
@@ -466,8 +470,8 @@ choose_environment (SpRun *req, RunnerConfig *config, const char *file, EnvOptio
     }
   free (o->workspace);
   o->workspace = NULL;
-  if (req->environment != NULL && runner_policy_allow (&config->paths.environments,
-                                                       req->environment) != 0)
+  if (req->environment != NULL
+      && runner_policy_allow (&config->paths.environments, req->environment) != 0)
     fail ("environment %s: not a directory other than /", req->environment);
 }
 
@@ -600,8 +604,7 @@ main (int argc, char **argv)
     }
   EnvOptions envopts = { 0 };
   DaemonOptions daemon = { 0 };
-  const char *file = parse_args (argc, argv, &req, &config, &langs, &cli.json, &envopts,
-                                 &daemon);
+  const char *file = parse_args (argc, argv, &req, &config, &langs, &cli.json, &envopts, &daemon);
   if (daemon.list || daemon.close != NULL)
     {
       int status = daemon.list ? sandpad_daemon_list_sessions ()

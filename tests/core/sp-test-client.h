@@ -202,8 +202,7 @@ on_start_done (GObject *object, GAsyncResult *result, gpointer data)
 {
   Started *started = data;
 
-  started->ok = sp_runner_client_start_finish (SP_RUNNER_CLIENT (object), result,
-                                               &started->error);
+  started->ok = sp_runner_client_start_finish (SP_RUNNER_CLIENT (object), result, &started->error);
   started->done = TRUE;
 }
 

@@ -31,7 +31,7 @@ append (const char *dir, const char *name, const char *text)
   int fd = g_open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 
   g_assert_cmpint (fd, >=, 0);
-  g_assert_cmpint (write (fd, text, strlen (text)), ==, (ssize_t)strlen (text));
+  g_assert_cmpint (write (fd, text, strlen (text)), ==, (ssize_t) strlen (text));
   close (fd);
 }
 
@@ -81,15 +81,15 @@ test_lines (void)
   g_autofree char *out = NULL;
   g_autofree char *err = NULL;
   g_autofree char *end = g_strdup_printf (
-      "{\"v\":1,\"event\":\"end\",\"run\":\"1-mcp-1\"," TIME ",\"tool\":\"execute_code\"," PID
-      ",\"workspace\":null,\"input\":{\"language\":\"python\",\"code\":\"print(1)\"},"
-      "\"end\":\"exited\",\"exit_code\":3,\"signal\":null,\"stdout\":\"a\\nb\\n\",\"stderr\":\"\","
-      "\"stdout_bytes\":4,\"stderr_bytes\":0,\"stdout_truncated\":false,\"stderr_truncated\":false,"
-      "\"duration_ms\":250,\"cpu_ms\":200,\"peak_memory_bytes\":1000,"
-      "\"error\":{\"type\":\"ValueError\",\"message\":\"bad\",\"line\":1,\"frames\":[]},"
-      "\"files\":[{\"path\":\"plot-1.png\",\"size\":10,\"mime\":\"image/png\",\"created\":true}],"
-      "\"files_truncated\":false}\n",
-      (int) getpid ());
+    "{\"v\":1,\"event\":\"end\",\"run\":\"1-mcp-1\"," TIME ",\"tool\":\"execute_code\"," PID
+    ",\"workspace\":null,\"input\":{\"language\":\"python\",\"code\":\"print(1)\"},"
+    "\"end\":\"exited\",\"exit_code\":3,\"signal\":null,\"stdout\":\"a\\nb\\n\",\"stderr\":\"\","
+    "\"stdout_bytes\":4,\"stderr_bytes\":0,\"stdout_truncated\":false,\"stderr_truncated\":false,"
+    "\"duration_ms\":250,\"cpu_ms\":200,\"peak_memory_bytes\":1000,"
+    "\"error\":{\"type\":\"ValueError\",\"message\":\"bad\",\"line\":1,\"frames\":[]},"
+    "\"files\":[{\"path\":\"plot-1.png\",\"size\":10,\"mime\":\"image/png\",\"created\":true}],"
+    "\"files_truncated\":false}\n",
+    (int) getpid ());
   SpActivityRun *run;
 
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 0);
@@ -143,27 +143,27 @@ test_languages_and_code_execution (void)
   const char *ce_input = "\"input\":{\"language\":\"python\",\"code\":\"print(1)\","
                          "\"environment\":{\"TOKEN\":\"\"},\"return_base64\":true}";
   g_autofree char *lines = g_strdup_printf (
-      "{\"v\":1,\"event\":\"start\",\"run\":\"1-mcp-1\"," TIME ",\"tool\":\"execute_code\"," PID
-      ",\"workspace\":null,%s}\n"
-      "{\"v\":1,\"event\":\"end\",\"run\":\"1-mcp-1\"," TIME ",\"tool\":\"execute_code\"," PID
-      ",\"workspace\":null,%s,\"end\":\"exited\",\"exit_code\":3,\"signal\":null,"
-      "\"stdout\":\"\",\"stderr\":\"\",\"stdout_bytes\":0,\"stderr_bytes\":0,"
-      "\"stdout_truncated\":false,\"stderr_truncated\":false,\"duration_ms\":40,\"cpu_ms\":30,"
-      "\"peak_memory_bytes\":1000,\"files\":[],\"files_truncated\":false,"
-      "\"displays\":[{\"mime_types\":[\"text/plain\"],\"stdout_offset\":0,\"text\":\"4\"}]}\n"
-      "{\"v\":1,\"event\":\"start\",\"run\":\"1-mcp-2\"," TIME ",\"tool\":\"code_execution\"," PID
-      ",\"workspace\":null,%s}\n"
-      "{\"v\":1,\"event\":\"end\",\"run\":\"1-mcp-2\"," TIME ",\"tool\":\"code_execution\"," PID
-      ",\"workspace\":null,%s,\"exit_code\":0,\"stdout\":\"1\\n\",\"stderr\":\"\","
-      "\"base64_output_bytes\":1200,\"execution_time_ms\":124,\"memory_usage_mb\":18.5,"
-      "\"cpu_usage_percent\":46.0,\"created_files\":[{\"path\":\"plot.png\",\"size_bytes\":900,"
-      "\"mime_type\":\"image/png\",\"created_at\":\"2026-11-23T10:00:00.000Z\"}],"
-      "\"installed_packages\":[],\"security_validation\":{\"allowed\":true,\"risk_level\":\"Low\","
-      "\"blocked_operations\":[],\"warnings\":[],\"scan_duration_ms\":40},\"end\":\"exited\","
-      "\"performance_metrics\":{\"sandbox_setup_time_ms\":10,\"code_validation_time_ms\":40,"
-      "\"execution_time_ms\":124,\"result_processing_time_ms\":1,\"total_time_ms\":180}}\n",
-      (int) getpid (), c_input, (int) getpid (), c_input, (int) getpid (), ce_input,
-      (int) getpid (), ce_input);
+    "{\"v\":1,\"event\":\"start\",\"run\":\"1-mcp-1\"," TIME ",\"tool\":\"execute_code\"," PID
+    ",\"workspace\":null,%s}\n"
+    "{\"v\":1,\"event\":\"end\",\"run\":\"1-mcp-1\"," TIME ",\"tool\":\"execute_code\"," PID
+    ",\"workspace\":null,%s,\"end\":\"exited\",\"exit_code\":3,\"signal\":null,"
+    "\"stdout\":\"\",\"stderr\":\"\",\"stdout_bytes\":0,\"stderr_bytes\":0,"
+    "\"stdout_truncated\":false,\"stderr_truncated\":false,\"duration_ms\":40,\"cpu_ms\":30,"
+    "\"peak_memory_bytes\":1000,\"files\":[],\"files_truncated\":false,"
+    "\"displays\":[{\"mime_types\":[\"text/plain\"],\"stdout_offset\":0,\"text\":\"4\"}]}\n"
+    "{\"v\":1,\"event\":\"start\",\"run\":\"1-mcp-2\"," TIME ",\"tool\":\"code_execution\"," PID
+    ",\"workspace\":null,%s}\n"
+    "{\"v\":1,\"event\":\"end\",\"run\":\"1-mcp-2\"," TIME ",\"tool\":\"code_execution\"," PID
+    ",\"workspace\":null,%s,\"exit_code\":0,\"stdout\":\"1\\n\",\"stderr\":\"\","
+    "\"base64_output_bytes\":1200,\"execution_time_ms\":124,\"memory_usage_mb\":18.5,"
+    "\"cpu_usage_percent\":46.0,\"created_files\":[{\"path\":\"plot.png\",\"size_bytes\":900,"
+    "\"mime_type\":\"image/png\",\"created_at\":\"2026-11-23T10:00:00.000Z\"}],"
+    "\"installed_packages\":[],\"security_validation\":{\"allowed\":true,\"risk_level\":\"Low\","
+    "\"blocked_operations\":[],\"warnings\":[],\"scan_duration_ms\":40},\"end\":\"exited\","
+    "\"performance_metrics\":{\"sandbox_setup_time_ms\":10,\"code_validation_time_ms\":40,"
+    "\"execution_time_ms\":124,\"result_processing_time_ms\":1,\"total_time_ms\":180}}\n",
+    (int) getpid (), c_input, (int) getpid (), c_input, (int) getpid (), ce_input, (int) getpid (),
+    ce_input);
   SpActivityRun *run;
 
   append (dir, "live.jsonl", lines);
@@ -201,11 +201,11 @@ test_find_edit (void)
   g_autofree char *dir = make_dir ();
   g_autoptr (SpActivityModel) model = sp_activity_model_new (dir);
   g_autofree char *code = start_line ("1-mcp-1", "print(1)");
-  g_autofree char *edit = g_strdup_printf (
-      "{\"v\":1,\"event\":\"start\",\"run\":\"1-mcp-2\"," TIME
-      ",\"tool\":\"edit_and_execute\"," PID ",\"workspace\":\"/w\","
-      "\"input\":{\"path\":\"sub/../agent.py\",\"edits\":1}}\n",
-      (int) getpid ());
+  g_autofree char *edit
+    = g_strdup_printf ("{\"v\":1,\"event\":\"start\",\"run\":\"1-mcp-2\"," TIME
+                       ",\"tool\":\"edit_and_execute\"," PID ",\"workspace\":\"/w\","
+                       "\"input\":{\"path\":\"sub/../agent.py\",\"edits\":1}}\n",
+                       (int) getpid ());
   g_autoptr (GDateTime) at = g_date_time_new_from_iso8601 ("2026-11-23T10:00:00.000Z", NULL);
   gint64 at_us = g_date_time_to_unix (at) * G_USEC_PER_SEC;
   SpActivityRun *found;
@@ -359,8 +359,8 @@ test_lost (void)
 
   /* and a server killed while its run goes, after the model read it */
   {
-    g_autoptr (GSubprocess) server
-        = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, NULL, "sleep", "600", NULL);
+    g_autoptr (GSubprocess) server = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, NULL, "sleep",
+                                                       "600", NULL);
     g_autofree char *live = NULL;
     g_autofree char *run_name = NULL;
     SpActivityRun *killed;

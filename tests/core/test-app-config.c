@@ -25,7 +25,7 @@ typedef struct
   char *secret_dir;  /* 0755, outside anything a run is given */
   char *secret_path; /* 0644: only the sandbox keeps a run from it */
   char *token;
-  char *drop_dir; /* 0777: only the sandbox keeps a run from writing here */
+  char *drop_dir;  /* 0777: only the sandbox keeps a run from writing here */
   GSocket *server; /* listening on 127.0.0.1 */
   guint16 port;
 } Fixture;
@@ -165,8 +165,8 @@ run_unsandboxed (const char *code)
   g_autoptr (GError) error = NULL;
   int status = 0;
 
-  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
-                               &err, &status, &error));
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                               &status, &error));
   g_assert_no_error (error);
   g_test_message ("control: %s%s", out, err);
   return g_strconcat (out, err, NULL);
@@ -234,11 +234,11 @@ accept_all (Fixture *f)
 static void
 test_connect_localhost (Fixture *f, gconstpointer data)
 {
-  g_autofree char *snippet = g_strdup_printf (
-    "import socket\n"
-    "s = socket.create_connection(('127.0.0.1', %u), timeout=5)\n"
-    "s.sendall(b'escaped')\nprint('connected')\n",
-    f->port);
+  g_autofree char *snippet
+    = g_strdup_printf ("import socket\n"
+                       "s = socket.create_connection(('127.0.0.1', %u), timeout=5)\n"
+                       "s.sendall(b'escaped')\nprint('connected')\n",
+                       f->port);
   g_autofree char *control = run_unsandboxed (snippet);
   g_autofree char *sandboxed = NULL;
 

@@ -200,8 +200,7 @@ write_proc (const char *path, const char *text)
  * are made, so a child forked from a threaded process may call it.
  * Returns 0 or an errno, with what failed in *step. */
 static int
-enter_tmpfs_namespace (const char *mnt, const char *uid_map, const char *gid_map,
-                       const char **step)
+enter_tmpfs_namespace (const char *mnt, const char *uid_map, const char *gid_map, const char **step)
 {
   int err;
 
@@ -338,8 +337,8 @@ test_session (void)
 {
   g_autofree char *dir = make_dir ();
   g_autofree char *path = g_build_filename (dir, "state", "session.ini", NULL);
-  g_autoptr (GPtrArray) windows
-    = g_ptr_array_new_with_free_func ((GDestroyNotify) sp_session_window_free);
+  g_autoptr (GPtrArray) windows = g_ptr_array_new_with_free_func (
+    (GDestroyNotify) sp_session_window_free);
   g_autoptr (GPtrArray) back = NULL;
   g_autoptr (GError) error = NULL;
   SpSessionWindow *w = g_new0 (SpSessionWindow, 1);

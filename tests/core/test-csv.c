@@ -17,8 +17,8 @@ static void
 test_quoted (void)
 {
   g_autoptr (SpCsvPreview) p = sp_csv_preview_parse (
-    "name,note,score\r\n\"Smith, John\",\"said \"\"hi\"\"\",3\n\"two\nlines\",,4\n", TRUE, ',',
-    8, 8);
+    "name,note,score\r\n\"Smith, John\",\"said \"\"hi\"\"\",3\n\"two\nlines\",,4\n", TRUE, ',', 8,
+    8);
 
   g_assert_cmpuint (p->rows->len, ==, 3);
   g_assert_false (p->more_rows);

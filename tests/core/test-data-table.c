@@ -9,12 +9,13 @@
 #include "sp-data-table.h"
 
 /* What pandas' to_json(orient="table") gives, with the runner's count. */
-#define FRAME                                                                                    \
-  "{\"schema\":{\"fields\":[{\"name\":\"index\",\"type\":\"integer\"},"                          \
-  "{\"name\":\"n\",\"type\":\"integer\"},{\"name\":\"s\",\"type\":\"string\"},"                  \
-  "{\"name\":\"f\",\"type\":\"number\"}],\"primaryKey\":[\"index\"],\"pandas_version\":\"1.4.0\"}," \
-  "\"data\":[{\"index\":0,\"n\":10,\"s\":\"x\",\"f\":1.5},"                                      \
-  "{\"index\":1,\"n\":9,\"s\":null,\"f\":null},"                                                 \
+#define FRAME                                                                                      \
+  "{\"schema\":{\"fields\":[{\"name\":\"index\",\"type\":\"integer\"},"                            \
+  "{\"name\":\"n\",\"type\":\"integer\"},{\"name\":\"s\",\"type\":\"string\"},"                    \
+  "{\"name\":\"f\",\"type\":\"number\"}],\"primaryKey\":[\"index\"],\"pandas_version\":\"1.4.0\"}" \
+  ","                                                                                              \
+  "\"data\":[{\"index\":0,\"n\":10,\"s\":\"x\",\"f\":1.5},"                                        \
+  "{\"index\":1,\"n\":9,\"s\":null,\"f\":null},"                                                   \
   "{\"index\":2,\"n\":-2,\"s\":\"<b>z</b>\",\"f\":-2.0}],\"total_rows\":1500}"
 
 static void
@@ -54,13 +55,13 @@ test_compare (void)
 {
   g_autoptr (SpDataTable) table = sp_data_table_new_from_json (FRAME, NULL);
 
-  g_assert_cmpint (sp_data_table_compare (table, 1, 1, 0), <, 0);  /* 9 < 10 */
-  g_assert_cmpint (sp_data_table_compare (table, 1, 2, 1), <, 0);  /* -2 < 9 */
+  g_assert_cmpint (sp_data_table_compare (table, 1, 1, 0), <, 0); /* 9 < 10 */
+  g_assert_cmpint (sp_data_table_compare (table, 1, 2, 1), <, 0); /* -2 < 9 */
   g_assert_cmpint (sp_data_table_compare (table, 1, 0, 0), ==, 0);
-  g_assert_cmpint (sp_data_table_compare (table, 3, 1, 0), >, 0);  /* null last */
+  g_assert_cmpint (sp_data_table_compare (table, 3, 1, 0), >, 0); /* null last */
   g_assert_cmpint (sp_data_table_compare (table, 3, 0, 1), <, 0);
-  g_assert_cmpint (sp_data_table_compare (table, 2, 2, 0), <, 0);  /* "<b>z</b>" < "x" */
-  g_assert_cmpint (sp_data_table_compare (table, 2, 1, 2), >, 0);  /* null last */
+  g_assert_cmpint (sp_data_table_compare (table, 2, 2, 0), <, 0); /* "<b>z</b>" < "x" */
+  g_assert_cmpint (sp_data_table_compare (table, 2, 1, 2), >, 0); /* null last */
 }
 
 /* A number past 64 bits comes as its text (the runner's prelude sends it
@@ -95,8 +96,9 @@ test_caps (void)
     g_string_append_printf (json, "%s{\"name\":\"c%u\"}", c ? "," : "", c);
   g_string_append (json, "]},\"data\":[");
   for (guint r = 0; r < SP_DATA_TABLE_MAX_ROWS + 10; r++)
-    g_string_append_printf (json, "%s{\"c0\":\"%s\",\"c1\":\"a\\nb\\u001b[31mc\\u202ed\","
-                                  "\"c2\":[1,{\"k\":true}],\"c3\":false}",
+    g_string_append_printf (json,
+                            "%s{\"c0\":\"%s\",\"c1\":\"a\\nb\\u001b[31mc\\u202ed\","
+                            "\"c2\":[1,{\"k\":true}],\"c3\":false}",
                             r ? "," : "", r == 0 ? long_cell : "x");
   g_string_append (json, "]}");
   table = sp_data_table_new_from_json (json->str, &error);
@@ -196,7 +198,8 @@ static void
 test_error_utf8 (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (SpDataTable) table = sp_data_table_new_from_json ("{\"a\":\"\\u20\xd8\x9a\xff\"}", &error);
+  g_autoptr (SpDataTable) table = sp_data_table_new_from_json ("{\"a\":\"\\u20\xd8\x9a\xff\"}",
+                                                               &error);
 
   g_assert_null (table);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);

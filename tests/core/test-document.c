@@ -492,7 +492,9 @@ test_history_key (void)
   g_autofree char *key_filed = NULL;
   g_autofree char *key_path = sp_run_history_key_for_path (path);
   SpAutosaveEntry entry = { .id = (char *) sp_document_get_autosave_id (before),
-                            .title = "Untitled 1", .text = "print(1)\n", .length = 9 };
+                            .title = "Untitled 1",
+                            .text = "print(1)\n",
+                            .length = 9 };
   SpAutosaveEntry with_file = { .id = "other-id", .path = path, .text = "", .length = 0 };
 
   g_assert_cmpstr (key_before, !=, key_fresh);

@@ -12,9 +12,9 @@
 
 typedef struct
 {
-  char *root;  /* the workspace */
-  char *venv;  /* root/.venv */
-  char *deep;  /* root/a/b */
+  char *root; /* the workspace */
+  char *venv; /* root/.venv */
+  char *deep; /* root/a/b */
 } Workspace;
 
 static void
@@ -31,10 +31,10 @@ workspace_init (Workspace *ws)
   ws->venv = g_build_filename (ws->root, ".venv", NULL);
   ws->deep = g_build_filename (ws->root, "a", "b", NULL);
   g_assert_cmpint (g_mkdir_with_parents (ws->deep, 0755), ==, 0);
-  const char *argv[] = { "/usr/bin/python3", "-m", "venv", "--system-site-packages",
-                         "--without-pip", ws->venv, NULL };
-  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
-                               NULL, &status, &error));
+  const char *argv[] = { "/usr/bin/python3", "-m",     "venv", "--system-site-packages",
+                         "--without-pip",    ws->venv, NULL };
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL,
+                               &status, &error));
   g_assert_no_error (error);
   g_assert_cmpint (status, ==, 0);
   /* A module and a distribution's metadata, as an install leaves them. */
@@ -110,8 +110,8 @@ test_run (void)
     {
       /* Runs are nobody's under a root runner: the venv must be readable. */
       const char *argv[] = { "chmod", "-R", "a+rX", ws.root, NULL };
-      g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
-                    NULL, NULL);
+      g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL,
+                    NULL);
     }
   SpRunnerClient *client = client_start (g_getenv ("SANDPAD_RUNNER"), args, 0, &started);
   recorder_init (&rec, client);
@@ -129,8 +129,7 @@ test_run (void)
   g_assert_cmpstr (log->out->str, ==, want);
 
   /* Control: the same code without the environment fails to import. */
-  g_autoptr (SpRunRequest) plain
-    = sp_run_request_new ("python", "import corepkg\n");
+  g_autoptr (SpRunRequest) plain = sp_run_request_new ("python", "import corepkg\n");
   g_autofree char *id2 = sp_runner_client_run (client, plain, &error);
   g_assert_no_error (error);
   RunLog *log2 = recorder_wait (&rec, id2, "qsoe", 30000);

@@ -26,7 +26,7 @@ check_fixture (gconstpointer data)
   const char *language = g_str_has_prefix (name, "python") ? "python"
                          : g_str_has_prefix (name, "node") ? "javascript"
                                                            : "bash";
-  const char *snippet = g_str_equal (language, "python") ? "main.py"
+  const char *snippet = g_str_equal (language, "python")       ? "main.py"
                         : g_str_equal (language, "javascript") ? "main.js"
                                                                : "main.sh";
   g_autofree char *type = NULL, *message = NULL;
@@ -60,9 +60,9 @@ test_no_error (void)
 int
 main (int argc, char **argv)
 {
-  static const char *const names[] = { "python-nested", "python-chained", "python-syntax",
+  static const char *const names[] = { "python-nested",    "python-chained", "python-syntax",
                                        "python-recursion", "node-typeerror", "node-syntax",
-                                       "bash-command", "bash-syntax" };
+                                       "bash-command",     "bash-syntax" };
 
   g_test_init (&argc, &argv, NULL);
   fixtures = g_getenv ("SANDPAD_TRACEBACKS");

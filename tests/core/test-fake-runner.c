@@ -409,8 +409,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/FakeRunner/supervisor-recovers", test_supervisor_recovers);
   g_test_add_func ("/Sandpad/FakeRunner/supervisor-gives-up-garbage",
                    test_supervisor_gives_up_garbage);
-  g_test_add_func ("/Sandpad/FakeRunner/supervisor-gives-up-stall",
-                   test_supervisor_gives_up_stall);
+  g_test_add_func ("/Sandpad/FakeRunner/supervisor-gives-up-stall", test_supervisor_gives_up_stall);
   g_test_add_func ("/Sandpad/FakeRunner/supervisor-no-restarts", test_supervisor_no_restarts);
   g_test_add_func ("/Sandpad/FakeRunner/undecodable-event-fails-run",
                    test_undecodable_event_fails_run);

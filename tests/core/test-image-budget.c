@@ -16,8 +16,8 @@ holder (void)
 static void
 test_run_bound (void)
 {
-  g_autoptr (SpImageBudget) budget
-    = sp_image_budget_new (SP_IMAGE_BUDGET_RUN_PIXELS, SP_IMAGE_BUDGET_WINDOW_PIXELS);
+  g_autoptr (SpImageBudget) budget = sp_image_budget_new (SP_IMAGE_BUDGET_RUN_PIXELS,
+                                                          SP_IMAGE_BUDGET_WINDOW_PIXELS);
   guint64 one = (guint64) SP_IMAGE_DISPLAY_MAX_SIDE * SP_IMAGE_DISPLAY_MAX_SIDE;
   g_autoptr (GPtrArray) kept = g_ptr_array_new_with_free_func (g_object_unref);
   guint taken = 0;
@@ -98,8 +98,8 @@ test_holder_outlives_budget (void)
 static void
 test_dropped_gives_back (void)
 {
-  g_autoptr (SpImageBudget) budget
-    = sp_image_budget_new (SP_IMAGE_BUDGET_RUN_PIXELS, SP_IMAGE_BUDGET_WINDOW_PIXELS);
+  g_autoptr (SpImageBudget) budget = sp_image_budget_new (SP_IMAGE_BUDGET_RUN_PIXELS,
+                                                          SP_IMAGE_BUDGET_WINDOW_PIXELS);
   guint64 one = (guint64) SP_IMAGE_DISPLAY_MAX_SIDE * SP_IMAGE_DISPLAY_MAX_SIDE;
   g_autoptr (GPtrArray) kept = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr (GObject) old = holder ();

@@ -67,7 +67,7 @@ decode_fixture (const char *name, Result *r)
 static void
 test_png_round_trip (void)
 {
-  static const guint8 expected[] = { 255, 0, 0, 255,     0, 255, 0, 255, 0, 0, 255, 255,
+  static const guint8 expected[] = { 255, 0,   0,   255, 0, 255, 0, 255, 0, 0, 255, 255,
                                      255, 255, 255, 255, 0, 0,   0, 128, 0, 0, 0,   0 };
   Result r;
   gsize len = 0;
@@ -280,8 +280,7 @@ test_scaled_to_display (void)
   g_assert_no_error (r.error);
   g_assert_cmpint (sp_decoded_image_get_width (r.image), ==, 1024);
   g_assert_cmpint (sp_decoded_image_get_height (r.image), ==, 512);
-  g_assert_cmpuint (g_bytes_get_size (sp_decoded_image_get_pixels (r.image)), ==,
-                    1024 * 512 * 4);
+  g_assert_cmpuint (g_bytes_get_size (sp_decoded_image_get_pixels (r.image)), ==, 1024 * 512 * 4);
   g_assert_cmpmem (pixel_at (r.image, 0, 0), 4, "\xff\0\0\xff", 4);
   g_assert_cmpmem (pixel_at (r.image, 1023, 511), 4, "\0\0\xff\xff", 4);
   result_clear (&r);

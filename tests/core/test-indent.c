@@ -36,7 +36,8 @@ static const Case newline_cases[] = {
   { SP_INDENT_PYTHON, "s = '(('", "" },
   { SP_INDENT_PYTHON, "# (\nx = 1", "" },
   { SP_INDENT_PYTHON, "t = '''(\n'''", "" },
-  { SP_INDENT_PYTHON, "class A:\n    def f(self):\n        return (1,\n                2)", "    " },
+  { SP_INDENT_PYTHON, "class A:\n    def f(self):\n        return (1,\n                2)",
+    "    " },
   /* JavaScript */
   { SP_INDENT_JAVASCRIPT, "function f() {", "    " },
   { SP_INDENT_JAVASCRIPT, "if (x) {\n    y();", "    " },

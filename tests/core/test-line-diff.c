@@ -52,8 +52,8 @@ lcs_length (char **a, guint n, char **b, guint m)
   for (guint i = n; i-- > 0;)
     for (guint j = m; j-- > 0;)
       t[i * (m + 1) + j] = g_str_equal (a[i], b[j])
-        ? t[(i + 1) * (m + 1) + j + 1] + 1
-        : MAX (t[(i + 1) * (m + 1) + j], t[i * (m + 1) + j + 1]);
+                             ? t[(i + 1) * (m + 1) + j + 1] + 1
+                             : MAX (t[(i + 1) * (m + 1) + j], t[i * (m + 1) + j + 1]);
   return t[0];
 }
 

@@ -279,7 +279,7 @@ test_tail (void)
 
   /* A byte cap inside a character cuts after it. */
   sp_output_model_set_max_bytes (model, 10);
-  sp_output_model_append (model, SP_OUTPUT_STDOUT, "abcdé"); /* 6 bytes, cap 10 */
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "abcdé");  /* 6 bytes, cap 10 */
   sp_output_model_append (model, SP_OUTPUT_STDERR, "fghéij"); /* 7 more */
   g_clear_pointer (&text, g_free);
   text = all_text (model);
@@ -306,7 +306,9 @@ test_tail_keeps_items (void)
     sp_output_model_append (model, SP_OUTPUT_STDOUT, "after\n");
   g_assert_true (item (model, 0) == image);
   g_assert_cmpuint (sp_output_model_get_hidden_lines (model), >=, 41);
-  g_assert_cmpuint (sp_output_model_get_hidden_lines (model) + g_list_model_get_n_items (G_LIST_MODEL (model)) - 1, ==, 51);
+  g_assert_cmpuint (sp_output_model_get_hidden_lines (model)
+                      + g_list_model_get_n_items (G_LIST_MODEL (model)) - 1,
+                    ==, 51);
   mirror_check_and_clear (&m);
   g_assert_finalize_object (model);
 }

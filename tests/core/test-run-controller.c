@@ -89,8 +89,7 @@ fixture_init (Fixture *f)
 static void
 fixture_clear (Fixture *f)
 {
-  g_autoptr (SpRunnerSupervisor) sup
-    = g_object_ref (sp_run_controller_get_supervisor (f->runs));
+  g_autoptr (SpRunnerSupervisor) sup = g_object_ref (sp_run_controller_get_supervisor (f->runs));
 
   g_signal_handlers_disconnect_by_data (f->runs, f);
   g_assert_finalize_object (f->runs);

@@ -35,8 +35,7 @@ keep (SpRunRecord *record, const char *name, const char *mime, const char *path,
 }
 
 static SpRunRecord *
-make_record (gint64 time_us, const char *code, const char *out, const char *err,
-             const char *error)
+make_record (gint64 time_us, const char *code, const char *out, const char *err, const char *error)
 {
   SpRunRecord *r = sp_run_record_new ();
 
@@ -171,12 +170,11 @@ test_damaged (void)
     g_autofree char *p3 = g_build_filename (key_dir, "notes.txt", NULL);
     g_autofree char *p4 = g_build_filename (key_dir, "00000000000000000003-future.run", NULL);
     g_autofree char *p5 = g_build_filename (key_dir, "00000000000000000004-dir.run", NULL);
-    g_assert_true (g_file_set_contents (p1, "[run]\nversion=1\ntime-us=abc\n[end]\ncomplete=true\n",
-                                        -1, NULL));
+    g_assert_true (
+      g_file_set_contents (p1, "[run]\nversion=1\ntime-us=abc\n[end]\ncomplete=true\n", -1, NULL));
     g_assert_true (g_file_set_contents (p2, "\x89PNG\r\n\x1a\n\xff\xfe\x00\x01", 12, NULL));
     g_assert_true (g_file_set_contents (p3, "hello", -1, NULL));
-    g_assert_true (g_file_set_contents (p4, "[run]\nversion=99\n[end]\ncomplete=true\n", -1,
-                                        NULL));
+    g_assert_true (g_file_set_contents (p4, "[run]\nversion=99\n[end]\ncomplete=true\n", -1, NULL));
     g_assert_cmpint (g_mkdir (p5, 0700), ==, 0);
   }
   runs = sp_run_history_list (history, "file-k", warnings);
@@ -381,16 +379,16 @@ test_images_beneath (void)
   control = make_run_file (real, "mine.png", small);
   g_assert_cmpint (symlink (elsewhere, sub), ==, 0);
   g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
-  g_assert_true (sp_run_record_keep_image (r, "real/mine.png", "image/png", run_dir,
-                                           "real/mine.png", &error));
+  g_assert_true (
+    sp_run_record_keep_image (r, "real/mine.png", "image/png", run_dir, "real/mine.png", &error));
   g_assert_no_error (error);
-  g_assert_false (sp_run_record_keep_image (r, "sub/mine.png", "image/png", run_dir,
-                                            "sub/mine.png", &error));
+  g_assert_false (
+    sp_run_record_keep_image (r, "sub/mine.png", "image/png", run_dir, "sub/mine.png", &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
   g_clear_error (&error);
   alarm (20);
-  g_assert_false (sp_run_record_keep_image (r, "pipe.png", "image/png", run_dir, "pipe.png",
-                                            &error));
+  g_assert_false (
+    sp_run_record_keep_image (r, "pipe.png", "image/png", run_dir, "pipe.png", &error));
   alarm (0);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
   g_assert_cmpuint (r->images->len, ==, 1);

@@ -142,7 +142,8 @@ test_record (void)
    * finds its runs. */
   {
     SpAutosaveEntry entry = { .id = (char *) sp_document_get_autosave_id (document),
-                              .text = "print('two')\n", .length = 13 };
+                              .text = "print('two')\n",
+                              .length = 13 };
     sp_document_restore (restored, &entry);
   }
   restored_key = sp_document_dup_history_key (restored);

@@ -204,7 +204,8 @@ test_error_info (Fixture *f, gconstpointer data)
   g_assert_cmpstr (sp_error_info_get_error_type (info), ==, "json.decoder.JSONDecodeError");
   g_assert_cmpint (sp_error_info_get_line (info), ==, 2);
   g_assert_true (sp_error_info_get_frame (info, 0)->in_snippet);
-  g_assert_false (sp_error_info_get_frame (info, sp_error_info_get_n_frames (info) - 1)->in_snippet);
+  g_assert_false (
+    sp_error_info_get_frame (info, sp_error_info_get_n_frames (info) - 1)->in_snippet);
 
   /* A run that succeeded has none. */
   g_autoptr (SpRunRequest) fine = python ("print(1)\n");
@@ -303,8 +304,8 @@ test_flood (Fixture *f, gconstpointer data)
   g_assert_cmpint (sp_run_result_get_stdout_bytes (log->result), ==, 10000000);
   g_assert_false (sp_run_result_get_truncated (log->result));
   g_assert_true (sp_run_result_succeeded (log->result));
-  g_test_message ("flood: %" G_GINT64_FORMAT " ms, %u ticks, longest gap %" G_GINT64_FORMAT
-                  " ms", duration / 1000, ticker.ticks, ticker.max_gap / 1000);
+  g_test_message ("flood: %" G_GINT64_FORMAT " ms, %u ticks, longest gap %" G_GINT64_FORMAT " ms",
+                  duration / 1000, ticker.ticks, ticker.max_gap / 1000);
   /* Relative, so a slow machine is no failure: a reader that blocked
    * through the flood would leave one gap about as long as the flood. */
   g_assert_cmpuint (ticker.ticks, >=, 5);
@@ -487,8 +488,7 @@ test_error_codes (void)
                    SP_RUNNER_ERROR_INVALID_JSON);
   g_assert_cmpint (sp_runner_error_from_proto (SP_ERR_INTERNAL), ==, SP_RUNNER_ERROR_INTERNAL);
   g_assert_cmpint (sp_runner_error_from_proto (SP_ERR_NONE), ==, SP_RUNNER_ERROR_FAILED);
-  g_assert_cmpint (sp_runner_error_from_string ("unknown_run"), ==,
-                   SP_RUNNER_ERROR_UNKNOWN_RUN);
+  g_assert_cmpint (sp_runner_error_from_string ("unknown_run"), ==, SP_RUNNER_ERROR_UNKNOWN_RUN);
   g_assert_cmpint (sp_runner_error_from_string ("no such code"), ==, SP_RUNNER_ERROR_FAILED);
   for (int code = SP_ERR_INVALID_JSON; code < SP_ERR_LAST; code++)
     g_assert_cmpstr (sp_runner_error_to_string (sp_runner_error_from_proto (code)), ==,
@@ -502,7 +502,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_assert_nonnull (g_getenv ("SANDPAD_RUNNER"));
 
-#define ADD(path, func) \
+#define ADD(path, func)                                                                            \
   g_test_add ("/Sandpad/RunnerClient/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
   ADD ("handshake", test_handshake);
   ADD ("hello", test_hello);

@@ -118,11 +118,13 @@ stand_in_call (GDBusConnection *connection, const char *sender, const char *path
       s->delegate = g_variant_get_boolean (value);
   s->calls++;
   if (s->refuse)
-    g_dbus_method_invocation_return_dbus_error (invocation, "org.freedesktop.DBus.Error.AccessDenied",
+    g_dbus_method_invocation_return_dbus_error (invocation,
+                                                "org.freedesktop.DBus.Error.AccessDenied",
                                                 "not for you");
   else
-    g_dbus_method_invocation_return_value (
-      invocation, g_variant_new ("(o)", "/org/freedesktop/systemd1/job/1"));
+    g_dbus_method_invocation_return_value (invocation,
+                                           g_variant_new ("(o)",
+                                                          "/org/freedesktop/systemd1/job/1"));
 }
 
 static const char stand_in_xml[]
@@ -162,17 +164,16 @@ stand_in_start (StandIn *s, guint *owner, guint *object)
   gboolean acquired = FALSE;
 
   g_assert_no_error (error);
-  c = g_dbus_connection_new_for_address_sync (
-    address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT
-               | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
-    NULL, NULL, &error);
+  c = g_dbus_connection_new_for_address_sync (address,
+                                              G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT
+                                                | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+                                              NULL, NULL, &error);
   g_assert_no_error (error);
-  *object = g_dbus_connection_register_object (c, "/org/freedesktop/systemd1",
-                                               info->interfaces[0], &vtable, s, NULL, &error);
+  *object = g_dbus_connection_register_object (c, "/org/freedesktop/systemd1", info->interfaces[0],
+                                               &vtable, s, NULL, &error);
   g_assert_no_error (error);
-  *owner = g_bus_own_name_on_connection (c, "org.freedesktop.systemd1",
-                                         G_BUS_NAME_OWNER_FLAGS_NONE, on_acquired, NULL,
-                                         &acquired, NULL);
+  *owner = g_bus_own_name_on_connection (c, "org.freedesktop.systemd1", G_BUS_NAME_OWNER_FLAGS_NONE,
+                                         on_acquired, NULL, &acquired, NULL);
   g_assert_true (sp_test_wait_for (flag_set, &acquired, 10000));
   return c;
 }

@@ -153,7 +153,7 @@ make_acl (guint8 *out)
     guint16 tag, perm;
     guint32 id;
   } entries[] = {
-    { 0x01, 6, G_MAXUINT32 }, { 0x02, 4, 4242 }, { 0x04, 4, G_MAXUINT32 },
+    { 0x01, 6, G_MAXUINT32 }, { 0x02, 4, 4242 },        { 0x04, 4, G_MAXUINT32 },
     { 0x10, 4, G_MAXUINT32 }, { 0x20, 0, G_MAXUINT32 },
   };
   guint32 version = GUINT32_TO_LE (2);
@@ -316,8 +316,8 @@ test_read_only_dir (void)
 
 typedef enum
 {
-  AS_ROOT,    /* a mount namespace of root's own */
-  IN_USERNS,  /* a user namespace and its mount namespace, any uid */
+  AS_ROOT,   /* a mount namespace of root's own */
+  IN_USERNS, /* a user namespace and its mount namespace, any uid */
 } Where;
 
 static int
@@ -454,9 +454,10 @@ test_full_disk (gconstpointer data)
   err = probe_namespace (where);
   if (err != 0)
     {
-      g_autofree char *why = g_strdup_printf (
-        "cannot mount a tmpfs in a %s: %s",
-        where == AS_ROOT ? "mount namespace as root" : "user namespace", g_strerror (err));
+      g_autofree char *why = g_strdup_printf ("cannot mount a tmpfs in a %s: %s",
+                                              where == AS_ROOT ? "mount namespace as root"
+                                                               : "user namespace",
+                                              g_strerror (err));
       g_test_skip (why);
       return;
     }
@@ -473,8 +474,7 @@ main (int argc, char **argv)
   g_test_add_func ("/safe-save/symlink", test_symlink);
   g_test_add_func ("/safe-save/changed-on-disk", test_changed_on_disk);
   g_test_add_func ("/safe-save/read-only-dir", test_read_only_dir);
-  g_test_add_data_func ("/safe-save/full-disk/as-root", GINT_TO_POINTER (AS_ROOT),
-                        test_full_disk);
+  g_test_add_data_func ("/safe-save/full-disk/as-root", GINT_TO_POINTER (AS_ROOT), test_full_disk);
   g_test_add_data_func ("/safe-save/full-disk/user-namespace", GINT_TO_POINTER (IN_USERNS),
                         test_full_disk);
   return g_test_run ();

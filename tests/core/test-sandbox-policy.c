@@ -17,9 +17,17 @@ any_contains (const char *const *lines, const char *needle)
 static void
 test_full_namespaces (void)
 {
-  const char *layers[] = { "namespaces:user,pid,mount,net,ipc,uts,cgroup", "private-root",
-                           "uid:1000", "rlimits", "clean-env", "caps-dropped", "no-new-privs",
-                           "landlock:7", "seccomp", "network:off", NULL };
+  const char *layers[] = { "namespaces:user,pid,mount,net,ipc,uts,cgroup",
+                           "private-root",
+                           "uid:1000",
+                           "rlimits",
+                           "clean-env",
+                           "caps-dropped",
+                           "no-new-privs",
+                           "landlock:7",
+                           "seccomp",
+                           "network:off",
+                           NULL };
   g_autoptr (SpSandboxPolicy) p = sp_sandbox_policy_new ("namespaces", layers);
 
   g_assert_false (sp_sandbox_policy_is_reduced (p));
@@ -34,8 +42,8 @@ test_full_namespaces (void)
 static void
 test_fallback_degraded (void)
 {
-  const char *layers[] = { "uid:65534", "subreaper", "rlimits", "clean-env", "caps-dropped",
-                           "no-new-privs", "network:off", NULL };
+  const char *layers[] = { "uid:65534",    "subreaper",    "rlimits",     "clean-env",
+                           "caps-dropped", "no-new-privs", "network:off", NULL };
   g_autoptr (SpSandboxPolicy) p = sp_sandbox_policy_new ("fallback", layers);
   const char *const *warnings = sp_sandbox_policy_get_warnings (p);
 
@@ -50,9 +58,11 @@ test_fallback_degraded (void)
 static void
 test_fallback_with_landlock (void)
 {
-  const char *layers[] = { "uid:65534", "rlimits", "clean-env", "caps-dropped", "no-new-privs",
-                           "landlock:6", "seccomp:allowlist", "memory:rlimit-data,tree-watch",
-                           "network:off", NULL };
+  const char *layers[] = { "uid:65534",         "rlimits",
+                           "clean-env",         "caps-dropped",
+                           "no-new-privs",      "landlock:6",
+                           "seccomp:allowlist", "memory:rlimit-data,tree-watch",
+                           "network:off",       NULL };
   g_autoptr (SpSandboxPolicy) p = sp_sandbox_policy_new ("fallback", layers);
   const char *const *warnings = sp_sandbox_policy_get_warnings (p);
 
@@ -68,9 +78,11 @@ test_fallback_with_landlock (void)
 static void
 test_memory_socket_queues (void)
 {
-  const char *layers[] = { "uid:65534", "rlimits", "clean-env", "caps-dropped", "no-new-privs",
-                           "landlock:6", "seccomp:allowlist",
-                           "memory:rlimit-data,tree-watch,socket-queues", "network:off", NULL };
+  const char *layers[] = { "uid:65534",         "rlimits",
+                           "clean-env",         "caps-dropped",
+                           "no-new-privs",      "landlock:6",
+                           "seccomp:allowlist", "memory:rlimit-data,tree-watch,socket-queues",
+                           "network:off",       NULL };
   g_autoptr (SpSandboxPolicy) p = sp_sandbox_policy_new ("fallback", layers);
   const char *const *facts = sp_sandbox_policy_get_facts (p);
 
@@ -84,10 +96,12 @@ test_memory_socket_queues (void)
 static void
 test_memory_pipe_queues (void)
 {
-  const char *layers[] = { "uid:65534", "rlimits", "clean-env", "caps-dropped", "no-new-privs",
-                           "landlock:6", "seccomp:allowlist",
-                           "memory:rlimit-data,tree-watch,socket-queues,pipe-queues",
-                           "network:off", NULL };
+  const char *layers[]
+    = { "uid:65534",         "rlimits",
+        "clean-env",         "caps-dropped",
+        "no-new-privs",      "landlock:6",
+        "seccomp:allowlist", "memory:rlimit-data,tree-watch,socket-queues,pipe-queues",
+        "network:off",       NULL };
   g_autoptr (SpSandboxPolicy) p = sp_sandbox_policy_new ("fallback", layers);
   const char *const *facts = sp_sandbox_policy_get_facts (p);
 
@@ -100,9 +114,11 @@ test_memory_pipe_queues (void)
 static void
 test_memory_cgroup_v2 (void)
 {
-  const char *layers[] = { "uid:1000", "rlimits", "clean-env", "caps-dropped", "no-new-privs",
-                           "landlock:6", "seccomp", "memory:rlimit-data,tree-watch,cgroup-v2",
-                           "network:off", NULL };
+  const char *layers[] = { "uid:1000",     "rlimits",
+                           "clean-env",    "caps-dropped",
+                           "no-new-privs", "landlock:6",
+                           "seccomp",      "memory:rlimit-data,tree-watch,cgroup-v2",
+                           "network:off",  NULL };
   g_autoptr (SpSandboxPolicy) p = sp_sandbox_policy_new ("fallback", layers);
   const char *const *facts = sp_sandbox_policy_get_facts (p);
 
@@ -115,9 +131,9 @@ test_memory_cgroup_v2 (void)
 static void
 test_namespaces_without_seccomp (void)
 {
-  const char *layers[] = { "namespaces:user,pid", "private-root", "uid:1000", "rlimits",
-                           "clean-env", "caps-dropped", "no-new-privs", "memory:cgroup",
-                           "network:off", NULL };
+  const char *layers[]
+    = { "namespaces:user,pid", "private-root", "uid:1000",      "rlimits",     "clean-env",
+        "caps-dropped",        "no-new-privs", "memory:cgroup", "network:off", NULL };
   g_autoptr (SpSandboxPolicy) p = sp_sandbox_policy_new ("namespaces", layers);
 
   g_assert_true (sp_sandbox_policy_is_reduced (p));
@@ -131,9 +147,9 @@ test_namespaces_without_seccomp (void)
 static void
 test_unknown_layers (void)
 {
-  const char *layers[] = { "namespaces:user", "private-root", "rlimits", "clean-env",
-                           "caps-dropped", "no-new-privs", "seccomp", "seccompish",
-                           "quantum-shield:2", NULL };
+  const char *layers[]
+    = { "namespaces:user", "private-root", "rlimits",    "clean-env",        "caps-dropped",
+        "no-new-privs",    "seccomp",      "seccompish", "quantum-shield:2", NULL };
   g_autoptr (SpSandboxPolicy) p = sp_sandbox_policy_new ("namespaces", layers);
 
   g_assert_true (any_contains (sp_sandbox_policy_get_facts (p), "quantum-shield:2"));
@@ -154,9 +170,9 @@ test_nothing_reported (void)
 static void
 test_network_on (void)
 {
-  const char *layers[] = { "namespaces:user", "private-root", "uid:1000", "rlimits", "clean-env",
-                           "caps-dropped", "no-new-privs", "landlock:7", "seccomp", "network:on",
-                           NULL };
+  const char *layers[]
+    = { "namespaces:user", "private-root", "uid:1000", "rlimits",    "clean-env", "caps-dropped",
+        "no-new-privs",    "landlock:7",   "seccomp",  "network:on", NULL };
   g_autoptr (SpSandboxPolicy) p = sp_sandbox_policy_new ("namespaces", layers);
 
   /* The user's choice: said plainly, but not a missing layer. */

@@ -259,8 +259,7 @@ main (int argc, char **argv)
   g_assert_nonnull (g_getenv ("SANDPAD_RUNNER"));
 
   g_test_add_func ("/Sandpad/Supervisor/forwards", test_forwards);
-  g_test_add_func ("/Sandpad/Supervisor/killed-runner-is-replaced",
-                   test_killed_runner_is_replaced);
+  g_test_add_func ("/Sandpad/Supervisor/killed-runner-is-replaced", test_killed_runner_is_replaced);
   g_test_add_func ("/Sandpad/Supervisor/rate-limit", test_rate_limit);
   g_test_add_func ("/Sandpad/Supervisor/stop-and-start", test_stop_and_start);
   g_test_add_func ("/Sandpad/Supervisor/dropped-while-ready", test_dropped_while_ready);

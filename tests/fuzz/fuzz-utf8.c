@@ -95,8 +95,7 @@ reference (const unsigned char *s, size_t len, char *out, bool *valid)
 }
 
 static void
-check_chunked (const uint8_t *data, size_t size, uint32_t seed, const char *want,
-               size_t want_len)
+check_chunked (const uint8_t *data, size_t size, uint32_t seed, const char *want, size_t want_len)
 {
   char *joined = malloc (want_len + 1);
   unsigned char carry[4];

@@ -91,8 +91,7 @@ check_ready (const SpMessage *w, const SpMessage *g, const char *what)
         STR (languages[i].name);
         STR (languages[i].path);
         STR (languages[i].version);
-        is_strv (got->languages[i].extensions, want->languages[i].extensions, what,
-                 "extensions");
+        is_strv (got->languages[i].extensions, want->languages[i].extensions, what, "extensions");
       }
   INT (timeout_ms.default_value);
   INT (timeout_ms.max_value);

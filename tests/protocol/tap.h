@@ -85,8 +85,7 @@ ok (bool pass, const char *fmt, ...)
   return pass;
 }
 
-static inline bool is_int (long long got, long long want, const char *fmt, ...)
-  TAP_PRINTF (3, 4);
+static inline bool is_int (long long got, long long want, const char *fmt, ...) TAP_PRINTF (3, 4);
 
 static inline bool
 is_int (long long got, long long want, const char *fmt, ...)

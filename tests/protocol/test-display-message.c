@@ -26,7 +26,8 @@ test_decode (void)
   SpMessage msg;
 
   is_int (decode_event (HEAD "\"data\":{\"text/plain\":\"4\",\"image/png\":\"iVBO\","
-                             "\"application/json\":{\"a\":[1,2]}}}", &msg),
+                             "\"application/json\":{\"a\":[1,2]}}}",
+                        &msg),
           SP_ERR_NONE, "a bundle of three decodes");
   is_int ((long long) msg.u.display.n_items, 3, "with three items");
   is_str (msg.u.display.items[0].mime, "text/plain", "in order: text/plain first");
@@ -54,7 +55,8 @@ test_decode (void)
   is_int (decode_event (HEAD "\"data\":[\"4\"]}", &msg), SP_ERR_WRONG_TYPE,
           "data as an array is refused");
   is_int (decode_event ("{\"v\":1,\"type\":\"display\",\"id\":\"r\",\"data\":{\"text/plain\":"
-                        "\"4\"}}", &msg),
+                        "\"4\"}}",
+                        &msg),
           SP_ERR_MISSING_FIELD, "t_ms is required");
   is_int (decode_event (HEAD "\"data\":{\"text/plain\":\"4\"},\"metadata\":{}}", &msg),
           SP_ERR_UNKNOWN_FIELD, "an unknown field is refused");
@@ -88,8 +90,10 @@ test_encode (void)
   msg.u.display.items = items;
   msg.u.display.n_items = 2;
   line = sp_message_encode (&msg, NULL);
-  is_str (line, "{\"v\":1,\"type\":\"display\",\"id\":\"r\",\"t_ms\":7,\"data\":{\"text/plain\":"
-                "\"4\",\"application/json\":[1,{\"b\":2}]}}\n", "a bundle encodes");
+  is_str (line,
+          "{\"v\":1,\"type\":\"display\",\"id\":\"r\",\"t_ms\":7,\"data\":{\"text/plain\":"
+          "\"4\",\"application/json\":[1,{\"b\":2}]}}\n",
+          "a bundle encodes");
   free (line);
   items[1].text = (char *) "[1,";
   line = sp_message_encode (&msg, NULL);

@@ -19,7 +19,7 @@
 
 /* The codes a request can fail with; each must have a fixture. */
 static const SpProtoErrorCode request_codes[] = {
-  SP_ERR_INVALID_JSON, SP_ERR_NOT_OBJECT,   SP_ERR_BAD_VERSION,   SP_ERR_UNKNOWN_TYPE,
+  SP_ERR_INVALID_JSON,  SP_ERR_NOT_OBJECT, SP_ERR_BAD_VERSION,   SP_ERR_UNKNOWN_TYPE,
   SP_ERR_MISSING_FIELD, SP_ERR_WRONG_TYPE, SP_ERR_INVALID_VALUE, SP_ERR_UNKNOWN_FIELD,
 };
 #define N_REQUEST_CODES (sizeof request_codes / sizeof request_codes[0])
@@ -108,8 +108,7 @@ check_valid (const char *dir, const char *name)
    * the result must be a fixed point of decode + encode. */
   char *line = rc == 0 ? sp_message_encode (&msg, &len2) : NULL;
   char *line2 = NULL;
-  if (line != NULL
-      && sp_message_decode (line, len2 - 1, SP_DIR_REQUEST, &again, &err, NULL) == 0)
+  if (line != NULL && sp_message_decode (line, len2 - 1, SP_DIR_REQUEST, &again, &err, NULL) == 0)
     {
       line2 = sp_message_encode (&again, NULL);
       sp_message_clear (&again);

@@ -60,8 +60,7 @@ drain (SpFrameReader *reader, Buf *out)
 
   /* The bound turns a reader that reports the same error forever into a
    * failed check instead of a hung test. */
-  for (int n = 0; n < 100000 && (rc = sp_frame_reader_next (reader, &frame, &len, &err)) != 0;
-       n++)
+  for (int n = 0; n < 100000 && (rc = sp_frame_reader_next (reader, &frame, &len, &err)) != 0; n++)
     {
       if (rc > 0)
         add_event (out, frame, len);

@@ -19,9 +19,9 @@
 
 /* The codes a journal line can be refused with; each has a fixture. */
 static const SpProtoErrorCode line_codes[] = {
-  SP_ERR_INVALID_JSON, SP_ERR_NOT_OBJECT,   SP_ERR_BAD_VERSION,   SP_ERR_UNKNOWN_TYPE,
-  SP_ERR_MISSING_FIELD, SP_ERR_WRONG_TYPE, SP_ERR_INVALID_VALUE, SP_ERR_UNKNOWN_FIELD,
-  SP_ERR_NUL_BYTE,
+  SP_ERR_INVALID_JSON,  SP_ERR_NOT_OBJECT,    SP_ERR_BAD_VERSION,
+  SP_ERR_UNKNOWN_TYPE,  SP_ERR_MISSING_FIELD, SP_ERR_WRONG_TYPE,
+  SP_ERR_INVALID_VALUE, SP_ERR_UNKNOWN_FIELD, SP_ERR_NUL_BYTE,
 };
 #define N_LINE_CODES (sizeof line_codes / sizeof line_codes[0])
 
@@ -196,8 +196,8 @@ check_end_fields (const char *root)
   snprintf (dir, sizeof dir, "%s/runs-valid", root);
   data = read_line (dir, "entry-code-execution-refused.json", &len, &one_line);
   rc = sp_journal_decode (data, len, SP_JOURNAL_RUNS, &line, &err);
-  ok (rc == 0 && strcmp (line.end, "refused") == 0 && !line.has_exit_code
-        && line.files != NULL && line.files[0] == NULL,
+  ok (rc == 0 && strcmp (line.end, "refused") == 0 && !line.has_exit_code && line.files != NULL
+        && line.files[0] == NULL,
       "a refused code_execution call: exit_code -1 is no exit status");
   sp_journal_line_clear (&line);
   free (data);

@@ -29,7 +29,8 @@ test_minimal_run (void)
   SpMessage m = { .type = SP_MSG_RUN }, back;
   SpProtoError err = { 0 };
   size_t len = 0;
-  const char *want = "{\"v\":1,\"type\":\"run\",\"id\":\"m\",\"language\":\"python\",\"code\":\"1\"}\n";
+  const char *want
+    = "{\"v\":1,\"type\":\"run\",\"id\":\"m\",\"language\":\"python\",\"code\":\"1\"}\n";
 
   m.u.run.id = xstrdup ("m");
   m.u.run.language = xstrdup ("python");
@@ -233,8 +234,7 @@ joined (const char *(*to_string) (int), int n)
 
   buf[0] = '\0';
   for (int i = 0; i < n; i++)
-    snprintf (buf + strlen (buf), sizeof buf - strlen (buf), "%s%s", i ? "," : "",
-              to_string (i));
+    snprintf (buf + strlen (buf), sizeof buf - strlen (buf), "%s%s", i ? "," : "", to_string (i));
   return buf;
 }
 
@@ -292,10 +292,12 @@ static void
 test_times (void)
 {
   is_str (decode_code ("{\"v\":1,\"type\":\"output\",\"id\":\"r\",\"stream\":\"stdout\","
-                       "\"data\":\"a\",\"t_ms\":-1}", SP_DIR_EVENT, NULL),
+                       "\"data\":\"a\",\"t_ms\":-1}",
+                       SP_DIR_EVENT, NULL),
           "invalid_value", "times: a negative output t_ms");
   is_str (decode_code ("{\"v\":1,\"type\":\"output\",\"id\":\"r\",\"stream\":\"stdout\","
-                       "\"data\":\"a\",\"t_ms\":\"5\"}", SP_DIR_EVENT, NULL),
+                       "\"data\":\"a\",\"t_ms\":\"5\"}",
+                       SP_DIR_EVENT, NULL),
           "wrong_type", "times: an output t_ms as a string");
   is_str (decode_code ("{\"v\":1,\"type\":\"exited\",\"id\":\"r\",\"end\":\"exited\","
                        "\"exit_code\":0,\"t_ms\":2,\"wall_ms\":3,\"cpu_ms\":4,"
@@ -315,22 +317,26 @@ test_input_wait (void)
   SpMessage msg = { .type = SP_MSG_INPUT_WAIT };
 
   is_str (decode_code ("{\"v\":1,\"type\":\"input_wait\",\"id\":\"r\",\"waiting\":true,"
-                       "\"t_ms\":3}", SP_DIR_EVENT, NULL),
-          "success", "input_wait: the three fields decode");
-  is_str (decode_code ("{\"v\":1,\"type\":\"input_wait\",\"id\":\"r\",\"t_ms\":3}",
+                       "\"t_ms\":3}",
                        SP_DIR_EVENT, NULL),
+          "success", "input_wait: the three fields decode");
+  is_str (decode_code ("{\"v\":1,\"type\":\"input_wait\",\"id\":\"r\",\"t_ms\":3}", SP_DIR_EVENT,
+                       NULL),
           "missing_field", "input_wait: waiting is required");
   is_str (decode_code ("{\"v\":1,\"type\":\"input_wait\",\"id\":\"r\",\"waiting\":true}",
                        SP_DIR_EVENT, NULL),
           "missing_field", "input_wait: t_ms is required");
   is_str (decode_code ("{\"v\":1,\"type\":\"input_wait\",\"id\":\"r\",\"waiting\":1,"
-                       "\"t_ms\":3}", SP_DIR_EVENT, NULL),
+                       "\"t_ms\":3}",
+                       SP_DIR_EVENT, NULL),
           "wrong_type", "input_wait: waiting as a number");
   is_str (decode_code ("{\"v\":1,\"type\":\"input_wait\",\"id\":\"r\",\"waiting\":true,"
-                       "\"t_ms\":-1}", SP_DIR_EVENT, NULL),
+                       "\"t_ms\":-1}",
+                       SP_DIR_EVENT, NULL),
           "invalid_value", "input_wait: a negative t_ms");
   is_str (decode_code ("{\"v\":1,\"type\":\"input_wait\",\"id\":\"r\",\"waiting\":true,"
-                       "\"t_ms\":3,\"fd\":0}", SP_DIR_EVENT, NULL),
+                       "\"t_ms\":3,\"fd\":0}",
+                       SP_DIR_EVENT, NULL),
           "unknown_field", "input_wait: no other field");
   is_str (decode_code ("{\"v\":1,\"type\":\"input_wait\",\"waiting\":true,\"t_ms\":3}",
                        SP_DIR_EVENT, NULL),
@@ -381,8 +387,10 @@ test_file_names (void)
 {
   SpMessage msg;
   SpMessage m = { .type = SP_MSG_EXITED };
-  SpFileInfo file = { .path = (char *) "notes\\x0a.txt", .mime = (char *) "text/plain",
-                      .name = (char *) "notes\n.txt", .t_ms = -1 };
+  SpFileInfo file = { .path = (char *) "notes\\x0a.txt",
+                      .mime = (char *) "text/plain",
+                      .name = (char *) "notes\n.txt",
+                      .t_ms = -1 };
   char *line;
 
   is_str (decode_file ("\"path\":\"notes\\\\x0a.txt\",\"path_hex\":\"6e6f7465730a2e747874\"", &msg),
@@ -400,10 +408,10 @@ test_file_names (void)
       "names: left out, not taken from path");
   sp_message_clear (&msg);
 
-  is_str (file_code ("\"path\":\"x\",\"path_hex\":\"2e2e2f2e6261736872630a\""),
-          "invalid_value", "names: path_hex of ../.bashrc is refused");
-  is_str (file_code ("\"path\":\"x\",\"path_hex\":\"2f6574632f706173737764\""),
-          "invalid_value", "names: an absolute path_hex is refused");
+  is_str (file_code ("\"path\":\"x\",\"path_hex\":\"2e2e2f2e6261736872630a\""), "invalid_value",
+          "names: path_hex of ../.bashrc is refused");
+  is_str (file_code ("\"path\":\"x\",\"path_hex\":\"2f6574632f706173737764\""), "invalid_value",
+          "names: an absolute path_hex is refused");
   is_str (file_code ("\"path\":\"x\",\"path_hex\":\"61002e747874\""), "invalid_value",
           "names: a NUL in path_hex is refused");
   is_str (file_code ("\"path\":\"x\",\"path_hex\":\"610A\""), "invalid_value",

@@ -176,10 +176,10 @@ test_events (void)
   e->n_files = 2;
   e->files = calloc (2, sizeof *e->files);
   e->files[0]
-    = (SpFileInfo){ xstrdup ("out/plot.png"), 20480, xstrdup ("image/png"), true, 640, 480,
+    = (SpFileInfo){ xstrdup ("out/plot.png"), 20480,      xstrdup ("image/png"), true, 640, 480,
                     xstrdup ("iVBORw0KGgo="), .t_ms = 850 };
-  e->files[1] = (SpFileInfo){ xstrdup ("data.csv"), 0, xstrdup ("text/csv"), false, 0, 0, NULL,
-                              .t_ms = -1 };
+  e->files[1]
+    = (SpFileInfo){ xstrdup ("data.csv"), 0, xstrdup ("text/csv"), false, 0, 0, NULL, .t_ms = -1 };
   e->files_truncated = true;
   roundtrip (&m, "exited (exited)", "x1", check_exited);
 
@@ -256,11 +256,11 @@ test_events (void)
 int
 main (void)
 {
-  plan (RT (1) + 2 * RT (16) + 2 * RT (1) + 3 * RT (3)            /* requests */
+  plan (RT (1) + 2 * RT (16) + 2 * RT (1) + 3 * RT (3)                   /* requests */
         + RT (3 + 4 * 2 + 6 + 2 + 2) + RT (2) + 2 * RT (10) + 3 * RT (4) /* ready..output */
-        + RT (19 + 8 * 2) + 4 * RT (19)                             /* exited variants */
-        + SP_LIMIT_LAST * SP_CANCEL_LAST * RT (19)                  /* limit × cancel */
-        + RT (1) + RT (3) + (SP_ERR_LAST - 1) * RT (3));            /* released, error */
+        + RT (19 + 8 * 2) + 4 * RT (19)                                  /* exited variants */
+        + SP_LIMIT_LAST * SP_CANCEL_LAST * RT (19)                       /* limit × cancel */
+        + RT (1) + RT (3) + (SP_ERR_LAST - 1) * RT (3));                 /* released, error */
   test_requests ();
   test_events ();
   return done_testing ();

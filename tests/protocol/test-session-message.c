@@ -29,8 +29,8 @@ test_events (void)
   is_int (msg.u.session.reason, SP_SESSION_END_IDLE, "with its reason");
   is_str (msg.u.session.session, "s", "and its session");
   sp_message_clear (&msg);
-  is_int (decode_event (
-            "{\"v\":1,\"type\":\"session_ended\",\"session\":\"s\",\"reason\":\"nap\"}", &msg),
+  is_int (decode_event ("{\"v\":1,\"type\":\"session_ended\",\"session\":\"s\",\"reason\":\"nap\"}",
+                        &msg),
           SP_ERR_INVALID_VALUE, "an unknown reason is refused");
   is_int (decode_event (
             "{\"v\":1,\"type\":\"session_ended\",\"session\":\"s\",\"reason\":\"none\"}", &msg),

@@ -35,7 +35,9 @@ test_fixed (void)
   SAME ("\xE0\xA0\x80 \xE2\x82\xAC \xED\x9F\xBF \xEE\x80\x80 \xEF\xBF\xBF",
         "3-byte: U+0800, €, U+D7FF, U+E000, U+FFFF");
   SAME ("\xF0\x90\x80\x80 \xF0\x9F\x98\x80 \xF4\x8F\xBF\xBF", "4-byte: U+10000, 😀, U+10FFFF");
-  CHECK ("a\xFF" "b", "a" R "b", "0xff");
+  CHECK ("a\xFF"
+         "b",
+         "a" R "b", "0xff");
   CHECK ("\xFE", R, "0xfe");
   CHECK ("\xC0\x80", R R, "overlong NUL C0 80");
   CHECK ("\xC1\xBF", R R, "overlong C1 BF");
@@ -47,11 +49,17 @@ test_fixed (void)
   CHECK ("\xF5\x80\x80\x80", R R R R, "F5 lead byte");
   CHECK ("\xF8\x88\x80\x80\x80", R R R R R, "5-byte form");
   CHECK ("\x80", R, "lone continuation");
-  CHECK ("a\x80\xBF" "b", "a" R R "b", "two lone continuations");
+  CHECK ("a\x80\xBF"
+         "b",
+         "a" R R "b", "two lone continuations");
   CHECK ("\xC3(", R "(", "lead byte followed by ASCII");
   /* A cut-short sequence is one replacement, however long its prefix. */
-  CHECK ("\xE2\x82" "A", R "A", "3-byte prefix cut by ASCII is one replacement");
-  CHECK ("\xF0\x9F\x98" "A", R "A", "4-byte prefix cut by ASCII is one replacement");
+  CHECK ("\xE2\x82"
+         "A",
+         R "A", "3-byte prefix cut by ASCII is one replacement");
+  CHECK ("\xF0\x9F\x98"
+         "A",
+         R "A", "4-byte prefix cut by ASCII is one replacement");
   CHECK ("a\0b", "a" R "b", "NUL");
   CHECK ("\0\0", R R, "two NULs");
   CHECK ("\xC3", R, "final: truncated 2-byte");
@@ -71,8 +79,13 @@ test_held_back (void)
   ok (consumed == 2 && out_len == 2, "split €: consumed 2 of 4");
   free (out);
   /* The caller carries the 2 unconsumed bytes over to the next read. */
-  out = sp_utf8_sanitize ("\xE2\x82\xAC" "c", 4, false, &consumed, &out_len);
-  is_str (out, "\xE2\x82\xAC" "c", "split €: the next call completes it");
+  out = sp_utf8_sanitize ("\xE2\x82\xAC"
+                          "c",
+                          4, false, &consumed, &out_len);
+  is_str (out,
+          "\xE2\x82\xAC"
+          "c",
+          "split €: the next call completes it");
   is_int (consumed, 4, "split €: ...and consumes everything");
   free (out);
 
@@ -97,7 +110,9 @@ test_held_back (void)
     { "\xED\xA0", R R, 2 }, /* would be a surrogate */
     { "\xE0\x80", R R, 2 }, /* would be overlong */
     { "\xF4\x90", R R, 2 }, /* would exceed U+10FFFF */
-    { "\xE2" "A", R "A", 2 },
+    { "\xE2"
+      "A",
+      R "A", 2 },
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     {
@@ -128,7 +143,8 @@ two_reads (const char *in, size_t len, size_t k, size_t *held)
   return joined;
 }
 
-static const char mixed[] = "a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\xFF\xC3(\xF0\x9F" "A\xED\xA0\x80z";
+static const char mixed[] = "a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\xFF\xC3(\xF0\x9F"
+                            "A\xED\xA0\x80z";
 
 static void
 test_every_split (void)
@@ -205,8 +221,8 @@ add_token (TestRng *rng, unsigned char *buf, size_t len)
       break;
     }
   /* Code points near the interesting boundaries, surrogates included. */
-  static const uint32_t bases[] = { 0x80, 0x7FF, 0x800, 0xD7FF, 0xD800, 0xDFFF, 0xE000, 0xFFFF,
-                                    0x10000, 0x10FFFF, 0x110000 };
+  static const uint32_t bases[] = { 0x80,   0x7FF,  0x800,   0xD7FF,   0xD800,  0xDFFF,
+                                    0xE000, 0xFFFF, 0x10000, 0x10FFFF, 0x110000 };
   cp = bases[rng_below (rng, sizeof bases / sizeof bases[0])] + (uint32_t) rng_below (rng, 3) - 1;
   if (cp < 0x800)
     n = 2, enc[0] = (unsigned char) (0xC0 | cp >> 6);
@@ -242,8 +258,8 @@ test_random (void)
 
       n_valid += valid;
       agree += sp_utf8_valid ((char *) buf, len) == valid;
-      clean += consumed == len && strlen (out) == out_len && ref_valid ((unsigned char *) out,
-                                                                          out_len);
+      clean += consumed == len && strlen (out) == out_len
+               && ref_valid ((unsigned char *) out, out_len);
       identity += valid == (out_len == len && memcmp (out, buf, len) == 0);
       streams += strcmp (joined, out) == 0 && held <= 3;
       free (out);

@@ -32,7 +32,8 @@ expect (const char *text, const char *key, char *out, size_t size)
   size_t klen = strlen (key);
 
   out[0] = '\0';
-  for (const char *line = text; line && *line; line = strchr (line, '\n') ? strchr (line, '\n') + 1 : NULL)
+  for (const char *line = text; line && *line;
+       line = strchr (line, '\n') ? strchr (line, '\n') + 1 : NULL)
     if (strncmp (line, key, klen) == 0 && line[klen] == '=')
       {
         size_t len = strcspn (line + klen + 1, "\n");
@@ -65,8 +66,7 @@ check_fixture (const char *dir, const char *name)
   else
     {
       is_str (error->type, expect (want, "type", value, sizeof value), "%s: type", name);
-      is_str (error->message, expect (want, "message", value, sizeof value), "%s: message",
-              name);
+      is_str (error->message, expect (want, "message", value, sizeof value), "%s: message", name);
       is_int (error->line, atoll (expect (want, "line", value, sizeof value)), "%s: line", name);
       is_int (error->column, atoll (expect (want, "column", value, sizeof value)), "%s: column",
               name);
@@ -196,9 +196,9 @@ check_numbers (void)
 int
 main (int argc, char **argv)
 {
-  static const char *const names[] = { "python-nested", "python-chained", "python-syntax",
+  static const char *const names[] = { "python-nested",    "python-chained", "python-syntax",
                                        "python-recursion", "node-typeerror", "node-syntax",
-                                       "bash-command", "bash-syntax" };
+                                       "bash-command",     "bash-syntax" };
   const size_t n = sizeof names / sizeof names[0];
 
   plan ((int) n * 7 + 3 + 5 + (int) (sizeof hostile / sizeof hostile[0]) * 4);

@@ -54,8 +54,8 @@ static void
 test_raw_bytes (void)
 {
   SpMessage msg = { .type = SP_MSG_EXITED, .u.exited = base_exited () };
-  SpFileInfo file = { .path = (char *) "caf\xe9\x01.txt", .mime = (char *) "text/plain",
-                      .size = 5 };
+  SpFileInfo file
+    = { .path = (char *) "caf\xe9\x01.txt", .mime = (char *) "text/plain", .size = 5 };
 
   msg.u.exited.end = SP_END_FAILED;
   msg.u.exited.error = (char *) "cannot execute /tmp/d\xff/py: No such file";
@@ -84,8 +84,12 @@ test_over_budget (void)
   memset (data, 'A', big);
   data[big] = '\0';
   for (size_t i = 0; i < n; i++)
-    files[i] = (SpFileInfo){ .path = (char *) "plot.png", .mime = (char *) "image/png",
-                             .width = 10, .height = 10, .size = 1, .base64 = data };
+    files[i] = (SpFileInfo){ .path = (char *) "plot.png",
+                             .mime = (char *) "image/png",
+                             .width = 10,
+                             .height = 10,
+                             .size = 1,
+                             .base64 = data };
   msg.u.exited.files = files;
   msg.u.exited.n_files = n;
   SpMessage out = round_trip (&msg, "9 MiB of inline images");
@@ -172,10 +176,16 @@ test_undecodable (void)
 {
   SpMessage msg = { .type = SP_MSG_EXITED, .u.exited = base_exited () };
   SpProgramFrame frame = { .file = (char *) "/code/main.py", .line = 99999999999 };
-  SpProgramError error = { .type = (char *) "ValueError", .message = (char *) "x",
-                           .line = 99999999999, .frames = &frame, .n_frames = 1 };
-  SpFileInfo file = { .path = (char *) "plot.png", .mime = (char *) "image/png", .size = 5,
-                      .width = 640, .height = 480 };
+  SpProgramError error = { .type = (char *) "ValueError",
+                           .message = (char *) "x",
+                           .line = 99999999999,
+                           .frames = &frame,
+                           .n_frames = 1 };
+  SpFileInfo file = { .path = (char *) "plot.png",
+                      .mime = (char *) "image/png",
+                      .size = 5,
+                      .width = 640,
+                      .height = 480 };
 
   msg.u.exited.program_error = &error;
   msg.u.exited.files = &file;

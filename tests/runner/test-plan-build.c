@@ -155,8 +155,7 @@ main (void)
   int64_t compile_cpu = step.spec.cpu_seconds;
   _runner_launch_clear (&step);
   run.compiling = false;
-  _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/r/run-7/build/a.out", argv_new (), NULL,
-                        &step);
+  _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/r/run-7/build/a.out", argv_new (), NULL, &step);
   ok (compile_ok && !step.plan.env_writable, "a build directory is writable while compiling only");
   ok (compile_id && step.plan.env_id.ino == 4242, "and bound by the id it is held as");
   ok (compile_cpu == (engine->config.compile_timeout_ms + 999) / 1000 + 1

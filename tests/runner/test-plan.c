@@ -20,14 +20,27 @@ sample (RunnerSandboxPlan *plan, RunnerSpawnSpec *spec)
   static RunnerSeccompFilter filter;
 
   *plan = (RunnerSandboxPlan){
-    .namespaces = true, .network = false, .landlock_abi = 6, .seccomp = &filter,
-    .drop_to_nobody = true, .max_processes = 300, .tmp_bytes = 256 << 20,
-    .root_dir = "/r/root", .work_dir = "/w/work", .work_dev = 2049, .work_ino = 77,
-    .code_dir = "/r/code", .tmp_dir = "/r/tmp", .read_only_dirs = ro_dirs,
+    .namespaces = true,
+    .network = false,
+    .landlock_abi = 6,
+    .seccomp = &filter,
+    .drop_to_nobody = true,
+    .max_processes = 300,
+    .tmp_bytes = 256 << 20,
+    .root_dir = "/r/root",
+    .work_dir = "/w/work",
+    .work_dev = 2049,
+    .work_ino = 77,
+    .code_dir = "/r/code",
+    .tmp_dir = "/r/tmp",
+    .read_only_dirs = ro_dirs,
     .read_only_ids = ro_ids,
   };
-  *spec = (RunnerSpawnSpec){ .cwd = "/work", .memory_bytes = 512 << 20, .cpu_seconds = 31,
-                             .file_size_bytes = 1 << 28, .open_files = 256 };
+  *spec = (RunnerSpawnSpec){ .cwd = "/work",
+                             .memory_bytes = 512 << 20,
+                             .cpu_seconds = 31,
+                             .file_size_bytes = 1 << 28,
+                             .open_files = 256 };
 }
 
 static Buf
@@ -77,19 +90,27 @@ refused (Buf buf, RunnerPlanKind kind)
 int
 main (void)
 {
-  static const char *const keys[N_REQUIRED]
-    = { "namespaces", "network", "nobody", "landlock", "seccomp", "nproc",
-        "tmp_bytes", "root", "work", "work_dev", "work_ino", "code",
-        "tmp", "cwd", "memory", "cpu", "fsize", "nofile" };
+  static const char *const keys[N_REQUIRED] = { "namespaces", "network",  "nobody",    "landlock",
+                                                "seccomp",    "nproc",    "tmp_bytes", "root",
+                                                "work",       "work_dev", "work_ino",  "code",
+                                                "tmp",        "cwd",      "memory",    "cpu",
+                                                "fsize",      "nofile" };
   static const char *const bad[][2] = {
-    { "landlock", "landlock=" },      { "landlock", "landlock=6x" },
-    { "landlock", "landlock=-1" },    { "seccomp", "seccomp=2" },
-    { "nproc", "nproc=99999999999999999999" }, { "work_ino", "work_ino=0" },
-    { "work", "work=relative/dir" },  { "cwd", "cwd=" },
-    { "memory", "memory= 5" },        { "nobody", "nobody" },
+    { "landlock", "landlock=" },
+    { "landlock", "landlock=6x" },
+    { "landlock", "landlock=-1" },
+    { "seccomp", "seccomp=2" },
+    { "nproc", "nproc=99999999999999999999" },
+    { "work_ino", "work_ino=0" },
+    { "work", "work=relative/dir" },
+    { "cwd", "cwd=" },
+    { "memory", "memory= 5" },
+    { "nobody", "nobody" },
     /* A context path without the id it was checked as, or a broken one. */
-    { "ro", "ro=/ctx/one" },          { "ro", "ro=2049:x:/ctx/one" },
-    { "ro", "ro=2049:5501:ctx/one" }, { "ro", "ro=2049::/ctx/one" },
+    { "ro", "ro=/ctx/one" },
+    { "ro", "ro=2049:x:/ctx/one" },
+    { "ro", "ro=2049:5501:ctx/one" },
+    { "ro", "ro=2049::/ctx/one" },
   };
   RunnerSandboxPlan want;
   RunnerSpawnSpec spec;
@@ -102,8 +123,7 @@ main (void)
   ok (runner_plan_decode (buf.data, buf.len, RUNNER_PLAN_RUN, &m) == 0, "a run's plan decodes");
   ok (m.plan.namespaces && !m.plan.network && m.plan.landlock_abi == 6 && m.use_seccomp
         && m.plan.drop_to_nobody && m.plan.max_processes == 300
-        && m.plan.tmp_bytes == want.tmp_bytes && m.plan.work_dev == 2049
-        && m.plan.work_ino == 77,
+        && m.plan.tmp_bytes == want.tmp_bytes && m.plan.work_dev == 2049 && m.plan.work_ino == 77,
       "its numbers and flags round-trip");
   ok (strcmp (m.plan.root_dir, "/r/root") == 0 && strcmp (m.plan.work_dir, "/w/work") == 0
         && strcmp (m.plan.code_dir, "/r/code") == 0 && strcmp (m.plan.tmp_dir, "/r/tmp") == 0
@@ -123,8 +143,7 @@ main (void)
     ok (refused (edited (keys[i], NULL), RUNNER_PLAN_RUN), "without \"%s\" a plan is refused",
         keys[i]);
   for (size_t i = 0; i < N_ELEMENTS (bad); i++)
-    ok (refused (edited (bad[i][0], bad[i][1]), RUNNER_PLAN_RUN), "\"%s\" is refused",
-        bad[i][1]);
+    ok (refused (edited (bad[i][0], bad[i][1]), RUNNER_PLAN_RUN), "\"%s\" is refused", bad[i][1]);
 
   buf = edited ("landlock", "landlock=6");
   buf_append (&buf, "landlock=0", 11);

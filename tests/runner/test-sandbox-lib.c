@@ -32,7 +32,8 @@ static const char probe_script[]
   = "while read -r l; do case \"$l\" in NoNewPrivs:*|Seccomp:*|CapEff:*) set -- $l;"
     " echo \"${1%:} $2\";; esac; done < /proc/self/status\n"
     "echo uid $(id -u)\n"
-    "if echo x > \"$OUTSIDE\" 2>/dev/null; then echo write-outside yes; else echo write-outside no; fi\n"
+    "if echo x > \"$OUTSIDE\" 2>/dev/null; then echo write-outside yes; else echo write-outside "
+    "no; fi\n"
     "if cat \"$SECRET\" >/dev/null 2>&1; then echo read-secret yes; else echo read-secret no; fi\n"
     "if unshare -U true 2>/dev/null; then echo new-userns yes; else echo new-userns no; fi\n"
     "if echo x > work-file; then echo write-work yes; else echo write-work no; fi\n";
@@ -211,8 +212,8 @@ typedef struct
 } Extra;
 
 static char *
-run_sandboxed (const Dirs *d, bool namespaces, int landlock_abi,
-               const RunnerSeccompFilter *filter, RunnerReport *report, const Extra *extra)
+run_sandboxed (const Dirs *d, bool namespaces, int landlock_abi, const RunnerSeccompFilter *filter,
+               RunnerReport *report, const Extra *extra)
 {
   char *const argv[] = { SHELL, "-c", (char *) (extra ? extra->script : probe_script), NULL };
   char **env = probe_env (d);
@@ -370,19 +371,23 @@ check_swapped (const Dirs *d, const char *mode, bool namespaces, int landlock_ab
   ok (strstr (control, "ctx swapped") != NULL && strstr (control, "env swapped") != NULL,
       "%s: control: by name, a run reads the directories swapped in", mode);
 
-  Extra checked = { .script = script, .read_only_dirs = dirs, .read_only_ids = ids,
-                    .env_dir = env, .env_id = env_id };
+  Extra checked = { .script = script,
+                    .read_only_dirs = dirs,
+                    .read_only_ids = ids,
+                    .env_dir = env,
+                    .env_id = env_id };
   cleanup_free char *out = run_sandboxed (d, namespaces, landlock_abi, &filter, &report, &checked);
   diag_lines (mode, out);
   ok (strstr (out, "swapped") == NULL && report.kind != RUNNER_REPORT_EXITED,
       "%s: checked, a run never gets the swapped-in context path or environment (it fails: "
-      "report kind %d, step %d, errno %d)", mode, report.kind, report.error_step,
-      report.error_errno);
+      "report kind %d, step %d, errno %d)",
+      mode, report.kind, report.error_step, report.error_errno);
   cleanup_free char *ctx_swapped = xasprintf ("%s/ctx.swapped", d->base);
   cleanup_free char *env_swapped = xasprintf ("%s/env.swapped", d->base);
   /* Put back: the next mode starts from a checked directory again. */
-  if (rename (ctx, ctx_swapped) != 0 || rename (env, env_swapped) != 0 || remove_tree (ctx_swapped) != 0
-      || remove_tree (env_swapped) != 0 || remove_tree (ctx_real) != 0 || remove_tree (env_real) != 0)
+  if (rename (ctx, ctx_swapped) != 0 || rename (env, env_swapped) != 0
+      || remove_tree (ctx_swapped) != 0 || remove_tree (env_swapped) != 0
+      || remove_tree (ctx_real) != 0 || remove_tree (env_real) != 0)
     die_with_error ("clean up");
   runner_seccomp_clear (&filter);
 }
@@ -400,12 +405,15 @@ check_host_paths (void)
     const char *path;
     bool ok;
   } cases[] = {
-    { "/home/me/ws", true },   { "/tmp/ws", true },      { "/var/tmp/ws", true },
-    { "/libfoo/ws", true },    { "/usr/local/ws", false }, { "/etc/ws", false },
-    { "/lib/ws", false },      { "/work/ws", false },    { "/code", false },
-    { "/proc/1/root", false }, { "/dev/shm/ws", false }, { "/tmp", false },
-    { "/.oldroot/ws", false }, { "/", false },           { "/home/../usr", false },
-    { "/home//me", false },    { "home/me", false },
+    { "/home/me/ws", true },    { "/tmp/ws", true },
+    { "/var/tmp/ws", true },    { "/libfoo/ws", true },
+    { "/usr/local/ws", false }, { "/etc/ws", false },
+    { "/lib/ws", false },       { "/work/ws", false },
+    { "/code", false },         { "/proc/1/root", false },
+    { "/dev/shm/ws", false },   { "/tmp", false },
+    { "/.oldroot/ws", false },  { "/", false },
+    { "/home/../usr", false },  { "/home//me", false },
+    { "home/me", false },
   };
   for (size_t i = 0; i < N_ELEMENTS (cases); i++)
     {

@@ -32,10 +32,8 @@ main (void)
       const char *name = policy.fallback ? (policy.network ? "fallback, network" : "fallback")
                                          : (policy.network ? "namespaces, network" : "namespaces");
 
-      ok (runner_seccomp_prebuilt (&policy, &table[i]) == 0, "%s: the table has the filters",
-          name);
-      ok (runner_seccomp_compile_now (&policy, &now[i]) == 0, "%s: libseccomp builds them",
-          name);
+      ok (runner_seccomp_prebuilt (&policy, &table[i]) == 0, "%s: the table has the filters", name);
+      ok (runner_seccomp_compile_now (&policy, &now[i]) == 0, "%s: libseccomp builds them", name);
       ok (same_program (&table[i].allow, &now[i].allow)
             && same_program (&table[i].rules, &now[i].rules),
           "%s: the table's allow list and rules are libseccomp's, byte for byte", name);

@@ -34,7 +34,10 @@ static inline void
 frames_init (Frames *f)
 {
   *f = (Frames){ g_array_new (FALSE, FALSE, sizeof (gint64)),
-                 g_array_new (FALSE, FALSE, sizeof (gint64)), 0, 0, 0,
+                 g_array_new (FALSE, FALSE, sizeof (gint64)),
+                 0,
+                 0,
+                 0,
                  g_array_new (FALSE, FALSE, sizeof (gint64)) };
 }
 
@@ -123,4 +126,3 @@ load_average (void)
   g_assert_true (g_file_get_contents ("/proc/loadavg", &text, NULL, NULL));
   return g_ascii_strtod (text, NULL);
 }
-

@@ -176,8 +176,7 @@ activity_shows (gpointer data)
   chunks = sp_activity_run_get_output (run);
   for (guint i = 0; i < chunks->len; i++)
     g_string_append (output, g_array_index (chunks, SpActivityChunk, i).text);
-  return strstr (output->str, wait->needle) != NULL
-         && strstr (text, output->str) != NULL;
+  return strstr (output->str, wait->needle) != NULL && strstr (text, output->str) != NULL;
 }
 
 /* The shown run has ended and the pane holds needle. */
@@ -263,7 +262,6 @@ test_live_and_stop (void)
   gtk_window_set_default_size (GTK_WINDOW (activity), 1000, 560);
   spin (500);
   save_screenshot (GTK_WIDGET (activity), "sandpad-activity.png");
-
 
   /* Stop: the run ends as cancelled, and the MCP call answers so. */
   g_signal_emit_by_name (find_button (GTK_WIDGET (activity), "_Stop"), "clicked");
@@ -387,9 +385,9 @@ test_edit_shows_in_window (void)
   g_assert_nonnull (answer);
   g_assert_nonnull (strstr (answer, "\"end\":\"exited\""));
   g_assert_true (sp_test_wait_for (panel_shows_edit, window, 30000));
-  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (find_status (
-                                sp_window_get_exec_panel (window)))),
-                            "Run by an assistant"));
+  g_assert_nonnull (
+    strstr (gtk_label_get_text (GTK_LABEL (find_status (sp_window_get_exec_panel (window)))),
+            "Run by an assistant"));
 
   /* Kept in the file's history like a run of the window's own (issue 23),
    * marked as the assistant's, with its code, output, end and edit. */
@@ -456,11 +454,12 @@ test_edit_shows_in_window (void)
     buffer = gtk_text_view_get_buffer (sp_activity_window_get_text_view (activity));
     added = gtk_text_tag_table_lookup (gtk_text_buffer_get_tag_table (buffer), "diff:added-line");
     g_assert_nonnull (added);
-    g_assert_true (gtk_source_style_scheme_get_style (
-                     gtk_source_style_scheme_manager_get_scheme (
-                       gtk_source_style_scheme_manager_get_default (), "Adwaita"),
-                     "diff:added-line")
-                   != NULL);
+    g_assert_true (
+      gtk_source_style_scheme_get_style (
+        gtk_source_style_scheme_manager_get_scheme (gtk_source_style_scheme_manager_get_default (),
+                                                    "Adwaita"),
+        "diff:added-line")
+      != NULL);
     {
       const char *plus = strstr (text, "\n+print('after the edit'); print(1 / 0)");
       g_assert_nonnull (plus);
@@ -476,15 +475,14 @@ test_edit_shows_in_window (void)
   g_rmdir (ws);
 }
 
-
 /* Counts the places in the pane where escape begins
  * and carries the hidden-char style. */
 static guint
 styled_escapes (SpActivityWindow *activity, const char *text, const char *escape)
 {
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (sp_activity_window_get_text_view (activity));
-  GtkTextTag *tag
-    = gtk_text_tag_table_lookup (gtk_text_buffer_get_tag_table (buffer), "hidden-char");
+  GtkTextTag *tag = gtk_text_tag_table_lookup (gtk_text_buffer_get_tag_table (buffer),
+                                               "hidden-char");
   guint n = 0;
 
   g_assert_nonnull (tag);
@@ -571,11 +569,10 @@ panel_shows_done (gpointer data)
 
 /* An assistant's run of an open file that alternates 1,500 one-byte
  * writes between stdout and stderr, each a journal line and a chunk of
- * its own (2 ms apart, so the runner reads each alone) (issue 29: the window rebuilt its panel from every chunk on
- * every line, and the Activity window its whole text, which froze the
- * window for 54 s). Both follow it, appending only what is new, once per
- * frame; the windows keep painting (the app's stall meter, generous
- * bounds) and both end up showing all of it. Read from both windows'
+ * its own (2 ms apart, so the runner reads each alone) (issue 29: the window rebuilt its panel from
+ * every chunk on every line, and the Activity window its whole text, which froze the window for 54
+ * s). Both follow it, appending only what is new, once per frame; the windows keep painting (the
+ * app's stall meter, generous bounds) and both end up showing all of it. Read from both windows'
  * frame clocks (issue 30): neither works more than 100 ms between two
  * frames (95% of the time 50), and on a machine not loaded beyond twice
  * its processors 95% of both windows' frame gaps are within 100 ms (under
@@ -626,8 +623,7 @@ test_alternating_streams (void)
   activity_clock = gtk_widget_get_frame_clock (GTK_WIDGET (activity));
   g_assert_true (window_clock != activity_clock);
   g_signal_connect (window_clock, "after-paint", G_CALLBACK (on_frame_painted), &window_frames);
-  g_signal_connect (activity_clock, "after-paint", G_CALLBACK (on_frame_painted),
-                    &activity_frames);
+  g_signal_connect (activity_clock, "after-paint", G_CALLBACK (on_frame_painted), &activity_frames);
   load = load_average ();
   frames_reset (&window_frames);
   frames_reset (&activity_frames);
@@ -642,11 +638,11 @@ test_alternating_streams (void)
   done = (ShownWait){ activity, "all done" };
   g_assert_true (sp_test_wait_for (activity_shows, &done, 60000));
   spin (300);
-  g_test_message ("%u chunks; longest frame gap %.1f ms, longest stall %.1f ms (app working %.1f ms)",
-                  sp_activity_run_get_output (sp_activity_window_get_shown (activity))->len,
-                  sp_stall_meter_get_longest_frame_gap_us (meter) / 1e3,
-                  sp_stall_meter_get_longest_us (meter) / 1e3,
-                  sp_stall_meter_get_longest_busy_us (meter) / 1e3);
+  g_test_message (
+    "%u chunks; longest frame gap %.1f ms, longest stall %.1f ms (app working %.1f ms)",
+    sp_activity_run_get_output (sp_activity_window_get_shown (activity))->len,
+    sp_stall_meter_get_longest_frame_gap_us (meter) / 1e3,
+    sp_stall_meter_get_longest_us (meter) / 1e3, sp_stall_meter_get_longest_busy_us (meter) / 1e3);
   g_assert_cmpint (sp_stall_meter_get_longest_frame_gap_us (meter), <, 750 * 1000);
   g_assert_cmpint (sp_stall_meter_get_longest_busy_us (meter), <, 250 * 1000);
   g_signal_handlers_disconnect_by_func (window_clock, on_frame_painted, &window_frames);

@@ -35,8 +35,7 @@ static char *autosave_dir;
 static char *
 typed_text (void)
 {
-  GString *text
-    = g_string_new ("# ünïcode ✓ — 日本語\n\tindented\r\n%%\nprint('typed')\n");
+  GString *text = g_string_new ("# ünïcode ✓ — 日本語\n\tindented\r\n%%\nprint('typed')\n");
 
   for (int i = 0; i < 200; i++)
     g_string_append_printf (text, "line_%03d = '%s'\n", i, i % 7 ? "x" : "ÿ€");
@@ -166,8 +165,8 @@ test_kill9 (void)
 
   /* The real app: typed into, given time to autosave, then killed. */
   env = g_environ_setenv (env, "SANDPAD_TEST_TYPE", typed_path, TRUE);
-  g_assert_true (g_spawn_async (NULL, (char **) argv, env, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
-                                &pid, &error));
+  g_assert_true (
+    g_spawn_async (NULL, (char **) argv, env, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &error));
   g_assert_no_error (error);
   g_assert_true (sp_test_wait_for (copies_complete, &copies, 60000));
   g_assert_true (sp_test_wait_for (session_has, GUINT_TO_POINTER (2), 10000));
@@ -214,16 +213,13 @@ test_kill9 (void)
   text = buffer_text (scratch);
   g_assert_cmpmem (text, strlen (text), typed, strlen (typed));
   g_assert_true (gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (scratch))));
-  g_assert_cmpstr (sp_reload_bar_get_kind (sp_window_get_autosave_bar (with_file)), ==,
-                   "restored");
-  g_assert_cmpstr (sp_reload_bar_get_kind (sp_window_get_autosave_bar (scratch)), ==,
-                   "restored");
+  g_assert_cmpstr (sp_reload_bar_get_kind (sp_window_get_autosave_bar (with_file)), ==, "restored");
+  g_assert_cmpstr (sp_reload_bar_get_kind (sp_window_get_autosave_bar (scratch)), ==, "restored");
   /* Each says what its Discard does: an untitled buffer has no file to
    * go back to (issue 23). */
   g_assert_nonnull (strstr (sp_reload_bar_get_message (sp_window_get_autosave_bar (with_file)),
                             "Discard goes back to the file"));
-  g_assert_null (strstr (sp_reload_bar_get_message (sp_window_get_autosave_bar (scratch)),
-                         "file"));
+  g_assert_null (strstr (sp_reload_bar_get_message (sp_window_get_autosave_bar (scratch)), "file"));
   g_assert_nonnull (strstr (sp_reload_bar_get_message (sp_window_get_autosave_bar (scratch)),
                             "Discard empties the editor"));
 

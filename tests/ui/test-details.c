@@ -58,7 +58,8 @@ label_starts (GtkWidget *widget, gconstpointer text)
 static gboolean
 button_is (GtkWidget *widget, gconstpointer text)
 {
-  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), text) == 0;
+  return GTK_IS_BUTTON (widget)
+         && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), text) == 0;
 }
 
 static gboolean
@@ -131,7 +132,8 @@ test_dark_colours_and_hyphens (void)
   /* Wrapping never inserts a hyphen. */
   attrs = gtk_label_get_attributes (GTK_LABEL (label));
   g_assert_nonnull (attrs);
-  for (GSList *l = pango_attr_list_get_attributes (attrs); l != NULL; l = g_slist_delete_link (l, l))
+  for (GSList *l = pango_attr_list_get_attributes (attrs); l != NULL;
+       l = g_slist_delete_link (l, l))
     {
       PangoAttribute *attr = l->data;
       if (attr->klass->type == PANGO_ATTR_INSERT_HYPHENS && !((PangoAttrInt *) attr)->value)
@@ -331,8 +333,8 @@ test_output_limit_and_status (void)
   row = find_action_row (prefs, "Output Limit");
   g_assert_nonnull (row);
   g_assert_nonnull (find_action_row (prefs, "Memory Limit"));
-  g_assert_true (gtk_widget_get_parent (row) == gtk_widget_get_parent (
-                   find_action_row (prefs, "Memory Limit")));
+  g_assert_true (gtk_widget_get_parent (row)
+                 == gtk_widget_get_parent (find_action_row (prefs, "Memory Limit")));
   spin = find_spin (row);
   g_assert_nonnull (spin);
   g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (spin)), ==, 1);
@@ -350,8 +352,8 @@ test_output_limit_and_status (void)
   status = find_label (GTK_WIDGET (window), "sp-status");
   g_assert_nonnull (status);
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, text);
-  g_test_message ("status %d px wide in a panel of %d",
-                  gtk_widget_get_width (status), gtk_widget_get_width (sp_window_get_exec_panel (window)));
+  g_test_message ("status %d px wide in a panel of %d", gtk_widget_get_width (status),
+                  gtk_widget_get_width (sp_window_get_exec_panel (window)));
   g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (status))));
   g_assert_cmpint (gtk_widget_get_width (status), <=,
                    gtk_widget_get_width (sp_window_get_exec_panel (window)));

@@ -80,23 +80,23 @@ test_venv (void)
   g_autofree char *site = NULL;
   g_autofree char *module = NULL;
   const char *argv[] = { "/usr/bin/python3", "-m", "venv", "--system-site-packages",
-                         "--without-pip", venv, NULL };
+                         "--without-pip",    venv, NULL };
   const char *chmod_argv[] = { "chmod", "-R", "a+rX", dir, NULL };
   const char *rm_argv[] = { "rm", "-rf", venv, NULL };
   g_autofree char *card = NULL;
   g_autofree char *card2 = NULL;
   int status = 0;
 
-  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
-                               NULL, &status, NULL));
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL,
+                               &status, NULL));
   g_assert_cmpint (status, ==, 0);
   site = sp_test_venv_site_packages (venv);
   g_assert_nonnull (site);
   module = g_build_filename (site, "uipkg.py", NULL);
   g_assert_true (g_file_set_contents (module, "WORD = 'from-the-ui-venv'\n", -1, NULL));
   g_assert_true (g_file_set_contents (script, "import uipkg\nprint(uipkg.WORD)\n", -1, NULL));
-  g_spawn_sync (NULL, (char **) chmod_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
-                NULL, NULL);
+  g_spawn_sync (NULL, (char **) chmod_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL,
+                NULL);
 
   g_autofree char *out = run_file (script, &card);
   g_test_message ("card: %s", card);
@@ -105,8 +105,8 @@ test_venv (void)
   g_assert_cmpstr (out, ==, "from-the-ui-venv\n");
 
   /* Control: without the venv the module is not there. */
-  g_spawn_sync (NULL, (char **) rm_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
-                NULL, NULL);
+  g_spawn_sync (NULL, (char **) rm_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL,
+                NULL);
   g_autofree char *out2 = run_file (script, &card2);
   g_assert_null (strstr (card2, ".venv"));
   g_assert_cmpstr (out2, ==, "");

@@ -84,8 +84,8 @@ test_error_reads_well (void)
   gtk_window_present (GTK_WINDOW (window));
   g_assert_true (sp_test_wait_for (runner_ready, NULL, 15000));
   /* A recursion: the same frame four times in the traceback. */
-  gtk_text_buffer_set_text (buffer,
-                            "def f(n):\n    return f(n + 1) if n < 3 else 1 / 0\n\nf(0)\n", -1);
+  gtk_text_buffer_set_text (buffer, "def f(n):\n    return f(n + 1) if n < 3 else 1 / 0\n\nf(0)\n",
+                            -1);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
   g_assert_true (sp_test_wait_for (is_idle, window, 30000));
   g_assert_true (sp_test_wait_for (has_error_title, panel, 10000));
@@ -102,8 +102,7 @@ test_error_reads_well (void)
   /* The row: title, picture (hidden), frames, ... */
   collect_focusable (gtk_widget_get_next_sibling (gtk_widget_get_next_sibling (title)), stops);
   g_assert_cmpuint (stops->len, ==, 2);
-  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (stops->pdata[0])), ==,
-                   "Line 4, in <module>");
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (stops->pdata[0])), ==, "Line 4, in <module>");
   g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (stops->pdata[1])), ==, "Line 2, in f");
   g_assert_nonnull (block);
 

@@ -177,7 +177,8 @@ test_huge_diff (void)
   g_assert_nonnull (meter);
   set_code (window, "import sys\nsys.stdout.write('a\\n' * 130000)\n");
   run_and_wait (window);
-  set_code (window, "import sys\nsys.stdout.write('b\\n' + 'a\\n' * 63 + ('a\\n' * 63 + 'b\\n') * 2000)\n");
+  set_code (window,
+            "import sys\nsys.stdout.write('b\\n' + 'a\\n' * 63 + ('a\\n' * 63 + 'b\\n') * 2000)\n");
   spin (300);
   sp_stall_meter_reset (meter);
   run_and_wait (window);
@@ -627,7 +628,7 @@ main (int argc, char **argv)
    * on the test's bus: unique, it would hand itself over to this one. */
   if (state == NULL)
     g_application_set_flags (G_APPLICATION (app), g_application_get_flags (G_APPLICATION (app))
-                                                     | G_APPLICATION_NON_UNIQUE);
+                                                    | G_APPLICATION_NON_UNIQUE);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
 
   g_test_add_func ("/Sandpad/History/compare", test_compare);

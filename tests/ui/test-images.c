@@ -177,8 +177,8 @@ static void
 test_lazy (void)
 {
   SpWindow *window = sp_window_new (app);
-  SpTranscript *transcript
-    = sp_exec_panel_get_transcript (SP_EXEC_PANEL (sp_window_get_exec_panel (window)));
+  SpTranscript *transcript = sp_exec_panel_get_transcript (
+    SP_EXEC_PANEL (sp_window_get_exec_panel (window)));
   GtkAdjustment *adj;
   g_autoptr (GPtrArray) items = NULL;
   SpOutputItem *first, *last;
@@ -361,7 +361,6 @@ test_show_withheld (void)
   close_window (window);
 }
 
-
 /* A display()ed image, shown, then the app killed with SIGKILL (in a new
  * process of its own, the child below): nothing of it is left in the
  * temporary folder. The images of display events were once written to
@@ -406,7 +405,8 @@ test_display_killed_child (void)
   g_assert_true (sp_test_wait_for (runner_ready, NULL, 15000));
   gtk_text_buffer_set_text (buffer,
                             "from PIL import Image\n"
-                            "display(Image.new('RGB', (16, 16), 'red'))\n", -1);
+                            "display(Image.new('RGB', (16, 16), 'red'))\n",
+                            -1);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
   g_assert_true (sp_test_wait_for (is_running, window, 15000));
   g_assert_true (sp_test_wait_for (is_idle, window, 60000));
@@ -447,7 +447,7 @@ main (int argc, char **argv)
    * test's bus: unique, it would hand itself over to this one. */
   if (tmp == NULL)
     g_application_set_flags (G_APPLICATION (app), g_application_get_flags (G_APPLICATION (app))
-                                                     | G_APPLICATION_NON_UNIQUE);
+                                                    | G_APPLICATION_NON_UNIQUE);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
   g_test_add_func ("/Sandpad/Images/lazy", test_lazy);
   g_test_add_func ("/Sandpad/Images/show-withheld", test_show_withheld);

@@ -340,8 +340,8 @@ test_panel_keyboard (void)
       if (GTK_IS_LABEL (focus) && gtk_widget_has_css_class (focus, "stderr")
           && strstr (gtk_label_get_label (GTK_LABEL (focus)), "<a href=") != NULL)
         link_reached = TRUE;
-      if (GTK_IS_BUTTON (focus) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (focus)),
-                                              "Line 3, in <module>") == 0)
+      if (GTK_IS_BUTTON (focus)
+          && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (focus)), "Line 3, in <module>") == 0)
         frame_reached = TRUE;
       if (focus == clear)
         came_round = TRUE;
@@ -403,8 +403,8 @@ open_full_size (SpWindow *window)
   g_signal_emit_by_name (find_button (sp_window_get_exec_panel (window), "Full Size"), "clicked");
   g_assert_true (sp_test_wait_for (image_window_shown, NULL, 10000));
   gtk_test_widget_wait_for_draw (image_window ());
-  XSetInputFocus (dpy, gdk_x11_surface_get_xid (gtk_native_get_surface (
-                         GTK_NATIVE (image_window ()))),
+  XSetInputFocus (dpy,
+                  gdk_x11_surface_get_xid (gtk_native_get_surface (GTK_NATIVE (image_window ()))),
                   RevertToParent, CurrentTime);
   XFlush (dpy);
   settle ();
@@ -418,8 +418,7 @@ test_full_size_closes (void)
                                    "plt.show()\n");
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
-  g_assert_true (sp_test_wait_for (has_full_size_button, sp_window_get_exec_panel (window),
-                                   30000));
+  g_assert_true (sp_test_wait_for (has_full_size_button, sp_window_get_exec_panel (window), 30000));
   open_full_size (window);
   press (XK_Escape);
   g_assert_true (sp_test_wait_for (image_window_gone, NULL, 5000));
@@ -503,9 +502,8 @@ static void
 test_indenter_closer_after_input_method (void)
 {
   GtkSourceLanguageManager *manager = gtk_source_language_manager_get_default ();
-  GtkSourceBuffer *buffer
-    = gtk_source_buffer_new_with_language (gtk_source_language_manager_get_language (manager,
-                                                                                     "js"));
+  GtkSourceBuffer *buffer = gtk_source_buffer_new_with_language (
+    gtk_source_language_manager_get_language (manager, "js"));
   GtkWidget *view = g_object_ref_sink (gtk_source_view_new_with_buffer (buffer));
   GtkTextBuffer *text = GTK_TEXT_BUFFER (buffer);
   g_autoptr (GtkSourceIndenter) indenter = sp_indenter_new ();
@@ -520,14 +518,12 @@ test_indenter_closer_after_input_method (void)
   gtk_text_buffer_set_text (text, "if (x) {\n    y();\n    ", -1);
   gtk_text_buffer_get_end_iter (text, &before);
   gtk_text_buffer_place_cursor (text, &before);
-  g_assert_true (gtk_source_indenter_is_trigger (indenter, source, &before, 0,
-                                                 GDK_KEY_braceright));
+  g_assert_true (gtk_source_indenter_is_trigger (indenter, source, &before, 0, GDK_KEY_braceright));
 
   /* 5.11.1 and later: the bracket is in, the iter from before it. */
   gtk_text_buffer_get_end_iter (text, &before);
   gtk_text_buffer_insert_at_cursor (text, "}", -1);
-  g_assert_true (gtk_source_indenter_is_trigger (indenter, source, &before, 0,
-                                                 GDK_KEY_braceright));
+  g_assert_true (gtk_source_indenter_is_trigger (indenter, source, &before, 0, GDK_KEY_braceright));
   gtk_text_buffer_get_iter_at_mark (text, &cursor, gtk_text_buffer_get_insert (text));
   gtk_source_indenter_indent (indenter, source, &cursor);
   gtk_text_buffer_get_bounds (text, &start, &end);
@@ -538,11 +534,11 @@ test_indenter_closer_after_input_method (void)
   gtk_text_buffer_set_text (text, "f(1", -1);
   gtk_text_buffer_get_end_iter (text, &before);
   gtk_text_buffer_place_cursor (text, &before);
-  g_assert_false (gtk_source_indenter_is_trigger (indenter, source, &before, 0,
-                                                  GDK_KEY_parenright));
+  g_assert_false (
+    gtk_source_indenter_is_trigger (indenter, source, &before, 0, GDK_KEY_parenright));
   gtk_text_buffer_insert_at_cursor (text, ")", -1);
-  g_assert_false (gtk_source_indenter_is_trigger (indenter, source, &before, 0,
-                                                  GDK_KEY_parenright));
+  g_assert_false (
+    gtk_source_indenter_is_trigger (indenter, source, &before, 0, GDK_KEY_parenright));
 
   g_object_unref (buffer);
   g_assert_finalize_object (view);

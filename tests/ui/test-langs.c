@@ -21,9 +21,9 @@ static SpApplication *app;
 
 typedef struct
 {
-  const char *name;        /* the runner's */
-  const char *menu;        /* the menu's */
-  const char *source_id;   /* GtkSourceView's */
+  const char *name;      /* the runner's */
+  const char *menu;      /* the menu's */
+  const char *source_id; /* GtkSourceView's */
   const char *hello, *expect;
   const char *broken;
   int broken_line;
@@ -40,13 +40,13 @@ static const LangCase cases[] = {
     "fn main() {\n    let x = 1;\n    println!(\"{}\", y);\n}\n", 3 },
   { "go", "Go", "go",
     "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello from Go\") }\n",
-    "hello from Go\n",
-    "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(y)\n}\n", 6 },
+    "hello from Go\n", "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(y)\n}\n",
+    6 },
   { "typescript", "TypeScript", "typescript",
     "const who: string = \"TypeScript\";\nconsole.log(`hello from ${who}`);\n",
     "hello from TypeScript\n", "const a: number = 1;\nconst b = a +;\n", 2 },
-  { "ruby", "Ruby", "ruby", "puts \"hello from Ruby\"\n", "hello from Ruby\n",
-    "puts 1\ndef x(\n", 2 },
+  { "ruby", "Ruby", "ruby", "puts \"hello from Ruby\"\n", "hello from Ruby\n", "puts 1\ndef x(\n",
+    2 },
 };
 
 static gboolean

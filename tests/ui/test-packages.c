@@ -73,10 +73,10 @@ build_wheel (const char *base, const char *name, const char *house)
   g_autofree char *setup = g_build_filename (src, "setup.py", NULL);
   g_autofree char *init_text = g_strdup_printf ("WORD = '%s-1.0'\n", name);
   g_autofree char *setup_text = g_strdup_printf (
-    "from setuptools import setup\nsetup(name='%s', version='1.0', packages=['%s'])\n", name,
-    name);
-  const char *argv[] = { "/usr/bin/python3", "-m", "pip", "wheel", "-q", "--no-deps",
-                         "--no-index", "--no-build-isolation", "-w", house, src, NULL };
+    "from setuptools import setup\nsetup(name='%s', version='1.0', packages=['%s'])\n", name, name);
+  const char *argv[]
+    = { "/usr/bin/python3",     "-m", "pip", "wheel", "-q", "--no-deps", "--no-index",
+        "--no-build-isolation", "-w", house, src,     NULL };
 
   g_assert_cmpint (g_mkdir_with_parents (pkg, 0755), ==, 0);
   g_assert_true (g_file_set_contents (init, init_text, -1, NULL));

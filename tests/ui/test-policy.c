@@ -82,8 +82,7 @@ save_screenshot (SpWindow *window, const char *name)
   node = gtk_snapshot_free_to_node (snapshot);
   if (node == NULL)
     return;
-  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
-                                         NULL);
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node, NULL);
   path = g_build_filename (dir ? dir : g_get_tmp_dir (), name, NULL);
   gdk_texture_save_to_png (texture, path);
   g_test_message ("screenshot: %s", path);

@@ -137,10 +137,11 @@ click_header (GtkColumnView *view, const char *title)
     }
   g_assert_nonnull (found);
   g_assert_true (gtk_widget_get_mapped (found));
-  g_assert_true (gtk_widget_compute_point (
-    found, GTK_WIDGET (native),
-    &GRAPHENE_POINT_INIT (gtk_widget_get_width (found) / 2.f, gtk_widget_get_height (found) / 2.f),
-    &at));
+  g_assert_true (
+    gtk_widget_compute_point (found, GTK_WIDGET (native),
+                              &GRAPHENE_POINT_INIT (gtk_widget_get_width (found) / 2.f,
+                                                    gtk_widget_get_height (found) / 2.f),
+                              &at));
   gtk_native_get_surface_transform (native, &sx, &sy);
   XTranslateCoordinates (dpy, gdk_x11_surface_get_xid (gtk_native_get_surface (native)),
                          DefaultRootWindow (dpy), (int) (at.x + sx), (int) (at.y + sy), &rx, &ry,

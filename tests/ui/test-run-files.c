@@ -89,7 +89,8 @@ label_is (GtkWidget *widget, gconstpointer text)
 static gboolean
 button_is (GtkWidget *widget, gconstpointer text)
 {
-  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), text) == 0;
+  return GTK_IS_BUTTON (widget)
+         && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), text) == 0;
 }
 
 typedef struct
@@ -147,7 +148,6 @@ run_in_window (const char *code)
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   return window;
 }
-
 
 /* The longest the app's main thread worked without letting the loop run
  * since the last reset (the app's stall meter, its own CPU time only, so
@@ -336,7 +336,6 @@ test_hidden_chars (void)
   g_assert_null (find (panel, label_holds, "\u200b"));
   close_window (window);
 }
-
 
 /* The editor window (not the run's) whose text is text, or NULL. */
 static SpWindow *

@@ -198,9 +198,8 @@ test_failure_is_not_a_dead_end (void)
   g_test_message ("banner: %s", gtk_label_get_text (banner));
   /* In the supervisor's words: why the runner was last lost. */
   g_assert_nonnull (sp_runner_supervisor_get_last_error (sp_application_get_supervisor (app)));
-  g_assert_nonnull (strstr (gtk_label_get_text (banner),
-                            sp_runner_supervisor_get_last_error (
-                              sp_application_get_supervisor (app))));
+  g_assert_nonnull (strstr (gtk_label_get_text (banner), sp_runner_supervisor_get_last_error (
+                                                           sp_application_get_supervisor (app))));
   g_assert_cmpstr (gtk_widget_get_tooltip_text (GTK_WIDGET (banner)), ==,
                    gtk_label_get_text (banner));
   policy = sp_exec_panel_get_policy_text (SP_EXEC_PANEL (sp_window_get_exec_panel (first)));
@@ -260,13 +259,13 @@ static char *
 write_wrapper (void)
 {
   char *path = in_dir ("runner");
-  g_autofree char *script = g_strdup_printf (
-    "#!/bin/sh\n"
-    "echo start >> '%s/starts'\n"
-    "if [ -e '%s/crash' ]; then echo 'failing on purpose' >&2; exit 3; fi\n"
-    "echo $$ > '%s/pid'\n"
-    "exec '%s' \"$@\"\n",
-    dir, dir, dir, g_getenv ("SANDPAD_RUNNER"));
+  g_autofree char *script
+    = g_strdup_printf ("#!/bin/sh\n"
+                       "echo start >> '%s/starts'\n"
+                       "if [ -e '%s/crash' ]; then echo 'failing on purpose' >&2; exit 3; fi\n"
+                       "echo $$ > '%s/pid'\n"
+                       "exec '%s' \"$@\"\n",
+                       dir, dir, dir, g_getenv ("SANDPAD_RUNNER"));
 
   g_assert_true (g_file_set_contents (path, script, -1, NULL));
   g_assert_cmpint (g_chmod (path, 0755), ==, 0);

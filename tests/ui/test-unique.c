@@ -77,8 +77,8 @@ launch_and_wait (const char *cwd, char **env, const char *const *args)
   g_ptr_array_add (argv, NULL);
   /* Its stdout (--version) is not TAP. */
   g_assert_true (g_spawn_async (cwd, (char **) argv->pdata, env,
-                                G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
-                                NULL, &pid, &error));
+                                G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                                &pid, &error));
   g_assert_no_error (error);
   g_child_watch_add (pid, on_child_exit, &child);
   /* A second instance that does not hand over stays up with its own
@@ -315,8 +315,8 @@ act_as_second (const char *path, const char *owner_pid)
   sp_window_autosave_now (window);
   g_assert_cmpstr (sp_reload_bar_get_kind (sp_window_get_autosave_bar (window)), ==,
                    "autosave-off");
-  g_assert_nonnull (strstr (sp_reload_bar_get_message (sp_window_get_autosave_bar (window)),
-                            owner_pid));
+  g_assert_nonnull (
+    strstr (sp_reload_bar_get_message (sp_window_get_autosave_bar (window)), owner_pid));
 
   /* Closed with Discard, as the duplicate was. */
   weak = window;
@@ -355,8 +355,8 @@ test_race (void)
   g_assert_true (g_file_set_contents (typed_path, typed, -1, NULL));
   env = g_environ_setenv (env, "SANDPAD_TEST_TYPE", typed_path, TRUE);
   env = g_environ_setenv (env, "DBUS_SESSION_BUS_ADDRESS", no_bus, TRUE);
-  g_assert_true (g_spawn_async (NULL, (char **) argv, env, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
-                                &pid, &error));
+  g_assert_true (
+    g_spawn_async (NULL, (char **) argv, env, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &error));
   g_assert_no_error (error);
   owner_pid = g_strdup_printf ("process %ld", (long) pid);
   g_assert_true (sp_test_wait_for (copies_complete, &copies, 60000));

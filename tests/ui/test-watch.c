@@ -339,8 +339,8 @@ test_moved_away (void)
   g_assert_true (sp_test_wait_for (bar_shows, &moved, 10000));
   text = buffer_text (window);
   g_assert_cmpstr (text, ==, "print('moved')\n");
-  g_assert_nonnull (strstr (sp_reload_bar_get_message (sp_window_get_file_bar (window)),
-                            "moved away"));
+  g_assert_nonnull (
+    strstr (sp_reload_bar_get_message (sp_window_get_file_bar (window)), "moved away"));
   close_window (window);
 }
 
@@ -561,8 +561,8 @@ assistant_edit (const char *name, gboolean run_on_change)
   const char *mcp = g_getenv ("SANDPAD_MCP");
   /* The journal is how the window knows the run (Run on Change); else
    * none is kept. */
-  const char *argv[] = { mcp, "--workspace", ws, run_on_change ? NULL : "--journal-max", "0",
-                         NULL };
+  const char *argv[]
+    = { mcp, "--workspace", ws, run_on_change ? NULL : "--journal-max", "0", NULL };
   const char *requests
     = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
       "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
@@ -613,9 +613,8 @@ assistant_edit (const char *name, gboolean run_on_change)
       gboolean ran = FALSE;
 
       if (!sp_test_wait_for (assistant_status, window, 30000))
-        g_test_message ("status: %s",
-                        gtk_label_get_text (GTK_LABEL (find_label (GTK_WIDGET (window),
-                                                                   "sp-status"))));
+        g_test_message ("status: %s", gtk_label_get_text (
+                                        GTK_LABEL (find_label (GTK_WIDGET (window), "sp-status"))));
       g_assert_true (assistant_status (window));
       while (g_get_monotonic_time () < until)
         {
@@ -681,8 +680,7 @@ test_screenshot (void)
                           gtk_widget_get_height (GTK_WIDGET (window)));
   node = gtk_snapshot_free_to_node (snapshot);
   g_assert_nonnull (node);
-  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
-                                         NULL);
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node, NULL);
   shot = g_build_filename (dir ? dir : g_get_tmp_dir (), "sandpad-reload-bar.png", NULL);
   g_assert_true (gdk_texture_save_to_png (texture, shot));
   g_test_message ("screenshot: %s", shot);

@@ -434,7 +434,8 @@ test_broken_image (void)
   g_assert_true (sp_test_wait_for (has_picture, panel, 10000));
   picture = find_picture (panel);
   g_assert_cmpint (gdk_paintable_get_intrinsic_width (
-                     gtk_picture_get_paintable (GTK_PICTURE (picture))), ==, 640);
+                     gtk_picture_get_paintable (GTK_PICTURE (picture))),
+                   ==, 640);
   /* The app is fine: the next run works. */
   gtk_text_buffer_set_text (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), "print('after')\n",
                             -1);
@@ -659,8 +660,8 @@ test_files_in_order (void)
     {
       g_autoptr (SpOutputItem) item = g_list_model_get_item (model, i);
       SpOutputKind kind = sp_output_item_get_kind (item);
-      const char *what = kind == SP_OUTPUT_STDOUT ? "text"
-                         : kind == SP_OUTPUT_FILE ? "file"
+      const char *what = kind == SP_OUTPUT_STDOUT  ? "text"
+                         : kind == SP_OUTPUT_FILE  ? "file"
                          : kind == SP_OUTPUT_IMAGE ? "image"
                                                    : "other";
       g_assert_cmpstr (what, ==, expected[i][0]);
@@ -732,8 +733,8 @@ test_output_in_order (void)
       g_autoptr (SpOutputItem) item = g_list_model_get_item (model, i);
       gboolean text = sp_output_item_get_kind (item) == SP_OUTPUT_STDOUT;
 
-      g_assert_cmpstr (text ? sp_output_item_get_text (item) : sp_output_item_get_label (item),
-                       ==, expected[i]);
+      g_assert_cmpstr (text ? sp_output_item_get_text (item) : sp_output_item_get_label (item), ==,
+                       expected[i]);
     }
   close_window_gone (window);
 }
@@ -1041,8 +1042,8 @@ pixel_near (const guchar *px, int r, int g, int b)
  * colour (#1f77b4, the bars) and groups adjacent columns into bars.
  * Returns how many were found (at most max are filled in). */
 static int
-find_drawn_bars (const guchar *data, gsize stride, int x0, int y0, int x1, int y1,
-                 DrawnBar *bars, int max)
+find_drawn_bars (const guchar *data, gsize stride, int x0, int y0, int x1, int y1, DrawnBar *bars,
+                 int max)
 {
   int n = 0;
   gboolean in_bar = FALSE;
@@ -1136,8 +1137,7 @@ test_plot_screenshot (void)
           wy0 = MIN (wy0, y), wy1 = MAX (wy1, y);
         }
   g_assert_cmpint (wx1, >, wx0);
-  g_assert_cmpfloat_with_epsilon ((double) (wx1 - wx0 + 1) / (wy1 - wy0 + 1), 640.0 / 480.0,
-                                  0.04);
+  g_assert_cmpfloat_with_epsilon ((double) (wx1 - wx0 + 1) / (wy1 - wy0 + 1), 640.0 / 480.0, 0.04);
 
   /* The bars: three, left to right 10 : 20 : 30, same width, one baseline. */
   g_assert_cmpint (find_drawn_bars (data, (gsize) width * 4, x0, y0, x1, y1, bars, 3), ==, 3);
@@ -1271,8 +1271,8 @@ test_flood (void)
                     10 * 1000 * 1000);
 
   /* Clear empties the panel and hides the bar. */
-  g_assert_true (gtk_widget_activate_action (sp_window_get_exec_panel (window), "panel.clear",
-                                             NULL));
+  g_assert_true (
+    gtk_widget_activate_action (sp_window_get_exec_panel (window), "panel.clear", NULL));
   g_assert_cmpuint (g_list_model_get_n_items (panel_output (window)), ==, 0);
   g_assert_null (sp_transcript_get_hidden_text (transcript_of (window)));
   g_settings_reset (settings, "output-limit-mib");

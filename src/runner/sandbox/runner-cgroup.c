@@ -275,8 +275,7 @@ open_procs (const char *dir)
 
 int
 runner_cgroup_create (const RunnerCgroups *cg, const char *name, int64_t memory_bytes,
-                      int64_t max_tasks, RunnerRunCgroup *run,
-                      int procs_fds[RUNNER_CGROUP_MAX_FDS])
+                      int64_t max_tasks, RunnerRunCgroup *run, int procs_fds[RUNNER_CGROUP_MAX_FDS])
 {
   char value[32];
 

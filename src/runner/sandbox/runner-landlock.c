@@ -24,9 +24,9 @@
 #endif
 
 /* ABI 3 and later, from include/uapi/linux/landlock.h. */
-#define ACCESS_FS_TRUNCATE (1ULL << 14)   /* ABI 3 */
-#define ACCESS_FS_IOCTL_DEV (1ULL << 15)  /* ABI 5 */
-#define ACCESS_NET_BIND_TCP (1ULL << 0)   /* ABI 4 */
+#define ACCESS_FS_TRUNCATE (1ULL << 14)  /* ABI 3 */
+#define ACCESS_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
+#define ACCESS_NET_BIND_TCP (1ULL << 0)  /* ABI 4 */
 #define ACCESS_NET_CONNECT_TCP (1ULL << 1)
 #define SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
 #define SCOPE_SIGNAL (1ULL << 1)
@@ -48,7 +48,7 @@ struct path_beneath_attr
 #define FS_READ (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
 #define FS_WRITE_ALL                                                                               \
   (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE  \
-   | LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK       \
+   | LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK      \
    | LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_SYM)
 
 int
@@ -139,8 +139,8 @@ runner_landlock_apply (int abi, const RunnerLandlockRules *rules)
   uint64_t rx = FS_READ | LANDLOCK_ACCESS_FS_EXECUTE;
   uint64_t dev = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE
                  | (abi >= 3 ? ACCESS_FS_TRUNCATE : 0) | (abi >= 5 ? ACCESS_FS_IOCTL_DEV : 0);
-  uint64_t rw = fs & ~(LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK
-                       | ACCESS_FS_IOCTL_DEV);
+  uint64_t rw
+    = fs & ~(LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK | ACCESS_FS_IOCTL_DEV);
   int rc = 0;
 
   if (allow (ruleset, rules->read_exec, rx, fs) != 0

@@ -100,9 +100,9 @@ bind_work (const RunnerSandboxPlan *plan)
 }
 
 /* The names the private root is made of, and pivot_root's mount point. */
-static const char *const root_names[]
-  = { "usr", "etc", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "dev", "proc", "work",
-      "code", ".oldroot", NULL };
+static const char *const root_names[] = { "usr",   "etc",   "bin",      "sbin", "lib",
+                                          "lib32", "lib64", "libx32",   "dev",  "proc",
+                                          "work",  "code",  ".oldroot", NULL };
 
 bool
 runner_sandbox_host_path_ok (const char *path, const char **why)
@@ -259,8 +259,8 @@ build_etc (const RunnerSandboxPlan *plan)
   /* Name servers, for a run that may use the network (without it there is
    * none to ask, and the file would only tell the host's). A symlink (to
    * systemd-resolved's stub, or Flatpak's copy) is followed by the bind. */
-  if (plan->network && bind (RUNNER_SANDBOX_RESOLV_CONF, RUNNER_SANDBOX_RESOLV_CONF + 1, false,
-                             false) != 0)
+  if (plan->network
+      && bind (RUNNER_SANDBOX_RESOLV_CONF, RUNNER_SANDBOX_RESOLV_CONF + 1, false, false) != 0)
     return -1;
 
   /* A synthesized user database: the program's own user and nothing of
@@ -303,7 +303,8 @@ build_dev (void)
   /* POSIX shared memory and semaphores (multiprocessing) live here. */
   if (mkdir ("dev/shm", 01777) != 0
       || mount ("tmpfs", "dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                "mode=1777,size=64m,nr_inodes=1024") != 0)
+                "mode=1777,size=64m,nr_inodes=1024")
+           != 0)
     return -1;
   return 0;
 }
@@ -352,8 +353,8 @@ runner_sandbox_build_root (const RunnerSandboxPlan *plan)
     return RUNNER_STEP_ROOT;
 
   if (bind ("/usr", "usr", false, false) != 0 || mirror_toplevel () != 0 || build_etc (plan) != 0
-      || bind_work (plan) != 0
-      || bind (plan->code_dir, RUNNER_SANDBOX_CODE + 1, false, false) != 0 || build_dev () != 0)
+      || bind_work (plan) != 0 || bind (plan->code_dir, RUNNER_SANDBOX_CODE + 1, false, false) != 0
+      || build_dev () != 0)
     return RUNNER_STEP_ROOT;
 
   /* Size and inodes: a tmpfs full of empty files costs memory too. One
@@ -362,8 +363,7 @@ runner_sandbox_build_root (const RunnerSandboxPlan *plan)
   inodes = inodes < 1024 ? 1024 : inodes > (1 << 20) ? (1 << 20) : inodes;
   snprintf (opts, sizeof opts, "mode=1777,size=%lld,nr_inodes=%lld", (long long) plan->tmp_bytes,
             inodes);
-  if (mkdir ("tmp", 01777) != 0
-      || mount ("tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0)
+  if (mkdir ("tmp", 01777) != 0 || mount ("tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0)
     return RUNNER_STEP_ROOT;
 
   /* A /proc of this pid namespace only: the host's processes are not in
@@ -371,8 +371,7 @@ runner_sandbox_build_root (const RunnerSandboxPlan *plan)
    * inspect, pid 1 among them (it holds capabilities the program lacks),
    * should Landlock, which narrows /proc further, be missing. */
   if (mkdir ("proc", 0555) != 0
-      || mount ("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=invisible")
-           != 0)
+      || mount ("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=invisible") != 0)
     return RUNNER_STEP_ROOT;
 
   /* After /tmp (a workspace under it lands inside the private /tmp), and

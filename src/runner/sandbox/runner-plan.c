@@ -33,12 +33,24 @@ typedef enum
 } Key;
 
 static const char *const key_names[N_KEYS] = {
-  [K_NAMESPACES] = "namespaces", [K_NETWORK] = "network", [K_NOBODY] = "nobody",
-  [K_LANDLOCK] = "landlock",     [K_SECCOMP] = "seccomp", [K_NPROC] = "nproc",
-  [K_TMP_BYTES] = "tmp_bytes",   [K_ROOT] = "root",       [K_WORK] = "work",
-  [K_WORK_DEV] = "work_dev",     [K_WORK_INO] = "work_ino", [K_CODE] = "code",
-  [K_TMP] = "tmp",               [K_RO] = "ro",           [K_CWD] = "cwd",
-  [K_MEMORY] = "memory",         [K_CPU] = "cpu",         [K_FSIZE] = "fsize",
+  [K_NAMESPACES] = "namespaces",
+  [K_NETWORK] = "network",
+  [K_NOBODY] = "nobody",
+  [K_LANDLOCK] = "landlock",
+  [K_SECCOMP] = "seccomp",
+  [K_NPROC] = "nproc",
+  [K_TMP_BYTES] = "tmp_bytes",
+  [K_ROOT] = "root",
+  [K_WORK] = "work",
+  [K_WORK_DEV] = "work_dev",
+  [K_WORK_INO] = "work_ino",
+  [K_CODE] = "code",
+  [K_TMP] = "tmp",
+  [K_RO] = "ro",
+  [K_CWD] = "cwd",
+  [K_MEMORY] = "memory",
+  [K_CPU] = "cpu",
+  [K_FSIZE] = "fsize",
   [K_NOFILE] = "nofile",
 };
 

@@ -25,14 +25,31 @@
  * the system's font cache, without which every plot rebuilds it (~1 s).
  * Not passwd, group, hostname or machine-id: those describe the host. */
 const char *const runner_sandbox_etc[] = {
-  "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
-  "/etc/timezone", "/etc/ssl", "/etc/ca-certificates", "/etc/fonts", "/etc/matplotlibrc",
+  "/etc/ld.so.cache",
+  "/etc/ld.so.conf",
+  "/etc/ld.so.conf.d",
+  "/etc/localtime",
+  "/etc/timezone",
+  "/etc/ssl",
+  "/etc/ca-certificates",
+  "/etc/fonts",
+  "/etc/matplotlibrc",
   /* Debian's per-version python settings (sitecustomize): 3.11 is Debian
    * 12's, 3.13 Debian 13's; the ones a host lacks are skipped. */
-  "/etc/python3", "/etc/python3.11", "/etc/python3.12", "/etc/python3.13", "/etc/python3.14",
-  "/etc/alternatives", "/etc/nsswitch.conf",
-  "/etc/mime.types", "/etc/gai.conf", "/etc/host.conf", "/etc/protocols", "/etc/services",
-  "/var/cache/fontconfig", NULL,
+  "/etc/python3",
+  "/etc/python3.11",
+  "/etc/python3.12",
+  "/etc/python3.13",
+  "/etc/python3.14",
+  "/etc/alternatives",
+  "/etc/nsswitch.conf",
+  "/etc/mime.types",
+  "/etc/gai.conf",
+  "/etc/host.conf",
+  "/etc/protocols",
+  "/etc/services",
+  "/var/cache/fontconfig",
+  NULL,
 };
 
 /* What of /proc a program may read: its own process's entries and the
@@ -46,16 +63,37 @@ const char *const runner_sandbox_etc[] = {
  * global files but not its own entries: Landlock rules name inodes, and a
  * child's /proc/<pid> does not exist yet when the rules are made. */
 static const char *const proc_readable[] = {
-  "/proc/self/stat", "/proc/self/statm", "/proc/self/status", "/proc/self/maps",
-  "/proc/self/smaps", "/proc/self/smaps_rollup", "/proc/self/limits", "/proc/self/cmdline",
-  "/proc/self/comm", "/proc/self/environ", "/proc/self/auxv", "/proc/self/io",
-  "/proc/self/fd", "/proc/self/fdinfo", "/proc/self/task", "/proc/self/oom_score",
-  "/proc/self/oom_score_adj", "/proc/self/sched", "/proc/self/schedstat",
-  "/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/proc/loadavg", "/proc/uptime",
-  "/proc/filesystems", "/proc/sys/vm/overcommit_memory", NULL,
+  "/proc/self/stat",
+  "/proc/self/statm",
+  "/proc/self/status",
+  "/proc/self/maps",
+  "/proc/self/smaps",
+  "/proc/self/smaps_rollup",
+  "/proc/self/limits",
+  "/proc/self/cmdline",
+  "/proc/self/comm",
+  "/proc/self/environ",
+  "/proc/self/auxv",
+  "/proc/self/io",
+  "/proc/self/fd",
+  "/proc/self/fdinfo",
+  "/proc/self/task",
+  "/proc/self/oom_score",
+  "/proc/self/oom_score_adj",
+  "/proc/self/sched",
+  "/proc/self/schedstat",
+  "/proc/cpuinfo",
+  "/proc/meminfo",
+  "/proc/stat",
+  "/proc/loadavg",
+  "/proc/uptime",
+  "/proc/filesystems",
+  "/proc/sys/vm/overcommit_memory",
+  NULL,
 };
 
-#define NS_FLAGS (CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
+#define NS_FLAGS                                                                                   \
+  (CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
 
 int
 runner_sandbox_mode_parse (const char *name, RunnerSandboxMode *mode)
@@ -102,8 +140,8 @@ runner_sandbox_step_name (int step)
 static int
 drop_to_nobody (void)
 {
-  if (setgroups (0, NULL) != 0 || setresgid (RUNNER_SANDBOX_NOBODY, RUNNER_SANDBOX_NOBODY,
-                                             RUNNER_SANDBOX_NOBODY) != 0
+  if (setgroups (0, NULL) != 0
+      || setresgid (RUNNER_SANDBOX_NOBODY, RUNNER_SANDBOX_NOBODY, RUNNER_SANDBOX_NOBODY) != 0
       || setresuid (RUNNER_SANDBOX_NOBODY, RUNNER_SANDBOX_NOBODY, RUNNER_SANDBOX_NOBODY) != 0)
     return -1;
   /* Changing uid made us non-dumpable, which hands /proc/self (uid_map
@@ -255,12 +293,12 @@ runner_sandbox_restrict (const RunnerSandboxPlan *plan)
 
   if (plan->landlock_abi > 0)
     {
-      static const char *const devices[]
-        = { "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", NULL };
-      static const char *const system[]
-        = { "/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32", NULL };
-      static const char *const synthesized[]
-        = { "/etc/passwd", "/etc/group", "/etc/hostname", "/etc/hosts", NULL };
+      static const char *const devices[] = { "/dev/null",   "/dev/zero",    "/dev/full",
+                                             "/dev/random", "/dev/urandom", NULL };
+      static const char *const system[] = { "/usr",   "/bin",   "/sbin",   "/lib",
+                                            "/lib64", "/lib32", "/libx32", NULL };
+      static const char *const synthesized[] = { "/etc/passwd", "/etc/group", "/etc/hostname",
+                                                 "/etc/hosts", NULL };
       /* In namespace mode these are the private root's paths, where
        * /etc/passwd and friends are synthesized; in fallback mode the
        * host's, whose passwd, group and hostname are left out. */

@@ -68,35 +68,35 @@ typedef struct
 {
   bool namespaces;
   bool network;
-  int landlock_abi;               /* 0: skip Landlock */
+  int landlock_abi;                   /* 0: skip Landlock */
   const RunnerSeccompFilter *seccomp; /* NULL: skip seccomp */
-  bool drop_to_nobody;            /* the runner is root */
-  int64_t max_processes;          /* RLIMIT_NPROC, already adjusted for the mode */
-  int64_t tmp_bytes;              /* size of the private /tmp (namespaces) */
-  const char *root_dir;           /* empty directory for the new root */
-  const char *work_dir;           /* host paths */
-  dev_t work_dev;                 /* work_dir as the runner checked it and */
-  ino_t work_ino;                 /* holds it (ino 0: not checked): every
-                                   * lookup of work_dir in the child must
-                                   * find this very directory */
-  bool work_at_host_path;         /* namespace mode: work_dir is bound at
-                                   * its own path too (the same fd, as
-                                   * writable as /work), for programs told
-                                   * that path; only where
-                                   * runner_sandbox_host_path_ok */
+  bool drop_to_nobody;                /* the runner is root */
+  int64_t max_processes;              /* RLIMIT_NPROC, already adjusted for the mode */
+  int64_t tmp_bytes;                  /* size of the private /tmp (namespaces) */
+  const char *root_dir;               /* empty directory for the new root */
+  const char *work_dir;               /* host paths */
+  dev_t work_dev;                     /* work_dir as the runner checked it and */
+  ino_t work_ino;                     /* holds it (ino 0: not checked): every
+                                       * lookup of work_dir in the child must
+                                       * find this very directory */
+  bool work_at_host_path;             /* namespace mode: work_dir is bound at
+                                       * its own path too (the same fd, as
+                                       * writable as /work), for programs told
+                                       * that path; only where
+                                       * runner_sandbox_host_path_ok */
   const char *code_dir;
   const char *tmp_dir;
-  char *const *read_only_dirs;    /* extra read-only host directories, or NULL */
+  char *const *read_only_dirs;      /* extra read-only host directories, or NULL */
   const RunnerDirId *read_only_ids; /* each one's id as checked, or NULL (none
-                                   * checked): bound and given to Landlock
-                                   * only through an fd found to be it */
-  const char *env_dir;            /* the run's environment (a venv, node_modules),
-                                   * canonical, or NULL: bound at its own path
-                                   * and, when it lies in work_dir, over its
-                                   * place there too; read-only unless
-                                   * env_writable (an install's last step) */
+                                     * checked): bound and given to Landlock
+                                     * only through an fd found to be it */
+  const char *env_dir;              /* the run's environment (a venv, node_modules),
+                                     * canonical, or NULL: bound at its own path
+                                     * and, when it lies in work_dir, over its
+                                     * place there too; read-only unless
+                                     * env_writable (an install's last step) */
   bool env_writable;
-  RunnerDirId env_id;             /* env_dir as runner_env_check found it */
+  RunnerDirId env_id; /* env_dir as runner_env_check found it */
 } RunnerSandboxPlan;
 
 /* Opens plan->work_dir (O_PATH, no symlink in any component) and checks
@@ -145,4 +145,3 @@ int runner_sandbox_restrict (const RunnerSandboxPlan *plan);
 
 /* In the program, the very last step before execve. */
 int runner_sandbox_seccomp (const RunnerSandboxPlan *plan);
-

@@ -16,8 +16,8 @@
 /* The table is indexed by these two fields alone: a policy that grows a
  * field must grow the table too (seccomp-gen.c, the index below), or
  * runs would get another policy's filter. */
-_Static_assert (sizeof (RunnerSeccompPolicy) == 2 * sizeof (bool),
-                "extend seccomp-gen.c and runner_seccomp_prebuilt() with the new field");
+_Static_assert(sizeof (RunnerSeccompPolicy) == 2 * sizeof (bool),
+               "extend seccomp-gen.c and runner_seccomp_prebuilt() with the new field");
 
 static struct sock_fprog
 copy_program (const struct sock_filter *program, unsigned short len)

@@ -82,8 +82,8 @@ deny_sockets (scmp_filter_ctx ctx, const RunnerSeccompPolicy *policy)
 static int
 deny_bit (scmp_filter_ctx ctx, const char *name, unsigned int arg, scmp_datum_t bit)
 {
-  struct scmp_arg_cmp cmp = { .arg = arg, .op = SCMP_CMP_MASKED_EQ, .datum_a = bit,
-                              .datum_b = bit };
+  struct scmp_arg_cmp cmp
+    = { .arg = arg, .op = SCMP_CMP_MASKED_EQ, .datum_a = bit, .datum_b = bit };
 
   return deny (ctx, name, EPERM, 1, &cmp);
 }
@@ -102,8 +102,8 @@ deny_arg (scmp_filter_ctx ctx, const char *name, unsigned int arg, enum scmp_com
 static int
 deny_int (scmp_filter_ctx ctx, const char *name, unsigned int arg, scmp_datum_t value)
 {
-  struct scmp_arg_cmp cmp = { .arg = arg, .op = SCMP_CMP_MASKED_EQ, .datum_a = 0xffffffffu,
-                              .datum_b = value };
+  struct scmp_arg_cmp cmp
+    = { .arg = arg, .op = SCMP_CMP_MASKED_EQ, .datum_a = 0xffffffffu, .datum_b = value };
 
   return deny (ctx, name, EPERM, 1, &cmp);
 }
@@ -120,7 +120,7 @@ deny_setuid_modes (scmp_filter_ctx ctx)
     unsigned int arg;
   } calls[] = {
     { "chmod", 1 }, { "fchmod", 1 }, { "fchmodat", 2 }, { "fchmodat2", 2 }, { "open", 2 },
-    { "creat", 1 }, { "openat", 3 }, { "mknod", 1 }, { "mknodat", 2 },
+    { "creat", 1 }, { "openat", 3 }, { "mknod", 1 },    { "mknodat", 2 },
   };
   int rc = 0;
 
@@ -194,16 +194,26 @@ static int
 deny_metadata (scmp_filter_ctx ctx)
 {
   static const char *const eperm[] = {
-    "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat",
-    "utime", "utimes", "futimesat",
+    "chmod",
+    "fchmod",
+    "fchmodat",
+    "fchmodat2",
+    "chown",
+    "fchown",
+    "lchown",
+    "fchownat",
+    "utime",
+    "utimes",
+    "futimesat",
     /* Watching files is reading their activity, which Landlock does not
      * mediate either (~/.ssh being read, a document being saved). */
-    "inotify_add_watch", NULL,
+    "inotify_add_watch",
+    NULL,
   };
   static const char *const enotsup[] = {
-    "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
-    "setxattrat", "removexattrat", "getxattr", "lgetxattr", "listxattr", "llistxattr",
-    "getxattrat", "listxattrat", NULL,
+    "setxattr",     "lsetxattr",  "fsetxattr",     "removexattr", "lremovexattr",
+    "fremovexattr", "setxattrat", "removexattrat", "getxattr",    "lgetxattr",
+    "listxattr",    "llistxattr", "getxattrat",    "listxattrat", NULL,
   };
   /* The inode flags (immutable, append-only, nodump) and the project id:
    * metadata through ioctl, in both sizes of the request. */
@@ -234,8 +244,9 @@ deny_metadata (scmp_filter_ctx ctx)
 static int
 deny_other_processes (scmp_filter_ctx ctx)
 {
-  static const char *const self_only[] = { "prlimit64", "sched_setaffinity", "sched_setparam",
-                                            "sched_setscheduler", "sched_setattr", NULL };
+  static const char *const self_only[] = { "prlimit64",      "sched_setaffinity",
+                                           "sched_setparam", "sched_setscheduler",
+                                           "sched_setattr",  NULL };
   int rc = 0;
 
   for (size_t i = 0; self_only[i] != NULL && rc == 0; i++)
@@ -361,8 +372,7 @@ export_bpf (scmp_filter_ctx ctx, struct sock_fprog *prog)
 }
 
 static int
-compile_one (uint32_t default_action, const RunnerSeccompPolicy *policy,
-             struct sock_fprog *prog)
+compile_one (uint32_t default_action, const RunnerSeccompPolicy *policy, struct sock_fprog *prog)
 {
   scmp_filter_ctx ctx = seccomp_init (default_action);
   int rc;

@@ -38,10 +38,14 @@ enum
 };
 
 static const char *const step_names[STEP_LAST] = {
-  [STEP_NONE] = "setup",       [STEP_FORK] = "fork",
-  [STEP_SESSION] = "setsid",   [STEP_PDEATHSIG] = "parent-death signal",
-  [STEP_FDS] = "file descriptors", [STEP_SIGNALS] = "signal reset",
-  [STEP_RLIMITS] = "resource limits", [STEP_CHDIR] = "working directory",
+  [STEP_NONE] = "setup",
+  [STEP_FORK] = "fork",
+  [STEP_SESSION] = "setsid",
+  [STEP_PDEATHSIG] = "parent-death signal",
+  [STEP_FDS] = "file descriptors",
+  [STEP_SIGNALS] = "signal reset",
+  [STEP_RLIMITS] = "resource limits",
+  [STEP_CHDIR] = "working directory",
   [STEP_EXEC] = "execve",
 };
 
@@ -107,8 +111,7 @@ lift_fd (int fd)
   return lifted;
 }
 
-static void __attribute__ ((noreturn))
-child_fail (int err_fd, int step)
+static void __attribute__ ((noreturn)) child_fail (int err_fd, int step)
 {
   int32_t msg[2] = { step, errno };
 
@@ -309,7 +312,7 @@ typedef struct
   int program_status;
   int64_t t_start;
   int64_t t_end;
-  int64_t swept; /* processes reaped after the program ended */
+  int64_t swept;       /* processes reaped after the program ended */
   int64_t cpu_base_ns; /* what an adopted program spent before its run */
 } InitState;
 
@@ -454,8 +457,7 @@ report_and_exit (InitState *st, int status_fd, int kind, int err_step, int err_e
   report.error_errno = err_errno;
   report.wall_ns = (st->t_end ? st->t_end : now_ns ()) - st->t_start;
   report.cpu_ns = ((int64_t) ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000
-                  + ((int64_t) ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000
-                  - st->cpu_base_ns;
+                  + ((int64_t) ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000 - st->cpu_base_ns;
   if (report.cpu_ns < 0)
     report.cpu_ns = 0;
   report.maxrss_kib = ru.ru_maxrss;
@@ -470,22 +472,19 @@ typedef struct
   int extra[RUNNER_SPAWN_MAX_EXTRA_FDS];
 } InitFds;
 
-static void __attribute__ ((noreturn))
-report_setup_failure (int status_fd, int step, int errnum)
+static void __attribute__ ((noreturn)) report_setup_failure (int status_fd, int step, int errnum)
 {
-  RunnerReport report = { .kind = RUNNER_REPORT_SETUP_FAILED,
-                          .error_step = step,
-                          .error_errno = errnum };
+  RunnerReport report
+    = { .kind = RUNNER_REPORT_SETUP_FAILED, .error_step = step, .error_errno = errnum };
 
   write_all (status_fd, &report, sizeof report);
   _exit (0);
 }
 
-static void __attribute__ ((noreturn)) init_watch (InitState *st, int control, int status_fd,
-                                                   int err_r, int sigfd);
-
 static void __attribute__ ((noreturn))
-init_loop (const RunnerSpawnSpec *spec, InitFds fds)
+init_watch (InitState *st, int control, int status_fd, int err_r, int sigfd);
+
+static void __attribute__ ((noreturn)) init_loop (const RunnerSpawnSpec *spec, InitFds fds)
 {
   int in = fds.in, out = fds.out, err = fds.err, control = fds.control;
   int status_fd = fds.status;
@@ -630,12 +629,11 @@ runner_spawn_adopt (pid_t program, int control, int status_fd, int err_r)
 void
 runner_spawn_program (const RunnerSpawnSpec *spec, pid_t init_pid, int err_fd)
 {
-  exec_program (spec, init_pid, spec->stdin_fd, spec->stdout_fd, spec->stderr_fd,
-                spec->extra_fds, err_fd);
+  exec_program (spec, init_pid, spec->stdin_fd, spec->stdout_fd, spec->stderr_fd, spec->extra_fds,
+                err_fd);
 }
 
-static void __attribute__ ((noreturn))
-supervisor_main (const RunnerSpawnSpec *spec)
+static void __attribute__ ((noreturn)) supervisor_main (const RunnerSpawnSpec *spec)
 {
   /* First, while nothing else runs: whatever the run starts from here on
    * is charged to its cgroups. */
@@ -649,8 +647,7 @@ supervisor_main (const RunnerSpawnSpec *spec)
     .control = lift_fd (spec->control_fd),
     .status = lift_fd (spec->status_fd),
   };
-  int keep[5 + RUNNER_SPAWN_MAX_EXTRA_FDS] = { fds.in, fds.out, fds.err, fds.control,
-                                               fds.status };
+  int keep[5 + RUNNER_SPAWN_MAX_EXTRA_FDS] = { fds.in, fds.out, fds.err, fds.control, fds.status };
   size_t n_keep = 5;
 
   if (spec->n_extra_fds < 0 || spec->n_extra_fds > RUNNER_SPAWN_MAX_EXTRA_FDS)

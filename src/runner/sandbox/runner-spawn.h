@@ -55,7 +55,7 @@ typedef struct
 
 typedef struct
 {
-  const char *path;  /* interpreter, absolute */
+  const char *path; /* interpreter, absolute */
   char *const *argv;
   char *const *envp;
   const char *cwd;
@@ -63,8 +63,8 @@ typedef struct
   int64_t cpu_seconds;     /* RLIMIT_CPU */
   int64_t file_size_bytes; /* RLIMIT_FSIZE */
   const RunnerSandboxPlan *sandbox;
-  int64_t open_files;      /* RLIMIT_NOFILE */
-  int stdin_fd;            /* the program's 0, 1, 2 */
+  int64_t open_files; /* RLIMIT_NOFILE */
+  int stdin_fd;       /* the program's 0, 1, 2 */
   int stdout_fd;
   int stderr_fd;
   /* NULL, or RUNNER_CGROUP_MAX_FDS fds of the run's cgroup.procs files

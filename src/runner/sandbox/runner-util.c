@@ -82,7 +82,8 @@ send_with_fds (int sock, const void *data, size_t len, const int *fds, size_t n)
     char space[CMSG_SPACE (RUNNER_MAX_PASSED_FDS * sizeof (int))];
   } control;
   struct iovec iov = { .iov_base = (void *) data, .iov_len = len };
-  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+  struct msghdr msg = { .msg_iov = &iov,
+                        .msg_iovlen = 1,
                         .msg_control = control.space,
                         .msg_controllen = CMSG_SPACE (n * sizeof (int)) };
   ssize_t sent;
@@ -124,8 +125,10 @@ recv_with_some_fds (int sock, void *buf, size_t size, int *fds, size_t min, size
     char space[CMSG_SPACE (RUNNER_MAX_PASSED_FDS * sizeof (int))];
   } control;
   struct iovec iov = { .iov_base = buf, .iov_len = size };
-  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-                        .msg_control = control.space, .msg_controllen = sizeof control.space };
+  struct msghdr msg = { .msg_iov = &iov,
+                        .msg_iovlen = 1,
+                        .msg_control = control.space,
+                        .msg_controllen = sizeof control.space };
   int got[RUNNER_MAX_PASSED_FDS];
   size_t n_got = 0;
   ssize_t len;

@@ -70,7 +70,6 @@ int64_t now_ns (void);
  * checked). O_CLOEXEC is always added. */
 int open_no_symlinks (const char *path, int flags);
 
-
 /* A growable byte buffer. */
 typedef struct
 {

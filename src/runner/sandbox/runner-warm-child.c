@@ -79,8 +79,7 @@ enum
 /* In a spare's supervisor or init: tells the warm parent why it cannot go
  * on (errno as it was), then exits. The program-to-be dies with the init
  * (its parent-death signal). */
-static void __attribute__ ((noreturn))
-spare_fail (int report, int step)
+static void __attribute__ ((noreturn)) spare_fail (int report, int step)
 {
   int32_t msg[2] = { step, errno };
 
@@ -165,8 +164,7 @@ become_init (int helper_fd, int report, int from_parent, int to_program, int pro
  * the run's uid first), forks their pid 1, which becomes the init, and
  * execs sandpad-warm-init to wait for it. Returns only in the program. */
 static void
-supervise_namespaces (WarmPlan *w, int helper_fd, int report, int a1, int b0, int b1,
-                      int out[3])
+supervise_namespaces (WarmPlan *w, int helper_fd, int report, int a1, int b0, int b1, int out[3])
 {
   if (runner_sandbox_enter_namespaces (&w->m.plan) != 0)
     spare_fail (report, SPARE_FAILED_SETUP);
@@ -182,8 +180,7 @@ supervise_namespaces (WarmPlan *w, int helper_fd, int report, int a1, int b0, in
       become_init (helper_fd, report, a1, b0, b1, out);
       return;
     }
-  char *argv[] = { (char *) "sandpad-warm-init", (char *) RUNNER_WARM_INIT_ROLE_SUPERVISOR,
-                   NULL };
+  char *argv[] = { (char *) "sandpad-warm-init", (char *) RUNNER_WARM_INIT_ROLE_SUPERVISOR, NULL };
   int report_high = fcntl (report, F_DUPFD_CLOEXEC, 10); /* still itself if placing fails */
   if (report_high < 0)
     spare_fail (report, SPARE_FAILED_SETUP);
@@ -223,8 +220,7 @@ sp_warm_prefork (const char *blob, size_t len, int helper_fd, int out[3])
   WarmPlan w = { 0 };
   int a[2], b[2], r[2];
 
-  if (runner_plan_decode (blob, len, RUNNER_PLAN_SPARE, &w.m) != 0
-      || helper_fd < 0)
+  if (runner_plan_decode (blob, len, RUNNER_PLAN_SPARE, &w.m) != 0 || helper_fd < 0)
     {
       errno = EINVAL;
       return -1;

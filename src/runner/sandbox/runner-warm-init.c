@@ -9,11 +9,10 @@
  * "init PID": the run init of the program PID, its child. Waits on fd 3
  * for the run (the plan and the run's stdin, stdout, stderr, control and
  * status pipes, from the warm parent, and the cgroup.procs files of the
- * run's cgroups if it has them, which the program is moved into), hands the plan, the program's three
- * pipes and an error pipe to the program on fd 4, then supervises it
- * exactly as a cold run's init supervises a program it forked
- * (runner_spawn_adopt). EOF on fd 3 means no run will come: the program is
- * killed and the spare ends.
+ * run's cgroups if it has them, which the program is moved into), hands the plan, the program's
+ * three pipes and an error pipe to the program on fd 4, then supervises it exactly as a cold run's
+ * init supervises a program it forked (runner_spawn_adopt). EOF on fd 3 means no run will come: the
+ * program is killed and the spare ends.
  *
  * Neither holds a capability after exec (its uid inside the user namespace
  * is not 0), and both make themselves undumpable, so the program cannot

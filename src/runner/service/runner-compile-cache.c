@@ -97,8 +97,7 @@ runner_compile_cache_key (RunnerLanguage *lang, const char *name, const char *co
    * string still makes another key. */
   stat (lang->path, &st);
   snprintf (identity, sizeof identity, "%llu:%llu:%lld:%lld", (unsigned long long) st.st_dev,
-            (unsigned long long) st.st_ino, (long long) st.st_size,
-            (long long) st.st_mtim.tv_sec);
+            (unsigned long long) st.st_ino, (long long) st.st_size, (long long) st.st_mtim.tv_sec);
   hash_field (&ctx, identity);
   for (size_t i = 0; lang->compiler->args[i] != NULL; i++)
     hash_field (&ctx, lang->compiler->args[i]);

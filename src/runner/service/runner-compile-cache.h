@@ -21,7 +21,7 @@
 
 typedef struct
 {
-  int dir_fd;        /* -1: no cache (none could be made, or it was refused) */
+  int dir_fd; /* -1: no cache (none could be made, or it was refused) */
   int64_t max_bytes;
 } RunnerCompileCache;
 

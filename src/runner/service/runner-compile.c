@@ -117,12 +117,10 @@ _runner_compile_step_done (RunnerRun *run)
                                      : openat (dir_fd, run->lang->compiler->output,
                                                O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   struct stat st;
-  if (out_fd < 0 || fstat (out_fd, &st) != 0 || !S_ISREG (st.st_mode)
-      || fchmod (out_fd, 0755) != 0)
+  if (out_fd < 0 || fstat (out_fd, &st) != 0 || !S_ISREG (st.st_mode) || fchmod (out_fd, 0755) != 0)
     {
       run->compile_failed = true;
-      run->failure = xasprintf ("the compiler left no program (%s)",
-                                run->lang->compiler->output);
+      run->failure = xasprintf ("the compiler left no program (%s)", run->lang->compiler->output);
       return 0;
     }
   if (dir_fd >= 0)

@@ -43,9 +43,8 @@ void runner_display_scan_init (RunnerDisplayScan *scan, const char *token);
 void runner_display_scan_clear (RunnerDisplayScan *scan);
 
 /* Passes bytes on, in order, as text and display bodies. */
-void runner_display_scan_feed (RunnerDisplayScan *scan, const char *bytes, size_t len,
-                               bool final, RunnerDisplayTextFunc text,
-                               RunnerDisplayBodyFunc body, void *data);
+void runner_display_scan_feed (RunnerDisplayScan *scan, const char *bytes, size_t len, bool final,
+                               RunnerDisplayTextFunc text, RunnerDisplayBodyFunc body, void *data);
 
 /* A marker's JSON as a display's items (strictly, as the protocol decodes
  * "data"); -1 when it is not one. */

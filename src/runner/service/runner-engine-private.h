@@ -40,7 +40,7 @@ struct RunnerEngine
   {
     pid_t pid;
     RunnerRunCgroup cgroup;
-  } *leftovers;
+  } * leftovers;
   size_t n_leftovers;
   /* The config's read-only directories (sandpad-mcp's --context-path),
    * opened once when the engine starts (O_PATH, no symlink in any
@@ -49,8 +49,8 @@ struct RunnerEngine
   char **ro_dirs;
   RunnerDirId *ro_ids;
   int *ro_fds;
-  bool namespaces;          /* the mode every run gets */
-  char *refusal;            /* strict, and a layer is missing: why runs fail */
+  bool namespaces;                /* the mode every run gets */
+  char *refusal;                  /* strict, and a layer is missing: why runs fail */
   RunnerSeccompFilter seccomp[2]; /* per run network setting; empty: none */
   RunnerRun *runs;
   uint64_t next_seq;
@@ -59,7 +59,7 @@ struct RunnerEngine
   int64_t t0_ns;
   RunnerSession *sessions; /* runner-session.c */
   uint64_t next_session_seq;
-  RunnerWarm *warm; /* the warm pool; NULL: every run is cold */
+  RunnerWarm *warm;                 /* the warm pool; NULL: every run is cold */
   RunnerCompileCache compile_cache; /* compiled snippets (runner-compile-cache.h) */
 };
 

@@ -98,8 +98,8 @@ _runner_engine_emit (RunnerEngine *engine, const SpMessage *msg)
 void
 _runner_engine_leave_init (RunnerEngine *engine, pid_t pid, RunnerRunCgroup *cgroup)
 {
-  engine->leftovers
-    = xrealloc (engine->leftovers, (engine->n_leftovers + 1) * sizeof *engine->leftovers);
+  engine->leftovers = xrealloc (engine->leftovers,
+                                (engine->n_leftovers + 1) * sizeof *engine->leftovers);
   /* Its tree goes at once where the kernel can kill a whole group. */
   runner_cgroup_kill (cgroup);
   engine->leftovers[engine->n_leftovers++] = (struct RunnerLeftover){ pid, *cgroup };
@@ -247,8 +247,8 @@ _runner_engine_sandbox_info (RunnerEngine *engine, bool network, RunnerMemoryLay
   else
     {
       layers[n++] = xstrdup ("subreaper");
-      layers[n++] = xasprintf ("uid:%d", geteuid () == 0 ? RUNNER_SANDBOX_NOBODY
-                                                          : (int) geteuid ());
+      layers[n++] = xasprintf ("uid:%d",
+                               geteuid () == 0 ? RUNNER_SANDBOX_NOBODY : (int) geteuid ());
     }
   layers[n++] = xstrdup ("rlimits");
   /* RLIMIT_DATA per process, and the runner's sum over the whole tree. */
@@ -256,11 +256,11 @@ _runner_engine_sandbox_info (RunnerEngine *engine, bool network, RunnerMemoryLay
    * pipe queues, page tables), which the other two cannot see; without
    * one, the tree watch counts the run's UNIX socket queues and what its
    * pipes can hold itself. */
-  layers[n++] = xstrdup (memory == RUNNER_MEMORY_CGROUP_V2   ? "memory:rlimit-data,tree-watch,cgroup-v2"
-                         : memory == RUNNER_MEMORY_CGROUP_V1 ? "memory:rlimit-data,tree-watch,cgroup-v1"
-                         : memory == RUNNER_MEMORY_SOCKETS
-                           ? "memory:rlimit-data,tree-watch,socket-queues,pipe-queues"
-                           : "memory:rlimit-data,tree-watch");
+  layers[n++] = xstrdup (
+    memory == RUNNER_MEMORY_CGROUP_V2   ? "memory:rlimit-data,tree-watch,cgroup-v2"
+    : memory == RUNNER_MEMORY_CGROUP_V1 ? "memory:rlimit-data,tree-watch,cgroup-v1"
+    : memory == RUNNER_MEMORY_SOCKETS   ? "memory:rlimit-data,tree-watch,socket-queues,pipe-queues"
+                                        : "memory:rlimit-data,tree-watch");
   layers[n++] = xstrdup ("clean-env");
   layers[n++] = xstrdup ("caps-dropped");
   layers[n++] = xstrdup ("no-new-privs");
@@ -327,8 +327,8 @@ runner_engine_new (const RunnerConfig *config, RunnerLanguages *langs, const Run
   engine->signal_fd = signalfd (-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
   if (engine->signal_fd < 0)
     die_with_error ("signalfd");
-  engine->signal_watch
-    = runner_loop_watch (engine->loop, engine->signal_fd, EPOLLIN, on_signal, engine);
+  engine->signal_watch = runner_loop_watch (engine->loop, engine->signal_fd, EPOLLIN, on_signal,
+                                            engine);
   if (engine->signal_watch == NULL)
     die_with_error ("epoll_ctl signalfd");
 
@@ -464,8 +464,8 @@ _runner_engine_run_ended (RunnerEngine *engine, const char *id)
 }
 
 int
-_runner_engine_check_cwd (RunnerEngine *engine, const char *cwd, char **canonical,
-                          int *dir_fd, SpProtoError *err)
+_runner_engine_check_cwd (RunnerEngine *engine, const char *cwd, char **canonical, int *dir_fd,
+                          SpProtoError *err)
 {
   return runner_policy_check_cwd (&engine->config.paths, engine->root, cwd,
                                   _runner_engine_run_uid (engine), canonical, dir_fd, err);
@@ -512,12 +512,14 @@ validate (RunnerEngine *engine, SpRun *req, const RunnerLanguage **lang, SpProto
                                "language \"%s\" is compiled: it runs without a session or "
                                "an environment",
                                (*lang)->name);
-  if (resolve_limit (&req->timeout_ms, c->default_timeout_ms, c->max_timeout_ms, "timeout_ms",
-                     err) != 0
-      || resolve_limit (&req->memory_mib, c->default_memory_mib, c->max_memory_mib,
-                        "memory_mib", err) != 0
+  if (resolve_limit (&req->timeout_ms, c->default_timeout_ms, c->max_timeout_ms, "timeout_ms", err)
+        != 0
+      || resolve_limit (&req->memory_mib, c->default_memory_mib, c->max_memory_mib, "memory_mib",
+                        err)
+           != 0
       || resolve_limit (&req->output_limit, c->default_output_limit, c->max_output_limit,
-                        "output_limit", err) != 0)
+                        "output_limit", err)
+           != 0)
     return -1;
   if (req->cwd != NULL)
     {
@@ -582,9 +584,9 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
   if (validate (engine, req, &lang, err) != 0)
     return -1;
   if (req->environment != NULL
-      && _runner_engine_check_environment (engine, req, options != NULL
-                                                          && options->environment_writable,
-                                           &env, err)
+      && _runner_engine_check_environment (engine, req,
+                                           options != NULL && options->environment_writable, &env,
+                                           err)
            != 0)
     return -1;
 
@@ -707,15 +709,15 @@ runner_engine_cancel (RunnerEngine *engine, const char *id, SpProtoError *err)
 }
 
 int
-runner_engine_stdin (RunnerEngine *engine, const char *id, const char *data, size_t len,
-                     bool eof, SpProtoError *err)
+runner_engine_stdin (RunnerEngine *engine, const char *id, const char *data, size_t len, bool eof,
+                     SpProtoError *err)
 {
   RunnerRun *run;
 
   if (find_live (engine, id, &run, err) != 0)
     return -1;
   bool closed = run->state == RUN_QUEUED ? !run->req.stdin_open
-                                          : run->stdin_close || run->stdin_fd < 0;
+                                         : run->stdin_close || run->stdin_fd < 0;
   if (closed)
     return sp_proto_set_error (err, SP_ERR_RUN_STATE, "stdin of run \"%.64s\" is closed", id);
   /* A program that never reads must not make us buffer without end. */
@@ -811,9 +813,9 @@ next_deadline (RunnerEngine *engine)
 
   for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
     {
-      int64_t times[] = { run->deadline_ns, run->cancel_next_ns, run->drain_deadline_ns,
-                          run->disk_check_ns, run->memory_check_ns,
-                          _runner_run_input_next (run), run->line_flush_ns };
+      int64_t times[] = { run->deadline_ns,   run->cancel_next_ns,  run->drain_deadline_ns,
+                          run->disk_check_ns, run->memory_check_ns, _runner_run_input_next (run),
+                          run->line_flush_ns };
 
       if (run->state != RUN_RUNNING)
         continue;

@@ -48,26 +48,25 @@ _runner_engine_check_environment (RunnerEngine *engine, const SpRun *req, bool w
   if (runner_env_check (req->language, req->environment, env, msg, sizeof msg) != 0)
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "field \"environment\": %s", msg);
   if (!paths->environments_anywhere && !within_any (env->dir, paths->environments)
-      && !within_any (env->dir, paths->paths)
-      && !within_any (env->dir, paths->cwds))
-    return refuse (err, env, "%.200s is outside the directories this runner allows "
-                             "(--allow-environment, --allow-cwd, --allow-path)",
+      && !within_any (env->dir, paths->paths) && !within_any (env->dir, paths->cwds))
+    return refuse (err, env,
+                   "%.200s is outside the directories this runner allows "
+                   "(--allow-environment, --allow-cwd, --allow-path)",
                    env->dir);
   if (runner_env_within (env->dir, engine->root) || runner_env_within (engine->root, env->dir))
-    return refuse (err, env, "%.200s overlaps the runner's own run directories",
-                   env->dir);
+    return refuse (err, env, "%.200s overlaps the runner's own run directories", env->dir);
   /* A run whose working directory is inside its environment could write
    * into it through the writable cwd. */
   if (req->cwd != NULL && runner_env_within (req->cwd, env->dir))
-    return refuse (err, env, "the working directory lies inside the environment %.200s",
-                   env->dir);
+    return refuse (err, env, "the working directory lies inside the environment %.200s", env->dir);
   /* Landlock only adds rights: without a private root nothing can take
    * write access back from a part of the writable working directory. */
   if (req->cwd != NULL && runner_env_within (env->dir, req->cwd) && !engine->namespaces
       && !writable)
-    return refuse (err, env, "the environment %.200s lies inside the working directory, "
-                             "and in fallback mode (no namespaces) the sandbox cannot keep "
-                             "it read-only there; run in another directory",
+    return refuse (err, env,
+                   "the environment %.200s lies inside the working directory, "
+                   "and in fallback mode (no namespaces) the sandbox cannot keep "
+                   "it read-only there; run in another directory",
                    env->dir);
   return 0;
 }

@@ -247,8 +247,8 @@ parse_python (Parse *p, char **lines, size_t n)
       else if (regexec (&frame_re, line, 5, m, 0) == 0
                && location_number (line + m[2].rm_so, &number))
         {
-          add_frame (p, group (line, &m[1]), m[4].rm_so >= 0 ? group (line, &m[4]) : NULL,
-                     number, 0, false);
+          add_frame (p, group (line, &m[1]), m[4].rm_so >= 0 ? group (line, &m[4]) : NULL, number,
+                     0, false);
           caret_at = 0;
           in_traceback = true;
         }
@@ -307,8 +307,8 @@ node_at (Parse *p, const char *line)
   if (c == loc)
     return false;
   add_frame (p, capped (loc, (size_t) (c - loc)),
-             paren != NULL && paren > rest ? capped (rest, (size_t) (paren - rest)) : NULL,
-             nums[0], nums[1], true);
+             paren != NULL && paren > rest ? capped (rest, (size_t) (paren - rest)) : NULL, nums[0],
+             nums[1], true);
   return true;
 }
 
@@ -322,7 +322,7 @@ parse_node (Parse *p, char **lines, size_t n)
 
   xregcomp (&where_re, "^(/.+|[A-Za-z]:.+|[^ \t]+\\.[mc]?js):([0-9]+)$", REG_EXTENDED);
   xregcomp (&error_re, "^(Uncaught )?([A-Z][A-Za-z0-9_]*(Error|Exception)|Error)(: ?(.*))?$",
-           REG_EXTENDED);
+            REG_EXTENDED);
   for (size_t i = 0; i < n; i++)
     {
       regmatch_t m[6];
@@ -391,8 +391,7 @@ parse_bash (Parse *p, char **lines, size_t n)
 /* "FILE:LINE:COL: KIND: MESSAGE" (gcc, g++, clang, go): the numbers, and
  * where the message starts; false when the line is not one. */
 static bool
-file_line_col (const char *line, size_t *file_len, int64_t *lnum, int64_t *col,
-               const char **rest)
+file_line_col (const char *line, size_t *file_len, int64_t *lnum, int64_t *col, const char **rest)
 {
   /* The file may hold colons; the location is the first ":N:N: ". */
   for (const char *c = strchr (line, ':'); c != NULL; c = strchr (c + 1, ':'))
@@ -545,8 +544,9 @@ parse_go (Parse *p, char **lines, size_t n)
           add_frame (p, capped (lines[i], file_len), NULL, line, column, false);
           return finish (p);
         }
-      if (!panicked && (strncmp (lines[i], "panic: ", 7) == 0
-                        || strncmp (lines[i], "fatal error: ", 13) == 0))
+      if (!panicked
+          && (strncmp (lines[i], "panic: ", 7) == 0
+              || strncmp (lines[i], "fatal error: ", 13) == 0))
         {
           const char *msg = strchr (lines[i], ':') + 2;
           p->error->type = xstrdup (lines[i][0] == 'p' ? "panic" : "fatal error");

@@ -19,8 +19,8 @@
 
 typedef enum
 {
-  WALK_NEXT,    /* go on; descend if it is a directory */
-  WALK_SKIP,    /* go on, but not into this directory */
+  WALK_NEXT, /* go on; descend if it is a directory */
+  WALK_SKIP, /* go on, but not into this directory */
 } WalkStep;
 
 /* dfd is the entry's directory, name its name there, path its path from
@@ -625,22 +625,36 @@ static const struct
 } mime_table[] = {
   /* Bitmap formats are typed by content only (image_type); their
    * extensions here only stop them from being sniffed as text. */
-  { "png", NULL },                { "jpg", NULL },
-  { "jpeg", NULL },               { "gif", NULL },
-  { "webp", NULL },               { "bmp", NULL },
-  { "ico", NULL },                { "tif", NULL },
+  { "png", NULL },
+  { "jpg", NULL },
+  { "jpeg", NULL },
+  { "gif", NULL },
+  { "webp", NULL },
+  { "bmp", NULL },
+  { "ico", NULL },
+  { "tif", NULL },
   { "tiff", NULL },
   /* SVG is text to every client: shown as a file, never rendered. */
-  { "svg", "image/svg+xml" },     { "pdf", "application/pdf" },
-  { "csv", "text/csv" },          { "tsv", "text/tab-separated-values" },
-  { "txt", "text/plain" },        { "log", "text/plain" },
-  { "md", "text/markdown" },      { "json", "application/json" },
-  { "html", "text/html" },        { "htm", "text/html" },
-  { "xml", "application/xml" },   { "yaml", "application/yaml" },
-  { "yml", "application/yaml" },  { "py", "text/x-python" },
-  { "js", "text/javascript" },    { "mjs", "text/javascript" },
-  { "sh", "application/x-sh" },   { "zip", "application/zip" },
-  { "gz", "application/gzip" },   { "tar", "application/x-tar" },
+  { "svg", "image/svg+xml" },
+  { "pdf", "application/pdf" },
+  { "csv", "text/csv" },
+  { "tsv", "text/tab-separated-values" },
+  { "txt", "text/plain" },
+  { "log", "text/plain" },
+  { "md", "text/markdown" },
+  { "json", "application/json" },
+  { "html", "text/html" },
+  { "htm", "text/html" },
+  { "xml", "application/xml" },
+  { "yaml", "application/yaml" },
+  { "yml", "application/yaml" },
+  { "py", "text/x-python" },
+  { "js", "text/javascript" },
+  { "mjs", "text/javascript" },
+  { "sh", "application/x-sh" },
+  { "zip", "application/zip" },
+  { "gz", "application/gzip" },
+  { "tar", "application/x-tar" },
   { "npy", "application/octet-stream" },
 };
 
@@ -691,8 +705,7 @@ file_type (int fd, const char *path, int64_t *width, int64_t *height)
 static char *
 read_base64 (int fd, size_t max_bytes)
 {
-  static const char alphabet[]
-    = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   Buf data = { 0 };
   char chunk[65536];
   ssize_t n;
@@ -806,13 +819,13 @@ describe (int root, const RunnerFileEntry *entry, bool created, size_t *base64_b
   info->kind = kind_of (entry->mode);
   if (info->kind != SP_FILE_REGULAR)
     {
-      static const char *const inode_types[] = { NULL, "inode/symlink", "inode/fifo",
-                                                 "inode/socket", "inode/device",
-                                                 "application/octet-stream" };
+      static const char *const inode_types[] = { NULL,           "inode/symlink",
+                                                 "inode/fifo",   "inode/socket",
+                                                 "inode/device", "application/octet-stream" };
       info->mime = xstrdup (inode_types[info->kind]);
       if (info->kind == SP_FILE_SYMLINK)
         info->target = runner_escape_name (entry->target ? entry->target : "",
-                                   RUNNER_FILES_MAX_SHOWN_TARGET);
+                                           RUNNER_FILES_MAX_SHOWN_TARGET);
       return;
     }
 
@@ -848,7 +861,8 @@ mtime_on_clock (int64_t mtime_ns, int64_t origin_ns)
 
 void
 runner_files_changes (int dir_fd, const RunnerFileSnap *before, size_t base64_budget,
-                      bool all_files, int64_t origin_ns, SpFileInfo **files, size_t *n_files, bool *truncated)
+                      bool all_files, int64_t origin_ns, SpFileInfo **files, size_t *n_files,
+                      bool *truncated)
 {
   cleanup_fd int root = open_root (dir_fd);
   RunnerFileSnap after;

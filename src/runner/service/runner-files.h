@@ -52,7 +52,7 @@ typedef struct
   int64_t size;
   int64_t mtime_ns;
   uint64_t ino;
-  mode_t mode;  /* type and permission bits */
+  mode_t mode; /* type and permission bits */
 } RunnerFileEntry;
 
 typedef struct
@@ -97,4 +97,5 @@ void runner_files_strip_setid (int dir_fd, const RunnerFileSnap *before);
  * origin_ns is the wall-clock time of the runner's clock origin: each
  * entry's t_ms is its modification time on the runner's clock. */
 void runner_files_changes (int dir_fd, const RunnerFileSnap *before, size_t base64_budget,
-                           bool all_files, int64_t origin_ns, SpFileInfo **files, size_t *n_files, bool *truncated);
+                           bool all_files, int64_t origin_ns, SpFileInfo **files, size_t *n_files,
+                           bool *truncated);

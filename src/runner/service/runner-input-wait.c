@@ -198,7 +198,8 @@ _runner_run_input_next (const RunnerRun *run)
 {
   if (run->input_wait_since_ns > 0 && run->engine->config.input_idle_ms > 0)
     {
-      int64_t cap = run->input_wait_since_ns + run->engine->config.input_idle_ms * INT64_C (1000000);
+      int64_t cap = run->input_wait_since_ns
+                    + run->engine->config.input_idle_ms * INT64_C (1000000);
       return cap < run->input_check_ns ? cap : run->input_check_ns;
     }
   return run->input_check_ns;

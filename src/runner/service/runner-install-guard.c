@@ -30,10 +30,10 @@
 
 typedef struct
 {
-  char *name;  /* in its directory: "pyvenv.cfg", "activate" */
+  char *name; /* in its directory: "pyvenv.cfg", "activate" */
   bool in_bin;
   bool link;
-  char *data;  /* the file's bytes, or the link's target */
+  char *data; /* the file's bytes, or the link's target */
   size_t len;
   mode_t mode;
   uid_t uid;
@@ -42,11 +42,11 @@ typedef struct
 
 struct RunnerVenvGuard
 {
-  char *dir;   /* the venv, canonical (messages and remove_tree) */
-  int env_fd;  /* the venv, held from before the step */
+  char *dir;  /* the venv, canonical (messages and remove_tree) */
+  int env_fd; /* the venv, held from before the step */
   Kept *kept;
   size_t n_kept;
-  char **bin_before; /* every name in bin/ before the step */
+  char **bin_before;  /* every name in bin/ before the step */
   struct stat bin_st; /* bin/ itself, to recreate it if it was replaced */
 };
 
@@ -54,14 +54,14 @@ struct RunnerVenvGuard
  * comes first on PATH): a new script by one of these names runs instead
  * of the system's. */
 static const char *const common_commands[]
-  = { "ls",   "cd",   "cp",     "mv",    "rm",     "cat",     "echo",   "env",   "sh",
-      "bash", "dash", "zsh",    "fish",  "sudo",   "su",      "doas",   "git",   "ssh",
-      "scp",  "sftp", "curl",   "wget",  "python", "python3", "pip",    "pip3",  "make",
-      "gcc",  "cc",   "ln",     "chmod", "chown",  "find",    "grep",   "sed",   "awk",
-      "tar",  "less", "vi",     "vim",   "nano",   "man",     "which",  "ps",    "kill",
-      "id",   "mkdir", "touch", "head",  "tail",   "xargs",   "docker", "npm",   "node",
-      "gpg",  "apt",  "apt-get", "dpkg", "systemctl", "mount", "xdg-open", "code", "top",
-      NULL };
+  = { "ls",      "cd",   "cp",        "mv",     "rm",       "cat",  "echo",   "env",
+      "sh",      "bash", "dash",      "zsh",    "fish",     "sudo", "su",     "doas",
+      "git",     "ssh",  "scp",       "sftp",   "curl",     "wget", "python", "python3",
+      "pip",     "pip3", "make",      "gcc",    "cc",       "ln",   "chmod",  "chown",
+      "find",    "grep", "sed",       "awk",    "tar",      "less", "vi",     "vim",
+      "nano",    "man",  "which",     "ps",     "kill",     "id",   "mkdir",  "touch",
+      "head",    "tail", "xargs",     "docker", "npm",      "node", "gpg",    "apt",
+      "apt-get", "dpkg", "systemctl", "mount",  "xdg-open", "code", "top",    NULL };
 
 static bool
 protected_in_bin (const char *name)
@@ -127,7 +127,7 @@ read_entry (int dir_fd, const char *name, Kept *k, char *msg, size_t msg_len)
       ssize_t n = readlinkat (dir_fd, name, k->data, (size_t) st.st_size + 1);
       if (n < 0 || n > st.st_size)
         return free (k->data), k->data = NULL,
-               snprintf (msg, msg_len, "%s: cannot read the link", name), -1;
+                               snprintf (msg, msg_len, "%s: cannot read the link", name), -1;
       k->len = (size_t) n;
     }
   else
@@ -135,8 +135,8 @@ read_entry (int dir_fd, const char *name, Kept *k, char *msg, size_t msg_len)
       cleanup_fd int fd = open_beneath (dir_fd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY);
       ssize_t n = fd < 0 ? -1 : read (fd, k->data, (size_t) st.st_size + 1);
       if (n < 0 || n > st.st_size)
-        return free (k->data), k->data = NULL,
-               snprintf (msg, msg_len, "%s: cannot read it", name), -1;
+        return free (k->data), k->data = NULL, snprintf (msg, msg_len, "%s: cannot read it", name),
+                               -1;
       k->len = (size_t) n;
     }
   k->name = xstrdup (name);
@@ -268,8 +268,7 @@ restore (RunnerVenvGuard *g, int dir_fd, const Kept *k)
 static void
 note (Buf *changed, const char *what, const char *name, const char *how)
 {
-  cleanup_free char *one
-    = xasprintf ("%s%s%s%s", changed->len ? ", " : "", what, name, how);
+  cleanup_free char *one = xasprintf ("%s%s%s%s", changed->len ? ", " : "", what, name, how);
   buf_append (changed, one, strlen (one));
 }
 
@@ -286,8 +285,9 @@ reopen_bin (RunnerVenvGuard *g, Buf *changed)
   if (remove_entry (g, g->env_fd, false, "bin") != 0 || mkdirat (g->env_fd, "bin", 0755) != 0)
     return -1;
   fd = open_bin (g);
-  if (fd >= 0 && ((geteuid () == 0 && fchown (fd, g->bin_st.st_uid, g->bin_st.st_gid) != 0)
-                  || fchmod (fd, g->bin_st.st_mode & 07777) != 0))
+  if (fd >= 0
+      && ((geteuid () == 0 && fchown (fd, g->bin_st.st_uid, g->bin_st.st_gid) != 0)
+          || fchmod (fd, g->bin_st.st_mode & 07777) != 0))
     {
       close (fd);
       return -1;
@@ -296,8 +296,8 @@ reopen_bin (RunnerVenvGuard *g, Buf *changed)
 }
 
 int
-runner_venv_guard_check (RunnerVenvGuard *g, char **changed_out, char ***shadowing_out,
-                         char *msg, size_t msg_len)
+runner_venv_guard_check (RunnerVenvGuard *g, char **changed_out, char ***shadowing_out, char *msg,
+                         size_t msg_len)
 {
   Buf changed = { 0 };
   cleanup_fd int bin_fd = reopen_bin (g, &changed);

@@ -51,8 +51,7 @@ name_char (char c)
 }
 
 int
-runner_install_parse_spec (const char *spec, char **name, char **pin, char *msg,
-                           size_t msg_len)
+runner_install_parse_spec (const char *spec, char **name, char **pin, char *msg, size_t msg_len)
 {
   size_t len = 0;
 
@@ -208,8 +207,8 @@ runner_install_check_files (const RunnerInstallPolicy *policy, char *const *name
                            "dependencies included, to be requested as name==version",
                            f->name, f->version);
           if (strcmp (pins[j], f->version) != 0)
-            return refuse (msg, msg_len, "%s came as %s, not the pinned %s", f->name,
-                           f->version, pins[j]);
+            return refuse (msg, msg_len, "%s came as %s, not the pinned %s", f->name, f->version,
+                           pins[j]);
         }
       total += f->size;
     }

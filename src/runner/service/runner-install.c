@@ -23,8 +23,8 @@ typedef enum
 struct RunnerInstall
 {
   RunnerEngine *engine;
-  char *run_ids[2];   /* the download and install runs */
-  bool live[2];       /* submitted and not yet released */
+  char *run_ids[2]; /* the download and install runs */
+  bool live[2];     /* submitted and not yet released */
   bool exited[2];
   SpEnd end[2];
   int64_t exit_code[2];
@@ -33,8 +33,8 @@ struct RunnerInstall
   RunnerInstallState state;
   char *message;
 
-  char *environment; /* canonical venv */
-  char *base_python; /* its base, a system interpreter: the download's */
+  char *environment;      /* canonical venv */
+  char *base_python;      /* its base, a system interpreter: the download's */
   RunnerVenvGuard *guard; /* what the install step may not change */
   char **warnings;
   char **names, **pins; /* parallel, n entries */
@@ -45,7 +45,7 @@ struct RunnerInstall
   char **find_links; /* canonical */
   char *log_path;
 
-  char *dir;         /* <runner root>/install-N */
+  char *dir;          /* <runner root>/install-N */
   char *download_dir; /* the download step's cwd: the run's to write */
   char *checked_dir;  /* the checked copies, read-only to the install step */
   char *scratch_dir;  /* the install step's cwd */
@@ -143,7 +143,8 @@ check_request (RunnerInstall *inst, const RunnerInstallRequest *req, char *msg, 
   if (stat (inst->environment, &st) != 0 || st.st_uid != uid)
     return snprintf (msg, msg_len,
                      "the environment %.200s must belong to uid %d, which runs the install",
-                     inst->environment, (int) uid), -1;
+                     inst->environment, (int) uid),
+           -1;
   inst->n = sp_strv_length (req->packages);
   inst->names = xcalloc (inst->n + 1, sizeof *inst->names);
   inst->pins = xcalloc (inst->n + 1, sizeof *inst->pins);
@@ -156,8 +157,8 @@ check_request (RunnerInstall *inst, const RunnerInstallRequest *req, char *msg, 
       if (runner_install_check_name (&req->policy, inst->names[i], msg, msg_len) != 0)
         return -1;
       if (req->policy.require_pins && inst->pins[i] == NULL)
-        return snprintf (msg, msg_len,
-                         "%s is not pinned: the policy requires name==version", inst->names[i]),
+        return snprintf (msg, msg_len, "%s is not pinned: the policy requires name==version",
+                         inst->names[i]),
                -1;
     }
   /* No index is offline (--no-index), never pip's default: without a
@@ -167,16 +168,18 @@ check_request (RunnerInstall *inst, const RunnerInstallRequest *req, char *msg, 
     return snprintf (msg, msg_len,
                      "no package source: no index URL is configured, so the install is "
                      "offline (--no-index), and no find-links directory of wheels is given; "
-                     "set an index URL or a find-links directory"), -1;
-  if (req->index_url != NULL
-      && strncmp (req->index_url, "https://", 8) != 0 && strncmp (req->index_url, "http://", 7) != 0)
+                     "set an index URL or a find-links directory"),
+           -1;
+  if (req->index_url != NULL && strncmp (req->index_url, "https://", 8) != 0
+      && strncmp (req->index_url, "http://", 7) != 0)
     return snprintf (msg, msg_len, "the index URL must start with https:// or http://"), -1;
   for (size_t i = 0; req->find_links != NULL && req->find_links[i] != NULL; i++)
     {
       cleanup_free char *dir = realpath (req->find_links[i], NULL);
       if (dir == NULL || stat (dir, &st) != 0 || !S_ISDIR (st.st_mode) || strcmp (dir, "/") == 0)
         return snprintf (msg, msg_len, "find-links %.200s is not a directory other than /",
-                         req->find_links[i]), -1;
+                         req->find_links[i]),
+               -1;
       inst->find_links = strv_add (inst->find_links, dir);
     }
   return 0;
@@ -284,8 +287,7 @@ runner_install_start (RunnerEngine *engine, const RunnerInstallRequest *req, cha
       runner_install_free (inst);
       return NULL;
     }
-  inst->dir = xasprintf ("%s/install-%llu", engine->root,
-                         (unsigned long long) engine->next_seq++);
+  inst->dir = xasprintf ("%s/install-%llu", engine->root, (unsigned long long) engine->next_seq++);
   if (mkdir (inst->dir, 0711) != 0 || chmod (inst->dir, 0711) != 0
       || (inst->download_dir = make_subdir (inst, "download", true, 0700)) == NULL
       || (inst->checked_dir = make_subdir (inst, "checked", false, 0755)) == NULL
@@ -337,8 +339,8 @@ runner_install_event (RunnerInstall *inst, const SpMessage *msg)
 /* Copies one downloaded file into the checked directory, hashing the
  * bytes it copies; at most `room` bytes (more counts as over the cap). */
 static int
-take_file (RunnerInstall *inst, int dir_fd, const char *name, int64_t room,
-           RunnerInstallFile *file, char *msg, size_t msg_len)
+take_file (RunnerInstall *inst, int dir_fd, const char *name, int64_t room, RunnerInstallFile *file,
+           char *msg, size_t msg_len)
 {
   cleanup_fd int in = openat (dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   cleanup_free char *dst = xasprintf ("%s/%s", inst->checked_dir, name);
@@ -349,8 +351,8 @@ take_file (RunnerInstall *inst, int dir_fd, const char *name, int64_t room,
   ssize_t n;
 
   if (in < 0 || fstat (in, &st) != 0 || !S_ISREG (st.st_mode))
-    return snprintf (msg, msg_len, "the download left %.100s, which is not a regular file",
-                     name), -1;
+    return snprintf (msg, msg_len, "the download left %.100s, which is not a regular file", name),
+           -1;
   out = open (dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (out < 0)
     return snprintf (msg, msg_len, "cannot copy %.100s: %s", name, strerror (errno)), -1;
@@ -406,16 +408,17 @@ check_download (RunnerInstall *inst, char *msg, size_t msg_len)
   closedir (dir);
   if (rc != 0)
     return -1;
-  return runner_install_check_files (&inst->policy, inst->names, inst->pins, inst->n,
-                                     inst->files, inst->n_files, msg, msg_len);
+  return runner_install_check_files (&inst->policy, inst->names, inst->pins, inst->n, inst->files,
+                                     inst->n_files, msg, msg_len);
 }
 
 static char **
 install_args (RunnerInstall *inst)
 {
   char **a = NULL;
-  static const char *const fixed[] = { "install", "--no-index", "--no-deps", "--no-cache-dir",
-                                       "--progress-bar", "off", "--", NULL };
+  static const char *const fixed[] = {
+    "install", "--no-index", "--no-deps", "--no-cache-dir", "--progress-bar", "off", "--", NULL
+  };
 
   for (size_t i = 0; fixed[i] != NULL; i++)
     a = strv_add (a, fixed[i]);
@@ -444,8 +447,8 @@ step_failed (RunnerInstall *inst, Step step, const char *what)
     set_message (inst, RUNNER_INSTALL_FAILED, "the %s step could not run: %s", what,
                  inst->error[step] ? inst->error[step] : "unknown error");
   else
-    set_message (inst, RUNNER_INSTALL_FAILED, "the %s step failed (pip exited with %lld%s)",
-                 what, (long long) inst->exit_code[step],
+    set_message (inst, RUNNER_INSTALL_FAILED, "the %s step failed (pip exited with %lld%s)", what,
+                 (long long) inst->exit_code[step],
                  inst->end[step] == SP_END_SIGNALED ? ", by a signal" : "");
   return true;
 }
@@ -510,9 +513,10 @@ runner_install_poll (RunnerInstall *inst)
                                          "only, so a package published only as a source "
                                          "distribution (sdist) is not found (allowing sdists "
                                          "lets their setup.py run code during the install)",
-                                         was, inst->index_url != NULL
-                                                ? inst->index_url
-                                                : "the find-links directory, offline");
+                                         was,
+                                         inst->index_url != NULL
+                                           ? inst->index_url
+                                           : "the find-links directory, offline");
               free (was);
             }
           return inst->state;
@@ -607,8 +611,8 @@ write_log (RunnerInstall *inst)
       cleanup_free char *old = xasprintf ("%s.1", inst->log_path);
       rename (inst->log_path, old);
     }
-  cleanup_fd int fd
-    = open (inst->log_path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+  cleanup_fd int fd = open (inst->log_path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+                            0600);
   if (fd < 0)
     return;
   gmtime_r (&now, &tm);
@@ -616,10 +620,9 @@ write_log (RunnerInstall *inst)
   for (size_t i = 0; i < inst->n_files; i++)
     {
       const RunnerInstallFile *f = &inst->files[i];
-      json_t *line = json_pack ("{s:s, s:s, s:s, s:s, s:s, s:s, s:I}", "time", when,
-                                "environment", inst->environment, "name", f->name, "version",
-                                f->version, "file", f->file, "sha256", f->sha256, "size",
-                                (json_int_t) f->size);
+      json_t *line = json_pack ("{s:s, s:s, s:s, s:s, s:s, s:s, s:I}", "time", when, "environment",
+                                inst->environment, "name", f->name, "version", f->version, "file",
+                                f->file, "sha256", f->sha256, "size", (json_int_t) f->size);
       if (line == NULL)
         continue;
       if (inst->index_url != NULL)

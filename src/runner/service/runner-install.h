@@ -64,19 +64,19 @@ typedef struct
 typedef enum
 {
   RUNNER_INSTALL_RUNNING,
-  RUNNER_INSTALL_DONE,     /* installed */
-  RUNNER_INSTALL_REFUSED,  /* the policy refused it, or the install step
-                            * changed bin/activate*, bin/python* or
-                            * pyvenv.cfg (put back); message names the
-                            * rule or the files */
-  RUNNER_INSTALL_FAILED,   /* a step failed (pip's error is in its output) */
+  RUNNER_INSTALL_DONE,    /* installed */
+  RUNNER_INSTALL_REFUSED, /* the policy refused it, or the install step
+                           * changed bin/activate*, bin/python* or
+                           * pyvenv.cfg (put back); message names the
+                           * rule or the files */
+  RUNNER_INSTALL_FAILED,  /* a step failed (pip's error is in its output) */
 } RunnerInstallState;
 
 typedef struct
 {
-  char *name;    /* normalized */
+  char *name; /* normalized */
   char *version;
-  char *file;    /* the file's name */
+  char *file; /* the file's name */
   char sha256[65];
   int64_t size;
   bool sdist;
@@ -152,6 +152,6 @@ RunnerVenvGuard *runner_venv_guard_new (const char *venv, char *msg, size_t msg_
  * *shadowing: new bin/ names that are common commands (ls, git, sudo),
  * malloc'd and NULL-terminated. -1 with msg when it could not put them
  * back. */
-int runner_venv_guard_check (RunnerVenvGuard *guard, char **changed, char ***shadowing,
-                             char *msg, size_t msg_len);
+int runner_venv_guard_check (RunnerVenvGuard *guard, char **changed, char ***shadowing, char *msg,
+                             size_t msg_len);
 void runner_venv_guard_free (RunnerVenvGuard *guard);

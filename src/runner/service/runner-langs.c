@@ -28,16 +28,16 @@ static const char *const c_ext[] = { "c", "h", NULL };
 static const char *const c_bin[] = { "/usr/bin/gcc", "/usr/local/bin/gcc", NULL };
 static const RunnerCompiler c_compiler = {
   .args = (const char *const[]){ "-x", "c", "-std=gnu17", "-O2", "-Wall",
-                                 "-fdiagnostics-color=never", "-fno-diagnostics-show-caret",
-                                 "-o", "{out}", "{src}", "-lm", NULL },
+                                 "-fdiagnostics-color=never", "-fno-diagnostics-show-caret", "-o",
+                                 "{out}", "{src}", "-lm", NULL },
   .output = "main",
 };
 static const char *const cpp_ext[] = { "cpp", "cc", "cxx", "hpp", NULL };
 static const char *const cpp_bin[] = { "/usr/bin/g++", "/usr/local/bin/g++", NULL };
 static const RunnerCompiler cpp_compiler = {
   .args = (const char *const[]){ "-x", "c++", "-std=gnu++17", "-O2", "-Wall",
-                                 "-fdiagnostics-color=never", "-fno-diagnostics-show-caret",
-                                 "-o", "{out}", "{src}", NULL },
+                                 "-fdiagnostics-color=never", "-fno-diagnostics-show-caret", "-o",
+                                 "{out}", "{src}", NULL },
   .output = "main",
 };
 static const char *const rust_ext[] = { "rs", NULL };
@@ -45,8 +45,8 @@ static const char *const rust_ext[] = { "rs", NULL };
  * (nobody) cannot reach it, nor should a run depend on a home. */
 static const char *const rust_bin[] = { "/usr/bin/rustc", NULL };
 static const RunnerCompiler rust_compiler = {
-  .args = (const char *const[]){ "--edition=2021", "-C", "opt-level=1", "--color=never",
-                                 "-o", "{out}", "{src}", NULL },
+  .args = (const char *const[]){ "--edition=2021", "-C", "opt-level=1", "--color=never", "-o",
+                                 "{out}", "{src}", NULL },
   .output = "main",
 };
 static const char *const go_ext[] = { "go", NULL };
@@ -79,12 +79,11 @@ static const RunnerLanguage builtin[] = {
   { "javascript", js_ext, js_bin, "main.js", NULL, NULL },
   { "bash", bash_ext, bash_bin, "main.sh", NULL, NULL },
   { "c", c_ext, c_bin, "main.c", NULL, NULL, .compiler = &c_compiler, .package = "gcc" },
-  { "cpp", cpp_ext, cpp_bin, "main.cpp", NULL, NULL, .compiler = &cpp_compiler,
-    .package = "g++" },
+  { "cpp", cpp_ext, cpp_bin, "main.cpp", NULL, NULL, .compiler = &cpp_compiler, .package = "g++" },
   { "rust", rust_ext, rust_bin, "main.rs", NULL, NULL, .compiler = &rust_compiler,
     .package = "rustc" },
-  { "go", go_ext, go_bin, "main.go", NULL, NULL, .compiler = &go_compiler,
-    .version_arg = "version", .package = "golang-go" },
+  { "go", go_ext, go_bin, "main.go", NULL, NULL, .compiler = &go_compiler, .version_arg = "version",
+    .package = "golang-go" },
   { "typescript", ts_ext, ts_bin, "main.ts", NULL, NULL, .compiler = &ts_compiler,
     .package = "esbuild" },
   { "ruby", ruby_ext, ruby_bin, "main.rb", NULL, NULL, .package = "ruby" },
@@ -280,8 +279,8 @@ runner_lang_version (RunnerLanguage *lang)
     {
       /* "go version go1.19.8 linux/amd64": the token with a digit first
        * after "go" is its number. */
-      lang->version = probe_version (lang->path, lang->version_arg ? lang->version_arg
-                                                                   : "--version");
+      lang->version = probe_version (lang->path,
+                                     lang->version_arg ? lang->version_arg : "--version");
       if (lang->version == NULL)
         lang->version = xstrdup ("unknown");
     }

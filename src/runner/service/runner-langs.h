@@ -21,25 +21,25 @@ typedef struct
    * the output, also at the end of an argument ("--outfile={out}").
    * Part of the cache key. */
   const char *const *args;
-  const char *output;  /* file name in the build directory */
-  const char *runtime; /* NULL: output is the program; else the language that runs it */
+  const char *output;              /* file name in the build directory */
+  const char *runtime;             /* NULL: output is the program; else the language that runs it */
   const char *const *runtime_args; /* before the output, for the runtime */
-  const char *const *env; /* added to the compile's environment; a value
-                           * starting "{tmp}" starts with the run's /tmp */
+  const char *const *env;          /* added to the compile's environment; a value
+                                    * starting "{tmp}" starts with the run's /tmp */
 } RunnerCompiler;
 
 typedef struct
 {
-  const char *name;                    /* protocol name: "python" */
-  const char *const *extensions;       /* without the dot */
-  const char *const *candidates;       /* absolute paths, first found wins */
-  const char *default_file;            /* file name for code without a name */
-  char *path;                          /* resolved interpreter, NULL: missing */
-  char *version;                       /* filled by runner_langs_probe_versions */
-  const RunnerCompiler *compiler;      /* NULL: interpreted; path is the compiler */
-  const char *version_arg;             /* NULL: "--version" ("version" for go) */
-  const char *package;                 /* Debian's package with the toolchain, for
-                                        * the error when it is missing */
+  const char *name;               /* protocol name: "python" */
+  const char *const *extensions;  /* without the dot */
+  const char *const *candidates;  /* absolute paths, first found wins */
+  const char *default_file;       /* file name for code without a name */
+  char *path;                     /* resolved interpreter, NULL: missing */
+  char *version;                  /* filled by runner_langs_probe_versions */
+  const RunnerCompiler *compiler; /* NULL: interpreted; path is the compiler */
+  const char *version_arg;        /* NULL: "--version" ("version" for go) */
+  const char *package;            /* Debian's package with the toolchain, for
+                                   * the error when it is missing */
 } RunnerLanguage;
 
 typedef struct
@@ -87,8 +87,8 @@ char **runner_lang_compile_argv (const RunnerLanguage *lang, const char *src, co
 
 /* The argv that runs a compiled snippet's output (out) with args; runtime
  * is the interpreter of lang->compiler->runtime, if it has one. */
-char **runner_lang_compiled_argv (const RunnerLanguage *lang, const char *runtime,
-                                  const char *out, char *const *args);
+char **runner_lang_compiled_argv (const RunnerLanguage *lang, const char *runtime, const char *out,
+                                  char *const *args);
 
 /* The version of one language, probed now if it was not yet. */
 const char *runner_lang_version (RunnerLanguage *lang);

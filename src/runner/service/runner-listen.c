@@ -32,9 +32,9 @@ typedef struct Client Client;
  * (the protocol's output events carry text). */
 typedef enum
 {
-  STDIO_EVENTS,    /* output as events, stdin as stdin requests */
-  STDIO_STDIN,     /* "sandpad-run --json": a stdin pipe with each run that forwards stdin */
-  STDIO_ALL,       /* "sandpad-run": that, and stdout and stderr pipes */
+  STDIO_EVENTS, /* output as events, stdin as stdin requests */
+  STDIO_STDIN,  /* "sandpad-run --json": a stdin pipe with each run that forwards stdin */
+  STDIO_ALL,    /* "sandpad-run": that, and stdout and stderr pipes */
 } StdioMode;
 
 typedef struct
@@ -48,13 +48,13 @@ typedef struct
 typedef struct LRun
 {
   Listener *l;
-  Client *client;       /* NULL once the client is gone */
-  char *id;             /* the engine's */
-  char *client_id;      /* the client's */
+  Client *client;  /* NULL once the client is gone */
+  char *id;        /* the engine's */
+  char *client_id; /* the client's */
   bool exited;
   int stdin_fd;
   RunnerWatch *stdin_watch;
-  RawOut out[2];        /* SP_STREAM_STDOUT, SP_STREAM_STDERR; fd -1: events */
+  RawOut out[2]; /* SP_STREAM_STDOUT, SP_STREAM_STDERR; fd -1: events */
   struct LRun *next;
 } LRun;
 
@@ -89,8 +89,7 @@ struct Listener
   bool stopping;
 };
 
-static void
-log_msg (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+static void log_msg (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 
 static void
 log_msg (const char *fmt, ...)
@@ -156,8 +155,7 @@ client_flush (Client *c)
 
   if (!c->out.broken && flush_buf (c->fd, &c->out.buf))
     c->out.broken = true;
-  runner_loop_set_events (loop, c->out.watch,
-                          c->out.buf.len > 0 && !c->out.broken ? EPOLLOUT : 0);
+  runner_loop_set_events (loop, c->out.watch, c->out.buf.len > 0 && !c->out.broken ? EPOLLOUT : 0);
   update_throttle (c->l);
 }
 
@@ -322,15 +320,32 @@ set_run_id (SpMessage *msg, char *id)
 {
   switch (msg->type)
     {
-    case SP_MSG_QUEUED: msg->u.queued.id = id; break;
-    case SP_MSG_STARTED: msg->u.started.id = id; break;
-    case SP_MSG_OUTPUT: msg->u.output.id = id; break;
-    case SP_MSG_DISPLAY: msg->u.display.id = id; break;
-    case SP_MSG_INPUT_WAIT: msg->u.input_wait.id = id; break;
-    case SP_MSG_EXITED: msg->u.exited.id = id; break;
-    case SP_MSG_RELEASED: msg->u.ref.id = id; break;
-    case SP_MSG_ERROR: msg->u.error.id = id; break;
-    default: break;
+    case SP_MSG_QUEUED:
+      msg->u.queued.id = id;
+      break;
+    case SP_MSG_STARTED:
+      msg->u.started.id = id;
+      break;
+    case SP_MSG_OUTPUT:
+      msg->u.output.id = id;
+      break;
+    case SP_MSG_DISPLAY:
+      msg->u.display.id = id;
+      break;
+    case SP_MSG_INPUT_WAIT:
+      msg->u.input_wait.id = id;
+      break;
+    case SP_MSG_EXITED:
+      msg->u.exited.id = id;
+      break;
+    case SP_MSG_RELEASED:
+      msg->u.ref.id = id;
+      break;
+    case SP_MSG_ERROR:
+      msg->u.error.id = id;
+      break;
+    default:
+      break;
     }
 }
 
@@ -415,18 +430,18 @@ check_dir_fd (const char *field, const char *name, int fd, char ***allow, SpProt
   struct stat held, named;
   cleanup_fd int ours = name[0] == '/' ? open_no_symlinks (name, O_PATH | O_DIRECTORY) : -1;
 
-  if (fstat (fd, &held) != 0 || !S_ISDIR (held.st_mode) || ours < 0
-      || fstat (ours, &named) != 0 || held.st_dev != named.st_dev
-      || held.st_ino != named.st_ino)
+  if (fstat (fd, &held) != 0 || !S_ISDIR (held.st_mode) || ours < 0 || fstat (ours, &named) != 0
+      || held.st_dev != named.st_dev || held.st_ino != named.st_ino)
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
                                "field \"%s\": %.100s is not the directory whose fd came with "
-                               "the request", field, name);
+                               "the request",
+                               field, name);
   bool known = false;
   for (char **p = *allow; p != NULL && *p != NULL; p++)
     known = known || strcmp (*p, name) == 0;
   if (!known && runner_policy_allow (allow, name) != 0)
-    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "field \"%s\": %.100s: %s", field,
-                               name, strerror (errno));
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "field \"%s\": %.100s: %s", field, name,
+                               strerror (errno));
   return 0;
 }
 
@@ -444,8 +459,8 @@ handle_run (Client *c, SpRun *run, SpProtoError *err)
   if ((run->cwd != NULL && (cwd_fd = take_fd (c, err)) < 0)
       || (run->environment != NULL && (env_fd = take_fd (c, err)) < 0)
       || (c->stdio != STDIO_EVENTS && run->stdin_open && (in_fd = take_fd (c, err)) < 0)
-      || (c->stdio == STDIO_ALL && ((out_fd = take_fd (c, err)) < 0
-                                    || (err_fd = take_fd (c, err)) < 0)))
+      || (c->stdio == STDIO_ALL
+          && ((out_fd = take_fd (c, err)) < 0 || (err_fd = take_fd (c, err)) < 0)))
     return -1;
   if (run->path != NULL)
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
@@ -512,7 +527,8 @@ handle_frame (Client *c, const char *frame, size_t len)
     }
   if ((msg.type == SP_MSG_CANCEL || msg.type == SP_MSG_RELEASE || msg.type == SP_MSG_STDIN)
       && (r = find_client_run (c, sp_message_run_id (&msg) ? sp_message_run_id (&msg)
-                                                          : msg.u.stdin_.id)) == NULL)
+                                                           : msg.u.stdin_.id))
+           == NULL)
     {
       sp_proto_set_error (&err, SP_ERR_UNKNOWN_RUN, "no run \"%s\"", id);
       client_error (c, id, &err);
@@ -574,7 +590,9 @@ on_client_in (void *data, int fd, uint32_t events)
   char buf[65536];
   char control[CMSG_SPACE (sizeof (int) * RUNNER_MAX_PASSED_FDS)];
   struct iovec iov = { .iov_base = buf, .iov_len = sizeof buf };
-  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+  struct msghdr mh = { .msg_iov = &iov,
+                       .msg_iovlen = 1,
+                       .msg_control = control,
                        .msg_controllen = sizeof control };
   ssize_t n = recvmsg (fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 
@@ -739,8 +757,7 @@ on_accept (void *data, int fd, uint32_t events)
     }
   if (l->n_clients >= MAX_CLIENTS)
     {
-      log_msg ("refused a connection from pid %d: %d clients already", (int) cred.pid,
-               MAX_CLIENTS);
+      log_msg ("refused a connection from pid %d: %d clients already", (int) cred.pid, MAX_CLIENTS);
       close (sock);
       return;
     }
@@ -856,12 +873,11 @@ idle (Listener *l)
 }
 
 int
-runner_listen_run (RunnerConfig *config, RunnerLanguages *langs,
-                   const RunnerListenOptions *options)
+runner_listen_run (RunnerConfig *config, RunnerLanguages *langs, const RunnerListenOptions *options)
 {
   Listener l = { .config = config, .langs = langs, .listen_fd = -1 };
-  RunnerSink sink = { .event = on_event, .raw_output = on_raw_output, .wants_raw = wants_raw,
-                      .quit = on_quit };
+  RunnerSink sink
+    = { .event = on_event, .raw_output = on_raw_output, .wants_raw = wants_raw, .quit = on_quit };
   cleanup_free char *path = NULL;
   cleanup_fd int lock_fd = -1;
 

@@ -20,9 +20,9 @@
 typedef struct
 {
   int fd;
-  Buf buf;             /* lines not yet written */
-  RunnerWatch *watch;  /* EPOLLOUT watch on fd, or NULL (a regular file) */
-  bool broken;         /* the client is gone: nothing more is written */
+  Buf buf;            /* lines not yet written */
+  RunnerWatch *watch; /* EPOLLOUT watch on fd, or NULL (a regular file) */
+  bool broken;        /* the client is gone: nothing more is written */
 } RunnerOutbox;
 
 /* Writes what it can. Returns true when this call found the client gone

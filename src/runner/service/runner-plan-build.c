@@ -149,9 +149,8 @@ _runner_launch_clear (RunnerLaunch *l)
  * The group's cap adds the private /tmp's (namespace mode), whose tmpfs
  * pages are charged there too and are bounded by the disk cap already. */
 int
-_runner_engine_cgroup_create (RunnerEngine *engine, const char *name,
-                              const RunnerSpawnSpec *spec, RunnerRunCgroup *cgroup,
-                              int fds[RUNNER_CGROUP_MAX_FDS])
+_runner_engine_cgroup_create (RunnerEngine *engine, const char *name, const RunnerSpawnSpec *spec,
+                              RunnerRunCgroup *cgroup, int fds[RUNNER_CGROUP_MAX_FDS])
 {
   int64_t bytes = spec->memory_bytes + (engine->namespaces ? spec->sandbox->tmp_bytes : 0);
 
@@ -162,4 +161,3 @@ _runner_engine_cgroup_create (RunnerEngine *engine, const char *name,
   return runner_cgroup_create (&engine->cgroups, name, bytes, engine->config.max_processes + 4,
                                cgroup, fds);
 }
-

@@ -83,9 +83,8 @@ fd_is_path (int fd, const char *path)
  * directory, and clear of the runner's own directory of runs (other runs'
  * code and files), whichever contains the other. */
 static int
-resolve_allowed (const char *field, const char *flag, char *const *allowed,
-                 const char *private_dir, const char *name, SpProtoErrorCode missing,
-                 char **canonical, SpProtoError *err)
+resolve_allowed (const char *field, const char *flag, char *const *allowed, const char *private_dir,
+                 const char *name, SpProtoErrorCode missing, char **canonical, SpProtoError *err)
 {
   if (allowed == NULL || allowed[0] == NULL)
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
@@ -93,12 +92,13 @@ resolve_allowed (const char *field, const char *flag, char *const *allowed,
                                field, flag);
   *canonical = realpath (name, NULL);
   if (*canonical == NULL)
-    return sp_proto_set_error (err, missing, "field \"%s\": cannot resolve %.100s: %s",
-                               field, name, strerror (errno));
+    return sp_proto_set_error (err, missing, "field \"%s\": cannot resolve %.100s: %s", field, name,
+                               strerror (errno));
   if (strcmp (*canonical, "/") == 0 || !within_any (*canonical, allowed))
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
                                "field \"%s\": %.100s is outside the directories this runner "
-                               "allows (%s)", field, *canonical, flag);
+                               "allows (%s)",
+                               field, *canonical, flag);
   if (within (*canonical, private_dir) || within (private_dir, *canonical))
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
                                "field \"%s\": %.100s overlaps the runner's own run directories",
@@ -107,16 +107,15 @@ resolve_allowed (const char *field, const char *flag, char *const *allowed,
 }
 
 int
-runner_policy_check_cwd (const RunnerPathPolicy *policy, const char *private_dir,
-                         const char *cwd, uid_t run_uid, char **canonical, int *dir_fd,
-                         SpProtoError *err)
+runner_policy_check_cwd (const RunnerPathPolicy *policy, const char *private_dir, const char *cwd,
+                         uid_t run_uid, char **canonical, int *dir_fd, SpProtoError *err)
 {
   cleanup_free char *resolved = NULL;
   cleanup_fd int fd = -1;
   struct stat st;
 
-  if (resolve_allowed ("cwd", "--allow-cwd", policy->cwds, private_dir, cwd,
-                       SP_ERR_INVALID_VALUE, &resolved, err)
+  if (resolve_allowed ("cwd", "--allow-cwd", policy->cwds, private_dir, cwd, SP_ERR_INVALID_VALUE,
+                       &resolved, err)
       != 0)
     return -1;
   fd = open_no_symlinks (resolved, O_PATH | O_DIRECTORY);
@@ -129,7 +128,8 @@ runner_policy_check_cwd (const RunnerPathPolicy *policy, const char *private_dir
   if (!policy->cwd_any_owner && st.st_uid != run_uid)
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
                                "field \"cwd\": %.100s is not owned by uid %d, which runs the "
-                               "program", resolved, (int) run_uid);
+                               "program",
+                               resolved, (int) run_uid);
   /* realpath and the open are two lookups: a directory exchanged between
    * them (renameat2 RENAME_EXCHANGE) passes both. The fd's own name says
    * which directory we hold; it must be the one the checks above judged. */
@@ -231,9 +231,9 @@ read_file_as (uid_t uid, const char *path, size_t max_bytes, Buf *out)
 }
 
 int
-runner_policy_read_path (const RunnerPathPolicy *policy, const char *private_dir,
-                         const char *path, uid_t run_uid, size_t max_bytes, char **text,
-                         char **canonical, SpProtoError *err)
+runner_policy_read_path (const RunnerPathPolicy *policy, const char *private_dir, const char *path,
+                         uid_t run_uid, size_t max_bytes, char **text, char **canonical,
+                         SpProtoError *err)
 {
   cleanup_free char *resolved = NULL;
   Buf buf = { 0 };
@@ -260,8 +260,9 @@ runner_policy_read_path (const RunnerPathPolicy *policy, const char *private_dir
   if (buf.len > max_bytes)
     {
       buf_clear (&buf);
-      return sp_proto_set_error (err, SP_ERR_LIMIT, "field \"path\": %.100s is larger than %zu bytes",
-                                 resolved, max_bytes);
+      return sp_proto_set_error (err, SP_ERR_LIMIT,
+                                 "field \"path\": %.100s is larger than %zu bytes", resolved,
+                                 max_bytes);
     }
   if (memchr (buf.data, '\0', buf.len) != NULL)
     {

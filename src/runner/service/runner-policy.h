@@ -17,11 +17,11 @@
 
 typedef struct
 {
-  char **paths;       /* canonical directories: files under them may be a "path" */
-  char **cwds;        /* canonical directories: they and those under them may be a "cwd" */
-  bool cwd_any_owner; /* sandpad-run: the person at the shell named the directory */
-  char **environments; /* canonical directories: an "environment" may lie under
-                        * them (or under paths or cwds); see runner-venv.h */
+  char **paths;               /* canonical directories: files under them may be a "path" */
+  char **cwds;                /* canonical directories: they and those under them may be a "cwd" */
+  bool cwd_any_owner;         /* sandpad-run: the person at the shell named the directory */
+  char **environments;        /* canonical directories: an "environment" may lie under
+                               * them (or under paths or cwds); see runner-venv.h */
   bool environments_anywhere; /* the app's runner: its one client, the user's own
                                * app, names the venv of the file the user opened */
 } RunnerPathPolicy;

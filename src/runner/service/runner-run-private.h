@@ -22,10 +22,10 @@ typedef struct
 {
   int fd;
   RunnerWatch *watch;
-  int64_t bytes;   /* everything the program wrote */
-  bool truncated;  /* bytes beyond the output limit were dropped */
+  int64_t bytes;  /* everything the program wrote */
+  bool truncated; /* bytes beyond the output limit were dropped */
   bool eof;
-  char carry[4];   /* an incomplete UTF-8 character held for the next read */
+  char carry[4]; /* an incomplete UTF-8 character held for the next read */
   size_t carry_len;
   Buf line;          /* a partial line not sent yet (runner-lines.c) */
   int64_t line_t_ms; /* when its first byte was read */
@@ -44,11 +44,11 @@ struct RunnerRun
   SpRun req; /* owned; limits are resolved to concrete values */
   const RunnerLanguage *lang;
 
-  char *dir;       /* private, removed on release: holds work/, code/, tmp/ */
-  char *cwd;       /* dir/work, or the directory the request named */
-  int cwd_fd;      /* O_PATH fd of that directory from its check on: the
-                    * runner's walks and the sandbox use it, not the name */
-  dev_t cwd_dev;   /* and its identity, which the sandbox checks again */
+  char *dir;     /* private, removed on release: holds work/, code/, tmp/ */
+  char *cwd;     /* dir/work, or the directory the request named */
+  int cwd_fd;    /* O_PATH fd of that directory from its check on: the
+                  * runner's walks and the sandbox use it, not the name */
+  dev_t cwd_dev; /* and its identity, which the sandbox checks again */
   ino_t cwd_ino;
   char *code_path; /* the snippet as the interpreter sees it */
   RunnerFileSnap before;
@@ -68,35 +68,35 @@ struct RunnerRun
 
   RunStream streams[2];
   int64_t line_flush_ns; /* a partial line is sent then; 0: none held */
-  Buf stderr_tail; /* the last of stderr, for exited's program_error */
+  Buf stderr_tail;       /* the last of stderr, for exited's program_error */
   /* The program's displays, taken out of its stdout (runner-display.h):
    * its token (a session's, for a session run) and the scan of stdout. */
   char display_token[RUNNER_DISPLAY_TOKEN_LEN + 1];
   RunnerDisplayScan display_scan;
 
   int64_t t_start_ns;
-  int64_t deadline_ns;      /* time limit */
-  int64_t cancel_next_ns;   /* next cancel escalation, 0: none */
-  int64_t drain_deadline_ns; /* stop waiting for output after init exits */
-  int64_t disk_check_ns;     /* next look at how much the run has written */
-  int64_t disk_base;         /* bytes a named cwd held before the run */
-  int64_t disk_base_entries; /* and entries */
-  int64_t memory_check_ns;   /* next sum of the run's memory (tree watch) */
-  int64_t memory_peak;       /* largest sum seen: RssAnon + RssShmem */
-  int64_t tasks_peak;        /* most processes and threads seen at once */
-  int64_t deleted_bytes;     /* disk its processes hold in unlinked files */
-  int64_t input_check_ns;    /* next look for a wait on stdin (runner-input-wait.c) */
+  int64_t deadline_ns;         /* time limit */
+  int64_t cancel_next_ns;      /* next cancel escalation, 0: none */
+  int64_t drain_deadline_ns;   /* stop waiting for output after init exits */
+  int64_t disk_check_ns;       /* next look at how much the run has written */
+  int64_t disk_base;           /* bytes a named cwd held before the run */
+  int64_t disk_base_entries;   /* and entries */
+  int64_t memory_check_ns;     /* next sum of the run's memory (tree watch) */
+  int64_t memory_peak;         /* largest sum seen: RssAnon + RssShmem */
+  int64_t tasks_peak;          /* most processes and threads seen at once */
+  int64_t deleted_bytes;       /* disk its processes hold in unlinked files */
+  int64_t input_check_ns;      /* next look for a wait on stdin (runner-input-wait.c) */
   int64_t input_wait_since_ns; /* the program waits for input since; 0: it does not */
-  int64_t input_clock_ns;    /* last time the paused deadline was moved on */
+  int64_t input_clock_ns;      /* last time the paused deadline was moved on */
   SpCancelStage cancel_stage;
   SpLimit limit;
-  char *failure; /* the runner failed the run after it started (end "failed") */
-  RunnerEnv env;     /* the request's "environment", checked; env.dir NULL: none */
-  bool env_writable; /* an install's last step (runner_engine_submit_with) */
-  char **extra_ro;   /* more read-only directories for this run alone */
-  bool cwd_trusted;  /* the runner made req.cwd (an install step's) */
-  char *isolated_python; /* RunnerRunOptions' (an install's download step) */
-  bool cwd_at_host_path; /* RunnerRunOptions' (sandpad-mcp's execute_command) */
+  char *failure;          /* the runner failed the run after it started (end "failed") */
+  RunnerEnv env;          /* the request's "environment", checked; env.dir NULL: none */
+  bool env_writable;      /* an install's last step (runner_engine_submit_with) */
+  char **extra_ro;        /* more read-only directories for this run alone */
+  bool cwd_trusted;       /* the runner made req.cwd (an install step's) */
+  char *isolated_python;  /* RunnerRunOptions' (an install's download step) */
+  bool cwd_at_host_path;  /* RunnerRunOptions' (sandpad-mcp's execute_command) */
   bool work_at_host_path; /* and the sandbox got it: started says "host-path" */
   /* Runs in a session (runner-session.c): the session while the run is
    * queued or running; its directory is the session's, not removed with
@@ -110,24 +110,24 @@ struct RunnerRun
   bool keep_dir;
   bool session_new;
   SpSessionEnd session_ended;
-  bool warm;     /* forked by a warm parent: init_pid is not our child */
-  char *cold_reason; /* started cold because warm runs are off: why */
-  int pidfd;     /* warm: the supervisor's, watched instead of reaped */
+  bool warm;              /* forked by a warm parent: init_pid is not our child */
+  char *cold_reason;      /* started cold because warm runs are off: why */
+  int pidfd;              /* warm: the supervisor's, watched instead of reaped */
   RunnerRunCgroup cgroup; /* its memory and pids groups, if it has them */
-  bool diag;   /* without them: the tree watch counts its UNIX socket
-                * queues (runner-sockets.h), through diag_fd, sock_diag in
-                * its network namespace, opened at its first look */
+  bool diag;              /* without them: the tree watch counts its UNIX socket
+                           * queues (runner-sockets.h), through diag_fd, sock_diag in
+                           * its network namespace, opened at its first look */
   int diag_fd;
   RunnerWatch *pidfd_watch;
   /* A compiled language (runner-compile.c): the compile step runs first,
    * in the same sandbox, writing into build_dir (bound as the run's
    * environment directory, writable only then); the program step runs
    * its output. */
-  bool compiling;      /* the compile step is what runs now */
-  bool compiled;       /* the run had a compile step (or a cache hit) */
+  bool compiling; /* the compile step is what runs now */
+  bool compiled;  /* the run had a compile step (or a cache hit) */
   bool compile_cached;
   bool compile_failed;
-  bool started_sent;   /* "started" went out (once, for both steps) */
+  bool started_sent; /* "started" went out (once, for both steps) */
   int64_t compile_wall_ms;
   int64_t compile_cpu_ms;
   char *build_dir;

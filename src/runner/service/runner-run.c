@@ -36,25 +36,26 @@
  * the path does not spell it, plus its fixed fields; then the inline images; then
  * the rest of the event (errors are short, ids at most 64 bytes).
  * runner_event_encode() repairs anything that would still not fit. */
-#define RUNNER_ENTRY_JSON_MAX \
-  (6 * (RUNNER_FILES_MAX_SHOWN_PATH + 3) + 6 * (RUNNER_FILES_MAX_SHOWN_TARGET + 3) \
+#define RUNNER_ENTRY_JSON_MAX                                                                      \
+  (6 * (RUNNER_FILES_MAX_SHOWN_PATH + 3) + 6 * (RUNNER_FILES_MAX_SHOWN_TARGET + 3)                 \
    + 2 * SP_FILE_MAX_NAME + 512)
 /* The program's error: type, message, each frame's file and function,
  * capped strings escaped (6 bytes each at most), plus fixed fields. */
-#define RUNNER_PROGRAM_ERROR_JSON_MAX \
-  ((2 + 2 * SP_PROGRAM_ERROR_MAX_FRAMES) * 6 * (SP_PROGRAM_ERROR_MAX_TEXT + 3) \
+#define RUNNER_PROGRAM_ERROR_JSON_MAX                                                              \
+  ((2 + 2 * SP_PROGRAM_ERROR_MAX_FRAMES) * 6 * (SP_PROGRAM_ERROR_MAX_TEXT + 3)                     \
    + 128 * (SP_PROGRAM_ERROR_MAX_FRAMES + 1))
-_Static_assert (RUNNER_FILES_MAX_REPORT * RUNNER_ENTRY_JSON_MAX + RUNNER_BASE64_BUDGET
-                    + RUNNER_PROGRAM_ERROR_JSON_MAX + 16384
-                  <= SP_PROTO_MAX_FRAME,
-                "the exited event must fit in one frame");
+_Static_assert(RUNNER_FILES_MAX_REPORT *RUNNER_ENTRY_JSON_MAX + RUNNER_BASE64_BUDGET
+                   + RUNNER_PROGRAM_ERROR_JSON_MAX + 16384
+                 <= SP_PROTO_MAX_FRAME,
+               "the exited event must fit in one frame");
 /* An output event holds what one read returned and at most a held partial
  * line (runner-lines.c), at most 6 bytes of JSON per byte (a control
  * character becomes \u00NN). */
-_Static_assert ((READ_CHUNK + 4 + RUNNER_LINE_HOLD_MAX) * 6 + 1024 <= SP_PROTO_MAX_FRAME,
-                "an output event must fit in one frame");
+_Static_assert((READ_CHUNK + 4 + RUNNER_LINE_HOLD_MAX) * 6 + 1024 <= SP_PROTO_MAX_FRAME,
+               "an output event must fit in one frame");
 
-static void emit_failed (RunnerRun *run, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+static void emit_failed (RunnerRun *run, const char *fmt, ...)
+  __attribute__ ((format (printf, 2, 3)));
 static void try_finish (RunnerRun *run);
 
 static void
@@ -293,8 +294,7 @@ write_code (RunnerRun *run)
 
   cleanup_free char *host_path = xasprintf ("%s/code/%s", run->dir, name);
   cleanup_fd int fd = open (host_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0400);
-  if (fd < 0 || write_all (fd, run->req.code, len) != 0
-      || _runner_give_to_run (host_path) != 0)
+  if (fd < 0 || write_all (fd, run->req.code, len) != 0 || _runner_give_to_run (host_path) != 0)
     return -1;
   /* The interpreter sees the snippet where the sandbox puts it. */
   run->code_path = run->engine->namespaces ? xasprintf (RUNNER_SANDBOX_CODE "/%s", name)
@@ -470,15 +470,15 @@ _runner_run_spawn_step (RunnerRun *run)
     argv = _runner_compile_step_argv (run, (const char **) &lang.path);
   else
     argv = runner_lang_argv (&lang, run->code_path, run->req.args, run->req.memory_mib,
-                            run->isolated_python == NULL);
+                             run->isolated_python == NULL);
   if (argv == NULL)
     {
       int *all[] = { in, out, err, ctl, status };
       for (size_t i = 0; i < N_ELEMENTS (all); i++)
         for (int j = 0; j < 2; j++)
           close (all[i][j]);
-      emit_failed (run, "language \"%s\" needs %s to run, which is not installed",
-                   run->lang->name, run->lang->compiler->runtime);
+      emit_failed (run, "language \"%s\" needs %s to run, which is not installed", run->lang->name,
+                   run->lang->compiler->runtime);
       return -1;
     }
   if (run->isolated_python != NULL)
@@ -539,8 +539,7 @@ _runner_run_attach (RunnerRun *run)
   if (run->status_fd >= 0)
     {
       set_nonblocking (run->status_fd, true);
-      run->status_watch
-        = runner_loop_watch (engine->loop, run->status_fd, EPOLLIN, on_status, run);
+      run->status_watch = runner_loop_watch (engine->loop, run->status_fd, EPOLLIN, on_status, run);
     }
   set_nonblocking (run->stdin_fd, true);
   run->stdin_watch = runner_loop_watch (engine->loop, run->stdin_fd, 0, on_stdin, run);
@@ -691,12 +690,11 @@ read_program_error (RunnerRun *run, SpExited *ev)
   if (!(ev->end == SP_END_SIGNALED || (ev->end == SP_END_EXITED && ev->exit_code != 0))
       || tail->len == 0)
     return;
-  char *text = sp_utf8_sanitize (tail->data + start, tail->len - start, true, &consumed,
-                                 &out_len);
+  char *text = sp_utf8_sanitize (tail->data + start, tail->len - start, true, &consumed, &out_len);
   if (text == NULL)
     return;
-  ev->program_error = runner_error_parse (
-    run->lang->name, text, run->req.name ? run->req.name : run->lang->default_file);
+  ev->program_error = runner_error_parse (run->lang->name, text,
+                                          run->req.name ? run->req.name : run->lang->default_file);
   free (text);
 }
 
@@ -731,8 +729,8 @@ pass_on (RunnerRun *run, SpStream s, const char *bytes, size_t len, bool final)
   if (s == SP_STREAM_STDERR)
     forward (run, s, bytes, len, final);
   else
-    runner_display_scan_feed (&run->display_scan, bytes, len, final, stdout_text,
-                              stdout_display, run);
+    runner_display_scan_feed (&run->display_scan, bytes, len, final, stdout_text, stdout_display,
+                              run);
 }
 
 static void
@@ -827,8 +825,7 @@ _runner_run_set_throttled (RunnerRun *run, bool throttled)
 {
   for (int s = 0; s < 2; s++)
     if (run->streams[s].watch != NULL)
-      runner_loop_set_events (run->engine->loop, run->streams[s].watch,
-                              throttled ? 0 : EPOLLIN);
+      runner_loop_set_events (run->engine->loop, run->streams[s].watch, throttled ? 0 : EPOLLIN);
 }
 
 /* What the run has written: bytes on disk (blocks, so sparse files count
@@ -844,8 +841,8 @@ disk_usage (RunnerRun *run, int64_t *bytes, int64_t *entries)
   cleanup_fd int tmp_fd = run->engine->namespaces ? -1 : open_subdir (run, "tmp");
   RunnerUsage space;
 
-  runner_files_space_usage (run->cwd_fd, tmp_fd,
-                            run->disk_base_entries + config->disk_files + 1, &space);
+  runner_files_space_usage (run->cwd_fd, tmp_fd, run->disk_base_entries + config->disk_files + 1,
+                            &space);
   /* Files it deleted but keeps open hold blocks no walk sees (as of the
    * last tree watch). */
   *bytes = space.bytes - run->disk_base + run->deleted_bytes;
@@ -899,8 +896,8 @@ check_memory (RunnerRun *run, int64_t now)
   if (run->memory_check_ns == 0 || now < run->memory_check_ns)
     return;
   run->memory_check_ns = now + MEMORY_POLL_NS;
-  if (run->diag && _runner_engine_diag (run->engine, run->req.network, run->init_pid,
-                                        &run->diag_fd) < 0)
+  if (run->diag
+      && _runner_engine_diag (run->engine, run->req.network, run->init_pid, &run->diag_fd) < 0)
     {
       if (run->failure == NULL)
         run->failure = xasprintf ("cannot count the run's socket queues: %s", strerror (errno));
@@ -960,9 +957,8 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
   if (run->cancel_next_ns > 0 && now >= run->cancel_next_ns)
     {
       run->cancel_stage++;
-      _runner_run_send_control (run, run->cancel_stage == SP_CANCEL_TERMINATE
-                                       ? RUNNER_CTL_TERMINATE
-                                       : RUNNER_CTL_KILL);
+      _runner_run_send_control (run, run->cancel_stage == SP_CANCEL_TERMINATE ? RUNNER_CTL_TERMINATE
+                                                                              : RUNNER_CTL_KILL);
       run->cancel_next_ns = run->cancel_stage < SP_CANCEL_KILL
                               ? now + run->engine->config.cancel_grace_ms * INT64_C (1000000)
                               : 0;
@@ -1149,8 +1145,8 @@ finish_files (RunnerRun *run, SpExited *ev)
   if (run->limit == SP_LIMIT_NONE && disk_over (run))
     ev->limit = run->limit = SP_LIMIT_DISK;
   runner_files_changes (run->cwd_fd, before, run->req.return_base64 ? RUNNER_BASE64_BUDGET : 0,
-                        run->req.return_files, runner_engine_clock_origin_realtime_ns (run->engine), &ev->files,
-                        &ev->n_files, &ev->files_truncated);
+                        run->req.return_files, runner_engine_clock_origin_realtime_ns (run->engine),
+                        &ev->files, &ev->n_files, &ev->files_truncated);
 }
 
 static void
@@ -1158,8 +1154,8 @@ try_finish (RunnerRun *run)
 {
   bool status_done = run->status_fd < 0;
 
-  if (run->state != RUN_RUNNING || !run->init_reaped || !status_done
-      || !run->streams[0].eof || !run->streams[1].eof)
+  if (run->state != RUN_RUNNING || !run->init_reaped || !status_done || !run->streams[0].eof
+      || !run->streams[1].eof)
     return;
   /* A compile step that succeeded goes on to the program step. */
   if (run->compiling && _runner_compile_step_done (run) != 0)

@@ -31,8 +31,8 @@ typedef struct
   RunnerEngine *engine;
   ServerFd in;
   ServerFd events;
-  bool in_file;      /* requests come from a regular file (or /dev/null) */
-  bool in_done;      /* ... and all of it has been read */
+  bool in_file; /* requests come from a regular file (or /dev/null) */
+  bool in_done; /* ... and all of it has been read */
   RunnerWatch *in_watch;
   SpFrameReader *reader;
   RunnerOutbox out;
@@ -321,8 +321,9 @@ runner_server_run (const RunnerConfig *config, RunnerLanguages *langs, int in_fd
    * client may still listen, then clean up. */
   runner_engine_kill_all (server.engine);
   int64_t give_up = now_ns () + SHUTDOWN_NS;
-  while ((runner_engine_active (server.engine) > 0 || (server.out.buf.len > 0 && !server.out.broken))
-         && now_ns () < give_up)
+  while (
+    (runner_engine_active (server.engine) > 0 || (server.out.buf.len > 0 && !server.out.broken))
+    && now_ns () < give_up)
     if (runner_engine_iterate (server.engine, 100) < 0)
       break;
 

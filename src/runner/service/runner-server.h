@@ -10,5 +10,4 @@
 #include "runner-engine.h"
 
 /* Returns the process exit status: 0 after a clean shutdown. */
-int runner_server_run (const RunnerConfig *config, RunnerLanguages *langs, int in_fd,
-                       int out_fd);
+int runner_server_run (const RunnerConfig *config, RunnerLanguages *langs, int in_fd, int out_fd);

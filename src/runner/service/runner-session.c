@@ -145,8 +145,7 @@ _runner_session_validate (RunnerEngine *engine, const SpRun *req, SpProtoError *
                                "this runner keeps no sessions (--max-sessions 0)");
   if (n >= engine->config.max_sessions)
     return sp_proto_set_error (err, SP_ERR_LIMIT,
-                               "%d sessions are open, the most this runner keeps; close one",
-                               n);
+                               "%d sessions are open, the most this runner keeps; close one", n);
   return 0;
 }
 
@@ -241,9 +240,9 @@ fork_interpreter (RunnerSession *s, RunnerRun *run, int devnull, int channel, in
                   int status)
 {
   RunnerEngine *engine = s->engine;
-  cleanup_free char *driver
-    = engine->namespaces ? xstrdup (RUNNER_SANDBOX_CODE "/.sandpad/sandpad_session.py")
-                         : xasprintf ("%s/code/.sandpad/sandpad_session.py", s->dir);
+  cleanup_free char *driver = engine->namespaces
+                                ? xstrdup (RUNNER_SANDBOX_CODE "/.sandpad/sandpad_session.py")
+                                : xasprintf ("%s/code/.sandpad/sandpad_session.py", s->dir);
   const RunnerLanguage *lang = run->lang;
   char **argv;
   if (strcmp (run->lang->name, "javascript") == 0)
@@ -392,10 +391,9 @@ write_run_files (RunnerSession *s, RunnerRun *run, char **dir_for_driver)
   cleanup_free char *host_dir = xasprintf ("%s/code/r%llu", s->dir, (unsigned long long) s->n_runs);
   cleanup_free char *host_code = xasprintf ("%s/%s", host_dir, name);
   cleanup_free char *host_json = xasprintf ("%s/run.json", host_dir);
-  cleanup_free char *seen_dir
-    = s->engine->namespaces
-        ? xasprintf (RUNNER_SANDBOX_CODE "/r%llu", (unsigned long long) s->n_runs)
-        : xstrdup (host_dir);
+  cleanup_free char *seen_dir = s->engine->namespaces ? xasprintf (RUNNER_SANDBOX_CODE "/r%llu",
+                                                                   (unsigned long long) s->n_runs)
+                                                      : xstrdup (host_dir);
 
   if (mkdir (host_dir, 0755) != 0 || _runner_give_to_run (host_dir) != 0)
     return -1;
@@ -531,8 +529,8 @@ session_control (RunnerRun *run, char cmd)
     }
   /* Terminate or kill: whatever the run started lives in the session, so
    * the session goes. */
-  kill_session (s, run->limit == SP_LIMIT_TIME        ? SP_SESSION_END_TIMEOUT
-                   : run->limit != SP_LIMIT_NONE      ? SP_SESSION_END_LIMIT
+  kill_session (s, run->limit == SP_LIMIT_TIME           ? SP_SESSION_END_TIMEOUT
+                   : run->limit != SP_LIMIT_NONE         ? SP_SESSION_END_LIMIT
                    : run->cancel_stage != SP_CANCEL_NONE ? SP_SESSION_END_CANCELLED
                                                          : SP_SESSION_END_EXITED);
 }
@@ -581,8 +579,8 @@ sample_memory (RunnerSession *s)
   if (s->diag && _runner_engine_diag (s->engine, s->network, s->init_pid, &s->diag_fd) < 0)
     {
       if (s->current != NULL && s->current->failure == NULL)
-        s->current->failure
-          = xasprintf ("cannot count the session's socket queues: %s", strerror (errno));
+        s->current->failure = xasprintf ("cannot count the session's socket queues: %s",
+                                         strerror (errno));
       kill_session (s, SP_SESSION_END_FAILED);
       return;
     }
@@ -881,8 +879,7 @@ _runner_session_next_deadline (RunnerEngine *engine)
   for (RunnerSession *s = engine->sessions; s != NULL; s = s->next)
     {
       int64_t times[] = { s->kill_at_ns, alive (s) ? s->memory_check_ns : 0,
-                          s->closing || _runner_session_busy (s) ? 0
-                                                                 : s->idle_since_ns + idle_ns };
+                          s->closing || _runner_session_busy (s) ? 0 : s->idle_since_ns + idle_ns };
       for (size_t i = 0; i < N_ELEMENTS (times); i++)
         if (times[i] > 0 && (next == 0 || times[i] < next))
           next = times[i];
@@ -909,8 +906,7 @@ fail_waiting (RunnerSession *s)
 }
 
 int
-runner_engine_session_end (RunnerEngine *engine, const char *id, bool restart,
-                           SpProtoError *err)
+runner_engine_session_end (RunnerEngine *engine, const char *id, bool restart, SpProtoError *err)
 {
   RunnerSession *s = find_session (engine, id);
   SpSessionEnd reason = restart ? SP_SESSION_END_RESTART : SP_SESSION_END_CLOSED;

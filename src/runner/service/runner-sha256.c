@@ -27,8 +27,8 @@ compress (RunnerSha256 *ctx, const uint8_t *p)
   uint32_t w[64], s[8];
 
   for (int i = 0; i < 16; i++)
-    w[i] = (uint32_t) p[4 * i] << 24 | (uint32_t) p[4 * i + 1] << 16
-           | (uint32_t) p[4 * i + 2] << 8 | (uint32_t) p[4 * i + 3];
+    w[i] = (uint32_t) p[4 * i] << 24 | (uint32_t) p[4 * i + 1] << 16 | (uint32_t) p[4 * i + 2] << 8
+           | (uint32_t) p[4 * i + 3];
   for (int i = 16; i < 64; i++)
     {
       uint32_t s0 = rotr (w[i - 15], 7) ^ rotr (w[i - 15], 18) ^ (w[i - 15] >> 3);
@@ -41,7 +41,8 @@ compress (RunnerSha256 *ctx, const uint8_t *p)
       uint32_t e = s[4], a = s[0];
       uint32_t t1 = s[7] + (rotr (e, 6) ^ rotr (e, 11) ^ rotr (e, 25)) + ((e & s[5]) ^ (~e & s[6]))
                     + K[i] + w[i];
-      uint32_t t2 = (rotr (a, 2) ^ rotr (a, 13) ^ rotr (a, 22)) + ((a & s[1]) ^ (a & s[2]) ^ (s[1] & s[2]));
+      uint32_t t2 = (rotr (a, 2) ^ rotr (a, 13) ^ rotr (a, 22))
+                    + ((a & s[1]) ^ (a & s[2]) ^ (s[1] & s[2]));
       memmove (s + 1, s, 7 * sizeof *s);
       s[4] += t1;
       s[0] = t1 + t2;

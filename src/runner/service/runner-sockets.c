@@ -21,8 +21,7 @@
 
 /* In a forked child: joins pid's user namespace (unless it is ours) and
  * network namespace, makes the socket there and sends it back. */
-static void __attribute__ ((noreturn))
-diag_helper (int reply, int user_fd, int net_fd)
+static void __attribute__ ((noreturn)) diag_helper (int reply, int user_fd, int net_fd)
 {
   struct stat ours, theirs;
 
@@ -183,7 +182,8 @@ socket_bytes (const InodeSet *set, const struct nlmsghdr *h)
     {
       const void *data = RTA_DATA (a);
       size_t size = RTA_PAYLOAD (a);
-      if (a->rta_type == UNIX_DIAG_MEMINFO && size >= (SK_MEMINFO_WMEM_ALLOC + 1) * sizeof (uint32_t))
+      if (a->rta_type == UNIX_DIAG_MEMINFO
+          && size >= (SK_MEMINFO_WMEM_ALLOC + 1) * sizeof (uint32_t))
         wmem = ((const uint32_t *) data)[SK_MEMINFO_WMEM_ALLOC];
       else if (a->rta_type == UNIX_DIAG_RQLEN && size >= sizeof (struct unix_diag_rqlen))
         rqueue = ((const struct unix_diag_rqlen *) data)->udiag_rqueue;
@@ -206,9 +206,12 @@ dump (int diag_fd, const InodeSet *set)
     struct nlmsghdr h;
     struct unix_diag_req r;
   } req = {
-    .h = { .nlmsg_len = sizeof req, .nlmsg_type = SOCK_DIAG_BY_FAMILY,
-           .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP, .nlmsg_seq = (uint32_t) now_ns () },
-    .r = { .sdiag_family = AF_UNIX, .udiag_states = ~0U,
+    .h = { .nlmsg_len = sizeof req,
+           .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+           .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+           .nlmsg_seq = (uint32_t) now_ns () },
+    .r = { .sdiag_family = AF_UNIX,
+           .udiag_states = ~0U,
            .udiag_show = UDIAG_SHOW_PEER | UDIAG_SHOW_RQLEN | UDIAG_SHOW_MEMINFO },
   };
   struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };

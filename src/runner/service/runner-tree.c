@@ -99,8 +99,7 @@ add_process_usage (pid_t pid, bool proportional, RunnerTreeUsage *usage)
 #define TREE_MAX 8192
 
 void
-runner_tree_usage (pid_t init_pid, int skip, bool proportional, int diag_fd,
-                   RunnerTreeUsage *usage)
+runner_tree_usage (pid_t init_pid, int skip, bool proportional, int diag_fd, RunnerTreeUsage *usage)
 {
   pid_t *pids = xcalloc (TREE_MAX, sizeof *pids);
   int *depth = xcalloc (TREE_MAX, sizeof *depth);

@@ -9,8 +9,8 @@
 /* What a run's processes hold now, read from /proc by the runner. */
 typedef struct
 {
-  int64_t bytes; /* RssAnon + RssShmem, summed over the processes */
-  int64_t tasks; /* processes and threads */
+  int64_t bytes;         /* RssAnon + RssShmem, summed over the processes */
+  int64_t tasks;         /* processes and threads */
   int64_t deleted_bytes; /* disk held by files they deleted but keep open */
   int64_t cpu_ns;        /* CPU time of the whole tree so far, the processes
                           * it reaped included (clock ticks) */

@@ -60,8 +60,8 @@ find_up (const char *start_dir, const char *stop_dir, const char *const *names,
     {
       for (size_t i = 0; names[i] != NULL; i++)
         {
-          cleanup_free char *candidate
-            = xasprintf ("%s/%s", strcmp (dir, "/") == 0 ? "" : dir, names[i]);
+          cleanup_free char *candidate = xasprintf ("%s/%s", strcmp (dir, "/") == 0 ? "" : dir,
+                                                    names[i]);
           if (accept (candidate))
             return realpath (candidate, NULL);
         }
@@ -167,8 +167,7 @@ check_venv (const char *dir, RunnerEnv *env, char *msg, size_t msg_len)
   struct stat st;
 
   if (!is_venv (dir))
-    return refuse (msg, msg_len, "%.200s is not a Python virtual environment (no pyvenv.cfg)",
-                   dir);
+    return refuse (msg, msg_len, "%.200s is not a Python virtual environment (no pyvenv.cfg)", dir);
   home = read_home (dir);
   if (home == NULL)
     return refuse (msg, msg_len, "%.200s/pyvenv.cfg names no \"home\" interpreter directory", dir);
@@ -205,8 +204,7 @@ check_venv (const char *dir, RunnerEnv *env, char *msg, size_t msg_len)
 }
 
 int
-runner_env_check (const char *language, const char *path, RunnerEnv *env, char *msg,
-                  size_t msg_len)
+runner_env_check (const char *language, const char *path, RunnerEnv *env, char *msg, size_t msg_len)
 {
   cleanup_free char *dir = realpath (path, NULL);
   struct stat st;
@@ -241,8 +239,7 @@ runner_env_check (const char *language, const char *path, RunnerEnv *env, char *
       env->kind = RUNNER_ENV_NODE_MODULES;
       if (strcmp (slash + 1, "node_modules") != 0)
         return refuse (msg, msg_len,
-                       "a JavaScript environment is a node_modules directory; %.200s is not",
-                       dir);
+                       "a JavaScript environment is a node_modules directory; %.200s is not", dir);
     }
   else
     return refuse (msg, msg_len, "language \"%.64s\" has no environments", language);

@@ -25,8 +25,8 @@
 static bool
 env_needs_cold (char *const *env)
 {
-  static const char *const prefixes[]
-    = { "PYTHON", "MPL", "OPENBLAS", "OMP_", "MKL_", "GOTO", "LD_", "MALLOC", "GLIBC", NULL };
+  static const char *const prefixes[] = { "PYTHON", "MPL", "OPENBLAS", "OMP_",  "MKL_",
+                                          "GOTO",   "LD_", "MALLOC",   "GLIBC", NULL };
 
   for (size_t i = 0; env != NULL && env[i] != NULL; i++)
     {
@@ -136,8 +136,7 @@ try_warm (RunnerRun *run, const RunnerLaunch *l)
   cleanup_free char *host_file = xasprintf ("%s/code/.sandpad/run.json", run->dir);
   if (write_run_file (run, argv, envp, host_file) != 0)
     return -1;
-  put (&buf, "py.run",
-       engine->namespaces ? RUNNER_SANDBOX_CODE "/.sandpad/run.json" : host_file);
+  put (&buf, "py.run", engine->namespaces ? RUNNER_SANDBOX_CODE "/.sandpad/run.json" : host_file);
   runner_plan_encode (&buf, plan, spec);
 
   /* Its cgroups as a cold run's: the spare's init moves the program

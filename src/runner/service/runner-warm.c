@@ -40,7 +40,7 @@ typedef struct
   pid_t pid;
   int sock;
   int runs;
-  int64_t data_bytes;   /* VmData when it became ready */
+  int64_t data_bytes; /* VmData when it became ready */
   /* Spare runs it has made and started, as it last said ("spares N"),
    * less those handed since: a run goes warm only when there is one, so
    * it never waits for one being made. It makes the next as soon as one
@@ -48,7 +48,7 @@ typedef struct
   int spares;
   int want;
   int64_t last_used_ns;
-  int64_t retry_ns;     /* no restart before this */
+  int64_t retry_ns; /* no restart before this */
   char *dir;
 } Parent;
 
@@ -182,8 +182,14 @@ exec_parent (const RunnerWarm *warm, const char *dir, int sock, bool network)
                                       warm->config.namespaces ? 1 : 0, network ? 1 : 0,
                                       geteuid () == 0 ? 1 : 0);
   cleanup_free char *spares = xasprintf ("%d", warm->config.spares > 0 ? warm->config.spares : 1);
-  char *argv[] = { (char *) warm->config.python, (char *) "-u", (char *) "-B", driver,
-                   (char *) warm->config.module, (char *) warm->config.helper, key, spares,
+  char *argv[] = { (char *) warm->config.python,
+                   (char *) "-u",
+                   (char *) "-B",
+                   driver,
+                   (char *) warm->config.module,
+                   (char *) warm->config.helper,
+                   key,
+                   spares,
                    NULL };
   char *envp[] = {
     (char *) "PATH=/usr/local/bin:/usr/bin:/bin",
@@ -236,8 +242,7 @@ runner_warm_start (RunnerWarm *warm, bool network)
 
   if (p->state != PARENT_NONE || now_ns () < p->retry_ns || warm->broken != NULL)
     return;
-  p->dir = xasprintf ("%s/warm-%llu", warm->config.root,
-                      (unsigned long long) ++warm->generation);
+  p->dir = xasprintf ("%s/warm-%llu", warm->config.root, (unsigned long long) ++warm->generation);
   cleanup_free char *tmp = xasprintf ("%s/tmp", p->dir);
   cleanup_free char *driver = xasprintf ("%s/driver.py", p->dir);
   if (mkdir (p->dir, 0700) != 0 || mkdir (tmp, 0700) != 0
@@ -276,8 +281,7 @@ take_spares (Parent *p, const char *buf, size_t len)
   char text[32];
   int n;
 
-  if (len < sizeof prefix - 1 || len >= sizeof text
-      || memcmp (buf, prefix, sizeof prefix - 1) != 0)
+  if (len < sizeof prefix - 1 || len >= sizeof text || memcmp (buf, prefix, sizeof prefix - 1) != 0)
     return false;
   memcpy (text, buf, len);
   text[len] = '\0';
@@ -394,8 +398,8 @@ read_answer (RunnerWarm *warm, Parent *p, const char **why)
 }
 
 int
-runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len,
-                   const int *fds, size_t n_fds, const char **why)
+runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len, const int *fds,
+                   size_t n_fds, const char **why)
 {
   Parent *p = &warm->parents[network ? 1 : 0];
 
@@ -523,8 +527,7 @@ runner_warm_tick (RunnerWarm *warm, int64_t now, const pid_t *busy, size_t n_bus
       for (size_t i = 0; i < N_ELEMENTS (warm->parents); i++)
         {
           Parent *p = &warm->parents[i];
-          int64_t rss
-            = p->pid > 0 && p->state != PARENT_NONE ? pool_rss (p->pid, busy, n_busy) : 0;
+          int64_t rss = p->pid > 0 && p->state != PARENT_NONE ? pool_rss (p->pid, busy, n_busy) : 0;
           total += rss;
           if (rss > largest)
             largest = rss, victim = p;

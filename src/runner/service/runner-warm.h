@@ -37,15 +37,15 @@
 
 typedef struct
 {
-  const char *python;  /* absolute path of python3 */
-  const char *module;  /* sandpad-warm.so */
-  const char *helper;  /* sandpad-warm-init */
-  bool namespaces;     /* the runs' sandbox mode, for the spares made ahead */
-  const char *root;    /* the runner's private directory */
-  int max_runs;        /* recycle after this many */
-  int64_t idle_ms;     /* recycle when unused this long */
-  int64_t memory_cap;  /* bytes of RSS all parents may hold together */
-  int spares;          /* started spare runs a parent keeps (fewer over the cap) */
+  const char *python; /* absolute path of python3 */
+  const char *module; /* sandpad-warm.so */
+  const char *helper; /* sandpad-warm-init */
+  bool namespaces;    /* the runs' sandbox mode, for the spares made ahead */
+  const char *root;   /* the runner's private directory */
+  int max_runs;       /* recycle after this many */
+  int64_t idle_ms;    /* recycle when unused this long */
+  int64_t memory_cap; /* bytes of RSS all parents may hold together */
+  int spares;         /* started spare runs a parent keeps (fewer over the cap) */
 } RunnerWarmConfig;
 
 typedef struct RunnerWarm RunnerWarm;
@@ -72,8 +72,8 @@ int64_t runner_warm_data_bytes (RunnerWarm *warm, bool network, bool idle);
  * a pidfd of the run's supervisor, or -1: then the run goes cold, and
  * *why says what failed (static text), or is NULL when no parent was
  * ready (nothing failed). */
-int runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len,
-                       const int *fds, size_t n_fds, const char **why);
+int runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len, const int *fds,
+                       size_t n_fds, const char **why);
 
 /* The engine reaped pid; true when it was one of our parents. */
 bool runner_warm_reaped (RunnerWarm *warm, pid_t pid);
