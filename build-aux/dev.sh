@@ -121,7 +121,7 @@ build_fuzzers() {
     CC=clang-14 meson setup "$dir" -Dfuzzing=true
   fi
   meson compile -C "$dir" tests/fuzz/fuzz-decode tests/fuzz/fuzz-frame tests/fuzz/fuzz-utf8 \
-    tests/fuzz/fuzz-error tests/fuzz/fuzz-journal
+    tests/fuzz/fuzz-error tests/fuzz/fuzz-journal tests/fuzz/fuzz-table
 }
 
 # Counts meson's own test log (one JSON object per test) so the summary

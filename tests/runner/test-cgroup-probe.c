@@ -31,6 +31,9 @@ path_of (const char *root, const char *rel)
 }
 
 /* mkdir -p of root/rel's directory, then the file with text. */
+static void put (const char *root, const char *rel, const char *fmt, ...)
+  __attribute__ ((format (printf, 3, 4)));
+
 static void
 put (const char *root, const char *rel, const char *fmt, ...)
 {
@@ -121,16 +124,16 @@ main (void)
     put (root, "proc/self/mountinfo", "%s", v2_mounts);
     put (root, "proc/self/cgroup", "0::" SCOPE "\n");
     put (root, "sys/fs/cgroup" SCOPE "/cgroup.controllers", "cpu io memory pids\n");
-    put (root, "sys/fs/cgroup" SCOPE "/cgroup.subtree_control", "");
+    put (root, "sys/fs/cgroup" SCOPE "/cgroup.subtree_control", "%s", "");
     put (root, "sys/fs/cgroup" SCOPE "/cgroup.procs", "%s", self);
-    put (root, "sys/fs/cgroup" SCOPE "/sandpad-runner/cgroup.procs", "");
+    put (root, "sys/fs/cgroup" SCOPE "/sandpad-runner/cgroup.procs", "%s", "");
     char *ours = xasprintf ("sys/fs/cgroup" SCOPE "/sandpad-%d/cgroup.subtree_control",
                             (int) getpid ());
     /* The files the kernel would make in the groups the probe creates
      * are there beforehand: a plain directory gets none by mkdir. */
-    put (root, ours, "");
+    put (root, ours, "%s", "");
     runner_cgroup_probe_at (&cg, root);
-    char *want = expect_dir (root, SCOPE + 1);
+    char *want = expect_dir (root, &SCOPE[1]);
     is_int (cg.version, 2, "delegated v2 scope: v2");
     is_str (cg.memory, want, "our group is sandpad-PID in the scope");
     ok (cg.pids == NULL, "v2 needs no separate pids group");
@@ -157,12 +160,12 @@ main (void)
     put (root, "proc/self/cgroup", "%s0::" SCOPE "\n", v1_cgroup);
     make_v1 (root);
     put (root, "sys/fs/cgroup/unified" SCOPE "/cgroup.controllers", "memory pids\n");
-    put (root, "sys/fs/cgroup/unified" SCOPE "/cgroup.subtree_control", "");
+    put (root, "sys/fs/cgroup/unified" SCOPE "/cgroup.subtree_control", "%s", "");
     put (root, "sys/fs/cgroup/unified" SCOPE "/cgroup.procs", "%s", self);
-    put (root, "sys/fs/cgroup/unified" SCOPE "/sandpad-runner/cgroup.procs", "");
+    put (root, "sys/fs/cgroup/unified" SCOPE "/sandpad-runner/cgroup.procs", "%s", "");
     char *ours = xasprintf ("sys/fs/cgroup/unified" SCOPE "/sandpad-%d/cgroup.subtree_control",
                             (int) getpid ());
-    put (root, ours, "");
+    put (root, ours, "%s", "");
     runner_cgroup_probe_at (&cg, root);
     char *want = expect_dir (root, "unified" SCOPE);
     is_int (cg.version, 2, "v1 and a delegated v2 (hybrid mount): v2 preferred");
@@ -183,7 +186,7 @@ main (void)
     put (root, "proc/self/cgroup", "%s0::/\n", v1_cgroup);
     make_v1 (root);
     put (root, "sys/fs/cgroup/unified/cgroup.controllers", "\n");
-    put (root, "sys/fs/cgroup/unified/cgroup.subtree_control", "");
+    put (root, "sys/fs/cgroup/unified/cgroup.subtree_control", "%s", "");
     put (root, "sys/fs/cgroup/unified/cgroup.procs", "1\n%s", self);
     runner_cgroup_probe_at (&cg, root);
     char *mem = xasprintf ("%s/sys/fs/cgroup/memory/ci/sandpad-%d", root, (int) getpid ());
@@ -206,9 +209,9 @@ main (void)
     put (root, "proc/self/mountinfo", "%s", v2_mounts);
     put (root, "proc/self/cgroup", "0::" SCOPE "\n");
     put (root, "sys/fs/cgroup" SCOPE "/cgroup.controllers", "memory pids\n");
-    put (root, "sys/fs/cgroup" SCOPE "/cgroup.subtree_control", "");
+    put (root, "sys/fs/cgroup" SCOPE "/cgroup.subtree_control", "%s", "");
     put (root, "sys/fs/cgroup" SCOPE "/cgroup.procs", "4242\n%s", self);
-    put (root, "sys/fs/cgroup" SCOPE "/sandpad-runner/cgroup.procs", "");
+    put (root, "sys/fs/cgroup" SCOPE "/sandpad-runner/cgroup.procs", "%s", "");
     runner_cgroup_probe_at (&cg, root);
     is_int (cg.version, 0, "a v2 group shared with another process: none");
     ok (cg.memory == NULL && cg.pids == NULL, "no group of ours");
@@ -228,7 +231,7 @@ main (void)
     put (root, "proc/self/mountinfo", "%s", v2_mounts);
     put (root, "proc/self/cgroup", "0::" SCOPE "\n");
     put (root, "sys/fs/cgroup" SCOPE "/cgroup.controllers", "cpu pids\n");
-    put (root, "sys/fs/cgroup" SCOPE "/cgroup.subtree_control", "");
+    put (root, "sys/fs/cgroup" SCOPE "/cgroup.subtree_control", "%s", "");
     put (root, "sys/fs/cgroup" SCOPE "/cgroup.procs", "%s", self);
     runner_cgroup_probe_at (&cg, root);
     is_int (cg.version, 0, "v2 without memory, no v1: none");
@@ -241,7 +244,7 @@ main (void)
   {
     char *root = new_root ();
     RunnerCgroups cg;
-    put (root, "proc/self/mountinfo", "");
+    put (root, "proc/self/mountinfo", "%s", "");
     put (root, "proc/self/cgroup", "0::/\n");
     runner_cgroup_probe_at (&cg, root);
     is_int (cg.version, 0, "no cgroup hierarchy: none");
