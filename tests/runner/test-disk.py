@@ -144,7 +144,10 @@ def test_cleanup_any_depth(t):
         res = r.run("deep", build_deep_tree_code(6, 900), timeout_ms=60000)
         cwd = res.started["cwd"]
         depth = tree_depth(cwd)
-        t.ok(depth >= 5000, f"the run built a tree {depth} levels deep", res)
+        # Deeper than any walk of the runner's goes (1,024 levels). The
+        # renames usually beat the disk poll and give 5,400 levels; on a
+        # loaded machine the poll may stop the run after the first few.
+        t.ok(depth > 1024, f"the run built a tree {depth} levels deep", res)
         t.eq(res.exited.get("limit"), "disk", "a tree that deep is over the disk limit", res)
         r.send(type="release", id="deep")
         ev = r.recv_type("released")
