@@ -297,7 +297,10 @@ def missing(t):
     wrap = [bwrap, "--dev-bind", "/", "/"]
     if MODE == "fallback" or os.geteuid() != 0:
         wrap[1:1] = ["--unshare-user", "--disable-userns"]
-    hide = [arg for p in paths if os.path.exists(p) for arg in ("--ro-bind", "/dev/null", p)]
+    # Over what each path resolves to: newer bwrap (Debian 13's) cannot
+    # mount on a symlink, and /usr/bin/gcc is one (to gcc-14).
+    targets = sorted({os.path.realpath(p) for p in paths if os.path.exists(p)})
+    hide = [arg for p in targets for arg in ("--ro-bind", "/dev/null", p)]
     mode = "auto" if "--unshare-user" in wrap else MODE
 
     def start(hidden):
