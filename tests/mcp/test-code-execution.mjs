@@ -17,6 +17,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
+import { buildWheel } from './wheels.mjs';
 
 const [server, group] = process.argv.slice(2);
 const PYTHON = '/usr/bin/python3';
@@ -326,15 +327,7 @@ groups.install = async () => {
   const ws = path.join(base, 'ws');
   fs.mkdirSync(ws);
   run(PYTHON, ['-m', 'venv', '--system-site-packages', '--without-pip', path.join(ws, '.venv')]);
-  for (const name of ['cxpkg', 'dangerouspkg']) {
-    const src = path.join(base, `src-${name}`);
-    fs.mkdirSync(path.join(src, name), { recursive: true });
-    fs.writeFileSync(path.join(src, name, '__init__.py'), `WORD = '${name}-1.0'\n`);
-    fs.writeFileSync(path.join(src, 'setup.py'),
-      `from setuptools import setup\nsetup(name='${name}', version='1.0', packages=['${name}'])\n`);
-    run(PYTHON, ['-m', 'pip', 'wheel', '-q', '--no-deps', '--no-index', '--no-build-isolation',
-      '-w', path.join(base, 'house'), src]);
-  }
+  for (const name of ['cxpkg', 'dangerouspkg']) buildWheel(PYTHON, base, name);
   run('chmod', ['-R', 'a+rX', base]);
   if (process.getuid() === 0) run('chown', ['-R', `${runUid}:${runUid}`, ws]);
   const { client, transport } = await connect(['--workspace', ws, '--find-links',

@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { buildWheel } from './wheels.mjs';
 
 const [server] = process.argv.slice(2);
 const PYTHON = '/usr/bin/python3';
@@ -40,17 +41,6 @@ function run(cmd, args, opts = {}) {
   return r;
 }
 
-// A tiny pure-Python project built into a wheel, offline.
-function buildWheel(base, name) {
-  const src = path.join(base, `src-${name}`);
-  fs.mkdirSync(path.join(src, name), { recursive: true });
-  fs.writeFileSync(path.join(src, name, '__init__.py'), `WORD = '${name}-1.0'\n`);
-  fs.writeFileSync(path.join(src, 'setup.py'),
-    `from setuptools import setup\nsetup(name='${name}', version='1.0', packages=['${name}'])\n`);
-  run(PYTHON, ['-m', 'pip', 'wheel', '-q', '--no-deps', '--no-index', '--no-build-isolation',
-    '-w', path.join(base, 'house'), src]);
-}
-
 const extraArgs = process.env.SANDPAD_TEST_SANDBOX
   ? ['--sandbox', process.env.SANDPAD_TEST_SANDBOX] : [];
 
@@ -74,8 +64,8 @@ try {
   const ws = path.join(base, 'ws');
   fs.mkdirSync(ws);
   run(PYTHON, ['-m', 'venv', '--system-site-packages', '--without-pip', path.join(ws, '.venv')]);
-  buildWheel(base, 'tinypkg');
-  buildWheel(base, 'blockedpkg');
+  buildWheel(PYTHON, base, 'tinypkg');
+  buildWheel(PYTHON, base, 'blockedpkg');
   run('chmod', ['-R', 'a+rX', base]);
   // The workspace and its venv belong to the uid that runs programs, so
   // only the sandbox keeps a run from writing into the venv.

@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { buildWheel } from './wheels.mjs';
 
 const [server] = process.argv.slice(2);
 const PYTHON = '/usr/bin/python3';
@@ -36,18 +37,6 @@ function run(cmd, args) {
   if (r.status !== 0)
     throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr}`);
   return r;
-}
-
-// A tiny pure-Python project built into a wheel, offline (as
-// test-mcp-install.mjs does).
-function buildWheel(base, name) {
-  const src = path.join(base, `src-${name}`);
-  fs.mkdirSync(path.join(src, name), { recursive: true });
-  fs.writeFileSync(path.join(src, name, '__init__.py'), `WORD = '${name}-1.0'\n`);
-  fs.writeFileSync(path.join(src, 'setup.py'),
-    `from setuptools import setup\nsetup(name='${name}', version='1.0', packages=['${name}'])\n`);
-  run(PYTHON, ['-m', 'pip', 'wheel', '-q', '--no-deps', '--no-index', '--no-build-isolation',
-    '-w', path.join(base, 'house'), src]);
 }
 
 const extraArgs = process.env.SANDPAD_TEST_SANDBOX
@@ -79,7 +68,7 @@ try {
     console.log(`1..0 # SKIP needs python3 -m venv and pip: ${mk.stderr}`);
     process.exit(0);
   }
-  for (const name of ['tinypkg', 'blockedpkg', 'otherpkg']) buildWheel(base, name);
+  for (const name of ['tinypkg', 'blockedpkg', 'otherpkg']) buildWheel(PYTHON, base, name);
   run('chmod', ['-R', 'a+rX', base]);
   if (process.getuid() === 0)
     run('chown', ['-R', `${runUid}:${runUid}`, ws]);
