@@ -90,6 +90,11 @@ void _runner_engine_run_finished (RunnerEngine *engine, RunnerRun *run);
  * its session is busy). */
 void _runner_engine_start_queued (RunnerEngine *engine);
 uid_t _runner_engine_run_uid (RunnerEngine *engine);
+
+/* The directories every run may read, as the engine holds them: the
+ * config's read_only_dirs, then its app_prefix (Flatpak's /app, where the
+ * bundled Python packages are). NULL-terminated; sp_strv_free() it. */
+char **_runner_engine_read_only_list (const RunnerConfig *config);
 /* Whether the run with this id has ended (or is not the engine's any
  * more): an install waits for its steps so. */
 bool _runner_engine_run_ended (RunnerEngine *engine, const char *id);

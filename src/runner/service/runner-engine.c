@@ -10,6 +10,7 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "config.h"
@@ -64,6 +65,7 @@ runner_config_init (RunnerConfig *config)
     /* A compile step's own limit: rustc and go build take seconds, and a
      * short program limit should not starve them. */
     .compile_timeout_ms = 60 * 1000,
+    .app_prefix = access ("/.flatpak-info", F_OK) == 0 ? "/app" : NULL,
   };
 }
 
@@ -274,17 +276,32 @@ _runner_engine_sandbox_info (RunnerEngine *engine, bool network, RunnerMemoryLay
   memcpy (info->layers, layers, (n + 1) * sizeof *layers);
 }
 
+char **
+_runner_engine_read_only_list (const RunnerConfig *config)
+{
+  size_t n = sp_strv_length (config->read_only_dirs);
+  char **list = xcalloc (n + 2, sizeof *list);
+
+  for (size_t i = 0; i < n; i++)
+    list[i] = xstrdup (config->read_only_dirs[i]);
+  if (config->app_prefix != NULL)
+    list[n++] = xstrdup (config->app_prefix);
+  list[n] = NULL;
+  return list;
+}
+
 static void
 hold_read_only_dirs (RunnerEngine *engine)
 {
-  size_t n = sp_strv_length (engine->config.read_only_dirs), kept = 0;
+  char **wanted = _runner_engine_read_only_list (&engine->config);
+  size_t n = sp_strv_length (wanted), kept = 0;
 
   engine->ro_dirs = xcalloc (n + 1, sizeof *engine->ro_dirs);
   engine->ro_ids = xcalloc (n + 1, sizeof *engine->ro_ids);
   engine->ro_fds = xcalloc (n + 1, sizeof *engine->ro_fds);
   for (size_t i = 0; i < n; i++)
     {
-      const char *dir = engine->config.read_only_dirs[i];
+      const char *dir = wanted[i];
       int fd = open_no_symlinks (dir, O_PATH | O_DIRECTORY);
       struct stat st;
       if (fd < 0 || fstat (fd, &st) != 0)
@@ -299,6 +316,7 @@ hold_read_only_dirs (RunnerEngine *engine)
       engine->ro_ids[kept] = (RunnerDirId){ st.st_dev, st.st_ino };
       engine->ro_fds[kept++] = fd;
     }
+  sp_strv_free (wanted);
 }
 
 RunnerEngine *

@@ -46,6 +46,14 @@ typedef struct
                                   * (bound read-only at the same path in namespace
                                   * mode, Landlock read rules in both); NULL-
                                   * terminated, caller-owned; NULL: none */
+  const char *app_prefix;        /* a Flatpak app's own prefix (/app), read by
+                                  * every run as read_only_dirs are: the Python
+                                  * packages runs import live there
+                                  * (flatpak/python3-modules.json), and fallback
+                                  * mode's Landlock rules allow only /usr and the
+                                  * like otherwise; NULL: none. runner_config_init
+                                  * sets it inside Flatpak (/.flatpak-info) only:
+                                  * elsewhere /app may be anything */
   bool warm;                     /* keep warm Python parents (runner-warm.h) */
   int warm_max_runs;             /* recycle a parent after this many runs */
   int64_t warm_idle_ms;          /* and when unused this long */
