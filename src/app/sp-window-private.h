@@ -46,7 +46,7 @@ struct _SpWindow
   /* The window's runs: the run shown, its output, input, session. */
   SpRunController *runs;
   /* The model the panel shows: the run's (runs), or an assistant's run
-   * of this file (sp-window-activity.c). */
+   * of this file (sp-window-activity.c's SpActivityFollow). */
   SpOutputModel *output;
   /* sp-window-activity.c: an assistant's run of this file shown */
   SpWindowAssistant *assistant;
@@ -141,8 +141,9 @@ void _sp_window_autosave_dispose (SpWindow *self);
 void _sp_window_install_history_actions (GtkWidgetClass *widget_class);
 void _sp_window_history_init (SpWindow *self);
 void _sp_window_history_free (SpWindow *self);
-/* An assistant's ended run of this file: kept in its history once (the
- * file is read for its code; the journal has only the edit). */
+/* An assistant's ended run of this file: kept in its history once
+ * (SpRunRecorder reads the file for its code; the journal has only the
+ * edit). */
 void _sp_window_history_add_assistant_run (SpWindow *self, SpActivityRun *run);
 
 /* sp-window-activity.c: an assistant's runs of this file */
