@@ -87,9 +87,6 @@ struct _SpWindow
   SpReloadBar *hidden_bar;   /* sp-window-hidden.c: bidi and zero-width characters */
   /* sp-window.c: "Keep state between runs" */
   GtkWidget *restart_button;
-  /* sp-window-display.c: the run whose results are counted, and how many. */
-  char *display_run;
-  guint display_count;
 };
 
 /* The languages the dropdown offers, in its order. */
@@ -101,11 +98,6 @@ extern const char *const sp_window_languages[];
  * objects' signals, never by calling one another. */
 
 /* sp-window.c: the hub */
-/* sp-window-display.c */
-void _sp_window_display_image (SpWindow *self, const char *run_id, GBytes *png);
-void _sp_window_display_table (SpWindow *self, const char *run_id, const char *text,
-                               SpDataTable *table);
-void _sp_window_display_dispose (SpWindow *self);
 /* sp-window-hidden.c: marks the characters of the text that hide or
  * reorder text, and says so in a bar when there are any. */
 void _sp_window_mark_hidden_chars (SpWindow *self);
