@@ -430,6 +430,10 @@ submit_call (McpServer *server, McpCall *call, SpRun *req)
   /* A command names workspace files by the path the model was told:
    * the workspace's own, at which namespace mode shows it too. */
   options.cwd_at_host_path = is_command;
+  /* And the whole workspace, not only work_dir: a command in work_dir
+   * "sub" may name "<workspace>/other.txt" (or ../other.txt) as well. The
+   * engine checks work_dir beneath the workspace's fd and starts there. */
+  options.cwd_root = is_command ? server->options->workspace : NULL;
   /* Listed first: the engine may report the run's end before submit
    * returns (a run that cannot start), and that report finds it here. */
   call->next = server->calls;
