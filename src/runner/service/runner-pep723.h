@@ -37,5 +37,5 @@ typedef enum
  * environment's pyvenv.cfg (INVALID: msg says why, and that nothing was
  * installed or run), and hands out the dependencies (*deps,
  * malloc'd, NULL-terminated) when there are any to install. */
-RunnerPep723Verdict runner_pep723_declared (const char *code, const char *environment,
-                                            char ***deps, char *msg, size_t msg_len);
+RunnerPep723Verdict runner_pep723_declared (const char *code, const char *environment, char ***deps,
+                                            char *msg, size_t msg_len);
