@@ -584,6 +584,32 @@ _runner_engine_start_queued (RunnerEngine *engine)
   start_queued (engine);
 }
 
+/* The request's cwd (canonical: validate() resolved it) lies in root, or
+ * is root: the run is given root, and starts in the rest (*sub, NULL when
+ * it is root itself). root passes the same policy as a cwd. */
+static int
+cwd_beneath_root (RunnerEngine *engine, SpRun *req, const char *root, char **sub, SpProtoError *err)
+{
+  char *canonical = NULL;
+
+  if (_runner_engine_check_cwd (engine, root, &canonical, NULL, err) != 0)
+    {
+      free (canonical);
+      return -1;
+    }
+  size_t len = strlen (canonical);
+  if (strncmp (req->cwd, canonical, len) != 0 || (req->cwd[len] != '\0' && req->cwd[len] != '/'))
+    {
+      free (canonical);
+      return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                                 "field \"cwd\" does not lie in the directory given with it");
+    }
+  *sub = req->cwd[len] == '/' && req->cwd[len + 1] != '\0' ? xstrdup (req->cwd + len + 1) : NULL;
+  free (req->cwd);
+  req->cwd = canonical;
+  return 0;
+}
+
 int
 runner_engine_submit (RunnerEngine *engine, SpRun *req, SpProtoError *err)
 {
@@ -598,8 +624,12 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
   RunnerRun **tail = &engine->runs;
   int position = 0;
   RunnerEnv env = { 0 };
+  char *cwd_sub = NULL;
 
   if (validate (engine, req, &lang, err) != 0)
+    return -1;
+  if (options != NULL && options->cwd_root != NULL && req->cwd != NULL
+      && cwd_beneath_root (engine, req, options->cwd_root, &cwd_sub, err) != 0)
     return -1;
   if (req->environment != NULL
       && _runner_engine_check_environment (engine, req,
@@ -630,6 +660,7 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
   if (options != NULL && options->isolated_python != NULL)
     run->isolated_python = xstrdup (options->isolated_python);
   run->cwd_at_host_path = options != NULL && options->cwd_at_host_path;
+  run->cwd_sub = cwd_sub;
   if (options != NULL && options->cwd != NULL && run->req.cwd == NULL)
     {
       run->req.cwd = xstrdup (options->cwd);

@@ -121,6 +121,13 @@ typedef struct
                                 * commands that name it by that path;
                                 * where runner_sandbox_host_path_ok says
                                 * no, at /work only */
+  const char *cwd_root;        /* a directory (an assistant's workspace)
+                                * that holds the request's cwd: the run gets
+                                * it whole (at /work, its host path, its
+                                * disk accounting) and the program starts
+                                * in the cwd beneath it; checked like a cwd,
+                                * the cwd resolved beneath its fd. NULL: the
+                                * cwd alone */
 } RunnerRunOptions;
 
 int runner_engine_submit_with (RunnerEngine *engine, SpRun *run, const RunnerRunOptions *options,

@@ -61,6 +61,7 @@ typedef struct
   char **argv;
   char **envp;
   char *root_dir;
+  char *cwd;
   char *code_dir;
   char *tmp_dir;
   char **read_only;

@@ -84,6 +84,12 @@ _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, c
       env_id = (RunnerDirId){ run->env.dev, run->env.ino };
     }
 
+  /* The program starts in the cwd, or beneath it where the run was given
+   * a whole workspace (run->cwd_sub, checked beneath the held cwd). */
+  const char *cwd_base = engine->namespaces && !at_host_path ? RUNNER_SANDBOX_WORK : run->cwd;
+  l->cwd = step && run->cwd_sub != NULL ? xasprintf ("%s/%s", cwd_base, run->cwd_sub)
+                                        : xstrdup (cwd_base);
+
   l->plan = (RunnerSandboxPlan){
     .namespaces = engine->namespaces,
     .network = run->req.network,
@@ -111,7 +117,7 @@ _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, c
     .path = path,
     .argv = l->argv,
     .envp = l->envp,
-    .cwd = engine->namespaces && !at_host_path ? RUNNER_SANDBOX_WORK : run->cwd,
+    .cwd = l->cwd,
     .sandbox = &l->plan,
     .memory_bytes = run->req.memory_mib * 1024 * 1024,
     /* A step's CPU backstop is one second past the step's wall limit, in
@@ -137,6 +143,7 @@ _runner_launch_clear (RunnerLaunch *l)
   sp_strv_free (l->argv);
   sp_strv_free (l->envp);
   free (l->root_dir);
+  free (l->cwd);
   free (l->code_dir);
   free (l->tmp_dir);
   sp_strv_free (l->read_only);

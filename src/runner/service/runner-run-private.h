@@ -97,6 +97,8 @@ struct RunnerRun
   bool cwd_trusted;       /* the runner made req.cwd (an install step's) */
   char *isolated_python;  /* RunnerRunOptions' (an install's download step) */
   bool cwd_at_host_path;  /* RunnerRunOptions' (sandpad-mcp's execute_command) */
+  char *cwd_sub;          /* where the program starts, relative to cwd
+                           * (canonical, no symlink), or NULL: cwd itself */
   bool work_at_host_path; /* and the sandbox got it: started says "host-path" */
   /* Runs in a session (runner-session.c): the session while the run is
    * queued or running; its directory is the session's, not removed with

@@ -1,11 +1,14 @@
 /* runner-run.c: one run, from its private directory to its exited event. */
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "runner-run-private.h"
 #include "runner-error.h"
@@ -237,6 +240,31 @@ recheck_cwd (RunnerRun *run)
   return 0;
 }
 
+/* The directory the program starts in, beneath the held cwd: looked up
+ * beneath that fd, no symlink, no "..", no other mount (its name was
+ * resolved when the request came; a symlink found now was put there since).
+ * The program's chdir goes by name inside what the run was given (the
+ * cwd's fd, bound or granted to Landlock), so a later swap can move it
+ * within that, never out of it. */
+static int
+check_cwd_sub (RunnerRun *run)
+{
+  struct open_how how = {
+    .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+    .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+  };
+  int fd = (int) syscall (SYS_openat2, run->cwd_fd, run->cwd_sub, &how, sizeof how);
+
+  if (fd < 0)
+    {
+      emit_failed (run, "the working directory %s/%s changed while the run waited: %s", run->cwd,
+                   run->cwd_sub, strerror (errno));
+      return -1;
+    }
+  close (fd);
+  return 0;
+}
+
 /* Holds the run's working directory as an fd, unless the check already
  * does (a named cwd): the runner's own (private, or an install step's,
  * which the runner made) is opened without following any symlink. */
@@ -312,8 +340,10 @@ emit_started (RunnerRun *run)
   SpMessage msg = { .type = SP_MSG_STARTED };
   SpStarted *ev = &msg.u.started;
 
+  /* Where the program starts: beneath the directory given whole. */
+  cleanup_free char *cwd = run->cwd_sub ? xasprintf ("%s/%s", run->cwd, run->cwd_sub) : NULL;
   ev->id = run->req.id;
-  ev->cwd = run->cwd;
+  ev->cwd = cwd != NULL ? cwd : run->cwd;
   ev->t_ms = runner_engine_clock_ms (run->engine);
   ev->timeout_ms = run->req.timeout_ms;
   ev->memory_mib = run->req.memory_mib;
@@ -383,6 +413,8 @@ _runner_run_start_own (RunnerRun *run)
   RunnerEngine *engine = run->engine;
 
   if (run->req.cwd != NULL && !run->cwd_trusted && recheck_cwd (run) != 0)
+    return -1;
+  if (run->cwd_sub != NULL && check_cwd_sub (run) != 0)
     return -1;
   if (make_dirs (run) != 0 || _runner_run_hold_cwd (run) != 0 || write_code (run) != 0
       || write_prelude (run) != 0
@@ -1243,6 +1275,7 @@ _runner_run_free (RunnerRun *run)
   buf_clear (&run->streams[0].line);
   buf_clear (&run->streams[1].line);
   free (run->cwd);
+  free (run->cwd_sub);
   if (run->cwd_fd >= 0)
     close (run->cwd_fd);
   if (run->diag_fd >= 0)
