@@ -571,6 +571,41 @@ def test_js_session(t):
     r.close()
 
 
+def displays(res):
+    return [e["data"] for e in res.events if e["type"] == "display"]
+
+
+def test_js_values(t):
+    """A JavaScript session shows the script's completion value as the node
+    REPL does, as a display event like a Python session's value."""
+    r = runner()
+    res = r.run("a", "x = 4; x", language="javascript", session="j")
+    t.eq((displays(res), res.stdout), ([{"text/plain": "4"}], ""),
+         "`x = 4; x` shows 4 as a display event", res)
+    res = r.run("b", "console.log('before'); ({a: [1, 'two'], x})", language="javascript",
+                session="j")
+    kinds = [e["type"] for e in res.events if e["type"] in ("output", "display")]
+    t.eq((kinds, displays(res)), (["output", "display"], [{"text/plain": "{ a: [ 1, 'two' ], x: 4 }"}]),
+         "the value comes after what was printed before it, as util.inspect shows it", res)
+    for n, code in enumerate(("let y = 1;", "undefined", "console.log('only')", "void 0")):
+        res = r.run(f"c{n}", code, language="javascript", session="j")
+        t.eq(displays(res), [], f"no value shown for {code!r} (undefined)", res)
+    res = r.run("d", "new Promise((r) => setTimeout(() => r(x * 10), 10))",
+                language="javascript", session="j")
+    t.eq(displays(res), [{"text/plain": "40"}], "a promise's value is shown once awaited", res)
+    res = r.run("e", "'text'", language="javascript", session="j")
+    t.eq(displays(res), [{"text/plain": "'text'"}], "a string shows quoted, as the REPL does",
+         res)
+    res = r.run("f", "throw new Error('no value')", language="javascript", session="j")
+    t.eq((displays(res), res.exited.get("exit_code")), ([], 1), "a thrown error shows no value",
+         res)
+    # The same value from a Python session, for the shape.
+    res = r.run("g", "x = 4\nx", session="p")
+    t.eq(displays(res), [{"text/plain": "4"}], "control: a Python session's value has the "
+         "same shape", res)
+    r.close()
+
+
 def test_cli(t):
     import subprocess
     import tempfile
@@ -599,7 +634,7 @@ TESTS = {f.__name__[5:]: f for f in (test_cli, test_state_kept, test_errors_and_
                                      test_crash, test_restart_close, test_queue_and_cancel,
                                      test_idle, test_idle_caps, test_idle_cpu, test_memory, test_isolation_sessions,
                                      test_isolation_normal, test_refusals, test_fds,
-                                     test_client_gone, test_js_session)}
+                                     test_client_gone, test_js_session, test_js_values)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)

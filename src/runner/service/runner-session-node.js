@@ -5,6 +5,8 @@
 // reach the run that is going. The relay writes a run's directory (its
 // snippet and run.json, read-only) as one line on fd RFD; this answers
 // with one JSON line on WFD: {"exit": N} or {"signal": 2}, and "cpu_ns".
+// The script's completion value (what the node REPL prints: `x = 4; x`
+// gives 4) is shown as a display event, unless it is undefined.
 //
 //   node runner-session-node.js RFD WFD
 'use strict';
@@ -33,6 +35,22 @@ sandbox.globalThis = sandbox;
 const context = vm.createContext(sandbox);
 
 class Interrupted extends Error {}
+
+// The value goes out as a Python session's does: the display marker with
+// the session's token on stdout, in its place among the prints, and the
+// runner turns it into a `display` event with `text/plain` (the REPL's
+// util.inspect text). Without a token it is printed, as the REPL would.
+function show(value) {
+  if (value === undefined) return;
+  const text = require('util').inspect(value);
+  const token = process.env.SANDPAD_DISPLAY_TOKEN;
+  if (!token) {
+    process.stdout.write(`${text}\n`);
+    return;
+  }
+  const bundle = JSON.stringify({ 'text/plain': text });
+  process.stdout.write(`\x1b]sandpad-display;${token};${bundle}\x07`);
+}
 
 function report(error) {
   let text;
@@ -68,6 +86,7 @@ async function runOne(dir) {
         value.then(resolve, reject);
       });
     }
+    show(value);
   } catch (error) {
     if (error instanceof Interrupted || error?.code === 'ERR_SCRIPT_EXECUTION_INTERRUPTED') {
       process.stderr.write('Interrupted (SIGINT)\n');
