@@ -60,7 +60,21 @@ async function testValues(call) {
   ok(r.isError !== true && values(r).length === 0, 'undefined is not shown', r.structuredContent);
 }
 
-const groups = { values: testValues };
+async function testStdin(call) {
+  const code = "console.log(JSON.stringify(require('fs').readFileSync(0, 'utf8')))";
+  const cold = await call({ language: 'javascript', code, stdin: 'Ada\nGrace\n' });
+  const warm = await call({ language: 'javascript', code, stdin: 'Ada\nGrace\n',
+    session_id: 'j' });
+  ok(warm.isError !== true && warm.structuredContent?.stdout === '"Ada\\nGrace\\n"\n'
+    && warm.structuredContent?.stdout === cold.structuredContent?.stdout,
+  'a JavaScript session call reads its stdin as a cold call does',
+  [cold.structuredContent, warm.structuredContent]);
+  const r = await call({ language: 'javascript', code, session_id: 'j' });
+  ok(r.structuredContent?.stdout === '""\n', 'the next call without stdin reads EOF at once',
+    r.structuredContent);
+}
+
+const groups = { values: testValues, stdin: testStdin };
 
 async function main() {
   const transport = new StdioClientTransport({

@@ -606,6 +606,49 @@ def test_js_values(t):
     r.close()
 
 
+def test_js_stdin(t):
+    """A JavaScript session run reads its own stdin, as a Python session run
+    does: synchronously from fd 0, through process.stdin, given later by
+    stdin messages (with input_wait while it waits), and never the next
+    run's."""
+    r = runner()
+    res = r.run("a", "const fs = require('fs'); console.log(JSON.stringify(fs.readFileSync(0, 'utf8')))",
+                language="javascript", session="j", stdin="Ada\nGrace\n")
+    t.eq(res.stdout, '"Ada\\nGrace\\n"\n', "fs.readFileSync(0) reads the run's stdin to its EOF",
+         res)
+    res = r.run("b", "console.log(JSON.stringify(fs.readFileSync(0, 'utf8')))",
+                language="javascript", session="j", stdin="left over")
+    t.eq(res.stdout, '"left over"\n', "the next run reads its own", res)
+    res = r.run("c", "console.log('unread')", language="javascript", session="j",
+                stdin="not read")
+    res = r.run("d", "console.log(JSON.stringify(fs.readFileSync(0, 'utf8')))",
+                language="javascript", session="j")
+    t.eq(res.stdout, '""\n', "what a run leaves unread is not the next run's; no stdin is EOF",
+         res)
+    code = ("(async () => { const lines = [];\n"
+            "  const rl = require('readline').createInterface({ input: process.stdin });\n"
+            "  for await (const l of rl) lines.push(l);\n"
+            "  console.log(lines.join('+')); })()")
+    res = r.run("e", code, language="javascript", session="j", stdin="1\n2\n3\n")
+    t.eq(res.stdout, "1+2+3\n", "readline over process.stdin, awaited, reads the lines", res)
+    res = r.run("f", code, language="javascript", session="j", stdin="4\n")
+    t.eq(res.stdout, "4\n", "and process.stdin is the next run's own stream", res)
+    r.send(type="run", id="g", language="javascript", session="j", stdin_open=True,
+           code="const b = Buffer.alloc(64); const k = fs.readSync(0, b);\n"
+                "console.log('got', b.toString('utf8', 0, k).trim())")
+    r.recv_type("started")
+    wait = r.recv_type("input_wait")
+    t.eq(wait.get("waiting"), True, "a synchronous read of fd 0 is reported as input_wait", wait)
+    r.send(type="stdin", id="g", data="Hopper\n", eof=True)
+    res = Result(r.collect("g"))
+    t.eq(res.stdout, "got Hopper\n", "and stdin messages reach it", res)
+    # Control: the same code in a cold run reads the same.
+    res = r.run("h", "console.log(JSON.stringify(require('fs').readFileSync(0, 'utf8')))",
+                language="javascript", stdin="Ada\nGrace\n")
+    t.eq(res.stdout, '"Ada\\nGrace\\n"\n', "control: a cold run reads the same", res)
+    r.close()
+
+
 def test_cli(t):
     import subprocess
     import tempfile
@@ -634,7 +677,7 @@ TESTS = {f.__name__[5:]: f for f in (test_cli, test_state_kept, test_errors_and_
                                      test_crash, test_restart_close, test_queue_and_cancel,
                                      test_idle, test_idle_caps, test_idle_cpu, test_memory, test_isolation_sessions,
                                      test_isolation_normal, test_refusals, test_fds,
-                                     test_client_gone, test_js_session, test_js_values)}
+                                     test_client_gone, test_js_session, test_js_values, test_js_stdin)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)
