@@ -694,6 +694,9 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
   if (run->req.session != NULL)
     run->session = _runner_session_get (engine, &run->req);
   run->launcher = run->session != NULL ? &_runner_launcher_session : &_runner_launcher_warm;
+  /* A warm parent has matplotlib loaded already and would write no list. */
+  if (run->font_build)
+    run->launcher = &_runner_launcher_cold;
   run->init_pid = -1;
   run->control_fd = run->status_fd = run->stdin_fd = run->cwd_fd = run->diag_fd = -1;
   run->build_fd = -1;
