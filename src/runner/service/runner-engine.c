@@ -138,6 +138,21 @@ _runner_engine_font_build (RunnerEngine *engine, const char *key)
   memcpy (engine->font_key_wanted, key, 65);
 }
 
+void
+_runner_engine_font_key (RunnerEngine *engine, const RunnerLanguage *python, char key[65])
+{
+  int64_t now = now_ns ();
+
+  if (engine->font_key_lang != python || engine->font_key[0] == '\0'
+      || now - engine->font_key_ns >= RUNNER_FONT_KEY_TTL_NS)
+    {
+      runner_font_cache_key (python, engine->font_key);
+      engine->font_key_lang = python;
+      engine->font_key_ns = now;
+    }
+  memcpy (key, engine->font_key, 65);
+}
+
 /* Submits the build run asked for while the queue was being started. */
 static void
 submit_font_build (RunnerEngine *engine)
@@ -645,8 +660,18 @@ start_queued (RunnerEngine *engine)
 {
   for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
     {
+      if (run->state != RUN_QUEUED)
+        continue;
+      /* The font list's build run takes no slot: it starts at once, at
+       * the lowest priority, and is not counted in running, so it never
+       * keeps a client's run waiting (runner-font-cache.h). */
+      if (run->font_build)
+        {
+          _runner_run_start (run);
+          continue;
+        }
       if (engine->running >= engine->config.max_concurrent)
-        return;
+        continue;
       /* One run at a time per session: the next waits for it. */
       if (run->state == RUN_QUEUED
           && (run->session == NULL || !_runner_session_busy (run->session)))
@@ -735,7 +760,8 @@ _runner_engine_run_finished (RunnerEngine *engine, RunnerRun *run)
 {
   if (run->session != NULL)
     _runner_session_run_finished (run);
-  engine->running--;
+  if (!run->font_build)
+    engine->running--;
 }
 
 static int
@@ -900,8 +926,9 @@ runner_engine_active (RunnerEngine *engine)
 {
   int n = 0;
 
+  /* The font list's build run is the engine's own, not a client's. */
   for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
-    n += run->state != RUN_FINISHED;
+    n += run->state != RUN_FINISHED && !run->font_build;
   return n;
 }
 

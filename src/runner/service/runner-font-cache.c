@@ -15,16 +15,23 @@
 #include "runner-sha256.h"
 
 /* Where a font matplotlib lists can come from, and what it reads besides
- * (fontconfig's settings, Debian's matplotlibrc). */
+ * (fontconfig's settings). */
 static const char *const font_dirs[] = {
-  "/usr/share/fonts",
-  "/usr/local/share/fonts",
-  "/usr/lib/X11/fonts",
-  "/etc/fonts",
+  "/usr/share/fonts", "/usr/local/share/fonts", "/usr/lib/X11/fonts",
+  "/etc/fonts",       "/etc/fonts/conf.d",
 };
-/* Walked this deep and this wide at most: a key is made for each run. */
-#define WALK_MAX_DEPTH 4
-#define WALK_MAX_DIRS 4096
+/* fontconfig's caches: fc-cache rewrites a file here (a new name, renamed
+ * into place) whenever a font directory changed, which every Debian font
+ * package's trigger runs, so a font replaced deep in a tree changes this
+ * directory's mtime even when no directory we stat changed. */
+static const char *const fontconfig_cache_dirs[] = {
+  "/var/cache/fontconfig",
+  "/usr/lib/fontconfig/cache",
+};
+/* The first level below a font directory is listed (truetype/, opentype/,
+ * a package's own directory in /usr/local/share/fonts): a few entries. A
+ * key is made for each run, so nothing deeper is walked. */
+#define LIST_MAX_ENTRIES 256
 
 static void
 hash_field (RunnerSha256 *ctx, const char *text)
@@ -56,37 +63,46 @@ hash_stat (RunnerSha256 *ctx, const char *path)
   hash_field (ctx, identity);
 }
 
+/* A font directory and the directories right below it: one getdents and
+ * a stat each. */
 static void
-hash_tree (RunnerSha256 *ctx, const char *path, int depth, int *budget)
+hash_font_dir (RunnerSha256 *ctx, const char *path)
 {
-  struct stat st;
-
-  if (*budget <= 0 || lstat (path, &st) != 0 || !S_ISDIR (st.st_mode))
-    return;
-  (*budget)--;
   hash_stat (ctx, path);
-  if (depth >= WALK_MAX_DEPTH)
-    return;
   DIR *dir = opendir (path);
   if (dir == NULL)
     return;
   struct dirent *de;
-  while ((de = readdir (dir)) != NULL)
+  int n = 0;
+  while ((de = readdir (dir)) != NULL && n < LIST_MAX_ENTRIES)
     if (de->d_name[0] != '.' && (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN))
       {
         cleanup_free char *sub = xasprintf ("%s/%s", path, de->d_name);
-        hash_tree (ctx, sub, depth + 1, budget);
+        hash_stat (ctx, sub);
+        n++;
       }
   closedir (dir);
 }
 
 /* matplotlib as the interpreter finds it: Debian's, or pip's under
- * /usr/local/lib/python3.N (which comes first on sys.path). */
+ * /usr/local/lib/python3.N (which comes first on sys.path). Its version
+ * file names the release; font_manager.py decides the list's shape. */
+static void
+hash_matplotlib_at (RunnerSha256 *ctx, const char *dir)
+{
+  static const char *const files[] = { "", "/_version.py", "/font_manager.py" };
+
+  for (size_t i = 0; i < N_ELEMENTS (files); i++)
+    {
+      cleanup_free char *path = xasprintf ("%s%s", dir, files[i]);
+      hash_stat (ctx, path);
+    }
+}
+
 static void
 hash_matplotlib (RunnerSha256 *ctx)
 {
-  hash_stat (ctx, "/usr/lib/python3/dist-packages/matplotlib");
-  hash_stat (ctx, "/usr/lib/python3/dist-packages/matplotlib/font_manager.py");
+  hash_matplotlib_at (ctx, "/usr/lib/python3/dist-packages/matplotlib");
   hash_stat (ctx, "/etc/matplotlibrc");
   DIR *dir = opendir ("/usr/local/lib");
   if (dir == NULL)
@@ -97,7 +113,7 @@ hash_matplotlib (RunnerSha256 *ctx)
       {
         cleanup_free char *sub = xasprintf ("/usr/local/lib/%s/dist-packages/matplotlib",
                                             de->d_name);
-        hash_stat (ctx, sub);
+        hash_matplotlib_at (ctx, sub);
       }
   closedir (dir);
 }
@@ -106,16 +122,17 @@ void
 runner_font_cache_key (const RunnerLanguage *python, char key[65])
 {
   RunnerSha256 ctx;
-  int budget = WALK_MAX_DIRS;
 
   runner_sha256_init (&ctx);
-  hash_field (&ctx, "sandpad font cache 1");
+  hash_field (&ctx, "sandpad font cache 2");
   hash_field (&ctx, python->path != NULL ? python->path : "");
   if (python->path != NULL)
     hash_stat (&ctx, python->path);
   hash_matplotlib (&ctx);
   for (size_t i = 0; i < N_ELEMENTS (font_dirs); i++)
-    hash_tree (&ctx, font_dirs[i], 0, &budget);
+    hash_font_dir (&ctx, font_dirs[i]);
+  for (size_t i = 0; i < N_ELEMENTS (fontconfig_cache_dirs); i++)
+    hash_stat (&ctx, fontconfig_cache_dirs[i]);
   runner_sha256_hex (&ctx, key);
 }
 
@@ -147,9 +164,62 @@ read_capped (int fd, size_t *len)
   return buf;
 }
 
+/* A font's file as the list names it: relative to matplotlib's data
+ * directory (its own fonts), or absolute under /usr or /opt, where the
+ * system's fonts are and no run can write. No "." or ".." step and no
+ * empty one, so the prefix is where the path really starts. The list
+ * comes from a run of the runner's own; this keeps a list that names a
+ * file a run could plant (in /tmp, /dev/shm, a workspace) from being
+ * handed to every later run even if that run was misled. */
+static bool
+font_path_ok (const char *fname)
+{
+  const char *p = fname;
+
+  if (fname[0] == '/')
+    {
+      if (strncmp (fname, "/usr/", 5) != 0 && strncmp (fname, "/opt/", 5) != 0)
+        return false;
+      p = fname + 1;
+    }
+  if (*p == '\0' || strlen (fname) > 4096)
+    return false;
+  while (*p != '\0')
+    {
+      size_t n = strcspn (p, "/");
+      if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+        return false;
+      p += n;
+      if (*p == '/')
+        p++;
+      if (*p == '\0' && p[-1] == '/')
+        return false;
+    }
+  return true;
+}
+
+static bool
+font_entries_ok (json_t *list)
+{
+  size_t i;
+  json_t *entry;
+
+  if (!json_is_array (list))
+    return false;
+  json_array_foreach (list, i, entry)
+    {
+      json_t *fname = json_object_get (entry, "fname");
+      if (!json_is_object (entry) || !json_is_string (fname)
+          || !font_path_ok (json_string_value (fname)))
+        return false;
+    }
+  return true;
+}
+
 /* matplotlib's shape: an object with its format's version (which names
- * the file) and the list of fonts. Anything else is not used: matplotlib
- * would load it as its font list. Returns the version or -1. */
+ * the file) and the lists of fonts, each naming a file where fonts are.
+ * Anything else is not used: matplotlib would load it as its font list.
+ * Returns the version or -1. */
 static long long
 check_list (const char *buf, size_t len)
 {
@@ -158,8 +228,8 @@ check_list (const char *buf, size_t len)
   long long version = -1;
 
   if (root != NULL && json_is_object (root) && json_is_integer (json_object_get (root, "_version"))
-      && json_is_array (json_object_get (root, "ttflist"))
-      && json_is_array (json_object_get (root, "afmlist")))
+      && font_entries_ok (json_object_get (root, "ttflist"))
+      && font_entries_ok (json_object_get (root, "afmlist")))
     {
       version = json_integer_value (json_object_get (root, "_version"));
       if (version < 0 || version > 1000000)

@@ -310,7 +310,7 @@ write_font_list (RunnerRun *run)
   /* Beside the prelude, read-only: the prelude copies it into the run's
    * MPLCONFIGDIR, which in namespace mode is on the run's own tmpfs. */
   cleanup_free char *dir = xasprintf ("%s/code/.sandpad", run->dir);
-  runner_font_cache_key (run->lang, key);
+  _runner_engine_font_key (engine, run->lang, key);
   cleanup_fd int dir_fd = open_no_symlinks (dir, O_RDONLY | O_DIRECTORY);
   if (dir_fd < 0)
     return -1;
@@ -419,7 +419,8 @@ _runner_run_start (RunnerRun *run)
   RunnerEngine *engine = run->engine;
 
   run->state = RUN_RUNNING;
-  engine->running++;
+  if (!run->font_build)
+    engine->running++;
   if (engine->refusal == NULL && engine->config.strict
       && _runner_engine_seccomp (engine, run->req.network) == NULL)
     engine->refusal = xstrdup ("the seccomp filter could not be built (strict)");
