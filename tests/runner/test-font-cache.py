@@ -9,7 +9,14 @@ fontlist-vN.json when its program starts, byte for byte the kept list. A
 run that spoils its copy changes neither the kept list nor the next run's
 copy. A kept list that is not JSON of matplotlib's shape, is over the size
 cap, or is a symlink is not used (control: the same entry restored is).
-A client cannot submit a run under the build run's id.
+A client cannot submit a run under the build run's id. A run that tries
+to write, replace or add to the runner's kept list (its path named in the
+program) is refused by the kernel, and the next run's list is intact
+(control: the same probe, unsandboxed, against a copy, writes). A kept
+list that names a font file outside matplotlib's data and /usr, /opt (a
+file a run could plant) is not used. The build run takes no slot: with
+--max-concurrent 1 and that slot held, the list is still made. A runner
+that only ran bash made no list.
 
 Usage: test-font-cache.py SANDPAD-RUNNER (SANDPAD_TEST_SANDBOX: mode)."""
 
@@ -46,6 +53,34 @@ for n in os.listdir(d):
         with open(os.path.join(d, n), "a") as f:
             f.write("spoiled")
         print("spoiled", n)
+"""
+
+
+# Tries to change the runner's kept list (argv: its path), each step on
+# its own; prints what the kernel said.
+POISON = r"""
+import errno, os, sys
+kept = sys.argv[1]
+cache = os.path.dirname(kept)
+def probe(what, fn):
+    try:
+        fn()
+        print(what, "wrote")
+    except OSError as e:
+        print(what, "refused", errno.errorcode.get(e.errno, e.errno))
+def append():
+    with open(kept, "ab") as f:
+        f.write(b"poisoned")
+def replace():
+    with open(os.path.join(cache, "poison"), "wb") as f:
+        f.write(b'{"_version": 1, "ttflist": [], "afmlist": []}')
+    os.rename(os.path.join(cache, "poison"), kept)
+def add():
+    with open(os.path.join(cache, "fonts-" + "0" * 64), "wb") as f:
+        f.write(b"{}")
+probe("append", append)
+probe("replace", replace)
+probe("add", add)
 """
 
 
@@ -142,6 +177,45 @@ def test_font_cache(t):
         res, names, _ = listed(r, "restored")
         t.eq(names, [want_name], "control: the same list restored is used again", res)
 
+        # A list naming a font file a run could plant: not used.
+        for i, fname in enumerate(["/tmp/planted.ttf", "/dev/shm/x.ttf",
+                                   "/usr/share/fonts/../../../tmp/x.ttf",
+                                   "fonts/../../../../tmp/x.ttf"]):
+            doc2 = json.loads(original)
+            doc2["ttflist"][0]["fname"] = fname
+            with open(kept, "wb") as f:
+                f.write(json.dumps(doc2).encode())
+            res, names, _ = listed(r, "fname-%d" % i)
+            t.eq(names, [], "a kept list naming font %s is not used" % fname, res)
+        with open(kept, "wb") as f:
+            f.write(original)
+
+        # A run that tries to change the kept list, by its real path.
+        res = r.run("poison", POISON, args=[kept])
+        lines = dict(line.split(" ", 1) for line in res.stdout.splitlines())
+        for what in ("append", "replace", "add"):
+            t.ok(lines.get(what, "").startswith("refused"),
+                 "a run cannot %s the runner's list" % what, res)
+        t.eq(sorted(os.listdir(cache)), sorted(["aside", os.path.basename(kept)]),
+             "nothing was added to the runner's directory", os.listdir(cache))
+        t.eq(sha(kept), sha_bytes(original), "the runner's list is intact after it")
+        res, names, shas = listed(r, "after-poison")
+        t.eq((names, shas), ([want_name], [sha_bytes(original)]),
+             "the next run's copy is the intact list", res)
+        # Control: the probe does write, run outside the sandbox on a copy.
+        copy_dir = tempfile.mkdtemp(prefix="sandpad-fonts-control-")
+        try:
+            copy = os.path.join(copy_dir, os.path.basename(kept))
+            shutil.copy(kept, copy)
+            import subprocess
+            out = subprocess.run(["/usr/bin/python3", "-c", POISON, copy],
+                                 capture_output=True, text=True).stdout
+            t.eq(sorted(out.split()), sorted(["add", "append", "replace", "wrote",
+                                              "wrote", "wrote"]),
+                 "control: the probe writes unsandboxed (a copy)", out)
+        finally:
+            shutil.rmtree(copy_dir, ignore_errors=True)
+
         r.send(type="run", id="\u0001sandpad-fonts", language="python", code="print(1)\n")
         ev = r.recv_type("error")
         # The protocol allows printable ASCII ids only; the engine refuses
@@ -153,5 +227,47 @@ def test_font_cache(t):
         shutil.rmtree(cache, ignore_errors=True)
 
 
+def test_no_slot(t):
+    """The build run takes no slot: with one slot, held by a client's run
+    that waits until cancelled, the list is still made."""
+    if shutil.which("python3", path="/usr/bin") is None:
+        t.skip("no /usr/bin/python3")
+        return
+    cache = tempfile.mkdtemp(prefix="sandpad-fonts-")
+    try:
+        r = Runner(RUNNER, "--sandbox", MODE, "--compile-cache", cache, "--max-concurrent", "1")
+        r.send(type="run", id="hold", language="python",
+               code="print('holding', flush=True)\nimport time\ntime.sleep(600)\n",
+               timeout_ms=300000)
+        ev = r.recv_type("started", timeout=60)
+        t.ok(ev is not None and ev.get("id") == "hold", "the one slot is held", ev)
+        # Waits for a condition (no time is asserted): a build that needed
+        # the slot would never run while "hold" sleeps (its time limit,
+        # 300 s, is well past this wait).
+        deadline = time.monotonic() + 120
+        while entry(cache) is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        t.ok(entry(cache) is not None,
+             "the font list is made while the only slot is a client's", os.listdir(cache))
+        r.send(type="cancel", id="hold")
+        r.collect("hold")
+        r.close()
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def test_not_python(t):
+    """A runner that ran only bash runs made no font list."""
+    cache = tempfile.mkdtemp(prefix="sandpad-fonts-")
+    try:
+        r = Runner(RUNNER, "--sandbox", MODE, "--compile-cache", cache)
+        res = r.run("sh", "echo hi\n", language="bash")
+        t.eq(res.stdout, "hi\n", "a bash run runs", res)
+        r.close()
+        t.eq(entry(cache), None, "and no font list was built for it", os.listdir(cache))
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
 if __name__ == "__main__":
-    main([test_font_cache])
+    main([test_font_cache, test_no_slot, test_not_python])
