@@ -558,6 +558,18 @@ prepare_request (SpRun *req, const char *file, RunnerLanguages *langs, bool *for
 
 static int exit_status (const SpExited *r, const Limits *req);
 
+/* The font list the runner builds for the next run (runner-font-cache.h),
+ * if this run started it: finished before the one-shot runner exits,
+ * or every cold run would start it again. Bounded by its own time limit;
+ * a failure only means the next run builds it. */
+static void
+wait_for_font_build (Cli *cli)
+{
+  while (runner_engine_font_building (cli->engine))
+    if (runner_engine_iterate (cli->engine, -1) < 0)
+      return;
+}
+
 /* The loop of one run: until its exited event. */
 static void
 wait_for_exit (Cli *cli)
@@ -565,6 +577,7 @@ wait_for_exit (Cli *cli)
   while (!cli->done)
     if (runner_engine_iterate (cli->engine, -1) < 0)
       fail ("event loop failed: %s", strerror (errno));
+  wait_for_font_build (cli);
 }
 
 /* sandpad-run --session A.py B.py: each file is one run of the session
@@ -778,9 +791,11 @@ main (int argc, char **argv)
         fail ("event loop failed: %s", strerror (errsv));
       }
 
+  runner_loop_unwatch (runner_engine_get_loop (cli.engine), cli.stdin_watch);
+  cli.stdin_watch = NULL;
+  wait_for_font_build (&cli);
   int status = exit_status (&cli.result, &shown);
   free (cli.result.error);
-  runner_loop_unwatch (runner_engine_get_loop (cli.engine), cli.stdin_watch);
   runner_engine_free (cli.engine);
   runner_langs_clear (&langs);
   runner_policy_clear (&config.paths);

@@ -61,6 +61,18 @@ struct RunnerEngine
   uint64_t next_session_seq;
   RunnerWarm *warm;                 /* the warm pool; NULL: every run is cold */
   RunnerCompileCache compile_cache; /* compiled snippets (runner-compile-cache.h) */
+  /* matplotlib's font list (runner-font-cache.h): the build run is
+   * submitted once per key the engine sees missing (font_key_tried), and
+   * released by the engine once it has ended (font_build_ended). */
+  char font_key_tried[65];
+  char font_key_wanted[65]; /* asked for while starting the queue: submitted next */
+  bool font_build_ended;
+  bool font_build_submitting; /* the run being submitted is that build run */
+  /* The key last made (stat calls, runner-font-cache.c), for whom and
+   * when: a long-lived runner remakes it every RUNNER_FONT_KEY_TTL_NS. */
+  char font_key[65];
+  const RunnerLanguage *font_key_lang;
+  int64_t font_key_ns;
 };
 
 /* runner-warm-run.c: the pool, when the config and this system allow it. */
@@ -80,6 +92,13 @@ void _runner_engine_sandbox_info (RunnerEngine *engine, bool network, RunnerMemo
 /* The filter for a run, or NULL when seccomp is unavailable here. */
 const RunnerSeccompFilter *_runner_engine_seccomp (RunnerEngine *engine, bool network);
 void _runner_engine_emit (RunnerEngine *engine, const SpMessage *msg);
+/* runner-engine.c: a Python run found no font list under key (the
+ * engine's python): submits the build run unless one is under way or was
+ * made for this key already. Never from inside the queue's walk. */
+void _runner_engine_font_build (RunnerEngine *engine, const char *key);
+/* The font list's key for python now, made again at most every
+ * RUNNER_FONT_KEY_TTL_NS. */
+void _runner_engine_font_key (RunnerEngine *engine, const RunnerLanguage *python, char key[65]);
 /* As root, chowns path to nobody, the uid the program runs as (runs and
  * sessions both); as a desktop user, does nothing. */
 int _runner_give_to_run (const char *path);

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "runner-font-cache.h"
 #include "runner-run-private.h"
 #include "runner-sockets.h"
 #include "runner-seccomp.h"
@@ -91,10 +92,113 @@ runner_engine_clock_origin_realtime_ns (RunnerEngine *engine)
          - ((int64_t) tick.tv_sec * 1000000000 + tick.tv_nsec);
 }
 
+static RunnerRun *find_run (RunnerEngine *engine, const char *id);
+
+/* The run a message is about, if any. */
+static const char *
+message_run_id (const SpMessage *msg)
+{
+  switch (msg->type)
+    {
+    case SP_MSG_QUEUED:
+      return msg->u.queued.id;
+    case SP_MSG_STARTED:
+      return msg->u.started.id;
+    case SP_MSG_OUTPUT:
+      return msg->u.output.id;
+    case SP_MSG_EXITED:
+      return msg->u.exited.id;
+    case SP_MSG_RELEASED:
+      return msg->u.ref.id;
+    case SP_MSG_INPUT_WAIT:
+      return msg->u.input_wait.id;
+    case SP_MSG_DISPLAY:
+      return msg->u.display.id;
+    default:
+      return NULL;
+    }
+}
+
 void
 _runner_engine_emit (RunnerEngine *engine, const SpMessage *msg)
 {
+  const char *id = message_run_id (msg);
+
+  /* The font list's build run is the engine's own: no client asked. */
+  if (id != NULL && strcmp (id, RUNNER_FONT_BUILD_ID) == 0)
+    return;
   engine->sink.event (engine->sink_data, msg);
+}
+
+void
+_runner_engine_font_build (RunnerEngine *engine, const char *key)
+{
+  /* One build per key: a failed one is not retried in this runner, so a
+   * broken matplotlib costs each run what it costs today, no more. */
+  if (strcmp (engine->font_key_tried, key) == 0 || find_run (engine, RUNNER_FONT_BUILD_ID) != NULL)
+    return;
+  memcpy (engine->font_key_wanted, key, 65);
+}
+
+void
+_runner_engine_font_key (RunnerEngine *engine, const RunnerLanguage *python, char key[65])
+{
+  int64_t now = now_ns ();
+
+  if (engine->font_key_lang != python || engine->font_key[0] == '\0'
+      || now - engine->font_key_ns >= RUNNER_FONT_KEY_TTL_NS)
+    {
+      runner_font_cache_key (python, engine->font_key);
+      engine->font_key_lang = python;
+      engine->font_key_ns = now;
+    }
+  memcpy (key, engine->font_key, 65);
+}
+
+/* Submits the build run asked for while the queue was being started. */
+static void
+submit_font_build (RunnerEngine *engine)
+{
+  SpProtoError err = { 0 };
+
+  if (engine->font_key_wanted[0] == '\0')
+    return;
+  memcpy (engine->font_key_tried, engine->font_key_wanted, 65);
+  engine->font_key_wanted[0] = '\0';
+  SpRun req = { 0 };
+  req.id = xstrdup (RUNNER_FONT_BUILD_ID);
+  req.language = xstrdup ("python");
+  req.code = xstrdup (RUNNER_FONT_BUILD_CODE);
+  req.timeout_ms = RUNNER_FONT_BUILD_TIMEOUT_MS;
+  req.timeout_ms = engine->config.max_timeout_ms < req.timeout_ms ? engine->config.max_timeout_ms
+                                                                  : req.timeout_ms;
+  engine->font_build_submitting = true;
+  int rc = runner_engine_submit_with (engine, &req, NULL, &err);
+  engine->font_build_submitting = false;
+  if (rc != 0)
+    {
+      SpMessage msg = { .type = SP_MSG_RUN };
+      msg.u.run = req;
+      sp_message_clear (&msg);
+    }
+}
+
+/* The ended build run is released here, outside any walk of the runs. */
+static void
+release_font_build (RunnerEngine *engine)
+{
+  if (!engine->font_build_ended)
+    return;
+  engine->font_build_ended = false;
+  runner_engine_release (engine, RUNNER_FONT_BUILD_ID, NULL);
+}
+
+bool
+runner_engine_font_building (RunnerEngine *engine)
+{
+  RunnerRun *run = find_run (engine, RUNNER_FONT_BUILD_ID);
+
+  return (run != NULL && run->state != RUN_FINISHED) || engine->font_key_wanted[0] != '\0';
 }
 
 void
@@ -512,6 +616,11 @@ validate (RunnerEngine *engine, SpRun *req, const RunnerLanguage **lang, SpProto
 {
   const RunnerConfig *c = &engine->config;
 
+  /* The engine's own run's id: a client's run under it would be taken
+   * for the font list's build and its output dropped. */
+  if (!engine->font_build_submitting && strcmp (req->id, RUNNER_FONT_BUILD_ID) == 0)
+    return sp_proto_set_error (err, SP_ERR_DUPLICATE_RUN,
+                               "this run id is the runner's own (its font-list build)");
   if (find_run (engine, req->id) != NULL)
     return sp_proto_set_error (err, SP_ERR_DUPLICATE_RUN,
                                "run \"%s\" already exists; release it first", req->id);
@@ -569,8 +678,18 @@ start_queued (RunnerEngine *engine)
 {
   for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
     {
+      if (run->state != RUN_QUEUED)
+        continue;
+      /* The font list's build run takes no slot: it starts at once, at
+       * the lowest priority, and is not counted in running, so it never
+       * keeps a client's run waiting (runner-font-cache.h). */
+      if (run->font_build)
+        {
+          _runner_run_start (run);
+          continue;
+        }
       if (engine->running >= engine->config.max_concurrent)
-        return;
+        continue;
       /* One run at a time per session: the next waits for it. */
       if (run->state == RUN_QUEUED
           && (run->session == NULL || !_runner_session_busy (run->session)))
@@ -644,9 +763,13 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
   run->req = *req;
   memset (req, 0, sizeof *req);
   run->lang = lang;
+  run->font_build = engine->font_build_submitting;
   if (run->req.session != NULL)
     run->session = _runner_session_get (engine, &run->req);
   run->launcher = run->session != NULL ? &_runner_launcher_session : &_runner_launcher_warm;
+  /* A warm parent has matplotlib loaded already and would write no list. */
+  if (run->font_build)
+    run->launcher = &_runner_launcher_cold;
   run->init_pid = -1;
   run->control_fd = run->status_fd = run->stdin_fd = run->cwd_fd = run->diag_fd = -1;
   run->build_fd = -1;
@@ -677,6 +800,7 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
   msg.u.queued.position = position;
   _runner_engine_emit (engine, &msg);
   start_queued (engine);
+  submit_font_build (engine);
   return 0;
 }
 
@@ -685,7 +809,8 @@ _runner_engine_run_finished (RunnerEngine *engine, RunnerRun *run)
 {
   if (run->session != NULL)
     _runner_session_run_finished (run);
-  engine->running--;
+  if (!run->font_build)
+    engine->running--;
 }
 
 static int
@@ -850,8 +975,9 @@ runner_engine_active (RunnerEngine *engine)
 {
   int n = 0;
 
+  /* The font list's build run is the engine's own, not a client's. */
   for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
-    n += run->state != RUN_FINISHED;
+    n += run->state != RUN_FINISHED && !run->font_build;
   return n;
 }
 
@@ -883,6 +1009,9 @@ runner_engine_iterate (RunnerEngine *engine, int max_wait_ms)
 {
   int64_t deadline = next_deadline (engine);
   int wait = max_wait_ms;
+
+  release_font_build (engine);
+  submit_font_build (engine);
 
   if (deadline > 0)
     {

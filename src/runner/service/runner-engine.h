@@ -152,6 +152,12 @@ void runner_engine_kill_all (RunnerEngine *engine);
  * slowly slows the programs down instead of growing our buffers. */
 void runner_engine_throttle (RunnerEngine *engine, bool throttled);
 
+/* The engine's own run that builds matplotlib's font list for later runs
+ * (runner-font-cache.h) is wanted or under way: a one-shot front end
+ * waits for it before it exits, or the next one-shot run would build it
+ * again. */
+bool runner_engine_font_building (RunnerEngine *engine);
+
 /* Runs queued or running (not yet exited). */
 int runner_engine_active (RunnerEngine *engine);
 

@@ -113,6 +113,8 @@ struct RunnerRun
   bool session_new;
   SpSessionEnd session_ended;
   bool warm;              /* forked by a warm parent: init_pid is not our child */
+  bool font_build;        /* the engine's own run that builds matplotlib's font list
+                           * (runner-font-cache.h): no client sees it */
   char *cold_reason;      /* started cold because warm runs are off: why */
   int pidfd;              /* warm: the supervisor's, watched instead of reaped */
   RunnerRunCgroup cgroup; /* its memory and pids groups, if it has them */

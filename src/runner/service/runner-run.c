@@ -12,6 +12,7 @@
 
 #include "runner-run-private.h"
 #include "runner-error.h"
+#include "runner-font-cache.h"
 #include "runner-launch.h"
 #include "runner-prelude.h"
 #include "runner-prelude-cache.h"
@@ -156,7 +157,14 @@ _runner_run_build_env (RunnerRun *run)
     }
   /* Caches go to the run's /tmp, not among its results. */
   env[n++] = xasprintf ("XDG_CACHE_HOME=%s/.cache", run->engine->namespaces ? "/tmp" : tmp);
-  env[n++] = xasprintf ("MPLCONFIGDIR=%s/.matplotlib", run->engine->namespaces ? "/tmp" : tmp);
+  /* The font list's build run leaves its list where the runner can take
+   * it after the run: its work directory (namespace mode's /tmp is a
+   * tmpfs that ends with the run). */
+  if (run->font_build)
+    env[n++] = xasprintf ("MPLCONFIGDIR=%s/.matplotlib",
+                          run->engine->namespaces ? RUNNER_SANDBOX_WORK : run->cwd);
+  else
+    env[n++] = xasprintf ("MPLCONFIGDIR=%s/.matplotlib", run->engine->namespaces ? "/tmp" : tmp);
   env[n++] = xstrdup ("SANDPAD=1");
   /* How the program shows a rich result (runner-display.h). */
   env[n++] = xasprintf ("SANDPAD_DISPLAY_TOKEN=%s", run->display_token);
@@ -314,6 +322,52 @@ write_prelude (RunnerRun *run)
   return runner_prelude_write_cache (dir);
 }
 
+/* A Python run of the system's interpreter starts with matplotlib's font
+ * list already in its MPLCONFIGDIR, a copy of the runner's
+ * (runner-font-cache.h); without one, the engine is asked to build it
+ * for the next runs, and this run builds its own as before. */
+static int
+write_font_list (RunnerRun *run)
+{
+  RunnerEngine *engine = run->engine;
+  char key[65];
+
+  if (strcmp (run->lang->name, "python") != 0 || run->env.dir != NULL
+      || run->isolated_python != NULL || run->font_build || engine->compile_cache.dir_fd < 0)
+    return 0;
+  /* Beside the prelude, read-only: the prelude copies it into the run's
+   * MPLCONFIGDIR, which in namespace mode is on the run's own tmpfs. */
+  cleanup_free char *dir = xasprintf ("%s/code/.sandpad", run->dir);
+  _runner_engine_font_key (engine, run->lang, key);
+  cleanup_fd int dir_fd = open_no_symlinks (dir, O_RDONLY | O_DIRECTORY);
+  if (dir_fd < 0)
+    return -1;
+  if (runner_font_cache_fetch (&engine->compile_cache, key, dir_fd) != 0)
+    _runner_engine_font_build (engine, key);
+  return 0;
+}
+
+/* The build run has ended: its list, if it made one, is kept. */
+static void
+harvest_fonts (RunnerRun *run)
+{
+  const RunnerReport *r = &run->report;
+
+  if (!run->have_report || r->kind != RUNNER_REPORT_EXITED || !WIFEXITED (r->wait_status)
+      || WEXITSTATUS (r->wait_status) != 0 || run->dir == NULL)
+    return;
+  /* The run's tmp was the sandbox's to change: each step is opened
+   * without following a symlink. */
+  cleanup_fd int dir_fd = open_no_symlinks (run->dir, O_RDONLY | O_DIRECTORY);
+  cleanup_fd int work_fd
+    = dir_fd < 0 ? -1 : openat (dir_fd, "work", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  cleanup_fd int mpl_fd = work_fd < 0 ? -1
+                                      : openat (work_fd, ".matplotlib",
+                                                O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (mpl_fd >= 0)
+    runner_font_cache_harvest (&run->engine->compile_cache, run->engine->font_key_tried, mpl_fd);
+}
+
 static int
 write_code (RunnerRun *run)
 {
@@ -395,7 +449,8 @@ _runner_run_start (RunnerRun *run)
   RunnerEngine *engine = run->engine;
 
   run->state = RUN_RUNNING;
-  engine->running++;
+  if (!run->font_build)
+    engine->running++;
   if (engine->refusal == NULL && engine->config.strict
       && _runner_engine_seccomp (engine, run->req.network) == NULL)
     engine->refusal = xstrdup ("the seccomp filter could not be built (strict)");
@@ -417,7 +472,7 @@ _runner_run_start_own (RunnerRun *run)
   if (run->cwd_sub != NULL && check_cwd_sub (run) != 0)
     return -1;
   if (make_dirs (run) != 0 || _runner_run_hold_cwd (run) != 0 || write_code (run) != 0
-      || write_prelude (run) != 0
+      || write_prelude (run) != 0 || write_font_list (run) != 0
       || (run->lang->compiler != NULL && _runner_compile_prepare (run) != 0))
     {
       emit_failed (run, "cannot prepare the run's directory: %s", strerror (errno));
@@ -662,6 +717,9 @@ forward (RunnerRun *run, SpStream s, const char *bytes, size_t len, bool final)
   RunnerEngine *engine = run->engine;
   RunStream *stream = &run->streams[s];
 
+  /* The font list's build run has no client: its output goes nowhere. */
+  if (run->font_build)
+    return;
   if (engine->sink.raw_output != NULL
       && (engine->sink.wants_raw == NULL
           || engine->sink.wants_raw (engine->sink_data, run->req.id)))
@@ -1030,6 +1088,11 @@ finish_and_emit (RunnerRun *run, SpMessage *msg)
   RunnerEngine *engine = run->engine;
 
   run->state = RUN_FINISHED;
+  if (run->font_build)
+    {
+      harvest_fonts (run);
+      engine->font_build_ended = true;
+    }
   _runner_engine_run_finished (engine, run);
   _runner_engine_emit (engine, msg);
   sp_message_clear (msg);
