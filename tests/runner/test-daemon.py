@@ -11,6 +11,7 @@ the runner it started. Durations are never asserted, only outcomes.
 import glob
 import os
 import pwd
+import select
 import shutil
 import signal
 import socket
@@ -20,11 +21,21 @@ import sys
 import tempfile
 import time
 
-from runnertest import PYTHON, TICKER_LOCK, Tap, lock_held, released, wait_until
+from runnertest import (PYTHON, TICKER_LOCK, Tap, lock_held, record_lock_holder, released,
+                        wait_until)
 
 RUNNER = os.path.abspath(sys.argv[1])
 SR = os.path.abspath(sys.argv[2])
 TEST = sys.argv[3]
+
+
+def proc_line(pid):
+    """What /proc says pid is, for a failure message."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace").strip() or "?"
+    except OSError:
+        return "gone"
 
 
 class Home:
@@ -54,7 +65,7 @@ class Home:
             except ProcessLookupError:
                 pass
         for lock in glob.glob(os.path.join(self.rt, "sandpad", "*.lock")):
-            released(lock, 10)
+            wait_until(lambda: not record_lock_holder(lock), 10)
         shutil.rmtree(self.root, ignore_errors=True)
 
     def dir(self):
@@ -67,7 +78,7 @@ class Home:
         """The runners serving now (their lock held), by the pid each wrote."""
         out = []
         for lock in self.locks():
-            if lock_held(lock):
+            if record_lock_holder(lock):
                 with open(lock) as f:
                     out.append(int(f.read().strip() or 0))
         return out
@@ -273,20 +284,34 @@ def test_daemon_killed(t):
                       "while True:\n    time.sleep(0.05)\n")
         h.run(h.file("warm.py", "pass\n"))
         pids = h.pids()
+        if not t.eq(len(pids), 1, "a resident runner serves, holding its socket's lock",
+                    (h.locks(), h.log())):
+            return
         p = h.popen("--cwd", h.work, tick, stdin=subprocess.DEVNULL)
         alive = os.path.join(h.work, "alive")
         t.ok(wait_until(lambda: lock_held(alive), 60), "the run is up")
+        lock = h.locks()[0]
+        t.eq(record_lock_holder(lock), pids[0], "the runner holds its lock itself")
+        # Not our child: its pidfd says when it is gone (readable once it
+        # has exited, its fds and locks released).
+        runner = os.pidfd_open(pids[0])
         os.kill(pids[0], signal.SIGKILL)
+        gone = select.select([runner], [], [], 60)[0]
+        os.close(runner)
+        holder = record_lock_holder(lock)
+        t.ok(gone and holder == 0, "the lock is free as soon as the killed runner is gone",
+             "the runner did not exit within 60 s" if not gone else
+             f"still held by pid {holder}: {proc_line(holder)} (a child of the runner "
+             "kept it)")
         out, err = p.communicate(timeout=60)
         t.eq(p.returncode, 125, "the runner killed mid-run: the client fails with 125", err)
         t.ok(b"resident runner stopped" in err, "and says why", err)
         t.ok(released(alive), "the run died with its runner")
         rc, out, _ = h.run(h.file("p.py", "print('again')\n"))
         t.eq((rc, out), (0, b"again\n"), "the next call works")
-        # That call may have run cold: a child of the killed runner that
-        # has not exited yet still holds its lock for a moment, and a
-        # client that cannot reach the runner the lock names falls back.
-        # The calls after it start a new resident runner.
+        # That call may have run cold all the same: a loaded machine can
+        # take longer to start a new runner than a client waits for one.
+        # The calls after it find the new resident runner.
         for _ in range(20):
             if len(h.pids()) == 1:
                 break
@@ -302,7 +327,8 @@ def test_idle_exit(t):
         t.eq((rc, out), (0, b"1\n"), "a run")
         locks = h.locks()
         t.eq(len(locks), 1, "one runner started")
-        t.ok(released(locks[0], 60), "it exits once idle (--idle-exit 1)")
+        t.ok(wait_until(lambda: not record_lock_holder(locks[0]), 60),
+             "it exits once idle (--idle-exit 1)")
         t.eq(glob.glob(os.path.join(h.dir(), "*.sock")), [], "and takes its socket with it")
 
 
