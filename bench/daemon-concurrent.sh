@@ -28,7 +28,11 @@ mkdir -m 700 "$XDG_RUNTIME_DIR"
 stop ()
 {
   for lock in "$XDG_RUNTIME_DIR"/sandpad/*.lock; do
-    [ -f "$lock" ] && ! flock -n "$lock" true && kill "$(cat "$lock")" 2>/dev/null
+    # The runner's lock is a record lock (flock(1) cannot see it): the pid
+    # it wrote, while that is still a runner.
+    pid=$(cat "$lock" 2>/dev/null)
+    [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = sandpad-runner ] \
+      && kill "$pid" 2>/dev/null
   done
   rm -rf "$T"
 }

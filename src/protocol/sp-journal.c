@@ -622,10 +622,10 @@ decode_object (json_t *line, SpJournalFile file, SpJournalLine *out, SpProtoErro
   /* The version first: a newer writer's line is refused as such, not for
    * the first key this reader does not know. */
   TRY (sp_json_get_int (line, "v", true, INT64_MIN, INT64_MAX, &version, err));
-  if (version != SP_JOURNAL_VERSION)
+  if (version < SP_JOURNAL_VERSION_MIN || version > SP_JOURNAL_VERSION)
     return sp_proto_set_error (err, SP_ERR_BAD_VERSION,
-                               "journal version %lld, this reader knows %d", (long long) version,
-                               SP_JOURNAL_VERSION);
+                               "journal version %lld, this reader knows %d to %d",
+                               (long long) version, SP_JOURNAL_VERSION_MIN, SP_JOURNAL_VERSION);
   /* code_execution's result has keys of its own; a tool that is not
    * known is refused as such by decode_run, after the common keys. */
   const char *tool_name = json_string_value (json_object_get (line, "tool"));

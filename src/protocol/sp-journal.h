@@ -4,7 +4,7 @@
  * The journal is a second wire format: files instead of a pipe, but one
  * JSON object per line all the same, written by one program and read by
  * another. docs/journal.md is the reference. Every line carries "v"
- * (SP_JOURNAL_VERSION); unknown keys, missing keys, wrong types, values
+ * (SP_JOURNAL_VERSION_MIN to SP_JOURNAL_VERSION); unknown keys, missing keys, wrong types, values
  * out of range and oversize lines are errors with the protocol's codes
  * and a message naming the field, never a guess. Plain C + jansson like
  * the rest of src/protocol, so sandpad-mcp's tests and the GLib core both
@@ -17,7 +17,11 @@
 
 #include "sp-proto.h"
 
-#define SP_JOURNAL_VERSION 1
+/* The version a writer puts on every line, and the oldest a reader still
+ * takes: version 2 only added keys and values to 1 (docs/journal.md,
+ * "Version history"), so a line of 1 is read as one of 2. */
+#define SP_JOURNAL_VERSION 2
+#define SP_JOURNAL_VERSION_MIN 1
 
 /* Longest line a reader takes, excluding the newline. A writer keeps far
  * below it: every text in a line is capped (docs/journal.md). */

@@ -106,10 +106,19 @@ start_runner (const char *runner, const char *dir, const char *socket_path)
         signal (s, SIG_DFL);
       if (chdir ("/") != 0)
         _exit (127);
-      char *listen = xasprintf ("--listen=%s", socket_path);
+      /* Its idle time and the grace between a cancel's steps, when the
+       * environment sets them (the runner checks the values). */
       const char *idle = getenv ("SANDPAD_RUNNER_IDLE_EXIT");
-      char *idle_arg = idle != NULL && idle[0] ? xasprintf ("--idle-exit=%s", idle) : NULL;
-      char *argv[] = { (char *) runner, listen, idle_arg, NULL };
+      const char *grace = getenv ("SANDPAD_RUNNER_CANCEL_GRACE_MS");
+      char *argv[5];
+      size_t n = 0;
+      argv[n++] = (char *) runner;
+      argv[n++] = xasprintf ("--listen=%s", socket_path);
+      if (idle != NULL && idle[0])
+        argv[n++] = xasprintf ("--idle-exit=%s", idle);
+      if (grace != NULL && grace[0])
+        argv[n++] = xasprintf ("--cancel-grace-ms=%s", grace);
+      argv[n] = NULL;
       execv (runner, argv);
       _exit (127);
     }

@@ -658,6 +658,12 @@ main (int argc, char **argv)
 
   runner_config_init (&config);
   config.max_concurrent = 1;
+  /* The grace between a cancel's steps (interrupt, terminate, kill), as
+   * sandpad-runner --cancel-grace-ms: here for a cold run, and passed to a
+   * resident runner this starts (sandpad-run-daemon.c). */
+  const char *grace = getenv ("SANDPAD_RUNNER_CANCEL_GRACE_MS");
+  if (grace != NULL && grace[0])
+    config.cancel_grace_ms = parse_int (grace, "SANDPAD_RUNNER_CANCEL_GRACE_MS", 0, 60000);
   runner_langs_init (&langs);
   if (argc > 1 && strcmp (argv[1], "--install") == 0)
     {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "sp-activity-model.h"
+#include "sp-journal.h"
 #include "sp-test-tree.h"
 
 static char *
@@ -305,12 +306,13 @@ test_damaged (void)
   g_autoptr (SpActivityModel) model = NULL;
   g_autofree char *good = start_line ("1-mcp-9", "ok");
   g_autofree char *huge = g_strnfill (SP_ACTIVITY_LINE_MAX + 10, 'x');
-  g_autofree char *newer = start_line ("1-mcp-7", "v2");
+  g_autofree char *newer = start_line ("1-mcp-7", "newer");
   g_autofree char *extra = start_line ("1-mcp-6", "extra");
 
   /* Lines the strict decoder refuses that a lax reader would take for
    * runs: a newer version's, an unknown key, an unknown stream. */
-  newer[strlen ("{\"v\":")] = '2';
+  G_STATIC_ASSERT (SP_JOURNAL_VERSION < 9);
+  newer[strlen ("{\"v\":")] = (char) ('0' + SP_JOURNAL_VERSION + 1);
   memcpy (strstr (extra, "\"workspace\""), "\"workspacE\"", strlen ("\"workspacE\""));
   append (dir, "live.jsonl", newer);
   append (dir, "live.jsonl", extra);

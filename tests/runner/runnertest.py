@@ -8,6 +8,7 @@ import fcntl
 import json
 import os
 import select
+import struct
 import subprocess
 import sys
 import time
@@ -53,6 +54,26 @@ def lock_held(path):
         return False  # ours at once: nobody else holds it (freed on close)
     except BlockingIOError:
         return True
+    finally:
+        os.close(fd)
+
+
+def record_lock_holder(path):
+    """The pid holding a POSIX record lock on path (the resident runner's
+    lock, see runner-listen.c), 0 when none does or path is absent. Asks
+    with F_GETLK: nothing is taken, so a runner starting meanwhile is not
+    turned away."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return 0
+    try:
+        # struct flock: l_type, l_whence, l_start, l_len, l_pid (+ padding).
+        shape = "hhqqi4x"
+        got = fcntl.fcntl(fd, fcntl.F_GETLK, struct.pack(shape, fcntl.F_WRLCK, os.SEEK_SET,
+                                                         0, 0, 0))
+        kind, _, _, _, pid = struct.unpack(shape, got)
+        return 0 if kind == fcntl.F_UNLCK else pid
     finally:
         os.close(fd)
 

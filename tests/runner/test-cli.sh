@@ -24,9 +24,13 @@ if [ "${SANDPAD_TEST_DAEMON-}" = 1 ]; then
   mkdir -m 700 "$XDG_RUNTIME_DIR"
   stop_runner ()
   {
-    local lock
+    local lock pid
     for lock in "$XDG_RUNTIME_DIR"/sandpad/*.lock; do
-      [ -f "$lock" ] && ! flock -n "$lock" true && kill -9 "$(cat "$lock")" 2>/dev/null
+      # The runner's lock is a record lock (flock(1) cannot see it): the pid
+      # it wrote, while that is still a runner.
+      pid=$(cat "$lock" 2>/dev/null)
+      [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = sandpad-runner ] \
+        && kill -9 "$pid" 2>/dev/null
     done
     rm -rf "$T"
   }

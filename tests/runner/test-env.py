@@ -260,8 +260,54 @@ def test_bash_venv(t):
     ws.remove()
 
 
+def test_session(t):
+    """A session run naming an environment gets it as a cold run does: the
+    session's interpreter is the venv's (its sys.prefix, its packages),
+    the venv read-only, and started names it; JavaScript sessions get a
+    node_modules. The environment is the interpreter's, fixed at its start
+    like memory_mib: a later run naming another one (or none) is refused
+    with the field named. Control: a session without it cannot import the
+    venv's package."""
+    ws = Workspace()
+    make_module(ws.site_packages(), "envprobe", "WORD = 'from-the-venv'\n")
+    other = Workspace()
+    r = runner(ws, "--allow-environment", other.root)
+    r.hello()
+    res = r.run("a", PROBE + "x = 1\n", environment=ws.venv, session="s")
+    t.eq(res.exited.get("exit_code"), 0, "a session's first run in the venv exits 0", res)
+    t.ok(f"prefix {ws.venv}\n" in res.stdout, "the session's sys.prefix is the venv", res)
+    t.ok("module from-the-venv" in res.stdout, "the venv's own package imports in it", res)
+    t.eq(res.started and res.started.get("environment"), ws.venv,
+         "started names the environment")
+    res = r.run("b", WRITE + "print(envprobe.WORD, x)\n", environment=ws.venv, session="s",
+                args=[ws.site_packages()])
+    lines = res.stdout.splitlines()
+    t.ok(len(lines) == 2 and lines[0].startswith("refused") and lines[1] == "from-the-venv 1",
+         "the next run keeps the state and the venv, which it cannot write", res)
+    t.ok("WROTE" not in res.stdout
+         and not os.path.exists(os.path.join(ws.site_packages(), "planted.py")),
+         "nothing was planted in the venv", res)
+    for rid, env in (("c", other.venv), ("d", None)):
+        fields = dict(type="run", id=rid, language="python", code="print(1)", session="s")
+        if env is not None:
+            fields["environment"] = env
+        r.send(**fields)
+        ev = r.recv_type("error")
+        t.ok(ev is not None and ev.get("code") == "invalid_value"
+             and "environment" in ev.get("message", ""),
+             f"a run naming {'another environment' if env else 'no environment'} in the "
+             "session is refused, naming the field", ev)
+    ctl = r.run("e", PROBE, session="t")
+    t.ok(ctl.exited.get("exit_code") != 0 and "ModuleNotFoundError" in ctl.stderr,
+         "control: a session without the environment cannot import its package", ctl)
+    r.close()
+    ws.remove()
+    other.remove()
+
+
 TESTS = {f.__name__[5:]: f for f in (test_venv_used, test_read_only, test_detect_nested,
-                                     test_refused, test_node_modules, test_bash_venv)}
+                                     test_refused, test_node_modules, test_bash_venv,
+                                     test_session)}
 
 if __name__ == "__main__":
     names = sys.argv[3:] or list(TESTS)

@@ -756,6 +756,11 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
                                            err)
            != 0)
     return -1;
+  if (req->session != NULL && _runner_session_check_environment (engine, req, &env, err) != 0)
+    {
+      runner_env_clear (&env);
+      return -1;
+    }
 
   RunnerRun *run = xcalloc (1, sizeof *run);
   run->engine = engine;

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -794,6 +793,23 @@ activated_fd (void)
   return 3;
 }
 
+/* Takes the runner's lock on fd: a POSIX record lock, not flock. flock
+ * belongs to the open file, which every fork shares until the child
+ * closes its copy; a child that has not exec'd nor closed its fds yet (a
+ * run's supervisor before it drops the runner's fds, the namespace probe,
+ * the reader of a request's file as the run's uid) would keep it after a
+ * SIGKILL'd runner, and the next client would find the socket's lock held
+ * and run cold. A record lock is the process's own: the kernel never
+ * passes it to a child, and it is gone when the runner is. (It is also
+ * dropped by closing any fd of the file: the runner opens it once.) */
+static int
+take_lock (int fd)
+{
+  struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+
+  return fcntl (fd, F_SETLK, &lock);
+}
+
 /* Binds path, under a lock held for the runner's life so that two never
  * serve it (the loser returns 1: not an error). The directory was checked
  * to be ours alone, so the lock file and socket in it are ours too. */
@@ -814,7 +830,7 @@ bind_socket (const char *path, int *lock_fd, int *out)
       log_msg ("%s: %s", lock_path, strerror (errno));
       return -1;
     }
-  if (flock (*lock_fd, LOCK_EX | LOCK_NB) != 0)
+  if (take_lock (*lock_fd) != 0)
     return 1;
   /* The pid, for whoever wants to find the runner (tests, the curious). */
   char pid[32];

@@ -66,8 +66,9 @@ _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, c
    * writable for the compile step only. The runner made it in the run's
    * own directory and holds it since (run->build_fd); the sandbox binds
    * it only when the name still leads to that directory (build_id), as
-   * it does an environment. A session's interpreter is given no
-   * environment directory (as before this file existed; see AUDIT.md). */
+   * it does an environment. A session's interpreter gets its first run's
+   * environment, read-only, for its whole life, as a cold run does (the
+   * session refuses a later run naming another one). */
   const char *env_dir = NULL;
   bool env_writable = false;
   RunnerDirId env_id = { 0, 0 };
@@ -77,10 +78,10 @@ _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, c
       env_writable = run->compiling;
       env_id = run->build_id;
     }
-  else if (step)
+  else
     {
       env_dir = run->env.dir;
-      env_writable = run->env_writable;
+      env_writable = step && run->env_writable;
       env_id = (RunnerDirId){ run->env.dev, run->env.ino };
     }
 

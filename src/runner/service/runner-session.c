@@ -42,6 +42,11 @@ struct RunnerSession
   char language[16];  /* python or javascript */
   bool network;
   char **env;
+  /* The environment it runs in (canonical path and the directory's
+   * identity as checked), NULL for none: fixed like memory_mib. */
+  char *env_dir;
+  dev_t env_dev;
+  ino_t env_ino;
   RunnerRun *current;
   SpSessionEnd ending; /* being stopped, and why */
   int64_t kill_at_ns;  /* an interrupted run's grace ends */
@@ -105,6 +110,30 @@ settings_differ (const RunnerSession *s, const SpRun *req)
   if (!env_equal (req->env, s->env))
     return "env";
   return NULL;
+}
+
+/* The environment is the interpreter's: a venv's python runs the driver,
+ * and its directory is bound for the session's life. */
+static bool
+environment_differs (const RunnerSession *s, const RunnerEnv *env)
+{
+  if (s->env_dir == NULL || env->dir == NULL)
+    return s->env_dir != env->dir;
+  return strcmp (s->env_dir, env->dir) != 0 || s->env_dev != env->dev || s->env_ino != env->ino;
+}
+
+int
+_runner_session_check_environment (RunnerEngine *engine, const SpRun *req, const RunnerEnv *env,
+                                   SpProtoError *err)
+{
+  RunnerSession *s = find_session (engine, req->session);
+
+  if (s != NULL && alive (s) && s->ending == SP_SESSION_END_NONE && environment_differs (s, env))
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "session \"%.64s\" was started with another \"environment\"; "
+                               "restart it to change that",
+                               req->session);
+  return 0;
 }
 
 int
@@ -243,7 +272,7 @@ fork_interpreter (RunnerSession *s, RunnerRun *run, int devnull, int channel, in
   cleanup_free char *driver = engine->namespaces
                                 ? xstrdup (RUNNER_SANDBOX_CODE "/.sandpad/sandpad_session.py")
                                 : xasprintf ("%s/code/.sandpad/sandpad_session.py", s->dir);
-  const RunnerLanguage *lang = run->lang;
+  RunnerLanguage lang = *run->lang;
   char **argv;
   if (strcmp (run->lang->name, "javascript") == 0)
     {
@@ -254,14 +283,20 @@ fork_interpreter (RunnerSession *s, RunnerRun *run, int devnull, int channel, in
       cleanup_free char *relay = xasprintf ("%s/sandpad_session_node.py", seen ? seen : host);
       cleanup_free char *js = xasprintf ("%s/sandpad_session.js", seen ? seen : host);
       char **node_argv = runner_lang_argv (run->lang, js, NULL, run->req.memory_mib, false);
-      lang = runner_langs_find (engine->langs, "python");
-      argv = runner_lang_argv (lang, relay, node_argv, run->req.memory_mib, false);
+      lang = *runner_langs_find (engine->langs, "python");
+      argv = runner_lang_argv (&lang, relay, node_argv, run->req.memory_mib, false);
       sp_strv_free (node_argv);
     }
   else
-    argv = runner_lang_argv (run->lang, driver, NULL, run->req.memory_mib, false);
+    {
+      /* A venv's interpreter by the venv's path, as a cold run's: Python
+       * finds pyvenv.cfg beside it and takes the venv's prefix. */
+      if (run->env.python != NULL)
+        lang.path = run->env.python;
+      argv = runner_lang_argv (&lang, driver, NULL, run->req.memory_mib, false);
+    }
   RunnerLaunch launch;
-  _runner_launch_build (run, RUNNER_LAUNCH_INTERPRETER, lang->path, argv,
+  _runner_launch_build (run, RUNNER_LAUNCH_INTERPRETER, lang.path, argv,
                         _runner_run_build_env (run), &launch);
   RunnerSpawnSpec *spec = &launch.spec;
   spec->stdin_fd = devnull;
@@ -347,6 +382,10 @@ spawn (RunnerSession *s, RunnerRun *run)
   s->network = run->req.network;
   sp_strv_free (s->env);
   s->env = sp_strv_copy (run->req.env);
+  free (s->env_dir);
+  s->env_dir = run->env.dir != NULL ? xstrdup (run->env.dir) : NULL;
+  s->env_dev = run->env.dev;
+  s->env_ino = run->env.ino;
   s->n_runs = 0;
   s->memory_peak = s->tasks_peak = 0;
   s->idle_cpu_limit = 0;
@@ -455,6 +494,8 @@ session_start (RunnerRun *run)
   else
     {
       const char *field = settings_differ (s, &run->req);
+      if (field == NULL && environment_differs (s, &run->env))
+        field = "environment";
       if (field != NULL)
         {
           char *why = xasprintf ("the session was started with another \"%s\" while this run "
@@ -778,6 +819,7 @@ free_session (RunnerSession *s)
       }
   drop_dir (s, NULL);
   sp_strv_free (s->env);
+  free (s->env_dir);
   free (s->id);
   free (s);
 }

@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "runner-engine.h"
+#include "runner-venv.h"
 
 typedef struct RunnerSession RunnerSession;
 typedef struct RunnerRun RunnerRun;
@@ -34,6 +35,10 @@ extern const char runner_session_node_driver[];
  * does not take, settings that must match the running interpreter's, the
  * cap on sessions); -1 with *err set when it is refused. */
 int _runner_session_validate (RunnerEngine *engine, const SpRun *req, SpProtoError *err);
+/* The request's environment (checked: env) against the one the session's
+ * running interpreter started in; -1 with *err set when they differ. */
+int _runner_session_check_environment (RunnerEngine *engine, const SpRun *req, const RunnerEnv *env,
+                                       SpProtoError *err);
 /* The session a validated request names, created when it has none. */
 RunnerSession *_runner_session_get (RunnerEngine *engine, const SpRun *req);
 /* A run of the session is executing (or its interpreter is being
