@@ -151,8 +151,13 @@ note_text (SpDataTable *table, const char *label)
   if (text->len > 0)
     g_string_append (text, " · ");
   if ((guint64) shown < total)
-    /* Translators: a table's rows: the first %u of %s (a count). */
-    g_string_append_printf (text, _ ("showing %u of %" G_GUINT64_FORMAT " rows"), shown, total);
+    {
+      /* The count goes in as a string: xgettext cannot see through
+       * G_GUINT64_FORMAT, so a msgid built with it never matches. */
+      g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, total);
+      /* Translators: a table's rows: the first %u of %s (a count). */
+      g_string_append_printf (text, _ ("showing %u of %s rows"), shown, count);
+    }
   else
     g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, "%u row", "%u rows", shown), shown);
   g_string_append (text, " × ");
