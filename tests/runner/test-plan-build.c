@@ -4,7 +4,7 @@
  * backstop, no environment directory and no install step's read-only
  * directories); a step's plan passes the warm path's strict decoder, so a
  * warm spare gets the same layers as a cold run. No process is started:
- * the engine is filled by hand, as runner_engine_new() would fill it. */
+ * the host is filled by hand, as runner_engine_new() would fill it. */
 #include <string.h>
 #include <unistd.h>
 
@@ -16,36 +16,36 @@ static char *ro_dirs[] = { (char *) "/ctx/one", (char *) "/ctx/two", NULL };
 static RunnerDirId ro_ids[] = { { 2049, 5501 }, { 2050, 5502 } };
 static char *extra_ro[] = { (char *) "/install/wheels", NULL };
 
-static RunnerEngine *
-engine_new (bool namespaces)
+static RunnerHost *
+host_new (bool namespaces)
 {
-  RunnerEngine *engine = xcalloc (1, sizeof *engine);
+  RunnerHost *host = xcalloc (1, sizeof *host);
 
-  runner_config_init (&engine->config);
-  engine->namespaces = namespaces;
-  engine->caps.landlock_abi = 4;
-  engine->caps.seccomp = true;
-  engine->ro_dirs = ro_dirs;
-  engine->ro_ids = ro_ids;
-  return engine;
+  runner_config_init (&host->config);
+  host->namespaces = namespaces;
+  host->caps.landlock_abi = 4;
+  host->caps.seccomp = true;
+  host->ro_dirs = ro_dirs;
+  host->ro_ids = ro_ids;
+  return host;
 }
 
 static void
-engine_free (RunnerEngine *engine)
+host_free (RunnerHost *host)
 {
   for (int i = 0; i < 2; i++)
     {
-      free (engine->seccomp[i].allow.filter);
-      free (engine->seccomp[i].rules.filter);
+      free (host->seccomp[i].allow.filter);
+      free (host->seccomp[i].rules.filter);
     }
-  free (engine);
+  free (host);
 }
 
 static void
-run_init (RunnerRun *run, RunnerEngine *engine)
+run_init (RunnerRun *run, RunnerHost *host)
 {
   memset (run, 0, sizeof *run);
-  run->engine = engine;
+  run->host = host;
   run->dir = (char *) "/r/run-7";
   run->cwd = (char *) "/r/run-7/work";
   run->cwd_dev = 2049;
@@ -95,13 +95,13 @@ count (char *const *v)
 int
 main (void)
 {
-  RunnerEngine *engine = engine_new (true);
+  RunnerHost *host = host_new (true);
   RunnerRun run;
   RunnerLaunch step, interp;
 
   plan (17);
 
-  run_init (&run, engine);
+  run_init (&run, host);
   run.extra_ro = extra_ro;
   run.env.dir = (char *) "/home/u/.venv";
   run.env.dev = 2051;
@@ -112,9 +112,8 @@ main (void)
 
   const RunnerSandboxPlan *p = &step.plan;
   ok (p->namespaces && !p->network && p->landlock_abi == 4 && p->seccomp != NULL
-        && p->drop_to_nobody == (geteuid () == 0)
-        && p->max_processes == engine->config.max_processes
-        && p->tmp_bytes == engine->config.disk_limit,
+        && p->drop_to_nobody == (geteuid () == 0) && p->max_processes == host->config.max_processes
+        && p->tmp_bytes == host->config.disk_limit,
       "a step's plan has every layer the config allows");
   ok (strcmp (p->root_dir, "/r/run-7/root") == 0 && strcmp (p->code_dir, "/r/run-7/code") == 0
         && strcmp (p->tmp_dir, "/r/run-7/tmp") == 0 && strcmp (p->work_dir, run.cwd) == 0
@@ -122,8 +121,8 @@ main (void)
       "its directories are the run's, the working directory as held");
   ok (step.spec.sandbox == &step.plan && strcmp (step.spec.cwd, RUNNER_SANDBOX_WORK) == 0
         && step.spec.memory_bytes == 512 << 20 && step.spec.cpu_seconds == 31
-        && step.spec.file_size_bytes == engine->config.disk_limit
-        && step.spec.open_files == engine->config.open_files,
+        && step.spec.file_size_bytes == host->config.disk_limit
+        && step.spec.open_files == host->config.open_files,
       "its limits: memory, a CPU backstop a second past the time limit, file size, files");
   ok (count (p->read_only_dirs) == 3 && strcmp (p->read_only_dirs[2], "/install/wheels") == 0
         && p->read_only_ids[1].ino == 5502 && p->read_only_ids[2].ino == 0,
@@ -145,7 +144,7 @@ main (void)
   /* A compiled language: the build directory takes the environment's
    * place, writable for the compile step only, bound only as the
    * directory the runner made and holds (its id). */
-  run_init (&run, engine);
+  run_init (&run, host);
   run.build_dir = (char *) "/r/run-7/build";
   run.build_id = (RunnerDirId){ 2049, 4242 };
   run.compiling = true;
@@ -158,7 +157,7 @@ main (void)
   _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/r/run-7/build/a.out", argv_new (), NULL, &step);
   ok (compile_ok && !step.plan.env_writable, "a build directory is writable while compiling only");
   ok (compile_id && step.plan.env_id.ino == 4242, "and bound by the id it is held as");
-  ok (compile_cpu == (engine->config.compile_timeout_ms + 999) / 1000 + 1
+  ok (compile_cpu == (host->config.compile_timeout_ms + 999) / 1000 + 1
         && step.spec.cpu_seconds == 31,
       "the compile step's CPU backstop follows the compile's limit, the program's its own");
   _runner_launch_clear (&step);
@@ -166,7 +165,7 @@ main (void)
   /* An assistant's workspace at its own host path too (namespace mode),
    * the program started there; never a session's, nor a path that would
    * shadow a part of the private root. */
-  run_init (&run, engine);
+  run_init (&run, host);
   run.cwd = (char *) "/home/u/project";
   run.req.cwd = run.cwd;
   run.cwd_at_host_path = true;
@@ -189,7 +188,7 @@ main (void)
 
   /* What the warm path sends is this plan, and it passes the strict
    * decoder whole: no layer is left out on the way to a spare. */
-  run_init (&run, engine);
+  run_init (&run, host);
   _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/usr/bin/python3", argv_new (), NULL, &step);
   Buf buf = { 0 };
   RunnerPlanMsg m;
@@ -201,27 +200,27 @@ main (void)
       "a step's plan passes the warm path's strict decoder with every layer");
   buf_clear (&buf);
   _runner_launch_clear (&step);
-  engine_free (engine);
+  host_free (host);
 
   /* Fallback mode: the program runs in the run's own directory, and its
    * process cap counts what its uid already has (RLIMIT_NPROC is the
    * uid's), under the fallback seccomp filter. */
-  engine = engine_new (false);
-  run_init (&run, engine);
+  host = host_new (false);
+  run_init (&run, host);
   _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/usr/bin/python3", argv_new (), NULL, &step);
   _runner_launch_build (&run, RUNNER_LAUNCH_INTERPRETER, "/usr/bin/python3", argv_new (), NULL,
                         &interp);
   ok (!step.plan.namespaces && strcmp (step.spec.cwd, run.cwd) == 0
-        && step.plan.seccomp == &engine->seccomp[0],
+        && step.plan.seccomp == &host->seccomp[0],
       "fallback: the run's own cwd, the fallback filter");
-  ok (step.plan.max_processes >= engine->config.max_processes,
+  ok (step.plan.max_processes >= host->config.max_processes,
       "fallback: the process cap is the uid's count plus the run's own");
   ok (!interp.plan.namespaces && interp.plan.seccomp == step.plan.seccomp
         && interp.plan.landlock_abi == 4 && strcmp (interp.spec.cwd, run.cwd) == 0
-        && interp.plan.max_processes >= engine->config.max_processes,
+        && interp.plan.max_processes >= host->config.max_processes,
       "fallback: the interpreter gets the same mode, filter, Landlock and cap");
   _runner_launch_clear (&step);
   _runner_launch_clear (&interp);
-  engine_free (engine);
+  host_free (host);
   return done_testing ();
 }

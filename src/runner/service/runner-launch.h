@@ -18,26 +18,11 @@
 #include <stdbool.h>
 
 #include "runner-cgroup.h"
-#include "runner-engine.h"
+#include "runner-host.h"
 #include "runner-sandbox.h"
 #include "runner-spawn.h"
 
 typedef struct RunnerRun RunnerRun;
-
-/* What holds a run's memory, for its "memory:" layer: the per-process
- * rlimit and the tree watch always; then a cgroup (v2 or v1), or the
- * watch counting its UNIX socket and pipe queues. */
-typedef enum
-{
-  RUNNER_MEMORY_TREE,
-  RUNNER_MEMORY_SOCKETS,
-  RUNNER_MEMORY_CGROUP_V1,
-  RUNNER_MEMORY_CGROUP_V2,
-} RunnerMemoryLayer;
-
-/* The layer of a run (or session) whose cgroups are these, where it has
- * them; otherwise the watch's, socket queues or not (runner-engine.c). */
-RunnerMemoryLayer _runner_engine_memory_layer (const RunnerRunCgroup *cgroup, bool diag);
 
 typedef enum
 {
@@ -73,13 +58,6 @@ void _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *pa
                            char **envp, RunnerLaunch *l);
 void _runner_launch_clear (RunnerLaunch *l);
 
-/* The cgroups of a launch (a run's own, or a session's interpreter's)
- * where the runner can have them, sized from its spec; name is the
- * group's. 0 with fds (cgroup.procs) to pass on, or -1: none. */
-int _runner_engine_cgroup_create (RunnerEngine *engine, const char *name,
-                                  const RunnerSpawnSpec *spec, RunnerRunCgroup *cgroup,
-                                  int fds[RUNNER_CGROUP_MAX_FDS]);
-
 typedef struct RunnerLauncher
 {
   const char *name;
@@ -106,6 +84,9 @@ typedef struct RunnerLauncher
 extern const RunnerLauncher _runner_launcher_cold;
 /* A warm spare when the pool takes the run, else cold (runner-warm-run.c). */
 extern const RunnerLauncher _runner_launcher_warm;
+/* The pool for host->warm, when the config and this system allow it
+ * (runner-warm-run.c); NULL: every run is cold. */
+RunnerWarm *_runner_warm_pool_new (RunnerHost *host);
 /* A session's interpreter (runner-session.c). */
 extern const RunnerLauncher _runner_launcher_session;
 

@@ -16,7 +16,7 @@
 static void
 read_only_dirs (RunnerRun *run, RunnerLaunchKind kind, RunnerLaunch *l)
 {
-  char *const *common = run->engine->ro_dirs;
+  char *const *common = run->host->ro_dirs;
   size_t a = sp_strv_length (common);
   size_t b = kind == RUNNER_LAUNCH_STEP ? sp_strv_length (run->extra_ro) : 0;
 
@@ -25,7 +25,7 @@ read_only_dirs (RunnerRun *run, RunnerLaunchKind kind, RunnerLaunch *l)
   for (size_t i = 0; i < a; i++)
     {
       l->read_only[i] = xstrdup (common[i]);
-      l->read_only_ids[i] = run->engine->ro_ids[i];
+      l->read_only_ids[i] = run->host->ro_ids[i];
     }
   for (size_t i = 0; i < b; i++)
     l->read_only[a + i] = xstrdup (run->extra_ro[i]);
@@ -35,8 +35,8 @@ void
 _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, char **argv,
                       char **envp, RunnerLaunch *l)
 {
-  RunnerEngine *engine = run->engine;
-  const RunnerConfig *config = &engine->config;
+  RunnerHost *host = run->host;
+  const RunnerConfig *config = &host->config;
   bool step = kind == RUNNER_LAUNCH_STEP;
 
   memset (l, 0, sizeof *l);
@@ -51,15 +51,15 @@ _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, c
    * already are added, so the run gets its own max_processes. */
   int64_t max_processes = config->max_processes;
   int64_t step_timeout_ms = run->compiling ? config->compile_timeout_ms : run->req.timeout_ms;
-  if (!engine->namespaces)
-    max_processes += runner_tree_count_processes (_runner_engine_run_uid (engine));
+  if (!host->namespaces)
+    max_processes += runner_tree_count_processes (_runner_host_run_uid ());
 
   /* A named cwd at its own path too (namespace mode; fallback mode runs
    * at host paths anyway), unless that path would shadow a part of the
    * private root: then at /work only. Never a session's: its interpreter
    * outlives the run's cwd. */
   const char *why_not = NULL;
-  bool at_host_path = step && engine->namespaces && run->cwd_at_host_path && run->req.cwd != NULL
+  bool at_host_path = step && host->namespaces && run->cwd_at_host_path && run->req.cwd != NULL
                       && run->session == NULL && runner_sandbox_host_path_ok (run->cwd, &why_not);
 
   /* A compiled language's build directory takes the environment's place:
@@ -85,10 +85,10 @@ _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, c
     }
 
   l->plan = (RunnerSandboxPlan){
-    .namespaces = engine->namespaces,
+    .namespaces = host->namespaces,
     .network = run->req.network,
-    .landlock_abi = engine->caps.landlock_abi,
-    .seccomp = _runner_engine_seccomp (engine, run->req.network),
+    .landlock_abi = host->caps.landlock_abi,
+    .seccomp = _runner_host_seccomp (host, run->req.network),
     .drop_to_nobody = geteuid () == 0,
     .max_processes = max_processes,
     .tmp_bytes = config->disk_limit,
@@ -111,7 +111,7 @@ _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, c
     .path = path,
     .argv = l->argv,
     .envp = l->envp,
-    .cwd = engine->namespaces && !at_host_path ? RUNNER_SANDBOX_WORK : run->cwd,
+    .cwd = host->namespaces && !at_host_path ? RUNNER_SANDBOX_WORK : run->cwd,
     .sandbox = &l->plan,
     .memory_bytes = run->req.memory_mib * 1024 * 1024,
     /* A step's CPU backstop is one second past the step's wall limit, in
@@ -142,22 +142,4 @@ _runner_launch_clear (RunnerLaunch *l)
   sp_strv_free (l->read_only);
   free (l->read_only_ids);
   memset (l, 0, sizeof *l);
-}
-
-/* Cgroups of a run's own (or a session's) where the runner can have
- * them: its memory limit then also holds what the kernel keeps for it.
- * The group's cap adds the private /tmp's (namespace mode), whose tmpfs
- * pages are charged there too and are bounded by the disk cap already. */
-int
-_runner_engine_cgroup_create (RunnerEngine *engine, const char *name, const RunnerSpawnSpec *spec,
-                              RunnerRunCgroup *cgroup, int fds[RUNNER_CGROUP_MAX_FDS])
-{
-  int64_t bytes = spec->memory_bytes + (engine->namespaces ? spec->sandbox->tmp_bytes : 0);
-
-  /* The app may have moved this runner into a delegated v2 scope since
-   * it started. */
-  runner_cgroup_refresh (&engine->cgroups);
-
-  return runner_cgroup_create (&engine->cgroups, name, bytes, engine->config.max_processes + 4,
-                               cgroup, fds);
 }

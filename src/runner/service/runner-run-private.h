@@ -4,10 +4,18 @@
  * runner-compile.c (a compiled language's steps), runner-engine.c (its
  * queue), the plan builder and the three launchers (runner-launch.h).
  * Installs, the resident runner and the environment checks see only the
- * engine (runner-engine-private.h). */
+ * engine (runner-engine-private.h). Nothing here includes the engine: a
+ * run reaches it through run->host (runner-host.h). */
 #pragma once
 
-#include "runner-engine-private.h"
+#include "runner-base.h"
+#include "runner-display.h"
+#include "runner-files.h"
+#include "runner-host.h"
+#include "runner-input-wait.h"
+#include "runner-launch.h"
+#include "runner-session.h"
+#include "runner-venv.h"
 
 typedef enum
 {
@@ -37,7 +45,7 @@ typedef struct
 
 struct RunnerRun
 {
-  RunnerEngine *engine;
+  RunnerHost *host; /* the engine that owns the run, as it lends itself */
   RunnerRun *next;
   uint64_t seq;
   RunState state;
@@ -151,9 +159,6 @@ void _runner_run_flush_lines (RunnerRun *run);
 void _runner_run_set_throttled (RunnerRun *run, bool throttled);
 void _runner_run_feed_stdin (RunnerRun *run);
 void _runner_run_free (RunnerRun *run);
-/* Hands over an init that has not exited yet (its control pipe closed, so
- * it is killing its tree) and its cgroups: see RunnerEngine.leftovers. */
-void _runner_engine_leave_init (RunnerEngine *engine, pid_t pid, RunnerRunCgroup *cgroup);
 /* The program's environment (fixed, plus the request's env). */
 char **_runner_run_build_env (RunnerRun *run);
 /* Watches the run's pipes (stdin, stdout, stderr, and the run init's

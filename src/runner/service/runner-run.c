@@ -63,7 +63,7 @@ close_watched (RunnerRun *run, int *fd, RunnerWatch **watch)
 {
   /* Unwatch before close: a just-forked run init may briefly share the fd,
    * and epoll would keep reporting it to a freed watch. */
-  runner_loop_unwatch (run->engine->loop, *watch);
+  runner_loop_unwatch (run->host->loop, *watch);
   *watch = NULL;
   if (*fd >= 0)
     close (*fd);
@@ -122,8 +122,8 @@ _runner_run_build_env (RunnerRun *run)
   size_t n = 0;
 
   env[n++] = xasprintf ("PATH=%s/.sandpad/bin:/usr/local/bin:/usr/bin:/bin",
-                        run->engine->namespaces ? RUNNER_SANDBOX_CODE : code_dir);
-  if (run->engine->namespaces)
+                        run->host->namespaces ? RUNNER_SANDBOX_CODE : code_dir);
+  if (run->host->namespaces)
     {
       env[n++] = xstrdup ("HOME=" RUNNER_SANDBOX_WORK);
       env[n++] = xstrdup ("TMPDIR=/tmp");
@@ -148,12 +148,12 @@ _runner_run_build_env (RunnerRun *run)
         if (strncmp (run->req.env[i], "PYTHONPATH=", 11) == 0)
           theirs = run->req.env[i] + 11;
       env[n++] = xasprintf ("PYTHONPATH=%s/.sandpad%s%s",
-                            run->engine->namespaces ? RUNNER_SANDBOX_CODE : code_dir,
+                            run->host->namespaces ? RUNNER_SANDBOX_CODE : code_dir,
                             theirs && theirs[0] ? ":" : "", theirs ? theirs : "");
     }
   /* Caches go to the run's /tmp, not among its results. */
-  env[n++] = xasprintf ("XDG_CACHE_HOME=%s/.cache", run->engine->namespaces ? "/tmp" : tmp);
-  env[n++] = xasprintf ("MPLCONFIGDIR=%s/.matplotlib", run->engine->namespaces ? "/tmp" : tmp);
+  env[n++] = xasprintf ("XDG_CACHE_HOME=%s/.cache", run->host->namespaces ? "/tmp" : tmp);
+  env[n++] = xasprintf ("MPLCONFIGDIR=%s/.matplotlib", run->host->namespaces ? "/tmp" : tmp);
   env[n++] = xstrdup ("SANDPAD=1");
   /* How the program shows a rich result (runner-display.h). */
   env[n++] = xasprintf ("SANDPAD_DISPLAY_TOKEN=%s", run->display_token);
@@ -185,14 +185,6 @@ _runner_run_build_env (RunnerRun *run)
 
 /* As root, everything the run may touch belongs to nobody, the uid the
  * program runs as; a desktop runner and its runs share the user's uid. */
-int
-_runner_give_to_run (const char *path)
-{
-  if (geteuid () != 0)
-    return 0;
-  return chown (path, RUNNER_SANDBOX_NOBODY, RUNNER_SANDBOX_NOBODY);
-}
-
 static int
 make_dirs (RunnerRun *run)
 {
@@ -201,7 +193,7 @@ make_dirs (RunnerRun *run)
    * one; root: where the private root is mounted in namespace mode. */
   static const char *const subdirs[] = { "code", "tmp", "work", "root" };
 
-  run->dir = xasprintf ("%s/run-%llu", run->engine->root, (unsigned long long) run->seq);
+  run->dir = xasprintf ("%s/run-%llu", run->host->root, (unsigned long long) run->seq);
   if (mkdir (run->dir, 0700) != 0 || _runner_give_to_run (run->dir) != 0)
     return -1;
   for (size_t i = 0; i < N_ELEMENTS (subdirs); i++)
@@ -225,7 +217,7 @@ recheck_cwd (RunnerRun *run)
   SpProtoError err = { 0 };
   char *canonical = NULL;
 
-  if (_runner_engine_check_cwd (run->engine, run->req.cwd, &canonical, &run->cwd_fd, &err) != 0
+  if (_runner_host_check_cwd (run->host, run->req.cwd, &canonical, &run->cwd_fd, &err) != 0
       || strcmp (canonical, run->req.cwd) != 0)
     {
       free (canonical);
@@ -297,8 +289,8 @@ write_code (RunnerRun *run)
   if (fd < 0 || write_all (fd, run->req.code, len) != 0 || _runner_give_to_run (host_path) != 0)
     return -1;
   /* The interpreter sees the snippet where the sandbox puts it. */
-  run->code_path = run->engine->namespaces ? xasprintf (RUNNER_SANDBOX_CODE "/%s", name)
-                                           : steal_pointer (&host_path);
+  run->code_path = run->host->namespaces ? xasprintf (RUNNER_SANDBOX_CODE "/%s", name)
+                                         : steal_pointer (&host_path);
   return 0;
 }
 
@@ -314,7 +306,7 @@ emit_started (RunnerRun *run)
 
   ev->id = run->req.id;
   ev->cwd = run->cwd;
-  ev->t_ms = runner_engine_clock_ms (run->engine);
+  ev->t_ms = _runner_host_clock_ms (run->host);
   ev->timeout_ms = run->req.timeout_ms;
   ev->memory_mib = run->req.memory_mib;
   ev->output_limit = run->req.output_limit;
@@ -323,8 +315,8 @@ emit_started (RunnerRun *run)
   ev->session = run->req.session;
   ev->session_new = run->session_new;
   ev->warm = run->warm;
-  _runner_engine_sandbox_info (run->engine, run->req.network, run->launcher->memory_layer (run),
-                               &ev->sandbox);
+  _runner_host_sandbox_info (run->host, run->req.network, run->launcher->memory_layer (run),
+                             &ev->sandbox);
   if (run->work_at_host_path)
     {
       /* After "private-root": the working directory is also at its own
@@ -335,7 +327,7 @@ emit_started (RunnerRun *run)
                (n - 1) * sizeof *ev->sandbox.layers);
       ev->sandbox.layers[2] = xstrdup ("host-path");
     }
-  _runner_engine_emit (run->engine, &msg);
+  _runner_host_emit (run->host, &msg);
   sp_sandbox_info_clear (&ev->sandbox);
 }
 
@@ -362,16 +354,15 @@ abandon (RunnerRun *run, int errsv)
 int
 _runner_run_start (RunnerRun *run)
 {
-  RunnerEngine *engine = run->engine;
+  RunnerHost *host = run->host;
 
   run->state = RUN_RUNNING;
-  engine->running++;
-  if (engine->refusal == NULL && engine->config.strict
-      && _runner_engine_seccomp (engine, run->req.network) == NULL)
-    engine->refusal = xstrdup ("the seccomp filter could not be built (strict)");
-  if (engine->refusal != NULL)
+  if (host->refusal == NULL && host->config.strict
+      && _runner_host_seccomp (host, run->req.network) == NULL)
+    host->refusal = xstrdup ("the seccomp filter could not be built (strict)");
+  if (host->refusal != NULL)
     {
-      emit_failed (run, "%s", engine->refusal);
+      emit_failed (run, "%s", host->refusal);
       return -1;
     }
   return run->launcher->start (run);
@@ -380,7 +371,7 @@ _runner_run_start (RunnerRun *run)
 int
 _runner_run_start_own (RunnerRun *run)
 {
-  RunnerEngine *engine = run->engine;
+  RunnerHost *host = run->host;
 
   if (run->req.cwd != NULL && !run->cwd_trusted && recheck_cwd (run) != 0)
     return -1;
@@ -397,13 +388,13 @@ _runner_run_start_own (RunnerRun *run)
        * cap can only be kept if that much can be measured each time. */
       RunnerUsage base;
       runner_files_snapshot (run->cwd_fd, &run->before);
-      runner_files_usage (run->cwd_fd, engine->config.disk_files, &base);
+      runner_files_usage (run->cwd_fd, host->config.disk_files, &base);
       if (!base.complete)
         {
           emit_failed (run,
                        "the working directory holds more than %lld entries or is deeper than "
                        "%d levels, or cannot be read in full; its disk use cannot be measured",
-                       (long long) engine->config.disk_files, RUNNER_FILES_USAGE_MAX_DEPTH);
+                       (long long) host->config.disk_files, RUNNER_FILES_USAGE_MAX_DEPTH);
           return -1;
         }
       run->disk_base = base.bytes;
@@ -426,7 +417,7 @@ add_compiler_env (RunnerRun *run, char **envp)
       const char *eq = strchr (extra[i], '=');
       if (eq != NULL && strncmp (eq + 1, "{tmp}", 5) == 0)
         envp[n++] = xasprintf ("%.*s%s/tmp%s", (int) (eq + 1 - extra[i]), extra[i],
-                               run->engine->namespaces ? "" : run->dir, eq + 6);
+                               run->host->namespaces ? "" : run->dir, eq + 6);
       else
         envp[n++] = xstrdup (extra[i]);
     }
@@ -527,22 +518,22 @@ _runner_run_spawn_step (RunnerRun *run)
 int
 _runner_run_attach (RunnerRun *run)
 {
-  RunnerEngine *engine = run->engine;
+  RunnerHost *host = run->host;
 
   for (int s = 0; s < 2; s++)
     {
       set_nonblocking (run->streams[s].fd, true);
-      run->streams[s].watch = runner_loop_watch (engine->loop, run->streams[s].fd,
-                                                 engine->throttled ? 0 : EPOLLIN, on_stream, run);
+      run->streams[s].watch = runner_loop_watch (host->loop, run->streams[s].fd,
+                                                 host->throttled ? 0 : EPOLLIN, on_stream, run);
     }
   /* A session's run has no run init of its own: the session watches it. */
   if (run->status_fd >= 0)
     {
       set_nonblocking (run->status_fd, true);
-      run->status_watch = runner_loop_watch (engine->loop, run->status_fd, EPOLLIN, on_status, run);
+      run->status_watch = runner_loop_watch (host->loop, run->status_fd, EPOLLIN, on_status, run);
     }
   set_nonblocking (run->stdin_fd, true);
-  run->stdin_watch = runner_loop_watch (engine->loop, run->stdin_fd, 0, on_stdin, run);
+  run->stdin_watch = runner_loop_watch (host->loop, run->stdin_fd, 0, on_stdin, run);
   if (run->streams[0].watch == NULL || run->streams[1].watch == NULL
       || (run->status_fd >= 0 && run->status_watch == NULL) || run->stdin_watch == NULL)
     {
@@ -559,7 +550,7 @@ _runner_run_attach (RunnerRun *run)
       run->stdin_close = !run->req.stdin_open;
     }
   run->deadline_ns = run->t_start_ns
-                     + (run->compiling ? engine->config.compile_timeout_ms : run->req.timeout_ms)
+                     + (run->compiling ? host->config.compile_timeout_ms : run->req.timeout_ms)
                          * INT64_C (1000000);
   run->disk_check_ns = run->t_start_ns + DISK_POLL_NS;
   /* A session's tree is watched by the session, across its runs. */
@@ -606,7 +597,7 @@ _runner_run_feed_stdin (RunnerRun *run)
   if (run->stdin_buf.len == 0 && run->stdin_close)
     close_watched (run, &run->stdin_fd, &run->stdin_watch);
   else
-    runner_loop_set_events (run->engine->loop, run->stdin_watch,
+    runner_loop_set_events (run->host->loop, run->stdin_watch,
                             run->stdin_buf.len > 0 ? EPOLLOUT : 0);
 }
 
@@ -627,15 +618,14 @@ on_stdin (void *data, int fd, uint32_t events)
 static void
 forward (RunnerRun *run, SpStream s, const char *bytes, size_t len, bool final)
 {
-  RunnerEngine *engine = run->engine;
+  RunnerHost *host = run->host;
   RunStream *stream = &run->streams[s];
 
-  if (engine->sink.raw_output != NULL
-      && (engine->sink.wants_raw == NULL
-          || engine->sink.wants_raw (engine->sink_data, run->req.id)))
+  if (host->sink.raw_output != NULL
+      && (host->sink.wants_raw == NULL || host->sink.wants_raw (host->sink_data, run->req.id)))
     {
       if (len > 0)
-        engine->sink.raw_output (engine->sink_data, run->req.id, s, bytes, len);
+        host->sink.raw_output (host->sink_data, run->req.id, s, bytes, len);
       return;
     }
 
@@ -716,8 +706,8 @@ stdout_display (void *data, const char *body, size_t len)
     return false;
   _runner_run_flush_lines (run);
   msg.u.display.id = run->req.id;
-  msg.u.display.t_ms = runner_engine_clock_ms (run->engine);
-  _runner_engine_emit (run->engine, &msg);
+  msg.u.display.t_ms = _runner_host_clock_ms (run->host);
+  _runner_host_emit (run->host, &msg);
   sp_display_clear (&msg.u.display);
   return true;
 }
@@ -825,7 +815,7 @@ _runner_run_set_throttled (RunnerRun *run, bool throttled)
 {
   for (int s = 0; s < 2; s++)
     if (run->streams[s].watch != NULL)
-      runner_loop_set_events (run->engine->loop, run->streams[s].watch, throttled ? 0 : EPOLLIN);
+      runner_loop_set_events (run->host->loop, run->streams[s].watch, throttled ? 0 : EPOLLIN);
 }
 
 /* What the run has written: bytes on disk (blocks, so sparse files count
@@ -837,8 +827,8 @@ _runner_run_set_throttled (RunnerRun *run, bool throttled)
 static bool
 disk_usage (RunnerRun *run, int64_t *bytes, int64_t *entries)
 {
-  const RunnerConfig *config = &run->engine->config;
-  cleanup_fd int tmp_fd = run->engine->namespaces ? -1 : open_subdir (run, "tmp");
+  const RunnerConfig *config = &run->host->config;
+  cleanup_fd int tmp_fd = run->host->namespaces ? -1 : open_subdir (run, "tmp");
   RunnerUsage space;
 
   runner_files_space_usage (run->cwd_fd, tmp_fd, run->disk_base_entries + config->disk_files + 1,
@@ -848,7 +838,7 @@ disk_usage (RunnerRun *run, int64_t *bytes, int64_t *entries)
   *bytes = space.bytes - run->disk_base + run->deleted_bytes;
   *entries = space.entries - run->disk_base_entries;
   /* A tmp that cannot be opened cannot be measured: over, as any other. */
-  return space.complete && (run->engine->namespaces || tmp_fd >= 0);
+  return space.complete && (run->host->namespaces || tmp_fd >= 0);
 }
 
 /* Whether the run's writable space is over its caps; what cannot be
@@ -856,7 +846,7 @@ disk_usage (RunnerRun *run, int64_t *bytes, int64_t *entries)
 static bool
 disk_over (RunnerRun *run)
 {
-  const RunnerConfig *config = &run->engine->config;
+  const RunnerConfig *config = &run->host->config;
   int64_t bytes, entries;
 
   return !disk_usage (run, &bytes, &entries) || bytes > config->disk_limit
@@ -890,14 +880,14 @@ static void
 check_memory (RunnerRun *run, int64_t now)
 {
   int64_t limit = run->req.memory_mib * 1024 * 1024;
-  int skip = run->engine->namespaces ? 2 : 1;
+  int skip = run->host->namespaces ? 2 : 1;
   RunnerTreeUsage usage;
 
   if (run->memory_check_ns == 0 || now < run->memory_check_ns)
     return;
   run->memory_check_ns = now + MEMORY_POLL_NS;
   if (run->diag
-      && _runner_engine_diag (run->engine, run->req.network, run->init_pid, &run->diag_fd) < 0)
+      && _runner_host_diag (run->host, run->req.network, run->init_pid, &run->diag_fd) < 0)
     {
       if (run->failure == NULL)
         run->failure = xasprintf ("cannot count the run's socket queues: %s", strerror (errno));
@@ -929,7 +919,7 @@ check_memory (RunnerRun *run, int64_t now)
   /* Without a pids cgroup, fallback mode's RLIMIT_NPROC counts the uid's
    * processes, so a run gets more room as others of the uid end: the
    * watch holds each run to the process cap itself. */
-  else if (run->cgroup.pids == NULL && usage.tasks > run->engine->config.max_processes)
+  else if (run->cgroup.pids == NULL && usage.tasks > run->host->config.max_processes)
     {
       if (run->limit == SP_LIMIT_NONE)
         run->limit = SP_LIMIT_PROCESSES;
@@ -960,7 +950,7 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
       _runner_run_send_control (run, run->cancel_stage == SP_CANCEL_TERMINATE ? RUNNER_CTL_TERMINATE
                                                                               : RUNNER_CTL_KILL);
       run->cancel_next_ns = run->cancel_stage < SP_CANCEL_KILL
-                              ? now + run->engine->config.cancel_grace_ms * INT64_C (1000000)
+                              ? now + run->host->config.cancel_grace_ms * INT64_C (1000000)
                               : 0;
     }
   if (run->disk_check_ns > 0 && now >= run->disk_check_ns)
@@ -995,13 +985,13 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
 static void
 finish_and_emit (RunnerRun *run, SpMessage *msg)
 {
-  RunnerEngine *engine = run->engine;
+  RunnerHost *host = run->host;
 
   run->state = RUN_FINISHED;
-  _runner_engine_run_finished (engine, run);
-  _runner_engine_emit (engine, msg);
+  _runner_host_run_finished (host, run);
+  _runner_host_emit (host, msg);
   sp_message_clear (msg);
-  _runner_engine_start_queued (engine);
+  _runner_host_start_queued (host);
 }
 
 /* The largest memory the run was seen to hold: the tree watch's sum, or
@@ -1038,7 +1028,7 @@ reported_peak (RunnerRun *run)
 static SpLimit
 observed_rlimit (RunnerRun *run, int wait_status)
 {
-  const RunnerConfig *c = &run->engine->config;
+  const RunnerConfig *c = &run->host->config;
   int64_t tasks = run->report.swept + 1;
 
   /* The kernel's OOM killer acted in the run's memory cgroup: whatever
@@ -1133,7 +1123,7 @@ finish_files (RunnerRun *run, SpExited *ev)
   const RunnerFileSnap *before = run->req.cwd || run->keep_dir ? &run->before : NULL;
 
   runner_files_strip_setid (run->cwd_fd, before);
-  if (!run->engine->namespaces)
+  if (!run->host->namespaces)
     {
       cleanup_fd int tmp_fd = open_subdir (run, "tmp");
       runner_files_strip_setid (tmp_fd, NULL);
@@ -1145,7 +1135,7 @@ finish_files (RunnerRun *run, SpExited *ev)
   if (run->limit == SP_LIMIT_NONE && disk_over (run))
     ev->limit = run->limit = SP_LIMIT_DISK;
   runner_files_changes (run->cwd_fd, before, run->req.return_base64 ? RUNNER_BASE64_BUDGET : 0,
-                        run->req.return_files, runner_engine_clock_origin_realtime_ns (run->engine),
+                        run->req.return_files, _runner_host_clock_origin_realtime_ns (run->host),
                         &ev->files, &ev->n_files, &ev->files_truncated);
 }
 
@@ -1171,7 +1161,7 @@ try_finish (RunnerRun *run)
   ev->warm = run->warm;
   ev->cold_reason = run->cold_reason != NULL ? xstrdup (run->cold_reason) : NULL;
   ev->cancelled = run->cancel_stage;
-  ev->t_ms = runner_engine_clock_ms (run->engine);
+  ev->t_ms = _runner_host_clock_ms (run->host);
   ev->stdout_bytes = run->streams[SP_STREAM_STDOUT].bytes;
   ev->stderr_bytes = run->streams[SP_STREAM_STDERR].bytes;
   ev->stdout_truncated = run->streams[SP_STREAM_STDOUT].truncated;
@@ -1211,7 +1201,7 @@ emit_failed (RunnerRun *run, const char *fmt, ...)
   msg.u.exited.error = error ? error : xstrdup ("run failed");
   msg.u.exited.cancelled = run->cancel_stage;
   msg.u.exited.session_ended = run->session_ended;
-  msg.u.exited.t_ms = runner_engine_clock_ms (run->engine);
+  msg.u.exited.t_ms = _runner_host_clock_ms (run->host);
   finish_and_emit (run, &msg);
 }
 
