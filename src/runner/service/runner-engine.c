@@ -14,14 +14,18 @@
 
 #include "config.h"
 #include "runner-engine-private.h"
-#include "runner-run-private.h"
+#include "runner-run.h"
 #include "runner-sockets.h"
 #include "runner-seccomp.h"
 
-/* Unread stdin held for one run, at most. */
-#define RUNNER_MAX_STDIN_BUFFER (16 * 1024 * 1024)
 /* How long a leaving engine waits for run inits still killing their trees. */
 #define LEFTOVER_WAIT_NS (INT64_C (10) * 1000000000)
+
+static RunnerRun *
+next_run (RunnerRun *run)
+{
+  return *_runner_run_next_link (run);
+}
 
 int64_t
 runner_engine_clock_ms (RunnerEngine *engine)
@@ -86,12 +90,8 @@ on_signal (void *data, int fd, uint32_t events)
           if (runner_warm_reaped (engine->host.warm, pid) || leftover_reaped (engine, pid))
             continue;
           bool known = false;
-          for (RunnerRun *run = engine->runs; run != NULL && !known; run = run->next)
-            if (!run->warm && run->init_pid == pid && !run->init_reaped)
-              {
-                _runner_run_on_init_exit (run);
-                known = true;
-              }
+          for (RunnerRun *run = engine->runs; run != NULL && !known; run = next_run (run))
+            known = _runner_run_reaped (run, pid);
           if (!known)
             _runner_session_reaped (&engine->host, pid);
         }
@@ -228,7 +228,7 @@ runner_engine_free (RunnerEngine *engine)
   while (engine->runs != NULL)
     {
       RunnerRun *run = engine->runs;
-      engine->runs = run->next;
+      engine->runs = next_run (run);
       _runner_run_free (run);
     }
   runner_warm_free (engine->host.warm);
@@ -294,8 +294,8 @@ runner_engine_describe (RunnerEngine *engine, SpReady *ready)
 static RunnerRun *
 find_run (RunnerEngine *engine, const char *id)
 {
-  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
-    if (strcmp (run->req.id, id) == 0)
+  for (RunnerRun *run = engine->runs; run != NULL; run = next_run (run))
+    if (strcmp (_runner_run_id (run), id) == 0)
       return run;
   return NULL;
 }
@@ -314,10 +314,9 @@ resolve_limit (int64_t *value, int64_t def, int64_t max, const char *what, SpPro
 bool
 _runner_engine_run_ended (RunnerEngine *engine, const char *id)
 {
-  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
-    if (strcmp (run->req.id, id) == 0)
-      return run->state == RUN_FINISHED;
-  return true;
+  RunnerRun *run = find_run (engine, id);
+
+  return run == NULL || _runner_run_state (run) == RUN_FINISHED;
 }
 
 /* Reads a request's "path" into its code, so the run never depends on the
@@ -388,8 +387,8 @@ validate (RunnerEngine *engine, SpRun *req, const RunnerLanguage **lang, SpProto
     return -1;
 
   int queued = 0;
-  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
-    queued += run->state == RUN_QUEUED;
+  for (RunnerRun *run = engine->runs; run != NULL; run = next_run (run))
+    queued += _runner_run_state (run) == RUN_QUEUED;
   if (queued >= c->max_queued)
     return sp_proto_set_error (err, SP_ERR_LIMIT, "%d runs are already waiting", queued);
   return 0;
@@ -398,13 +397,14 @@ validate (RunnerEngine *engine, SpRun *req, const RunnerLanguage **lang, SpProto
 static void
 start_queued (RunnerEngine *engine)
 {
-  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+  for (RunnerRun *run = engine->runs; run != NULL; run = next_run (run))
     {
       if (engine->running >= engine->host.config.max_concurrent)
         return;
       /* One run at a time per session: the next waits for it. */
-      if (run->state == RUN_QUEUED
-          && (run->session == NULL || !_runner_session_busy (run->session)))
+      RunnerSession *session = _runner_run_session (run);
+      if (_runner_run_state (run) == RUN_QUEUED
+          && (session == NULL || !_runner_session_busy (session)))
         {
           engine->running++;
           _runner_run_start (run); /* a failure is reported as its exited event */
@@ -442,41 +442,26 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
            != 0)
     return -1;
 
-  RunnerRun *run = xcalloc (1, sizeof *run);
-  run->host = &engine->host;
-  run->seq = engine->next_seq++;
-  run->req = *req;
-  memset (req, 0, sizeof *req);
-  run->lang = lang;
-  if (run->req.session != NULL)
-    run->session = _runner_session_get (&engine->host, &run->req);
-  run->launcher = run->session != NULL ? &_runner_launcher_session : &_runner_launcher_warm;
-  run->init_pid = -1;
-  run->control_fd = run->status_fd = run->stdin_fd = run->cwd_fd = run->diag_fd = -1;
-  run->build_fd = -1;
-  run->streams[0].fd = run->streams[1].fd = -1;
-  run->env = env;
-  run->env_writable = options != NULL && options->environment_writable;
-  runner_display_new_token (run->display_token);
-  runner_display_scan_init (&run->display_scan, run->display_token);
-  if (options != NULL && options->read_only_dirs != NULL)
-    run->extra_ro = sp_strv_copy (options->read_only_dirs);
-  if (options != NULL && options->isolated_python != NULL)
-    run->isolated_python = xstrdup (options->isolated_python);
-  run->cwd_at_host_path = options != NULL && options->cwd_at_host_path;
-  if (options != NULL && options->cwd != NULL && run->req.cwd == NULL)
-    {
-      run->req.cwd = xstrdup (options->cwd);
-      run->cwd_trusted = true;
-    }
+  RunnerRunSetup setup = {
+    .seq = engine->next_seq++,
+    .lang = lang,
+    .session = req->session != NULL ? _runner_session_get (&engine->host, req) : NULL,
+    .env = env,
+    .env_writable = options != NULL && options->environment_writable,
+    .read_only_dirs = options != NULL ? options->read_only_dirs : NULL,
+    .isolated_python = options != NULL ? options->isolated_python : NULL,
+    .cwd_at_host_path = options != NULL && options->cwd_at_host_path,
+    .trusted_cwd = options != NULL ? options->cwd : NULL,
+  };
+  RunnerRun *run = _runner_run_new (&engine->host, req, &setup);
 
   /* Runs start in submission order. */
-  for (; *tail != NULL; tail = &(*tail)->next)
-    position += (*tail)->state == RUN_QUEUED;
+  for (; *tail != NULL; tail = _runner_run_next_link (*tail))
+    position += _runner_run_state (*tail) == RUN_QUEUED;
   *tail = run;
 
   SpMessage msg = { .type = SP_MSG_QUEUED };
-  msg.u.queued.id = run->req.id;
+  msg.u.queued.id = (char *) _runner_run_id (run);
   msg.u.queued.position = position;
   _runner_host_emit (&engine->host, &msg);
   start_queued (engine);
@@ -488,7 +473,7 @@ run_finished (void *data, RunnerRun *run)
 {
   RunnerEngine *engine = data;
 
-  if (run->session != NULL)
+  if (_runner_run_session (run) != NULL)
     _runner_session_run_finished (run);
   engine->running--;
 }
@@ -499,7 +484,7 @@ find_live (RunnerEngine *engine, const char *id, RunnerRun **out, SpProtoError *
   *out = find_run (engine, id);
   if (*out == NULL)
     return sp_proto_set_error (err, SP_ERR_UNKNOWN_RUN, "no run \"%.64s\"", id);
-  if ((*out)->state == RUN_FINISHED)
+  if (_runner_run_state (*out) == RUN_FINISHED)
     return sp_proto_set_error (err, SP_ERR_RUN_STATE, "run \"%.64s\" has already exited", id);
   return 0;
 }
@@ -540,31 +525,7 @@ runner_engine_cancel (RunnerEngine *engine, const char *id, SpProtoError *err)
 
   if (find_live (engine, id, &run, err) != 0)
     return -1;
-  if (run->state == RUN_QUEUED)
-    {
-      SpMessage msg = { .type = SP_MSG_EXITED };
-      msg.u.exited.id = run->req.id;
-      msg.u.exited.end = SP_END_FAILED;
-      msg.u.exited.error = (char *) "cancelled before it started";
-      msg.u.exited.cancelled = SP_CANCEL_INTERRUPT;
-      msg.u.exited.t_ms = runner_engine_clock_ms (engine);
-      run->state = RUN_FINISHED;
-      run->session = NULL;
-      _runner_host_emit (&engine->host, &msg);
-      return 0;
-    }
-  if (run->cancel_stage >= SP_CANCEL_KILL)
-    return 0;
-  /* Interrupt first, so Python can print its KeyboardInterrupt traceback;
-   * a second cancel skips ahead to the next step at once. */
-  if (run->cancel_stage == SP_CANCEL_NONE)
-    {
-      run->cancel_stage = SP_CANCEL_INTERRUPT;
-      _runner_run_send_control (run, RUNNER_CTL_INTERRUPT);
-      run->cancel_next_ns = now_ns () + engine->host.config.cancel_grace_ms * INT64_C (1000000);
-    }
-  else
-    run->cancel_next_ns = now_ns ();
+  _runner_run_cancel (run);
   return 0;
 }
 
@@ -576,34 +537,7 @@ runner_engine_stdin (RunnerEngine *engine, const char *id, const char *data, siz
 
   if (find_live (engine, id, &run, err) != 0)
     return -1;
-  bool closed = run->state == RUN_QUEUED ? !run->req.stdin_open
-                                         : run->stdin_close || run->stdin_fd < 0;
-  if (closed)
-    return sp_proto_set_error (err, SP_ERR_RUN_STATE, "stdin of run \"%.64s\" is closed", id);
-  /* A program that never reads must not make us buffer without end. */
-  size_t unread = run->stdin_buf.len + (run->req.stdin_data ? strlen (run->req.stdin_data) : 0);
-  if (unread + len > RUNNER_MAX_STDIN_BUFFER)
-    return sp_proto_set_error (err, SP_ERR_LIMIT,
-                               "run \"%.64s\" already has %zu bytes of unread stdin", id, unread);
-  if (run->state == RUN_RUNNING)
-    {
-      buf_append (&run->stdin_buf, data, len);
-      run->stdin_close = eof;
-      _runner_run_feed_stdin (run);
-    }
-  else
-    {
-      /* Queued: keep it for when the run starts. */
-      Buf pending = { 0 };
-      if (run->req.stdin_data != NULL)
-        buf_append (&pending, run->req.stdin_data, strlen (run->req.stdin_data));
-      buf_append (&pending, data, len);
-      buf_append (&pending, "", 1);
-      free (run->req.stdin_data);
-      run->req.stdin_data = steal_pointer (&pending.data);
-      run->req.stdin_open = !eof;
-    }
-  return 0;
+  return _runner_run_stdin (run, data, len, eof, err);
 }
 
 int
@@ -611,16 +545,16 @@ runner_engine_release (RunnerEngine *engine, const char *id, SpProtoError *err)
 {
   RunnerRun **link = &engine->runs;
 
-  while (*link != NULL && strcmp ((*link)->req.id, id) != 0)
-    link = &(*link)->next;
+  while (*link != NULL && strcmp (_runner_run_id (*link), id) != 0)
+    link = _runner_run_next_link (*link);
   if (*link == NULL)
     return sp_proto_set_error (err, SP_ERR_UNKNOWN_RUN, "no run \"%.64s\"", id);
-  if ((*link)->state != RUN_FINISHED)
+  if (_runner_run_state (*link) != RUN_FINISHED)
     return sp_proto_set_error (err, SP_ERR_RUN_STATE,
                                "run \"%.64s\" has not exited; cancel it first", id);
 
   RunnerRun *run = *link;
-  *link = run->next;
+  *link = next_run (run);
   SpMessage msg = { .type = SP_MSG_RELEASED };
   msg.u.ref.id = xstrdup (id);
   _runner_run_free (run);
@@ -632,16 +566,12 @@ runner_engine_release (RunnerEngine *engine, const char *id, SpProtoError *err)
 void
 runner_engine_kill_all (RunnerEngine *engine)
 {
-  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+  for (RunnerRun *run = engine->runs; run != NULL; run = next_run (run))
     {
-      if (run->state == RUN_QUEUED)
-        runner_engine_cancel (engine, run->req.id, NULL);
-      else if (run->state == RUN_RUNNING)
-        {
-          run->cancel_stage = SP_CANCEL_KILL;
-          run->cancel_next_ns = 0;
-          _runner_run_send_control (run, RUNNER_CTL_KILL);
-        }
+      if (_runner_run_state (run) == RUN_QUEUED)
+        runner_engine_cancel (engine, _runner_run_id (run), NULL);
+      else if (_runner_run_state (run) == RUN_RUNNING)
+        _runner_run_kill (run);
     }
   _runner_session_kill_all (&engine->host);
 }
@@ -652,7 +582,7 @@ runner_engine_throttle (RunnerEngine *engine, bool throttled)
   if (engine->host.throttled == throttled)
     return;
   engine->host.throttled = throttled;
-  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+  for (RunnerRun *run = engine->runs; run != NULL; run = next_run (run))
     _runner_run_set_throttled (run, throttled);
 }
 
@@ -661,8 +591,8 @@ runner_engine_active (RunnerEngine *engine)
 {
   int n = 0;
 
-  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
-    n += run->state != RUN_FINISHED;
+  for (RunnerRun *run = engine->runs; run != NULL; run = next_run (run))
+    n += _runner_run_state (run) != RUN_FINISHED;
   return n;
 }
 
@@ -671,17 +601,11 @@ next_deadline (RunnerEngine *engine)
 {
   int64_t next = 0;
 
-  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+  for (RunnerRun *run = engine->runs; run != NULL; run = next_run (run))
     {
-      int64_t times[] = { run->deadline_ns,   run->cancel_next_ns,  run->drain_deadline_ns,
-                          run->disk_check_ns, run->memory_check_ns, _runner_run_input_next (run),
-                          run->line_flush_ns };
-
-      if (run->state != RUN_RUNNING)
-        continue;
-      for (size_t i = 0; i < N_ELEMENTS (times); i++)
-        if (times[i] > 0 && (next == 0 || times[i] < next))
-          next = times[i];
+      int64_t at = _runner_run_next_deadline (run);
+      if (at > 0 && (next == 0 || at < next))
+        next = at;
     }
   int64_t sessions = _runner_session_next_deadline (&engine->host);
   if (sessions > 0 && (next == 0 || sessions < next))
@@ -710,14 +634,15 @@ runner_engine_iterate (RunnerEngine *engine, int max_wait_ms)
     return -1;
 
   int64_t now = now_ns ();
-  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+  for (RunnerRun *run = engine->runs; run != NULL; run = next_run (run))
     _runner_run_check_timers (run, now);
   _runner_session_check_timers (&engine->host, now);
   pid_t busy[256];
   size_t n_busy = 0;
-  for (RunnerRun *run = engine->runs; run != NULL && n_busy < N_ELEMENTS (busy); run = run->next)
-    if (run->warm && run->init_pid > 0)
-      busy[n_busy++] = run->init_pid;
+  for (RunnerRun *run = engine->runs; run != NULL && n_busy < N_ELEMENTS (busy);
+       run = next_run (run))
+    if (_runner_run_warm_pid (run) > 0)
+      busy[n_busy++] = _runner_run_warm_pid (run);
   runner_warm_tick (engine->host.warm, now, busy, n_busy);
   return 0;
 }

@@ -119,7 +119,7 @@ _runner_host_memory_layer (const RunnerRunCgroup *cgroup, bool diag)
 
 void
 _runner_host_sandbox_info (RunnerHost *host, bool network, RunnerMemoryLayer memory,
-                             SpSandboxInfo *info)
+                           SpSandboxInfo *info)
 {
   char *layers[16];
   size_t n = 0;
@@ -171,10 +171,10 @@ _runner_host_run_uid (void)
 
 int
 _runner_host_check_cwd (RunnerHost *host, const char *cwd, char **canonical, int *dir_fd,
-                          SpProtoError *err)
+                        SpProtoError *err)
 {
-  return runner_policy_check_cwd (&host->config.paths, host->root, cwd,
-                                  _runner_host_run_uid (), canonical, dir_fd, err);
+  return runner_policy_check_cwd (&host->config.paths, host->root, cwd, _runner_host_run_uid (),
+                                  canonical, dir_fd, err);
 }
 
 int
@@ -191,7 +191,7 @@ _runner_give_to_run (const char *path)
  * pages are charged there too and are bounded by the disk cap already. */
 int
 _runner_host_cgroup_create (RunnerHost *host, const char *name, const RunnerSpawnSpec *spec,
-                              RunnerRunCgroup *cgroup, int fds[RUNNER_CGROUP_MAX_FDS])
+                            RunnerRunCgroup *cgroup, int fds[RUNNER_CGROUP_MAX_FDS])
 {
   int64_t bytes = spec->memory_bytes + (host->namespaces ? spec->sandbox->tmp_bytes : 0);
 
@@ -199,6 +199,6 @@ _runner_host_cgroup_create (RunnerHost *host, const char *name, const RunnerSpaw
    * it started. */
   runner_cgroup_refresh (&host->cgroups);
 
-  return runner_cgroup_create (&host->cgroups, name, bytes, host->config.max_processes + 4,
-                               cgroup, fds);
+  return runner_cgroup_create (&host->cgroups, name, bytes, host->config.max_processes + 4, cgroup,
+                               fds);
 }

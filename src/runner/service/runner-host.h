@@ -77,11 +77,11 @@ struct RunnerHost
    * left out of every run. */
   char **ro_dirs;
   RunnerDirId *ro_ids;
-  bool namespaces;                /* the mode every run gets */
-  char *refusal;                  /* strict, and a layer is missing: why runs fail */
-  RunnerSeccompFilter seccomp[2]; /* per run network setting; empty: none */
-  bool throttled;                 /* program output is not read (runner_engine_throttle) */
-  int64_t t0_ns;                  /* the origin of t_ms fields */
+  bool namespaces;                  /* the mode every run gets */
+  char *refusal;                    /* strict, and a layer is missing: why runs fail */
+  RunnerSeccompFilter seccomp[2];   /* per run network setting; empty: none */
+  bool throttled;                   /* program output is not read (runner_engine_throttle) */
+  int64_t t0_ns;                    /* the origin of t_ms fields */
   RunnerWarm *warm;                 /* the warm pool; NULL: every run is cold */
   RunnerCompileCache compile_cache; /* compiled snippets (runner-compile-cache.h) */
   RunnerSession *sessions;          /* runner-session.c's list */

@@ -1,10 +1,11 @@
 /* runner-run-private.h: one run's state (RunnerRun), private to the
  * files that own a run: runner-run.c (its directory, pipes, limits and
  * exited), runner-lines.c and runner-input-wait.c (its output and input),
- * runner-compile.c (a compiled language's steps), runner-engine.c (its
- * queue), the plan builder and the three launchers (runner-launch.h).
- * Installs, the resident runner and the environment checks see only the
- * engine (runner-engine-private.h). Nothing here includes the engine: a
+ * runner-compile.c (a compiled language's steps), the plan builder and
+ * the three launchers (runner-launch.h), and the session a run runs in.
+ * The engine sees a run through runner-run.h alone; installs, the
+ * resident runner and the environment checks see only the engine
+ * (runner-engine-private.h). Nothing here includes the engine: a
  * run reaches it through run->host (runner-host.h). */
 #pragma once
 
@@ -14,17 +15,9 @@
 #include "runner-host.h"
 #include "runner-input-wait.h"
 #include "runner-launch.h"
+#include "runner-run.h"
 #include "runner-session.h"
 #include "runner-venv.h"
-
-typedef enum
-{
-  RUN_QUEUED,
-  RUN_RUNNING,
-  RUN_FINISHED,
-} RunState;
-
-typedef struct RunnerRun RunnerRun;
 
 typedef struct
 {
@@ -147,18 +140,14 @@ struct RunnerRun
 };
 
 /* runner-run.c */
-int _runner_run_start (RunnerRun *run);
 void _runner_run_send_control (RunnerRun *run, char cmd);
 void _runner_run_on_init_exit (RunnerRun *run);
-void _runner_run_check_timers (RunnerRun *run, int64_t now);
 /* runner-lines.c: sanitized output text of stream s, sent by lines;
  * final: the stream ends (send what is held). */
 void _runner_run_lines (RunnerRun *run, SpStream s, const char *text, size_t len, bool final);
 /* Sends what both streams hold (before a display, an exit). */
 void _runner_run_flush_lines (RunnerRun *run);
-void _runner_run_set_throttled (RunnerRun *run, bool throttled);
 void _runner_run_feed_stdin (RunnerRun *run);
-void _runner_run_free (RunnerRun *run);
 /* The program's environment (fixed, plus the request's env). */
 char **_runner_run_build_env (RunnerRun *run);
 /* Watches the run's pipes (stdin, stdout, stderr, and the run init's

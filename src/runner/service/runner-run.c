@@ -1250,3 +1250,166 @@ _runner_run_free (RunnerRun *run)
   sp_message_clear (&req);
   free (run);
 }
+
+/* Unread stdin held for one run, at most. */
+#define RUNNER_MAX_STDIN_BUFFER (16 * 1024 * 1024)
+
+RunnerRun *
+_runner_run_new (RunnerHost *host, SpRun *req, const RunnerRunSetup *setup)
+{
+  RunnerRun *run = xcalloc (1, sizeof *run);
+
+  run->host = host;
+  run->seq = setup->seq;
+  run->req = *req;
+  memset (req, 0, sizeof *req);
+  run->lang = setup->lang;
+  run->session = setup->session;
+  run->launcher = run->session != NULL ? &_runner_launcher_session : &_runner_launcher_warm;
+  run->init_pid = -1;
+  run->control_fd = run->status_fd = run->stdin_fd = run->cwd_fd = run->diag_fd = -1;
+  run->build_fd = -1;
+  run->streams[0].fd = run->streams[1].fd = -1;
+  run->env = setup->env;
+  run->env_writable = setup->env_writable;
+  runner_display_new_token (run->display_token);
+  runner_display_scan_init (&run->display_scan, run->display_token);
+  if (setup->read_only_dirs != NULL)
+    run->extra_ro = sp_strv_copy (setup->read_only_dirs);
+  if (setup->isolated_python != NULL)
+    run->isolated_python = xstrdup (setup->isolated_python);
+  run->cwd_at_host_path = setup->cwd_at_host_path;
+  if (setup->trusted_cwd != NULL && run->req.cwd == NULL)
+    {
+      run->req.cwd = xstrdup (setup->trusted_cwd);
+      run->cwd_trusted = true;
+    }
+  return run;
+}
+
+const char *
+_runner_run_id (const RunnerRun *run)
+{
+  return run->req.id;
+}
+
+RunState
+_runner_run_state (const RunnerRun *run)
+{
+  return run->state;
+}
+
+RunnerSession *
+_runner_run_session (const RunnerRun *run)
+{
+  return run->session;
+}
+
+RunnerRun **
+_runner_run_next_link (RunnerRun *run)
+{
+  return &run->next;
+}
+
+void
+_runner_run_cancel (RunnerRun *run)
+{
+  if (run->state == RUN_QUEUED)
+    {
+      SpMessage msg = { .type = SP_MSG_EXITED };
+      msg.u.exited.id = run->req.id;
+      msg.u.exited.end = SP_END_FAILED;
+      msg.u.exited.error = (char *) "cancelled before it started";
+      msg.u.exited.cancelled = SP_CANCEL_INTERRUPT;
+      msg.u.exited.t_ms = _runner_host_clock_ms (run->host);
+      run->state = RUN_FINISHED;
+      run->session = NULL;
+      _runner_host_emit (run->host, &msg);
+      return;
+    }
+  if (run->cancel_stage >= SP_CANCEL_KILL)
+    return;
+  /* Interrupt first, so Python can print its KeyboardInterrupt traceback;
+   * a second cancel skips ahead to the next step at once. */
+  if (run->cancel_stage == SP_CANCEL_NONE)
+    {
+      run->cancel_stage = SP_CANCEL_INTERRUPT;
+      _runner_run_send_control (run, RUNNER_CTL_INTERRUPT);
+      run->cancel_next_ns = now_ns () + run->host->config.cancel_grace_ms * INT64_C (1000000);
+    }
+  else
+    run->cancel_next_ns = now_ns ();
+}
+
+void
+_runner_run_kill (RunnerRun *run)
+{
+  run->cancel_stage = SP_CANCEL_KILL;
+  run->cancel_next_ns = 0;
+  _runner_run_send_control (run, RUNNER_CTL_KILL);
+}
+
+int
+_runner_run_stdin (RunnerRun *run, const char *data, size_t len, bool eof, SpProtoError *err)
+{
+  const char *id = run->req.id;
+  bool closed = run->state == RUN_QUEUED ? !run->req.stdin_open
+                                         : run->stdin_close || run->stdin_fd < 0;
+  if (closed)
+    return sp_proto_set_error (err, SP_ERR_RUN_STATE, "stdin of run \"%.64s\" is closed", id);
+  /* A program that never reads must not make us buffer without end. */
+  size_t unread = run->stdin_buf.len + (run->req.stdin_data ? strlen (run->req.stdin_data) : 0);
+  if (unread + len > RUNNER_MAX_STDIN_BUFFER)
+    return sp_proto_set_error (err, SP_ERR_LIMIT,
+                               "run \"%.64s\" already has %zu bytes of unread stdin", id, unread);
+  if (run->state == RUN_RUNNING)
+    {
+      buf_append (&run->stdin_buf, data, len);
+      run->stdin_close = eof;
+      _runner_run_feed_stdin (run);
+    }
+  else
+    {
+      /* Queued: keep it for when the run starts. */
+      Buf pending = { 0 };
+      if (run->req.stdin_data != NULL)
+        buf_append (&pending, run->req.stdin_data, strlen (run->req.stdin_data));
+      buf_append (&pending, data, len);
+      buf_append (&pending, "", 1);
+      free (run->req.stdin_data);
+      run->req.stdin_data = steal_pointer (&pending.data);
+      run->req.stdin_open = !eof;
+    }
+  return 0;
+}
+
+bool
+_runner_run_reaped (RunnerRun *run, pid_t pid)
+{
+  if (run->warm || run->init_pid != pid || run->init_reaped)
+    return false;
+  _runner_run_on_init_exit (run);
+  return true;
+}
+
+int64_t
+_runner_run_next_deadline (RunnerRun *run)
+{
+  int64_t next = 0;
+
+  if (run->state != RUN_RUNNING)
+    return 0;
+  int64_t times[] = { run->deadline_ns,   run->cancel_next_ns,  run->drain_deadline_ns,
+                      run->disk_check_ns, run->memory_check_ns, _runner_run_input_next (run),
+                      run->line_flush_ns };
+  for (size_t i = 0; i < N_ELEMENTS (times); i++)
+    if (times[i] > 0 && (next == 0 || times[i] < next))
+      next = times[i];
+  return next;
+}
+
+pid_t
+_runner_run_warm_pid (const RunnerRun *run)
+{
+  return run->warm && run->init_pid > 0 ? run->init_pid : -1;
+}
