@@ -4,7 +4,9 @@
  * backstop, no environment directory and no install step's read-only
  * directories); a step's plan passes the warm path's strict decoder, so a
  * warm spare gets the same layers as a cold run. No process is started:
- * the host is filled by hand, as runner_engine_new() would fill it. */
+ * the host is filled by hand, as runner_engine_new() would fill it, and
+ * each run goes through _runner_launch_build, so what a run gives the
+ * builder (its RunnerLaunchInput) is checked with it. */
 #include <string.h>
 #include <unistd.h>
 

@@ -52,8 +52,35 @@ typedef struct
   RunnerDirId *read_only_ids;
 } RunnerLaunch;
 
-/* Fills l for run (its dir, cwd and held cwd identity set) to run path
- * with argv and envp, which l takes. */
+/* What the plan builder reads of a run, and nothing else of it: a run
+ * fills it (_runner_launch_build), so runner-plan-build.c needs no run. */
+typedef struct
+{
+  const char *dir; /* the run's own directory: root/, code/ and tmp/ */
+  const char *cwd; /* its working directory, with the identity it is held as */
+  dev_t cwd_dev;
+  ino_t cwd_ino;
+  bool named_cwd;        /* the request named cwd */
+  bool cwd_at_host_path; /* RunnerRunOptions' */
+  bool in_session;       /* the run is a session's */
+  bool network;
+  int64_t memory_mib;
+  int64_t timeout_ms;    /* the program's; a compile step's is the config's */
+  bool compiling;        /* the compile step is what runs now */
+  const char *build_dir; /* a compiled language's, held as build_id; NULL: none */
+  RunnerDirId build_id;
+  const char *env_dir; /* the checked environment, as env_id; NULL: none */
+  bool env_writable;
+  RunnerDirId env_id;
+  char *const *extra_ro; /* more read-only directories for this run alone */
+} RunnerLaunchInput;
+
+/* Fills l for a run (runner-plan-build.c) to run path with argv and envp,
+ * which l takes. */
+void _runner_plan_build (RunnerHost *host, const RunnerLaunchInput *in, RunnerLaunchKind kind,
+                         const char *path, char **argv, char **envp, RunnerLaunch *l);
+/* The same for run (its dir, cwd and held cwd identity set): its input,
+ * then the plan (runner-run.c). */
 void _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, char **argv,
                            char **envp, RunnerLaunch *l);
 void _runner_launch_clear (RunnerLaunch *l);

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runner-run-private.h"
+#include "runner-base.h"
 #include "runner-launch.h"
 #include "runner-tree.h"
 
@@ -14,43 +14,43 @@
  * ids) and the run's own (an install step's, the runner's own
  * directories: unchecked, id 0). */
 static void
-read_only_dirs (RunnerRun *run, RunnerLaunchKind kind, RunnerLaunch *l)
+read_only_dirs (RunnerHost *host, const RunnerLaunchInput *in, RunnerLaunchKind kind,
+                RunnerLaunch *l)
 {
-  char *const *common = run->host->ro_dirs;
+  char *const *common = host->ro_dirs;
   size_t a = sp_strv_length (common);
-  size_t b = kind == RUNNER_LAUNCH_STEP ? sp_strv_length (run->extra_ro) : 0;
+  size_t b = kind == RUNNER_LAUNCH_STEP ? sp_strv_length (in->extra_ro) : 0;
 
   l->read_only = xcalloc (a + b + 1, sizeof *l->read_only);
   l->read_only_ids = xcalloc (a + b + 1, sizeof *l->read_only_ids);
   for (size_t i = 0; i < a; i++)
     {
       l->read_only[i] = xstrdup (common[i]);
-      l->read_only_ids[i] = run->host->ro_ids[i];
+      l->read_only_ids[i] = host->ro_ids[i];
     }
   for (size_t i = 0; i < b; i++)
-    l->read_only[a + i] = xstrdup (run->extra_ro[i]);
+    l->read_only[a + i] = xstrdup (in->extra_ro[i]);
 }
 
 void
-_runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, char **argv,
-                      char **envp, RunnerLaunch *l)
+_runner_plan_build (RunnerHost *host, const RunnerLaunchInput *in, RunnerLaunchKind kind,
+                    const char *path, char **argv, char **envp, RunnerLaunch *l)
 {
-  RunnerHost *host = run->host;
   const RunnerConfig *config = &host->config;
   bool step = kind == RUNNER_LAUNCH_STEP;
 
   memset (l, 0, sizeof *l);
   l->argv = argv;
   l->envp = envp;
-  l->root_dir = xasprintf ("%s/root", run->dir);
-  l->code_dir = xasprintf ("%s/code", run->dir);
-  l->tmp_dir = xasprintf ("%s/tmp", run->dir);
-  read_only_dirs (run, kind, l);
+  l->root_dir = xasprintf ("%s/root", in->dir);
+  l->code_dir = xasprintf ("%s/code", in->dir);
+  l->tmp_dir = xasprintf ("%s/tmp", in->dir);
+  read_only_dirs (host, in, kind, l);
 
   /* Fallback mode's RLIMIT_NPROC counts the uid's processes: those it has
    * already are added, so the run gets its own max_processes. */
   int64_t max_processes = config->max_processes;
-  int64_t step_timeout_ms = run->compiling ? config->compile_timeout_ms : run->req.timeout_ms;
+  int64_t step_timeout_ms = in->compiling ? config->compile_timeout_ms : in->timeout_ms;
   if (!host->namespaces)
     max_processes += runner_tree_count_processes (_runner_host_run_uid ());
 
@@ -59,45 +59,45 @@ _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, c
    * private root: then at /work only. Never a session's: its interpreter
    * outlives the run's cwd. */
   const char *why_not = NULL;
-  bool at_host_path = step && host->namespaces && run->cwd_at_host_path && run->req.cwd != NULL
-                      && run->session == NULL && runner_sandbox_host_path_ok (run->cwd, &why_not);
+  bool at_host_path = step && host->namespaces && in->cwd_at_host_path && in->named_cwd
+                      && !in->in_session && runner_sandbox_host_path_ok (in->cwd, &why_not);
 
   /* A compiled language's build directory takes the environment's place:
    * writable for the compile step only. The runner made it in the run's
-   * own directory and holds it since (run->build_fd); the sandbox binds
+   * own directory and holds it since (the run's build_fd); the sandbox binds
    * it only when the name still leads to that directory (build_id), as
    * it does an environment. A session's interpreter is given no
    * environment directory (as before this file existed; see AUDIT.md). */
   const char *env_dir = NULL;
   bool env_writable = false;
   RunnerDirId env_id = { 0, 0 };
-  if (step && run->build_dir != NULL)
+  if (step && in->build_dir != NULL)
     {
-      env_dir = run->build_dir;
-      env_writable = run->compiling;
-      env_id = run->build_id;
+      env_dir = in->build_dir;
+      env_writable = in->compiling;
+      env_id = in->build_id;
     }
   else if (step)
     {
-      env_dir = run->env.dir;
-      env_writable = run->env_writable;
-      env_id = (RunnerDirId){ run->env.dev, run->env.ino };
+      env_dir = in->env_dir;
+      env_writable = in->env_writable;
+      env_id = in->env_id;
     }
 
   l->plan = (RunnerSandboxPlan){
     .namespaces = host->namespaces,
-    .network = run->req.network,
+    .network = in->network,
     .landlock_abi = host->caps.landlock_abi,
-    .seccomp = _runner_host_seccomp (host, run->req.network),
+    .seccomp = _runner_host_seccomp (host, in->network),
     .drop_to_nobody = geteuid () == 0,
     .max_processes = max_processes,
     .tmp_bytes = config->disk_limit,
     .root_dir = l->root_dir,
-    .work_dir = run->cwd,
+    .work_dir = in->cwd,
     /* The sandbox looks the working directory up again (it must, to bind
      * or enter it) and refuses any other directory than the one held. */
-    .work_dev = run->cwd_dev,
-    .work_ino = run->cwd_ino,
+    .work_dev = in->cwd_dev,
+    .work_ino = in->cwd_ino,
     .work_at_host_path = at_host_path,
     .code_dir = l->code_dir,
     .tmp_dir = l->tmp_dir,
@@ -111,9 +111,9 @@ _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, c
     .path = path,
     .argv = l->argv,
     .envp = l->envp,
-    .cwd = host->namespaces && !at_host_path ? RUNNER_SANDBOX_WORK : run->cwd,
+    .cwd = host->namespaces && !at_host_path ? RUNNER_SANDBOX_WORK : in->cwd,
     .sandbox = &l->plan,
-    .memory_bytes = run->req.memory_mib * 1024 * 1024,
+    .memory_bytes = in->memory_mib * 1024 * 1024,
     /* A step's CPU backstop is one second past the step's wall limit, in
      * case the timer cannot fire (a stopped runner); the wall limit
      * normally wins. A compile step has its own limit: with the

@@ -1413,3 +1413,30 @@ _runner_run_warm_pid (const RunnerRun *run)
 {
   return run->warm && run->init_pid > 0 ? run->init_pid : -1;
 }
+
+void
+_runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, char **argv,
+                      char **envp, RunnerLaunch *l)
+{
+  RunnerLaunchInput in = {
+    .dir = run->dir,
+    .cwd = run->cwd,
+    .cwd_dev = run->cwd_dev,
+    .cwd_ino = run->cwd_ino,
+    .named_cwd = run->req.cwd != NULL,
+    .cwd_at_host_path = run->cwd_at_host_path,
+    .in_session = run->session != NULL,
+    .network = run->req.network,
+    .memory_mib = run->req.memory_mib,
+    .timeout_ms = run->req.timeout_ms,
+    .compiling = run->compiling,
+    .build_dir = run->build_dir,
+    .build_id = run->build_id,
+    .env_dir = run->env.dir,
+    .env_writable = run->env_writable,
+    .env_id = { run->env.dev, run->env.ino },
+    .extra_ro = run->extra_ro,
+  };
+
+  _runner_plan_build (run->host, &in, kind, path, argv, envp, l);
+}
