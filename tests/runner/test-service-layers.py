@@ -59,6 +59,17 @@ def includes(lines):
             yield n, os.path.basename(m.group(1))
 
 
+def reach(f, seen=None):
+    """Every service header f includes, directly or through another one,
+    each with the line of f that leads to it."""
+    seen = {} if seen is None else seen
+    for n, h in includes(code_of(os.path.join(SERVICE, f))):
+        if h not in seen and os.path.exists(os.path.join(SERVICE, h)):
+            seen[h] = n if f not in seen else seen[f]
+            reach(h, seen)
+    return seen
+
+
 tests = []
 
 
@@ -72,14 +83,14 @@ def main():
 
     for f in (f for f in HOST if f not in missing):
         lines = code_of(os.path.join(SERVICE, f))
-        bad = [f"{f}:{n}: includes {h}" for n, h in includes(lines) if h in ABOVE_HOST]
+        bad = [f"{f}:{n}: includes {h}" for h, n in reach(f).items() if h in ABOVE_HOST]
         bad += [f"{f}:{n}: {m.group(0)}" for n, line in enumerate(lines, 1)
                 for m in re.finditer(r"\b(_?runner_engine_\w+|RunnerEngine|_runner_run_\w+|_runner_session_\w+)", line)]
         check(f"{f} includes and calls nothing of the engine, runs or sessions", bad)
 
     for f in (f for f in RUNS if f not in missing):
         lines = code_of(os.path.join(SERVICE, f))
-        bad = [f"{f}:{n}: includes {h}" for n, h in includes(lines) if h in ENGINE_HEADERS]
+        bad = [f"{f}:{n}: includes {h}" for h, n in reach(f).items() if h in ENGINE_HEADERS]
         bad += [f"{f}:{n}: {m.group(0)}" for n, line in enumerate(lines, 1)
                 for m in re.finditer(r"\b(_?runner_engine_\w+|RunnerEngine)\b", line)]
         check(f"{f} reaches the engine only through the host", bad)
