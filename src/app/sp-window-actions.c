@@ -132,16 +132,20 @@ on_output_changed (SpWindow *self)
   sp_exec_panel_set_output (self->exec_panel, output ? G_LIST_MODEL (output) : NULL);
 }
 
-/* A result with an image or a table: shown in its place among the output
- * (its text reaches the history through the controller's "output"). */
+/* A result with an image: the controller put it in its place among the
+ * output; decoded by the sandboxed helper, never in the app. A table is
+ * the controller's alone (its text reaches the history through the
+ * controller's "output"). */
 static void
-on_display (SpRunController *runs, const char *text, GBytes *png, SpDataTable *table,
-            SpWindow *self)
+on_display (SpRunController *runs, SpOutputItem *item, SpWindow *self)
 {
-  if (png != NULL)
-    _sp_window_display_image (self, sp_run_controller_get_run_id (runs), png);
-  else if (table != NULL)
-    _sp_window_display_table (self, sp_run_controller_get_run_id (runs), text, table);
+  g_autoptr (GPtrArray) items = NULL;
+
+  if (sp_output_item_get_bytes (item) == NULL)
+    return;
+  items = g_ptr_array_new_with_free_func (g_object_unref);
+  g_ptr_array_add (items, g_object_ref (item));
+  sp_exec_panel_add_images (self->exec_panel, items, self->image_budget, self->decode_cancellable);
 }
 
 static gint64

@@ -77,53 +77,11 @@ _sp_window_history_init (SpWindow *self)
   self->history = h;
 }
 
-/* Files larger than this are not read for an assistant's run's code: it
- * could not have been run through the protocol's 4 MiB frames either. */
-#define ASSISTANT_CODE_MAX (4 * 1024 * 1024)
-
-typedef struct
-{
-  GWeakRef window;
-  SpActivityRun *run;
-} AssistantRead;
-
-static void
-on_assistant_code (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  AssistantRead *read = user_data;
-  g_autoptr (SpWindow) self = g_weak_ref_get (&read->window);
-  g_autoptr (GError) error = NULL;
-  g_autofree char *contents = NULL;
-  g_autofree char *code = NULL;
-  gsize len = 0;
-
-  if (!g_file_load_contents_finish (G_FILE (source), result, &contents, &len, NULL, &error))
-    g_debug ("assistant's run of %s kept without its code: %s",
-             sp_activity_run_get_file (read->run), error->message);
-  else if (len <= ASSISTANT_CODE_MAX)
-    code = g_utf8_make_valid (contents, (gssize) len);
-  if (self != NULL && self->history != NULL)
-    sp_run_recorder_add_assistant_run (self->history->recorder, read->run,
-                                       code != NULL ? code : "");
-  g_weak_ref_clear (&read->window);
-  g_object_unref (read->run);
-  g_free (read);
-}
-
 void
 _sp_window_history_add_assistant_run (SpWindow *self, SpActivityRun *run)
 {
-  AssistantRead *read;
-  g_autoptr (GFile) file = NULL;
-
-  if (self->history == NULL || !sp_run_recorder_claim_assistant_run (self->history->recorder, run))
-    return;
-  /* The file as the run left it: what edit_and_execute wrote and ran. */
-  file = g_file_new_for_path (sp_activity_run_get_file (run));
-  read = g_new0 (AssistantRead, 1);
-  g_weak_ref_init (&read->window, self);
-  read->run = g_object_ref (run);
-  g_file_load_contents_async (file, NULL, on_assistant_code, read);
+  if (self->history != NULL)
+    sp_run_recorder_keep_assistant_run (self->history->recorder, run);
 }
 
 void

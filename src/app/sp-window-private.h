@@ -46,7 +46,7 @@ struct _SpWindow
   /* The window's runs: the run shown, its output, input, session. */
   SpRunController *runs;
   /* The model the panel shows: the run's (runs), or an assistant's run
-   * of this file (sp-window-activity.c). */
+   * of this file (sp-window-activity.c's SpActivityFollow). */
   SpOutputModel *output;
   /* sp-window-activity.c: an assistant's run of this file shown */
   SpWindowAssistant *assistant;
@@ -87,9 +87,6 @@ struct _SpWindow
   SpReloadBar *hidden_bar;   /* sp-window-hidden.c: bidi and zero-width characters */
   /* sp-window.c: "Keep state between runs" */
   GtkWidget *restart_button;
-  /* sp-window-display.c: the run whose results are counted, and how many. */
-  char *display_run;
-  guint display_count;
 };
 
 /* The languages the dropdown offers, in its order. */
@@ -101,11 +98,6 @@ extern const char *const sp_window_languages[];
  * objects' signals, never by calling one another. */
 
 /* sp-window.c: the hub */
-/* sp-window-display.c */
-void _sp_window_display_image (SpWindow *self, const char *run_id, GBytes *png);
-void _sp_window_display_table (SpWindow *self, const char *run_id, const char *text,
-                               SpDataTable *table);
-void _sp_window_display_dispose (SpWindow *self);
 /* sp-window-hidden.c: marks the characters of the text that hide or
  * reorder text, and says so in a bar when there are any. */
 void _sp_window_mark_hidden_chars (SpWindow *self);
@@ -141,8 +133,9 @@ void _sp_window_autosave_dispose (SpWindow *self);
 void _sp_window_install_history_actions (GtkWidgetClass *widget_class);
 void _sp_window_history_init (SpWindow *self);
 void _sp_window_history_free (SpWindow *self);
-/* An assistant's ended run of this file: kept in its history once (the
- * file is read for its code; the journal has only the edit). */
+/* An assistant's ended run of this file: kept in its history once
+ * (SpRunRecorder reads the file for its code; the journal has only the
+ * edit). */
 void _sp_window_history_add_assistant_run (SpWindow *self, SpActivityRun *run);
 
 /* sp-window-activity.c: an assistant's runs of this file */

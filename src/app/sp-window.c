@@ -376,7 +376,6 @@ sp_window_dispose (GObject *object)
     gtk_style_context_remove_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
                                                    GTK_STYLE_PROVIDER (self->font_css));
   gtk_widget_dispose_template (GTK_WIDGET (self), SP_TYPE_WINDOW);
-  _sp_window_display_dispose (self);
   g_clear_object (&self->font_css);
   g_clear_object (&self->settings);
   g_clear_object (&self->supervisor);

@@ -44,6 +44,10 @@ struct _SpRunController
   char *run_start;
 
   gboolean waiting;
+  /* The run's results with an image or a table: how many ("Result 2"),
+   * and the tables' reads, cancelled with the run. */
+  guint n_results;
+  GCancellable *results_cancellable;
 
   gboolean keep_state;
   gboolean session_used; /* a run named the session since it last ended */
@@ -206,8 +210,8 @@ on_output (SpRunnerSupervisor *sup, const char *run_id, SpOutputKind kind, const
 
 /* A rich result with an image or a table (a value, display()): its text
  * goes to the run's listeners as output (the history keeps it), the image
- * or table to the view, which shows it in its place. Text-only results
- * come as output. */
+ * or table into the run's model as an item of its own, in its place.
+ * Text-only results come as output. */
 static void
 on_display (SpRunnerSupervisor *sup, const char *run_id, const char *text, GBytes *png,
             SpDataTable *table, gint64 t_ms, SpRunController *self)
@@ -217,7 +221,31 @@ on_display (SpRunnerSupervisor *sup, const char *run_id, const char *text, GByte
   if (!is_current (self, run_id))
     return;
   line = g_str_has_suffix (text, "\n") ? g_strdup (text) : g_strconcat (text, "\n", NULL);
-  g_signal_emit (self, signals[DISPLAY], 0, text, png, table);
+  if (png != NULL || table != NULL)
+    {
+      g_autoptr (SpOutputItem) item = NULL;
+      g_autofree char *label = NULL;
+
+      /* Translators: an image or table a program showed as a result; %u
+       * counts them, per run. */
+      label = g_strdup_printf (_ ("Result %u"), ++self->n_results);
+      if (png != NULL)
+        {
+          /* Its bytes in memory (at most what the runner lets through),
+           * never a file: a folder in /tmp outlived a killed app. */
+          item = sp_output_item_new_image (label, label);
+          sp_output_item_set_bytes (item, png);
+          sp_output_item_set_size (item, (gint64) g_bytes_get_size (png));
+        }
+      else
+        {
+          item = sp_output_item_new_table (table, text, label);
+          /* Read on a worker thread; the row shows it once it is. */
+          sp_data_table_load_async (table, self->results_cancellable, NULL, NULL);
+        }
+      sp_output_model_append_item (self->output, item);
+      g_signal_emit (self, signals[DISPLAY], 0, item);
+    }
   g_signal_emit (self, signals[OUTPUT], 0, SP_OUTPUT_STDOUT, line);
 }
 
@@ -297,6 +325,8 @@ sp_run_controller_start (SpRunController *self, SpRunRequest *request, GError **
   sp_run_controller_release (self);
   g_string_truncate (self->stderr_text, 0);
   self->run_exited = FALSE;
+  self->n_results = 0;
+  self->results_cancellable = g_cancellable_new ();
   run_id = sp_runner_supervisor_run (self->supervisor, request, error);
   if (run_id == NULL)
     return FALSE;
@@ -320,6 +350,8 @@ sp_run_controller_release (SpRunController *self)
   if (self->run_id != NULL && self->run_exited)
     sp_runner_supervisor_release (self->supervisor, self->run_id);
   g_clear_pointer (&self->run_id, g_free);
+  g_cancellable_cancel (self->results_cancellable);
+  g_clear_object (&self->results_cancellable);
 }
 
 void
@@ -396,6 +428,7 @@ sp_run_controller_dispose (GObject *object)
     }
   g_clear_object (&self->supervisor);
   g_clear_object (&self->output);
+  g_clear_object (&self->results_cancellable);
   G_OBJECT_CLASS (sp_run_controller_parent_class)->dispose (object);
 }
 
@@ -482,11 +515,12 @@ sp_run_controller_class_init (SpRunControllerClass *klass)
   /* (SpOutputKind kind, const char *text): after the output model has it */
   signals[OUTPUT] = g_signal_new ("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                   G_TYPE_NONE, 2, SP_TYPE_OUTPUT_KIND, G_TYPE_STRING);
-  /* (const char *text, GBytes *png, SpDataTable *table): a result with an
-   * image or a table (the other NULL), in its place among the output;
-   * "output" follows with its text for listeners */
+  /* (SpOutputItem *item): a result with an image (its bytes) or a table
+   * (read on a worker thread), "Result N", appended to the run's output
+   * model; the view decodes an image. "output" follows with its text for
+   * listeners */
   signals[DISPLAY] = g_signal_new ("display", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                   G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_BYTES, SP_TYPE_DATA_TABLE);
+                                   G_TYPE_NONE, 1, SP_TYPE_OUTPUT_ITEM);
   /* The run shown has started (its sandbox is known). */
   signals[STARTED] = g_signal_new ("started", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                    G_TYPE_NONE, 0);

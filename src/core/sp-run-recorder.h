@@ -49,4 +49,10 @@ gboolean sp_run_recorder_claim_assistant_run (SpRunRecorder *self, SpActivityRun
 gboolean sp_run_recorder_add_assistant_run (SpRunRecorder *self, SpActivityRun *run,
                                             const char *code);
 
+/* The same, with the code read from the run's file as the run left it
+ * (asynchronously: "recorded" comes after; a file past 4 MiB, or one that
+ * cannot be read, is kept without its code). FALSE when the run was
+ * already claimed, is still running, or names no file. */
+gboolean sp_run_recorder_keep_assistant_run (SpRunRecorder *self, SpActivityRun *run);
+
 G_END_DECLS

@@ -179,19 +179,6 @@ void mcp_sessions_started (McpServer *server, McpCall *call, const char *languag
 void mcp_sessions_ended (McpServer *server, const SpSessionRef *ref);
 void mcp_sessions_free_all (McpServer *server);
 
-/* mcp-pep723.c: a Python snippet's inline script metadata. */
-typedef struct
-{
-  char **dependencies;   /* NULL-terminated, or NULL when none are declared */
-  char *requires_python; /* or NULL */
-} McpPep723;
-/* 0: no "# /// script" block; 1: read into *meta; -1: malformed, why in
- * msg (nothing in *meta). */
-int mcp_pep723_parse (const char *code, McpPep723 *meta, char *msg, size_t msg_len);
-void mcp_pep723_clear (McpPep723 *meta);
-/* 0 when the version have (major, minor, micro) meets requires-python spec. */
-int mcp_pep723_python_ok (const char *spec, const long have[3], char *msg, size_t msg_len);
-
 /* mcp-command.c */
 int mcp_filters_init (McpFilters *filters);
 /* Adds a --block-command (allow false) or --allow-command pattern; -1

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "mcp-server.h"
+#include "runner-pep723.h"
 #include "runner-sandbox.h"
 #include "runner-venv.h"
 #include "sp-json.h"
@@ -429,6 +430,10 @@ submit_call (McpServer *server, McpCall *call, SpRun *req)
   /* A command names workspace files by the path the model was told:
    * the workspace's own, at which namespace mode shows it too. */
   options.cwd_at_host_path = is_command;
+  /* And the whole workspace, not only work_dir: a command in work_dir
+   * "sub" may name "<workspace>/other.txt" (or ../other.txt) as well. The
+   * engine checks work_dir beneath the workspace's fd and starts there. */
+  options.cwd_root = is_command ? server->options->workspace : NULL;
   /* Listed first: the engine may report the run's end before submit
    * returns (a run that cannot start), and that report finds it here. */
   call->next = server->calls;
@@ -496,64 +501,36 @@ declared_installed (McpServer *server, void *data, RunnerInstall *inst, RunnerIn
   submit_call (server, call, &req);
 }
 
-/* The environment's Python version, from its pyvenv.cfg ("version = 3.13.5"). */
-static bool
-environment_version (const char *environment, long have[3])
-{
-  cleanup_free char *path = xasprintf ("%s/pyvenv.cfg", environment);
-  FILE *f = fopen (path, "re");
-  char line[256];
-  bool found = false;
-
-  if (f == NULL)
-    return false;
-  while (!found && fgets (line, sizeof line, f) != NULL)
-    found = (sscanf (line, "version = %ld.%ld.%ld", &have[0], &have[1], &have[2]) == 3
-             || sscanf (line, "version_info = %ld.%ld.%ld", &have[0], &have[1], &have[2]) == 3);
-  fclose (f);
-  return found;
-}
-
 /* 0: nothing declared, run now; 1: an install started, the run follows
  * it; -1 with *err: refused, nothing installed. */
 static int
 install_declared (McpServer *server, McpCall *call, SpRun *req, SpProtoError *err)
 {
-  McpPep723 meta;
+  const char *environment = server->options->environment;
+  char **deps = NULL;
   char msg[600];
 
-  int found = mcp_pep723_parse (req->code, &meta, msg, sizeof msg);
-  if (found < 0)
-    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "%s; nothing was installed or run", msg);
-  if (found == 0)
-    return 0;
-  const char *environment = server->options->environment;
-  long have[3];
-  if (meta.requires_python != NULL && environment != NULL && environment_version (environment, have)
-      && mcp_pep723_python_ok (meta.requires_python, have, msg, sizeof msg) != 0)
+  switch (runner_pep723_declared (req->code, environment, &deps, msg, sizeof msg))
     {
-      mcp_pep723_clear (&meta);
-      return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "%s", msg);
-    }
-  if (meta.dependencies == NULL || meta.dependencies[0] == NULL)
-    {
-      mcp_pep723_clear (&meta);
+    case RUNNER_PEP723_NONE:
       return 0;
-    }
-  if (environment == NULL)
-    {
-      mcp_pep723_clear (&meta);
+    case RUNNER_PEP723_INVALID:
+      return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "%s", msg);
+    case RUNNER_PEP723_NO_ENVIRONMENT:
+      sp_strv_free (deps);
       return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
                                  "the script declares dependencies (PEP 723) but this server "
                                  "has no Python environment to install them into (start it "
                                  "with --environment or a workspace that has a venv)");
+    case RUNNER_PEP723_INSTALL:
+      break;
     }
   DeclaredRun *wait = xcalloc (1, sizeof *wait);
   wait->call = call;
   wait->req = *req;
-  bool started = mcp_install_start_for (server, meta.dependencies, declared_installed,
-                                        declared_free, wait, msg, sizeof msg);
-  mcp_pep723_clear (&meta);
+  bool started = mcp_install_start_for (server, deps, declared_installed, declared_free, wait, msg,
+                                        sizeof msg);
+  sp_strv_free (deps);
   if (!started)
     {
       free (wait);
@@ -644,7 +621,7 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
     }
   if (!is_command && !is_edit && strcmp (req.language, "python") == 0)
     {
-      /* A snippet's declared dependencies go in first (mcp-pep723.c). */
+      /* A snippet's declared dependencies go in first (runner-pep723.c). */
       int declared = install_declared (server, call, &req, &err);
       if (declared < 0)
         fail_call (server, call, &req, &err);

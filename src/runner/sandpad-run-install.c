@@ -1,11 +1,14 @@
 /* sandpad-run-install.c: `sandpad-run --install SPEC...`, packages into a
- * venv under the install policy (runner-install.h), from a shell. */
+ * venv under the install policy (runner-install.h), from a shell; and a
+ * script's declared dependencies (PEP 723, runner-pep723.h) the same way
+ * before `sandpad-run FILE.py` runs it. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "runner-engine.h"
 #include "runner-install.h"
+#include "runner-pep723.h"
 #include "runner-base.h"
 #include "runner-venv.h"
 #include "sandpad-run-install.h"
@@ -16,6 +19,9 @@ typedef struct
 {
   RunnerInstall *inst;
   bool verbose;
+  Buf quiet_output; /* pip's words when not verbose, shown if it fails */
+  char *message;    /* the outcome, malloc'd */
+  char *log_path;   /* or NULL */
 } InstallCli;
 
 static void
@@ -59,6 +65,8 @@ on_install_output (void *data, const char *id, SpStream stream, const char *byte
   /* pip's words go to stderr; stdout carries only the outcome. */
   if (cli->verbose)
     write_all (2, bytes, len);
+  else if (cli->quiet_output.len < 64 * 1024)
+    buf_append (&cli->quiet_output, bytes, len);
 }
 
 static void
@@ -82,6 +90,44 @@ add (char **v, const char *s)
   v[n] = xstrdup (s);
   v[n + 1] = NULL;
   return v;
+}
+
+/* One install with an engine of its own: 0 installed, 1 failed, 2 refused
+ * at once, 3 refused after the download (the files' check, the venv
+ * guard); cli->message says why. */
+static int
+install_run (RunnerConfig *config, RunnerLanguages *langs, const RunnerInstallRequest *req,
+             InstallCli *cli)
+{
+  char msg[600];
+  int status = 1;
+
+  config->max_concurrent = 1;
+  RunnerSink sink
+    = { .event = on_install_event, .raw_output = on_install_output, .quit = on_install_quit };
+  RunnerEngine *engine = runner_engine_new (config, langs, &sink, cli);
+  cli->inst = runner_install_start (engine, req, msg, sizeof msg);
+  if (cli->inst == NULL)
+    {
+      cli->message = xstrdup (msg);
+      status = 2;
+    }
+  else
+    {
+      RunnerInstallState state;
+      while ((state = runner_install_poll (cli->inst)) == RUNNER_INSTALL_RUNNING)
+        if (runner_engine_iterate (engine, -1) < 0)
+          break;
+      cli->message = xstrdup (state == RUNNER_INSTALL_RUNNING ? "the event loop failed"
+                                                              : runner_install_message (cli->inst));
+      status = state == RUNNER_INSTALL_DONE ? 0 : state == RUNNER_INSTALL_REFUSED ? 3 : 1;
+      if (runner_install_log_path (cli->inst) != NULL)
+        cli->log_path = xstrdup (runner_install_log_path (cli->inst));
+      runner_install_free (cli->inst);
+      cli->inst = NULL;
+    }
+  runner_engine_free (engine);
+  return status;
 }
 
 int
@@ -108,7 +154,6 @@ sandpad_run_install (int argc, char **argv, RunnerConfig *config, RunnerLanguage
   char **find_links = NULL;
   char *environment = NULL;
   InstallCli cli = { .verbose = true };
-  char msg[600];
   int opt;
 
   while ((opt = getopt_long (argc, argv, "+", options, NULL)) != -1)
@@ -199,38 +244,71 @@ sandpad_run_install (int argc, char **argv, RunnerConfig *config, RunnerLanguage
   req.find_links = find_links;
   req.packages = argv + optind;
 
-  config->max_concurrent = 1;
-  RunnerSink sink
-    = { .event = on_install_event, .raw_output = on_install_output, .quit = on_install_quit };
-  RunnerEngine *engine = runner_engine_new (config, langs, &sink, &cli);
-  cli.inst = runner_install_start (engine, &req, msg, sizeof msg);
-  int status = 1;
-  if (cli.inst == NULL)
-    fprintf (stderr, "sandpad: refused: %s\n", msg);
-  else
+  int status = install_run (config, langs, &req, &cli);
+  if (status == 0)
     {
-      RunnerInstallState state;
-      while ((state = runner_install_poll (cli.inst)) == RUNNER_INSTALL_RUNNING)
-        if (runner_engine_iterate (engine, -1) < 0)
-          break;
-      if (state == RUNNER_INSTALL_DONE)
-        {
-          printf ("%s\n", runner_install_message (cli.inst));
-          if (runner_install_log_path (cli.inst) != NULL)
-            printf ("logged in %s\n", runner_install_log_path (cli.inst));
-          status = 0;
-        }
-      else
-        fprintf (stderr, "sandpad: %s\n",
-                 state == RUNNER_INSTALL_RUNNING ? "the event loop failed"
-                                                 : runner_install_message (cli.inst));
-      runner_install_free (cli.inst);
+      printf ("%s\n", cli.message);
+      if (cli.log_path != NULL)
+        printf ("logged in %s\n", cli.log_path);
     }
-  runner_engine_free (engine);
+  else
+    fprintf (stderr, "sandpad: %s%s\n", status == 2 ? "refused: " : "", cli.message);
+  free (cli.message);
+  free (cli.log_path);
+  status = status != 0;
   runner_policy_clear (&config->paths);
   sp_strv_free (find_links);
   sp_strv_free (req.policy.allow);
   sp_strv_free (req.policy.block);
   free (environment);
   return status;
+}
+
+int
+sandpad_run_install_declared (RunnerConfig *config, RunnerLanguages *langs, const SpRun *run,
+                              const RunnerInstallRequest *source)
+{
+  char **deps = NULL;
+  char msg[600];
+
+  if (run->code == NULL || run->language == NULL || strcmp (run->language, "python") != 0)
+    return 0;
+  switch (runner_pep723_declared (run->code, run->environment, &deps, msg, sizeof msg))
+    {
+    case RUNNER_PEP723_NONE:
+      return 0;
+    case RUNNER_PEP723_INVALID:
+      fprintf (stderr, "sandpad: %s\n", msg);
+      return EXIT_SANDPAD;
+    case RUNNER_PEP723_NO_ENVIRONMENT:
+      /* Never into the user's site-packages or the system's: a declared
+       * dependency goes into a venv the person chose, or nowhere. */
+      fprintf (stderr, "sandpad: the script declares dependencies (PEP 723) but no Python "
+                       "environment was found to install them into: name one with "
+                       "--environment, or create one with /usr/bin/python3 -m venv "
+                       "--system-site-packages .venv beside it; nothing was run\n");
+      sp_strv_free (deps);
+      return EXIT_SANDPAD;
+    case RUNNER_PEP723_INSTALL:
+      break;
+    }
+  RunnerInstallRequest req = *source;
+  req.id = "script-deps";
+  req.environment = run->environment;
+  req.packages = deps;
+  InstallCli cli = { .verbose = false };
+  int status = install_run (config, langs, &req, &cli);
+  if (status != 0)
+    {
+      write_all (2, cli.quiet_output.data, cli.quiet_output.len);
+      fprintf (stderr,
+               "sandpad: the dependencies in the script's metadata (PEP 723) were %s, so it "
+               "did not run: %s\n",
+               status == 1 ? "not installed" : "refused", cli.message);
+    }
+  buf_clear (&cli.quiet_output);
+  free (cli.message);
+  free (cli.log_path);
+  sp_strv_free (deps);
+  return status != 0 ? EXIT_SANDPAD : 0;
 }

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "runner-engine.h"
 #include "runner-event.h"
+#include "runner-pep723.h"
 #include "runner-base.h"
 #include "runner-venv.h"
 #include "sandpad-run-daemon.h"
@@ -78,6 +79,13 @@ usage (FILE *out)
          "                        up to DIR (default: --cwd, else the current directory\n"
          "                        when FILE is inside it, else FILE's directory)\n"
          "  --no-environment      do not look for one\n"
+         "  --index-url URL       where a Python script's declared dependencies (PEP 723\n"
+         "                        inline metadata) come from, installed into its\n"
+         "                        environment before it runs, as --install does\n"
+         "  --find-links DIR      a local directory of wheels for them (repeatable)\n"
+         "  --install-allow PAT   only dependencies whose name matches may come in\n"
+         "  --install-block PAT   dependencies whose name matches are refused\n"
+         "  --require-pins        every dependency must be declared as name==version\n"
          "  --install SPEC...     install packages into a venv instead (first option;\n"
          "                        sandpad-run --install --help tells more)\n"
          "  --session             run the FILEs one after another in one Python session,\n"
@@ -266,9 +274,20 @@ describe_limit (const SpExited *r, const Limits *req)
 }
 
 /* Parses options into req and config; returns the FILE argument. */
+static char **
+strv_add (char **v, const char *s)
+{
+  size_t n = sp_strv_length (v);
+
+  v = xrealloc (v, (n + 2) * sizeof *v);
+  v[n] = xstrdup (s);
+  v[n + 1] = NULL;
+  return v;
+}
+
 static const char *
 parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLanguages *langs,
-            bool *json, EnvOptions *envopts, DaemonOptions *d)
+            bool *json, EnvOptions *envopts, DaemonOptions *d, RunnerInstallRequest *source)
 {
   static const struct option options[] = {
     { "lang", required_argument, NULL, 'l' },
@@ -294,6 +313,11 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
     { "sessions", no_argument, NULL, 'L' },
     { "close-session", required_argument, NULL, 'X' },
     { "no-daemon", no_argument, NULL, 'D' },
+    { "index-url", required_argument, NULL, 'u' },
+    { "find-links", required_argument, NULL, 'k' },
+    { "install-allow", required_argument, NULL, 'A' },
+    { "install-block", required_argument, NULL, 'K' },
+    { "require-pins", no_argument, NULL, 'P' },
     { NULL, 0, NULL, 0 },
   };
   size_t n_env = 0;
@@ -419,6 +443,21 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
       case 'N':
         envopts->none = true;
         break;
+      case 'u':
+        source->index_url = optarg;
+        break;
+      case 'k':
+        source->find_links = strv_add ((char **) source->find_links, optarg);
+        break;
+      case 'A':
+        source->policy.allow = strv_add (source->policy.allow, optarg);
+        break;
+      case 'K':
+        source->policy.block = strv_add (source->policy.block, optarg);
+        break;
+      case 'P':
+        source->policy.require_pins = true;
+        break;
       case 'h':
         usage (stdout);
         exit (0);
@@ -519,6 +558,18 @@ prepare_request (SpRun *req, const char *file, RunnerLanguages *langs, bool *for
 
 static int exit_status (const SpExited *r, const Limits *req);
 
+/* The font list the runner builds for the next run (runner-font-cache.h),
+ * if this run started it: finished before the one-shot runner exits,
+ * or every cold run would start it again. Bounded by its own time limit;
+ * a failure only means the next run builds it. */
+static void
+wait_for_font_build (Cli *cli)
+{
+  while (runner_engine_font_building (cli->engine))
+    if (runner_engine_iterate (cli->engine, -1) < 0)
+      return;
+}
+
 /* The loop of one run: until its exited event. */
 static void
 wait_for_exit (Cli *cli)
@@ -526,6 +577,7 @@ wait_for_exit (Cli *cli)
   while (!cli->done)
     if (runner_engine_iterate (cli->engine, -1) < 0)
       fail ("event loop failed: %s", strerror (errno));
+  wait_for_font_build (cli);
 }
 
 /* sandpad-run --session A.py B.py: each file is one run of the session
@@ -545,6 +597,17 @@ run_session (Cli *cli, const SpRun *options, char *const *files, RunnerLanguages
 
       req.language = options->language ? xstrdup (options->language) : NULL;
       prepare_request (&req, files[i], langs, &forward_stdin);
+      char **deps = NULL;
+      char msg[600];
+      RunnerPep723Verdict declared = runner_pep723_declared (req.code, NULL, &deps, msg,
+                                                             sizeof msg);
+      sp_strv_free (deps);
+      if (declared == RUNNER_PEP723_INVALID)
+        fail ("%s: %s", files[i], msg);
+      if (declared == RUNNER_PEP723_NO_ENVIRONMENT)
+        fail ("%s declares dependencies (PEP 723), and a --session runs without an environment "
+              "to install them into; run it alone (sandpad-run FILE); nothing was run",
+              files[i]);
       free (req.stdin_data);
       req.stdin_data = NULL;
       req.stdin_open = false;
@@ -604,7 +667,9 @@ main (int argc, char **argv)
     }
   EnvOptions envopts = { 0 };
   DaemonOptions daemon = { 0 };
-  const char *file = parse_args (argc, argv, &req, &config, &langs, &cli.json, &envopts, &daemon);
+  RunnerInstallRequest source = { 0 };
+  const char *file = parse_args (argc, argv, &req, &config, &langs, &cli.json, &envopts, &daemon,
+                                 &source);
   if (daemon.list || daemon.close != NULL)
     {
       int status = daemon.list ? sandpad_daemon_list_sessions ()
@@ -621,7 +686,15 @@ main (int argc, char **argv)
     {
       prepare_request (&req, file, &langs, &forward_stdin);
       choose_environment (&req, &config, file, &envopts);
+      /* Declared dependencies go into the environment before the run,
+       * with an engine of our own: the resident runner only runs. */
+      int declared = sandpad_run_install_declared (&config, &langs, &req, &source);
+      if (declared != 0)
+        exit (declared);
     }
+  sp_strv_free ((char **) source.find_links);
+  sp_strv_free (source.policy.allow);
+  sp_strv_free (source.policy.block);
 
   /* Kept for the messages after the run; the engine takes req. */
   Limits shown = {
@@ -718,9 +791,11 @@ main (int argc, char **argv)
         fail ("event loop failed: %s", strerror (errsv));
       }
 
+  runner_loop_unwatch (runner_engine_get_loop (cli.engine), cli.stdin_watch);
+  cli.stdin_watch = NULL;
+  wait_for_font_build (&cli);
   int status = exit_status (&cli.result, &shown);
   free (cli.result.error);
-  runner_loop_unwatch (runner_engine_get_loop (cli.engine), cli.stdin_watch);
   runner_engine_free (cli.engine);
   runner_langs_clear (&langs);
   runner_policy_clear (&config.paths);

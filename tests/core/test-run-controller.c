@@ -4,7 +4,8 @@
  * a prompt followed by quiet is "waiting", and a line sent is given to the
  * program and echoed in its place; with state kept, Python runs share a
  * session that Restart empties and a bash run does not join; the runner
- * killed under a run is "runner-lost", and the next run works. */
+ * killed under a run is "runner-lost", and the next run works; a run's
+ * results with an image are items of its model, counted per run. */
 #include "config.h"
 
 #include <signal.h>
@@ -175,6 +176,66 @@ test_run (void)
   fixture_clear (&f);
 }
 
+/* The labels of the model's image items, with their sizes. */
+static char *
+model_images (SpOutputModel *output)
+{
+  GString *text = g_string_new (NULL);
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (output));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (SpOutputItem) item = g_list_model_get_item (G_LIST_MODEL (output), i);
+      GBytes *bytes = sp_output_item_get_bytes (item);
+
+      if (bytes != NULL)
+        g_string_append_printf (text, "%s:%" G_GSIZE_FORMAT "|", sp_output_item_get_label (item),
+                                g_bytes_get_size (bytes));
+    }
+  return g_string_free (text, FALSE);
+}
+
+static void
+on_display (SpRunController *runs, SpOutputItem *item, guint *n)
+{
+  (*n)++;
+}
+
+/* display()ed PNGs: each an item of the run's model, in memory, "Result
+ * N" counted from 1 again in the next run. */
+static void
+test_display (void)
+{
+  /* a 1 x 1 PNG, 70 bytes */
+  const char *code
+    = "png = ('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwAD'\n"
+      "       'hgGAWjR9awAAAABJRU5ErkJggg==')\n"
+      "display({'image/png': png, 'text/plain': 'one'}, raw=True)\n"
+      "display({'image/png': png, 'text/plain': 'two'}, raw=True)\n";
+  Fixture f = { 0 };
+  SpRunResult *result;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  guint n = 0;
+
+  fixture_init (&f);
+  g_signal_connect (f.runs, "display", G_CALLBACK (on_display), &n);
+  result = run (&f, "python", code);
+  g_assert_true (sp_run_result_succeeded (result));
+  sp_output_model_flush (sp_run_controller_get_output (f.runs));
+  first = model_images (sp_run_controller_get_output (f.runs));
+  g_assert_cmpstr (first, ==, "Result 1:70|Result 2:70|");
+  g_assert_cmpuint (n, ==, 2);
+  /* their text reaches "output" listeners, the history among them */
+  g_assert_nonnull (strstr (f.seen->str, "one\n"));
+  result = run (&f, "python", code);
+  sp_output_model_flush (sp_run_controller_get_output (f.runs));
+  second = model_images (sp_run_controller_get_output (f.runs));
+  g_assert_cmpstr (second, ==, "Result 1:70|Result 2:70|");
+  g_assert_cmpuint (n, ==, 4);
+  fixture_clear (&f);
+}
+
 static gboolean
 is_waiting (gpointer data)
 {
@@ -295,6 +356,7 @@ main (int argc, char **argv)
   g_assert_nonnull (g_getenv ("SANDPAD_RUNNER"));
   g_test_add_func ("/run-controller/run", test_run);
   g_test_add_func ("/run-controller/input", test_input);
+  g_test_add_func ("/run-controller/display", test_display);
   g_test_add_func ("/run-controller/session", test_session);
   g_test_add_func ("/run-controller/runner-lost", test_runner_lost);
   return g_test_run ();

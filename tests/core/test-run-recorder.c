@@ -4,7 +4,8 @@
  * the one before; and an untitled buffer's runs found again by a document
  * restored from its copy, as after a restart; an assistant's
  * edit_and_execute of the file kept beside them, once, with its tool,
- * code, output, end and diff, read back the same from the store. */
+ * code, output, end and diff, read back the same from the store; its
+ * code read from the file the run left, once. */
 #include "config.h"
 
 #include <string.h>
@@ -163,15 +164,16 @@ test_record (void)
   sp_test_remove_tree (dir);
 }
 
-/* An assistant's run, as SpActivityModel fills one from the journal. */
+/* An assistant's run of path, as SpActivityModel fills one from the
+ * journal. */
 static SpActivityRun *
-assistant_run (const char *id, gboolean ended)
+assistant_run_of (const char *id, const char *path, gboolean ended)
 {
   SpActivityRun *run = _sp_activity_run_new (id);
   const char *files[] = { "out.txt", NULL };
 
-  _sp_activity_run_set_start (run, "edit_and_execute", "python", "/ws/prog.py", "/ws/prog.py",
-                              "/ws", "2026-11-23T09:09:51.425Z", 4242);
+  _sp_activity_run_set_start (run, "edit_and_execute", "python", path, path, "/ws",
+                              "2026-11-23T09:09:51.425Z", 4242);
   _sp_activity_run_add_output (run, FALSE, "after the edit\n");
   _sp_activity_run_add_output (run, TRUE, "Traceback ...\nZeroDivisionError: division by zero\n");
   if (ended)
@@ -180,6 +182,12 @@ assistant_run (const char *id, gboolean ended)
                               "+print('after the edit'); print(1 / 0)\n",
                               files, NULL, NULL);
   return run;
+}
+
+static SpActivityRun *
+assistant_run (const char *id, gboolean ended)
+{
+  return assistant_run_of (id, "/ws/prog.py", ended);
 }
 
 static void
@@ -243,6 +251,57 @@ test_assistant_run (void)
   sp_test_remove_tree (dir);
 }
 
+/* The recorder reads the code from the file the run left, once per run;
+ * a file it cannot read keeps the run without its code. */
+static void
+test_assistant_file (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("sp-recorder-XXXXXX", &error);
+  g_autofree char *history_dir = g_build_filename (dir, "history", NULL);
+  g_autofree char *path = g_build_filename (dir, "prog.py", NULL);
+  g_autofree char *missing = g_build_filename (dir, "gone.py", NULL);
+  g_autoptr (SpRunnerSupervisor) sup = sp_runner_supervisor_new (g_getenv ("SANDPAD_RUNNER"));
+  g_autoptr (SpRunHistory) store = sp_run_history_new (history_dir, 1024 * 1024);
+  g_autoptr (SpDocument) document = sp_document_new (dir);
+  g_autoptr (SpRunController) runs = sp_run_controller_new (sup);
+  g_autoptr (SpRunRecorder) recorder = sp_run_recorder_new (runs, document, store);
+  g_autoptr (SpActivityRun) going = assistant_run_of ("4242-mcp-1", path, FALSE);
+  g_autoptr (SpActivityRun) ended = assistant_run_of ("4242-mcp-2", path, TRUE);
+  g_autoptr (SpActivityRun) lost = assistant_run_of ("4242-mcp-3", missing, TRUE);
+  const char *code = "print('after the edit'); print(1 / 0)\n";
+  Until u = { NULL, 1 };
+  Seen seen = { 0 };
+
+  g_assert_no_error (error);
+  u.seen = &seen;
+  g_assert_true (g_file_set_contents (path, code, -1, &error));
+  g_assert_no_error (error);
+  g_signal_connect (recorder, "recorded", G_CALLBACK (on_recorded), &seen);
+  g_assert_false (sp_run_recorder_keep_assistant_run (recorder, going));
+  g_assert_true (sp_run_recorder_keep_assistant_run (recorder, ended));
+  /* claimed: a second "changed" before the read ends reads nothing */
+  g_assert_false (sp_run_recorder_keep_assistant_run (recorder, ended));
+  g_assert_cmpuint (seen.n_recorded, ==, 0);
+  g_assert_true (sp_test_wait_for (has_recorded, &u, WAIT_MS));
+  g_assert_cmpstr (seen.code, ==, code);
+  g_assert_cmpstr (seen.out, ==, "after the edit\n");
+  g_assert_false (sp_run_recorder_keep_assistant_run (recorder, ended));
+
+  g_assert_true (sp_run_recorder_keep_assistant_run (recorder, lost));
+  u.n = 2;
+  g_assert_true (sp_test_wait_for (has_recorded, &u, WAIT_MS));
+  g_assert_cmpstr (seen.code, ==, "");
+  g_assert_cmpuint (seen.n_recorded, ==, 2);
+
+  g_signal_handlers_disconnect_by_data (recorder, &seen);
+  g_clear_object (&recorder);
+  sp_document_close (document, TRUE);
+  g_free (seen.code);
+  g_free (seen.out);
+  sp_test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -250,5 +309,6 @@ main (int argc, char **argv)
   g_assert_nonnull (g_getenv ("SANDPAD_RUNNER"));
   g_test_add_func ("/run-recorder/record", test_record);
   g_test_add_func ("/run-recorder/assistant-run", test_assistant_run);
+  g_test_add_func ("/run-recorder/assistant-file", test_assistant_file);
   return g_test_run ();
 }

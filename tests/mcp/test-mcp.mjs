@@ -498,6 +498,19 @@ groups.host_paths = async () => {
       r = await call({ command: 'ls', work_dir: ws });
       ok(r.isError !== true && r.structuredContent?.exit_code === 0,
         `${base}: so is the workspace itself, absolute`, r);
+      // The whole workspace is the run's, whatever its work_dir: a command
+      // in sub names the rest by host path, by "..", and at /work.
+      r = await call({ command: `cat "${ws}/x.txt" ../x.txt; pwd; cat /work/x.txt 2>/dev/null`,
+        work_dir: 'sub' });
+      ok(r.isError !== true && r.structuredContent?.stdout
+         === `by host path\nby host path\n${ws}/sub\n${namespaces ? 'by host path\n' : ''}`,
+        `${base}: in work_dir sub, the workspace's other files by host path and ..`,
+        r.structuredContent);
+      fs.symlinkSync('sub', path.join(ws, 'sub-link'));
+      r = await call({ command: 'cat y.txt ../x.txt; pwd', work_dir: 'sub-link' });
+      ok(r.isError !== true && r.structuredContent?.stdout === `in sub\nby host path\n${ws}/sub\n`,
+        `${base}: a symlink to a directory of the workspace starts where it points`,
+        r.structuredContent);
       r = await call({ command: 'ls', work_dir: outside });
       ok(r.isError === true && /"work_dir"/.test(textOf(r)),
         `${base}: an absolute work_dir outside the workspace is refused, naming it`, r);

@@ -476,9 +476,94 @@ def test_no_source(t):
     ws.remove()
 
 
+SCRIPT = ("# /// script\n"
+          "# dependencies = [\"tinypkg\"]\n"
+          "# ///\n"
+          "print('RAN')\n"
+          "import tinypkg\n"
+          "print(tinypkg.WORD)\n")
+
+
+def run_script(ws, code, *args):
+    """sandpad-run FILE.py in the workspace, with the install log kept out
+    of the home directory."""
+    env = dict(os.environ)
+    env["XDG_STATE_HOME"] = ws.root + "-state"
+    path = os.path.join(ws.root, "script.py")
+    with open(path, "w") as f:
+        f.write(code)
+    os.chmod(path, 0o644)
+    return subprocess.run([SANDPAD_RUN, "--sandbox", MODE, "--strict", *args, path],
+                          capture_output=True, text=True, cwd=ws.root, env=env, timeout=300)
+
+
+def test_script_deps(t):
+    """sandpad-run FILE.py installs what the script declares (PEP 723)
+    into the workspace's venv, through the install steps and their log,
+    then runs it; with no package source it is refused before it runs."""
+    pkgs = Packages()
+    ws = Workspace()
+    res = run_script(ws, SCRIPT)
+    t.ok(res.returncode == 125 and "no index URL is configured" in res.stderr
+         and "PEP 723" in res.stderr and "RAN" not in res.stdout,
+         "with no source the script is refused, naming why, and does not run",
+         res.stdout + res.stderr)
+    res = run_script(ws, SCRIPT, "--find-links", pkgs.house)
+    t.eq(res.stdout, "RAN\ntinypkg-1.0\n", "the declared package is installed, then the "
+         "script imports it", res.stderr)
+    t.ok("Processing" not in res.stderr and "Successfully" not in res.stderr,
+         "pip's words are not shown when the install succeeds", res.stderr)
+    log = os.path.join(ws.root + "-state", "sandpad", "installs.log")
+    entries = [json.loads(line) for line in open(log)] if os.path.exists(log) else []
+    t.ok(len(entries) == 1 and entries[0]["name"] == "tinypkg",
+         "the install is logged like sandpad-run --install's", entries)
+    plain = run_in(ws, IMPORT)
+    t.eq(plain.stdout, "tinypkg-1.0\n", "it stays in the venv for later runs", plain.stderr)
+    shutil.rmtree(ws.root + "-state", ignore_errors=True)
+    ws.remove()
+    pkgs.remove()
+
+
+def test_script_deps_refused(t):
+    """The install policy's refusal names its rule and the script does not
+    run; a script that declares dependencies with no venv to put them in is
+    refused (never installed into the home or the system); a malformed
+    block is an error with its line."""
+    pkgs = Packages()
+    ws = Workspace()
+    res = run_script(ws, SCRIPT, "--find-links", pkgs.house, "--install-block", "tiny*")
+    t.ok(res.returncode == 125 and "refused" in res.stderr and "block" in res.stderr
+         and "RAN" not in res.stdout,
+         "a blocked dependency is refused with the rule's name; nothing ran",
+         res.stdout + res.stderr)
+    res = run_script(ws, SCRIPT, "--find-links", pkgs.house, "--require-pins")
+    t.ok(res.returncode == 125 and "pin" in res.stderr and "RAN" not in res.stdout,
+         "--require-pins refuses an unpinned declaration", res.stdout + res.stderr)
+    bad = SCRIPT.replace("# ///\nprint", "print", 1)
+    res = run_script(ws, bad, "--find-links", pkgs.house)
+    t.ok(res.returncode == 125 and "PEP 723" in res.stderr and "line" in res.stderr
+         and "RAN" not in res.stdout, "an unclosed block is an error naming its line",
+         res.stdout + res.stderr)
+    ws.remove()
+    bare = Workspace(venv=False)
+    res = run_script(bare, SCRIPT, "--find-links", pkgs.house)
+    t.ok(res.returncode == 125 and "no Python environment" in res.stderr
+         and "RAN" not in res.stdout,
+         "with no venv the script is refused, saying so, and does not run",
+         res.stdout + res.stderr)
+    t.ok(not os.path.exists(bare.root + "-state"), "and nothing was installed or logged")
+    res = run_script(bare, "print('RAN')\n", "--find-links", pkgs.house)
+    t.eq(res.stdout, "RAN\n", "control: a script without the block runs there", res.stderr)
+    shutil.rmtree(ws.root + "-state", ignore_errors=True)
+    shutil.rmtree(bare.root + "-state", ignore_errors=True)
+    bare.remove()
+    pkgs.remove()
+
+
 TESTS = {f.__name__[5:]: f for f in (test_wheelhouse, test_index, test_policy,
                                      test_sdist_allowed, test_venv_guard,
-                                     test_venv_guard_python, test_shadowing, test_no_source)}
+                                     test_venv_guard_python, test_shadowing, test_no_source,
+                                     test_script_deps, test_script_deps_refused)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)

@@ -101,7 +101,7 @@ main (void)
   RunnerRun run;
   RunnerLaunch step, interp;
 
-  plan (17);
+  plan (21);
 
   run_init (&run, host);
   run.extra_ro = extra_ro;
@@ -224,5 +224,47 @@ main (void)
   _runner_launch_clear (&step);
   _runner_launch_clear (&interp);
   host_free (host);
+
+  /* Inside Flatpak the bundled Python packages (numpy, matplotlib,
+   * pandas: flatpak/python3-modules.json) live under /app, which fallback
+   * mode's Landlock rules leave out unless the plan lists it: every run
+   * and every session's interpreter must get it, and only inside Flatpak. */
+  RunnerConfig config;
+  runner_config_init (&config);
+  ok ((config.app_prefix != NULL) == (access ("/.flatpak-info", F_OK) == 0)
+        && (config.app_prefix == NULL || strcmp (config.app_prefix, "/app") == 0),
+      "the config names /app for runs inside Flatpak only (/.flatpak-info)");
+  char *ctx[] = { (char *) "/ctx/one", NULL };
+  config.read_only_dirs = ctx;
+  config.app_prefix = NULL;
+  char **without = runner_config_read_only_list (&config);
+  config.app_prefix = "/app";
+  char **with = runner_config_read_only_list (&config);
+  ok (count (without) == 1 && count (with) == 2 && strcmp (with[0], "/ctx/one") == 0
+        && strcmp (with[1], "/app") == 0,
+      "the engine holds the app prefix after the config's read-only directories");
+  sp_strv_free (without);
+
+  host = host_new (false);
+  RunnerDirId app_ids[] = { { 2049, 5501 }, { 2052, 6001 } };
+  host->ro_dirs = with;
+  host->ro_ids = app_ids;
+  run_init (&run, host);
+  _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/usr/bin/python3", argv_new (), NULL, &step);
+  _runner_launch_build (&run, RUNNER_LAUNCH_INTERPRETER, "/usr/bin/python3", argv_new (), NULL,
+                        &interp);
+  ok (count (step.plan.read_only_dirs) == 2 && strcmp (step.plan.read_only_dirs[1], "/app") == 0
+        && step.plan.read_only_ids[1].ino == 6001 && count (interp.plan.read_only_dirs) == 2
+        && strcmp (interp.plan.read_only_dirs[1], "/app") == 0,
+      "Flatpak: a run's and an interpreter's plans let them read /app, as held");
+  runner_plan_encode (&buf, &step.plan, &step.spec);
+  ok (runner_plan_decode (buf.data, buf.len, RUNNER_PLAN_RUN, &m) == 0 && m.n_ro == 2
+        && strcmp (m.plan.read_only_dirs[1], "/app") == 0 && m.ro_ids[1].ino == 6001,
+      "and a warm spare gets /app too");
+  buf_clear (&buf);
+  _runner_launch_clear (&step);
+  _runner_launch_clear (&interp);
+  host_free (host);
+  sp_strv_free (with);
   return done_testing ();
 }

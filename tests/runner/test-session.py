@@ -571,6 +571,84 @@ def test_js_session(t):
     r.close()
 
 
+def displays(res):
+    return [e["data"] for e in res.events if e["type"] == "display"]
+
+
+def test_js_values(t):
+    """A JavaScript session shows the script's completion value as the node
+    REPL does, as a display event like a Python session's value."""
+    r = runner()
+    res = r.run("a", "x = 4; x", language="javascript", session="j")
+    t.eq((displays(res), res.stdout), ([{"text/plain": "4"}], ""),
+         "`x = 4; x` shows 4 as a display event", res)
+    res = r.run("b", "console.log('before'); ({a: [1, 'two'], x})", language="javascript",
+                session="j")
+    kinds = [e["type"] for e in res.events if e["type"] in ("output", "display")]
+    t.eq((kinds, displays(res)), (["output", "display"], [{"text/plain": "{ a: [ 1, 'two' ], x: 4 }"}]),
+         "the value comes after what was printed before it, as util.inspect shows it", res)
+    for n, code in enumerate(("let y = 1;", "undefined", "console.log('only')", "void 0")):
+        res = r.run(f"c{n}", code, language="javascript", session="j")
+        t.eq(displays(res), [], f"no value shown for {code!r} (undefined)", res)
+    res = r.run("d", "new Promise((r) => setTimeout(() => r(x * 10), 10))",
+                language="javascript", session="j")
+    t.eq(displays(res), [{"text/plain": "40"}], "a promise's value is shown once awaited", res)
+    res = r.run("e", "'text'", language="javascript", session="j")
+    t.eq(displays(res), [{"text/plain": "'text'"}], "a string shows quoted, as the REPL does",
+         res)
+    res = r.run("f", "throw new Error('no value')", language="javascript", session="j")
+    t.eq((displays(res), res.exited.get("exit_code")), ([], 1), "a thrown error shows no value",
+         res)
+    # The same value from a Python session, for the shape.
+    res = r.run("g", "x = 4\nx", session="p")
+    t.eq(displays(res), [{"text/plain": "4"}], "control: a Python session's value has the "
+         "same shape", res)
+    r.close()
+
+
+def test_js_stdin(t):
+    """A JavaScript session run reads its own stdin, as a Python session run
+    does: synchronously from fd 0, through process.stdin, given later by
+    stdin messages (with input_wait while it waits), and never the next
+    run's."""
+    r = runner()
+    res = r.run("a", "const fs = require('fs'); console.log(JSON.stringify(fs.readFileSync(0, 'utf8')))",
+                language="javascript", session="j", stdin="Ada\nGrace\n")
+    t.eq(res.stdout, '"Ada\\nGrace\\n"\n', "fs.readFileSync(0) reads the run's stdin to its EOF",
+         res)
+    res = r.run("b", "console.log(JSON.stringify(fs.readFileSync(0, 'utf8')))",
+                language="javascript", session="j", stdin="left over")
+    t.eq(res.stdout, '"left over"\n', "the next run reads its own", res)
+    res = r.run("c", "console.log('unread')", language="javascript", session="j",
+                stdin="not read")
+    res = r.run("d", "console.log(JSON.stringify(fs.readFileSync(0, 'utf8')))",
+                language="javascript", session="j")
+    t.eq(res.stdout, '""\n', "what a run leaves unread is not the next run's; no stdin is EOF",
+         res)
+    code = ("(async () => { const lines = [];\n"
+            "  const rl = require('readline').createInterface({ input: process.stdin });\n"
+            "  for await (const l of rl) lines.push(l);\n"
+            "  console.log(lines.join('+')); })()")
+    res = r.run("e", code, language="javascript", session="j", stdin="1\n2\n3\n")
+    t.eq(res.stdout, "1+2+3\n", "readline over process.stdin, awaited, reads the lines", res)
+    res = r.run("f", code, language="javascript", session="j", stdin="4\n")
+    t.eq(res.stdout, "4\n", "and process.stdin is the next run's own stream", res)
+    r.send(type="run", id="g", language="javascript", session="j", stdin_open=True,
+           code="const b = Buffer.alloc(64); const k = fs.readSync(0, b);\n"
+                "console.log('got', b.toString('utf8', 0, k).trim())")
+    r.recv_type("started")
+    wait = r.recv_type("input_wait")
+    t.eq(wait.get("waiting"), True, "a synchronous read of fd 0 is reported as input_wait", wait)
+    r.send(type="stdin", id="g", data="Hopper\n", eof=True)
+    res = Result(r.collect("g"))
+    t.eq(res.stdout, "got Hopper\n", "and stdin messages reach it", res)
+    # Control: the same code in a cold run reads the same.
+    res = r.run("h", "console.log(JSON.stringify(require('fs').readFileSync(0, 'utf8')))",
+                language="javascript", stdin="Ada\nGrace\n")
+    t.eq(res.stdout, '"Ada\\nGrace\\n"\n', "control: a cold run reads the same", res)
+    r.close()
+
+
 def test_cli(t):
     import subprocess
     import tempfile
@@ -599,7 +677,7 @@ TESTS = {f.__name__[5:]: f for f in (test_cli, test_state_kept, test_errors_and_
                                      test_crash, test_restart_close, test_queue_and_cancel,
                                      test_idle, test_idle_caps, test_idle_cpu, test_memory, test_isolation_sessions,
                                      test_isolation_normal, test_refusals, test_fds,
-                                     test_client_gone, test_js_session)}
+                                     test_client_gone, test_js_session, test_js_values, test_js_stdin)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)

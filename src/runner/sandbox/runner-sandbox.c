@@ -259,17 +259,19 @@ checked_for_landlock (const char *path, RunnerDirId id, int *fd, char link[32])
 /* Fallback mode's working directory, for its Landlock rule: the one
  * exec_program entered through runner_sandbox_open_work, checked once
  * more, so the rule lands on that directory and not on whatever the name
- * means now. */
+ * means now; where the program starts beneath it (a workspace given
+ * whole), the directory itself through a checked fd. */
 static const char *
-work_for_landlock (const RunnerSandboxPlan *plan)
+work_for_landlock (const RunnerSandboxPlan *plan, int *fd, char link[32])
 {
   struct stat st;
 
   if (plan->work_ino == 0)
     return plan->work_dir;
-  if (stat (".", &st) != 0 || st.st_dev != plan->work_dev || st.st_ino != plan->work_ino)
-    return NULL;
-  return ".";
+  if (stat (".", &st) == 0 && st.st_dev == plan->work_dev && st.st_ino == plan->work_ino)
+    return ".";
+  return checked_for_landlock (plan->work_dir, (RunnerDirId){ plan->work_dev, plan->work_ino }, fd,
+                               link);
 }
 
 int
@@ -314,6 +316,8 @@ runner_sandbox_restrict (const RunnerSandboxPlan *plan)
        * not on whatever their names mean now. */
       int held[n_extra + 1];
       char links[n_extra + 1][32];
+      cleanup_fd int work_fd = -1;
+      char work_link[32];
       int step = 0;
       for (size_t i = 0; i <= n_extra; i++)
         held[i] = -1;
@@ -375,7 +379,7 @@ runner_sandbox_restrict (const RunnerSandboxPlan *plan)
         }
       else
         {
-          read_write[0] = work_for_landlock (plan);
+          read_write[0] = work_for_landlock (plan, &work_fd, work_link);
           if (read_write[0] == NULL)
             return errno = ESTALE, RUNNER_STEP_LANDLOCK;
           read_write[1] = plan->tmp_dir;

@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -143,11 +144,23 @@ enter_cwd (const RunnerSpawnSpec *spec)
 {
   const RunnerSandboxPlan *plan = spec->sandbox;
 
+  size_t len = plan != NULL ? strlen (plan->work_dir) : 0;
+
   if (plan == NULL || plan->namespaces || plan->work_ino == 0
-      || strcmp (spec->cwd, plan->work_dir) != 0)
+      || strncmp (spec->cwd, plan->work_dir, len) != 0
+      || (spec->cwd[len] != '\0' && spec->cwd[len] != '/'))
     return chdir (spec->cwd);
   cleanup_fd int fd = runner_sandbox_open_work (plan);
-  return fd < 0 ? -1 : fchdir (fd);
+  if (fd < 0 || spec->cwd[len] == '\0')
+    return fd < 0 ? -1 : fchdir (fd);
+  /* A directory beneath it (the runner resolved its name): looked up
+   * beneath the checked fd, so a symlink swapped in since leads nowhere. */
+  struct open_how how = {
+    .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+    .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+  };
+  cleanup_fd int sub = (int) syscall (SYS_openat2, fd, spec->cwd + len + 1, &how, sizeof how);
+  return sub < 0 ? -1 : fchdir (sub);
 }
 
 /* The program's side: from a fresh fork of init to execve. */

@@ -1,5 +1,8 @@
 /* runner-config.c: the engine's defaults (runner-config.h). */
+#include <unistd.h>
+
 #include "runner-config.h"
+#include "runner-base.h"
 
 void
 runner_config_init (RunnerConfig *config)
@@ -43,5 +46,20 @@ runner_config_init (RunnerConfig *config)
     /* A compile step's own limit: rustc and go build take seconds, and a
      * short program limit should not starve them. */
     .compile_timeout_ms = 60 * 1000,
+    .app_prefix = access ("/.flatpak-info", F_OK) == 0 ? "/app" : NULL,
   };
+}
+
+char **
+runner_config_read_only_list (const RunnerConfig *config)
+{
+  size_t n = sp_strv_length (config->read_only_dirs);
+  char **list = xcalloc (n + 2, sizeof *list);
+
+  for (size_t i = 0; i < n; i++)
+    list[i] = xstrdup (config->read_only_dirs[i]);
+  if (config->app_prefix != NULL)
+    list[n++] = xstrdup (config->app_prefix);
+  list[n] = NULL;
+  return list;
 }

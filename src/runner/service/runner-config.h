@@ -39,6 +39,14 @@ typedef struct
                                   * (bound read-only at the same path in namespace
                                   * mode, Landlock read rules in both); NULL-
                                   * terminated, caller-owned; NULL: none */
+  const char *app_prefix;        /* a Flatpak app's own prefix (/app), read by
+                                  * every run as read_only_dirs are: the Python
+                                  * packages runs import live there
+                                  * (flatpak/python3-modules.json), and fallback
+                                  * mode's Landlock rules allow only /usr and the
+                                  * like otherwise; NULL: none. runner_config_init
+                                  * sets it inside Flatpak (/.flatpak-info) only:
+                                  * elsewhere /app may be anything */
   bool warm;                     /* keep warm Python parents (runner-warm.h) */
   int warm_max_runs;             /* recycle a parent after this many runs */
   int64_t warm_idle_ms;          /* and when unused this long */
@@ -50,6 +58,11 @@ typedef struct
 } RunnerConfig;
 
 void runner_config_init (RunnerConfig *config);
+
+/* The directories every run may read, as the engine holds them: the
+ * config's read_only_dirs, then its app_prefix (Flatpak's /app, where the
+ * bundled Python packages are). NULL-terminated; sp_strv_free() it. */
+char **runner_config_read_only_list (const RunnerConfig *config);
 
 typedef struct
 {

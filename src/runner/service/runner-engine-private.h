@@ -44,6 +44,19 @@ struct RunnerEngine
   RunnerRun *runs;
   uint64_t next_seq;
   int running;
+  /* matplotlib's font list (runner-font-cache.h): the build run is
+   * submitted once per key the engine sees missing (font_key_tried), and
+   * released by the engine once it has ended (font_build_ended). Its runs
+   * reach this through the host's ops (font_key, font_build). */
+  char font_key_tried[65];
+  char font_key_wanted[65]; /* asked for while starting the queue: submitted next */
+  bool font_build_ended;
+  bool font_build_submitting; /* the run being submitted is that build run */
+  /* The key last made (stat calls, runner-font-cache.c), for whom and
+   * when: a long-lived runner remakes it every RUNNER_FONT_KEY_TTL_NS. */
+  char font_key[65];
+  const RunnerLanguage *font_key_lang;
+  int64_t font_key_ns;
 };
 
 /* runner-engine.c */

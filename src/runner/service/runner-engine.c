@@ -10,10 +10,12 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "config.h"
 #include "runner-engine-private.h"
+#include "runner-font-cache.h"
 #include "runner-run.h"
 #include "runner-sockets.h"
 #include "runner-seccomp.h"
@@ -39,7 +41,85 @@ runner_engine_clock_origin_realtime_ns (RunnerEngine *engine)
   return _runner_host_clock_origin_realtime_ns (&engine->host);
 }
 
+static RunnerRun *find_run (RunnerEngine *engine, const char *id);
+
 /* The engine's side of what it lends its runs and sessions (RunnerHostOps). */
+static void
+font_build (void *data, const char *key)
+{
+  RunnerEngine *engine = data;
+
+  /* One build per key: a failed one is not retried in this runner, so a
+   * broken matplotlib costs each run what it costs today, no more. */
+  if (strcmp (engine->font_key_tried, key) == 0 || find_run (engine, RUNNER_FONT_BUILD_ID) != NULL)
+    return;
+  memcpy (engine->font_key_wanted, key, 65);
+}
+
+static void
+font_key (void *data, const RunnerLanguage *python, char key[65])
+{
+  RunnerEngine *engine = data;
+  int64_t now = now_ns ();
+
+  if (engine->font_key_lang != python || engine->font_key[0] == '\0'
+      || now - engine->font_key_ns >= RUNNER_FONT_KEY_TTL_NS)
+    {
+      runner_font_cache_key (python, engine->font_key);
+      engine->font_key_lang = python;
+      engine->font_key_ns = now;
+    }
+  memcpy (key, engine->font_key, 65);
+}
+
+/* Submits the build run asked for while the queue was being started. */
+static void
+submit_font_build (RunnerEngine *engine)
+{
+  SpProtoError err = { 0 };
+
+  if (engine->font_key_wanted[0] == '\0')
+    return;
+  memcpy (engine->font_key_tried, engine->font_key_wanted, 65);
+  engine->font_key_wanted[0] = '\0';
+  SpRun req = { 0 };
+  req.id = xstrdup (RUNNER_FONT_BUILD_ID);
+  req.language = xstrdup ("python");
+  req.code = xstrdup (RUNNER_FONT_BUILD_CODE);
+  req.timeout_ms = RUNNER_FONT_BUILD_TIMEOUT_MS;
+  req.timeout_ms = engine->host.config.max_timeout_ms < req.timeout_ms
+                     ? engine->host.config.max_timeout_ms
+                     : req.timeout_ms;
+  engine->font_build_submitting = true;
+  int rc = runner_engine_submit_with (engine, &req, NULL, &err);
+  engine->font_build_submitting = false;
+  if (rc != 0)
+    {
+      SpMessage msg = { .type = SP_MSG_RUN };
+      msg.u.run = req;
+      sp_message_clear (&msg);
+    }
+}
+
+/* The ended build run is released here, outside any walk of the runs. */
+static void
+release_font_build (RunnerEngine *engine)
+{
+  if (!engine->font_build_ended)
+    return;
+  engine->font_build_ended = false;
+  runner_engine_release (engine, RUNNER_FONT_BUILD_ID, NULL);
+}
+
+bool
+runner_engine_font_building (RunnerEngine *engine)
+{
+  RunnerRun *run = find_run (engine, RUNNER_FONT_BUILD_ID);
+
+  return (run != NULL && _runner_run_state (run) != RUN_FINISHED)
+         || engine->font_key_wanted[0] != '\0';
+}
+
 static void
 leave_init (void *data, pid_t pid, RunnerRunCgroup *cgroup)
 {
@@ -121,14 +201,15 @@ resolve_sandbox (RunnerEngine *engine)
 static void
 hold_read_only_dirs (RunnerEngine *engine)
 {
-  size_t n = sp_strv_length (engine->host.config.read_only_dirs), kept = 0;
+  char **wanted = runner_config_read_only_list (&engine->host.config);
+  size_t n = sp_strv_length (wanted), kept = 0;
 
   engine->host.ro_dirs = xcalloc (n + 1, sizeof *engine->host.ro_dirs);
   engine->host.ro_ids = xcalloc (n + 1, sizeof *engine->host.ro_ids);
   engine->ro_fds = xcalloc (n + 1, sizeof *engine->ro_fds);
   for (size_t i = 0; i < n; i++)
     {
-      const char *dir = engine->host.config.read_only_dirs[i];
+      const char *dir = wanted[i];
       int fd = open_no_symlinks (dir, O_PATH | O_DIRECTORY);
       struct stat st;
       if (fd < 0 || fstat (fd, &st) != 0)
@@ -143,6 +224,7 @@ hold_read_only_dirs (RunnerEngine *engine)
       engine->host.ro_ids[kept] = (RunnerDirId){ st.st_dev, st.st_ino };
       engine->ro_fds[kept++] = fd;
     }
+  sp_strv_free (wanted);
 }
 
 static RunnerRun *
@@ -161,6 +243,8 @@ static const RunnerHostOps host_ops = {
   .start_queued = host_start_queued,
   .leave_init = leave_init,
   .runs = host_runs,
+  .font_key = font_key,
+  .font_build = font_build,
 };
 
 RunnerEngine *
@@ -342,6 +426,11 @@ validate (RunnerEngine *engine, SpRun *req, const RunnerLanguage **lang, SpProto
 {
   const RunnerConfig *c = &engine->host.config;
 
+  /* The engine's own run's id: a client's run under it would be taken
+   * for the font list's build and its output dropped. */
+  if (!engine->font_build_submitting && strcmp (req->id, RUNNER_FONT_BUILD_ID) == 0)
+    return sp_proto_set_error (err, SP_ERR_DUPLICATE_RUN,
+                               "this run id is the runner's own (its font-list build)");
   if (find_run (engine, req->id) != NULL)
     return sp_proto_set_error (err, SP_ERR_DUPLICATE_RUN,
                                "run \"%s\" already exists; release it first", req->id);
@@ -399,8 +488,18 @@ start_queued (RunnerEngine *engine)
 {
   for (RunnerRun *run = engine->runs; run != NULL; run = next_run (run))
     {
+      if (_runner_run_state (run) != RUN_QUEUED)
+        continue;
+      /* The font list's build run takes no slot: it starts at once, at
+       * the lowest priority, and is not counted in running, so it never
+       * keeps a client's run waiting (runner-font-cache.h). */
+      if (_runner_run_font_build (run))
+        {
+          _runner_run_start (run);
+          continue;
+        }
       if (engine->running >= engine->host.config.max_concurrent)
-        return;
+        continue;
       /* One run at a time per session: the next waits for it. */
       RunnerSession *session = _runner_run_session (run);
       if (_runner_run_state (run) == RUN_QUEUED
@@ -418,6 +517,32 @@ host_start_queued (void *data)
   start_queued (data);
 }
 
+/* The request's cwd (canonical: validate() resolved it) lies in root, or
+ * is root: the run is given root, and starts in the rest (*sub, NULL when
+ * it is root itself). root passes the same policy as a cwd. */
+static int
+cwd_beneath_root (RunnerEngine *engine, SpRun *req, const char *root, char **sub, SpProtoError *err)
+{
+  char *canonical = NULL;
+
+  if (_runner_host_check_cwd (&engine->host, root, &canonical, NULL, err) != 0)
+    {
+      free (canonical);
+      return -1;
+    }
+  size_t len = strlen (canonical);
+  if (strncmp (req->cwd, canonical, len) != 0 || (req->cwd[len] != '\0' && req->cwd[len] != '/'))
+    {
+      free (canonical);
+      return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                                 "field \"cwd\" does not lie in the directory given with it");
+    }
+  *sub = req->cwd[len] == '/' && req->cwd[len + 1] != '\0' ? xstrdup (req->cwd + len + 1) : NULL;
+  free (req->cwd);
+  req->cwd = canonical;
+  return 0;
+}
+
 int
 runner_engine_submit (RunnerEngine *engine, SpRun *req, SpProtoError *err)
 {
@@ -432,8 +557,12 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
   RunnerRun **tail = &engine->runs;
   int position = 0;
   RunnerEnv env = { 0 };
+  char *cwd_sub = NULL;
 
   if (validate (engine, req, &lang, err) != 0)
+    return -1;
+  if (options != NULL && options->cwd_root != NULL && req->cwd != NULL
+      && cwd_beneath_root (engine, req, options->cwd_root, &cwd_sub, err) != 0)
     return -1;
   if (req->environment != NULL
       && _runner_engine_check_environment (engine, req,
@@ -452,8 +581,11 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
     .isolated_python = options != NULL ? options->isolated_python : NULL,
     .cwd_at_host_path = options != NULL && options->cwd_at_host_path,
     .trusted_cwd = options != NULL ? options->cwd : NULL,
+    .cwd_sub = cwd_sub,
+    .font_build_key = engine->font_build_submitting ? engine->font_key_tried : NULL,
   };
   RunnerRun *run = _runner_run_new (&engine->host, req, &setup);
+  free (cwd_sub);
 
   /* Runs start in submission order. */
   for (; *tail != NULL; tail = _runner_run_next_link (*tail))
@@ -465,6 +597,7 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
   msg.u.queued.position = position;
   _runner_host_emit (&engine->host, &msg);
   start_queued (engine);
+  submit_font_build (engine);
   return 0;
 }
 
@@ -475,7 +608,12 @@ run_finished (void *data, RunnerRun *run)
 
   if (_runner_run_session (run) != NULL)
     _runner_session_run_finished (run);
-  engine->running--;
+  /* The font list's build run took no slot; the engine releases it once
+   * it has ended, outside any walk of the runs. */
+  if (_runner_run_font_build (run))
+    engine->font_build_ended = true;
+  else
+    engine->running--;
 }
 
 static int
@@ -591,8 +729,9 @@ runner_engine_active (RunnerEngine *engine)
 {
   int n = 0;
 
+  /* The font list's build run is the engine's own, not a client's. */
   for (RunnerRun *run = engine->runs; run != NULL; run = next_run (run))
-    n += _runner_run_state (run) != RUN_FINISHED;
+    n += _runner_run_state (run) != RUN_FINISHED && !_runner_run_font_build (run);
   return n;
 }
 
@@ -618,6 +757,9 @@ runner_engine_iterate (RunnerEngine *engine, int max_wait_ms)
 {
   int64_t deadline = next_deadline (engine);
   int wait = max_wait_ms;
+
+  release_font_build (engine);
+  submit_font_build (engine);
 
   if (deadline > 0)
     {

@@ -58,6 +58,13 @@ typedef struct
                                 * commands that name it by that path;
                                 * where runner_sandbox_host_path_ok says
                                 * no, at /work only */
+  const char *cwd_root;        /* a directory (an assistant's workspace)
+                                * that holds the request's cwd: the run gets
+                                * it whole (at /work, its host path, its
+                                * disk accounting) and the program starts
+                                * in the cwd beneath it; checked like a cwd,
+                                * the cwd resolved beneath its fd. NULL: the
+                                * cwd alone */
 } RunnerRunOptions;
 
 int runner_engine_submit_with (RunnerEngine *engine, SpRun *run, const RunnerRunOptions *options,
@@ -85,6 +92,12 @@ void runner_engine_kill_all (RunnerEngine *engine);
 /* Stops (or resumes) reading program output, so a client that reads
  * slowly slows the programs down instead of growing our buffers. */
 void runner_engine_throttle (RunnerEngine *engine, bool throttled);
+
+/* The engine's own run that builds matplotlib's font list for later runs
+ * (runner-font-cache.h) is wanted or under way: a one-shot front end
+ * waits for it before it exits, or the next one-shot run would build it
+ * again. */
+bool runner_engine_font_building (RunnerEngine *engine);
 
 /* Runs queued or running (not yet exited). */
 int runner_engine_active (RunnerEngine *engine);

@@ -8,7 +8,7 @@
  * the warm pool, the sink events go to) with the helpers over that state,
  * and a small table of the engine's own functions they call back
  * (RunnerHostOps: a run ended, start what is queued, take over an init
- * still killing its tree, the list of runs). This file includes nothing
+ * still killing its tree, the list of runs, matplotlib's font list). This file includes nothing
  * of the engine, runs or sessions, so dependencies point one way:
  * engine -> runs and sessions -> host (tests/runner/test-service-layers.py). */
 #pragma once
@@ -58,6 +58,13 @@ typedef struct
   /* The engine's runs (queued, running, or ended and not released yet),
    * linked by their next. */
   RunnerRun *(*runs) (void *data);
+  /* matplotlib's font list (runner-font-cache.h): its key for python now,
+   * made again at most every RUNNER_FONT_KEY_TTL_NS; and a Python run
+   * found no list under key: the engine submits its build run unless one
+   * is under way or was made for this key already (never from inside the
+   * queue's walk: it is submitted after). */
+  void (*font_key) (void *data, const RunnerLanguage *python, char key[65]);
+  void (*font_build) (void *data, const char *key);
 } RunnerHostOps;
 
 struct RunnerHost
@@ -95,8 +102,11 @@ void _runner_host_run_finished (RunnerHost *host, RunnerRun *run);
 void _runner_host_start_queued (RunnerHost *host);
 void _runner_host_leave_init (RunnerHost *host, pid_t pid, RunnerRunCgroup *cgroup);
 RunnerRun *_runner_host_runs (RunnerHost *host);
+void _runner_host_font_key (RunnerHost *host, const RunnerLanguage *python, char key[65]);
+void _runner_host_font_build (RunnerHost *host, const char *key);
 
-/* An event to the sink. */
+/* An event to the sink; none about the font list's build run, which is
+ * the engine's own (no client asked for it). */
 void _runner_host_emit (RunnerHost *host, const SpMessage *msg);
 /* Milliseconds since the engine started: the clock of t_ms fields. */
 int64_t _runner_host_clock_ms (RunnerHost *host);

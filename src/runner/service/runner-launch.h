@@ -46,6 +46,7 @@ typedef struct
   char **argv;
   char **envp;
   char *root_dir;
+  char *cwd;
   char *code_dir;
   char *tmp_dir;
   char **read_only;
@@ -60,6 +61,8 @@ typedef struct
   const char *cwd; /* its working directory, with the identity it is held as */
   dev_t cwd_dev;
   ino_t cwd_ino;
+  const char *cwd_sub;   /* where a step starts beneath cwd (relative, canonical,
+                          * RunnerRunOptions.cwd_root); NULL: cwd itself */
   bool named_cwd;        /* the request named cwd */
   bool cwd_at_host_path; /* RunnerRunOptions' */
   bool in_session;       /* the run is a session's */

@@ -84,6 +84,12 @@ _runner_plan_build (RunnerHost *host, const RunnerLaunchInput *in, RunnerLaunchK
       env_id = in->env_id;
     }
 
+  /* The program starts in the cwd, or beneath it where the run was given
+   * a whole workspace (in->cwd_sub, checked beneath the held cwd). */
+  const char *cwd_base = host->namespaces && !at_host_path ? RUNNER_SANDBOX_WORK : in->cwd;
+  l->cwd = step && in->cwd_sub != NULL ? xasprintf ("%s/%s", cwd_base, in->cwd_sub)
+                                       : xstrdup (cwd_base);
+
   l->plan = (RunnerSandboxPlan){
     .namespaces = host->namespaces,
     .network = in->network,
@@ -111,7 +117,7 @@ _runner_plan_build (RunnerHost *host, const RunnerLaunchInput *in, RunnerLaunchK
     .path = path,
     .argv = l->argv,
     .envp = l->envp,
-    .cwd = host->namespaces && !at_host_path ? RUNNER_SANDBOX_WORK : in->cwd,
+    .cwd = l->cwd,
     .sandbox = &l->plan,
     .memory_bytes = in->memory_mib * 1024 * 1024,
     /* A step's CPU backstop is one second past the step's wall limit, in
@@ -137,6 +143,7 @@ _runner_launch_clear (RunnerLaunch *l)
   sp_strv_free (l->argv);
   sp_strv_free (l->envp);
   free (l->root_dir);
+  free (l->cwd);
   free (l->code_dir);
   free (l->tmp_dir);
   sp_strv_free (l->read_only);

@@ -98,6 +98,8 @@ struct RunnerRun
   bool cwd_trusted;       /* the runner made req.cwd (an install step's) */
   char *isolated_python;  /* RunnerRunOptions' (an install's download step) */
   bool cwd_at_host_path;  /* RunnerRunOptions' (sandpad-mcp's execute_command) */
+  char *cwd_sub;          /* where the program starts, relative to cwd
+                           * (canonical, no symlink), or NULL: cwd itself */
   bool work_at_host_path; /* and the sandbox got it: started says "host-path" */
   /* Runs in a session (runner-session.c): the session while the run is
    * queued or running; its directory is the session's, not removed with
@@ -111,13 +113,16 @@ struct RunnerRun
   bool keep_dir;
   bool session_new;
   SpSessionEnd session_ended;
-  bool warm;              /* forked by a warm parent: init_pid is not our child */
-  char *cold_reason;      /* started cold because warm runs are off: why */
-  int pidfd;              /* warm: the supervisor's, watched instead of reaped */
-  RunnerRunCgroup cgroup; /* its memory and pids groups, if it has them */
-  bool diag;              /* without them: the tree watch counts its UNIX socket
-                           * queues (runner-sockets.h), through diag_fd, sock_diag in
-                           * its network namespace, opened at its first look */
+  bool warm;               /* forked by a warm parent: init_pid is not our child */
+  bool font_build;         /* the engine's own run that builds matplotlib's font list
+                            * (runner-font-cache.h): no client sees it */
+  char font_build_key[65]; /* the build run's: the key its list is kept under */
+  char *cold_reason;       /* started cold because warm runs are off: why */
+  int pidfd;               /* warm: the supervisor's, watched instead of reaped */
+  RunnerRunCgroup cgroup;  /* its memory and pids groups, if it has them */
+  bool diag;               /* without them: the tree watch counts its UNIX socket
+                            * queues (runner-sockets.h), through diag_fd, sock_diag in
+                            * its network namespace, opened at its first look */
   int diag_fd;
   RunnerWatch *pidfd_watch;
   /* A compiled language (runner-compile.c): the compile step runs first,

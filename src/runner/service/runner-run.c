@@ -1,14 +1,18 @@
 /* runner-run.c: one run, from its private directory to its exited event. */
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "runner-run-private.h"
 #include "runner-error.h"
+#include "runner-font-cache.h"
 #include "runner-launch.h"
 #include "runner-prelude.h"
 #include "runner-prelude-cache.h"
@@ -153,7 +157,14 @@ _runner_run_build_env (RunnerRun *run)
     }
   /* Caches go to the run's /tmp, not among its results. */
   env[n++] = xasprintf ("XDG_CACHE_HOME=%s/.cache", run->host->namespaces ? "/tmp" : tmp);
-  env[n++] = xasprintf ("MPLCONFIGDIR=%s/.matplotlib", run->host->namespaces ? "/tmp" : tmp);
+  /* The font list's build run leaves its list where the runner can take
+   * it after the run: its work directory (namespace mode's /tmp is a
+   * tmpfs that ends with the run). */
+  if (run->font_build)
+    env[n++] = xasprintf ("MPLCONFIGDIR=%s/.matplotlib",
+                          run->host->namespaces ? RUNNER_SANDBOX_WORK : run->cwd);
+  else
+    env[n++] = xasprintf ("MPLCONFIGDIR=%s/.matplotlib", run->host->namespaces ? "/tmp" : tmp);
   env[n++] = xstrdup ("SANDPAD=1");
   /* How the program shows a rich result (runner-display.h). */
   env[n++] = xasprintf ("SANDPAD_DISPLAY_TOKEN=%s", run->display_token);
@@ -229,6 +240,31 @@ recheck_cwd (RunnerRun *run)
   return 0;
 }
 
+/* The directory the program starts in, beneath the held cwd: looked up
+ * beneath that fd, no symlink, no "..", no other mount (its name was
+ * resolved when the request came; a symlink found now was put there since).
+ * The program's chdir goes by name inside what the run was given (the
+ * cwd's fd, bound or granted to Landlock), so a later swap can move it
+ * within that, never out of it. */
+static int
+check_cwd_sub (RunnerRun *run)
+{
+  struct open_how how = {
+    .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+    .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+  };
+  int fd = (int) syscall (SYS_openat2, run->cwd_fd, run->cwd_sub, &how, sizeof how);
+
+  if (fd < 0)
+    {
+      emit_failed (run, "the working directory %s/%s changed while the run waited: %s", run->cwd,
+                   run->cwd_sub, strerror (errno));
+      return -1;
+    }
+  close (fd);
+  return 0;
+}
+
 /* Holds the run's working directory as an fd, unless the check already
  * does (a named cwd): the runner's own (private, or an install step's,
  * which the runner made) is opened without following any symlink. */
@@ -278,6 +314,52 @@ write_prelude (RunnerRun *run)
   return runner_prelude_write_cache (dir);
 }
 
+/* A Python run of the system's interpreter starts with matplotlib's font
+ * list already in its MPLCONFIGDIR, a copy of the runner's
+ * (runner-font-cache.h); without one, the engine is asked to build it
+ * for the next runs, and this run builds its own as before. */
+static int
+write_font_list (RunnerRun *run)
+{
+  RunnerHost *host = run->host;
+  char key[65];
+
+  if (strcmp (run->lang->name, "python") != 0 || run->env.dir != NULL
+      || run->isolated_python != NULL || run->font_build || host->compile_cache.dir_fd < 0)
+    return 0;
+  /* Beside the prelude, read-only: the prelude copies it into the run's
+   * MPLCONFIGDIR, which in namespace mode is on the run's own tmpfs. */
+  cleanup_free char *dir = xasprintf ("%s/code/.sandpad", run->dir);
+  _runner_host_font_key (host, run->lang, key);
+  cleanup_fd int dir_fd = open_no_symlinks (dir, O_RDONLY | O_DIRECTORY);
+  if (dir_fd < 0)
+    return -1;
+  if (runner_font_cache_fetch (&host->compile_cache, key, dir_fd) != 0)
+    _runner_host_font_build (host, key);
+  return 0;
+}
+
+/* The build run has ended: its list, if it made one, is kept. */
+static void
+harvest_fonts (RunnerRun *run)
+{
+  const RunnerReport *r = &run->report;
+
+  if (!run->have_report || r->kind != RUNNER_REPORT_EXITED || !WIFEXITED (r->wait_status)
+      || WEXITSTATUS (r->wait_status) != 0 || run->dir == NULL)
+    return;
+  /* The run's tmp was the sandbox's to change: each step is opened
+   * without following a symlink. */
+  cleanup_fd int dir_fd = open_no_symlinks (run->dir, O_RDONLY | O_DIRECTORY);
+  cleanup_fd int work_fd
+    = dir_fd < 0 ? -1 : openat (dir_fd, "work", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  cleanup_fd int mpl_fd = work_fd < 0 ? -1
+                                      : openat (work_fd, ".matplotlib",
+                                                O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (mpl_fd >= 0)
+    runner_font_cache_harvest (&run->host->compile_cache, run->font_build_key, mpl_fd);
+}
+
 static int
 write_code (RunnerRun *run)
 {
@@ -304,8 +386,10 @@ emit_started (RunnerRun *run)
   SpMessage msg = { .type = SP_MSG_STARTED };
   SpStarted *ev = &msg.u.started;
 
+  /* Where the program starts: beneath the directory given whole. */
+  cleanup_free char *cwd = run->cwd_sub ? xasprintf ("%s/%s", run->cwd, run->cwd_sub) : NULL;
   ev->id = run->req.id;
-  ev->cwd = run->cwd;
+  ev->cwd = cwd != NULL ? cwd : run->cwd;
   ev->t_ms = _runner_host_clock_ms (run->host);
   ev->timeout_ms = run->req.timeout_ms;
   ev->memory_mib = run->req.memory_mib;
@@ -375,8 +459,10 @@ _runner_run_start_own (RunnerRun *run)
 
   if (run->req.cwd != NULL && !run->cwd_trusted && recheck_cwd (run) != 0)
     return -1;
+  if (run->cwd_sub != NULL && check_cwd_sub (run) != 0)
+    return -1;
   if (make_dirs (run) != 0 || _runner_run_hold_cwd (run) != 0 || write_code (run) != 0
-      || write_prelude (run) != 0
+      || write_prelude (run) != 0 || write_font_list (run) != 0
       || (run->lang->compiler != NULL && _runner_compile_prepare (run) != 0))
     {
       emit_failed (run, "cannot prepare the run's directory: %s", strerror (errno));
@@ -621,6 +707,9 @@ forward (RunnerRun *run, SpStream s, const char *bytes, size_t len, bool final)
   RunnerHost *host = run->host;
   RunStream *stream = &run->streams[s];
 
+  /* The font list's build run has no client: its output goes nowhere. */
+  if (run->font_build)
+    return;
   if (host->sink.raw_output != NULL
       && (host->sink.wants_raw == NULL || host->sink.wants_raw (host->sink_data, run->req.id)))
     {
@@ -988,6 +1077,8 @@ finish_and_emit (RunnerRun *run, SpMessage *msg)
   RunnerHost *host = run->host;
 
   run->state = RUN_FINISHED;
+  if (run->font_build)
+    harvest_fonts (run);
   _runner_host_run_finished (host, run);
   _runner_host_emit (host, msg);
   sp_message_clear (msg);
@@ -1233,6 +1324,7 @@ _runner_run_free (RunnerRun *run)
   buf_clear (&run->streams[0].line);
   buf_clear (&run->streams[1].line);
   free (run->cwd);
+  free (run->cwd_sub);
   if (run->cwd_fd >= 0)
     close (run->cwd_fd);
   if (run->diag_fd >= 0)
@@ -1266,6 +1358,13 @@ _runner_run_new (RunnerHost *host, SpRun *req, const RunnerRunSetup *setup)
   run->lang = setup->lang;
   run->session = setup->session;
   run->launcher = run->session != NULL ? &_runner_launcher_session : &_runner_launcher_warm;
+  if (setup->font_build_key != NULL)
+    {
+      run->font_build = true;
+      snprintf (run->font_build_key, sizeof run->font_build_key, "%s", setup->font_build_key);
+      /* A warm parent has matplotlib loaded already and would write no list. */
+      run->launcher = &_runner_launcher_cold;
+    }
   run->init_pid = -1;
   run->control_fd = run->status_fd = run->stdin_fd = run->cwd_fd = run->diag_fd = -1;
   run->build_fd = -1;
@@ -1279,6 +1378,8 @@ _runner_run_new (RunnerHost *host, SpRun *req, const RunnerRunSetup *setup)
   if (setup->isolated_python != NULL)
     run->isolated_python = xstrdup (setup->isolated_python);
   run->cwd_at_host_path = setup->cwd_at_host_path;
+  if (setup->cwd_sub != NULL)
+    run->cwd_sub = xstrdup (setup->cwd_sub);
   if (setup->trusted_cwd != NULL && run->req.cwd == NULL)
     {
       run->req.cwd = xstrdup (setup->trusted_cwd);
@@ -1303,6 +1404,12 @@ RunnerSession *
 _runner_run_session (const RunnerRun *run)
 {
   return run->session;
+}
+
+bool
+_runner_run_font_build (const RunnerRun *run)
+{
+  return run->font_build;
 }
 
 RunnerRun **
@@ -1423,6 +1530,7 @@ _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, c
     .cwd = run->cwd,
     .cwd_dev = run->cwd_dev,
     .cwd_ino = run->cwd_ino,
+    .cwd_sub = run->cwd_sub,
     .named_cwd = run->req.cwd != NULL,
     .cwd_at_host_path = run->cwd_at_host_path,
     .in_session = run->session != NULL,

@@ -34,6 +34,12 @@ typedef struct
   const char *isolated_python; /* copied */
   bool cwd_at_host_path;
   const char *trusted_cwd; /* the runner made it: the cwd when the request names none */
+  const char *cwd_sub;     /* copied: where the program starts beneath the
+                            * request's cwd (RunnerRunOptions.cwd_root),
+                            * canonical; NULL: the cwd itself */
+  /* The engine's own run that builds matplotlib's font list
+   * (runner-font-cache.h) for this key, copied; NULL: a client's run. */
+  const char *font_build_key;
 } RunnerRunSetup;
 
 /* A queued run; takes the request's fields (*req is zeroed). */
@@ -43,6 +49,9 @@ void _runner_run_free (RunnerRun *run);
 const char *_runner_run_id (const RunnerRun *run);
 RunState _runner_run_state (const RunnerRun *run);
 RunnerSession *_runner_run_session (const RunnerRun *run);
+/* The engine's own run that builds the font list: it takes no slot and
+ * no client sees it. */
+bool _runner_run_font_build (const RunnerRun *run);
 /* The engine's list of runs is linked through this. */
 RunnerRun **_runner_run_next_link (RunnerRun *run);
 

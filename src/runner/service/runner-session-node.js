@@ -3,8 +3,11 @@
 // required modules stay between runs (a REPL's way). It is the child of
 // runner-session-node.py, in the session's sandbox; its stdout and stderr
 // reach the run that is going. The relay writes a run's directory (its
-// snippet and run.json, read-only) as one line on fd RFD; this answers
+// snippet and run.json, read-only) and the number of its fd of the run's
+// stdin, as one JSON line on fd RFD; this answers
 // with one JSON line on WFD: {"exit": N} or {"signal": 2}, and "cpu_ns".
+// The script's completion value (what the node REPL prints: `x = 4; x`
+// gives 4) is shown as a display event, unless it is undefined.
 //
 //   node runner-session-node.js RFD WFD
 'use strict';
@@ -34,6 +37,75 @@ const context = vm.createContext(sandbox);
 
 class Interrupted extends Error {}
 
+// The run's stdin. node cannot take an fd over a socket, so it opens the
+// relay's fd of the run's pipe through /proc/<relay>/fd/N: the same pipe
+// (an anonymous pipe's open never waits for a writer), so what the run
+// is given arrives, its EOF too, and the runner's input_wait sees node
+// blocked reading it. fd 0 is made that pipe for the run (node has no
+// dup2: closing 0 makes it the lowest free fd, which open takes), so
+// fs.readFileSync(0) and fs.readSync(0, ...) read it; process.stdin is a
+// stream of its own on another fd of the same pipe, made when the
+// snippet first asks for it and destroyed when the run ends, so what a
+// run leaves unread is not the next one's. Between runs fd 0 is
+// /dev/null again, so the session holds none of an ended run's pipe.
+function setStdin(target) {
+  try {
+    fs.closeSync(0);
+  } catch {
+    // already closed
+  }
+  let fd;
+  try {
+    fd = fs.openSync(target, 'r');
+  } catch {
+    fd = fs.openSync('/dev/null', 'r');
+  }
+  if (fd !== 0) fs.closeSync(fd); // another thread took 0 meanwhile
+}
+
+let runStdin = null;
+function attachStdin(source) {
+  setStdin(source);
+  runStdin = null;
+  let stream = null;
+  Object.defineProperty(process, 'stdin', {
+    configurable: true,
+    enumerable: true,
+    get() {
+      if (stream) return stream;
+      const fd = fs.openSync(source, 'r');
+      const stat = fs.fstatSync(fd);
+      stream = stat.isFIFO() || stat.isSocket()
+        ? new (require('net').Socket)({ fd, readable: true, writable: false })
+        : fs.createReadStream(null, { fd });
+      runStdin = stream;
+      return stream;
+    },
+  });
+}
+
+function detachStdin() {
+  if (runStdin) runStdin.destroy();
+  runStdin = null;
+  setStdin('/dev/null');
+}
+
+// The value goes out as a Python session's does: the display marker with
+// the session's token on stdout, in its place among the prints, and the
+// runner turns it into a `display` event with `text/plain` (the REPL's
+// util.inspect text). Without a token it is printed, as the REPL would.
+function show(value) {
+  if (value === undefined) return;
+  const text = require('util').inspect(value);
+  const token = process.env.SANDPAD_DISPLAY_TOKEN;
+  if (!token) {
+    process.stdout.write(`${text}\n`);
+    return;
+  }
+  const bundle = JSON.stringify({ 'text/plain': text });
+  process.stdout.write(`\x1b]sandpad-display;${token};${bundle}\x07`);
+}
+
 function report(error) {
   let text;
   if (error instanceof Error || (error && typeof error.stack === 'string')) {
@@ -46,7 +118,17 @@ function report(error) {
   process.stderr.write(`${text}\n`);
 }
 
-async function runOne(dir) {
+async function runOne(message) {
+  const { dir, stdin } = JSON.parse(message);
+  attachStdin(`/proc/${process.ppid}/fd/${stdin}`);
+  try {
+    return await runSnippet(dir);
+  } finally {
+    detachStdin();
+  }
+}
+
+async function runSnippet(dir) {
   const request = JSON.parse(fs.readFileSync(path.join(dir, 'run.json'), 'utf8'));
   const file = request.file;
   const code = fs.readFileSync(file, 'utf8');
@@ -68,6 +150,7 @@ async function runOne(dir) {
         value.then(resolve, reject);
       });
     }
+    show(value);
   } catch (error) {
     if (error instanceof Interrupted || error?.code === 'ERR_SCRIPT_EXECUTION_INTERRUPTED') {
       process.stderr.write('Interrupted (SIGINT)\n');
@@ -95,12 +178,12 @@ input.on('data', (chunk) => {
   partial += chunk;
   let nl;
   while ((nl = partial.indexOf('\n')) >= 0) {
-    const dir = partial.slice(0, nl);
+    const line = partial.slice(0, nl);
     partial = partial.slice(nl + 1);
     queue = queue.then(async () => {
       let result;
       try {
-        result = await runOne(dir);
+        result = await runOne(line);
       } catch (error) {
         report(error);
         result = { exit: 1, cpu_ns: 0 };

@@ -12,6 +12,9 @@
 # in the session's one sandbox (the same spawn, layers and tree watch as
 # any run); this adds no way in or out. SIGINT reaches node directly (the
 # runner signals the whole process group), so this process ignores it.
+# A run's stdin is node's to read: it opens this process's fd of it
+# through /proc (the run's pipe itself, not a copy), see
+# runner-session-node.js.
 #
 #   python3 runner-session-node.py NODE-ARGV...
 import fcntl
@@ -80,8 +83,11 @@ def _main():
                 os.close(fd)
             continue
         run_in, run_out, run_err = fds
-        os.close(run_in)  # a JavaScript session run reads no stdin
-        _write_all(to_node_w, message + b"\n")
+        # node opens the run's stdin itself, through /proc/<this>/fd/N (the
+        # same pipe, so the runner's input_wait sees node read it); this
+        # holds it open until node's answer, and never reads it.
+        request = {"dir": message.decode("utf-8", "surrogateescape"), "stdin": run_in}
+        _write_all(to_node_w, json.dumps(request).encode() + b"\n")
         result = None
         alive = True
         while result is None and alive:
@@ -109,6 +115,7 @@ def _main():
         # in node on Linux): what is in the pipes now is all of this run's.
         _pump(out_r, run_out)
         _pump(err_r, run_err)
+        os.close(run_in)
         os.close(run_out)
         os.close(run_err)
         if result is None:

@@ -483,8 +483,17 @@ session_start (RunnerRun *run)
    * session's earlier ones. */
   runner_files_snapshot (run->cwd_fd, &run->before);
 
+  /* node cannot take an fd over the channel, so a JavaScript session's
+   * node opens the run's stdin through /proc/<relay>/fd/N
+   * (runner-session-node.js), which the kernel allows only to the pipe's
+   * owner: a root runner gives the pipe to the uid the program runs as.
+   * That uid can do no more with it than read or write its own stdin,
+   * which it holds already. */
+  uid_t run_uid = _runner_host_run_uid ();
+  bool give_stdin = strcmp (s->language, "javascript") == 0 && run_uid != geteuid ();
   if (write_run_files (s, run, &dir) != 0 || pipe2 (in, O_CLOEXEC) != 0
-      || pipe2 (out, O_CLOEXEC) != 0 || pipe2 (err, O_CLOEXEC) != 0)
+      || (give_stdin && fchown (in[0], run_uid, run_uid) != 0) || pipe2 (out, O_CLOEXEC) != 0
+      || pipe2 (err, O_CLOEXEC) != 0)
     {
       char *why = xasprintf ("cannot prepare the run: %s", strerror (errno));
       int fds[] = { in[0], in[1], out[0], out[1], err[0], err[1] };

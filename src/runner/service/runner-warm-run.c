@@ -107,7 +107,7 @@ try_warm (RunnerRun *run, const RunnerLaunch *l)
    * warm parent (the system's python3 with the runner's plan) is neither. */
   if (host->warm == NULL || strcmp (run->lang->name, "python") != 0 || run->env.dir != NULL
       || run->env_writable || run->extra_ro != NULL || run->isolated_python != NULL
-      || plan->work_at_host_path)
+      || plan->work_at_host_path || run->cwd_sub != NULL)
     return -1;
   /* Warm runs are off for good here: the run says why it is cold. */
   if (runner_warm_broken (host->warm) != NULL)

@@ -1,4 +1,4 @@
-/* mcp-pep723.c: a Python snippet's inline script metadata (PEP 723).
+/* runner-pep723.c: a Python snippet's inline script metadata (PEP 723).
  *
  *   # /// script
  *   # requires-python = ">=3.11"
@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mcp-server.h"
+#include "runner-base.h"
+#include "runner-pep723.h"
+#include "sp-proto.h"
 
 typedef struct
 {
@@ -200,11 +202,11 @@ skip_value (Reader *r)
 }
 
 void
-mcp_pep723_clear (McpPep723 *meta)
+runner_pep723_clear (RunnerPep723 *meta)
 {
   sp_strv_free (meta->dependencies);
   free (meta->requires_python);
-  *meta = (McpPep723){ 0 };
+  *meta = (RunnerPep723){ 0 };
 }
 
 /* Finds the one "# /// script" block; its TOML (each line's "# " or "#"
@@ -268,14 +270,14 @@ find_block (const char *code, Buf *toml, int **lines, int *first, char *msg, siz
 }
 
 int
-mcp_pep723_parse (const char *code, McpPep723 *meta, char *msg, size_t msg_len)
+runner_pep723_parse (const char *code, RunnerPep723 *meta, char *msg, size_t msg_len)
 {
   Buf toml = { 0 };
   int *lines = NULL;
   int first = 0;
   int rc = find_block (code, &toml, &lines, &first, msg, msg_len);
 
-  *meta = (McpPep723){ 0 };
+  *meta = (RunnerPep723){ 0 };
   if (rc <= 0)
     {
       buf_clear (&toml);
@@ -371,7 +373,7 @@ mcp_pep723_parse (const char *code, McpPep723 *meta, char *msg, size_t msg_len)
   free (lines);
   if (rc != 0)
     {
-      mcp_pep723_clear (meta);
+      runner_pep723_clear (meta);
       return -1;
     }
   return 1;
@@ -420,7 +422,7 @@ compare (const long a[3], const long b[3], int n)
 }
 
 int
-mcp_pep723_python_ok (const char *spec, const long have[3], char *msg, size_t msg_len)
+runner_pep723_python_ok (const char *spec, const long have[3], char *msg, size_t msg_len)
 {
   for (const char *clause = spec; *clause != '\0';)
     {
@@ -447,7 +449,7 @@ mcp_pep723_python_ok (const char *spec, const long have[3], char *msg, size_t ms
         {
           snprintf (msg, msg_len,
                     "the script's metadata (PEP 723): requires-python \"%.100s\" "
-                    "is not a version specifier this server reads (OP VERSION, comma-separated)",
+                    "is not a version specifier Sandpad reads (OP VERSION, comma-separated)",
                     spec);
           return -1;
         }
@@ -470,4 +472,59 @@ mcp_pep723_python_ok (const char *spec, const long have[3], char *msg, size_t ms
       clause += len + (clause[len] == ',');
     }
   return 0;
+}
+
+/* ---- what a front end does with it ----------------------------------- */
+
+/* The environment's Python version, from its pyvenv.cfg ("version = 3.13.5").
+ * Read by name: the number only chooses an error message, the venv itself
+ * is checked by the engine (runner-venv.c) before anything runs in it. */
+static bool
+environment_version (const char *environment, long have[3])
+{
+  cleanup_free char *path = xasprintf ("%s/pyvenv.cfg", environment);
+  FILE *f = fopen (path, "re");
+  char line[256];
+  bool found = false;
+
+  if (f == NULL)
+    return false;
+  while (!found && fgets (line, sizeof line, f) != NULL)
+    found = (sscanf (line, "version = %ld.%ld.%ld", &have[0], &have[1], &have[2]) == 3
+             || sscanf (line, "version_info = %ld.%ld.%ld", &have[0], &have[1], &have[2]) == 3);
+  fclose (f);
+  return found;
+}
+
+RunnerPep723Verdict
+runner_pep723_declared (const char *code, const char *environment, char ***deps, char *msg,
+                        size_t msg_len)
+{
+  RunnerPep723 meta;
+  long have[3];
+
+  *deps = NULL;
+  int found = runner_pep723_parse (code, &meta, msg, msg_len);
+  if (found < 0)
+    {
+      size_t len = strlen (msg);
+      snprintf (msg + len, msg_len - len, "; nothing was installed or run");
+      return RUNNER_PEP723_INVALID;
+    }
+  if (found == 0)
+    return RUNNER_PEP723_NONE;
+  if (meta.requires_python != NULL && environment != NULL && environment_version (environment, have)
+      && runner_pep723_python_ok (meta.requires_python, have, msg, msg_len) != 0)
+    {
+      runner_pep723_clear (&meta);
+      return RUNNER_PEP723_INVALID;
+    }
+  if (meta.dependencies == NULL || meta.dependencies[0] == NULL)
+    {
+      runner_pep723_clear (&meta);
+      return RUNNER_PEP723_NONE;
+    }
+  *deps = steal_pointer (&meta.dependencies);
+  runner_pep723_clear (&meta);
+  return environment != NULL ? RUNNER_PEP723_INSTALL : RUNNER_PEP723_NO_ENVIRONMENT;
 }
