@@ -6,7 +6,8 @@
  * warm spare gets the same layers as a cold run. No process is started:
  * the host is filled by hand, as runner_engine_new() would fill it, and
  * each run goes through _runner_launch_build, so what a run gives the
- * builder (its RunnerLaunchInput) is checked with it. */
+ * builder (its RunnerLaunchInput: its cwd, and where a step starts beneath
+ * a workspace given whole) is checked with it. */
 #include <string.h>
 #include <unistd.h>
 
@@ -101,7 +102,7 @@ main (void)
   RunnerRun run;
   RunnerLaunch step, interp;
 
-  plan (21);
+  plan (22);
 
   run_init (&run, host);
   run.extra_ro = extra_ro;
@@ -187,6 +188,31 @@ main (void)
   _runner_launch_clear (&step);
   ok (host_ok, "a workspace at its own host path where allowed, at /work only otherwise");
   run.req.cwd = NULL;
+
+  /* execute_command's work_dir with the whole workspace in view
+   * (RunnerRunOptions.cwd_root): the plan binds and grants the workspace,
+   * and the program starts beneath it, by /work or by its host path; a
+   * session's interpreter starts at the workspace itself. */
+  run_init (&run, host);
+  run.cwd = (char *) "/home/u/project";
+  run.req.cwd = run.cwd;
+  run.cwd_sub = (char *) "src/lib";
+  _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/bin/bash", argv_new (), NULL, &step);
+  _runner_launch_build (&run, RUNNER_LAUNCH_INTERPRETER, "/usr/bin/python3", argv_new (), NULL,
+                        &interp);
+  bool sub_ok = strcmp (step.plan.work_dir, "/home/u/project") == 0
+                && strcmp (step.spec.cwd, RUNNER_SANDBOX_WORK "/src/lib") == 0
+                && strcmp (interp.spec.cwd, RUNNER_SANDBOX_WORK) == 0;
+  _runner_launch_clear (&step);
+  _runner_launch_clear (&interp);
+  run.cwd_at_host_path = true;
+  _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/bin/bash", argv_new (), NULL, &step);
+  sub_ok = sub_ok && step.plan.work_at_host_path
+           && strcmp (step.spec.cwd, "/home/u/project/src/lib") == 0;
+  _runner_launch_clear (&step);
+  ok (sub_ok, "a workspace given whole: the plan holds it, the program starts beneath it");
+  run.req.cwd = NULL;
+  run.cwd_sub = NULL;
 
   /* What the warm path sends is this plan, and it passes the strict
    * decoder whole: no layer is left out on the way to a spare. */
