@@ -569,7 +569,10 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
                                            options != NULL && options->environment_writable, &env,
                                            err)
            != 0)
-    return -1;
+    {
+      free (cwd_sub);
+      return -1;
+    }
 
   RunnerRunSetup setup = {
     .seq = engine->next_seq++,
