@@ -4,7 +4,10 @@
  * backstop, no environment directory and no install step's read-only
  * directories); a step's plan passes the warm path's strict decoder, so a
  * warm spare gets the same layers as a cold run. No process is started:
- * the engine is filled by hand, as runner_engine_new() would fill it. */
+ * the host is filled by hand, as runner_engine_new() would fill it, and
+ * each run goes through _runner_launch_build, so what a run gives the
+ * builder (its RunnerLaunchInput: its cwd, and where a step starts beneath
+ * a workspace given whole) is checked with it. */
 #include <string.h>
 #include <unistd.h>
 
@@ -16,36 +19,36 @@ static char *ro_dirs[] = { (char *) "/ctx/one", (char *) "/ctx/two", NULL };
 static RunnerDirId ro_ids[] = { { 2049, 5501 }, { 2050, 5502 } };
 static char *extra_ro[] = { (char *) "/install/wheels", NULL };
 
-static RunnerEngine *
-engine_new (bool namespaces)
+static RunnerHost *
+host_new (bool namespaces)
 {
-  RunnerEngine *engine = xcalloc (1, sizeof *engine);
+  RunnerHost *host = xcalloc (1, sizeof *host);
 
-  runner_config_init (&engine->config);
-  engine->namespaces = namespaces;
-  engine->caps.landlock_abi = 4;
-  engine->caps.seccomp = true;
-  engine->ro_dirs = ro_dirs;
-  engine->ro_ids = ro_ids;
-  return engine;
+  runner_config_init (&host->config);
+  host->namespaces = namespaces;
+  host->caps.landlock_abi = 4;
+  host->caps.seccomp = true;
+  host->ro_dirs = ro_dirs;
+  host->ro_ids = ro_ids;
+  return host;
 }
 
 static void
-engine_free (RunnerEngine *engine)
+host_free (RunnerHost *host)
 {
   for (int i = 0; i < 2; i++)
     {
-      free (engine->seccomp[i].allow.filter);
-      free (engine->seccomp[i].rules.filter);
+      free (host->seccomp[i].allow.filter);
+      free (host->seccomp[i].rules.filter);
     }
-  free (engine);
+  free (host);
 }
 
 static void
-run_init (RunnerRun *run, RunnerEngine *engine)
+run_init (RunnerRun *run, RunnerHost *host)
 {
   memset (run, 0, sizeof *run);
-  run->engine = engine;
+  run->host = host;
   run->dir = (char *) "/r/run-7";
   run->cwd = (char *) "/r/run-7/work";
   run->cwd_dev = 2049;
@@ -95,13 +98,13 @@ count (char *const *v)
 int
 main (void)
 {
-  RunnerEngine *engine = engine_new (true);
+  RunnerHost *host = host_new (true);
   RunnerRun run;
   RunnerLaunch step, interp;
 
-  plan (21);
+  plan (23);
 
-  run_init (&run, engine);
+  run_init (&run, host);
   run.extra_ro = extra_ro;
   run.env.dir = (char *) "/home/u/.venv";
   run.env.dev = 2051;
@@ -112,9 +115,8 @@ main (void)
 
   const RunnerSandboxPlan *p = &step.plan;
   ok (p->namespaces && !p->network && p->landlock_abi == 4 && p->seccomp != NULL
-        && p->drop_to_nobody == (geteuid () == 0)
-        && p->max_processes == engine->config.max_processes
-        && p->tmp_bytes == engine->config.disk_limit,
+        && p->drop_to_nobody == (geteuid () == 0) && p->max_processes == host->config.max_processes
+        && p->tmp_bytes == host->config.disk_limit,
       "a step's plan has every layer the config allows");
   ok (strcmp (p->root_dir, "/r/run-7/root") == 0 && strcmp (p->code_dir, "/r/run-7/code") == 0
         && strcmp (p->tmp_dir, "/r/run-7/tmp") == 0 && strcmp (p->work_dir, run.cwd) == 0
@@ -122,8 +124,8 @@ main (void)
       "its directories are the run's, the working directory as held");
   ok (step.spec.sandbox == &step.plan && strcmp (step.spec.cwd, RUNNER_SANDBOX_WORK) == 0
         && step.spec.memory_bytes == 512 << 20 && step.spec.cpu_seconds == 31
-        && step.spec.file_size_bytes == engine->config.disk_limit
-        && step.spec.open_files == engine->config.open_files,
+        && step.spec.file_size_bytes == host->config.disk_limit
+        && step.spec.open_files == host->config.open_files,
       "its limits: memory, a CPU backstop a second past the time limit, file size, files");
   ok (count (p->read_only_dirs) == 3 && strcmp (p->read_only_dirs[2], "/install/wheels") == 0
         && p->read_only_ids[1].ino == 5502 && p->read_only_ids[2].ino == 0,
@@ -137,15 +139,17 @@ main (void)
 
   ok (same_layers (&step, &interp), "a session's interpreter gets the same layers as a step");
   ok (interp.spec.cpu_seconds == 0, "but no CPU backstop: it lives across runs");
-  ok (interp.plan.env_dir == NULL && count (interp.plan.read_only_dirs) == 2,
-      "nor an environment directory or an install's read-only directories");
+  ok (interp.plan.env_dir != NULL && strcmp (interp.plan.env_dir, "/home/u/.venv") == 0
+        && !interp.plan.env_writable && interp.plan.env_id.ino == 88,
+      "the run's environment directory, read-only, with its id, for the session's life");
+  ok (count (interp.plan.read_only_dirs) == 2, "but not an install's read-only directories");
   _runner_launch_clear (&step);
   _runner_launch_clear (&interp);
 
   /* A compiled language: the build directory takes the environment's
    * place, writable for the compile step only, bound only as the
    * directory the runner made and holds (its id). */
-  run_init (&run, engine);
+  run_init (&run, host);
   run.build_dir = (char *) "/r/run-7/build";
   run.build_id = (RunnerDirId){ 2049, 4242 };
   run.compiling = true;
@@ -158,7 +162,7 @@ main (void)
   _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/r/run-7/build/a.out", argv_new (), NULL, &step);
   ok (compile_ok && !step.plan.env_writable, "a build directory is writable while compiling only");
   ok (compile_id && step.plan.env_id.ino == 4242, "and bound by the id it is held as");
-  ok (compile_cpu == (engine->config.compile_timeout_ms + 999) / 1000 + 1
+  ok (compile_cpu == (host->config.compile_timeout_ms + 999) / 1000 + 1
         && step.spec.cpu_seconds == 31,
       "the compile step's CPU backstop follows the compile's limit, the program's its own");
   _runner_launch_clear (&step);
@@ -166,7 +170,7 @@ main (void)
   /* An assistant's workspace at its own host path too (namespace mode),
    * the program started there; never a session's, nor a path that would
    * shadow a part of the private root. */
-  run_init (&run, engine);
+  run_init (&run, host);
   run.cwd = (char *) "/home/u/project";
   run.req.cwd = run.cwd;
   run.cwd_at_host_path = true;
@@ -187,9 +191,34 @@ main (void)
   ok (host_ok, "a workspace at its own host path where allowed, at /work only otherwise");
   run.req.cwd = NULL;
 
+  /* execute_command's work_dir with the whole workspace in view
+   * (RunnerRunOptions.cwd_root): the plan binds and grants the workspace,
+   * and the program starts beneath it, by /work or by its host path; a
+   * session's interpreter starts at the workspace itself. */
+  run_init (&run, host);
+  run.cwd = (char *) "/home/u/project";
+  run.req.cwd = run.cwd;
+  run.cwd_sub = (char *) "src/lib";
+  _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/bin/bash", argv_new (), NULL, &step);
+  _runner_launch_build (&run, RUNNER_LAUNCH_INTERPRETER, "/usr/bin/python3", argv_new (), NULL,
+                        &interp);
+  bool sub_ok = strcmp (step.plan.work_dir, "/home/u/project") == 0
+                && strcmp (step.spec.cwd, RUNNER_SANDBOX_WORK "/src/lib") == 0
+                && strcmp (interp.spec.cwd, RUNNER_SANDBOX_WORK) == 0;
+  _runner_launch_clear (&step);
+  _runner_launch_clear (&interp);
+  run.cwd_at_host_path = true;
+  _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/bin/bash", argv_new (), NULL, &step);
+  sub_ok = sub_ok && step.plan.work_at_host_path
+           && strcmp (step.spec.cwd, "/home/u/project/src/lib") == 0;
+  _runner_launch_clear (&step);
+  ok (sub_ok, "a workspace given whole: the plan holds it, the program starts beneath it");
+  run.req.cwd = NULL;
+  run.cwd_sub = NULL;
+
   /* What the warm path sends is this plan, and it passes the strict
    * decoder whole: no layer is left out on the way to a spare. */
-  run_init (&run, engine);
+  run_init (&run, host);
   _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/usr/bin/python3", argv_new (), NULL, &step);
   Buf buf = { 0 };
   RunnerPlanMsg m;
@@ -201,28 +230,28 @@ main (void)
       "a step's plan passes the warm path's strict decoder with every layer");
   buf_clear (&buf);
   _runner_launch_clear (&step);
-  engine_free (engine);
+  host_free (host);
 
   /* Fallback mode: the program runs in the run's own directory, and its
    * process cap counts what its uid already has (RLIMIT_NPROC is the
    * uid's), under the fallback seccomp filter. */
-  engine = engine_new (false);
-  run_init (&run, engine);
+  host = host_new (false);
+  run_init (&run, host);
   _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/usr/bin/python3", argv_new (), NULL, &step);
   _runner_launch_build (&run, RUNNER_LAUNCH_INTERPRETER, "/usr/bin/python3", argv_new (), NULL,
                         &interp);
   ok (!step.plan.namespaces && strcmp (step.spec.cwd, run.cwd) == 0
-        && step.plan.seccomp == &engine->seccomp[0],
+        && step.plan.seccomp == &host->seccomp[0],
       "fallback: the run's own cwd, the fallback filter");
-  ok (step.plan.max_processes >= engine->config.max_processes,
+  ok (step.plan.max_processes >= host->config.max_processes,
       "fallback: the process cap is the uid's count plus the run's own");
   ok (!interp.plan.namespaces && interp.plan.seccomp == step.plan.seccomp
         && interp.plan.landlock_abi == 4 && strcmp (interp.spec.cwd, run.cwd) == 0
-        && interp.plan.max_processes >= engine->config.max_processes,
+        && interp.plan.max_processes >= host->config.max_processes,
       "fallback: the interpreter gets the same mode, filter, Landlock and cap");
   _runner_launch_clear (&step);
   _runner_launch_clear (&interp);
-  engine_free (engine);
+  host_free (host);
 
   /* Inside Flatpak the bundled Python packages (numpy, matplotlib,
    * pandas: flatpak/python3-modules.json) live under /app, which fallback
@@ -236,19 +265,19 @@ main (void)
   char *ctx[] = { (char *) "/ctx/one", NULL };
   config.read_only_dirs = ctx;
   config.app_prefix = NULL;
-  char **without = _runner_engine_read_only_list (&config);
+  char **without = runner_config_read_only_list (&config);
   config.app_prefix = "/app";
-  char **with = _runner_engine_read_only_list (&config);
+  char **with = runner_config_read_only_list (&config);
   ok (count (without) == 1 && count (with) == 2 && strcmp (with[0], "/ctx/one") == 0
         && strcmp (with[1], "/app") == 0,
       "the engine holds the app prefix after the config's read-only directories");
   sp_strv_free (without);
 
-  engine = engine_new (false);
+  host = host_new (false);
   RunnerDirId app_ids[] = { { 2049, 5501 }, { 2052, 6001 } };
-  engine->ro_dirs = with;
-  engine->ro_ids = app_ids;
-  run_init (&run, engine);
+  host->ro_dirs = with;
+  host->ro_ids = app_ids;
+  run_init (&run, host);
   _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/usr/bin/python3", argv_new (), NULL, &step);
   _runner_launch_build (&run, RUNNER_LAUNCH_INTERPRETER, "/usr/bin/python3", argv_new (), NULL,
                         &interp);
@@ -263,7 +292,7 @@ main (void)
   buf_clear (&buf);
   _runner_launch_clear (&step);
   _runner_launch_clear (&interp);
-  engine_free (engine);
+  host_free (host);
   sp_strv_free (with);
   return done_testing ();
 }

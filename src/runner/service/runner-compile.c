@@ -25,7 +25,7 @@ static RunnerLanguage *
 mutable_lang (RunnerRun *run)
 {
   /* The engine's table, which the version probe fills in. */
-  return runner_langs_find (run->engine->langs, run->lang->name);
+  return runner_langs_find (run->host->langs, run->lang->name);
 }
 
 int
@@ -47,8 +47,7 @@ _runner_compile_prepare (RunnerRun *run)
   if (geteuid () == 0 && fchown (run->build_fd, RUNNER_SANDBOX_NOBODY, RUNNER_SANDBOX_NOBODY) != 0)
     return -1;
   runner_compile_cache_key (lang, name, run->req.code, run->cache_key);
-  if (runner_compile_cache_fetch (&run->engine->compile_cache, run->cache_key, run->build_fd,
-                                  output))
+  if (runner_compile_cache_fetch (&run->host->compile_cache, run->cache_key, run->build_fd, output))
     {
       run->compile_cached = true;
       if (geteuid () == 0
@@ -75,7 +74,7 @@ _runner_compile_step_argv (RunnerRun *run, const char **path)
     }
   if (lang->compiler->runtime != NULL)
     {
-      const RunnerLanguage *rt = runner_langs_find (run->engine->langs, lang->compiler->runtime);
+      const RunnerLanguage *rt = runner_langs_find (run->host->langs, lang->compiler->runtime);
       if (rt == NULL || rt->path == NULL)
         return NULL;
       *path = rt->path;
@@ -124,7 +123,7 @@ _runner_compile_step_done (RunnerRun *run)
       return 0;
     }
   if (dir_fd >= 0)
-    runner_compile_cache_store (&run->engine->compile_cache, run->cache_key, dir_fd,
+    runner_compile_cache_store (&run->host->compile_cache, run->cache_key, dir_fd,
                                 run->lang->compiler->output);
 
   /* The program step starts afresh: a new run init, cgroups, pipes. */

@@ -14,125 +14,41 @@
 #include <time.h>
 
 #include "config.h"
+#include "runner-engine-private.h"
 #include "runner-font-cache.h"
-#include "runner-run-private.h"
+#include "runner-run.h"
 #include "runner-sockets.h"
 #include "runner-seccomp.h"
 
-/* Unread stdin held for one run, at most. */
-#define RUNNER_MAX_STDIN_BUFFER (16 * 1024 * 1024)
 /* How long a leaving engine waits for run inits still killing their trees. */
 #define LEFTOVER_WAIT_NS (INT64_C (10) * 1000000000)
 
-void
-runner_config_init (RunnerConfig *config)
+static RunnerRun *
+next_run (RunnerRun *run)
 {
-  *config = (RunnerConfig){
-    .default_timeout_ms = 30 * 1000,
-    .max_timeout_ms = 300 * 1000,
-    .default_memory_mib = 512,
-    .max_memory_mib = 16 * 1024,
-    .default_output_limit = 1024 * 1024,
-    .max_output_limit = 64 * 1024 * 1024,
-    .disk_limit = 256 * 1024 * 1024,
-    .disk_files = 20000,
-    /* Low, as what a run can pin in kernel buffers grows with its fds:
-     * python3 with numpy and matplotlib, node, bash and pip all start
-     * and work with 32. */
-    .open_files = 128,
-    .max_processes = 256,
-    .sandbox_mode = RUNNER_SANDBOX_AUTO,
-    .strict = false,
-    /* Runs mostly wait (for input, sleep, the network); eight at once
-     * keep a two-core machine busy without queueing the ninth behind
-     * short waits (bench/concurrent.sh). Limits are per run either way. */
-    .max_concurrent = 8,
-    .max_queued = 64,
-    .cancel_grace_ms = 1000,
-    .work_parent = NULL,
-    .max_sessions = 8,
-    .session_idle_ms = 10 * 60 * 1000,
-    /* Long enough to come back from a coffee, short enough that a
-     * forgotten prompt does not hold a run slot all day. */
-    .input_idle_ms = 15 * 60 * 1000,
-    /* Long enough for print()'s text and newline written apart, short
-     * enough that a prompt or "\r50%" shows at once to the eye. */
-    .line_hold_ms = 30,
-    .warm = false,
-    .warm_max_runs = 100,
-    .warm_idle_ms = 10 * 60 * 1000,
-    .warm_memory_mib = 512,
-    .warm_min_memory_mib = -1,
-    /* A compile step's own limit: rustc and go build take seconds, and a
-     * short program limit should not starve them. */
-    .compile_timeout_ms = 60 * 1000,
-    .app_prefix = access ("/.flatpak-info", F_OK) == 0 ? "/app" : NULL,
-  };
+  return *_runner_run_next_link (run);
 }
 
 int64_t
 runner_engine_clock_ms (RunnerEngine *engine)
 {
-  return (now_ns () - engine->t0_ns) / 1000000;
+  return _runner_host_clock_ms (&engine->host);
 }
 
 int64_t
 runner_engine_clock_origin_realtime_ns (RunnerEngine *engine)
 {
-  struct timespec ts, tick = { 0 };
-
-  /* Read now rather than kept from startup, so a wall clock that was set
-   * since then is followed: file times are on the wall clock. The kernel
-   * stamps files from its coarse clock, up to a tick behind the write, and
-   * output is timed when read, a little after it was written: an origin a
-   * tick earlier puts a file written just after a line after that line. */
-  clock_gettime (CLOCK_REALTIME, &ts);
-  clock_getres (CLOCK_REALTIME_COARSE, &tick);
-  return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec - (now_ns () - engine->t0_ns)
-         - ((int64_t) tick.tv_sec * 1000000000 + tick.tv_nsec);
+  return _runner_host_clock_origin_realtime_ns (&engine->host);
 }
 
 static RunnerRun *find_run (RunnerEngine *engine, const char *id);
 
-/* The run a message is about, if any. */
-static const char *
-message_run_id (const SpMessage *msg)
+/* The engine's side of what it lends its runs and sessions (RunnerHostOps). */
+static void
+font_build (void *data, const char *key)
 {
-  switch (msg->type)
-    {
-    case SP_MSG_QUEUED:
-      return msg->u.queued.id;
-    case SP_MSG_STARTED:
-      return msg->u.started.id;
-    case SP_MSG_OUTPUT:
-      return msg->u.output.id;
-    case SP_MSG_EXITED:
-      return msg->u.exited.id;
-    case SP_MSG_RELEASED:
-      return msg->u.ref.id;
-    case SP_MSG_INPUT_WAIT:
-      return msg->u.input_wait.id;
-    case SP_MSG_DISPLAY:
-      return msg->u.display.id;
-    default:
-      return NULL;
-    }
-}
+  RunnerEngine *engine = data;
 
-void
-_runner_engine_emit (RunnerEngine *engine, const SpMessage *msg)
-{
-  const char *id = message_run_id (msg);
-
-  /* The font list's build run is the engine's own: no client asked. */
-  if (id != NULL && strcmp (id, RUNNER_FONT_BUILD_ID) == 0)
-    return;
-  engine->sink.event (engine->sink_data, msg);
-}
-
-void
-_runner_engine_font_build (RunnerEngine *engine, const char *key)
-{
   /* One build per key: a failed one is not retried in this runner, so a
    * broken matplotlib costs each run what it costs today, no more. */
   if (strcmp (engine->font_key_tried, key) == 0 || find_run (engine, RUNNER_FONT_BUILD_ID) != NULL)
@@ -140,9 +56,10 @@ _runner_engine_font_build (RunnerEngine *engine, const char *key)
   memcpy (engine->font_key_wanted, key, 65);
 }
 
-void
-_runner_engine_font_key (RunnerEngine *engine, const RunnerLanguage *python, char key[65])
+static void
+font_key (void *data, const RunnerLanguage *python, char key[65])
 {
+  RunnerEngine *engine = data;
   int64_t now = now_ns ();
 
   if (engine->font_key_lang != python || engine->font_key[0] == '\0'
@@ -170,8 +87,9 @@ submit_font_build (RunnerEngine *engine)
   req.language = xstrdup ("python");
   req.code = xstrdup (RUNNER_FONT_BUILD_CODE);
   req.timeout_ms = RUNNER_FONT_BUILD_TIMEOUT_MS;
-  req.timeout_ms = engine->config.max_timeout_ms < req.timeout_ms ? engine->config.max_timeout_ms
-                                                                  : req.timeout_ms;
+  req.timeout_ms = engine->host.config.max_timeout_ms < req.timeout_ms
+                     ? engine->host.config.max_timeout_ms
+                     : req.timeout_ms;
   engine->font_build_submitting = true;
   int rc = runner_engine_submit_with (engine, &req, NULL, &err);
   engine->font_build_submitting = false;
@@ -198,12 +116,15 @@ runner_engine_font_building (RunnerEngine *engine)
 {
   RunnerRun *run = find_run (engine, RUNNER_FONT_BUILD_ID);
 
-  return (run != NULL && run->state != RUN_FINISHED) || engine->font_key_wanted[0] != '\0';
+  return (run != NULL && _runner_run_state (run) != RUN_FINISHED)
+         || engine->font_key_wanted[0] != '\0';
 }
 
-void
-_runner_engine_leave_init (RunnerEngine *engine, pid_t pid, RunnerRunCgroup *cgroup)
+static void
+leave_init (void *data, pid_t pid, RunnerRunCgroup *cgroup)
 {
+  RunnerEngine *engine = data;
+
   engine->leftovers = xrealloc (engine->leftovers,
                                 (engine->n_leftovers + 1) * sizeof *engine->leftovers);
   /* Its tree goes at once where the kernel can kill a whole group. */
@@ -236,8 +157,8 @@ on_signal (void *data, int fd, uint32_t events)
     {
       if (si.ssi_signo != SIGCHLD)
         {
-          if (engine->sink.quit != NULL)
-            engine->sink.quit (engine->sink_data, (int) si.ssi_signo);
+          if (engine->host.sink.quit != NULL)
+            engine->host.sink.quit (engine->host.sink_data, (int) si.ssi_signo);
           continue;
         }
       /* Reap every exited run init; SIGCHLDs coalesce, so loop. */
@@ -246,17 +167,13 @@ on_signal (void *data, int fd, uint32_t events)
           pid_t pid = waitpid (-1, NULL, WNOHANG);
           if (pid <= 0)
             break;
-          if (runner_warm_reaped (engine->warm, pid) || leftover_reaped (engine, pid))
+          if (runner_warm_reaped (engine->host.warm, pid) || leftover_reaped (engine, pid))
             continue;
           bool known = false;
-          for (RunnerRun *run = engine->runs; run != NULL && !known; run = run->next)
-            if (!run->warm && run->init_pid == pid && !run->init_reaped)
-              {
-                _runner_run_on_init_exit (run);
-                known = true;
-              }
+          for (RunnerRun *run = engine->runs; run != NULL && !known; run = next_run (run))
+            known = _runner_run_reaped (run, pid);
           if (!known)
-            _runner_session_reaped (engine, pid);
+            _runner_session_reaped (&engine->host, pid);
         }
     }
 }
@@ -266,142 +183,29 @@ on_signal (void *data, int fd, uint32_t events)
 static void
 resolve_sandbox (RunnerEngine *engine)
 {
-  const RunnerConfig *c = &engine->config;
-  const RunnerSandboxCaps *caps = &engine->caps;
+  const RunnerConfig *c = &engine->host.config;
+  const RunnerSandboxCaps *caps = &engine->host.caps;
 
-  engine->namespaces = caps->userns && c->sandbox_mode != RUNNER_SANDBOX_FALLBACK;
+  engine->host.namespaces = caps->userns && c->sandbox_mode != RUNNER_SANDBOX_FALLBACK;
   if (c->sandbox_mode == RUNNER_SANDBOX_NAMESPACES && !caps->userns && c->strict)
-    engine->refusal = xstrdup ("namespace mode was asked for, but this system refuses a step "
-                               "of it: an unprivileged user namespace, its id maps, a mount "
-                               "or pivot_root (strict)");
+    engine->host.refusal = xstrdup ("namespace mode was asked for, but this system refuses a step "
+                                    "of it: an unprivileged user namespace, its id maps, a mount "
+                                    "or pivot_root (strict)");
   else if (caps->landlock_abi == 0 && c->strict)
-    engine->refusal = xstrdup ("this kernel has no Landlock (strict)");
+    engine->host.refusal = xstrdup ("this kernel has no Landlock (strict)");
 
-  if (!caps->seccomp && c->strict && engine->refusal == NULL)
-    engine->refusal = xstrdup ("this kernel has no seccomp filters (strict)");
-}
-
-const RunnerSeccompFilter *
-_runner_engine_seccomp (RunnerEngine *engine, bool network)
-{
-  RunnerSeccompFilter *filter = &engine->seccomp[network];
-
-  /* Compiled on first use, once per network setting: half a millisecond
-   * that a one-shot sandpad-run with network off need not pay twice. */
-  if (filter->allow.len == 0 && engine->caps.seccomp)
-    {
-      RunnerSeccompPolicy policy = { .fallback = !engine->namespaces, .network = network };
-      if (runner_seccomp_compile (&policy, filter) != 0)
-        engine->caps.seccomp = false;
-    }
-  return filter->allow.len > 0 ? filter : NULL;
-}
-
-/* Whether pid's network namespace is the runner's own. */
-static bool
-same_netns (pid_t pid)
-{
-  char path[64];
-  struct stat ours, theirs;
-
-  snprintf (path, sizeof path, "/proc/%d/ns/net", (int) pid);
-  return stat (path, &theirs) == 0 && stat ("/proc/self/ns/net", &ours) == 0
-         && theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino;
-}
-
-int
-_runner_engine_diag (RunnerEngine *engine, bool network, pid_t pid, int *fd)
-{
-  if (*fd >= 0)
-    return 1;
-  /* With network on, a namespace run shares the runner's network
-   * namespace, as a fallback run always does. */
-  if (!engine->namespaces || network)
-    *fd = runner_sockets_open_diag (0);
-  else if (pid <= 0)
-    return -1;
-  else if (same_netns (pid))
-    return 0; /* not in its namespaces yet: it runs nothing so far */
-  else
-    *fd = runner_sockets_open_diag (pid);
-  return *fd >= 0 ? 1 : -1;
-}
-
-RunnerMemoryLayer
-_runner_engine_memory_layer (const RunnerRunCgroup *cgroup, bool diag)
-{
-  if (cgroup->memory != NULL)
-    return cgroup->version == 2 ? RUNNER_MEMORY_CGROUP_V2 : RUNNER_MEMORY_CGROUP_V1;
-  return diag ? RUNNER_MEMORY_SOCKETS : RUNNER_MEMORY_TREE;
-}
-
-void
-_runner_engine_sandbox_info (RunnerEngine *engine, bool network, RunnerMemoryLayer memory,
-                             SpSandboxInfo *info)
-{
-  char *layers[16];
-  size_t n = 0;
-
-  info->mode = xstrdup (engine->namespaces ? "namespaces" : "fallback");
-  if (engine->namespaces)
-    {
-      layers[n++] = xstrdup (network ? "namespaces:user,pid,mount,ipc,uts,cgroup"
-                                     : "namespaces:user,pid,mount,net,ipc,uts,cgroup");
-      layers[n++] = xstrdup ("private-root");
-      layers[n++] = xasprintf ("uid:%d", RUNNER_SANDBOX_INNER_ID);
-    }
-  else
-    {
-      layers[n++] = xstrdup ("subreaper");
-      layers[n++] = xasprintf ("uid:%d",
-                               geteuid () == 0 ? RUNNER_SANDBOX_NOBODY : (int) geteuid ());
-    }
-  layers[n++] = xstrdup ("rlimits");
-  /* RLIMIT_DATA per process, and the runner's sum over the whole tree. */
-  /* With a cgroup, also what the kernel holds for the run (socket and
-   * pipe queues, page tables), which the other two cannot see; without
-   * one, the tree watch counts the run's UNIX socket queues and what its
-   * pipes can hold itself. */
-  layers[n++] = xstrdup (
-    memory == RUNNER_MEMORY_CGROUP_V2   ? "memory:rlimit-data,tree-watch,cgroup-v2"
-    : memory == RUNNER_MEMORY_CGROUP_V1 ? "memory:rlimit-data,tree-watch,cgroup-v1"
-    : memory == RUNNER_MEMORY_SOCKETS   ? "memory:rlimit-data,tree-watch,socket-queues,pipe-queues"
-                                        : "memory:rlimit-data,tree-watch");
-  layers[n++] = xstrdup ("clean-env");
-  layers[n++] = xstrdup ("caps-dropped");
-  layers[n++] = xstrdup ("no-new-privs");
-  if (engine->caps.landlock_abi > 0)
-    layers[n++] = xasprintf ("landlock:%d", engine->caps.landlock_abi);
-  if (engine->caps.seccomp)
-    layers[n++] = xstrdup ("seccomp");
-  layers[n++] = xstrdup (network ? "network:on" : "network:off");
-  layers[n] = NULL;
-  info->layers = xcalloc (n + 1, sizeof *info->layers);
-  memcpy (info->layers, layers, (n + 1) * sizeof *layers);
-}
-
-char **
-_runner_engine_read_only_list (const RunnerConfig *config)
-{
-  size_t n = sp_strv_length (config->read_only_dirs);
-  char **list = xcalloc (n + 2, sizeof *list);
-
-  for (size_t i = 0; i < n; i++)
-    list[i] = xstrdup (config->read_only_dirs[i]);
-  if (config->app_prefix != NULL)
-    list[n++] = xstrdup (config->app_prefix);
-  list[n] = NULL;
-  return list;
+  if (!caps->seccomp && c->strict && engine->host.refusal == NULL)
+    engine->host.refusal = xstrdup ("this kernel has no seccomp filters (strict)");
 }
 
 static void
 hold_read_only_dirs (RunnerEngine *engine)
 {
-  char **wanted = _runner_engine_read_only_list (&engine->config);
+  char **wanted = runner_config_read_only_list (&engine->host.config);
   size_t n = sp_strv_length (wanted), kept = 0;
 
-  engine->ro_dirs = xcalloc (n + 1, sizeof *engine->ro_dirs);
-  engine->ro_ids = xcalloc (n + 1, sizeof *engine->ro_ids);
+  engine->host.ro_dirs = xcalloc (n + 1, sizeof *engine->host.ro_dirs);
+  engine->host.ro_ids = xcalloc (n + 1, sizeof *engine->host.ro_ids);
   engine->ro_fds = xcalloc (n + 1, sizeof *engine->ro_fds);
   for (size_t i = 0; i < n; i++)
     {
@@ -416,12 +220,32 @@ hold_read_only_dirs (RunnerEngine *engine)
             close (fd);
           continue;
         }
-      engine->ro_dirs[kept] = xstrdup (dir);
-      engine->ro_ids[kept] = (RunnerDirId){ st.st_dev, st.st_ino };
+      engine->host.ro_dirs[kept] = xstrdup (dir);
+      engine->host.ro_ids[kept] = (RunnerDirId){ st.st_dev, st.st_ino };
       engine->ro_fds[kept++] = fd;
     }
   sp_strv_free (wanted);
 }
+
+static RunnerRun *
+host_runs (void *data)
+{
+  RunnerEngine *engine = data;
+
+  return engine->runs;
+}
+
+static void run_finished (void *data, RunnerRun *run);
+static void host_start_queued (void *data);
+
+static const RunnerHostOps host_ops = {
+  .run_finished = run_finished,
+  .start_queued = host_start_queued,
+  .leave_init = leave_init,
+  .runs = host_runs,
+  .font_key = font_key,
+  .font_build = font_build,
+};
 
 RunnerEngine *
 runner_engine_new (const RunnerConfig *config, RunnerLanguages *langs, const RunnerSink *sink,
@@ -430,12 +254,14 @@ runner_engine_new (const RunnerConfig *config, RunnerLanguages *langs, const Run
   RunnerEngine *engine = xcalloc (1, sizeof *engine);
   sigset_t mask;
 
-  engine->config = *config;
-  engine->langs = langs;
-  engine->sink = *sink;
-  engine->sink_data = sink_data;
-  engine->loop = runner_loop_new ();
-  engine->t0_ns = now_ns ();
+  engine->host.config = *config;
+  engine->host.langs = langs;
+  engine->host.sink = *sink;
+  engine->host.sink_data = sink_data;
+  engine->host.loop = runner_loop_new ();
+  engine->host.t0_ns = now_ns ();
+  engine->host.ops = &host_ops;
+  engine->host.ops_data = engine;
 
   /* A program closing its stdin, or a client vanishing, must not kill us. */
   signal (SIGPIPE, SIG_IGN);
@@ -449,8 +275,8 @@ runner_engine_new (const RunnerConfig *config, RunnerLanguages *langs, const Run
   engine->signal_fd = signalfd (-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
   if (engine->signal_fd < 0)
     die_with_error ("signalfd");
-  engine->signal_watch = runner_loop_watch (engine->loop, engine->signal_fd, EPOLLIN, on_signal,
-                                            engine);
+  engine->signal_watch = runner_loop_watch (engine->host.loop, engine->signal_fd, EPOLLIN,
+                                            on_signal, engine);
   if (engine->signal_watch == NULL)
     die_with_error ("epoll_ctl signalfd");
 
@@ -461,18 +287,18 @@ runner_engine_new (const RunnerConfig *config, RunnerLanguages *langs, const Run
     parent = getenv ("TMPDIR");
   if (parent == NULL || parent[0] != '/')
     parent = "/tmp";
-  engine->root = xasprintf ("%s/sandpad-runner-XXXXXX", parent);
-  if (mkdtemp (engine->root) == NULL)
+  engine->host.root = xasprintf ("%s/sandpad-runner-XXXXXX", parent);
+  if (mkdtemp (engine->host.root) == NULL)
     die_with_error ("cannot create a private directory in %s", parent);
   /* As root, runs are nobody's: they must be able to pass through (not
    * list) our directory to reach their own, which are 0700 and theirs. */
-  if (geteuid () == 0 && chmod (engine->root, 0711) != 0)
-    die_with_error ("chmod %s", engine->root);
+  if (geteuid () == 0 && chmod (engine->host.root, 0711) != 0)
+    die_with_error ("chmod %s", engine->host.root);
 
-  runner_compile_cache_open (&engine->compile_cache, config->compile_cache_dir);
-  runner_sandbox_probe (&engine->caps);
+  runner_compile_cache_open (&engine->host.compile_cache, config->compile_cache_dir);
+  runner_sandbox_probe (&engine->host.caps);
   resolve_sandbox (engine);
-  runner_cgroup_probe (&engine->cgroups);
+  runner_cgroup_probe (&engine->host.cgroups);
   hold_read_only_dirs (engine);
   return engine;
 }
@@ -482,14 +308,14 @@ runner_engine_free (RunnerEngine *engine)
 {
   if (engine == NULL)
     return;
-  _runner_session_free_all (engine);
+  _runner_session_free_all (&engine->host);
   while (engine->runs != NULL)
     {
       RunnerRun *run = engine->runs;
-      engine->runs = run->next;
+      engine->runs = next_run (run);
       _runner_run_free (run);
     }
-  runner_warm_free (engine->warm);
+  runner_warm_free (engine->host.warm);
   /* Leaving: inits still killing their trees get a bounded while (their
    * cgroups cannot go before them), then are left to whoever reaps us. */
   int64_t give_up = now_ns () + LEFTOVER_WAIT_NS;
@@ -504,56 +330,56 @@ runner_engine_free (RunnerEngine *engine)
   for (size_t i = 0; i < engine->n_leftovers; i++)
     runner_cgroup_remove (&engine->leftovers[i].cgroup);
   free (engine->leftovers);
-  runner_cgroup_clear (&engine->cgroups);
-  for (size_t i = 0; engine->ro_dirs != NULL && engine->ro_dirs[i] != NULL; i++)
+  runner_cgroup_clear (&engine->host.cgroups);
+  for (size_t i = 0; engine->host.ro_dirs != NULL && engine->host.ro_dirs[i] != NULL; i++)
     close (engine->ro_fds[i]);
-  sp_strv_free (engine->ro_dirs);
-  free (engine->ro_ids);
+  sp_strv_free (engine->host.ro_dirs);
+  free (engine->host.ro_ids);
   free (engine->ro_fds);
-  remove_tree (engine->root);
-  free (engine->root);
-  runner_compile_cache_close (&engine->compile_cache);
-  free (engine->refusal);
-  runner_seccomp_clear (&engine->seccomp[0]);
-  runner_seccomp_clear (&engine->seccomp[1]);
-  runner_loop_unwatch (engine->loop, engine->signal_watch);
+  remove_tree (engine->host.root);
+  free (engine->host.root);
+  runner_compile_cache_close (&engine->host.compile_cache);
+  free (engine->host.refusal);
+  runner_seccomp_clear (&engine->host.seccomp[0]);
+  runner_seccomp_clear (&engine->host.seccomp[1]);
+  runner_loop_unwatch (engine->host.loop, engine->signal_watch);
   close (engine->signal_fd);
-  runner_loop_free (engine->loop);
+  runner_loop_free (engine->host.loop);
   free (engine);
 }
 
 RunnerLoop *
 runner_engine_get_loop (RunnerEngine *engine)
 {
-  return engine->loop;
+  return engine->host.loop;
 }
 
 void
 runner_engine_describe (RunnerEngine *engine, SpReady *ready)
 {
-  const RunnerConfig *c = &engine->config;
+  const RunnerConfig *c = &engine->host.config;
 
   ready->runner_version = xstrdup (PACKAGE_VERSION);
   ready->protocol = SP_PROTO_VERSION;
-  runner_langs_describe (engine->langs, &ready->languages, &ready->n_languages,
+  runner_langs_describe (engine->host.langs, &ready->languages, &ready->n_languages,
                          &ready->unavailable);
   ready->timeout_ms = (SpLimitRange){ c->default_timeout_ms, c->max_timeout_ms };
   ready->memory_mib = (SpLimitRange){ c->default_memory_mib, c->max_memory_mib };
   ready->output_limit = (SpLimitRange){ c->default_output_limit, c->max_output_limit };
   ready->max_concurrent = c->max_concurrent;
   ready->max_frame = SP_PROTO_MAX_FRAME;
-  _runner_engine_sandbox_info (engine, false,
-                               engine->cgroups.version == 2   ? RUNNER_MEMORY_CGROUP_V2
-                               : engine->cgroups.version == 1 ? RUNNER_MEMORY_CGROUP_V1
-                                                              : RUNNER_MEMORY_SOCKETS,
-                               &ready->sandbox);
+  _runner_host_sandbox_info (&engine->host, false,
+                             engine->host.cgroups.version == 2   ? RUNNER_MEMORY_CGROUP_V2
+                             : engine->host.cgroups.version == 1 ? RUNNER_MEMORY_CGROUP_V1
+                                                                 : RUNNER_MEMORY_SOCKETS,
+                             &ready->sandbox);
 }
 
 static RunnerRun *
 find_run (RunnerEngine *engine, const char *id)
 {
-  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
-    if (strcmp (run->req.id, id) == 0)
+  for (RunnerRun *run = engine->runs; run != NULL; run = next_run (run))
+    if (strcmp (_runner_run_id (run), id) == 0)
       return run;
   return NULL;
 }
@@ -569,28 +395,12 @@ resolve_limit (int64_t *value, int64_t def, int64_t max, const char *what, SpPro
   return 0;
 }
 
-/* The uid the program runs as: nobody under a root runner, else ours. */
-uid_t
-_runner_engine_run_uid (RunnerEngine *engine)
-{
-  return geteuid () == 0 ? RUNNER_SANDBOX_NOBODY : geteuid ();
-}
-
 bool
 _runner_engine_run_ended (RunnerEngine *engine, const char *id)
 {
-  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
-    if (strcmp (run->req.id, id) == 0)
-      return run->state == RUN_FINISHED;
-  return true;
-}
+  RunnerRun *run = find_run (engine, id);
 
-int
-_runner_engine_check_cwd (RunnerEngine *engine, const char *cwd, char **canonical, int *dir_fd,
-                          SpProtoError *err)
-{
-  return runner_policy_check_cwd (&engine->config.paths, engine->root, cwd,
-                                  _runner_engine_run_uid (engine), canonical, dir_fd, err);
+  return run == NULL || _runner_run_state (run) == RUN_FINISHED;
 }
 
 /* Reads a request's "path" into its code, so the run never depends on the
@@ -601,9 +411,9 @@ load_path (RunnerEngine *engine, SpRun *req, SpProtoError *err)
 {
   cleanup_free char *canonical = NULL;
 
-  if (runner_policy_read_path (&engine->config.paths, engine->root, req->path,
-                               _runner_engine_run_uid (engine), SP_PROTO_MAX_FRAME, &req->code,
-                               &canonical, err)
+  if (runner_policy_read_path (&engine->host.config.paths, engine->host.root, req->path,
+                               _runner_host_run_uid (), SP_PROTO_MAX_FRAME, &req->code, &canonical,
+                               err)
       != 0)
     return -1;
   if (req->name == NULL)
@@ -614,7 +424,7 @@ load_path (RunnerEngine *engine, SpRun *req, SpProtoError *err)
 static int
 validate (RunnerEngine *engine, SpRun *req, const RunnerLanguage **lang, SpProtoError *err)
 {
-  const RunnerConfig *c = &engine->config;
+  const RunnerConfig *c = &engine->host.config;
 
   /* The engine's own run's id: a client's run under it would be taken
    * for the font list's build and its output dropped. */
@@ -624,7 +434,7 @@ validate (RunnerEngine *engine, SpRun *req, const RunnerLanguage **lang, SpProto
   if (find_run (engine, req->id) != NULL)
     return sp_proto_set_error (err, SP_ERR_DUPLICATE_RUN,
                                "run \"%s\" already exists; release it first", req->id);
-  *lang = runner_langs_find (engine->langs, req->language);
+  *lang = runner_langs_find (engine->host.langs, req->language);
   if (*lang == NULL)
     return sp_proto_set_error (err, SP_ERR_UNSUPPORTED_LANGUAGE,
                                "no interpreter for language \"%.64s\"", req->language);
@@ -652,7 +462,7 @@ validate (RunnerEngine *engine, SpRun *req, const RunnerLanguage **lang, SpProto
     {
       char *canonical = NULL;
       /* Checked again, and held as an fd from then on, when the run starts. */
-      if (_runner_engine_check_cwd (engine, req->cwd, &canonical, NULL, err) != 0)
+      if (_runner_host_check_cwd (&engine->host, req->cwd, &canonical, NULL, err) != 0)
         {
           free (canonical);
           return -1;
@@ -662,12 +472,12 @@ validate (RunnerEngine *engine, SpRun *req, const RunnerLanguage **lang, SpProto
     }
   if (req->path != NULL && load_path (engine, req, err) != 0)
     return -1;
-  if (req->session != NULL && _runner_session_validate (engine, req, err) != 0)
+  if (req->session != NULL && _runner_session_validate (&engine->host, req, err) != 0)
     return -1;
 
   int queued = 0;
-  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
-    queued += run->state == RUN_QUEUED;
+  for (RunnerRun *run = engine->runs; run != NULL; run = next_run (run))
+    queued += _runner_run_state (run) == RUN_QUEUED;
   if (queued >= c->max_queued)
     return sp_proto_set_error (err, SP_ERR_LIMIT, "%d runs are already waiting", queued);
   return 0;
@@ -676,31 +486,35 @@ validate (RunnerEngine *engine, SpRun *req, const RunnerLanguage **lang, SpProto
 static void
 start_queued (RunnerEngine *engine)
 {
-  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+  for (RunnerRun *run = engine->runs; run != NULL; run = next_run (run))
     {
-      if (run->state != RUN_QUEUED)
+      if (_runner_run_state (run) != RUN_QUEUED)
         continue;
       /* The font list's build run takes no slot: it starts at once, at
        * the lowest priority, and is not counted in running, so it never
        * keeps a client's run waiting (runner-font-cache.h). */
-      if (run->font_build)
+      if (_runner_run_font_build (run))
         {
           _runner_run_start (run);
           continue;
         }
-      if (engine->running >= engine->config.max_concurrent)
+      if (engine->running >= engine->host.config.max_concurrent)
         continue;
       /* One run at a time per session: the next waits for it. */
-      if (run->state == RUN_QUEUED
-          && (run->session == NULL || !_runner_session_busy (run->session)))
-        _runner_run_start (run); /* a failure is reported as its exited event */
+      RunnerSession *session = _runner_run_session (run);
+      if (_runner_run_state (run) == RUN_QUEUED
+          && (session == NULL || !_runner_session_busy (session)))
+        {
+          engine->running++;
+          _runner_run_start (run); /* a failure is reported as its exited event */
+        }
     }
 }
 
-void
-_runner_engine_start_queued (RunnerEngine *engine)
+static void
+host_start_queued (void *data)
 {
-  start_queued (engine);
+  start_queued (data);
 }
 
 /* The request's cwd (canonical: validate() resolved it) lies in root, or
@@ -711,7 +525,7 @@ cwd_beneath_root (RunnerEngine *engine, SpRun *req, const char *root, char **sub
 {
   char *canonical = NULL;
 
-  if (_runner_engine_check_cwd (engine, root, &canonical, NULL, err) != 0)
+  if (_runner_host_check_cwd (&engine->host, root, &canonical, NULL, err) != 0)
     {
       free (canonical);
       return -1;
@@ -755,66 +569,60 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
                                            options != NULL && options->environment_writable, &env,
                                            err)
            != 0)
-    return -1;
-  if (req->session != NULL && _runner_session_check_environment (engine, req, &env, err) != 0)
+    {
+      free (cwd_sub);
+      return -1;
+    }
+  if (req->session != NULL
+      && _runner_session_check_environment (&engine->host, req, &env, err) != 0)
     {
       runner_env_clear (&env);
+      free (cwd_sub);
       return -1;
     }
 
-  RunnerRun *run = xcalloc (1, sizeof *run);
-  run->engine = engine;
-  run->seq = engine->next_seq++;
-  run->req = *req;
-  memset (req, 0, sizeof *req);
-  run->lang = lang;
-  run->font_build = engine->font_build_submitting;
-  if (run->req.session != NULL)
-    run->session = _runner_session_get (engine, &run->req);
-  run->launcher = run->session != NULL ? &_runner_launcher_session : &_runner_launcher_warm;
-  /* A warm parent has matplotlib loaded already and would write no list. */
-  if (run->font_build)
-    run->launcher = &_runner_launcher_cold;
-  run->init_pid = -1;
-  run->control_fd = run->status_fd = run->stdin_fd = run->cwd_fd = run->diag_fd = -1;
-  run->build_fd = -1;
-  run->streams[0].fd = run->streams[1].fd = -1;
-  run->env = env;
-  run->env_writable = options != NULL && options->environment_writable;
-  runner_display_new_token (run->display_token);
-  runner_display_scan_init (&run->display_scan, run->display_token);
-  if (options != NULL && options->read_only_dirs != NULL)
-    run->extra_ro = sp_strv_copy (options->read_only_dirs);
-  if (options != NULL && options->isolated_python != NULL)
-    run->isolated_python = xstrdup (options->isolated_python);
-  run->cwd_at_host_path = options != NULL && options->cwd_at_host_path;
-  run->cwd_sub = cwd_sub;
-  if (options != NULL && options->cwd != NULL && run->req.cwd == NULL)
-    {
-      run->req.cwd = xstrdup (options->cwd);
-      run->cwd_trusted = true;
-    }
+  RunnerRunSetup setup = {
+    .seq = engine->next_seq++,
+    .lang = lang,
+    .session = req->session != NULL ? _runner_session_get (&engine->host, req) : NULL,
+    .env = env,
+    .env_writable = options != NULL && options->environment_writable,
+    .read_only_dirs = options != NULL ? options->read_only_dirs : NULL,
+    .isolated_python = options != NULL ? options->isolated_python : NULL,
+    .cwd_at_host_path = options != NULL && options->cwd_at_host_path,
+    .trusted_cwd = options != NULL ? options->cwd : NULL,
+    .cwd_sub = cwd_sub,
+    .font_build_key = engine->font_build_submitting ? engine->font_key_tried : NULL,
+  };
+  RunnerRun *run = _runner_run_new (&engine->host, req, &setup);
+  free (cwd_sub);
 
   /* Runs start in submission order. */
-  for (; *tail != NULL; tail = &(*tail)->next)
-    position += (*tail)->state == RUN_QUEUED;
+  for (; *tail != NULL; tail = _runner_run_next_link (*tail))
+    position += _runner_run_state (*tail) == RUN_QUEUED;
   *tail = run;
 
   SpMessage msg = { .type = SP_MSG_QUEUED };
-  msg.u.queued.id = run->req.id;
+  msg.u.queued.id = (char *) _runner_run_id (run);
   msg.u.queued.position = position;
-  _runner_engine_emit (engine, &msg);
+  _runner_host_emit (&engine->host, &msg);
   start_queued (engine);
   submit_font_build (engine);
   return 0;
 }
 
-void
-_runner_engine_run_finished (RunnerEngine *engine, RunnerRun *run)
+static void
+run_finished (void *data, RunnerRun *run)
 {
-  if (run->session != NULL)
+  RunnerEngine *engine = data;
+
+  if (_runner_run_session (run) != NULL)
     _runner_session_run_finished (run);
-  if (!run->font_build)
+  /* The font list's build run took no slot; the engine releases it once
+   * it has ended, outside any walk of the runs. */
+  if (_runner_run_font_build (run))
+    engine->font_build_ended = true;
+  else
     engine->running--;
 }
 
@@ -824,7 +632,7 @@ find_live (RunnerEngine *engine, const char *id, RunnerRun **out, SpProtoError *
   *out = find_run (engine, id);
   if (*out == NULL)
     return sp_proto_set_error (err, SP_ERR_UNKNOWN_RUN, "no run \"%.64s\"", id);
-  if ((*out)->state == RUN_FINISHED)
+  if (_runner_run_state (*out) == RUN_FINISHED)
     return sp_proto_set_error (err, SP_ERR_RUN_STATE, "run \"%.64s\" has already exited", id);
   return 0;
 }
@@ -845,11 +653,17 @@ runner_engine_request (RunnerEngine *engine, const SpMessage *msg, const char *i
       return runner_engine_release (engine, id, err);
     case SP_MSG_SESSION_CLOSE:
     case SP_MSG_SESSION_RESTART:
-      return runner_engine_session_end (engine, msg->u.session.session,
-                                        msg->type == SP_MSG_SESSION_RESTART, err);
+      return _runner_session_end (&engine->host, msg->u.session.session,
+                                  msg->type == SP_MSG_SESSION_RESTART, err);
     default:
       return sp_proto_set_error (err, SP_ERR_UNKNOWN_TYPE, "not a request");
     }
+}
+
+int
+runner_engine_session_end (RunnerEngine *engine, const char *id, bool restart, SpProtoError *err)
+{
+  return _runner_session_end (&engine->host, id, restart, err);
 }
 
 int
@@ -859,31 +673,7 @@ runner_engine_cancel (RunnerEngine *engine, const char *id, SpProtoError *err)
 
   if (find_live (engine, id, &run, err) != 0)
     return -1;
-  if (run->state == RUN_QUEUED)
-    {
-      SpMessage msg = { .type = SP_MSG_EXITED };
-      msg.u.exited.id = run->req.id;
-      msg.u.exited.end = SP_END_FAILED;
-      msg.u.exited.error = (char *) "cancelled before it started";
-      msg.u.exited.cancelled = SP_CANCEL_INTERRUPT;
-      msg.u.exited.t_ms = runner_engine_clock_ms (engine);
-      run->state = RUN_FINISHED;
-      run->session = NULL;
-      _runner_engine_emit (engine, &msg);
-      return 0;
-    }
-  if (run->cancel_stage >= SP_CANCEL_KILL)
-    return 0;
-  /* Interrupt first, so Python can print its KeyboardInterrupt traceback;
-   * a second cancel skips ahead to the next step at once. */
-  if (run->cancel_stage == SP_CANCEL_NONE)
-    {
-      run->cancel_stage = SP_CANCEL_INTERRUPT;
-      _runner_run_send_control (run, RUNNER_CTL_INTERRUPT);
-      run->cancel_next_ns = now_ns () + engine->config.cancel_grace_ms * INT64_C (1000000);
-    }
-  else
-    run->cancel_next_ns = now_ns ();
+  _runner_run_cancel (run);
   return 0;
 }
 
@@ -895,34 +685,7 @@ runner_engine_stdin (RunnerEngine *engine, const char *id, const char *data, siz
 
   if (find_live (engine, id, &run, err) != 0)
     return -1;
-  bool closed = run->state == RUN_QUEUED ? !run->req.stdin_open
-                                         : run->stdin_close || run->stdin_fd < 0;
-  if (closed)
-    return sp_proto_set_error (err, SP_ERR_RUN_STATE, "stdin of run \"%.64s\" is closed", id);
-  /* A program that never reads must not make us buffer without end. */
-  size_t unread = run->stdin_buf.len + (run->req.stdin_data ? strlen (run->req.stdin_data) : 0);
-  if (unread + len > RUNNER_MAX_STDIN_BUFFER)
-    return sp_proto_set_error (err, SP_ERR_LIMIT,
-                               "run \"%.64s\" already has %zu bytes of unread stdin", id, unread);
-  if (run->state == RUN_RUNNING)
-    {
-      buf_append (&run->stdin_buf, data, len);
-      run->stdin_close = eof;
-      _runner_run_feed_stdin (run);
-    }
-  else
-    {
-      /* Queued: keep it for when the run starts. */
-      Buf pending = { 0 };
-      if (run->req.stdin_data != NULL)
-        buf_append (&pending, run->req.stdin_data, strlen (run->req.stdin_data));
-      buf_append (&pending, data, len);
-      buf_append (&pending, "", 1);
-      free (run->req.stdin_data);
-      run->req.stdin_data = steal_pointer (&pending.data);
-      run->req.stdin_open = !eof;
-    }
-  return 0;
+  return _runner_run_stdin (run, data, len, eof, err);
 }
 
 int
@@ -930,20 +693,20 @@ runner_engine_release (RunnerEngine *engine, const char *id, SpProtoError *err)
 {
   RunnerRun **link = &engine->runs;
 
-  while (*link != NULL && strcmp ((*link)->req.id, id) != 0)
-    link = &(*link)->next;
+  while (*link != NULL && strcmp (_runner_run_id (*link), id) != 0)
+    link = _runner_run_next_link (*link);
   if (*link == NULL)
     return sp_proto_set_error (err, SP_ERR_UNKNOWN_RUN, "no run \"%.64s\"", id);
-  if ((*link)->state != RUN_FINISHED)
+  if (_runner_run_state (*link) != RUN_FINISHED)
     return sp_proto_set_error (err, SP_ERR_RUN_STATE,
                                "run \"%.64s\" has not exited; cancel it first", id);
 
   RunnerRun *run = *link;
-  *link = run->next;
+  *link = next_run (run);
   SpMessage msg = { .type = SP_MSG_RELEASED };
   msg.u.ref.id = xstrdup (id);
   _runner_run_free (run);
-  _runner_engine_emit (engine, &msg);
+  _runner_host_emit (&engine->host, &msg);
   sp_message_clear (&msg);
   return 0;
 }
@@ -951,27 +714,23 @@ runner_engine_release (RunnerEngine *engine, const char *id, SpProtoError *err)
 void
 runner_engine_kill_all (RunnerEngine *engine)
 {
-  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+  for (RunnerRun *run = engine->runs; run != NULL; run = next_run (run))
     {
-      if (run->state == RUN_QUEUED)
-        runner_engine_cancel (engine, run->req.id, NULL);
-      else if (run->state == RUN_RUNNING)
-        {
-          run->cancel_stage = SP_CANCEL_KILL;
-          run->cancel_next_ns = 0;
-          _runner_run_send_control (run, RUNNER_CTL_KILL);
-        }
+      if (_runner_run_state (run) == RUN_QUEUED)
+        runner_engine_cancel (engine, _runner_run_id (run), NULL);
+      else if (_runner_run_state (run) == RUN_RUNNING)
+        _runner_run_kill (run);
     }
-  _runner_session_kill_all (engine);
+  _runner_session_kill_all (&engine->host);
 }
 
 void
 runner_engine_throttle (RunnerEngine *engine, bool throttled)
 {
-  if (engine->throttled == throttled)
+  if (engine->host.throttled == throttled)
     return;
-  engine->throttled = throttled;
-  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+  engine->host.throttled = throttled;
+  for (RunnerRun *run = engine->runs; run != NULL; run = next_run (run))
     _runner_run_set_throttled (run, throttled);
 }
 
@@ -981,8 +740,8 @@ runner_engine_active (RunnerEngine *engine)
   int n = 0;
 
   /* The font list's build run is the engine's own, not a client's. */
-  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
-    n += run->state != RUN_FINISHED && !run->font_build;
+  for (RunnerRun *run = engine->runs; run != NULL; run = next_run (run))
+    n += _runner_run_state (run) != RUN_FINISHED && !_runner_run_font_build (run);
   return n;
 }
 
@@ -991,19 +750,13 @@ next_deadline (RunnerEngine *engine)
 {
   int64_t next = 0;
 
-  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+  for (RunnerRun *run = engine->runs; run != NULL; run = next_run (run))
     {
-      int64_t times[] = { run->deadline_ns,   run->cancel_next_ns,  run->drain_deadline_ns,
-                          run->disk_check_ns, run->memory_check_ns, _runner_run_input_next (run),
-                          run->line_flush_ns };
-
-      if (run->state != RUN_RUNNING)
-        continue;
-      for (size_t i = 0; i < N_ELEMENTS (times); i++)
-        if (times[i] > 0 && (next == 0 || times[i] < next))
-          next = times[i];
+      int64_t at = _runner_run_next_deadline (run);
+      if (at > 0 && (next == 0 || at < next))
+        next = at;
     }
-  int64_t sessions = _runner_session_next_deadline (engine);
+  int64_t sessions = _runner_session_next_deadline (&engine->host);
   if (sessions > 0 && (next == 0 || sessions < next))
     next = sessions;
   return next;
@@ -1027,20 +780,35 @@ runner_engine_iterate (RunnerEngine *engine, int max_wait_ms)
         wait = (int) until;
     }
   /* Idle warm parents are recycled even when nothing else happens. */
-  if (engine->warm != NULL && (wait < 0 || wait > RUNNER_WARM_TICK_MS))
+  if (engine->host.warm != NULL && (wait < 0 || wait > RUNNER_WARM_TICK_MS))
     wait = RUNNER_WARM_TICK_MS;
-  if (runner_loop_iterate (engine->loop, wait) < 0)
+  if (runner_loop_iterate (engine->host.loop, wait) < 0)
     return -1;
 
   int64_t now = now_ns ();
-  for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+  for (RunnerRun *run = engine->runs; run != NULL; run = next_run (run))
     _runner_run_check_timers (run, now);
-  _runner_session_check_timers (engine, now);
+  _runner_session_check_timers (&engine->host, now);
   pid_t busy[256];
   size_t n_busy = 0;
-  for (RunnerRun *run = engine->runs; run != NULL && n_busy < N_ELEMENTS (busy); run = run->next)
-    if (run->warm && run->init_pid > 0)
-      busy[n_busy++] = run->init_pid;
-  runner_warm_tick (engine->warm, now, busy, n_busy);
+  for (RunnerRun *run = engine->runs; run != NULL && n_busy < N_ELEMENTS (busy);
+       run = next_run (run))
+    if (_runner_run_warm_pid (run) > 0)
+      busy[n_busy++] = _runner_run_warm_pid (run);
+  runner_warm_tick (engine->host.warm, now, busy, n_busy);
   return 0;
+}
+
+/* The pool exists from the first hello on: a client that never says hello
+ * (a batch of requests from a file) is gone when its runs end, so a warm
+ * parent would only take their CPU. */
+void
+runner_engine_prewarm (RunnerEngine *engine)
+{
+  if (engine->host.refusal != NULL)
+    return;
+  if (engine->host.warm == NULL)
+    engine->host.warm = _runner_warm_pool_new (&engine->host);
+  if (engine->host.warm != NULL)
+    runner_warm_start (engine->host.warm, false);
 }

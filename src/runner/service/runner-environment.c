@@ -42,7 +42,7 @@ int
 _runner_engine_check_environment (RunnerEngine *engine, const SpRun *req, bool writable,
                                   RunnerEnv *env, SpProtoError *err)
 {
-  const RunnerPathPolicy *paths = &engine->config.paths;
+  const RunnerPathPolicy *paths = &engine->host.config.paths;
   char msg[512];
 
   if (runner_env_check (req->language, req->environment, env, msg, sizeof msg) != 0)
@@ -53,7 +53,8 @@ _runner_engine_check_environment (RunnerEngine *engine, const SpRun *req, bool w
                    "%.200s is outside the directories this runner allows "
                    "(--allow-environment, --allow-cwd, --allow-path)",
                    env->dir);
-  if (runner_env_within (env->dir, engine->root) || runner_env_within (engine->root, env->dir))
+  if (runner_env_within (env->dir, engine->host.root)
+      || runner_env_within (engine->host.root, env->dir))
     return refuse (err, env, "%.200s overlaps the runner's own run directories", env->dir);
   /* A run whose working directory is inside its environment could write
    * into it through the writable cwd. */
@@ -61,7 +62,7 @@ _runner_engine_check_environment (RunnerEngine *engine, const SpRun *req, bool w
     return refuse (err, env, "the working directory lies inside the environment %.200s", env->dir);
   /* Landlock only adds rights: without a private root nothing can take
    * write access back from a part of the writable working directory. */
-  if (req->cwd != NULL && runner_env_within (env->dir, req->cwd) && !engine->namespaces
+  if (req->cwd != NULL && runner_env_within (env->dir, req->cwd) && !engine->host.namespaces
       && !writable)
     return refuse (err, env,
                    "the environment %.200s lies inside the working directory, "

@@ -174,9 +174,9 @@ emit (RunnerRun *run, bool waiting, int64_t now)
     _runner_run_flush_lines (run);
   msg.u.input_wait.id = run->req.id;
   msg.u.input_wait.waiting = waiting;
-  msg.u.input_wait.t_ms = runner_engine_clock_ms (run->engine);
+  msg.u.input_wait.t_ms = _runner_host_clock_ms (run->host);
   run->input_wait_since_ns = waiting ? now : 0;
-  _runner_engine_emit (run->engine, &msg);
+  _runner_host_emit (run->host, &msg);
 }
 
 void
@@ -196,10 +196,9 @@ _runner_run_input_fed (RunnerRun *run)
 int64_t
 _runner_run_input_next (const RunnerRun *run)
 {
-  if (run->input_wait_since_ns > 0 && run->engine->config.input_idle_ms > 0)
+  if (run->input_wait_since_ns > 0 && run->host->config.input_idle_ms > 0)
     {
-      int64_t cap = run->input_wait_since_ns
-                    + run->engine->config.input_idle_ms * INT64_C (1000000);
+      int64_t cap = run->input_wait_since_ns + run->host->config.input_idle_ms * INT64_C (1000000);
       return cap < run->input_check_ns ? cap : run->input_check_ns;
     }
   return run->input_check_ns;
@@ -208,7 +207,7 @@ _runner_run_input_next (const RunnerRun *run)
 void
 _runner_run_check_input (RunnerRun *run, int64_t now)
 {
-  const RunnerConfig *c = &run->engine->config;
+  const RunnerConfig *c = &run->host->config;
 
   /* The time limit stands still while the program waits: its deadline
    * moves on with the clock, so it is where it was when the wait ends. */
@@ -237,8 +236,7 @@ _runner_run_check_input (RunnerRun *run, int64_t now)
   pid_t root = run->launcher->tree_root (run);
   if (run->stdin_fd >= 0 && run->stdin_buf.len == 0 && run->cancel_stage == SP_CANCEL_NONE
       && run->limit == SP_LIMIT_NONE && root > 0 && fstat (run->stdin_fd, &st) == 0)
-    waiting = runner_tree_waits_on_pipe (root, run->engine->namespaces ? 2 : 1, st.st_dev,
-                                         st.st_ino);
+    waiting = runner_tree_waits_on_pipe (root, run->host->namespaces ? 2 : 1, st.st_dev, st.st_ino);
   if (waiting != (run->input_wait_since_ns > 0))
     emit (run, waiting, now);
 }

@@ -113,7 +113,7 @@ static char *
 make_subdir (RunnerInstall *inst, const char *name, bool owner, mode_t mode)
 {
   char *path = xasprintf ("%s/%s", inst->dir, name);
-  uid_t uid = _runner_engine_run_uid (inst->engine);
+  uid_t uid = _runner_host_run_uid ();
 
   if (mkdir (path, mode) != 0 || chmod (path, mode) != 0
       || (owner && geteuid () == 0 && chown (path, uid, uid) != 0))
@@ -139,7 +139,7 @@ check_request (RunnerInstall *inst, const RunnerInstallRequest *req, char *msg, 
   /* pip writes as the uid programs run as; say so now rather than let it
    * fail half-way with EACCES. */
   struct stat st;
-  uid_t uid = _runner_engine_run_uid (inst->engine);
+  uid_t uid = _runner_host_run_uid ();
   if (stat (inst->environment, &st) != 0 || st.st_uid != uid)
     return snprintf (msg, msg_len,
                      "the environment %.200s must belong to uid %d, which runs the install",
@@ -188,7 +188,7 @@ check_request (RunnerInstall *inst, const RunnerInstallRequest *req, char *msg, 
 static int
 submit_step (RunnerInstall *inst, Step step, char **args, char *msg, size_t msg_len)
 {
-  const RunnerConfig *c = &inst->engine->config;
+  const RunnerConfig *c = &inst->engine->host.config;
   char *const install_ro[] = { inst->checked_dir, NULL };
   RunnerRunOptions options = {
     .environment_writable = step == STEP_INSTALL,
@@ -287,7 +287,8 @@ runner_install_start (RunnerEngine *engine, const RunnerInstallRequest *req, cha
       runner_install_free (inst);
       return NULL;
     }
-  inst->dir = xasprintf ("%s/install-%llu", engine->root, (unsigned long long) engine->next_seq++);
+  inst->dir = xasprintf ("%s/install-%llu", engine->host.root,
+                         (unsigned long long) engine->next_seq++);
   if (mkdir (inst->dir, 0711) != 0 || chmod (inst->dir, 0711) != 0
       || (inst->download_dir = make_subdir (inst, "download", true, 0700)) == NULL
       || (inst->checked_dir = make_subdir (inst, "checked", false, 0755)) == NULL

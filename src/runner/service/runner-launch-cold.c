@@ -15,7 +15,7 @@ spawn_cold (RunnerRun *run, RunnerLaunch *l)
   cleanup_free char *name = xasprintf ("run-%llu", (unsigned long long) run->seq);
   int fds[RUNNER_CGROUP_MAX_FDS];
 
-  if (_runner_engine_cgroup_create (run->engine, name, spec, &run->cgroup, fds) == 0)
+  if (_runner_host_cgroup_create (run->host, name, spec, &run->cgroup, fds) == 0)
     spec->cgroup_fds = fds;
   run->init_pid = runner_spawn (spec);
   int errsv = errno;
@@ -54,7 +54,7 @@ _runner_init_tree_root (RunnerRun *run)
 RunnerMemoryLayer
 _runner_init_memory_layer (RunnerRun *run)
 {
-  return _runner_engine_memory_layer (&run->cgroup, run->diag);
+  return _runner_host_memory_layer (&run->cgroup, run->diag);
 }
 
 /* Without the control pipe (closed by now) the run init kills the tree
@@ -63,7 +63,7 @@ static void
 release_cold (RunnerRun *run)
 {
   if (run->init_pid > 0 && !run->init_reaped)
-    _runner_engine_leave_init (run->engine, run->init_pid, &run->cgroup);
+    _runner_host_leave_init (run->host, run->init_pid, &run->cgroup);
 }
 
 const RunnerLauncher _runner_launcher_cold = {

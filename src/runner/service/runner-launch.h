@@ -18,26 +18,11 @@
 #include <stdbool.h>
 
 #include "runner-cgroup.h"
-#include "runner-engine.h"
+#include "runner-host.h"
 #include "runner-sandbox.h"
 #include "runner-spawn.h"
 
 typedef struct RunnerRun RunnerRun;
-
-/* What holds a run's memory, for its "memory:" layer: the per-process
- * rlimit and the tree watch always; then a cgroup (v2 or v1), or the
- * watch counting its UNIX socket and pipe queues. */
-typedef enum
-{
-  RUNNER_MEMORY_TREE,
-  RUNNER_MEMORY_SOCKETS,
-  RUNNER_MEMORY_CGROUP_V1,
-  RUNNER_MEMORY_CGROUP_V2,
-} RunnerMemoryLayer;
-
-/* The layer of a run (or session) whose cgroups are these, where it has
- * them; otherwise the watch's, socket queues or not (runner-engine.c). */
-RunnerMemoryLayer _runner_engine_memory_layer (const RunnerRunCgroup *cgroup, bool diag);
 
 typedef enum
 {
@@ -68,18 +53,40 @@ typedef struct
   RunnerDirId *read_only_ids;
 } RunnerLaunch;
 
-/* Fills l for run (its dir, cwd and held cwd identity set) to run path
- * with argv and envp, which l takes. */
+/* What the plan builder reads of a run, and nothing else of it: a run
+ * fills it (_runner_launch_build), so runner-plan-build.c needs no run. */
+typedef struct
+{
+  const char *dir; /* the run's own directory: root/, code/ and tmp/ */
+  const char *cwd; /* its working directory, with the identity it is held as */
+  dev_t cwd_dev;
+  ino_t cwd_ino;
+  const char *cwd_sub;   /* where a step starts beneath cwd (relative, canonical,
+                          * RunnerRunOptions.cwd_root); NULL: cwd itself */
+  bool named_cwd;        /* the request named cwd */
+  bool cwd_at_host_path; /* RunnerRunOptions' */
+  bool in_session;       /* the run is a session's */
+  bool network;
+  int64_t memory_mib;
+  int64_t timeout_ms;    /* the program's; a compile step's is the config's */
+  bool compiling;        /* the compile step is what runs now */
+  const char *build_dir; /* a compiled language's, held as build_id; NULL: none */
+  RunnerDirId build_id;
+  const char *env_dir; /* the checked environment, as env_id; NULL: none */
+  bool env_writable;
+  RunnerDirId env_id;
+  char *const *extra_ro; /* more read-only directories for this run alone */
+} RunnerLaunchInput;
+
+/* Fills l for a run (runner-plan-build.c) to run path with argv and envp,
+ * which l takes. */
+void _runner_plan_build (RunnerHost *host, const RunnerLaunchInput *in, RunnerLaunchKind kind,
+                         const char *path, char **argv, char **envp, RunnerLaunch *l);
+/* The same for run (its dir, cwd and held cwd identity set): its input,
+ * then the plan (runner-run.c). */
 void _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, char **argv,
                            char **envp, RunnerLaunch *l);
 void _runner_launch_clear (RunnerLaunch *l);
-
-/* The cgroups of a launch (a run's own, or a session's interpreter's)
- * where the runner can have them, sized from its spec; name is the
- * group's. 0 with fds (cgroup.procs) to pass on, or -1: none. */
-int _runner_engine_cgroup_create (RunnerEngine *engine, const char *name,
-                                  const RunnerSpawnSpec *spec, RunnerRunCgroup *cgroup,
-                                  int fds[RUNNER_CGROUP_MAX_FDS]);
 
 typedef struct RunnerLauncher
 {
@@ -107,6 +114,9 @@ typedef struct RunnerLauncher
 extern const RunnerLauncher _runner_launcher_cold;
 /* A warm spare when the pool takes the run, else cold (runner-warm-run.c). */
 extern const RunnerLauncher _runner_launcher_warm;
+/* The pool for host->warm, when the config and this system allow it
+ * (runner-warm-run.c); NULL: every run is cold. */
+RunnerWarm *_runner_warm_pool_new (RunnerHost *host);
 /* A session's interpreter (runner-session.c). */
 extern const RunnerLauncher _runner_launcher_session;
 

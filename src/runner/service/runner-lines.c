@@ -25,7 +25,7 @@ emit (RunnerRun *run, SpStream s, const char *text, size_t len, int64_t t_ms)
   msg.u.output.stream = s;
   msg.u.output.data = copy;
   msg.u.output.t_ms = t_ms;
-  _runner_engine_emit (run->engine, &msg);
+  _runner_host_emit (run->host, &msg);
   free (copy);
 }
 
@@ -52,7 +52,7 @@ void
 _runner_run_lines (RunnerRun *run, SpStream s, const char *text, size_t len, bool final)
 {
   RunStream *stream = &run->streams[s];
-  int64_t t_ms = runner_engine_clock_ms (run->engine);
+  int64_t t_ms = _runner_host_clock_ms (run->host);
 
   /* What the other stream holds was written before this. */
   flush_stream (run, s == SP_STREAM_STDOUT ? SP_STREAM_STDERR : SP_STREAM_STDOUT);
@@ -87,5 +87,5 @@ _runner_run_lines (RunnerRun *run, SpStream s, const char *text, size_t len, boo
   if (run->streams[0].line.len + run->streams[1].line.len == 0)
     run->line_flush_ns = 0;
   else if (run->line_flush_ns == 0)
-    run->line_flush_ns = now_ns () + run->engine->config.line_hold_ms * INT64_C (1000000);
+    run->line_flush_ns = now_ns () + run->host->config.line_hold_ms * INT64_C (1000000);
 }

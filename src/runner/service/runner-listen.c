@@ -448,7 +448,7 @@ static int
 handle_run (Client *c, SpRun *run, SpProtoError *err)
 {
   Listener *l = c->l;
-  RunnerPathPolicy *paths = &l->engine->config.paths;
+  RunnerPathPolicy *paths = &l->engine->host.config.paths;
   cleanup_fd int cwd_fd = -1, env_fd = -1, in_fd = -1, out_fd = -1, err_fd = -1;
 
   if (find_client_run (c, run->id) != NULL)
@@ -859,7 +859,7 @@ bind_socket (const char *path, int *lock_fd, int *out)
 static void
 write_sessions (Listener *l, const char *socket_path, char **last)
 {
-  char **names = _runner_session_names (l->engine);
+  char **names = _runner_session_names (&l->engine->host);
   Buf text = { 0 };
 
   for (char **p = names; *p != NULL; p++)
@@ -885,7 +885,7 @@ static bool
 idle (Listener *l)
 {
   return l->clients == NULL && l->runs == NULL && runner_engine_active (l->engine) == 0
-         && l->engine->sessions == NULL;
+         && l->engine->host.sessions == NULL;
 }
 
 int
@@ -970,7 +970,7 @@ runner_listen_run (RunnerConfig *config, RunnerLanguages *langs, const RunnerLis
   while (l.runs != NULL)
     lrun_free (l.runs);
   /* The lists grew (and moved): the caller clears the engine's. */
-  config->paths = l.engine->config.paths;
+  config->paths = l.engine->host.config.paths;
   runner_engine_free (l.engine);
   return 0;
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runner-run-private.h"
+#include "runner-base.h"
 #include "runner-launch.h"
 #include "runner-tree.h"
 
@@ -14,57 +14,57 @@
  * ids) and the run's own (an install step's, the runner's own
  * directories: unchecked, id 0). */
 static void
-read_only_dirs (RunnerRun *run, RunnerLaunchKind kind, RunnerLaunch *l)
+read_only_dirs (RunnerHost *host, const RunnerLaunchInput *in, RunnerLaunchKind kind,
+                RunnerLaunch *l)
 {
-  char *const *common = run->engine->ro_dirs;
+  char *const *common = host->ro_dirs;
   size_t a = sp_strv_length (common);
-  size_t b = kind == RUNNER_LAUNCH_STEP ? sp_strv_length (run->extra_ro) : 0;
+  size_t b = kind == RUNNER_LAUNCH_STEP ? sp_strv_length (in->extra_ro) : 0;
 
   l->read_only = xcalloc (a + b + 1, sizeof *l->read_only);
   l->read_only_ids = xcalloc (a + b + 1, sizeof *l->read_only_ids);
   for (size_t i = 0; i < a; i++)
     {
       l->read_only[i] = xstrdup (common[i]);
-      l->read_only_ids[i] = run->engine->ro_ids[i];
+      l->read_only_ids[i] = host->ro_ids[i];
     }
   for (size_t i = 0; i < b; i++)
-    l->read_only[a + i] = xstrdup (run->extra_ro[i]);
+    l->read_only[a + i] = xstrdup (in->extra_ro[i]);
 }
 
 void
-_runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, char **argv,
-                      char **envp, RunnerLaunch *l)
+_runner_plan_build (RunnerHost *host, const RunnerLaunchInput *in, RunnerLaunchKind kind,
+                    const char *path, char **argv, char **envp, RunnerLaunch *l)
 {
-  RunnerEngine *engine = run->engine;
-  const RunnerConfig *config = &engine->config;
+  const RunnerConfig *config = &host->config;
   bool step = kind == RUNNER_LAUNCH_STEP;
 
   memset (l, 0, sizeof *l);
   l->argv = argv;
   l->envp = envp;
-  l->root_dir = xasprintf ("%s/root", run->dir);
-  l->code_dir = xasprintf ("%s/code", run->dir);
-  l->tmp_dir = xasprintf ("%s/tmp", run->dir);
-  read_only_dirs (run, kind, l);
+  l->root_dir = xasprintf ("%s/root", in->dir);
+  l->code_dir = xasprintf ("%s/code", in->dir);
+  l->tmp_dir = xasprintf ("%s/tmp", in->dir);
+  read_only_dirs (host, in, kind, l);
 
   /* Fallback mode's RLIMIT_NPROC counts the uid's processes: those it has
    * already are added, so the run gets its own max_processes. */
   int64_t max_processes = config->max_processes;
-  int64_t step_timeout_ms = run->compiling ? config->compile_timeout_ms : run->req.timeout_ms;
-  if (!engine->namespaces)
-    max_processes += runner_tree_count_processes (_runner_engine_run_uid (engine));
+  int64_t step_timeout_ms = in->compiling ? config->compile_timeout_ms : in->timeout_ms;
+  if (!host->namespaces)
+    max_processes += runner_tree_count_processes (_runner_host_run_uid ());
 
   /* A named cwd at its own path too (namespace mode; fallback mode runs
    * at host paths anyway), unless that path would shadow a part of the
    * private root: then at /work only. Never a session's: its interpreter
    * outlives the run's cwd. */
   const char *why_not = NULL;
-  bool at_host_path = step && engine->namespaces && run->cwd_at_host_path && run->req.cwd != NULL
-                      && run->session == NULL && runner_sandbox_host_path_ok (run->cwd, &why_not);
+  bool at_host_path = step && host->namespaces && in->cwd_at_host_path && in->named_cwd
+                      && !in->in_session && runner_sandbox_host_path_ok (in->cwd, &why_not);
 
   /* A compiled language's build directory takes the environment's place:
    * writable for the compile step only. The runner made it in the run's
-   * own directory and holds it since (run->build_fd); the sandbox binds
+   * own directory and holds it since (the run's build_fd); the sandbox binds
    * it only when the name still leads to that directory (build_id), as
    * it does an environment. A session's interpreter gets its first run's
    * environment, read-only, for its whole life, as a cold run does (the
@@ -72,39 +72,39 @@ _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, c
   const char *env_dir = NULL;
   bool env_writable = false;
   RunnerDirId env_id = { 0, 0 };
-  if (step && run->build_dir != NULL)
+  if (step && in->build_dir != NULL)
     {
-      env_dir = run->build_dir;
-      env_writable = run->compiling;
-      env_id = run->build_id;
+      env_dir = in->build_dir;
+      env_writable = in->compiling;
+      env_id = in->build_id;
     }
   else
     {
-      env_dir = run->env.dir;
-      env_writable = step && run->env_writable;
-      env_id = (RunnerDirId){ run->env.dev, run->env.ino };
+      env_dir = in->env_dir;
+      env_writable = step && in->env_writable;
+      env_id = in->env_id;
     }
 
   /* The program starts in the cwd, or beneath it where the run was given
-   * a whole workspace (run->cwd_sub, checked beneath the held cwd). */
-  const char *cwd_base = engine->namespaces && !at_host_path ? RUNNER_SANDBOX_WORK : run->cwd;
-  l->cwd = step && run->cwd_sub != NULL ? xasprintf ("%s/%s", cwd_base, run->cwd_sub)
-                                        : xstrdup (cwd_base);
+   * a whole workspace (in->cwd_sub, checked beneath the held cwd). */
+  const char *cwd_base = host->namespaces && !at_host_path ? RUNNER_SANDBOX_WORK : in->cwd;
+  l->cwd = step && in->cwd_sub != NULL ? xasprintf ("%s/%s", cwd_base, in->cwd_sub)
+                                       : xstrdup (cwd_base);
 
   l->plan = (RunnerSandboxPlan){
-    .namespaces = engine->namespaces,
-    .network = run->req.network,
-    .landlock_abi = engine->caps.landlock_abi,
-    .seccomp = _runner_engine_seccomp (engine, run->req.network),
+    .namespaces = host->namespaces,
+    .network = in->network,
+    .landlock_abi = host->caps.landlock_abi,
+    .seccomp = _runner_host_seccomp (host, in->network),
     .drop_to_nobody = geteuid () == 0,
     .max_processes = max_processes,
     .tmp_bytes = config->disk_limit,
     .root_dir = l->root_dir,
-    .work_dir = run->cwd,
+    .work_dir = in->cwd,
     /* The sandbox looks the working directory up again (it must, to bind
      * or enter it) and refuses any other directory than the one held. */
-    .work_dev = run->cwd_dev,
-    .work_ino = run->cwd_ino,
+    .work_dev = in->cwd_dev,
+    .work_ino = in->cwd_ino,
     .work_at_host_path = at_host_path,
     .code_dir = l->code_dir,
     .tmp_dir = l->tmp_dir,
@@ -120,7 +120,7 @@ _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, c
     .envp = l->envp,
     .cwd = l->cwd,
     .sandbox = &l->plan,
-    .memory_bytes = run->req.memory_mib * 1024 * 1024,
+    .memory_bytes = in->memory_mib * 1024 * 1024,
     /* A step's CPU backstop is one second past the step's wall limit, in
      * case the timer cannot fire (a stopped runner); the wall limit
      * normally wins. A compile step has its own limit: with the
@@ -150,22 +150,4 @@ _runner_launch_clear (RunnerLaunch *l)
   sp_strv_free (l->read_only);
   free (l->read_only_ids);
   memset (l, 0, sizeof *l);
-}
-
-/* Cgroups of a run's own (or a session's) where the runner can have
- * them: its memory limit then also holds what the kernel keeps for it.
- * The group's cap adds the private /tmp's (namespace mode), whose tmpfs
- * pages are charged there too and are bounded by the disk cap already. */
-int
-_runner_engine_cgroup_create (RunnerEngine *engine, const char *name, const RunnerSpawnSpec *spec,
-                              RunnerRunCgroup *cgroup, int fds[RUNNER_CGROUP_MAX_FDS])
-{
-  int64_t bytes = spec->memory_bytes + (engine->namespaces ? spec->sandbox->tmp_bytes : 0);
-
-  /* The app may have moved this runner into a delegated v2 scope since
-   * it started. */
-  runner_cgroup_refresh (&engine->cgroups);
-
-  return runner_cgroup_create (&engine->cgroups, name, bytes, engine->config.max_processes + 4,
-                               cgroup, fds);
 }

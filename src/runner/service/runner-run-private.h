@@ -1,22 +1,23 @@
 /* runner-run-private.h: one run's state (RunnerRun), private to the
  * files that own a run: runner-run.c (its directory, pipes, limits and
  * exited), runner-lines.c and runner-input-wait.c (its output and input),
- * runner-compile.c (a compiled language's steps), runner-engine.c (its
- * queue), the plan builder and the three launchers (runner-launch.h).
- * Installs, the resident runner and the environment checks see only the
- * engine (runner-engine-private.h). */
+ * runner-compile.c (a compiled language's steps), the plan builder and
+ * the three launchers (runner-launch.h), and the session a run runs in.
+ * The engine sees a run through runner-run.h alone; installs, the
+ * resident runner and the environment checks see only the engine
+ * (runner-engine-private.h). Nothing here includes the engine: a
+ * run reaches it through run->host (runner-host.h). */
 #pragma once
 
-#include "runner-engine-private.h"
-
-typedef enum
-{
-  RUN_QUEUED,
-  RUN_RUNNING,
-  RUN_FINISHED,
-} RunState;
-
-typedef struct RunnerRun RunnerRun;
+#include "runner-base.h"
+#include "runner-display.h"
+#include "runner-files.h"
+#include "runner-host.h"
+#include "runner-input-wait.h"
+#include "runner-launch.h"
+#include "runner-run.h"
+#include "runner-session.h"
+#include "runner-venv.h"
 
 typedef struct
 {
@@ -37,7 +38,7 @@ typedef struct
 
 struct RunnerRun
 {
-  RunnerEngine *engine;
+  RunnerHost *host; /* the engine that owns the run, as it lends itself */
   RunnerRun *next;
   uint64_t seq;
   RunState state;
@@ -112,15 +113,16 @@ struct RunnerRun
   bool keep_dir;
   bool session_new;
   SpSessionEnd session_ended;
-  bool warm;              /* forked by a warm parent: init_pid is not our child */
-  bool font_build;        /* the engine's own run that builds matplotlib's font list
-                           * (runner-font-cache.h): no client sees it */
-  char *cold_reason;      /* started cold because warm runs are off: why */
-  int pidfd;              /* warm: the supervisor's, watched instead of reaped */
-  RunnerRunCgroup cgroup; /* its memory and pids groups, if it has them */
-  bool diag;              /* without them: the tree watch counts its UNIX socket
-                           * queues (runner-sockets.h), through diag_fd, sock_diag in
-                           * its network namespace, opened at its first look */
+  bool warm;               /* forked by a warm parent: init_pid is not our child */
+  bool font_build;         /* the engine's own run that builds matplotlib's font list
+                            * (runner-font-cache.h): no client sees it */
+  char font_build_key[65]; /* the build run's: the key its list is kept under */
+  char *cold_reason;       /* started cold because warm runs are off: why */
+  int pidfd;               /* warm: the supervisor's, watched instead of reaped */
+  RunnerRunCgroup cgroup;  /* its memory and pids groups, if it has them */
+  bool diag;               /* without them: the tree watch counts its UNIX socket
+                            * queues (runner-sockets.h), through diag_fd, sock_diag in
+                            * its network namespace, opened at its first look */
   int diag_fd;
   RunnerWatch *pidfd_watch;
   /* A compiled language (runner-compile.c): the compile step runs first,
@@ -143,21 +145,14 @@ struct RunnerRun
 };
 
 /* runner-run.c */
-int _runner_run_start (RunnerRun *run);
 void _runner_run_send_control (RunnerRun *run, char cmd);
 void _runner_run_on_init_exit (RunnerRun *run);
-void _runner_run_check_timers (RunnerRun *run, int64_t now);
 /* runner-lines.c: sanitized output text of stream s, sent by lines;
  * final: the stream ends (send what is held). */
 void _runner_run_lines (RunnerRun *run, SpStream s, const char *text, size_t len, bool final);
 /* Sends what both streams hold (before a display, an exit). */
 void _runner_run_flush_lines (RunnerRun *run);
-void _runner_run_set_throttled (RunnerRun *run, bool throttled);
 void _runner_run_feed_stdin (RunnerRun *run);
-void _runner_run_free (RunnerRun *run);
-/* Hands over an init that has not exited yet (its control pipe closed, so
- * it is killing its tree) and its cgroups: see RunnerEngine.leftovers. */
-void _runner_engine_leave_init (RunnerEngine *engine, pid_t pid, RunnerRunCgroup *cgroup);
 /* The program's environment (fixed, plus the request's env). */
 char **_runner_run_build_env (RunnerRun *run);
 /* Watches the run's pipes (stdin, stdout, stderr, and the run init's

@@ -67,7 +67,7 @@ close_watched (RunnerRun *run, int *fd, RunnerWatch **watch)
 {
   /* Unwatch before close: a just-forked run init may briefly share the fd,
    * and epoll would keep reporting it to a freed watch. */
-  runner_loop_unwatch (run->engine->loop, *watch);
+  runner_loop_unwatch (run->host->loop, *watch);
   *watch = NULL;
   if (*fd >= 0)
     close (*fd);
@@ -126,8 +126,8 @@ _runner_run_build_env (RunnerRun *run)
   size_t n = 0;
 
   env[n++] = xasprintf ("PATH=%s/.sandpad/bin:/usr/local/bin:/usr/bin:/bin",
-                        run->engine->namespaces ? RUNNER_SANDBOX_CODE : code_dir);
-  if (run->engine->namespaces)
+                        run->host->namespaces ? RUNNER_SANDBOX_CODE : code_dir);
+  if (run->host->namespaces)
     {
       env[n++] = xstrdup ("HOME=" RUNNER_SANDBOX_WORK);
       env[n++] = xstrdup ("TMPDIR=/tmp");
@@ -152,19 +152,19 @@ _runner_run_build_env (RunnerRun *run)
         if (strncmp (run->req.env[i], "PYTHONPATH=", 11) == 0)
           theirs = run->req.env[i] + 11;
       env[n++] = xasprintf ("PYTHONPATH=%s/.sandpad%s%s",
-                            run->engine->namespaces ? RUNNER_SANDBOX_CODE : code_dir,
+                            run->host->namespaces ? RUNNER_SANDBOX_CODE : code_dir,
                             theirs && theirs[0] ? ":" : "", theirs ? theirs : "");
     }
   /* Caches go to the run's /tmp, not among its results. */
-  env[n++] = xasprintf ("XDG_CACHE_HOME=%s/.cache", run->engine->namespaces ? "/tmp" : tmp);
+  env[n++] = xasprintf ("XDG_CACHE_HOME=%s/.cache", run->host->namespaces ? "/tmp" : tmp);
   /* The font list's build run leaves its list where the runner can take
    * it after the run: its work directory (namespace mode's /tmp is a
    * tmpfs that ends with the run). */
   if (run->font_build)
     env[n++] = xasprintf ("MPLCONFIGDIR=%s/.matplotlib",
-                          run->engine->namespaces ? RUNNER_SANDBOX_WORK : run->cwd);
+                          run->host->namespaces ? RUNNER_SANDBOX_WORK : run->cwd);
   else
-    env[n++] = xasprintf ("MPLCONFIGDIR=%s/.matplotlib", run->engine->namespaces ? "/tmp" : tmp);
+    env[n++] = xasprintf ("MPLCONFIGDIR=%s/.matplotlib", run->host->namespaces ? "/tmp" : tmp);
   env[n++] = xstrdup ("SANDPAD=1");
   /* How the program shows a rich result (runner-display.h). */
   env[n++] = xasprintf ("SANDPAD_DISPLAY_TOKEN=%s", run->display_token);
@@ -196,14 +196,6 @@ _runner_run_build_env (RunnerRun *run)
 
 /* As root, everything the run may touch belongs to nobody, the uid the
  * program runs as; a desktop runner and its runs share the user's uid. */
-int
-_runner_give_to_run (const char *path)
-{
-  if (geteuid () != 0)
-    return 0;
-  return chown (path, RUNNER_SANDBOX_NOBODY, RUNNER_SANDBOX_NOBODY);
-}
-
 static int
 make_dirs (RunnerRun *run)
 {
@@ -212,7 +204,7 @@ make_dirs (RunnerRun *run)
    * one; root: where the private root is mounted in namespace mode. */
   static const char *const subdirs[] = { "code", "tmp", "work", "root" };
 
-  run->dir = xasprintf ("%s/run-%llu", run->engine->root, (unsigned long long) run->seq);
+  run->dir = xasprintf ("%s/run-%llu", run->host->root, (unsigned long long) run->seq);
   if (mkdir (run->dir, 0700) != 0 || _runner_give_to_run (run->dir) != 0)
     return -1;
   for (size_t i = 0; i < N_ELEMENTS (subdirs); i++)
@@ -236,7 +228,7 @@ recheck_cwd (RunnerRun *run)
   SpProtoError err = { 0 };
   char *canonical = NULL;
 
-  if (_runner_engine_check_cwd (run->engine, run->req.cwd, &canonical, &run->cwd_fd, &err) != 0
+  if (_runner_host_check_cwd (run->host, run->req.cwd, &canonical, &run->cwd_fd, &err) != 0
       || strcmp (canonical, run->req.cwd) != 0)
     {
       free (canonical);
@@ -329,21 +321,21 @@ write_prelude (RunnerRun *run)
 static int
 write_font_list (RunnerRun *run)
 {
-  RunnerEngine *engine = run->engine;
+  RunnerHost *host = run->host;
   char key[65];
 
   if (strcmp (run->lang->name, "python") != 0 || run->env.dir != NULL
-      || run->isolated_python != NULL || run->font_build || engine->compile_cache.dir_fd < 0)
+      || run->isolated_python != NULL || run->font_build || host->compile_cache.dir_fd < 0)
     return 0;
   /* Beside the prelude, read-only: the prelude copies it into the run's
    * MPLCONFIGDIR, which in namespace mode is on the run's own tmpfs. */
   cleanup_free char *dir = xasprintf ("%s/code/.sandpad", run->dir);
-  _runner_engine_font_key (engine, run->lang, key);
+  _runner_host_font_key (host, run->lang, key);
   cleanup_fd int dir_fd = open_no_symlinks (dir, O_RDONLY | O_DIRECTORY);
   if (dir_fd < 0)
     return -1;
-  if (runner_font_cache_fetch (&engine->compile_cache, key, dir_fd) != 0)
-    _runner_engine_font_build (engine, key);
+  if (runner_font_cache_fetch (&host->compile_cache, key, dir_fd) != 0)
+    _runner_host_font_build (host, key);
   return 0;
 }
 
@@ -365,7 +357,7 @@ harvest_fonts (RunnerRun *run)
                                       : openat (work_fd, ".matplotlib",
                                                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (mpl_fd >= 0)
-    runner_font_cache_harvest (&run->engine->compile_cache, run->engine->font_key_tried, mpl_fd);
+    runner_font_cache_harvest (&run->host->compile_cache, run->font_build_key, mpl_fd);
 }
 
 static int
@@ -379,8 +371,8 @@ write_code (RunnerRun *run)
   if (fd < 0 || write_all (fd, run->req.code, len) != 0 || _runner_give_to_run (host_path) != 0)
     return -1;
   /* The interpreter sees the snippet where the sandbox puts it. */
-  run->code_path = run->engine->namespaces ? xasprintf (RUNNER_SANDBOX_CODE "/%s", name)
-                                           : steal_pointer (&host_path);
+  run->code_path = run->host->namespaces ? xasprintf (RUNNER_SANDBOX_CODE "/%s", name)
+                                         : steal_pointer (&host_path);
   return 0;
 }
 
@@ -398,7 +390,7 @@ emit_started (RunnerRun *run)
   cleanup_free char *cwd = run->cwd_sub ? xasprintf ("%s/%s", run->cwd, run->cwd_sub) : NULL;
   ev->id = run->req.id;
   ev->cwd = cwd != NULL ? cwd : run->cwd;
-  ev->t_ms = runner_engine_clock_ms (run->engine);
+  ev->t_ms = _runner_host_clock_ms (run->host);
   ev->timeout_ms = run->req.timeout_ms;
   ev->memory_mib = run->req.memory_mib;
   ev->output_limit = run->req.output_limit;
@@ -407,8 +399,8 @@ emit_started (RunnerRun *run)
   ev->session = run->req.session;
   ev->session_new = run->session_new;
   ev->warm = run->warm;
-  _runner_engine_sandbox_info (run->engine, run->req.network, run->launcher->memory_layer (run),
-                               &ev->sandbox);
+  _runner_host_sandbox_info (run->host, run->req.network, run->launcher->memory_layer (run),
+                             &ev->sandbox);
   if (run->work_at_host_path)
     {
       /* After "private-root": the working directory is also at its own
@@ -419,7 +411,7 @@ emit_started (RunnerRun *run)
                (n - 1) * sizeof *ev->sandbox.layers);
       ev->sandbox.layers[2] = xstrdup ("host-path");
     }
-  _runner_engine_emit (run->engine, &msg);
+  _runner_host_emit (run->host, &msg);
   sp_sandbox_info_clear (&ev->sandbox);
 }
 
@@ -446,17 +438,15 @@ abandon (RunnerRun *run, int errsv)
 int
 _runner_run_start (RunnerRun *run)
 {
-  RunnerEngine *engine = run->engine;
+  RunnerHost *host = run->host;
 
   run->state = RUN_RUNNING;
-  if (!run->font_build)
-    engine->running++;
-  if (engine->refusal == NULL && engine->config.strict
-      && _runner_engine_seccomp (engine, run->req.network) == NULL)
-    engine->refusal = xstrdup ("the seccomp filter could not be built (strict)");
-  if (engine->refusal != NULL)
+  if (host->refusal == NULL && host->config.strict
+      && _runner_host_seccomp (host, run->req.network) == NULL)
+    host->refusal = xstrdup ("the seccomp filter could not be built (strict)");
+  if (host->refusal != NULL)
     {
-      emit_failed (run, "%s", engine->refusal);
+      emit_failed (run, "%s", host->refusal);
       return -1;
     }
   return run->launcher->start (run);
@@ -465,7 +455,7 @@ _runner_run_start (RunnerRun *run)
 int
 _runner_run_start_own (RunnerRun *run)
 {
-  RunnerEngine *engine = run->engine;
+  RunnerHost *host = run->host;
 
   if (run->req.cwd != NULL && !run->cwd_trusted && recheck_cwd (run) != 0)
     return -1;
@@ -484,13 +474,13 @@ _runner_run_start_own (RunnerRun *run)
        * cap can only be kept if that much can be measured each time. */
       RunnerUsage base;
       runner_files_snapshot (run->cwd_fd, &run->before);
-      runner_files_usage (run->cwd_fd, engine->config.disk_files, &base);
+      runner_files_usage (run->cwd_fd, host->config.disk_files, &base);
       if (!base.complete)
         {
           emit_failed (run,
                        "the working directory holds more than %lld entries or is deeper than "
                        "%d levels, or cannot be read in full; its disk use cannot be measured",
-                       (long long) engine->config.disk_files, RUNNER_FILES_USAGE_MAX_DEPTH);
+                       (long long) host->config.disk_files, RUNNER_FILES_USAGE_MAX_DEPTH);
           return -1;
         }
       run->disk_base = base.bytes;
@@ -513,7 +503,7 @@ add_compiler_env (RunnerRun *run, char **envp)
       const char *eq = strchr (extra[i], '=');
       if (eq != NULL && strncmp (eq + 1, "{tmp}", 5) == 0)
         envp[n++] = xasprintf ("%.*s%s/tmp%s", (int) (eq + 1 - extra[i]), extra[i],
-                               run->engine->namespaces ? "" : run->dir, eq + 6);
+                               run->host->namespaces ? "" : run->dir, eq + 6);
       else
         envp[n++] = xstrdup (extra[i]);
     }
@@ -614,22 +604,22 @@ _runner_run_spawn_step (RunnerRun *run)
 int
 _runner_run_attach (RunnerRun *run)
 {
-  RunnerEngine *engine = run->engine;
+  RunnerHost *host = run->host;
 
   for (int s = 0; s < 2; s++)
     {
       set_nonblocking (run->streams[s].fd, true);
-      run->streams[s].watch = runner_loop_watch (engine->loop, run->streams[s].fd,
-                                                 engine->throttled ? 0 : EPOLLIN, on_stream, run);
+      run->streams[s].watch = runner_loop_watch (host->loop, run->streams[s].fd,
+                                                 host->throttled ? 0 : EPOLLIN, on_stream, run);
     }
   /* A session's run has no run init of its own: the session watches it. */
   if (run->status_fd >= 0)
     {
       set_nonblocking (run->status_fd, true);
-      run->status_watch = runner_loop_watch (engine->loop, run->status_fd, EPOLLIN, on_status, run);
+      run->status_watch = runner_loop_watch (host->loop, run->status_fd, EPOLLIN, on_status, run);
     }
   set_nonblocking (run->stdin_fd, true);
-  run->stdin_watch = runner_loop_watch (engine->loop, run->stdin_fd, 0, on_stdin, run);
+  run->stdin_watch = runner_loop_watch (host->loop, run->stdin_fd, 0, on_stdin, run);
   if (run->streams[0].watch == NULL || run->streams[1].watch == NULL
       || (run->status_fd >= 0 && run->status_watch == NULL) || run->stdin_watch == NULL)
     {
@@ -646,7 +636,7 @@ _runner_run_attach (RunnerRun *run)
       run->stdin_close = !run->req.stdin_open;
     }
   run->deadline_ns = run->t_start_ns
-                     + (run->compiling ? engine->config.compile_timeout_ms : run->req.timeout_ms)
+                     + (run->compiling ? host->config.compile_timeout_ms : run->req.timeout_ms)
                          * INT64_C (1000000);
   run->disk_check_ns = run->t_start_ns + DISK_POLL_NS;
   /* A session's tree is watched by the session, across its runs. */
@@ -693,7 +683,7 @@ _runner_run_feed_stdin (RunnerRun *run)
   if (run->stdin_buf.len == 0 && run->stdin_close)
     close_watched (run, &run->stdin_fd, &run->stdin_watch);
   else
-    runner_loop_set_events (run->engine->loop, run->stdin_watch,
+    runner_loop_set_events (run->host->loop, run->stdin_watch,
                             run->stdin_buf.len > 0 ? EPOLLOUT : 0);
 }
 
@@ -714,18 +704,17 @@ on_stdin (void *data, int fd, uint32_t events)
 static void
 forward (RunnerRun *run, SpStream s, const char *bytes, size_t len, bool final)
 {
-  RunnerEngine *engine = run->engine;
+  RunnerHost *host = run->host;
   RunStream *stream = &run->streams[s];
 
   /* The font list's build run has no client: its output goes nowhere. */
   if (run->font_build)
     return;
-  if (engine->sink.raw_output != NULL
-      && (engine->sink.wants_raw == NULL
-          || engine->sink.wants_raw (engine->sink_data, run->req.id)))
+  if (host->sink.raw_output != NULL
+      && (host->sink.wants_raw == NULL || host->sink.wants_raw (host->sink_data, run->req.id)))
     {
       if (len > 0)
-        engine->sink.raw_output (engine->sink_data, run->req.id, s, bytes, len);
+        host->sink.raw_output (host->sink_data, run->req.id, s, bytes, len);
       return;
     }
 
@@ -806,8 +795,8 @@ stdout_display (void *data, const char *body, size_t len)
     return false;
   _runner_run_flush_lines (run);
   msg.u.display.id = run->req.id;
-  msg.u.display.t_ms = runner_engine_clock_ms (run->engine);
-  _runner_engine_emit (run->engine, &msg);
+  msg.u.display.t_ms = _runner_host_clock_ms (run->host);
+  _runner_host_emit (run->host, &msg);
   sp_display_clear (&msg.u.display);
   return true;
 }
@@ -915,7 +904,7 @@ _runner_run_set_throttled (RunnerRun *run, bool throttled)
 {
   for (int s = 0; s < 2; s++)
     if (run->streams[s].watch != NULL)
-      runner_loop_set_events (run->engine->loop, run->streams[s].watch, throttled ? 0 : EPOLLIN);
+      runner_loop_set_events (run->host->loop, run->streams[s].watch, throttled ? 0 : EPOLLIN);
 }
 
 /* What the run has written: bytes on disk (blocks, so sparse files count
@@ -927,8 +916,8 @@ _runner_run_set_throttled (RunnerRun *run, bool throttled)
 static bool
 disk_usage (RunnerRun *run, int64_t *bytes, int64_t *entries)
 {
-  const RunnerConfig *config = &run->engine->config;
-  cleanup_fd int tmp_fd = run->engine->namespaces ? -1 : open_subdir (run, "tmp");
+  const RunnerConfig *config = &run->host->config;
+  cleanup_fd int tmp_fd = run->host->namespaces ? -1 : open_subdir (run, "tmp");
   RunnerUsage space;
 
   runner_files_space_usage (run->cwd_fd, tmp_fd, run->disk_base_entries + config->disk_files + 1,
@@ -938,7 +927,7 @@ disk_usage (RunnerRun *run, int64_t *bytes, int64_t *entries)
   *bytes = space.bytes - run->disk_base + run->deleted_bytes;
   *entries = space.entries - run->disk_base_entries;
   /* A tmp that cannot be opened cannot be measured: over, as any other. */
-  return space.complete && (run->engine->namespaces || tmp_fd >= 0);
+  return space.complete && (run->host->namespaces || tmp_fd >= 0);
 }
 
 /* Whether the run's writable space is over its caps; what cannot be
@@ -946,7 +935,7 @@ disk_usage (RunnerRun *run, int64_t *bytes, int64_t *entries)
 static bool
 disk_over (RunnerRun *run)
 {
-  const RunnerConfig *config = &run->engine->config;
+  const RunnerConfig *config = &run->host->config;
   int64_t bytes, entries;
 
   return !disk_usage (run, &bytes, &entries) || bytes > config->disk_limit
@@ -980,14 +969,14 @@ static void
 check_memory (RunnerRun *run, int64_t now)
 {
   int64_t limit = run->req.memory_mib * 1024 * 1024;
-  int skip = run->engine->namespaces ? 2 : 1;
+  int skip = run->host->namespaces ? 2 : 1;
   RunnerTreeUsage usage;
 
   if (run->memory_check_ns == 0 || now < run->memory_check_ns)
     return;
   run->memory_check_ns = now + MEMORY_POLL_NS;
   if (run->diag
-      && _runner_engine_diag (run->engine, run->req.network, run->init_pid, &run->diag_fd) < 0)
+      && _runner_host_diag (run->host, run->req.network, run->init_pid, &run->diag_fd) < 0)
     {
       if (run->failure == NULL)
         run->failure = xasprintf ("cannot count the run's socket queues: %s", strerror (errno));
@@ -1019,7 +1008,7 @@ check_memory (RunnerRun *run, int64_t now)
   /* Without a pids cgroup, fallback mode's RLIMIT_NPROC counts the uid's
    * processes, so a run gets more room as others of the uid end: the
    * watch holds each run to the process cap itself. */
-  else if (run->cgroup.pids == NULL && usage.tasks > run->engine->config.max_processes)
+  else if (run->cgroup.pids == NULL && usage.tasks > run->host->config.max_processes)
     {
       if (run->limit == SP_LIMIT_NONE)
         run->limit = SP_LIMIT_PROCESSES;
@@ -1050,7 +1039,7 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
       _runner_run_send_control (run, run->cancel_stage == SP_CANCEL_TERMINATE ? RUNNER_CTL_TERMINATE
                                                                               : RUNNER_CTL_KILL);
       run->cancel_next_ns = run->cancel_stage < SP_CANCEL_KILL
-                              ? now + run->engine->config.cancel_grace_ms * INT64_C (1000000)
+                              ? now + run->host->config.cancel_grace_ms * INT64_C (1000000)
                               : 0;
     }
   if (run->disk_check_ns > 0 && now >= run->disk_check_ns)
@@ -1085,18 +1074,15 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
 static void
 finish_and_emit (RunnerRun *run, SpMessage *msg)
 {
-  RunnerEngine *engine = run->engine;
+  RunnerHost *host = run->host;
 
   run->state = RUN_FINISHED;
   if (run->font_build)
-    {
-      harvest_fonts (run);
-      engine->font_build_ended = true;
-    }
-  _runner_engine_run_finished (engine, run);
-  _runner_engine_emit (engine, msg);
+    harvest_fonts (run);
+  _runner_host_run_finished (host, run);
+  _runner_host_emit (host, msg);
   sp_message_clear (msg);
-  _runner_engine_start_queued (engine);
+  _runner_host_start_queued (host);
 }
 
 /* The largest memory the run was seen to hold: the tree watch's sum, or
@@ -1133,7 +1119,7 @@ reported_peak (RunnerRun *run)
 static SpLimit
 observed_rlimit (RunnerRun *run, int wait_status)
 {
-  const RunnerConfig *c = &run->engine->config;
+  const RunnerConfig *c = &run->host->config;
   int64_t tasks = run->report.swept + 1;
 
   /* The kernel's OOM killer acted in the run's memory cgroup: whatever
@@ -1228,7 +1214,7 @@ finish_files (RunnerRun *run, SpExited *ev)
   const RunnerFileSnap *before = run->req.cwd || run->keep_dir ? &run->before : NULL;
 
   runner_files_strip_setid (run->cwd_fd, before);
-  if (!run->engine->namespaces)
+  if (!run->host->namespaces)
     {
       cleanup_fd int tmp_fd = open_subdir (run, "tmp");
       runner_files_strip_setid (tmp_fd, NULL);
@@ -1240,7 +1226,7 @@ finish_files (RunnerRun *run, SpExited *ev)
   if (run->limit == SP_LIMIT_NONE && disk_over (run))
     ev->limit = run->limit = SP_LIMIT_DISK;
   runner_files_changes (run->cwd_fd, before, run->req.return_base64 ? RUNNER_BASE64_BUDGET : 0,
-                        run->req.return_files, runner_engine_clock_origin_realtime_ns (run->engine),
+                        run->req.return_files, _runner_host_clock_origin_realtime_ns (run->host),
                         &ev->files, &ev->n_files, &ev->files_truncated);
 }
 
@@ -1266,7 +1252,7 @@ try_finish (RunnerRun *run)
   ev->warm = run->warm;
   ev->cold_reason = run->cold_reason != NULL ? xstrdup (run->cold_reason) : NULL;
   ev->cancelled = run->cancel_stage;
-  ev->t_ms = runner_engine_clock_ms (run->engine);
+  ev->t_ms = _runner_host_clock_ms (run->host);
   ev->stdout_bytes = run->streams[SP_STREAM_STDOUT].bytes;
   ev->stderr_bytes = run->streams[SP_STREAM_STDERR].bytes;
   ev->stdout_truncated = run->streams[SP_STREAM_STDOUT].truncated;
@@ -1306,7 +1292,7 @@ emit_failed (RunnerRun *run, const char *fmt, ...)
   msg.u.exited.error = error ? error : xstrdup ("run failed");
   msg.u.exited.cancelled = run->cancel_stage;
   msg.u.exited.session_ended = run->session_ended;
-  msg.u.exited.t_ms = runner_engine_clock_ms (run->engine);
+  msg.u.exited.t_ms = _runner_host_clock_ms (run->host);
   finish_and_emit (run, &msg);
 }
 
@@ -1355,4 +1341,210 @@ _runner_run_free (RunnerRun *run)
   SpMessage req = { .type = SP_MSG_RUN, .u.run = run->req };
   sp_message_clear (&req);
   free (run);
+}
+
+/* Unread stdin held for one run, at most. */
+#define RUNNER_MAX_STDIN_BUFFER (16 * 1024 * 1024)
+
+RunnerRun *
+_runner_run_new (RunnerHost *host, SpRun *req, const RunnerRunSetup *setup)
+{
+  RunnerRun *run = xcalloc (1, sizeof *run);
+
+  run->host = host;
+  run->seq = setup->seq;
+  run->req = *req;
+  memset (req, 0, sizeof *req);
+  run->lang = setup->lang;
+  run->session = setup->session;
+  run->launcher = run->session != NULL ? &_runner_launcher_session : &_runner_launcher_warm;
+  if (setup->font_build_key != NULL)
+    {
+      run->font_build = true;
+      snprintf (run->font_build_key, sizeof run->font_build_key, "%s", setup->font_build_key);
+      /* A warm parent has matplotlib loaded already and would write no list. */
+      run->launcher = &_runner_launcher_cold;
+    }
+  run->init_pid = -1;
+  run->control_fd = run->status_fd = run->stdin_fd = run->cwd_fd = run->diag_fd = -1;
+  run->build_fd = -1;
+  run->streams[0].fd = run->streams[1].fd = -1;
+  run->env = setup->env;
+  run->env_writable = setup->env_writable;
+  runner_display_new_token (run->display_token);
+  runner_display_scan_init (&run->display_scan, run->display_token);
+  if (setup->read_only_dirs != NULL)
+    run->extra_ro = sp_strv_copy (setup->read_only_dirs);
+  if (setup->isolated_python != NULL)
+    run->isolated_python = xstrdup (setup->isolated_python);
+  run->cwd_at_host_path = setup->cwd_at_host_path;
+  if (setup->cwd_sub != NULL)
+    run->cwd_sub = xstrdup (setup->cwd_sub);
+  if (setup->trusted_cwd != NULL && run->req.cwd == NULL)
+    {
+      run->req.cwd = xstrdup (setup->trusted_cwd);
+      run->cwd_trusted = true;
+    }
+  return run;
+}
+
+const char *
+_runner_run_id (const RunnerRun *run)
+{
+  return run->req.id;
+}
+
+RunState
+_runner_run_state (const RunnerRun *run)
+{
+  return run->state;
+}
+
+RunnerSession *
+_runner_run_session (const RunnerRun *run)
+{
+  return run->session;
+}
+
+bool
+_runner_run_font_build (const RunnerRun *run)
+{
+  return run->font_build;
+}
+
+RunnerRun **
+_runner_run_next_link (RunnerRun *run)
+{
+  return &run->next;
+}
+
+void
+_runner_run_cancel (RunnerRun *run)
+{
+  if (run->state == RUN_QUEUED)
+    {
+      SpMessage msg = { .type = SP_MSG_EXITED };
+      msg.u.exited.id = run->req.id;
+      msg.u.exited.end = SP_END_FAILED;
+      msg.u.exited.error = (char *) "cancelled before it started";
+      msg.u.exited.cancelled = SP_CANCEL_INTERRUPT;
+      msg.u.exited.t_ms = _runner_host_clock_ms (run->host);
+      run->state = RUN_FINISHED;
+      run->session = NULL;
+      _runner_host_emit (run->host, &msg);
+      return;
+    }
+  if (run->cancel_stage >= SP_CANCEL_KILL)
+    return;
+  /* Interrupt first, so Python can print its KeyboardInterrupt traceback;
+   * a second cancel skips ahead to the next step at once. */
+  if (run->cancel_stage == SP_CANCEL_NONE)
+    {
+      run->cancel_stage = SP_CANCEL_INTERRUPT;
+      _runner_run_send_control (run, RUNNER_CTL_INTERRUPT);
+      run->cancel_next_ns = now_ns () + run->host->config.cancel_grace_ms * INT64_C (1000000);
+    }
+  else
+    run->cancel_next_ns = now_ns ();
+}
+
+void
+_runner_run_kill (RunnerRun *run)
+{
+  run->cancel_stage = SP_CANCEL_KILL;
+  run->cancel_next_ns = 0;
+  _runner_run_send_control (run, RUNNER_CTL_KILL);
+}
+
+int
+_runner_run_stdin (RunnerRun *run, const char *data, size_t len, bool eof, SpProtoError *err)
+{
+  const char *id = run->req.id;
+  bool closed = run->state == RUN_QUEUED ? !run->req.stdin_open
+                                         : run->stdin_close || run->stdin_fd < 0;
+  if (closed)
+    return sp_proto_set_error (err, SP_ERR_RUN_STATE, "stdin of run \"%.64s\" is closed", id);
+  /* A program that never reads must not make us buffer without end. */
+  size_t unread = run->stdin_buf.len + (run->req.stdin_data ? strlen (run->req.stdin_data) : 0);
+  if (unread + len > RUNNER_MAX_STDIN_BUFFER)
+    return sp_proto_set_error (err, SP_ERR_LIMIT,
+                               "run \"%.64s\" already has %zu bytes of unread stdin", id, unread);
+  if (run->state == RUN_RUNNING)
+    {
+      buf_append (&run->stdin_buf, data, len);
+      run->stdin_close = eof;
+      _runner_run_feed_stdin (run);
+    }
+  else
+    {
+      /* Queued: keep it for when the run starts. */
+      Buf pending = { 0 };
+      if (run->req.stdin_data != NULL)
+        buf_append (&pending, run->req.stdin_data, strlen (run->req.stdin_data));
+      buf_append (&pending, data, len);
+      buf_append (&pending, "", 1);
+      free (run->req.stdin_data);
+      run->req.stdin_data = steal_pointer (&pending.data);
+      run->req.stdin_open = !eof;
+    }
+  return 0;
+}
+
+bool
+_runner_run_reaped (RunnerRun *run, pid_t pid)
+{
+  if (run->warm || run->init_pid != pid || run->init_reaped)
+    return false;
+  _runner_run_on_init_exit (run);
+  return true;
+}
+
+int64_t
+_runner_run_next_deadline (RunnerRun *run)
+{
+  int64_t next = 0;
+
+  if (run->state != RUN_RUNNING)
+    return 0;
+  int64_t times[] = { run->deadline_ns,   run->cancel_next_ns,  run->drain_deadline_ns,
+                      run->disk_check_ns, run->memory_check_ns, _runner_run_input_next (run),
+                      run->line_flush_ns };
+  for (size_t i = 0; i < N_ELEMENTS (times); i++)
+    if (times[i] > 0 && (next == 0 || times[i] < next))
+      next = times[i];
+  return next;
+}
+
+pid_t
+_runner_run_warm_pid (const RunnerRun *run)
+{
+  return run->warm && run->init_pid > 0 ? run->init_pid : -1;
+}
+
+void
+_runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, char **argv,
+                      char **envp, RunnerLaunch *l)
+{
+  RunnerLaunchInput in = {
+    .dir = run->dir,
+    .cwd = run->cwd,
+    .cwd_dev = run->cwd_dev,
+    .cwd_ino = run->cwd_ino,
+    .cwd_sub = run->cwd_sub,
+    .named_cwd = run->req.cwd != NULL,
+    .cwd_at_host_path = run->cwd_at_host_path,
+    .in_session = run->session != NULL,
+    .network = run->req.network,
+    .memory_mib = run->req.memory_mib,
+    .timeout_ms = run->req.timeout_ms,
+    .compiling = run->compiling,
+    .build_dir = run->build_dir,
+    .build_id = run->build_id,
+    .env_dir = run->env.dir,
+    .env_writable = run->env_writable,
+    .env_id = { run->env.dev, run->env.ino },
+    .extra_ro = run->extra_ro,
+  };
+
+  _runner_plan_build (run->host, &in, kind, path, argv, envp, l);
 }

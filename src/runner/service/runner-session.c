@@ -23,7 +23,7 @@
 
 struct RunnerSession
 {
-  RunnerEngine *engine;
+  RunnerHost *host;
   RunnerSession *next;
   char *id;
   bool closing; /* closed or idle: forgotten once its interpreter is gone */
@@ -70,9 +70,9 @@ struct RunnerSession
 };
 
 static RunnerSession *
-find_session (RunnerEngine *engine, const char *id)
+find_session (RunnerHost *host, const char *id)
 {
-  for (RunnerSession *s = engine->sessions; s != NULL; s = s->next)
+  for (RunnerSession *s = host->sessions; s != NULL; s = s->next)
     if (!s->closing && strcmp (s->id, id) == 0)
       return s;
   return NULL;
@@ -123,10 +123,10 @@ environment_differs (const RunnerSession *s, const RunnerEnv *env)
 }
 
 int
-_runner_session_check_environment (RunnerEngine *engine, const SpRun *req, const RunnerEnv *env,
+_runner_session_check_environment (RunnerHost *host, const SpRun *req, const RunnerEnv *env,
                                    SpProtoError *err)
 {
-  RunnerSession *s = find_session (engine, req->session);
+  RunnerSession *s = find_session (host, req->session);
 
   if (s != NULL && alive (s) && s->ending == SP_SESSION_END_NONE && environment_differs (s, env))
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
@@ -137,9 +137,9 @@ _runner_session_check_environment (RunnerEngine *engine, const SpRun *req, const
 }
 
 int
-_runner_session_validate (RunnerEngine *engine, const SpRun *req, SpProtoError *err)
+_runner_session_validate (RunnerHost *host, const SpRun *req, SpProtoError *err)
 {
-  RunnerSession *s = find_session (engine, req->session);
+  RunnerSession *s = find_session (host, req->session);
   int n = 0;
 
   /* The languages with a session driver. */
@@ -148,7 +148,7 @@ _runner_session_validate (RunnerEngine *engine, const SpRun *req, SpProtoError *
                                "sessions are for python and javascript only, not \"%.64s\"",
                                req->language);
   if (strcmp (req->language, "javascript") == 0
-      && runner_langs_find (engine->langs, "python") == NULL)
+      && runner_langs_find (host->langs, "python") == NULL)
     return sp_proto_set_error (err, SP_ERR_UNSUPPORTED_LANGUAGE,
                                "javascript sessions need python3 for their relay, which this "
                                "runner does not have");
@@ -167,32 +167,32 @@ _runner_session_validate (RunnerEngine *engine, const SpRun *req, SpProtoError *
     }
   if (s != NULL)
     return 0;
-  for (RunnerSession *it = engine->sessions; it != NULL; it = it->next)
+  for (RunnerSession *it = host->sessions; it != NULL; it = it->next)
     n++;
-  if (engine->config.max_sessions == 0)
+  if (host->config.max_sessions == 0)
     return sp_proto_set_error (err, SP_ERR_LIMIT,
                                "this runner keeps no sessions (--max-sessions 0)");
-  if (n >= engine->config.max_sessions)
+  if (n >= host->config.max_sessions)
     return sp_proto_set_error (err, SP_ERR_LIMIT,
                                "%d sessions are open, the most this runner keeps; close one", n);
   return 0;
 }
 
 RunnerSession *
-_runner_session_get (RunnerEngine *engine, const SpRun *req)
+_runner_session_get (RunnerHost *host, const SpRun *req)
 {
-  RunnerSession *s = find_session (engine, req->session);
+  RunnerSession *s = find_session (host, req->session);
 
   if (s != NULL)
     return s;
   s = xcalloc (1, sizeof *s);
-  s->engine = engine;
+  s->host = host;
   s->id = xstrdup (req->session);
   s->init_pid = -1;
   s->control_fd = s->status_fd = s->channel_fd = s->diag_fd = -1;
   s->idle_since_ns = now_ns ();
-  s->next = engine->sessions;
-  engine->sessions = s;
+  s->next = host->sessions;
+  host->sessions = s;
   return s;
 }
 
@@ -218,10 +218,9 @@ static int
 make_session_dir (RunnerSession *s)
 {
   static const char *const subdirs[] = { "code", "tmp", "work", "root", "code/.sandpad" };
-  RunnerEngine *engine = s->engine;
+  RunnerHost *host = s->host;
 
-  s->dir = xasprintf ("%s/session-%llu", engine->root,
-                      (unsigned long long) engine->next_session_seq++);
+  s->dir = xasprintf ("%s/session-%llu", host->root, (unsigned long long) host->next_session_seq++);
   if (mkdir (s->dir, 0700) != 0 || _runner_give_to_run (s->dir) != 0)
     return -1;
   for (size_t i = 0; i < N_ELEMENTS (subdirs); i++)
@@ -268,8 +267,8 @@ static pid_t
 fork_interpreter (RunnerSession *s, RunnerRun *run, int devnull, int channel, int control,
                   int status)
 {
-  RunnerEngine *engine = s->engine;
-  cleanup_free char *driver = engine->namespaces
+  RunnerHost *host = s->host;
+  cleanup_free char *driver = host->namespaces
                                 ? xstrdup (RUNNER_SANDBOX_CODE "/.sandpad/sandpad_session.py")
                                 : xasprintf ("%s/code/.sandpad/sandpad_session.py", s->dir);
   RunnerLanguage lang = *run->lang;
@@ -278,12 +277,12 @@ fork_interpreter (RunnerSession *s, RunnerRun *run, int devnull, int channel, in
     {
       /* python3 RELAY NODE-ARGV: node as a JavaScript run would start,
        * with the driver as its program. */
-      const char *seen = engine->namespaces ? RUNNER_SANDBOX_CODE "/.sandpad" : NULL;
-      cleanup_free char *host = xasprintf ("%s/code/.sandpad", s->dir);
-      cleanup_free char *relay = xasprintf ("%s/sandpad_session_node.py", seen ? seen : host);
-      cleanup_free char *js = xasprintf ("%s/sandpad_session.js", seen ? seen : host);
+      const char *seen = host->namespaces ? RUNNER_SANDBOX_CODE "/.sandpad" : NULL;
+      cleanup_free char *on_host = xasprintf ("%s/code/.sandpad", s->dir);
+      cleanup_free char *relay = xasprintf ("%s/sandpad_session_node.py", seen ? seen : on_host);
+      cleanup_free char *js = xasprintf ("%s/sandpad_session.js", seen ? seen : on_host);
       char **node_argv = runner_lang_argv (run->lang, js, NULL, run->req.memory_mib, false);
-      lang = *runner_langs_find (engine->langs, "python");
+      lang = *runner_langs_find (host->langs, "python");
       argv = runner_lang_argv (&lang, relay, node_argv, run->req.memory_mib, false);
       sp_strv_free (node_argv);
     }
@@ -310,8 +309,8 @@ fork_interpreter (RunnerSession *s, RunnerRun *run, int devnull, int channel, in
   /* Named for the interpreter's directory (session-N), new each start. */
   int cgroup_fds[RUNNER_CGROUP_MAX_FDS];
   const char *base = strrchr (s->dir, '/');
-  if (_runner_engine_cgroup_create (engine, base != NULL ? base + 1 : s->dir, spec, &s->cgroup,
-                                    cgroup_fds)
+  if (_runner_host_cgroup_create (host, base != NULL ? base + 1 : s->dir, spec, &s->cgroup,
+                                  cgroup_fds)
       == 0)
     spec->cgroup_fds = cgroup_fds;
   pid_t pid = runner_spawn (spec);
@@ -331,7 +330,7 @@ fork_interpreter (RunnerSession *s, RunnerRun *run, int devnull, int channel, in
 static int
 spawn (RunnerSession *s, RunnerRun *run)
 {
-  RunnerEngine *engine = s->engine;
+  RunnerHost *host = s->host;
   int sv[2] = { -1, -1 }, ctl[2] = { -1, -1 }, status[2] = { -1, -1 };
   cleanup_fd int devnull = -1;
 
@@ -376,7 +375,7 @@ spawn (RunnerSession *s, RunnerRun *run)
   s->diag = s->cgroup.memory == NULL;
   set_nonblocking (s->channel_fd, true);
   set_nonblocking (s->status_fd, true);
-  s->channel_watch = runner_loop_watch (engine->loop, s->channel_fd, EPOLLIN, on_channel, s);
+  s->channel_watch = runner_loop_watch (host->loop, s->channel_fd, EPOLLIN, on_channel, s);
   s->memory_mib = run->req.memory_mib;
   snprintf (s->language, sizeof s->language, "%s", run->req.language);
   s->network = run->req.network;
@@ -430,9 +429,9 @@ write_run_files (RunnerSession *s, RunnerRun *run, char **dir_for_driver)
   cleanup_free char *host_dir = xasprintf ("%s/code/r%llu", s->dir, (unsigned long long) s->n_runs);
   cleanup_free char *host_code = xasprintf ("%s/%s", host_dir, name);
   cleanup_free char *host_json = xasprintf ("%s/run.json", host_dir);
-  cleanup_free char *seen_dir = s->engine->namespaces ? xasprintf (RUNNER_SANDBOX_CODE "/r%llu",
-                                                                   (unsigned long long) s->n_runs)
-                                                      : xstrdup (host_dir);
+  cleanup_free char *seen_dir = s->host->namespaces ? xasprintf (RUNNER_SANDBOX_CODE "/r%llu",
+                                                                 (unsigned long long) s->n_runs)
+                                                    : xstrdup (host_dir);
 
   if (mkdir (host_dir, 0755) != 0 || _runner_give_to_run (host_dir) != 0)
     return -1;
@@ -531,7 +530,7 @@ session_start (RunnerRun *run)
    * owner: a root runner gives the pipe to the uid the program runs as.
    * That uid can do no more with it than read or write its own stdin,
    * which it holds already. */
-  uid_t run_uid = _runner_engine_run_uid (s->engine);
+  uid_t run_uid = _runner_host_run_uid ();
   bool give_stdin = strcmp (s->language, "javascript") == 0 && run_uid != geteuid ();
   if (write_run_files (s, run, &dir) != 0 || pipe2 (in, O_CLOEXEC) != 0
       || (give_stdin && fchown (in[0], run_uid, run_uid) != 0) || pipe2 (out, O_CLOEXEC) != 0
@@ -595,7 +594,7 @@ session_deadline (RunnerRun *run)
   if (s == NULL || s->current != run || s->kill_at_ns > 0)
     return;
   send_control (s, RUNNER_CTL_INTERRUPT);
-  s->kill_at_ns = now_ns () + s->engine->config.cancel_grace_ms * INT64_C (1000000);
+  s->kill_at_ns = now_ns () + s->host->config.cancel_grace_ms * INT64_C (1000000);
 }
 
 /* The session's tree root (its run init), or -1 when no interpreter runs. */
@@ -626,7 +625,7 @@ sample_memory (RunnerSession *s)
 
   if (!alive (s) || s->ending != SP_SESSION_END_NONE)
     return;
-  if (s->diag && _runner_engine_diag (s->engine, s->network, s->init_pid, &s->diag_fd) < 0)
+  if (s->diag && _runner_host_diag (s->host, s->network, s->init_pid, &s->diag_fd) < 0)
     {
       if (s->current != NULL && s->current->failure == NULL)
         s->current->failure = xasprintf ("cannot count the session's socket queues: %s",
@@ -634,9 +633,9 @@ sample_memory (RunnerSession *s)
       kill_session (s, SP_SESSION_END_FAILED);
       return;
     }
-  runner_tree_usage (s->init_pid, s->engine->namespaces ? 2 : 1, false, s->diag_fd, &usage);
+  runner_tree_usage (s->init_pid, s->host->namespaces ? 2 : 1, false, s->diag_fd, &usage);
   if (usage.bytes >= limit / 100 * 85)
-    runner_tree_usage (s->init_pid, s->engine->namespaces ? 2 : 1, true, s->diag_fd, &usage);
+    runner_tree_usage (s->init_pid, s->host->namespaces ? 2 : 1, true, s->diag_fd, &usage);
   s->cpu_ns = usage.cpu_ns;
   if (usage.bytes > s->memory_peak)
     s->memory_peak = usage.bytes;
@@ -660,7 +659,7 @@ sample_memory (RunnerSession *s)
     kill_session (s, SP_SESSION_END_LIMIT);
   /* The process cap for the session's tree, where no pids cgroup holds it
    * (fallback mode's RLIMIT_NPROC is the uid's, not the session's). */
-  else if (s->cgroup.pids == NULL && usage.tasks > s->engine->config.max_processes)
+  else if (s->cgroup.pids == NULL && usage.tasks > s->host->config.max_processes)
     {
       if (s->current != NULL && s->current->limit == SP_LIMIT_NONE)
         s->current->limit = SP_LIMIT_PROCESSES;
@@ -674,14 +673,14 @@ sample_memory (RunnerSession *s)
 static bool
 disk_over (RunnerSession *s)
 {
-  const RunnerConfig *c = &s->engine->config;
+  const RunnerConfig *c = &s->host->config;
   cleanup_free char *tmp = xasprintf ("%s/tmp", s->dir);
   cleanup_fd int work_fd = open_no_symlinks (s->cwd, O_PATH | O_DIRECTORY);
-  cleanup_fd int tmp_fd = s->engine->namespaces ? -1 : open_no_symlinks (tmp, O_PATH | O_DIRECTORY);
+  cleanup_fd int tmp_fd = s->host->namespaces ? -1 : open_no_symlinks (tmp, O_PATH | O_DIRECTORY);
   RunnerUsage space;
 
   runner_files_space_usage (work_fd, tmp_fd, c->disk_files + 1, &space);
-  return !space.complete || (!s->engine->namespaces && tmp_fd < 0) || space.bytes > c->disk_limit
+  return !space.complete || (!s->host->namespaces && tmp_fd < 0) || space.bytes > c->disk_limit
          || space.entries > c->disk_files;
 }
 
@@ -781,7 +780,7 @@ on_channel (void *data, int fd, uint32_t events)
   if (n <= 0)
     {
       /* The driver is gone; its run init's exit tells the rest. */
-      runner_loop_unwatch (s->engine->loop, s->channel_watch);
+      runner_loop_unwatch (s->host->loop, s->channel_watch);
       s->channel_watch = NULL;
       return;
     }
@@ -803,15 +802,15 @@ emit_ended (RunnerSession *s, SpSessionEnd reason)
 
   msg.u.session.session = s->id;
   msg.u.session.reason = reason;
-  _runner_engine_emit (s->engine, &msg);
+  _runner_host_emit (s->host, &msg);
 }
 
 static void
 free_session (RunnerSession *s)
 {
-  RunnerEngine *engine = s->engine;
+  RunnerHost *host = s->host;
 
-  for (RunnerSession **link = &engine->sessions; *link != NULL; link = &(*link)->next)
+  for (RunnerSession **link = &host->sessions; *link != NULL; link = &(*link)->next)
     if (*link == s)
       {
         *link = s->next;
@@ -825,9 +824,9 @@ free_session (RunnerSession *s)
 }
 
 bool
-_runner_session_reaped (RunnerEngine *engine, pid_t pid)
+_runner_session_reaped (RunnerHost *host, pid_t pid)
 {
-  RunnerSession *s = engine->sessions;
+  RunnerSession *s = host->sessions;
 
   while (s != NULL && s->init_pid != pid)
     s = s->next;
@@ -853,7 +852,7 @@ _runner_session_reaped (RunnerEngine *engine, pid_t pid)
 
   /* Reset first: finishing the run may start the next one, which then
    * finds no interpreter and starts a fresh one. */
-  runner_loop_unwatch (engine->loop, s->channel_watch);
+  runner_loop_unwatch (host->loop, s->channel_watch);
   s->channel_watch = NULL;
   close (s->channel_fd);
   close (s->control_fd);
@@ -884,26 +883,26 @@ _runner_session_reaped (RunnerEngine *engine, pid_t pid)
     }
   if (run != NULL)
     _runner_run_on_init_exit (run);
-  _runner_engine_start_queued (engine);
+  _runner_host_start_queued (host);
   return true;
 }
 
 static bool
 has_waiting_runs (RunnerSession *s)
 {
-  for (RunnerRun *run = s->engine->runs; run != NULL; run = run->next)
+  for (RunnerRun *run = _runner_host_runs (s->host); run != NULL; run = run->next)
     if (run->session == s && run->state != RUN_FINISHED)
       return true;
   return false;
 }
 
 void
-_runner_session_check_timers (RunnerEngine *engine, int64_t now)
+_runner_session_check_timers (RunnerHost *host, int64_t now)
 {
-  int64_t idle_ns = engine->config.session_idle_ms * INT64_C (1000000);
+  int64_t idle_ns = host->config.session_idle_ms * INT64_C (1000000);
   RunnerSession *next;
 
-  for (RunnerSession *s = engine->sessions; s != NULL; s = next)
+  for (RunnerSession *s = host->sessions; s != NULL; s = next)
     {
       next = s->next;
       if (s->kill_at_ns > 0 && now >= s->kill_at_ns)
@@ -922,12 +921,12 @@ _runner_session_check_timers (RunnerEngine *engine, int64_t now)
 }
 
 int64_t
-_runner_session_next_deadline (RunnerEngine *engine)
+_runner_session_next_deadline (RunnerHost *host)
 {
-  int64_t idle_ns = engine->config.session_idle_ms * INT64_C (1000000);
+  int64_t idle_ns = host->config.session_idle_ms * INT64_C (1000000);
   int64_t next = 0;
 
-  for (RunnerSession *s = engine->sessions; s != NULL; s = s->next)
+  for (RunnerSession *s = host->sessions; s != NULL; s = s->next)
     {
       int64_t times[] = { s->kill_at_ns, alive (s) ? s->memory_check_ns : 0,
                           s->closing || _runner_session_busy (s) ? 0 : s->idle_since_ns + idle_ns };
@@ -942,24 +941,24 @@ _runner_session_next_deadline (RunnerEngine *engine)
 static void
 fail_waiting (RunnerSession *s)
 {
-  for (RunnerRun *run = s->engine->runs; run != NULL; run = run->next)
+  for (RunnerRun *run = _runner_host_runs (s->host); run != NULL; run = run->next)
     if (run->session == s && run->state == RUN_QUEUED)
       {
         SpMessage msg = { .type = SP_MSG_EXITED };
         msg.u.exited.id = run->req.id;
         msg.u.exited.end = SP_END_FAILED;
         msg.u.exited.error = (char *) "the session was closed before the run started";
-        msg.u.exited.t_ms = runner_engine_clock_ms (s->engine);
+        msg.u.exited.t_ms = _runner_host_clock_ms (s->host);
         run->state = RUN_FINISHED;
         run->session = NULL;
-        _runner_engine_emit (s->engine, &msg);
+        _runner_host_emit (s->host, &msg);
       }
 }
 
 int
-runner_engine_session_end (RunnerEngine *engine, const char *id, bool restart, SpProtoError *err)
+_runner_session_end (RunnerHost *host, const char *id, bool restart, SpProtoError *err)
 {
-  RunnerSession *s = find_session (engine, id);
+  RunnerSession *s = find_session (host, id);
   SpSessionEnd reason = restart ? SP_SESSION_END_RESTART : SP_SESSION_END_CLOSED;
 
   if (s == NULL)
@@ -984,9 +983,9 @@ runner_engine_session_end (RunnerEngine *engine, const char *id, bool restart, S
 }
 
 void
-_runner_session_kill_all (RunnerEngine *engine)
+_runner_session_kill_all (RunnerHost *host)
 {
-  for (RunnerSession *s = engine->sessions; s != NULL; s = s->next)
+  for (RunnerSession *s = host->sessions; s != NULL; s = s->next)
     {
       fail_waiting (s);
       s->closing = true;
@@ -995,13 +994,13 @@ _runner_session_kill_all (RunnerEngine *engine)
 }
 
 void
-_runner_session_free_all (RunnerEngine *engine)
+_runner_session_free_all (RunnerHost *host)
 {
-  while (engine->sessions != NULL)
+  while (host->sessions != NULL)
     {
-      RunnerSession *s = engine->sessions;
+      RunnerSession *s = host->sessions;
 
-      runner_loop_unwatch (engine->loop, s->channel_watch);
+      runner_loop_unwatch (host->loop, s->channel_watch);
       s->channel_watch = NULL;
       if (s->channel_fd >= 0)
         close (s->channel_fd);
@@ -1011,12 +1010,12 @@ _runner_session_free_all (RunnerEngine *engine)
       if (s->control_fd >= 0)
         close (s->control_fd);
       if (s->init_pid > 0)
-        _runner_engine_leave_init (engine, s->init_pid, &s->cgroup);
+        _runner_host_leave_init (host, s->init_pid, &s->cgroup);
       runner_cgroup_remove (&s->cgroup);
       if (s->diag_fd >= 0)
         close (s->diag_fd);
       s->diag_fd = -1;
-      for (RunnerRun *run = engine->runs; run != NULL; run = run->next)
+      for (RunnerRun *run = _runner_host_runs (host); run != NULL; run = run->next)
         if (run->session == s)
           run->session = NULL;
       s->init_pid = -1;
@@ -1032,7 +1031,7 @@ session_memory_layer (RunnerRun *run)
 
   if (s == NULL)
     return RUNNER_MEMORY_TREE;
-  return _runner_engine_memory_layer (&s->cgroup, s->diag);
+  return _runner_host_memory_layer (&s->cgroup, s->diag);
 }
 
 /* A run of a session holds nothing of the interpreter's: the session
@@ -1055,12 +1054,12 @@ const RunnerLauncher _runner_launcher_session = {
 };
 
 char **
-_runner_session_names (RunnerEngine *engine)
+_runner_session_names (RunnerHost *host)
 {
   size_t n = 0;
   char **names = xcalloc (1, sizeof *names);
 
-  for (RunnerSession *s = engine->sessions; s != NULL; s = s->next)
+  for (RunnerSession *s = host->sessions; s != NULL; s = s->next)
     if (!s->closing)
       {
         names = xrealloc (names, (n + 2) * sizeof *names);

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "runner-engine.h"
+#include "runner-host.h"
 #include "runner-venv.h"
 
 typedef struct RunnerSession RunnerSession;
@@ -34,13 +34,13 @@ extern const char runner_session_node_driver[];
 /* Checks a run request that names a session (language, fields a session
  * does not take, settings that must match the running interpreter's, the
  * cap on sessions); -1 with *err set when it is refused. */
-int _runner_session_validate (RunnerEngine *engine, const SpRun *req, SpProtoError *err);
+int _runner_session_validate (RunnerHost *host, const SpRun *req, SpProtoError *err);
 /* The request's environment (checked: env) against the one the session's
  * running interpreter started in; -1 with *err set when they differ. */
-int _runner_session_check_environment (RunnerEngine *engine, const SpRun *req, const RunnerEnv *env,
+int _runner_session_check_environment (RunnerHost *host, const SpRun *req, const RunnerEnv *env,
                                        SpProtoError *err);
 /* The session a validated request names, created when it has none. */
-RunnerSession *_runner_session_get (RunnerEngine *engine, const SpRun *req);
+RunnerSession *_runner_session_get (RunnerHost *host, const SpRun *req);
 /* A run of the session is executing (or its interpreter is being
  * stopped): the next one waits. */
 bool _runner_session_busy (RunnerSession *session);
@@ -51,16 +51,15 @@ bool _runner_session_busy (RunnerSession *session);
 void _runner_session_run_finished (RunnerRun *run);
 
 /* The engine reaped pid; true when it was a session's. */
-bool _runner_session_reaped (RunnerEngine *engine, pid_t pid);
-void _runner_session_check_timers (RunnerEngine *engine, int64_t now);
-int64_t _runner_session_next_deadline (RunnerEngine *engine);
+bool _runner_session_reaped (RunnerHost *host, pid_t pid);
+void _runner_session_check_timers (RunnerHost *host, int64_t now);
+int64_t _runner_session_next_deadline (RunnerHost *host);
 /* Kills every session's interpreter and forgets them (the runner stops). */
-void _runner_session_free_all (RunnerEngine *engine);
+void _runner_session_free_all (RunnerHost *host);
 /* The ids of the sessions not closing (the resident runner lists them);
  * NULL-terminated, the caller frees it with sp_strv_free(). */
-char **_runner_session_names (RunnerEngine *engine);
-void _runner_session_kill_all (RunnerEngine *engine);
+char **_runner_session_names (RunnerHost *host);
+void _runner_session_kill_all (RunnerHost *host);
 
-/* session_close and session_restart. */
-int runner_engine_session_end (RunnerEngine *engine, const char *id, bool restart,
-                               SpProtoError *err);
+/* session_close and session_restart (runner_engine_request's). */
+int _runner_session_end (RunnerHost *host, const char *id, bool restart, SpProtoError *err);

@@ -84,7 +84,7 @@ on_pidfd (void *data, int fd, uint32_t events)
 {
   RunnerRun *run = data;
 
-  runner_loop_unwatch (run->engine->loop, run->pidfd_watch);
+  runner_loop_unwatch (run->host->loop, run->pidfd_watch);
   run->pidfd_watch = NULL;
   if (!run->init_reaped)
     _runner_run_on_init_exit (run);
@@ -94,7 +94,7 @@ on_pidfd (void *data, int fd, uint32_t events)
 static int
 try_warm (RunnerRun *run, const RunnerLaunch *l)
 {
-  RunnerEngine *engine = run->engine;
+  RunnerHost *host = run->host;
   const RunnerSpawnSpec *spec = &l->spec;
   const RunnerSandboxPlan *plan = spec->sandbox;
   char *const *argv = l->argv;
@@ -105,18 +105,18 @@ try_warm (RunnerRun *run, const RunnerLaunch *l)
   /* A run in an environment has its own interpreter and site-packages,
    * and an install step its own writable and read-only directories: the
    * warm parent (the system's python3 with the runner's plan) is neither. */
-  if (engine->warm == NULL || strcmp (run->lang->name, "python") != 0 || run->env.dir != NULL
+  if (host->warm == NULL || strcmp (run->lang->name, "python") != 0 || run->env.dir != NULL
       || run->env_writable || run->extra_ro != NULL || run->isolated_python != NULL
       || plan->work_at_host_path || run->cwd_sub != NULL)
     return -1;
   /* Warm runs are off for good here: the run says why it is cold. */
-  if (runner_warm_broken (engine->warm) != NULL)
+  if (runner_warm_broken (host->warm) != NULL)
     {
-      run->cold_reason = xstrdup (runner_warm_broken (engine->warm));
+      run->cold_reason = xstrdup (runner_warm_broken (host->warm));
       return -1;
     }
   /* A policy that ran cold once gets a parent for its next runs. */
-  runner_warm_start (engine->warm, run->req.network);
+  runner_warm_start (host->warm, run->req.network);
   if (env_needs_cold (run->req.env) || sp_strv_length ((char **) argv) <= WARM_ARGV_CODE)
     return -1;
   /* RLIMIT_DATA and the tree watch count what the child inherits (the
@@ -124,11 +124,11 @@ try_warm (RunnerRun *run, const RunnerLaunch *l)
    * the snippet at least 3/4 of its limit (all of it, if it imports numpy
    * or matplotlib itself, as a cold run would hold them too). */
   bool idle = true;
-  for (RunnerRun *other = engine->runs; other != NULL && idle; other = other->next)
+  for (RunnerRun *other = _runner_host_runs (host); other != NULL && idle; other = other->next)
     idle = !(other->warm && other->pidfd_watch != NULL && other->req.network == run->req.network);
-  int64_t data = runner_warm_data_bytes (engine->warm, run->req.network, idle);
-  int64_t min_memory = engine->config.warm_min_memory_mib >= 0
-                         ? engine->config.warm_min_memory_mib * 1024 * 1024
+  int64_t data = runner_warm_data_bytes (host->warm, run->req.network, idle);
+  int64_t min_memory = host->config.warm_min_memory_mib >= 0
+                         ? host->config.warm_min_memory_mib * 1024 * 1024
                          : 4 * data;
   if (data < 0 || spec->memory_bytes < min_memory)
     return -1;
@@ -136,7 +136,7 @@ try_warm (RunnerRun *run, const RunnerLaunch *l)
   cleanup_free char *host_file = xasprintf ("%s/code/.sandpad/run.json", run->dir);
   if (write_run_file (run, argv, envp, host_file) != 0)
     return -1;
-  put (&buf, "py.run", engine->namespaces ? RUNNER_SANDBOX_CODE "/.sandpad/run.json" : host_file);
+  put (&buf, "py.run", host->namespaces ? RUNNER_SANDBOX_CODE "/.sandpad/run.json" : host_file);
   runner_plan_encode (&buf, plan, spec);
 
   /* Its cgroups as a cold run's: the spare's init moves the program
@@ -146,12 +146,11 @@ try_warm (RunnerRun *run, const RunnerLaunch *l)
   int procs[RUNNER_CGROUP_MAX_FDS];
   size_t n_fds = 5;
   cleanup_free char *name = xasprintf ("run-%llu", (unsigned long long) run->seq);
-  if (_runner_engine_cgroup_create (engine, name, spec, &run->cgroup, procs) == 0)
+  if (_runner_host_cgroup_create (host, name, spec, &run->cgroup, procs) == 0)
     for (size_t i = 0; i < RUNNER_CGROUP_MAX_FDS; i++)
       if (procs[i] >= 0)
         fds[n_fds++] = procs[i];
-  int pidfd = runner_warm_spawn (engine->warm, run->req.network, buf.data, buf.len, fds, n_fds,
-                                 &why);
+  int pidfd = runner_warm_spawn (host->warm, run->req.network, buf.data, buf.len, fds, n_fds, &why);
   buf_clear (&buf);
   for (size_t i = 5; i < n_fds; i++)
     close (fds[i]);
@@ -163,8 +162,8 @@ try_warm (RunnerRun *run, const RunnerLaunch *l)
       if (why != NULL)
         fprintf (stderr, "sandpad-runner: run %s goes cold: %s\n", run->req.id, why);
       /* This run found out that warm runs cannot work here. */
-      if (runner_warm_broken (engine->warm) != NULL)
-        run->cold_reason = xstrdup (runner_warm_broken (engine->warm));
+      if (runner_warm_broken (host->warm) != NULL)
+        run->cold_reason = xstrdup (runner_warm_broken (host->warm));
       return -1;
     }
 
@@ -182,7 +181,7 @@ try_warm (RunnerRun *run, const RunnerLaunch *l)
   run->pidfd = pidfd;
   /* -1: it has already exited (the pidfd says so at once). */
   run->init_pid = pid != 0 ? pid : -1;
-  run->pidfd_watch = runner_loop_watch (engine->loop, pidfd, EPOLLIN, on_pidfd, run);
+  run->pidfd_watch = runner_loop_watch (host->loop, pidfd, EPOLLIN, on_pidfd, run);
   if (run->pidfd_watch == NULL)
     {
       /* Cannot watch it: _runner_run_spawn_step kills it, and the run ends
@@ -211,7 +210,7 @@ release_warm (RunnerRun *run)
 {
   if (!run->warm)
     return;
-  runner_loop_unwatch (run->engine->loop, run->pidfd_watch);
+  runner_loop_unwatch (run->host->loop, run->pidfd_watch);
   run->pidfd_watch = NULL;
   if (!run->init_reaped)
     {
@@ -277,10 +276,10 @@ find_warm_dir (void)
 }
 
 RunnerWarm *
-_runner_engine_warm_new (RunnerEngine *engine)
+_runner_warm_pool_new (RunnerHost *host)
 {
-  const RunnerConfig *c = &engine->config;
-  RunnerLanguage *python = runner_langs_find (engine->langs, "python");
+  const RunnerConfig *c = &host->config;
+  RunnerLanguage *python = runner_langs_find (host->langs, "python");
 
   if (!c->warm || python == NULL || python->path == NULL)
     return NULL;
@@ -293,26 +292,12 @@ _runner_engine_warm_new (RunnerEngine *engine)
     .python = python->path,
     .module = module,
     .helper = helper,
-    .namespaces = engine->namespaces,
-    .root = engine->root,
+    .namespaces = host->namespaces,
+    .root = host->root,
     .max_runs = c->warm_max_runs,
     .idle_ms = c->warm_idle_ms,
     .memory_cap = c->warm_memory_mib * 1024 * 1024,
     .spares = RUNNER_WARM_SPARES,
   };
   return runner_warm_new (&config);
-}
-
-/* The pool exists from the first hello on: a client that never says hello
- * (a batch of requests from a file) is gone when its runs end, so a warm
- * parent would only take their CPU. */
-void
-runner_engine_prewarm (RunnerEngine *engine)
-{
-  if (engine->refusal != NULL)
-    return;
-  if (engine->warm == NULL)
-    engine->warm = _runner_engine_warm_new (engine);
-  if (engine->warm != NULL)
-    runner_warm_start (engine->warm, false);
 }
