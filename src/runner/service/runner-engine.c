@@ -631,6 +631,23 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
   if (options != NULL && options->cwd_root != NULL && req->cwd != NULL
       && cwd_beneath_root (engine, req, options->cwd_root, &cwd_sub, err) != 0)
     return -1;
+  /* Checked here, so a call is refused before it queues; written as it
+   * starts, into the directory it then has. */
+  if (options != NULL && options->n_input_files > 0
+      && runner_input_files_check (options->input_files, options->n_input_files,
+                                   engine->config.disk_limit, err)
+           != 0)
+    {
+      free (cwd_sub);
+      return -1;
+    }
+  if (options != NULL && options->n_input_files > 0 && cwd_sub != NULL)
+    {
+      free (cwd_sub);
+      return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                                 "input files go to the directory the run is given whole: "
+                                 "not with a cwd beneath it");
+    }
   if (req->environment != NULL
       && _runner_engine_check_environment (engine, req,
                                            options != NULL && options->environment_writable, &env,
@@ -661,6 +678,11 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
     run->isolated_python = xstrdup (options->isolated_python);
   run->cwd_at_host_path = options != NULL && options->cwd_at_host_path;
   run->cwd_sub = cwd_sub;
+  if (options != NULL && options->n_input_files > 0)
+    {
+      run->input = runner_input_files_copy (options->input_files, options->n_input_files);
+      run->n_input = options->n_input_files;
+    }
   if (options != NULL && options->cwd != NULL && run->req.cwd == NULL)
     {
       run->req.cwd = xstrdup (options->cwd);
