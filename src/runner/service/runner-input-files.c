@@ -71,9 +71,10 @@ runner_input_files_check (const RunnerInputFile *files, size_t n, int64_t max_by
                                    "without empty, \".\" or \"..\" parts",
                                    i, RUNNER_INPUT_PATH_MAX);
       for (size_t j = 0; j < i; j++)
-        if (path_covers (files[j].path, files[i].path) || path_covers (files[i].path, files[j].path))
-          return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
-                                     "input file %zu (\"%.200s\"): %s", i, files[i].path,
+        if (path_covers (files[j].path, files[i].path)
+            || path_covers (files[i].path, files[j].path))
+          return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "input file %zu (\"%.200s\"): %s",
+                                     i, files[i].path,
                                      strcmp (files[i].path, files[j].path) == 0
                                        ? "given twice"
                                        : "a file is given as a directory of another");
@@ -126,7 +127,9 @@ open_parent (int dir_fd, char *path, uid_t owner, char **last, SpProtoError *err
       if (!made && errno != EEXIST)
         return sp_proto_set_error (err, SP_ERR_IO, "cannot create the directory of \"%.200s\": %s",
                                    shown, refusal (errno));
-      int sub = open_beneath (fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+      /* No O_NOFOLLOW: with O_DIRECTORY it would call a symlink "not a
+       * directory"; RESOLVE_NO_SYMLINKS refuses it as one (ELOOP). */
+      int sub = open_beneath (fd, part, O_RDONLY | O_DIRECTORY, 0);
       if (sub < 0)
         return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "input file \"%.200s\": %s", shown,
                                    refusal (errno));
@@ -134,8 +137,9 @@ open_parent (int dir_fd, char *path, uid_t owner, char **last, SpProtoError *err
       if (made && owner != geteuid () && fchown (sub, owner, owner) != 0)
         {
           close (sub);
-          return sp_proto_set_error (err, SP_ERR_IO, "cannot hand over the directory of "
-                                                     "\"%.200s\": %s",
+          return sp_proto_set_error (err, SP_ERR_IO,
+                                     "cannot hand over the directory of "
+                                     "\"%.200s\": %s",
                                      shown, strerror (errno));
         }
       close (fd);
@@ -168,13 +172,13 @@ write_one (int dir_fd, const RunnerInputFile *file, uid_t owner, SpProtoError *e
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "cannot write input file \"%.200s\": %s",
                                file->path, refusal (errno));
   if (fstat (fd, &st) != 0)
-    return sp_proto_set_error (err, SP_ERR_IO, "cannot write input file \"%.200s\": %s",
-                               file->path, strerror (errno));
+    return sp_proto_set_error (err, SP_ERR_IO, "cannot write input file \"%.200s\": %s", file->path,
+                               strerror (errno));
   /* An existing file is replaced in place only when it is plainly the
    * program's: a hard link could be a file of someone else's. */
-  const char *why = !S_ISREG (st.st_mode)              ? "it is not a regular file"
-                    : !created && st.st_nlink != 1     ? "it has other hard links"
-                    : !created && st.st_uid != owner   ? "it belongs to another user"
+  const char *why = !S_ISREG (st.st_mode)                ? "it is not a regular file"
+                    : !created && st.st_nlink != 1       ? "it has other hard links"
+                    : !created && st.st_uid != owner     ? "it belongs to another user"
                     : !created && ftruncate (fd, 0) != 0 ? strerror (errno)
                                                          : NULL;
   if (why != NULL)
@@ -182,8 +186,8 @@ write_one (int dir_fd, const RunnerInputFile *file, uid_t owner, SpProtoError *e
                                file->path, why);
   if ((!created && (st.st_mode & (S_ISUID | S_ISGID)) != 0 && fchmod (fd, st.st_mode & 0777) != 0)
       || (file->len > 0 && write_all (fd, file->data, file->len) != 0))
-    return sp_proto_set_error (err, SP_ERR_IO, "cannot write input file \"%.200s\": %s",
-                               file->path, strerror (errno));
+    return sp_proto_set_error (err, SP_ERR_IO, "cannot write input file \"%.200s\": %s", file->path,
+                               strerror (errno));
   /* The program runs as its own uid and may change what it was given. */
   if (created && owner != geteuid () && fchown (fd, owner, owner) != 0)
     return sp_proto_set_error (err, SP_ERR_IO, "cannot hand over input file \"%.200s\": %s",
