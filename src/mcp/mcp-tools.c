@@ -40,13 +40,14 @@ static const char execute_code_input[]
     "\"description\":\"the file's bytes, standard padded base64 (instead of content)\"}},"
     "\"required\":[\"path\"],\"oneOf\":[{\"required\":[\"content\"]},"
     "{\"required\":[\"base64\"]}],\"additionalProperties\":false},\"description\":\"files put "
-    "in the run's directory before it starts, within the run's disk cap\"},"
+    "in the run's directory (with session_id, the session's) as it starts, within the run's "
+    "disk cap; a symlink or anything but the program's own regular file already at a path "
+    "fails the call\"},"
     "\"session_id\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,"
     "\"pattern\":\"^[!-~]+$\",\"description\":\"keep state between calls (python or javascript): "
     "calls with the same id run one after another in one sandboxed interpreter that keeps "
     "variables, imports and its working directory; a crash, a timeout the code ignores or "
-    "a limit ends it, and the next call starts a new one (the result says so); not with "
-    "files\"}},"
+    "a limit ends it, and the next call starts a new one (the result says so)\"}},"
     "\"required\":[\"language\",\"code\"],\"additionalProperties\":false}";
 
 static const char execute_command_input[]
