@@ -139,8 +139,8 @@ main (void)
     const char *a, *b;
     const char *why;
   } bad[] = {
-    { "../x", NULL, "relative" },  { "/etc/x", NULL, "relative" }, { "a/./b", NULL, "relative" },
-    { "a//b", NULL, "relative" },  { "x", "x", "given twice" },    { "x", "x/y", "directory" },
+    { "../x", NULL, "relative" }, { "/etc/x", NULL, "relative" }, { "a/./b", NULL, "relative" },
+    { "a//b", NULL, "relative" }, { "x", "x", "given twice" },    { "x", "x/y", "directory" },
   };
   for (size_t i = 0; i < N_ELEMENTS (bad); i++)
     {
