@@ -1,10 +1,11 @@
 /* mcp-files.c: files both ways between an assistant and a run.
  *
- * In: execute_code's "files" ({path, content} or {path, base64}) land in
- * a fresh directory of ours before the run starts. The paths come from
- * the model, so each is a relative path of plain parts, made beneath
- * that directory one part at a time through directory fds, never
- * following a symlink; the bytes together stay within the run's disk cap.
+ * In: execute_code's "files" ({path, content} or {path, base64}) are
+ * checked and decoded here; the engine writes them into the run's
+ * directory, or its session's, as the run starts
+ * (runner-input-files.c: beneath the held directory fd, never through a
+ * symlink nor over what is not plainly the program's file); the bytes
+ * together stay within the run's disk cap.
  *
  * Out: files the run created or changed come back as MCP embedded
  * resources (text, or a base64 blob with its MIME type) while they fit
@@ -18,28 +19,6 @@
 
 #include "mcp-server.h"
 #include "sp-json.h"
-
-#define MAX_INPUT_FILES 64
-
-/* A relative path of plain components: no "..", no ".", no empty part,
- * nothing absolute, so a file can only land inside the call's directory. */
-static bool
-input_path_valid (const char *path)
-{
-  size_t len = strlen (path);
-
-  if (len == 0 || len > 1024 || path[0] == '/' || path[len - 1] == '/')
-    return false;
-  for (const char *part = path; *part != '\0';)
-    {
-      size_t n = strcspn (part, "/");
-      if (n == 0 || n > 255 || (n == 1 && part[0] == '.')
-          || (n == 2 && part[0] == '.' && part[1] == '.'))
-        return false;
-      part += n + (part[n] == '/');
-    }
-  return true;
-}
 
 static int
 base64_value (unsigned char c)
@@ -93,64 +72,27 @@ base64_decode (const char *text, Buf *out)
   return 0;
 }
 
-/* Writes one input file below dir_fd, making its parent directories one
- * part at a time: each directory is opened by the fd of the one above,
- * O_NOFOLLOW, so no symlink is ever followed, and the file is new
- * (O_EXCL). */
-static int
-write_input_file (int dir_fd, const char *path, const Buf *content, uid_t owner, SpProtoError *err)
+/* Checks every item and decodes its bytes into call->input_files; the set as
+ * a whole (paths, the disk cap) by the engine's own rules, so a call is
+ * refused before anything is written or queued. */
+int
+mcp_files_input (McpServer *server, McpCall *call, json_t *files, SpProtoError *err)
 {
-  cleanup_free char *copy = xstrdup (path);
-  cleanup_fd int fd = fcntl (dir_fd, F_DUPFD_CLOEXEC, 3);
-  char *part = copy;
-
-  for (char *slash; (slash = strchr (part, '/')) != NULL; part = slash + 1)
-    {
-      *slash = '\0';
-      if (mkdirat (fd, part, 0755) != 0 && errno != EEXIST)
-        return sp_proto_set_error (err, SP_ERR_IO, "cannot create the directory of \"%.200s\": %s",
-                                   path, strerror (errno));
-      int sub = openat (fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (sub < 0)
-        return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "\"%.200s\": %s", path,
-                                   errno == ENOTDIR ? "a part of it is given as a file"
-                                                    : strerror (errno));
-      if (owner != geteuid ())
-        (void) fchown (sub, owner, owner);
-      close (fd);
-      fd = sub;
-    }
-  cleanup_fd int file = openat (fd, part, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                                0644);
-  if (file < 0)
-    return sp_proto_set_error (err, errno == EEXIST ? SP_ERR_INVALID_VALUE : SP_ERR_IO,
-                               "cannot create \"%.200s\": %s", path,
-                               errno == EEXIST ? "given twice" : strerror (errno));
-  if (content->len > 0 && write_all (file, content->data, content->len) != 0)
-    return sp_proto_set_error (err, SP_ERR_IO, "cannot write \"%.200s\": %s", path,
-                               strerror (errno));
-  /* The program runs as its own uid and may change what it was given. */
-  if (owner != geteuid () && fchown (file, owner, owner) != 0)
-    return sp_proto_set_error (err, SP_ERR_IO, "cannot hand over \"%.200s\": %s", path,
-                               strerror (errno));
-  return 0;
-}
-
-/* Checks every item and decodes its bytes into contents[i]; nothing is
- * written until all of them are good. */
-static int
-check_input_files (json_t *files, int64_t disk_limit, Buf *contents, SpProtoError *err)
-{
+  size_t n = json_array_size (files);
   size_t i;
   json_t *item;
-  int64_t total = 0;
 
+  if (n > RUNNER_INPUT_FILES_MAX)
+    return sp_proto_set_error (err, SP_ERR_LIMIT, "field \"files\" has more than %d entries",
+                               RUNNER_INPUT_FILES_MAX);
+  call->input_files = xcalloc (n + 1, sizeof *call->input_files);
   json_array_foreach (files, i, item)
     {
       static const char *const allowed[] = { "path", "content", "base64", NULL };
       json_t *path = json_is_object (item) ? json_object_get (item, "path") : NULL;
       json_t *content = json_is_object (item) ? json_object_get (item, "content") : NULL;
       json_t *b64 = json_is_object (item) ? json_object_get (item, "base64") : NULL;
+      Buf bytes = { 0 };
 
       if (!json_is_object (item) || sp_json_check_fields (item, "files[]", allowed, err) != 0
           || !json_is_string (path) || (content == NULL) == (b64 == NULL)
@@ -163,74 +105,27 @@ check_input_files (json_t *files, int64_t disk_limit, Buf *contents, SpProtoErro
                                        "\"content\": string} or {\"path\": string, "
                                        "\"base64\": string}",
                                        i);
-      if (!input_path_valid (json_string_value (path)))
-        return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
-                                   "field \"files\" item %zu: path must be relative, without "
-                                   "\".\" or \"..\" parts",
-                                   i);
       if (content != NULL)
-        buf_append (&contents[i], json_string_value (content), json_string_length (content));
-      else if (base64_decode (json_string_value (b64), &contents[i]) != 0)
-        return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
-                                   "field \"files\" item %zu: base64 is not valid standard "
-                                   "base64 (RFC 4648, padded, no spaces)",
-                                   i);
-      total += (int64_t) contents[i].len;
-      if (disk_limit > 0 && total > disk_limit)
-        return sp_proto_set_error (err, SP_ERR_LIMIT,
-                                   "field \"files\": %lld bytes or more, over the run's disk "
-                                   "cap of %lld bytes (input files count toward it)",
-                                   (long long) total, (long long) disk_limit);
+        buf_append (&bytes, json_string_value (content), json_string_length (content));
+      else if (base64_decode (json_string_value (b64), &bytes) != 0)
+        {
+          buf_clear (&bytes);
+          return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                                     "field \"files\" item %zu: base64 is not valid standard "
+                                     "base64 (RFC 4648, padded, no spaces)",
+                                     i);
+        }
+      call->input_files[i].path = xstrdup (json_string_value (path));
+      call->input_files[i].len = bytes.len;
+      call->input_files[i].data = bytes.data != NULL ? bytes.data : xstrdup ("");
+      call->n_input_files = i + 1;
     }
+  SpProtoError set = { 0 };
+  if (runner_input_files_check (call->input_files, call->n_input_files, server->options->disk_limit,
+                                &set)
+      != 0)
+    return sp_proto_set_error (err, set.code, "field \"files\": %s", set.message);
   return 0;
-}
-
-/* Makes the call's directory, handed to the uid that runs programs, and
- * writes the checked files in it. */
-static int
-write_scratch (McpServer *server, McpCall *call, json_t *files, const Buf *contents,
-               SpProtoError *err)
-{
-  uid_t owner = geteuid () == 0 ? RUNNER_SANDBOX_NOBODY : geteuid ();
-
-  call->scratch = xasprintf ("%s/%s", server->options->scratch_root, call->run_id);
-  if (mkdir (call->scratch, 0700) != 0)
-    return sp_proto_set_error (err, SP_ERR_IO, "cannot create the run's directory: %s",
-                               strerror (errno));
-  /* The engine insists that a cwd belongs to the uid the program runs as,
-   * so it is never a directory someone else relies on. */
-  if (owner != geteuid () && chown (call->scratch, owner, owner) != 0)
-    return sp_proto_set_error (err, SP_ERR_IO, "cannot hand over the run's directory: %s",
-                               strerror (errno));
-  cleanup_fd int dir_fd = open (call->scratch, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (dir_fd < 0)
-    return sp_proto_set_error (err, SP_ERR_IO, "cannot open the run's directory: %s",
-                               strerror (errno));
-  for (size_t i = 0; i < json_array_size (files); i++)
-    if (write_input_file (dir_fd,
-                          json_string_value (json_object_get (json_array_get (files, i), "path")),
-                          &contents[i], owner, err)
-        != 0)
-      return -1;
-  return 0;
-}
-
-int
-mcp_files_make_scratch (McpServer *server, McpCall *call, json_t *files, SpProtoError *err)
-{
-  size_t n = json_array_size (files);
-
-  if (n > MAX_INPUT_FILES)
-    return sp_proto_set_error (err, SP_ERR_LIMIT, "field \"files\" has more than %d entries",
-                               MAX_INPUT_FILES);
-  Buf *contents = xcalloc (n + 1, sizeof *contents);
-  int rc = check_input_files (files, server->options->disk_limit, contents, err);
-  if (rc == 0)
-    rc = write_scratch (server, call, files, contents, err);
-  for (size_t i = 0; i < n; i++)
-    buf_clear (&contents[i]);
-  free (contents);
-  return rc;
 }
 
 /* ---- Out ------------------------------------------------------------ */

@@ -352,24 +352,8 @@ main (int argc, char **argv)
 
   choose_environment (&config, &options);
 
-  /* Calls that bring files run in a directory of ours, made under this
-   * one (last: nothing may die after it is made, or it would stay); the
-   * engine allows exactly it as a cwd, besides the workspace. */
-  const char *tmp = getenv ("TMPDIR");
-  cleanup_free char *scratch = xasprintf ("%s/sandpad-mcp-XXXXXX",
-                                          tmp != NULL && tmp[0] == '/' ? tmp : "/tmp");
-  if (mkdtemp (scratch) == NULL)
-    fail (true, "cannot create a directory for input files");
-  /* As root, runs are nobody's: they must pass through (not list) it. */
-  if (geteuid () == 0 && chmod (scratch, 0711) != 0)
-    fail (true, "chmod %s", scratch);
-  if (runner_policy_allow (&config.paths.cwds, scratch) != 0)
-    fail (true, "cannot allow %s", scratch);
-  options.scratch_root = config.paths.cwds[options.workspace != NULL ? 1 : 0];
-
   runner_langs_probe_versions (&langs);
   int status = mcp_server_run (&config, &langs, &options, 0, 1);
-  remove_tree (options.scratch_root);
   runner_langs_clear (&langs);
   mcp_filters_clear (&options.filters);
   runner_policy_clear (&config.paths);

@@ -56,14 +56,12 @@ typedef struct
   char **env;            /* NAME=VALUE for every run (--env), or NULL */
   char **context_paths;  /* read-only for every run (canonical), or NULL */
   McpFilters filters;
-  const char *journal_dir;  /* NULL: under $XDG_STATE_HOME */
-  int64_t journal_max;      /* bytes of runs.jsonl before it rotates; 0: no journal */
-  int64_t disk_limit;       /* the runs' disk cap: input files must fit it */
-  const char *scratch_root; /* where calls with files get their directory;
-                             * on the engine's --allow-cwd list */
-  const char *environment;  /* the workspace's venv (canonical): Python runs use
-                             * it, install_packages installs into it; NULL: none */
-  const char *index_url;    /* install_packages' sources and policy */
+  const char *journal_dir; /* NULL: under $XDG_STATE_HOME */
+  int64_t journal_max;     /* bytes of runs.jsonl before it rotates; 0: no journal */
+  int64_t disk_limit;      /* the runs' disk cap: input files must fit it */
+  const char *environment; /* the workspace's venv (canonical): Python runs use
+                            * it, install_packages installs into it; NULL: none */
+  const char *index_url;   /* install_packages' sources and policy */
   char **find_links;
   RunnerInstallPolicy install_policy;
   bool no_environment;
@@ -93,7 +91,9 @@ struct McpCall
   int64_t progress;       /* output bytes reported so far */
   int64_t progress_sent;  /* bytes of output sent as progress messages */
   char run_id[32];
-  char *scratch;         /* a directory we made for the call's files, or NULL */
+  RunnerInputFile *input_files; /* execute_code's files, checked and decoded: the
+                                 * engine writes them as the run starts */
+  size_t n_input_files;
   char *workspace_dir;   /* the run's cwd when it is in the workspace (it stays) */
   McpCapture out[2];     /* stdout, stderr */
   SpSandboxInfo sandbox; /* from "started"; mode NULL until then */
@@ -161,11 +161,12 @@ void mcp_capture_append (McpCapture *cap, const char *data, size_t len);
 char *mcp_capture_text (const McpCapture *cap, int64_t *cut);
 void mcp_capture_clear (McpCapture *cap);
 
-/* mcp-files.c: execute_code's input files into a fresh directory of
- * ours (call->scratch), checked, decoded and within the disk cap before
- * anything is written; and the run's files out as embedded resources
- * (or links to workspace files past the caps) appended to content. */
-int mcp_files_make_scratch (McpServer *server, McpCall *call, json_t *files, SpProtoError *err);
+/* mcp-files.c: execute_code's input files, checked, decoded and within
+ * the disk cap into call->input (the engine writes them into the run's
+ * directory, or its session's, as the run starts); and the run's files
+ * out as embedded resources (or links to workspace files past the caps)
+ * appended to content. */
+int mcp_files_input (McpServer *server, McpCall *call, json_t *files, SpProtoError *err);
 bool mcp_files_inline (const SpFileInfo *file);
 void mcp_files_resources (const McpCall *call, const SpExited *exited, json_t *content);
 

@@ -40,13 +40,14 @@ static const char execute_code_input[]
     "\"description\":\"the file's bytes, standard padded base64 (instead of content)\"}},"
     "\"required\":[\"path\"],\"oneOf\":[{\"required\":[\"content\"]},"
     "{\"required\":[\"base64\"]}],\"additionalProperties\":false},\"description\":\"files put "
-    "in the run's directory before it starts, within the run's disk cap\"},"
+    "in the run's directory (with session_id, the session's) as it starts, within the run's "
+    "disk cap; a symlink or anything but the program's own regular file already at a path "
+    "fails the call\"},"
     "\"session_id\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,"
     "\"pattern\":\"^[!-~]+$\",\"description\":\"keep state between calls (python or javascript): "
     "calls with the same id run one after another in one sandboxed interpreter that keeps "
     "variables, imports and its working directory; a crash, a timeout the code ignores or "
-    "a limit ends it, and the next call starts a new one (the result says so); not with "
-    "files\"}},"
+    "a limit ends it, and the next call starts a new one (the result says so)\"}},"
     "\"required\":[\"language\",\"code\"],\"additionalProperties\":false}";
 
 static const char execute_command_input[]
@@ -190,12 +191,10 @@ mcp_call_free (McpCall *call)
   mcp_capture_clear (&call->out[0]);
   mcp_capture_clear (&call->out[1]);
   sp_sandbox_info_clear (&call->sandbox);
-  if (call->scratch != NULL)
-    remove_tree (call->scratch);
   free (call->diff);
   json_decref (call->input);
   json_decref (call->displays);
-  free (call->scratch);
+  runner_input_files_free (call->input_files, call->n_input_files);
   free (call->workspace_dir);
   json_decref (call->installed);
   mcp_code_execution_free (call->cx);
@@ -240,28 +239,23 @@ parse_execute_code (McpServer *server, McpCall *call, json_t *args, SpRun *req, 
     return -1;
   if (session != NULL)
     {
-      /* A session keeps its own directory: files would need one of ours. */
       int rc = 0;
       if (!sp_proto_id_valid (session))
         rc = sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
                                  "\"session_id\" must be 1 to %d printable ASCII characters "
                                  "without spaces",
                                  SP_PROTO_MAX_ID);
-      else if (files != NULL && json_array_size (files) > 0)
-        rc = sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
-                                 "\"files\" cannot be used with \"session_id\": write them "
-                                 "from the code instead");
       if (rc == 0)
         snprintf (call->session, sizeof call->session, "%s", session);
       req->session = session;
       if (rc != 0)
         return rc;
     }
+  /* They land in the run's own directory, or its session's, when it
+   * starts (a queued session run's only then): the engine writes them. */
   if (files != NULL && json_array_size (files) > 0
-      && mcp_files_make_scratch (server, call, files, err) != 0)
+      && mcp_files_input (server, call, files, err) != 0)
     return -1;
-  if (call->scratch != NULL)
-    req->cwd = xstrdup (call->scratch);
   return 0;
 }
 
@@ -412,7 +406,7 @@ submit_call (McpServer *server, McpCall *call, SpRun *req)
   add_server_env (server->options, req);
   req->return_base64 = true; /* plots travel inline: the directory goes away */
   req->return_files = true;  /* and the files it made, as resources */
-  if (req->cwd != NULL && call->scratch == NULL)
+  if (req->cwd != NULL)
     call->workspace_dir = xstrdup (req->cwd);
   /* Python runs import the workspace's environment, read-only.
    * Commands get it activated (its bin/ first on PATH, VIRTUAL_ENV),
@@ -434,6 +428,8 @@ submit_call (McpServer *server, McpCall *call, SpRun *req)
    * "sub" may name "<workspace>/other.txt" (or ../other.txt) as well. The
    * engine checks work_dir beneath the workspace's fd and starts there. */
   options.cwd_root = is_command ? server->options->workspace : NULL;
+  options.input_files = call->input_files;
+  options.n_input_files = call->n_input_files;
   /* Listed first: the engine may report the run's end before submit
    * returns (a run that cannot start), and that report finds it here. */
   call->next = server->calls;

@@ -74,11 +74,97 @@ async function testStdin(call) {
     r.structuredContent);
 }
 
-const groups = { values: testValues, stdin: testStdin };
+// Input files with session_id: written by the engine as the run starts,
+// into the session's own directory, through its held fd. The session's
+// code from an earlier call may have planted anything at a path (a
+// symlink to a file outside, a directory, a FIFO, a hard link): the write
+// refuses it with a clear error and changes nothing outside.
+async function testFiles(call, text) {
+  const py = (code, extra = {}) => call({ language: 'python', code, session_id: 'f', ...extra });
+  const resources = (r) => r.content.filter((c) => c.type === 'resource').map((c) => c.resource);
+  let r = await py('x = 1');
+  ok(r.isError !== true && r.structuredContent?.session?.new === true, 'the session starts', r);
+
+  const bin = Buffer.from([0, 1, 2, 255, 10]);
+  r = await py('print(x, open("in/a.txt").read(), list(open("d.bin", "rb").read()))\n'
+    + 'open("out.txt", "w").write("made ✓")\nopen("big.txt", "w").write("y" * 300000)',
+  { files: [{ path: 'in/a.txt', content: 'hello' }, { path: 'd.bin', base64: bin.toString('base64') }] });
+  let sc = r.structuredContent;
+  ok(r.isError !== true && sc?.stdout === '1 hello [0, 1, 2, 255, 10]\n' && sc.session?.new === false,
+    'input files with session_id land in the session\'s directory before the run, state kept', r);
+  const out = resources(r).find((c) => c.uri.endsWith('/out.txt'));
+  ok(out?.text === 'made ✓' && sc.files?.find((f) => f.path === 'out.txt')?.inline === true,
+    'a file the session run created comes back as an embedded resource', r.content);
+  ok(sc?.files?.some((f) => f.path === 'big.txt' && f.inline === undefined)
+    && !resources(r).some((c) => c.uri.endsWith('/big.txt')),
+  'one past the per-file cap is listed, not embedded', sc?.files);
+  ok(!sc?.files?.some((f) => f.path === 'in/a.txt' || f.path === 'd.bin'),
+    'input files the run left alone are not listed as created', sc?.files);
+
+  r = await py('print(open("in/a.txt").read())');
+  ok(r.structuredContent?.stdout === 'hello\n', 'the session\'s next run reads them too', r);
+  r = await py('print(open("in/a.txt").read())', { files: [{ path: 'in/a.txt', content: 'again' }] });
+  ok(r.structuredContent?.stdout === 'again\n', 'a later call replaces a file at the same path', r);
+  const js = await call({ language: 'javascript', session_id: 'fj', code:
+    "require('fs').readFileSync('j.txt', 'utf8')", files: [{ path: 'j.txt', content: 'js in' }] });
+  ok(JSON.stringify(values(js)) === '[{"text/plain":"\'js in\'"}]',
+    'a JavaScript session call gets its files as well', js.structuredContent);
+
+  // A queued call's files land when it starts, not when it arrives: the
+  // run before it sees none of them and cannot overwrite them.
+  const [first, second] = await Promise.all([
+    py('import os, time\ntime.sleep(1)\nprint(os.path.exists("q.txt"))\n'
+      + 'open("q.txt", "w").write("from the first")'),
+    py('print(open("q.txt").read())', { files: [{ path: 'q.txt', content: 'from the second' }] }),
+  ]);
+  ok(first.structuredContent?.stdout === 'False\n'
+    && second.structuredContent?.stdout === 'from the second\n',
+  'a queued session call\'s files are written as it starts', [first.structuredContent, second.structuredContent]);
+
+  // What the session's code plants. The outside file is the test's own,
+  // in a directory the run cannot see (namespaces) or write (fallback).
+  const outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'sandpad-mcp-outside-')));
+  const secret = path.join(outside, 'secret.txt');
+  fs.writeFileSync(secret, 'original');
+  try {
+    // Control: a writer that follows symlinks changes the outside file.
+    const probe = path.join(outside, 'probe-link');
+    fs.symlinkSync(secret, probe);
+    fs.writeFileSync(probe, 'through the link');
+    ok(fs.readFileSync(secret, 'utf8') === 'through the link',
+      'control: writing through such a symlink reaches the file outside');
+    fs.writeFileSync(secret, 'original');
+
+    r = await py(`import os\nos.symlink(${JSON.stringify(secret)}, "planted.txt")\n`
+      + `os.symlink(${JSON.stringify(outside)}, "pdir")\nos.mkfifo("fifo")\nos.mkdir("adir")\n`
+      + 'open("one", "w").write("1")\nos.link("one", "two")\nprint("planted")');
+    ok(r.structuredContent?.stdout === 'planted\n', 'the session plants its traps', r);
+    for (const [file, why] of [['planted.txt', /symlink/], ['pdir/new.txt', /symlink/],
+      ['fifo', /FIFO|regular/], ['adir', /directory/], ['two', /hard link/]]) {
+      r = await py('print("ran")', { files: [{ path: file, content: 'pwned' }] });
+      ok(r.isError === true && text(r).includes(file) && why.test(text(r))
+        && r.structuredContent?.stdout !== 'ran\n',
+      `input file at a planted ${file} is refused clearly, nothing runs`, text(r));
+    }
+    ok(fs.readFileSync(secret, 'utf8') === 'original' && !fs.existsSync(path.join(outside, 'new.txt')),
+      'the file outside is unchanged and nothing was made beside it');
+    r = await py('print(x, open("one").read(), os.path.islink("planted.txt"))');
+    ok(r.structuredContent?.stdout === '1 1 True\n', 'the session lost nothing', r.structuredContent);
+  } finally {
+    fs.rmSync(outside, { recursive: true, force: true });
+  }
+
+  // The disk cap (the server's --disk 1) holds for a session call's files.
+  r = await py('print("ran")', { files: [{ path: 'big', base64: Buffer.alloc(1100000).toString('base64') }] });
+  ok(r.isError === true && /disk/.test(text(r)), 'input files over the disk cap are refused', text(r));
+}
+
+const groups = { values: testValues, stdin: testStdin, files: testFiles };
+const groupArgs = { files: ['--disk', '1'] };
 
 async function main() {
   const transport = new StdioClientTransport({
-    command: server, args: extraArgs, stderr: 'inherit', env: { XDG_STATE_HOME: state },
+    command: server, args: [...extraArgs, ...(groupArgs[group] ?? [])], stderr: 'inherit', env: { XDG_STATE_HOME: state },
   });
   const client = new Client({ name: 'sandpad-mcp-session-js-test', version: '1.0' });
   await client.connect(transport);

@@ -83,8 +83,9 @@ async function main() {
 
   r = await call({ code: '1', session_id: 'has space' });
   ok(r.isError === true && /session_id/.test(textOf(r)), 'a malformed session_id is refused', r);
-  r = await call({ code: '1', session_id: 'a', files: [{ path: 'f.txt', content: 'x' }] });
-  ok(r.isError === true && /files/.test(textOf(r)), 'files with session_id are refused, named', r);
+  r = await call({ code: '1', session_id: 'a', files: [{ path: '../f.txt', content: 'x' }] });
+  ok(r.isError === true && /files/.test(textOf(r)),
+    'a bad input file with session_id is refused before it queues, named', r);
   r = await client.callTool({ name: 'execute_code',
     arguments: { language: 'bash', code: 'true', session_id: 'c' } });
   ok(r.isError === true && /python/.test(textOf(r)), 'a session for bash is refused clearly', r);

@@ -564,6 +564,23 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
   if (options != NULL && options->cwd_root != NULL && req->cwd != NULL
       && cwd_beneath_root (engine, req, options->cwd_root, &cwd_sub, err) != 0)
     return -1;
+  /* Checked here, so a call is refused before it queues; written as it
+   * starts, into the directory it then has. */
+  if (options != NULL && options->n_input_files > 0
+      && runner_input_files_check (options->input_files, options->n_input_files,
+                                   engine->host.config.disk_limit, err)
+           != 0)
+    {
+      free (cwd_sub);
+      return -1;
+    }
+  if (options != NULL && options->n_input_files > 0 && cwd_sub != NULL)
+    {
+      free (cwd_sub);
+      return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                                 "input files go to the directory the run is given whole: "
+                                 "not with a cwd beneath it");
+    }
   if (req->environment != NULL
       && _runner_engine_check_environment (engine, req,
                                            options != NULL && options->environment_writable, &env,
@@ -593,6 +610,8 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
     .trusted_cwd = options != NULL ? options->cwd : NULL,
     .cwd_sub = cwd_sub,
     .font_build_key = engine->font_build_submitting ? engine->font_key_tried : NULL,
+    .input_files = options != NULL ? options->input_files : NULL,
+    .n_input_files = options != NULL ? options->n_input_files : 0,
   };
   RunnerRun *run = _runner_run_new (&engine->host, req, &setup);
   free (cwd_sub);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "runner-config.h"
+#include "runner-input-files.h"
 #include "runner-langs.h"
 #include "runner-loop.h"
 #include "runner-sandbox.h"
@@ -41,30 +42,36 @@ int runner_engine_submit (RunnerEngine *engine, SpRun *run, SpProtoError *err);
  * request: runner-install.c's steps. */
 typedef struct
 {
-  bool environment_writable;   /* the environment is bound read-write */
-  char *const *read_only_dirs; /* canonical host directories this run may
-                                * read, added to the config's; copied */
-  const char *cwd;             /* a directory the runner made for this run
-                                * (owned by the run's uid): its cwd, outside
-                                * the path policy; NULL: as the request says */
-  const char *isolated_python; /* a system interpreter (a checked venv's
-                                * base) to run instead of the language's,
-                                * in isolated mode (-I: no PYTHON* variables,
-                                * no user site, not the script's directory
-                                * on sys.path) and always cold; NULL: none */
-  bool cwd_at_host_path;       /* a named cwd (sandpad-mcp's workspace) is
-                                * shown at its own path too in namespace
-                                * mode, and the program starts there, for
-                                * commands that name it by that path;
-                                * where runner_sandbox_host_path_ok says
-                                * no, at /work only */
-  const char *cwd_root;        /* a directory (an assistant's workspace)
-                                * that holds the request's cwd: the run gets
-                                * it whole (at /work, its host path, its
-                                * disk accounting) and the program starts
-                                * in the cwd beneath it; checked like a cwd,
-                                * the cwd resolved beneath its fd. NULL: the
-                                * cwd alone */
+  bool environment_writable;          /* the environment is bound read-write */
+  char *const *read_only_dirs;        /* canonical host directories this run may
+                                       * read, added to the config's; copied */
+  const char *cwd;                    /* a directory the runner made for this run
+                                       * (owned by the run's uid): its cwd, outside
+                                       * the path policy; NULL: as the request says */
+  const char *isolated_python;        /* a system interpreter (a checked venv's
+                                       * base) to run instead of the language's,
+                                       * in isolated mode (-I: no PYTHON* variables,
+                                       * no user site, not the script's directory
+                                       * on sys.path) and always cold; NULL: none */
+  bool cwd_at_host_path;              /* a named cwd (sandpad-mcp's workspace) is
+                                       * shown at its own path too in namespace
+                                       * mode, and the program starts there, for
+                                       * commands that name it by that path;
+                                       * where runner_sandbox_host_path_ok says
+                                       * no, at /work only */
+  const char *cwd_root;               /* a directory (an assistant's workspace)
+                                       * that holds the request's cwd: the run gets
+                                       * it whole (at /work, its host path, its
+                                       * disk accounting) and the program starts
+                                       * in the cwd beneath it; checked like a cwd,
+                                       * the cwd resolved beneath its fd. NULL: the
+                                       * cwd alone */
+  const RunnerInputFile *input_files; /* written into the run's working
+                                       * directory (a cold run's own, or
+                                       * its session's) as it starts,
+                                       * before the file snapshot
+                                       * (runner-input-files.h); copied */
+  size_t n_input_files;
 } RunnerRunOptions;
 
 int runner_engine_submit_with (RunnerEngine *engine, SpRun *run, const RunnerRunOptions *options,

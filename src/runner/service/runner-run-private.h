@@ -98,6 +98,8 @@ struct RunnerRun
   bool cwd_trusted;       /* the runner made req.cwd (an install step's) */
   char *isolated_python;  /* RunnerRunOptions' (an install's download step) */
   bool cwd_at_host_path;  /* RunnerRunOptions' (sandpad-mcp's execute_command) */
+  RunnerInputFile *input; /* RunnerRunOptions' input files, written as it starts */
+  size_t n_input;
   char *cwd_sub;          /* where the program starts, relative to cwd
                            * (canonical, no symlink), or NULL: cwd itself */
   bool work_at_host_path; /* and the sandbox got it: started says "host-path" */
@@ -181,3 +183,6 @@ int _runner_run_start_own (RunnerRun *run);
 /* Opens run->cwd as run->cwd_fd unless the check already did, and keeps
  * its identity for the sandbox to check again. */
 int _runner_run_hold_cwd (RunnerRun *run);
+/* Writes the run's input files (RunnerRunOptions') beneath its held cwd;
+ * on failure the run has failed, its message naming the file. */
+int _runner_run_write_input (RunnerRun *run);

@@ -265,6 +265,27 @@ check_cwd_sub (RunnerRun *run)
   return 0;
 }
 
+/* The input files a front end gave the run, into its held working
+ * directory as it starts (a session's may hold anything its code left
+ * there: runner-input-files.c writes nothing through a symlink, nor over
+ * what is not plainly the program's file). */
+int
+_runner_run_write_input (RunnerRun *run)
+{
+  SpProtoError err = { 0 };
+
+  if (run->n_input == 0)
+    return 0;
+  if (runner_input_files_write (run->cwd_fd, run->input, run->n_input, _runner_host_run_uid (),
+                                &err)
+      != 0)
+    {
+      _runner_run_fail (run, err.message);
+      return -1;
+    }
+  return 0;
+}
+
 /* Holds the run's working directory as an fd, unless the check already
  * does (a named cwd): the runner's own (private, or an install step's,
  * which the runner made) is opened without following any symlink. */
@@ -468,7 +489,11 @@ _runner_run_start_own (RunnerRun *run)
       emit_failed (run, "cannot prepare the run's directory: %s", strerror (errno));
       return -1;
     }
-  if (run->req.cwd != NULL)
+  if (_runner_run_write_input (run) != 0)
+    return -1;
+  if (run->req.cwd == NULL && run->n_input > 0)
+    runner_files_snapshot (run->cwd_fd, &run->before);
+  else if (run->req.cwd != NULL)
     {
       /* What a named directory holds already is not the run's; but the
        * cap can only be kept if that much can be measured each time. */
@@ -1211,7 +1236,8 @@ static void
 finish_files (RunnerRun *run, SpExited *ev)
 {
   /* A named directory or a session's holds more than this run made. */
-  const RunnerFileSnap *before = run->req.cwd || run->keep_dir ? &run->before : NULL;
+  const RunnerFileSnap *before = run->req.cwd || run->keep_dir || run->n_input > 0 ? &run->before
+                                                                                   : NULL;
 
   runner_files_strip_setid (run->cwd_fd, before);
   if (!run->host->namespaces)
@@ -1318,6 +1344,7 @@ _runner_run_free (RunnerRun *run)
   buf_clear (&run->stdin_buf);
   buf_clear (&run->stderr_tail);
   runner_files_snap_clear (&run->before);
+  runner_input_files_free (run->input, run->n_input);
   free (run->dir);
   runner_cgroup_remove (&run->cgroup);
   runner_display_scan_clear (&run->display_scan);
@@ -1364,6 +1391,11 @@ _runner_run_new (RunnerHost *host, SpRun *req, const RunnerRunSetup *setup)
       snprintf (run->font_build_key, sizeof run->font_build_key, "%s", setup->font_build_key);
       /* A warm parent has matplotlib loaded already and would write no list. */
       run->launcher = &_runner_launcher_cold;
+    }
+  if (setup->n_input_files > 0)
+    {
+      run->input = runner_input_files_copy (setup->input_files, setup->n_input_files);
+      run->n_input = setup->n_input_files;
     }
   run->init_pid = -1;
   run->control_fd = run->status_fd = run->stdin_fd = run->cwd_fd = run->diag_fd = -1;

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "runner-host.h"
+#include "runner-input-files.h"
 #include "runner-langs.h"
 #include "runner-venv.h"
 #include "sp-proto.h"
@@ -40,6 +41,9 @@ typedef struct
   /* The engine's own run that builds matplotlib's font list
    * (runner-font-cache.h) for this key, copied; NULL: a client's run. */
   const char *font_build_key;
+  /* RunnerRunOptions' input files, copied: written as the run starts. */
+  const RunnerInputFile *input_files;
+  size_t n_input_files;
 } RunnerRunSetup;
 
 /* A queued run; takes the request's fields (*req is zeroed). */

@@ -516,6 +516,11 @@ session_start (RunnerRun *run)
           return -1;
         }
     }
+  /* Its files land now, when it starts, not when it was asked for: a run
+   * before it in the session may still use the same names. Before the
+   * snapshot, so they are reported only if the run changes them. */
+  if (_runner_run_write_input (run) != 0)
+    return -1;
   s->n_runs++;
   s->current = run;
   s->idle_cpu_limit = 0;
