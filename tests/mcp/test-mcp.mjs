@@ -534,7 +534,13 @@ groups.host_paths = async () => {
       fs.writeFileSync(beside, 'beside\n', { mode: 0o644 });
       const names = (dir) => fs.readdirSync(dir).filter((n) => /^[\w.@+-]+$/.test(n))
         .map((n) => path.join(dir, n));
-      const candidates = [...names(parent), ...(grand !== '/' ? names(grand) : [])];
+      // A sample of each, always with the workspace, its parent and the
+      // file beside it: a shared /tmp can hold thousands of entries, and
+      // one probe naming them all is past the kernel's 128 KiB cap on one
+      // argument (the control then runs nothing).
+      const sample = (dir) => names(dir).slice(0, 200);
+      const candidates = [...new Set([ws, beside, ...(grand !== '/' ? [parent] : []),
+        ...sample(parent), ...(grand !== '/' ? sample(grand) : [])])];
       const probe = candidates.map((p) => `[ -e "${p}" ] && echo "${p}"`).join('; ') + '; true';
       r = await call({ command: probe });
       const host = unsandboxed(probe);
