@@ -4,8 +4,28 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "sp-declared.h"
 #include "sp-environment.h"
+
+static gboolean
+write_all (int fd, const char *data, gsize len)
+{
+  while (len > 0)
+    {
+      ssize_t n = write (fd, data, len);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      data += n;
+      len -= (gsize) n;
+    }
+  return TRUE;
+}
 
 gboolean
 sp_declared_has_block (const char *code)
@@ -63,10 +83,26 @@ sp_declared_list_async (const char *code, const char *environment, GCancellable 
 {
   g_autoptr (GTask) task = g_task_new (NULL, cancellable, callback, user_data);
   g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GSubprocessLauncher) launcher = NULL;
   g_autoptr (GSubprocess) process = NULL;
   GError *error = NULL;
+  gsize len = strlen (code);
+  int fd;
 
   g_task_set_source_tag (task, sp_declared_list_async);
+  /* The code as a file (fd 3), not down a pipe: sandpad-run may stop
+   * reading early (a usage error), and a pipe's reader gone is SIGPIPE
+   * for the app. */
+  fd = memfd_create ("sandpad-declared", MFD_CLOEXEC);
+  if (fd < 0 || !write_all (fd, code, len) || lseek (fd, 0, SEEK_SET) != 0)
+    {
+      int saved = errno;
+      if (fd >= 0)
+        close (fd);
+      g_task_return_new_error (task, G_IO_ERROR, g_io_error_from_errno (saved),
+                               "the script's text for sandpad-run: %s", g_strerror (saved));
+      return;
+    }
   g_ptr_array_add (argv, sp_environment_find_sandpad_run ());
   g_ptr_array_add (argv, g_strdup ("--install"));
   if (environment != NULL)
@@ -76,18 +112,18 @@ sp_declared_list_async (const char *code, const char *environment, GCancellable 
     }
   g_ptr_array_add (argv, g_strdup ("--list"));
   g_ptr_array_add (argv, g_strdup ("--declared"));
-  g_ptr_array_add (argv, g_strdup ("-"));
+  g_ptr_array_add (argv, g_strdup ("/dev/fd/3"));
   g_ptr_array_add (argv, NULL);
-  process = g_subprocess_newv ((const char *const *) argv->pdata,
-                               G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                                 | G_SUBPROCESS_FLAGS_STDERR_PIPE,
-                               &error);
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                        | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_take_fd (launcher, fd, 3);
+  process = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &error);
   if (process == NULL)
     {
       g_task_return_error (task, error);
       return;
     }
-  g_subprocess_communicate_utf8_async (process, code, cancellable, on_listed,
+  g_subprocess_communicate_utf8_async (process, NULL, cancellable, on_listed,
                                        g_steal_pointer (&task));
 }
 

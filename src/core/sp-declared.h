@@ -22,9 +22,8 @@ gboolean sp_declared_has_block (const char *code);
  * then every declared spec) does not have yet, as the runner reads the
  * block; an empty array when there are none. A malformed block or an
  * unmet requires-python is an error with the runner's words (its line). */
-void sp_declared_list_async (const char *code, const char *environment,
-                             GCancellable *cancellable, GAsyncReadyCallback callback,
-                             gpointer user_data);
+void sp_declared_list_async (const char *code, const char *environment, GCancellable *cancellable,
+                             GAsyncReadyCallback callback, gpointer user_data);
 GStrv sp_declared_list_finish (GAsyncResult *result, GError **error);
 
 /* `sandpad-run --install --environment ENV` and the install settings

@@ -367,7 +367,12 @@ sandpad_run_install (int argc, char **argv, RunnerConfig *config, RunnerLanguage
         printf ("logged in %s\n", cli.log_path);
     }
   else
-    fprintf (stderr, "sandpad: %s%s\n", status == 2 ? "refused: " : "", cli.message);
+    {
+      /* --quiet keeps pip's words for a failure: they say why. */
+      write_all (2, cli.quiet_output.data, cli.quiet_output.len);
+      fprintf (stderr, "sandpad: %s%s\n", status == 2 ? "refused: " : "", cli.message);
+    }
+  buf_clear (&cli.quiet_output);
   free (cli.message);
   free (cli.log_path);
   status = status != 0;
