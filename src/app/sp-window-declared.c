@@ -111,10 +111,9 @@ install (SpWindow *self, const char *environment, char **specs)
   for (guint i = 0; i < n; i++)
     g_ptr_array_add (argv, g_strdup (specs[i]));
   g_ptr_array_add (argv, NULL);
-  self->declared_process = g_subprocess_newv ((const char *const *) argv->pdata,
-                                              G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                                                | G_SUBPROCESS_FLAGS_STDERR_MERGE,
-                                              &error);
+  self->declared_process
+    = g_subprocess_newv ((const char *const *) argv->pdata,
+                         G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_MERGE, &error);
   if (self->declared_process == NULL)
     {
       sp_exec_panel_set_status (self->exec_panel, error->message, TRUE);

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <glib/gi18n-lib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -66,7 +67,9 @@ on_listed (GObject *source, GAsyncResult *res, gpointer user_data)
       g_autofree char *why = g_strstrip (g_strdup (err != NULL ? err : ""));
       const char *text = g_str_has_prefix (why, "sandpad: ") ? why + strlen ("sandpad: ") : why;
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "%s",
-                               *text != '\0' ? text : "sandpad-run --declared failed");
+                               *text != '\0'
+                                 ? text
+                                 : _ ("sandpad-run could not read the script’s declared packages"));
       return;
     }
   g_autoptr (GStrvBuilder) specs = g_strv_builder_new ();
@@ -100,7 +103,9 @@ sp_declared_list_async (const char *code, const char *environment, GCancellable 
       if (fd >= 0)
         close (fd);
       g_task_return_new_error (task, G_IO_ERROR, g_io_error_from_errno (saved),
-                               "the script's text for sandpad-run: %s", g_strerror (saved));
+                               /* TRANSLATORS: %s is why (an error) */
+                               _ ("The script’s text could not be passed on: %s"),
+                               g_strerror (saved));
       return;
     }
   g_ptr_array_add (argv, sp_environment_find_sandpad_run ());
