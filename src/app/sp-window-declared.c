@@ -48,6 +48,23 @@ split_reason (const char *text, char **before)
   return last >= 0 ? g_strdup (lines[last] + strlen ("sandpad: ")) : NULL;
 }
 
+/* The last run's output would read as this Run's: the panel shows only
+ * what this one has to say (pip's words, or nothing). */
+static void
+show_output (SpWindow *self, const char *text)
+{
+  g_autoptr (SpOutputModel) output = sp_output_model_new ();
+
+  if (text != NULL && text[0] != '\0')
+    {
+      sp_output_model_append (output, SP_OUTPUT_STDERR, text);
+      sp_output_model_append (output, SP_OUTPUT_STDERR, "\n");
+      sp_output_model_flush (output);
+    }
+  g_set_object (&self->output, output);
+  sp_exec_panel_set_output (self->exec_panel, G_LIST_MODEL (output));
+}
+
 static void
 on_installed (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -79,21 +96,13 @@ on_installed (GObject *source, GAsyncResult *result, gpointer user_data)
   {
     g_autofree char *pip = NULL;
     g_autofree char *why = split_reason (out, &pip);
-    g_autoptr (SpOutputModel) output = sp_output_model_new ();
     /* TRANSLATORS: %s is why, as sandpad-run says it (it names the policy rule) */
     g_autofree char *text = g_strdup_printf (_ ("Not run: its declared packages were not "
                                                 "installed: %s"),
                                              why != NULL ? why : _ ("the install failed"));
 
     g_strstrip (pip);
-    if (pip[0] != '\0')
-      {
-        sp_output_model_append (output, SP_OUTPUT_STDERR, pip);
-        sp_output_model_append (output, SP_OUTPUT_STDERR, "\n");
-        sp_output_model_flush (output);
-      }
-    g_set_object (&self->output, output);
-    sp_exec_panel_set_output (self->exec_panel, G_LIST_MODEL (output));
+    show_output (self, pip);
     sp_exec_panel_set_status (self->exec_panel, text, TRUE);
   }
 }
@@ -145,6 +154,7 @@ on_listed (GObject *source, GAsyncResult *result, gpointer user_data)
       /* TRANSLATORS: %s is the runner's reason: the metadata's line, or the
        * Python version it requires */
       g_autofree char *text = g_strdup_printf (_ ("Not run: %s"), error->message);
+      show_output (self, NULL);
       sp_exec_panel_set_status (self->exec_panel, text, TRUE);
       finish (self);
       return;
@@ -174,6 +184,7 @@ on_listed (GObject *source, GAsyncResult *result, gpointer user_data)
         list);
       finish (self);
       /* Kept for Run Anyway. */
+      show_output (self, NULL);
       sp_exec_panel_set_status (self->exec_panel, text, TRUE);
       sp_exec_panel_set_status_action (self->exec_panel, _ ("Run _Anyway"), "win.run-anyway");
       gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.run-anyway", TRUE);
