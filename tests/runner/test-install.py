@@ -540,7 +540,8 @@ def test_declared(t):
     says which declared specs the venv lacks (every one with no venv
     named), a pin names a version, what the system's site-packages hold
     counts for a venv that includes them; --declared installs those, under
-    the policy, and then lists nothing; a malformed block is refused."""
+    the policy (pip's words shown, --quiet or not, when it fails), and then
+    lists nothing; a malformed block is refused."""
     pkgs = Packages()
     ws = Workspace()
     res = declared(ws, SCRIPT, "--list", environment=False)
@@ -554,6 +555,10 @@ def test_declared(t):
     res = declared(ws, SCRIPT, "--find-links", pkgs.house, "--block", "tiny*")
     t.ok(res.returncode != 0 and "block list" in res.stderr and "\"tiny*\"" in res.stderr,
          "a blocked declaration is refused naming the rule", res.stdout + res.stderr)
+    res = declared(ws, SCRIPT.replace("tinypkg", "nosuchpkg"), "--find-links", pkgs.house)
+    t.ok(res.returncode == 1 and "nosuchpkg" in res.stderr
+         and "No matching distribution" in res.stderr,
+         "--quiet shows pip's words when the install fails", res.stdout + res.stderr)
     res = declared(ws, SCRIPT, "--find-links", pkgs.house)
     t.ok(res.returncode == 0 and "installed tinypkg 1.0" in res.stdout,
          "--declared installs what the venv lacks", res.stdout + res.stderr)
