@@ -21,6 +21,7 @@ struct _SpExecPanel
   GtkWidget *box;
   GtkSpinner *spinner;
   GtkLabel *status_label;
+  GtkButton *status_action;
   GtkWidget *policy_card;
   GtkLabel *policy_title;
   GtkLabel *policy_warnings;
@@ -364,6 +365,7 @@ sp_exec_panel_class_init (SpExecPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, box);
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, spinner);
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, status_label);
+  gtk_widget_class_bind_template_child (widget_class, SpExecPanel, status_action);
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, policy_card);
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, policy_title);
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, policy_warnings);
@@ -527,6 +529,7 @@ sp_exec_panel_set_running (SpExecPanel *self, gboolean running)
   gtk_widget_remove_css_class (GTK_WIDGET (self->status_label), "error");
   if (running)
     {
+      gtk_widget_set_visible (GTK_WIDGET (self->status_action), FALSE);
       /* The last run's result no longer describes the line. */
       gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label), NULL);
       self->started_at = g_get_monotonic_time ();
@@ -541,6 +544,8 @@ sp_exec_panel_set_status (SpExecPanel *self, const char *text, gboolean is_error
   g_return_if_fail (SP_IS_EXEC_PANEL (self));
 
   sp_exec_panel_set_running (self, FALSE);
+  gtk_spinner_set_spinning (self->spinner, FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->status_action), FALSE);
   gtk_label_set_text (self->status_label, text);
   /* The line wraps; the tooltip repeats it for a panel too narrow even so. */
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label), text);
@@ -548,6 +553,39 @@ sp_exec_panel_set_status (SpExecPanel *self, const char *text, gboolean is_error
     gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "error");
   else
     gtk_widget_remove_css_class (GTK_WIDGET (self->status_label), "error");
+}
+
+void
+sp_exec_panel_set_busy (SpExecPanel *self, const char *text)
+{
+  g_return_if_fail (SP_IS_EXEC_PANEL (self));
+
+  sp_exec_panel_set_status (self, text, FALSE);
+  gtk_spinner_set_spinning (self->spinner, TRUE);
+}
+
+void
+sp_exec_panel_set_status_action (SpExecPanel *self, const char *label, const char *action_name)
+{
+  g_return_if_fail (SP_IS_EXEC_PANEL (self));
+
+  gtk_button_set_label (self->status_action, label);
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->status_action), action_name);
+  gtk_widget_set_visible (GTK_WIDGET (self->status_action), label != NULL);
+}
+
+GtkWidget *
+sp_exec_panel_get_status_action (SpExecPanel *self)
+{
+  g_return_val_if_fail (SP_IS_EXEC_PANEL (self), NULL);
+  return GTK_WIDGET (self->status_action);
+}
+
+const char *
+sp_exec_panel_get_status (SpExecPanel *self)
+{
+  g_return_val_if_fail (SP_IS_EXEC_PANEL (self), NULL);
+  return gtk_label_get_text (self->status_label);
 }
 
 void

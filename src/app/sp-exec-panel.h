@@ -45,6 +45,17 @@ void sp_exec_panel_set_running (SpExecPanel *self, gboolean running);
 /* The result line after a run; also stops the running state. */
 void sp_exec_panel_set_status (SpExecPanel *self, const char *text, gboolean is_error);
 
+/* Before a run (its declared packages installing): the spinner and
+ * text, no clock, no input line. A status or a run ends it. */
+void sp_exec_panel_set_busy (SpExecPanel *self, const char *text);
+/* A button beside the status line that activates action_name (Run
+ * Anyway); label NULL hides it. The next status or run hides it too. */
+void sp_exec_panel_set_status_action (SpExecPanel *self, const char *label,
+                                      const char *action_name);
+GtkWidget *sp_exec_panel_get_status_action (SpExecPanel *self);
+/* The status line's text (for tests). */
+const char *sp_exec_panel_get_status (SpExecPanel *self);
+
 /* The snippet's file name in the run (main.py) and the user's name for
  * it (the file's name, "Untitled"): error text links each place in the
  * snippet to its line and names it so. */

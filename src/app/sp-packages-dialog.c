@@ -17,6 +17,7 @@
 
 #include "sp-environment.h"
 #include "sp-packages-dialog.h"
+#include "sp-declared.h"
 
 /* The interpreter the runner accepts as a venv's base (README,
  * "Environments and installs"). */
@@ -350,42 +351,16 @@ on_create_clicked (SpPackagesDialog *self)
 }
 
 static void
-add_arg (GPtrArray *argv, const char *option, const char *value)
-{
-  g_ptr_array_add (argv, g_strdup (option));
-  if (value != NULL)
-    g_ptr_array_add (argv, g_strdup (value));
-}
-
-static void
 on_install_clicked (SpPackagesDialog *self)
 {
-  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) argv = NULL;
   g_auto (GStrv) specs = g_strsplit_set (gtk_editable_get_text (GTK_EDITABLE (self->spec_entry)),
                                          " \t,", -1);
-  g_autofree char *index_url = g_settings_get_string (self->settings, "install-index-url");
-  g_autofree char *find_links = g_settings_get_string (self->settings, "install-find-links");
-  g_auto (GStrv) allow = g_settings_get_strv (self->settings, "install-allow");
-  g_auto (GStrv) block = g_settings_get_strv (self->settings, "install-block");
   guint n_specs = 0;
 
   if (self->job != JOB_NONE || self->environment == NULL)
     return;
-  g_ptr_array_add (argv, sp_environment_find_sandpad_run ());
-  add_arg (argv, "--install", NULL);
-  add_arg (argv, "--environment", self->environment);
-  if (index_url[0] != '\0')
-    add_arg (argv, "--index-url", index_url);
-  if (find_links[0] != '\0')
-    add_arg (argv, "--find-links", find_links);
-  for (guint i = 0; allow[i] != NULL; i++)
-    add_arg (argv, "--allow", allow[i]);
-  for (guint i = 0; block[i] != NULL; i++)
-    add_arg (argv, "--block", block[i]);
-  if (g_settings_get_boolean (self->settings, "install-require-pins"))
-    add_arg (argv, "--require-pins", NULL);
-  /* After "--", a spec that starts with a dash is a spec, never an option. */
-  add_arg (argv, "--", NULL);
+  argv = sp_declared_install_argv (self->settings, self->environment);
   for (guint i = 0; specs[i] != NULL; i++)
     if (specs[i][0] != '\0')
       {

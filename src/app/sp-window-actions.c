@@ -21,7 +21,7 @@ void
 _sp_window_update_actions (SpWindow *self)
 {
   gboolean ready = sp_runner_supervisor_is_ready (self->supervisor);
-  gboolean running = sp_run_controller_get_running (self->runs);
+  gboolean running = sp_run_controller_get_running (self->runs) || _sp_window_declared_busy (self);
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.run", ready && !running);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.run-selection", ready && !running);
@@ -363,12 +363,9 @@ set_environment (SpWindow *self, SpRunRequest *request)
 static void
 start_run (SpWindow *self, const char *code)
 {
-  g_autoptr (SpRunRequest) request = NULL;
-  g_autoptr (GError) error = NULL;
-  g_autofree char *name = NULL;
   const char *const *languages = sp_runner_supervisor_get_languages (self->supervisor);
 
-  if (sp_run_controller_get_running (self->runs))
+  if (sp_run_controller_get_running (self->runs) || _sp_window_declared_busy (self))
     return;
   /* The dropdown offers what Sandpad knows; the runner says what this
    * system has (no node installed, say). */
@@ -379,6 +376,22 @@ start_run (SpWindow *self, const char *code)
       sp_exec_panel_set_status (self->exec_panel, msg, TRUE);
       return;
     }
+  /* A Python script's declared dependencies go in first. */
+  if (g_strcmp0 (_sp_window_get_language (self), "python") == 0
+      && _sp_window_declared_before_run (self, code))
+    return;
+  _sp_window_start_run (self, code);
+}
+
+void
+_sp_window_start_run (SpWindow *self, const char *code)
+{
+  g_autoptr (SpRunRequest) request = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *name = NULL;
+
+  if (sp_run_controller_get_running (self->runs))
+    return;
   request = sp_run_request_new (_sp_window_get_language (self), code);
   if (sp_document_get_file (self->document) != NULL)
     {
@@ -461,7 +474,10 @@ run_selection_action (GtkWidget *widget, const char *action_name, GVariant *para
 static void
 stop_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
-  sp_run_controller_stop (SP_WINDOW (widget)->runs);
+  if (_sp_window_declared_busy (SP_WINDOW (widget)))
+    _sp_window_declared_stop (SP_WINDOW (widget));
+  else
+    sp_run_controller_stop (SP_WINDOW (widget)->runs);
 }
 
 static void

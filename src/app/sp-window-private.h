@@ -85,6 +85,12 @@ struct _SpWindow
   SpReloadBar *autosave_bar; /* template */
   SpReloadBar *notice_bar;   /* files skipped in the autosave folder */
   SpReloadBar *hidden_bar;   /* sp-window-hidden.c: bidi and zero-width characters */
+  /* sp-window-declared.c: Run's install of a snippet's declared
+   * dependencies (PEP 723) before it runs; the cancellable is there while
+   * that goes on. */
+  GCancellable *declared_cancellable;
+  GSubprocess *declared_process;
+  char *declared_code; /* what runs once they are in, or on Run Anyway */
   /* sp-window.c: "Keep state between runs" */
   GtkWidget *restart_button;
 };
@@ -116,6 +122,19 @@ char *_sp_window_file_name_for (SpWindow *self, const char *stem);
 void _sp_window_install_actions (GtkWidgetClass *widget_class);
 void _sp_window_update_actions (SpWindow *self);
 void _sp_window_connect_runner (SpWindow *self);
+
+/* Starts the run of code now (the language's interpreter is known). */
+void _sp_window_start_run (SpWindow *self, const char *code);
+
+/* sp-window-declared.c: a snippet's declared dependencies (PEP 723) */
+void _sp_window_install_declared_actions (GtkWidgetClass *widget_class);
+/* TRUE when code has a PEP 723 block: its dependencies are seen to and
+ * the run started from here (or refused, saying why). */
+gboolean _sp_window_declared_before_run (SpWindow *self, const char *code);
+gboolean _sp_window_declared_busy (SpWindow *self);
+/* Stop while they install: nothing runs. */
+void _sp_window_declared_stop (SpWindow *self);
+void _sp_window_declared_dispose (SpWindow *self);
 
 /* sp-window-save.c: Save, Save As; file NULL asks for a name. */
 void _sp_window_install_save_actions (GtkWidgetClass *widget_class);

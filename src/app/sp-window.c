@@ -371,6 +371,7 @@ sp_window_dispose (GObject *object)
 
   /* Before the template goes: both look at the buffer. */
   _sp_window_autosave_dispose (self);
+  _sp_window_declared_dispose (self);
   _sp_window_file_dispose (self);
   if (self->font_css != NULL)
     gtk_style_context_remove_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
@@ -426,6 +427,7 @@ sp_window_class_init (SpWindowClass *klass)
   _sp_window_install_history_actions (widget_class);
   _sp_window_install_activity_actions (widget_class);
   _sp_window_install_packages_actions (widget_class);
+  _sp_window_install_declared_actions (widget_class);
 }
 
 #if ADW_CHECK_VERSION(1, 4, 0)

@@ -2,6 +2,7 @@
  * venv under the install policy (runner-install.h), from a shell; and a
  * script's declared dependencies (PEP 723, runner-pep723.h) the same way
  * before `sandpad-run FILE.py` runs it. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +29,7 @@ static void
 install_usage (FILE *out)
 {
   fputs ("Usage: sandpad-run --install [OPTION...] SPEC...\n"
+         "   or: sandpad-run --install [OPTION...] --declared FILE\n"
          "Install packages (name, name==version) into a Python venv: pip downloads in the\n"
          "sandbox with the network on and the venv read-only; the files are checked against\n"
          "the policy; pip installs them in the sandbox with the network off.\n\n"
@@ -44,7 +46,12 @@ install_usage (FILE *out)
          "  --log FILE           the install log (default $XDG_STATE_HOME/sandpad/installs.log)\n"
          "  --sandbox MODE       auto (default), namespaces or fallback\n"
          "  --strict             refuse to run when a sandbox layer is unavailable\n"
-         "  --quiet              do not show pip's output\n",
+         "  --quiet              do not show pip's output\n"
+         "  --declared FILE      install what a Python script's inline metadata (PEP 723)\n"
+         "                       declares and the environment does not have yet (FILE -\n"
+         "                       reads it from stdin)\n"
+         "  --list               with --declared: print those specs, one a line, and\n"
+         "                       install nothing (without --environment: every one)\n",
          out);
 }
 
@@ -130,6 +137,89 @@ install_run (RunnerConfig *config, RunnerLanguages *langs, const RunnerInstallRe
   return status;
 }
 
+/* The whole of path ("-": stdin), NUL-terminated, at most 16 MiB; NULL
+ * with errno set when it cannot be read. */
+static char *
+read_code (const char *path)
+{
+  FILE *f = strcmp (path, "-") == 0 ? stdin : fopen (path, "re");
+  Buf code = { 0 };
+  char chunk[65536];
+  size_t n;
+
+  if (f == NULL)
+    return NULL;
+  while ((n = fread (chunk, 1, sizeof chunk, f)) > 0 && code.len < 16 * 1024 * 1024)
+    buf_append (&code, chunk, n);
+  bool failed = ferror (f) || code.len >= 16 * 1024 * 1024;
+  if (f != stdin)
+    fclose (f);
+  if (failed)
+    {
+      buf_clear (&code);
+      errno = EFBIG;
+      return NULL;
+    }
+  buf_append (&code, "", 1);
+  return code.data;
+}
+
+/* --declared FILE: the specs of FILE's PEP 723 block that environment
+ * lacks into *deps and -1 to go on and install them; or the exit status
+ * when nothing is to be installed (0, --list printed them) or the block
+ * is refused (125, why on stderr). */
+static int
+declared_specs (const char *path, const char *environment, bool list, char ***deps)
+{
+  cleanup_free char *code = read_code (path);
+  char **declared = NULL;
+  char msg[600];
+
+  *deps = NULL;
+  if (code == NULL)
+    {
+      fprintf (stderr, "sandpad: %s: %s\n", path, strerror (errno));
+      return EXIT_SANDPAD;
+    }
+  switch (runner_pep723_declared (code, environment, &declared, msg, sizeof msg))
+    {
+    case RUNNER_PEP723_INVALID:
+      fprintf (stderr, "sandpad: %s\n", msg);
+      return EXIT_SANDPAD;
+    case RUNNER_PEP723_NONE:
+      break;
+    case RUNNER_PEP723_NO_ENVIRONMENT:
+      if (!list)
+        {
+          fprintf (stderr, "sandpad: the script declares dependencies (PEP 723) but no Python "
+                           "environment was found to install them into: name one with "
+                           "--environment\n");
+          sp_strv_free (declared);
+          return EXIT_SANDPAD;
+        }
+      break;
+    case RUNNER_PEP723_INSTALL:
+      break;
+    }
+  if (environment != NULL)
+    {
+      char **missing = runner_pep723_missing (environment, declared);
+      sp_strv_free (declared);
+      declared = missing;
+    }
+  if (list || declared == NULL || declared[0] == NULL)
+    {
+      for (size_t i = 0; list && declared != NULL && declared[i] != NULL; i++)
+        printf ("%s\n", declared[i]);
+      if (!list)
+        printf ("nothing to install: the environment has what the script declares\n");
+      sp_strv_free (declared);
+      return 0;
+    }
+  *deps = declared;
+  return -1;
+}
+
 int
 sandpad_run_install (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs)
 {
@@ -147,10 +237,15 @@ sandpad_run_install (int argc, char **argv, RunnerConfig *config, RunnerLanguage
     { "sandbox", required_argument, NULL, 's' },
     { "strict", no_argument, NULL, 'T' },
     { "quiet", no_argument, NULL, 'q' },
+    { "declared", required_argument, NULL, 'D' },
+    { "list", no_argument, NULL, 'l' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
   RunnerInstallRequest req = { .id = "install" };
+  const char *declared = NULL;
+  bool list = false;
+  char **deps = NULL;
   char **find_links = NULL;
   char *environment = NULL;
   InstallCli cli = { .verbose = true };
@@ -211,6 +306,12 @@ sandpad_run_install (int argc, char **argv, RunnerConfig *config, RunnerLanguage
       case 'q':
         cli.verbose = false;
         break;
+      case 'D':
+        declared = optarg;
+        break;
+      case 'l':
+        list = true;
+        break;
       case 'h':
         install_usage (stdout);
         return 0;
@@ -220,13 +321,27 @@ sandpad_run_install (int argc, char **argv, RunnerConfig *config, RunnerLanguage
       }
   if (optind < argc && strcmp (argv[optind], "--") == 0)
     optind++;
-  if (optind >= argc)
+  if ((declared == NULL) == (optind >= argc) || (list && declared == NULL))
     {
       install_usage (stderr);
       return EXIT_SANDPAD;
     }
-  if (environment == NULL)
+  /* --list without --environment says what the script declares, for a
+   * front end with no environment chosen: nothing is looked for. */
+  if (environment == NULL && !list)
     environment = runner_venv_find (".", ".");
+  if (declared != NULL)
+    {
+      int status = declared_specs (declared, environment, list, &deps);
+      if (status >= 0)
+        {
+          sp_strv_free (find_links);
+          sp_strv_free (req.policy.allow);
+          sp_strv_free (req.policy.block);
+          free (environment);
+          return status;
+        }
+    }
   if (environment == NULL)
     {
       fprintf (stderr, "sandpad: no environment: name one with --environment, or create one "
@@ -242,7 +357,7 @@ sandpad_run_install (int argc, char **argv, RunnerConfig *config, RunnerLanguage
     }
   req.environment = environment;
   req.find_links = find_links;
-  req.packages = argv + optind;
+  req.packages = deps != NULL ? deps : argv + optind;
 
   int status = install_run (config, langs, &req, &cli);
   if (status == 0)
@@ -252,7 +367,12 @@ sandpad_run_install (int argc, char **argv, RunnerConfig *config, RunnerLanguage
         printf ("logged in %s\n", cli.log_path);
     }
   else
-    fprintf (stderr, "sandpad: %s%s\n", status == 2 ? "refused: " : "", cli.message);
+    {
+      /* --quiet keeps pip's words for a failure: they say why. */
+      write_all (2, cli.quiet_output.data, cli.quiet_output.len);
+      fprintf (stderr, "sandpad: %s%s\n", status == 2 ? "refused: " : "", cli.message);
+    }
+  buf_clear (&cli.quiet_output);
   free (cli.message);
   free (cli.log_path);
   status = status != 0;
@@ -260,6 +380,7 @@ sandpad_run_install (int argc, char **argv, RunnerConfig *config, RunnerLanguage
   sp_strv_free (find_links);
   sp_strv_free (req.policy.allow);
   sp_strv_free (req.policy.block);
+  sp_strv_free (deps);
   free (environment);
   return status;
 }

@@ -524,6 +524,71 @@ def test_script_deps(t):
     pkgs.remove()
 
 
+def declared(ws, code, *args, environment=True):
+    """sandpad-run --install --declared - with code on stdin."""
+    env = dict(os.environ)
+    env["XDG_STATE_HOME"] = ws.root + "-state"
+    where = ["--environment", ws.venv] if environment else []
+    return subprocess.run([SANDPAD_RUN, "--install", "--sandbox", MODE, "--strict", "--quiet",
+                           *where, *args, "--declared", "-"],
+                          input=code, capture_output=True, text=True, cwd=ws.root, env=env,
+                          timeout=300)
+
+
+def test_declared(t):
+    """sandpad-run --install --declared (the app's Run asks it): --list
+    says which declared specs the venv lacks (every one with no venv
+    named), a pin names a version, what the system's site-packages hold
+    counts for a venv that includes them; --declared installs those, under
+    the policy (pip's words shown, --quiet or not, when it fails), and then
+    lists nothing; a malformed block is refused."""
+    pkgs = Packages()
+    ws = Workspace()
+    res = declared(ws, SCRIPT, "--list", environment=False)
+    t.eq((res.returncode, res.stdout), (0, "tinypkg\n"),
+         "with no environment, --list names every declared spec", res.stderr)
+    res = declared(ws, SCRIPT, "--list")
+    t.eq((res.returncode, res.stdout), (0, "tinypkg\n"),
+         "the venv lacks tinypkg: listed", res.stderr)
+    res = declared(ws, "print('RAN')\n", "--list")
+    t.eq((res.returncode, res.stdout), (0, ""), "control: no block, nothing listed", res.stderr)
+    res = declared(ws, SCRIPT, "--find-links", pkgs.house, "--block", "tiny*")
+    t.ok(res.returncode != 0 and "block list" in res.stderr and "\"tiny*\"" in res.stderr,
+         "a blocked declaration is refused naming the rule", res.stdout + res.stderr)
+    res = declared(ws, SCRIPT.replace("tinypkg", "nosuchpkg"), "--find-links", pkgs.house)
+    t.ok(res.returncode == 1 and "nosuchpkg" in res.stderr
+         and "No matching distribution" in res.stderr,
+         "--quiet shows pip's words when the install fails", res.stdout + res.stderr)
+    res = declared(ws, SCRIPT, "--find-links", pkgs.house)
+    t.ok(res.returncode == 0 and "installed tinypkg 1.0" in res.stdout,
+         "--declared installs what the venv lacks", res.stdout + res.stderr)
+    res = declared(ws, SCRIPT, "--list")
+    t.eq((res.returncode, res.stdout), (0, ""), "then nothing is listed", res.stderr)
+    res = declared(ws, SCRIPT, "--find-links", pkgs.house)
+    t.ok(res.returncode == 0 and "nothing to install" in res.stdout,
+         "and --declared installs nothing", res.stdout + res.stderr)
+    pinned = SCRIPT.replace('"tinypkg"', '"tinypkg==2.0", "TinyPkg==1.0"')
+    res = declared(ws, pinned, "--list")
+    t.eq(res.stdout, "tinypkg==2.0\n", "a pin names a version: 2.0 is missing, 1.0 (any "
+         "spelling of the name) is there", res.stderr)
+    system = "/usr/lib/python3/dist-packages"
+    have = {n.split("-")[0].lower() for n in os.listdir(system)} if os.path.isdir(system) else set()
+    if {"pyyaml", "six"} <= have:
+        res = declared(ws, SCRIPT.replace('"tinypkg"', '"pyyaml", "six"'), "--list")
+        t.eq(res.stdout, "", "the system's packages (a dist-info, an egg-info) count in a venv "
+             "that includes them", res.stderr)
+    else:
+        print("# the system has no PyYAML and six: their case is not checked")
+    bad = SCRIPT.replace("# ///\nprint", "print", 1)
+    res = declared(ws, bad, "--list")
+    t.ok(res.returncode == 125 and "PEP 723" in res.stderr and "line" in res.stderr
+         and res.stdout == "", "a malformed block is refused naming its line",
+         res.stdout + res.stderr)
+    shutil.rmtree(ws.root + "-state", ignore_errors=True)
+    ws.remove()
+    pkgs.remove()
+
+
 def test_script_deps_refused(t):
     """The install policy's refusal names its rule and the script does not
     run; a script that declares dependencies with no venv to put them in is
@@ -563,7 +628,8 @@ def test_script_deps_refused(t):
 TESTS = {f.__name__[5:]: f for f in (test_wheelhouse, test_index, test_policy,
                                      test_sdist_allowed, test_venv_guard,
                                      test_venv_guard_python, test_shadowing, test_no_source,
-                                     test_script_deps, test_script_deps_refused)}
+                                     test_script_deps, test_script_deps_refused,
+                                     test_declared)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)

@@ -7,7 +7,9 @@
  * setting) is refused naming the rule and installs nothing; Cancel stops
  * an install and nothing comes in; an unsaved
  * buffer has no folder until the window gets a workspace, then uses the
- * workspace's venv. */
+ * workspace's venv. Run of a script that declares its dependencies (PEP
+ * 723) installs them first, or is refused naming the rule, or with no
+ * environment says so and runs nothing. */
 #include "config.h"
 
 #include <glib/gstdio.h>
@@ -365,6 +367,153 @@ test_packages (void)
   spawn_ok (rm_argv, NULL);
 }
 
+static const char *
+panel_status (SpWindow *window)
+{
+  return sp_exec_panel_get_status (SP_EXEC_PANEL (sp_window_get_exec_panel (window)));
+}
+
+static gboolean
+status_installing (gpointer data)
+{
+  return strstr (panel_status (data), "Installing 1 declared package") != NULL;
+}
+
+static gboolean
+status_not_run (gpointer data)
+{
+  return g_str_has_prefix (panel_status (data), "Not run: ");
+}
+
+static gboolean
+run_over (gpointer data)
+{
+  return !sp_window_get_running (data)
+         && !gtk_widget_get_visible (GTK_WIDGET (
+           sp_exec_panel_get_status_action (SP_EXEC_PANEL (sp_window_get_exec_panel (data)))))
+         && !status_installing (data) && !g_str_has_prefix (panel_status (data), "Reading");
+}
+
+#define DECLARES(pkg)                                                                              \
+  "# /// script\n"                                                                                 \
+  "# dependencies = [\"" pkg "\"]\n"                                                               \
+  "# ///\n"                                                                                        \
+  "import " pkg "\n"                                                                               \
+  "print(" pkg ".WORD)\n"
+
+/* Run of a script that declares its dependencies (PEP 723): the ones its
+ * venv lacks come in first, through the Packages dialog's install and
+ * settings (the status line says so, pip stays quiet), then it runs; a
+ * package on the block list is refused naming the rule and nothing runs;
+ * with no environment selected the panel says so and runs nothing until
+ * Run Anyway. */
+static void
+test_declared (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("sandpad-ui-pep723-XXXXXX", NULL);
+  g_autofree char *dir = g_canonicalize_filename (tmp, NULL);
+  g_autofree char *venv = g_build_filename (dir, ".venv", NULL);
+  g_autofree char *script = g_build_filename (dir, "deps.py", NULL);
+  g_autofree char *wheels = g_dir_make_tmp ("sandpad-ui-wheels-XXXXXX", NULL);
+  g_autofree char *house = g_build_filename (wheels, "dist", NULL);
+  const char *venv_argv[] = { "/usr/bin/python3", "-m", "venv", "--system-site-packages",
+                              "--without-pip",    venv, NULL };
+  const char *chmod_argv[] = { "chmod", "-R", "a+rX", dir, wheels, NULL };
+  const char *rm_argv[] = { "rm", "-rf", dir, wheels, NULL };
+  g_autoptr (GFile) file = g_file_new_for_path (script);
+  GSettings *settings = sp_application_get_settings (app);
+  GtkTextBuffer *buffer;
+  g_autofree char *out = NULL, *err = NULL;
+
+  g_assert_true (g_file_set_contents (script, DECLARES ("tinypkg"), -1, NULL));
+  build_wheel (wheels, "tinypkg", house);
+  build_wheel (wheels, "blockedpkg", house);
+  spawn_ok (venv_argv, NULL);
+  spawn_ok (chmod_argv, NULL);
+  give_to_run_uid (venv);
+  g_settings_set_string (settings, "install-find-links", house);
+
+  SpWindow *window = sp_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 560);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (sp_test_wait_for (runner_ready, NULL, 20000));
+  sp_window_load_file (window, file);
+  g_assert_true (sp_test_wait_for (buffer_has_text, window, 10000));
+
+  /* Run: the status says what installs, then the script runs and imports
+   * it; pip's words are not shown. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  g_assert_true (sp_test_wait_for (status_installing, window, 60000));
+  g_assert_true (sp_test_wait_for (is_running, window, 280000));
+  g_assert_true (sp_test_wait_for (is_idle, window, 60000));
+  out = stream_text (window, SP_OUTPUT_STDOUT);
+  err = stream_text (window, SP_OUTPUT_STDERR);
+  g_test_message ("declared run: %s / %s / %s", panel_status (window), out, err);
+  g_assert_cmpstr (out, ==, "tinypkg-1.0\n");
+  g_assert_null (strstr (err, "Processing"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  /* Installed once: the next Run has nothing to install. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  g_assert_true (sp_test_wait_for (is_running, window, 60000));
+  g_assert_true (sp_test_wait_for (is_idle, window, 60000));
+  out = stream_text (window, SP_OUTPUT_STDOUT);
+  g_assert_cmpstr (out, ==, "tinypkg-1.0\n");
+  g_clear_pointer (&out, g_free);
+
+  /* The block list: refused with the rule's name; nothing ran or came in. */
+  const char *block[] = { "blocked*", NULL };
+  g_settings_set_strv (settings, "install-block", block);
+  buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+  gtk_text_buffer_set_text (buffer, DECLARES ("blockedpkg"), -1);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  g_assert_true (sp_test_wait_for (status_not_run, window, 280000));
+  g_test_message ("blocked: %s", panel_status (window));
+  g_assert_nonnull (strstr (panel_status (window), "block list"));
+  g_assert_nonnull (strstr (panel_status (window), "\"blocked*\""));
+  g_assert_false (sp_window_get_running (window));
+  out = stream_text (window, SP_OUTPUT_STDOUT);
+  err = stream_text (window, SP_OUTPUT_STDERR);
+  g_assert_cmpstr (out, ==, "");
+  g_assert_null (strstr (err, "ModuleNotFoundError"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    g_autofree char *pattern = g_build_filename (venv, "lib", NULL);
+    const char *find_argv[] = { "sh", "-c", "! ls \"$0\"/python3*/site-packages | grep -i blocked",
+                                pattern, NULL };
+    spawn_ok (find_argv, NULL);
+  }
+  g_settings_reset (settings, "install-block");
+
+  /* No environment: an unsaved buffer, no workspace. Nothing runs; the
+   * panel says why and how, and offers Run Anyway, which runs it as it is. */
+  SpWindow *scratch = sp_window_new (app);
+  gtk_window_present (GTK_WINDOW (scratch));
+  gtk_text_buffer_set_text (GTK_TEXT_BUFFER (sp_window_get_buffer (scratch)), DECLARES ("tinypkg"),
+                            -1);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (scratch), "win.run", NULL));
+  g_assert_true (sp_test_wait_for (status_not_run, scratch, 60000));
+  g_test_message ("no environment: %s", panel_status (scratch));
+  g_assert_nonnull (strstr (panel_status (scratch), "no Python environment"));
+  g_assert_nonnull (strstr (panel_status (scratch), "tinypkg"));
+  g_assert_nonnull (strstr (panel_status (scratch), "Packages…"));
+  GtkWidget *anyway = sp_exec_panel_get_status_action (
+    SP_EXEC_PANEL (sp_window_get_exec_panel (scratch)));
+  g_assert_true (gtk_widget_get_visible (anyway));
+  g_assert_false (sp_window_get_running (scratch));
+  g_signal_emit_by_name (anyway, "clicked");
+  g_assert_true (sp_test_wait_for (run_over, scratch, 60000));
+  err = stream_text (scratch, SP_OUTPUT_STDERR);
+  g_assert_nonnull (strstr (err, "ModuleNotFoundError"));
+  g_clear_pointer (&err, g_free);
+
+  g_settings_reset (settings, "install-find-links");
+  close_window (scratch);
+  close_window (window);
+  spawn_ok (rm_argv, NULL);
+}
+
 static GtkWidget *
 find_entry_row (GtkWidget *widget, const char *title)
 {
@@ -425,6 +574,7 @@ main (int argc, char **argv)
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
   g_test_add_func ("/Sandpad/UI/packages", test_packages);
   g_test_add_func ("/Sandpad/UI/packages-preferences", test_preferences);
+  g_test_add_func ("/Sandpad/UI/packages-declared", test_declared);
   ret = g_test_run ();
   g_object_unref (app);
   return ret;

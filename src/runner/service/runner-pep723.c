@@ -17,10 +17,13 @@
  * list. What the strings say is the install path's to check (requirement
  * specs only, the policy), not this file's. */
 #include <ctype.h>
+#include <dirent.h>
+#include <glob.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "runner-base.h"
+#include "runner-install.h"
 #include "runner-pep723.h"
 #include "sp-proto.h"
 
@@ -527,4 +530,133 @@ runner_pep723_declared (const char *code, const char *environment, char ***deps,
   *deps = steal_pointer (&meta.dependencies);
   runner_pep723_clear (&meta);
   return environment != NULL ? RUNNER_PEP723_INSTALL : RUNNER_PEP723_NO_ENVIRONMENT;
+}
+
+/* ---- what the environment already has -------------------------------- */
+
+typedef struct
+{
+  char **names;    /* normalized */
+  char **versions; /* same index */
+  size_t n;
+} Installed;
+
+static bool
+has_suffix (const char *s, const char *suffix)
+{
+  size_t a = strlen (s), b = strlen (suffix);
+
+  return a >= b && strcmp (s + a - b, suffix) == 0;
+}
+
+/* "Foo_Bar-1.0.dist-info", "numpy-1.24.2.egg-info", "six-1.16.0-py3.11.egg-info":
+ * the name up to the first "-", the version up to the next "-" or the
+ * suffix (wheels write "-" inside a name as "_"). */
+static void
+read_site (const char *dir, Installed *have)
+{
+  DIR *d = opendir (dir);
+  struct dirent *e;
+
+  if (d == NULL)
+    return;
+  while ((e = readdir (d)) != NULL)
+    {
+      size_t len = strlen (e->d_name);
+      if (has_suffix (e->d_name, ".dist-info"))
+        len -= strlen (".dist-info");
+      else if (has_suffix (e->d_name, ".egg-info"))
+        len -= strlen (".egg-info");
+      else
+        continue;
+      const char *dash = memchr (e->d_name, '-', len);
+      if (dash == NULL || dash == e->d_name)
+        continue;
+      cleanup_free char *raw = strndup (e->d_name, (size_t) (dash - e->d_name));
+      size_t vlen = strcspn (dash + 1, "-");
+      if (dash + 1 + vlen > e->d_name + len)
+        vlen = (size_t) (e->d_name + len - (dash + 1));
+      have->names = xrealloc (have->names, (have->n + 1) * sizeof *have->names);
+      have->versions = xrealloc (have->versions, (have->n + 1) * sizeof *have->versions);
+      have->names[have->n] = runner_install_normalize (raw);
+      have->versions[have->n] = strndup (dash + 1, vlen);
+      have->n++;
+    }
+  closedir (d);
+}
+
+static void
+read_sites (const char *pattern, Installed *have)
+{
+  glob_t g;
+
+  if (glob (pattern, GLOB_NOSORT, NULL, &g) != 0)
+    return;
+  for (size_t i = 0; i < g.gl_pathc; i++)
+    read_site (g.gl_pathv[i], have);
+  globfree (&g);
+}
+
+/* pyvenv.cfg's include-system-site-packages: the run then imports the
+ * system's packages too (numpy from Debian, say). */
+static bool
+includes_system_site (const char *environment)
+{
+  cleanup_free char *path = xasprintf ("%s/pyvenv.cfg", environment);
+  FILE *f = fopen (path, "re");
+  char line[256];
+  bool yes = false;
+
+  if (f == NULL)
+    return false;
+  while (fgets (line, sizeof line, f) != NULL)
+    if (strncmp (line, "include-system-site-packages", 28) == 0)
+      yes = strstr (line, "true") != NULL;
+  fclose (f);
+  return yes;
+}
+
+char **
+runner_pep723_missing (const char *environment, char *const *deps)
+{
+  Installed have = { 0 };
+  char **missing = xcalloc (1, sizeof *missing);
+  size_t n = 0;
+
+  {
+    cleanup_free char *venv = xasprintf ("%s/lib/python3*/site-packages", environment);
+    read_sites (venv, &have);
+  }
+  if (includes_system_site (environment))
+    {
+      read_site ("/usr/lib/python3/dist-packages", &have);
+      read_sites ("/usr/local/lib/python3*/dist-packages", &have);
+    }
+  for (size_t i = 0; deps != NULL && deps[i] != NULL; i++)
+    {
+      char *name = NULL, *pin = NULL;
+      char msg[256];
+      bool found = false;
+
+      /* A spec the install path refuses stays: it says why, not this. */
+      if (runner_install_parse_spec (deps[i], &name, &pin, msg, sizeof msg) == 0)
+        for (size_t j = 0; j < have.n && !found; j++)
+          found = strcmp (have.names[j], name) == 0
+                  && (pin == NULL || strcmp (have.versions[j], pin) == 0);
+      free (name);
+      free (pin);
+      if (found)
+        continue;
+      missing = xrealloc (missing, (n + 2) * sizeof *missing);
+      missing[n++] = xstrdup (deps[i]);
+      missing[n] = NULL;
+    }
+  for (size_t j = 0; j < have.n; j++)
+    {
+      free (have.names[j]);
+      free (have.versions[j]);
+    }
+  free (have.names);
+  free (have.versions);
+  return missing;
 }

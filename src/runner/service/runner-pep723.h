@@ -39,3 +39,10 @@ typedef enum
  * malloc'd, NULL-terminated) when there are any to install. */
 RunnerPep723Verdict runner_pep723_declared (const char *code, const char *environment, char ***deps,
                                             char *msg, size_t msg_len);
+
+/* The specs of deps the environment (a venv) does not have yet: a
+ * distribution of that name in its site-packages (or the system's, when
+ * pyvenv.cfg includes them), of the pinned version for name==version. A
+ * range (name>=2) counts any installed version: the install path, not
+ * this, decides versions. Malloc'd, NULL-terminated, maybe empty. */
+char **runner_pep723_missing (const char *environment, char *const *deps);
