@@ -526,7 +526,7 @@ on_run_file_read (GObject *source, GAsyncResult *result, gpointer user_data)
   gtk_text_buffer_set_text (buffer, len > 0 ? contents : "", (int) len);
   gtk_text_buffer_set_modified (buffer, TRUE);
   /* Its bytes as they came, with what hides in them made visible. */
-  _sp_window_mark_hidden_chars (other);
+  sp_hidden_bar_check (other->hidden_bar);
   /* Only its extension counts: the language, as the runner names it. */
   file = g_file_new_for_path (r->label);
   guess_language (other, file);
@@ -678,7 +678,7 @@ load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
   gtk_text_buffer_get_start_iter (buffer, &start);
   gtk_text_buffer_place_cursor (buffer, &start);
   /* A file an assistant or a run wrote may hide what its code does. */
-  _sp_window_mark_hidden_chars (self);
+  sp_hidden_bar_check (self->hidden_bar);
   gtk_text_buffer_set_modified (buffer, FALSE);
   guess_language (self, file);
   /* The editor holds the file's text: the document takes the file. */

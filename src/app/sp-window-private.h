@@ -84,7 +84,7 @@ struct _SpWindow
   /* sp-window-autosave.c: the unsaved text's copy in the state folder. */
   SpReloadBar *autosave_bar; /* template */
   SpReloadBar *notice_bar;   /* files skipped in the autosave folder */
-  SpReloadBar *hidden_bar;   /* sp-window-hidden.c: bidi and zero-width characters */
+  SpHiddenBar *hidden_bar;   /* template: bidi and zero-width characters */
   /* sp-window.c: "Keep state between runs" */
   GtkWidget *restart_button;
 };
@@ -98,10 +98,6 @@ extern const char *const sp_window_languages[];
  * objects' signals, never by calling one another. */
 
 /* sp-window.c: the hub */
-/* sp-window-hidden.c: marks the characters of the text that hide or
- * reorder text, and says so in a bar when there are any. */
-void _sp_window_mark_hidden_chars (SpWindow *self);
-
 void _sp_window_update_title (SpWindow *self);
 void _sp_window_set_language (SpWindow *self, const char *language);
 const char *_sp_window_get_language (SpWindow *self);

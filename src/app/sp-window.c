@@ -406,6 +406,7 @@ sp_window_class_init (SpWindowClass *klass)
   g_type_ensure (SP_TYPE_SPLIT);
   g_type_ensure (SP_TYPE_RUNNER_BANNER);
   g_type_ensure (SP_TYPE_RELOAD_BAR);
+  g_type_ensure (SP_TYPE_HIDDEN_BAR);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/sandpad/Sandpad/sp-window.ui");
   gtk_widget_class_bind_template_child (widget_class, SpWindow, window_title);
@@ -420,6 +421,7 @@ sp_window_class_init (SpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpWindow, runner_banner);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, file_bar);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, autosave_bar);
+  gtk_widget_class_bind_template_child (widget_class, SpWindow, hidden_bar);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, recent_menu);
   _sp_window_install_actions (widget_class);
   _sp_window_install_save_actions (widget_class);
@@ -463,6 +465,8 @@ sp_window_init (SpWindow *self)
   use_breakpoint (self);
 #endif
   gtk_source_view_set_indenter (self->source_view, indenter);
+  g_object_bind_property (self->source_view, "buffer", self->hidden_bar, "buffer",
+                          G_BINDING_SYNC_CREATE);
   sp_tab_indent_attach (self->source_view);
   languages = gtk_string_list_new ((const char *[]){ _ ("Python"), _ ("JavaScript"), _ ("Bash"),
                                                      _ ("C"), _ ("C++"), _ ("Rust"), _ ("Go"),
@@ -563,6 +567,13 @@ sp_window_get_exec_panel (SpWindow *self)
 {
   g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
   return GTK_WIDGET (self->exec_panel);
+}
+
+SpHiddenBar *
+sp_window_get_hidden_bar (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  return self->hidden_bar;
 }
 
 gboolean

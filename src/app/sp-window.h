@@ -5,6 +5,7 @@
 #include <gtksourceview/gtksource.h>
 
 #include "sp-application.h"
+#include "sp-hidden-bar.h"
 #include "sp-packages-dialog.h"
 
 G_BEGIN_DECLS
@@ -30,5 +31,7 @@ SpPackagesDialog *sp_window_show_packages (SpWindow *self);
 GtkSourceBuffer *sp_window_get_buffer (SpWindow *self);
 GtkWidget *sp_window_get_exec_panel (SpWindow *self);
 gboolean sp_window_get_running (SpWindow *self);
+/* The bar over a text that holds bidi or zero-width characters. */
+SpHiddenBar *sp_window_get_hidden_bar (SpWindow *self);
 
 G_END_DECLS
