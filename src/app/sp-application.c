@@ -23,7 +23,6 @@
 #include "sp-image-decode.h"
 #include "sp-preferences-window.h"
 #include "sp-state-lock.h"
-#include "sp-window-restore.h"
 #include "sp-window.h"
 
 struct _SpApplication

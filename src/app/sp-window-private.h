@@ -140,6 +140,3 @@ void _sp_window_activity_init (SpWindow *self);
 void _sp_window_activity_dispose (SpWindow *self);
 /* Whether the panel shows an assistant's run now (not the window's own). */
 gboolean _sp_window_activity_is_shown (SpWindow *self);
-
-/* sp-window-packages.c: Open Folder, Packages */
-void _sp_window_install_packages_actions (GtkWidgetClass *widget_class);

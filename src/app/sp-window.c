@@ -427,7 +427,6 @@ sp_window_class_init (SpWindowClass *klass)
   _sp_window_install_save_actions (widget_class);
   _sp_window_install_history_actions (widget_class);
   _sp_window_install_activity_actions (widget_class);
-  _sp_window_install_packages_actions (widget_class);
 }
 
 #if ADW_CHECK_VERSION(1, 4, 0)
@@ -581,4 +580,100 @@ sp_window_get_running (SpWindow *self)
 {
   g_return_val_if_fail (SP_IS_WINDOW (self), FALSE);
   return sp_run_controller_get_running (self->runs);
+}
+
+const char *
+sp_window_get_workspace (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  return sp_document_get_workspace (self->document);
+}
+
+void
+sp_window_set_workspace (SpWindow *self, const char *folder)
+{
+  g_return_if_fail (SP_IS_WINDOW (self));
+  sp_document_set_workspace (self->document, folder);
+}
+
+SpPackagesDialog *
+sp_window_show_packages (SpWindow *self)
+{
+  SpPackagesDialog *dialog;
+
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  dialog = sp_packages_dialog_new_for_document (GTK_WINDOW (self), self->settings, self->document);
+  gtk_window_present (GTK_WINDOW (dialog));
+  return dialog;
+}
+
+GFile *
+sp_window_get_file (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  return sp_document_get_file (self->document);
+}
+
+const char *
+sp_window_get_autosave_id (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  return sp_document_get_autosave_id (self->document);
+}
+
+const char *
+sp_window_get_language_name (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  return _sp_window_get_language (self);
+}
+
+double
+sp_window_get_panel_fraction (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), 0);
+  return sp_split_get_fraction (self->split);
+}
+
+void
+sp_window_set_panel_fraction (SpWindow *self, double fraction)
+{
+  g_return_if_fail (SP_IS_WINDOW (self));
+  if (fraction > 0)
+    sp_split_set_fraction (self->split, fraction);
+}
+
+SpReloadBar *
+sp_window_get_file_bar (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  return self->file_bar;
+}
+
+SpReloadBar *
+sp_window_get_notice_bar (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  return self->notice_bar;
+}
+
+SpReloadBar *
+sp_window_get_autosave_bar (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  return self->autosave_bar;
+}
+
+gboolean
+sp_window_get_run_on_change (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), FALSE);
+  return self->run_on_change;
+}
+
+GMenuModel *
+sp_window_get_recent_menu (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  return G_MENU_MODEL (self->recent_menu);
 }
