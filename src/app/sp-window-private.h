@@ -10,16 +10,17 @@
 #include "sp-activity-model.h"
 #include "sp-document.h"
 #include "sp-exec-panel.h"
+#include "sp-history-window.h"
 #include "sp-image-budget.h"
 #include "sp-output-model.h"
 #include "sp-reload-bar.h"
 #include "sp-run-controller.h"
+#include "sp-run-recorder.h"
 #include "sp-runner-banner.h"
 #include "sp-split.h"
 #include "sp-window.h"
 
-/* The states sp-window-history.c and sp-window-activity.c keep alone. */
-typedef struct _SpWindowHistory SpWindowHistory;
+/* The state sp-window-activity.c keeps alone. */
 typedef struct _SpWindowAssistant SpWindowAssistant;
 
 struct _SpWindow
@@ -61,8 +62,10 @@ struct _SpWindow
   /* Made to show a file (sp_window_open_new): shown once it has the text,
    * destroyed if it cannot get it. */
   gboolean open_pending;
-  /* sp-window-history.c: its SpRunRecorder, the open history list */
-  SpWindowHistory *history;
+  /* The window's runs and its assistants' kept in the run history, and
+   * the open history list (weak). */
+  SpRunRecorder *recorder;
+  SpHistoryWindow *history_window;
 
   /* The file, its watch, its copy, its workspace (core, no GTK). */
   SpDocument *document;
@@ -124,15 +127,6 @@ void _sp_window_file_dispose (SpWindow *self);
 /* sp-window-autosave.c: the copy's bars; the buffer bound to the document */
 void _sp_window_autosave_init (SpWindow *self);
 void _sp_window_autosave_dispose (SpWindow *self);
-
-/* sp-window-history.c: runs kept and compared */
-void _sp_window_install_history_actions (GtkWidgetClass *widget_class);
-void _sp_window_history_init (SpWindow *self);
-void _sp_window_history_free (SpWindow *self);
-/* An assistant's ended run of this file: kept in its history once
- * (SpRunRecorder reads the file for its code; the journal has only the
- * edit). */
-void _sp_window_history_add_assistant_run (SpWindow *self, SpActivityRun *run);
 
 /* sp-window-activity.c: an assistant's runs of this file */
 void _sp_window_install_activity_actions (GtkWidgetClass *widget_class);

@@ -364,6 +364,103 @@ session_init (SpWindow *self)
   g_signal_connect_object (self->runs, "session-ended", G_CALLBACK (on_session_ended), self, 0);
 }
 
+/* ---- the run history: SpRunRecorder keeps each run of the window's
+ * controller under the document's key (and each assistant's
+ * edit_and_execute of its file that the window saw end, told by
+ * sp-window-activity.c); the window shows the comparison with the run
+ * before in the status line, and SpHistoryWindow the list ---- */
+
+/* Its comparison with the one before, made in a worker thread: the status
+ * line the window set (the result's summary) gets it after it. */
+static void
+on_compared (SpRunRecorder *recorder, SpRunRecord *record, const char *comparison, SpWindow *self)
+{
+  g_autofree char *status = NULL;
+
+  /* An assistant's run: only while the panel shows it, worded as
+   * sp-window-activity.c words its status line. */
+  if (record->tool != NULL)
+    {
+      if (!_sp_window_activity_is_shown (self))
+        return;
+      /* TRANSLATORS: how an assistant's run ended, then how its output
+       * differs from the run before */
+      status = g_strdup_printf (_ ("Run by an assistant: %s — %s"), record->end, comparison);
+    }
+  else
+    status = g_strdup_printf ("%s — %s", record->end, comparison);
+  sp_exec_panel_set_status (self->exec_panel, status, !record->succeeded);
+}
+
+/* The run itself is shown as always; only its keeping failed. */
+static void
+on_record_failed (SpRunRecorder *recorder, SpRunRecord *record, const char *message, SpWindow *self)
+{
+  g_autofree char *msg = g_strdup_printf (_ ("This run could not be kept in the history: %s"),
+                                          message);
+
+  _sp_window_toast (self, msg);
+}
+
+/* After the window's own "exited" handler: the comparison goes after the
+ * status line that handler set. */
+static void
+history_init (SpWindow *self)
+{
+  g_autoptr (SpRunHistory) store
+    = sp_run_history_new (NULL, (gint64) g_settings_get_uint (self->settings, "run-history-max-mib")
+                                  * 1024 * 1024);
+
+  self->recorder = sp_run_recorder_new (self->runs, self->document, store);
+  g_signal_connect_object (self->recorder, "compared", G_CALLBACK (on_compared), self, 0);
+  g_signal_connect_object (self->recorder, "failed", G_CALLBACK (on_record_failed), self, 0);
+}
+
+static void
+on_restore_code (SpHistoryWindow *window, const char *code, const char *language, SpWindow *self)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+  GtkTextIter start, end;
+
+  /* One user action: a single Undo brings back the text it replaced. */
+  gtk_text_buffer_begin_user_action (buffer);
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  gtk_text_buffer_delete (buffer, &start, &end);
+  gtk_text_buffer_insert (buffer, &start, code, -1);
+  gtk_text_buffer_end_user_action (buffer);
+  if (language != NULL && *language != '\0')
+    _sp_window_set_language (self, language);
+  _sp_window_toast (self, _ ("The run's code is back in the editor; Undo takes it back"));
+}
+
+static void
+open_history (SpWindow *self, gboolean changes)
+{
+  /* One at a time, and up to date: a new list (the file may have another
+   * name since), which runs that end are added to while it is open. */
+  if (self->history_window != NULL)
+    gtk_window_destroy (GTK_WINDOW (self->history_window));
+  self->history_window = sp_history_window_new_for_recorder (GTK_WINDOW (self), self->recorder);
+  g_object_add_weak_pointer (G_OBJECT (self->history_window), (gpointer *) &self->history_window);
+  g_signal_connect_object (self->history_window, "restore-code", G_CALLBACK (on_restore_code), self,
+                           0);
+  if (changes)
+    sp_history_window_show_changes (self->history_window);
+  gtk_window_present (GTK_WINDOW (self->history_window));
+}
+
+static void
+history_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  open_history (SP_WINDOW (widget), FALSE);
+}
+
+static void
+compare_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  open_history (SP_WINDOW (widget), TRUE);
+}
+
 static void
 sp_window_dispose (GObject *object)
 {
@@ -386,7 +483,10 @@ sp_window_dispose (GObject *object)
     g_cancellable_cancel (self->decode_cancellable);
   g_clear_object (&self->decode_cancellable);
   g_clear_object (&self->image_budget);
-  _sp_window_history_free (self);
+  g_clear_object (&self->recorder);
+  if (self->history_window != NULL)
+    g_object_remove_weak_pointer (G_OBJECT (self->history_window),
+                                  (gpointer *) &self->history_window);
   g_clear_object (&self->document);
   G_OBJECT_CLASS (sp_window_parent_class)->dispose (object);
 }
@@ -425,7 +525,8 @@ sp_window_class_init (SpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpWindow, recent_menu);
   _sp_window_install_actions (widget_class);
   _sp_window_install_save_actions (widget_class);
-  _sp_window_install_history_actions (widget_class);
+  gtk_widget_class_install_action (widget_class, "win.history", NULL, history_action);
+  gtk_widget_class_install_action (widget_class, "win.compare-runs", NULL, compare_action);
   _sp_window_install_activity_actions (widget_class);
 }
 
@@ -537,7 +638,7 @@ sp_window_new (SpApplication *app)
 
   session_init (self);
   _sp_window_connect_runner (self);
-  _sp_window_history_init (self);
+  history_init (self);
   sp_runner_banner_set_supervisor (self->runner_banner, self->supervisor);
   /* A new window is a new attempt: someone who closed the failed window
    * and opened another expects it to work now. */
