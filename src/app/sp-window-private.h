@@ -84,7 +84,7 @@ struct _SpWindow
   GtkWindow *compare_window;
   GMenu *recent_menu; /* template: Open Recent, filled from GtkRecentManager */
 
-  /* sp-window-autosave.c: the unsaved text's copy in the state folder. */
+  /* sp-window-save.c: the unsaved text's copy in the state folder. */
   SpReloadBar *autosave_bar; /* template */
   SpReloadBar *notice_bar;   /* files skipped in the autosave folder */
   SpHiddenBar *hidden_bar;   /* template: bidi and zero-width characters */
@@ -119,14 +119,13 @@ void _sp_window_connect_runner (SpWindow *self);
 /* sp-window-save.c: Save, Save As; file NULL asks for a name. */
 void _sp_window_install_save_actions (GtkWidgetClass *widget_class);
 void _sp_window_save (SpWindow *self, GFile *file, gboolean then_close);
+/* sp-window-save.c: the copy's bars; the buffer bound to the document */
+void _sp_window_autosave_init (SpWindow *self);
+void _sp_window_autosave_dispose (SpWindow *self);
 
 /* sp-window-file.c: changes on disk, Run on change, Open Recent */
 void _sp_window_file_init (SpWindow *self);
 void _sp_window_file_dispose (SpWindow *self);
-
-/* sp-window-autosave.c: the copy's bars; the buffer bound to the document */
-void _sp_window_autosave_init (SpWindow *self);
-void _sp_window_autosave_dispose (SpWindow *self);
 
 /* sp-window-activity.c: an assistant's runs of this file */
 void _sp_window_install_activity_actions (GtkWidgetClass *widget_class);
