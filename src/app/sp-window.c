@@ -1,8 +1,13 @@
 /* sp-window.c: a window: the editor beside the execution panel.
  *
- * This file holds the layout, the editor's language and style, the title
- * and closing, the run keys' guard and Keep State Between Runs; running
- * and files are in sp-window-actions.c. */
+ * This file holds the type: the layout, the editor's language and style,
+ * the title and closing, the run keys' guard, Keep State Between Runs, the
+ * run history shown (SpRunRecorder's comparison in the status line, one
+ * SpHistoryWindow at a time), sp-window.h's accessors, and the helpers
+ * the sp-window-*.c files share (sp-window-private.h); running and files
+ * are in sp-window-actions.c, Save and the unsaved text's copy in
+ * sp-window-save.c, changes on disk in sp-window-file.c, assistants' runs
+ * in sp-window-activity.c. */
 #define G_LOG_DOMAIN "sp-window"
 
 #include "config.h"
@@ -18,8 +23,8 @@
 G_DEFINE_FINAL_TYPE (SpWindow, sp_window, ADW_TYPE_APPLICATION_WINDOW)
 
 /* The menu's order; GtkSourceView's language ids highlight each. */
-const char *const sp_window_languages[] = { "python", "javascript", "bash",       "c",    "cpp",
-                                            "rust",   "go",         "typescript", "ruby", NULL };
+static const char *const language_names[] = { "python", "javascript", "bash",       "c",    "cpp",
+                                              "rust",   "go",         "typescript", "ruby", NULL };
 static const char *const source_language_ids[] = { "python3", "js", "sh",         "c",   "cpp",
                                                    "rust",    "go", "typescript", "ruby" };
 
@@ -28,14 +33,14 @@ _sp_window_get_language (SpWindow *self)
 {
   guint i = gtk_drop_down_get_selected (self->language_dropdown);
 
-  return i < G_N_ELEMENTS (source_language_ids) ? sp_window_languages[i] : "python";
+  return i < G_N_ELEMENTS (source_language_ids) ? language_names[i] : "python";
 }
 
 void
 _sp_window_set_language (SpWindow *self, const char *language)
 {
-  for (guint i = 0; sp_window_languages[i] != NULL; i++)
-    if (g_strcmp0 (sp_window_languages[i], language) == 0)
+  for (guint i = 0; language_names[i] != NULL; i++)
+    if (g_strcmp0 (language_names[i], language) == 0)
       gtk_drop_down_set_selected (self->language_dropdown, i);
 }
 
@@ -50,8 +55,8 @@ on_language_changed (SpWindow *self)
     return;
   gtk_source_buffer_set_language (
     buffer, gtk_source_language_manager_get_language (manager, source_language_ids[i]));
-  g_settings_set_string (self->settings, "last-language", sp_window_languages[i]);
-  sp_document_set_language (self->document, sp_window_languages[i]);
+  g_settings_set_string (self->settings, "last-language", language_names[i]);
+  sp_document_set_language (self->document, language_names[i]);
 }
 
 /* The source style follows the light or dark appearance. */
