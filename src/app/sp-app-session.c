@@ -9,7 +9,7 @@
 #include "sp-app-session.h"
 #include "sp-autosave.h"
 #include "sp-session-store.h"
-#include "sp-window-restore.h"
+#include "sp-window.h"
 
 /* Kept on the application object: no globals. */
 typedef struct

@@ -10,7 +10,7 @@
  * text exist once. Where there is no shared bus (none at all, or two
  * logins on one home), the state lock decides: the process that has it
  * restores and keeps the autosave copies and the session, any other
- * leaves them alone (sp-app-session.c, sp-window-autosave.c). */
+ * leaves them alone (sp-app-session.c, sp-window-save.c). */
 #define G_LOG_DOMAIN "sp-application"
 
 #include "config.h"
@@ -23,7 +23,6 @@
 #include "sp-image-decode.h"
 #include "sp-preferences-window.h"
 #include "sp-state-lock.h"
-#include "sp-window-restore.h"
 #include "sp-window.h"
 
 struct _SpApplication

@@ -731,6 +731,28 @@ sp_history_window_new (GtkWindow *parent, SpRunHistory *history, const char *key
   return self;
 }
 
+static void
+on_recorded (SpHistoryWindow *self, SpRunRecord *record)
+{
+  sp_history_window_add_run (self, record);
+}
+
+SpHistoryWindow *
+sp_history_window_new_for_recorder (GtkWindow *parent, SpRunRecorder *recorder)
+{
+  g_autofree char *key = NULL;
+  SpHistoryWindow *self;
+
+  g_return_val_if_fail (SP_IS_RUN_RECORDER (recorder), NULL);
+
+  /* The key now: the file may have had another name when the window
+   * opened before. */
+  key = sp_run_recorder_dup_key (recorder);
+  self = sp_history_window_new (parent, sp_run_recorder_get_store (recorder), key);
+  g_signal_connect_object (recorder, "recorded", G_CALLBACK (on_recorded), self, G_CONNECT_SWAPPED);
+  return self;
+}
+
 void
 sp_history_window_select (SpHistoryWindow *self, guint index)
 {

@@ -15,6 +15,7 @@
 #include <adwaita.h>
 
 #include "sp-run-history.h"
+#include "sp-run-recorder.h"
 
 G_BEGIN_DECLS
 
@@ -23,6 +24,10 @@ G_DECLARE_FINAL_TYPE (SpHistoryWindow, sp_history_window, SP, HISTORY_WINDOW, Ad
 
 /* Lists key's runs in history; skipped files are named in the window. */
 SpHistoryWindow *sp_history_window_new (GtkWindow *parent, SpRunHistory *history, const char *key);
+/* Lists the runs recorder keeps under its key now, and adds each run it
+ * keeps while the window is open (a window's own runs and an assistant's
+ * of its file). */
+SpHistoryWindow *sp_history_window_new_for_recorder (GtkWindow *parent, SpRunRecorder *recorder);
 
 /* Selects the run index places from the newest (0: the newest). */
 void sp_history_window_select (SpHistoryWindow *self, guint index);

@@ -598,6 +598,22 @@ sp_packages_dialog_new (GtkWindow *parent, GSettings *settings, const char *fold
   return self;
 }
 
+SpPackagesDialog *
+sp_packages_dialog_new_for_document (GtkWindow *parent, GSettings *settings, SpDocument *document)
+{
+  g_autofree char *folder = NULL;
+  SpPackagesDialog *self;
+
+  g_return_val_if_fail (SP_IS_DOCUMENT (document), NULL);
+
+  folder = sp_document_dup_folder (document);
+  self = sp_packages_dialog_new (parent, settings, folder, sp_document_get_workspace (document));
+  g_signal_connect_object (self, "environment-changed",
+                           G_CALLBACK (sp_document_environment_changed), document,
+                           G_CONNECT_SWAPPED);
+  return self;
+}
+
 const char *
 sp_packages_dialog_get_environment (SpPackagesDialog *self)
 {

@@ -5,6 +5,8 @@
 
 #include <adwaita.h>
 
+#include "sp-document.h"
+
 G_BEGIN_DECLS
 
 #define SP_TYPE_PACKAGES_DIALOG (sp_packages_dialog_get_type ())
@@ -15,6 +17,11 @@ G_DECLARE_FINAL_TYPE (SpPackagesDialog, sp_packages_dialog, SP, PACKAGES_DIALOG,
  * folder alone). */
 SpPackagesDialog *sp_packages_dialog_new (GtkWindow *parent, GSettings *settings,
                                           const char *folder, const char *workspace);
+/* The dialog for document's file (or, unsaved, its workspace); a venv
+ * made here tells the document its environment changed, so what the next
+ * run gets is shown at once. */
+SpPackagesDialog *sp_packages_dialog_new_for_document (GtkWindow *parent, GSettings *settings,
+                                                       SpDocument *document);
 
 /* For tests: what a person reads in the dialog. */
 const char *sp_packages_dialog_get_environment (SpPackagesDialog *self);

@@ -1,5 +1,5 @@
 /* sp-window-actions.c: what a window does: run, stop, feed input, and
- * new, open (Save is sp-window-save.c). */
+ * new, open, Open Folder, Packages (Save is sp-window-save.c). */
 #define G_LOG_DOMAIN "sp-window"
 
 #include "config.h"
@@ -542,7 +542,7 @@ on_run_file_read (GObject *source, GAsyncResult *result, gpointer user_data)
   gtk_text_buffer_set_text (buffer, len > 0 ? contents : "", (int) len);
   gtk_text_buffer_set_modified (buffer, TRUE);
   /* Its bytes as they came, with what hides in them made visible. */
-  _sp_window_mark_hidden_chars (other);
+  sp_hidden_bar_check (other->hidden_bar);
   /* Only its extension counts: the language, as the runner names it. */
   file = g_file_new_for_path (r->label);
   guess_language (other, file);
@@ -694,7 +694,7 @@ load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
   gtk_text_buffer_get_start_iter (buffer, &start);
   gtk_text_buffer_place_cursor (buffer, &start);
   /* A file an assistant or a run wrote may hide what its code does. */
-  _sp_window_mark_hidden_chars (self);
+  sp_hidden_bar_check (self->hidden_bar);
   gtk_text_buffer_set_modified (buffer, FALSE);
   guess_language (self, file);
   /* The editor holds the file's text: the document takes the file. */
@@ -761,6 +761,41 @@ new_action (GtkWidget *widget, const char *action_name, GVariant *param)
   gtk_window_present (GTK_WINDOW (other));
 }
 
+/* ---- Open Folder, Packages ---- */
+
+/* The workspace bounds the search for an environment: from the file's
+ * folder up to it; an unsaved buffer uses the workspace's own (SpDocument
+ * finds it). */
+static void
+on_folder_chosen (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (SpWindow) self = user_data;
+  g_autoptr (GFile) folder = sp_file_dialog_choose_finish (result, NULL);
+  g_autofree char *path = folder != NULL ? g_file_get_path (folder) : NULL;
+
+  if (path != NULL)
+    {
+      /* TRANSLATORS: %s is the folder just opened */
+      g_autofree char *message = g_strdup_printf (_ ("Workspace: %s"), path);
+      sp_window_set_workspace (self, path);
+      _sp_window_toast (self, message);
+    }
+}
+
+static void
+open_folder_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  sp_file_dialog_choose_async (GTK_WINDOW (widget), SP_FILE_DIALOG_FOLDER, _ ("Open Folder"),
+                               _ ("_Open"), NULL, NULL, NULL, on_folder_chosen,
+                               g_object_ref (widget));
+}
+
+static void
+packages_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  sp_window_show_packages (SP_WINDOW (widget));
+}
+
 void
 _sp_window_install_actions (GtkWidgetClass *widget_class)
 {
@@ -769,6 +804,8 @@ _sp_window_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
   gtk_widget_class_install_action (widget_class, "win.new", NULL, new_action);
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);
+  gtk_widget_class_install_action (widget_class, "win.packages", NULL, packages_action);
   gtk_widget_class_bind_template_callback (widget_class, on_panel_input);
   gtk_widget_class_bind_template_callback (widget_class, on_panel_clear);
   gtk_widget_class_bind_template_callback (widget_class, on_panel_goto_line);

@@ -6,7 +6,7 @@
  * runs the file a window has open, that window's panel shows the run's
  * output and end as it goes (the file watch, elsewhere, reloads the text);
  * never while the window's own run is going, which it would hide. Once it
- * ends, it is kept in the file's run history (sp-window-history.c). What
+ * ends, it is kept in the file's run history (SpRunRecorder). What
  * is the file's and what is new in its output is SpActivityFollow's
  * (core); this file shows it, a frame at a time. */
 #define G_LOG_DOMAIN "sp-window"
@@ -71,8 +71,8 @@ static void
 on_run_changed (SpActivityFollow *follow, SpActivityRun *run, SpWindow *self)
 {
   /* Ended: kept in the file's history, as the window's own runs are. */
-  if (!sp_activity_run_is_running (run))
-    _sp_window_history_add_assistant_run (self, run);
+  if (!sp_activity_run_is_running (run) && self->recorder != NULL)
+    sp_run_recorder_keep_assistant_run (self->recorder, run);
   /* Another run of the file before the frame: show the first now, so
    * none is skipped. */
   if (self->assistant->changed != NULL && self->assistant->changed != run)

@@ -280,7 +280,7 @@ reload_with (SpWindow *self, GBytes *contents)
     }
   gtk_text_buffer_place_cursor (buffer, &iter);
   /* An assistant's edit may hide what the code does. */
-  _sp_window_mark_hidden_chars (self);
+  sp_hidden_bar_check (self->hidden_bar);
   gtk_text_buffer_set_modified (buffer, FALSE);
   sp_document_reloaded (self->document, contents);
   mark_changed_lines (self, old_text, new_text);

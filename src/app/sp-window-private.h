@@ -1,8 +1,15 @@
-/* sp-window-private.h: SpWindow's view state, shared by sp-window.c
- * (template, language, style, title, closing) and the sp-window-*.c files
- * listed below. What is not the view is core's: the file, its watch, its
- * copy and its workspace are self->document (SpDocument), the runs, their
- * output, input and session self->runs (SpRunController). */
+/* sp-window-private.h: SpWindow's view state and the functions its files
+ * share. SpWindow is one GObject type whose code is in five files:
+ * sp-window.c (the type: template, language, style, title, closing, the
+ * run keys' guard, Keep State Between Runs, the run history shown, the
+ * public accessors of sp-window.h, and the helpers below) and the four
+ * sp-window-*.c below, each one concern of the view. What is not the view
+ * is core's: the file, its watch, its copy and its workspace are
+ * self->document (SpDocument), the runs, their output, input and session
+ * self->runs (SpRunController), the runs kept self->recorder
+ * (SpRunRecorder); the bars and panels with a life of their own are
+ * widgets (SpHiddenBar, SpReloadBar, SpExecPanel, SpHistoryWindow,
+ * SpPackagesDialog). */
 #pragma once
 
 #include <gtksourceview/gtksource.h>
@@ -10,16 +17,17 @@
 #include "sp-activity-model.h"
 #include "sp-document.h"
 #include "sp-exec-panel.h"
+#include "sp-history-window.h"
 #include "sp-image-budget.h"
 #include "sp-output-model.h"
 #include "sp-reload-bar.h"
 #include "sp-run-controller.h"
+#include "sp-run-recorder.h"
 #include "sp-runner-banner.h"
 #include "sp-split.h"
 #include "sp-window.h"
 
-/* The states sp-window-history.c and sp-window-activity.c keep alone. */
-typedef struct _SpWindowHistory SpWindowHistory;
+/* The state sp-window-activity.c keeps alone. */
 typedef struct _SpWindowAssistant SpWindowAssistant;
 
 struct _SpWindow
@@ -36,6 +44,10 @@ struct _SpWindow
   GtkSourceView *source_view;
   SpExecPanel *exec_panel;
   SpRunnerBanner *runner_banner;
+  GtkWidget *restart_button; /* Keep State Between Runs' Restart (sp-window.c) */
+  /* Asked to look at the text when it comes in from outside (a file
+   * opened or reloaded, a run's file). */
+  SpHiddenBar *hidden_bar;
 
   GSettings *settings;
   SpRunnerSupervisor *supervisor;
@@ -61,8 +73,10 @@ struct _SpWindow
   /* Made to show a file (sp_window_open_new): shown once it has the text,
    * destroyed if it cannot get it. */
   gboolean open_pending;
-  /* sp-window-history.c: its SpRunRecorder, the open history list */
-  SpWindowHistory *history;
+  /* sp-window.c: the window's runs and its assistants' kept in the run
+   * history, and the open history list (weak). */
+  SpRunRecorder *recorder;
+  SpHistoryWindow *history_window;
 
   /* The file, its watch, its copy, its workspace (core, no GTK). */
   SpDocument *document;
@@ -81,33 +95,24 @@ struct _SpWindow
   GtkWindow *compare_window;
   GMenu *recent_menu; /* template: Open Recent, filled from GtkRecentManager */
 
-  /* sp-window-autosave.c: the unsaved text's copy in the state folder. */
+  /* sp-window-save.c: the unsaved text's copy in the state folder. */
   SpReloadBar *autosave_bar; /* template */
   SpReloadBar *notice_bar;   /* files skipped in the autosave folder */
-  SpReloadBar *hidden_bar;   /* sp-window-hidden.c: bidi and zero-width characters */
   /* sp-window-declared.c: Run's install of a snippet's declared
    * dependencies (PEP 723) before it runs; the cancellable is there while
    * that goes on. */
   GCancellable *declared_cancellable;
   GSubprocess *declared_process;
   char *declared_code; /* what runs once they are in, or on Run Anyway */
-  /* sp-window.c: "Keep state between runs" */
-  GtkWidget *restart_button;
 };
 
-/* The languages the dropdown offers, in its order. */
-extern const char *const sp_window_languages[];
+/* Each sp-window-*.c is set up by sp-window.c (its _init or
+ * _install_*_actions) and calls only sp-window.c's helpers, the core
+ * objects (self->document, self->runs, self->recorder) and the widgets;
+ * the files hear from each other through the core objects' signals, never
+ * by calling one another. */
 
-/* Each sp-window-*.c is one concern of the view, given the window at
- * init; they call only sp-window.c's helpers below and the core objects
- * (self->document, self->runs), and hear from each other through those
- * objects' signals, never by calling one another. */
-
-/* sp-window.c: the hub */
-/* sp-window-hidden.c: marks the characters of the text that hide or
- * reorder text, and says so in a bar when there are any. */
-void _sp_window_mark_hidden_chars (SpWindow *self);
-
+/* Defined in sp-window.c: the helpers every sp-window-*.c may use. */
 void _sp_window_update_title (SpWindow *self);
 void _sp_window_set_language (SpWindow *self, const char *language);
 const char *_sp_window_get_language (SpWindow *self);
@@ -118,7 +123,9 @@ SpActivityModel *_sp_window_activity_model (SpWindow *self);
 void _sp_window_clear_mark (SpWindow *self);
 char *_sp_window_file_name_for (SpWindow *self, const char *stem);
 
-/* sp-window-actions.c: run, stop, input, the policy card, new and open */
+/* Defined in sp-window-actions.c: run, stop, input, the policy card, a
+ * run's results and the files it made opened, New, Open (and sp-window.h's
+ * sp_window_load_file and sp_window_open_new), Open Folder, Packages. */
 void _sp_window_install_actions (GtkWidgetClass *widget_class);
 void _sp_window_update_actions (SpWindow *self);
 void _sp_window_connect_runner (SpWindow *self);
@@ -126,7 +133,7 @@ void _sp_window_connect_runner (SpWindow *self);
 /* Starts the run of code now (the language's interpreter is known). */
 void _sp_window_start_run (SpWindow *self, const char *code);
 
-/* sp-window-declared.c: a snippet's declared dependencies (PEP 723) */
+/* Defined in sp-window-declared.c: a snippet's declared dependencies (PEP 723) */
 void _sp_window_install_declared_actions (GtkWidgetClass *widget_class);
 /* TRUE when code has a PEP 723 block: its dependencies are seen to and
  * the run started from here (or refused, saying why). */
@@ -136,33 +143,24 @@ gboolean _sp_window_declared_busy (SpWindow *self);
 void _sp_window_declared_stop (SpWindow *self);
 void _sp_window_declared_dispose (SpWindow *self);
 
-/* sp-window-save.c: Save, Save As; file NULL asks for a name. */
+/* Defined in sp-window-save.c: Save, Save As (file NULL asks for a
+ * name), and the unsaved text's copy: its bars, the buffer bound to the
+ * document, and sp-window.h's sp_window_restore_autosave,
+ * sp_window_show_autosave_notice and sp_window_autosave_now. */
 void _sp_window_install_save_actions (GtkWidgetClass *widget_class);
 void _sp_window_save (SpWindow *self, GFile *file, gboolean then_close);
-
-/* sp-window-file.c: changes on disk, Run on change, Open Recent */
-void _sp_window_file_init (SpWindow *self);
-void _sp_window_file_dispose (SpWindow *self);
-
-/* sp-window-autosave.c: the copy's bars; the buffer bound to the document */
 void _sp_window_autosave_init (SpWindow *self);
 void _sp_window_autosave_dispose (SpWindow *self);
 
-/* sp-window-history.c: runs kept and compared */
-void _sp_window_install_history_actions (GtkWidgetClass *widget_class);
-void _sp_window_history_init (SpWindow *self);
-void _sp_window_history_free (SpWindow *self);
-/* An assistant's ended run of this file: kept in its history once
- * (SpRunRecorder reads the file for its code; the journal has only the
- * edit). */
-void _sp_window_history_add_assistant_run (SpWindow *self, SpActivityRun *run);
+/* Defined in sp-window-file.c: changes on disk shown, Run on Change,
+ * Open Recent. */
+void _sp_window_file_init (SpWindow *self);
+void _sp_window_file_dispose (SpWindow *self);
 
-/* sp-window-activity.c: an assistant's runs of this file */
+/* Defined in sp-window-activity.c: an assistant's runs of this file shown
+ * in the panel, and the Activity window. */
 void _sp_window_install_activity_actions (GtkWidgetClass *widget_class);
 void _sp_window_activity_init (SpWindow *self);
 void _sp_window_activity_dispose (SpWindow *self);
 /* Whether the panel shows an assistant's run now (not the window's own). */
 gboolean _sp_window_activity_is_shown (SpWindow *self);
-
-/* sp-window-packages.c: Open Folder, Packages */
-void _sp_window_install_packages_actions (GtkWidgetClass *widget_class);

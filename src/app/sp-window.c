@@ -1,8 +1,13 @@
 /* sp-window.c: a window: the editor beside the execution panel.
  *
- * This file holds the layout, the editor's language and style, the title
- * and closing, the run keys' guard and Keep State Between Runs; running
- * and files are in sp-window-actions.c. */
+ * This file holds the type: the layout, the editor's language and style,
+ * the title and closing, the run keys' guard, Keep State Between Runs, the
+ * run history shown (SpRunRecorder's comparison in the status line, one
+ * SpHistoryWindow at a time), sp-window.h's accessors, and the helpers
+ * the sp-window-*.c files share (sp-window-private.h); running and files
+ * are in sp-window-actions.c, Save and the unsaved text's copy in
+ * sp-window-save.c, changes on disk in sp-window-file.c, assistants' runs
+ * in sp-window-activity.c. */
 #define G_LOG_DOMAIN "sp-window"
 
 #include "config.h"
@@ -18,8 +23,8 @@
 G_DEFINE_FINAL_TYPE (SpWindow, sp_window, ADW_TYPE_APPLICATION_WINDOW)
 
 /* The menu's order; GtkSourceView's language ids highlight each. */
-const char *const sp_window_languages[] = { "python", "javascript", "bash",       "c",    "cpp",
-                                            "rust",   "go",         "typescript", "ruby", NULL };
+static const char *const language_names[] = { "python", "javascript", "bash",       "c",    "cpp",
+                                              "rust",   "go",         "typescript", "ruby", NULL };
 static const char *const source_language_ids[] = { "python3", "js", "sh",         "c",   "cpp",
                                                    "rust",    "go", "typescript", "ruby" };
 
@@ -28,14 +33,14 @@ _sp_window_get_language (SpWindow *self)
 {
   guint i = gtk_drop_down_get_selected (self->language_dropdown);
 
-  return i < G_N_ELEMENTS (source_language_ids) ? sp_window_languages[i] : "python";
+  return i < G_N_ELEMENTS (source_language_ids) ? language_names[i] : "python";
 }
 
 void
 _sp_window_set_language (SpWindow *self, const char *language)
 {
-  for (guint i = 0; sp_window_languages[i] != NULL; i++)
-    if (g_strcmp0 (sp_window_languages[i], language) == 0)
+  for (guint i = 0; language_names[i] != NULL; i++)
+    if (g_strcmp0 (language_names[i], language) == 0)
       gtk_drop_down_set_selected (self->language_dropdown, i);
 }
 
@@ -50,8 +55,8 @@ on_language_changed (SpWindow *self)
     return;
   gtk_source_buffer_set_language (
     buffer, gtk_source_language_manager_get_language (manager, source_language_ids[i]));
-  g_settings_set_string (self->settings, "last-language", sp_window_languages[i]);
-  sp_document_set_language (self->document, sp_window_languages[i]);
+  g_settings_set_string (self->settings, "last-language", language_names[i]);
+  sp_document_set_language (self->document, language_names[i]);
 }
 
 /* The source style follows the light or dark appearance. */
@@ -364,6 +369,103 @@ session_init (SpWindow *self)
   g_signal_connect_object (self->runs, "session-ended", G_CALLBACK (on_session_ended), self, 0);
 }
 
+/* ---- the run history: SpRunRecorder keeps each run of the window's
+ * controller under the document's key (and each assistant's
+ * edit_and_execute of its file that the window saw end, told by
+ * sp-window-activity.c); the window shows the comparison with the run
+ * before in the status line, and SpHistoryWindow the list ---- */
+
+/* Its comparison with the one before, made in a worker thread: the status
+ * line the window set (the result's summary) gets it after it. */
+static void
+on_compared (SpRunRecorder *recorder, SpRunRecord *record, const char *comparison, SpWindow *self)
+{
+  g_autofree char *status = NULL;
+
+  /* An assistant's run: only while the panel shows it, worded as
+   * sp-window-activity.c words its status line. */
+  if (record->tool != NULL)
+    {
+      if (!_sp_window_activity_is_shown (self))
+        return;
+      /* TRANSLATORS: how an assistant's run ended, then how its output
+       * differs from the run before */
+      status = g_strdup_printf (_ ("Run by an assistant: %s — %s"), record->end, comparison);
+    }
+  else
+    status = g_strdup_printf ("%s — %s", record->end, comparison);
+  sp_exec_panel_set_status (self->exec_panel, status, !record->succeeded);
+}
+
+/* The run itself is shown as always; only its keeping failed. */
+static void
+on_record_failed (SpRunRecorder *recorder, SpRunRecord *record, const char *message, SpWindow *self)
+{
+  g_autofree char *msg = g_strdup_printf (_ ("This run could not be kept in the history: %s"),
+                                          message);
+
+  _sp_window_toast (self, msg);
+}
+
+/* After the window's own "exited" handler: the comparison goes after the
+ * status line that handler set. */
+static void
+history_init (SpWindow *self)
+{
+  g_autoptr (SpRunHistory) store
+    = sp_run_history_new (NULL, (gint64) g_settings_get_uint (self->settings, "run-history-max-mib")
+                                  * 1024 * 1024);
+
+  self->recorder = sp_run_recorder_new (self->runs, self->document, store);
+  g_signal_connect_object (self->recorder, "compared", G_CALLBACK (on_compared), self, 0);
+  g_signal_connect_object (self->recorder, "failed", G_CALLBACK (on_record_failed), self, 0);
+}
+
+static void
+on_restore_code (SpHistoryWindow *window, const char *code, const char *language, SpWindow *self)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+  GtkTextIter start, end;
+
+  /* One user action: a single Undo brings back the text it replaced. */
+  gtk_text_buffer_begin_user_action (buffer);
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  gtk_text_buffer_delete (buffer, &start, &end);
+  gtk_text_buffer_insert (buffer, &start, code, -1);
+  gtk_text_buffer_end_user_action (buffer);
+  if (language != NULL && *language != '\0')
+    _sp_window_set_language (self, language);
+  _sp_window_toast (self, _ ("The run's code is back in the editor; Undo takes it back"));
+}
+
+static void
+open_history (SpWindow *self, gboolean changes)
+{
+  /* One at a time, and up to date: a new list (the file may have another
+   * name since), which runs that end are added to while it is open. */
+  if (self->history_window != NULL)
+    gtk_window_destroy (GTK_WINDOW (self->history_window));
+  self->history_window = sp_history_window_new_for_recorder (GTK_WINDOW (self), self->recorder);
+  g_object_add_weak_pointer (G_OBJECT (self->history_window), (gpointer *) &self->history_window);
+  g_signal_connect_object (self->history_window, "restore-code", G_CALLBACK (on_restore_code), self,
+                           0);
+  if (changes)
+    sp_history_window_show_changes (self->history_window);
+  gtk_window_present (GTK_WINDOW (self->history_window));
+}
+
+static void
+history_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  open_history (SP_WINDOW (widget), FALSE);
+}
+
+static void
+compare_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  open_history (SP_WINDOW (widget), TRUE);
+}
+
 static void
 sp_window_dispose (GObject *object)
 {
@@ -387,7 +489,10 @@ sp_window_dispose (GObject *object)
     g_cancellable_cancel (self->decode_cancellable);
   g_clear_object (&self->decode_cancellable);
   g_clear_object (&self->image_budget);
-  _sp_window_history_free (self);
+  g_clear_object (&self->recorder);
+  if (self->history_window != NULL)
+    g_object_remove_weak_pointer (G_OBJECT (self->history_window),
+                                  (gpointer *) &self->history_window);
   g_clear_object (&self->document);
   G_OBJECT_CLASS (sp_window_parent_class)->dispose (object);
 }
@@ -407,6 +512,7 @@ sp_window_class_init (SpWindowClass *klass)
   g_type_ensure (SP_TYPE_SPLIT);
   g_type_ensure (SP_TYPE_RUNNER_BANNER);
   g_type_ensure (SP_TYPE_RELOAD_BAR);
+  g_type_ensure (SP_TYPE_HIDDEN_BAR);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/sandpad/Sandpad/sp-window.ui");
   gtk_widget_class_bind_template_child (widget_class, SpWindow, window_title);
@@ -421,12 +527,13 @@ sp_window_class_init (SpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpWindow, runner_banner);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, file_bar);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, autosave_bar);
+  gtk_widget_class_bind_template_child (widget_class, SpWindow, hidden_bar);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, recent_menu);
   _sp_window_install_actions (widget_class);
   _sp_window_install_save_actions (widget_class);
-  _sp_window_install_history_actions (widget_class);
+  gtk_widget_class_install_action (widget_class, "win.history", NULL, history_action);
+  gtk_widget_class_install_action (widget_class, "win.compare-runs", NULL, compare_action);
   _sp_window_install_activity_actions (widget_class);
-  _sp_window_install_packages_actions (widget_class);
   _sp_window_install_declared_actions (widget_class);
 }
 
@@ -465,6 +572,8 @@ sp_window_init (SpWindow *self)
   use_breakpoint (self);
 #endif
   gtk_source_view_set_indenter (self->source_view, indenter);
+  g_object_bind_property (self->source_view, "buffer", self->hidden_bar, "buffer",
+                          G_BINDING_SYNC_CREATE);
   sp_tab_indent_attach (self->source_view);
   languages = gtk_string_list_new ((const char *[]){ _ ("Python"), _ ("JavaScript"), _ ("Bash"),
                                                      _ ("C"), _ ("C++"), _ ("Rust"), _ ("Go"),
@@ -536,7 +645,7 @@ sp_window_new (SpApplication *app)
 
   session_init (self);
   _sp_window_connect_runner (self);
-  _sp_window_history_init (self);
+  history_init (self);
   sp_runner_banner_set_supervisor (self->runner_banner, self->supervisor);
   /* A new window is a new attempt: someone who closed the failed window
    * and opened another expects it to work now. */
@@ -567,9 +676,112 @@ sp_window_get_exec_panel (SpWindow *self)
   return GTK_WIDGET (self->exec_panel);
 }
 
+SpHiddenBar *
+sp_window_get_hidden_bar (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  return self->hidden_bar;
+}
+
 gboolean
 sp_window_get_running (SpWindow *self)
 {
   g_return_val_if_fail (SP_IS_WINDOW (self), FALSE);
   return sp_run_controller_get_running (self->runs);
+}
+
+const char *
+sp_window_get_workspace (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  return sp_document_get_workspace (self->document);
+}
+
+void
+sp_window_set_workspace (SpWindow *self, const char *folder)
+{
+  g_return_if_fail (SP_IS_WINDOW (self));
+  sp_document_set_workspace (self->document, folder);
+}
+
+SpPackagesDialog *
+sp_window_show_packages (SpWindow *self)
+{
+  SpPackagesDialog *dialog;
+
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  dialog = sp_packages_dialog_new_for_document (GTK_WINDOW (self), self->settings, self->document);
+  gtk_window_present (GTK_WINDOW (dialog));
+  return dialog;
+}
+
+GFile *
+sp_window_get_file (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  return sp_document_get_file (self->document);
+}
+
+const char *
+sp_window_get_autosave_id (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  return sp_document_get_autosave_id (self->document);
+}
+
+const char *
+sp_window_get_language_name (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  return _sp_window_get_language (self);
+}
+
+double
+sp_window_get_panel_fraction (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), 0);
+  return sp_split_get_fraction (self->split);
+}
+
+void
+sp_window_set_panel_fraction (SpWindow *self, double fraction)
+{
+  g_return_if_fail (SP_IS_WINDOW (self));
+  if (fraction > 0)
+    sp_split_set_fraction (self->split, fraction);
+}
+
+SpReloadBar *
+sp_window_get_file_bar (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  return self->file_bar;
+}
+
+SpReloadBar *
+sp_window_get_notice_bar (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  return self->notice_bar;
+}
+
+SpReloadBar *
+sp_window_get_autosave_bar (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  return self->autosave_bar;
+}
+
+gboolean
+sp_window_get_run_on_change (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), FALSE);
+  return self->run_on_change;
+}
+
+GMenuModel *
+sp_window_get_recent_menu (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  return G_MENU_MODEL (self->recent_menu);
 }

@@ -22,7 +22,6 @@
 #include "sp-session-store.h"
 #include "sp-test-wait.h"
 #include "sp-ui-test.h"
-#include "sp-window-restore.h"
 #include "sp-window.h"
 
 static SpApplication *app;

@@ -12,7 +12,6 @@
 #include "sp-reload-bar.h"
 #include "sp-test-wait.h"
 #include "sp-ui-test.h"
-#include "sp-window-restore.h"
 #include "sp-window.h"
 
 static SpApplication *app;

@@ -17,7 +17,6 @@
 #include "sp-test-wait.h"
 #include "sp-ui-test.h"
 #include "sp-window.h"
-#include "sp-window-hidden.h"
 
 static SpApplication *app;
 
@@ -390,7 +389,7 @@ test_open_hidden_chars (void)
   g_signal_emit_by_name (wait_find (row, button_is, "Open"), "clicked");
   g_assert_true (sp_test_wait_for (has_window_holding, (gpointer) expected, 15000));
   opened = window_with_text (expected);
-  bar = sp_window_get_hidden_bar (opened);
+  bar = sp_hidden_bar_get_reload_bar (sp_window_get_hidden_bar (opened));
   g_assert_nonnull (bar);
   g_assert_cmpstr (sp_reload_bar_get_kind (bar), ==, "hidden-chars");
   g_assert_nonnull (strstr (sp_reload_bar_get_message (bar), "2 characters"));
@@ -426,12 +425,14 @@ test_open_hidden_chars (void)
     sp_window_load_file (opened, file);
     g_assert_true (sp_test_wait_for (has_window_holding, (gpointer) expected, 15000));
     g_assert_nonnull (sp_window_get_hidden_bar (opened));
-    g_assert_cmpstr (sp_reload_bar_get_kind (sp_window_get_hidden_bar (opened)), ==,
-                     "hidden-chars");
+    g_assert_cmpstr (sp_reload_bar_get_kind (
+                       sp_hidden_bar_get_reload_bar (sp_window_get_hidden_bar (opened))),
+                     ==, "hidden-chars");
     g_assert_false (gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (opened))));
     sp_window_load_file (opened, plain_file);
     g_assert_true (sp_test_wait_for (has_window_holding, (gpointer) "print('plain')\n", 15000));
-    g_assert_null (sp_reload_bar_get_kind (sp_window_get_hidden_bar (opened)));
+    g_assert_null (
+      sp_reload_bar_get_kind (sp_hidden_bar_get_reload_bar (sp_window_get_hidden_bar (opened))));
     close_window (opened);
     g_unlink (path);
     g_unlink (plain);

@@ -22,7 +22,6 @@
 #include "sp-test-tree.h"
 #include "sp-test-wait.h"
 #include "sp-ui-test.h"
-#include "sp-window-restore.h"
 #include "sp-window.h"
 
 #define ORIGINAL "print('original')\n"

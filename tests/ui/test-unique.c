@@ -33,7 +33,6 @@
 #include "sp-state-lock.h"
 #include "sp-test-wait.h"
 #include "sp-ui-test.h"
-#include "sp-window-restore.h"
 #include "sp-window.h"
 
 static SpApplication *app;

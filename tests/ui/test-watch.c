@@ -21,7 +21,6 @@
 #include "sp-output-item.h"
 #include "sp-test-wait.h"
 #include "sp-ui-test.h"
-#include "sp-window-restore.h"
 #include "sp-window.h"
 
 static SpApplication *app;
