@@ -84,7 +84,10 @@ def learn_written():
     if pid == 0:
         try:
             ours.close()
-            draw_chart()
+            try:
+                draw_chart()
+            except Exception:  # no matplotlib: what a run writes without it
+                pass
             os._exit(0 if lib.sp_warm_written(theirs.fileno()) > 0 else 1)
         finally:
             os._exit(1)
