@@ -580,6 +580,65 @@ def test_memory_cap_fewer_spares(t):
     r.close()
 
 
+def smaps_mib(pid, field):
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(field + ":")) / 1024
+
+
+def test_spare_copies_written_only(t):
+    """A spare's program copies ahead only the pages of the warm parent a
+    chart writes (the parent's probe learns them), not every page it
+    shares with the parent: copying all of them cost a small run more CPU
+    than the run itself, and again at its exit. The control: it still
+    copies a chart's pages, more than a fork that copies none has."""
+    r = runner()
+    t.ok(wait_warm(r), "the warm parent becomes ready")
+    parent = warm_parents(r)[0]
+    with open(f"/proc/{parent}/cmdline", "rb") as f:
+        parent_argv = f.read()
+
+    def programs():
+        """The spares' programs: copies of the parent below it."""
+        found = []
+        for pid in descendants(parent):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if f.read() == parent_argv:
+                        found.append(pid)
+            except OSError:
+                pass
+        return found
+
+    def sample():
+        """(owned, anonymous) MiB of each program, once there are two."""
+        found = []
+        for pid in programs():
+            try:
+                found.append((smaps_mib(pid, "Private_Dirty"), smaps_mib(pid, "Anonymous")))
+            except (FileNotFoundError, ProcessLookupError):
+                pass  # a spare that ended meanwhile
+        return found if len(found) >= 2 else None
+
+    # Both spares, their copying done: what they own, steady.
+    sizes = []
+    try:
+        wait_until(lambda: (sizes.append(sample()) or len(sizes) > 3 and sizes[-1] is not None
+                            and sizes[-1] == sizes[-3]), 60, step=0.5)
+    except PermissionError as error:
+        t.skip(f"cannot read a spare's memory here: {error}")
+        r.close()
+        return
+    t.ok(len(sizes) > 3 and sizes[-1] == sizes[-3], "two spares, their memory steady", sizes[-3:])
+    for own, anon in sizes[-1] or []:
+        t.ok(own < 0.6 * anon, f"a spare owns {own:.1f} of its {anon:.1f} MiB anonymous "
+             "memory: only what a chart writes")
+        t.ok(own > 0.1 * anon, f"control: it owns more than a bare fork ({own:.1f} MiB)")
+    res = run(r, "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.savefig('c.png')\n"
+              "print(1)")
+    t.ok(res.started.get("warm") and res.stdout == "1\n", "a chart runs warm on it", res)
+    r.close()
+
+
 def test_back_to_back(t):
     """Runs one after another, each sent as soon as the last ended, all
     start warm: a spare is there, or the parent is making it (it starts
@@ -822,7 +881,8 @@ TESTS = {f.__name__[5:]: f for f in [
     test_same_results, test_limits, test_parent_runs_no_user_code, test_monkeypatch_isolated,
     test_random_differs, test_parent_unreachable, test_no_control_socket,
     test_no_shared_writable_mappings, test_siblings_isolated, test_recycled,
-    test_killed_parent_falls_back, test_memory_cap, test_memory_cap_fewer_spares, test_back_to_back,
+    test_killed_parent_falls_back, test_memory_cap, test_memory_cap_fewer_spares,
+    test_spare_copies_written_only, test_back_to_back,
     test_no_warm, test_small_memory_goes_cold,
     test_init_unreachable, test_spare_ends_with_parent, test_batch_stays_cold, test_closed_folder,
     test_helper_unusable, test_fork_refused_with_threads,

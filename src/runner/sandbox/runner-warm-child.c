@@ -64,7 +64,8 @@ typedef struct
 pid_t sp_warm_prefork (const char *blob, size_t len, int helper_fd, int out[3]);
 int sp_warm_spare_check (int report, int timeout_ms, char *why, size_t size);
 int sp_warm_enter (int channel, pid_t init_pid, char *buf, size_t size);
-int sp_warm_populate (int channel);
+int sp_warm_populate (int channel, const uint64_t *hot, size_t n_hot);
+ssize_t sp_warm_written (int fd);
 
 /* What the report socket carries when a spare's process cannot start: the
  * step (one of these) and errno, two int32. Nothing at all (EOF) when the
@@ -168,7 +169,16 @@ supervise_namespaces (WarmPlan *w, int helper_fd, int report, int a1, int b0, in
 {
   if (runner_sandbox_enter_namespaces (&w->m.plan) != 0)
     spare_fail (report, SPARE_FAILED_SETUP);
-  pid_t pid1 = fork ();
+  /* vfork, not fork: pid 1 only forks the program and execs, so it need
+   * not have a copy of the warm interpreter's page tables of its own,
+   * which cost a spare ~1.5 ms to make and ~3 ms to tear down at the exec.
+   * It runs in the supervisor's memory (and on its stack) while the
+   * supervisor waits, which is sound here because it never returns from
+   * this function: it execs or exits, and touches nothing the supervisor
+   * reads afterwards but what a fork's prepare and parent steps undo. The
+   * program, a fork of pid 1, gets its own copy of that memory and returns
+   * from here as from a fork. */
+  pid_t pid1 = vfork ();
   if (pid1 < 0)
     spare_fail (report, SPARE_FAILED_SETUP);
   if (pid1 == 0)
@@ -259,7 +269,13 @@ sp_warm_prefork (const char *blob, size_t len, int helper_fd, int out[3])
       errno = EDEADLK;
       return -1;
     }
-  pid_t pid = fork ();
+  /* In fallback mode the supervisor is the run init: it forks the program
+   * and execs, so it is vforked (see supervise_namespaces()), which spares
+   * a copy of the interpreter's page tables. In namespace mode it must
+   * have memory of its own: unshare(CLONE_NEWUSER) refuses a process that
+   * shares it. Vforked, it never returns from here (only the program
+   * does), and the warm parent waits until it has exec'd. */
+  pid_t pid = w.m.plan.namespaces ? fork () : vfork ();
   if (pid != 0)
     {
       int errsv = errno;
@@ -446,34 +462,145 @@ populate_range (int channel, uintptr_t start, uintptr_t end, size_t page)
   return 0;
 }
 
-/* In the spare's program, while it waits: makes its own copy of every
- * private writable page it shares with the warm parent. Stops as soon as
- * its run arrives (returns 1); 0 when done. */
-int
-sp_warm_populate (int channel)
+/* Whether a line of /proc/self/maps is a private writable mapping (the
+ * heap and the stack among them), not the kernel's [vvar] and friends:
+ * what a fork shares copy-on-write. Its bounds in start and end. */
+static bool
+private_writable (const char *line, unsigned long *start, unsigned long *end)
 {
-  FILE *maps = fopen ("/proc/self/maps", "re");
-  char line[512];
+  char perms[8] = "";
+  int name_at = 0;
+
+  if (sscanf (line, "%lx-%lx %7s %*s %*s %*s %n", start, end, perms, &name_at) < 3)
+    return false;
+  const char *name = name_at > 0 ? line + name_at : "";
+  return perms[0] == 'r' && perms[1] == 'w' && perms[3] == 'p' && strncmp (name, "[v", 2) != 0;
+}
+
+/* In the spare's program, while it waits: makes its own copy of the
+ * private writable pages it shares with the warm parent, only those in
+ * hot (n_hot [start, end) pairs, the pages a chart wrote in the parent's
+ * probe, sp_warm_written()) when given, else every one. Copying all of
+ * them (~40 MiB) cost a small run more CPU than the run itself, and the
+ * copy is torn down again at its exit; a chart writes about a third of
+ * them, a print() almost none. Stops as soon as its run arrives
+ * (returns 1); 0 when done. */
+int
+sp_warm_populate (int channel, const uint64_t *hot, size_t n_hot)
+{
   size_t page = (size_t) sysconf (_SC_PAGESIZE);
   int rc = 0;
+
+  if (hot != NULL && n_hot > 0)
+    {
+      /* A chart writes ~1,300 ranges of a few pages each: one madvise a
+       * range and nothing more (no mincore, a look at the channel only
+       * every POPULATE_CHUNK pages), or the system calls cost as much as
+       * the copies. A range the parent has unmapped since fails alone. */
+      size_t since_look = 0;
+      for (size_t i = 0; i < n_hot; i++)
+        {
+          if (hot[2 * i] >= hot[2 * i + 1])
+            continue;
+          size_t len = (size_t) (hot[2 * i + 1] - hot[2 * i]);
+          madvise ((void *) (uintptr_t) hot[2 * i], len, MADV_POPULATE_WRITE);
+          since_look += len / page;
+          if (since_look >= POPULATE_CHUNK)
+            {
+              since_look = 0;
+              if (run_waiting (channel))
+                return 1;
+            }
+        }
+      return 0;
+    }
+
+  FILE *maps = fopen ("/proc/self/maps", "re");
+  char line[512];
 
   if (maps == NULL)
     return 0;
   while (rc == 0 && fgets (line, sizeof line, maps) != NULL)
     {
       unsigned long start, end;
-      char perms[8] = "";
-      int name_at = 0;
 
-      if (sscanf (line, "%lx-%lx %7s %*s %*s %*s %n", &start, &end, perms, &name_at) < 3)
-        continue;
-      /* Private and writable, the heap and the stack among them; not the
-       * kernel's [vvar] and friends. */
-      const char *name = name_at > 0 ? line + name_at : "";
-      if (perms[0] != 'r' || perms[1] != 'w' || perms[3] != 'p' || strncmp (name, "[v", 2) == 0)
-        continue;
-      rc = populate_range (channel, start, end, page);
+      if (private_writable (line, &start, &end))
+        rc = populate_range (channel, start, end, page);
     }
   fclose (maps);
   return rc;
+}
+
+/* /proc/self/pagemap's bits: the page is present, and mapped by this
+ * process only (for an anonymous page of a fork: written since, copied). */
+#define PAGEMAP_PRESENT (1ULL << 63)
+#define PAGEMAP_EXCLUSIVE (1ULL << 56)
+
+/* In the warm parent's probe, a fork of it that has drawn a chart: writes
+ * to fd, as [start, end) pairs of uint64, the ranges of its private
+ * writable pages it has its own copy of now, the pages a run like that
+ * writes (what sp_warm_populate() copies ahead). Returns how many pairs,
+ * or -1 (no pagemap here: the spares then copy everything). */
+ssize_t
+sp_warm_written (int fd)
+{
+  FILE *maps = fopen ("/proc/self/maps", "re");
+  cleanup_fd int pagemap = open ("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  size_t page = (size_t) sysconf (_SC_PAGESIZE);
+  char line[512];
+  uint64_t entries[512];
+  ssize_t pairs = 0;
+
+  if (maps == NULL || pagemap < 0)
+    {
+      if (maps != NULL)
+        fclose (maps);
+      return -1;
+    }
+  while (fgets (line, sizeof line, maps) != NULL)
+    {
+      unsigned long start, end;
+      uint64_t run_start = 0;
+
+      if (!private_writable (line, &start, &end))
+        continue;
+      unsigned long at = start;
+      while (at < end)
+        {
+          size_t want = (end - at) / page;
+          if (want > N_ELEMENTS (entries))
+            want = N_ELEMENTS (entries);
+          ssize_t n = pread (pagemap, entries, want * sizeof *entries,
+                             (off_t) (at / page * sizeof *entries));
+          if (n <= 0 || n % (ssize_t) sizeof *entries != 0)
+            break;
+          for (size_t i = 0; i < (size_t) n / sizeof *entries; i++, at += page)
+            {
+              bool written = (entries[i] & (PAGEMAP_PRESENT | PAGEMAP_EXCLUSIVE))
+                             == (PAGEMAP_PRESENT | PAGEMAP_EXCLUSIVE);
+              if (written && run_start == 0)
+                run_start = at;
+              if (!written && run_start != 0)
+                {
+                  uint64_t pair[2] = { run_start, at };
+                  if (write_all (fd, pair, sizeof pair) != 0)
+                    goto fail;
+                  pairs++;
+                  run_start = 0;
+                }
+            }
+        }
+      if (run_start != 0)
+        {
+          uint64_t pair[2] = { run_start, at };
+          if (write_all (fd, pair, sizeof pair) != 0)
+            goto fail;
+          pairs++;
+        }
+    }
+  fclose (maps);
+  return pairs;
+fail:
+  fclose (maps);
+  return -1;
 }

@@ -50,14 +50,7 @@ def preload():
     # One chart drawn here fills matplotlib's own caches (fonts, text
     # layout) once for every run; into memory, nothing is written.
     try:
-        import io
-        import matplotlib.pyplot as pyplot
-
-        figure = pyplot.figure()
-        figure.gca().bar(["a", "b"], [1, 2])
-        figure.savefig(io.BytesIO(), format="png")
-        pyplot.close("all")
-        del figure
+        draw_chart()
         # Its fonts read their files through open file objects: closed
         # here, or the fds would be shared with every run (and closed under
         # them below).
@@ -67,6 +60,57 @@ def preload():
     except Exception:
         pass
     gc.collect()
+
+
+def draw_chart():
+    """A bar chart saved as PNG, into memory."""
+    import io
+    import matplotlib.pyplot as pyplot
+
+    figure = pyplot.figure()
+    figure.gca().bar(["a", "b"], [1, 2])
+    figure.savefig(io.BytesIO(), format="png")
+    pyplot.close("all")
+
+
+def learn_written():
+    """The pages of this interpreter a run writes, as the ranges a spare
+    copies ahead (sp_warm_populate): a probe, a fork of this parent that
+    runs no user code, draws a chart and says which pages it then has its
+    own copy of (sp_warm_written). None when it cannot say: every spare
+    then copies every page."""
+    ours, theirs = socket.socketpair()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            ours.close()
+            try:
+                draw_chart()
+            except Exception:  # no matplotlib: what a run writes without it
+                pass
+            os._exit(0 if lib.sp_warm_written(theirs.fileno()) > 0 else 1)
+        finally:
+            os._exit(1)
+    theirs.close()
+    data = bytearray()
+    deadline = time.monotonic() + PROBE_S
+    while time.monotonic() < deadline:
+        if not select.select([ours], [], [], deadline - time.monotonic())[0]:
+            break
+        chunk = ours.recv(1 << 16)
+        if not chunk:
+            break
+        data += chunk
+    ours.close()
+    try:
+        os.kill(pid, signal.SIGKILL)  # one that took too long
+    except ProcessLookupError:
+        pass
+    _, status = os.waitpid(pid, 0)
+    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0 or not data \
+            or len(data) % 16 != 0:
+        return None
+    return (ctypes.c_uint64 * (len(data) // 8)).from_buffer_copy(data)
 
 
 def vm_data():
@@ -119,7 +163,7 @@ def spare_child(channel, init_pid):
     # Ours before the snippet's: make the pages this process shares with
     # the warm parent its own now, rather than one page fault at a time
     # during the run; not when the run is already here.
-    lib.sp_warm_populate(channel)
+    lib.sp_warm_populate(channel, HOT, len(HOT) // 2 if HOT is not None else 0)
     buf = ctypes.create_string_buffer(MAX_PLAN + 1)
     size = lib.sp_warm_enter(channel, init_pid, buf, len(buf))
     plan = {}
@@ -488,7 +532,10 @@ def load():
     lib.sp_warm_enter.restype = ctypes.c_int
     lib.sp_warm_enter.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
     lib.sp_warm_populate.restype = ctypes.c_int
-    lib.sp_warm_populate.argtypes = [ctypes.c_int]
+    lib.sp_warm_populate.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_uint64),
+                                     ctypes.c_size_t]
+    lib.sp_warm_written.restype = ctypes.c_ssize_t
+    lib.sp_warm_written.argtypes = [ctypes.c_int]
 
 
 preload()
@@ -502,6 +549,8 @@ MAX_REASON = 200
 # gives up on an answer after 2 s).
 SPARE_START_MS = 5000
 HAND_START_MS = 1500
+# How long the probe may take to draw its chart (learn_written).
+PROBE_S = 30
 # How many spares a parent keeps started (the runner may ask for fewer).
 WANT_SPARES = int(sys.argv[4]) if len(sys.argv) > 4 else 1
 PLAN_BUFFER = bytearray(MAX_PLAN)
@@ -514,6 +563,9 @@ load()
 # objects are not touched by their garbage collector (fewer copied pages).
 gc.collect()
 gc.freeze()
+# What a spare copies ahead, learnt once: after the freeze, so that the
+# layout is the one every spare is forked with.
+HOT = learn_written()
 # The first spare, known to start before this parent says it is ready.
 first_spare = make_spare(FIRST_KEY)
 if first_spare is not None:
