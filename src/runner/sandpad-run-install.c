@@ -201,12 +201,8 @@ declared_specs (const char *path, const char *environment, bool list, char ***de
     case RUNNER_PEP723_INSTALL:
       break;
     }
-  if (environment != NULL)
-    {
-      char **missing = runner_pep723_missing (environment, declared);
-      sp_strv_free (declared);
-      declared = missing;
-    }
+  /* With an environment, declared holds only what it lacks (the same
+   * rule as sandpad-run FILE.py and sandpad-mcp: runner_pep723_declared). */
   if (list || declared == NULL || declared[0] == NULL)
     {
       for (size_t i = 0; list && declared != NULL && declared[i] != NULL; i++)

@@ -1,7 +1,8 @@
 // test-mcp-pep723.mjs: a Python snippet's inline script metadata (PEP 723,
 // issue 25 item 9) through sandpad-mcp and the official MCP SDK client,
 // offline: declared dependencies are installed into the workspace's venv
-// by install_packages' own path and policy before the snippet runs; the
+// by install_packages' own path and policy before the snippet runs (only
+// what the venv lacks: run again, no pip starts at all); the
 // policy's refusals name their rule, malformed metadata is a clear error,
 // and in both cases nothing is installed and nothing runs.
 //
@@ -103,6 +104,43 @@ try {
     fs.existsSync(path.join(venv, 'lib', d, 'site-packages', 'tinypkg'))),
   'tinypkg is in the workspace\'s venv');
   ok(!(await importable('otherpkg')), 'a table\'s keys ([tool.other]) are not the script\'s dependencies');
+
+  // Run again with tinypkg in the venv: no install step. The wheelhouse is
+  // swapped for an empty one first, so a pip process would fail ("No
+  // matching distribution"); the log would gain a line for an install.
+  const log = path.join(state, 'sandpad', 'installs.log');
+  const logLines = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0);
+  const logged = logLines();
+  ok(logged === 1, 'the install is in the install log', logged);
+  const away = path.join(base, 'house-away');
+  const emptyHouse = () => { fs.renameSync(house, away); fs.mkdirSync(house, { mode: 0o755 }); };
+  const restoreHouse = () => { fs.rmdirSync(house); fs.renameSync(away, house); };
+  emptyHouse();
+  const again = meta('dependencies = ["tinypkg"]') + 'import tinypkg\nprint(tinypkg.WORD)';
+  res = await py(again);
+  sc = res.structuredContent;
+  ok(res.isError !== true && sc?.stdout === 'tinypkg-1.0\n' && sc.installed_packages === undefined
+    && !textOf(res).includes('PEP 723') && logLines() === logged,
+  'run again with everything in the venv, no pip runs (no source needed) and nothing says an install', res);
+  const pinned = meta('dependencies = ["tinypkg==2.0"]') + 'import tinypkg\nprint(tinypkg.WORD)';
+  res = await py(pinned);
+  ok(res.isError === true && textOf(res).includes('not installed') && textOf(res).includes('pip exited')
+    && !textOf(res).includes('tinypkg-'),
+    'control: a pin the venv does not meet (1.0 for ==2.0) goes to pip, which finds no wheel', textOf(res));
+  restoreHouse();
+  buildWheel(PYTHON, base, 'tinypkg', '2.0');
+  run('chmod', ['-R', 'a+rX', base]);
+  res = await py(pinned);
+  sc = res.structuredContent;
+  ok(sc?.stdout === 'tinypkg-2.0\n' && JSON.stringify(sc.installed_packages) === '["tinypkg==2.0"]'
+    && logLines() === logged + 1,
+  'with the source back, the pinned 2.0 is installed, logged, and imported', res);
+  emptyHouse();
+  res = await py(pinned);
+  sc = res.structuredContent;
+  ok(sc?.stdout === 'tinypkg-2.0\n' && sc.installed_packages === undefined && logLines() === logged + 1,
+    'then the pinned snippet runs again with no install step', res);
+  restoreHouse();
 
   res = await py(meta('dependencies = ["blockedpkg"]') + 'print("RAN")');
   ok(res.isError === true && textOf(res).includes('block list') && !textOf(res).includes('RAN'),

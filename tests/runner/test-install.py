@@ -497,10 +497,18 @@ def run_script(ws, code, *args):
                           capture_output=True, text=True, cwd=ws.root, env=env, timeout=300)
 
 
+def install_entries(ws):
+    log = os.path.join(ws.root + "-state", "sandpad", "installs.log")
+    return [json.loads(line) for line in open(log)] if os.path.exists(log) else []
+
+
 def test_script_deps(t):
     """sandpad-run FILE.py installs what the script declares (PEP 723)
     into the workspace's venv, through the install steps and their log,
-    then runs it; with no package source it is refused before it runs."""
+    then runs it; with no package source it is refused before it runs.
+    Run again with everything in the venv, it starts no pip (no package
+    source needed, nothing logged, nothing said); a pin the venv does not
+    meet installs again."""
     pkgs = Packages()
     ws = Workspace()
     res = run_script(ws, SCRIPT)
@@ -519,6 +527,37 @@ def test_script_deps(t):
          "the install is logged like sandpad-run --install's", entries)
     plain = run_in(ws, IMPORT)
     t.eq(plain.stdout, "tinypkg-1.0\n", "it stays in the venv for later runs", plain.stderr)
+    # No package source now: a pip process would fail ("no index URL is
+    # configured", as in the first run above), so a clean run proves none
+    # was started.
+    res = run_script(ws, SCRIPT)
+    t.eq((res.returncode, res.stdout, res.stderr), (0, "RAN\ntinypkg-1.0\n", ""),
+         "run again with tinypkg in the venv, it runs with no install step (no source "
+         "needed, nothing said)", res.stderr)
+    t.eq(len(install_entries(ws)), 1, "and nothing new is in the install log")
+    newer = tempfile.mkdtemp(prefix="sandpad-install-pkgs2-")
+    build_project(newer, "tinypkg", "2.0")
+    for dirpath, dirnames, filenames in os.walk(newer):
+        os.chmod(dirpath, 0o755)
+        for n in filenames:
+            os.chmod(os.path.join(dirpath, n), 0o644)
+    pinned = SCRIPT.replace('"tinypkg"', '"tinypkg==2.0"')
+    res = run_script(ws, pinned)
+    t.ok(res.returncode == 125 and "no index URL is configured" in res.stderr
+         and "RAN" not in res.stdout,
+         "control: a pin the venv does not meet (1.0 for ==2.0) goes to pip, which has no "
+         "source here", res.stdout + res.stderr)
+    res = run_script(ws, pinned, "--find-links", os.path.join(newer, "dist"))
+    entries = install_entries(ws)
+    t.ok(res.stdout == "RAN\ntinypkg-2.0\n" and len(entries) == 2
+         and entries[1]["version"] == "2.0",
+         "with a source it installs 2.0, logged, and the script imports it",
+         (res.stdout, res.stderr, entries))
+    res = run_script(ws, pinned)
+    t.eq((res.returncode, res.stdout), (0, "RAN\ntinypkg-2.0\n"),
+         "then the pinned script runs again with no install step", res.stderr)
+    t.eq(len(install_entries(ws)), 2, "and nothing new is logged")
+    shutil.rmtree(newer, ignore_errors=True)
     shutil.rmtree(ws.root + "-state", ignore_errors=True)
     ws.remove()
     pkgs.remove()

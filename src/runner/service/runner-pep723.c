@@ -527,9 +527,24 @@ runner_pep723_declared (const char *code, const char *environment, char ***deps,
       runner_pep723_clear (&meta);
       return RUNNER_PEP723_NONE;
     }
-  *deps = steal_pointer (&meta.dependencies);
+  if (environment == NULL)
+    {
+      *deps = steal_pointer (&meta.dependencies);
+      runner_pep723_clear (&meta);
+      return RUNNER_PEP723_NO_ENVIRONMENT;
+    }
+  /* Only what the venv lacks goes to the install path: a script run again
+   * starts no pip at all, so it costs nothing and needs no package source
+   * (an offline index, a wheelhouse gone) once its packages are in. */
+  char **missing = runner_pep723_missing (environment, meta.dependencies);
   runner_pep723_clear (&meta);
-  return environment != NULL ? RUNNER_PEP723_INSTALL : RUNNER_PEP723_NO_ENVIRONMENT;
+  if (missing[0] == NULL)
+    {
+      free (missing);
+      return RUNNER_PEP723_NONE;
+    }
+  *deps = missing;
+  return RUNNER_PEP723_INSTALL;
 }
 
 /* ---- what the environment already has -------------------------------- */

@@ -24,8 +24,11 @@ int runner_pep723_python_ok (const char *spec, const long have[3], char *msg, si
 
 typedef enum
 {
-  RUNNER_PEP723_NONE,           /* nothing to install: run as it is */
-  RUNNER_PEP723_INSTALL,        /* *deps to install into environment first */
+  RUNNER_PEP723_NONE,           /* nothing to install (none declared, or the
+                                 * environment has them all): run as it is,
+                                 * with no install step */
+  RUNNER_PEP723_INSTALL,        /* *deps, what environment lacks, to install
+                                 * into it first */
   RUNNER_PEP723_NO_ENVIRONMENT, /* deps declared, but no environment to take
                                  * them: refuse the run (never install into
                                  * a home or the system) */
@@ -35,8 +38,10 @@ typedef enum
 /* What a front end does with code before running it in environment (a
  * venv, or NULL): reads the block, checks requires-python against the
  * environment's pyvenv.cfg (INVALID: msg says why, and that nothing was
- * installed or run), and hands out the dependencies (*deps,
- * malloc'd, NULL-terminated) when there are any to install. */
+ * installed or run), and hands out the dependencies (*deps, malloc'd,
+ * NULL-terminated) when there are any to install: with an environment,
+ * only those runner_pep723_missing() finds it lacks, so every front end
+ * skips the install the same way; with none (NO_ENVIRONMENT), all. */
 RunnerPep723Verdict runner_pep723_declared (const char *code, const char *environment, char ***deps,
                                             char *msg, size_t msg_len);
 
