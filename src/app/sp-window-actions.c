@@ -1,4 +1,5 @@
-/* sp-window-actions.c: what a window does: run, stop, feed input, and
+/* sp-window-actions.c: what a window does: run (a Python snippet's
+ * declared dependencies first, SpDeclaredInstall), stop, feed input, and
  * new, open, Open Folder, Packages (Save is sp-window-save.c). */
 #define G_LOG_DOMAIN "sp-window"
 
@@ -11,6 +12,7 @@
 #include <malloc.h>
 #endif
 
+#include "sp-declared-install.h"
 #include "sp-file-dialog.h"
 #include "sp-image-texture.h"
 #include "sp-run-result.h"
@@ -21,7 +23,8 @@ void
 _sp_window_update_actions (SpWindow *self)
 {
   gboolean ready = sp_runner_supervisor_is_ready (self->supervisor);
-  gboolean running = sp_run_controller_get_running (self->runs) || _sp_window_declared_busy (self);
+  gboolean running = sp_run_controller_get_running (self->runs)
+                     || sp_declared_install_get_busy (self->declared);
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.run", ready && !running);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.run-selection", ready && !running);
@@ -321,6 +324,9 @@ on_state_changed (SpRunnerSupervisor *sup, GParamSpec *pspec, SpWindow *self)
   _sp_window_update_actions (self);
 }
 
+static void on_declared_installing (SpDeclaredInstall *declared, guint n, SpWindow *self);
+static void on_declared_finished (SpDeclaredInstall *declared, int outcome, SpWindow *self);
+
 void
 _sp_window_connect_runner (SpWindow *self)
 {
@@ -344,6 +350,9 @@ _sp_window_connect_runner (SpWindow *self)
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "environment-changed", G_CALLBACK (update_policy), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->declared, "installing", G_CALLBACK (on_declared_installing), self,
+                           0);
+  g_signal_connect_object (self->declared, "finished", G_CALLBACK (on_declared_finished), self, 0);
   update_policy (self);
 }
 
@@ -360,12 +369,117 @@ set_environment (SpWindow *self, SpRunRequest *request)
     sp_run_request_set_environment (request, environment);
 }
 
+static void run_now (SpWindow *self, const char *code);
+
+/* ---- a Python snippet's declared dependencies (PEP 723) ---- */
+
+/* The last run's output would read as this Run's: the panel shows only
+ * what this one has to say (pip's words, or nothing). */
+static void
+show_declared_output (SpWindow *self, const char *text)
+{
+  g_autoptr (SpOutputModel) output = sp_output_model_new ();
+
+  if (text != NULL && text[0] != '\0')
+    {
+      sp_output_model_append (output, SP_OUTPUT_STDERR, text);
+      sp_output_model_append (output, SP_OUTPUT_STDERR, "\n");
+      sp_output_model_flush (output);
+    }
+  g_set_object (&self->output, output);
+  sp_exec_panel_set_output (self->exec_panel, G_LIST_MODEL (output));
+}
+
+static void
+on_declared_installing (SpDeclaredInstall *declared, guint n, SpWindow *self)
+{
+  g_autofree char *text = NULL;
+
+  /* TRANSLATORS: %u is how many packages the script declares that its
+   * environment lacks */
+  text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Installing %u declared package…",
+                                       "Installing %u declared packages…", n),
+                          n);
+  sp_exec_panel_set_busy (self->exec_panel, text);
+}
+
+static void
+on_declared_finished (SpDeclaredInstall *declared, int outcome, SpWindow *self)
+{
+  const char *reason = sp_declared_install_get_reason (declared);
+  g_autofree char *text = NULL;
+
+  _sp_window_update_actions (self);
+  switch ((SpDeclaredOutcome) outcome)
+    {
+    case SP_DECLARED_NOTHING_TO_DO:
+    case SP_DECLARED_INSTALLED:
+      {
+        g_autofree char *code = sp_declared_install_take_code (declared);
+        run_now (self, code);
+      }
+      return;
+    case SP_DECLARED_FAILED:
+      sp_exec_panel_set_status (self->exec_panel, reason, TRUE);
+      return;
+    case SP_DECLARED_UNREADABLE:
+      /* TRANSLATORS: %s is the runner's reason: the metadata's line, or the
+       * Python version it requires */
+      text = g_strdup_printf (_ ("Not run: %s"), reason);
+      show_declared_output (self, NULL);
+      break;
+    case SP_DECLARED_REFUSED:
+      /* TRANSLATORS: %s is why, as sandpad-run says it (it names the policy rule) */
+      text = g_strdup_printf (_ ("Not run: its declared packages were not installed: %s"),
+                              reason != NULL ? reason : _ ("the install failed"));
+      show_declared_output (self, sp_declared_install_get_output (declared));
+      break;
+    case SP_DECLARED_NO_ENVIRONMENT:
+      {
+        const char *const *specs = sp_declared_install_get_specs (declared);
+        g_autofree char *list = g_strjoinv (", ", (char **) specs);
+        guint n = g_strv_length ((char **) specs);
+
+        /* TRANSLATORS: %s lists the packages the script declares (PEP 723) */
+        text = g_strdup_printf (
+          g_dngettext (GETTEXT_PACKAGE,
+                       "Not run: the script declares a package (%s), and no Python environment "
+                       "is selected to install it into. Create one with Packages… in the menu "
+                       "(beside the saved file), or open a folder that has one.",
+                       "Not run: the script declares packages (%s), and no Python environment "
+                       "is selected to install them into. Create one with Packages… in the menu "
+                       "(beside the saved file), or open a folder that has one.",
+                       n),
+          list);
+        /* The code is kept for Run Anyway. */
+        show_declared_output (self, NULL);
+        sp_exec_panel_set_status (self->exec_panel, text, TRUE);
+        sp_exec_panel_set_status_action (self->exec_panel, _ ("Run _Anyway"), "win.run-anyway");
+        gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.run-anyway", TRUE);
+      }
+      return;
+    }
+  sp_exec_panel_set_status (self->exec_panel, text, TRUE);
+}
+
+static void
+run_anyway_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  SpWindow *self = SP_WINDOW (widget);
+  g_autofree char *code = sp_declared_install_take_code (self->declared);
+
+  gtk_widget_action_set_enabled (widget, "win.run-anyway", FALSE);
+  if (code != NULL && !sp_declared_install_get_busy (self->declared)
+      && !sp_run_controller_get_running (self->runs))
+    run_now (self, code);
+}
+
 static void
 start_run (SpWindow *self, const char *code)
 {
   const char *const *languages = sp_runner_supervisor_get_languages (self->supervisor);
 
-  if (sp_run_controller_get_running (self->runs) || _sp_window_declared_busy (self))
+  if (sp_run_controller_get_running (self->runs) || sp_declared_install_get_busy (self->declared))
     return;
   /* The dropdown offers what Sandpad knows; the runner says what this
    * system has (no node installed, say). */
@@ -378,13 +492,17 @@ start_run (SpWindow *self, const char *code)
     }
   /* A Python script's declared dependencies go in first. */
   if (g_strcmp0 (_sp_window_get_language (self), "python") == 0
-      && _sp_window_declared_before_run (self, code))
-    return;
-  _sp_window_start_run (self, code);
+      && sp_declared_install_start (self->declared, code))
+    {
+      sp_exec_panel_set_busy (self->exec_panel, _ ("Reading the script’s declared packages…"));
+      _sp_window_update_actions (self);
+      return;
+    }
+  run_now (self, code);
 }
 
-void
-_sp_window_start_run (SpWindow *self, const char *code)
+static void
+run_now (SpWindow *self, const char *code)
 {
   g_autoptr (SpRunRequest) request = NULL;
   g_autoptr (GError) error = NULL;
@@ -474,10 +592,17 @@ run_selection_action (GtkWidget *widget, const char *action_name, GVariant *para
 static void
 stop_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
-  if (_sp_window_declared_busy (SP_WINDOW (widget)))
-    _sp_window_declared_stop (SP_WINDOW (widget));
+  SpWindow *self = SP_WINDOW (widget);
+
+  if (sp_declared_install_stop (self->declared))
+    {
+      _sp_window_update_actions (self);
+      sp_exec_panel_set_status (self->exec_panel,
+                                _ ("Stopped: the script’s declared packages were not installed"),
+                                TRUE);
+    }
   else
-    sp_run_controller_stop (SP_WINDOW (widget)->runs);
+    sp_run_controller_stop (self->runs);
 }
 
 static void
@@ -802,6 +927,7 @@ _sp_window_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.run", NULL, run_action);
   gtk_widget_class_install_action (widget_class, "win.run-selection", NULL, run_selection_action);
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
+  gtk_widget_class_install_action (widget_class, "win.run-anyway", NULL, run_anyway_action);
   gtk_widget_class_install_action (widget_class, "win.new", NULL, new_action);
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
   gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);
