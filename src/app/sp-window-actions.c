@@ -1,6 +1,8 @@
 /* sp-window-actions.c: what a window does: run (a Python snippet's
- * declared dependencies first, SpDeclaredInstall), stop, feed input, and
- * new, open, Open Folder, Packages (Save is sp-window-save.c). */
+ * declared dependencies first, SpDeclaredInstall), stop, feed input, show
+ * a run's results and open the files it made; New, Open, Open Folder,
+ * Packages (Save is sp-window-save.c). The policy card follows the runs
+ * by itself (SpPolicyCard, bound here). */
 #define G_LOG_DOMAIN "sp-window"
 
 #include "config.h"
@@ -31,71 +33,6 @@ _sp_window_update_actions (SpWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", running);
   gtk_widget_set_visible (self->run_button, !running);
   gtk_widget_set_visible (self->stop_button, running);
-}
-
-/* ---- the policy card ---- */
-
-/* The card says what the sandbox really holds, from the layers the runner
- * reported: those of the run shown while it has started, else those every
- * run gets (the ready event). Never a fixed promise. */
-static void
-update_policy (SpWindow *self)
-{
-  g_autoptr (SpSandboxPolicy) policy = NULL;
-  g_autofree char *limits = NULL;
-  gboolean network = g_settings_get_boolean (self->settings, "network-allowed");
-  const char *mode = NULL;
-  const char *const *layers = NULL;
-  const char *run_id;
-
-  if (!sp_runner_supervisor_is_ready (self->supervisor))
-    {
-      SpRunnerState state = sp_runner_supervisor_get_state (self->supervisor);
-      /* Failed is not "starting": the banner above says why and offers
-       * Retry. */
-      sp_exec_panel_set_policy (self->exec_panel,
-                                state == SP_RUNNER_STATE_FAILED || state == SP_RUNNER_STATE_STOPPED
-                                  ? _ ("No sandboxed runner: runs are unavailable")
-                                  : _ ("Starting the sandboxed runner…"),
-                                NULL);
-      return;
-    }
-  run_id = sp_run_controller_get_run_id (self->runs);
-  if (run_id == NULL
-      || !sp_runner_supervisor_get_run_sandbox (self->supervisor, run_id, &mode, &layers))
-    {
-      mode = sp_runner_supervisor_get_sandbox_mode (self->supervisor);
-      layers = sp_runner_supervisor_get_sandbox_layers (self->supervisor);
-    }
-  policy = sp_sandbox_policy_new (mode, layers);
-  /* TRANSLATORS: network on/off · time limit · memory limit */
-  limits = g_strdup_printf (_ ("Network %s · %u s · %u MiB"), network ? _ ("on") : _ ("off"),
-                            g_settings_get_uint (self->settings, "run-timeout-seconds"),
-                            g_settings_get_uint (self->settings, "memory-limit-mib"));
-  if (sp_run_controller_get_keep_state (self->runs))
-    {
-      /* The runs keep their state: say so where the limits are. */
-      char *with_session = g_strdup_printf ("%s · %s", limits, _ ("session"));
-      g_free (limits);
-      limits = with_session;
-    }
-  if (sp_run_controller_get_run_start (self->runs) != NULL)
-    {
-      /* TRANSLATORS: the limits line, then how the last run started */
-      char *with_start = g_strdup_printf (_ ("%s · %s"), limits,
-                                          sp_run_controller_get_run_start (self->runs));
-      g_free (limits);
-      limits = with_start;
-    }
-  g_autofree char *environment = sp_document_dup_environment (self->document);
-  if (environment != NULL)
-    {
-      /* TRANSLATORS: the limits line, then the environment's path */
-      char *with_env = g_strdup_printf (_ ("%s · environment %s (read-only)"), limits, environment);
-      g_free (limits);
-      limits = with_env;
-    }
-  sp_exec_panel_set_policy (self->exec_panel, limits, policy);
 }
 
 /* ---- running ---- */
@@ -269,19 +206,12 @@ add_error (SpWindow *self, SpRunResult *result)
 }
 
 static void
-on_started (SpRunController *runs, SpWindow *self)
-{
-  update_policy (self);
-}
-
-static void
 on_exited (SpRunController *runs, SpRunResult *result, SpWindow *self)
 {
   g_autofree char *summary = sp_run_result_describe (result);
 
   sp_exec_panel_set_status (self->exec_panel, summary, !sp_run_result_succeeded (result));
   add_results (self, result);
-  update_policy (self);
   if (!sp_run_result_succeeded (result)
       && sp_run_result_get_cancelled (result) == SP_RUN_CANCEL_NONE)
     add_error (self, result);
@@ -320,7 +250,6 @@ on_state_changed (SpRunnerSupervisor *sup, GParamSpec *pspec, SpWindow *self)
       self->runner_lost = FALSE;
       sp_exec_panel_set_status (self->exec_panel, _ ("Idle: the runner was restarted"), FALSE);
     }
-  update_policy (self);
   _sp_window_update_actions (self);
 }
 
@@ -330,7 +259,6 @@ static void on_declared_finished (SpDeclaredInstall *declared, int outcome, SpWi
 void
 _sp_window_connect_runner (SpWindow *self)
 {
-  g_signal_connect_object (self->runs, "started", G_CALLBACK (on_started), self, 0);
   g_signal_connect_object (self->runs, "exited", G_CALLBACK (on_exited), self, 0);
   g_signal_connect_object (self->runs, "failed", G_CALLBACK (on_run_failed), self, 0);
   g_signal_connect_object (self->runs, "runner-lost", G_CALLBACK (on_runner_lost), self, 0);
@@ -343,17 +271,11 @@ _sp_window_connect_runner (SpWindow *self)
   g_signal_connect_object (self->runs, "display", G_CALLBACK (on_display), self, 0);
   g_signal_connect_object (self->supervisor, "notify::state", G_CALLBACK (on_state_changed), self,
                            0);
-  g_signal_connect_object (self->settings, "changed", G_CALLBACK (update_policy), self,
-                           G_CONNECT_SWAPPED);
-  /* The card says what the next run gets: its session, its environment. */
-  g_signal_connect_object (self->runs, "notify::keep-state", G_CALLBACK (update_policy), self,
-                           G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->document, "environment-changed", G_CALLBACK (update_policy), self,
-                           G_CONNECT_SWAPPED);
   g_signal_connect_object (self->declared, "installing", G_CALLBACK (on_declared_installing), self,
                            0);
   g_signal_connect_object (self->declared, "finished", G_CALLBACK (on_declared_finished), self, 0);
-  update_policy (self);
+  sp_policy_card_bind (sp_exec_panel_get_policy_card (self->exec_panel), self->supervisor,
+                       self->runs, self->document, self->settings);
 }
 
 /* A saved file runs in its folder's environment (.venv or venv for

@@ -9,8 +9,8 @@
  * self->runs (SpRunController), the runs kept self->recorder
  * (SpRunRecorder), a snippet's declared dependencies installed before
  * it runs self->declared (SpDeclaredInstall); the bars and panels with a life of their own are
- * widgets (SpHiddenBar, SpReloadBar, SpExecPanel, SpHistoryWindow,
- * SpPackagesDialog). */
+ * widgets (SpHiddenBar, SpReloadBar, SpExecPanel and its SpPolicyCard,
+ * SpHistoryWindow, SpPackagesDialog). */
 #pragma once
 
 #include <gtksourceview/gtksource.h>
@@ -123,9 +123,10 @@ void _sp_window_clear_mark (SpWindow *self);
 char *_sp_window_file_name_for (SpWindow *self, const char *stem);
 
 /* Defined in sp-window-actions.c: run (a snippet's declared dependencies
- * first, and Run Anyway), stop, input, the policy card, a run's results
- * and the files it made opened, New, Open (and sp-window.h's
- * sp_window_load_file and sp_window_open_new), Open Folder, Packages. */
+ * first, and Run Anyway), stop, input, a run's results and the files it
+ * made opened, New, Open (and sp-window.h's sp_window_load_file and
+ * sp_window_open_new), Open Folder, Packages; it binds the policy card
+ * (SpPolicyCard) to the runs. */
 void _sp_window_install_actions (GtkWidgetClass *widget_class);
 void _sp_window_update_actions (SpWindow *self);
 void _sp_window_connect_runner (SpWindow *self);
