@@ -7,10 +7,11 @@
  * is core's: the file, its watch, its copy and its workspace are
  * self->document (SpDocument), the runs, their output, input and session
  * self->runs (SpRunController), the runs kept self->recorder
- * (SpRunRecorder), a snippet's declared dependencies installed before
- * it runs self->declared (SpDeclaredInstall); the bars and panels with a life of their own are
- * widgets (SpHiddenBar, SpReloadBar, SpExecPanel and its SpPolicyCard,
- * SpHistoryWindow, SpPackagesDialog). */
+ * (SpRunRecorder), a snippet's declared dependencies installed before it
+ * runs self->declared (SpDeclaredInstall), when Run on Change runs the
+ * file self->run_on_change (SpRunOnChange); the bars and panels with a
+ * life of their own are widgets (SpHiddenBar, SpReloadBar, SpExecPanel
+ * and its SpPolicyCard, SpHistoryWindow, SpPackagesDialog). */
 #pragma once
 
 #include <gtksourceview/gtksource.h>
@@ -24,6 +25,7 @@
 #include "sp-output-model.h"
 #include "sp-reload-bar.h"
 #include "sp-run-controller.h"
+#include "sp-run-on-change.h"
 #include "sp-run-recorder.h"
 #include "sp-runner-banner.h"
 #include "sp-split.h"
@@ -91,12 +93,8 @@ struct _SpWindow
   GtkTextTag *changed_tag;
   guint changed_tag_id;
   GtkTextMark *top_mark; /* the line at the top of the view, kept by a reload */
-  gboolean run_on_change;
-  guint rerun_id;
-  guint rerun_tries;
-  /* A rerun asked for by a change on disk: from when (Unix µs, less a
-   * margin) an assistant's run of the file explains the change; else 0. */
-  gint64 rerun_disk_since;
+  /* Run on Change: when a save or a change on disk runs the file (core). */
+  SpRunOnChange *run_on_change;
   GtkWindow *compare_window;
   GMenu *recent_menu; /* template: Open Recent, filled from GtkRecentManager */
 
@@ -107,7 +105,8 @@ struct _SpWindow
 
 /* Each sp-window-*.c is set up by sp-window.c (its _init or
  * _install_*_actions) and calls only sp-window.c's helpers, the core
- * objects (self->document, self->runs, self->recorder) and the widgets;
+ * objects (self->document, self->runs, self->recorder, self->declared,
+ * self->run_on_change) and the widgets;
  * the files hear from each other through the core objects' signals, never
  * by calling one another. */
 
@@ -140,8 +139,9 @@ void _sp_window_save (SpWindow *self, GFile *file, gboolean then_close);
 void _sp_window_autosave_init (SpWindow *self);
 void _sp_window_autosave_dispose (SpWindow *self);
 
-/* Defined in sp-window-file.c: changes on disk shown, Run on Change,
- * Open Recent. */
+/* Defined in sp-window-file.c: changes on disk shown (reloaded, tinted,
+ * the bar, Compare), Run on Change's action over self->run_on_change
+ * (SpRunOnChange), Open Recent. */
 void _sp_window_file_init (SpWindow *self);
 void _sp_window_file_dispose (SpWindow *self);
 

@@ -779,7 +779,7 @@ gboolean
 sp_window_get_run_on_change (SpWindow *self)
 {
   g_return_val_if_fail (SP_IS_WINDOW (self), FALSE);
-  return self->run_on_change;
+  return self->run_on_change != NULL && sp_run_on_change_get_active (self->run_on_change);
 }
 
 GMenuModel *
