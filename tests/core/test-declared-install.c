@@ -280,12 +280,21 @@ main (int argc, char **argv)
   g_assert_nonnull (state);
   g_setenv ("XDG_STATE_HOME", state, TRUE);
   g_test_init (&argc, &argv, NULL);
-  if (!g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE))
-    {
-      g_print ("1..0 # SKIP no /usr/bin/python3 to make a venv with\n");
-      spawn_ok (rm);
-      return 77;
-    }
+  {
+    /* The system's python3 makes the venv, and its pip installs. */
+    const char *probe[] = { "/usr/bin/python3", "-c", "import venv, pip", NULL };
+    int wait = 0;
+
+    if (!g_spawn_sync (NULL, (char **) probe, NULL,
+                       G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL,
+                       NULL, &wait, NULL)
+        || !g_spawn_check_wait_status (wait, NULL))
+      {
+        g_print ("1..0 # SKIP no /usr/bin/python3 with venv and pip to install with\n");
+        spawn_ok (rm);
+        return 77;
+      }
+  }
 #define ADD(path, func)                                                                            \
   g_test_add ("/Sandpad/declared-install/" path, Fixture, NULL, fixture_set_up, func,              \
               fixture_tear_down)
