@@ -22,12 +22,7 @@ struct _SpExecPanel
   GtkSpinner *spinner;
   GtkLabel *status_label;
   GtkButton *status_action;
-  GtkWidget *policy_card;
-  GtkLabel *policy_title;
-  GtkLabel *policy_warnings;
-  GtkLabel *policy_limits;
-  GtkExpander *policy_details;
-  GtkLabel *policy_label;
+  SpPolicyCard *policy_card;
   SpTranscript *transcript;
   GtkEntry *input_entry;
 
@@ -359,6 +354,7 @@ sp_exec_panel_class_init (SpExecPanelClass *klass)
                                      NULL, NULL, NULL, G_TYPE_NONE, 1, SP_TYPE_OUTPUT_ITEM);
 
   g_type_ensure (SP_TYPE_TRANSCRIPT);
+  g_type_ensure (SP_TYPE_POLICY_CARD);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/sandpad/Sandpad/sp-exec-panel.ui");
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
@@ -367,11 +363,6 @@ sp_exec_panel_class_init (SpExecPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, status_label);
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, status_action);
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, policy_card);
-  gtk_widget_class_bind_template_child (widget_class, SpExecPanel, policy_title);
-  gtk_widget_class_bind_template_child (widget_class, SpExecPanel, policy_warnings);
-  gtk_widget_class_bind_template_child (widget_class, SpExecPanel, policy_limits);
-  gtk_widget_class_bind_template_child (widget_class, SpExecPanel, policy_details);
-  gtk_widget_class_bind_template_child (widget_class, SpExecPanel, policy_label);
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, transcript);
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, input_entry);
   gtk_widget_class_install_action (widget_class, "panel.clear", NULL, on_clear);
@@ -445,72 +436,25 @@ sp_exec_panel_get_image_loader (SpExecPanel *self)
   return self->images;
 }
 
-static char *
-join_lines (const char *const *lines, const char *bullet)
+SpPolicyCard *
+sp_exec_panel_get_policy_card (SpExecPanel *self)
 {
-  g_autoptr (GString) text = g_string_new (NULL);
-
-  for (guint i = 0; lines != NULL && lines[i] != NULL; i++)
-    g_string_append_printf (text, "%s%s%s", i > 0 ? "\n" : "", bullet, lines[i]);
-  return g_string_free (g_steal_pointer (&text), FALSE);
-}
-
-void
-sp_exec_panel_set_policy (SpExecPanel *self, const char *limits, SpSandboxPolicy *policy)
-{
-  g_autofree char *warnings = NULL;
-  g_autofree char *facts = NULL;
-  gboolean reduced;
-
-  g_return_if_fail (SP_IS_EXEC_PANEL (self));
-
-  if (policy == NULL)
-    {
-      gtk_label_set_text (self->policy_title, limits ? limits : "");
-      gtk_widget_set_visible (GTK_WIDGET (self->policy_warnings), FALSE);
-      gtk_widget_set_visible (GTK_WIDGET (self->policy_limits), FALSE);
-      gtk_widget_set_visible (GTK_WIDGET (self->policy_details), FALSE);
-      gtk_widget_remove_css_class (self->policy_card, "reduced");
-      return;
-    }
-  reduced = sp_sandbox_policy_is_reduced (policy);
-  warnings = join_lines (sp_sandbox_policy_get_warnings (policy), "⚠ ");
-  facts = join_lines (sp_sandbox_policy_get_facts (policy), "• ");
-  gtk_label_set_text (self->policy_title, sp_sandbox_policy_get_title (policy));
-  /* What is missing comes before what holds. */
-  gtk_label_set_text (self->policy_warnings, warnings);
-  gtk_widget_set_visible (GTK_WIDGET (self->policy_warnings), warnings[0] != '\0');
-  gtk_label_set_text (self->policy_limits, limits ? limits : "");
-  gtk_widget_set_visible (GTK_WIDGET (self->policy_limits), limits != NULL);
-  /* What holds is one click away; what is missing never is. */
-  gtk_label_set_text (self->policy_label, facts);
-  gtk_widget_set_visible (GTK_WIDGET (self->policy_details), facts[0] != '\0');
-  if (reduced)
-    gtk_widget_add_css_class (self->policy_card, "reduced");
-  else
-    gtk_widget_remove_css_class (self->policy_card, "reduced");
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->policy_card),
-                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-                                  sp_sandbox_policy_get_title (policy), -1);
+  g_return_val_if_fail (SP_IS_EXEC_PANEL (self), NULL);
+  return self->policy_card;
 }
 
 gboolean
 sp_exec_panel_get_policy_reduced (SpExecPanel *self)
 {
   g_return_val_if_fail (SP_IS_EXEC_PANEL (self), FALSE);
-  return gtk_widget_has_css_class (self->policy_card, "reduced");
+  return sp_policy_card_get_reduced (self->policy_card);
 }
 
 char *
 sp_exec_panel_get_policy_text (SpExecPanel *self)
 {
   g_return_val_if_fail (SP_IS_EXEC_PANEL (self), NULL);
-  return g_strjoin ("\n", gtk_label_get_text (self->policy_title),
-                    gtk_widget_get_visible (GTK_WIDGET (self->policy_warnings))
-                      ? gtk_label_get_text (self->policy_warnings)
-                      : "",
-                    gtk_label_get_text (self->policy_limits),
-                    gtk_label_get_text (self->policy_label), NULL);
+  return sp_policy_card_get_text (self->policy_card);
 }
 
 void

@@ -10,7 +10,7 @@
 
 #include "sp-image-budget.h"
 #include "sp-image-loader.h"
-#include "sp-sandbox-policy.h"
+#include "sp-policy-card.h"
 #include "sp-transcript.h"
 
 G_BEGIN_DECLS
@@ -30,13 +30,10 @@ void sp_exec_panel_add_images (SpExecPanel *self, GPtrArray *items, SpImageBudge
                                GCancellable *cancellable);
 SpImageLoader *sp_exec_panel_get_image_loader (SpExecPanel *self);
 
-/* The policy card: the limits line and what the sandbox holds and lacks,
- * from the layers the runner reported; policy NULL shows only limits
- * (while the runner starts). */
-void sp_exec_panel_set_policy (SpExecPanel *self, const char *limits, SpSandboxPolicy *policy);
-/* The card shows a missing protection (its warning style is on). */
+/* The policy card (SpPolicyCard), which the window binds to its runs. */
+SpPolicyCard *sp_exec_panel_get_policy_card (SpExecPanel *self);
+/* sp_policy_card_get_reduced() and _get_text() of the card. */
 gboolean sp_exec_panel_get_policy_reduced (SpExecPanel *self);
-/* All the card's text, title first (for tests and copying). */
 char *sp_exec_panel_get_policy_text (SpExecPanel *self);
 
 /* Running: spinner, live elapsed time, input line. */

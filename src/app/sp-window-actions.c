@@ -1,5 +1,8 @@
-/* sp-window-actions.c: what a window does: run, stop, feed input, and
- * new, open, Open Folder, Packages (Save is sp-window-save.c). */
+/* sp-window-actions.c: what a window does: run (a Python snippet's
+ * declared dependencies first, SpDeclaredInstall), stop, feed input, show
+ * a run's results and open the files it made; New, Open, Open Folder,
+ * Packages (Save is sp-window-save.c). The policy card follows the runs
+ * by itself (SpPolicyCard, bound here). */
 #define G_LOG_DOMAIN "sp-window"
 
 #include "config.h"
@@ -11,6 +14,7 @@
 #include <malloc.h>
 #endif
 
+#include "sp-declared-install.h"
 #include "sp-file-dialog.h"
 #include "sp-image-texture.h"
 #include "sp-run-result.h"
@@ -21,78 +25,14 @@ void
 _sp_window_update_actions (SpWindow *self)
 {
   gboolean ready = sp_runner_supervisor_is_ready (self->supervisor);
-  gboolean running = sp_run_controller_get_running (self->runs) || _sp_window_declared_busy (self);
+  gboolean running = sp_run_controller_get_running (self->runs)
+                     || sp_declared_install_get_busy (self->declared);
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.run", ready && !running);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.run-selection", ready && !running);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", running);
   gtk_widget_set_visible (self->run_button, !running);
   gtk_widget_set_visible (self->stop_button, running);
-}
-
-/* ---- the policy card ---- */
-
-/* The card says what the sandbox really holds, from the layers the runner
- * reported: those of the run shown while it has started, else those every
- * run gets (the ready event). Never a fixed promise. */
-static void
-update_policy (SpWindow *self)
-{
-  g_autoptr (SpSandboxPolicy) policy = NULL;
-  g_autofree char *limits = NULL;
-  gboolean network = g_settings_get_boolean (self->settings, "network-allowed");
-  const char *mode = NULL;
-  const char *const *layers = NULL;
-  const char *run_id;
-
-  if (!sp_runner_supervisor_is_ready (self->supervisor))
-    {
-      SpRunnerState state = sp_runner_supervisor_get_state (self->supervisor);
-      /* Failed is not "starting": the banner above says why and offers
-       * Retry. */
-      sp_exec_panel_set_policy (self->exec_panel,
-                                state == SP_RUNNER_STATE_FAILED || state == SP_RUNNER_STATE_STOPPED
-                                  ? _ ("No sandboxed runner: runs are unavailable")
-                                  : _ ("Starting the sandboxed runner…"),
-                                NULL);
-      return;
-    }
-  run_id = sp_run_controller_get_run_id (self->runs);
-  if (run_id == NULL
-      || !sp_runner_supervisor_get_run_sandbox (self->supervisor, run_id, &mode, &layers))
-    {
-      mode = sp_runner_supervisor_get_sandbox_mode (self->supervisor);
-      layers = sp_runner_supervisor_get_sandbox_layers (self->supervisor);
-    }
-  policy = sp_sandbox_policy_new (mode, layers);
-  /* TRANSLATORS: network on/off · time limit · memory limit */
-  limits = g_strdup_printf (_ ("Network %s · %u s · %u MiB"), network ? _ ("on") : _ ("off"),
-                            g_settings_get_uint (self->settings, "run-timeout-seconds"),
-                            g_settings_get_uint (self->settings, "memory-limit-mib"));
-  if (sp_run_controller_get_keep_state (self->runs))
-    {
-      /* The runs keep their state: say so where the limits are. */
-      char *with_session = g_strdup_printf ("%s · %s", limits, _ ("session"));
-      g_free (limits);
-      limits = with_session;
-    }
-  if (sp_run_controller_get_run_start (self->runs) != NULL)
-    {
-      /* TRANSLATORS: the limits line, then how the last run started */
-      char *with_start = g_strdup_printf (_ ("%s · %s"), limits,
-                                          sp_run_controller_get_run_start (self->runs));
-      g_free (limits);
-      limits = with_start;
-    }
-  g_autofree char *environment = sp_document_dup_environment (self->document);
-  if (environment != NULL)
-    {
-      /* TRANSLATORS: the limits line, then the environment's path */
-      char *with_env = g_strdup_printf (_ ("%s · environment %s (read-only)"), limits, environment);
-      g_free (limits);
-      limits = with_env;
-    }
-  sp_exec_panel_set_policy (self->exec_panel, limits, policy);
 }
 
 /* ---- running ---- */
@@ -266,19 +206,12 @@ add_error (SpWindow *self, SpRunResult *result)
 }
 
 static void
-on_started (SpRunController *runs, SpWindow *self)
-{
-  update_policy (self);
-}
-
-static void
 on_exited (SpRunController *runs, SpRunResult *result, SpWindow *self)
 {
   g_autofree char *summary = sp_run_result_describe (result);
 
   sp_exec_panel_set_status (self->exec_panel, summary, !sp_run_result_succeeded (result));
   add_results (self, result);
-  update_policy (self);
   if (!sp_run_result_succeeded (result)
       && sp_run_result_get_cancelled (result) == SP_RUN_CANCEL_NONE)
     add_error (self, result);
@@ -317,14 +250,15 @@ on_state_changed (SpRunnerSupervisor *sup, GParamSpec *pspec, SpWindow *self)
       self->runner_lost = FALSE;
       sp_exec_panel_set_status (self->exec_panel, _ ("Idle: the runner was restarted"), FALSE);
     }
-  update_policy (self);
   _sp_window_update_actions (self);
 }
+
+static void on_declared_installing (SpDeclaredInstall *declared, guint n, SpWindow *self);
+static void on_declared_finished (SpDeclaredInstall *declared, int outcome, SpWindow *self);
 
 void
 _sp_window_connect_runner (SpWindow *self)
 {
-  g_signal_connect_object (self->runs, "started", G_CALLBACK (on_started), self, 0);
   g_signal_connect_object (self->runs, "exited", G_CALLBACK (on_exited), self, 0);
   g_signal_connect_object (self->runs, "failed", G_CALLBACK (on_run_failed), self, 0);
   g_signal_connect_object (self->runs, "runner-lost", G_CALLBACK (on_runner_lost), self, 0);
@@ -337,14 +271,11 @@ _sp_window_connect_runner (SpWindow *self)
   g_signal_connect_object (self->runs, "display", G_CALLBACK (on_display), self, 0);
   g_signal_connect_object (self->supervisor, "notify::state", G_CALLBACK (on_state_changed), self,
                            0);
-  g_signal_connect_object (self->settings, "changed", G_CALLBACK (update_policy), self,
-                           G_CONNECT_SWAPPED);
-  /* The card says what the next run gets: its session, its environment. */
-  g_signal_connect_object (self->runs, "notify::keep-state", G_CALLBACK (update_policy), self,
-                           G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->document, "environment-changed", G_CALLBACK (update_policy), self,
-                           G_CONNECT_SWAPPED);
-  update_policy (self);
+  g_signal_connect_object (self->declared, "installing", G_CALLBACK (on_declared_installing), self,
+                           0);
+  g_signal_connect_object (self->declared, "finished", G_CALLBACK (on_declared_finished), self, 0);
+  sp_policy_card_bind (sp_exec_panel_get_policy_card (self->exec_panel), self->supervisor,
+                       self->runs, self->document, self->settings);
 }
 
 /* A saved file runs in its folder's environment (.venv or venv for
@@ -360,12 +291,117 @@ set_environment (SpWindow *self, SpRunRequest *request)
     sp_run_request_set_environment (request, environment);
 }
 
+static void run_now (SpWindow *self, const char *code);
+
+/* ---- a Python snippet's declared dependencies (PEP 723) ---- */
+
+/* The last run's output would read as this Run's: the panel shows only
+ * what this one has to say (pip's words, or nothing). */
+static void
+show_declared_output (SpWindow *self, const char *text)
+{
+  g_autoptr (SpOutputModel) output = sp_output_model_new ();
+
+  if (text != NULL && text[0] != '\0')
+    {
+      sp_output_model_append (output, SP_OUTPUT_STDERR, text);
+      sp_output_model_append (output, SP_OUTPUT_STDERR, "\n");
+      sp_output_model_flush (output);
+    }
+  g_set_object (&self->output, output);
+  sp_exec_panel_set_output (self->exec_panel, G_LIST_MODEL (output));
+}
+
+static void
+on_declared_installing (SpDeclaredInstall *declared, guint n, SpWindow *self)
+{
+  g_autofree char *text = NULL;
+
+  /* TRANSLATORS: %u is how many packages the script declares that its
+   * environment lacks */
+  text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Installing %u declared package…",
+                                       "Installing %u declared packages…", n),
+                          n);
+  sp_exec_panel_set_busy (self->exec_panel, text);
+}
+
+static void
+on_declared_finished (SpDeclaredInstall *declared, int outcome, SpWindow *self)
+{
+  const char *reason = sp_declared_install_get_reason (declared);
+  g_autofree char *text = NULL;
+
+  _sp_window_update_actions (self);
+  switch ((SpDeclaredOutcome) outcome)
+    {
+    case SP_DECLARED_NOTHING_TO_DO:
+    case SP_DECLARED_INSTALLED:
+      {
+        g_autofree char *code = sp_declared_install_take_code (declared);
+        run_now (self, code);
+      }
+      return;
+    case SP_DECLARED_FAILED:
+      sp_exec_panel_set_status (self->exec_panel, reason, TRUE);
+      return;
+    case SP_DECLARED_UNREADABLE:
+      /* TRANSLATORS: %s is the runner's reason: the metadata's line, or the
+       * Python version it requires */
+      text = g_strdup_printf (_ ("Not run: %s"), reason);
+      show_declared_output (self, NULL);
+      break;
+    case SP_DECLARED_REFUSED:
+      /* TRANSLATORS: %s is why, as sandpad-run says it (it names the policy rule) */
+      text = g_strdup_printf (_ ("Not run: its declared packages were not installed: %s"),
+                              reason != NULL ? reason : _ ("the install failed"));
+      show_declared_output (self, sp_declared_install_get_output (declared));
+      break;
+    case SP_DECLARED_NO_ENVIRONMENT:
+      {
+        const char *const *specs = sp_declared_install_get_specs (declared);
+        g_autofree char *list = g_strjoinv (", ", (char **) specs);
+        guint n = g_strv_length ((char **) specs);
+
+        /* TRANSLATORS: %s lists the packages the script declares (PEP 723) */
+        text = g_strdup_printf (
+          g_dngettext (GETTEXT_PACKAGE,
+                       "Not run: the script declares a package (%s), and no Python environment "
+                       "is selected to install it into. Create one with Packages… in the menu "
+                       "(beside the saved file), or open a folder that has one.",
+                       "Not run: the script declares packages (%s), and no Python environment "
+                       "is selected to install them into. Create one with Packages… in the menu "
+                       "(beside the saved file), or open a folder that has one.",
+                       n),
+          list);
+        /* The code is kept for Run Anyway. */
+        show_declared_output (self, NULL);
+        sp_exec_panel_set_status (self->exec_panel, text, TRUE);
+        sp_exec_panel_set_status_action (self->exec_panel, _ ("Run _Anyway"), "win.run-anyway");
+        gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.run-anyway", TRUE);
+      }
+      return;
+    }
+  sp_exec_panel_set_status (self->exec_panel, text, TRUE);
+}
+
+static void
+run_anyway_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  SpWindow *self = SP_WINDOW (widget);
+  g_autofree char *code = sp_declared_install_take_code (self->declared);
+
+  gtk_widget_action_set_enabled (widget, "win.run-anyway", FALSE);
+  if (code != NULL && !sp_declared_install_get_busy (self->declared)
+      && !sp_run_controller_get_running (self->runs))
+    run_now (self, code);
+}
+
 static void
 start_run (SpWindow *self, const char *code)
 {
   const char *const *languages = sp_runner_supervisor_get_languages (self->supervisor);
 
-  if (sp_run_controller_get_running (self->runs) || _sp_window_declared_busy (self))
+  if (sp_run_controller_get_running (self->runs) || sp_declared_install_get_busy (self->declared))
     return;
   /* The dropdown offers what Sandpad knows; the runner says what this
    * system has (no node installed, say). */
@@ -378,13 +414,17 @@ start_run (SpWindow *self, const char *code)
     }
   /* A Python script's declared dependencies go in first. */
   if (g_strcmp0 (_sp_window_get_language (self), "python") == 0
-      && _sp_window_declared_before_run (self, code))
-    return;
-  _sp_window_start_run (self, code);
+      && sp_declared_install_start (self->declared, code))
+    {
+      sp_exec_panel_set_busy (self->exec_panel, _ ("Reading the script’s declared packages…"));
+      _sp_window_update_actions (self);
+      return;
+    }
+  run_now (self, code);
 }
 
-void
-_sp_window_start_run (SpWindow *self, const char *code)
+static void
+run_now (SpWindow *self, const char *code)
 {
   g_autoptr (SpRunRequest) request = NULL;
   g_autoptr (GError) error = NULL;
@@ -474,10 +514,17 @@ run_selection_action (GtkWidget *widget, const char *action_name, GVariant *para
 static void
 stop_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
-  if (_sp_window_declared_busy (SP_WINDOW (widget)))
-    _sp_window_declared_stop (SP_WINDOW (widget));
+  SpWindow *self = SP_WINDOW (widget);
+
+  if (sp_declared_install_stop (self->declared))
+    {
+      _sp_window_update_actions (self);
+      sp_exec_panel_set_status (self->exec_panel,
+                                _ ("Stopped: the script’s declared packages were not installed"),
+                                TRUE);
+    }
   else
-    sp_run_controller_stop (SP_WINDOW (widget)->runs);
+    sp_run_controller_stop (self->runs);
 }
 
 static void
@@ -802,6 +849,7 @@ _sp_window_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.run", NULL, run_action);
   gtk_widget_class_install_action (widget_class, "win.run-selection", NULL, run_selection_action);
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
+  gtk_widget_class_install_action (widget_class, "win.run-anyway", NULL, run_anyway_action);
   gtk_widget_class_install_action (widget_class, "win.new", NULL, new_action);
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
   gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);

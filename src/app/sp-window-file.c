@@ -6,7 +6,7 @@
  * for a few seconds. With unsaved edits nothing is overwritten: a bar
  * offers Reload, Keep Mine and Compare. A deleted or moved file keeps its
  * text, which Save writes back; a rename is followed. Also here: Run on
- * change and Open Recent. */
+ * change's action (SpRunOnChange decides when to run) and Open Recent. */
 #define G_LOG_DOMAIN "sp-window"
 
 #include "config.h"
@@ -21,19 +21,6 @@
 
 /* How long changed lines stay tinted after a reload. */
 #define CHANGED_MARK_MS 4000
-/* Run on change waits for edits and saves to settle. */
-#define RERUN_DELAY_MS 300
-#define RERUN_MAX_TRIES 100
-/* An assistant's edit_and_execute writes the file, then its run starts and
- * its journal line is written: the line may come a moment after the
- * change, so a rerun for a change on disk waits this many ticks for it. */
-#define RERUN_JOURNAL_TRIES 4
-/* How long before the change was seen the run may have started (the file
- * monitor's own delay, clocks read in two processes). */
-#define RERUN_EDIT_MARGIN_US (3 * G_USEC_PER_SEC)
-/* Files remembered for Run on change. */
-#define RUN_ON_CHANGE_MAX 200
-
 static void add_recent (SpWindow *self);
 
 static GFile *
@@ -48,138 +35,30 @@ file_name (SpWindow *self)
   return sp_document_dup_display_name (self->document);
 }
 
-/* ---- Run on change ---- */
-
-static gboolean
-remembered (SpWindow *self)
-{
-  g_auto (GStrv) files = g_settings_get_strv (self->settings, "run-on-change-files");
-  g_autofree char *uri = get_file (self) ? g_file_get_uri (get_file (self)) : NULL;
-
-  return uri != NULL && g_strv_contains ((const char *const *) files, uri);
-}
-
-/* The toggle is remembered per file: the list holds the files it is on for. */
-static void
-remember (SpWindow *self, gboolean on)
-{
-  g_auto (GStrv) files = g_settings_get_strv (self->settings, "run-on-change-files");
-  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
-  g_autofree char *uri = NULL;
-  g_auto (GStrv) result = NULL;
-  guint n = g_strv_length (files);
-
-  if (get_file (self) == NULL)
-    return;
-  uri = g_file_get_uri (get_file (self));
-  if (on)
-    g_strv_builder_add (builder, uri);
-  /* Newest first; the oldest fall off the end. */
-  for (guint i = 0, kept = on; i < n && kept < RUN_ON_CHANGE_MAX; i++)
-    if (!g_str_equal (files[i], uri))
-      {
-        g_strv_builder_add (builder, files[i]);
-        kept++;
-      }
-  result = g_strv_builder_end (builder);
-  g_settings_set_strv (self->settings, "run-on-change-files", (const char *const *) result);
-}
-
-static void
-set_run_on_change (SpWindow *self, gboolean on)
-{
-  GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), "run-on-change");
-
-  self->run_on_change = on;
-  g_simple_action_set_state (G_SIMPLE_ACTION (action), g_variant_new_boolean (on));
-  if (!on)
-    g_clear_handle_id (&self->rerun_id, g_source_remove);
-}
+/* ---- Run on change (SpRunOnChange decides; the action shows it) ---- */
 
 static void
 on_run_on_change (GSimpleAction *action, GVariant *state, gpointer user_data)
 {
   SpWindow *self = user_data;
-  gboolean on = g_variant_get_boolean (state);
 
-  set_run_on_change (self, on);
-  remember (self, on);
+  sp_run_on_change_set_active (self->run_on_change, g_variant_get_boolean (state));
 }
 
-/* Whether an assistant's edit_and_execute of this file started since the
- * change on disk was seen (less the margin). */
-static gboolean
-assistant_ran_it (SpWindow *self)
+static void
+on_run_on_change_active (SpWindow *self)
 {
-  GFile *file = sp_document_get_file (self->document);
-  g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
-  g_autofree char *canonical = path != NULL ? g_canonicalize_filename (path, NULL) : NULL;
-  SpActivityModel *model = _sp_window_activity_model (self);
+  GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), "run-on-change");
 
-  if (canonical == NULL)
-    return FALSE;
-  /* What the journal got since its monitor last said. */
-  sp_activity_model_poll (model);
-  return sp_activity_model_find_edit (model, canonical, self->rerun_disk_since) != NULL;
+  g_simple_action_set_state (G_SIMPLE_ACTION (action),
+                             g_variant_new_boolean (
+                               sp_run_on_change_get_active (self->run_on_change)));
 }
 
-/* A run still going is stopped first; the new run starts once it has
- * ended (and once the runner is ready, for a window just opened). */
-static gboolean
-rerun_tick (gpointer data)
+static void
+on_rerun (SpWindow *self)
 {
-  SpWindow *self = data;
-
-  if (self->rerun_tries++ > RERUN_MAX_TRIES)
-    {
-      self->rerun_id = 0;
-      return G_SOURCE_REMOVE;
-    }
-  if (sp_run_controller_get_running (self->runs))
-    {
-      if (self->rerun_tries == 1)
-        sp_run_controller_stop (self->runs);
-      return G_SOURCE_CONTINUE;
-    }
-  if (!sp_runner_supervisor_is_ready (self->supervisor))
-    return G_SOURCE_CONTINUE;
-  if (self->rerun_disk_since != 0)
-    {
-      /* The change was an assistant's edit_and_execute, whose run the
-       * panel shows already: running it again would run it twice. */
-      if (assistant_ran_it (self))
-        {
-          self->rerun_id = 0;
-          self->rerun_disk_since = 0;
-          return G_SOURCE_REMOVE;
-        }
-      if (self->rerun_tries < RERUN_JOURNAL_TRIES)
-        return G_SOURCE_CONTINUE;
-    }
-  self->rerun_id = 0;
-  self->rerun_disk_since = 0;
   gtk_widget_activate_action (GTK_WIDGET (self), "win.run", NULL);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-request_rerun (SpWindow *self)
-{
-  if (!self->run_on_change)
-    return;
-  g_clear_handle_id (&self->rerun_id, g_source_remove);
-  self->rerun_tries = 0;
-  self->rerun_disk_since = 0;
-  self->rerun_id = g_timeout_add (RERUN_DELAY_MS, rerun_tick, self);
-}
-
-/* A rerun for a change on disk, which an assistant's run may explain. */
-static void
-request_rerun_for_disk (SpWindow *self)
-{
-  request_rerun (self);
-  if (self->rerun_id != 0)
-    self->rerun_disk_since = g_get_real_time () - RERUN_EDIT_MARGIN_US;
 }
 
 /* ---- reloading ---- */
@@ -308,7 +187,7 @@ on_file_bar_response (SpReloadBar *bar, const char *response, SpWindow *self)
       sp_reload_bar_hide (bar);
       close_compare (self);
       reload_with (self, contents);
-      request_rerun_for_disk (self);
+      sp_run_on_change_disk_changed (self->run_on_change);
     }
   else if (g_str_equal (response, "keep"))
     {
@@ -411,7 +290,7 @@ on_disk_changed (SpDocument *document, int change, GBytes *contents, SpWindow *s
     case SP_DOCUMENT_DISK_RELOAD:
       sp_reload_bar_hide (self->file_bar);
       reload_with (self, contents);
-      request_rerun_for_disk (self);
+      sp_run_on_change_disk_changed (self->run_on_change);
       break;
     case SP_DOCUMENT_DISK_CONFLICT:
       show_conflict (self);
@@ -447,7 +326,6 @@ static void
 on_loaded (SpWindow *self)
 {
   sp_reload_bar_hide (self->file_bar);
-  set_run_on_change (self, remembered (self));
   add_recent (self);
 }
 
@@ -457,10 +335,7 @@ on_saved (SpWindow *self)
 {
   sp_reload_bar_hide (self->file_bar);
   close_compare (self);
-  if (self->run_on_change)
-    remember (self, TRUE);
   add_recent (self);
-  request_rerun (self);
 }
 
 /* ---- Open Recent ---- */
@@ -529,6 +404,14 @@ _sp_window_file_init (SpWindow *self)
   g_autoptr (GSimpleAction) run_on_change
     = g_simple_action_new_stateful ("run-on-change", NULL, g_variant_new_boolean (FALSE));
 
+  /* Made first: it hears the document's "loaded" and "saved" before the
+   * window's handlers below do, the order they had in this file. */
+  self->run_on_change = sp_run_on_change_new (self->document, self->runs,
+                                              _sp_window_activity_model (self), self->settings);
+  g_signal_connect_object (self->run_on_change, "notify::active",
+                           G_CALLBACK (on_run_on_change_active), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->run_on_change, "run", G_CALLBACK (on_rerun), self,
+                           G_CONNECT_SWAPPED);
   g_signal_connect_object (self->file_bar, "response", G_CALLBACK (on_file_bar_response), self, 0);
   g_signal_connect_object (self->document, "disk-changed", G_CALLBACK (on_disk_changed), self, 0);
   g_signal_connect_object (self->document, "loaded", G_CALLBACK (on_loaded), self,
@@ -565,6 +448,6 @@ void
 _sp_window_file_dispose (SpWindow *self)
 {
   g_clear_handle_id (&self->changed_tag_id, g_source_remove);
-  g_clear_handle_id (&self->rerun_id, g_source_remove);
+  g_clear_object (&self->run_on_change);
   close_compare (self);
 }

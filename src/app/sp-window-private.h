@@ -7,14 +7,17 @@
  * is core's: the file, its watch, its copy and its workspace are
  * self->document (SpDocument), the runs, their output, input and session
  * self->runs (SpRunController), the runs kept self->recorder
- * (SpRunRecorder); the bars and panels with a life of their own are
- * widgets (SpHiddenBar, SpReloadBar, SpExecPanel, SpHistoryWindow,
- * SpPackagesDialog). */
+ * (SpRunRecorder), a snippet's declared dependencies installed before it
+ * runs self->declared (SpDeclaredInstall), when Run on Change runs the
+ * file self->run_on_change (SpRunOnChange); the bars and panels with a
+ * life of their own are widgets (SpHiddenBar, SpReloadBar, SpExecPanel
+ * and its SpPolicyCard, SpHistoryWindow, SpPackagesDialog). */
 #pragma once
 
 #include <gtksourceview/gtksource.h>
 
 #include "sp-activity-model.h"
+#include "sp-declared-install.h"
 #include "sp-document.h"
 #include "sp-exec-panel.h"
 #include "sp-history-window.h"
@@ -22,6 +25,7 @@
 #include "sp-output-model.h"
 #include "sp-reload-bar.h"
 #include "sp-run-controller.h"
+#include "sp-run-on-change.h"
 #include "sp-run-recorder.h"
 #include "sp-runner-banner.h"
 #include "sp-split.h"
@@ -57,6 +61,9 @@ struct _SpWindow
 
   /* The window's runs: the run shown, its output, input, session. */
   SpRunController *runs;
+  /* Run's install of a snippet's declared dependencies (PEP 723) before
+   * it runs, and the code kept for Run Anyway (sp-window-actions.c). */
+  SpDeclaredInstall *declared;
   /* The model the panel shows: the run's (runs), or an assistant's run
    * of this file (sp-window-activity.c's SpActivityFollow). */
   SpOutputModel *output;
@@ -86,29 +93,20 @@ struct _SpWindow
   GtkTextTag *changed_tag;
   guint changed_tag_id;
   GtkTextMark *top_mark; /* the line at the top of the view, kept by a reload */
-  gboolean run_on_change;
-  guint rerun_id;
-  guint rerun_tries;
-  /* A rerun asked for by a change on disk: from when (Unix µs, less a
-   * margin) an assistant's run of the file explains the change; else 0. */
-  gint64 rerun_disk_since;
+  /* Run on Change: when a save or a change on disk runs the file (core). */
+  SpRunOnChange *run_on_change;
   GtkWindow *compare_window;
   GMenu *recent_menu; /* template: Open Recent, filled from GtkRecentManager */
 
   /* sp-window-save.c: the unsaved text's copy in the state folder. */
   SpReloadBar *autosave_bar; /* template */
   SpReloadBar *notice_bar;   /* files skipped in the autosave folder */
-  /* sp-window-declared.c: Run's install of a snippet's declared
-   * dependencies (PEP 723) before it runs; the cancellable is there while
-   * that goes on. */
-  GCancellable *declared_cancellable;
-  GSubprocess *declared_process;
-  char *declared_code; /* what runs once they are in, or on Run Anyway */
 };
 
 /* Each sp-window-*.c is set up by sp-window.c (its _init or
  * _install_*_actions) and calls only sp-window.c's helpers, the core
- * objects (self->document, self->runs, self->recorder) and the widgets;
+ * objects (self->document, self->runs, self->recorder, self->declared,
+ * self->run_on_change) and the widgets;
  * the files hear from each other through the core objects' signals, never
  * by calling one another. */
 
@@ -123,25 +121,14 @@ SpActivityModel *_sp_window_activity_model (SpWindow *self);
 void _sp_window_clear_mark (SpWindow *self);
 char *_sp_window_file_name_for (SpWindow *self, const char *stem);
 
-/* Defined in sp-window-actions.c: run, stop, input, the policy card, a
- * run's results and the files it made opened, New, Open (and sp-window.h's
- * sp_window_load_file and sp_window_open_new), Open Folder, Packages. */
+/* Defined in sp-window-actions.c: run (a snippet's declared dependencies
+ * first, and Run Anyway), stop, input, a run's results and the files it
+ * made opened, New, Open (and sp-window.h's sp_window_load_file and
+ * sp_window_open_new), Open Folder, Packages; it binds the policy card
+ * (SpPolicyCard) to the runs. */
 void _sp_window_install_actions (GtkWidgetClass *widget_class);
 void _sp_window_update_actions (SpWindow *self);
 void _sp_window_connect_runner (SpWindow *self);
-
-/* Starts the run of code now (the language's interpreter is known). */
-void _sp_window_start_run (SpWindow *self, const char *code);
-
-/* Defined in sp-window-declared.c: a snippet's declared dependencies (PEP 723) */
-void _sp_window_install_declared_actions (GtkWidgetClass *widget_class);
-/* TRUE when code has a PEP 723 block: its dependencies are seen to and
- * the run started from here (or refused, saying why). */
-gboolean _sp_window_declared_before_run (SpWindow *self, const char *code);
-gboolean _sp_window_declared_busy (SpWindow *self);
-/* Stop while they install: nothing runs. */
-void _sp_window_declared_stop (SpWindow *self);
-void _sp_window_declared_dispose (SpWindow *self);
 
 /* Defined in sp-window-save.c: Save, Save As (file NULL asks for a
  * name), and the unsaved text's copy: its bars, the buffer bound to the
@@ -152,8 +139,9 @@ void _sp_window_save (SpWindow *self, GFile *file, gboolean then_close);
 void _sp_window_autosave_init (SpWindow *self);
 void _sp_window_autosave_dispose (SpWindow *self);
 
-/* Defined in sp-window-file.c: changes on disk shown, Run on Change,
- * Open Recent. */
+/* Defined in sp-window-file.c: changes on disk shown (reloaded, tinted,
+ * the bar, Compare), Run on Change's action over self->run_on_change
+ * (SpRunOnChange), Open Recent. */
 void _sp_window_file_init (SpWindow *self);
 void _sp_window_file_dispose (SpWindow *self);
 

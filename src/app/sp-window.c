@@ -473,7 +473,10 @@ sp_window_dispose (GObject *object)
 
   /* Before the template goes: both look at the buffer. */
   _sp_window_autosave_dispose (self);
-  _sp_window_declared_dispose (self);
+  /* Its install ends with the window (its callbacks hold it). */
+  if (self->declared != NULL)
+    sp_declared_install_stop (self->declared);
+  g_clear_object (&self->declared);
   _sp_window_file_dispose (self);
   if (self->font_css != NULL)
     gtk_style_context_remove_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
@@ -534,7 +537,6 @@ sp_window_class_init (SpWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.history", NULL, history_action);
   gtk_widget_class_install_action (widget_class, "win.compare-runs", NULL, compare_action);
   _sp_window_install_activity_actions (widget_class);
-  _sp_window_install_declared_actions (widget_class);
 }
 
 #if ADW_CHECK_VERSION(1, 4, 0)
@@ -610,6 +612,7 @@ sp_window_new (SpApplication *app)
   self->settings = g_object_ref (sp_application_get_settings (app));
   self->supervisor = g_object_ref (sp_application_get_supervisor (app));
   self->runs = sp_run_controller_new (self->supervisor);
+  self->declared = sp_declared_install_new (self->document, self->settings);
 
   gtk_window_set_default_size (GTK_WINDOW (self),
                                g_settings_get_int (self->settings, "window-width"),
@@ -776,7 +779,7 @@ gboolean
 sp_window_get_run_on_change (SpWindow *self)
 {
   g_return_val_if_fail (SP_IS_WINDOW (self), FALSE);
-  return self->run_on_change;
+  return self->run_on_change != NULL && sp_run_on_change_get_active (self->run_on_change);
 }
 
 GMenuModel *
