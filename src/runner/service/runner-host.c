@@ -70,35 +70,10 @@ _runner_host_clock_origin_realtime_ns (RunnerHost *host)
          - ((int64_t) tick.tv_sec * 1000000000 + tick.tv_nsec);
 }
 
-/* The run a message is about, if any. */
-static const char *
-message_run_id (const SpMessage *msg)
-{
-  switch (msg->type)
-    {
-    case SP_MSG_QUEUED:
-      return msg->u.queued.id;
-    case SP_MSG_STARTED:
-      return msg->u.started.id;
-    case SP_MSG_OUTPUT:
-      return msg->u.output.id;
-    case SP_MSG_EXITED:
-      return msg->u.exited.id;
-    case SP_MSG_RELEASED:
-      return msg->u.ref.id;
-    case SP_MSG_INPUT_WAIT:
-      return msg->u.input_wait.id;
-    case SP_MSG_DISPLAY:
-      return msg->u.display.id;
-    default:
-      return NULL;
-    }
-}
-
 void
 _runner_host_emit (RunnerHost *host, const SpMessage *msg)
 {
-  const char *id = message_run_id (msg);
+  const char *id = sp_message_run_id (msg);
 
   /* The font list's build run is the engine's own: no client asked. */
   if (id != NULL && strcmp (id, RUNNER_FONT_BUILD_ID) == 0)
