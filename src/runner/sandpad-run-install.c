@@ -88,17 +88,6 @@ on_install_quit (void *data, int signo)
   exit (130);
 }
 
-static char **
-add (char **v, const char *s)
-{
-  size_t n = sp_strv_length (v);
-
-  v = xrealloc (v, (n + 2) * sizeof *v);
-  v[n] = xstrdup (s);
-  v[n + 1] = NULL;
-  return v;
-}
-
 /* One install with an engine of its own: 0 installed, 1 failed, 2 refused
  * at once, 3 refused after the download (the files' check, the venv
  * guard); cli->message says why. */
@@ -260,13 +249,13 @@ sandpad_run_install (int argc, char **argv, RunnerConfig *config, RunnerLanguage
         req.index_url = optarg;
         break;
       case 'f':
-        find_links = add (find_links, optarg);
+        find_links = strv_add (find_links, optarg);
         break;
       case 'a':
-        req.policy.allow = add (req.policy.allow, optarg);
+        req.policy.allow = strv_add (req.policy.allow, optarg);
         break;
       case 'b':
-        req.policy.block = add (req.policy.block, optarg);
+        req.policy.block = strv_add (req.policy.block, optarg);
         break;
       case 'p':
         req.policy.require_pins = true;

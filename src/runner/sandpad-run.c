@@ -274,17 +274,6 @@ describe_limit (const SpExited *r, const Limits *req)
 }
 
 /* Parses options into req and config; returns the FILE argument. */
-static char **
-strv_add (char **v, const char *s)
-{
-  size_t n = sp_strv_length (v);
-
-  v = xrealloc (v, (n + 2) * sizeof *v);
-  v[n] = xstrdup (s);
-  v[n + 1] = NULL;
-  return v;
-}
-
 static const char *
 parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLanguages *langs,
             bool *json, EnvOptions *envopts, DaemonOptions *d, RunnerInstallRequest *source)

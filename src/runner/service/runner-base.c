@@ -45,6 +45,19 @@ xstrdup (const char *s)
   return p;
 }
 
+char **
+strv_add (char **v, const char *s)
+{
+  size_t n = 0;
+
+  while (v != NULL && v[n] != NULL)
+    n++;
+  v = xrealloc (v, (n + 2) * sizeof *v);
+  v[n] = xstrdup (s);
+  v[n + 1] = NULL;
+  return v;
+}
+
 int
 set_nonblocking (int fd, bool nonblocking)
 {

@@ -32,6 +32,10 @@ void die_with_error (const char *fmt, ...) __attribute__ ((noreturn, format (pri
 void *xcalloc (size_t n, size_t size);
 char *xstrdup (const char *s);
 
+/* Appends a copy of s to the NULL-terminated v (NULL for none); returns
+ * the grown vector. */
+char **strv_add (char **v, const char *s);
+
 int set_nonblocking (int fd, bool nonblocking);
 
 /* Removes a directory tree of any depth without following symlinks, with

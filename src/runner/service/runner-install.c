@@ -96,17 +96,6 @@ set_message (RunnerInstall *inst, RunnerInstallState state, const char *fmt, ...
   inst->state = state;
 }
 
-static char **
-strv_add (char **v, const char *s)
-{
-  size_t n = sp_strv_length (v);
-
-  v = xrealloc (v, (n + 2) * sizeof *v);
-  v[n] = xstrdup (s);
-  v[n + 1] = NULL;
-  return v;
-}
-
 /* A directory of the install's, owned by the uid programs run as (a root
  * runner's are nobody's), or by us when owner is false. */
 static char *
