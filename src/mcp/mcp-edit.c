@@ -8,27 +8,15 @@
  * uid runs use, and are replaced by rename, which never writes through
  * whatever the name points at. */
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 
 #include "mcp-server.h"
 #include "sp-json.h"
 #include "sp-utf8.h"
 
 #define MAX_EDIT_FILE (4 * 1024 * 1024)
-
-static int
-open_beneath (int root, const char *path, int flags)
-{
-  struct open_how how = {
-    .flags = (uint64_t) (flags | O_CLOEXEC | O_NOFOLLOW),
-    .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
-  };
-  return (int) syscall (SYS_openat2, root, path, &how, sizeof how);
-}
 
 static uid_t
 run_uid (void)
@@ -40,7 +28,7 @@ run_uid (void)
 static char *
 read_text (int ws, const char *path, mode_t *mode, SpProtoError *err)
 {
-  cleanup_fd int fd = open_beneath (ws, path, O_RDONLY | O_NONBLOCK);
+  cleanup_fd int fd = openat_beneath (ws, path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW, 0);
   struct stat st;
 
   if (fd < 0)
@@ -240,7 +228,7 @@ replace_file (int ws, const char *path, const char *text, mode_t mode, bool crea
   const char *base = slash ? slash + 1 : path;
   if (slash)
     *slash = '\0';
-  cleanup_fd int dir_fd = slash ? open_beneath (ws, dir, O_RDONLY | O_DIRECTORY)
+  cleanup_fd int dir_fd = slash ? openat_beneath (ws, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0)
                                 : fcntl (ws, F_DUPFD_CLOEXEC, 3);
   if (dir_fd < 0)
     return sp_proto_set_error (err, SP_ERR_IO, "cannot open the directory of \"%.200s\": %s", path,
@@ -299,7 +287,7 @@ mcp_edit_file (const char *workspace, const char *path, json_t *edits, char **ne
           || sp_json_get_string (first, "file_text", true, &file_text, err) != 0)
         return -1;
       struct stat st;
-      cleanup_fd int probe = open_beneath (ws, path, O_PATH);
+      cleanup_fd int probe = openat_beneath (ws, path, O_PATH | O_NOFOLLOW, 0);
       if (probe >= 0 || errno == ELOOP || errno == EXDEV)
         return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
                                    "field \"path\": create: \"%.200s\" %s; nothing was "

@@ -5,9 +5,12 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 void
 die_with_error (const char *fmt, ...)
@@ -56,6 +59,18 @@ strv_add (char **v, const char *s)
   v[n] = xstrdup (s);
   v[n + 1] = NULL;
   return v;
+}
+
+int
+openat_beneath (int dir_fd, const char *name, int flags, mode_t mode)
+{
+  struct open_how how = {
+    .flags = (uint64_t) flags | O_CLOEXEC,
+    .mode = mode,
+    .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+  };
+
+  return (int) syscall (SYS_openat2, dir_fd, name, &how, sizeof how);
 }
 
 int

@@ -38,6 +38,11 @@ char **strv_add (char **v, const char *s);
 
 int set_nonblocking (int fd, bool nonblocking);
 
+/* openat beneath dir_fd alone (O_CLOEXEC added): never through a symlink
+ * (nor /proc's magic ones), never onto another mount, never out of it,
+ * so what a program put there since cannot lead the runner elsewhere. */
+int openat_beneath (int dir_fd, const char *name, int flags, mode_t mode);
+
 /* Removes a directory tree of any depth without following symlinks, with
  * bounded recursion and fds; a program may have left unreadable or
  * unwritable directories behind, so permissions are fixed on the way. */

@@ -4,11 +4,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "runner-event.h"
@@ -474,19 +472,6 @@ runner_files_strip_setid (int dir_fd, const RunnerFileSnap *before)
 
 /* ---- Typing by content ---------------------------------------------- */
 
-/* Opens a file the snapshot found, by its path beneath the root, refusing
- * any symlink on the way: the run may have swapped a directory for one. */
-static int
-open_beneath (int root, const char *path)
-{
-  struct open_how how = {
-    .flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
-    .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
-  };
-
-  return (int) syscall (SYS_openat2, root, path, &how, sizeof how);
-}
-
 static uint32_t
 be32 (const unsigned char *p)
 {
@@ -829,7 +814,10 @@ describe (int root, const RunnerFileEntry *entry, bool created, size_t *base64_b
       return;
     }
 
-  cleanup_fd int fd = open_beneath (root, entry->path);
+  /* The file the snapshot found, by its path beneath the root, refusing
+   * any symlink on the way: the run may have swapped a directory for one. */
+  cleanup_fd int fd = openat_beneath (root, entry->path,
+                                      O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0);
   struct stat st;
   if (fd < 0 || fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
     {

@@ -4,26 +4,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "runner-base.h"
-
-/* Beneath the directory, never through a symlink (nor /proc's magic
- * ones), never onto another mount: what the program may have put there
- * since cannot lead the runner elsewhere. */
-#define BENEATH (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV)
-
-static int
-open_beneath (int dir_fd, const char *name, int flags, mode_t mode)
-{
-  struct open_how how = { .flags = (uint64_t) flags | O_CLOEXEC, .mode = mode, .resolve = BENEATH };
-
-  return (int) syscall (SYS_openat2, dir_fd, name, &how, sizeof how);
-}
 
 /* A relative path of plain components: no "..", no ".", no empty part,
  * nothing absolute, so a file can only land beneath the directory. */
@@ -114,7 +99,7 @@ refusal (int errsv)
 static int
 open_parent (int dir_fd, char *path, uid_t owner, char **last, SpProtoError *err, const char *shown)
 {
-  cleanup_fd int fd = open_beneath (dir_fd, ".", O_PATH | O_DIRECTORY, 0);
+  cleanup_fd int fd = openat_beneath (dir_fd, ".", O_PATH | O_DIRECTORY, 0);
   char *part = path;
 
   if (fd < 0)
@@ -129,7 +114,7 @@ open_parent (int dir_fd, char *path, uid_t owner, char **last, SpProtoError *err
                                    shown, refusal (errno));
       /* No O_NOFOLLOW: with O_DIRECTORY it would call a symlink "not a
        * directory"; RESOLVE_NO_SYMLINKS refuses it as one (ELOOP). */
-      int sub = open_beneath (fd, part, O_RDONLY | O_DIRECTORY, 0);
+      int sub = openat_beneath (fd, part, O_RDONLY | O_DIRECTORY, 0);
       if (sub < 0)
         return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "input file \"%.200s\": %s", shown,
                                    refusal (errno));
@@ -163,11 +148,11 @@ write_one (int dir_fd, const RunnerInputFile *file, uid_t owner, SpProtoError *e
     return -1;
   /* O_NONBLOCK: a FIFO put there must not hold the runner, whether or
    * not something reads it (it is refused below, or ENXIO here). */
-  cleanup_fd int fd = open_beneath (parent, name,
-                                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK, 0644);
+  cleanup_fd int fd = openat_beneath (parent, name,
+                                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK, 0644);
   bool created = fd >= 0;
   if (fd < 0 && errno == EEXIST)
-    fd = open_beneath (parent, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK, 0);
+    fd = openat_beneath (parent, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK, 0);
   if (fd < 0)
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "cannot write input file \"%.200s\": %s",
                                file->path, refusal (errno));

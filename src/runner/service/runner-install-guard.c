@@ -14,11 +14,9 @@
  * run init kills the tree), so nothing races the check. */
 #include <dirent.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "runner-install.h"
@@ -78,22 +76,11 @@ strv_has (char *const *v, const char *s)
   return false;
 }
 
-static int
-open_beneath (int dir_fd, const char *name, uint64_t flags)
-{
-  struct open_how how = {
-    .flags = flags | O_CLOEXEC | O_NOFOLLOW,
-    .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
-  };
-
-  return (int) syscall (SYS_openat2, dir_fd, name, &how, sizeof how);
-}
-
 /* bin/ beneath the venv, a real directory; -1 when it is not one. */
 static int
 open_bin (RunnerVenvGuard *g)
 {
-  return open_beneath (g->env_fd, "bin", O_RDONLY | O_DIRECTORY);
+  return openat_beneath (g->env_fd, "bin", O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
 }
 
 static void
@@ -132,7 +119,8 @@ read_entry (int dir_fd, const char *name, Kept *k, char *msg, size_t msg_len)
     }
   else
     {
-      cleanup_fd int fd = open_beneath (dir_fd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+      cleanup_fd int fd = openat_beneath (dir_fd, name,
+                                          O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW, 0);
       ssize_t n = fd < 0 ? -1 : read (fd, k->data, (size_t) st.st_size + 1);
       if (n < 0 || n > st.st_size)
         return free (k->data), k->data = NULL, snprintf (msg, msg_len, "%s: cannot read it", name),
