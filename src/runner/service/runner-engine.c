@@ -680,12 +680,6 @@ runner_engine_request (RunnerEngine *engine, const SpMessage *msg, const char *i
 }
 
 int
-runner_engine_session_end (RunnerEngine *engine, const char *id, bool restart, SpProtoError *err)
-{
-  return _runner_session_end (&engine->host, id, restart, err);
-}
-
-int
 runner_engine_cancel (RunnerEngine *engine, const char *id, SpProtoError *err)
 {
   RunnerRun *run;

@@ -89,10 +89,6 @@ int runner_engine_release (RunnerEngine *engine, const char *id, SpProtoError *e
 int runner_engine_request (RunnerEngine *engine, const SpMessage *msg, const char *id,
                            SpProtoError *err);
 
-/* session_close and session_restart. */
-int runner_engine_session_end (RunnerEngine *engine, const char *id, bool restart,
-                               SpProtoError *err);
-
 /* Cancels everything at once (kill, no grace): the client is gone. */
 void runner_engine_kill_all (RunnerEngine *engine);
 

@@ -245,17 +245,6 @@ entry_name (const char *key, char name[80])
   snprintf (name, 80, "fonts-%s", key);
 }
 
-bool
-runner_font_cache_has (RunnerCompileCache *cache, const char *key)
-{
-  char name[80];
-  struct stat st;
-
-  entry_name (key, name);
-  return cache->dir_fd >= 0 && fstatat (cache->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0
-         && S_ISREG (st.st_mode);
-}
-
 int
 runner_font_cache_fetch (RunnerCompileCache *cache, const char *key, int dest_dir_fd)
 {

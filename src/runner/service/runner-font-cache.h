@@ -38,9 +38,6 @@
 /* The key (64 hex digits) of the font list python would build now. */
 void runner_font_cache_key (const RunnerLanguage *python, char key[65]);
 
-/* Whether the cache holds a usable list under key. */
-bool runner_font_cache_has (RunnerCompileCache *cache, const char *key);
-
 /* Copies the list under key, checked again, into dest_dir_fd as
  * matplotlib names it (fontlist-vN.json, mode 0600, new). 0 on a copy,
  * -1 when there is none or it is refused. */
