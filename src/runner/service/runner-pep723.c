@@ -25,6 +25,7 @@
 #include "runner-base.h"
 #include "runner-install.h"
 #include "runner-pep723.h"
+#include "runner-venv.h"
 #include "sp-proto.h"
 
 typedef struct
@@ -485,18 +486,15 @@ runner_pep723_python_ok (const char *spec, const long have[3], char *msg, size_t
 static bool
 environment_version (const char *environment, long have[3])
 {
-  cleanup_free char *path = xasprintf ("%s/pyvenv.cfg", environment);
-  FILE *f = fopen (path, "re");
-  char line[256];
-  bool found = false;
+  static const char *const keys[] = { "version", "version_info" };
 
-  if (f == NULL)
-    return false;
-  while (!found && fgets (line, sizeof line, f) != NULL)
-    found = (sscanf (line, "version = %ld.%ld.%ld", &have[0], &have[1], &have[2]) == 3
-             || sscanf (line, "version_info = %ld.%ld.%ld", &have[0], &have[1], &have[2]) == 3);
-  fclose (f);
-  return found;
+  for (size_t i = 0; i < N_ELEMENTS (keys); i++)
+    {
+      cleanup_free char *value = runner_venv_cfg_get (environment, keys[i]);
+      if (value != NULL && sscanf (value, "%ld.%ld.%ld", &have[0], &have[1], &have[2]) == 3)
+        return true;
+    }
+  return false;
 }
 
 RunnerPep723Verdict
@@ -617,18 +615,9 @@ read_sites (const char *pattern, Installed *have)
 static bool
 includes_system_site (const char *environment)
 {
-  cleanup_free char *path = xasprintf ("%s/pyvenv.cfg", environment);
-  FILE *f = fopen (path, "re");
-  char line[256];
-  bool yes = false;
+  cleanup_free char *value = runner_venv_cfg_get (environment, "include-system-site-packages");
 
-  if (f == NULL)
-    return false;
-  while (fgets (line, sizeof line, f) != NULL)
-    if (strncmp (line, "include-system-site-packages", 28) == 0)
-      yes = strstr (line, "true") != NULL;
-  fclose (f);
-  return yes;
+  return value != NULL && strcmp (value, "true") == 0;
 }
 
 char **

@@ -121,11 +121,10 @@ in_system_dir (const char *canonical)
   return false;
 }
 
-/* The value of `home = ...` in pyvenv.cfg (at most 4 KiB are read; the
- * file is a handful of lines). */
-static char *
-read_home (const char *dir)
+char *
+runner_venv_cfg_get (const char *dir, const char *key)
 {
+  size_t key_len = strlen (key);
   cleanup_free char *cfg = xasprintf ("%s/pyvenv.cfg", dir);
   cleanup_fd int fd = open (cfg, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   char text[4097];
@@ -141,9 +140,9 @@ read_home (const char *dir)
   for (char *line = strtok (text, "\n"); line != NULL; line = strtok (NULL, "\n"))
     {
       line += strspn (line, " \t");
-      if (strncmp (line, "home", 4) != 0)
+      if (strncmp (line, key, key_len) != 0)
         continue;
-      char *p = line + 4;
+      char *p = line + key_len;
       p += strspn (p, " \t");
       if (*p != '=')
         continue;
@@ -168,7 +167,7 @@ check_venv (const char *dir, RunnerEnv *env, char *msg, size_t msg_len)
 
   if (!is_venv (dir))
     return refuse (msg, msg_len, "%.200s is not a Python virtual environment (no pyvenv.cfg)", dir);
-  home = read_home (dir);
+  home = runner_venv_cfg_get (dir, "home");
   if (home == NULL)
     return refuse (msg, msg_len, "%.200s/pyvenv.cfg names no \"home\" interpreter directory", dir);
   home_real = realpath (home, NULL);

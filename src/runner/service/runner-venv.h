@@ -61,5 +61,9 @@ int runner_env_check (const char *language, const char *path, RunnerEnv *env, ch
 
 void runner_env_clear (RunnerEnv *env);
 
+/* The value of `key = ...` in dir's pyvenv.cfg (malloc'd; at most 4 KiB
+ * are read, the file is a handful of lines), or NULL. */
+char *runner_venv_cfg_get (const char *dir, const char *key);
+
 /* Whether canonical path lies at or below canonical dir. */
 bool runner_env_within (const char *path, const char *dir);
