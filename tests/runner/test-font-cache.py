@@ -256,6 +256,40 @@ def test_no_slot(t):
         shutil.rmtree(cache, ignore_errors=True)
 
 
+def test_old_lists_forgotten(t):
+    """A new key's list replaces all but the newest few of the older keys'."""
+    if shutil.which("python3", path="/usr/bin") is None:
+        t.skip("no /usr/bin/python3")
+        return
+    cache = tempfile.mkdtemp(prefix="sandpad-fonts-")
+    try:
+        # Six lists of keys that are not this machine's, a day apart.
+        stale = []
+        for i in range(6):
+            name = "fonts-" + ("%x" % (i + 1)) * 64
+            with open(os.path.join(cache, name), "w") as f:
+                f.write("{}")
+            when = time.time() - 86400 * (i + 1)
+            os.utime(os.path.join(cache, name), (when, when))
+            stale.append(name)
+        r = Runner(RUNNER, "--sandbox", MODE, "--compile-cache", cache)
+        res, _, _ = listed(r, "first")
+        t.eq(res.exited.get("exit_code"), 0, "a Python run runs", res)
+
+        def fresh():
+            return [n for n in os.listdir(cache) if n.startswith("fonts-") and n not in stale]
+        deadline = time.monotonic() + 120
+        while not fresh() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        r.close()
+        kept = sorted(n for n in os.listdir(cache) if n.startswith("fonts-"))
+        t.ok(len(fresh()) == 1, "the runner kept this machine's list", kept)
+        t.eq(sorted(set(kept) - set(fresh())), sorted(stale[:3]),
+             "and of the older keys' lists only the newest three, so four in all", kept)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
 def test_not_python(t):
     """A runner that ran only bash runs made no font list."""
     cache = tempfile.mkdtemp(prefix="sandpad-fonts-")
@@ -270,4 +304,4 @@ def test_not_python(t):
 
 
 if __name__ == "__main__":
-    main([test_font_cache, test_no_slot, test_not_python])
+    main([test_font_cache, test_no_slot, test_old_lists_forgotten, test_not_python])

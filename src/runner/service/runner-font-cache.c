@@ -275,6 +275,62 @@ runner_font_cache_fetch (RunnerCompileCache *cache, const char *key, int dest_di
   return 0;
 }
 
+typedef struct
+{
+  char name[80];
+  struct timespec made;
+} KeptList;
+
+static int
+newer_first (const void *a, const void *b)
+{
+  const struct timespec *x = &((const KeptList *) a)->made, *y = &((const KeptList *) b)->made;
+  if (x->tv_sec != y->tv_sec)
+    return x->tv_sec < y->tv_sec ? 1 : -1;
+  return x->tv_nsec < y->tv_nsec ? 1 : (x->tv_nsec > y->tv_nsec ? -1 : 0);
+}
+
+/* The compile cache's trim counts only its own 64-digit names, so the font
+ * lists are trimmed here: a new key is a font or matplotlib change, and
+ * the lists of keys before it are kept only as a few (two interpreters
+ * sharing the cache each keep theirs), never one per change for good. */
+static void
+forget_old_lists (RunnerCompileCache *cache)
+{
+  int fd = openat (cache->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *dir = fd >= 0 ? fdopendir (fd) : NULL;
+  KeptList *lists = NULL;
+  size_t n = 0, cap = 0;
+  struct dirent *de;
+
+  if (dir == NULL)
+    {
+      if (fd >= 0)
+        close (fd);
+      return;
+    }
+  while ((de = readdir (dir)) != NULL)
+    {
+      struct stat st;
+      if (strncmp (de->d_name, "fonts-", 6) != 0 || strlen (de->d_name) != 6 + 64
+          || fstatat (cache->dir_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        continue;
+      if (n == cap)
+        {
+          cap = cap ? cap * 2 : 8;
+          lists = xrealloc (lists, cap * sizeof *lists);
+        }
+      snprintf (lists[n].name, sizeof lists[n].name, "%s", de->d_name);
+      lists[n].made = st.st_mtim;
+      n++;
+    }
+  closedir (dir);
+  qsort (lists, n, sizeof *lists, newer_first);
+  for (size_t i = RUNNER_FONT_CACHE_KEEP; i < n; i++)
+    unlinkat (cache->dir_fd, lists[i].name, 0);
+  free (lists);
+}
+
 int
 runner_font_cache_harvest (RunnerCompileCache *cache, const char *key, int mpl_dir_fd)
 {
@@ -320,5 +376,6 @@ runner_font_cache_harvest (RunnerCompileCache *cache, const char *key, int mpl_d
       unlinkat (cache->dir_fd, tmp, 0);
       return -1;
     }
+  forget_old_lists (cache);
   return 0;
 }

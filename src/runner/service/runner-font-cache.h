@@ -25,6 +25,8 @@
 /* A harvested or cached list larger than this is not used (Debian's with
  * a few hundred fonts is about 100 KiB). */
 #define RUNNER_FONT_CACHE_MAX_BYTES (4 * 1024 * 1024)
+/* Font lists kept at most, the newest: older keys' lists are removed. */
+#define RUNNER_FONT_CACHE_KEEP 4
 
 /* The build run's id: a control character, which no front end makes. */
 #define RUNNER_FONT_BUILD_ID "\001sandpad-fonts"
