@@ -138,15 +138,17 @@ read_code (const char *path)
 
   if (f == NULL)
     return NULL;
+  errno = 0;
   while ((n = fread (chunk, 1, sizeof chunk, f)) > 0 && code.len < 16 * 1024 * 1024)
     buf_append (&code, chunk, n);
-  bool failed = ferror (f) || code.len >= 16 * 1024 * 1024;
+  /* fread leaves errno set on a read error; past the cap it is EFBIG. */
+  int why = ferror (f) ? (errno != 0 ? errno : EIO) : code.len >= 16 * 1024 * 1024 ? EFBIG : 0;
   if (f != stdin)
     fclose (f);
-  if (failed)
+  if (why != 0)
     {
       buf_clear (&code);
-      errno = EFBIG;
+      errno = why;
       return NULL;
     }
   buf_append (&code, "", 1);

@@ -6,6 +6,7 @@ Usage: test-install.py SANDPAD-RUN [TEST-NAME...]
 """
 
 import base64
+import errno
 import functools
 import hashlib
 import http.server
@@ -591,6 +592,12 @@ def test_declared(t):
          "the venv lacks tinypkg: listed", res.stderr)
     res = declared(ws, "print('RAN')\n", "--list")
     t.eq((res.returncode, res.stdout), (0, ""), "control: no block, nothing listed", res.stderr)
+    res = subprocess.run([SANDPAD_RUN, "--install", "--environment", ws.venv, "--list",
+                          "--declared", ws.root], capture_output=True, text=True, timeout=60)
+    t.ok(res.returncode != 0 and os.strerror(errno.EISDIR) in res.stderr
+         and os.strerror(errno.EFBIG) not in res.stderr,
+         "a file that cannot be read is refused with the reader's error, not 'too large'",
+         res.stderr)
     res = declared(ws, SCRIPT, "--find-links", pkgs.house, "--block", "tiny*")
     t.ok(res.returncode != 0 and "block list" in res.stderr and "\"tiny*\"" in res.stderr,
          "a blocked declaration is refused naming the rule", res.stdout + res.stderr)
