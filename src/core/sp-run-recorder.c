@@ -298,6 +298,14 @@ typedef struct
   SpActivityRun *run;
 } AssistantRead;
 
+/* Reading stops once past the cap: a file too big to keep is not read whole
+ * to be dropped. */
+static gboolean
+assistant_read_more (const char *contents, goffset size, gpointer user_data)
+{
+  return size <= ASSISTANT_CODE_MAX;
+}
+
 static void
 on_assistant_code (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -308,7 +316,7 @@ on_assistant_code (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autofree char *code = NULL;
   gsize len = 0;
 
-  if (!g_file_load_contents_finish (G_FILE (source), result, &contents, &len, NULL, &error))
+  if (!g_file_load_partial_contents_finish (G_FILE (source), result, &contents, &len, NULL, &error))
     g_debug ("assistant's run of %s kept without its code: %s",
              sp_activity_run_get_file (read->run), error->message);
   else if (len <= ASSISTANT_CODE_MAX)
@@ -336,7 +344,7 @@ sp_run_recorder_keep_assistant_run (SpRunRecorder *self, SpActivityRun *run)
   read = g_new0 (AssistantRead, 1);
   g_weak_ref_init (&read->recorder, self);
   read->run = g_object_ref (run);
-  g_file_load_contents_async (file, NULL, on_assistant_code, read);
+  g_file_load_partial_contents_async (file, NULL, assistant_read_more, on_assistant_code, read);
   return TRUE;
 }
 

@@ -8,7 +8,11 @@
  * code read from the file the run left, once. */
 #include "config.h"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sp-run-recorder.h"
 #include "sp-test-tree.h"
@@ -251,6 +255,21 @@ test_assistant_run (void)
   sp_test_remove_tree (dir);
 }
 
+/* Writes to the FIFO at path until its reader goes (EPIPE). */
+static gpointer
+feed_fifo (gpointer path)
+{
+  static const char chunk[65536] = { 'x' };
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+
+  if (fd < 0)
+    return NULL;
+  while (write (fd, chunk, sizeof chunk) > 0)
+    ;
+  close (fd);
+  return NULL;
+}
+
 /* The recorder reads the code from the file the run left, once per run;
  * a file it cannot read keeps the run without its code. */
 static void
@@ -294,6 +313,19 @@ test_assistant_file (void)
   g_assert_cmpstr (seen.code, ==, "");
   g_assert_cmpuint (seen.n_recorded, ==, 2);
 
+  /* A file past the cap is not read whole to be dropped: an endless one
+   * (a FIFO fed without end) is given up past the cap, and the run is kept
+   * without its code. */
+  g_autofree char *endless = g_build_filename (dir, "endless.py", NULL);
+  g_autoptr (SpActivityRun) huge = assistant_run_of ("4242-mcp-4", endless, TRUE);
+  g_assert_cmpint (mkfifo (endless, 0600), ==, 0);
+  g_autoptr (GThread) feeder = g_thread_new ("feeder", feed_fifo, endless);
+  g_assert_true (sp_run_recorder_keep_assistant_run (recorder, huge));
+  u.n = 3;
+  g_assert_true (sp_test_wait_for (has_recorded, &u, WAIT_MS));
+  g_assert_cmpstr (seen.code, ==, "");
+  g_thread_join (g_steal_pointer (&feeder));
+
   g_signal_handlers_disconnect_by_data (recorder, &seen);
   g_clear_object (&recorder);
   sp_document_close (document, TRUE);
@@ -306,6 +338,8 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  /* feed_fifo learns its reader is gone from EPIPE. */
+  signal (SIGPIPE, SIG_IGN);
   g_assert_nonnull (g_getenv ("SANDPAD_RUNNER"));
   g_test_add_func ("/run-recorder/record", test_record);
   g_test_add_func ("/run-recorder/assistant-run", test_assistant_run);
