@@ -32,6 +32,7 @@ sample (RunnerSandboxPlan *plan, RunnerSpawnSpec *spec)
     .work_dev = 2049,
     .work_ino = 77,
     .code_dir = "/r/code",
+    .prelude_dir = "/r/prelude",
     .tmp_dir = "/r/tmp",
     .read_only_dirs = ro_dirs,
     .read_only_ids = ro_ids,
@@ -111,13 +112,14 @@ main (void)
     { "ro", "ro=2049:x:/ctx/one" },
     { "ro", "ro=2049:5501:ctx/one" },
     { "ro", "ro=2049::/ctx/one" },
+    { "prelude", "prelude=r/prelude" },
   };
   RunnerSandboxPlan want;
   RunnerSpawnSpec spec;
   RunnerPlanMsg m;
   Buf buf = encoded ();
 
-  plan (4 + N_REQUIRED + (int) N_ELEMENTS (bad) + 4);
+  plan (4 + N_REQUIRED + (int) N_ELEMENTS (bad) + 5);
 
   sample (&want, &spec);
   ok (runner_plan_decode (buf.data, buf.len, RUNNER_PLAN_RUN, &m) == 0, "a run's plan decodes");
@@ -127,6 +129,7 @@ main (void)
       "its numbers and flags round-trip");
   ok (strcmp (m.plan.root_dir, "/r/root") == 0 && strcmp (m.plan.work_dir, "/w/work") == 0
         && strcmp (m.plan.code_dir, "/r/code") == 0 && strcmp (m.plan.tmp_dir, "/r/tmp") == 0
+        && m.plan.prelude_dir != NULL && strcmp (m.plan.prelude_dir, "/r/prelude") == 0
         && m.n_ro == 2 && strcmp (m.plan.read_only_dirs[1], "/ctx/two") == 0
         && m.plan.read_only_dirs[2] == NULL && m.plan.read_only_ids != NULL
         && m.plan.read_only_ids[0].dev == 2049 && m.plan.read_only_ids[0].ino == 5501
@@ -151,6 +154,12 @@ main (void)
   buf = encoded ();
   buf_append (&buf, "unknown=1", 10);
   ok (refused (buf, RUNNER_PLAN_RUN), "an unknown key is refused");
+  /* The runner's shared prelude is optional (fallback mode has none). */
+  buf = edited ("prelude", NULL);
+  ok (runner_plan_decode (buf.data, buf.len, RUNNER_PLAN_RUN, &m) == 0
+        && m.plan.prelude_dir == NULL,
+      "a plan without \"prelude\" decodes, with none to bind");
+  buf_clear (&buf);
 
   /* A spare's plan: mode, network and uid; py.* keys are the driver's. */
   static const char spare[] = "namespaces=1\0network=0\0nobody=1\0py.run=/x";

@@ -356,6 +356,17 @@ runner_sandbox_build_root (const RunnerSandboxPlan *plan)
       || bind_work (plan) != 0 || bind (plan->code_dir, RUNNER_SANDBOX_CODE + 1, false, false) != 0
       || build_dev () != 0)
     return RUNNER_STEP_ROOT;
+  /* The prelude's files, the runner's for all its runs: read-only, so
+   * that whoever owns them (the run's own uid under an unprivileged
+   * runner), no run can write, replace or chmod them for the next. The
+   * mount point is the run's empty code/.sandpad/prelude (mkdir finds it
+   * there: the code bind is read-only already, so nothing else could be
+   * made in its place). */
+  struct stat prelude_st;
+  if (plan->prelude_dir != NULL
+      && (stat (plan->prelude_dir, &prelude_st) != 0 || !S_ISDIR (prelude_st.st_mode)
+          || bind (plan->prelude_dir, RUNNER_SANDBOX_CODE_PRELUDE + 1, false, false) != 0))
+    return RUNNER_STEP_ROOT; /* bind() would skip one that is not there */
 
   /* Size and inodes: a tmpfs full of empty files costs memory too. One
    * inode per 4 KiB of the cap, within sane bounds. */

@@ -22,6 +22,7 @@ typedef enum
   K_WORK_DEV,
   K_WORK_INO,
   K_CODE,
+  K_PRELUDE,
   K_TMP,
   K_RO,
   K_CWD,
@@ -45,6 +46,7 @@ static const char *const key_names[N_KEYS] = {
   [K_WORK_DEV] = "work_dev",
   [K_WORK_INO] = "work_ino",
   [K_CODE] = "code",
+  [K_PRELUDE] = "prelude",
   [K_TMP] = "tmp",
   [K_RO] = "ro",
   [K_CWD] = "cwd",
@@ -87,6 +89,8 @@ runner_plan_encode (Buf *out, const RunnerSandboxPlan *plan, const RunnerSpawnSp
   put_int (out, K_WORK_DEV, (int64_t) plan->work_dev);
   put_int (out, K_WORK_INO, (int64_t) plan->work_ino);
   put (out, K_CODE, plan->code_dir);
+  if (plan->prelude_dir != NULL)
+    put (out, K_PRELUDE, plan->prelude_dir);
   put (out, K_TMP, plan->tmp_dir);
   /* "ro=DEV:INO:/path": each with its id as checked (0:0: unchecked). */
   for (size_t i = 0; plan->read_only_dirs != NULL && plan->read_only_dirs[i] != NULL; i++)
@@ -163,6 +167,7 @@ set (RunnerPlanMsg *m, Key key, const char *v)
     case K_ROOT:
     case K_WORK:
     case K_CODE:
+    case K_PRELUDE:
     case K_TMP:
     case K_CWD:
       if (v[0] != '/')
@@ -173,6 +178,8 @@ set (RunnerPlanMsg *m, Key key, const char *v)
         p->work_dir = v;
       else if (key == K_CODE)
         p->code_dir = v;
+      else if (key == K_PRELUDE)
+        p->prelude_dir = v;
       else if (key == K_TMP)
         p->tmp_dir = v;
       else
@@ -240,7 +247,7 @@ set (RunnerPlanMsg *m, Key key, const char *v)
 static bool
 required (Key key, RunnerPlanKind kind)
 {
-  if (key == K_RO)
+  if (key == K_RO || key == K_PRELUDE)
     return false;
   if (kind == RUNNER_PLAN_SPARE)
     return key == K_NAMESPACES || key == K_NETWORK || key == K_NOBODY;

@@ -53,6 +53,8 @@ extern const char *const runner_sandbox_etc[23];
 /* Where a run's pieces appear to the program in namespace mode. */
 #define RUNNER_SANDBOX_WORK "/work"
 #define RUNNER_SANDBOX_CODE "/code"
+/* Where namespace mode binds the runner's prelude files (plan->prelude_dir). */
+#define RUNNER_SANDBOX_CODE_PRELUDE RUNNER_SANDBOX_CODE "/.sandpad/prelude"
 /* Readable only by runs that have the network. */
 #define RUNNER_SANDBOX_RESOLV_CONF "/etc/resolv.conf"
 
@@ -85,6 +87,10 @@ typedef struct
                                        * that path; only where
                                        * runner_sandbox_host_path_ok */
   const char *code_dir;
+  const char *prelude_dir; /* namespace mode: the runner's own directory
+                            * of the prelude's files, bound read-only
+                            * over code/.sandpad/prelude; or NULL (the
+                            * run has its own copy in code/.sandpad) */
   const char *tmp_dir;
   char *const *read_only_dirs;      /* extra read-only host directories, or NULL */
   const RunnerDirId *read_only_ids; /* each one's id as checked, or NULL (none

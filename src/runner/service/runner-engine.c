@@ -338,6 +338,7 @@ runner_engine_free (RunnerEngine *engine)
   free (engine->ro_fds);
   remove_tree (engine->host.root);
   free (engine->host.root);
+  free (engine->host.prelude_dir);
   runner_compile_cache_close (&engine->host.compile_cache);
   free (engine->host.refusal);
   runner_seccomp_clear (&engine->host.seccomp[0]);

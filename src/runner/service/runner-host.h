@@ -75,6 +75,11 @@ struct RunnerHost
   RunnerSink sink;
   void *sink_data;
   char *root; /* the runner's private directory of run directories */
+  /* Namespace mode: the prelude's files (bin/python, sitecustomize.py and
+   * its .pyc), written once into root/prelude by the first run that needs
+   * them and bound read-only into every run (runner-run.c's
+   * write_prelude()); NULL until then, and always in fallback mode. */
+  char *prelude_dir;
   RunnerSandboxCaps caps;
   RunnerCgroups cgroups; /* where each cold run gets cgroups of its own */
   /* The config's read-only directories (sandpad-mcp's --context-path),

@@ -67,10 +67,13 @@ static const char pip_main[]
      * sys.path; it is the runner's own file beside this one, and without
      * namespaces pip's chmod of what it saves needs its fd fallback. */
     "if sys.flags.isolated:\n"
-    "    _p = os.path.join(os.path.dirname(os.path.abspath(__file__)), '.sandpad',\n"
-    "                      'sitecustomize.py')\n"
-    "    if os.path.exists(_p):\n"
-    "        runpy.run_path(_p, run_name='_sandpad_prelude')\n"
+    "    _d = os.path.join(os.path.dirname(os.path.abspath(__file__)), '.sandpad')\n"
+    /* The runner's shared copy (namespace mode), else the run's own. */
+    "    for _p in (os.path.join(_d, 'prelude', 'sitecustomize.py'),\n"
+    "               os.path.join(_d, 'sitecustomize.py')):\n"
+    "        if os.path.exists(_p):\n"
+    "            runpy.run_path(_p, run_name='_sandpad_prelude')\n"
+    "            break\n"
     "try:\n"
     "    import pip, pip._internal.network.session as _s\n"
     "    _s.user_agent = lambda: 'pip/' + pip.__version__\n"

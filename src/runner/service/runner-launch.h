@@ -75,7 +75,8 @@ typedef struct
   const char *env_dir; /* the checked environment, as env_id; NULL: none */
   bool env_writable;
   RunnerDirId env_id;
-  char *const *extra_ro; /* more read-only directories for this run alone */
+  char *const *extra_ro;   /* more read-only directories for this run alone */
+  const char *prelude_dir; /* the runner's shared prelude to bind; NULL: none */
 } RunnerLaunchInput;
 
 /* Fills l for a run (runner-plan-build.c) to run path with argv and envp,

@@ -107,6 +107,7 @@ _runner_plan_build (RunnerHost *host, const RunnerLaunchInput *in, RunnerLaunchK
     .work_ino = in->cwd_ino,
     .work_at_host_path = at_host_path,
     .code_dir = l->code_dir,
+    .prelude_dir = host->namespaces ? in->prelude_dir : NULL,
     .tmp_dir = l->tmp_dir,
     .read_only_dirs = l->read_only,
     .read_only_ids = l->read_only_ids,

@@ -116,6 +116,8 @@ struct RunnerRun
   bool session_new;
   SpSessionEnd session_ended;
   bool warm;               /* forked by a warm parent: init_pid is not our child */
+  bool shared_prelude;     /* its prelude is host->prelude_dir, bound read-only at
+                            * code/.sandpad/prelude (namespace mode) */
   bool font_build;         /* the engine's own run that builds matplotlib's font list
                             * (runner-font-cache.h): no client sees it */
   char font_build_key[65]; /* the build run's: the key its list is kept under */

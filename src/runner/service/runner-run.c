@@ -125,8 +125,11 @@ _runner_run_build_env (RunnerRun *run)
   bool is_python = strcmp (run->lang->name, "python") == 0;
   size_t n = 0;
 
-  env[n++] = xasprintf ("PATH=%s/.sandpad/bin:/usr/local/bin:/usr/bin:/bin",
-                        run->host->namespaces ? RUNNER_SANDBOX_CODE : code_dir);
+  /* The prelude's files: the runner's shared ones, or the run's own. */
+  const char *prelude = run->shared_prelude ? "/prelude" : "";
+
+  env[n++] = xasprintf ("PATH=%s/.sandpad%s/bin:/usr/local/bin:/usr/bin:/bin",
+                        run->host->namespaces ? RUNNER_SANDBOX_CODE : code_dir, prelude);
   if (run->host->namespaces)
     {
       env[n++] = xstrdup ("HOME=" RUNNER_SANDBOX_WORK);
@@ -151,8 +154,8 @@ _runner_run_build_env (RunnerRun *run)
       for (size_t i = 0; i < n_extra; i++)
         if (strncmp (run->req.env[i], "PYTHONPATH=", 11) == 0)
           theirs = run->req.env[i] + 11;
-      env[n++] = xasprintf ("PYTHONPATH=%s/.sandpad%s%s",
-                            run->host->namespaces ? RUNNER_SANDBOX_CODE : code_dir,
+      env[n++] = xasprintf ("PYTHONPATH=%s/.sandpad%s%s%s",
+                            run->host->namespaces ? RUNNER_SANDBOX_CODE : code_dir, prelude,
                             theirs && theirs[0] ? ":" : "", theirs ? theirs : "");
     }
   /* Caches go to the run's /tmp, not among its results. */
@@ -312,27 +315,70 @@ open_subdir (RunnerRun *run, const char *name)
   return open_no_symlinks (path, O_PATH | O_DIRECTORY);
 }
 
-/* Python runs get the prelude (plots as files) as code/.sandpad; every
- * run gets code/.sandpad/bin/python. */
+/* The prelude's files into dir: bin/python (every run has `python` on its
+ * PATH), and for Python sitecustomize.py with its .pyc, compiled when the
+ * runner was built (Python checks it against the source and compiles the
+ * source when it does not match). */
 static int
-write_prelude (RunnerRun *run)
+write_prelude_files (const char *dir, bool python)
 {
-  cleanup_free char *dir = xasprintf ("%s/code/.sandpad", run->dir);
   cleanup_free char *path = xasprintf ("%s/sitecustomize.py", dir);
   cleanup_fd int fd = -1;
 
-  /* Every run has `python` on its PATH (bin/python, python3). */
-  if (mkdir (dir, 0755) != 0 || _runner_give_to_run (dir) != 0
-      || runner_langs_write_python_alias (dir) != 0)
+  if (runner_langs_write_python_alias (dir) != 0)
     return -1;
-  if (strcmp (run->lang->name, "python") != 0)
+  if (!python)
     return 0;
   fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
   if (fd < 0 || write_all (fd, runner_python_prelude, strlen (runner_python_prelude)) != 0)
     return -1;
-  /* Compiled when the runner was built; Python checks it against the
-   * source and compiles the source when it does not match. */
   return runner_prelude_write_cache (dir);
+}
+
+/* Namespace mode: root/prelude, written by the first run that needs it,
+ * the same for every run after (the prelude is compiled into the runner). */
+static const char *
+shared_prelude_dir (RunnerHost *host)
+{
+  if (host->prelude_dir != NULL)
+    return host->prelude_dir;
+  cleanup_free char *dir = xasprintf ("%s/prelude", host->root);
+  if (mkdir (dir, 0755) != 0 || write_prelude_files (dir, true) != 0)
+    {
+      int errsv = errno;
+      remove_tree (dir); /* the next run tries again */
+      errno = errsv;
+      return NULL;
+    }
+  return host->prelude_dir = steal_pointer (&dir);
+}
+
+/* Every run gets code/.sandpad (run.json of a warm run, the font list
+ * beside the prelude) with the prelude's files in it. In namespace mode
+ * those are the runner's, made once and bound read-only over
+ * code/.sandpad/prelude (runner-mounts.c), so a run neither pays for
+ * making them (inodes are what a run directory costs most) nor can
+ * change them for a later run: the bind is read-only whoever owns the
+ * files. Fallback mode writes a copy per run: a run there may be the
+ * runner's own uid, and Landlock governs no chmod, so a shared file
+ * would be its to chmod for the next run. */
+static int
+write_prelude (RunnerRun *run)
+{
+  cleanup_free char *dir = xasprintf ("%s/code/.sandpad", run->dir);
+  bool python = strcmp (run->lang->name, "python") == 0;
+
+  if (mkdir (dir, 0755) != 0 || _runner_give_to_run (dir) != 0)
+    return -1;
+  if (run->host->namespaces)
+    {
+      cleanup_free char *mount_point = xasprintf ("%s/prelude", dir);
+      if (shared_prelude_dir (run->host) == NULL || mkdir (mount_point, 0755) != 0)
+        return -1;
+      run->shared_prelude = true;
+      return 0;
+    }
+  return write_prelude_files (dir, python);
 }
 
 /* A Python run of the system's interpreter starts with matplotlib's font
@@ -1576,6 +1622,7 @@ _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, c
     .env_writable = run->env_writable,
     .env_id = { run->env.dev, run->env.ino },
     .extra_ro = run->extra_ro,
+    .prelude_dir = run->shared_prelude ? run->host->prelude_dir : NULL,
   };
 
   _runner_plan_build (run->host, &in, kind, path, argv, envp, l);
