@@ -68,7 +68,6 @@ on_output_changed (SpWindow *self)
 {
   SpOutputModel *output = sp_run_controller_get_output (self->runs);
 
-  g_set_object (&self->output, output);
   sp_exec_panel_set_output (self->exec_panel, output ? G_LIST_MODEL (output) : NULL);
 }
 
@@ -308,7 +307,6 @@ show_declared_output (SpWindow *self, const char *text)
       sp_output_model_append (output, SP_OUTPUT_STDERR, "\n");
       sp_output_model_flush (output);
     }
-  g_set_object (&self->output, output);
   sp_exec_panel_set_output (self->exec_panel, G_LIST_MODEL (output));
 }
 
@@ -618,8 +616,12 @@ on_panel_open_file (SpExecPanel *panel, SpOutputItem *item, SpWindow *self)
 static void
 on_panel_clear (SpExecPanel *panel, SpWindow *self)
 {
-  if (self->output != NULL)
-    sp_output_model_clear (self->output);
+  GListModel *output = sp_exec_panel_get_output (panel);
+
+  /* Whichever model the panel shows: the window's run's, the declared
+   * packages' install, an assistant's run. */
+  if (output != NULL)
+    sp_output_model_clear (SP_OUTPUT_MODEL (output));
 #ifdef __GLIBC__
   /* A flood's rows are many small blocks; glibc keeps freed ones for
    * reuse unless asked to give the pages back. */

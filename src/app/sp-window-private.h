@@ -1,17 +1,17 @@
 /* sp-window-private.h: SpWindow's view state and the functions its files
- * share. SpWindow is one GObject type whose code is in five files:
+ * share. SpWindow is one GObject type whose code is in four files:
  * sp-window.c (the type: template, language, style, title, closing, the
- * run keys' guard, Keep State Between Runs, the run history shown, the
- * public accessors of sp-window.h, and the helpers below) and the four
- * sp-window-*.c below, each one concern of the view. What is not the view
- * is core's: the file, its watch, its copy and its workspace are
- * self->document (SpDocument), the runs, their output, input and session
- * self->runs (SpRunController), the runs kept self->recorder
- * (SpRunRecorder), a snippet's declared dependencies installed before it
- * runs self->declared (SpDeclaredInstall), when Run on Change runs the
- * file self->run_on_change (SpRunOnChange); the bars and panels with a
- * life of their own are widgets (SpHiddenBar, SpReloadBar, SpExecPanel
- * and its SpPolicyCard, SpHistoryWindow, SpPackagesDialog). */
+ * run keys' guard, Keep State Between Runs, the run history shown, an
+ * assistant's runs of the file handed to the panel and kept, the
+ * Assistant Activity window, the public accessors of sp-window.h, and the
+ * helpers below) and the three sp-window-*.c below, each one concern of the view. What is not the
+ * view is core's: the file, its watch, its copy and its workspace are self->document (SpDocument),
+ * the runs, their output, input and session self->runs (SpRunController), the runs kept
+ * self->recorder (SpRunRecorder), a snippet's declared dependencies installed before it runs
+ * self->declared (SpDeclaredInstall), when Run on Change runs the file self->run_on_change
+ * (SpRunOnChange); the bars and panels with a life of their own are widgets (SpHiddenBar,
+ * SpReloadBar, SpExecPanel and its SpPolicyCard, SpHistoryWindow, SpPackagesDialog); the panel
+ * shows an assistant's runs of the file by itself (an SpActivityFollow). */
 #pragma once
 
 #include <gtksourceview/gtksource.h>
@@ -30,9 +30,6 @@
 #include "sp-runner-banner.h"
 #include "sp-split.h"
 #include "sp-window.h"
-
-/* The state sp-window-activity.c keeps alone. */
-typedef struct _SpWindowAssistant SpWindowAssistant;
 
 struct _SpWindow
 {
@@ -64,11 +61,6 @@ struct _SpWindow
   /* Run's install of a snippet's declared dependencies (PEP 723) before
    * it runs, and the code kept for Run Anyway (sp-window-actions.c). */
   SpDeclaredInstall *declared;
-  /* The model the panel shows: the run's (runs), or an assistant's run
-   * of this file (sp-window-activity.c's SpActivityFollow). */
-  SpOutputModel *output;
-  /* sp-window-activity.c: an assistant's run of this file shown */
-  SpWindowAssistant *assistant;
   GtkTextTag *error_tag;
   GCancellable *decode_cancellable; /* the shown run's images */
   SpImageBudget *image_budget;      /* their decoded pixels, bounded */
@@ -144,11 +136,3 @@ void _sp_window_autosave_dispose (SpWindow *self);
  * (SpRunOnChange), Open Recent. */
 void _sp_window_file_init (SpWindow *self);
 void _sp_window_file_dispose (SpWindow *self);
-
-/* Defined in sp-window-activity.c: an assistant's runs of this file shown
- * in the panel, and the Activity window. */
-void _sp_window_install_activity_actions (GtkWidgetClass *widget_class);
-void _sp_window_activity_init (SpWindow *self);
-void _sp_window_activity_dispose (SpWindow *self);
-/* Whether the panel shows an assistant's run now (not the window's own). */
-gboolean _sp_window_activity_is_shown (SpWindow *self);

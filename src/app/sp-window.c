@@ -6,14 +6,17 @@
  * SpHistoryWindow at a time), sp-window.h's accessors, and the helpers
  * the sp-window-*.c files share (sp-window-private.h); running and files
  * are in sp-window-actions.c, Save and the unsaved text's copy in
- * sp-window-save.c, changes on disk in sp-window-file.c, assistants' runs
- * in sp-window-activity.c. */
+ * sp-window-save.c, changes on disk in sp-window-file.c; an assistant's
+ * runs of the file are followed here (shown by SpExecPanel, kept by
+ * SpRunRecorder), and the Assistant Activity window opened. */
 #define G_LOG_DOMAIN "sp-window"
 
 #include "config.h"
 
 #include <glib/gi18n.h>
 
+#include "sp-activity-follow.h"
+#include "sp-activity-window.h"
 #include "sp-alert.h"
 #include "sp-focus-walk.h"
 #include "sp-window-private.h"
@@ -371,8 +374,8 @@ session_init (SpWindow *self)
 
 /* ---- the run history: SpRunRecorder keeps each run of the window's
  * controller under the document's key (and each assistant's
- * edit_and_execute of its file that the window saw end, told by
- * sp-window-activity.c); the window shows the comparison with the run
+ * edit_and_execute of its file that the window saw end, told by its
+ * SpActivityFollow); the window shows the comparison with the run
  * before in the status line, and SpHistoryWindow the list ---- */
 
 /* Its comparison with the one before, made in a worker thread: the status
@@ -383,10 +386,10 @@ on_compared (SpRunRecorder *recorder, SpRunRecord *record, const char *compariso
   g_autofree char *status = NULL;
 
   /* An assistant's run: only while the panel shows it, worded as
-   * sp-window-activity.c words its status line. */
+   * SpExecPanel words its status line. */
   if (record->tool != NULL)
     {
-      if (!_sp_window_activity_is_shown (self))
+      if (!sp_exec_panel_shows_activity (self->exec_panel))
         return;
       /* TRANSLATORS: how an assistant's run ended, then how its output
        * differs from the run before */
@@ -466,6 +469,59 @@ compare_action (GtkWidget *widget, const char *action_name, GVariant *param)
   open_history (SP_WINDOW (widget), TRUE);
 }
 
+/* ---- assistants: what they run, seen from a window. One SpActivityModel
+ * per application follows sandpad-mcp's live journal for as long as the
+ * app runs; Assistant Activity (win.activity) shows it in one window per
+ * application. When an assistant's edit_and_execute runs the file this
+ * window has open, the panel shows the run as it goes (SpExecPanel, over
+ * an SpActivityFollow; the file watch, elsewhere, reloads the text), and
+ * once it ends it is kept in the file's run history. ---- */
+
+#define ACTIVITY_WINDOW_KEY "sp-activity-window"
+
+static void
+on_assistant_run_changed (SpActivityFollow *follow, SpActivityRun *run, SpWindow *self)
+{
+  /* Ended: kept in the file's history, as the window's own runs are. */
+  if (!sp_activity_run_is_running (run) && self->recorder != NULL)
+    sp_run_recorder_keep_assistant_run (self->recorder, run);
+}
+
+/* After history_init: the recorder keeps a run before the panel shows it. */
+static void
+activity_init (SpWindow *self)
+{
+  g_autoptr (SpActivityFollow) follow = sp_activity_follow_new (_sp_window_activity_model (self),
+                                                                self->document);
+
+  g_signal_connect_object (follow, "run-changed", G_CALLBACK (on_assistant_run_changed), self, 0);
+  sp_exec_panel_follow_activity (self->exec_panel, follow, self->runs);
+}
+
+static void
+forget_activity_window (GtkWindow *window, GtkApplication *app)
+{
+  if (g_object_get_data (G_OBJECT (app), ACTIVITY_WINDOW_KEY) == window)
+    g_object_set_data (G_OBJECT (app), ACTIVITY_WINDOW_KEY, NULL);
+}
+
+static void
+activity_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  SpWindow *self = SP_WINDOW (widget);
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  GtkWindow *window = g_object_get_data (G_OBJECT (app), ACTIVITY_WINDOW_KEY);
+
+  if (window == NULL)
+    {
+      window = GTK_WINDOW (sp_activity_window_new (app, _sp_window_activity_model (self)));
+      /* One per application; forgotten when it closes. */
+      g_object_set_data (G_OBJECT (app), ACTIVITY_WINDOW_KEY, window);
+      g_signal_connect_object (window, "destroy", G_CALLBACK (forget_activity_window), app, 0);
+    }
+  gtk_window_present (window);
+}
+
 static void
 sp_window_dispose (GObject *object)
 {
@@ -485,9 +541,7 @@ sp_window_dispose (GObject *object)
   g_clear_object (&self->font_css);
   g_clear_object (&self->settings);
   g_clear_object (&self->supervisor);
-  g_clear_object (&self->output);
   g_clear_object (&self->runs);
-  _sp_window_activity_dispose (self);
   if (self->decode_cancellable != NULL)
     g_cancellable_cancel (self->decode_cancellable);
   g_clear_object (&self->decode_cancellable);
@@ -536,7 +590,7 @@ sp_window_class_init (SpWindowClass *klass)
   _sp_window_install_save_actions (widget_class);
   gtk_widget_class_install_action (widget_class, "win.history", NULL, history_action);
   gtk_widget_class_install_action (widget_class, "win.compare-runs", NULL, compare_action);
-  _sp_window_install_activity_actions (widget_class);
+  gtk_widget_class_install_action (widget_class, "win.activity", NULL, activity_action);
 }
 
 #if ADW_CHECK_VERSION(1, 4, 0)
@@ -653,7 +707,7 @@ sp_window_new (SpApplication *app)
   /* A new window is a new attempt: someone who closed the failed window
    * and opened another expects it to work now. */
   sp_runner_banner_retry (self->runner_banner);
-  _sp_window_activity_init (self);
+  activity_init (self);
   guard_run_keys (self);
   /* Tab reaches every control of the panel, Escape comes back here. */
   sp_focus_walk_attach (GTK_WIDGET (self->exec_panel), GTK_WIDGET (self->source_view));
