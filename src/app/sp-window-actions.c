@@ -802,6 +802,29 @@ open_action (GtkWidget *widget, const char *action_name, GVariant *param)
                                g_object_ref (widget));
 }
 
+/* Open Recent (SpRecentMenu fills the menu; each item's target is the
+ * file's URI). */
+static void
+open_recent_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  SpWindow *self = SP_WINDOW (widget);
+  g_autoptr (GFile) file = g_file_new_for_uri (g_variant_get_string (param, NULL));
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+
+  /* As Open: unsaved text or another file is never replaced. */
+  if (sp_document_get_file (self->document) != NULL || gtk_text_buffer_get_modified (buffer)
+      || gtk_text_buffer_get_char_count (buffer) > 0)
+    sp_window_open_new (SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))), file);
+  else
+    sp_window_load_file (self, file);
+}
+
+/* "No Recent Files": the window keeps it disabled, so it shows greyed out. */
+static void
+no_recent_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+}
+
 static void
 new_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
@@ -854,6 +877,8 @@ _sp_window_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.run-anyway", NULL, run_anyway_action);
   gtk_widget_class_install_action (widget_class, "win.new", NULL, new_action);
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
+  gtk_widget_class_install_action (widget_class, "win.no-recent", NULL, no_recent_action);
   gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);
   gtk_widget_class_install_action (widget_class, "win.packages", NULL, packages_action);
   gtk_widget_class_bind_template_callback (widget_class, on_panel_input);

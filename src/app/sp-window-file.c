@@ -6,7 +6,8 @@
  * for a few seconds. With unsaved edits nothing is overwritten: a bar
  * offers Reload, Keep Mine and Compare. A deleted or moved file keeps its
  * text, which Save writes back; a rename is followed. Also here: Run on
- * change's action (SpRunOnChange decides when to run) and Open Recent. */
+ * change's action (SpRunOnChange decides when to run), and the file
+ * added to the recent ones (Open Recent is SpRecentMenu's). */
 #define G_LOG_DOMAIN "sp-window"
 
 #include "config.h"
@@ -338,66 +339,6 @@ on_saved (SpWindow *self)
   add_recent (self);
 }
 
-/* ---- Open Recent ---- */
-
-#define RECENT_MAX 10
-
-static int
-by_newest (gconstpointer a, gconstpointer b)
-{
-  GtkRecentInfo *ia = (GtkRecentInfo *) a, *ib = (GtkRecentInfo *) b;
-
-  return g_date_time_compare (gtk_recent_info_get_modified (ib), gtk_recent_info_get_modified (ia));
-}
-
-/* Sandpad's own recent files that still exist, newest first. */
-static void
-update_recent_menu (SpWindow *self)
-{
-  GList *items = gtk_recent_manager_get_items (gtk_recent_manager_get_default ());
-  guint shown = 0;
-
-  g_menu_remove_all (self->recent_menu);
-  items = g_list_sort (items, by_newest);
-  for (GList *l = items; l != NULL && shown < RECENT_MAX; l = l->next)
-    {
-      GtkRecentInfo *info = l->data;
-      g_autoptr (GMenuItem) item = NULL;
-      g_autoptr (GString) label = NULL;
-
-      if (!gtk_recent_info_has_application (info, g_get_application_name ())
-          || !gtk_recent_info_is_local (info) || !gtk_recent_info_exists (info))
-        continue;
-      /* A menu label's underscores are mnemonics: doubled, they show. */
-      label = g_string_new (gtk_recent_info_get_display_name (info));
-      g_string_replace (label, "_", "__", 0);
-      item = g_menu_item_new (label->str, NULL);
-      g_menu_item_set_action_and_target_value (item, "win.open-recent",
-                                               g_variant_new_string (
-                                                 gtk_recent_info_get_uri (info)));
-      g_menu_append_item (self->recent_menu, item);
-      shown++;
-    }
-  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
-  if (shown == 0)
-    g_menu_append (self->recent_menu, _ ("No Recent Files"), "win.no-recent");
-}
-
-static void
-on_open_recent (GSimpleAction *action, GVariant *param, gpointer user_data)
-{
-  SpWindow *self = user_data;
-  g_autoptr (GFile) file = g_file_new_for_uri (g_variant_get_string (param, NULL));
-  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
-
-  /* As Open: unsaved text or another file is never replaced. */
-  if (get_file (self) != NULL || gtk_text_buffer_get_modified (buffer)
-      || gtk_text_buffer_get_char_count (buffer) > 0)
-    sp_window_open_new (SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))), file);
-  else
-    sp_window_load_file (self, file);
-}
-
 void
 _sp_window_file_init (SpWindow *self)
 {
@@ -428,20 +369,6 @@ _sp_window_file_init (SpWindow *self)
   }
   g_signal_connect (run_on_change, "change-state", G_CALLBACK (on_run_on_change), self);
   g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (run_on_change));
-  {
-    g_autoptr (GSimpleAction) open_recent = g_simple_action_new ("open-recent",
-                                                                 G_VARIANT_TYPE_STRING);
-    g_autoptr (GSimpleAction) no_recent = g_simple_action_new ("no-recent", NULL);
-
-    g_signal_connect (open_recent, "activate", G_CALLBACK (on_open_recent), self);
-    g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (open_recent));
-    /* "No Recent Files" is shown greyed out. */
-    g_simple_action_set_enabled (no_recent, FALSE);
-    g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (no_recent));
-  }
-  g_signal_connect_object (gtk_recent_manager_get_default (), "changed",
-                           G_CALLBACK (update_recent_menu), self, G_CONNECT_SWAPPED);
-  update_recent_menu (self);
 }
 
 void

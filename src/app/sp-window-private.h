@@ -23,6 +23,7 @@
 #include "sp-history-window.h"
 #include "sp-image-budget.h"
 #include "sp-output-model.h"
+#include "sp-recent-menu.h"
 #include "sp-reload-bar.h"
 #include "sp-run-controller.h"
 #include "sp-run-on-change.h"
@@ -88,7 +89,8 @@ struct _SpWindow
   /* Run on Change: when a save or a change on disk runs the file (core). */
   SpRunOnChange *run_on_change;
   GtkWindow *compare_window;
-  GMenu *recent_menu; /* template: Open Recent, filled from GtkRecentManager */
+  GMenu *recent_menu;   /* template: Open Recent */
+  SpRecentMenu *recent; /* fills it from GtkRecentManager */
 
   /* sp-window-save.c: the unsaved text's copy in the state folder. */
   SpReloadBar *autosave_bar; /* template */
@@ -116,7 +118,7 @@ char *_sp_window_file_name_for (SpWindow *self, const char *stem);
 /* Defined in sp-window-actions.c: run (a snippet's declared dependencies
  * first, and Run Anyway), stop, input, a run's results and the files it
  * made opened, New, Open (and sp-window.h's sp_window_load_file and
- * sp_window_open_new), Open Folder, Packages; it binds the policy card
+ * sp_window_open_new), Open Recent's action, Open Folder, Packages; it binds the policy card
  * (SpPolicyCard) to the runs. */
 void _sp_window_install_actions (GtkWidgetClass *widget_class);
 void _sp_window_update_actions (SpWindow *self);
@@ -133,6 +135,6 @@ void _sp_window_autosave_dispose (SpWindow *self);
 
 /* Defined in sp-window-file.c: changes on disk shown (reloaded, tinted,
  * the bar, Compare), Run on Change's action over self->run_on_change
- * (SpRunOnChange), Open Recent. */
+ * (SpRunOnChange), the file added to the recent ones. */
 void _sp_window_file_init (SpWindow *self);
 void _sp_window_file_dispose (SpWindow *self);

@@ -542,6 +542,7 @@ sp_window_dispose (GObject *object)
   g_clear_object (&self->settings);
   g_clear_object (&self->supervisor);
   g_clear_object (&self->runs);
+  g_clear_object (&self->recent);
   if (self->decode_cancellable != NULL)
     g_cancellable_cancel (self->decode_cancellable);
   g_clear_object (&self->decode_cancellable);
@@ -714,6 +715,8 @@ sp_window_new (SpApplication *app)
   _sp_window_update_title (self);
   _sp_window_update_actions (self);
   _sp_window_file_init (self);
+  self->recent = sp_recent_menu_new (self->recent_menu, gtk_recent_manager_get_default ());
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.no-recent", FALSE);
   _sp_window_autosave_init (self);
   gtk_widget_grab_focus (GTK_WIDGET (self->source_view));
   return self;
