@@ -1,4 +1,10 @@
-/* sp-exec-panel.c: the execution panel beside the editor. */
+/* sp-exec-panel.c: the execution panel beside the editor.
+ *
+ * It shows the model it is given (the window's run's, the declared
+ * packages' install), and by itself an assistant's edit_and_execute of
+ * the window's file (sp_exec_panel_follow_activity): what is the file's
+ * and what is new in its output is SpActivityFollow's (core); the panel
+ * shows it, a frame at a time. */
 #define G_LOG_DOMAIN "sp-exec-panel"
 
 #include "config.h"
@@ -42,6 +48,15 @@ struct _SpExecPanel
   guint timeout_s;
   gint64 started_at;
   guint tick_id;
+
+  /* An assistant's run of the window's file: its following (core), the
+   * window's own runs (never hidden by it), and a run whose journal lines
+   * came since the last frame, shown on the next one (a tick callback),
+   * once however many lines came. */
+  SpActivityFollow *follow;
+  SpRunController *runs;
+  SpActivityRun *follow_changed;
+  guint follow_tick_id;
 };
 
 G_DEFINE_FINAL_TYPE (SpExecPanel, sp_exec_panel, GTK_TYPE_WIDGET)
@@ -317,6 +332,14 @@ sp_exec_panel_dispose (GObject *object)
   SpExecPanel *self = SP_EXEC_PANEL (object);
 
   g_clear_handle_id (&self->tick_id, g_source_remove);
+  if (self->follow_tick_id != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->follow_tick_id);
+  self->follow_tick_id = 0;
+  if (self->follow != NULL)
+    g_signal_handlers_disconnect_by_data (self->follow, self);
+  g_clear_object (&self->follow);
+  g_clear_object (&self->follow_changed);
+  g_clear_object (&self->runs);
   g_clear_object (&self->output);
   g_clear_pointer (&self->snippet_name, g_free);
   g_clear_pointer (&self->display_name, g_free);
@@ -419,6 +442,81 @@ sp_exec_panel_get_output (SpExecPanel *self)
 {
   g_return_val_if_fail (SP_IS_EXEC_PANEL (self), NULL);
   return self->output;
+}
+
+static void
+show_activity_run (SpExecPanel *self, SpActivityRun *run)
+{
+  SpOutputModel *output;
+  g_autofree char *how = NULL;
+  g_autofree char *status = NULL;
+  gboolean fresh;
+
+  if (sp_run_controller_get_running (self->runs) || !sp_activity_follow_is_file (self->follow, run))
+    return;
+  output = sp_activity_follow_get_output (self->follow);
+  fresh = self->output == NULL || self->output != (GListModel *) output;
+  if (sp_activity_follow_update (self->follow, run, fresh))
+    {
+      /* It is the run shown now; the window's last one lets its files go. */
+      sp_run_controller_release (self->runs);
+      sp_exec_panel_set_output (self, G_LIST_MODEL (sp_activity_follow_get_output (self->follow)));
+    }
+  how = sp_activity_run_describe (run);
+  /* TRANSLATORS: %s says how the assistant's run ended, or that it runs */
+  status = g_strdup_printf (_ ("Run by an assistant: %s"), how);
+  sp_exec_panel_set_status (self, status,
+                            !sp_activity_run_is_running (run)
+                              && sp_activity_run_get_exit_code (run) != 0);
+}
+
+static gboolean
+follow_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
+{
+  SpExecPanel *self = SP_EXEC_PANEL (widget);
+  g_autoptr (SpActivityRun) run = g_steal_pointer (&self->follow_changed);
+
+  self->follow_tick_id = 0;
+  if (run != NULL)
+    show_activity_run (self, run);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_follow_run_changed (SpActivityFollow *follow, SpActivityRun *run, SpExecPanel *self)
+{
+  /* Another run of the file before the frame: show the first now, so
+   * none is skipped. */
+  if (self->follow_changed != NULL && self->follow_changed != run)
+    {
+      g_autoptr (SpActivityRun) earlier = g_steal_pointer (&self->follow_changed);
+      show_activity_run (self, earlier);
+    }
+  g_set_object (&self->follow_changed, run);
+  if (self->follow_tick_id == 0)
+    self->follow_tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), follow_tick, NULL,
+                                                         NULL);
+}
+
+void
+sp_exec_panel_follow_activity (SpExecPanel *self, SpActivityFollow *follow, SpRunController *runs)
+{
+  g_return_if_fail (SP_IS_EXEC_PANEL (self));
+  g_return_if_fail (SP_IS_ACTIVITY_FOLLOW (follow));
+  g_return_if_fail (SP_IS_RUN_CONTROLLER (runs));
+  g_return_if_fail (self->follow == NULL);
+
+  self->follow = g_object_ref (follow);
+  self->runs = g_object_ref (runs);
+  g_signal_connect (follow, "run-changed", G_CALLBACK (on_follow_run_changed), self);
+}
+
+gboolean
+sp_exec_panel_shows_activity (SpExecPanel *self)
+{
+  g_return_val_if_fail (SP_IS_EXEC_PANEL (self), FALSE);
+  return self->follow != NULL && self->output != NULL
+         && self->output == (GListModel *) sp_activity_follow_get_output (self->follow);
 }
 
 void

@@ -8,9 +8,11 @@
 
 #include <gtk/gtk.h>
 
+#include "sp-activity-follow.h"
 #include "sp-image-budget.h"
 #include "sp-image-loader.h"
 #include "sp-policy-card.h"
+#include "sp-run-controller.h"
 #include "sp-transcript.h"
 
 G_BEGIN_DECLS
@@ -23,6 +25,16 @@ GtkWidget *sp_exec_panel_new (void);
 /* The output model (a GListModel of SpOutputItem) to show; NULL clears. */
 void sp_exec_panel_set_output (SpExecPanel *self, GListModel *output);
 GListModel *sp_exec_panel_get_output (SpExecPanel *self);
+/* An assistant's runs of the window's file (follow, SpActivityFollow)
+ * shown as they go: a frame at a time, once however many journal lines
+ * came, never while runs (the window's own SpRunController) has a run
+ * going, which it would hide. Showing one lets the window's last run's
+ * files go (sp_run_controller_release). Once, after the window made both. */
+void sp_exec_panel_follow_activity (SpExecPanel *self, SpActivityFollow *follow,
+                                    SpRunController *runs);
+/* Whether the panel shows the followed assistant's run now (not the
+ * window's own). */
+gboolean sp_exec_panel_shows_activity (SpExecPanel *self);
 /* A run's image items (in the output model): each is decoded when its
  * row comes into view and dropped when it is scrolled far away, counted
  * by budget, until cancellable is cancelled (sp-image-loader.h). */

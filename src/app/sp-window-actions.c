@@ -68,7 +68,6 @@ on_output_changed (SpWindow *self)
 {
   SpOutputModel *output = sp_run_controller_get_output (self->runs);
 
-  g_set_object (&self->output, output);
   sp_exec_panel_set_output (self->exec_panel, output ? G_LIST_MODEL (output) : NULL);
 }
 
@@ -308,7 +307,6 @@ show_declared_output (SpWindow *self, const char *text)
       sp_output_model_append (output, SP_OUTPUT_STDERR, "\n");
       sp_output_model_flush (output);
     }
-  g_set_object (&self->output, output);
   sp_exec_panel_set_output (self->exec_panel, G_LIST_MODEL (output));
 }
 
@@ -618,8 +616,12 @@ on_panel_open_file (SpExecPanel *panel, SpOutputItem *item, SpWindow *self)
 static void
 on_panel_clear (SpExecPanel *panel, SpWindow *self)
 {
-  if (self->output != NULL)
-    sp_output_model_clear (self->output);
+  GListModel *output = sp_exec_panel_get_output (panel);
+
+  /* Whichever model the panel shows: the window's run's, the declared
+   * packages' install, an assistant's run. */
+  if (output != NULL)
+    sp_output_model_clear (SP_OUTPUT_MODEL (output));
 #ifdef __GLIBC__
   /* A flood's rows are many small blocks; glibc keeps freed ones for
    * reuse unless asked to give the pages back. */
@@ -800,6 +802,29 @@ open_action (GtkWidget *widget, const char *action_name, GVariant *param)
                                g_object_ref (widget));
 }
 
+/* Open Recent (SpRecentMenu fills the menu; each item's target is the
+ * file's URI). */
+static void
+open_recent_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  SpWindow *self = SP_WINDOW (widget);
+  g_autoptr (GFile) file = g_file_new_for_uri (g_variant_get_string (param, NULL));
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
+
+  /* As Open: unsaved text or another file is never replaced. */
+  if (sp_document_get_file (self->document) != NULL || gtk_text_buffer_get_modified (buffer)
+      || gtk_text_buffer_get_char_count (buffer) > 0)
+    sp_window_open_new (SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))), file);
+  else
+    sp_window_load_file (self, file);
+}
+
+/* "No Recent Files": the window keeps it disabled, so it shows greyed out. */
+static void
+no_recent_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+}
+
 static void
 new_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
@@ -852,6 +877,8 @@ _sp_window_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.run-anyway", NULL, run_anyway_action);
   gtk_widget_class_install_action (widget_class, "win.new", NULL, new_action);
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
+  gtk_widget_class_install_action (widget_class, "win.no-recent", NULL, no_recent_action);
   gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);
   gtk_widget_class_install_action (widget_class, "win.packages", NULL, packages_action);
   gtk_widget_class_bind_template_callback (widget_class, on_panel_input);

@@ -1,17 +1,23 @@
 /* sp-window-private.h: SpWindow's view state and the functions its files
- * share. SpWindow is one GObject type whose code is in five files:
+ * share. SpWindow is one GObject type whose code is in three files:
  * sp-window.c (the type: template, language, style, title, closing, the
- * run keys' guard, Keep State Between Runs, the run history shown, the
- * public accessors of sp-window.h, and the helpers below) and the four
- * sp-window-*.c below, each one concern of the view. What is not the view
- * is core's: the file, its watch, its copy and its workspace are
- * self->document (SpDocument), the runs, their output, input and session
- * self->runs (SpRunController), the runs kept self->recorder
- * (SpRunRecorder), a snippet's declared dependencies installed before it
- * runs self->declared (SpDeclaredInstall), when Run on Change runs the
- * file self->run_on_change (SpRunOnChange); the bars and panels with a
- * life of their own are widgets (SpHiddenBar, SpReloadBar, SpExecPanel
- * and its SpPolicyCard, SpHistoryWindow, SpPackagesDialog). */
+ * run keys' guard, Keep State Between Runs, the run history shown, an
+ * assistant's runs of the file handed to the panel and kept, the
+ * Assistant Activity window, a rename said, the recent files kept, Run on
+ * Change's action, the public accessors of sp-window.h, and the helpers
+ * below) and the two sp-window-*.c below, each one concern of the view.
+ * What is not the view is core's: the file, its watch, its copy and its
+ * workspace are self->document (SpDocument), the runs, their output,
+ * input and session self->runs (SpRunController), the runs kept
+ * self->recorder (SpRunRecorder), a snippet's declared dependencies
+ * installed before it runs self->declared (SpDeclaredInstall), when Run
+ * on Change runs the file self->run_on_change (SpRunOnChange); the bars
+ * and panels with a life of their own are widgets (SpHiddenBar,
+ * SpReloadBar, SpFileChangeBar, SpExecPanel and its SpPolicyCard,
+ * SpHistoryWindow, SpPackagesDialog) and Open Recent an object
+ * (SpRecentMenu); the panel shows an assistant's runs of the file by
+ * itself (an SpActivityFollow), the file change bar what happens to the
+ * file on disk (reloaded, tinted, the bar, Compare). */
 #pragma once
 
 #include <gtksourceview/gtksource.h>
@@ -20,9 +26,11 @@
 #include "sp-declared-install.h"
 #include "sp-document.h"
 #include "sp-exec-panel.h"
+#include "sp-file-change-bar.h"
 #include "sp-history-window.h"
 #include "sp-image-budget.h"
 #include "sp-output-model.h"
+#include "sp-recent-menu.h"
 #include "sp-reload-bar.h"
 #include "sp-run-controller.h"
 #include "sp-run-on-change.h"
@@ -30,9 +38,6 @@
 #include "sp-runner-banner.h"
 #include "sp-split.h"
 #include "sp-window.h"
-
-/* The state sp-window-activity.c keeps alone. */
-typedef struct _SpWindowAssistant SpWindowAssistant;
 
 struct _SpWindow
 {
@@ -64,11 +69,6 @@ struct _SpWindow
   /* Run's install of a snippet's declared dependencies (PEP 723) before
    * it runs, and the code kept for Run Anyway (sp-window-actions.c). */
   SpDeclaredInstall *declared;
-  /* The model the panel shows: the run's (runs), or an assistant's run
-   * of this file (sp-window-activity.c's SpActivityFollow). */
-  SpOutputModel *output;
-  /* sp-window-activity.c: an assistant's run of this file shown */
-  SpWindowAssistant *assistant;
   GtkTextTag *error_tag;
   GCancellable *decode_cancellable; /* the shown run's images */
   SpImageBudget *image_budget;      /* their decoded pixels, bounded */
@@ -88,15 +88,12 @@ struct _SpWindow
   /* The file, its watch, its copy, its workspace (core, no GTK). */
   SpDocument *document;
 
-  /* sp-window-file.c: how changes on disk are shown. */
-  SpReloadBar *file_bar; /* template */
-  GtkTextTag *changed_tag;
-  guint changed_tag_id;
-  GtkTextMark *top_mark; /* the line at the top of the view, kept by a reload */
+  /* Changes on disk shown (reloaded, tinted, the bar, Compare). */
+  SpFileChangeBar *file_bar; /* template */
   /* Run on Change: when a save or a change on disk runs the file (core). */
   SpRunOnChange *run_on_change;
-  GtkWindow *compare_window;
-  GMenu *recent_menu; /* template: Open Recent, filled from GtkRecentManager */
+  GMenu *recent_menu;   /* template: Open Recent */
+  SpRecentMenu *recent; /* fills it from GtkRecentManager */
 
   /* sp-window-save.c: the unsaved text's copy in the state folder. */
   SpReloadBar *autosave_bar; /* template */
@@ -124,8 +121,8 @@ char *_sp_window_file_name_for (SpWindow *self, const char *stem);
 /* Defined in sp-window-actions.c: run (a snippet's declared dependencies
  * first, and Run Anyway), stop, input, a run's results and the files it
  * made opened, New, Open (and sp-window.h's sp_window_load_file and
- * sp_window_open_new), Open Folder, Packages; it binds the policy card
- * (SpPolicyCard) to the runs. */
+ * sp_window_open_new), Open Recent's action, Open Folder, Packages; it
+ * binds the policy card (SpPolicyCard) to the runs. */
 void _sp_window_install_actions (GtkWidgetClass *widget_class);
 void _sp_window_update_actions (SpWindow *self);
 void _sp_window_connect_runner (SpWindow *self);
@@ -138,17 +135,3 @@ void _sp_window_install_save_actions (GtkWidgetClass *widget_class);
 void _sp_window_save (SpWindow *self, GFile *file, gboolean then_close);
 void _sp_window_autosave_init (SpWindow *self);
 void _sp_window_autosave_dispose (SpWindow *self);
-
-/* Defined in sp-window-file.c: changes on disk shown (reloaded, tinted,
- * the bar, Compare), Run on Change's action over self->run_on_change
- * (SpRunOnChange), Open Recent. */
-void _sp_window_file_init (SpWindow *self);
-void _sp_window_file_dispose (SpWindow *self);
-
-/* Defined in sp-window-activity.c: an assistant's runs of this file shown
- * in the panel, and the Activity window. */
-void _sp_window_install_activity_actions (GtkWidgetClass *widget_class);
-void _sp_window_activity_init (SpWindow *self);
-void _sp_window_activity_dispose (SpWindow *self);
-/* Whether the panel shows an assistant's run now (not the window's own). */
-gboolean _sp_window_activity_is_shown (SpWindow *self);

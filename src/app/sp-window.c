@@ -6,15 +6,20 @@
  * SpHistoryWindow at a time), sp-window.h's accessors, and the helpers
  * the sp-window-*.c files share (sp-window-private.h); running and files
  * are in sp-window-actions.c, Save and the unsaved text's copy in
- * sp-window-save.c, changes on disk in sp-window-file.c, assistants' runs
- * in sp-window-activity.c. */
+ * sp-window-save.c. Changes on disk are SpFileChangeBar's; here a rename
+ * is said, Run on Change's action shown and the recent files kept; an assistant's
+ * runs of the file are followed here (shown by SpExecPanel, kept by
+ * SpRunRecorder), and the Assistant Activity window opened. */
 #define G_LOG_DOMAIN "sp-window"
 
 #include "config.h"
 
 #include <glib/gi18n.h>
 
+#include "sp-activity-follow.h"
+#include "sp-activity-window.h"
 #include "sp-alert.h"
+#include "sp-app-session.h"
 #include "sp-focus-walk.h"
 #include "sp-window-private.h"
 #include "sp-indenter.h"
@@ -371,8 +376,8 @@ session_init (SpWindow *self)
 
 /* ---- the run history: SpRunRecorder keeps each run of the window's
  * controller under the document's key (and each assistant's
- * edit_and_execute of its file that the window saw end, told by
- * sp-window-activity.c); the window shows the comparison with the run
+ * edit_and_execute of its file that the window saw end, told by its
+ * SpActivityFollow); the window shows the comparison with the run
  * before in the status line, and SpHistoryWindow the list ---- */
 
 /* Its comparison with the one before, made in a worker thread: the status
@@ -383,10 +388,10 @@ on_compared (SpRunRecorder *recorder, SpRunRecord *record, const char *compariso
   g_autofree char *status = NULL;
 
   /* An assistant's run: only while the panel shows it, worded as
-   * sp-window-activity.c words its status line. */
+   * SpExecPanel words its status line. */
   if (record->tool != NULL)
     {
-      if (!_sp_window_activity_is_shown (self))
+      if (!sp_exec_panel_shows_activity (self->exec_panel))
         return;
       /* TRANSLATORS: how an assistant's run ended, then how its output
        * differs from the run before */
@@ -466,6 +471,153 @@ compare_action (GtkWidget *widget, const char *action_name, GVariant *param)
   open_history (SP_WINDOW (widget), TRUE);
 }
 
+/* ---- assistants: what they run, seen from a window. One SpActivityModel
+ * per application follows sandpad-mcp's live journal for as long as the
+ * app runs; Assistant Activity (win.activity) shows it in one window per
+ * application. When an assistant's edit_and_execute runs the file this
+ * window has open, the panel shows the run as it goes (SpExecPanel, over
+ * an SpActivityFollow; the file watch, elsewhere, reloads the text), and
+ * once it ends it is kept in the file's run history. ---- */
+
+#define ACTIVITY_WINDOW_KEY "sp-activity-window"
+
+static void
+on_assistant_run_changed (SpActivityFollow *follow, SpActivityRun *run, SpWindow *self)
+{
+  /* Ended: kept in the file's history, as the window's own runs are. */
+  if (!sp_activity_run_is_running (run) && self->recorder != NULL)
+    sp_run_recorder_keep_assistant_run (self->recorder, run);
+}
+
+/* After history_init: the recorder keeps a run before the panel shows it. */
+static void
+activity_init (SpWindow *self)
+{
+  g_autoptr (SpActivityFollow) follow = sp_activity_follow_new (_sp_window_activity_model (self),
+                                                                self->document);
+
+  g_signal_connect_object (follow, "run-changed", G_CALLBACK (on_assistant_run_changed), self, 0);
+  sp_exec_panel_follow_activity (self->exec_panel, follow, self->runs);
+}
+
+static void
+forget_activity_window (GtkWindow *window, GtkApplication *app)
+{
+  if (g_object_get_data (G_OBJECT (app), ACTIVITY_WINDOW_KEY) == window)
+    g_object_set_data (G_OBJECT (app), ACTIVITY_WINDOW_KEY, NULL);
+}
+
+static void
+activity_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  SpWindow *self = SP_WINDOW (widget);
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  GtkWindow *window = g_object_get_data (G_OBJECT (app), ACTIVITY_WINDOW_KEY);
+
+  if (window == NULL)
+    {
+      window = GTK_WINDOW (sp_activity_window_new (app, _sp_window_activity_model (self)));
+      /* One per application; forgotten when it closes. */
+      g_object_set_data (G_OBJECT (app), ACTIVITY_WINDOW_KEY, window);
+      g_signal_connect_object (window, "destroy", G_CALLBACK (forget_activity_window), app, 0);
+    }
+  gtk_window_present (window);
+}
+
+/* ---- the file on disk: what a change is is SpDocument's, what it shows
+ * SpFileChangeBar's (reloaded, tinted, the bar, Compare); here a rename
+ * is said, the file added to the recent ones, and Run on Change's action
+ * shown over self->run_on_change (SpRunOnChange decides when to run) ---- */
+
+static void
+on_run_on_change (GSimpleAction *action, GVariant *state, gpointer user_data)
+{
+  SpWindow *self = user_data;
+
+  sp_run_on_change_set_active (self->run_on_change, g_variant_get_boolean (state));
+}
+
+static void
+on_run_on_change_active (SpWindow *self)
+{
+  GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), "run-on-change");
+
+  g_simple_action_set_state (G_SIMPLE_ACTION (action),
+                             g_variant_new_boolean (
+                               sp_run_on_change_get_active (self->run_on_change)));
+}
+
+static void
+on_rerun (SpWindow *self)
+{
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.run", NULL);
+}
+
+/* The file's new text is in the editor (SpFileChangeBar reloaded it). */
+static void
+on_file_reloaded (SpWindow *self)
+{
+  /* An assistant's edit may hide what the code does. */
+  sp_hidden_bar_check (self->hidden_bar);
+  _sp_window_update_title (self);
+  sp_run_on_change_disk_changed (self->run_on_change);
+}
+
+/* The file is among the recent ones, and the session knows the window
+ * shows it now. */
+static void
+add_recent (SpWindow *self)
+{
+  g_autofree char *uri = g_file_get_uri (sp_document_get_file (self->document));
+
+  gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
+  sp_app_session_save (gtk_window_get_application (GTK_WINDOW (self)));
+}
+
+static void
+on_disk_changed (SpDocument *document, int change, GBytes *contents, SpWindow *self)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *message = NULL;
+
+  /* The rest is SpFileChangeBar's. */
+  if (change != SP_DOCUMENT_DISK_RENAMED)
+    return;
+  name = sp_document_dup_display_name (self->document);
+  message = g_strdup_printf (_ ("The file was renamed to “%s”"), name);
+  _sp_window_update_title (self);
+  _sp_window_toast (self, message);
+  add_recent (self);
+}
+
+static void
+file_init (SpWindow *self)
+{
+  g_autoptr (GSimpleAction) run_on_change
+    = g_simple_action_new_stateful ("run-on-change", NULL, g_variant_new_boolean (FALSE));
+
+  /* Made first: it hears the document's "loaded" and "saved" before the
+   * bar and the window's handlers below do. */
+  self->run_on_change = sp_run_on_change_new (self->document, self->runs,
+                                              _sp_window_activity_model (self), self->settings);
+  g_signal_connect_object (self->run_on_change, "notify::active",
+                           G_CALLBACK (on_run_on_change_active), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->run_on_change, "run", G_CALLBACK (on_rerun), self,
+                           G_CONNECT_SWAPPED);
+  sp_file_change_bar_bind (self->file_bar, self->document, self->source_view);
+  g_signal_connect_object (self->file_bar, "reloaded", G_CALLBACK (on_file_reloaded), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "disk-changed", G_CALLBACK (on_disk_changed), self, 0);
+  g_signal_connect_object (self->document, "loaded", G_CALLBACK (add_recent), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "saved", G_CALLBACK (add_recent), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect (run_on_change, "change-state", G_CALLBACK (on_run_on_change), self);
+  g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (run_on_change));
+  self->recent = sp_recent_menu_new (self->recent_menu, gtk_recent_manager_get_default ());
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.no-recent", FALSE);
+}
+
 static void
 sp_window_dispose (GObject *object)
 {
@@ -477,7 +629,7 @@ sp_window_dispose (GObject *object)
   if (self->declared != NULL)
     sp_declared_install_stop (self->declared);
   g_clear_object (&self->declared);
-  _sp_window_file_dispose (self);
+  g_clear_object (&self->run_on_change);
   if (self->font_css != NULL)
     gtk_style_context_remove_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
                                                    GTK_STYLE_PROVIDER (self->font_css));
@@ -485,9 +637,8 @@ sp_window_dispose (GObject *object)
   g_clear_object (&self->font_css);
   g_clear_object (&self->settings);
   g_clear_object (&self->supervisor);
-  g_clear_object (&self->output);
   g_clear_object (&self->runs);
-  _sp_window_activity_dispose (self);
+  g_clear_object (&self->recent);
   if (self->decode_cancellable != NULL)
     g_cancellable_cancel (self->decode_cancellable);
   g_clear_object (&self->decode_cancellable);
@@ -515,6 +666,7 @@ sp_window_class_init (SpWindowClass *klass)
   g_type_ensure (SP_TYPE_SPLIT);
   g_type_ensure (SP_TYPE_RUNNER_BANNER);
   g_type_ensure (SP_TYPE_RELOAD_BAR);
+  g_type_ensure (SP_TYPE_FILE_CHANGE_BAR);
   g_type_ensure (SP_TYPE_HIDDEN_BAR);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/sandpad/Sandpad/sp-window.ui");
@@ -536,7 +688,7 @@ sp_window_class_init (SpWindowClass *klass)
   _sp_window_install_save_actions (widget_class);
   gtk_widget_class_install_action (widget_class, "win.history", NULL, history_action);
   gtk_widget_class_install_action (widget_class, "win.compare-runs", NULL, compare_action);
-  _sp_window_install_activity_actions (widget_class);
+  gtk_widget_class_install_action (widget_class, "win.activity", NULL, activity_action);
 }
 
 #if ADW_CHECK_VERSION(1, 4, 0)
@@ -653,13 +805,13 @@ sp_window_new (SpApplication *app)
   /* A new window is a new attempt: someone who closed the failed window
    * and opened another expects it to work now. */
   sp_runner_banner_retry (self->runner_banner);
-  _sp_window_activity_init (self);
+  activity_init (self);
   guard_run_keys (self);
   /* Tab reaches every control of the panel, Escape comes back here. */
   sp_focus_walk_attach (GTK_WIDGET (self->exec_panel), GTK_WIDGET (self->source_view));
   _sp_window_update_title (self);
   _sp_window_update_actions (self);
-  _sp_window_file_init (self);
+  file_init (self);
   _sp_window_autosave_init (self);
   gtk_widget_grab_focus (GTK_WIDGET (self->source_view));
   return self;
@@ -758,7 +910,7 @@ SpReloadBar *
 sp_window_get_file_bar (SpWindow *self)
 {
   g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
-  return self->file_bar;
+  return sp_file_change_bar_get_reload_bar (self->file_bar);
 }
 
 SpReloadBar *
