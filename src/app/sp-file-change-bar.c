@@ -22,7 +22,7 @@ struct _SpFileChangeBar
   GtkSourceView *view;
   GtkTextTag *changed_tag;
   guint changed_tag_id;
-  GtkTextMark *top_mark; /* the line at the top of the view, kept by a reload */
+  GtkTextMark *top_mark;     /* the line at the top of the view, kept by a reload */
   GtkWindow *compare_window; /* weak */
 };
 
