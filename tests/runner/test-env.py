@@ -250,7 +250,8 @@ def test_bash_venv(t):
     res = r.run("b", code, language="bash")
     t.ok("ModuleNotFoundError" in res.stderr and "venv=\n" in res.stdout,
          "control: without the venv the package does not import", res)
-    t.ok(res.stdout.splitlines()[1].endswith("/.sandpad/bin/python"),
+    own = "/.sandpad/prelude/bin/python" if MODE == "namespaces" else "/.sandpad/bin/python"
+    t.ok(res.stdout.splitlines()[1].endswith(own),
          "without a venv `python` is the run's own alias", res)
     res = r.run("c", "import subprocess\n"
                 "print(subprocess.run(['python', '-c', 'import sys; print(sys.version_info[0])'],"

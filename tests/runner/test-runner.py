@@ -343,8 +343,11 @@ def test_env_not_leaked(t):
     t.ok("hunter2" not in res.stdout and "SANDPAD_SECRET" not in res.stdout,
          "the runner's environment does not reach the program", res.stdout)
     t.ok("('GREETING', 'hi')" in res.stdout, "variables the request names do")
-    # The run's own bin/ (only `python`) first, then the system's.
-    t.ok(re.search(r"\('PATH', '[^']*/code/\.sandpad/bin:/usr/local/bin:/usr/bin:/bin'\)",
+    # The run's own bin/ (only `python`) first, then the system's; in
+    # namespace mode that bin/ is the prelude the runner wrote once and binds
+    # read-only (runner-prelude.c), in fallback mode the run's own copy.
+    own_bin = r"/code/\.sandpad/prelude/bin" if MODE == "namespaces" else r"/code/\.sandpad/bin"
+    t.ok(re.search(r"\('PATH', '[^']*" + own_bin + r":/usr/local/bin:/usr/bin:/bin'\)",
                    res.stdout) is not None, "PATH is the fixed one", res.stdout)
     # Control: the secret really was in the runner's environment.
     with open(f"/proc/{r.proc.pid}/environ", "rb") as f:
