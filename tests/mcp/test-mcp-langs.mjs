@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ok, planned, failures } from './tap.mjs';
 
 const [server, lang] = process.argv.slice(2);
 
@@ -71,20 +72,6 @@ if (!server || !CASE) {
   process.exit(2);
 }
 const compiled = lang !== 'ruby';
-
-let n = 0;
-let failed = 0;
-function ok(cond, what, detail) {
-  n++;
-  if (cond) {
-    console.log(`ok ${n} - ${what}`);
-  } else {
-    failed++;
-    console.log(`not ok ${n} - ${what}`);
-    if (detail !== undefined)
-      console.log(`  # ${JSON.stringify(detail).slice(0, 2000)}`);
-  }
-}
 
 const mode = process.env.SANDPAD_TEST_SANDBOX ?? 'namespaces';
 const state = fs.mkdtempSync(path.join(os.tmpdir(), 'sandpad-mcp-langs-state-'));
@@ -157,5 +144,5 @@ try {
 }
 fs.rmSync(state, { recursive: true, force: true });
 if (!skipped)
-  console.log(`1..${n}`);
-process.exit(failed ? 1 : 0);
+  console.log(`1..${planned()}`);
+process.exit(failures() ? 1 : 0);

@@ -14,24 +14,11 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { buildWheel } from './wheels.mjs';
+import { ok, planned, failures } from './tap.mjs';
 
 const [server] = process.argv.slice(2);
 const PYTHON = '/usr/bin/python3';
 const runUid = process.getuid() === 0 ? 65534 : process.getuid();
-
-let n = 0;
-let failed = 0;
-function ok(cond, what, detail) {
-  n++;
-  if (cond) {
-    console.log(`ok ${n} - ${what}`);
-  } else {
-    failed++;
-    console.log(`not ok ${n} - ${what}`);
-    if (detail !== undefined)
-      console.log(`  # ${JSON.stringify(detail).slice(0, 2000)}`);
-  }
-}
 
 function run(cmd, args) {
   const r = spawnSync(cmd, args, { encoding: 'utf8' });
@@ -184,5 +171,5 @@ try {
   fs.rmSync(base, { recursive: true, force: true });
   fs.rmSync(state, { recursive: true, force: true });
 }
-console.log(`1..${n}`);
-process.exit(failed ? 1 : 0);
+console.log(`1..${planned()}`);
+process.exit(failures() ? 1 : 0);

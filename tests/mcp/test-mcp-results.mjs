@@ -17,23 +17,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ok, planned, failures } from './tap.mjs';
 
 const [server, group] = process.argv.slice(2);
 const runUid = process.getuid() === 0 ? 65534 : process.getuid();
-
-let n = 0;
-let failed = 0;
-function ok(cond, what, detail) {
-  n++;
-  if (cond) {
-    console.log(`ok ${n} - ${what}`);
-  } else {
-    failed++;
-    console.log(`not ok ${n} - ${what}`);
-    if (detail !== undefined)
-      console.log(`  # ${JSON.stringify(detail).slice(0, 2000)}`);
-  }
-}
 
 const extraArgs = process.env.SANDPAD_TEST_SANDBOX
   ? ['--sandbox', process.env.SANDPAD_TEST_SANDBOX] : [];
@@ -359,5 +346,5 @@ try {
   ok(false, `group ${group} threw`, String(e?.stack ?? e));
 }
 for (const dir of cleanup) fs.rmSync(dir, { recursive: true, force: true });
-console.log(`1..${n}`);
-process.exit(failed ? 1 : 0);
+console.log(`1..${planned()}`);
+process.exit(failures() ? 1 : 0);

@@ -9,25 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ok, planned, failures } from './tap.mjs';
 
 const [server] = process.argv.slice(2);
 if (!server) {
   console.error('usage: node test-mcp-session.mjs SANDPAD_MCP');
   process.exit(2);
-}
-
-let n = 0;
-let failed = 0;
-function ok(cond, what, detail) {
-  n++;
-  if (cond) {
-    console.log(`ok ${n} - ${what}`);
-  } else {
-    failed++;
-    console.log(`not ok ${n} - ${what}`);
-    if (detail !== undefined)
-      console.log(`  # ${JSON.stringify(detail).slice(0, 2000)}`);
-  }
 }
 
 const extraArgs = process.env.SANDPAD_TEST_SANDBOX
@@ -98,5 +85,5 @@ try {
   ok(false, 'the test threw', String(e?.stack ?? e));
 }
 fs.rmSync(state, { recursive: true, force: true });
-console.log(`1..${n}`);
-process.exit(failed ? 1 : 0);
+console.log(`1..${planned()}`);
+process.exit(failures() ? 1 : 0);

@@ -15,25 +15,12 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import Ajv from 'ajv';
+import { ok, planned, failures, skip } from './tap.mjs';
 
 const [server, group] = process.argv.slice(2);
 if (!server || !group) {
   console.error('usage: node test-mcp.mjs SANDPAD_MCP GROUP');
   process.exit(2);
-}
-
-let n = 0;
-let failed = 0;
-function ok(cond, what, detail) {
-  n++;
-  if (cond) {
-    console.log(`ok ${n} - ${what}`);
-  } else {
-    failed++;
-    console.log(`not ok ${n} - ${what}`);
-    if (detail !== undefined)
-      console.log(`  # ${JSON.stringify(detail).slice(0, 2000)}`);
-  }
 }
 
 const extraArgs = process.env.SANDPAD_TEST_SANDBOX
@@ -590,8 +577,7 @@ groups.host_paths = async () => {
   const reserved = ['usr', 'etc', 'bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32', 'dev',
     'proc', 'work', 'code'];
   if (!reserved.includes(process.cwd().split('/')[1])) {
-    n++;
-    console.log(`ok ${n} # SKIP the build directory ${process.cwd()} is not under a directory `
+    skip(`the build directory ${process.cwd()} is not under a directory `
       + 'the sandbox provides, so no workspace there can show the refusal');
     return;
   }
@@ -866,5 +852,5 @@ try {
   ok(false, `group ${group} threw`, String(e?.stack ?? e));
 }
 for (const dir of stateDirs) fs.rmSync(dir, { recursive: true, force: true });
-console.log(`1..${n}`);
-process.exit(failed ? 1 : 0);
+console.log(`1..${planned()}`);
+process.exit(failures() ? 1 : 0);
