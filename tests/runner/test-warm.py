@@ -216,11 +216,30 @@ def test_parent_runs_no_user_code(t):
     # And sandpad-warm-init, opened once (O_PATH) for its spares to exec.
     helper = os.path.join(os.path.dirname(os.path.abspath(RUNNER)), "sandpad-warm-init")
     want = sorted(["/dev/null"] * 3 + ["anon_inode"] * 2 + ["socket"] * 3 + [helper])
+    # With cgroups (a root runner here): the runner's group(s), and in each
+    # its two spares' seats (runner_cgroup_seat_make), as directories.
+    layers = ",".join(res.started.get("sandbox", {}).get("layers", []))
+    cgroups = "cgroup-v" in layers
+
+    def seats_ok(found):
+        groups = [k for k in found if k.startswith("/sys/fs/cgroup/")]
+        tops = [g for g in groups if not os.path.basename(g).startswith("seat-")]
+        seats = [g for g in groups if g not in tops]
+        return (len(tops) >= 1 if cgroups else not tops) \
+            and all(os.path.dirname(g) in tops for g in seats) \
+            and len(seats) == 2 * len(tops)
+
+    def others(found):
+        return [k for k in found if not k.startswith("/sys/fs/cgroup/")]
     seen = []
-    wait_until(lambda: seen.append(kinds()) or seen[-1] == want, 20)
-    t.eq(seen[-1], want,
+    wait_until(lambda: seen.append(kinds()) or (others(seen[-1]) == want
+                                                 and seats_ok(seen[-1])), 20)
+    t.eq(others(seen[-1]), want,
          "the warm parent holds only /dev/null, its socket, its two spares' sockets and "
          "pidfds, and sandpad-warm-init")
+    t.ok(seats_ok(seen[-1]),
+         "and with cgroups the runner's groups and its two spares' seats in them, no more",
+         seen[-1])
     t.ok(not any("pipe" in k for ks in seen for k in ks), "it never holds a run's pipe", seen[:3])
     t.eq(status_field(parent, "Threads"), "1",
          "the warm parent is single-threaded when it forks (numpy started no threads)")
@@ -639,6 +658,144 @@ def test_spare_copies_written_only(t):
     r.close()
 
 
+def cgroup_files(pid):
+    """pid's memory group as a host path, with its limit files: (group,
+    memory limit file, pids group or None). None when it has none."""
+    with open(f"/proc/{pid}/cgroup") as f:
+        lines = f.read().splitlines()
+    memory = pids = None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        names = controllers.split(",")
+        if "memory" in names:
+            memory = ("/sys/fs/cgroup/memory" + path, "memory.limit_in_bytes")
+        if "pids" in names:
+            pids = "/sys/fs/cgroup/pids" + path
+    if memory is None:
+        with open("/proc/self/mountinfo") as f:
+            mounts = [ln.split() for ln in f if " - cgroup2 " in ln]
+        for line in lines:
+            if line.startswith("0::") and mounts:
+                group = mounts[0][4] + line[3:]
+                return group, "memory.max", group
+        return None
+    return memory[0], memory[1], pids
+
+
+def limits(files):
+    group, memory_file, pids = files
+    with open(os.path.join(group, memory_file)) as f:
+        memory = f.read().strip()
+    tasks = None
+    if pids is not None and os.path.exists(os.path.join(pids, "pids.max")):
+        with open(os.path.join(pids, "pids.max")) as f:
+            tasks = f.read().strip()
+    return memory, tasks
+
+
+def spare_programs(parent):
+    """The spares' programs of a warm parent: copies of it below it."""
+    with open(f"/proc/{parent}/cmdline", "rb") as f:
+        argv = f.read()
+    found = []
+    for pid in descendants(parent):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if f.read() == argv:
+                    found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+SLEEPER = "import time\nprint('go', flush=True)\ntime.sleep(5)\n"
+
+
+def start_sleeper(r):
+    """Sends SLEEPER; returns its id and started event once it printed."""
+    run_id = f"r{next(RUN_IDS)}"
+    r.send(type="run", id=run_id, language="python", code=SLEEPER, memory_mib=300)
+    started = None
+    while True:
+        ev = r.recv(60)
+        if ev is None:
+            return run_id, started
+        if ev.get("id") == run_id and ev["type"] == "started":
+            started = ev
+        if ev.get("id") == run_id and ev["type"] in ("output", "exited"):
+            return run_id, started
+
+
+def test_seats(t):
+    """A warm run's cgroups are made ahead, with its spare (a seat): the
+    spare's init moves its program in while it waits, since the move waits
+    for an RCU grace period in the kernel (~10-15 ms, on every warm run's
+    path before); the parent sets the run's limits on it before the run
+    starts, the same as a cold run's group gets. Seats no run took are gone
+    with the runner."""
+    r = runner()
+    t.ok(wait_warm(r), "the warm parent becomes ready")
+    probe = run(r, "pass")
+    if not any("cgroup-v" in layer for layer in probe.started.get("sandbox", {}).get("layers", [])):
+        t.skip("runs get no cgroup here (no delegated or writable cgroup for this runner)")
+        r.close()
+        return
+    parent = warm_parents(r)[0]
+    seats = {}
+
+    def look():
+        seats.clear()
+        for pid in spare_programs(parent):
+            try:
+                files = cgroup_files(pid)
+            except OSError:
+                continue
+            if files is not None:
+                seats[pid] = files
+        return len(seats) == 2 and all(
+            os.path.basename(f[0]).startswith(f"seat-{parent}-") for f in seats.values())
+    wait_until(look, 30)
+    t.ok(look(), "each spare's program waits in a seat of its own, before any run",
+         {pid: f[0] for pid, f in seats.items()})
+    groups = {os.path.dirname(f[0]) for f in seats.values()}
+
+    run_id, started = start_sleeper(r)
+    taken = {pid: files for pid, files in seats.items() if os.path.exists(f"/proc/{pid}")
+             and limits(files)[0] not in ("max", str((1 << 63) - 4096))}
+    t.ok(started is not None and started.get("warm") and len(taken) == 1,
+         "a warm run takes one spare, whose seat now has limits", taken)
+    warm_limits = limits(next(iter(taken.values()))) if taken else None
+    warm_seat = next(iter(taken.values()))[0] if taken else None
+    r.collect(run_id)
+
+    cold = runner("--no-warm")
+    cold_id, cold_started = start_sleeper(cold)
+    cold_limits = None
+    for pid in descendants(cold.proc.pid):
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                comm = f.read().strip()
+            files = cgroup_files(pid)
+        except OSError:
+            continue
+        if comm.startswith("python") and files is not None \
+                and os.path.basename(files[0]).startswith("run-"):
+            cold_limits = limits(files)
+    cold.collect(cold_id)
+    cold.close()
+    t.ok(cold_limits is not None, "control: a cold run's program is in a group of its own",
+         cold_limits)
+    t.eq(warm_limits, cold_limits, "the seat's limits are the ones a cold run's group gets")
+    r.send(type="release", id=run_id)
+    t.ok(warm_seat is not None and wait_until(lambda: not os.path.exists(warm_seat), 10),
+         "the run's seat is gone once the run is released", warm_seat)
+    r.close()
+    left = [os.path.join(g, e) for g in groups if os.path.isdir(g)
+            for e in os.listdir(g) if e.startswith("seat-")]
+    t.eq(left, [], "no seat is left once the runner has ended")
+    t.ok(not any(os.path.isdir(g) for g in groups), "nor the runner's own group", groups)
+
+
 def test_back_to_back(t):
     """Runs one after another, each sent as soon as the last ended, all
     start warm: a spare is there, or the parent is making it (it starts
@@ -826,13 +983,14 @@ import ctypes, errno, json, os, sys, threading
 lib = ctypes.PyDLL(sys.argv[1], use_errno=True)
 lib.sp_warm_prefork.restype = ctypes.c_int
 lib.sp_warm_prefork.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int,
+                                ctypes.POINTER(ctypes.c_int), ctypes.c_size_t,
                                 ctypes.POINTER(ctypes.c_int)]
 helper = os.open(sys.argv[2], os.O_PATH | os.O_CLOEXEC)
 blob = b"namespaces=0\0network=0\0nobody=0\0"
 
 def prefork():
     out = (ctypes.c_int * 3)()
-    pid = lib.sp_warm_prefork(blob, len(blob), helper, out)
+    pid = lib.sp_warm_prefork(blob, len(blob), helper, None, 0, out)
     if pid == 0:
         os._exit(0)  # the spare's program: not this test's
     err = ctypes.get_errno()
@@ -882,7 +1040,7 @@ TESTS = {f.__name__[5:]: f for f in [
     test_random_differs, test_parent_unreachable, test_no_control_socket,
     test_no_shared_writable_mappings, test_siblings_isolated, test_recycled,
     test_killed_parent_falls_back, test_memory_cap, test_memory_cap_fewer_spares,
-    test_spare_copies_written_only, test_back_to_back,
+    test_spare_copies_written_only, test_seats, test_back_to_back,
     test_no_warm, test_small_memory_goes_cold,
     test_init_unreachable, test_spare_ends_with_parent, test_batch_stays_cold, test_closed_folder,
     test_helper_unusable, test_fork_refused_with_threads,

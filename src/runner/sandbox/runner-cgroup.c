@@ -265,19 +265,59 @@ runner_cgroup_clear (RunnerCgroups *cg)
   *cg = (RunnerCgroups){ 0 };
 }
 
+/* Writes text to file of the group whose directory is dir (an fd). */
 static int
-open_procs (const char *dir)
+write_text_fd (int dir, const char *file, const char *text)
 {
-  cleanup_free char *path = xasprintf ("%s/cgroup.procs", dir);
+  cleanup_fd int fd = openat (dir, file, O_WRONLY | O_CLOEXEC);
 
-  return open (path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  return write_all (fd, text, strlen (text));
+}
+
+int
+runner_cgroup_limit_at (int version, int memory_dir, int pids_dir, int64_t memory_bytes,
+                        int64_t max_tasks)
+{
+  char value[32], tasks[32];
+
+  snprintf (value, sizeof value, "%lld", (long long) memory_bytes);
+  snprintf (tasks, sizeof tasks, "%lld", (long long) max_tasks);
+  if (version == 2)
+    {
+      /* One group, both controllers. memory.max counts what v1's
+       * limit_in_bytes does, kernel memory included; swap is counted
+       * apart and allowed none (where the kernel accounts it). */
+      if (write_text_fd (memory_dir, "memory.max", value) != 0
+          || (write_text_fd (memory_dir, "memory.swap.max", "0") != 0 && errno != ENOENT))
+        return -1;
+      return write_text_fd (memory_dir, "pids.max", max_tasks > 0 ? tasks : "max");
+    }
+  if (version != 1)
+    return errno = EINVAL, -1;
+  /* memsw (memory + swap) only where swap is accounted; it must be set
+   * after the plain limit, which it may not undercut. */
+  if (write_text_fd (memory_dir, "memory.limit_in_bytes", value) != 0
+      || (write_text_fd (memory_dir, "memory.memsw.limit_in_bytes", value) != 0 && errno != ENOENT))
+    return -1;
+  if (pids_dir >= 0 && max_tasks > 0)
+    return write_text_fd (pids_dir, "pids.max", tasks);
+  return 0;
+}
+
+static int
+open_dir (const char *path)
+{
+  return open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
 int
 runner_cgroup_create (const RunnerCgroups *cg, const char *name, int64_t memory_bytes,
                       int64_t max_tasks, RunnerRunCgroup *run, int procs_fds[RUNNER_CGROUP_MAX_FDS])
 {
-  char value[32];
+  cleanup_fd int memory_dir = -1;
+  cleanup_fd int pids_dir = -1;
 
   *run = (RunnerRunCgroup){ 0 };
   procs_fds[0] = procs_fds[1] = -1;
@@ -286,38 +326,19 @@ runner_cgroup_create (const RunnerCgroups *cg, const char *name, int64_t memory_
   run->version = cg->version;
   run->memory = xasprintf ("%s/%s", cg->memory, name);
   if (cg->version == 2)
-    {
-      /* One group, both controllers. memory.max counts what v1's
-       * limit_in_bytes does, kernel memory included; swap is counted
-       * apart and allowed none (where the kernel accounts it). */
-      run->pids = xasprintf ("%s", run->memory);
-      snprintf (value, sizeof value, "%lld", (long long) memory_bytes);
-      if (mkdir (run->memory, 0700) != 0 || write_text_at (run->memory, "memory.max", value) != 0
-          || (write_text_at (run->memory, "memory.swap.max", "0") != 0 && errno != ENOENT))
-        goto fail;
-      if (max_tasks > 0)
-        snprintf (value, sizeof value, "%lld", (long long) max_tasks);
-      if (write_text_at (run->pids, "pids.max", max_tasks > 0 ? value : "max") != 0
-          || (procs_fds[0] = open_procs (run->memory)) < 0)
-        goto fail;
-      return 0;
-    }
-  snprintf (value, sizeof value, "%lld", (long long) memory_bytes);
-  /* memsw (memory + swap) only where swap is accounted; it must be set
-   * after the plain limit, which it may not undercut. */
-  if (mkdir (run->memory, 0700) != 0
-      || write_text_at (run->memory, "memory.limit_in_bytes", value) != 0
-      || (write_text_at (run->memory, "memory.memsw.limit_in_bytes", value) != 0 && errno != ENOENT)
-      || (procs_fds[0] = open_procs (run->memory)) < 0)
+    run->pids = xasprintf ("%s", run->memory);
+  else if (cg->pids != NULL && max_tasks > 0)
+    run->pids = xasprintf ("%s/%s", cg->pids, name);
+  if (mkdir (run->memory, 0700) != 0 || (memory_dir = open_dir (run->memory)) < 0)
     goto fail;
-  if (cg->pids != NULL && max_tasks > 0)
-    {
-      run->pids = xasprintf ("%s/%s", cg->pids, name);
-      snprintf (value, sizeof value, "%lld", (long long) max_tasks);
-      if (mkdir (run->pids, 0700) != 0 || write_text_at (run->pids, "pids.max", value) != 0
-          || (procs_fds[1] = open_procs (run->pids)) < 0)
-        goto fail;
-    }
+  if (cg->version == 1 && run->pids != NULL
+      && (mkdir (run->pids, 0700) != 0 || (pids_dir = open_dir (run->pids)) < 0))
+    goto fail;
+  if (runner_cgroup_limit_at (cg->version, memory_dir, pids_dir, memory_bytes, max_tasks) != 0
+      || (procs_fds[0] = openat (memory_dir, "cgroup.procs", O_WRONLY | O_CLOEXEC)) < 0)
+    goto fail;
+  if (pids_dir >= 0 && (procs_fds[1] = openat (pids_dir, "cgroup.procs", O_WRONLY | O_CLOEXEC)) < 0)
+    goto fail;
   return 0;
 
 fail:
@@ -327,6 +348,62 @@ fail:
   procs_fds[0] = procs_fds[1] = -1;
   runner_cgroup_remove (run);
   return -1;
+}
+
+int
+runner_cgroup_seat_make (int version, int memory_parent, int pids_parent, const char *name,
+                         int dirs[RUNNER_CGROUP_MAX_FDS], int procs_fds[RUNNER_CGROUP_MAX_FDS])
+{
+  int parents[RUNNER_CGROUP_MAX_FDS] = { memory_parent, version == 1 ? pids_parent : -1 };
+
+  for (int i = 0; i < RUNNER_CGROUP_MAX_FDS; i++)
+    dirs[i] = procs_fds[i] = -1;
+  if ((version != 1 && version != 2) || memory_parent < 0 || strchr (name, '/') != NULL)
+    return errno = EINVAL, -1;
+  for (int i = 0; i < RUNNER_CGROUP_MAX_FDS; i++)
+    {
+      if (parents[i] < 0)
+        continue;
+      if (mkdirat (parents[i], name, 0700) != 0
+          || (dirs[i] = openat (parents[i], name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0
+          || (procs_fds[i] = openat (dirs[i], "cgroup.procs", O_WRONLY | O_CLOEXEC)) < 0)
+        {
+          int errsv = errno;
+          for (int j = 0; j <= i; j++)
+            {
+              if (dirs[j] >= 0)
+                close (dirs[j]);
+              if (procs_fds[j] >= 0)
+                close (procs_fds[j]);
+              dirs[j] = procs_fds[j] = -1;
+              if (parents[j] >= 0)
+                unlinkat (parents[j], name, AT_REMOVEDIR);
+            }
+          return errno = errsv, -1;
+        }
+    }
+  return 0;
+}
+
+int
+runner_cgroup_seat_drop (int version, int memory_parent, int pids_parent, const char *name)
+{
+  int parents[RUNNER_CGROUP_MAX_FDS] = { memory_parent, version == 1 ? pids_parent : -1 };
+  int rc = 0;
+
+  if (strchr (name, '/') != NULL || memory_parent < 0)
+    return errno = EINVAL, -1;
+  if (version == 2)
+    {
+      /* A spare's processes go at once; the group is gone once empty. */
+      cleanup_fd int dir = openat (memory_parent, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (dir >= 0)
+        write_text_fd (dir, "cgroup.kill", "1");
+    }
+  for (int i = 0; i < RUNNER_CGROUP_MAX_FDS; i++)
+    if (parents[i] >= 0 && unlinkat (parents[i], name, AT_REMOVEDIR) != 0 && errno != ENOENT)
+      rc = -1;
+  return rc;
 }
 
 bool

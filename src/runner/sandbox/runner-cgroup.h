@@ -22,7 +22,8 @@
  * Where no cgroup can be had (Flatpak, an ordinary user without
  * delegation) runs keep the other layers only. Cold runs and sessions'
  * interpreters join through runner_spawn (cgroup_fds); a warm run's spare
- * init moves its program in (runner-warm-init.c). */
+ * init moves its program into the spare's seat ahead of the run
+ * (runner_cgroup_seat_make, runner-warm-init.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -72,6 +73,25 @@ int runner_cgroup_create (const RunnerCgroups *cg, const char *name, int64_t mem
                           int64_t max_tasks, RunnerRunCgroup *run,
                           int procs_fds[RUNNER_CGROUP_MAX_FDS]);
 
+/* Sets the limits of a group made ahead (a warm spare's seat, below)
+ * through its directories' fds: memory (and memory+swap) at most
+ * memory_bytes, at most max_tasks processes and threads. pids_dir is v1's
+ * pids group, -1 for none (v2: both controllers are memory_dir's). */
+int runner_cgroup_limit_at (int version, int memory_dir, int pids_dir, int64_t memory_bytes,
+                            int64_t max_tasks);
+/* A warm spare's seat: a run's groups made ahead, without limits, named
+ * name under the runner's groups (memory_parent, and pids_parent in v1,
+ * as directory fds). The spare's init moves its program in while the
+ * spare waits, so that the move, which waits for an RCU grace period in
+ * the kernel (~10-15 ms), is not on any run's path; the limits are set
+ * when a run takes the spare (runner_cgroup_limit_at), before the run
+ * starts. dirs and procs_fds get fds of each group's directory and of
+ * its cgroup.procs (-1 for none). Returns 0, or -1 with nothing made. */
+int runner_cgroup_seat_make (int version, int memory_parent, int pids_parent, const char *name,
+                             int dirs[RUNNER_CGROUP_MAX_FDS], int procs_fds[RUNNER_CGROUP_MAX_FDS]);
+/* Removes a seat no run took (v2: its processes killed first). 0 once it
+ * is gone, -1 while it still has processes (EBUSY): call again later. */
+int runner_cgroup_seat_drop (int version, int memory_parent, int pids_parent, const char *name);
 /* Whether the kernel killed a process of the run for its memory. */
 bool runner_cgroup_oom_killed (const RunnerRunCgroup *run);
 

@@ -46,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runner-cgroup.h"
 #include "runner-plan.h"
 #include "runner-sandbox.h"
 #include "runner-seccomp.h"
@@ -61,7 +62,8 @@ typedef struct
   RunnerSeccompFilter filter;
 } WarmPlan;
 
-pid_t sp_warm_prefork (const char *blob, size_t len, int helper_fd, int out[3]);
+pid_t sp_warm_prefork (const char *blob, size_t len, int helper_fd, const int *join, size_t n_join,
+                       int out[3]);
 int sp_warm_spare_check (int report, int timeout_ms, char *why, size_t size);
 int sp_warm_enter (int channel, pid_t init_pid, char *buf, size_t size);
 int sp_warm_populate (int channel, const uint64_t *hot, size_t n_hot);
@@ -121,10 +123,11 @@ exec_helper (int helper_fd, int report, char **argv, int step)
 
 /* In the init-to-be (pid 1, or the supervisor in fallback mode): forks the
  * program, then becomes sandpad-warm-init with the warm parent's socket as
- * fd 3 and the program's as fd 4. Returns only in the program. */
+ * fd 3, the program's as fd 4 and the seat's cgroup.procs files (join,
+ * n_join of them) from fd 5 on. Returns only in the program. */
 static void
 become_init (int helper_fd, int report, int from_parent, int to_program, int program_end,
-             int out[3])
+             const int *join, size_t n_join, int out[3])
 {
   pid_t self = getpid ();
   pid_t program = fork ();
@@ -144,28 +147,38 @@ become_init (int helper_fd, int report, int from_parent, int to_program, int pro
       out[1] = self;
       return;
     }
-  char pid_text[24];
+  char pid_text[24], join_text[24];
   char *argv[] = { (char *) "sandpad-warm-init", (char *) RUNNER_WARM_INIT_ROLE_INIT, pid_text,
-                   NULL };
+                   join_text, NULL };
   snprintf (pid_text, sizeof pid_text, "%d", (int) program);
-  /* 3 and 4 for sandpad-warm-init; the helper and the report socket above
-   * them, closed by the exec. */
+  snprintf (join_text, sizeof join_text, "%zu", n_join);
+  /* 3, 4 and the seat's from 5 on for sandpad-warm-init; the helper and
+   * the report socket above them, closed by the exec. */
   int report_high = fcntl (report, F_DUPFD_CLOEXEC, 10); /* still itself if placing fails */
-  if (report_high < 0)
+  if (report_high < 0 || n_join > RUNNER_CGROUP_MAX_FDS)
     spare_fail (report, SPARE_FAILED_SETUP);
-  int fds[4] = { from_parent, to_program, helper_fd, report_high };
-  static const bool inherit[4] = { true, true, false, false };
-  if (place_fds (fds, inherit, 4, RUNNER_WARM_INIT_PARENT_FD) != 0)
+  int fds[4 + RUNNER_CGROUP_MAX_FDS] = { from_parent, to_program };
+  bool inherit[4 + RUNNER_CGROUP_MAX_FDS] = { true, true };
+  size_t n = 2;
+  for (size_t i = 0; i < n_join; i++, n++)
+    {
+      fds[n] = join[i];
+      inherit[n] = true;
+    }
+  fds[n++] = helper_fd;
+  fds[n++] = report_high;
+  if (place_fds (fds, inherit, n, RUNNER_WARM_INIT_PARENT_FD) != 0)
     spare_fail (report_high, SPARE_FAILED_SETUP);
-  exec_helper (RUNNER_WARM_INIT_PROGRAM_FD + 1, RUNNER_WARM_INIT_PROGRAM_FD + 2, argv,
-               SPARE_FAILED_EXEC_INIT);
+  exec_helper (RUNNER_WARM_INIT_PARENT_FD + (int) n - 2, RUNNER_WARM_INIT_PARENT_FD + (int) n - 1,
+               argv, SPARE_FAILED_EXEC_INIT);
 }
 
 /* The supervisor, namespace mode: enters the run's namespaces (becoming
  * the run's uid first), forks their pid 1, which becomes the init, and
  * execs sandpad-warm-init to wait for it. Returns only in the program. */
 static void
-supervise_namespaces (WarmPlan *w, int helper_fd, int report, int a1, int b0, int b1, int out[3])
+supervise_namespaces (WarmPlan *w, int helper_fd, int report, int a1, int b0, int b1,
+                      const int *join, size_t n_join, int out[3])
 {
   if (runner_sandbox_enter_namespaces (&w->m.plan) != 0)
     spare_fail (report, SPARE_FAILED_SETUP);
@@ -187,7 +200,7 @@ supervise_namespaces (WarmPlan *w, int helper_fd, int report, int a1, int b0, in
        * whole namespace. */
       if (prctl (PR_SET_PDEATHSIG, SIGKILL) != 0)
         spare_fail (report, SPARE_FAILED_SETUP);
-      become_init (helper_fd, report, a1, b0, b1, out);
+      become_init (helper_fd, report, a1, b0, b1, join, n_join, out);
       return;
     }
   char *argv[] = { (char *) "sandpad-warm-init", (char *) RUNNER_WARM_INIT_ROLE_SUPERVISOR, NULL };
@@ -225,12 +238,14 @@ single_threaded (void)
  * with out[0] its channel and out[1] its init's pid, to pass to
  * sp_warm_enter(); -1 with errno set. */
 pid_t
-sp_warm_prefork (const char *blob, size_t len, int helper_fd, int out[3])
+sp_warm_prefork (const char *blob, size_t len, int helper_fd, const int *join, size_t n_join,
+                 int out[3])
 {
   WarmPlan w = { 0 };
   int a[2], b[2], r[2];
 
-  if (runner_plan_decode (blob, len, RUNNER_PLAN_SPARE, &w.m) != 0 || helper_fd < 0)
+  if (runner_plan_decode (blob, len, RUNNER_PLAN_SPARE, &w.m) != 0 || helper_fd < 0
+      || n_join > RUNNER_CGROUP_MAX_FDS || (n_join > 0 && join == NULL))
     {
       errno = EINVAL;
       return -1;
@@ -294,9 +309,11 @@ sp_warm_prefork (const char *blob, size_t len, int helper_fd, int out[3])
       return pid;
     }
 
-  /* The supervisor: nothing of the warm parent but these five fds. */
-  int keep[5] = { a[1], b[0], b[1], helper_fd, r[1] };
-  if (runner_spawn_keep_fds (keep, 5) != 0)
+  /* The supervisor: nothing of the warm parent but these fds. */
+  int keep[5 + RUNNER_CGROUP_MAX_FDS] = { a[1], b[0], b[1], helper_fd, r[1] };
+  for (size_t i = 0; i < n_join; i++)
+    keep[5 + i] = join[i];
+  if (runner_spawn_keep_fds (keep, 5 + n_join) != 0)
     spare_fail (r[1], SPARE_FAILED_SETUP);
   setsid ();
   /* Every orphan of the run is ours (fallback mode), and the supervisor is
@@ -305,9 +322,9 @@ sp_warm_prefork (const char *blob, size_t len, int helper_fd, int out[3])
   if (prctl (PR_SET_CHILD_SUBREAPER, 1) != 0)
     spare_fail (r[1], SPARE_FAILED_SETUP);
   if (w.m.plan.namespaces)
-    supervise_namespaces (&w, helper_fd, r[1], a[1], b[0], b[1], out);
+    supervise_namespaces (&w, helper_fd, r[1], a[1], b[0], b[1], join, n_join, out);
   else
-    become_init (helper_fd, r[1], a[1], b[0], b[1], out);
+    become_init (helper_fd, r[1], a[1], b[0], b[1], join, n_join, out);
   return 0;
 }
 
@@ -369,6 +386,11 @@ sp_warm_enter (int channel, pid_t init_pid, char *buf, size_t size)
 
   if (buf == NULL || size < 2)
     _exit (126);
+  /* Ready (its copies made): the init may move it into its seat now, and
+   * what it copied stays charged to the warm parent's group, not the
+   * run's. No init to hear it (its run came first and it went on): no
+   * matter. */
+  send (channel, "r", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
   ssize_t n = recv_with_fds (channel, buf, size - 1, fds, 4);
   if (n == 0)
     _exit (0); /* no run will come: the warm parent retired us */

@@ -6,24 +6,32 @@
  * "supervisor": waits for pid 1 of the run's namespaces, then exits; the
  * runner watches it through a pidfd, as it watches a cold run's.
  *
- * "init PID": the run init of the program PID, its child. Waits on fd 3
- * for the run (the plan and the run's stdin, stdout, stderr, control and
- * status pipes, from the warm parent, and the cgroup.procs files of the
- * run's cgroups if it has them, which the program is moved into), hands the plan, the program's
- * three pipes and an error pipe to the program on fd 4, then supervises it exactly as a cold run's
- * init supervises a program it forked (runner_spawn_adopt). EOF on fd 3 means no run will come: the
- * program is killed and the spare ends.
+ * "init PID N": the run init of the program PID, its child, with the
+ * cgroup.procs files of the spare's seat (runner_cgroup_seat_make) as fds
+ * 5 to 5+N-1. It moves the program into the seat as soon as the program
+ * says it is ready (its copies made) or the run comes, whichever is first:
+ * the move waits for an RCU grace period in the kernel, which this way a
+ * run only waits for when it comes right after its spare was made. Waits
+ * on fd 3 for the run (the plan and the run's stdin, stdout, stderr,
+ * control and status pipes, from the warm parent, which has set the
+ * seat's limits by then), hands the plan, the program's three pipes and an
+ * error pipe to the program on fd 4, then supervises it exactly as a cold
+ * run's init supervises a program it forked (runner_spawn_adopt). EOF on
+ * fd 3 means no run will come: the program is killed and the spare ends.
  *
  * Neither holds a capability after exec (its uid inside the user namespace
  * is not 0), and both make themselves undumpable, so the program cannot
  * ptrace them or read their memory. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,11 +52,66 @@ supervise (void)
     }
 }
 
+/* Moves the program into its seat: its pid into each cgroup.procs. */
 static int
-init (pid_t program)
+join_seat (pid_t program, size_t n_join)
+{
+  char pid_text[24];
+
+  snprintf (pid_text, sizeof pid_text, "%d", (int) program);
+  for (size_t i = 0; i < n_join; i++)
+    {
+      int fd = RUNNER_WARM_INIT_SEAT_FD + (int) i;
+      if (write_all (fd, pid_text, strlen (pid_text)) != 0)
+        return -1;
+      close (fd);
+    }
+  return 0;
+}
+
+/* Until the run comes (1) or never will (0): moves the program into its
+ * seat when it says it is ready, or when the run comes first. *ready: its
+ * "ready" was read. */
+static int
+wait_for_run (pid_t program, size_t n_join, bool *ready)
+{
+  struct pollfd pfd[2] = {
+    { .fd = RUNNER_WARM_INIT_PARENT_FD, .events = POLLIN },
+    { .fd = RUNNER_WARM_INIT_PROGRAM_FD, .events = POLLIN },
+  };
+  bool joined = n_join == 0;
+
+  for (;;)
+    {
+      int rc = poll (pfd, joined ? 1 : 2, -1);
+      if (rc < 0 && errno == EINTR)
+        continue;
+      if (rc < 0)
+        return 0;
+      /* Retired before it had a run: no need to join. */
+      if (pfd[0].revents != 0 && !(pfd[0].revents & POLLIN))
+        return 0;
+      if (pfd[0].revents != 0)
+        break;
+      /* The program's "ready" (or its end, which the run will find). */
+      char byte;
+      if (recv (RUNNER_WARM_INIT_PROGRAM_FD, &byte, 1, MSG_DONTWAIT) < 0 && errno == EAGAIN)
+        continue;
+      *ready = true;
+      if (join_seat (program, n_join) != 0)
+        return -1;
+      joined = true;
+    }
+  if (!joined && join_seat (program, n_join) != 0)
+    return -1;
+  return 1;
+}
+
+static int
+init (pid_t program, size_t n_join)
 {
   char plan[RUNNER_WARM_MAX_PLAN];
-  int fds[5 + RUNNER_CGROUP_MAX_FDS], errpipe[2];
+  int fds[5], errpipe[2];
   size_t n_fds = 0;
   sigset_t chld;
 
@@ -57,8 +120,16 @@ init (pid_t program)
   sigaddset (&chld, SIGCHLD);
   sigprocmask (SIG_BLOCK, &chld, NULL);
 
-  /* The run's plan and five pipes, then the cgroup.procs files of the
-   * run's cgroups where it has them; EOF (retired) or garbage: no run. */
+  /* A seat that cannot be joined is no spare at all: it ends, which the
+   * warm parent sees before it hands it a run. */
+  bool ready = false;
+  int rc = wait_for_run (program, n_join, &ready);
+  if (rc <= 0)
+    {
+      kill (program, SIGKILL);
+      _exit (rc < 0 ? 126 : 0);
+    }
+  /* The run's plan and five pipes; EOF (retired) or garbage: no run. */
   ssize_t n = recv_with_some_fds (RUNNER_WARM_INIT_PARENT_FD, plan, sizeof plan, fds, 5,
                                   N_ELEMENTS (fds), &n_fds);
   if (n <= 0)
@@ -67,22 +138,6 @@ init (pid_t program)
       return 0;
     }
   close (RUNNER_WARM_INIT_PARENT_FD);
-  /* The program joins the run's cgroups before it learns of the run, so
-   * all it allocates and starts from its first step on is charged there
-   * (what it copied from the warm parent as a spare is not the run's).
-   * The runner says the run has them: one that cannot be joined is no
-   * run at all. */
-  char pid_text[24];
-  snprintf (pid_text, sizeof pid_text, "%d", (int) program);
-  for (size_t i = 5; i < n_fds; i++)
-    {
-      if (write_all (fds[i], pid_text, strlen (pid_text)) != 0)
-        {
-          kill (program, SIGKILL);
-          _exit (126);
-        }
-      close (fds[i]);
-    }
   if (pipe2 (errpipe, O_CLOEXEC) != 0)
     _exit (126);
 
@@ -93,6 +148,15 @@ init (pid_t program)
   send_with_fds (RUNNER_WARM_INIT_PROGRAM_FD, plan, (size_t) n, to_program, 4);
   for (int i = 0; i < 4; i++)
     close (to_program[i]);
+  /* Its "ready" comes before it reads the plan, if not read yet: closing
+   * the socket with it unread would make the program's read of the plan
+   * fail (ECONNRESET). EOF: it is gone, which the adoption reports. */
+  if (!ready)
+    {
+      char byte;
+      while (recv (RUNNER_WARM_INIT_PROGRAM_FD, &byte, 1, 0) < 0 && errno == EINTR)
+        ;
+    }
   close (RUNNER_WARM_INIT_PROGRAM_FD);
   runner_spawn_adopt (program, fds[3], fds[4], errpipe[0]);
 }
@@ -105,13 +169,14 @@ main (int argc, char **argv)
     return 126;
   if (argc == 2 && strcmp (argv[1], RUNNER_WARM_INIT_ROLE_SUPERVISOR) == 0)
     return supervise ();
-  if (argc == 3 && strcmp (argv[1], RUNNER_WARM_INIT_ROLE_INIT) == 0)
+  if (argc == 4 && strcmp (argv[1], RUNNER_WARM_INIT_ROLE_INIT) == 0)
     {
-      char *end;
+      char *end, *end_join;
       long pid = strtol (argv[2], &end, 10);
-      if (*end != '\0' || pid <= 0)
+      unsigned long n_join = strtoul (argv[3], &end_join, 10);
+      if (*end != '\0' || pid <= 0 || *end_join != '\0' || n_join > RUNNER_CGROUP_MAX_FDS)
         return 126;
-      return init ((pid_t) pid);
+      return init ((pid_t) pid, n_join);
     }
   fprintf (stderr, "sandpad-warm-init: started by the runner's warm pool only\n");
   return 2;

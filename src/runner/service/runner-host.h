@@ -132,6 +132,10 @@ int _runner_host_diag (RunnerHost *host, bool network, pid_t pid, int *fd);
 RunnerMemoryLayer _runner_host_memory_layer (const RunnerRunCgroup *cgroup, bool diag);
 void _runner_host_sandbox_info (RunnerHost *host, bool network, RunnerMemoryLayer memory,
                                 SpSandboxInfo *info);
+/* The limits of a launch's cgroups, sized from its spec (the host's
+ * cgroups looked at again first: runner_cgroup_refresh). */
+void _runner_host_cgroup_limits (RunnerHost *host, const RunnerSpawnSpec *spec, int64_t *bytes,
+                                 int64_t *tasks);
 /* The cgroups of a launch (a run's own, or a session's interpreter's)
  * where the runner can have them, sized from its spec; name is the
  * group's. 0 with fds (cgroup.procs) to pass on, or -1: none. */

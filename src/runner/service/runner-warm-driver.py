@@ -5,16 +5,22 @@
 # itself. Embedded in the runner at build time.
 #
 # argv: sandpad-warm.so, sandpad-warm-init, what every run of this parent
-# shares ("namespaces=N,network=N,nobody=N"), and how many spares to keep.
-# fd 3 is a SOCK_SEQPACKET socket to the runner, the only fd it keeps
-# besides sandpad-warm-init's (opened once, see below):
+# shares ("namespaces=N,network=N,nobody=N"), how many spares to keep, and
+# the runs' cgroups ("V:P": version 0, 1 or 2, and whether fd 5 is v1's
+# pids group). fd 3 is a SOCK_SEQPACKET socket to the runner; with cgroups,
+# fd 4 is the runner's memory group (its directory) and fd 5 its pids
+# group (v1, when P is 1): under them each spare gets a seat, the run's
+# groups made ahead (runner_cgroup_seat_make), which its init moves the
+# program into while it waits. Those and sandpad-warm-init's (opened once,
+# see below) are the only fds it keeps:
 #   -> "ready VMDATA_BYTES" once warm, its first spare started
 #   -> "spares N" whenever N spares have started and wait (after each
 #      answer too); the runner hands a run only while it counts one
-#   <- a plan (NUL-separated key=value) with the run's five pipes, then
-#      the cgroup.procs files of its cgroups if it has them (up to two),
-#      all handed on to the spare's init, which moves the program there
-#   -> "ok" with a pidfd of the run's supervisor, or "error TEXT"
+#   <- a plan (NUL-separated key=value) with the run's five pipes, handed
+#      on to the spare's init; with cgroups, the plan's py.cg_memory and
+#      py.cg_tasks are the limits this parent sets on the spare's seat first
+#   -> "ok" (no cgroups) or "ok SEAT" (the seat's name, the run's groups
+#      from now on) with a pidfd of the run's supervisor, or "error TEXT"
 #   <- "want N": keep at most N spares (the runner's memory cap; no answer)
 #   -> "broken TEXT", instead of "ready" or an answer, then it exits: warm
 #      runs cannot work here (a helper that cannot be loaded or executed);
@@ -352,22 +358,99 @@ def plan_key(plan_bytes):
     return tuple(sorted(key.items()))
 
 
+def plan_value(plan_bytes, name):
+    """A plan's value for name (bytes), or None."""
+    for item in plan_bytes.rstrip(b"\0").split(b"\0"):
+        key, _, value = item.partition(b"=")
+        if key == name:
+            return value
+    return None
+
+
+class Seat:
+    """A spare's cgroups, made ahead (runner_cgroup_seat_make): the runner's
+    groups get one named seat-PID-N per spare; a run that takes the spare
+    keeps it (the runner removes it at the run's end), one that no run
+    took is dropped here."""
+
+    count = 0
+
+    def __init__(self):
+        Seat.count += 1
+        self.name = b"seat-%d-%d" % (os.getpid(), Seat.count)
+        self.dirs = (ctypes.c_int * 2)(-1, -1)
+        self.procs = (ctypes.c_int * 2)(-1, -1)
+        if lib.runner_cgroup_seat_make(CGROUP_VERSION, CGROUP_MEMORY_FD, CGROUP_PIDS_FD,
+                                       self.name, self.dirs, self.procs) != 0:
+            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+
+    def join_fds(self):
+        return [fd for fd in self.procs if fd >= 0]
+
+    def close_procs(self):
+        """Once the spare's init has them."""
+        for i, fd in enumerate(self.procs):
+            if fd >= 0:
+                os.close(fd)
+            self.procs[i] = -1
+
+    def limit(self, plan_bytes):
+        """The run's limits, from its plan; False when it has none or they
+        cannot be set (the run then does not take this spare)."""
+        try:
+            memory = int(plan_value(plan_bytes, b"py.cg_memory"))
+            tasks = int(plan_value(plan_bytes, b"py.cg_tasks"))
+        except (TypeError, ValueError):
+            return False
+        return lib.runner_cgroup_limit_at(CGROUP_VERSION, self.dirs[0], self.dirs[1],
+                                          memory, tasks) == 0
+
+    def close(self, taken):
+        self.close_procs()
+        for i, fd in enumerate(self.dirs):
+            if fd >= 0:
+                os.close(fd)
+            self.dirs[i] = -1
+        if not taken:
+            UNUSED_SEATS.append(self.name)
+
+
+def drop_unused_seats():
+    """Removes the seats of spares no run took, once their processes are
+    gone (the init kills its program when it reads EOF)."""
+    UNUSED_SEATS[:] = [name for name in UNUSED_SEATS
+                       if lib.runner_cgroup_seat_drop(CGROUP_VERSION, CGROUP_MEMORY_FD,
+                                                      CGROUP_PIDS_FD, name) != 0]
+
+
 class Spare:
     """A run made ahead: its supervisor's pid and pidfd, the socket its
-    init waits on for the run's plan and pipes, and until it is known to
-    have started, the socket that says whether it did."""
+    init waits on for the run's plan and pipes, its seat (with cgroups),
+    and until it is known to have started, the socket that says whether it
+    did."""
 
     def __init__(self, blob):
         self.key = plan_key(blob)
+        self.seat = Seat() if CGROUP_VERSION != 0 else None
+        self.taken = False
+        join = self.seat.join_fds() if self.seat is not None else []
         out = (ctypes.c_int * 3)()
         ctypes.pythonapi.PyOS_BeforeFork()
-        pid = lib.sp_warm_prefork(blob, len(blob), HELPER_FD, out)
+        join_fds = (ctypes.c_int * 2)(-1, -1)
+        for i, fd in enumerate(join):
+            join_fds[i] = fd
+        pid = lib.sp_warm_prefork(blob, len(blob), HELPER_FD, join_fds, len(join), out)
         if pid == 0:
             spare_child(out[0], out[1])
             os._exit(127)  # not reached: the run ends in finish()
         ctypes.pythonapi.PyOS_AfterFork_Parent()
         if pid < 0:
-            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+            errno = ctypes.get_errno()
+            if self.seat is not None:
+                self.seat.close(False)
+            raise OSError(errno, os.strerror(errno))
+        if self.seat is not None:
+            self.seat.close_procs()
         self.sock = socket.socket(fileno=out[0])
         self.report = out[2]
         # A pidfd, taken before any reap, so the pid cannot be another's.
@@ -392,17 +475,30 @@ class Spare:
         return not select.select([self.pidfd], [], [], 0)[0]
 
     def hand(self, plan_bytes, fds):
-        """Gives it the run; False if it is gone."""
+        """Gives it the run, its seat's limits set first; False if it is
+        gone or they cannot be."""
+        if self.seat is not None and not self.seat.limit(plan_bytes):
+            return False
+        if self.seat is None and CGROUP_VERSION != 0:
+            return False
         try:
             self.sock.sendmsg([plan_bytes], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
                                               array.array("i", fds))])
+            self.taken = True
             return True
         except OSError:
             return False
 
+    def answer(self):
+        """What the runner hears when this spare took its run."""
+        return b"ok " + self.seat.name if self.seat is not None else b"ok"
+
     def close(self):
         """Ours no more: a run's init has it, or (unused) it ends, since
         its init reads EOF."""
+        if self.seat is not None:
+            self.seat.close(self.taken)
+            self.seat = None
         self.sock.close()
         os.close(self.pidfd)
         if self.report >= 0:
@@ -441,10 +537,13 @@ def serve(sock, first_spare, first_key):
             started_at = time.monotonic()
             if starting is None:
                 refill = False
+        drop_unused_seats()
         watch = [sock]
         if starting is not None:
             watch.append(starting.report)
         timeout = None if starting is None else SPARE_START_MS / 1000
+        if UNUSED_SEATS and (timeout is None or timeout > SEAT_RETRY_S):
+            timeout = SEAT_RETRY_S
         readable = select.select(watch, [], [], timeout)[0]
         if starting is not None and (starting.report in readable
                                      or time.monotonic() - started_at > SPARE_START_MS / 1000):
@@ -502,8 +601,8 @@ def serve(sock, first_spare, first_key):
         if handed is None:
             sock.send(b"error cannot make the run's processes")
         else:
-            sock.sendmsg([b"ok"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                                    array.array("i", [handed.pidfd]))])
+            sock.sendmsg([handed.answer()], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                              array.array("i", [handed.pidfd]))])
             handed.close()
         # What is left, for the runner's count; the next is made at once.
         sock.send(b"spares %d" % len(ready))
@@ -525,7 +624,18 @@ def load():
         broken(str(error).encode("utf-8", "backslashreplace"))
     lib.sp_warm_prefork.restype = ctypes.c_int
     lib.sp_warm_prefork.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int,
+                                    ctypes.POINTER(ctypes.c_int), ctypes.c_size_t,
                                     ctypes.POINTER(ctypes.c_int)]
+    lib.runner_cgroup_seat_make.restype = ctypes.c_int
+    lib.runner_cgroup_seat_make.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                            ctypes.c_char_p, ctypes.POINTER(ctypes.c_int),
+                                            ctypes.POINTER(ctypes.c_int)]
+    lib.runner_cgroup_limit_at.restype = ctypes.c_int
+    lib.runner_cgroup_limit_at.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                           ctypes.c_int64, ctypes.c_int64]
+    lib.runner_cgroup_seat_drop.restype = ctypes.c_int
+    lib.runner_cgroup_seat_drop.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                            ctypes.c_char_p]
     lib.sp_warm_spare_check.restype = ctypes.c_int
     lib.sp_warm_spare_check.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_char_p,
                                         ctypes.c_size_t]
@@ -555,8 +665,16 @@ PROBE_S = 30
 WANT_SPARES = int(sys.argv[4]) if len(sys.argv) > 4 else 1
 PLAN_BUFFER = bytearray(MAX_PLAN)
 FIRST_KEY = sys.argv[3].replace(",", "\0").encode() + b"\0"
+# The runs' cgroups: their version (0: none), the runner's groups as fds.
+_version, _, _pids = (sys.argv[5] if len(sys.argv) > 5 else "0:0").partition(":")
+CGROUP_VERSION = int(_version)
+CGROUP_MEMORY_FD = 4 if CGROUP_VERSION != 0 else -1
+CGROUP_PIDS_FD = 5 if CGROUP_VERSION == 1 and _pids == "1" else -1
+# Seats of spares no run took, to remove once empty; how often to try.
+UNUSED_SEATS = []
+SEAT_RETRY_S = 0.2
 control = socket.socket(fileno=CONTROL_FD)
-os.closerange(CONTROL_FD + 1, os.sysconf("SC_OPEN_MAX"))
+os.closerange(max(CONTROL_FD, CGROUP_MEMORY_FD, CGROUP_PIDS_FD) + 1, os.sysconf("SC_OPEN_MAX"))
 lib = HELPER_FD = None
 load()
 # Nothing the children share with us should be collected by them: frozen

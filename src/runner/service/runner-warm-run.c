@@ -116,7 +116,7 @@ try_warm (RunnerRun *run, const RunnerLaunch *l)
       return -1;
     }
   /* A policy that ran cold once gets a parent for its next runs. */
-  runner_warm_start (host->warm, run->req.network);
+  runner_warm_start (host->warm, run->req.network, &host->cgroups);
   if (env_needs_cold (run->req.env) || sp_strv_length ((char **) argv) <= WARM_ARGV_CODE)
     return -1;
   /* RLIMIT_DATA and the tree watch count what the child inherits (the
@@ -137,23 +137,26 @@ try_warm (RunnerRun *run, const RunnerLaunch *l)
   if (write_run_file (run, argv, envp, host_file) != 0)
     return -1;
   put (&buf, "py.run", host->namespaces ? RUNNER_SANDBOX_CODE "/.sandpad/run.json" : host_file);
+  /* Its cgroups as a cold run's limits: the spare waits in its seat
+   * (moved there ahead, see runner-warm-init.c), which the parent sets
+   * these limits on before the run starts. */
+  int64_t cg_bytes, cg_tasks;
+  _runner_host_cgroup_limits (host, spec, &cg_bytes, &cg_tasks);
+  if (host->cgroups.version != 0)
+    {
+      char value[32];
+      snprintf (value, sizeof value, "%lld", (long long) cg_bytes);
+      put (&buf, "py.cg_memory", value);
+      snprintf (value, sizeof value, "%lld", (long long) cg_tasks);
+      put (&buf, "py.cg_tasks", value);
+    }
   runner_plan_encode (&buf, plan, spec);
 
-  /* Its cgroups as a cold run's: the spare's init moves the program
-   * there before the run starts. */
-  int fds[5 + RUNNER_CGROUP_MAX_FDS] = { spec->stdin_fd, spec->stdout_fd, spec->stderr_fd,
-                                         spec->control_fd, spec->status_fd };
-  int procs[RUNNER_CGROUP_MAX_FDS];
-  size_t n_fds = 5;
-  cleanup_free char *name = xasprintf ("run-%llu", (unsigned long long) run->seq);
-  if (_runner_host_cgroup_create (host, name, spec, &run->cgroup, procs) == 0)
-    for (size_t i = 0; i < RUNNER_CGROUP_MAX_FDS; i++)
-      if (procs[i] >= 0)
-        fds[n_fds++] = procs[i];
-  int pidfd = runner_warm_spawn (host->warm, run->req.network, buf.data, buf.len, fds, n_fds, &why);
+  int fds[5] = { spec->stdin_fd, spec->stdout_fd, spec->stderr_fd, spec->control_fd,
+                 spec->status_fd };
+  int pidfd = runner_warm_spawn (host->warm, run->req.network, &host->cgroups, buf.data, buf.len,
+                                 fds, 5, &run->cgroup, &why);
   buf_clear (&buf);
-  for (size_t i = 5; i < n_fds; i++)
-    close (fds[i]);
   if (pidfd < 0)
     {
       /* The cold run makes its own. */

@@ -1,6 +1,7 @@
 /* runner-warm.c: the warm pool (see runner-warm.h). */
 #include "runner-warm.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -13,7 +14,10 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <dirent.h>
+#include <time.h>
 
+#include "runner-cgroup.h"
 #include "runner-spawn.h"
 #include "runner-base.h"
 
@@ -26,6 +30,8 @@ extern const char runner_warm_driver[];
 #define RESTART_BACKOFF_NS (5 * INT64_C (1000000000))
 /* How often the parents' memory is read from /proc. */
 #define MEMORY_POLL_NS (2 * INT64_C (1000000000))
+/* How long the seats a retired parent's spares left are looked for. */
+#define SWEEP_NS (60 * INT64_C (1000000000))
 
 typedef enum
 {
@@ -50,7 +56,25 @@ typedef struct
   int64_t last_used_ns;
   int64_t retry_ns; /* no restart before this */
   char *dir;
+  /* The runs' cgroups it was started with (version 0: none): each spare
+   * gets a seat there, "seat-PID-N", which a run that takes the spare
+   * keeps; taken[] are those N. */
+  RunnerCgroups cgroups;
+  pid_t seat_pid; /* its pid, which names its seats */
+  uint64_t *taken;
+  size_t n_taken;
 } Parent;
+
+/* The seats a retired parent may have left (its spares' that no run
+ * took), removed once their processes are gone. */
+typedef struct
+{
+  RunnerCgroups cgroups;
+  char *prefix; /* "seat-PID-" */
+  uint64_t *taken;
+  size_t n_taken;
+  int64_t until_ns;
+} Sweep;
 
 struct RunnerWarm
 {
@@ -61,6 +85,8 @@ struct RunnerWarm
   /* Why warm runs cannot work here, once a parent said so: no parent is
    * started again and every run goes cold, for this pool's lifetime. */
   char *broken;
+  Sweep *sweeps;
+  size_t n_sweeps;
 };
 
 RunnerWarm *
@@ -78,10 +104,79 @@ runner_warm_new (const RunnerWarmConfig *config)
   return warm;
 }
 
-/* Ends a parent: closing its socket ends its loop; SIGKILL in case it is
- * stuck. The engine reaps it. The runs it forked do not depend on it. */
 static void
-retire (Parent *p, bool failed)
+cgroups_clear (RunnerCgroups *cg)
+{
+  free (cg->memory);
+  free (cg->pids);
+  *cg = (RunnerCgroups){ 0 };
+}
+
+/* Removes what is left of a sweep's seats; true once none is. */
+static bool
+sweep_seats (Sweep *sw)
+{
+  cleanup_fd int memory = open (sw->cgroups.memory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  cleanup_fd int pids = sw->cgroups.pids != NULL && sw->cgroups.version == 1
+                          ? open (sw->cgroups.pids, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                          : -1;
+  size_t prefix = strlen (sw->prefix);
+  bool done = true;
+
+  if (memory < 0)
+    return true;
+  DIR *dir = fdopendir (dup (memory));
+  struct dirent *e;
+  while (dir != NULL && (e = readdir (dir)) != NULL)
+    {
+      char *end;
+      if (strncmp (e->d_name, sw->prefix, prefix) != 0)
+        continue;
+      uint64_t n = strtoull (e->d_name + prefix, &end, 10);
+      bool taken = *end != '\0';
+      for (size_t i = 0; i < sw->n_taken && !taken; i++)
+        taken = sw->taken[i] == n;
+      /* A run's: the run removes it at its end. */
+      if (taken)
+        continue;
+      if (runner_cgroup_seat_drop (sw->cgroups.version, memory, pids, e->d_name) != 0)
+        done = false;
+    }
+  if (dir != NULL)
+    closedir (dir);
+  return done;
+}
+
+static void
+sweep_free (Sweep *sw)
+{
+  cgroups_clear (&sw->cgroups);
+  free (sw->prefix);
+  free (sw->taken);
+}
+
+/* Looks at the sweeps under way; the finished and the expired go. */
+static void
+sweep_all (RunnerWarm *warm, int64_t now)
+{
+  for (size_t i = 0; i < warm->n_sweeps;)
+    {
+      Sweep *sw = &warm->sweeps[i];
+      if (sweep_seats (sw) || now > sw->until_ns)
+        {
+          sweep_free (sw);
+          warm->sweeps[i] = warm->sweeps[--warm->n_sweeps];
+        }
+      else
+        i++;
+    }
+}
+
+/* Ends a parent: closing its socket ends its loop; SIGKILL in case it is
+ * stuck. The engine reaps it. The runs it forked do not depend on it; the
+ * seats of its spares are swept once the spares are gone. */
+static void
+retire (RunnerWarm *warm, Parent *p, bool failed)
 {
   if (p->sock >= 0)
     close (p->sock);
@@ -92,6 +187,24 @@ retire (Parent *p, bool failed)
     remove_tree (p->dir);
   free (p->dir);
   p->dir = NULL;
+  if (p->cgroups.version != 0 && p->seat_pid > 0)
+    {
+      warm->sweeps = xrealloc (warm->sweeps, (warm->n_sweeps + 1) * sizeof *warm->sweeps);
+      warm->sweeps[warm->n_sweeps++] = (Sweep){
+        .cgroups = p->cgroups,
+        .prefix = xasprintf ("seat-%d-", (int) p->seat_pid),
+        .taken = p->taken,
+        .n_taken = p->n_taken,
+        .until_ns = now_ns () + SWEEP_NS,
+      };
+      p->cgroups = (RunnerCgroups){ 0 };
+      p->taken = NULL;
+    }
+  cgroups_clear (&p->cgroups);
+  free (p->taken);
+  p->taken = NULL;
+  p->n_taken = 0;
+  p->seat_pid = 0;
   p->state = PARENT_NONE;
   p->runs = 0;
   p->data_bytes = 0;
@@ -109,10 +222,21 @@ runner_warm_free (RunnerWarm *warm)
     {
       Parent *p = &warm->parents[i];
       pid_t pid = p->pid;
-      retire (p, false);
+      retire (warm, p, false);
       if (pid > 0)
         waitpid (pid, NULL, 0);
     }
+  /* The spares end with their parents (their inits read EOF); their seats
+   * can go once they have. */
+  for (int tries = 0; warm->n_sweeps > 0 && tries < 50; tries++)
+    {
+      sweep_all (warm, 0);
+      if (warm->n_sweeps > 0)
+        nanosleep (&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+    }
+  for (size_t i = 0; i < warm->n_sweeps; i++)
+    sweep_free (&warm->sweeps[i]);
+  free (warm->sweeps);
   free ((char *) warm->config.python);
   free ((char *) warm->config.module);
   free ((char *) warm->config.helper);
@@ -139,7 +263,7 @@ set_broken (RunnerWarm *warm, const char *text, size_t len)
     }
   for (size_t i = 0; i < N_ELEMENTS (warm->parents); i++)
     if (warm->parents[i].state != PARENT_NONE)
-      retire (&warm->parents[i], false);
+      retire (warm, &warm->parents[i], false);
 }
 
 /* Whether buf (len bytes) is "broken TEXT"; sets the pool broken if so. */
@@ -173,7 +297,8 @@ write_file (const char *path, const char *text)
 /* The child side of starting a parent: fd 3 the socket, 0-2 /dev/null,
  * the environment a run gets, pointed at the parent's own directory. */
 static void __attribute__ ((noreturn))
-exec_parent (const RunnerWarm *warm, const char *dir, int sock, bool network)
+exec_parent (const RunnerWarm *warm, const char *dir, int sock, bool network,
+             const RunnerCgroups *cg, int cg_fds[2])
 {
   cleanup_free char *driver = xasprintf ("%s/driver.py", dir);
   /* What every run of this parent shares, for the spare it makes before
@@ -182,6 +307,9 @@ exec_parent (const RunnerWarm *warm, const char *dir, int sock, bool network)
                                       warm->config.namespaces ? 1 : 0, network ? 1 : 0,
                                       geteuid () == 0 ? 1 : 0);
   cleanup_free char *spares = xasprintf ("%d", warm->config.spares > 0 ? warm->config.spares : 1);
+  /* The runs' cgroups, fds 4 (memory) and 5 (v1's pids) when it has them. */
+  cleanup_free char *cgroups = xasprintf ("%d:%d", cg_fds[0] >= 0 ? cg->version : 0,
+                                          cg_fds[0] >= 0 && cg_fds[1] >= 0 ? 1 : 0);
   char *argv[] = { (char *) warm->config.python,
                    (char *) "-u",
                    (char *) "-B",
@@ -190,6 +318,7 @@ exec_parent (const RunnerWarm *warm, const char *dir, int sock, bool network)
                    (char *) warm->config.helper,
                    key,
                    spares,
+                   cgroups,
                    NULL };
   char *envp[] = {
     (char *) "PATH=/usr/local/bin:/usr/bin:/bin",
@@ -215,11 +344,23 @@ exec_parent (const RunnerWarm *warm, const char *dir, int sock, bool network)
   };
   int devnull = open ("/dev/null", O_RDWR);
 
-  if (devnull < 0 || dup2 (sock, 3) != 3 || dup2 (devnull, 0) != 0 || dup2 (devnull, 1) != 1
-      || dup2 (devnull, 2) != 2)
+  /* Above every target first, so no dup clobbers a later one. */
+  int high[3] = { fcntl (sock, F_DUPFD_CLOEXEC, 10), -1, -1 };
+  for (int i = 0; i < 2; i++)
+    if (cg_fds[0] >= 0 && cg_fds[i] >= 0)
+      high[1 + i] = fcntl (cg_fds[i], F_DUPFD_CLOEXEC, 10);
+  if (devnull < 0 || high[0] < 0 || dup2 (high[0], 3) != 3 || dup2 (devnull, 0) != 0
+      || dup2 (devnull, 1) != 1 || dup2 (devnull, 2) != 2)
     _exit (126);
-  fcntl (3, F_SETFD, 0);
-  syscall (SYS_close_range, 4, ~0U, 0);
+  int last = 3;
+  for (int i = 1; i < 3; i++)
+    if (high[i] >= 0)
+      {
+        if (dup2 (high[i], 3 + i) != 3 + i)
+          _exit (126);
+        last = 3 + i;
+      }
+  syscall (SYS_close_range, (unsigned) last + 1, ~0U, 0);
   /* Its own session, and gone with the runner. */
   setsid ();
   prctl (PR_SET_PDEATHSIG, SIGKILL);
@@ -235,10 +376,12 @@ exec_parent (const RunnerWarm *warm, const char *dir, int sock, bool network)
 }
 
 void
-runner_warm_start (RunnerWarm *warm, bool network)
+runner_warm_start (RunnerWarm *warm, bool network, const RunnerCgroups *cg)
 {
   Parent *p = &warm->parents[network ? 1 : 0];
   int sv[2];
+  cleanup_fd int memory = -1;
+  cleanup_fd int pids = -1;
 
   if (p->state != PARENT_NONE || now_ns () < p->retry_ns || warm->broken != NULL)
     return;
@@ -249,18 +392,32 @@ runner_warm_start (RunnerWarm *warm, bool network)
       || write_file (driver, runner_warm_driver) != 0
       || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
     {
-      retire (p, true);
+      retire (warm, p, true);
       return;
+    }
+  /* Where each spare gets its seat: the runner's groups, as directories
+   * the parent makes them in. */
+  if (cg != NULL && cg->version != 0 && cg->memory != NULL
+      && (memory = open (cg->memory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0)
+    {
+      if (cg->version == 1 && cg->pids != NULL)
+        pids = open (cg->pids, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      p->cgroups = (RunnerCgroups){
+        .version = cg->version,
+        .memory = xstrdup (cg->memory),
+        .pids = cg->version == 1 && pids >= 0 ? xstrdup (cg->pids) : NULL,
+      };
     }
   p->pid = fork ();
   if (p->pid == 0)
-    exec_parent (warm, p->dir, sv[1], network);
+    exec_parent (warm, p->dir, sv[1], network, cg, (int[2]){ memory, pids });
+  p->seat_pid = p->pid > 0 ? p->pid : 0;
   close (sv[1]);
   p->sock = sv[0];
   if (p->pid < 0)
     {
       p->pid = 0;
-      retire (p, true);
+      retire (warm, p, true);
       return;
     }
   set_nonblocking (p->sock, true);
@@ -306,7 +463,7 @@ check_ready (RunnerWarm *warm, Parent *p)
         return;
       if (n <= 0)
         {
-          retire (p, true);
+          retire (warm, p, true);
           return;
         }
       if (check_broken (warm, buf, (size_t) n))
@@ -316,7 +473,7 @@ check_ready (RunnerWarm *warm, Parent *p)
         continue;
       if (p->state != PARENT_STARTING || sscanf (buf, "ready %lld", &data) != 1)
         {
-          retire (p, true);
+          retire (warm, p, true);
           return;
         }
       p->data_bytes = data;
@@ -344,9 +501,41 @@ runner_warm_data_bytes (RunnerWarm *warm, bool network, bool idle)
   return p->spares > 0 || idle ? p->data_bytes : -1;
 }
 
-/* The answer to one spawn: "ok" with a pidfd, "error ..." or "broken ...". */
+/* The run's groups from "ok seat-PID-N": the seat p made for the spare
+ * that took the run. -1 for anything else. */
 static int
-read_answer (RunnerWarm *warm, Parent *p, const char **why)
+take_seat (Parent *p, const char *text, size_t len, RunnerRunCgroup *cgroup)
+{
+  char name[64], *end;
+  int prefix;
+
+  if (len >= sizeof name)
+    return -1;
+  memcpy (name, text, len);
+  name[len] = '\0';
+  prefix = snprintf (NULL, 0, "seat-%d-", (int) p->seat_pid);
+  if (strncmp (name, "seat-", 5) != 0 || atoi (name + 5) != (int) p->seat_pid
+      || name[prefix - 1] != '-' || !isdigit ((unsigned char) name[prefix]))
+    return -1;
+  uint64_t n = strtoull (name + prefix, &end, 10);
+  if (*end != '\0')
+    return -1;
+  p->taken = xrealloc (p->taken, (p->n_taken + 1) * sizeof *p->taken);
+  p->taken[p->n_taken++] = n;
+  *cgroup = (RunnerRunCgroup){
+    .version = p->cgroups.version,
+    .memory = xasprintf ("%s/%s", p->cgroups.memory, name),
+    .pids = p->cgroups.version == 2   ? xasprintf ("%s/%s", p->cgroups.memory, name)
+            : p->cgroups.pids != NULL ? xasprintf ("%s/%s", p->cgroups.pids, name)
+                                      : NULL,
+  };
+  return 0;
+}
+
+/* The answer to one spawn: "ok" (or "ok SEAT", with cgroups) with a
+ * pidfd, "error ..." or "broken ...". */
+static int
+read_answer (RunnerWarm *warm, Parent *p, RunnerRunCgroup *cgroup, const char **why)
 {
   struct pollfd pfd = { .fd = p->sock, .events = POLLIN };
   int64_t deadline = now_ns () + SPAWN_TIMEOUT_MS * INT64_C (1000000);
@@ -386,10 +575,14 @@ read_answer (RunnerWarm *warm, Parent *p, const char **why)
       *why = "the warm parent is gone";
       return -1;
     }
-  if (n != 2 || memcmp (buf, "ok", 2) != 0 || pidfd < 0)
+  bool ok = p->cgroups.version == 0 ? n == 2 && memcmp (buf, "ok", 2) == 0
+                                    : n > 3 && memcmp (buf, "ok ", 3) == 0
+                                        && take_seat (p, buf + 3, (size_t) n - 3, cgroup) == 0;
+  if (!ok || pidfd < 0)
     {
       if (pidfd >= 0)
         close (pidfd);
+      /* Its seat, if it said one, is the run's anyway: removed with it. */
       *why = check_broken (warm, buf, (size_t) n) ? warm->broken
                                                   : "the warm parent could not fork the run";
       return -1;
@@ -397,12 +590,27 @@ read_answer (RunnerWarm *warm, Parent *p, const char **why)
   return pidfd;
 }
 
+/* Whether a parent's seats are where the runner's runs' groups are now
+ * (the app may move its runner into a delegated scope after it started). */
+static bool
+same_cgroups (const RunnerCgroups *a, const RunnerCgroups *b)
+{
+  if (a->version != b->version)
+    return false;
+  if (a->version == 0)
+    return true;
+  return a->memory != NULL && b->memory != NULL && strcmp (a->memory, b->memory) == 0
+         && (a->version == 2 || (a->pids == NULL) == (b->pids == NULL));
+}
+
 int
-runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len, const int *fds,
-                   size_t n_fds, const char **why)
+runner_warm_spawn (RunnerWarm *warm, bool network, const RunnerCgroups *cg, const char *plan,
+                   size_t len, const int *fds, size_t n_fds, RunnerRunCgroup *cgroup,
+                   const char **why)
 {
   Parent *p = &warm->parents[network ? 1 : 0];
 
+  *cgroup = (RunnerRunCgroup){ 0 };
   check_ready (warm, p);
   if (p->state != PARENT_READY)
     {
@@ -410,17 +618,25 @@ runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len,
       *why = NULL;
       return -1;
     }
+  if (!same_cgroups (&p->cgroups, cg))
+    {
+      /* Its seats are not where runs' groups are now: a new parent makes
+       * them there; this run starts cold. */
+      *why = NULL;
+      retire (warm, p, false);
+      return -1;
+    }
   if (send_with_fds (p->sock, plan, len, fds, n_fds) != 0)
     {
       *why = "the warm parent is gone";
-      retire (p, true);
+      retire (warm, p, true);
       return -1;
     }
-  int pidfd = read_answer (warm, p, why);
+  int pidfd = read_answer (warm, p, cgroup, why);
   if (pidfd < 0)
     {
       if (p->state != PARENT_NONE)
-        retire (p, true);
+        retire (warm, p, true);
       return -1;
     }
   p->last_used_ns = now_ns ();
@@ -428,7 +644,7 @@ runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len,
   if (p->spares > 0)
     p->spares--;
   if (++p->runs >= warm->config.max_runs)
-    retire (p, false);
+    retire (warm, p, false);
   return pidfd;
 }
 
@@ -447,7 +663,7 @@ runner_warm_reaped (RunnerWarm *warm, pid_t pid)
       check_ready (warm, p);
       /* Died on its own (not retired by us): misbehaving, wait a while. */
       if (p->state != PARENT_NONE)
-        retire (p, true);
+        retire (warm, p, true);
       return true;
     }
   return false;
@@ -514,8 +730,9 @@ runner_warm_tick (RunnerWarm *warm, int64_t now, const pid_t *busy, size_t n_bus
       Parent *p = &warm->parents[i];
       check_ready (warm, p);
       if (p->state == PARENT_READY && now - p->last_used_ns > warm->config.idle_ms * 1000000)
-        retire (p, false);
+        retire (warm, p, false);
     }
+  sweep_all (warm, now);
   if (now < warm->memory_check_ns)
     return;
   warm->memory_check_ns = now + MEMORY_POLL_NS;
@@ -545,7 +762,7 @@ runner_warm_tick (RunnerWarm *warm, int64_t now, const pid_t *busy, size_t n_bus
           send (victim->sock, msg, sizeof msg - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
           return;
         }
-      retire (victim, true);
+      retire (warm, victim, true);
     }
 }
 

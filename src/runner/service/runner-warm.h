@@ -28,6 +28,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "runner-cgroup.h"
+
 #define RUNNER_WARM_MAX_PARENTS 2
 /* How often the engine looks at its parents when nothing else happens. */
 #define RUNNER_WARM_TICK_MS 5000
@@ -54,8 +56,10 @@ RunnerWarm *runner_warm_new (const RunnerWarmConfig *config);
 /* Ends every parent (runs already forked go on). */
 void runner_warm_free (RunnerWarm *warm);
 
-/* Starts the parent for this policy unless it runs or failed recently. */
-void runner_warm_start (RunnerWarm *warm, bool network);
+/* Starts the parent for this policy unless it runs or failed recently.
+ * cg: the runs' cgroups now (NULL or version 0: none); its spares get
+ * their seats there. */
+void runner_warm_start (RunnerWarm *warm, bool network, const RunnerCgroups *cg);
 
 /* The private memory (VmData) a ready parent for this policy holds, which
  * its children start with; -1 when none is ready to take a run now: no
@@ -65,15 +69,17 @@ void runner_warm_start (RunnerWarm *warm, bool network);
  * way, so the run may wait for the spare being made. */
 int64_t runner_warm_data_bytes (RunnerWarm *warm, bool network, bool idle);
 
-/* Hands a run to the parent: plan (NUL-separated, ends with NUL) and the
- * pipes in, out, err, control (read end) and status (write end), then
- * the cgroup.procs fds of the run's cgroups, if any (n_fds 5 to 7), which
- * the spare's init moves the program into before the run starts. Returns
- * a pidfd of the run's supervisor, or -1: then the run goes cold, and
- * *why says what failed (static text), or is NULL when no parent was
- * ready (nothing failed). */
-int runner_warm_spawn (RunnerWarm *warm, bool network, const char *plan, size_t len, const int *fds,
-                       size_t n_fds, const char **why);
+/* Hands a run to the parent: plan (NUL-separated, ends with NUL; with
+ * cgroups its py.cg_memory and py.cg_tasks are the run's limits) and the
+ * pipes in, out, err, control (read end) and status (write end). With
+ * cgroups (cg, the runs' groups now), the spare that takes it waits in its
+ * seat, whose limits the parent sets before the run starts: *cgroup gets
+ * the seat, the run's groups from then on. Returns a pidfd of the run's
+ * supervisor, or -1: then the run goes cold, and *why says what failed
+ * (static text), or is NULL when no parent was ready (nothing failed). */
+int runner_warm_spawn (RunnerWarm *warm, bool network, const RunnerCgroups *cg, const char *plan,
+                       size_t len, const int *fds, size_t n_fds, RunnerRunCgroup *cgroup,
+                       const char **why);
 
 /* The engine reaped pid; true when it was one of our parents. */
 bool runner_warm_reaped (RunnerWarm *warm, pid_t pid);
