@@ -66,7 +66,7 @@ pid_t sp_warm_prefork (const char *blob, size_t len, int helper_fd, const int *j
                        int out[3]);
 int sp_warm_spare_check (int report, int timeout_ms, char *why, size_t size);
 int sp_warm_enter (int channel, pid_t init_pid, char *buf, size_t size);
-int sp_warm_populate (int channel, const uint64_t *hot, size_t n_hot);
+void sp_warm_populate (const uint64_t *hot, size_t n_hot);
 ssize_t sp_warm_written (int fd);
 
 /* What the report socket carries when a spare's process cannot start: the
@@ -437,53 +437,6 @@ sp_warm_enter (int channel, pid_t init_pid, char *buf, size_t size)
 #define MADV_POPULATE_WRITE 23
 #endif
 
-/* Pages populated between two looks at the channel. */
-#define POPULATE_CHUNK 256
-
-static bool
-run_waiting (int channel)
-{
-  struct pollfd pfd = { .fd = channel, .events = POLLIN };
-
-  return poll (&pfd, 1, 0) > 0;
-}
-
-/* Copies, ahead of the run, the pages of one mapping the warm parent has
- * resident: one madvise instead of a page fault each, when the snippet
- * first writes them (a fault costs ~50 us on a VM). */
-static int
-populate_range (int channel, uintptr_t start, uintptr_t end, size_t page)
-{
-  size_t pages = (end - start) / page;
-  unsigned char *resident = malloc (pages > 0 ? pages : 1);
-
-  if (resident == NULL || mincore ((void *) start, end - start, resident) != 0)
-    {
-      free (resident);
-      return 0;
-    }
-  for (size_t i = 0; i < pages;)
-    {
-      if (!(resident[i] & 1))
-        {
-          i++;
-          continue;
-        }
-      size_t j = i;
-      while (j < pages && (resident[j] & 1) && j - i < POPULATE_CHUNK)
-        j++;
-      madvise ((void *) (start + i * page), (j - i) * page, MADV_POPULATE_WRITE);
-      i = j;
-      if (run_waiting (channel))
-        {
-          free (resident);
-          return 1;
-        }
-    }
-  free (resident);
-  return 0;
-}
-
 /* Whether a line of /proc/self/maps is a private writable mapping (the
  * heap and the stack among them), not the kernel's [vvar] and friends:
  * what a fork shares copy-on-write. Its bounds in start and end. */
@@ -499,58 +452,21 @@ private_writable (const char *line, unsigned long *start, unsigned long *end)
   return perms[0] == 'r' && perms[1] == 'w' && perms[3] == 'p' && strncmp (name, "[v", 2) != 0;
 }
 
-/* In the spare's program, while it waits: makes its own copy of the
- * private writable pages it shares with the warm parent, only those in
- * hot (n_hot [start, end) pairs, the pages a chart wrote in the parent's
- * probe, sp_warm_written()) when given, else every one. Copying all of
- * them (~40 MiB) cost a small run more CPU than the run itself, and the
- * copy is torn down again at its exit; a chart writes about a third of
- * them, a print() almost none. Stops as soon as its run arrives
- * (returns 1); 0 when done. */
-int
-sp_warm_populate (int channel, const uint64_t *hot, size_t n_hot)
+/* In a warm run's program that draws a chart, before the snippet: makes
+ * its own copy of the private pages it shares with the warm parent that a
+ * chart writes (n_hot [start, end) pairs, learnt by the parent's probe,
+ * sp_warm_written()), one madvise a range instead of a page fault each
+ * while drawing (a fault costs ~50 us on a VM). A chart writes ~1,300
+ * ranges of a few pages each: one madvise a range and nothing more, or
+ * the system calls cost as much as the copies. A range the parent has
+ * unmapped since fails alone. */
+void
+sp_warm_populate (const uint64_t *hot, size_t n_hot)
 {
-  size_t page = (size_t) sysconf (_SC_PAGESIZE);
-  int rc = 0;
-
-  if (hot != NULL && n_hot > 0)
-    {
-      /* A chart writes ~1,300 ranges of a few pages each: one madvise a
-       * range and nothing more (no mincore, a look at the channel only
-       * every POPULATE_CHUNK pages), or the system calls cost as much as
-       * the copies. A range the parent has unmapped since fails alone. */
-      size_t since_look = 0;
-      for (size_t i = 0; i < n_hot; i++)
-        {
-          if (hot[2 * i] >= hot[2 * i + 1])
-            continue;
-          size_t len = (size_t) (hot[2 * i + 1] - hot[2 * i]);
-          madvise ((void *) (uintptr_t) hot[2 * i], len, MADV_POPULATE_WRITE);
-          since_look += len / page;
-          if (since_look >= POPULATE_CHUNK)
-            {
-              since_look = 0;
-              if (run_waiting (channel))
-                return 1;
-            }
-        }
-      return 0;
-    }
-
-  FILE *maps = fopen ("/proc/self/maps", "re");
-  char line[512];
-
-  if (maps == NULL)
-    return 0;
-  while (rc == 0 && fgets (line, sizeof line, maps) != NULL)
-    {
-      unsigned long start, end;
-
-      if (private_writable (line, &start, &end))
-        rc = populate_range (channel, start, end, page);
-    }
-  fclose (maps);
-  return rc;
+  for (size_t i = 0; hot != NULL && i < n_hot; i++)
+    if (hot[2 * i] < hot[2 * i + 1])
+      madvise ((void *) (uintptr_t) hot[2 * i], (size_t) (hot[2 * i + 1] - hot[2 * i]),
+               MADV_POPULATE_WRITE);
 }
 
 /* /proc/self/pagemap's bits: the page is present, and mapped by this
@@ -561,7 +477,7 @@ sp_warm_populate (int channel, const uint64_t *hot, size_t n_hot)
 /* In the warm parent's probe, a fork of it that has drawn a chart: writes
  * to fd, as [start, end) pairs of uint64, the ranges of its private
  * writable pages it has its own copy of now, the pages a run like that
- * writes (what sp_warm_populate() copies ahead). Returns how many pairs,
+ * writes (what a chart run copies first, sp_warm_populate()). Returns how many pairs,
  * or -1 (no pagemap here: the spares then copy everything). */
 ssize_t
 sp_warm_written (int fd)
