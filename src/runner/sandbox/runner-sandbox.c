@@ -150,9 +150,9 @@ drop_to_nobody (void)
 }
 
 static int
-write_file (const char *path, const char *text)
+write_file_at (int dir, const char *path, const char *text)
 {
-  cleanup_fd int fd = open (path, O_WRONLY | O_CLOEXEC);
+  cleanup_fd int fd = openat (dir, path, O_WRONLY | O_CLOEXEC);
 
   if (fd < 0)
     return -1;
@@ -160,36 +160,55 @@ write_file (const char *path, const char *text)
 }
 
 int
-runner_sandbox_enter_namespaces (const RunnerSandboxPlan *plan)
+runner_sandbox_leave_root (const RunnerSandboxPlan *plan)
+{
+  return plan->drop_to_nobody && drop_to_nobody () != 0 ? RUNNER_STEP_UID : 0;
+}
+
+int
+runner_sandbox_map_ids (int proc_dir, uid_t uid, gid_t gid)
 {
   char map[64];
-  uid_t uid;
-  gid_t gid;
-
-  if (plan->drop_to_nobody && drop_to_nobody () != 0)
-    return RUNNER_STEP_UID;
-  uid = geteuid ();
-  gid = getegid ();
-  if (unshare (CLONE_NEWUSER) != 0)
-    return RUNNER_STEP_USERNS;
 
   /* One id each, ours, seen inside as 1000: the program is not root in
    * its namespace either, so execve leaves it without capabilities. */
-  if (write_file ("/proc/self/setgroups", "deny") != 0)
-    return RUNNER_STEP_USERNS;
+  if (write_file_at (proc_dir, "setgroups", "deny") != 0)
+    return -1;
   snprintf (map, sizeof map, "%d %d 1\n", RUNNER_SANDBOX_INNER_ID, (int) uid);
-  if (write_file ("/proc/self/uid_map", map) != 0)
-    return RUNNER_STEP_USERNS;
+  if (write_file_at (proc_dir, "uid_map", map) != 0)
+    return -1;
   snprintf (map, sizeof map, "%d %d 1\n", RUNNER_SANDBOX_INNER_ID, (int) gid);
-  if (write_file ("/proc/self/gid_map", map) != 0)
-    return RUNNER_STEP_USERNS;
+  return write_file_at (proc_dir, "gid_map", map);
+}
 
+int
+runner_sandbox_ns_flags (const RunnerSandboxPlan *plan)
+{
   /* A network namespace with only a loopback that stays down: no network
    * at all unless the run asked for it. */
   int flags = NS_FLAGS;
   if (plan->network)
     flags &= ~CLONE_NEWNET;
-  if (unshare (flags) != 0)
+  return flags;
+}
+
+int
+runner_sandbox_enter_namespaces (const RunnerSandboxPlan *plan)
+{
+  int step = runner_sandbox_leave_root (plan);
+  uid_t uid;
+  gid_t gid;
+
+  if (step != 0)
+    return step;
+  uid = geteuid ();
+  gid = getegid ();
+  if (unshare (CLONE_NEWUSER) != 0)
+    return RUNNER_STEP_USERNS;
+  cleanup_fd int self = open ("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (self < 0 || runner_sandbox_map_ids (self, uid, gid) != 0)
+    return RUNNER_STEP_USERNS;
+  if (unshare (runner_sandbox_ns_flags (plan)) != 0)
     return RUNNER_STEP_NAMESPACES;
   return 0;
 }
@@ -280,7 +299,7 @@ runner_sandbox_restrict (const RunnerSandboxPlan *plan)
   /* Lower priority and first in line for the OOM killer: a runaway snippet
    * should hurt the desktop as little as possible. */
   setpriority (PRIO_PROCESS, 0, 10);
-  write_file ("/proc/self/oom_score_adj", "500");
+  write_file_at (AT_FDCWD, "/proc/self/oom_score_adj", "500");
 
   if (drop_bounding_set (plan->namespaces || plan->drop_to_nobody) != 0)
     return RUNNER_STEP_CAPS;

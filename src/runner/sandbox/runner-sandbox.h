@@ -141,6 +141,16 @@ const char *runner_sandbox_step_name (int step);
  * namespace. Returns 0, or a RunnerSandboxStep with errno set. */
 int runner_sandbox_enter_namespaces (const RunnerSandboxPlan *plan);
 
+/* Its steps, for a warm spare, whose pid 1 is cloned into the namespaces
+ * instead (runner-warm-child.c): leave root if the plan says so (0 or
+ * RUNNER_STEP_UID); the namespaces a run gets besides the user namespace
+ * (CLONE_NEW* flags); and the id maps of a new user namespace, written
+ * into proc_dir (an fd of /proc/self) by its creator, uid and gid its ids
+ * outside (0, or -1 with errno set). */
+int runner_sandbox_leave_root (const RunnerSandboxPlan *plan);
+int runner_sandbox_ns_flags (const RunnerSandboxPlan *plan);
+int runner_sandbox_map_ids (int proc_dir, uid_t uid, gid_t gid);
+
 /* In pid 1 of the new namespaces: build the private root and pivot into
  * it. Returns 0, or a RunnerSandboxStep with errno set. */
 int runner_sandbox_build_root (const RunnerSandboxPlan *plan);

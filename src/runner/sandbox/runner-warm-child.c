@@ -7,12 +7,14 @@
  * which costs more than the run of a small snippet; so they happen ahead
  * of the run, while the machine is idle: sp_warm_prefork() makes a spare
  *
- *   warm parent ──fork──▶ supervisor ──fork──▶ run init ──fork──▶ program
- *                         (enters the                    (a copy of the
- *                          namespaces)                    warm python)
+ *   warm parent ──vfork──▶ supervisor ──clone──▶ run init ──fork──▶ program
+ *                                        (pid 1 of new               (a copy of the
+ *                                         namespaces)                 warm python)
  *
  * the same processes a cold run has (in fallback mode the supervisor is
- * the run init), where the supervisor and the init then exec
+ * the run init), where the supervisor and the init, both in the warm
+ * parent's memory until then (vfork, and a clone with CLONE_VM |
+ * CLONE_VFORK), then exec
  * sandpad-warm-init, a small binary (runner-warm-init.c), so that only the
  * program holds the warm interpreter's memory. They exec it through an fd
  * the warm parent opened as the runner's uid: by then the supervisor is
@@ -32,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -173,41 +176,86 @@ become_init (int helper_fd, int report, int from_parent, int to_program, int pro
                argv, SPARE_FAILED_EXEC_INIT);
 }
 
-/* The supervisor, namespace mode: enters the run's namespaces (becoming
- * the run's uid first), forks their pid 1, which becomes the init, and
- * execs sandpad-warm-init to wait for it. Returns only in the program. */
-static void
-supervise_namespaces (WarmPlan *w, int helper_fd, int report, int a1, int b0, int b1,
-                      const int *join, size_t n_join, int out[3])
+/* What the spare's pid 1 needs (namespace mode): the fds become_init()
+ * takes, and where the program goes back to the interpreter from. */
+typedef struct
 {
-  if (runner_sandbox_enter_namespaces (&w->m.plan) != 0)
-    spare_fail (report, SPARE_FAILED_SETUP);
-  /* vfork, not fork: pid 1 only forks the program and execs, so it need
-   * not have a copy of the warm interpreter's page tables of its own,
-   * which cost a spare ~1.5 ms to make and ~3 ms to tear down at the exec.
-   * It runs in the supervisor's memory (and on its stack) while the
-   * supervisor waits, which is sound here because it never returns from
-   * this function: it execs or exits, and touches nothing the supervisor
-   * reads afterwards but what a fork's prepare and parent steps undo. The
-   * program, a fork of pid 1, gets its own copy of that memory and returns
-   * from here as from a fork. */
-  pid_t pid1 = vfork ();
+  int helper_fd, report, a1, b0, b1;
+  const int *join;
+  size_t n_join;
+  int *out;
+  jmp_buf *back;
+  uid_t uid; /* its ids outside the new user namespace */
+  gid_t gid;
+} Pid1Args;
+
+/* pid 1 of the run's namespaces, cloned into them sharing the warm
+ * parent's memory (vfork-like) on a stack of its own: forks the program
+ * and execs sandpad-warm-init. The program, a copy of that memory, goes
+ * back to sp_warm_prefork()'s frame, the one it has in its copy, and
+ * returns from there into the interpreter. */
+static int
+pid1_main (void *data)
+{
+  Pid1Args *args = data;
+
+  /* If the supervisor goes, so does the whole namespace. */
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL) != 0)
+    spare_fail (args->report, SPARE_FAILED_SETUP);
+  /* The new user namespace's ids, as its creator maps them for itself
+   * (a cold run's supervisor does the same after its unshare), before the
+   * exec that makes it undumpable and its /proc files root's. */
+  cleanup_fd int self = open ("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (self < 0 || runner_sandbox_map_ids (self, args->uid, args->gid) != 0)
+    spare_fail (args->report, SPARE_FAILED_SETUP);
+  become_init (args->helper_fd, args->report, args->a1, args->b0, args->b1, args->join,
+               args->n_join, args->out);
+  longjmp (*args->back, 1);
+}
+
+/* The stack pid 1 runs on until it execs, in the supervisor's frame (the
+ * supervisor waits meanwhile); the program's copy leaves it at once. */
+#define PID1_STACK_SIZE (256 * 1024)
+
+/* The supervisor, namespace mode (itself vforked, in the warm parent's
+ * memory): clones pid 1 into new namespaces, user namespace first, the
+ * same ones a cold run's supervisor enters with unshare
+ * (runner_sandbox_enter_namespaces()), and execs sandpad-warm-init to wait
+ * for pid 1. Neither it nor pid 1 copies the warm interpreter's
+ * page tables: only the program does, once (a fork of the whole warm
+ * interpreter and the exec that tears the copy down cost a spare ~3 ms of
+ * CPU, on every warm run's machine). Does not return. */
+static void __attribute__ ((noreturn)) supervise_namespaces (WarmPlan *w, Pid1Args *args)
+{
+  if (runner_sandbox_leave_root (&w->m.plan) != 0)
+    spare_fail (args->report, SPARE_FAILED_SETUP);
+  args->uid = geteuid ();
+  args->gid = getegid ();
+  _Alignas(16) char stack[PID1_STACK_SIZE];
+  pid_t pid1 = clone (pid1_main, stack + sizeof stack,
+                      CLONE_VM | CLONE_VFORK | CLONE_NEWUSER | runner_sandbox_ns_flags (&w->m.plan)
+                        | SIGCHLD,
+                      args);
   if (pid1 < 0)
-    spare_fail (report, SPARE_FAILED_SETUP);
-  if (pid1 == 0)
+    spare_fail (args->report, SPARE_FAILED_SETUP);
+  /* pid 1 has exec'd, or failed and said so. The supervisor joins its
+   * namespaces but the pid namespace, as a cold run's supervisor is in
+   * them after its unshare: the runner reaches the run's network
+   * namespace through it (its socket queues, runner-sockets.c). */
+  int flags = runner_sandbox_ns_flags (&w->m.plan) & ~CLONE_NEWPID;
+  cleanup_fd int pidfd = (int) syscall (SYS_pidfd_open, pid1, 0);
+  if (pidfd < 0 || setns (pidfd, CLONE_NEWUSER | flags) != 0)
     {
-      /* pid 1 of the new namespaces: if the supervisor goes, so does the
-       * whole namespace. */
-      if (prctl (PR_SET_PDEATHSIG, SIGKILL) != 0)
-        spare_fail (report, SPARE_FAILED_SETUP);
-      become_init (helper_fd, report, a1, b0, b1, join, n_join, out);
-      return;
+      int errsv = errno;
+      kill (pid1, SIGKILL);
+      errno = errsv;
+      spare_fail (args->report, SPARE_FAILED_SETUP);
     }
   char *argv[] = { (char *) "sandpad-warm-init", (char *) RUNNER_WARM_INIT_ROLE_SUPERVISOR, NULL };
-  int report_high = fcntl (report, F_DUPFD_CLOEXEC, 10); /* still itself if placing fails */
+  int report_high = fcntl (args->report, F_DUPFD_CLOEXEC, 10); /* still itself if placing fails */
   if (report_high < 0)
-    spare_fail (report, SPARE_FAILED_SETUP);
-  int fds[2] = { helper_fd, report_high };
+    spare_fail (args->report, SPARE_FAILED_SETUP);
+  int fds[2] = { args->helper_fd, report_high };
   static const bool inherit[2] = { false, false };
   if (place_fds (fds, inherit, 2, 3) != 0)
     spare_fail (report_high, SPARE_FAILED_SETUP);
@@ -284,13 +332,17 @@ sp_warm_prefork (const char *blob, size_t len, int helper_fd, const int *join, s
       errno = EDEADLK;
       return -1;
     }
-  /* In fallback mode the supervisor is the run init: it forks the program
-   * and execs, so it is vforked (see supervise_namespaces()), which spares
-   * a copy of the interpreter's page tables. In namespace mode it must
-   * have memory of its own: unshare(CLONE_NEWUSER) refuses a process that
-   * shares it. Vforked, it never returns from here (only the program
-   * does), and the warm parent waits until it has exec'd. */
-  pid_t pid = w.m.plan.namespaces ? fork () : vfork ();
+  /* The program of a namespace-mode spare comes back here from its pid 1
+   * (pid1_main()), in its own copy of this frame, and returns 0. */
+  jmp_buf back;
+  if (setjmp (back) != 0)
+    return 0;
+  /* The supervisor only forks or clones the spare's next process and
+   * execs (in fallback mode it is the run init), so it is vforked, which
+   * spares a copy of the interpreter's page tables. Vforked, it never
+   * returns from here (only the program does), and the warm parent waits
+   * until it has exec'd. */
+  pid_t pid = vfork ();
   if (pid != 0)
     {
       int errsv = errno;
@@ -322,9 +374,11 @@ sp_warm_prefork (const char *blob, size_t len, int helper_fd, const int *join, s
   if (prctl (PR_SET_CHILD_SUBREAPER, 1) != 0)
     spare_fail (r[1], SPARE_FAILED_SETUP);
   if (w.m.plan.namespaces)
-    supervise_namespaces (&w, helper_fd, r[1], a[1], b[0], b[1], join, n_join, out);
-  else
-    become_init (helper_fd, r[1], a[1], b[0], b[1], join, n_join, out);
+    {
+      Pid1Args args = { helper_fd, r[1], a[1], b[0], b[1], join, n_join, out, &back, 0, 0 };
+      supervise_namespaces (&w, &args);
+    }
+  become_init (helper_fd, r[1], a[1], b[0], b[1], join, n_join, out);
   return 0;
 }
 
