@@ -401,7 +401,7 @@ write_font_list (RunnerRun *run)
   cleanup_fd int dir_fd = open_no_symlinks (dir, O_RDONLY | O_DIRECTORY);
   if (dir_fd < 0)
     return -1;
-  if (runner_font_cache_fetch (&host->compile_cache, key, dir_fd) != 0)
+  if (runner_font_cache_fetch (&host->compile_cache, &host->font_memo, key, dir_fd) != 0)
     _runner_host_font_build (host, key);
   return 0;
 }
