@@ -328,7 +328,13 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
               || sec * 1000 > (double) config->max_timeout_ms)
             fail ("--timeout must be a number of seconds above 0 and at most %lld",
                   (long long) config->max_timeout_ms / 1000);
-          req->timeout_ms = (int64_t) ceil (sec * 1000);
+          /* Rounded up to a whole ms, as ceil() would (the value is
+           * positive and at most max_timeout_ms): without libm, which
+           * every call would map and relocate for this alone. */
+          double ms = sec * 1000;
+          req->timeout_ms = (int64_t) ms;
+          if ((double) req->timeout_ms < ms)
+            req->timeout_ms++;
         }
         break;
       case 'm':

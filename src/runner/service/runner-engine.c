@@ -340,6 +340,7 @@ runner_engine_free (RunnerEngine *engine)
   free (engine->host.root);
   free (engine->host.prelude_dir);
   runner_compile_cache_close (&engine->host.compile_cache);
+  runner_font_memo_clear (&engine->host.font_memo);
   free (engine->host.refusal);
   runner_seccomp_clear (&engine->host.seccomp[0]);
   runner_seccomp_clear (&engine->host.seccomp[1]);

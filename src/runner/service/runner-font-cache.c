@@ -245,29 +245,73 @@ entry_name (const char *key, char name[80])
   snprintf (name, 80, "fonts-%s", key);
 }
 
+void
+runner_font_memo_clear (RunnerFontMemo *memo)
+{
+  free (memo->bytes);
+  *memo = (RunnerFontMemo){ 0 };
+}
+
+static bool
+same_time (const struct timespec *a, const struct timespec *b)
+{
+  return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* Whether st is the very file memo was read from, unchanged: a write
+ * moves its ctime (which no one can set back), a replacement its inode.
+ * A same-size rewrite within one clock tick could go unseen: the runs
+ * after it get the list checked before it, never an unchecked one. */
+static bool
+memo_holds (const RunnerFontMemo *memo, const char *name, const struct stat *st)
+{
+  const struct stat *m = &memo->st;
+
+  return memo->bytes != NULL && strcmp (memo->name, name) == 0 && m->st_dev == st->st_dev
+         && m->st_ino == st->st_ino && m->st_size == st->st_size
+         && same_time (&m->st_mtim, &st->st_mtim) && same_time (&m->st_ctim, &st->st_ctim);
+}
+
 int
-runner_font_cache_fetch (RunnerCompileCache *cache, const char *key, int dest_dir_fd)
+runner_font_cache_fetch (RunnerCompileCache *cache, RunnerFontMemo *memo, const char *key,
+                         int dest_dir_fd)
 {
   char name[80], dest[64];
-  size_t len = 0;
+  struct stat st;
 
   if (cache->dir_fd < 0)
     return -1;
   entry_name (key, name);
   cleanup_fd int from = openat (cache->dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  cleanup_free char *buf = from >= 0 ? read_capped (from, &len) : NULL;
-  /* Checked again here: the directory is the user's, and a list that
-   * does not parse would only cost each run a rebuild, one that parses
-   * as something else could mislead matplotlib. */
-  long long version = buf != NULL ? check_list (buf, len) : -1;
-  if (version < 0)
+  if (from < 0 || fstat (from, &st) != 0)
     return -1;
-  snprintf (dest, sizeof dest, "fontlist-v%lld.json", version);
+  if (!memo_holds (memo, name, &st))
+    {
+      /* Checked again here: the directory is the user's, and a list that
+       * does not parse would only cost each run a rebuild, one that parses
+       * as something else could mislead matplotlib. st was taken before
+       * the read: a change during it makes the next fetch read again. */
+      size_t len = 0;
+      char *buf = read_capped (from, &len);
+      long long version = buf != NULL ? check_list (buf, len) : -1;
+      runner_font_memo_clear (memo);
+      if (version < 0)
+        {
+          free (buf);
+          return -1;
+        }
+      memcpy (memo->name, name, sizeof name);
+      memo->st = st;
+      memo->bytes = xrealloc (buf, len); /* not the cap's 4 MiB */
+      memo->len = len;
+      memo->version = version;
+    }
+  snprintf (dest, sizeof dest, "fontlist-v%lld.json", memo->version);
   cleanup_fd int to = openat (dest_dir_fd, dest,
                               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
   if (to < 0)
     return -1;
-  if (write_all (to, buf, len) != 0)
+  if (write_all (to, memo->bytes, memo->len) != 0)
     {
       unlinkat (dest_dir_fd, dest, 0);
       return -1;

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "runner-compile-cache.h"
 #include "runner-langs.h"
@@ -37,13 +38,32 @@
 /* A long-lived runner remakes the key at most this often. */
 #define RUNNER_FONT_KEY_TTL_NS (5 * 1000000000LL)
 
+/* The list a fetch last read and checked, kept by the engine: a
+ * long-lived runner copies the same list into every Python run, and
+ * reading and parsing it again for each was ~0.5 ms of every run's start
+ * (bench/README.md, daemon.sh). Only bytes that passed the checks are
+ * kept, so a run never gets a list that did not. */
+typedef struct
+{
+  char name[80];  /* its entry's name; "" when none is kept */
+  struct stat st; /* the entry's identity when it was read */
+  char *bytes;
+  size_t len;
+  long long version;
+} RunnerFontMemo;
+
+void runner_font_memo_clear (RunnerFontMemo *memo);
+
 /* The key (64 hex digits) of the font list python would build now. */
 void runner_font_cache_key (const RunnerLanguage *python, char key[65]);
 
 /* Copies the list under key, checked again, into dest_dir_fd as
  * matplotlib names it (fontlist-vN.json, mode 0600, new). 0 on a copy,
- * -1 when there is none or it is refused. */
-int runner_font_cache_fetch (RunnerCompileCache *cache, const char *key, int dest_dir_fd);
+ * -1 when there is none or it is refused. The entry is opened and
+ * fstat'ed each time; it is read and checked again only when it is not
+ * the file memo holds (device, inode, size, mtime and ctime). */
+int runner_font_cache_fetch (RunnerCompileCache *cache, RunnerFontMemo *memo, const char *key,
+                             int dest_dir_fd);
 
 /* Takes the list the build run left in mpl_dir_fd (its MPLCONFIGDIR) and
  * keeps it under key when it passes the checks. 0 when kept. */

@@ -19,6 +19,7 @@
 
 #include "runner-cgroup.h"
 #include "runner-compile-cache.h"
+#include "runner-font-cache.h"
 #include "runner-config.h"
 #include "runner-langs.h"
 #include "runner-loop.h"
@@ -96,6 +97,7 @@ struct RunnerHost
   int64_t t0_ns;                    /* the origin of t_ms fields */
   RunnerWarm *warm;                 /* the warm pool; NULL: every run is cold */
   RunnerCompileCache compile_cache; /* compiled snippets (runner-compile-cache.h) */
+  RunnerFontMemo font_memo;         /* the font list last copied (runner-font-cache.h) */
   RunnerSession *sessions;          /* runner-session.c's list */
   uint64_t next_session_seq;
   const RunnerHostOps *ops;
