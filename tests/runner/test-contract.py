@@ -546,14 +546,20 @@ def test_child_fds(t):
     # The warm parent (runner-warm.h) is the runner's, not the run's: it
     # holds /dev/null as 0-2 and its socket to the runner; beyond them only
     # sandpad-warm-init (opened once, to exec its spares' inits from) and,
-    # once its spare is made, that spare's sockets and pidfd: no pipe of a
-    # run, no other file. One that is still starting (this run went cold
-    # while it imports) has its script open for a moment: judge it once it
-    # is at rest.
+    # once its spare is made, that spare's sockets and pidfd, and where the
+    # runner has cgroups its groups and its spares' seats (directories of a
+    # cgroup file system): no pipe of a run, no other file. One that is
+    # still starting (this run went cold while it imports) has its script
+    # open for a moment: judge it once it is at rest.
+    with open("/proc/self/mountinfo") as f:
+        cgroup_mounts = [line.split()[4] for line in f
+                         if line.split(" - ")[-1].split()[0] in ("cgroup", "cgroup2")]
+
     def at_rest(links):
         def spare_or_helper(link):
             return (link.startswith("socket:") or link == "anon_inode:[pidfd]"
-                    or link.endswith("/sandpad-warm-init"))
+                    or link.endswith("/sandpad-warm-init")
+                    or any(link.startswith(m + "/") for m in cgroup_mounts))
         return (all(links.get(fd) == "/dev/null" for fd in (0, 1, 2))
                 and links.get(3, "").startswith("socket:")
                 and all(spare_or_helper(link) for fd, link in links.items() if fd > 3))
