@@ -1,10 +1,32 @@
 """bench/benchrunner.py: one sandpad-runner spoken to over its protocol
 (docs/protocol.md), for the benchmarks that time runs as a client of a
 long-lived runner sees them (warm-pool.py, concurrent-live.py, session.py,
-warm.py). Not a benchmark itself."""
+warm.py), and what the scripts that time `sandpad-run` share
+(daemon-paused.py, cold-chart.py). Not a benchmark itself."""
 
+import glob
 import json
+import os
 import subprocess
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The bar chart the sandpad-run benchmarks draw (bench/daemon.sh's too).
+CHART = ('import matplotlib\nmatplotlib.use("Agg")\nimport matplotlib.pyplot as plt\n'
+         'fig, ax = plt.subplots()\nax.bar(["a", "b", "c"], [3, 1, 2])\nfig.savefig("chart.png")\n')
+
+
+def sandpad_run_args(default_rounds):
+    """argv's [PATH-TO-SANDPAD-RUN] [ROUNDS]: the path (default: the first
+    _build*/src/runner/sandpad-run) and the rounds; exits when there is no
+    sandpad-run there."""
+    found = sorted(glob.glob(os.path.join(TOP, "_build*/src/runner/sandpad-run")))
+    run = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else (found[0] if found else "")
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else default_rounds
+    if not os.access(run, os.X_OK):
+        sys.exit(f"no sandpad-run at '{run}'; build first")
+    return run, rounds
 
 
 class Runner:

@@ -25,23 +25,17 @@ import shutil
 import signal
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from benchrunner import CHART, sandpad_run_args
+
 PAUSE = 0.1
 WARMUP = 3
-CHART = ('import matplotlib\nmatplotlib.use("Agg")\nimport matplotlib.pyplot as plt\n'
-         'fig, ax = plt.subplots()\nax.bar(["a", "b", "c"], [3, 1, 2])\nfig.savefig("chart.png")\n')
 
 
 def main():
-    found = sorted(glob.glob(os.path.join(TOP, "_build*/src/runner/sandpad-run")))
-    run = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else (found[0] if found else "")
-    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 60
-    if not os.access(run, os.X_OK):
-        sys.exit(f"no sandpad-run at '{run}'; build first")
+    run, rounds = sandpad_run_args(60)
     work = tempfile.mkdtemp()
     os.chmod(work, 0o755)
     # A private resident runner, stopped at the end (its lock names it).

@@ -265,17 +265,6 @@ runner_cgroup_clear (RunnerCgroups *cg)
   *cg = (RunnerCgroups){ 0 };
 }
 
-/* Writes text to file of the group whose directory is dir (an fd). */
-static int
-write_text_fd (int dir, const char *file, const char *text)
-{
-  cleanup_fd int fd = openat (dir, file, O_WRONLY | O_CLOEXEC);
-
-  if (fd < 0)
-    return -1;
-  return write_all (fd, text, strlen (text));
-}
-
 int
 runner_cgroup_limit_at (int version, int memory_dir, int pids_dir, int64_t memory_bytes,
                         int64_t max_tasks)
@@ -289,20 +278,20 @@ runner_cgroup_limit_at (int version, int memory_dir, int pids_dir, int64_t memor
       /* One group, both controllers. memory.max counts what v1's
        * limit_in_bytes does, kernel memory included; swap is counted
        * apart and allowed none (where the kernel accounts it). */
-      if (write_text_fd (memory_dir, "memory.max", value) != 0
-          || (write_text_fd (memory_dir, "memory.swap.max", "0") != 0 && errno != ENOENT))
+      if (write_file_at (memory_dir, "memory.max", value) != 0
+          || (write_file_at (memory_dir, "memory.swap.max", "0") != 0 && errno != ENOENT))
         return -1;
-      return write_text_fd (memory_dir, "pids.max", max_tasks > 0 ? tasks : "max");
+      return write_file_at (memory_dir, "pids.max", max_tasks > 0 ? tasks : "max");
     }
   if (version != 1)
     return errno = EINVAL, -1;
   /* memsw (memory + swap) only where swap is accounted; it must be set
    * after the plain limit, which it may not undercut. */
-  if (write_text_fd (memory_dir, "memory.limit_in_bytes", value) != 0
-      || (write_text_fd (memory_dir, "memory.memsw.limit_in_bytes", value) != 0 && errno != ENOENT))
+  if (write_file_at (memory_dir, "memory.limit_in_bytes", value) != 0
+      || (write_file_at (memory_dir, "memory.memsw.limit_in_bytes", value) != 0 && errno != ENOENT))
     return -1;
   if (pids_dir >= 0 && max_tasks > 0)
-    return write_text_fd (pids_dir, "pids.max", tasks);
+    return write_file_at (pids_dir, "pids.max", tasks);
   return 0;
 }
 
@@ -398,7 +387,7 @@ runner_cgroup_seat_drop (int version, int memory_parent, int pids_parent, const 
       /* A spare's processes go at once; the group is gone once empty. */
       cleanup_fd int dir = openat (memory_parent, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       if (dir >= 0)
-        write_text_fd (dir, "cgroup.kill", "1");
+        write_file_at (dir, "cgroup.kill", "1");
     }
   for (int i = 0; i < RUNNER_CGROUP_MAX_FDS; i++)
     if (parents[i] >= 0 && unlinkat (parents[i], name, AT_REMOVEDIR) != 0 && errno != ENOENT)

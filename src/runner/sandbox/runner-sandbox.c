@@ -149,16 +149,6 @@ drop_to_nobody (void)
   return prctl (PR_SET_DUMPABLE, 1, 0, 0, 0);
 }
 
-static int
-write_file_at (int dir, const char *path, const char *text)
-{
-  cleanup_fd int fd = openat (dir, path, O_WRONLY | O_CLOEXEC);
-
-  if (fd < 0)
-    return -1;
-  return write_all (fd, text, strlen (text));
-}
-
 int
 runner_sandbox_leave_root (const RunnerSandboxPlan *plan)
 {

@@ -74,6 +74,16 @@ write_all (int fd, const void *buf, size_t len)
 }
 
 int
+write_file_at (int dir, const char *path, const char *text)
+{
+  cleanup_fd int fd = openat (dir, path, O_WRONLY | O_CLOEXEC);
+
+  if (fd < 0)
+    return -1;
+  return write_all (fd, text, strlen (text));
+}
+
+int
 send_with_fds (int sock, const void *data, size_t len, const int *fds, size_t n)
 {
   union

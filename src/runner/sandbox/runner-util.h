@@ -47,6 +47,10 @@ char *xasprintf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 
 /* Writes everything, retrying on EINTR; for blocking fds only. */
 int write_all (int fd, const void *buf, size_t len);
+/* Writes text to the file path (relative to the directory fd dir, or
+ * AT_FDCWD), which must exist: a /proc or cgroup file. 0, or -1 with
+ * errno set (the open's ENOENT included). */
+int write_file_at (int dir, const char *path, const char *text);
 
 /* Passing fds over a unix socket (SCM_RIGHTS), one message at a time.
  * send: all of data and the n fds, retrying on EINTR, no SIGPIPE; 0 or -1
