@@ -51,6 +51,8 @@ usage (FILE *out)
          "                         line before it is sent alone (default 30)\n"
          "  --no-warm              start every Python run cold (no warm interpreters)\n"
          "  --warm-max-runs N      recycle a warm interpreter after N runs (default 100)\n"
+         "  --warm-start-ms N      end a warm interpreter not ready N ms after its start\n"
+         "                         and start another (default 60000)\n"
          "  --warm-memory MIB      memory all warm interpreters and their spare runs may\n"
          "                         hold (default 512)\n"
          "  --warm-min-memory MIB  runs with a smaller memory limit start cold (default:\n"
@@ -100,6 +102,7 @@ main (int argc, char **argv)
     { "no-warm", no_argument, NULL, 'W' },
     { "warm-max-runs", required_argument, NULL, 'R' },
     { "warm-memory", required_argument, NULL, 'M' },
+    { "warm-start-ms", required_argument, NULL, 'r' },
     { "warm-min-memory", required_argument, NULL, 'n' },
     { "allow-any-environment", no_argument, NULL, 'Y' },
     { "version", no_argument, NULL, 'V' },
@@ -191,6 +194,9 @@ main (int argc, char **argv)
         break;
       case 'R':
         config.warm_max_runs = (int) parse_number (optarg, "--warm-max-runs", 1, 1000000);
+        break;
+      case 'r':
+        config.warm_start_ms = parse_number (optarg, "--warm-start-ms", 100, 3600 * 1000);
         break;
       case 'M':
         config.warm_memory_mib = parse_number (optarg, "--warm-memory", 1, 1 << 20);

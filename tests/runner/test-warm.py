@@ -533,6 +533,56 @@ def test_killed_parent_falls_back(t):
     r.close()
 
 
+def stop_parent_before_ready(*args):
+    """A runner whose first warm parent is stopped (SIGSTOP) before it
+    could say ready, and that parent's pid; (None, None) if it never was
+    caught in time. Its first spare is started before it says ready, so a
+    parent with no sandpad-warm-init child has not said it."""
+    for _ in range(5):
+        r = runner(*args)
+        caught = wait_until(lambda: warm_parents(r), 30, step=0.002)
+        parent = warm_parents(r)[0] if caught else None
+        if parent is not None:
+            os.kill(parent, signal.SIGSTOP)
+            spares = [p for p in descendants(parent)
+                      if os.path.basename(os.readlink(f"/proc/{p}/exe")
+                                          if os.path.exists(f"/proc/{p}/exe") else "")
+                      == "sandpad-warm-init"]
+            if not spares:
+                return r, parent
+        r.close()
+    return None, None
+
+
+def test_stuck_parent_replaced(t):
+    """A warm parent that never says ready (stuck in an import; here
+    stopped) is ended after --warm-start-ms and another serves warm runs:
+    one hang does not keep every run cold, silently, for the runner's life."""
+    r, stuck = stop_parent_before_ready()
+    if r is None:
+        t.skip("no warm parent was caught before it said ready")
+        return
+    # Control: with the default (a minute) it is still there, every run cold.
+    time.sleep(4)
+    res = run(r, "print(1)")
+    t.ok(stuck in warm_parents(r) and not res.started.get("warm"),
+         "control: a stopped parent stays and runs go cold (default --warm-start-ms)",
+         (stuck, warm_parents(r), res.started))
+    r.close()
+    r, stuck = stop_parent_before_ready("--warm-start-ms", "2000")
+    if r is None:
+        t.skip("no warm parent was caught before it said ready")
+        return
+    gone = wait_until(lambda: stuck not in warm_parents(r), 15, step=0.1)
+    # The next parent starts after the restart backoff (5 s), at a run.
+    t.ok(gone and wait_warm(r, 60) and stuck not in warm_parents(r),
+         "a parent not ready after --warm-start-ms is ended; a new one serves warm runs",
+         (stuck, warm_parents(r)))
+    r.close()
+    t.ok("was not ready after 2000 ms" in r.stderr_text,
+         "the runner's log says why it was ended", r.stderr_text)
+
+
 def test_memory_cap(t):
     r = runner("--warm-memory", "1")
     # The parent starts, and is ended at the next look at its memory.
@@ -1052,7 +1102,7 @@ TESTS = {f.__name__[5:]: f for f in [
     test_no_shared_writable_mappings, test_siblings_isolated, test_recycled,
     test_killed_parent_falls_back, test_memory_cap, test_memory_cap_fewer_spares,
     test_chart_copies_written_only, test_seats, test_back_to_back,
-    test_no_warm, test_small_memory_goes_cold,
+    test_no_warm, test_small_memory_goes_cold, test_stuck_parent_replaced,
     test_init_unreachable, test_spare_ends_with_parent, test_batch_stays_cold, test_closed_folder,
     test_helper_unusable, test_fork_refused_with_threads,
 ]}

@@ -41,6 +41,7 @@ runner_config_init (RunnerConfig *config)
     .warm = false,
     .warm_max_runs = 100,
     .warm_idle_ms = 10 * 60 * 1000,
+    .warm_start_ms = 60 * 1000,
     .warm_memory_mib = 512,
     .warm_min_memory_mib = -1,
     /* A compile step's own limit: rustc and go build take seconds, and a

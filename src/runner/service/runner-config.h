@@ -50,6 +50,7 @@ typedef struct
   bool warm;                     /* keep warm Python parents (runner-warm.h) */
   int warm_max_runs;             /* recycle a parent after this many runs */
   int64_t warm_idle_ms;          /* and when unused this long */
+  int64_t warm_start_ms;         /* end one not ready this long after its start */
   int64_t warm_memory_mib;       /* the parents' resident memory together */
   int64_t warm_min_memory_mib;   /* runs with a smaller limit go cold; -1: four
                                   * times what a warm parent holds */

@@ -299,6 +299,7 @@ _runner_warm_pool_new (RunnerHost *host)
     .root = host->root,
     .max_runs = c->warm_max_runs,
     .idle_ms = c->warm_idle_ms,
+    .start_ms = c->warm_start_ms,
     .memory_cap = c->warm_memory_mib * 1024 * 1024,
     .spares = RUNNER_WARM_SPARES,
   };

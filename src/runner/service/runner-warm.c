@@ -54,7 +54,8 @@ typedef struct
   int spares;
   int want;
   int64_t last_used_ns;
-  int64_t retry_ns; /* no restart before this */
+  int64_t started_ns; /* when it was started: it has start_ms to say ready */
+  int64_t retry_ns;   /* no restart before this */
   char *dir;
   /* The runs' cgroups it was started with (version 0: none): each spare
    * gets a seat there, "seat-PID-N", which a run that takes the spare
@@ -424,6 +425,7 @@ runner_warm_start (RunnerWarm *warm, bool network, const RunnerCgroups *cg)
   p->state = PARENT_STARTING;
   p->want = warm->config.spares > 0 ? warm->config.spares : 1;
   p->last_used_ns = now_ns ();
+  p->started_ns = p->last_used_ns;
   /* Its memory is judged a full interval after it started, not in the
    * middle of its first imports (and, in tests, not before it is seen). */
   if (warm->memory_check_ns < p->last_used_ns + MEMORY_POLL_NS)
@@ -663,7 +665,12 @@ runner_warm_reaped (RunnerWarm *warm, pid_t pid)
       check_ready (warm, p);
       /* Died on its own (not retired by us): misbehaving, wait a while. */
       if (p->state != PARENT_NONE)
-        retire (warm, p, true);
+        {
+          fprintf (stderr, "sandpad-runner: the warm interpreter ended by itself; another "
+                           "starts in %lld s\n",
+                   (long long) (RESTART_BACKOFF_NS / 1000000000));
+          retire (warm, p, true);
+        }
       return true;
     }
   return false;
@@ -731,6 +738,19 @@ runner_warm_tick (RunnerWarm *warm, int64_t now, const pid_t *busy, size_t n_bus
       check_ready (warm, p);
       if (p->state == PARENT_READY && now - p->last_used_ns > warm->config.idle_ms * 1000000)
         retire (warm, p, false);
+      /* One that never says ready (stuck in an import, stopped, a hang
+       * in its first spare) would keep every run of its policy cold,
+       * silently, for the runner's life: it is ended and, after the
+       * backoff, another is started. */
+      if (p->state == PARENT_STARTING && now - p->started_ns > warm->config.start_ms * 1000000)
+        {
+          fprintf (stderr,
+                   "sandpad-runner: the warm interpreter was not ready after %lld ms; "
+                   "ended, another starts in %lld s\n",
+                   (long long) warm->config.start_ms,
+                   (long long) (RESTART_BACKOFF_NS / 1000000000));
+          retire (warm, p, true);
+        }
     }
   sweep_all (warm, now);
   if (now < warm->memory_check_ns)
@@ -762,6 +782,10 @@ runner_warm_tick (RunnerWarm *warm, int64_t now, const pid_t *busy, size_t n_bus
           send (victim->sock, msg, sizeof msg - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
           return;
         }
+      fprintf (stderr,
+               "sandpad-runner: the warm interpreters hold %lld MiB, over --warm-memory "
+               "(%lld MiB); one is ended\n",
+               (long long) (total >> 20), (long long) (warm->config.memory_cap >> 20));
       retire (warm, victim, true);
     }
 }

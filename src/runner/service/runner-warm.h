@@ -46,6 +46,7 @@ typedef struct
   const char *root;   /* the runner's private directory */
   int max_runs;       /* recycle after this many */
   int64_t idle_ms;    /* recycle when unused this long */
+  int64_t start_ms;   /* end one not ready this long after its start */
   int64_t memory_cap; /* bytes of RSS all parents may hold together */
   int spares;         /* started spare runs a parent keeps (fewer over the cap) */
 } RunnerWarmConfig;
