@@ -583,6 +583,43 @@ def test_stuck_parent_replaced(t):
          "the runner's log says why it was ended", r.stderr_text)
 
 
+def test_spare_check_transient(t):
+    """How the warm parent reads a spare's start report
+    (sp_warm_spare_check in sandpad-warm.so): a setup step that failed for
+    want of a process, memory or a namespace under a limit others share
+    (EAGAIN, ENOMEM, ENOSPC...) drops that spare only (-2); any other
+    failure turns the pool off (-1, with why); EOF is a started spare."""
+    import ctypes
+    import errno
+    import socket
+    import struct
+    lib = ctypes.CDLL(os.path.join(os.path.dirname(os.path.abspath(RUNNER)), "sandpad-warm.so"))
+    check = lib.sp_warm_spare_check
+    check.restype = ctypes.c_int
+    check.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+
+    def verdict(report):
+        ours, theirs = socket.socketpair()
+        if report is not None:
+            theirs.send(struct.pack("=ii", *report))
+        theirs.close()
+        why = ctypes.create_string_buffer(256)
+        rc = check(ours.fileno(), 1000, why, len(why))
+        ours.close()
+        return rc, why.value.decode()
+    setup, exec_init = 1, 3
+    got = {name: verdict(report)[0] for name, report in [
+        ("EOF", None), ("setup EAGAIN", (setup, errno.EAGAIN)),
+        ("setup ENOMEM", (setup, errno.ENOMEM)), ("setup ENOSPC", (setup, errno.ENOSPC)),
+        ("setup EPERM", (setup, errno.EPERM)), ("setup EINVAL", (setup, errno.EINVAL)),
+        ("exec EACCES", (exec_init, errno.EACCES)), ("exec EAGAIN", (exec_init, errno.EAGAIN))]}
+    t.eq(got, {"EOF": 1, "setup EAGAIN": -2, "setup ENOMEM": -2, "setup ENOSPC": -2,
+               "setup EPERM": -1, "setup EINVAL": -1, "exec EACCES": -1, "exec EAGAIN": -1},
+         "transient setup failures drop a spare; the others turn the pool off")
+    t.ok("Operation not permitted" in verdict((setup, errno.EPERM))[1],
+         "the pool-off verdict says why")
+
+
 def test_memory_cap(t):
     r = runner("--warm-memory", "1")
     # The parent starts, and is ended at the next look at its memory.
@@ -1103,6 +1140,7 @@ TESTS = {f.__name__[5:]: f for f in [
     test_killed_parent_falls_back, test_memory_cap, test_memory_cap_fewer_spares,
     test_chart_copies_written_only, test_seats, test_back_to_back,
     test_no_warm, test_small_memory_goes_cold, test_stuck_parent_replaced,
+    test_spare_check_transient,
     test_init_unreachable, test_spare_ends_with_parent, test_batch_stays_cold, test_closed_folder,
     test_helper_unusable, test_fork_refused_with_threads,
 ]}

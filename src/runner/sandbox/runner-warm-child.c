@@ -384,8 +384,11 @@ sp_warm_prefork (const char *blob, size_t len, int helper_fd, const int *join, s
 
 /* In the warm parent: whether a spare's supervisor and init both exec'd
  * sandpad-warm-init, waiting up to timeout_ms for them. 1 when they did;
- * 0 when they have not yet; -1 when one could not, with why said in why
- * (the warm pool is then of no use: the runner turns it off). */
+ * 0 when they have not yet; -2 when one could not for want of a resource
+ * that may come back (a process, memory, a namespace or an fd under a
+ * limit others share: that spare is dropped, a later one may start); -1
+ * when one could not otherwise, with why said in why (the warm pool is
+ * then of no use: the runner turns it off). */
 int
 sp_warm_spare_check (int report, int timeout_ms, char *why, size_t size)
 {
@@ -408,6 +411,10 @@ sp_warm_spare_check (int report, int timeout_ms, char *why, size_t size)
       snprintf (why, size, "cannot read the warm spare's start report");
       return -1;
     }
+  if (msg[0] == SPARE_FAILED_SETUP
+      && (msg[1] == EAGAIN || msg[1] == ENOMEM || msg[1] == ENOSPC || msg[1] == EMFILE
+          || msg[1] == ENFILE || msg[1] == EUSERS || msg[1] == EINTR))
+    return -2;
   if (msg[0] == SPARE_FAILED_EXEC_SUPERVISOR || msg[0] == SPARE_FAILED_EXEC_INIT)
     snprintf (why, size, "the warm spare's %s cannot execute sandpad-warm-init: %s",
               msg[0] == SPARE_FAILED_EXEC_INIT ? "run init" : "supervisor", strerror (msg[1]));

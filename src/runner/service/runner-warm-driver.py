@@ -454,6 +454,7 @@ class Spare:
         self.key = plan_key(blob)
         self.seat = Seat() if CGROUP_VERSION != 0 else None
         self.taken = False
+        self.failed = False
         join = self.seat.join_fds() if self.seat is not None else []
         out = (ctypes.c_int * 3)()
         ctypes.pythonapi.PyOS_BeforeFork()
@@ -479,17 +480,21 @@ class Spare:
 
     def started(self, timeout_ms):
         """True once its supervisor and init run sandpad-warm-init, False if
-        they have not yet after timeout_ms; ends this parent with "broken"
-        when one cannot, since no spare can then."""
+        they have not yet after timeout_ms or could not for now (a process
+        or memory limit others share); ends this parent with "broken"
+        when one cannot at all, since no spare can then."""
+        if self.failed:
+            return False
         if self.report < 0:
             return True
         why = ctypes.create_string_buffer(512)
         rc = lib.sp_warm_spare_check(self.report, timeout_ms, why, len(why))
-        if rc < 0:
+        if rc == -1:
             broken(why.value)
-        if rc > 0:
+        if rc != 0:
             os.close(self.report)
             self.report = -1
+        self.failed = rc < 0
         return rc > 0
 
     def alive(self):
@@ -706,7 +711,8 @@ gc.freeze()
 HOT = learn_written()
 # The first spare, known to start before this parent says it is ready.
 first_spare = make_spare(FIRST_KEY)
-if first_spare is not None:
-    first_spare.started(SPARE_START_MS)
+if first_spare is not None and not first_spare.started(SPARE_START_MS) and first_spare.failed:
+    first_spare.close()
+    first_spare = None
 control.send(b"ready %d" % vm_data())
 serve(control, first_spare, FIRST_KEY)

@@ -393,6 +393,8 @@ runner_warm_start (RunnerWarm *warm, bool network, const RunnerCgroups *cg)
       || write_file (driver, runner_warm_driver) != 0
       || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
     {
+      fprintf (stderr, "sandpad-runner: cannot start a warm interpreter: %s\n",
+               strerror (errno));
       retire (warm, p, true);
       return;
     }
@@ -417,6 +419,8 @@ runner_warm_start (RunnerWarm *warm, bool network, const RunnerCgroups *cg)
   p->sock = sv[0];
   if (p->pid < 0)
     {
+      fprintf (stderr, "sandpad-runner: cannot start a warm interpreter: %s\n",
+               strerror (errno));
       p->pid = 0;
       retire (warm, p, true);
       return;
