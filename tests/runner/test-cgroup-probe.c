@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "runner-cgroup.h"
@@ -114,7 +116,7 @@ main (void)
 {
   char self[32];
   snprintf (self, sizeof self, "%d\n", (int) getpid ());
-  plan (18);
+  plan (24);
 
   /* 1. A delegated v2 scope (pure v2), the runner alone in it: v2, the
    * runner moves into a leaf, memory and pids go to the children. */
@@ -249,6 +251,62 @@ main (void)
     runner_cgroup_probe_at (&cg, root);
     is_int (cg.version, 0, "no cgroup hierarchy: none");
     runner_cgroup_clear (&cg);
+    remove_tree (root);
+    free (root);
+  }
+  /* 7. Groups beside ours of runners that are gone (killed, they could
+   * not remove them): removed with their empty runs' groups. Kept: a
+   * live runner's (its pid is there), one held locked (a live runner in
+   * another pid namespace), one with something in it (the kernel's
+   * "populated": here a file, so rmdir fails as on cgroupfs). */
+  {
+    char *root = new_root ();
+    RunnerCgroups cg;
+    pid_t gone = fork ();
+    if (gone == 0)
+      _exit (0);
+    waitpid (gone, NULL, 0);
+    pid_t parent = getppid ();
+    put (root, "proc/self/mountinfo", "%s", hybrid_mounts);
+    put (root, "proc/self/cgroup", "%s0::/\n", v1_cgroup);
+    make_v1 (root);
+    char *dead_mem = xasprintf ("%s/sys/fs/cgroup/memory/ci/sandpad-%d", root, (int) gone);
+    char *dead_run = xasprintf ("%s/run-1", dead_mem);
+    char *dead_pids = xasprintf ("%s/sys/fs/cgroup/pids/ci/sandpad-%d", root, (int) gone);
+    char *live = xasprintf ("%s/sys/fs/cgroup/memory/ci/sandpad-%d", root, (int) parent);
+    char *locked = xasprintf ("%s/sys/fs/cgroup/memory/ci/sandpad-%d", root, (int) gone + 100000);
+    char *busy_rel = xasprintf ("sys/fs/cgroup/memory/ci/sandpad-%d/run-2/tasks",
+                                (int) gone + 200000);
+    char *busy = xasprintf ("%s/sys/fs/cgroup/memory/ci/sandpad-%d", root, (int) gone + 200000);
+    if (mkdir (dead_mem, 0700) != 0 || mkdir (dead_run, 0700) != 0 || mkdir (dead_pids, 0700) != 0
+        || mkdir (live, 0700) != 0 || mkdir (locked, 0700) != 0)
+      die_with_error ("mkdir");
+    put (root, busy_rel, "%s", "");
+    int hold = open (locked, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (hold < 0 || flock (hold, LOCK_EX) != 0)
+      die_with_error ("flock %s", locked);
+    runner_cgroup_probe_at (&cg, root);
+    is_int (cg.version, 1, "v1, with other runners' groups beside ours");
+    ok (access (dead_mem, F_OK) != 0 && access (dead_pids, F_OK) != 0,
+        "a gone runner's groups are removed, memory and pids");
+    ok (access (live, F_OK) == 0, "a live runner's group stays");
+    ok (access (locked, F_OK) == 0, "a group held locked stays (a runner we cannot see)");
+    ok (access (busy, F_OK) == 0, "a group that cannot be removed stays");
+    /* Ours is held locked too: another runner would keep it. */
+    int probe = open (cg.memory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ok (probe >= 0 && flock (probe, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK,
+        "ours is held locked while we have it");
+    if (probe >= 0)
+      close (probe);
+    close (hold);
+    runner_cgroup_clear (&cg);
+    free (dead_mem);
+    free (dead_run);
+    free (dead_pids);
+    free (live);
+    free (locked);
+    free (busy_rel);
+    free (busy);
     remove_tree (root);
     free (root);
   }

@@ -608,13 +608,62 @@ def test_cgroup_v2_pids(t):
     clean()
 
 
+def test_gone_runner_groups(t):
+    """Groups a killed runner left (it could not remove them) are removed
+    by the next runner making its own group beside them, with their empty
+    runs' groups; one held locked (a live runner in a pid namespace we
+    cannot see) stays. On the real cgroup v1 file system."""
+    import fcntl
+    r = runner()
+    if not runner_has_cgroups(r) or not any(layer.endswith(",cgroup-v1")
+                                            for layer in r.ready["sandbox"]["layers"]):
+        r.close()
+        t.skip(NO_CGROUP + "; this case is cgroup v1's (v2: test-cgroup-probe.c)")
+        return
+    with open(f"/proc/{r.proc.pid}/cgroup") as f:
+        path = next(line.split(":", 2)[2].strip() for line in f if ":memory:" in line)
+    parent = "/sys/fs/cgroup/memory" + (path if path != "/" else "")
+    ours = os.path.join(parent, f"sandpad-{r.proc.pid}")
+    t.ok(os.path.isdir(ours), "control: the runner's group is where this test looks", ours)
+    # A killed runner: SIGKILL, so it cannot remove its group. No warm
+    # parent: its spares' seats, in its group, would outlive it a moment.
+    killed = runner("--no-warm")
+    killed_group = os.path.join(parent, f"sandpad-{killed.proc.pid}")
+    res = killed.run("one", "print(1)")
+    killed.proc.kill()
+    killed.proc.wait()
+    killed.close()
+    left = os.path.isdir(killed_group)
+    # Another, held locked by this test: as a live runner holds its own.
+    gone = killed.proc.pid + 1
+    while os.path.exists(f"/proc/{gone}") or os.path.exists(os.path.join(parent, f"sandpad-{gone}")):
+        gone += 1
+    locked = os.path.join(parent, f"sandpad-{gone}")
+    os.mkdir(locked)
+    hold = os.open(locked, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(hold, fcntl.LOCK_EX)
+    try:
+        t.ok(left and res.stdout == "1\n",
+             "control: a killed runner leaves its group behind", (killed_group, res.stdout))
+        nxt = runner()
+        t.ok(not os.path.exists(killed_group),
+             "the next runner removes the killed runner's group", killed_group)
+        t.ok(os.path.isdir(locked) and os.path.isdir(ours),
+             "a group held locked and a live runner's group stay", (locked, ours))
+        nxt.close()
+    finally:
+        os.close(hold)
+        os.rmdir(locked)
+    r.close()
+
+
 TESTS = {f.__name__[5:]: f for f in (test_tree_limit, test_tree_peak, test_layer,
                                      test_words_name_no_limit, test_real_limits,
                                      test_kernel_buffers, test_kernel_buffers_warm,
                                      test_kernel_buffers_session,
                                      test_kernel_buffers_no_cgroup, test_process_cap_no_cgroup,
                                      test_pipe_buffers_no_cgroup, test_cgroup_v2_memory,
-                                     test_cgroup_v2_pids)}
+                                     test_cgroup_v2_pids, test_gone_runner_groups)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)

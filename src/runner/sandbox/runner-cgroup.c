@@ -1,11 +1,14 @@
 /* runner-cgroup.c: see runner-cgroup.h. */
 #include "runner-cgroup.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -128,6 +131,86 @@ alone_in (const char *dir)
          && procs[used] == '\0';
 }
 
+/* Removes the empty groups below the group open as fd, depth levels
+ * down; a group with a process in it stays (rmdir says EBUSY). */
+static void
+remove_empty_below (int fd, int depth)
+{
+  DIR *dir = depth > 0 ? fdopendir (dup (fd)) : NULL;
+  struct dirent *entry;
+
+  while (dir != NULL && (entry = readdir (dir)) != NULL)
+    {
+      if (entry->d_type != DT_DIR || strcmp (entry->d_name, ".") == 0
+          || strcmp (entry->d_name, "..") == 0)
+        continue;
+      cleanup_fd int child = openat (dirfd (dir), entry->d_name,
+                                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (child >= 0)
+        remove_empty_below (child, depth - 1);
+      unlinkat (dirfd (dir), entry->d_name, AT_REMOVEDIR);
+    }
+  if (dir != NULL)
+    closedir (dir);
+}
+
+/* A runner killed (SIGKILL, the OOM killer, a crash) cannot remove its
+ * group; nothing else would, and they pile up (1,500 on one test machine).
+ * So a runner making its group in parent removes the groups of runners
+ * that are gone: sandpad-N where no process N is, and whose directory no
+ * runner holds locked (a runner in another pid namespace, Flatpak's, has
+ * pids we cannot see: it holds its group locked for its whole life, and
+ * a lock ends with its holder, however that ends). Only empty groups go:
+ * the kernel refuses to remove one with a process in it. */
+static void
+sweep_gone (const char *parent)
+{
+  DIR *dir = opendir (parent);
+  struct dirent *entry;
+
+  while (dir != NULL && (entry = readdir (dir)) != NULL)
+    {
+      char *end;
+      if (strncmp (entry->d_name, "sandpad-", 8) != 0 || entry->d_name[8] < '0'
+          || entry->d_name[8] > '9')
+        continue;
+      long pid = strtol (entry->d_name + 8, &end, 10);
+      if (*end != '\0' || pid <= 0 || pid > INT32_MAX || pid == (long) getpid ()
+          || kill ((pid_t) pid, 0) == 0 || errno != ESRCH)
+        continue;
+      cleanup_fd int group = openat (dirfd (dir), entry->d_name,
+                                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (group < 0 || flock (group, LOCK_EX | LOCK_NB) != 0)
+        continue;
+      /* Its runs' groups (and a v2 run group's own), then it. */
+      remove_empty_below (group, 2);
+      unlinkat (dirfd (dir), entry->d_name, AT_REMOVEDIR);
+    }
+  if (dir != NULL)
+    closedir (dir);
+}
+
+/* Our group dir, made in parent, held locked on *lock for this runner's
+ * life (sweep_gone); NULL when it cannot be made. */
+static char *
+make_locked (const char *parent, int *lock)
+{
+  char *dir = xasprintf ("%s/sandpad-%d", parent, (int) getpid ());
+
+  sweep_gone (parent);
+  if (mkdir (dir, 0700) != 0 && errno != EEXIST)
+    {
+      free (dir);
+      return NULL;
+    }
+  if (*lock >= 0)
+    close (*lock);
+  *lock = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (*lock >= 0)
+    flock (*lock, LOCK_EX | LOCK_NB);
+  return dir;
+}
+
 /* Our group in a delegated v2 subtree, or NULL. The subtree is ours when
  * we may write its cgroup.procs and cgroup.subtree_control and it offers
  * memory and pids. A group with processes cannot give controllers to its
@@ -135,7 +218,7 @@ alone_in (const char *dir)
  * ourselves into a leaf, which we do only when no other process is in the
  * group: an app's own group is left as it is. */
 static char *
-make_own_v2 (const char *root, char **seen)
+make_own_v2 (const char *root, char **seen, int *lock)
 {
   cleanup_free char *mount = v2_mount (root);
   cleanup_free char *path = own_path (root, NULL);
@@ -183,9 +266,8 @@ make_own_v2 (const char *root, char **seen)
           return NULL;
         }
     }
-  own = xasprintf ("%s/sandpad-%d", dir, (int) getpid ());
-  if ((mkdir (own, 0700) != 0 && errno != EEXIST)
-      || write_text_at (own, "cgroup.subtree_control", "+memory +pids") != 0)
+  own = make_locked (dir, lock);
+  if (own != NULL && write_text_at (own, "cgroup.subtree_control", "+memory +pids") != 0)
     {
       rmdir (own);
       free (own);
@@ -197,38 +279,31 @@ make_own_v2 (const char *root, char **seen)
 /* Our group under one v1 controller: made only if the controller's file
  * we need is there to write (v2 has no "memory.limit_in_bytes"). */
 static char *
-make_own (const char *root, const char *controller, const char *needed)
+make_own (const char *root, const char *controller, const char *needed, int *lock)
 {
   cleanup_free char *parent = own_path (root, controller);
   cleanup_free char *probe = NULL;
-  char *dir;
 
   if (parent == NULL)
     return NULL;
   probe = xasprintf ("%s/%s", parent, needed);
   if (access (probe, F_OK) != 0)
     return NULL;
-  dir = xasprintf ("%s/sandpad-%d", parent, (int) getpid ());
-  if (mkdir (dir, 0700) != 0 && errno != EEXIST)
-    {
-      free (dir);
-      return NULL;
-    }
-  return dir;
+  return make_locked (parent, lock);
 }
 
 void
 runner_cgroup_probe_at (RunnerCgroups *cg, const char *root)
 {
-  *cg = (RunnerCgroups){ 0 };
-  cg->memory = make_own_v2 (root, &cg->seen);
+  *cg = (RunnerCgroups){ .lock = { -1, -1 } };
+  cg->memory = make_own_v2 (root, &cg->seen, &cg->lock[0]);
   if (cg->memory != NULL)
     {
       cg->version = 2;
       return;
     }
-  cg->memory = make_own (root, "memory", "memory.limit_in_bytes");
-  cg->pids = cg->memory != NULL ? make_own (root, "pids", "pids.max") : NULL;
+  cg->memory = make_own (root, "memory", "memory.limit_in_bytes", &cg->lock[0]);
+  cg->pids = cg->memory != NULL ? make_own (root, "pids", "pids.max", &cg->lock[1]) : NULL;
   cg->version = cg->memory != NULL ? 1 : 0;
 }
 
@@ -248,7 +323,7 @@ runner_cgroup_refresh (RunnerCgroups *cg)
   path = own_path ("", NULL);
   if (path == NULL || (cg->seen != NULL && strcmp (path, cg->seen) == 0))
     return;
-  cg->memory = make_own_v2 ("", &cg->seen);
+  cg->memory = make_own_v2 ("", &cg->seen, &cg->lock[0]);
   cg->version = cg->memory != NULL ? 2 : 0;
 }
 
@@ -259,10 +334,13 @@ runner_cgroup_clear (RunnerCgroups *cg)
     rmdir (cg->memory);
   if (cg->pids != NULL)
     rmdir (cg->pids);
+  for (size_t i = 0; i < 2; i++)
+    if (cg->lock[i] >= 0)
+      close (cg->lock[i]);
   free (cg->memory);
   free (cg->pids);
   free (cg->seen);
-  *cg = (RunnerCgroups){ 0 };
+  *cg = (RunnerCgroups){ .lock = { -1, -1 } };
 }
 
 int

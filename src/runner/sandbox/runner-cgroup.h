@@ -35,11 +35,17 @@ typedef struct
   char *memory; /* our own group under the memory controller, or NULL */
   char *pids;   /* and under pids (v1), or NULL; in v2 memory's group has both */
   char *seen;   /* the v2 group we were in when we last looked */
+  /* Our groups' directories, held flock'd for our life: a runner making
+   * its group removes those of runners gone (killed before they could),
+   * and a lock says one is not, where its pid cannot (another pid
+   * namespace). -1 for none; only the prober's copy holds them. */
+  int lock[2];
 } RunnerCgroups;
 
 /* Finds where this process sits, in a delegated cgroup v2 subtree first,
  * else in the v1 memory and pids hierarchies, and makes a group of ours
- * there (sandpad-PID) for the runs' groups. Nothing usable: version 0. */
+ * there (sandpad-PID) for the runs' groups, removing those of runners
+ * that are gone beside it. Nothing usable: version 0. */
 void runner_cgroup_probe (RunnerCgroups *cg);
 
 /* The same with every path it reads or writes under root ("" for the
