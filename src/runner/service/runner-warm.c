@@ -393,8 +393,7 @@ runner_warm_start (RunnerWarm *warm, bool network, const RunnerCgroups *cg)
       || write_file (driver, runner_warm_driver) != 0
       || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
     {
-      fprintf (stderr, "sandpad-runner: cannot start a warm interpreter: %s\n",
-               strerror (errno));
+      fprintf (stderr, "sandpad-runner: cannot start a warm interpreter: %s\n", strerror (errno));
       retire (warm, p, true);
       return;
     }
@@ -419,8 +418,7 @@ runner_warm_start (RunnerWarm *warm, bool network, const RunnerCgroups *cg)
   p->sock = sv[0];
   if (p->pid < 0)
     {
-      fprintf (stderr, "sandpad-runner: cannot start a warm interpreter: %s\n",
-               strerror (errno));
+      fprintf (stderr, "sandpad-runner: cannot start a warm interpreter: %s\n", strerror (errno));
       p->pid = 0;
       retire (warm, p, true);
       return;
@@ -670,8 +668,9 @@ runner_warm_reaped (RunnerWarm *warm, pid_t pid)
       /* Died on its own (not retired by us): misbehaving, wait a while. */
       if (p->state != PARENT_NONE)
         {
-          fprintf (stderr, "sandpad-runner: the warm interpreter ended by itself; another "
-                           "starts in %lld s\n",
+          fprintf (stderr,
+                   "sandpad-runner: the warm interpreter ended by itself; another "
+                   "starts in %lld s\n",
                    (long long) (RESTART_BACKOFF_NS / 1000000000));
           retire (warm, p, true);
         }
