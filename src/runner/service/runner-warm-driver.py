@@ -48,7 +48,7 @@ def preload():
     for name in ("numpy", "matplotlib", "matplotlib.figure",
                  "matplotlib.backends.backend_agg", "matplotlib.font_manager",
                  "matplotlib.pyplot", "PIL.Image", "json", "traceback",
-                 "importlib.util", "types", "atexit", "threading"):
+                 "importlib.util", "importlib.machinery", "types", "atexit", "threading"):
         try:
             __import__(name)
         except Exception:  # a module this system lacks only costs speed
@@ -257,13 +257,23 @@ def copy_chart_pages(code_path):
         lib.sp_warm_populate(HOT, len(HOT) // 2)
 
 
+def loaded_names():
+    """The top-level names of the modules this interpreter has imported."""
+    return frozenset(name.partition(".")[0] for name in sys.modules) - {"__main__",
+                                                                         "sitecustomize"}
+
+
 def shadows_preloaded(dirs):
     """Whether one of dirs holds a module or package whose top-level name
     is already in sys.modules."""
     import importlib.machinery
 
-    loaded = {name.partition(".")[0] for name in sys.modules} - {"__main__", "sitecustomize"}
-    suffixes = importlib.machinery.all_suffixes()
+    # Made once in the parent (LOADED): made again here, it touched every
+    # module name this copy shares with the parent, a page copied for
+    # most of them (1-2 ms of a print(1) run). Modules imported since
+    # (none, unless a run's path changed) are counted the slow way.
+    loaded = LOADED if len(sys.modules) == LOADED_COUNT else loaded_names()
+    suffixes = SUFFIXES or importlib.machinery.all_suffixes()
     for directory in dirs:
         try:
             entries = os.listdir(directory)
@@ -702,6 +712,16 @@ control = socket.socket(fileno=CONTROL_FD)
 os.closerange(max(CONTROL_FD, CGROUP_MEMORY_FD, CGROUP_PIDS_FD) + 1, os.sysconf("SC_OPEN_MAX"))
 lib = HELPER_FD = None
 load()
+# What shadows_preloaded compares a run's own modules with (after the
+# last import here).
+try:
+    import importlib.machinery
+
+    SUFFIXES = tuple(importlib.machinery.all_suffixes())
+except ImportError:
+    SUFFIXES = ()
+LOADED = loaded_names()
+LOADED_COUNT = len(sys.modules)
 # Nothing the children share with us should be collected by them: frozen
 # objects are not touched by their garbage collector (fewer copied pages).
 gc.collect()
