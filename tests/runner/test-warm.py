@@ -141,6 +141,12 @@ SAME = [
     ("snippet named like a preloaded module",
      "import json, signal\nprint(json.__file__, signal.getsignal(signal.SIGPIPE))\n",
      {"name": "json.py"}),
+    # The prelude is the run's sitecustomize, as imported from its file
+    # (a warm run execs the code its parent compiled from the same text).
+    ("the prelude as a module",
+     "import sys\ns = sys.modules['sitecustomize']\nprint(s.__name__, s.__file__, s.__cached__,"
+     " s.__spec__.origin, s.__loader__.path, s._sandpad_run_snippet.__code__.co_filename)\n"
+     "display(1, include=5)\n", {}),
     ("uncaught in thread and chained",
      "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    raise KeyError('k') from e\n", {}),
 ]

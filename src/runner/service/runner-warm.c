@@ -20,6 +20,7 @@
 #include "runner-cgroup.h"
 #include "runner-spawn.h"
 #include "runner-base.h"
+#include "runner-prelude.h"
 
 /* runner-warm-driver.c, generated from runner-warm-driver.py. */
 extern const char runner_warm_driver[];
@@ -389,8 +390,11 @@ runner_warm_start (RunnerWarm *warm, bool network, const RunnerCgroups *cg)
   p->dir = xasprintf ("%s/warm-%llu", warm->config.root, (unsigned long long) ++warm->generation);
   cleanup_free char *tmp = xasprintf ("%s/tmp", p->dir);
   cleanup_free char *driver = xasprintf ("%s/driver.py", p->dir);
+  /* The runs' prelude, for the parent to compile once (run_child). */
+  cleanup_free char *prelude = xasprintf ("%s/prelude.py", p->dir);
   if (mkdir (p->dir, 0700) != 0 || mkdir (tmp, 0700) != 0
       || write_file (driver, runner_warm_driver) != 0
+      || write_file (prelude, runner_python_prelude) != 0
       || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
     {
       fprintf (stderr, "sandpad-runner: cannot start a warm interpreter: %s\n", strerror (errno));
