@@ -310,14 +310,12 @@ def loaded_names():
 def shadows_preloaded(dirs):
     """Whether one of dirs holds a module or package whose top-level name
     is already in sys.modules."""
-    import importlib.machinery
-
     # Made once in the parent (LOADED): made again here, it touched every
     # module name this copy shares with the parent, a page copied for
     # most of them (1-2 ms of a print(1) run). Modules imported since
     # (none, unless a run's path changed) are counted the slow way.
     loaded = LOADED if len(sys.modules) == LOADED_COUNT else loaded_names()
-    suffixes = SUFFIXES or importlib.machinery.all_suffixes()
+    suffixes = SUFFIXES
     for directory in dirs:
         try:
             entries = os.listdir(directory)
@@ -779,12 +777,9 @@ lib = HELPER_FD = None
 load()
 # What shadows_preloaded compares a run's own modules with (after the
 # last import here).
-try:
-    import importlib.machinery
+import importlib.machinery  # noqa: E402 (imported by preload() already)
 
-    SUFFIXES = tuple(importlib.machinery.all_suffixes())
-except ImportError:
-    SUFFIXES = ()
+SUFFIXES = tuple(importlib.machinery.all_suffixes())
 LOADED = loaded_names()
 LOADED_COUNT = len(sys.modules)
 PRELUDE = load_prelude()

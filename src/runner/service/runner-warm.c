@@ -672,10 +672,11 @@ runner_warm_reaped (RunnerWarm *warm, pid_t pid)
       /* Died on its own (not retired by us): misbehaving, wait a while. */
       if (p->state != PARENT_NONE)
         {
-          fprintf (stderr,
-                   "sandpad-runner: the warm interpreter ended by itself; another "
-                   "starts in %lld s\n",
-                   (long long) (RESTART_BACKOFF_NS / 1000000000));
+          if (warm->broken == NULL)
+            fprintf (stderr,
+                     "sandpad-runner: the warm interpreter ended by itself; another "
+                     "starts in %lld s\n",
+                     (long long) (RESTART_BACKOFF_NS / 1000000000));
           retire (warm, p, true);
         }
       return true;
