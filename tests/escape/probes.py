@@ -498,7 +498,7 @@ PROBES = [
     P("info-03-machine-id", "/etc/machine-id (a stable tracking id): not mounted / Landlock",
       "attempt('read', lambda: open('/etc/machine-id').read())"),
     P("info-04-kmsg", "the kernel log: not mounted / Landlock",
-      "attempt('read', lambda: os.read(os.open('/dev/kmsg', os.O_RDONLY | os.O_NONBLOCK), 256))",
+      "attempt('read', lambda: os.read(os.open('/dev/kmsg', os.O_RDONLY | os.O_NONBLOCK), 65536))",
       needs_root=True),
     P("info-05-sysfs-net", "the host's interfaces in /sys: /sys not mounted / Landlock",
       "attempt('list', lambda: os.listdir('/sys/class/net'))"),

@@ -601,24 +601,25 @@ def serve(sock, first_spare, first_key):
     """Hands runs to spares and keeps `want` of them started, so a run
     that comes right after another finds one (back to back through the
     resident runner, or a second run while the first still runs). The
-    next is made as soon as one is taken when none is left, else once the
-    run that took it has ended. One is made at a time; this loop never
-    waits for one to start."""
+    next is made as soon as one is taken when none is left (ready or
+    being made), else once the run that took it has ended. One is made at
+    a time; this loop never waits for one to start."""
     want = WANT_SPARES
     ready = [first_spare] if first_spare is not None else []
     starting = None   # a spare made, its processes not known to be up yet
     started_at = 0.0
     refill = True     # off after a spare failed to appear, until the next run
     last_plan = first_key
-    # The run just handed a spare, while another spare is ready: the next
-    # is made once that run has ended (its pidfd) or after REFILL_DEFER_S,
+    # The run just handed a spare, while another is ready or being made:
+    # the next is made once that run has ended (its pidfd) or after REFILL_DEFER_S,
     # not beside it, where making one took the CPU the run itself was
     # waiting for (a paused print(1) call took 13.6 ms, 11.7 ms deferred;
     # back to back, where a call always has one beside it, no change).
     running = None
     running_until = 0.0
     while True:
-        if running is not None and (not ready or time.monotonic() >= running_until
+        if running is not None and ((not ready and starting is None)
+                                    or time.monotonic() >= running_until
                                     or select.select([running], [], [], 0)[0]):
             os.close(running)
             running = None
@@ -697,7 +698,7 @@ def serve(sock, first_spare, first_key):
         else:
             sock.sendmsg([handed.answer()], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
                                               array.array("i", [handed.pidfd]))])
-            if ready and running is None:
+            if (ready or starting is not None) and running is None:
                 running = os.dup(handed.pidfd)
                 running_until = time.monotonic() + REFILL_DEFER_S
             handed.close()
