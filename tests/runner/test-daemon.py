@@ -60,6 +60,15 @@ class Home:
     def __enter__(self):
         return self
 
+    def log_tail(self, lines=20):
+        """The end of the resident runner's log (its stderr): what it said
+        about the runs, for a failure's report."""
+        try:
+            with open(os.path.join(self.rt, "sandpad", "runner.log"), errors="replace") as f:
+                return f.read().splitlines()[-lines:]
+        except OSError as error:
+            return [f"no log: {error}"]
+
     def __exit__(self, *exc):
         for pid in self.pids():
             try:
@@ -392,7 +401,7 @@ def test_table(t):
             cold = run_case(h, name, program, args, stdin, sig, daemon=False)
             warm = run_case(h, name, program, args, stdin, sig, daemon=True)
             t.eq(warm[:2], cold[:2], f"{name}: exit status and stdout through the resident "
-                 "runner as with --no-daemon", (warm[2], cold[2]))
+                 "runner as with --no-daemon", (warm[2], cold[2], h.log_tail()))
             # stderr: the same lines, except where a traceback names the
             # run's file (its directory differs from run to run) and the
             # carets under the code (which call the interrupt came in).
