@@ -539,6 +539,14 @@ def test_killed_parent_falls_back(t):
     r.close()
 
 
+def exe_name(pid):
+    """The file name of what pid runs; "" once it is gone."""
+    try:
+        return os.path.basename(os.readlink(f"/proc/{pid}/exe"))
+    except OSError:
+        return ""
+
+
 def stop_parent_before_ready(*args):
     """A runner whose first warm parent is stopped (SIGSTOP) before it
     could say ready, and that parent's pid; (None, None) if it never was
@@ -550,10 +558,7 @@ def stop_parent_before_ready(*args):
         parent = warm_parents(r)[0] if caught else None
         if parent is not None:
             os.kill(parent, signal.SIGSTOP)
-            spares = [p for p in descendants(parent)
-                      if os.path.basename(os.readlink(f"/proc/{p}/exe")
-                                          if os.path.exists(f"/proc/{p}/exe") else "")
-                      == "sandpad-warm-init"]
+            spares = [p for p in descendants(parent) if exe_name(p) == "sandpad-warm-init"]
             if not spares:
                 return r, parent
         r.close()
