@@ -142,6 +142,12 @@ def runtime_error(t):
             t.ok(err is not None and err["line"] == CASE["runtime_line"],
                  f"program_error on line {CASE['runtime_line']}", res)
             t.ok(err is not None and not err.get("syntax", False), "not a compile error", res)
+            if LANG == "go":
+                # The trace names the snippet as ./main.go, never the
+                # build folder (the compiler's -trimpath, runner-langs.c).
+                text = res.stderr
+                t.ok("./main.go:5" in text and "/main.go" not in text.replace("./main.go", ""),
+                     "the trace names ./main.go, not the build folder", text[-400:])
         else:
             t.eq(res.exited["end"], "signaled", "ended by its signal", res)
     with_runner(check)
