@@ -124,32 +124,21 @@ build_fuzzers() {
     tests/fuzz/fuzz-error tests/fuzz/fuzz-journal tests/fuzz/fuzz-table
 }
 
-# Counts meson's own test log (one JSON object per test) so the summary
-# line reflects exactly what meson ran, skipped tests included as skipped.
-summarize() {
-  /usr/bin/python3 - "$@" <<'EOF'
-import json, sys
-passed = failed = skipped = 0
-for log in sys.argv[1:]:
-    try:
-        lines = open(log).read().splitlines()
-    except FileNotFoundError:
-        failed += 1
-        print(f"missing test log {log}", file=sys.stderr)
-        continue
-    for line in lines:
-        if not line.strip():
-            continue
-        result = json.loads(line)["result"]
-        if result in ("OK", "EXPECTEDFAIL"):
-            passed += 1
-        elif result == "SKIP":
-            skipped += 1
-        else:
-            failed += 1
-print(f"{passed} passed, {failed} failed, {skipped} skipped")
-sys.exit(1 if failed else 0)
-EOF
+# The run's budget: each stage's wall time, one "SECONDS<TAB>NAME" line in
+# $stages_file, printed at the end by build-aux/test-report.py beside the
+# ten slowest tests and the count.
+stages_file=""
+
+# Runs COMMAND... as the stage NAME and records its wall time. Returns
+# COMMAND's status (a build stage's caller lets set -e stop the run).
+stage() {
+  local name=$1 start=$SECONDS rc=0
+  shift
+  echo "dev.sh: stage: $name" >&2
+  "$@" || rc=$?
+  printf '%s\t%s\n' "$((SECONDS - start))" "$name" >>"$stages_file"
+  echo "dev.sh: stage done: $name, $((SECONDS - start)) s" >&2
+  return $rc
 }
 
 cmd_run() {
@@ -167,50 +156,91 @@ cmd_run() {
   GSETTINGS_SCHEMA_DIR="$top/_build/data" exec _build/src/app/sandpad examples/hello.py
 }
 
-cmd_test() {
-  install_deps "${build_deps[@]}" "${run_deps[@]}" "${test_deps[@]}"
-  install_npm_deps
+# Builds the three build directories: plain, sanitizer, fuzzers.
+build_all() {
   build _build
   build _build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
   build_fuzzers _build-fuzz
+}
+
+# Runs the tests of STAGE (build-aux/test-stages.sh says which and why) in
+# BUILDDIR with meson's log named LOGBASE, and meson's other OPTIONS.
+run_stage_tests() {
+  local stage=$1 dir=$2 logbase=$3
+  shift 3
+  local names
+  mapfile -t names < <(stage_tests "$stage" "$dir")
+  if [ ${#names[@]} -eq 0 ]; then
+    echo "dev.sh: no tests listed for the stage $stage" >&2
+    return 1
+  fi
+  meson test -C "$dir" --no-rebuild --logbase "$logbase" --print-errorlogs "$@" "${names[@]}"
+}
+
+cmd_test() {
+  local run_start=$SECONDS
+  stages_file=$(mktemp)
+  # shellcheck source=build-aux/test-stages.sh
+  . "$top/build-aux/test-stages.sh"
+
+  stage "packages (apt)" install_deps "${build_deps[@]}" "${run_deps[@]}" "${test_deps[@]}"
+  stage "the MCP tests' client (npm ci)" install_npm_deps
+
+  # The Debian 13 root (debootstrap, apt in the root) is made beside the
+  # builds and the first suites: it waits mostly on the archive and on
+  # dpkg, and on a new machine it is ~5 minutes that would otherwise
+  # stand alone. Its log says why if it could not be made; the stage
+  # below then reports its tests as skipped.
+  local root_pid="" root_log
+  root_log=$(mktemp)
+  if [ "$(id -u)" -eq 0 ]; then
+    build-aux/trixie.sh root "${build_deps[@]}" "${run_deps[@]}" "${test_deps[@]}" \
+      >"$root_log" 2>&1 &
+    root_pid=$!
+  fi
+
+  stage "builds (plain, ASan + UBSan, fuzzers)" build_all
 
   local status=0
-  meson test -C _build --print-errorlogs || status=1
-  # The sanitizer build covers the plain-C parts, where memory errors live.
-  # The slow suite (the 2,000-run soak) runs once, in the plain build above.
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    meson test -C _build-asan --suite protocol --suite runner --suite mcp-wire --no-suite slow \
-    --print-errorlogs \
-    || status=1
+  stage "Debian 12: every suite" meson test -C _build --no-rebuild --print-errorlogs || status=1
+  local logs=(debian-12=_build/meson-logs/testlog.json)
 
-  local logs=(_build/meson-logs/testlog.json _build-asan/meson-logs/testlog.json)
+  # The sanitizer build covers the plain-C parts, where memory errors live.
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    stage "ASan + UBSan: our C's paths" run_stage_tests asan _build-asan testlog || status=1
+  logs+=(asan=_build-asan/meson-logs/testlog.json)
+
   if [ "$(id -u)" -eq 0 ]; then
-    # The desktop case, against the same build: every runner test, and the
-    # escape suite in the two configurations users run (the app's: auto,
-    # not strict; Flatpak's: a user namespace that cannot nest). The other
-    # sandboxed modes already run as an ordinary uid (nobody) as root.
+    # The desktop case, against the same build: the runner as an ordinary
+    # account with a home (test-stages.sh lists what the uid changes).
     ensure_desktop_user
     local as_user="'$top/build-aux/as-desktop-user' $desktop_user"
-    meson test -C _build --no-rebuild --wrapper "$as_user" --logbase user-runner \
-      --suite runner --no-suite slow --print-errorlogs || status=1
-    meson test -C _build --no-rebuild --wrapper "$as_user" --logbase user-sandbox \
-      sandbox-app sandbox-flatpak --print-errorlogs || status=1
+    stage "as the desktop user ($desktop_user)" \
+      run_stage_tests user _build user --wrapper "$as_user" || status=1
     # meson names a wrapped run's log after the wrapper.
-    logs+=(_build/meson-logs/user-runner-as-desktop-user.json
-      _build/meson-logs/user-sandbox-as-desktop-user.json)
+    logs+=(desktop-user=_build/meson-logs/user-as-desktop-user.json)
   fi
 
   # Each fuzzer for fuzz_seconds (20 s): seeds, past findings, then new inputs.
-  meson test -C _build-fuzz --no-rebuild --suite fuzz --print-errorlogs || status=1
+  stage "fuzzers (20 s each)" meson test -C _build-fuzz --no-rebuild --suite fuzz --print-errorlogs \
+    || status=1
+  logs+=(fuzz=_build-fuzz/meson-logs/testlog.json)
 
   # The second platform: Debian 13 (GTK 4.18, libadwaita 1.7, Python 3.13,
   # numpy 2) in a root cached under /var/cache/sandpad-ci. Its log holds its
   # tests as run, or each as skipped with the reason when the root cannot
   # be made (no archive, not root); a missing log counts as a failure.
-  build-aux/trixie.sh test "${build_deps[@]}" "${run_deps[@]}" "${test_deps[@]}" || status=1
-  logs+=(_build-trixie/meson-logs/testlog.json)
+  if [ -n "$root_pid" ]; then
+    stage "Debian 13 root (waited for; made beside the stages above)" wait "$root_pid" || true
+    sed 's/^/  /' "$root_log" >&2
+  fi
+  stage "Debian 13: what the platform changes" \
+    build-aux/trixie.sh test "${build_deps[@]}" "${run_deps[@]}" "${test_deps[@]}" || status=1
+  logs+=(debian-13=_build-trixie/meson-logs/testlog.json)
 
-  summarize "${logs[@]}" _build-fuzz/meson-logs/testlog.json || status=1
+  printf '%s\t%s\n' "$((SECONDS - run_start))" "total" >>"$stages_file"
+  /usr/bin/python3 build-aux/test-report.py "$stages_file" "${logs[@]}" || status=1
+  rm -f "$stages_file" "$root_log"
   return $status
 }
 
