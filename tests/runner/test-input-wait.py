@@ -192,16 +192,20 @@ def test_child_reads(t):
     else:
         t.skip("node: not installed")
     r = runner("--no-warm")
+    # The limit must leave the program time to reach its read on a busy
+    # machine (node alone took over 1 s to start at a load of 9 on two
+    # cores); the wait then lasts longer than the limit.
+    limit_ms = 4000
     for name, language, code in programs:
         r.send(type="run", id=name, language=language, code=code, stdin_open=True,
-               timeout_ms=1000)
+               timeout_ms=limit_ms)
         ev, _ = next_wait(r, name)
         t.ok(ev is not None and ev["waiting"] is True, f"{name}: the wait is seen", ev)
-        time.sleep(1.5)
+        time.sleep(limit_ms / 1000 + 0.5)
         r.send(type="stdin", id=name, data="x\n", eof=True)
         events = r.collect(name)
         t.ok(events[-1].get("limit") is None,
-             f"{name}: not stopped by the 1 s time limit while waiting", events[-1])
+             f"{name}: not stopped by the time limit while waiting", events[-1])
     r.close()
 
 

@@ -580,17 +580,32 @@ def test_stuck_parent_replaced(t):
          "control: a stopped parent stays and runs go cold (default --warm-start-ms)",
          (stuck, warm_parents(r), res.started))
     r.close()
-    r, stuck = stop_parent_before_ready("--warm-start-ms", "2000")
+    # The deadline from a control on this machine now: how long a parent
+    # that is not stopped takes to serve a warm run, four times over (at
+    # least 2 s). A fixed 2 s ended every parent of a machine at a load of
+    # 9 before it was ready, over and over.
+    r = runner()
+    start = time.monotonic()
+    ready = wait_warm(r, 90)
+    ready_ms = int((time.monotonic() - start) * 1000)
+    r.close()
+    if not ready:
+        t.skip("control: no warm run within 90 s on this machine")
+        return
+    deadline_ms = max(2000, 4 * ready_ms)
+    print(f"# a parent served its first warm run after {ready_ms} ms; deadline {deadline_ms} ms",
+          flush=True)
+    r, stuck = stop_parent_before_ready("--warm-start-ms", str(deadline_ms))
     if r is None:
         t.skip("no warm parent was caught before it said ready")
         return
-    gone = wait_until(lambda: stuck not in warm_parents(r), 15, step=0.1)
+    gone = wait_until(lambda: stuck not in warm_parents(r), deadline_ms / 1000 + 15, step=0.1)
     # The next parent starts after the restart backoff (5 s), at a run.
-    t.ok(gone and wait_warm(r, 60) and stuck not in warm_parents(r),
+    t.ok(gone and wait_warm(r, 60 + deadline_ms / 1000) and stuck not in warm_parents(r),
          "a parent not ready after --warm-start-ms is ended; a new one serves warm runs",
          (stuck, warm_parents(r)))
     r.close()
-    t.ok("was not ready after 2000 ms" in r.stderr_text,
+    t.ok(f"was not ready after {deadline_ms} ms" in r.stderr_text,
          "the runner's log says why it was ended", r.stderr_text)
 
 
