@@ -1,9 +1,11 @@
 /* runner-host.c: the helpers over what the engine lends its runs and
  * sessions (runner-host.h), and its callbacks. */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -109,8 +111,24 @@ same_netns (pid_t pid)
          && theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino;
 }
 
-int
-_runner_host_diag (RunnerHost *host, bool network, pid_t pid, int *fd)
+/* Whether pid has exited (reaped, or a zombie whose namespaces are gone):
+ * its pidfd cannot be had (ESRCH) or polls readable. Another failure says
+ * nothing, and so counts as alive. */
+static bool
+process_exited (pid_t pid)
+{
+  int pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+
+  if (pidfd < 0)
+    return errno == ESRCH;
+  struct pollfd p = { .fd = pidfd, .events = POLLIN };
+  bool exited = poll (&p, 1, 0) == 1 && (p.revents & POLLIN) != 0;
+  close (pidfd);
+  return exited;
+}
+
+static int
+open_diag (RunnerHost *host, bool network, pid_t pid, int *fd)
 {
   if (*fd >= 0)
     return 1;
@@ -125,6 +143,25 @@ _runner_host_diag (RunnerHost *host, bool network, pid_t pid, int *fd)
   else
     *fd = runner_sockets_open_diag (pid);
   return *fd >= 0 ? 1 : -1;
+}
+
+int
+_runner_host_diag (RunnerHost *host, bool network, pid_t pid, int *fd)
+{
+  int rc = open_diag (host, network, pid, fd);
+
+  /* A run that ends while its queues are being counted takes its
+   * /proc/PID/ns entries with it (ENOENT, or EACCES while it dies): what
+   * is gone holds no socket and is counted as nothing. Failing to look
+   * into a supervisor that still lives stays a failure (fail closed). */
+  if (rc < 0 && pid > 0)
+    {
+      int errsv = errno;
+      if (process_exited (pid))
+        return 0;
+      errno = errsv;
+    }
+  return rc;
 }
 
 RunnerMemoryLayer

@@ -125,8 +125,9 @@ const RunnerSeccompFilter *_runner_host_seccomp (RunnerHost *host, bool network)
 /* Opens into *fd, unless open already, the sock_diag socket for a run or
  * session without a memory cgroup whose supervisor is pid: in its network
  * namespace (namespace mode without network), else the runner's own.
- * 1: *fd is open; 0: not yet, the supervisor has not entered its
- * namespaces (so it runs nothing yet), ask again; -1: it cannot be had,
+ * 1: *fd is open; 0: not now, the supervisor has not entered its
+ * namespaces (so it runs nothing yet) or has exited (so it holds nothing
+ * any more), ask again; -1: it cannot be had while the supervisor lives,
  * errno set (the run cannot be held to its memory: it is stopped). */
 int _runner_host_diag (RunnerHost *host, bool network, pid_t pid, int *fd);
 /* The layer of a run (or session) whose cgroups are these, where it has
