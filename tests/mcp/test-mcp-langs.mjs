@@ -9,7 +9,10 @@
 // is the result's structured `error` on the snippet's line (the text says
 // the program did not run), a runtime error (its line where the language
 // reports one, else the signal that ended it). A toolchain missing here
-// skips, with its name.
+// skips, with its name. For C, the compile cache's attack (issue 37): a
+// client runs V with env CPATH=inc and a planted inc/stdio.h among its
+// files; a second sandpad-mcp over the same cache then runs V and must
+// get V's own program (control: V alone on an empty cache prints clean).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -78,6 +81,51 @@ const state = fs.mkdtempSync(path.join(os.tmpdir(), 'sandpad-mcp-langs-state-'))
 const textOf = (result) => result.content.filter((c) => c.type === 'text')
   .map((c) => c.text).join('');
 
+async function connect(cache) {
+  const transport = new StdioClientTransport({
+    command: server, args: ['--sandbox', mode, '--strict'], stderr: 'inherit',
+    env: { XDG_STATE_HOME: state, XDG_CACHE_HOME: path.join(state, cache) },
+  });
+  const client = new Client({ name: 'sandpad-mcp-langs-test', version: '1.0' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+const POISON_CODE = '#include <stdio.h>\nint main(void) { puts("clean"); return 0; }\n';
+
+// Two clients in turn over one cache: the first plants, the second runs V.
+async function poisoned() {
+  const execute = (client, args) => client.callTool({ name: 'execute_code',
+    arguments: { language: 'c', timeout: 120, ...args } }, undefined, { timeout: 300000 });
+  let c = await connect('control-cache');
+  try {
+    const r = await execute(c.client, { code: POISON_CODE });
+    ok(r.structuredContent?.stdout === 'clean\n',
+      `${mode}: control: V on an empty cache prints clean`, r.structuredContent);
+  } finally {
+    await c.transport.close();
+  }
+  c = await connect('shared-cache');
+  try {
+    const r = await execute(c.client, {
+      code: POISON_CODE, env: { CPATH: 'inc' },
+      files: [{ path: 'inc/stdio.h',
+        content: '#include_next <stdio.h>\n#define puts(s) puts("planted")\n' }] });
+    console.log(`# the attack printed ${JSON.stringify(r.structuredContent?.stdout)}`);
+  } finally {
+    await c.transport.close();
+  }
+  c = await connect('shared-cache');
+  try {
+    const r = await execute(c.client, { code: POISON_CODE });
+    ok(r.structuredContent?.stdout === 'clean\n',
+      `${mode}: a second sandpad-mcp over the same cache runs V's own program`,
+      r.structuredContent);
+  } finally {
+    await c.transport.close();
+  }
+}
+
 async function main() {
   const transport = new StdioClientTransport({
     command: server, args: ['--sandbox', mode, '--strict'], stderr: 'inherit',
@@ -133,6 +181,8 @@ async function main() {
   } finally {
     await transport.close();
   }
+  if (lang === 'c')
+    await poisoned();
   return false;
 }
 

@@ -7,6 +7,9 @@ line, a runtime error on its line, the time limit, a cached second run (and
 a changed snippet that is not served from the cache), the compile step's
 own time limit. A toolchain missing here skips (77) with its name. `missing`
 (run alone): a toolchain hidden from the runner is named unavailable.
+`poisoned` and `tampered` (run alone, issue 37): a snippet compiled with a
+planted header or flags is never what a later run of it gets, and an entry
+changed on disk is not run.
 """
 
 import os
@@ -277,6 +280,244 @@ def build_swap(t):
         shutil.rmtree(parent, ignore_errors=True)
 
 
+# The compile cache's attack (issue 37): one client compiles snippet V
+# with a planted header or flags (a request's env, files in its cwd); a
+# later clean run of the same V, by anyone sharing the cache, must get V's
+# own program. "files" land in the attacker's cwd; "env" goes with both
+# attack runs (with that cwd, and without one, as an MCP client's env
+# alone would); "host" compiles V outside the runner with the attack, the
+# control that the payload does change the program when a compiler sees it.
+POISON = {
+    "c": dict(
+        code='#include <stdio.h>\nint main(void) { puts("clean"); return 0; }\n',
+        env={"CPATH": "inc"},
+        files={"inc/stdio.h": '#include_next <stdio.h>\n#define puts(s) puts("planted")\n'},
+        host=["/usr/bin/gcc", "-x", "c", "-o", "{out}", "{src}"],
+    ),
+    "cpp": dict(
+        code='#include <cstdio>\nint main() { std::puts("clean"); }\n',
+        env={"CPLUS_INCLUDE_PATH": "inc"},
+        files={"inc/cstdio": '#include_next <cstdio>\n#define puts(s) puts("planted")\n'},
+        host=["/usr/bin/g++", "-x", "c++", "-o", "{out}", "{src}"],
+    ),
+    # rustc reads no RUSTFLAGS itself (cargo does), but a snippet reads
+    # the compiler's environment with option_env!.
+    "rust": dict(
+        code='fn main() {\n    if cfg!(evil) || option_env!("RUSTFLAGS").map_or(false, '
+             '|f| f.contains("evil")) {\n        println!("planted");\n    } else {\n'
+             '        println!("clean");\n    }\n}\n',
+        env={"RUSTFLAGS": "--cfg evil"},
+        files={},
+        host=["/usr/bin/rustc", "-o", "{out}", "{src}"],
+    ),
+    "go": dict(
+        code='package main\n\nimport "fmt"\n\nvar v = "clean"\n\nfunc main() { fmt.Println(v) }\n',
+        env={"GOFLAGS": "-ldflags=-X=main.v=planted"},
+        files={},
+        host=["/usr/bin/go", "build", "-o", "{out}", "{src}"],
+        host_env={"GO111MODULE": "off", "CGO_ENABLED": "0", "GOCACHE": "{tmp}/go-cache"},
+    ),
+    # esbuild reads a tsconfig.json beside the source (and above it): with
+    # useDefineForClassFields the field below is defined over the
+    # inherited accessor instead of assigned through it.
+    "typescript": dict(
+        code='class Base {\n  get who(): string { return "clean"; }\n  set who(_v: string) {}\n}\n'
+             'class A extends Base {\n  who = "planted";\n}\nconsole.log(new A().who);\n',
+        env={"NODE_PATH": "."},
+        files={"tsconfig.json": '{"compilerOptions": {"useDefineForClassFields": true}}\n'},
+        host=["/usr/bin/esbuild", "{src}", "--outfile={out}", "--format=cjs", "--platform=node"],
+        runtime="/usr/bin/node",
+    ),
+}
+EXT = {"c": "c", "cpp": "cpp", "rust": "rs", "go": "go", "typescript": "ts"}
+
+
+def give_to_runs(path):
+    """A root runner's programs are nobody: a cwd must be theirs."""
+    if os.geteuid() != 0:
+        return
+    for dirpath, dirnames, filenames in os.walk(path):
+        for name in [dirpath] + [os.path.join(dirpath, n) for n in dirnames + filenames]:
+            os.chown(name, 65534, 65534)
+
+
+def host_compile(p, src_dir, tmp):
+    """V compiled outside any sandbox in src_dir, with the attack's env and
+    files there: what it prints, or None when this host cannot say."""
+    import subprocess
+    src = os.path.join(src_dir, "main." + EXT[LANG])
+    out = os.path.join(tmp, "host-out" + (".js" if LANG == "typescript" else ""))
+    argv = [a.replace("{src}", src).replace("{out}", out) for a in p["host"]]
+    env = {"PATH": "/usr/bin:/bin", "HOME": tmp, "LANG": "C.UTF-8"}
+    env.update({k: v.replace("{tmp}", tmp) for k, v in p.get("host_env", {}).items()})
+    env.update(p["env"])
+    if not os.access(argv[0], os.X_OK):
+        return None
+    done = subprocess.run(argv, cwd=src_dir, env=env, capture_output=True, text=True,
+                          timeout=240)
+    if done.returncode != 0:
+        return f"compile failed: {done.stderr[-400:]}"
+    run = [p["runtime"], out] if "runtime" in p else [out]
+    return subprocess.run(run, capture_output=True, text=True, timeout=60).stdout
+
+
+def poisoned(t):
+    """V compiled with a planted header or flags never reaches a later run
+    of V: the same runner's, another runner's over the same cache (started
+    with the attack's variables in its own environment) and sandpad-run's
+    with another project as its cwd. Controls: an empty cache gives V's
+    clean program; V compiled outside the runner with the attack gives
+    the planted one."""
+    if not COMPILED:
+        t.skip("ruby is interpreted: nothing to cache")
+        return
+    import subprocess
+    p = POISON[LANG]
+    base = tempfile.mkdtemp(prefix="sandpad-poison-")
+    os.chmod(base, 0o755)
+    try:
+        cache_home = os.path.join(base, "cache")
+        cache = os.path.join(cache_home, "sandpad", "compiled")
+        attack = os.path.join(base, "attack")
+        project = os.path.join(base, "projB")
+        os.mkdir(project)
+        for name, text in p["files"].items():
+            path = os.path.join(attack, name)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+        os.makedirs(attack, exist_ok=True)
+        src = os.path.join(project, "main." + EXT[LANG])
+        with open(src, "w") as f:
+            f.write(p["code"])
+        give_to_runs(attack)
+        give_to_runs(project)
+
+        # Control: the payload is real. V beside the planted files, built
+        # by the same compiler outside the runner with the attack's env.
+        host_tmp = tempfile.mkdtemp(prefix="sandpad-poison-host-")
+        try:
+            shutil.copy(src, os.path.join(attack, os.path.basename(src)))
+            said = host_compile(p, attack, host_tmp)
+            os.unlink(os.path.join(attack, os.path.basename(src)))
+        finally:
+            shutil.rmtree(host_tmp, ignore_errors=True)
+        if said is None:
+            t.skip(f"control: {p['host'][0]} is not here to compile V outside the runner")
+        else:
+            t.eq(said.strip(), "planted", "control: outside the runner, the attack changes V's "
+                 "program", said)
+
+        def check(r, empty):
+            clean = r.run("clean", p["code"], language=LANG, timeout_ms=60000)
+            t.eq(clean.stdout.strip(), "clean", f"{MODE}: control: an empty cache gives V's own "
+                 "program", clean)
+        with_runner(check)
+
+        r = runner(cache, "--allow-cwd", base)
+        try:
+            r.hello()
+            with_cwd = r.run("atk1", p["code"], language=LANG, cwd=attack, env=p["env"],
+                             timeout_ms=60000)
+            print(f"# the attack with its cwd printed {with_cwd.stdout!r}, compile "
+                  f"{with_cwd.exited.get('compile')}")
+            # What a compile with a named cwd saw is not all in the key:
+            # it neither reads nor fills the cache.
+            t.eq(with_cwd.exited["compile"]["cached"], False, "a run with a named cwd compiles",
+                 with_cwd)
+            t.eq([n for n in os.listdir(cache) if len(n) == 64], [],
+                 "and leaves nothing in the cache")
+            env_only = r.run("atk2", p["code"], language=LANG, env=p["env"], timeout_ms=60000)
+            print(f"# the attack's env alone printed {env_only.stdout!r}, compile "
+                  f"{env_only.exited.get('compile')}")
+            later = r.run("later", p["code"], language=LANG, timeout_ms=60000)
+            t.eq(later.stdout.strip(), "clean", f"{MODE}: a later clean run of V by the same "
+                 "runner gets V's own program", later)
+        finally:
+            r.close()
+
+        # Another runner over the cache, the attack's variables (absolute)
+        # in its own environment: the compile step never takes them.
+        own = {k: (os.path.join(attack, v) if k != "GOFLAGS" and k != "RUSTFLAGS" else v)
+               for k, v in p["env"].items()}
+        r = Runner(RUNNER, "--sandbox", MODE, "--strict", "--compile-cache", cache,
+                   env=dict(os.environ, **own))
+        try:
+            r.hello()
+            other = r.run("other", p["code"], language=LANG, timeout_ms=60000)
+            t.eq(other.stdout.strip(), "clean", f"{MODE}: another runner over the same cache, "
+                 "with the attack's variables in its own environment, gets V's own program",
+                 other)
+            t.eq(other.exited["compile"]["cached"], True, f"{MODE}: from the cache (a clean "
+                 "run's entry)", other)
+        finally:
+            r.close()
+
+        # sandpad-run --cwd projB main.EXT, its cache the same directory.
+        sandpad_run = os.path.join(os.path.dirname(RUNNER), "sandpad-run")
+        done = subprocess.run([sandpad_run, "--sandbox", MODE, "--strict", "--cwd", project,
+                               "--timeout", "60", src],
+                              capture_output=True, text=True, timeout=300,
+                              env=dict(os.environ, SANDPAD_NO_DAEMON="1",
+                                       XDG_CACHE_HOME=cache_home))
+        t.eq(done.stdout.strip(), "clean", f"{MODE}: sandpad-run --cwd projB on V gets V's own "
+             "program", f"status {done.returncode}: {done.stderr[-600:]}")
+        done = subprocess.run([sandpad_run, "--sandbox", MODE, "--strict", "--timeout", "60",
+                               src],
+                              capture_output=True, text=True, timeout=300,
+                              env=dict(os.environ, SANDPAD_NO_DAEMON="1",
+                                       XDG_CACHE_HOME=cache_home))
+        t.eq(done.stdout.strip(), "clean", f"{MODE}: sandpad-run on V in a private directory "
+             "(served by the cache) gets V's own program",
+             f"status {done.returncode}: {done.stderr[-600:]}")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def tampered(t):
+    """An entry changed on disk (as the cache's owner would find it: the
+    program's text edited in place, or cut short) is not run: the run
+    compiles again, and its entry replaces the bad one."""
+    if not COMPILED:
+        t.skip("ruby is interpreted: nothing to cache")
+        return
+
+    def entries(cache):
+        return [os.path.join(cache, n) for n in os.listdir(cache) if len(n) == 64]
+
+    def check(r, cache):
+        first = r.run("t1", CASE["hello"], language=LANG, timeout_ms=60000)
+        t.eq(first.exited["compile"]["cached"], False, "first run compiles", first)
+        found = entries(cache)
+        t.eq(len(found), 1, "one entry in the cache", os.listdir(cache))
+        if len(found) != 1:
+            return
+        with open(found[0], "rb") as f:
+            data = f.read()
+        t.ok(b"hello from" in data, "the entry holds the program's text")
+        with open(found[0], "r+b") as f:
+            f.write(data.replace(b"hello from", b"HACKD from"))
+        edited = r.run("t2", CASE["hello"], language=LANG, timeout_ms=60000)
+        t.ok("HACKD" not in edited.stdout and edited.stdout.startswith("hello from"),
+             f"{MODE}: an entry edited in place is not run", edited)
+        t.eq(edited.exited["compile"]["cached"], False, "it is a miss: the snippet compiles",
+             edited)
+        with open(found[0], "rb") as f:
+            t.ok(b"HACKD" not in f.read(), "and the new program replaced the entry")
+        again = r.run("t3", CASE["hello"], language=LANG, timeout_ms=60000)
+        t.ok(again.exited["compile"]["cached"] and again.stdout.startswith("hello from"),
+             "the replaced entry is served", again)
+
+        os.truncate(found[0], os.path.getsize(found[0]) // 2)
+        cut = r.run("t4", CASE["hello"], language=LANG, timeout_ms=60000)
+        t.ok(cut.stdout.startswith("hello from") and not cut.exited["compile"]["cached"],
+             f"{MODE}: an entry cut short is not run: the snippet compiles", cut)
+        again = r.run("t5", CASE["hello"], language=LANG, timeout_ms=60000)
+        t.ok(again.exited["compile"]["cached"] and again.stdout.startswith("hello from"),
+             "and its entry is served next", again)
+    with_runner(check)
+
+
 def missing(t):
     """A toolchain that is missing is named, not hidden: the runner started
     where LANG's compiler (or interpreter) cannot be found lists LANG in
@@ -374,6 +615,7 @@ def missing(t):
 
 if __name__ == "__main__":
     tests = {f.__name__: f for f in (hello, compile_error, runtime_error, timeout, cached,
-                                      compile_timeout, build_swap, missing)}
+                                      compile_timeout, build_swap, missing, poisoned,
+                                      tampered)}
     main([tests[n] for n in sys.argv[3:]] if len(sys.argv) > 3
          else [hello, compile_error, runtime_error, timeout, cached, compile_timeout])

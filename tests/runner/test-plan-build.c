@@ -102,7 +102,7 @@ main (void)
   RunnerRun run;
   RunnerLaunch step, interp;
 
-  plan (23);
+  plan (24);
 
   run_init (&run, host);
   run.extra_ro = extra_ro;
@@ -157,9 +157,14 @@ main (void)
   bool compile_ok = step.plan.env_writable && strcmp (step.plan.env_dir, run.build_dir) == 0;
   bool compile_id = step.plan.env_id.dev == 2049 && step.plan.env_id.ino == 4242;
   int64_t compile_cpu = step.spec.cpu_seconds;
+  size_t compile_ro = count (step.plan.read_only_dirs);
   _runner_launch_clear (&step);
   run.compiling = false;
   _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/r/run-7/build/a.out", argv_new (), NULL, &step);
+  /* What the compile step sees decides what the cache hands later runs
+   * (issue 37): the context paths are the program's to read only. */
+  ok (compile_ro == 0 && count (step.plan.read_only_dirs) == 2,
+      "the compile step is shown no context path, the program step both");
   ok (compile_ok && !step.plan.env_writable, "a build directory is writable while compiling only");
   ok (compile_id && step.plan.env_id.ino == 4242, "and bound by the id it is held as");
   ok (compile_cpu == (host->config.compile_timeout_ms + 999) / 1000 + 1

@@ -13,7 +13,20 @@
  * executable and caches the output through that fd, and each step's
  * sandbox binds the name only when it still leads to that directory. A
  * directory put in its place between the steps would otherwise have had
- * its "program" cached and run as the snippet's. */
+ * its "program" cached and run as the snippet's.
+ *
+ * What the compile step sees, and so what a cached output can depend on
+ * (issue 37): a fixed environment (runner_compile_env_base and the
+ * compiler's own variables, never the request's env), the snippet in the
+ * run's code directory, the system's directories, its fresh /tmp, the
+ * build directory, and the run's working directory. Nothing else: the
+ * config's read-only directories (context paths) are not shown to it
+ * (runner-plan-build.c). The working directory is the one part a request
+ * fills, with a named cwd or input files; a snippet may name a header
+ * there by path ("/work/util.h"), so such a compile still sees it, but
+ * neither reads nor fills the cache. Everything a cacheable compile sees
+ * is then in the key or the system's: one client's files, variables or
+ * flags cannot become what a later run of the same code gets. */
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,6 +39,19 @@ mutable_lang (RunnerRun *run)
 {
   /* The engine's table, which the version probe fills in. */
   return runner_langs_find (run->host->langs, run->lang->name);
+}
+
+/* Whether the compile step's inputs are the code alone (see above). Its
+ * view is confined only by the namespaces or Landlock: fallback mode
+ * without Landlock lets it read any file of its uid, so nothing is cached
+ * there. */
+static bool
+cacheable (RunnerRun *run)
+{
+  const RunnerHost *host = run->host;
+
+  return run->req.cwd == NULL && run->n_input == 0
+         && (host->namespaces || host->caps.landlock_abi > 0);
 }
 
 int
@@ -46,8 +72,12 @@ _runner_compile_prepare (RunnerRun *run)
   run->build_id = (RunnerDirId){ st.st_dev, st.st_ino };
   if (geteuid () == 0 && fchown (run->build_fd, RUNNER_SANDBOX_NOBODY, RUNNER_SANDBOX_NOBODY) != 0)
     return -1;
-  runner_compile_cache_key (lang, name, run->req.code, run->cache_key);
-  if (runner_compile_cache_fetch (&run->host->compile_cache, run->cache_key, run->build_fd, output))
+  run->compile_cacheable = cacheable (run);
+  runner_compile_cache_key (lang, name, run->req.code, run->host->namespaces, run->req.network,
+                            run->cache_key);
+  if (run->compile_cacheable
+      && runner_compile_cache_fetch (&run->host->compile_cache, run->cache_key, run->build_fd,
+                                     output))
     {
       run->compile_cached = true;
       if (geteuid () == 0
@@ -59,6 +89,36 @@ _runner_compile_prepare (RunnerRun *run)
     }
   run->compiling = true;
   return 0;
+}
+
+/* One "NAME=VALUE" of the fixed lists, "{tmp}" at the value's start
+ * made the run's /tmp as the step sees it. */
+static char *
+fill_env (RunnerRun *run, const char *var)
+{
+  const char *eq = strchr (var, '=');
+
+  if (eq != NULL && strncmp (eq + 1, "{tmp}", 5) == 0)
+    return xasprintf ("%.*s%s/tmp%s", (int) (eq + 1 - var), var,
+                      run->host->namespaces ? "" : run->dir, eq + 6);
+  return xstrdup (var);
+}
+
+char **
+_runner_compile_env (RunnerRun *run)
+{
+  const char *const *own = run->lang->compiler->env;
+  size_t n_base = sp_strv_length ((char *const *) runner_compile_env_base);
+  size_t n_own = sp_strv_length ((char *const *) own);
+  char **envp = xcalloc (n_base + n_own + 1, sizeof *envp);
+  size_t n = 0;
+
+  for (size_t i = 0; i < n_base; i++)
+    envp[n++] = fill_env (run, runner_compile_env_base[i]);
+  for (size_t i = 0; i < n_own; i++)
+    envp[n++] = fill_env (run, own[i]);
+  envp[n] = NULL;
+  return envp;
 }
 
 char **
@@ -122,7 +182,7 @@ _runner_compile_step_done (RunnerRun *run)
       run->failure = xasprintf ("the compiler left no program (%s)", run->lang->compiler->output);
       return 0;
     }
-  if (dir_fd >= 0)
+  if (dir_fd >= 0 && run->compile_cacheable)
     runner_compile_cache_store (&run->host->compile_cache, run->cache_key, dir_fd,
                                 run->lang->compiler->output);
 

@@ -22,6 +22,18 @@ static const char *const js_bin[] = { "/usr/bin/node", "/usr/bin/nodejs", "/usr/
 static const char *const bash_ext[] = { "sh", "bash", NULL };
 static const char *const bash_bin[] = { "/usr/bin/bash", "/bin/bash", NULL };
 
+/* The compile step's whole environment (issue 37), before the compiler's
+ * own variables: nothing of the request's env, the runner's environment
+ * or an environment directory. Compilers read many variables, and some
+ * are flags under another name (CPATH, COMPILER_PATH, GCC_EXEC_PREFIX,
+ * GOFLAGS, GOROOT; rustc's option_env! reads any), so no list of safe
+ * ones exists: with a fixed list, a cached output is decided by the code
+ * and the toolchain alone. HOME too is the run's fresh /tmp, so no
+ * configuration file (Go's $HOME/.config/go/env) is found. Part of the
+ * cache key. */
+const char *const runner_compile_env_base[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "HOME={tmp}",
+                                                "TMPDIR={tmp}", "LANG=C.UTF-8", NULL };
+
 /* The compiled languages (issue 27), Debian's toolchains. "-x" names the
  * language, so a snippet named without its extension still compiles. */
 static const char *const c_ext[] = { "c", "h", NULL };
@@ -63,10 +75,11 @@ static const RunnerCompiler go_compiler = {
                                  "{src}", NULL },
   .output = "main",
   /* Go's caches in the run's /tmp, never a home; no module lookups, no
-   * cgo (its directives would pass flags to gcc), no network. */
+   * cgo (its directives would pass flags to gcc), no network, no go env
+   * file (GOENV=off: a GOFLAGS there is read when the variable is empty). */
   .env = (const char *const[]){ "GOCACHE={tmp}/.go-cache", "GOPATH={tmp}/.go-path",
                                 "GO111MODULE=off", "CGO_ENABLED=0", "GOPROXY=off",
-                                "GOTELEMETRY=off", "GOFLAGS=", NULL },
+                                "GOTELEMETRY=off", "GOFLAGS=", "GOENV=off", NULL },
 };
 static const char *const ts_ext[] = { "ts", "mts", "cts", NULL };
 static const char *const ts_bin[] = { "/usr/bin/esbuild", NULL };

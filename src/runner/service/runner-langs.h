@@ -28,6 +28,10 @@ typedef struct
                                     * starting "{tmp}" starts with the run's /tmp */
 } RunnerCompiler;
 
+/* The compile step's fixed environment before RunnerCompiler.env, in the
+ * same "{tmp}" form: all it gets (runner-compile.c). */
+extern const char *const runner_compile_env_base[];
+
 typedef struct
 {
   const char *name;               /* protocol name: "python" */

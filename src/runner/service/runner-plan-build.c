@@ -12,14 +12,17 @@
 
 /* The config's read-only directories (held by the engine, with their
  * ids) and the run's own (an install step's, the runner's own
- * directories: unchecked, id 0). */
+ * directories: unchecked, id 0). A compile step gets neither: what it
+ * sees decides an output the cache hands to later runs (issue 37), and
+ * a context path is the program's to read, not a build input whose
+ * contents the cache key could hold. */
 static void
 read_only_dirs (RunnerHost *host, const RunnerLaunchInput *in, RunnerLaunchKind kind,
                 RunnerLaunch *l)
 {
-  char *const *common = host->ro_dirs;
+  char *const *common = in->compiling ? NULL : host->ro_dirs;
   size_t a = sp_strv_length (common);
-  size_t b = kind == RUNNER_LAUNCH_STEP ? sp_strv_length (in->extra_ro) : 0;
+  size_t b = kind == RUNNER_LAUNCH_STEP && !in->compiling ? sp_strv_length (in->extra_ro) : 0;
 
   l->read_only = xcalloc (a + b + 1, sizeof *l->read_only);
   l->read_only_ids = xcalloc (a + b + 1, sizeof *l->read_only_ids);

@@ -136,6 +136,8 @@ struct RunnerRun
   bool compiling; /* the compile step is what runs now */
   bool compiled;  /* the run had a compile step (or a cache hit) */
   bool compile_cached;
+  bool compile_cacheable; /* its compile step sees the code alone: the cache
+                           * may serve it and keep its output */
   bool compile_failed;
   bool started_sent; /* "started" went out (once, for both steps) */
   int64_t compile_wall_ms;
@@ -172,6 +174,9 @@ void _runner_run_fail (RunnerRun *run, const char *message);
 int _runner_compile_prepare (RunnerRun *run);
 /* The argv (and its executable's path) of the step that runs now. */
 char **_runner_compile_step_argv (RunnerRun *run, const char **path);
+/* The compile step's environment: runner_compile_env_base and the
+ * compiler's own variables, nothing of the request's. */
+char **_runner_compile_env (RunnerRun *run);
 /* The compile step ended with the run's report: 1 when the program step
  * has started, 0 when the run ends here (the compile failed, timed out,
  * was cancelled), with the run's fields set for exited. */

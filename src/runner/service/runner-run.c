@@ -566,28 +566,6 @@ _runner_run_start_own (RunnerRun *run)
   return _runner_run_spawn_step (run);
 }
 
-/* A compiled language's step adds the compiler's own variables (Go's
- * caches in the run's /tmp) to the program's environment. */
-static char **
-add_compiler_env (RunnerRun *run, char **envp)
-{
-  const char *const *extra = run->lang->compiler->env;
-  size_t n = sp_strv_length (envp), n_extra = sp_strv_length ((char *const *) extra);
-
-  envp = xrealloc (envp, (n + n_extra + 1) * sizeof *envp);
-  for (size_t i = 0; i < n_extra; i++)
-    {
-      const char *eq = strchr (extra[i], '=');
-      if (eq != NULL && strncmp (eq + 1, "{tmp}", 5) == 0)
-        envp[n++] = xasprintf ("%.*s%s/tmp%s", (int) (eq + 1 - extra[i]), extra[i],
-                               run->host->namespaces ? "" : run->dir, eq + 6);
-      else
-        envp[n++] = xstrdup (extra[i]);
-    }
-  envp[n] = NULL;
-  return envp;
-}
-
 /* Starts the run's step in its sandbox: the program, or for a compiled
  * language the compile step, then (runner-compile.c) the program. */
 int
@@ -637,9 +615,9 @@ _runner_run_spawn_step (RunnerRun *run)
     }
   if (run->isolated_python != NULL)
     argv = add_isolated_flag (argv);
-  char **envp = _runner_run_build_env (run);
-  if (run->compiling)
-    envp = add_compiler_env (run, envp);
+  /* A compile step gets a fixed environment, never the request's
+   * (runner-compile.c): the program is decided by its code alone. */
+  char **envp = run->compiling ? _runner_compile_env (run) : _runner_run_build_env (run);
   RunnerLaunch launch;
   _runner_launch_build (run, RUNNER_LAUNCH_STEP, lang.path, argv, envp, &launch);
   RunnerSpawnSpec *spec = &launch.spec;
