@@ -273,6 +273,36 @@ settle (SpStallMeter *meter)
     g_main_context_iteration (NULL, TRUE);
 }
 
+/* The figures the UI tests held as fixed bounds until issue 46 (issue
+ * 30's targets, and the longest the app's own work may hold the loop).
+ * The tests now judge the app against a control measured in the same
+ * test, which holds on any machine; the absolute figures belong here,
+ * read by a person beside the machine's load (nothing passes or fails). */
+#define TARGET_GAP_P95_MS 100.0
+#define TARGET_STATUS_S 0.5
+#define TARGET_WORK_P95_MS 50.0
+#define TARGET_WORK_MAX_MS 100.0
+#define TARGET_BUSY_MS 250.0
+
+static void
+print_targets (double gap_p95_ms, double status_s, double work_p95_ms, double work_max_ms,
+               double busy_ms)
+{
+  g_autoptr (GString) missed = g_string_new (NULL);
+
+  if (gap_p95_ms > TARGET_GAP_P95_MS)
+    g_string_append_printf (missed, ", frame gap p95 over %.0f ms", TARGET_GAP_P95_MS);
+  if (status_s > TARGET_STATUS_S)
+    g_string_append_printf (missed, ", status line unchanged over %.1f s", TARGET_STATUS_S);
+  if (work_p95_ms > TARGET_WORK_P95_MS)
+    g_string_append_printf (missed, ", CPU between frames p95 over %.0f ms", TARGET_WORK_P95_MS);
+  if (work_max_ms > TARGET_WORK_MAX_MS)
+    g_string_append_printf (missed, ", CPU between frames over %.0f ms", TARGET_WORK_MAX_MS);
+  if (busy_ms > TARGET_BUSY_MS)
+    g_string_append_printf (missed, ", app working over %.0f ms at once", TARGET_BUSY_MS);
+  g_print ("%9s targets: %s\n", "", missed->len ? missed->str + 2 : "all met");
+}
+
 static void
 measure (Bench *bench, guint lines, guint limit_mib)
 {
@@ -282,6 +312,7 @@ measure (Bench *bench, guint lines, guint limit_mib)
   g_autofree char *mark = g_strdup_printf ("%u lines, output limit %u MiB", lines, limit_mib);
   gint64 start, cpu_start, cpu;
   double seconds, load = load_average ();
+  double gap_p95, work_p95, work_max;
 
   g_settings_set_uint (sp_application_get_settings (bench->app), "output-limit-mib", limit_mib);
   gtk_text_buffer_set_text (buffer, code, -1);
@@ -324,17 +355,23 @@ measure (Bench *bench, guint lines, guint limit_mib)
            bench->key_longest_us / 1e3, bench->keys_shown, bench->status_longest_us / 1e6);
   g_array_sort (bench->gaps, by_value);
   g_array_sort (bench->works, by_value);
+  gap_p95 = bench->gaps->len
+              ? g_array_index (bench->gaps, gint64, bench->gaps->len * 95 / 100) / 1e3
+              : 0.0;
+  work_p95 = bench->works->len
+               ? g_array_index (bench->works, gint64, bench->works->len * 95 / 100) / 1e3
+               : 0.0;
+  work_max = bench->works->len
+               ? g_array_index (bench->works, gint64, bench->works->len - 1) / 1e3
+               : 0.0;
   g_print ("%9s frame gap p95 %7.1f ms  frames %5u  window's CPU %6.2f s (%.1f ms a frame)"
            "  load %.1f\n",
-           "",
-           bench->gaps->len ? g_array_index (bench->gaps, gint64, bench->gaps->len * 95 / 100)
-                                / 1e3 : 0.0,
-           bench->gaps->len + 1, cpu / 1e6, cpu / 1e3 / (bench->gaps->len + 1), load);
-  g_print ("%9s window's CPU between two frames: p95 %5.1f ms, at most %5.1f ms\n", "",
-           bench->works->len
-             ? g_array_index (bench->works, gint64, bench->works->len * 95 / 100) / 1e3 : 0.0,
-           bench->works->len
-             ? g_array_index (bench->works, gint64, bench->works->len - 1) / 1e3 : 0.0);
+           "", gap_p95, bench->gaps->len + 1, cpu / 1e6, cpu / 1e3 / (bench->gaps->len + 1),
+           load);
+  g_print ("%9s window's CPU between two frames: p95 %5.1f ms, at most %5.1f ms\n", "", work_p95,
+           work_max);
+  print_targets (gap_p95, bench->status_longest_us / 1e6, work_p95, work_max,
+                 sp_stall_meter_get_longest_busy_us (meter) / 1e3);
 }
 
 int

@@ -310,7 +310,6 @@ test_flood (Fixture *f, gconstpointer data)
    * through the flood would leave one gap about as long as the flood. */
   g_assert_cmpuint (ticker.ticks, >=, 5);
   g_assert_cmpint (ticker.max_gap, <, duration / 3);
-  g_assert_cmpint (ticker.max_gap, <, G_USEC_PER_SEC);
 }
 
 /* A submitted run comes back as an execution the client keeps up to date. */

@@ -11,6 +11,7 @@
 #include "sp-exec-panel.h"
 #include "sp-output-item.h"
 #include "sp-ui-frames.h"
+#include "sp-ui-stall.h"
 #include "sp-ui-test.h"
 #include "sp-window.h"
 
@@ -1195,20 +1196,41 @@ spin_and_settle (guint ms)
     g_main_context_iteration (NULL, TRUE);
 }
 
-/* The bound is generous (the benchmark has the figures): the main loop
- * was never held by the app's own work for 250 ms. The wall-clock stall,
- * which on a loaded machine includes other processes holding the CPU, is
- * reported beside it. */
-static void
-assert_responsive (SpStallMeter *meter)
+/* The control for a flood's stall figures (sp-ui-stall.h): the window
+ * runs 10^5 lines of print(i), which the panel publishes a frame at a
+ * time as it does a flood, from Run to all shown. The window's code is
+ * put back. */
+static SpStall
+control_stall (SpWindow *window)
 {
-  g_test_message ("longest stall: %.1f ms, of which the app was working %.1f ms",
-                  sp_stall_meter_get_longest_us (meter) / 1e3,
-                  sp_stall_meter_get_longest_busy_us (meter) / 1e3);
-  g_assert_cmpint (sp_stall_meter_get_longest_busy_us (meter), <, 250 * 1000);
-  /* A backstop on the wall clock, loose enough for a loaded machine: the
-   * old panel froze for many seconds. */
-  g_assert_cmpint (sp_stall_meter_get_longest_us (meter), <, 2000 * 1000);
+  SpStallMeter *meter = sp_application_get_stall_meter (app);
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+  g_autofree char *code = NULL;
+  GtkTextIter start, end;
+  SpStall stall;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  code = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  gtk_text_buffer_set_text (buffer, "for i in range(10**5):\n    print(i)\n", -1);
+  spin_and_settle (300);
+  sp_stall_meter_reset (meter);
+  run_and_wait (window);
+  g_assert_true (sp_test_wait_for (shown, window, 60000));
+  spin_and_settle (300);
+  stall = sp_stall_take (meter);
+  gtk_text_buffer_set_text (buffer, code, -1);
+  return stall;
+}
+
+/* Since the meter's reset, the main loop was held no longer than for the
+ * control: the old panel froze for many seconds (the benchmark has the
+ * figures). */
+static void
+assert_responsive (SpStallMeter *meter, const char *what, const SpStall *control)
+{
+  SpStall stall = sp_stall_take (meter);
+
+  sp_stall_assert_within (what, &stall, control);
 }
 
 static GListModel *
@@ -1223,10 +1245,9 @@ last_text_row_model (SpWindow *window, SpOutputItem **last)
 }
 
 /* About 10 MB of output (the limit raised to 16 MiB): the window keeps
- * responding (the app's own stall meter, a generous bound; the benchmark
- * has the real figures), the elapsed time ticks while it streams, the
- * panel keeps the tail and says how much it does not show, and Clear gives
- * the memory back. */
+ * responding (the app's own stall meter, against control_stall's), the
+ * elapsed time ticks while it streams, the panel keeps the tail and says
+ * how much it does not show, and Clear gives the memory back. */
 static void
 test_flood (void)
 {
@@ -1240,10 +1261,12 @@ test_flood (void)
   g_autofree char *status1 = NULL, *status2 = NULL, *expected = NULL;
   const char *hidden;
   guint64 hidden_lines, n;
+  SpStall control;
 
   g_assert_nonnull (meter);
   g_settings_set_uint (settings, "output-limit-mib", 16);
   gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  control = control_stall (window);
   spin_and_settle (300);
   sp_stall_meter_reset (meter);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
@@ -1256,7 +1279,7 @@ test_flood (void)
   g_assert_cmpstr (status1, !=, status2);
   g_assert_true (sp_test_wait_for (shown, window, 120000));
   spin_and_settle (300);
-  assert_responsive (meter);
+  assert_responsive (meter, "10 MB of output", &control);
 
   /* The tail, its last line last; the rest counted and said. */
   last_text_row_model (window, &last);
@@ -1433,121 +1456,190 @@ stop_when_long (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* One phase of test_flood_paints: the flooding window runs code while the
+ * other is typed into, measured from both windows' frame clocks, until
+ * all is shown (the run stopped after 20 s, so the test stays short on a
+ * slow machine). */
+typedef struct
+{
+  Frames flood_frames;
+  Frames other_frames;
+  Sight sight;
+  double load;
+  gboolean stopped;
+} Phase;
+
+static void
+phase_run (Phase *phase, SpWindow *flooding, SpWindow *other, const char *code)
+{
+  GdkFrameClock *flood_clock = gtk_widget_get_frame_clock (GTK_WIDGET (flooding));
+  GdkFrameClock *other_clock = gtk_widget_get_frame_clock (GTK_WIDGET (other));
+  guint typist, stopper;
+
+  gtk_text_buffer_set_text (GTK_TEXT_BUFFER (sp_window_get_buffer (flooding)), code, -1);
+  frames_init (&phase->flood_frames);
+  frames_init (&phase->other_frames);
+  phase->sight = (Sight){ flooding };
+  phase->sight.list = find_list_view (GTK_WIDGET (transcript_of (flooding)));
+  phase->sight.texts = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  g_assert_nonnull (phase->sight.list);
+  g_object_set_data (G_OBJECT (other), "frames", &phase->other_frames);
+  g_object_set_data (G_OBJECT (flooding), "stopped", NULL);
+  g_signal_connect (flood_clock, "after-paint", G_CALLBACK (on_frame_painted),
+                    &phase->flood_frames);
+  g_signal_connect (other_clock, "after-paint", G_CALLBACK (on_frame_painted),
+                    &phase->other_frames);
+  g_signal_connect (flood_clock, "after-paint", G_CALLBACK (on_flood_painted), &phase->sight);
+  phase->load = load_average ();
+  frames_reset (&phase->flood_frames);
+  frames_reset (&phase->other_frames);
+  typist = g_timeout_add (150, type_into, other);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (flooding), "win.run", NULL));
+  phase->sight.status_at = g_get_monotonic_time ();
+  stopper = g_timeout_add (20000, stop_when_long, flooding);
+  g_assert_true (sp_test_wait_for (shown, flooding, 60000));
+  phase->stopped = g_object_get_data (G_OBJECT (flooding), "stopped") != NULL;
+  if (!phase->stopped)
+    g_source_remove (stopper);
+  g_source_remove (typist);
+  phase->load = MAX (phase->load, load_average ());
+  g_signal_handlers_disconnect_by_func (flood_clock, on_flood_painted, &phase->sight);
+  g_signal_handlers_disconnect_by_func (flood_clock, on_frame_painted, &phase->flood_frames);
+  g_signal_handlers_disconnect_by_func (other_clock, on_frame_painted, &phase->other_frames);
+  g_object_set_data (G_OBJECT (other), "frames", NULL);
+}
+
+static void
+phase_clear (Phase *phase)
+{
+  frames_clear (&phase->flood_frames);
+  frames_clear (&phase->other_frames);
+  g_hash_table_unref (phase->sight.texts);
+  g_free (phase->sight.status);
+  g_free (phase->sight.first_bad);
+}
+
+static void
+phase_report (const char *what, Phase *phase)
+{
+  g_test_message ("%s: %u frames; gap p95 %.1f ms, longest %.1f ms; other window: gap p95 "
+                  "%.1f ms, key to paint p95 %.1f ms (%u keys); status line unchanged %.2f s at "
+                  "most; work between frames p95 %.1f ms, most %.1f ms; load %.1f%s",
+                  what, phase->flood_frames.gaps->len, percentile_ms (phase->flood_frames.gaps, 95),
+                  percentile_ms (phase->flood_frames.gaps, 100),
+                  percentile_ms (phase->other_frames.gaps, 95),
+                  percentile_ms (phase->other_frames.keys, 95), phase->other_frames.keys->len,
+                  phase->sight.status_longest / 1e6, percentile_ms (phase->flood_frames.works, 95),
+                  percentile_ms (phase->flood_frames.works, 100), phase->load,
+                  phase->stopped ? "; the run was stopped after 20 s" : "");
+}
+
 /* Both windows keep painting while one floods 3x10^6 lines (issue 30),
- * measured from the windows' frame clocks (after-paint).
+ * measured from the windows' frame clocks (after-paint), against a
+ * control in the same test: the same windows, typed into the same way,
+ * while the run prints a line every 50 ms for 3 s (sp-ui-stall.h: at most
+ * SP_STALL_FACTOR times the control's figure, plus what the test held as
+ * a fixed bound before, so a machine where the control is quick is held
+ * to that, and a slower one gets room in proportion).
  *
  * Whatever the machine's load: the rows in sight always show consecutive
  * lines; the rows the list view keeps out of sight are not laid out again
  * for each batch (before, ~170 of its 200 rows were, on every batch: most
- * of a frame's layout), and the window never works more than 100 ms
- * between two frames (95% of the time 50). On a machine not loaded beyond
- * twice its processors, what a person sees: 95% of frame gaps and of
- * typed characters' key-to-paint times within 100 ms, and the elapsed
- * time painted anew at least every 0.5 s; under a heavier load those are
- * reported and the test skips, since other processes then hold the CPU.
- * The control first: a main loop held by 400 ms of work is a gap and a
- * frame's work of that much in the same measurement. The run is stopped
- * after 20 s (a slow machine) so the test stays short. */
+ * of a frame's layout), and the window's work between two frames (its own
+ * CPU time; 95% of the time and at most) stays near the control's. On a
+ * machine not loaded beyond twice its processors, what a person sees: 95%
+ * of frame gaps and of typed characters' key-to-paint times, and the
+ * longest the elapsed time stayed unchanged; under a heavier load those
+ * are reported and the test skips, since other processes then hold the
+ * CPU. The bench (stall-bench) prints the same figures against issue 30's
+ * targets. The first control is of the measure itself: a main loop held
+ * by 400 ms of work is a gap and a frame's work of that much. */
 static void
 test_flood_paints (void)
 {
-  SpWindow *flooding = open_window ("for i in range(3 * 10**6):\n"
-                                    "    print(i)\n");
+  SpWindow *flooding = open_window ("");
   SpWindow *other = open_window ("");
   GSettings *settings = sp_application_get_settings (app);
-  Frames flood_frames, other_frames;
-  Sight sight = { flooding };
-  GdkFrameClock *flood_clock, *other_clock;
-  guint typist, stopper, other_keys;
-  double load_before, load_after, load;
-  double gap95, other_gap95, key95, work95, work_max;
+  Frames held;
+  Phase control, flood;
+  GdkFrameClock *flood_clock;
+  double load;
 
   g_settings_set_uint (settings, "output-limit-mib", 64);
   gtk_window_set_default_size (GTK_WINDOW (flooding), 1000, 700);
-  frames_init (&flood_frames);
-  frames_init (&other_frames);
-  g_object_set_data (G_OBJECT (other), "frames", &other_frames);
   spin_and_settle (500);
   flood_clock = gtk_widget_get_frame_clock (GTK_WIDGET (flooding));
-  other_clock = gtk_widget_get_frame_clock (GTK_WIDGET (other));
-  g_assert_true (flood_clock != other_clock);
-  g_signal_connect (flood_clock, "after-paint", G_CALLBACK (on_frame_painted), &flood_frames);
-  g_signal_connect (other_clock, "after-paint", G_CALLBACK (on_frame_painted), &other_frames);
+  g_assert_true (flood_clock != gtk_widget_get_frame_clock (GTK_WIDGET (other)));
 
-  /* The control, once the window paints. */
-  g_assert_true (sp_test_wait_for (painted_twice, &flood_frames, 10000));
-  frames_reset (&flood_frames);
+  /* The measure's control, once the window paints. */
+  frames_init (&held);
+  g_signal_connect (flood_clock, "after-paint", G_CALLBACK (on_frame_painted), &held);
+  g_assert_true (sp_test_wait_for (painted_twice, &held, 10000));
+  frames_reset (&held);
   g_idle_add (burn_loop, GUINT_TO_POINTER (400));
-  g_assert_true (sp_test_wait_for (painted_twice, &flood_frames, 10000));
+  g_assert_true (sp_test_wait_for (painted_twice, &held, 10000));
+  g_signal_handlers_disconnect_by_func (flood_clock, on_frame_painted, &held);
   g_test_message ("control, loop held by 400 ms of work: longest frame gap %.1f ms, "
                   "most work between frames %.1f ms",
-                  percentile_ms (flood_frames.gaps, 100), percentile_ms (flood_frames.works, 100));
-  g_assert_cmpfloat (percentile_ms (flood_frames.gaps, 100), >=, 390);
-  g_assert_cmpfloat (percentile_ms (flood_frames.works, 100), >=, 390);
+                  percentile_ms (held.gaps, 100), percentile_ms (held.works, 100));
+  g_assert_cmpfloat (percentile_ms (held.gaps, 100), >=, 390);
+  g_assert_cmpfloat (percentile_ms (held.works, 100), >=, 390);
+  frames_clear (&held);
 
-  /* The flood, while the other window is typed into. */
-  sight.list = find_list_view (GTK_WIDGET (transcript_of (flooding)));
-  sight.texts = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-  g_assert_nonnull (sight.list);
-  g_signal_connect (flood_clock, "after-paint", G_CALLBACK (on_flood_painted), &sight);
-  load_before = load_average ();
-  frames_reset (&flood_frames);
-  frames_reset (&other_frames);
-  typist = g_timeout_add (150, type_into, other);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (flooding), "win.run", NULL));
-  sight.status_at = g_get_monotonic_time ();
-  stopper = g_timeout_add (20000, stop_when_long, flooding);
-  g_assert_true (sp_test_wait_for (shown, flooding, 60000));
-  if (g_object_get_data (G_OBJECT (flooding), "stopped") == NULL)
-    g_source_remove (stopper);
-  g_source_remove (typist);
-  load_after = load_average ();
-  load = MAX (load_before, load_after);
-  g_signal_handlers_disconnect_by_func (flood_clock, on_flood_painted, &sight);
-  g_signal_handlers_disconnect_by_func (flood_clock, on_frame_painted, &flood_frames);
-  g_signal_handlers_disconnect_by_func (other_clock, on_frame_painted, &other_frames);
-
-  gap95 = percentile_ms (flood_frames.gaps, 95);
-  other_gap95 = percentile_ms (other_frames.gaps, 95);
-  key95 = percentile_ms (other_frames.keys, 95);
-  work95 = percentile_ms (flood_frames.works, 95);
-  work_max = percentile_ms (flood_frames.works, 100);
-  g_test_message ("flood: %u frames; gap p95 %.1f ms, longest %.1f ms; other window: gap p95 "
-                  "%.1f ms, key to paint p95 %.1f ms (%u keys); status line unchanged %.2f s at "
-                  "most; work between frames p95 %.1f ms, most %.1f ms; load %.1f",
-                  flood_frames.gaps->len, gap95, percentile_ms (flood_frames.gaps, 100),
-                  other_gap95, key95, other_frames.keys->len, sight.status_longest / 1e6, work95,
-                  work_max, load);
-  if (g_object_get_data (G_OBJECT (flooding), "stopped") != NULL)
-    g_test_message ("the run was stopped after 20 s");
+  /* The app's control, then the flood, while the other window is typed
+   * into. */
+  phase_run (&control, flooding, other,
+             "import time\n"
+             "for i in range(60):\n"
+             "    print(i, flush=True)\n"
+             "    time.sleep(0.05)\n");
+  phase_report ("control, a line every 50 ms", &control);
+  phase_run (&flood, flooding, other, "for i in range(3 * 10**6):\n    print(i)\n");
+  phase_report ("flood", &flood);
   g_test_message ("rows: %u frames checked (%u with the tail full), %u with rows in sight "
                   "out of order (first: %s); with the tail full, labels changed in sight %u, "
                   "out of sight %u",
-                  sight.frames_checked, sight.frames_full, sight.frames_out_of_order,
-                  sight.first_bad ? sight.first_bad : "none", sight.changed_in_sight,
-                  sight.changed_out_of_sight);
-  g_assert_cmpuint (flood_frames.gaps->len, >, 20);
-  g_assert_cmpuint (sight.frames_checked, >, 10);
-  g_assert_cmpuint (sight.frames_out_of_order, ==, 0);
-  g_assert_cmpuint (sight.changed_in_sight, >, 0);
+                  flood.sight.frames_checked, flood.sight.frames_full,
+                  flood.sight.frames_out_of_order,
+                  flood.sight.first_bad ? flood.sight.first_bad : "none",
+                  flood.sight.changed_in_sight, flood.sight.changed_out_of_sight);
+  g_assert_cmpuint (flood.flood_frames.gaps->len, >, 20);
+  g_assert_cmpuint (flood.sight.frames_checked, >, 10);
+  g_assert_cmpuint (flood.sight.frames_out_of_order, ==, 0);
+  g_assert_cmpuint (flood.sight.changed_in_sight, >, 0);
+  g_assert_cmpuint (control.sight.frames_out_of_order, ==, 0);
 #if !GTK_CHECK_VERSION(4, 12, 0)
   /* Rows out of sight wait for their text (sp_transcript_defer_rebind),
    * where it is safe: GTK 4.8's list view. */
-  g_assert_cmpuint (sight.changed_out_of_sight, <=, sight.changed_in_sight / 10);
+  g_assert_cmpuint (flood.sight.changed_out_of_sight, <=, flood.sight.changed_in_sight / 10);
 #endif
-  g_assert_cmpfloat (work95, <=, 50);
-  g_assert_cmpfloat (work_max, <=, 100);
+  sp_stall_assert_ms_within ("work between frames, p95",
+                             percentile_ms (flood.flood_frames.works, 95),
+                             percentile_ms (control.flood_frames.works, 95), 50);
+  sp_stall_assert_ms_within ("work between frames, most",
+                             percentile_ms (flood.flood_frames.works, 100),
+                             percentile_ms (control.flood_frames.works, 100), 100);
+  load = MAX (control.load, flood.load);
+  if (load <= 2.0 * g_get_num_processors ())
+    {
+      sp_stall_assert_ms_within ("frame gap p95", percentile_ms (flood.flood_frames.gaps, 95),
+                                 percentile_ms (control.flood_frames.gaps, 95), 100);
+      sp_stall_assert_ms_within ("other window's frame gap p95",
+                                 percentile_ms (flood.other_frames.gaps, 95),
+                                 percentile_ms (control.other_frames.gaps, 95), 100);
+      g_assert_cmpuint (flood.other_frames.keys->len, >, 10);
+      g_assert_cmpuint (control.other_frames.keys->len, >, 10);
+      sp_stall_assert_ms_within ("key to paint p95", percentile_ms (flood.other_frames.keys, 95),
+                                 percentile_ms (control.other_frames.keys, 95), 100);
+      sp_stall_assert_ms_within ("status line unchanged", flood.sight.status_longest / 1e3,
+                                 control.sight.status_longest / 1e3, 500);
+    }
 
   g_settings_reset (settings, "output-limit-mib");
-  g_object_set_data (G_OBJECT (other), "frames", NULL);
   close_window_gone (other);
   close_window_gone (flooding);
-  g_hash_table_unref (sight.texts);
-  g_free (sight.status);
-  g_free (sight.first_bad);
-  other_keys = other_frames.keys->len;
-  frames_clear (&flood_frames);
-  frames_clear (&other_frames);
+  phase_clear (&control);
+  phase_clear (&flood);
 
   if (load > 2.0 * g_get_num_processors ())
     {
@@ -1558,11 +1650,6 @@ test_flood_paints (void)
       g_test_skip (why);
       return;
     }
-  g_assert_cmpfloat (gap95, <=, 100);
-  g_assert_cmpfloat (other_gap95, <=, 100);
-  g_assert_cmpuint (other_keys, >, 10);
-  g_assert_cmpfloat (key95, <=, 100);
-  g_assert_cmpint (sight.status_longest, <=, 500 * 1000);
 }
 
 /* Stop works in the middle of a flood, at once. */
@@ -1574,9 +1661,12 @@ test_stop_flood (void)
                                   "    print(i)\n");
   SpStallMeter *meter = sp_application_get_stall_meter (app);
   GSettings *settings = sp_application_get_settings (app);
+  SpStall control;
 
   g_settings_set_uint (settings, "output-limit-mib", 64);
   /* A new window's first frames (styles, fonts) are not the flood's. */
+  spin_and_settle (300);
+  control = control_stall (window);
   spin_and_settle (300);
   sp_stall_meter_reset (meter);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
@@ -1587,7 +1677,7 @@ test_stop_flood (void)
   g_assert_true (sp_test_wait_for (is_idle, window, 10000));
   g_assert_true (sp_test_wait_for (shown, window, 10000));
   spin_and_settle (200);
-  assert_responsive (meter);
+  assert_responsive (meter, "a flood stopped", &control);
   g_settings_reset (settings, "output-limit-mib");
   close_window_gone (window);
 }
