@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -109,22 +110,53 @@ same_netns (pid_t pid)
          && theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino;
 }
 
-int
-_runner_host_diag (RunnerHost *host, bool network, pid_t pid, int *fd)
+/* A pidfd of the supervisor: pidfd itself, or one opened now from pid
+ * into *own (the runner's unreaped child: its number is still it). */
+static int
+supervisor_pidfd (pid_t pid, int pidfd, int *own)
+{
+  if (pidfd >= 0)
+    return pidfd;
+  *own = pid > 0 ? (int) syscall (SYS_pidfd_open, pid, 0) : -1;
+  return *own;
+}
+
+bool
+_runner_host_supervisor_exited (pid_t pid, int pidfd)
+{
+  cleanup_fd int own = -1;
+  int fd = supervisor_pidfd (pid, pidfd, &own);
+
+  /* No pidfd for it: it was reaped (ESRCH), or cannot be told. */
+  if (fd < 0)
+    return errno == ESRCH;
+  return runner_sockets_pidfd_exited (fd);
+}
+
+RunnerDiag
+_runner_host_diag (RunnerHost *host, bool network, pid_t pid, int pidfd, int *fd)
 {
   if (*fd >= 0)
-    return 1;
+    return RUNNER_DIAG_OPEN;
   /* With network on, a namespace run shares the runner's network
    * namespace, as a fallback run always does. */
   if (!host->namespaces || network)
-    *fd = runner_sockets_open_diag (0);
-  else if (pid <= 0)
-    return -1;
-  else if (same_netns (pid))
-    return 0; /* not in its namespaces yet: it runs nothing so far */
-  else
-    *fd = runner_sockets_open_diag (pid);
-  return *fd >= 0 ? 1 : -1;
+    {
+      *fd = runner_sockets_open_diag (0, -1);
+      return *fd >= 0 ? RUNNER_DIAG_OPEN : RUNNER_DIAG_FAILED;
+    }
+  if (pid <= 0)
+    return RUNNER_DIAG_FAILED;
+  cleanup_fd int own = -1;
+  int supervisor = supervisor_pidfd (pid, pidfd, &own);
+  if (supervisor < 0)
+    return errno == ESRCH ? RUNNER_DIAG_GONE : RUNNER_DIAG_FAILED;
+  if (same_netns (pid))
+    return RUNNER_DIAG_NOT_YET;
+  *fd = runner_sockets_open_diag (pid, supervisor);
+  if (*fd >= 0)
+    return RUNNER_DIAG_OPEN;
+  return errno == ESRCH ? RUNNER_DIAG_GONE : RUNNER_DIAG_FAILED;
 }
 
 RunnerMemoryLayer

@@ -630,7 +630,13 @@ sample_memory (RunnerSession *s)
 
   if (!alive (s) || s->ending != SP_SESSION_END_NONE)
     return;
-  if (s->diag && _runner_host_diag (s->host, s->network, s->init_pid, &s->diag_fd) < 0)
+  /* As a run's (runner-run.c): an interpreter that is ending is counted
+   * as nothing; one that lives and cannot be counted is stopped. */
+  RunnerDiag diag = s->diag ? _runner_host_diag (s->host, s->network, s->init_pid, -1, &s->diag_fd)
+                            : RUNNER_DIAG_OPEN;
+  if (diag == RUNNER_DIAG_GONE)
+    return;
+  if (diag == RUNNER_DIAG_FAILED)
     {
       if (s->current != NULL && s->current->failure == NULL)
         s->current->failure = xasprintf ("cannot count the session's socket queues: %s",
@@ -648,6 +654,8 @@ sample_memory (RunnerSession *s)
     s->tasks_peak = usage.tasks;
   if (s->current != NULL)
     s->current->deleted_bytes = usage.deleted_bytes;
+  if (usage.socket_bytes < 0 && _runner_host_supervisor_exited (s->init_pid, -1))
+    return;
   /* Over the limit, or the kernel's OOM killer acted in the session's
    * cgroup (what it holds in kernel buffers counts there): whatever it
    * killed, the session's state is not whole any more. */
