@@ -1,15 +1,19 @@
 /* runner-host.c: the helpers over what the engine lends its runs and
  * sessions (runner-host.h), and its callbacks. */
 #include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "runner-host.h"
 #include "runner-font-cache.h"
+#include "runner-nproc.h"
 #include "runner-sockets.h"
 #include "runner-base.h"
 
@@ -225,6 +229,37 @@ _runner_host_check_cwd (RunnerHost *host, const char *cwd, char **canonical, int
 {
   return runner_policy_check_cwd (&host->config.paths, host->root, cwd, _runner_host_run_uid (),
                                   canonical, dir_fd, err);
+}
+
+int64_t
+_runner_host_run_uid_tasks (void)
+{
+  int pipefd[2];
+  int64_t count = -1;
+
+  if (pipe2 (pipefd, O_CLOEXEC) != 0)
+    return -1;
+  pid_t child = fork ();
+  if (child == 0)
+    {
+      uid_t uid = _runner_host_run_uid ();
+      /* As that uid, since the kernel counts per uid; and no longer root
+       * (a change of every uid clears the capabilities), since a task
+       * that may pass the check cannot measure it. */
+      if (geteuid () == uid
+          || (setgroups (0, NULL) == 0 && setresgid (uid, uid, uid) == 0
+              && setresuid (uid, uid, uid) == 0))
+        count = runner_nproc_count ();
+      _exit (write_all (pipefd[1], &count, sizeof count) == 0 ? 0 : 1);
+    }
+  close (pipefd[1]);
+  if (child < 0 || read (pipefd[0], &count, sizeof count) != (ssize_t) sizeof count)
+    count = -1;
+  close (pipefd[0]);
+  if (child > 0)
+    while (waitpid (child, NULL, 0) < 0 && errno == EINTR)
+      ;
+  return count;
 }
 
 int

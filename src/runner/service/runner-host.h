@@ -161,6 +161,10 @@ int _runner_host_cgroup_create (RunnerHost *host, const char *name, const Runner
                                 RunnerRunCgroup *cgroup, int fds[RUNNER_CGROUP_MAX_FDS]);
 /* The uid the program runs as: nobody under a root runner, else ours. */
 uid_t _runner_host_run_uid (void);
+/* How many tasks the kernel counts against that uid's RLIMIT_NPROC now,
+ * measured as that uid (runner-nproc.h) by a helper process that has
+ * given up root; -1 if it cannot be told. */
+int64_t _runner_host_run_uid_tasks (void);
 /* As root, chowns path to nobody, the uid the program runs as (runs and
  * sessions both); as a desktop user, does nothing. */
 int _runner_give_to_run (const char *path);
