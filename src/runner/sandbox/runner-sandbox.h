@@ -73,7 +73,8 @@ typedef struct
   int landlock_abi;                   /* 0: skip Landlock */
   const RunnerSeccompFilter *seccomp; /* NULL: skip seccomp */
   bool drop_to_nobody;                /* the runner is root */
-  int64_t max_processes;              /* RLIMIT_NPROC, already adjusted for the mode */
+  int64_t max_processes;              /* the run's process cap: RLIMIT_NPROC, over the
+                                       * uid's count in fallback mode (runner-nproc.h) */
   int64_t tmp_bytes;                  /* size of the private /tmp (namespaces) */
   const char *root_dir;               /* empty directory for the new root */
   const char *work_dir;               /* host paths */

@@ -237,6 +237,26 @@ deny_metadata (scmp_filter_ctx ctx)
   return rc;
 }
 
+/* Fallback mode only. RLIMIT_NPROC is the runner's: it leaves the hard
+ * limit where it was, so that it can give a session's interpreter room
+ * again as the uid's other tasks grow (runner-nproc.h), and the program
+ * may not raise its soft limit to that hard one, nor change either. The
+ * resource is an unsigned int to the kernel: the compare ignores the
+ * upper bits; prlimit64 with no new limit (a query) stays. */
+static int
+deny_nproc_change (scmp_filter_ctx ctx)
+{
+  struct scmp_arg_cmp prlimit_set[2] = {
+    { .arg = 1, .op = SCMP_CMP_MASKED_EQ, .datum_a = 0xffffffffu, .datum_b = RLIMIT_NPROC },
+    { .arg = 2, .op = SCMP_CMP_NE, .datum_a = 0 },
+  };
+  int rc = deny_int (ctx, "setrlimit", 0, RLIMIT_NPROC);
+
+  if (rc == 0)
+    rc = deny (ctx, "prlimit64", EPERM, 2, prlimit_set);
+  return rc;
+}
+
 /* Fallback mode only. Without a pid namespace the uid's other processes,
  * the user's desktop among them, share the run's credentials: prlimit set
  * another process's CPU limit to 1 s and killed it. Each call may act on
@@ -271,6 +291,8 @@ deny_other_processes (scmp_filter_ctx ctx)
     rc = deny (ctx, "setsid", EPERM, 0, NULL);
   if (rc == 0)
     rc = deny (ctx, "setpgid", EPERM, 0, NULL);
+  if (rc == 0)
+    rc = deny_nproc_change (ctx);
   return rc;
 }
 

@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include "runner-nproc.h"
 #include "runner-util.h"
 
 enum
@@ -217,9 +218,6 @@ exec_program (const RunnerSpawnSpec *spec, pid_t init_pid, int in, int out, int 
   set_limit (RLIMIT_CPU, spec->cpu_seconds, err_fd);
   set_limit (RLIMIT_FSIZE, spec->file_size_bytes, err_fd);
   set_limit (RLIMIT_NOFILE, spec->open_files, err_fd);
-  /* Fork and thread bombs: counted per user namespace in namespace mode,
-   * per uid (adjusted for what it already runs) in fallback mode. */
-  set_limit (RLIMIT_NPROC, spec->sandbox->max_processes, err_fd);
 
   if (enter_cwd (spec) != 0)
     child_fail (err_fd, STEP_CHDIR);
@@ -235,6 +233,15 @@ exec_program (const RunnerSpawnSpec *spec, pid_t init_pid, int in, int out, int 
   int step = runner_sandbox_restrict (spec->sandbox);
   if (step != 0)
     child_fail (err_fd, step);
+  /* Fork and thread bombs (runner-nproc.h): counted per user namespace in
+   * namespace mode, per uid in fallback mode, over the count the kernel
+   * keeps for the uid now. After the uid change above: a change of uid
+   * while the new uid's count is past the limit marks the process, and
+   * its execve then fails with EAGAIN ("cannot execute ...: Resource
+   * temporarily unavailable") whatever the program would do; and a task
+   * that may still pass the check (root, capabilities) cannot measure it. */
+  if (runner_nproc_apply (spec->sandbox) != 0)
+    child_fail (err_fd, STEP_RLIMITS);
   /* Last: the filter also forbids some of the steps above. */
   step = runner_sandbox_seccomp (spec->sandbox);
   if (step != 0)

@@ -1,16 +1,19 @@
 /* runner-host.c: the helpers over what the engine lends its runs and
  * sessions (runner-host.h), and its callbacks. */
 #include <errno.h>
-#include <poll.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "runner-host.h"
 #include "runner-font-cache.h"
+#include "runner-nproc.h"
 #include "runner-sockets.h"
 #include "runner-base.h"
 
@@ -111,57 +114,53 @@ same_netns (pid_t pid)
          && theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino;
 }
 
-/* Whether pid has exited (reaped, or a zombie whose namespaces are gone):
- * its pidfd cannot be had (ESRCH) or polls readable. Another failure says
- * nothing, and so counts as alive. */
-static bool
-process_exited (pid_t pid)
+/* A pidfd of the supervisor: pidfd itself, or one opened now from pid
+ * into *own (the runner's unreaped child: its number is still it). */
+static int
+supervisor_pidfd (pid_t pid, int pidfd, int *own)
 {
-  int pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
-
-  if (pidfd < 0)
-    return errno == ESRCH;
-  struct pollfd p = { .fd = pidfd, .events = POLLIN };
-  bool exited = poll (&p, 1, 0) == 1 && (p.revents & POLLIN) != 0;
-  close (pidfd);
-  return exited;
+  if (pidfd >= 0)
+    return pidfd;
+  *own = pid > 0 ? (int) syscall (SYS_pidfd_open, pid, 0) : -1;
+  return *own;
 }
 
-static int
-open_diag (RunnerHost *host, bool network, pid_t pid, int *fd)
+bool
+_runner_host_supervisor_exited (pid_t pid, int pidfd)
+{
+  cleanup_fd int own = -1;
+  int fd = supervisor_pidfd (pid, pidfd, &own);
+
+  /* No pidfd for it: it was reaped (ESRCH), or cannot be told. */
+  if (fd < 0)
+    return errno == ESRCH;
+  return runner_sockets_pidfd_exited (fd);
+}
+
+RunnerDiag
+_runner_host_diag (RunnerHost *host, bool network, pid_t pid, int pidfd, int *fd)
 {
   if (*fd >= 0)
-    return 1;
+    return RUNNER_DIAG_OPEN;
   /* With network on, a namespace run shares the runner's network
    * namespace, as a fallback run always does. */
   if (!host->namespaces || network)
-    *fd = runner_sockets_open_diag (0);
-  else if (pid <= 0)
-    return -1;
-  else if (same_netns (pid))
-    return 0; /* not in its namespaces yet: it runs nothing so far */
-  else
-    *fd = runner_sockets_open_diag (pid);
-  return *fd >= 0 ? 1 : -1;
-}
-
-int
-_runner_host_diag (RunnerHost *host, bool network, pid_t pid, int *fd)
-{
-  int rc = open_diag (host, network, pid, fd);
-
-  /* A run that ends while its queues are being counted takes its
-   * /proc/PID/ns entries with it (ENOENT, or EACCES while it dies): what
-   * is gone holds no socket and is counted as nothing. Failing to look
-   * into a supervisor that still lives stays a failure (fail closed). */
-  if (rc < 0 && pid > 0)
     {
-      int errsv = errno;
-      if (process_exited (pid))
-        return 0;
-      errno = errsv;
+      *fd = runner_sockets_open_diag (0, -1);
+      return *fd >= 0 ? RUNNER_DIAG_OPEN : RUNNER_DIAG_FAILED;
     }
-  return rc;
+  if (pid <= 0)
+    return RUNNER_DIAG_FAILED;
+  cleanup_fd int own = -1;
+  int supervisor = supervisor_pidfd (pid, pidfd, &own);
+  if (supervisor < 0)
+    return errno == ESRCH ? RUNNER_DIAG_GONE : RUNNER_DIAG_FAILED;
+  if (same_netns (pid))
+    return RUNNER_DIAG_NOT_YET;
+  *fd = runner_sockets_open_diag (pid, supervisor);
+  if (*fd >= 0)
+    return RUNNER_DIAG_OPEN;
+  return errno == ESRCH ? RUNNER_DIAG_GONE : RUNNER_DIAG_FAILED;
 }
 
 RunnerMemoryLayer
@@ -230,6 +229,37 @@ _runner_host_check_cwd (RunnerHost *host, const char *cwd, char **canonical, int
 {
   return runner_policy_check_cwd (&host->config.paths, host->root, cwd, _runner_host_run_uid (),
                                   canonical, dir_fd, err);
+}
+
+int64_t
+_runner_host_run_uid_tasks (void)
+{
+  int pipefd[2];
+  int64_t count = -1;
+
+  if (pipe2 (pipefd, O_CLOEXEC) != 0)
+    return -1;
+  pid_t child = fork ();
+  if (child == 0)
+    {
+      uid_t uid = _runner_host_run_uid ();
+      /* As that uid, since the kernel counts per uid; and no longer root
+       * (a change of every uid clears the capabilities), since a task
+       * that may pass the check cannot measure it. */
+      if (geteuid () == uid
+          || (setgroups (0, NULL) == 0 && setresgid (uid, uid, uid) == 0
+              && setresuid (uid, uid, uid) == 0))
+        count = runner_nproc_count ();
+      _exit (write_all (pipefd[1], &count, sizeof count) == 0 ? 0 : 1);
+    }
+  close (pipefd[1]);
+  if (child < 0 || read (pipefd[0], &count, sizeof count) != (ssize_t) sizeof count)
+    count = -1;
+  close (pipefd[0]);
+  if (child > 0)
+    while (waitpid (child, NULL, 0) < 0 && errno == EINTR)
+      ;
+  return count;
 }
 
 int

@@ -122,14 +122,29 @@ int64_t _runner_host_clock_origin_realtime_ns (RunnerHost *host);
 
 /* The filter for a run, or NULL when seccomp is unavailable here. */
 const RunnerSeccompFilter *_runner_host_seccomp (RunnerHost *host, bool network);
+/* What _runner_host_diag found. */
+typedef enum
+{
+  RUNNER_DIAG_FAILED = -1, /* it cannot be had while the run lives, errno set:
+                            * the run cannot be held to its memory (stopped) */
+  RUNNER_DIAG_NOT_YET = 0, /* the supervisor has not entered its namespaces
+                            * (so it runs nothing yet): ask again */
+  RUNNER_DIAG_OPEN = 1,    /* *fd is open */
+  RUNNER_DIAG_GONE = 2,    /* the supervisor has exited or is exiting: nothing
+                            * of the run is left to count, and its end is on
+                            * its way to the loop */
+} RunnerDiag;
+
 /* Opens into *fd, unless open already, the sock_diag socket for a run or
  * session without a memory cgroup whose supervisor is pid: in its network
  * namespace (namespace mode without network), else the runner's own.
- * 1: *fd is open; 0: not now, the supervisor has not entered its
- * namespaces (so it runs nothing yet) or has exited (so it holds nothing
- * any more), ask again; -1: it cannot be had while the supervisor lives,
- * errno set (the run cannot be held to its memory: it is stopped). */
-int _runner_host_diag (RunnerHost *host, bool network, pid_t pid, int *fd);
+ * pidfd is the supervisor's (a warm run's, not the runner's child), or -1
+ * for the runner's own child not yet reaped (a cold run's, a session's),
+ * whose number cannot name another process meanwhile. */
+RunnerDiag _runner_host_diag (RunnerHost *host, bool network, pid_t pid, int pidfd, int *fd);
+/* Whether that supervisor (pid, pidfd as above) has exited. In namespace
+ * mode its exit ends pid 1 and the run's whole pid namespace with it. */
+bool _runner_host_supervisor_exited (pid_t pid, int pidfd);
 /* The layer of a run (or session) whose cgroups are these, where it has
  * them; otherwise the watch's, socket queues or not. */
 RunnerMemoryLayer _runner_host_memory_layer (const RunnerRunCgroup *cgroup, bool diag);
@@ -146,6 +161,10 @@ int _runner_host_cgroup_create (RunnerHost *host, const char *name, const Runner
                                 RunnerRunCgroup *cgroup, int fds[RUNNER_CGROUP_MAX_FDS]);
 /* The uid the program runs as: nobody under a root runner, else ours. */
 uid_t _runner_host_run_uid (void);
+/* How many tasks the kernel counts against that uid's RLIMIT_NPROC now,
+ * measured as that uid (runner-nproc.h) by a helper process that has
+ * given up root; -1 if it cannot be told. */
+int64_t _runner_host_run_uid_tasks (void);
 /* As root, chowns path to nobody, the uid the program runs as (runs and
  * sessions both); as a desktop user, does nothing. */
 int _runner_give_to_run (const char *path);

@@ -8,7 +8,6 @@
 
 #include "runner-base.h"
 #include "runner-launch.h"
-#include "runner-tree.h"
 
 /* The config's read-only directories (held by the engine, with their
  * ids) and the run's own (an install step's, the runner's own
@@ -50,12 +49,7 @@ _runner_plan_build (RunnerHost *host, const RunnerLaunchInput *in, RunnerLaunchK
   l->tmp_dir = xasprintf ("%s/tmp", in->dir);
   read_only_dirs (host, in, kind, l);
 
-  /* Fallback mode's RLIMIT_NPROC counts the uid's processes: those it has
-   * already are added, so the run gets its own max_processes. */
-  int64_t max_processes = config->max_processes;
   int64_t step_timeout_ms = in->compiling ? config->compile_timeout_ms : in->timeout_ms;
-  if (!host->namespaces)
-    max_processes += runner_tree_count_processes (_runner_host_run_uid ());
 
   /* A named cwd at its own path too (namespace mode; fallback mode runs
    * at host paths anyway), unless that path would shadow a part of the
@@ -100,7 +94,12 @@ _runner_plan_build (RunnerHost *host, const RunnerLaunchInput *in, RunnerLaunchK
     .landlock_abi = host->caps.landlock_abi,
     .seccomp = _runner_host_seccomp (host, in->network),
     .drop_to_nobody = geteuid () == 0,
-    .max_processes = max_processes,
+    /* The run's own cap. Fallback mode's RLIMIT_NPROC counts the uid's
+     * tasks: the program adds the kernel's count of them to it itself,
+     * right before it sets the limit (runner-nproc.h). A count taken here
+     * was stale by the time the program started, and missed most of
+     * what the kernel counts. */
+    .max_processes = config->max_processes,
     .tmp_bytes = config->disk_limit,
     .root_dir = l->root_dir,
     .work_dir = in->cwd,

@@ -1030,8 +1030,16 @@ check_memory (RunnerRun *run, int64_t now)
   if (run->memory_check_ns == 0 || now < run->memory_check_ns)
     return;
   run->memory_check_ns = now + MEMORY_POLL_NS;
-  if (run->diag
-      && _runner_host_diag (run->host, run->req.network, run->init_pid, &run->diag_fd) < 0)
+  /* A short run may end between two looks: its supervisor gone is
+   * nothing to count, while a socket that cannot be had from a run that
+   * lives still stops it (runner-sockets.h says how the two differ). */
+  int pidfd = run->warm ? run->pidfd : -1;
+  RunnerDiag diag = run->diag ? _runner_host_diag (run->host, run->req.network, run->init_pid,
+                                                   pidfd, &run->diag_fd)
+                              : RUNNER_DIAG_OPEN;
+  if (diag == RUNNER_DIAG_GONE)
+    return;
+  if (diag == RUNNER_DIAG_FAILED)
     {
       if (run->failure == NULL)
         run->failure = xasprintf ("cannot count the run's socket queues: %s", strerror (errno));
@@ -1051,6 +1059,9 @@ check_memory (RunnerRun *run, int64_t now)
   if (usage.tasks > run->tasks_peak)
     run->tasks_peak = usage.tasks;
   run->deleted_bytes = usage.deleted_bytes;
+  /* A dump that failed counts as over, unless the run was gone by then. */
+  if (usage.socket_bytes < 0 && _runner_host_supervisor_exited (run->init_pid, pidfd))
+    return;
   /* The kernel killed a process of the run at its cgroup's cap: the run
    * is over its limit, and is stopped whole, as the sum stops it. */
   if (usage.bytes > limit || usage.socket_bytes < 0 || runner_cgroup_oom_killed (&run->cgroup))
@@ -1429,7 +1440,7 @@ _runner_run_new (RunnerHost *host, SpRun *req, const RunnerRunSetup *setup)
     }
   run->init_pid = -1;
   run->control_fd = run->status_fd = run->stdin_fd = run->cwd_fd = run->diag_fd = -1;
-  run->build_fd = -1;
+  run->build_fd = run->pidfd = -1;
   run->streams[0].fd = run->streams[1].fd = -1;
   run->env = setup->env;
   run->env_writable = setup->env_writable;

@@ -11,6 +11,7 @@
 
 #include "runner-run-private.h"
 #include "runner-launch.h"
+#include "runner-nproc.h"
 #include "runner-prelude.h"
 #include "runner-tree.h"
 
@@ -468,6 +469,25 @@ send_run (RunnerSession *s, const char *dir, int in, int out, int err)
   return send_with_fds (s->channel_fd, dir, strlen (dir), fds, 3);
 }
 
+/* Fallback mode: the interpreter's RLIMIT_NPROC is the uid's count when
+ * it started plus its room (runner-nproc.h), and the uid's other tasks
+ * come and go over a session's life: a browser's hundred threads since
+ * then left a run none. Each run measures the count again and gives the
+ * interpreter (and its children: node) room over it, before the run can
+ * fork. The session's own tasks are in the count: the tree watch, not
+ * this limit, holds the session to its cap. A count that cannot be had
+ * leaves the limit as it was. */
+static void
+refresh_nproc (RunnerSession *s)
+{
+  if (s->host->namespaces)
+    return;
+  int64_t count = _runner_host_run_uid_tasks ();
+  if (count >= 0)
+    runner_tree_set_nproc (s->init_pid, _runner_host_run_uid (),
+                           runner_nproc_limit (count, s->host->config.max_processes));
+}
+
 /* The session launcher's start: the interpreter if none runs (built by
  * the same plan builder as any run), then the snippet. */
 static int
@@ -504,6 +524,7 @@ session_start (RunnerRun *run)
           free (why);
           return -1;
         }
+      refresh_nproc (s);
       run->dir = xstrdup (s->dir);
       run->cwd = xstrdup (s->cwd);
       run->keep_dir = true;
@@ -630,7 +651,13 @@ sample_memory (RunnerSession *s)
 
   if (!alive (s) || s->ending != SP_SESSION_END_NONE)
     return;
-  if (s->diag && _runner_host_diag (s->host, s->network, s->init_pid, &s->diag_fd) < 0)
+  /* As a run's (runner-run.c): an interpreter that is ending is counted
+   * as nothing; one that lives and cannot be counted is stopped. */
+  RunnerDiag diag = s->diag ? _runner_host_diag (s->host, s->network, s->init_pid, -1, &s->diag_fd)
+                            : RUNNER_DIAG_OPEN;
+  if (diag == RUNNER_DIAG_GONE)
+    return;
+  if (diag == RUNNER_DIAG_FAILED)
     {
       if (s->current != NULL && s->current->failure == NULL)
         s->current->failure = xasprintf ("cannot count the session's socket queues: %s",
@@ -648,6 +675,8 @@ sample_memory (RunnerSession *s)
     s->tasks_peak = usage.tasks;
   if (s->current != NULL)
     s->current->deleted_bytes = usage.deleted_bytes;
+  if (usage.socket_bytes < 0 && _runner_host_supervisor_exited (s->init_pid, -1))
+    return;
   /* Over the limit, or the kernel's OOM killer acted in the session's
    * cgroup (what it holds in kernel buffers counts there): whatever it
    * killed, the session's state is not whole any more. */

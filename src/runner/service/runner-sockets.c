@@ -8,6 +8,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,19 +39,21 @@ static void __attribute__ ((noreturn)) diag_helper (int reply, int user_fd, int 
   _exit (0);
 }
 
-int
-runner_sockets_open_diag (pid_t pid)
+bool
+runner_sockets_pidfd_exited (int pidfd)
 {
-  if (pid == 0)
-    return socket (AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+  struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
 
-  char path[64];
-  snprintf (path, sizeof path, "/proc/%d/ns/user", (int) pid);
-  cleanup_fd int user_fd = open (path, O_RDONLY | O_CLOEXEC);
-  snprintf (path, sizeof path, "/proc/%d/ns/net", (int) pid);
-  cleanup_fd int net_fd = open (path, O_RDONLY | O_CLOEXEC);
+  return poll (&pfd, 1, 0) == 1 && (pfd.revents & POLLIN);
+}
+
+/* The helper: a socket made in the namespaces of user_fd and net_fd. */
+static int
+diag_in (int user_fd, int net_fd)
+{
   int sv[2];
-  if (user_fd < 0 || net_fd < 0 || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
     return -1;
   pid_t child = fork ();
   if (child == 0)
@@ -70,6 +73,34 @@ runner_sockets_open_diag (pid_t pid)
       ;
   errno = child > 0 ? (fd < 0 ? EPERM : errsv) : errsv;
   return fd;
+}
+
+int
+runner_sockets_open_diag (pid_t pid, int pidfd)
+{
+  if (pid == 0)
+    return socket (AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+
+  char path[64];
+  snprintf (path, sizeof path, "/proc/%d/ns/user", (int) pid);
+  cleanup_fd int user_fd = open (path, O_RDONLY | O_CLOEXEC);
+  int user_errno = errno;
+  snprintf (path, sizeof path, "/proc/%d/ns/net", (int) pid);
+  cleanup_fd int net_fd = open (path, O_RDONLY | O_CLOEXEC);
+  int net_errno = errno;
+  /* After the opens, not before: see the header. */
+  if (pidfd >= 0 && runner_sockets_pidfd_exited (pidfd))
+    {
+      errno = ESRCH;
+      return -1;
+    }
+  if (user_fd < 0 || net_fd < 0)
+    {
+      int err = user_fd < 0 ? user_errno : net_errno;
+      errno = err == ENOENT && pidfd >= 0 ? ESRCH : err;
+      return -1;
+    }
+  return diag_in (user_fd, net_fd);
 }
 
 typedef struct

@@ -20,16 +20,30 @@
  * process cap bound them (docs/security.md). */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-/* A sock_diag socket in the network namespace of pid (0: the runner's
- * own), or -1 with errno set. For another namespace a forked helper joins
- * the process's user and network namespaces, makes the socket there and
- * hands it back (a socket keeps its namespace); the runner never leaves
- * its own. */
-int runner_sockets_open_diag (pid_t pid);
+/* A sock_diag socket in the network namespace of the process pidfd
+ * refers to, whose number is pid; pid 0 (and pidfd -1): the runner's own
+ * namespace. For another namespace a forked helper joins the process's
+ * user and network namespaces, makes the socket there and hands it back
+ * (a socket keeps its namespace); the runner never leaves its own.
+ *
+ * -1 with errno ESRCH: the process has exited or is exiting, or pid
+ * names another process by now; nothing of it is left to count, which
+ * is no failure. Told apart by the pidfd, looked at after the opens of
+ * /proc/PID/ns: once it shows the exit, what they found (ENOENT, or a
+ * reused number's process, another uid's: EACCES) says nothing of ours;
+ * while it does not, pid still named ours at the opens, and ENOENT there
+ * means its namespaces were already released, which only its exit does
+ * (the kernel lets go of them before it reports the exit).
+ * -1 with any other errno: it cannot be had while the process lives. */
+int runner_sockets_open_diag (pid_t pid, int pidfd);
+
+/* Whether the process of pidfd has exited (its pidfd reads ready). */
+bool runner_sockets_pidfd_exited (int pidfd);
 
 /* The bytes the sockets held by pids[0..n) hold in the kernel, through
  * diag_fd; -1 when the dump cannot be read (twice), which the tree watch

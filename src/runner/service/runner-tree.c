@@ -1,6 +1,6 @@
 /* runner-tree.c: the runner's view of a run's process tree, from /proc:
  * memory and threads summed over every process (the tree watch), the disk
- * its deleted files hold, and how many processes a uid already has. */
+ * its deleted files hold, and a fallback session's RLIMIT_NPROC. */
 #include "runner-tree.h"
 
 #include <dirent.h>
@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -135,36 +136,90 @@ runner_tree_usage (pid_t init_pid, int skip, bool proportional, int diag_fd, Run
   free (depth);
 }
 
-/* The kernel counts RLIMIT_NPROC per uid per user namespace; /proc may
- * show processes of the same uid in other user namespaces too (inside
- * Flatpak or bwrap without a pid namespace, the host's). Counting one the
- * kernel does not would raise the run's limit by it, so only processes
- * provably in our user namespace count: when in doubt, the run gets less. */
-int64_t
-runner_tree_count_processes (uid_t uid)
+/* A process's parent and real uid (/proc/PID/status, readable whatever
+ * the process is) and its start time (/proc/PID/stat, after the name);
+ * false if it is gone. */
+static bool
+process_identity (pid_t pid, pid_t *ppid, uid_t *uid, unsigned long long *start)
 {
-  DIR *dir = opendir ("/proc");
-  struct dirent *entry;
-  struct stat own_ns;
-  int64_t n = 0;
+  char path[64], line[256], buf[1024];
+  int found = 0;
 
-  if (stat ("/proc/self/ns/user", &own_ns) != 0)
-    own_ns.st_ino = 0;
-  while (dir != NULL && (entry = readdir (dir)) != NULL)
+  snprintf (path, sizeof path, "/proc/%d/status", (int) pid);
+  FILE *file = fopen (path, "re");
+  if (file == NULL)
+    return false;
+  while (fgets (line, sizeof line, file) != NULL)
     {
-      char path[300];
-      struct stat st, ns;
-
-      if (entry->d_name[0] < '0' || entry->d_name[0] > '9')
-        continue;
-      snprintf (path, sizeof path, "/proc/%s", entry->d_name);
-      if (stat (path, &st) != 0 || st.st_uid != uid)
-        continue;
-      snprintf (path, sizeof path, "/proc/%s/ns/user", entry->d_name);
-      if (own_ns.st_ino == 0 || (stat (path, &ns) == 0 && ns.st_ino == own_ns.st_ino))
-        n++;
+      int value;
+      if (sscanf (line, "PPid: %d", &value) == 1)
+        *ppid = value, found++;
+      else if (sscanf (line, "Uid: %d", &value) == 1)
+        *uid = (uid_t) value, found++;
     }
-  if (dir != NULL)
-    closedir (dir);
-  return n;
+  fclose (file);
+  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  cleanup_fd int fd = open (path, O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd >= 0 ? read (fd, buf, sizeof buf - 1) : -1;
+  if (n <= 0 || found != 2)
+    return false;
+  buf[n] = '\0';
+  /* After ") ": state, then 18 fields, then starttime. */
+  static const char fields[] = " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u"
+                               " %*u %*u %*d %*d %*d %*d %*d %*d %llu";
+  const char *rest = strrchr (buf, ')');
+  return rest != NULL && sscanf (rest + 1, fields, start) == 1;
+}
+
+/* Sets pid's soft RLIMIT_NPROC if it is still parent's child of uid. A
+ * process number is handed out again only after every other one up to
+ * pid_max was, which cannot happen between the check and prlimit: what
+ * prlimit reaches is the process checked, or nothing if it ended. The
+ * hard limit is left (the program can change neither, runner-seccomp.c),
+ * unless the soft limit must pass it and the runner may raise it (root). */
+static void
+set_nproc (pid_t pid, pid_t parent, uid_t uid, rlim_t soft)
+{
+  pid_t ppid = 0;
+  uid_t owner = 0;
+  unsigned long long start;
+  struct rlimit rl;
+
+  if (!process_identity (pid, &ppid, &owner, &start) || ppid != parent || owner != uid
+      || prlimit (pid, RLIMIT_NPROC, NULL, &rl) != 0)
+    return;
+  if (soft > rl.rlim_max && geteuid () == 0)
+    rl.rlim_max = soft;
+  rl.rlim_cur = soft < rl.rlim_max ? soft : rl.rlim_max;
+  prlimit (pid, RLIMIT_NPROC, &rl, NULL);
+}
+
+void
+runner_tree_set_nproc (pid_t init_pid, uid_t uid, rlim_t soft)
+{
+  pid_t children[256];
+  pid_t program = 0;
+  unsigned long long first = 0;
+
+  /* The program is the first child of its init: whatever else is the
+   * init's child now was started later, below the program, and came to
+   * the init (a subreaper) when its parent ended. */
+  size_t n = runner_spawn_list_children (init_pid, children, N_ELEMENTS (children));
+  for (size_t i = 0; i < n; i++)
+    {
+      pid_t ppid;
+      uid_t owner;
+      unsigned long long start;
+      if (process_identity (children[i], &ppid, &owner, &start) && owner == uid
+          && (program == 0 || start < first))
+        program = children[i], first = start;
+    }
+  if (program == 0)
+    return;
+  set_nproc (program, init_pid, uid, soft);
+  /* Its children too: a JavaScript session's node is the relay's, and
+   * the processes a run starts are node's. */
+  n = runner_spawn_list_children (program, children, N_ELEMENTS (children));
+  for (size_t i = 0; i < n; i++)
+    set_nproc (children[i], program, uid, soft);
 }

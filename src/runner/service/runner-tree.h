@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 /* What a run's processes hold now, read from /proc by the runner. */
@@ -35,6 +36,9 @@ typedef struct
 void runner_tree_usage (pid_t init_pid, int skip, bool proportional, int diag_fd,
                         RunnerTreeUsage *usage);
 
-/* How many processes of uid the kernel counts against RLIMIT_NPROC in our
- * user namespace (fallback mode adds them to a run's process limit). */
-int64_t runner_tree_count_processes (uid_t uid);
+/* Sets the soft RLIMIT_NPROC (fallback mode: the uid's count, taken
+ * now, and the cap with its headroom, runner-nproc.h) of the program of
+ * the run init init_pid (a session's interpreter) and of that program's
+ * children, each only while it is still there, of uid. A session lives
+ * across runs; the uid's other tasks come and go meanwhile. */
+void runner_tree_set_nproc (pid_t init_pid, uid_t uid, rlim_t soft);
