@@ -184,16 +184,16 @@ row_of (GtkWidget *panel, const char *name, const char *mime)
   return gtk_widget_get_parent (wait_find (panel, title_is, want));
 }
 
-/* A window whose text is data, closed once found. */
-static gboolean
-has_window_with_text (gpointer data)
+/* The editor window (not the run's) whose text is text, or NULL. */
+static SpWindow *
+window_with_text (const char *text)
 {
   GListModel *toplevels = gtk_window_get_toplevels ();
 
   for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
     {
       g_autoptr (GObject) toplevel = g_list_model_get_item (toplevels, i);
-      g_autofree char *text = NULL;
+      g_autofree char *shown = NULL;
       GtkTextIter start, end;
       GtkTextBuffer *buffer;
 
@@ -201,14 +201,23 @@ has_window_with_text (gpointer data)
         continue;
       buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (SP_WINDOW (toplevel)));
       gtk_text_buffer_get_bounds (buffer, &start, &end);
-      text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
-      if (g_str_equal (text, data))
-        {
-          gtk_window_destroy (GTK_WINDOW (toplevel));
-          return TRUE;
-        }
+      shown = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+      if (g_str_equal (shown, text))
+        return SP_WINDOW (toplevel);
     }
-  return FALSE;
+  return NULL;
+}
+
+/* A window whose text is data, closed once found. */
+static gboolean
+has_window_with_text (gpointer data)
+{
+  SpWindow *window = window_with_text (data);
+
+  if (window == NULL)
+    return FALSE;
+  gtk_window_destroy (GTK_WINDOW (window));
+  return TRUE;
 }
 
 /* The control for assert_responsive: the same steps on a run that writes
@@ -354,30 +363,6 @@ test_hidden_chars (void)
   g_assert_null (find (panel, label_holds, "\u2066"));
   g_assert_null (find (panel, label_holds, "\u200b"));
   close_window (window);
-}
-
-/* The editor window (not the run's) whose text is text, or NULL. */
-static SpWindow *
-window_with_text (const char *text)
-{
-  GListModel *toplevels = gtk_window_get_toplevels ();
-
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr (GObject) toplevel = g_list_model_get_item (toplevels, i);
-      g_autofree char *shown = NULL;
-      GtkTextIter start, end;
-      GtkTextBuffer *buffer;
-
-      if (!SP_IS_WINDOW (toplevel))
-        continue;
-      buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (SP_WINDOW (toplevel)));
-      gtk_text_buffer_get_bounds (buffer, &start, &end);
-      shown = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
-      if (g_str_equal (shown, text))
-        return SP_WINDOW (toplevel);
-    }
-  return NULL;
 }
 
 static gboolean
