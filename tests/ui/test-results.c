@@ -114,6 +114,20 @@ settle (void)
     }
 }
 
+static void
+count_change (GtkSorter *sorter, GtkSorterChange change, gpointer data)
+{
+  (*(guint *) data)++;
+}
+
+/* The X server's click has reached GTK once the header's sorter changed:
+ * a loaded machine can take longer than any fixed pause to deliver it. */
+static gboolean
+is_nonzero (gpointer data)
+{
+  return *(guint *) data > 0;
+}
+
 /* A column's header clicked as a person clicks it: the pointer moved to
  * its middle and button 1 pressed and released, through the X server's
  * XTEST extension. */
@@ -128,6 +142,9 @@ click_header (GtkColumnView *view, const char *title)
   double sx, sy;
   int rx, ry;
   Window child;
+  GtkSorter *sorter = gtk_column_view_get_sorter (view);
+  guint changes = 0;
+  gulong handler;
 
   for (GtkWidget *w = gtk_widget_get_first_child (header); w != NULL && found == NULL;
        w = gtk_widget_get_next_sibling (w))
@@ -152,7 +169,10 @@ click_header (GtkColumnView *view, const char *title)
   XTestFakeMotionEvent (dpy, -1, rx, ry, CurrentTime);
   XTestFakeButtonEvent (dpy, 1, True, CurrentTime);
   XTestFakeButtonEvent (dpy, 1, False, CurrentTime);
+  handler = g_signal_connect (sorter, "changed", G_CALLBACK (count_change), &changes);
   XFlush (dpy);
+  g_assert_true (sp_test_wait_for (is_nonzero, &changes, 10000));
+  g_signal_handler_disconnect (sorter, handler);
   settle ();
 }
 
