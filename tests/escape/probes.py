@@ -304,7 +304,11 @@ PROBES = [
       "    stop.set()\n"
       "    blocked('stopped after %d threads: %s' % (n, e))\n"
       "stop.set()\n"
-      "escaped('%d threads' % n)"),
+      "escaped('%d threads' % n)",
+      # Threads are tasks: where no pids cgroup counts (fallback), the tree
+      # watch's process cap may stop the bomb before RLIMIT_NPROC refuses a
+      # thread (a loaded machine's CI run, flatpak mode).
+      limit=("processes", "memory")),
     P("proc-09-cpu-spin", "spin past the time limit: the supervisor's wall clock",
       "end = time.time() + 6\n"
       "while time.time() < end: pass\n"
