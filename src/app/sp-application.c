@@ -287,8 +287,10 @@ sp_application_startup (GApplication *app)
   static const char *const run_accels[] = { "<Control>Return", NULL };
   static const char *const run_selection_accels[] = { "<Control><Shift>Return", NULL };
   static const char *const stop_accels[] = { "<Control>period", NULL };
-  /* Not a key of the editor's own (GTK 4.8, GtkSourceView 5.6): when the
-   * action is disabled the key reaches it and does nothing. */
+  /* Neither is a key of the editor's or the input line's own (GTK 4.8,
+   * GtkSourceView 5.6): a disabled action's key reaches them and does
+   * nothing. */
+  static const char *const focus_input_accels[] = { "<Control>i", NULL };
   static const char *const goto_error_accels[] = { "<Control>e", NULL };
   static const char *const new_accels[] = { "<Control>n", NULL };
   static const char *const open_accels[] = { "<Control>o", NULL };
@@ -306,6 +308,8 @@ sp_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.run-selection",
                                          run_selection_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.stop", stop_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.focus-input",
+                                         focus_input_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.goto-error",
                                          goto_error_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.new", new_accels);

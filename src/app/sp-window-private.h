@@ -30,6 +30,7 @@
 #include "sp-file-change-bar.h"
 #include "sp-history-window.h"
 #include "sp-image-budget.h"
+#include "sp-input-focus.h"
 #include "sp-output-model.h"
 #include "sp-recent-menu.h"
 #include "sp-reload-bar.h"
@@ -73,6 +74,8 @@ struct _SpWindow
   /* The line the last failed run stopped on, marked without moving the
    * caret; Ctrl+E goes there (win.goto-error). */
   SpErrorMark *error_mark;
+  /* Whether a wait for input takes the keyboard from the editor. */
+  SpInputFocus *input_focus;
   GCancellable *decode_cancellable; /* the shown run's images */
   SpImageBudget *image_budget;      /* their decoded pixels, bounded */
   AdwToast *busy_toast;             /* "a program is running", shown once at a time */

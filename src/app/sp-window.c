@@ -614,8 +614,9 @@ sp_window_dispose (GObject *object)
     sp_declared_install_stop (self->declared);
   g_clear_object (&self->declared);
   g_clear_object (&self->run_on_change);
-  /* It leaves the editor's buffer. */
+  /* Both hold the editor; the mark leaves its buffer. */
   g_clear_object (&self->error_mark);
+  g_clear_object (&self->input_focus);
   if (self->font_css != NULL)
     gtk_style_context_remove_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
                                                    GTK_STYLE_PROVIDER (self->font_css));
@@ -769,6 +770,9 @@ sp_window_new (SpApplication *app)
   g_signal_connect_object (buffer, "modified-changed", G_CALLBACK (_sp_window_update_title), self,
                            G_CONNECT_SWAPPED);
   self->error_mark = sp_error_mark_new (self->source_view);
+  self->input_focus
+    = sp_input_focus_new (GTK_WIDGET (self->source_view),
+                          GTK_WIDGET (sp_exec_panel_get_input_entry (self->exec_panel)));
   g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
                            G_CALLBACK (update_style_scheme), self, G_CONNECT_SWAPPED);
   update_style_scheme (self);
