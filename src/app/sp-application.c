@@ -287,6 +287,11 @@ sp_application_startup (GApplication *app)
   static const char *const run_accels[] = { "<Control>Return", NULL };
   static const char *const run_selection_accels[] = { "<Control><Shift>Return", NULL };
   static const char *const stop_accels[] = { "<Control>period", NULL };
+  /* Neither is a key of the editor's or the input line's own (GTK 4.8,
+   * GtkSourceView 5.6): a disabled action's key reaches them and does
+   * nothing. */
+  static const char *const focus_input_accels[] = { "<Control>i", NULL };
+  static const char *const goto_error_accels[] = { "<Control>e", NULL };
   static const char *const new_accels[] = { "<Control>n", NULL };
   static const char *const open_accels[] = { "<Control>o", NULL };
   static const char *const save_accels[] = { "<Control>s", NULL };
@@ -303,6 +308,10 @@ sp_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.run-selection",
                                          run_selection_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.stop", stop_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.focus-input",
+                                         focus_input_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.goto-error",
+                                         goto_error_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.new", new_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.open", open_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.save", save_accels);

@@ -43,8 +43,11 @@ struct _SpExecPanel
   GCancellable *reads;
   SpImageLoader *images; /* decodes the images in view */
   gboolean running;
-  /* The program seems to wait for input; the limit keeps counting. */
+  /* The program waits for input (its time limit stands still), and
+   * whether the input line has the keyboard: the cue names the shortcut
+   * while it has not. */
   gboolean waiting;
+  gboolean input_focused;
   guint timeout_s;
   gint64 started_at;
   guint tick_id;
@@ -301,7 +304,13 @@ tick (gpointer user_data)
   double seconds = (g_get_monotonic_time () - self->started_at) / (double) G_USEC_PER_SEC;
   g_autofree char *text = NULL;
 
-  if (self->waiting)
+  if (self->waiting && !self->input_focused)
+    /* TRANSLATORS: seconds so far, then the time limit in seconds; Ctrl+I
+     * is the shortcut to the input line */
+    text = g_strdup_printf (_ ("Waiting for input… %.1f s: Ctrl+I to type it; the %u s time "
+                               "limit is paused"),
+                            seconds, self->timeout_s);
+  else if (self->waiting)
     /* TRANSLATORS: seconds so far, then the time limit in seconds */
     text = g_strdup_printf (_ ("Waiting for input… %.1f s; the %u s time limit is paused"), seconds,
                             self->timeout_s);
@@ -309,6 +318,55 @@ tick (gpointer user_data)
     text = g_strdup_printf (_ ("Running… %.1f s"), seconds);
   gtk_label_set_text (self->status_label, text);
   return G_SOURCE_CONTINUE;
+}
+
+/* What the input line and the status say about input, from whether the
+ * program waits and whether the input line has the keyboard. The
+ * placeholder is short enough for the narrowest panel (320 px, in the
+ * monospace font): cut to "Input wanted: Ct…" it said nothing. */
+static void
+update_input_cue (SpExecPanel *self)
+{
+  GtkWidget *entry = GTK_WIDGET (self->input_entry);
+  const char *placeholder;
+  const char *description;
+
+  if (!self->waiting)
+    {
+      placeholder = _ ("Input for the program");
+      description = "";
+    }
+  else if (self->input_focused)
+    {
+      placeholder = _ ("Your input, Enter to send");
+      description = _ ("The program waits for input");
+    }
+  else
+    {
+      /* TRANSLATORS: Ctrl+I is the shortcut to the input line */
+      placeholder = _ ("Input wanted: Ctrl+I");
+      description = _ ("The program waits for input: Ctrl+I to type it");
+    }
+  if (self->waiting)
+    gtk_widget_add_css_class (entry, "input-wanted");
+  else
+    gtk_widget_remove_css_class (entry, "input-wanted");
+  gtk_entry_set_placeholder_text (self->input_entry, placeholder);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                  description, -1);
+  if (self->running)
+    tick (self);
+}
+
+static void
+on_input_focus (GtkEventControllerFocus *focus, GParamSpec *pspec, SpExecPanel *self)
+{
+  gboolean focused = gtk_event_controller_focus_contains_focus (focus);
+
+  if (self->input_focused == focused)
+    return;
+  self->input_focused = focused;
+  update_input_cue (self);
 }
 
 static void
@@ -414,6 +472,12 @@ sp_exec_panel_init (SpExecPanel *self)
                                   _ ("Program output"), -1);
 
   g_signal_connect_object (self->input_entry, "activate", G_CALLBACK (on_input_activate), self, 0);
+  {
+    GtkEventController *focus = gtk_event_controller_focus_new ();
+
+    g_signal_connect_object (focus, "notify::contains-focus", G_CALLBACK (on_input_focus), self, 0);
+    gtk_widget_add_controller (GTK_WIDGET (self->input_entry), focus);
+  }
   g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
                            G_CALLBACK (on_dark_changed), self, G_CONNECT_SWAPPED);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "panel.clear", FALSE);
@@ -664,22 +728,9 @@ sp_exec_panel_set_waiting (SpExecPanel *self, gboolean waiting, guint timeout_s)
                                             "waits for input; a wait longer than 15 minutes "
                                             "ends the run. Limits are in Preferences (Ctrl+,).")
                                        : NULL);
-  if (self->running)
-    tick (self);
-  /* Shown, never given the keyboard: taking the focus from the editor
-   * sent the rest of a line a person was typing to the program on Enter
-   * (issue 29). */
-  if (waiting)
-    gtk_widget_add_css_class (GTK_WIDGET (self->input_entry), "input-wanted");
-  else
-    gtk_widget_remove_css_class (GTK_WIDGET (self->input_entry), "input-wanted");
-  gtk_entry_set_placeholder_text (self->input_entry,
-                                  waiting ? _ ("The program waits for input: type here, "
-                                               "Enter to send")
-                                          : _ ("Input for the program, Enter to send"));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->input_entry),
-                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-                                  waiting ? _ ("The program waits for input") : "", -1);
+  /* Shown here; whether the keyboard goes to the input line is the
+   * window's to decide, and the cue follows where it is. */
+  update_input_cue (self);
 }
 
 GtkEntry *

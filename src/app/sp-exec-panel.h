@@ -75,9 +75,12 @@ void sp_exec_panel_set_snippet_names (SpExecPanel *self, const char *run_name,
  * home folder. */
 void sp_exec_panel_set_save_folder (SpExecPanel *self, GFile *folder);
 
-/* While running: the program seems to wait for input. The status says so
- * (with the time limit, which keeps counting, and where to change it) and
- * the input line takes the keyboard. Cleared when the run ends. */
+/* While running: the program waits for input (the runner's input_wait).
+ * The status says so (the time limit stands still; where to change it)
+ * and the input line is outlined; while the keyboard is elsewhere both
+ * name the shortcut that brings it there (Ctrl+I, win.focus-input).
+ * Whether the wait takes the keyboard is the window's to decide
+ * (SpInputFocus). Cleared when the run ends. */
 void sp_exec_panel_set_waiting (SpExecPanel *self, gboolean waiting, guint timeout_s);
 
 GtkEntry *sp_exec_panel_get_input_entry (SpExecPanel *self);

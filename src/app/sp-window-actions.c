@@ -31,6 +31,11 @@ _sp_window_update_actions (SpWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.run", ready && !running);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.run-selection", ready && !running);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", running);
+  /* The input line is there while the program runs. */
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.focus-input",
+                                 sp_run_controller_get_running (self->runs));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.goto-error",
+                                 sp_error_mark_get_line (self->error_mark) > 0);
   gtk_widget_set_visible (self->run_button, !running);
   gtk_widget_set_visible (self->stop_button, running);
 }
@@ -55,10 +60,17 @@ on_running_changed (SpWindow *self)
     gtk_widget_grab_focus (GTK_WIDGET (self->source_view));
 }
 
+/* A wait gives the input line the keyboard unless the person has used
+ * the editor since Run (SpInputFocus); the panel's cue follows where the
+ * keyboard is. */
 static void
 on_waiting_changed (SpWindow *self)
 {
-  sp_exec_panel_set_waiting (self->exec_panel, sp_run_controller_get_waiting (self->runs),
+  gboolean waiting = sp_run_controller_get_waiting (self->runs);
+
+  if (waiting)
+    sp_input_focus_offer (self->input_focus);
+  sp_exec_panel_set_waiting (self->exec_panel, waiting,
                              g_settings_get_uint (self->settings, "run-timeout-seconds"));
 }
 
@@ -177,7 +189,8 @@ add_results (SpWindow *self, SpRunResult *result)
 }
 
 /* The error, structured: its type and message first, its frames as links
- * to their lines, and the innermost line of the snippet marked. The
+ * to their lines, and the innermost line of the snippet marked, the caret
+ * and the view left where the person is typing (SpErrorMark). The
  * runner's reading of it when it sent one; core's own parse of stderr
  * only as a fallback (a runner from before program_error). */
 static void
@@ -201,7 +214,7 @@ add_error (SpWindow *self, SpRunResult *result)
   item = sp_output_item_new_error (error);
   sp_output_model_append_item (sp_run_controller_get_output (self->runs), item);
   if (sp_error_info_get_line (error) > 0)
-    _sp_window_goto_line (self, sp_error_info_get_line (error), TRUE);
+    sp_error_mark_set_line (self->error_mark, sp_error_info_get_line (error));
 }
 
 static void
@@ -268,6 +281,8 @@ _sp_window_connect_runner (SpWindow *self)
   g_signal_connect_object (self->runs, "notify::output", G_CALLBACK (on_output_changed), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->runs, "display", G_CALLBACK (on_display), self, 0);
+  g_signal_connect_object (self->error_mark, "notify::line", G_CALLBACK (_sp_window_update_actions),
+                           self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->supervisor, "notify::state", G_CALLBACK (on_state_changed), self,
                            0);
   g_signal_connect_object (self->declared, "installing", G_CALLBACK (on_declared_installing), self,
@@ -389,6 +404,7 @@ run_anyway_action (GtkWidget *widget, const char *action_name, GVariant *param)
   g_autofree char *code = sp_declared_install_take_code (self->declared);
 
   gtk_widget_action_set_enabled (widget, "win.run-anyway", FALSE);
+  sp_input_focus_run_started (self->input_focus);
   if (code != NULL && !sp_declared_install_get_busy (self->declared)
       && !sp_run_controller_get_running (self->runs))
     run_now (self, code);
@@ -401,6 +417,9 @@ start_run (SpWindow *self, const char *code)
 
   if (sp_run_controller_get_running (self->runs) || sp_declared_install_get_busy (self->declared))
     return;
+  /* Keys typed from now on (while declared packages install too) are
+   * typing in the editor that a wait for input must not take over. */
+  sp_input_focus_run_started (self->input_focus);
   /* The dropdown offers what Sandpad knows; the runner says what this
    * system has (no node installed, say). */
   if (languages != NULL && !g_strv_contains (languages, _sp_window_get_language (self)))
@@ -447,7 +466,7 @@ run_now (SpWindow *self, const char *code)
                                      * 1024 * 1024);
   sp_run_request_set_stdin_open (request, TRUE);
 
-  _sp_window_clear_mark (self);
+  sp_error_mark_clear (self->error_mark);
   /* The last run's images are not wanted any more. */
   g_cancellable_cancel (self->decode_cancellable);
   g_clear_object (&self->decode_cancellable);
@@ -534,7 +553,24 @@ on_panel_input (SpExecPanel *panel, const char *line, SpWindow *self)
 static void
 on_panel_goto_line (SpExecPanel *panel, int line, SpWindow *self)
 {
-  _sp_window_goto_line (self, line, FALSE);
+  _sp_window_goto_line (self, line);
+}
+
+/* Ctrl+I: the keyboard to the input line, whether or not the program
+ * waits yet (typing ahead is the person's choice). */
+static void
+focus_input_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  SpWindow *self = SP_WINDOW (widget);
+
+  gtk_widget_grab_focus (GTK_WIDGET (sp_exec_panel_get_input_entry (self->exec_panel)));
+}
+
+/* Ctrl+E: to the line the last run failed on, as its traceback link. */
+static void
+goto_error_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  sp_error_mark_jump (SP_WINDOW (widget)->error_mark);
 }
 
 static void guess_language (SpWindow *self, GFile *file);
@@ -874,6 +910,8 @@ _sp_window_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.run", NULL, run_action);
   gtk_widget_class_install_action (widget_class, "win.run-selection", NULL, run_selection_action);
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
+  gtk_widget_class_install_action (widget_class, "win.focus-input", NULL, focus_input_action);
+  gtk_widget_class_install_action (widget_class, "win.goto-error", NULL, goto_error_action);
   gtk_widget_class_install_action (widget_class, "win.run-anyway", NULL, run_anyway_action);
   gtk_widget_class_install_action (widget_class, "win.new", NULL, new_action);
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);

@@ -25,10 +25,12 @@
 #include "sp-activity-model.h"
 #include "sp-declared-install.h"
 #include "sp-document.h"
+#include "sp-error-mark.h"
 #include "sp-exec-panel.h"
 #include "sp-file-change-bar.h"
 #include "sp-history-window.h"
 #include "sp-image-budget.h"
+#include "sp-input-focus.h"
 #include "sp-output-model.h"
 #include "sp-recent-menu.h"
 #include "sp-reload-bar.h"
@@ -69,7 +71,11 @@ struct _SpWindow
   /* Run's install of a snippet's declared dependencies (PEP 723) before
    * it runs, and the code kept for Run Anyway (sp-window-actions.c). */
   SpDeclaredInstall *declared;
-  GtkTextTag *error_tag;
+  /* The line the last failed run stopped on, marked without moving the
+   * caret; Ctrl+E goes there (win.goto-error). */
+  SpErrorMark *error_mark;
+  /* Whether a wait for input takes the keyboard from the editor. */
+  SpInputFocus *input_focus;
   GCancellable *decode_cancellable; /* the shown run's images */
   SpImageBudget *image_budget;      /* their decoded pixels, bounded */
   AdwToast *busy_toast;             /* "a program is running", shown once at a time */
@@ -113,9 +119,8 @@ void _sp_window_set_language (SpWindow *self, const char *language);
 const char *_sp_window_get_language (SpWindow *self);
 void _sp_window_toast (SpWindow *self, const char *message);
 char *_sp_window_get_text (SpWindow *self);
-void _sp_window_goto_line (SpWindow *self, int line, gboolean mark);
+void _sp_window_goto_line (SpWindow *self, int line);
 SpActivityModel *_sp_window_activity_model (SpWindow *self);
-void _sp_window_clear_mark (SpWindow *self);
 char *_sp_window_file_name_for (SpWindow *self, const char *stem);
 
 /* Defined in sp-window-actions.c: run (a snippet's declared dependencies

@@ -116,38 +116,22 @@ _sp_window_update_title (SpWindow *self)
   gtk_window_set_title (GTK_WINDOW (self), title);
 }
 
+/* Puts the caret on a line of the snippet (from 1), in view, and gives
+ * the editor the keyboard: the person asked for it (a traceback link, a
+ * frame). A failed run only marks its line (SpErrorMark). */
 void
-_sp_window_clear_mark (SpWindow *self)
+_sp_window_goto_line (SpWindow *self, int line)
 {
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
-  GtkTextIter start, end;
-
-  gtk_text_buffer_get_bounds (buffer, &start, &end);
-  gtk_text_buffer_remove_tag (buffer, self->error_tag, &start, &end);
-}
-
-/* Puts the cursor on a line of the snippet (1-based); with mark, the line
- * is tinted until the next edit or run. */
-void
-_sp_window_goto_line (SpWindow *self, int line, gboolean mark)
-{
-  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (self));
-  GtkTextIter start, end;
+  GtkTextIter start;
 
   if (line < 1 || line > gtk_text_buffer_get_line_count (buffer))
     return;
   gtk_text_buffer_get_iter_at_line (buffer, &start, line - 1);
-  end = start;
-  gtk_text_iter_forward_to_line_end (&end);
-  if (mark)
-    {
-      _sp_window_clear_mark (self);
-      gtk_text_buffer_apply_tag (buffer, self->error_tag, &start, &end);
-    }
   gtk_text_buffer_place_cursor (buffer, &start);
-  gtk_text_view_scroll_to_iter (GTK_TEXT_VIEW (self->source_view), &start, 0.2, FALSE, 0, 0);
-  if (!mark)
-    gtk_widget_grab_focus (GTK_WIDGET (self->source_view));
+  gtk_text_view_scroll_to_mark (GTK_TEXT_VIEW (self->source_view),
+                                gtk_text_buffer_get_insert (buffer), 0.2, FALSE, 0, 0);
+  gtk_widget_grab_focus (GTK_WIDGET (self->source_view));
 }
 
 /* The application's one follower of sandpad-mcp's journal, made by the
@@ -630,6 +614,9 @@ sp_window_dispose (GObject *object)
     sp_declared_install_stop (self->declared);
   g_clear_object (&self->declared);
   g_clear_object (&self->run_on_change);
+  /* Both hold the editor; the mark leaves its buffer. */
+  g_clear_object (&self->error_mark);
+  g_clear_object (&self->input_focus);
   if (self->font_css != NULL)
     gtk_style_context_remove_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
                                                    GTK_STYLE_PROVIDER (self->font_css));
@@ -782,12 +769,10 @@ sp_window_new (SpApplication *app)
   buffer = sp_window_get_buffer (self);
   g_signal_connect_object (buffer, "modified-changed", G_CALLBACK (_sp_window_update_title), self,
                            G_CONNECT_SWAPPED);
-  /* The error line's tint lasts until the text changes. */
-  self->error_tag = gtk_text_buffer_create_tag (GTK_TEXT_BUFFER (buffer), "sandpad-error-line",
-                                                "paragraph-background", "rgba(224,27,36,0.18)",
-                                                NULL);
-  g_signal_connect_object (buffer, "changed", G_CALLBACK (_sp_window_clear_mark), self,
-                           G_CONNECT_SWAPPED);
+  self->error_mark = sp_error_mark_new (self->source_view);
+  self->input_focus
+    = sp_input_focus_new (GTK_WIDGET (self->source_view),
+                          GTK_WIDGET (sp_exec_panel_get_input_entry (self->exec_panel)));
   g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
                            G_CALLBACK (update_style_scheme), self, G_CONNECT_SWAPPED);
   update_style_scheme (self);

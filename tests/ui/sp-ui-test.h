@@ -3,8 +3,10 @@
 #pragma once
 
 #include <gtk/gtk.h>
+#include <gtksourceview/gtksource.h>
 
 #include "sp-alert.h"
+#include "sp-error-mark.h"
 #include "sp-test-wait.h"
 #include "sp-window.h"
 
@@ -122,6 +124,25 @@ cursor_line (SpWindow *window)
 
   gtk_text_buffer_get_iter_at_mark (buffer, &iter, gtk_text_buffer_get_insert (buffer));
   return gtk_text_iter_get_line (&iter) + 1;
+}
+
+/* The editor's lines (from 1) the last failed run marked, as "2" or
+ * "2,5"; "" when none is. */
+static inline char *
+sp_ui_test_marked_lines (SpWindow *window)
+{
+  GtkSourceBuffer *buffer = sp_window_get_buffer (window);
+  GString *lines = g_string_new (NULL);
+
+  for (int line = 0; line < gtk_text_buffer_get_line_count (GTK_TEXT_BUFFER (buffer)); line++)
+    {
+      GSList *marks = gtk_source_buffer_get_source_marks_at_line (buffer, line,
+                                                                  SP_ERROR_MARK_CATEGORY);
+      if (marks != NULL)
+        g_string_append_printf (lines, "%s%d", lines->len > 0 ? "," : "", line + 1);
+      g_slist_free (marks);
+    }
+  return g_string_free (lines, FALSE);
 }
 
 /* Whether a label under widget, depth first, reads text. */

@@ -1,9 +1,10 @@
 /* test-input.c: a program that asks for input, in a real window under
  * Xvfb against the real runner: the status says it waits (and where the
- * time limit is changed), the input line shows it is wanted without taking
- * the keyboard (test-keys types into the editor meanwhile), and the line
- * sent is echoed on the prompt's line, in the input style, as a terminal
- * shows it. */
+ * time limit is changed), the input line shows it is wanted and, with
+ * nothing typed in the editor since Run, has the keyboard
+ * (test-input-focus types, into the editor too), and the line sent is
+ * echoed on the prompt's line, in the input style, as a terminal shows
+ * it. */
 #include "config.h"
 
 #include <gtksourceview/gtksource.h>
@@ -85,6 +86,15 @@ transcript (SpWindow *window)
   return g_string_free (text, FALSE);
 }
 
+/* Whether the window's keyboard is in the input line (its text field). */
+static gboolean
+focus_in_entry (gpointer data)
+{
+  GtkWidget *focus = gtk_window_get_focus (GTK_WINDOW (gtk_widget_get_root (data)));
+
+  return focus != NULL && (focus == data || gtk_widget_is_ancestor (focus, data));
+}
+
 static gboolean
 shows_answer_line (gpointer data)
 {
@@ -125,7 +135,7 @@ test_input_waits_and_echoes (void)
   SpExecPanel *panel = SP_EXEC_PANEL (sp_window_get_exec_panel (window));
   GtkEntry *entry = sp_exec_panel_get_input_entry (panel);
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
-  GtkWidget *focus, *before, *answer;
+  GtkWidget *before, *answer;
   g_autofree char *text = NULL;
   const char *tooltip;
 
@@ -143,11 +153,11 @@ test_input_waits_and_echoes (void)
   tooltip = gtk_widget_get_tooltip_text (find_status (GTK_WIDGET (panel)));
   g_assert_nonnull (tooltip);
   g_assert_nonnull (strstr (tooltip, "Preferences"));
-  /* The input line shows it is wanted; the keyboard stays where it was
-   * (here the editor), where a person may be typing. */
+  /* The input line shows it is wanted, and has the keyboard: nothing was
+   * typed in the editor since Run. */
   g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (entry), "input-wanted"));
-  focus = gtk_window_get_focus (GTK_WINDOW (window));
-  g_assert_true (focus == before);
+  g_assert_true (sp_test_wait_for (focus_in_entry, entry, 5000));
+  g_assert_false (gtk_window_get_focus (GTK_WINDOW (window)) == before);
 
   gtk_editable_set_text (GTK_EDITABLE (entry), "Ada");
   g_signal_emit_by_name (entry, "activate");
@@ -188,8 +198,8 @@ says_got (gpointer data)
 }
 
 /* A program that reads with no prompt at all: the runner's input_wait
- * says it waits, where a guess from the output's look saw nothing; the
- * keyboard stays in the editor, where a person types on. */
+ * says it waits, where a guess from the output's look saw nothing, and
+ * the input line gets the keyboard from an editor nobody typed in. */
 static void
 test_no_prompt_waits (void)
 {
@@ -209,8 +219,8 @@ test_no_prompt_waits (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
   g_assert_true (sp_test_wait_for (says_waiting, window, 20000));
   g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (entry), "input-wanted"));
-  g_assert_true (gtk_window_get_focus (GTK_WINDOW (window)) == before);
-  g_assert_true (gtk_widget_has_focus (before));
+  g_assert_true (sp_test_wait_for (focus_in_entry, entry, 5000));
+  g_assert_false (gtk_widget_has_focus (before));
 
   gtk_editable_set_text (GTK_EDITABLE (entry), "7");
   g_signal_emit_by_name (entry, "activate");

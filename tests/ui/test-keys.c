@@ -186,74 +186,6 @@ test_run_keys_never_type (void)
 }
 
 static gboolean
-input_wanted (gpointer data)
-{
-  SpExecPanel *panel = SP_EXEC_PANEL (sp_window_get_exec_panel (data));
-
-  return gtk_widget_has_css_class (GTK_WIDGET (sp_exec_panel_get_input_entry (panel)),
-                                   "input-wanted");
-}
-
-static gboolean
-says_waiting (gpointer data)
-{
-  GtkWidget *status = find_label (data, "sp-status");
-
-  return status != NULL
-         && g_str_has_prefix (gtk_label_get_text (GTK_LABEL (status)), "Waiting for input");
-}
-
-static gboolean
-has_stdin_echo (SpWindow *window)
-{
-  GListModel *model = sp_exec_panel_get_output (SP_EXEC_PANEL (sp_window_get_exec_panel (window)));
-
-  for (guint i = 0; model != NULL && i < g_list_model_get_n_items (model); i++)
-    {
-      g_autoptr (SpOutputItem) item = g_list_model_get_item (model, i);
-      if (sp_output_item_get_kind (item) == SP_OUTPUT_INPUT)
-        return TRUE;
-    }
-  return FALSE;
-}
-
-/* A program prints an open line and waits while the user types in the
- * editor: the waiting is shown on the input line, but the keys, Enter
- * included, stay in the editor and nothing reaches the program. Before,
- * 300 ms of quiet moved the focus to the input line, and the rest of the
- * line went to the program on Enter (issue 29). */
-static void
-test_prompt_keeps_editor_focus (void)
-{
-  const char *code = "input('name? ')\n";
-  SpWindow *window = open_focused (code);
-  GtkWidget *view = gtk_window_get_focus (GTK_WINDOW (window));
-  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
-  GtkTextIter start;
-  g_autofree char *text = NULL;
-
-  gtk_text_buffer_get_start_iter (buffer, &start);
-  gtk_text_buffer_place_cursor (buffer, &start);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
-  g_assert_true (sp_test_wait_for (says_waiting, window, 20000));
-  press (XK_x);
-  press (XK_y);
-  press (XK_Return);
-  g_assert_true (gtk_widget_has_focus (view));
-  text = text_of (window);
-  g_assert_cmpstr (text, ==, "xy\ninput('name? ')\n");
-  /* The program still waits: it was sent nothing. */
-  g_assert_true (sp_window_get_running (window));
-  g_assert_false (has_stdin_echo (window));
-  g_assert_true (input_wanted (window));
-
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.stop", NULL));
-  g_assert_true (sp_test_wait_for (is_idle, window, 15000));
-  gtk_text_buffer_set_modified (buffer, FALSE);
-  close_window (window);
-}
-
-static gboolean
 has_focus_within (gpointer data)
 {
   return (gtk_widget_get_state_flags (data) & GTK_STATE_FLAG_FOCUS_WITHIN) != 0;
@@ -627,7 +559,6 @@ main (int argc, char **argv)
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
   g_test_add_func ("/Sandpad/Keys/run-keys-never-type", test_run_keys_never_type);
   g_test_add_func ("/Sandpad/Keys/full-size-closes", test_full_size_closes);
-  g_test_add_func ("/Sandpad/Keys/prompt-keeps-editor-focus", test_prompt_keeps_editor_focus);
   g_test_add_func ("/Sandpad/Keys/smart-indent", test_smart_indent);
   g_test_add_func ("/Sandpad/Keys/tab-indents-selection", test_tab_indents_selection);
   g_test_add_func ("/Sandpad/Keys/indenter-closer-after-input-method",
