@@ -387,6 +387,11 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
         g_signal_connect (output, "notify::text", G_CALLBACK (on_item_text), item);
       else if (kind == SP_OUTPUT_IMAGE)
         g_signal_connect (output, "notify::image", G_CALLBACK (on_item_image), item);
+      /* A text row far from the end while the view keeps to it: its text
+       * comes when it may be seen (the transcript emits "rebind"). */
+      if ((kind == SP_OUTPUT_STDOUT || kind == SP_OUTPUT_STDERR)
+          && sp_transcript_defer_bind (self->transcript, item))
+        return;
     }
   sp_output_row_bind (SP_OUTPUT_ROW (gtk_list_item_get_child (item)), output, self->snippet_name,
                       self->display_name);

@@ -31,6 +31,11 @@ gboolean sp_transcript_get_busy (SpTranscript *self);
  * wait; the transcript emits "rebind" with the item once it may be seen.
  * The factory calls forget_row when it unbinds a row. */
 gboolean sp_transcript_defer_rebind (SpTranscript *self, GtkListItem *item);
+/* The same when the list view binds a row anew: TRUE when the row lies
+ * out of sight while the view keeps to the end and more than a frame's
+ * worth of text from the end, so its text can wait (rows bound at once are
+ * all laid out in one frame: 200 rows of long lines held it for 0.6 s). */
+gboolean sp_transcript_defer_bind (SpTranscript *self, GtkListItem *item);
 void sp_transcript_forget_row (SpTranscript *self, GtkListItem *item);
 /* The bar's text, or NULL while nothing is hidden (for tests). */
 const char *sp_transcript_get_hidden_text (SpTranscript *self);
