@@ -815,7 +815,8 @@ test_fold (void)
   /* A line of exactly a row's bytes is not folded: its newline comes too. */
   sp_output_model_clear (model);
   g_free (big);
-  big = g_strdup_printf ("%s\n", g_strnfill (SP_OUTPUT_MODEL_ITEM_BYTES, 'a'));
+  big = g_strnfill (SP_OUTPUT_MODEL_ITEM_BYTES + 1, 'a');
+  big[SP_OUTPUT_MODEL_ITEM_BYTES] = '\n';
   sp_output_model_append (model, SP_OUTPUT_STDOUT, big);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 1);
   g_assert_cmpuint (sp_output_item_get_folded (item (model, 0)), ==, 0);
@@ -843,7 +844,8 @@ test_fold_and_cap (void)
   guint64 kept = 0, total;
   guint n;
 
-  line = g_strdup_printf ("%s\n", g_strnfill (SP_OUTPUT_MODEL_ITEM_BYTES * 3, 'x'));
+  line = g_strnfill (SP_OUTPUT_MODEL_ITEM_BYTES * 3 + 1, 'x');
+  line[SP_OUTPUT_MODEL_ITEM_BYTES * 3] = '\n';
   sp_output_model_set_max_bytes (model, SP_OUTPUT_MODEL_ITEM_BYTES * 10);
   for (int i = 0; i < 9; i++)
     sp_output_model_append (model, SP_OUTPUT_STDOUT, line);
