@@ -232,8 +232,8 @@ on_upper_changed (GtkAdjustment *adj, GParamSpec *pspec, SpTranscript *self)
  * Laying out a label costs about its text's length (sp-wrap-attrs.h), and
  * rows bound at once all lay out in that frame: 200 rows of folded lines,
  * 4 KiB each, held the window for 0.6 s a batch (issue 38). Rows of short
- * lines never reach it (200 of them are ~16 KiB); rows in sight never
- * wait. */
+ * lines never reach it (200 of them are ~16 KiB), nor do the few rows of
+ * long ones a view has in sight, which come first. */
 #define FRAME_TEXT_BYTES (16 * 1024)
 
 static gsize
