@@ -16,6 +16,7 @@
 #include "sp-file-dialog.h"
 #include "sp-image-loader.h"
 #include "sp-output-item.h"
+#include "sp-output-model.h"
 #include "sp-output-row.h"
 #include "sp-run-file.h"
 #include "sp-transcript.h"
@@ -85,11 +86,13 @@ panel_toast (SpExecPanel *self, const char *text)
     adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), adw_toast_new (text));
 }
 
-/* A save on its way: the panel to say how it went in, and the name saved as. */
+/* A save on its way: the panel to say how it went in, and the name saved
+ * as (and, while a folded line is read for it, the file). */
 typedef struct
 {
   SpExecPanel *self;
   char *name;
+  GFile *dest;
 } SaveDone;
 
 static void
@@ -97,6 +100,7 @@ save_done_free (SaveDone *done)
 {
   g_object_unref (done->self);
   g_free (done->name);
+  g_clear_object (&done->dest);
   g_free (done);
 }
 
@@ -197,6 +201,110 @@ on_row_show_image (SpOutputRow *row, SpOutputItem *item, SpExecPanel *self)
   sp_image_loader_show (self->images, item);
 }
 
+/* ---- a folded line's whole text (sp-fold-bar.h) ---- */
+
+/* The model rows of the panel come from, which keeps every line whole. */
+static SpOutputModel *
+line_model (SpExecPanel *self)
+{
+  return SP_IS_OUTPUT_MODEL (self->output) ? SP_OUTPUT_MODEL (self->output) : NULL;
+}
+
+static void
+on_line_copied (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (SpExecPanel) self = user_data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) bytes = sp_output_model_read_line_finish (SP_OUTPUT_MODEL (source), result,
+                                                               &error);
+  g_autofree char *text = NULL;
+  g_autofree char *message = NULL;
+  gsize len = 0;
+  const char *data;
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  if (bytes == NULL)
+    {
+      message = g_strdup_printf (_ ("Could not copy the line: %s"), error->message);
+      panel_toast (self, message);
+      return;
+    }
+  data = g_bytes_get_data (bytes, &len);
+  text = g_strndup (data, len);
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), text);
+  panel_toast (self, _ ("Line copied"));
+}
+
+/* Copy Line under a folded line: the whole line, read from the model's
+ * store off the main thread (it may be tens of megabytes). */
+static void
+on_row_copy_line (SpOutputRow *row, SpOutputItem *item, SpExecPanel *self)
+{
+  if (line_model (self) == NULL)
+    return;
+  sp_output_model_read_line_async (line_model (self), item, self->reads, on_line_copied,
+                                   g_object_ref (self));
+}
+
+static void
+on_line_read_for_save (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (SaveDone) done = user_data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) bytes = sp_output_model_read_line_finish (SP_OUTPUT_MODEL (source), result,
+                                                               &error);
+  g_autofree char *message = NULL;
+  GFile *dest;
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  if (bytes == NULL)
+    {
+      message = g_strdup_printf (_ ("Could not save %s: %s"), done->name, error->message);
+      panel_toast (done->self, message);
+      return;
+    }
+  dest = done->dest;
+  g_file_replace_contents_bytes_async (dest, bytes, NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION,
+                                       done->self->reads, on_saved, g_steal_pointer (&done));
+}
+
+static void
+on_line_save_chosen (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  SaveAs *save_as = user_data;
+  g_autoptr (SpExecPanel) self = save_as->self;
+  g_autoptr (SpOutputItem) item = save_as->item;
+  g_autoptr (GFile) dest = sp_file_dialog_choose_finish (result, NULL);
+  SaveDone *done;
+
+  g_free (save_as);
+  if (dest == NULL || line_model (self) == NULL)
+    return;
+  done = g_new0 (SaveDone, 1);
+  done->self = g_object_ref (self);
+  done->name = g_file_get_basename (dest);
+  done->dest = g_object_ref (dest);
+  sp_output_model_read_line_async (line_model (self), item, self->reads, on_line_read_for_save,
+                                   done);
+}
+
+/* Save Line As… under a folded line. */
+static void
+on_row_save_line (SpOutputRow *row, SpOutputItem *item, SpExecPanel *self)
+{
+  GtkWindow *parent = GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self)));
+  g_autoptr (GFile) home = g_file_new_for_path (g_get_home_dir ());
+  SaveAs *save_as = g_new0 (SaveAs, 1);
+
+  save_as->self = g_object_ref (self);
+  save_as->item = g_object_ref (item);
+  sp_file_dialog_choose_async (parent, SP_FILE_DIALOG_SAVE, _ ("Save Line"), _ ("_Save"),
+                               self->save_folder ? self->save_folder : home, "line.txt", NULL,
+                               on_line_save_chosen, save_as);
+}
+
 /* A row is an SpOutputRow; the list view makes up to 200 and reuses
  * them, so the panel's part is when to bind (and bind again) and what
  * the row asks for. */
@@ -210,6 +318,8 @@ setup_row (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_d
   g_signal_connect_object (row, "open-file", G_CALLBACK (on_row_open_file), self, 0);
   g_signal_connect_object (row, "save-file", G_CALLBACK (on_row_save_file), self, 0);
   g_signal_connect_object (row, "show-image", G_CALLBACK (on_row_show_image), self, 0);
+  g_signal_connect_object (row, "copy-line", G_CALLBACK (on_row_copy_line), self, 0);
+  g_signal_connect_object (row, "save-line", G_CALLBACK (on_row_save_line), self, 0);
   gtk_list_item_set_child (item, row);
   gtk_list_item_set_activatable (item, FALSE);
   /* The row rebinds itself when its image arrives; the panel outlives
@@ -280,6 +390,11 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
         g_signal_connect (output, "notify::text", G_CALLBACK (on_item_text), item);
       else if (kind == SP_OUTPUT_IMAGE)
         g_signal_connect (output, "notify::image", G_CALLBACK (on_item_image), item);
+      /* A text row far from the end while the view keeps to it: its text
+       * comes when it may be seen (the transcript emits "rebind"). */
+      if ((kind == SP_OUTPUT_STDOUT || kind == SP_OUTPUT_STDERR)
+          && sp_transcript_defer_bind (self->transcript, item))
+        return;
     }
   sp_output_row_bind (SP_OUTPUT_ROW (gtk_list_item_get_child (item)), output, self->snippet_name,
                       self->display_name);

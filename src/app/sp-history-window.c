@@ -19,6 +19,7 @@
 #include "sp-image-decode.h"
 #include "sp-image-texture.h"
 #include "sp-output-item.h"
+#include "sp-text-fold.h"
 #include "sp-visible-text.h"
 
 /* A row's thumbnail: shown this high, decoded at twice that so that it
@@ -121,9 +122,11 @@ show_text (SpHistoryWindow *self, const char *text, gboolean diff)
 {
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->text_view);
   g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (SpVisibleSpan));
-  /* A run's names and output, with each character that would hide or
-   * reorder text shown as its code point (sp-visible-text.h). */
-  g_autofree char *shown = sp_visible_text_escape (text, -1, spans);
+  /* A run's long lines folded (the record keeps them whole), and each
+   * character that would hide or reorder text shown as its code point
+   * (sp-visible-text.h). */
+  g_autofree char *folded = sp_text_fold_lines (text, SP_TEXT_FOLD_VIEW_BYTES);
+  g_autofree char *shown = sp_visible_text_escape (folded, -1, spans);
   gsize at = 0;
   glong offset = 0;
 

@@ -8,12 +8,14 @@
 
 #include "sp-ansi.h"
 #include "sp-csv.h"
+#include "sp-fold-bar.h"
 #include "sp-image-window.h"
 #include "sp-output-row.h"
 #include "sp-run-file.h"
 #include "sp-table-view.h"
 #include "sp-traceback.h"
 #include "sp-visible-text.h"
+#include "sp-wrap-attrs.h"
 
 #define PREVIEW_LINES 8
 #define PREVIEW_COLUMNS 8
@@ -24,6 +26,10 @@ struct _SpOutputRow
 
   /* The template's one child: every row is a label. */
   GtkWidget *label;
+  /* Under a folded line (a line longer than a row shows): how much is not
+   * shown, Copy Line and Save Line As; made the first time this row shows
+   * one. */
+  GtkWidget *fold;
   /* The parts only images, errors and files need, in this order after
    * the label; NULL until the row first shows such an item. */
   GtkWidget *picture;
@@ -56,6 +62,8 @@ enum
   OPEN_FILE,
   SAVE_FILE,
   SHOW_IMAGE,
+  COPY_LINE,
+  SAVE_LINE,
   N_SIGNALS
 };
 
@@ -618,15 +626,47 @@ bind_data_table (SpOutputRow *self, SpOutputItem *item)
   gtk_widget_set_visible (self->table_view, TRUE);
 }
 
-void
-sp_output_row_bind (SpOutputRow *self, SpOutputItem *item, const char *snippet_name,
-                    const char *display_name)
+static void
+on_fold_copy (SpFoldBar *bar, SpOutputRow *self)
+{
+  g_signal_emit (self, signals[COPY_LINE], 0, self->item);
+}
+
+static void
+on_fold_save (SpFoldBar *bar, SpOutputRow *self)
+{
+  g_signal_emit (self, signals[SAVE_LINE], 0, self->item);
+}
+
+/* A folded line says so under its start, and offers the whole line. */
+static void
+bind_fold (SpOutputRow *self, SpOutputItem *item)
+{
+  guint64 folded = sp_output_item_get_folded (item);
+
+  if (folded == 0)
+    {
+      if (self->fold != NULL)
+        gtk_widget_set_visible (self->fold, FALSE);
+      return;
+    }
+  if (self->fold == NULL)
+    {
+      self->fold = sp_fold_bar_new ();
+      g_signal_connect_object (self->fold, "copy-line", G_CALLBACK (on_fold_copy), self, 0);
+      g_signal_connect_object (self->fold, "save-line", G_CALLBACK (on_fold_save), self, 0);
+      gtk_widget_insert_after (self->fold, GTK_WIDGET (self), self->label);
+    }
+  sp_fold_bar_set_folded (SP_FOLD_BAR (self->fold), sp_output_item_get_folded_chars (item));
+  gtk_widget_set_visible (self->fold, TRUE);
+}
+
+static void
+bind_parts (SpOutputRow *self, SpOutputItem *item, const char *snippet_name,
+            const char *display_name)
 {
   SpOutputKind kind;
   gboolean plain;
-
-  g_return_if_fail (SP_IS_OUTPUT_ROW (self));
-  g_return_if_fail (SP_IS_OUTPUT_ITEM (item));
 
   kind = sp_output_item_get_kind (item);
   plain = kind == SP_OUTPUT_STDOUT || kind == SP_OUTPUT_STDERR || kind == SP_OUTPUT_NOTICE
@@ -669,6 +709,19 @@ sp_output_row_bind (SpOutputRow *self, SpOutputItem *item, const char *snippet_n
       return;
     }
   bind_text (self, item, snippet_name, display_name);
+}
+
+void
+sp_output_row_bind (SpOutputRow *self, SpOutputItem *item, const char *snippet_name,
+                    const char *display_name)
+{
+  g_return_if_fail (SP_IS_OUTPUT_ROW (self));
+  g_return_if_fail (SP_IS_OUTPUT_ITEM (item));
+
+  bind_parts (self, item, snippet_name, display_name);
+  if (gtk_widget_get_visible (self->label))
+    sp_wrap_attrs_update (GTK_LABEL (self->label));
+  bind_fold (self, item);
 }
 
 GtkWidget *
@@ -735,7 +788,7 @@ sp_output_row_dispose (GObject *object)
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
   self->picture = self->frames = self->actions = self->preview = self->table = NULL;
-  self->table_view = NULL;
+  self->table_view = self->fold = NULL;
   G_OBJECT_CLASS (sp_output_row_parent_class)->dispose (object);
 }
 
@@ -763,6 +816,10 @@ sp_output_row_class_init (SpOutputRowClass *klass)
                                      NULL, NULL, NULL, G_TYPE_NONE, 1, SP_TYPE_OUTPUT_ITEM);
   signals[SHOW_IMAGE] = g_signal_new ("show-image", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                       NULL, NULL, NULL, G_TYPE_NONE, 1, SP_TYPE_OUTPUT_ITEM);
+  signals[COPY_LINE] = g_signal_new ("copy-line", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                     NULL, NULL, NULL, G_TYPE_NONE, 1, SP_TYPE_OUTPUT_ITEM);
+  signals[SAVE_LINE] = g_signal_new ("save-line", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                     NULL, NULL, NULL, G_TYPE_NONE, 1, SP_TYPE_OUTPUT_ITEM);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/sandpad/Sandpad/sp-output-row.ui");
@@ -776,11 +833,5 @@ sp_output_row_class_init (SpOutputRowClass *klass)
 static void
 sp_output_row_init (SpOutputRow *self)
 {
-  PangoAttrList *attrs = pango_attr_list_new ();
-
   gtk_widget_init_template (GTK_WIDGET (self));
-  /* Wrapped output must not gain hyphens that are not in it. */
-  pango_attr_list_insert (attrs, pango_attr_insert_hyphens_new (FALSE));
-  gtk_label_set_attributes (GTK_LABEL (self->label), attrs);
-  pango_attr_list_unref (attrs);
 }

@@ -39,6 +39,8 @@ GtkWidget *sp_output_row_get_table_view (SpOutputRow *self);
  * "goto-line" (int line): show this line of the snippet (1-based);
  * "open-file" (SpOutputItem *): open a text file the run made;
  * "save-file" (SpOutputItem *): Save As a file the run made;
- * "show-image" (SpOutputItem *): decode a withheld image after all. */
+ * "show-image" (SpOutputItem *): decode a withheld image after all;
+ * "copy-line", "save-line" (SpOutputItem *): the whole of a folded line
+ * (sp_output_item_get_folded), to the clipboard or a file. */
 
 G_END_DECLS

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <stdlib.h>
 
 #include "sp-file-dialog.h"
 #include "sp-transcript.h"
@@ -36,6 +37,16 @@ struct _SpTranscript
   guint deferred_tick_id;
   gint64 deferred_at;
   gboolean rebind_all; /* the view changed size: all of them, next frame */
+  /* They get their text now, a frame's worth at a time. */
+  gboolean draining;
+  /* Rows before this position are out of reach of the end (of a view that
+   * keeps to it), worked out once per frame and number of rows. */
+  guint reach;
+  guint reach_n_items;
+  gint64 reach_frame;
+  /* Text given to rows in the frame spent_frame, against FRAME_TEXT_BYTES. */
+  gsize spent;
+  gint64 spent_frame;
 };
 
 G_DEFINE_FINAL_TYPE (SpTranscript, sp_transcript, GTK_TYPE_WIDGET)
@@ -48,14 +59,15 @@ enum
 
 static guint signals[N_SIGNALS];
 
-static void rebind_deferred (SpTranscript *self);
+static gboolean rebind_deferred (SpTranscript *self);
 
 static void
 set_following (SpTranscript *self, gboolean following)
 {
-  /* Reading back shows the rows above: they get their text first. */
-  if (!following)
-    rebind_deferred (self);
+  /* Reading back shows the rows above: those nearest first get their text
+   * now, the others from the next frame on. */
+  if (!following && rebind_deferred (self))
+    self->draining = TRUE;
   self->following = following;
   gtk_widget_set_visible (self->follow_button, !following);
   /* At the end, which rows hold which text does not matter: the model may
@@ -216,20 +228,96 @@ on_upper_changed (GtkAdjustment *adj, GParamSpec *pspec, SpTranscript *self)
  * changes size; and, for whatever else reads them (a screen reader), once
  * output pauses for DEFER_MS. */
 #define DEFER_MS 1000
+/* Rows out of sight get their text at most about this many bytes a frame.
+ * Laying out a label costs about its text's length (sp-wrap-attrs.h), and
+ * rows bound at once all lay out in that frame: 200 rows of folded lines,
+ * 4 KiB each, held the window for 0.6 s a batch (issue 38). Rows of short
+ * lines never reach it (200 of them are ~16 KiB), nor do the few rows of
+ * long ones a view has in sight, which come first. */
+#define FRAME_TEXT_BYTES (16 * 1024)
 
-static void
-rebind_deferred (SpTranscript *self)
+static gsize
+text_bytes (gpointer item)
+{
+  return SP_IS_OUTPUT_ITEM (item) ? sp_output_item_get_length (item) : 0;
+}
+
+static gint64
+frame_counter (SpTranscript *self)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
+
+  return clock != NULL ? gdk_frame_clock_get_frame_counter (clock) : -1;
+}
+
+/* Whether a row may take its text in this frame: the frame's first row
+ * always may, then rows while the frame's text stays within
+ * FRAME_TEXT_BYTES. */
+static gboolean
+take_budget (SpTranscript *self, GtkListItem *item)
+{
+  gint64 frame = frame_counter (self);
+
+  if (frame != self->spent_frame)
+    {
+      self->spent_frame = frame;
+      self->spent = 0;
+    }
+  if (self->spent >= FRAME_TEXT_BYTES)
+    return FALSE;
+  self->spent += text_bytes (gtk_list_item_get_item (item));
+  return TRUE;
+}
+
+static int
+by_position_down (gconstpointer a, gconstpointer b)
+{
+  guint x = gtk_list_item_get_position (*(GtkListItem **) a);
+  guint y = gtk_list_item_get_position (*(GtkListItem **) b);
+
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Shows rows that waited (only those mapped, or all), the nearest the end
+ * first (where a view that keeps to it shows, and where a person scrolling
+ * back up comes first), within the frame's text. Returns whether some
+ * that it was asked for still wait. */
+static gboolean
+rebind_waiting (SpTranscript *self, gboolean mapped_only)
 {
   g_autofree gpointer *items = NULL;
+  g_autoptr (GPtrArray) due = g_ptr_array_new ();
+  gboolean left = FALSE;
   guint n = 0;
 
-  g_clear_handle_id (&self->deferred_id, g_source_remove);
   if (g_hash_table_size (self->deferred) == 0)
-    return;
+    return FALSE;
   items = g_hash_table_get_keys_as_array (self->deferred, &n);
-  g_hash_table_remove_all (self->deferred);
-  for (guint i = 0; i < n; i++)
-    g_signal_emit (self, signals[REBIND], 0, items[i]);
+  qsort (items, n, sizeof *items, by_position_down);
+  for (guint i = 0; i < n && !left; i++)
+    {
+      GtkWidget *row = gtk_list_item_get_child (items[i]);
+
+      if (mapped_only && (row == NULL || !gtk_widget_get_mapped (row)))
+        continue;
+      if (!take_budget (self, items[i]))
+        left = TRUE;
+      else
+        {
+          g_hash_table_remove (self->deferred, items[i]);
+          g_ptr_array_add (due, items[i]);
+        }
+    }
+  for (guint i = 0; i < due->len; i++)
+    g_signal_emit (self, signals[REBIND], 0, g_ptr_array_index (due, i));
+  return left;
+}
+
+static gboolean
+rebind_deferred (SpTranscript *self)
+{
+  g_clear_handle_id (&self->deferred_id, g_source_remove);
+  return rebind_waiting (self, FALSE);
 }
 
 static gboolean
@@ -238,95 +326,132 @@ deferred_due (gpointer user_data)
   SpTranscript *self = user_data;
   gint64 quiet = g_get_monotonic_time () - self->deferred_at;
 
+  self->deferred_id = 0;
   if (quiet < DEFER_MS * 1000)
     {
       /* Still pouring: look again when it may have paused. */
       self->deferred_id = g_timeout_add ((guint) (DEFER_MS - quiet / 1000) + 1, deferred_due, self);
       return G_SOURCE_REMOVE;
     }
-  self->deferred_id = 0;
-  rebind_deferred (self);
+  /* From the next frame on (deferred_tick runs while rows wait). */
+  self->draining = TRUE;
   return G_SOURCE_REMOVE;
 }
 
-/* Told while the list view is allocated: the rows are bound again in the
- * next frame's update phase, not in the middle of a layout. */
+/* Told while the list view is allocated: the rows are bound again from
+ * the next frame's update phase on, not in the middle of a layout. */
 static void
 on_page_size_changed (GtkAdjustment *adj, GParamSpec *pspec, SpTranscript *self)
 {
   self->rebind_all = g_hash_table_size (self->deferred) > 0;
 }
 
-/* Rows out of sight that the last frame's layout brought into sight (rows
- * below them shrank): they are shown before this frame's layout. */
-static void
-rebind_mapped (SpTranscript *self)
-{
-  GHashTableIter iter;
-  gpointer item;
-  g_autoptr (GPtrArray) due = NULL;
-
-  if (g_hash_table_size (self->deferred) == 0)
-    return;
-  g_hash_table_iter_init (&iter, self->deferred);
-  while (g_hash_table_iter_next (&iter, &item, NULL))
-    {
-      GtkWidget *row = gtk_list_item_get_child (item);
-      if (row != NULL && gtk_widget_get_mapped (row))
-        {
-          if (due == NULL)
-            due = g_ptr_array_new ();
-          g_ptr_array_add (due, item);
-          g_hash_table_iter_remove (&iter);
-        }
-    }
-  for (guint i = 0; due != NULL && i < due->len; i++)
-    g_signal_emit (self, signals[REBIND], 0, g_ptr_array_index (due, i));
-}
-
-/* In each frame's update phase while rows wait, before its layout. */
+/* In each frame's update phase while rows wait, before its layout: rows
+ * the last frame's layout brought into sight (rows below them shrank, or
+ * the view has not reached the end yet), then, once output paused or the
+ * view changed, the others, a frame's worth at a time. */
 static gboolean
 deferred_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
 {
   SpTranscript *self = user_data;
 
-  if (self->rebind_all)
-    rebind_deferred (self);
+  self->draining = self->draining || self->rebind_all;
   self->rebind_all = FALSE;
-  rebind_mapped (self);
+  rebind_waiting (self, TRUE);
+  if (self->draining)
+    self->draining = rebind_deferred (self);
   if (g_hash_table_size (self->deferred) > 0)
     return G_SOURCE_CONTINUE;
   self->deferred_tick_id = 0;
   return G_SOURCE_REMOVE;
 }
 
-gboolean
-sp_transcript_defer_rebind (SpTranscript *self, GtkListItem *item)
+/* The row waits for its text; output still comes, so the rows that wait
+ * wait for it to pause again. */
+static void
+defer (SpTranscript *self, GtkListItem *item)
 {
-  GtkWidget *row;
-
-  g_return_val_if_fail (SP_IS_TRANSCRIPT (self), FALSE);
-  g_return_val_if_fail (GTK_IS_LIST_ITEM (item), FALSE);
-
-#if GTK_CHECK_VERSION(4, 12, 0)
-  /* GTK 4.12 rewrote the list view's row management: a row may be mapped
-   * during the layout of the frame that shows it, after this frame's tick,
-   * so it would be painted once with its old text (ui-window flood-paints
-   * saw lines out of order on GTK 4.18). Rebound at once there. */
-  return FALSE;
-#endif
-  /* Only while keeping to the end, where rows keep their places; the list
-   * view maps the rows in sight (and a few around them) and no others. */
-  row = gtk_list_item_get_child (item);
-  if (!self->following || row == NULL || gtk_widget_get_mapped (row))
-    return FALSE;
   g_hash_table_add (self->deferred, item);
   self->deferred_at = g_get_monotonic_time ();
+  self->draining = FALSE;
   if (self->deferred_id == 0)
     self->deferred_id = g_timeout_add (DEFER_MS, deferred_due, self);
   if (self->deferred_tick_id == 0)
     self->deferred_tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), deferred_tick, self,
                                                            NULL);
+}
+
+/* Whether a row's text may wait at all: only while the view keeps to the
+ * end, where rows keep their places, on GTK 4.8's list view (below). */
+static gboolean
+may_wait (SpTranscript *self)
+{
+#if GTK_CHECK_VERSION(4, 12, 0)
+  /* GTK 4.12 rewrote the list view's row management: a row may be mapped
+   * during the layout of the frame that shows it, after this frame's tick,
+   * so it would be painted once with its old text (ui-window flood-paints
+   * saw lines out of order on GTK 4.18). Shown at once there. */
+  return FALSE;
+#endif
+  return self->following;
+}
+
+static gboolean
+is_mapped (GtkListItem *item)
+{
+  GtkWidget *row = gtk_list_item_get_child (item);
+
+  return row != NULL && gtk_widget_get_mapped (row);
+}
+
+gboolean
+sp_transcript_defer_rebind (SpTranscript *self, GtkListItem *item)
+{
+  g_return_val_if_fail (SP_IS_TRANSCRIPT (self), FALSE);
+  g_return_val_if_fail (GTK_IS_LIST_ITEM (item), FALSE);
+
+  /* The list view maps the rows in sight (and a few around them) and no
+   * others: those in sight take their text now, a frame's worth. */
+  if (!may_wait (self) || (is_mapped (item) && take_budget (self, item)))
+    return FALSE;
+  defer (self, item);
+  return TRUE;
+}
+
+/* The first position within a frame's worth of text of the end: rows
+ * there are, or soon will be, in sight of a view that keeps to the end. */
+static guint
+end_reach (SpTranscript *self)
+{
+  gint64 frame = frame_counter (self);
+  guint n = g_list_model_get_n_items (self->model);
+  gsize bytes = 0;
+  guint i;
+
+  if (frame >= 0 && frame == self->reach_frame && n == self->reach_n_items)
+    return self->reach;
+  for (i = n; i > 0 && bytes <= FRAME_TEXT_BYTES; i--)
+    {
+      g_autoptr (GObject) item = g_list_model_get_item (self->model, i - 1);
+      bytes += text_bytes (item);
+    }
+  self->reach = i;
+  self->reach_n_items = n;
+  self->reach_frame = frame;
+  return i;
+}
+
+gboolean
+sp_transcript_defer_bind (SpTranscript *self, GtkListItem *item)
+{
+  g_return_val_if_fail (SP_IS_TRANSCRIPT (self), FALSE);
+  g_return_val_if_fail (GTK_IS_LIST_ITEM (item), FALSE);
+
+  if (self->model == NULL || !may_wait (self)
+      || ((is_mapped (item) || gtk_list_item_get_position (item) >= end_reach (self))
+          && take_budget (self, item)))
+    return FALSE;
+  defer (self, item);
   return TRUE;
 }
 

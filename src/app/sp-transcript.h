@@ -27,10 +27,16 @@ void sp_transcript_follow (SpTranscript *self);
 /* Output collected but not shown yet, or a scroll to the end not done yet. */
 gboolean sp_transcript_get_busy (SpTranscript *self);
 /* For the row factory, when a bound row's text changed: TRUE when the row
- * lies out of sight while the view keeps to the end, and its new text can
- * wait; the transcript emits "rebind" with the item once it may be seen.
- * The factory calls forget_row when it unbinds a row. */
+ * lies out of sight while the view keeps to the end, or this frame has
+ * laid out its worth of text already (rows in sight come first), and its
+ * new text can wait; the transcript emits "rebind" with the item once it
+ * may be seen. The factory calls forget_row when it unbinds a row. */
 gboolean sp_transcript_defer_rebind (SpTranscript *self, GtkListItem *item);
+/* The same when the list view binds a row anew: TRUE when the row lies
+ * out of sight while the view keeps to the end and more than a frame's
+ * worth of text from the end, so its text can wait (rows bound at once are
+ * all laid out in one frame: 200 rows of long lines held it for 0.6 s). */
+gboolean sp_transcript_defer_bind (SpTranscript *self, GtkListItem *item);
 void sp_transcript_forget_row (SpTranscript *self, GtkListItem *item);
 /* The bar's text, or NULL while nothing is hidden (for tests). */
 const char *sp_transcript_get_hidden_text (SpTranscript *self);

@@ -2,8 +2,10 @@
 #include "sp-ansi.h"
 #include "sp-visible-text.h"
 
-#include <stdlib.h>
 #include <string.h>
+
+/* The parameters of one SGR sequence that are read (sgr_params). */
+#define SGR_MAX_PARAMS 32
 
 /* The 16 colours, as GNOME's palette has them, for a light background. */
 static const char *const light_palette[16] = {
@@ -59,18 +61,17 @@ colour_256 (int n)
 }
 
 /* 38;5;N or 38;2;R;G;B (and 48 for the background), starting at codes[*i]
- * (the 38 or 48); moves *i past what it used. A malformed one is dropped,
- * as is the rest of the sequence, since its numbers no longer mean what
- * they say. Returns FALSE then. */
+ * (the 38 or 48) of n; moves *i past what it used. A malformed one is
+ * dropped, as is the rest of the sequence, since its numbers no longer mean
+ * what they say. Returns FALSE then. */
 static gboolean
-extended_colour (char **codes, guint *i, Colour *out)
+extended_colour (const int *codes, guint n, guint *i, Colour *out)
 {
-  guint n = g_strv_length (codes);
-  int mode = *i + 1 < n ? atoi (codes[*i + 1]) : -1;
+  int mode = *i + 1 < n ? codes[*i + 1] : -1;
 
   if (mode == 5 && *i + 2 < n)
     {
-      int index = atoi (codes[*i + 2]);
+      int index = codes[*i + 2];
       if (index < 0 || index > 255)
         return FALSE;
       *out = colour_256 (index);
@@ -79,7 +80,7 @@ extended_colour (char **codes, guint *i, Colour *out)
     }
   if (mode == 2 && *i + 4 < n)
     {
-      int r = atoi (codes[*i + 2]), g = atoi (codes[*i + 3]), b = atoi (codes[*i + 4]);
+      int r = codes[*i + 2], g = codes[*i + 3], b = codes[*i + 4];
       if (r < 0 || r > 255 || g < 0 || g > 255 || b < 0 || b > 255)
         return FALSE;
       *out = (Colour){ COLOUR_RGB, (guint32) (r << 16 | g << 8 | b) };
@@ -95,21 +96,47 @@ sp_ansi_has_escapes (const char *text)
   return strchr (text, '\033') != NULL;
 }
 
+/* The numbers of an SGR sequence ("1;38;5;196", or "38:5:196", the ITU
+ * form), at most SGR_MAX_PARAMS of them: xterm reads 30 and drops the
+ * rest, and one escape of 100,000 parameters costs a pass over its text,
+ * never more (issue 38: it held the window for seconds). An empty one is
+ * 0; one that does not start with a digit ("?25") is 0 too, and a number
+ * stops at the first character that is not a digit. Returns how many. */
+static guint
+sgr_params (const char *params, gsize len, int *codes)
+{
+  guint n = 0;
+  int value = 0;
+  gboolean stopped = FALSE;
+
+  for (gsize i = 0; i <= len && n < SGR_MAX_PARAMS; i++)
+    {
+      char c = i < len ? params[i] : ';';
+
+      if (c == ';' || c == ':')
+        {
+          codes[n++] = value;
+          value = 0;
+          stopped = FALSE;
+        }
+      else if (c >= '0' && c <= '9' && !stopped)
+        /* No colour, style or channel goes past 255; bigger is invalid. */
+        value = MIN (value * 10 + (c - '0'), 100000);
+      else
+        stopped = TRUE;
+    }
+  return n;
+}
+
 static void
 apply_sgr (Style *style, const char *params, gsize len)
 {
-  g_autofree char *copy = g_strndup (params, len);
-  g_auto (GStrv) codes = NULL;
+  int codes[SGR_MAX_PARAMS];
+  guint n = sgr_params (params, len, codes);
 
-  /* "38:5:196" (the ITU form) says the same as "38;5;196". */
-  g_strdelimit (copy, ":", ';');
-  codes = g_strsplit (copy, ";", -1);
-  /* "ESC[m" is a reset, like "ESC[0m". */
-  if (codes[0] == NULL)
-    *style = plain_style;
-  for (guint i = 0; codes[i] != NULL; i++)
+  for (guint i = 0; i < n; i++)
     {
-      int code = codes[i][0] ? atoi (codes[i]) : 0;
+      int code = codes[i];
 
       if (code == 0)
         *style = plain_style;
@@ -121,7 +148,7 @@ apply_sgr (Style *style, const char *params, gsize len)
         style->fg = (Colour){ COLOUR_INDEX, (guint32) (code - 30) };
       else if (code == 38 || code == 48)
         {
-          if (!extended_colour (codes, &i, code == 38 ? &style->fg : &style->bg))
+          if (!extended_colour (codes, n, &i, code == 38 ? &style->fg : &style->bg))
             return;
         }
       else if (code == 39)

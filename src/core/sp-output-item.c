@@ -21,6 +21,14 @@ struct _SpOutputItem
   GBytes *preview;
   gboolean preview_whole;
   gsize prompt_len; /* an input row: the prompt's bytes before the answer */
+  /* A row whose line is longer than it may show: the bytes and characters
+   * of the line left out (its newline not counted), and where the whole
+   * line's text is in the model's store ([line_at, line_end), -1: not
+   * known). */
+  guint64 folded;
+  guint64 folded_chars;
+  gint64 line_at;
+  gint64 line_end;
 };
 
 enum
@@ -111,6 +119,7 @@ sp_output_item_init (SpOutputItem *self)
 {
   self->text = g_string_new (NULL);
   self->t_ms = -1;
+  self->line_at = self->line_end = -1;
 }
 
 SpOutputItem *
@@ -351,6 +360,54 @@ _sp_output_item_truncate (SpOutputItem *self, gsize len)
   self->prompt_len = MIN (self->prompt_len, self->text->len);
 }
 
+guint64
+sp_output_item_get_folded (SpOutputItem *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), 0);
+  return self->folded;
+}
+
+guint64
+sp_output_item_get_folded_chars (SpOutputItem *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), 0);
+  return self->folded_chars;
+}
+
+void
+_sp_output_item_add_folded (SpOutputItem *self, guint64 bytes, guint64 chars)
+{
+  self->folded += bytes;
+  self->folded_chars += chars;
+}
+
+void
+_sp_output_item_start_line (SpOutputItem *self, gint64 at)
+{
+  self->folded = self->folded_chars = 0;
+  self->line_at = self->line_end = at;
+}
+
+void
+_sp_output_item_extend_line (SpOutputItem *self, gint64 at, gsize len)
+{
+  if (len == 0)
+    return;
+  if (self->line_at >= 0 && at == self->line_end)
+    self->line_end += (gint64) len;
+  else
+    /* Not where the line left off (the store failed): not known now. */
+    self->line_at = self->line_end = -1;
+}
+
+gboolean
+_sp_output_item_get_line (SpOutputItem *self, gint64 *at, gint64 *end)
+{
+  *at = self->line_at;
+  *end = self->line_end;
+  return self->line_at >= 0;
+}
+
 void
 _sp_output_item_append (SpOutputItem *self, const char *text, gsize len)
 {
@@ -382,7 +439,22 @@ _sp_output_item_replace (SpOutputItem *self, SpOutputKind kind, const char *text
   self->kind = kind;
   self->t_ms = t_ms;
   self->prompt_len = 0;
+  self->folded = self->folded_chars = 0;
+  self->line_at = self->line_end = -1;
   g_string_assign (self->text, text);
+}
+
+void
+_sp_output_item_take_place (SpOutputItem *self, SpOutputItem *from)
+{
+  self->kind = from->kind;
+  self->t_ms = from->t_ms;
+  self->prompt_len = from->prompt_len;
+  self->folded = from->folded;
+  self->folded_chars = from->folded_chars;
+  self->line_at = from->line_at;
+  self->line_end = from->line_end;
+  g_string_assign (self->text, from->text->str);
 }
 
 gsize

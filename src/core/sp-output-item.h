@@ -78,6 +78,14 @@ gsize sp_output_item_get_length (SpOutputItem *self);
  * how many bytes of it are the prompt (0: none, the row is the input
  * alone; always 0 for other kinds). */
 gsize sp_output_item_get_prompt_length (SpOutputItem *self);
+/* A text row whose line is longer than a row shows (sp-output-model.h:
+ * SP_OUTPUT_MODEL_ITEM_BYTES): its text is the line's start, then this
+ * many bytes (characters) of the line are folded away, its newline not
+ * counted. The whole line stays in the model's store
+ * (sp_output_model_read_line_async). 0 for every other row. "text" is
+ * notified when it grows. */
+guint64 sp_output_item_get_folded (SpOutputItem *self);
+guint64 sp_output_item_get_folded_chars (SpOutputItem *self);
 /* Only the model appends, before telling its views the item changed. */
 void _sp_output_item_append (SpOutputItem *self, const char *text, gsize len);
 void _sp_output_item_truncate (SpOutputItem *self, gsize len);
@@ -85,8 +93,18 @@ void _sp_output_item_erase_front (SpOutputItem *self, gsize len);
 void _sp_output_item_notify_text (SpOutputItem *self);
 void _sp_output_item_set_prompt_length (SpOutputItem *self, gsize len);
 /* A text row taking another row's place: kind, text and time (then
- * notify). */
+ * notify); its line not folded, not known in the store. */
 void _sp_output_item_replace (SpOutputItem *self, SpOutputKind kind, const char *text, gint64 t_ms);
+/* The same with everything from's text is: kind, text, time, prompt,
+ * fold and line. */
+void _sp_output_item_take_place (SpOutputItem *self, SpOutputItem *from);
+/* The row's open line in the model's store: it starts (again) at at (-1:
+ * not kept), nothing folded; then len more bytes of it were kept at at
+ * (the line's place is forgotten when that is not where it left off). */
+void _sp_output_item_start_line (SpOutputItem *self, gint64 at);
+void _sp_output_item_extend_line (SpOutputItem *self, gint64 at, gsize len);
+gboolean _sp_output_item_get_line (SpOutputItem *self, gint64 *at, gint64 *end);
+void _sp_output_item_add_folded (SpOutputItem *self, guint64 bytes, guint64 chars);
 /* When the runner read the row's last text (its clock, ms), or for another
  * item the time of the row before it: what the run's files are placed by. */
 gint64 _sp_output_item_get_t_ms (SpOutputItem *self);

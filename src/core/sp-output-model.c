@@ -1,25 +1,23 @@
 /* sp-output-model.c: a run's output as a list the panel can show. */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <glib/gi18n-lib.h>
-#include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "sp-output-model.h"
+#include "sp-output-store.h"
 
-/* The whole output is kept for saving up to this much; the runner's own
- * output limit (at most 64 MiB a stream) stops a run long before. */
-#define STORE_MAX_BYTES (G_GUINT64_CONSTANT (256) * 1024 * 1024)
+/* Folding counts on a row being one line: a row full of bytes whose line
+ * goes on is a line longer than a row shows. */
+G_STATIC_ASSERT (SP_OUTPUT_MODEL_ROW_LINES == 1);
 
 typedef struct
 {
   SpOutputKind kind;
   GString *text;
-  gint64 t_ms; /* when the runner read it; chunks of other times stay apart */
+  gint64 t_ms;     /* when the runner read it; chunks of other times stay apart */
+  gint64 store_at; /* where text starts in the store; -1: not kept there */
 } Segment;
 
 struct _SpOutputModel
@@ -60,15 +58,8 @@ struct _SpOutputModel
    * time, so the run's files are placed in one pass. */
   gint64 last_t_ms;
 
-  /* The whole output: a private temporary file without a name (made on
-   * first use), so an app that is killed leaves nothing behind in /tmp;
-   * -1 when there is none (or writing to it failed). */
-  int store_fd;
-  gboolean store_failed;
-  guint64 store_bytes;
-  /* Kept bytes not written yet: a flood comes in many small chunks, and a
-   * write for each was a tenth of the window's work (issue 30). */
-  GString *store_buf;
+  /* The whole output, for Save Output and a folded line's Copy. */
+  SpOutputStore *store;
 };
 
 enum
@@ -126,27 +117,15 @@ segment_free (gpointer data)
 }
 
 static void
-drop_store (SpOutputModel *self)
-{
-  if (self->store_fd >= 0)
-    close (self->store_fd);
-  self->store_fd = -1;
-  self->store_failed = FALSE;
-  self->store_bytes = 0;
-  g_string_truncate (self->store_buf, 0);
-}
-
-static void
 sp_output_model_finalize (GObject *object)
 {
   SpOutputModel *self = SP_OUTPUT_MODEL (object);
 
   g_clear_handle_id (&self->batch_id, g_source_remove);
   g_queue_clear_full (&self->pending, segment_free);
-  drop_store (self);
+  sp_output_store_free (self->store);
   g_ptr_array_unref (self->spare);
   g_ptr_array_unref (self->items);
-  g_string_free (self->store_buf, TRUE);
   G_OBJECT_CLASS (sp_output_model_parent_class)->finalize (object);
 }
 
@@ -193,13 +172,12 @@ sp_output_model_init (SpOutputModel *self)
 {
   self->items = g_ptr_array_new_with_free_func (g_object_unref);
   self->spare = g_ptr_array_new_with_free_func (g_object_unref);
-  self->store_buf = g_string_new (NULL);
+  self->store = sp_output_store_new ();
   self->max_bytes = SP_OUTPUT_MODEL_DEFAULT_MAX_BYTES;
   self->max_lines = SP_OUTPUT_MODEL_DEFAULT_MAX_LINES;
   self->batch_ms = SP_OUTPUT_MODEL_BATCH_MS;
   g_queue_init (&self->pending);
   self->last_t_ms = -1;
-  self->store_fd = -1;
 }
 
 SpOutputModel *
@@ -247,7 +225,7 @@ guint64
 sp_output_model_get_total_bytes (SpOutputModel *self)
 {
   g_return_val_if_fail (SP_IS_OUTPUT_MODEL (self), 0);
-  return self->store_bytes;
+  return sp_output_store_get_size (self->store);
 }
 
 gboolean
@@ -270,39 +248,41 @@ count_lines (const char *text, gsize len)
 
 /* ---- building rows ---- */
 
-/* Cuts at most max bytes of text, never inside a UTF-8 character. */
+/* Characters in len bytes of UTF-8 (what a folded line says it left out). */
+static guint64
+count_chars (const char *text, gsize len)
+{
+  guint64 n = 0;
+
+  for (gsize i = 0; i < len; i++)
+    n += ((guchar) text[i] & 0xC0) != 0x80;
+  return n;
+}
+
+/* The longest start of text of at most max bytes that ends between two
+ * characters (0 when its first character is longer). */
 static gsize
 utf8_prefix (const char *text, gsize len, gsize max)
 {
+  gsize end = max;
+
   if (len <= max)
     return len;
-  const char *end = g_utf8_find_prev_char (text, text + max + 1);
-  return end != NULL && end > text ? (gsize) (end - text) : max;
+  while (end > 0 && ((guchar) text[end] & 0xC0) == 0x80)
+    end--;
+  return end;
 }
 
-/* How much of text a row with row_lines lines and row_len bytes can take:
- * up to its byte room, and up to the newline that fills its lines. */
+/* How much of text a row of row_len bytes shows: up to its room, and the
+ * newline that ends its line (even just past the room). */
 static gsize
-row_take (const char *text, gsize len, guint row_lines, gsize row_len)
+row_take (const char *text, gsize len, gsize row_len)
 {
   gsize room = SP_OUTPUT_MODEL_ITEM_BYTES - MIN (SP_OUTPUT_MODEL_ITEM_BYTES, row_len);
-  guint lines_left = SP_OUTPUT_MODEL_ROW_LINES - MIN (SP_OUTPUT_MODEL_ROW_LINES, row_lines);
-  gsize take;
+  gsize take = utf8_prefix (text, len, room);
+  const char *nl = memchr (text, '\n', MIN (len, take + 1));
 
-  if (room == 0 || lines_left == 0)
-    return 0;
-  take = utf8_prefix (text, len, room);
-  if (take == 0)
-    take = MIN (len, room);
-  for (const char *p = text, *end = text + take; p < end; p++)
-    {
-      p = memchr (p, '\n', (gsize) (end - p));
-      if (p == NULL)
-        break;
-      if (--lines_left == 0)
-        return (gsize) (p - text) + 1;
-    }
-  return take;
+  return nl != NULL ? (gsize) (nl - text) + 1 : take;
 }
 
 static SpOutputItem *
@@ -319,9 +299,28 @@ is_text (SpOutputItem *item)
   return kind == SP_OUTPUT_STDOUT || kind == SP_OUTPUT_STDERR;
 }
 
-/* A text row: a spare one if there is one, else a new one. */
+/* A row's line is over once it has its newline: the next text starts a
+ * row of its own. */
+static gboolean
+row_closed (SpOutputItem *row)
+{
+  gsize len = sp_output_item_get_length (row);
+
+  return len > 0 && sp_output_item_get_text (row)[len - 1] == '\n';
+}
+
+/* The bytes of a piece of a line that are its text: all but its newline. */
+static gsize
+line_part (const char *text, gsize len)
+{
+  return len > 0 && text[len - 1] == '\n' ? len - 1 : len;
+}
+
+/* A text row: a spare one if there is one, else a new one. at is where
+ * text is in the store (-1: not kept). */
 static SpOutputItem *
-new_row (SpOutputModel *self, SpOutputKind kind, const char *text, gsize len, gint64 t_ms)
+new_row (SpOutputModel *self, SpOutputKind kind, const char *text, gsize len, gint64 t_ms,
+         gint64 at)
 {
   SpOutputItem *row;
 
@@ -334,7 +333,40 @@ new_row (SpOutputModel *self, SpOutputKind kind, const char *text, gsize len, gi
     }
   _sp_output_item_append (row, text, len);
   _sp_output_item_set_t_ms (row, t_ms);
+  _sp_output_item_start_line (row, at);
+  _sp_output_item_extend_line (row, at, line_part (text, len));
   return row;
+}
+
+static void
+grow_row (SpOutputModel *self, SpOutputItem *row, const char *text, gsize len, gint64 at)
+{
+  _sp_output_item_append (row, text, len);
+  _sp_output_item_extend_line (row, at, line_part (text, len));
+  self->lines += len > 0 && text[len - 1] == '\n';
+  self->bytes += len;
+}
+
+/* The row shows all of its line it may and the line goes on: the rest,
+ * up to its newline, is only counted (the store keeps it), and the
+ * newline ends the row. A long line costs a view one row of bounded text,
+ * however long it is: laying out a label grows faster than its length
+ * (issue 38: one line of 200,000 characters held the window for a
+ * minute). Returns how much of text it took. */
+static gsize
+fold_line (SpOutputModel *self, SpOutputItem *row, const char *text, gsize len, gint64 at)
+{
+  const char *nl = memchr (text, '\n', len);
+  gsize n = nl != NULL ? (gsize) (nl - text) : len;
+
+  _sp_output_item_add_folded (row, n, count_chars (text, n));
+  _sp_output_item_extend_line (row, at, n);
+  if (nl == NULL)
+    return n;
+  _sp_output_item_append (row, "\n", 1);
+  self->lines++;
+  self->bytes++;
+  return n + 1;
 }
 
 /* A line the user sent while the last row is a line the program left
@@ -348,11 +380,10 @@ answer_prompt (SpOutputModel *self, const char *text, gsize len, gint64 t_ms)
   g_autoptr (GString) line = NULL;
   gsize prompt_len;
 
-  if (last == NULL || !is_text (last))
+  if (last == NULL || !is_text (last) || sp_output_item_get_folded (last) > 0)
     return FALSE;
   prompt_len = sp_output_item_get_length (last);
-  if (prompt_len == 0 || sp_output_item_get_text (last)[prompt_len - 1] == '\n'
-      || prompt_len + len > SP_OUTPUT_MODEL_ITEM_BYTES)
+  if (prompt_len == 0 || row_closed (last) || prompt_len + len > SP_OUTPUT_MODEL_ITEM_BYTES)
     return FALSE;
   line = g_string_new_len (sp_output_item_get_text (last), (gssize) prompt_len);
   g_string_append_len (line, text, (gssize) len);
@@ -364,46 +395,57 @@ answer_prompt (SpOutputModel *self, const char *text, gsize len, gint64 t_ms)
   return TRUE;
 }
 
-/* Adds text to the rows without telling views; the caller does. */
+/* Adds text (kept at at in the store, -1: not kept) to the rows without
+ * telling views; the caller does. */
 static void
-append_len (SpOutputModel *self, SpOutputKind kind, const char *text, gsize len, gint64 t_ms)
+append_len (SpOutputModel *self, SpOutputKind kind, const char *text, gsize len, gint64 t_ms,
+            gint64 at)
 {
   if (kind == SP_OUTPUT_INPUT && len > 0 && answer_prompt (self, text, len, t_ms))
     return;
   while (len > 0)
     {
       SpOutputItem *last = last_item (self);
-      gsize take = 0;
+      gsize take;
 
-      if (last != NULL && sp_output_item_get_kind (last) == kind)
-        take = row_take (text, len,
-                         count_lines (sp_output_item_get_text (last),
-                                      sp_output_item_get_length (last)),
-                         sp_output_item_get_length (last));
-      if (take > 0)
+      if (last != NULL && sp_output_item_get_kind (last) == kind && !row_closed (last))
         {
-          _sp_output_item_append (last, text, take);
+          /* Once a line is folded, nothing more of it is shown. */
+          take = sp_output_item_get_folded (last) == 0
+                   ? row_take (text, len, sp_output_item_get_length (last))
+                   : 0;
+          if (take > 0)
+            grow_row (self, last, text, take, at);
+          else
+            take = fold_line (self, last, text, len, at);
           _sp_output_item_set_t_ms (last, t_ms);
           self->first_changed = MIN (self->first_changed, self->items->len - 1);
         }
       else
         {
-          take = row_take (text, len, 0, 0);
+          /* A row's room always takes a character (never cut inside one:
+           * text is UTF-8 from the runner; whatever comes, it moves on). */
+          take = row_take (text, len, 0);
+          if (take == 0)
+            take = MIN (len, SP_OUTPUT_MODEL_ITEM_BYTES);
           self->first_changed = MIN (self->first_changed, self->items->len);
-          g_ptr_array_add (self->items, new_row (self, kind, text, take, t_ms));
+          g_ptr_array_add (self->items, new_row (self, kind, text, take, t_ms, at));
+          self->lines += text[take - 1] == '\n';
+          self->bytes += take;
         }
-      self->lines += count_lines (text, take);
-      self->bytes += take;
       text += take;
       len -= take;
+      if (at >= 0)
+        at += (gint64) take;
     }
 }
 
-/* A carriage return: the line being written starts over, so progress bars
- * update in place instead of flooding. Drops the text after the last
- * newline of the stream's last row. */
+/* A carriage return: the line being written starts over (at at in the
+ * store), so progress bars update in place instead of flooding. Drops the
+ * text after the last newline of the stream's last row, and what was
+ * folded of it. */
 static void
-carriage_return (SpOutputModel *self, SpOutputKind kind)
+carriage_return (SpOutputModel *self, SpOutputKind kind, gint64 at)
 {
   SpOutputItem *last = last_item (self);
   const char *text, *nl;
@@ -418,12 +460,14 @@ carriage_return (SpOutputModel *self, SpOutputKind kind)
   if (keep == len)
     return;
   _sp_output_item_truncate (last, keep);
+  _sp_output_item_start_line (last, at);
   self->bytes -= len - keep;
   self->first_changed = MIN (self->first_changed, self->items->len - 1);
 }
 
+/* Text of one kind, kept at at in the store (-1: not kept), into rows. */
 static void
-apply (SpOutputModel *self, SpOutputKind kind, const char *text, gint64 t_ms)
+apply (SpOutputModel *self, SpOutputKind kind, const char *text, gint64 t_ms, gint64 at)
 {
   if (self->pending_cr)
     {
@@ -431,18 +475,19 @@ apply (SpOutputModel *self, SpOutputKind kind, const char *text, gint64 t_ms)
       if (text[0] == '\n' && kind == self->pending_cr_kind)
         ; /* CRLF split across chunks: just the newline that follows */
       else
-        carriage_return (self, self->pending_cr_kind);
+        carriage_return (self, self->pending_cr_kind, kind == self->pending_cr_kind ? at : -1);
     }
   for (const char *p = text;;)
     {
       const char *cr = strchr (p, '\r');
+      gint64 p_at = at >= 0 ? at + (p - text) : -1;
 
       if (cr == NULL)
         {
-          append_len (self, kind, p, strlen (p), t_ms);
+          append_len (self, kind, p, strlen (p), t_ms, p_at);
           return;
         }
-      append_len (self, kind, p, (gsize) (cr - p), t_ms);
+      append_len (self, kind, p, (gsize) (cr - p), t_ms, p_at);
       if (cr[1] == '\0')
         {
           self->pending_cr = TRUE;
@@ -450,7 +495,7 @@ apply (SpOutputModel *self, SpOutputKind kind, const char *text, gint64 t_ms)
           return;
         }
       if (cr[1] != '\n')
-        carriage_return (self, kind);
+        carriage_return (self, kind, at >= 0 ? at + (cr + 1 - text) : -1);
       p = cr + 1;
     }
 }
@@ -492,49 +537,123 @@ above_trim (SpOutputModel *self)
   return self->lines > trim_lines (self) || self->bytes > trim_bytes (self);
 }
 
-/* When the batch alone holds more than the tail, its first part would only
- * be built into rows to be dropped again: skip it, counted as hidden. */
+/* What rows will hold of text: its lines, and their bytes as shown (of a
+ * long line its first SP_OUTPUT_MODEL_ITEM_BYTES, the rest is folded). A
+ * line that goes on in the next segment is counted in each: an estimate,
+ * on the side of showing less. */
+static void
+count_shown (const char *text, gsize len, guint64 *lines, guint64 *bytes)
+{
+  for (gsize at = 0; at < len;)
+    {
+      const char *nl = memchr (text + at, '\n', len - at);
+      gsize end = nl != NULL ? (gsize) (nl - text) + 1 : len;
+
+      *lines += nl != NULL;
+      *bytes += MIN (line_part (text + at, end - at), SP_OUTPUT_MODEL_ITEM_BYTES) + (nl != NULL);
+      at = end;
+    }
+}
+
+/* The first n bytes of a segment become a segment of their own, before it. */
+static void
+split_segment (SpOutputModel *self, GList *link, gsize n)
+{
+  Segment *segment = link->data;
+  Segment *first = g_new0 (Segment, 1);
+
+  first->kind = segment->kind;
+  first->t_ms = segment->t_ms;
+  first->store_at = segment->store_at;
+  first->text = g_string_new_len (segment->text->str, (gssize) n);
+  g_string_erase (segment->text, 0, (gssize) n);
+  if (segment->store_at >= 0)
+    segment->store_at += (gint64) n;
+  g_queue_insert_before (&self->pending, link, first);
+}
+
+/* Where skipping may start: after the line the last row left open, which
+ * the batch finishes first (its row keeps the line's start, and folds the
+ * rest); NULL when the batch never finishes it. */
+static GList *
+after_open_line (SpOutputModel *self)
+{
+  SpOutputItem *last = last_item (self);
+  GList *l = self->pending.head;
+
+  if (last == NULL || row_closed (last))
+    return l;
+  for (; l != NULL; l = l->next)
+    {
+      Segment *segment = l->data;
+      const char *nl;
+
+      if (segment->kind != sp_output_item_get_kind (last))
+        return l; /* another stream: the row's line ends there */
+      nl = memchr (segment->text->str, '\n', segment->text->len);
+      if (nl == NULL)
+        continue;
+      if ((gsize) (nl - segment->text->str) + 1 == segment->text->len)
+        return l->next;
+      /* The line's end goes before the rest, which l holds now. */
+      split_segment (self, l, (gsize) (nl - segment->text->str) + 1);
+      return l;
+    }
+  return NULL;
+}
+
+/* When the batch alone holds more than the tail, its first lines would
+ * only be built into rows to be dropped again: skip them, counted as
+ * hidden. Whole lines only, each ending in its segment, counted as rows
+ * show them: no row shows a line from its middle, nor loses its end. */
 static gboolean
 skip_pending_excess (SpOutputModel *self)
 {
   guint64 lines = 0, bytes = 0, drop_lines, drop_bytes;
+  GList *l;
 
-  for (GList *l = self->pending.head; l != NULL; l = l->next)
+  for (l = self->pending.head; l != NULL; l = l->next)
     {
       Segment *segment = l->data;
-      lines += count_lines (segment->text->str, segment->text->len);
-      bytes += segment->text->len;
+      count_shown (segment->text->str, segment->text->len, &lines, &bytes);
     }
   if (lines <= self->max_lines && bytes <= self->max_bytes)
     return FALSE;
   drop_lines = lines > trim_lines (self) ? lines - trim_lines (self) : 0;
   drop_bytes = bytes > trim_bytes (self) ? bytes - trim_bytes (self) : 0;
-  while (self->pending.length > 0 && (drop_lines > 0 || drop_bytes > 0))
+  for (l = after_open_line (self); l != NULL && (drop_lines > 0 || drop_bytes > 0);)
     {
-      Segment *segment = g_queue_peek_head (&self->pending);
+      Segment *segment = l->data;
       const char *text = segment->text->str;
       gsize len = segment->text->len, cut = 0;
-      guint cut_lines;
+      GList *next = l->next;
 
-      /* Just past the drop_lines-th newline, or all of it. */
-      for (guint64 n = drop_lines; n > 0 && cut < len; n--)
+      while (cut < len && (drop_lines > 0 || drop_bytes > 0))
         {
           const char *nl = memchr (text + cut, '\n', len - cut);
-          cut = nl ? (gsize) (nl - text) + 1 : len;
+          gsize end;
+
+          if (nl == NULL)
+            break;
+          end = (gsize) (nl - text) + 1;
+          hide (self, 1, end - cut);
+          drop_lines -= MIN (drop_lines, 1);
+          drop_bytes -= MIN (drop_bytes, MIN (end - cut - 1, SP_OUTPUT_MODEL_ITEM_BYTES) + 1);
+          cut = end;
         }
-      if (drop_bytes > cut)
-        cut = (gsize) MIN (len, drop_bytes);
-      /* Never inside a character. */
-      while (cut < len && ((guchar) text[cut] & 0xC0) == 0x80)
-        cut++;
-      cut_lines = count_lines (text, cut);
-      hide (self, cut_lines, cut);
-      drop_lines -= MIN (drop_lines, cut_lines);
-      drop_bytes -= MIN (drop_bytes, cut);
       if (cut == len)
-        segment_free (g_queue_pop_head (&self->pending));
-      else
-        g_string_erase (segment->text, 0, (gssize) cut);
+        {
+          segment_free (segment);
+          g_queue_delete_link (&self->pending, l);
+          l = next;
+          continue;
+        }
+      g_string_erase (segment->text, 0, (gssize) cut);
+      if (segment->store_at >= 0)
+        segment->store_at += (gint64) cut;
+      /* A line that goes on in the next segment stays, and what follows
+       * it with it. */
+      break;
     }
   return TRUE;
 }
@@ -597,7 +716,7 @@ trim_front (SpOutputModel *self)
             }
           self->lines -= n;
           self->bytes -= len;
-          hide (self, n, len);
+          hide (self, n, len + sp_output_item_get_folded (item));
           i++;
         }
       if (i > start)
@@ -619,7 +738,7 @@ apply_pending (SpOutputModel *self)
   while (self->pending.length > 0)
     {
       Segment *segment = g_queue_pop_head (&self->pending);
-      apply (self, segment->kind, segment->text->str, segment->t_ms);
+      apply (self, segment->kind, segment->text->str, segment->t_ms, segment->store_at);
       segment_free (segment);
     }
 }
@@ -663,7 +782,7 @@ trim_front_quietly (SpOutputModel *self, gboolean *cut_row)
         }
       self->lines -= n;
       self->bytes -= len;
-      hide (self, n, len);
+      hide (self, n, len + sp_output_item_get_folded (item));
       k++;
     }
   return k;
@@ -689,9 +808,7 @@ publish_in_place (SpOutputModel *self)
       {
         SpOutputItem *from = g_ptr_array_index (self->items, i + k);
         SpOutputItem *to = g_ptr_array_index (self->items, i);
-        _sp_output_item_replace (to, sp_output_item_get_kind (from), sp_output_item_get_text (from),
-                                 _sp_output_item_get_t_ms (from));
-        _sp_output_item_set_prompt_length (to, sp_output_item_get_prompt_length (from));
+        _sp_output_item_take_place (to, from);
       }
   /* The k rows after the common ones gave their text away and leave the
    * list; those this batch made were never seen by a view, and become
@@ -710,7 +827,6 @@ publish_in_place (SpOutputModel *self)
 }
 
 static void publish_text (SpOutputModel *self);
-static void flush_store (SpOutputModel *self);
 
 /* Notifies "has-pending" when it changed from what views were told. */
 static void
@@ -728,7 +844,7 @@ static void
 publish (SpOutputModel *self)
 {
   g_clear_handle_id (&self->batch_id, g_source_remove);
-  flush_store (self);
+  sp_output_store_flush (self->store);
   if (self->pending.length == 0)
     return;
   self->published_at = g_get_monotonic_time ();
@@ -830,101 +946,6 @@ sp_output_model_set_batched (SpOutputModel *self, gboolean batched)
     publish (self);
 }
 
-/* ---- the whole output ---- */
-
-/* A file only this process can reach: O_TMPFILE never has a name; where
- * the file system lacks it, a named one is unlinked at once (a kill in
- * between those two calls is the only way one is left). */
-static int
-open_store (GError **error)
-{
-  const char *tmp = g_get_tmp_dir ();
-  g_autofree char *path = NULL;
-  int fd = open (tmp, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-
-  if (fd >= 0)
-    return fd;
-  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
-    {
-      int errsv = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s: %s", tmp,
-                   g_strerror (errsv));
-      return -1;
-    }
-  path = g_build_filename (tmp, "sandpad-output-XXXXXX", NULL);
-  fd = g_mkstemp_full (path, O_RDWR | O_CLOEXEC, 0600);
-  if (fd < 0)
-    {
-      int errsv = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s: %s", path,
-                   g_strerror (errsv));
-      return -1;
-    }
-  g_unlink (path);
-  return fd;
-}
-
-#define STORE_BUF_BYTES (64 * 1024)
-
-/* Writes what the store holds in memory to its file, at its offset. The
- * page cache takes this at once; a write error (a full /tmp) ends the
- * store, never the run's display. */
-static void
-flush_store (SpOutputModel *self)
-{
-  guint64 at = self->store_bytes - self->store_buf->len;
-  gsize done = 0;
-
-  if (self->store_buf->len == 0 || self->store_fd < 0)
-    {
-      g_string_truncate (self->store_buf, 0);
-      return;
-    }
-  while (done < self->store_buf->len)
-    {
-      gssize n = pwrite (self->store_fd, self->store_buf->str + done, self->store_buf->len - done,
-                         (off_t) (at + done));
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          g_warning ("cannot keep the whole output: %s", g_strerror (errno));
-          close (self->store_fd);
-          self->store_fd = -1;
-          self->store_failed = TRUE;
-          break;
-        }
-      done += (gsize) n;
-    }
-  g_string_truncate (self->store_buf, 0);
-}
-
-static void
-store (SpOutputModel *self, const char *text, gsize len)
-{
-  g_autoptr (GError) error = NULL;
-
-  if (self->store_failed || self->store_bytes + len > STORE_MAX_BYTES)
-    return;
-  if (self->store_fd < 0)
-    {
-      self->store_fd = open_store (&error);
-      if (self->store_fd < 0)
-        {
-          g_warning ("cannot keep the whole output: %s", error->message);
-          self->store_failed = TRUE; /* and do not try again */
-          return;
-        }
-    }
-  /* Written on each publish (once a frame) or when this much waits: a
-   * flood comes in many small chunks, and a write for each was a tenth of
-   * the window's work (issue 30). */
-  g_string_append_len (self->store_buf, text, (gssize) len);
-  self->store_bytes += len;
-  if (self->store_buf->len >= STORE_BUF_BYTES)
-    flush_store (self);
-}
-
 void
 sp_output_model_append (SpOutputModel *self, SpOutputKind kind, const char *text)
 {
@@ -936,6 +957,7 @@ sp_output_model_append_timed (SpOutputModel *self, SpOutputKind kind, const char
 {
   Segment *tail;
   gsize len;
+  gint64 at;
 
   g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
   g_return_if_fail (text != NULL);
@@ -943,19 +965,26 @@ sp_output_model_append_timed (SpOutputModel *self, SpOutputKind kind, const char
   len = strlen (text);
   if (len == 0)
     return;
-  store (self, text, len);
+  at = sp_output_store_append (self->store, text, len);
   /* Untimed text (an older runner) goes with what came before it. */
   self->last_t_ms = MAX (self->last_t_ms, t_ms);
   t_ms = self->last_t_ms;
   tail = g_queue_peek_tail (&self->pending);
   if (tail != NULL && tail->kind == kind && tail->t_ms == t_ms)
-    g_string_append_len (tail->text, text, (gssize) len);
+    {
+      /* Nothing was kept between the two, so they follow each other in
+       * the store too, unless this part was not kept. */
+      if (at < 0 || tail->store_at < 0 || at != tail->store_at + (gint64) tail->text->len)
+        tail->store_at = -1;
+      g_string_append_len (tail->text, text, (gssize) len);
+    }
   else
     {
       Segment *segment = g_new0 (Segment, 1);
       segment->kind = kind;
       segment->text = g_string_new_len (text, (gssize) len);
       segment->t_ms = t_ms;
+      segment->store_at = at;
       g_queue_push_tail (&self->pending, segment);
     }
   if (!self->batched)
@@ -1058,7 +1087,7 @@ sp_output_model_clear (SpOutputModel *self)
 
   g_clear_handle_id (&self->batch_id, g_source_remove);
   g_queue_clear_full (&self->pending, segment_free);
-  drop_store (self);
+  sp_output_store_reset (self->store);
   n = self->items->len;
   was_hidden = self->hidden_bytes > 0;
   /* A new array: the old one's storage goes back, not just its items. */
@@ -1078,100 +1107,15 @@ sp_output_model_clear (SpOutputModel *self)
   tell_pending (self);
 }
 
-/* What a save copies: its own fd of the store (a clear or a new run
- * closes the model's) and the length written when Save was chosen. */
-typedef struct
-{
-  int fd;
-  guint64 len;
-  GFile *dest;
-} SaveJob;
-
-static void
-save_job_free (SaveJob *job)
-{
-  if (job->fd >= 0)
-    close (job->fd);
-  g_clear_object (&job->dest);
-  g_free (job);
-}
-
-static void
-save_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
-{
-  SaveJob *job = data;
-  g_autoptr (GFileOutputStream) out = NULL;
-  g_autofree char *buf = g_malloc (64 * 1024);
-  GError *error = NULL;
-  guint64 off = 0;
-
-  out = g_file_replace (job->dest, NULL, FALSE, G_FILE_CREATE_NONE, cancellable, &error);
-  while (out != NULL && error == NULL && off < job->len)
-    {
-      gssize n = pread (job->fd, buf, (gsize) MIN (job->len - off, 64 * 1024), (off_t) off);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          int errsv = n < 0 ? errno : EIO;
-          g_set_error (&error, G_IO_ERROR, g_io_error_from_errno (errsv),
-                       _ ("Cannot read the kept output: %s"), g_strerror (errsv));
-          break;
-        }
-      if (g_output_stream_write_all (G_OUTPUT_STREAM (out), buf, (gsize) n, NULL, cancellable,
-                                     &error))
-        off += (guint64) n;
-    }
-  if (out != NULL && error == NULL)
-    g_output_stream_close (G_OUTPUT_STREAM (out), cancellable, &error);
-  else if (out != NULL)
-    {
-      /* Closing after a failure would put a partial copy in place. */
-      g_autoptr (GCancellable) abandon = g_cancellable_new ();
-      g_cancellable_cancel (abandon);
-      g_output_stream_close (G_OUTPUT_STREAM (out), abandon, NULL);
-    }
-  if (error != NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
-}
-
 void
 sp_output_model_save_async (SpOutputModel *self, GFile *dest, GCancellable *cancellable,
                             GAsyncReadyCallback callback, gpointer user_data)
 {
-  g_autoptr (GTask) task = NULL;
-  SaveJob *job;
-
   g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
   g_return_if_fail (G_IS_FILE (dest));
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, sp_output_model_save_async);
-  flush_store (self);
-  if (self->store_fd < 0)
-    {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                               _ ("The whole output was not kept"));
-      return;
-    }
-  /* A snapshot of what came so far, read at its offsets: later output
-   * goes on being written past it. */
-  job = g_new0 (SaveJob, 1);
-  job->fd = fcntl (self->store_fd, F_DUPFD_CLOEXEC, 0);
-  job->len = self->store_bytes;
-  job->dest = g_object_ref (dest);
-  if (job->fd < 0)
-    {
-      int errsv = errno;
-      save_job_free (job);
-      g_task_return_new_error (task, G_IO_ERROR, g_io_error_from_errno (errsv), "%s",
-                               g_strerror (errsv));
-      return;
-    }
-  g_task_set_task_data (task, job, (GDestroyNotify) save_job_free);
-  g_task_run_in_thread (task, save_thread);
+  sp_output_store_save_async (self->store, self, sp_output_model_save_async, dest, cancellable,
+                              callback, user_data);
 }
 
 gboolean
@@ -1179,4 +1123,46 @@ sp_output_model_save_finish (SpOutputModel *self, GAsyncResult *result, GError *
 {
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
   return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+void
+sp_output_model_read_line_async (SpOutputModel *self, SpOutputItem *item, GCancellable *cancellable,
+                                 GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_autoptr (GTask) task = NULL;
+  gint64 at, end;
+  const char *text;
+  gsize len;
+
+  g_return_if_fail (SP_IS_OUTPUT_MODEL (self));
+  g_return_if_fail (SP_IS_OUTPUT_ITEM (item));
+
+  /* Where the item's line is (a row of this model: a cleared one's
+   * offsets would read another run's output). */
+  if (g_ptr_array_find (self->items, item, NULL) && _sp_output_item_get_line (item, &at, &end))
+    {
+      sp_output_store_read_async (self->store, self, sp_output_model_read_line_async, (guint64) at,
+                                  (guint64) (end - at), cancellable, callback, user_data);
+      return;
+    }
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, sp_output_model_read_line_async);
+  if (sp_output_item_get_folded (item) > 0)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s",
+                               _ ("The whole line was not kept"));
+      return;
+    }
+  /* A row that holds its whole line. */
+  text = sp_output_item_get_text (item);
+  len = sp_output_item_get_length (item);
+  g_task_return_pointer (task, g_bytes_new (text, line_part (text, len)),
+                         (GDestroyNotify) g_bytes_unref);
+}
+
+GBytes *
+sp_output_model_read_line_finish (SpOutputModel *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
 }

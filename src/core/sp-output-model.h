@@ -4,13 +4,16 @@
  * coalesces consecutive text of the same stream into rows of at most
  * SP_OUTPUT_MODEL_ROW_LINES lines (one: rows of even height let a list view
  * guess the height of rows it has not laid out, and a label's layout costs
- * the square of its lines) and SP_OUTPUT_MODEL_ITEM_BYTES bytes (a longer
- * line continues in the next row), and keeps only the tail:
- * at most max_lines lines and max_bytes bytes of text. The first lines
- * past that are dropped from the list and counted (hidden lines), and the
- * whole output, both streams in the order they came, is kept in a private
- * temporary file that save_async copies out. Images, errors and files are
- * never dropped.
+ * the square of its lines) and SP_OUTPUT_MODEL_ITEM_BYTES bytes of a line:
+ * a longer line is folded, its row holding its start and counting the rest
+ * (sp_output_item_get_folded), since laying out a label grows faster than
+ * its text (issue 38: one line of 200,000 characters held the window for a
+ * minute). It keeps only the tail: at most max_lines lines and max_bytes
+ * bytes of text as rows hold it. The first lines past that are dropped
+ * from the list and counted (hidden lines), and the whole output, both
+ * streams in the order they came, is kept in a private temporary file
+ * (sp-output-store.h) that save_async copies out and read_line_async reads
+ * a folded line back from. Images, errors and files are never dropped.
  *
  * Batched, appends only collect text; the rows are built and views told in
  * one go at most every SP_OUTPUT_MODEL_BATCH_MS (or on flush), so a flood
@@ -88,5 +91,13 @@ guint64 sp_output_model_get_total_bytes (SpOutputModel *self);
 void sp_output_model_save_async (SpOutputModel *self, GFile *dest, GCancellable *cancellable,
                                  GAsyncReadyCallback callback, gpointer user_data);
 gboolean sp_output_model_save_finish (SpOutputModel *self, GAsyncResult *result, GError **error);
+/* The whole line of a row of the model (a folded one's too), as the
+ * program wrote it, without its newline: read from the store in a worker
+ * thread. An error when the store did not keep it. */
+void sp_output_model_read_line_async (SpOutputModel *self, SpOutputItem *item,
+                                      GCancellable *cancellable, GAsyncReadyCallback callback,
+                                      gpointer user_data);
+GBytes *sp_output_model_read_line_finish (SpOutputModel *self, GAsyncResult *result,
+                                          GError **error);
 
 G_END_DECLS

@@ -120,6 +120,30 @@ test_other_sequences_are_shown (void)
   g_assert_true (sp_ansi_has_escapes ("a\033[0m"));
 }
 
+/* One escape with 100,000 parameters: its first 32 are read, as xterm
+ * reads its first 30, and the rest only passed over (issue 38: the old
+ * parser split them all and counted them again for each colour, and held
+ * the window for seconds); huge numbers are invalid, not overflows. */
+static void
+test_many_parameters (void)
+{
+  g_autoptr (GString) in = g_string_new ("\033[");
+  g_autoptr (GString) colours = g_string_new ("\033[");
+
+  for (int i = 0; i < 100000; i++)
+    g_string_append (in, i == 0 ? "1" : ";1");
+  /* Past the 32nd: not read. */
+  g_string_append (in, ";31mbold\033[0m");
+  check (in->str, "<span weight=\"bold\">bold</span>");
+  for (int i = 0; i < 30000; i++)
+    g_string_append (colours, i == 0 ? "38;5;196" : ";38;5;21");
+  g_string_append (colours, "mX");
+  check (colours->str, "<span foreground=\"#0000ff\">X</span>");
+  check ("\033[38;5;99999999999999999999mX", "X");
+  check ("\033[;1mX", "<span weight=\"bold\">X</span>");
+  check ("\033[?25mX", "X");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -128,5 +152,6 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Ansi/other-sequences-are-shown", test_other_sequences_are_shown);
   g_test_add_func ("/Sandpad/Ansi/extended-colours", test_extended_colours);
   g_test_add_func ("/Sandpad/Ansi/dark-is-readable", test_dark_is_readable);
+  g_test_add_func ("/Sandpad/Ansi/many-parameters", test_many_parameters);
   return g_test_run ();
 }

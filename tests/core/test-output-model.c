@@ -67,51 +67,25 @@ test_coalesce (void)
 }
 
 static void
-test_split_and_cap (void)
-{
-  SpOutputModel *model = sp_output_model_new ();
-  g_autofree char *big = g_strnfill (SP_OUTPUT_MODEL_ITEM_BYTES * 3 + 10, 'x');
-  guint n;
-
-  sp_output_model_set_max_bytes (model, SP_OUTPUT_MODEL_ITEM_BYTES * 10);
-  sp_output_model_append (model, SP_OUTPUT_STDOUT, big);
-  n = g_list_model_get_n_items (G_LIST_MODEL (model));
-  g_assert_cmpuint (n, ==, 4); /* no row holds more than an item's worth */
-  for (guint i = 0; i < n; i++)
-    g_assert_cmpuint (sp_output_item_get_length (item (model, i)), <=, SP_OUTPUT_MODEL_ITEM_BYTES);
-  g_assert_false (sp_output_model_get_truncated (model));
-
-  for (int i = 0; i < 10; i++)
-    sp_output_model_append (model, SP_OUTPUT_STDOUT, big);
-  /* The tail is kept: the first part is dropped and counted, no notice. */
-  g_assert_true (sp_output_model_get_truncated (model));
-  n = g_list_model_get_n_items (G_LIST_MODEL (model));
-  {
-    gsize kept = 0;
-    for (guint i = 0; i < n; i++)
-      {
-        g_assert_cmpint (sp_output_item_get_kind (item (model, i)), ==, SP_OUTPUT_STDOUT);
-        kept += sp_output_item_get_length (item (model, i));
-      }
-    g_assert_cmpuint (kept, <=, SP_OUTPUT_MODEL_ITEM_BYTES * 10);
-    g_assert_cmpuint (kept + sp_output_model_get_hidden_bytes (model), ==, strlen (big) * 11);
-  }
-  g_assert_cmpuint (sp_output_model_get_total_bytes (model), ==, strlen (big) * 11);
-  g_assert_finalize_object (model);
-}
-
-static void
 test_utf8_boundary (void)
 {
   SpOutputModel *model = sp_output_model_new ();
-  /* 2-byte characters across the item size: no row may end mid-character. */
-  GString *text = g_string_new (NULL);
+  /* 2-byte characters across the item size, one byte off: the row must not
+   * end mid-character, and the fold counts the characters left out. */
+  GString *text = g_string_new ("a");
+  SpOutputItem *row;
 
   for (int i = 0; i < SP_OUTPUT_MODEL_ITEM_BYTES; i++)
     g_string_append (text, "é");
   sp_output_model_append (model, SP_OUTPUT_STDOUT, text->str);
-  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (model)); i++)
-    g_assert_true (g_utf8_validate (sp_output_item_get_text (item (model, i)), -1, NULL));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 1);
+  row = item (model, 0);
+  g_assert_true (g_utf8_validate (sp_output_item_get_text (row), -1, NULL));
+  g_assert_cmpuint (sp_output_item_get_length (row), ==, SP_OUTPUT_MODEL_ITEM_BYTES - 1);
+  g_assert_cmpuint (sp_output_item_get_folded (row) + sp_output_item_get_length (row), ==,
+                    text->len);
+  g_assert_cmpuint (sp_output_item_get_folded_chars (row), ==,
+                    SP_OUTPUT_MODEL_ITEM_BYTES - (SP_OUTPUT_MODEL_ITEM_BYTES - 2) / 2);
   g_string_free (text, TRUE);
   g_assert_finalize_object (model);
 }
@@ -810,12 +784,201 @@ test_input_answers_prompt_keep_rows (void)
   g_assert_finalize_object (model);
 }
 
+/* A line longer than a row shows is folded: its row holds its first
+ * SP_OUTPUT_MODEL_ITEM_BYTES and counts the rest, however it arrives,
+ * and the newline that ends it ends the row. */
+static void
+test_fold (void)
+{
+  SpOutputModel *model = sp_output_model_new ();
+  g_autofree char *big = g_strnfill (SP_OUTPUT_MODEL_ITEM_BYTES * 3 + 10, 'x');
+  SpOutputItem *row;
+
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, big);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 1);
+  row = item (model, 0);
+  g_assert_cmpuint (sp_output_item_get_length (row), ==, SP_OUTPUT_MODEL_ITEM_BYTES);
+  g_assert_cmpuint (sp_output_item_get_folded (row), ==, SP_OUTPUT_MODEL_ITEM_BYTES * 2 + 10);
+  g_assert_cmpuint (sp_output_item_get_folded_chars (row), ==, SP_OUTPUT_MODEL_ITEM_BYTES * 2 + 10);
+  /* More of the same line, in small pieces: only counted. */
+  for (int i = 0; i < 100; i++)
+    sp_output_model_append (model, SP_OUTPUT_STDOUT, "yy");
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "z\nnext\n");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 2);
+  g_assert_cmpuint (sp_output_item_get_folded (row), ==, SP_OUTPUT_MODEL_ITEM_BYTES * 2 + 211);
+  g_assert_true (g_str_has_suffix (sp_output_item_get_text (row), "x\n"));
+  g_assert_cmpuint (sp_output_item_get_length (row), ==, SP_OUTPUT_MODEL_ITEM_BYTES + 1);
+  g_assert_cmpstr (sp_output_item_get_text (item (model, 1)), ==, "next\n");
+  g_assert_cmpuint (sp_output_item_get_folded (item (model, 1)), ==, 0);
+  g_assert_false (sp_output_model_get_truncated (model));
+
+  /* A line of exactly a row's bytes is not folded: its newline comes too. */
+  sp_output_model_clear (model);
+  g_free (big);
+  big = g_strnfill (SP_OUTPUT_MODEL_ITEM_BYTES + 1, 'a');
+  big[SP_OUTPUT_MODEL_ITEM_BYTES] = '\n';
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, big);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 1);
+  g_assert_cmpuint (sp_output_item_get_folded (item (model, 0)), ==, 0);
+  g_assert_cmpstr (sp_output_item_get_text (item (model, 0)), ==, big);
+
+  /* A carriage return starts the line over, fold and all. */
+  sp_output_model_clear (model);
+  g_free (big);
+  big = g_strnfill (SP_OUTPUT_MODEL_ITEM_BYTES + 100, 'p');
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, big);
+  g_assert_cmpuint (sp_output_item_get_folded (item (model, 0)), ==, 100);
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "\rdone\n");
+  g_assert_cmpstr (sp_output_item_get_text (item (model, 0)), ==, "done\n");
+  g_assert_cmpuint (sp_output_item_get_folded (item (model, 0)), ==, 0);
+  g_assert_finalize_object (model);
+}
+
+/* The tail counts what rows hold: folded lines are cheap to keep, and what
+ * is dropped is counted with what its rows had folded. */
+static void
+test_fold_and_cap (void)
+{
+  SpOutputModel *model = sp_output_model_new ();
+  g_autofree char *line = NULL;
+  guint64 kept = 0, total;
+  guint n;
+
+  line = g_strnfill (SP_OUTPUT_MODEL_ITEM_BYTES * 3 + 1, 'x');
+  line[SP_OUTPUT_MODEL_ITEM_BYTES * 3] = '\n';
+  sp_output_model_set_max_bytes (model, SP_OUTPUT_MODEL_ITEM_BYTES * 10);
+  for (int i = 0; i < 9; i++)
+    sp_output_model_append (model, SP_OUTPUT_STDOUT, line);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 9);
+  g_assert_false (sp_output_model_get_truncated (model));
+  for (int i = 0; i < 20; i++)
+    sp_output_model_append (model, SP_OUTPUT_STDOUT, line);
+  g_assert_true (sp_output_model_get_truncated (model));
+  n = g_list_model_get_n_items (G_LIST_MODEL (model));
+  for (guint i = 0; i < n; i++)
+    {
+      SpOutputItem *row = item (model, i);
+      g_assert_cmpuint (sp_output_item_get_length (row), <=, SP_OUTPUT_MODEL_ITEM_BYTES + 1);
+      kept += sp_output_item_get_length (row) + sp_output_item_get_folded (row);
+    }
+  g_assert_cmpuint (kept - n, <=, SP_OUTPUT_MODEL_ITEM_BYTES * 3 * 10);
+  total = strlen (line) * 29;
+  g_assert_cmpuint (kept + sp_output_model_get_hidden_bytes (model), ==, total);
+  g_assert_cmpuint (sp_output_model_get_hidden_lines (model) + n, ==, 29);
+  g_assert_cmpuint (sp_output_model_get_total_bytes (model), ==, total);
+  g_assert_finalize_object (model);
+}
+
+static void
+on_line_read (GObject *source, GAsyncResult *result, gpointer data)
+{
+  GBytes **out = data;
+  g_autoptr (GError) error = NULL;
+
+  *out = sp_output_model_read_line_finish (SP_OUTPUT_MODEL (source), result, &error);
+  g_assert_no_error (error);
+}
+
+/* The whole line of row i, as read_line_async gives it. */
+static char *
+read_line (SpOutputModel *model, guint i)
+{
+  GBytes *bytes = NULL;
+  gsize len;
+  const char *data;
+  char *text;
+
+  sp_output_model_read_line_async (model, item (model, i), NULL, on_line_read, &bytes);
+  while (bytes == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  data = g_bytes_get_data (bytes, &len);
+  text = g_strndup (data, len);
+  g_bytes_unref (bytes);
+  return text;
+}
+
+/* A folded line is read back whole from the store, however it came: in
+ * pieces, between the other stream's lines, after a carriage return, with
+ * CRLF, batched with more than the tail holds. */
+static void
+test_fold_read_back (void)
+{
+  SpOutputModel *model = sp_output_model_new ();
+  g_autoptr (GString) whole = g_string_new (NULL);
+  g_autofree char *read = NULL, *short_line = NULL, *after_cr = NULL, *opened = NULL;
+  g_autofree char *last = NULL, *expected = NULL;
+  guint n;
+
+  sp_output_model_append (model, SP_OUTPUT_STDERR, "before\n");
+  for (int i = 0; i < 3000; i++)
+    {
+      g_autofree char *piece = g_strdup_printf ("%d,", i);
+      g_string_append (whole, piece);
+      sp_output_model_append (model, SP_OUTPUT_STDOUT, piece);
+    }
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "end\nshort\n");
+  g_string_append (whole, "end");
+  g_assert_cmpuint (sp_output_item_get_folded (item (model, 1)), ==,
+                    whole->len - SP_OUTPUT_MODEL_ITEM_BYTES);
+  read = read_line (model, 1);
+  g_assert_cmpstr (read, ==, whole->str);
+  /* A row that holds its whole line reads as its text. */
+  short_line = read_line (model, 2);
+  g_assert_cmpstr (short_line, ==, "short");
+
+  /* Started over by a carriage return: the line as it was rewritten. */
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, whole->str);
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "\r");
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, whole->str);
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "!\r\n");
+  n = g_list_model_get_n_items (G_LIST_MODEL (model));
+  g_assert_cmpuint (sp_output_item_get_folded (item (model, n - 1)), >, 0);
+  after_cr = read_line (model, n - 1);
+  g_assert_cmpuint (strlen (after_cr), ==, whole->len + 1);
+  g_assert_true (g_str_has_suffix (after_cr, "end!"));
+  g_clear_pointer (&read, g_free);
+
+  /* Batched, a flood that holds more than the tail after a long line:
+   * the lines dropped are whole ones, and the long line, its start in a
+   * row, still reads whole. */
+  sp_output_model_clear (model);
+  sp_output_model_set_batched (model, TRUE);
+  sp_output_model_set_max_lines (model, 100);
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "open: ");
+  sp_output_model_flush (model);
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, whole->str);
+  sp_output_model_append (model, SP_OUTPUT_STDOUT, "\n");
+  for (int i = 0; i < 1000; i++)
+    {
+      g_autofree char *flood = g_strdup_printf ("%d\n", i);
+      sp_output_model_append (model, SP_OUTPUT_STDOUT, flood);
+    }
+  sp_output_model_flush (model);
+  g_assert_true (sp_output_model_get_truncated (model));
+  n = g_list_model_get_n_items (G_LIST_MODEL (model));
+  for (guint i = 0; i < n; i++)
+    {
+      const char *text = sp_output_item_get_text (item (model, i));
+      /* Every row starts a line: a number, or the long line's start. */
+      g_assert_true (g_ascii_isdigit (text[0]) || g_str_has_prefix (text, "open: "));
+    }
+  last = all_text (model);
+  g_assert_true (g_str_has_suffix (last, "998\n999\n"));
+  g_assert_true (g_str_has_prefix (last, "open: "));
+  opened = read_line (model, 0);
+  expected = g_strconcat ("open: ", whole->str, NULL);
+  g_assert_cmpstr (opened, ==, expected);
+  g_assert_finalize_object (model);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/Sandpad/OutputModel/coalesce", test_coalesce);
-  g_test_add_func ("/Sandpad/OutputModel/split-and-cap", test_split_and_cap);
+  g_test_add_func ("/Sandpad/OutputModel/fold", test_fold);
+  g_test_add_func ("/Sandpad/OutputModel/fold-and-cap", test_fold_and_cap);
+  g_test_add_func ("/Sandpad/OutputModel/fold-read-back", test_fold_read_back);
   g_test_add_func ("/Sandpad/OutputModel/utf8-boundary", test_utf8_boundary);
   g_test_add_func ("/Sandpad/OutputModel/carriage-return", test_carriage_return);
   g_test_add_func ("/Sandpad/OutputModel/tiny-chunks", test_tiny_chunks);
