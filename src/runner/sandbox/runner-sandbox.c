@@ -417,9 +417,10 @@ runner_sandbox_restrict (const RunnerSandboxPlan *plan)
 }
 
 int
-runner_sandbox_seccomp (const RunnerSandboxPlan *plan)
+runner_sandbox_seccomp (const RunnerSandboxPlan *plan, int *listener)
 {
-  if (plan->seccomp != NULL && runner_seccomp_load (plan->seccomp) != 0)
+  *listener = -1;
+  if (plan->seccomp != NULL && runner_seccomp_load (plan->seccomp, listener) != 0)
     return RUNNER_STEP_SECCOMP;
   return 0;
 }

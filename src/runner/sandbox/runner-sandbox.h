@@ -160,5 +160,6 @@ int runner_sandbox_build_root (const RunnerSandboxPlan *plan);
  * capabilities, no_new_privs, Landlock. Returns 0 or a step. */
 int runner_sandbox_restrict (const RunnerSandboxPlan *plan);
 
-/* In the program, the very last step before execve. */
-int runner_sandbox_seccomp (const RunnerSandboxPlan *plan);
+/* In the program, the very last step before execve. *listener: -1, or
+ * the filter's listener for the run init (runner_seccomp_load). */
+int runner_sandbox_seccomp (const RunnerSandboxPlan *plan, int *listener);

@@ -13,8 +13,9 @@
  *    ENOSYS, so a newer kernel's calls are closed until reviewed;
  *  - the argument rules: listed calls refused with some arguments (clone
  *    with namespace flags, TIOCSTI, socket families, setuid modes, shared
- *    anonymous memory, and in fallback mode metadata changes by path and
- *    acting on other processes), each with the errno a program expects.
+ *    anonymous memory, and in fallback mode metadata changes and acting
+ *    on other processes), each with the errno a program expects; fallback
+ *    mode's futimens is handed to the run init (runner-seccomp-notify.h).
  *
  * The kernel runs every filter and keeps the strictest answer; between two
  * errnos, the filter loaded last wins, so the rules go last and their
@@ -56,5 +57,7 @@ int runner_seccomp_prebuilt (const RunnerSeccompPolicy *policy, RunnerSeccompFil
 /* Frees what compile allocated; the filter is then empty. */
 void runner_seccomp_clear (RunnerSeccompFilter *filter);
 
-/* In the child, after PR_SET_NO_NEW_PRIVS. Returns -1 with errno set. */
-int runner_seccomp_load (const RunnerSeccompFilter *filter);
+/* In the child, after PR_SET_NO_NEW_PRIVS. Returns -1 with errno set.
+ * *listener: -1, or the listener of calls the rules hand over (fallback
+ * mode's futimens, runner-seccomp-notify.h), for the run init to answer. */
+int runner_seccomp_load (const RunnerSeccompFilter *filter, int *listener);

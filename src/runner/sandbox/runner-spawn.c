@@ -18,11 +18,13 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "runner-nproc.h"
+#include "runner-seccomp-notify.h"
 #include "runner-util.h"
 
 enum
@@ -113,6 +115,10 @@ lift_fd (int fd)
   return lifted;
 }
 
+/* On the error channel, before EOF: the seccomp listener (SCM_RIGHTS),
+ * not a failed step. */
+#define LISTENER_MESSAGE 0x4c495354
+
 static void __attribute__ ((noreturn)) child_fail (int err_fd, int step)
 {
   int32_t msg[2] = { step, errno };
@@ -185,7 +191,7 @@ exec_program (const RunnerSpawnSpec *spec, pid_t init_pid, int in, int out, int 
    * over, as 3, 4, ...); everything else is close-on-exec. The extra fds
    * were lifted to 10 and above, so these dup2s clobber none of them. */
   if (spec->n_extra_fds > 0)
-    err_fd = lift_fd (err_fd); /* the error pipe may be 3 or 4 */
+    err_fd = lift_fd (err_fd); /* the error channel may be 3 or 4 */
   if (dup2 (in, 0) < 0 || dup2 (out, 1) < 0 || dup2 (err, 2) < 0)
     child_fail (err_fd, STEP_FDS);
   for (int i = 0; i < spec->n_extra_fds; i++)
@@ -243,13 +249,23 @@ exec_program (const RunnerSpawnSpec *spec, pid_t init_pid, int in, int out, int 
   if (runner_nproc_apply (spec->sandbox) != 0)
     child_fail (err_fd, STEP_RLIMITS);
   /* Last: the filter also forbids some of the steps above. */
-  step = runner_sandbox_seccomp (spec->sandbox);
+  int listener;
+  step = runner_sandbox_seccomp (spec->sandbox, &listener);
   if (step != 0)
     child_fail (err_fd, step);
+  /* The calls the filter hands over (fallback mode's futimens) are the
+   * run init's to answer: it gets the listener, the program keeps none. */
+  if (listener >= 0)
+    {
+      int32_t msg[2] = { LISTENER_MESSAGE, 0 };
+      if (send_with_fds (err_fd, msg, sizeof msg, &listener, 1) != 0)
+        child_fail (err_fd, RUNNER_STEP_SECCOMP);
+      close (listener);
+    }
 
   if (spec->resume != NULL)
     {
-      /* EOF on the error pipe tells init the program runs, as exec would. */
+      /* EOF on the error channel tells init the program runs, as exec would. */
       close (err_fd);
       longjmp (*(jmp_buf *) spec->resume, 1);
     }
@@ -516,7 +532,8 @@ static void __attribute__ ((noreturn)) init_loop (const RunnerSpawnSpec *spec, I
   sigaddset (&chld, SIGCHLD);
   sigprocmask (SIG_BLOCK, &chld, NULL);
   int sigfd = signalfd (-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (sigfd < 0 || pipe2 (errpipe, O_CLOEXEC) != 0)
+  /* A socket, not a pipe: it may carry the seccomp listener too. */
+  if (sigfd < 0 || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, errpipe) != 0)
     _exit (126);
 
   st.t_start = now_ns ();
@@ -543,13 +560,27 @@ init_watch (InitState *st_, int control, int status_fd, int err_r, int sigfd)
 {
   InitState st = *st_;
 
-  /* execve closes the pipe (EOF: the program runs) or the child writes why
-   * it failed before exec. */
+  /* execve closes the channel (EOF: the program runs) or the child writes
+   * why it failed before exec; first, in fallback mode, it hands over its
+   * seccomp listener. */
   int32_t failure[2];
   ssize_t n;
-  do
-    n = read (err_r, failure, sizeof failure);
-  while (n < 0 && errno == EINTR);
+  int listener = -1;
+  for (;;)
+    {
+      int fd = -1;
+      size_t n_fds = 0;
+      n = recv_with_some_fds (err_r, failure, sizeof failure, &fd, 0, 1, &n_fds);
+      if (n == (ssize_t) sizeof failure && n_fds == 1 && failure[0] == LISTENER_MESSAGE
+          && listener < 0)
+        {
+          listener = fd;
+          continue;
+        }
+      if (n_fds == 1)
+        close (fd);
+      break;
+    }
   close (err_r);
   if (n == (ssize_t) sizeof failure)
     {
@@ -562,11 +593,21 @@ init_watch (InitState *st_, int control, int status_fd, int err_r, int sigfd)
 
   for (;;)
     {
-      struct pollfd pfds[2] = { { .fd = control, .events = POLLIN },
-                                { .fd = sigfd, .events = POLLIN } };
+      struct pollfd pfds[3] = { { .fd = control, .events = POLLIN },
+                                { .fd = sigfd, .events = POLLIN },
+                                { .fd = listener, .events = POLLIN } };
 
-      if (poll (pfds, 2, -1) < 0)
+      if (poll (pfds, 3, -1) < 0)
         continue;
+
+      /* A call the program's filter handed over; once no process of the
+       * run is under the filter, the listener hangs up. */
+      if (pfds[2].revents != 0
+          && (!(pfds[2].revents & POLLIN) || runner_seccomp_notify_answer (listener) != 0))
+        {
+          close (listener);
+          listener = -1;
+        }
 
       if (pfds[1].revents & POLLIN)
         {
