@@ -46,8 +46,8 @@ deny (scmp_filter_ctx ctx, const char *name, int errnum, unsigned int n_args,
   return seccomp_rule_add_array (ctx, SCMP_ACT_ERRNO (errnum), nr, n_args, args);
 }
 
-static int
-deny_sockets (scmp_filter_ctx ctx, const RunnerSeccompPolicy *policy)
+int
+runner_seccomp_deny_sockets (scmp_filter_ctx ctx, const RunnerSeccompPolicy *policy)
 {
   /* socketpair stays allowed: it reaches nobody else. With namespaces,
    * UNIX sockets only reach what is inside the private root; without them
@@ -336,7 +336,7 @@ add_rules (scmp_filter_ctx ctx, const RunnerSeccompPolicy *policy)
     rc = deny_bit (ctx, "personality", 0, weakening[i]);
 
   if (rc == 0)
-    rc = deny_sockets (ctx, policy);
+    rc = runner_seccomp_deny_sockets (ctx, policy);
   if (rc == 0)
     rc = deny_setuid_modes (ctx);
   if (rc == 0)

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <linux/filter.h>
+#include <seccomp.h>
 #include <stdbool.h>
 
 typedef struct
@@ -53,6 +54,11 @@ int runner_seccomp_compile_now (const RunnerSeccompPolicy *policy, RunnerSeccomp
 /* From the table only (runner-seccomp-prebuilt.c); -1 when there is none
  * or the libseccomp loaded now is not the one it was built with. */
 int runner_seccomp_prebuilt (const RunnerSeccompPolicy *policy, RunnerSeccompFilter *filter);
+
+/* The argument rules' socket families (EAFNOSUPPORT for every family the
+ * policy's runs may not open), added to ctx: the warm parent's own filter
+ * has them too (runner-warm-filter.c). 0 or a negative errno. */
+int runner_seccomp_deny_sockets (scmp_filter_ctx ctx, const RunnerSeccompPolicy *policy);
 
 /* Frees what compile allocated; the filter is then empty. */
 void runner_seccomp_clear (RunnerSeccompFilter *filter);
