@@ -618,6 +618,19 @@ PROBES = [
       "        errors.add(e.errno)\n"
       "    if os.fstat(ro).st_mtime == 0: escaped('mtime of a read-only file set to 1970')\n"
       "blocked('unchanged; errors %s' % sorted(errors))"),
+    # A directory cannot be opened for writing, so fallback mode's run init
+    # sets a directory's times through a read-only fd only where the run
+    # may write (its working directory, its tmp): not its code's.
+    P("fs-38-utime-readonly-dir", "os.utime of a directory the run may only read (its code's): "
+      "read-only bind / the run init finds no writable directory above it",
+      "d = os.path.dirname(os.path.abspath(__file__))\n"
+      "before = os.stat(d).st_mtime\n"
+      "try:\n"
+      "    os.utime(d, (0, 0))\n"
+      "except OSError as e:\n"
+      "    blocked('utime: %s' % e)\n"
+      "if os.stat(d).st_mtime != before: escaped('mtime of a read-only directory set to 1970')\n"
+      "blocked('unchanged')"),
     # Finding 3: SysV IPC objects of the uid, made by the harness.
     P("ipc-01-shm-attach", "attach and write a 0600 shm segment of the uid: ipc ns / seccomp",
       "libc.shmat.restype = ctypes.c_void_p\n"

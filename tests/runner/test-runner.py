@@ -486,11 +486,12 @@ def test_files(t):
 # A file's times through an fd open for writing, as unpacking an archive
 # sets them (pip, tarfile): by path (the prelude's fd, in fallback mode),
 # the current time, from a thread and from a child (whose calls fallback
-# mode's run init answers), and a tar member's mtime kept. Explicit times
+# mode's run init answers), a tar member's mtime kept, and a directory's in
+# the working directory and in the run's tmp (setuptools' egg_info). Explicit times
 # on a file another uid owns stay refused, its current time allowed (it is
 # 0666): the init that sets them is root under a root runner.
 FILE_TIMES = """\
-import io, os, sys, tarfile, threading, time
+import io, os, sys, tarfile, tempfile, threading, time
 open('f', 'w').write('x')
 os.utime('f', (1000000, 2000000))
 fd = os.open('f', os.O_RDWR)
@@ -514,7 +515,13 @@ with tarfile.open(fileobj=archive, mode='w') as tf:
 archive.seek(0)
 with tarfile.open(fileobj=archive) as tf:
     tf.extractall('out')
-print('times', touched, thread, child, os.stat('out/a.txt').st_mtime)
+os.mkdir('d')
+os.utime('d', None)
+os.utime('d', (3, 4))
+tmp = tempfile.mkdtemp()
+os.utime(tmp, (9, 10))
+print('times', touched, thread, child, os.stat('out/a.txt').st_mtime, os.stat('d').st_mtime,
+      os.stat(tmp).st_mtime)
 if len(sys.argv) > 1:
     other = os.open(sys.argv[1], os.O_WRONLY)
     try:
@@ -528,7 +535,7 @@ if len(sys.argv) > 1:
 
 
 def test_file_times(t):
-    want = "times True 6.0 8.0 123456.0\n"
+    want = "times True 6.0 8.0 123456.0 4.0 10.0\n"
     with shared_tempdir() as tmp:
         other = []
         if os.geteuid() == 0:
@@ -544,7 +551,7 @@ def test_file_times(t):
         res = cold.run("cold", FILE_TIMES, cwd=tmp, args=other)
         t.eq(res.stdout, want, "a cold run sets times through an fd open for writing", res)
         cold.close()
-        for name in ("f", "out"):
+        for name in ("f", "out", "d"):
             shutil.rmtree(os.path.join(tmp, name), ignore_errors=True)
             if os.path.isfile(os.path.join(tmp, name)):
                 os.unlink(os.path.join(tmp, name))

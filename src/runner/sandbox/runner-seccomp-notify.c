@@ -12,9 +12,12 @@
  *  2. takes the file itself (pidfd_getfd), once: never lets the call go on
  *     by its number (SECCOMP_USER_NOTIF_FLAG_CONTINUE), which another thread
  *     could point at a read-only file between the check and the call;
- *  3. refuses (EPERM) unless that file is open for writing: a read-only
+ *  3. refuses (EPERM) unless that file is open for writing (a read-only
  *     fd is how the run reached files it may only read, and Landlock
- *     checked the open for writing;
+ *     checked the open for writing) or is a directory, which cannot be
+ *     opened for writing, beneath one Landlock lets the run write (its
+ *     working directory, its tmp, a writable environment: the program
+ *     sends them with the listener), found by walking its ".." links;
  *  4. reads the times from the caller's memory, checks the notification
  *     again, and sets them through its own fd with the caller's file system
  *     uid and gid, so the kernel applies its rules as for the caller
@@ -151,10 +154,35 @@ read_times (pid_t tid, uint64_t address, struct timespec ts[2])
                                                                                         : EFAULT;
 }
 
+/* Whether the directory dir is one of writable or lies beneath one, by
+ * its ".." links (the hierarchy Landlock's rules are on). */
+static bool
+beneath (int dir, const RunnerDirId *writable, size_t n_writable)
+{
+  cleanup_fd int at = fcntl (dir, F_DUPFD_CLOEXEC, 0);
+  struct stat st, up_st;
+
+  for (int depth = 0; at >= 0 && depth < 4096 && fstat (at, &st) == 0; depth++)
+    {
+      for (size_t i = 0; i < n_writable; i++)
+        if (st.st_dev == writable[i].dev && st.st_ino == writable[i].ino)
+          return true;
+      int up = openat (at, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+      bool top = up < 0 || fstat (up, &up_st) != 0
+                 || (up_st.st_dev == st.st_dev && up_st.st_ino == st.st_ino);
+      close (at);
+      at = up;
+      if (top)
+        return false;
+    }
+  return false;
+}
+
 /* The answer to utimensat: 0, an errno, or GONE. The kernel's own checks
  * come in its order (times, then the fd). */
 static int
-answer_utimensat (int listener, const struct seccomp_notif *req)
+answer_utimensat (int listener, const struct seccomp_notif *req, const RunnerDirId *writable,
+                  size_t n_writable)
 {
   const struct seccomp_data *d = &req->data;
   int dirfd = (int) (uint32_t) d->args[0];
@@ -189,7 +217,11 @@ answer_utimensat (int listener, const struct seccomp_notif *req)
   int flags = fcntl (fd, F_GETFL);
   if (flags < 0 || (flags & O_PATH) != 0)
     return EBADF; /* futimens refuses an O_PATH fd itself */
-  if ((flags & O_ACCMODE) != O_WRONLY && (flags & O_ACCMODE) != O_RDWR)
+  /* Open for writing, which Landlock checked; or a directory (which
+   * cannot be) beneath one Landlock lets the run write. */
+  struct stat st;
+  if ((flags & O_ACCMODE) != O_WRONLY && (flags & O_ACCMODE) != O_RDWR
+      && (fstat (fd, &st) != 0 || !S_ISDIR (st.st_mode) || !beneath (fd, writable, n_writable)))
     return EPERM;
   /* Still waiting: the times read were the caller's, not those of a
    * process that took its pid since. */
@@ -199,7 +231,7 @@ answer_utimensat (int listener, const struct seccomp_notif *req)
 }
 
 int
-runner_seccomp_notify_answer (int listener)
+runner_seccomp_notify_answer (int listener, const RunnerDirId *writable, size_t n_writable)
 {
   struct seccomp_notif req;
   struct seccomp_notif_resp resp;
@@ -208,7 +240,7 @@ runner_seccomp_notify_answer (int listener)
   if (ioctl (listener, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0)
     /* EINTR, or ENOENT: the caller was killed before we read it. */
     return errno == EINTR || errno == ENOENT ? 0 : -1;
-  int err = answer_utimensat (listener, &req);
+  int err = answer_utimensat (listener, &req, writable, n_writable);
   if (err == GONE)
     return 0;
   memset (&resp, 0, sizeof resp);

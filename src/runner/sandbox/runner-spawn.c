@@ -248,20 +248,30 @@ exec_program (const RunnerSpawnSpec *spec, pid_t init_pid, int in, int out, int 
    * that may still pass the check (root, capabilities) cannot measure it. */
   if (runner_nproc_apply (spec->sandbox) != 0)
     child_fail (err_fd, STEP_RLIMITS);
+  /* Fallback mode: the directories the run may write beneath, for the run
+   * init's answer to futimens through an fd not open for writing (a
+   * directory's, which cannot be). */
+  int handed[1 + RUNNER_SANDBOX_MAX_WRITABLE];
+  int n_dirs = 0;
+  if (spec->sandbox != NULL && !spec->sandbox->namespaces && spec->sandbox->seccomp != NULL
+      && (n_dirs = runner_sandbox_writable_dirs (spec->sandbox, handed + 1)) < 0)
+    child_fail (err_fd, RUNNER_STEP_SECCOMP);
   /* Last: the filter also forbids some of the steps above. */
-  int listener;
-  step = runner_sandbox_seccomp (spec->sandbox, &listener);
+  step = runner_sandbox_seccomp (spec->sandbox, &handed[0]);
   if (step != 0)
     child_fail (err_fd, step);
   /* The calls the filter hands over (fallback mode's futimens) are the
-   * run init's to answer: it gets the listener, the program keeps none. */
-  if (listener >= 0)
+   * run init's to answer: it gets the listener and the directories, the
+   * program keeps none of them. */
+  if (handed[0] >= 0)
     {
       int32_t msg[2] = { LISTENER_MESSAGE, 0 };
-      if (send_with_fds (err_fd, msg, sizeof msg, &listener, 1) != 0)
+      if (send_with_fds (err_fd, msg, sizeof msg, handed, 1 + (size_t) n_dirs) != 0)
         child_fail (err_fd, RUNNER_STEP_SECCOMP);
-      close (listener);
+      close (handed[0]);
     }
+  for (int i = 1; i <= n_dirs; i++)
+    close (handed[i]);
 
   if (spec->resume != NULL)
     {
@@ -566,20 +576,28 @@ init_watch (InitState *st_, int control, int status_fd, int err_r, int sigfd)
   int32_t failure[2];
   ssize_t n;
   int listener = -1;
+  RunnerDirId dirs[RUNNER_SANDBOX_MAX_WRITABLE];
+  size_t n_dirs = 0;
   for (;;)
     {
-      int fd = -1;
+      int fds[1 + RUNNER_SANDBOX_MAX_WRITABLE];
       size_t n_fds = 0;
-      n = recv_with_some_fds (err_r, failure, sizeof failure, &fd, 0, 1, &n_fds);
-      if (n == (ssize_t) sizeof failure && n_fds == 1 && failure[0] == LISTENER_MESSAGE
-          && listener < 0)
+      n = recv_with_some_fds (err_r, failure, sizeof failure, fds, 0, N_ELEMENTS (fds), &n_fds);
+      bool take = n == (ssize_t) sizeof failure && n_fds >= 1 && failure[0] == LISTENER_MESSAGE
+                  && listener < 0;
+      /* The directories by what they are, not held open. */
+      for (size_t i = 1; take && i < n_fds; i++)
         {
-          listener = fd;
-          continue;
+          struct stat dir_st;
+          if (fstat (fds[i], &dir_st) == 0)
+            dirs[n_dirs++] = (RunnerDirId){ dir_st.st_dev, dir_st.st_ino };
         }
-      if (n_fds == 1)
-        close (fd);
-      break;
+      if (take)
+        listener = fds[0];
+      for (size_t i = take ? 1 : 0; i < n_fds; i++)
+        close (fds[i]);
+      if (!take)
+        break;
     }
   close (err_r);
   if (n == (ssize_t) sizeof failure)
@@ -603,7 +621,8 @@ init_watch (InitState *st_, int control, int status_fd, int err_r, int sigfd)
       /* A call the program's filter handed over; once no process of the
        * run is under the filter, the listener hangs up. */
       if (pfds[2].revents != 0
-          && (!(pfds[2].revents & POLLIN) || runner_seccomp_notify_answer (listener) != 0))
+          && (!(pfds[2].revents & POLLIN)
+              || runner_seccomp_notify_answer (listener, dirs, n_dirs) != 0))
         {
           close (listener);
           listener = -1;
