@@ -65,7 +65,7 @@ stage_patterns() {
         'runner-(namespaces|fallback)-.*' 'memory-(namespaces|fallback)-.*' \
         'forkbomb-(namespaces|fallback)-.*' 'policy-(namespaces|fallback|flatpak)-.*' \
         'session-fallback-.*' 'session-namespaces-(state-kept|isolation-.*|fds|memory)' \
-        'warm-(namespaces|fallback)-(same-results|limits|parent-unreachable|siblings-isolated|no-shared-writable-mappings|closed-folder|seats|memory-cap)' \
+        'warm-(namespaces|fallback)-(same-results|limits|parent-unreachable|parent-filtered|siblings-isolated|no-shared-writable-mappings|closed-folder|seats|memory-cap)' \
         'input-wait-(namespaces|fallback)-as-user' 'install-fallback-(wheelhouse|script-deps)' \
         'env-fallback-.*' 'daemon-.*' 'cli-daemon' 'prelude-shared-.*' \
         'sandbox-(app|flatpak)'

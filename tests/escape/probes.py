@@ -586,6 +586,55 @@ PROBES = [
       "mount ns / seccomp",
       "attempt('getxattr', lambda: os.getxattr(E['SANDPAD_PROBE_OWNED'] + '/xattr-file', "
       "'user.xdg.origin.url'))", nobody_control=True, needs="user_xattr"),
+    # Python's os.utime by path is refused in fallback mode, and the
+    # prelude then sets the times through an fd of the file: one opened for
+    # writing (Landlock refuses that here), never a read-only one.
+    P("fs-36-utime-readonly-path", "os.utime by path of a read-only file (the run's code): "
+      "read-only bind / Landlock at the prelude's open for writing",
+      "before = os.stat(__file__).st_mtime\n"
+      "try:\n"
+      "    os.utime(__file__, (0, 0))\n"
+      "except OSError as e:\n"
+      "    blocked('utime: %s' % e)\n"
+      "if os.stat(__file__).st_mtime != before: escaped('mtime of a read-only file set to 1970')\n"
+      "blocked('unchanged')"),
+    # The check and the act on one file: a thread swaps a read-only fd in
+    # under the number another thread sets times through. Fallback mode's
+    # run init takes the file itself (pidfd_getfd) and acts on what it
+    # checked, so the number's meaning after the check does not matter.
+    P("fs-37-futimens-fd-swap", "futimens on an fd number a thread swaps between a writable "
+      "and a read-only file: read-only bind / the run init acts on the file it checked",
+      "import threading\n"
+      "ro = os.open(__file__, os.O_RDONLY)\n"
+      "rw = os.open('mine', os.O_WRONLY | os.O_CREAT, 0o644)\n"
+      "n = os.dup(rw)\n"
+      "stop = time.monotonic() + 1.5\n"
+      "def swap():\n"
+      "    while time.monotonic() < stop:\n"
+      "        os.dup2(ro, n)\n"
+      "        os.dup2(rw, n)\n"
+      "threading.Thread(target=swap, daemon=True).start()\n"
+      "errors = set()\n"
+      "while time.monotonic() < stop:\n"
+      "    try:\n"
+      "        os.utime(n, (0, 0))\n"
+      "    except OSError as e:\n"
+      "        errors.add(e.errno)\n"
+      "    if os.fstat(ro).st_mtime == 0: escaped('mtime of a read-only file set to 1970')\n"
+      "blocked('unchanged; errors %s' % sorted(errors))"),
+    # A directory cannot be opened for writing, so fallback mode's run init
+    # sets a directory's times through a read-only fd only where the run
+    # may write (its working directory, its tmp): not its code's.
+    P("fs-38-utime-readonly-dir", "os.utime of a directory the run may only read (its code's): "
+      "read-only bind / the run init finds no writable directory above it",
+      "d = os.path.dirname(os.path.abspath(__file__))\n"
+      "before = os.stat(d).st_mtime\n"
+      "try:\n"
+      "    os.utime(d, (0, 0))\n"
+      "except OSError as e:\n"
+      "    blocked('utime: %s' % e)\n"
+      "if os.stat(d).st_mtime != before: escaped('mtime of a read-only directory set to 1970')\n"
+      "blocked('unchanged')"),
     # Finding 3: SysV IPC objects of the uid, made by the harness.
     P("ipc-01-shm-attach", "attach and write a 0600 shm segment of the uid: ipc ns / seccomp",
       "libc.shmat.restype = ctypes.c_void_p\n"

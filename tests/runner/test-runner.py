@@ -8,9 +8,11 @@ With names, only those tests run (meson runs each as its own test).
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 import textwrap
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from runnertest import (PYTHON, TICKER_LOCK, Runner, lock_held, main, released,  # noqa: E402
@@ -481,6 +483,93 @@ def test_files(t):
     r.close()
 
 
+# A file's times through an fd open for writing, as unpacking an archive
+# sets them (pip, tarfile): by path (the prelude's fd, in fallback mode),
+# the current time, from a thread and from a child (whose calls fallback
+# mode's run init answers), a tar member's mtime kept, and a directory's in
+# the working directory and in the run's tmp (setuptools' egg_info). Explicit times
+# on a file another uid owns stay refused, its current time allowed (it is
+# 0666): the init that sets them is root under a root runner.
+FILE_TIMES = """\
+import io, os, sys, tarfile, tempfile, threading, time
+open('f', 'w').write('x')
+os.utime('f', (1000000, 2000000))
+fd = os.open('f', os.O_RDWR)
+os.utime(fd, None)
+touched = abs(os.stat('f').st_mtime - time.time()) < 60
+threading.Thread(target=os.utime, args=(fd, (5, 6))).start()
+time.sleep(0.2)
+thread = os.stat('f').st_mtime
+pid = os.fork()
+if pid == 0:
+    os.utime(fd, (7, 8))
+    os._exit(0)
+os.waitpid(pid, 0)
+child = os.stat('f').st_mtime
+archive = io.BytesIO()
+with tarfile.open(fileobj=archive, mode='w') as tf:
+    member = tarfile.TarInfo('a.txt')
+    member.size = 1
+    member.mtime = 123456
+    tf.addfile(member, io.BytesIO(b'z'))
+archive.seek(0)
+with tarfile.open(fileobj=archive) as tf:
+    tf.extractall('out')
+os.mkdir('d')
+os.utime('d', None)
+os.utime('d', (3, 4))
+tmp = tempfile.mkdtemp()
+os.utime(tmp, (9, 10))
+print('times', touched, thread, child, os.stat('out/a.txt').st_mtime, os.stat('d').st_mtime,
+      os.stat(tmp).st_mtime)
+if len(sys.argv) > 1:
+    other = os.open(sys.argv[1], os.O_WRONLY)
+    try:
+        os.utime(other, (1, 1))
+        print('explicit set')
+    except OSError as e:
+        print('explicit', e.errno)
+    os.utime(other, None)
+    print('touch', abs(os.stat(sys.argv[1]).st_mtime - time.time()) < 60)
+"""
+
+
+def test_file_times(t):
+    want = "times True 6.0 8.0 123456.0 4.0 10.0\n"
+    with shared_tempdir() as tmp:
+        other = []
+        if os.geteuid() == 0:
+            # Root's file, which the run (nobody) may write but does not own.
+            path = os.path.join(tmp, "roots.txt")
+            with open(path, "w") as f:
+                f.write("x")
+            os.chmod(path, 0o666)
+            os.utime(path, (0, 0))
+            other = [path if MODE == "fallback" else "/work/roots.txt"]
+            want += "explicit 1\ntouch True\n"
+        cold = runner("--no-warm")
+        res = cold.run("cold", FILE_TIMES, cwd=tmp, args=other)
+        t.eq(res.stdout, want, "a cold run sets times through an fd open for writing", res)
+        cold.close()
+        for name in ("f", "out", "d"):
+            shutil.rmtree(os.path.join(tmp, name), ignore_errors=True)
+            if os.path.isfile(os.path.join(tmp, name)):
+                os.unlink(os.path.join(tmp, name))
+        warm = runner("--warm-min-memory", "0")
+        warm.hello()  # the warm parent starts after it
+        deadline = time.monotonic() + 90
+        n = 0
+        while not warm.run(f"w{n}", "pass").started.get("warm") and time.monotonic() < deadline:
+            n += 1
+            time.sleep(0.2)
+        res = warm.run("warm", FILE_TIMES, cwd=tmp, args=other)
+        t.ok(res.started.get("warm") and res.stdout == want,
+             "a warm run does too (its init answers in fallback mode)", res)
+        warm.close()
+    if os.geteuid() != 0:
+        t.skip("explicit times on another uid's file: needs root to make one")
+
+
 def test_plots(t):
     r = runner()
     res = r.run("bar", "import matplotlib.pyplot as plt\nplt.bar([1, 2, 3], [10, 20, 30])\n"
@@ -711,6 +800,7 @@ ALL = [
     test_bad_input,
     test_output_encoding,
     test_files,
+    test_file_times,
     test_plots,
     test_path_and_args,
     test_exec_failure,

@@ -6,6 +6,7 @@ to cold whenever the warm path cannot serve them.
 Usage: test-warm.py PATH-TO-SANDPAD-RUNNER [TEST-NAME...]
 """
 
+import errno
 import json
 import os
 import shutil
@@ -17,6 +18,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import syscall_inject  # noqa: E402
 from runnertest import Runner, main, wait_until  # noqa: E402
 
 RUNNER = sys.argv[1]
@@ -205,7 +207,10 @@ def test_parent_runs_no_user_code(t):
          and status.get("NoNewPrivs", "").strip() == "1"
          and status.get("CapEff", "").strip() == "0000000000000000",
          "the snippet runs under seccomp, no_new_privs and no capabilities", res)
-    t.eq((status_field(parent, "Seccomp"), status_field(parent, "NoNewPrivs")), ("0", "0"),
+    # Its own filter (test_parent_filtered) and the runner's, if any: none
+    # of a run's two.
+    t.eq(status_field(parent, "Seccomp_filters"),
+         str(int(status_field(r.proc.pid, "Seccomp_filters")) + 1),
          "the warm parent itself never took a run's last steps")
     t.eq(warm_parents(r), [parent], "the same parent serves the next runs")
     # Beyond /dev/null and its socket to the runner: its spare runs' sockets
@@ -249,6 +254,39 @@ def test_parent_runs_no_user_code(t):
     t.ok(not any("pipe" in k for ks in seen for k in ks), "it never holds a run's pipe", seen[:3])
     t.eq(status_field(parent, "Threads"), "1",
          "the warm parent is single-threaded when it forks (numpy started no threads)")
+    r.close()
+
+
+def test_parent_filtered(t):
+    """The warm parent runs under a seccomp filter of its own
+    (runner-warm-filter.c): made to call what it never calls, from inside
+    itself, it is refused; an unfiltered process of the same uid is not."""
+    if not syscall_inject.supported():
+        t.skip("the calls are injected on x86_64 only")
+        return
+    r = runner()
+    t.ok(wait_warm(r), "the warm parent becomes ready")
+    parent = warm_parents(r)[0]
+    t.eq(status_field(parent, "Seccomp"), "2", "the warm parent is in seccomp filter mode")
+    # Harmless when they work: no memory written, no namespace made.
+    calls = [("process_vm_writev", parent, 0, 0, 0, 0, 0), ("unshare", 0)]
+    control = subprocess.Popen([sys.executable, "-c", "import time\ntime.sleep(60)\n"])
+    try:
+        time.sleep(0.3)  # asleep in its call
+        for name, *args in calls:
+            if name == "process_vm_writev":
+                args[0] = control.pid
+            t.eq(syscall_inject.call(control.pid, name, *args), 0,
+                 f"control: {name} works in an unfiltered process of the same uid")
+    finally:
+        control.kill()
+        control.wait()
+    for name, *args in calls:
+        t.eq(syscall_inject.call(parent, name, *args), -errno.EPERM,
+             f"the warm parent is refused {name}")
+    res = run(r, "print('still serving')")
+    t.ok(res.started.get("warm") and res.stdout == "still serving\n",
+         "and it serves the next run as before", res)
     r.close()
 
 
@@ -1211,7 +1249,8 @@ def test_fork_refused_with_threads(t):
 
 
 TESTS = {f.__name__[5:]: f for f in [
-    test_same_results, test_limits, test_parent_runs_no_user_code, test_monkeypatch_isolated,
+    test_same_results, test_limits, test_parent_runs_no_user_code, test_parent_filtered,
+    test_monkeypatch_isolated,
     test_random_differs, test_parent_unreachable, test_no_control_socket,
     test_no_shared_writable_mappings, test_siblings_isolated, test_recycled,
     test_killed_parent_falls_back, test_memory_cap, test_memory_cap_fewer_spares,

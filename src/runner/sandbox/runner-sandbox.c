@@ -417,9 +417,36 @@ runner_sandbox_restrict (const RunnerSandboxPlan *plan)
 }
 
 int
-runner_sandbox_seccomp (const RunnerSandboxPlan *plan)
+runner_sandbox_writable_dirs (const RunnerSandboxPlan *plan, int fds[RUNNER_SANDBOX_MAX_WRITABLE])
 {
-  if (plan->seccomp != NULL && runner_seccomp_load (plan->seccomp) != 0)
+  int n = 0, failed = 0;
+
+  /* What runner_sandbox_restrict() gives Landlock's read_write list in
+   * fallback mode, through the same checks: the working directory, the
+   * run's tmp, a writable environment. */
+  fds[n++] = runner_sandbox_open_work (plan);
+  failed = fds[n - 1] < 0 ? errno : 0;
+  fds[n++] = open_no_symlinks (plan->tmp_dir, O_PATH | O_DIRECTORY);
+  failed = failed == 0 && fds[n - 1] < 0 ? errno : failed;
+  if (plan->env_dir != NULL && plan->env_writable)
+    {
+      fds[n++] = runner_sandbox_open_checked (plan->env_dir, plan->env_id);
+      failed = failed == 0 && fds[n - 1] < 0 ? errno : failed;
+    }
+  if (failed == 0)
+    return n;
+  for (int i = 0; i < n; i++)
+    if (fds[i] >= 0)
+      close (fds[i]);
+  errno = failed;
+  return -1;
+}
+
+int
+runner_sandbox_seccomp (const RunnerSandboxPlan *plan, int *listener)
+{
+  *listener = -1;
+  if (plan->seccomp != NULL && runner_seccomp_load (plan->seccomp, listener) != 0)
     return RUNNER_STEP_SECCOMP;
   return 0;
 }

@@ -160,5 +160,16 @@ int runner_sandbox_build_root (const RunnerSandboxPlan *plan);
  * capabilities, no_new_privs, Landlock. Returns 0 or a step. */
 int runner_sandbox_restrict (const RunnerSandboxPlan *plan);
 
-/* In the program, the very last step before execve. */
-int runner_sandbox_seccomp (const RunnerSandboxPlan *plan);
+/* In the program, fallback mode: O_PATH fds of the directories Landlock
+ * lets it write beneath (the working directory, its tmp, a writable
+ * environment), checked as Landlock's rules were, into fds. How many, or
+ * -1 with errno set. The run init's answer to futimens through a
+ * read-only fd looks for one of them above the file
+ * (runner-seccomp-notify.h). */
+#define RUNNER_SANDBOX_MAX_WRITABLE 3
+int runner_sandbox_writable_dirs (const RunnerSandboxPlan *plan,
+                                  int fds[RUNNER_SANDBOX_MAX_WRITABLE]);
+
+/* In the program, the very last step before execve. *listener: -1, or
+ * the filter's listener for the run init (runner_seccomp_load). */
+int runner_sandbox_seccomp (const RunnerSandboxPlan *plan, int *listener);

@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "runner-seccomp-notify.h"
 #include "runner-util.h"
 
 #ifndef CLONE_NEWTIME
@@ -45,8 +46,8 @@ deny (scmp_filter_ctx ctx, const char *name, int errnum, unsigned int n_args,
   return seccomp_rule_add_array (ctx, SCMP_ACT_ERRNO (errnum), nr, n_args, args);
 }
 
-static int
-deny_sockets (scmp_filter_ctx ctx, const RunnerSeccompPolicy *policy)
+int
+runner_seccomp_deny_sockets (scmp_filter_ctx ctx, const RunnerSeccompPolicy *policy)
 {
   /* socketpair stays allowed: it reaches nobody else. With namespaces,
    * UNIX sockets only reach what is inside the private root; without them
@@ -183,9 +184,10 @@ deny_pipe_growth (scmp_filter_ctx ctx)
  * forms reach every file the run may open, read-only ones included: a
  * read-only fd of a --context-path document or the run's venv took
  * fchmod 0777, futimens to 1970 and an xattr. So every form is refused,
- * by path and by fd, but times through an fd (the runner's prelude gives
+ * by path and by fd, but times through an fd open for writing, which the
+ * run init decides (runner-seccomp-notify.h); the runner's prelude gives
  * Python's os.chmod a rewrite of the run's own files instead, and os.utime
- * the fd form, see runner-prelude.c). Reading
+ * by path an fd of the file open for writing (runner-prelude.c). Reading
  * xattrs by path is refused too: Landlock lets no read of the file, yet
  * getxattr by path read user.xdg.origin.url of any of the user's files.
  * Xattrs answer ENOTSUP, "not supported here", which copying code (Python's
@@ -228,12 +230,15 @@ deny_metadata (scmp_filter_ctx ctx)
     rc = deny (ctx, enotsup[i], ENOTSUP, 0, NULL);
   for (size_t i = 0; i < N_ELEMENTS (flag_ioctls) && rc == 0; i++)
     rc = deny_int (ctx, "ioctl", 1, flag_ioctls[i]);
-  /* utimensat stays through an fd (no path): unpacking an archive (pip,
-   * tarfile) sets each file's times, and refusing that broke installs.
-   * The cost, a read-only file's times changed through its fd, is listed
-   * in known-limitations.txt (fs-33). */
+  /* utimensat through an fd (no path, futimens) goes to the run init,
+   * which sets the times only through a file open for writing: unpacking
+   * an archive (pip, tarfile) sets each file's times, and refusing that
+   * broke installs, while letting it through changed read-only files'
+   * times (fs-33). With a path, "" with AT_EMPTY_PATH included: refused. */
   if (rc == 0)
     rc = deny_arg (ctx, "utimensat", 1, SCMP_CMP_NE, 0);
+  if (rc == 0)
+    rc = seccomp_rule_add (ctx, SCMP_ACT_NOTIFY, SCMP_SYS (utimensat), 1, SCMP_A1 (SCMP_CMP_EQ, 0));
   return rc;
 }
 
@@ -331,7 +336,7 @@ add_rules (scmp_filter_ctx ctx, const RunnerSeccompPolicy *policy)
     rc = deny_bit (ctx, "personality", 0, weakening[i]);
 
   if (rc == 0)
-    rc = deny_sockets (ctx, policy);
+    rc = runner_seccomp_deny_sockets (ctx, policy);
   if (rc == 0)
     rc = deny_setuid_modes (ctx);
   if (rc == 0)
@@ -447,12 +452,22 @@ runner_seccomp_clear (RunnerSeccompFilter *filter)
 }
 
 int
-runner_seccomp_load (const RunnerSeccompFilter *filter)
+runner_seccomp_load (const RunnerSeccompFilter *filter, int *listener)
 {
+  *listener = -1;
   /* The allow list first, so that the rules, loaded last, give their own
    * errno where both refuse (see the header). The allow list lets the
    * second seccomp() through: a filter can only narrow. */
   if (syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &filter->allow) != 0)
     return -1;
-  return (int) syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &filter->rules);
+  if (!runner_seccomp_notifies (&filter->rules))
+    return (int) syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &filter->rules);
+  /* Rules that hand a call over come with the listener that takes it
+   * (close-on-exec), for the caller to pass on. */
+  int fd = (int) syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+                          &filter->rules);
+  if (fd < 0)
+    return -1;
+  *listener = fd;
+  return 0;
 }

@@ -13,8 +13,9 @@
  *    ENOSYS, so a newer kernel's calls are closed until reviewed;
  *  - the argument rules: listed calls refused with some arguments (clone
  *    with namespace flags, TIOCSTI, socket families, setuid modes, shared
- *    anonymous memory, and in fallback mode metadata changes by path and
- *    acting on other processes), each with the errno a program expects.
+ *    anonymous memory, and in fallback mode metadata changes and acting
+ *    on other processes), each with the errno a program expects; fallback
+ *    mode's futimens is handed to the run init (runner-seccomp-notify.h).
  *
  * The kernel runs every filter and keeps the strictest answer; between two
  * errnos, the filter loaded last wins, so the rules go last and their
@@ -24,6 +25,7 @@
 #pragma once
 
 #include <linux/filter.h>
+#include <seccomp.h>
 #include <stdbool.h>
 
 typedef struct
@@ -53,8 +55,15 @@ int runner_seccomp_compile_now (const RunnerSeccompPolicy *policy, RunnerSeccomp
  * or the libseccomp loaded now is not the one it was built with. */
 int runner_seccomp_prebuilt (const RunnerSeccompPolicy *policy, RunnerSeccompFilter *filter);
 
+/* The argument rules' socket families (EAFNOSUPPORT for every family the
+ * policy's runs may not open), added to ctx: the warm parent's own filter
+ * has them too (runner-warm-filter.c). 0 or a negative errno. */
+int runner_seccomp_deny_sockets (scmp_filter_ctx ctx, const RunnerSeccompPolicy *policy);
+
 /* Frees what compile allocated; the filter is then empty. */
 void runner_seccomp_clear (RunnerSeccompFilter *filter);
 
-/* In the child, after PR_SET_NO_NEW_PRIVS. Returns -1 with errno set. */
-int runner_seccomp_load (const RunnerSeccompFilter *filter);
+/* In the child, after PR_SET_NO_NEW_PRIVS. Returns -1 with errno set.
+ * *listener: -1, or the listener of calls the rules hand over (fallback
+ * mode's futimens, runner-seccomp-notify.h), for the run init to answer. */
+int runner_seccomp_load (const RunnerSeccompFilter *filter, int *listener);

@@ -18,11 +18,13 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "runner-nproc.h"
+#include "runner-seccomp-notify.h"
 #include "runner-util.h"
 
 enum
@@ -113,6 +115,10 @@ lift_fd (int fd)
   return lifted;
 }
 
+/* On the error channel, before EOF: the seccomp listener (SCM_RIGHTS),
+ * not a failed step. */
+#define LISTENER_MESSAGE 0x4c495354
+
 static void __attribute__ ((noreturn)) child_fail (int err_fd, int step)
 {
   int32_t msg[2] = { step, errno };
@@ -185,7 +191,7 @@ exec_program (const RunnerSpawnSpec *spec, pid_t init_pid, int in, int out, int 
    * over, as 3, 4, ...); everything else is close-on-exec. The extra fds
    * were lifted to 10 and above, so these dup2s clobber none of them. */
   if (spec->n_extra_fds > 0)
-    err_fd = lift_fd (err_fd); /* the error pipe may be 3 or 4 */
+    err_fd = lift_fd (err_fd); /* the error channel may be 3 or 4 */
   if (dup2 (in, 0) < 0 || dup2 (out, 1) < 0 || dup2 (err, 2) < 0)
     child_fail (err_fd, STEP_FDS);
   for (int i = 0; i < spec->n_extra_fds; i++)
@@ -242,14 +248,34 @@ exec_program (const RunnerSpawnSpec *spec, pid_t init_pid, int in, int out, int 
    * that may still pass the check (root, capabilities) cannot measure it. */
   if (runner_nproc_apply (spec->sandbox) != 0)
     child_fail (err_fd, STEP_RLIMITS);
+  /* Fallback mode: the directories the run may write beneath, for the run
+   * init's answer to futimens through an fd not open for writing (a
+   * directory's, which cannot be). */
+  int handed[1 + RUNNER_SANDBOX_MAX_WRITABLE];
+  int n_dirs = 0;
+  if (spec->sandbox != NULL && !spec->sandbox->namespaces && spec->sandbox->seccomp != NULL
+      && (n_dirs = runner_sandbox_writable_dirs (spec->sandbox, handed + 1)) < 0)
+    child_fail (err_fd, RUNNER_STEP_SECCOMP);
   /* Last: the filter also forbids some of the steps above. */
-  step = runner_sandbox_seccomp (spec->sandbox);
+  step = runner_sandbox_seccomp (spec->sandbox, &handed[0]);
   if (step != 0)
     child_fail (err_fd, step);
+  /* The calls the filter hands over (fallback mode's futimens) are the
+   * run init's to answer: it gets the listener and the directories, the
+   * program keeps none of them. */
+  if (handed[0] >= 0)
+    {
+      int32_t msg[2] = { LISTENER_MESSAGE, 0 };
+      if (send_with_fds (err_fd, msg, sizeof msg, handed, 1 + (size_t) n_dirs) != 0)
+        child_fail (err_fd, RUNNER_STEP_SECCOMP);
+      close (handed[0]);
+    }
+  for (int i = 1; i <= n_dirs; i++)
+    close (handed[i]);
 
   if (spec->resume != NULL)
     {
-      /* EOF on the error pipe tells init the program runs, as exec would. */
+      /* EOF on the error channel tells init the program runs, as exec would. */
       close (err_fd);
       longjmp (*(jmp_buf *) spec->resume, 1);
     }
@@ -516,7 +542,8 @@ static void __attribute__ ((noreturn)) init_loop (const RunnerSpawnSpec *spec, I
   sigaddset (&chld, SIGCHLD);
   sigprocmask (SIG_BLOCK, &chld, NULL);
   int sigfd = signalfd (-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (sigfd < 0 || pipe2 (errpipe, O_CLOEXEC) != 0)
+  /* A socket, not a pipe: it may carry the seccomp listener too. */
+  if (sigfd < 0 || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, errpipe) != 0)
     _exit (126);
 
   st.t_start = now_ns ();
@@ -543,13 +570,35 @@ init_watch (InitState *st_, int control, int status_fd, int err_r, int sigfd)
 {
   InitState st = *st_;
 
-  /* execve closes the pipe (EOF: the program runs) or the child writes why
-   * it failed before exec. */
+  /* execve closes the channel (EOF: the program runs) or the child writes
+   * why it failed before exec; first, in fallback mode, it hands over its
+   * seccomp listener. */
   int32_t failure[2];
   ssize_t n;
-  do
-    n = read (err_r, failure, sizeof failure);
-  while (n < 0 && errno == EINTR);
+  int listener = -1;
+  RunnerDirId dirs[RUNNER_SANDBOX_MAX_WRITABLE];
+  size_t n_dirs = 0;
+  for (;;)
+    {
+      int fds[1 + RUNNER_SANDBOX_MAX_WRITABLE];
+      size_t n_fds = 0;
+      n = recv_with_some_fds (err_r, failure, sizeof failure, fds, 0, N_ELEMENTS (fds), &n_fds);
+      bool take = n == (ssize_t) sizeof failure && n_fds >= 1 && failure[0] == LISTENER_MESSAGE
+                  && listener < 0;
+      /* The directories by what they are, not held open. */
+      for (size_t i = 1; take && i < n_fds; i++)
+        {
+          struct stat dir_st;
+          if (fstat (fds[i], &dir_st) == 0)
+            dirs[n_dirs++] = (RunnerDirId){ dir_st.st_dev, dir_st.st_ino };
+        }
+      if (take)
+        listener = fds[0];
+      for (size_t i = take ? 1 : 0; i < n_fds; i++)
+        close (fds[i]);
+      if (!take)
+        break;
+    }
   close (err_r);
   if (n == (ssize_t) sizeof failure)
     {
@@ -562,11 +611,22 @@ init_watch (InitState *st_, int control, int status_fd, int err_r, int sigfd)
 
   for (;;)
     {
-      struct pollfd pfds[2] = { { .fd = control, .events = POLLIN },
-                                { .fd = sigfd, .events = POLLIN } };
+      struct pollfd pfds[3] = { { .fd = control, .events = POLLIN },
+                                { .fd = sigfd, .events = POLLIN },
+                                { .fd = listener, .events = POLLIN } };
 
-      if (poll (pfds, 2, -1) < 0)
+      if (poll (pfds, 3, -1) < 0)
         continue;
+
+      /* A call the program's filter handed over; once no process of the
+       * run is under the filter, the listener hangs up. */
+      if (pfds[2].revents != 0
+          && (!(pfds[2].revents & POLLIN)
+              || runner_seccomp_notify_answer (listener, dirs, n_dirs) != 0))
+        {
+          close (listener);
+          listener = -1;
+        }
 
       if (pfds[1].revents & POLLIN)
         {

@@ -103,8 +103,9 @@ void runner_spawn_program (const RunnerSpawnSpec *spec, pid_t init_pid, int err_
 /* In the program: err_fd gets why a step failed, then it exits. */
 void runner_spawn_fail (int err_fd, int step) __attribute__ ((noreturn));
 /* In its run init (the program's parent): supervise it as if forked here;
- * err_r is the program's error pipe, which first carries the CPU time the
- * program spent before its run (int64 ns). */
+ * err_r is the program's error channel (a SOCK_SEQPACKET socket, as a
+ * forked program's is, which may bring its seccomp listener), which first
+ * carries the CPU time the program spent before its run (int64 ns). */
 void runner_spawn_adopt (pid_t program, int control, int status_fd, int err_r)
   __attribute__ ((noreturn));
 

@@ -15,7 +15,7 @@
  * on fd 3 for the run (the plan and the run's stdin, stdout, stderr,
  * control and status pipes, from the warm parent, which has set the
  * seat's limits by then), hands the plan, the program's three pipes and an
- * error pipe to the program on fd 4, then supervises it exactly as a cold
+ * error channel to the program on fd 4, then supervises it exactly as a cold
  * run's init supervises a program it forked (runner_spawn_adopt). EOF on
  * fd 3 means no run will come: the program is killed and the spare ends.
  *
@@ -138,12 +138,14 @@ init (pid_t program, size_t n_join)
       return 0;
     }
   close (RUNNER_WARM_INIT_PARENT_FD);
-  if (pipe2 (errpipe, O_CLOEXEC) != 0)
+  /* A socket, not a pipe: in fallback mode it brings the program's seccomp
+   * listener too (runner-seccomp-notify.h). */
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, errpipe) != 0)
     _exit (126);
 
-  /* The program gets stdin, stdout, stderr and the error pipe's write end.
+  /* The program gets stdin, stdout, stderr and the error channel's end.
    * Not delivered (the program is gone): the adopted program's end is
-   * reported like any other; its error pipe just says nothing. */
+   * reported like any other; its error channel just says nothing. */
   int to_program[4] = { fds[0], fds[1], fds[2], errpipe[1] };
   send_with_fds (RUNNER_WARM_INIT_PROGRAM_FD, plan, (size_t) n, to_program, 4);
   for (int i = 0; i < 4; i++)

@@ -710,16 +710,15 @@ def serve(sock, first_spare, first_key):
 
 
 def load():
-    """sandpad-warm.so, and sandpad-warm-init as an fd: opened here, as the
-    runner's uid, because the spares' processes exec it once they are the
-    run's uid (nobody under a root runner), which may not be able to reach
-    the folder the runner is installed or built in."""
-    global lib, HELPER_FD
+    """sandpad-warm.so."""
+    global lib
     try:
         lib = ctypes.PyDLL(sys.argv[1], use_errno=True)
-        HELPER_FD = os.open(sys.argv[2], os.O_PATH | os.O_CLOEXEC)
     except OSError as error:
         broken(str(error).encode("utf-8", "backslashreplace"))
+    lib.sp_warm_lockdown.restype = ctypes.c_int
+    lib.sp_warm_lockdown.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_char_p,
+                                     ctypes.c_size_t]
     lib.sp_warm_prefork.restype = ctypes.c_int
     lib.sp_warm_prefork.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int,
                                     ctypes.POINTER(ctypes.c_int), ctypes.c_size_t,
@@ -745,9 +744,30 @@ def load():
     lib.sp_warm_written.argtypes = [ctypes.c_int]
 
 
-preload()
-BASE_PATH = [p for p in sys.path[1:]]
-BASE_PREFIXES = tuple(p.rstrip("/") + "/" for p in BASE_PATH if p.startswith("/"))
+def lock_down():
+    """This parent's own seccomp filter (runner-warm-filter.c: a deny list
+    of what neither it, its spares nor their runs call), before it imports
+    numpy and matplotlib; the spares and their runs inherit it. A parent
+    that cannot load it serves no run: they start cold."""
+    shared = dict(item.partition("=")[::2] for item in sys.argv[3].split(","))
+    why = ctypes.create_string_buffer(MAX_REASON)
+    if lib.sp_warm_lockdown(int(shared.get("namespaces") == "1"),
+                            int(shared.get("network") == "1"), why, len(why)) != 0:
+        broken(b"cannot load the warm parent's seccomp filter: " + why.value)
+
+
+def open_helper():
+    """sandpad-warm-init as an fd: opened here, as the runner's uid, because
+    the spares' processes exec it once they are the run's uid (nobody under
+    a root runner), which may not be able to reach the folder the runner is
+    installed or built in."""
+    global HELPER_FD
+    try:
+        HELPER_FD = os.open(sys.argv[2], os.O_PATH | os.O_CLOEXEC)
+    except OSError as error:
+        broken(str(error).encode("utf-8", "backslashreplace"))
+
+
 MAX_PLAN = 65536
 MAX_FDS = 7  # five pipes, two cgroups
 MAX_REASON = 200
@@ -773,9 +793,14 @@ CGROUP_PIDS_FD = 5 if CGROUP_VERSION == 1 and _pids == "1" else -1
 UNUSED_SEATS = []
 SEAT_RETRY_S = 0.2
 control = socket.socket(fileno=CONTROL_FD)
-os.closerange(max(CONTROL_FD, CGROUP_MEMORY_FD, CGROUP_PIDS_FD) + 1, os.sysconf("SC_OPEN_MAX"))
 lib = HELPER_FD = None
 load()
+lock_down()
+preload()
+BASE_PATH = [p for p in sys.path[1:]]
+BASE_PREFIXES = tuple(p.rstrip("/") + "/" for p in BASE_PATH if p.startswith("/"))
+os.closerange(max(CONTROL_FD, CGROUP_MEMORY_FD, CGROUP_PIDS_FD) + 1, os.sysconf("SC_OPEN_MAX"))
+open_helper()
 # What shadows_preloaded compares a run's own modules with (after the
 # last import here).
 import importlib.machinery  # noqa: E402 (imported by preload() already)
