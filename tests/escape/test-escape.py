@@ -49,6 +49,18 @@ SECRET = "s3cr3t-sandpad-probe"
 RUN_UID = NOBODY if ROOT else os.getuid()
 AS_USER = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"] if ROOT else []
 
+# bwrap changes into its caller's directory by path, after the user it runs
+# as lost the right to walk a 0700 folder above the tree (a clone under
+# /root): it then starts in / and the runner's path, relative to the build
+# tree, is not found. The Flatpak-like mode hands bwrap the tree as an fd
+# (taken while still root) and has it change into that through /proc.
+TREE_FD = None
+if MODE == "flatpak":
+    TREE_FD = os.open(".", os.O_PATH | os.O_DIRECTORY)
+    os.set_inheritable(TREE_FD, True)
+WRAP_FDS = [TREE_FD] if TREE_FD is not None else []
+IN_TREE = ["--chdir", f"/proc/self/fd/{TREE_FD}"] if TREE_FD is not None else []
+
 # How each mode starts the runner. sandbox/strict: its options; wrap: what
 # it runs under; kind: the sandbox it must get ("auto" takes whatever the
 # runner reports, checked once up front).
@@ -63,7 +75,7 @@ MODES = {
     # auto must choose fallback mode there, with Landlock and seccomp.
     "flatpak": dict(sandbox="auto", strict=False, kind="fallback",
                     wrap=AS_USER + ["bwrap", "--unshare-user", "--disable-userns",
-                                    "--dev-bind", "/", "/", "--"]),
+                                    "--dev-bind", "/", "/", *IN_TREE, "--"]),
     # The app's configuration (sp-runner-client.c: `sandpad-runner --fd 3`,
     # no options): auto mode, not strict, the runner as the user.
     "app": dict(sandbox="auto", strict=False, wrap=AS_USER, kind="auto"),
@@ -474,7 +486,8 @@ def sandpad_run(args, path, env_extra=None, pass_fds=()):
     env = dict(os.environ, SANDPAD_PROBE_PARENT_SECRET=SECRET)
     env.update(env_extra or {})
     proc = subprocess.run(args + [path], env=env, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=120, pass_fds=pass_fds)
+                          stdin=subprocess.DEVNULL, timeout=120,
+                          pass_fds=[*pass_fds, *WRAP_FDS])
     events = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     started = next((e for e in events if e["type"] == "started"), None)
     exited = next((e for e in events if e["type"] == "exited"), None)
@@ -517,7 +530,7 @@ def warm_run(targets, probe, args, path, env_extra=None, pass_fds=()):
     if runner is None:
         env = dict(os.environ, SANDPAD_PROBE_PARENT_SECRET=SECRET)
         env.update(env_extra or {})
-        runner = Runner(cmd[0], *cmd[1:], env=env, pass_fds=pass_fds)
+        runner = Runner(cmd[0], *cmd[1:], env=env, pass_fds=[*pass_fds, *WRAP_FDS])
         runner.hello()
         if shared:
             WARM_RUNNERS[key] = runner
@@ -691,7 +704,7 @@ def cross_run(t, targets):
         m = MODES[MODE]
         wrap, args = m["wrap"], ["--sandbox", m["sandbox"]] + (["--strict"] if m["strict"] else [])
     cmd = wrap + [SANDPAD_RUNNER] + args
-    runner = Runner(cmd[0], *cmd[1:])
+    runner = Runner(cmd[0], *cmd[1:], pass_fds=WRAP_FDS)
     runner.send(type="run", id="a", language="python",
                 code="open('mine.txt', 'w').write('A secret')\nimport time\ntime.sleep(5)")
     started = runner.recv_type("started")

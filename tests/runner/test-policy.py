@@ -75,6 +75,13 @@ class Tree:
 # configuration (auto, not strict), where auto must pick fallback mode.
 FLATPAK = MODE == "flatpak"
 FLATPAK_WRAP = ["bwrap", "--unshare-user", "--disable-userns", "--dev-bind", "/", "/", "--"]
+# bwrap changes into its caller's directory by path, as a user that cannot
+# walk a 0700 folder above the tree (a clone under /root): it would start in
+# / and miss the runner's relative path. It gets the tree as an fd instead.
+TREE_FD = None
+if FLATPAK:
+    TREE_FD = os.open(".", os.O_PATH | os.O_DIRECTORY)
+    os.set_inheritable(TREE_FD, True)
 
 
 def start(tree, *extra, uid=None):
@@ -84,8 +91,9 @@ def start(tree, *extra, uid=None):
             print("# no bwrap here for the Flatpak-like setting")
             sys.exit(77)
         user = NOBODY if os.geteuid() == 0 else os.geteuid()
-        r = Runner(bwrap, *FLATPAK_WRAP[1:], RUNNER, "--sandbox", "auto", *extra,
-                   env=dict(os.environ), preexec_fn=as_user(uid if uid is not None else user))
+        r = Runner(bwrap, *FLATPAK_WRAP[1:-1], "--chdir", f"/proc/self/fd/{TREE_FD}", "--",
+                   RUNNER, "--sandbox", "auto", *extra, env=dict(os.environ),
+                   preexec_fn=as_user(uid if uid is not None else user), pass_fds=[TREE_FD])
         ready = r.hello()
         if ready["sandbox"]["mode"] != "fallback":
             raise AssertionError(f"auto mode in the Flatpak-like setting chose "
