@@ -199,6 +199,13 @@ cmd_test() {
     root_pid=$!
   fi
 
+  # Made before the first suite, not the desktop-user stage: the Debian 12
+  # suite's tests that run something as this account (test-daemon's other
+  # uid) must reach the tree too, a clone under a 0700 folder included.
+  if [ "$(id -u)" -eq 0 ]; then
+    ensure_desktop_user
+  fi
+
   stage "builds (plain, ASan + UBSan, fuzzers)" build_all
 
   local status=0
@@ -213,7 +220,6 @@ cmd_test() {
   if [ "$(id -u)" -eq 0 ]; then
     # The desktop case, against the same build: the runner as an ordinary
     # account with a home (test-stages.sh lists what the uid changes).
-    ensure_desktop_user
     local as_user="'$top/build-aux/as-desktop-user' $desktop_user"
     stage "as the desktop user ($desktop_user)" \
       run_stage_tests user _build user --wrapper "$as_user" || status=1
