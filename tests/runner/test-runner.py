@@ -111,9 +111,11 @@ def test_timeout(t):
     t.eq(res.exited["limit"], "time", "an infinite loop hits the time limit")
     t.eq((res.exited["end"], res.exited.get("signal")), ("signaled", 9), "and is killed")
     t.eq(res.started["timeout_ms"], 1000, "started reports the timeout in force")
-    # The runner's clock starts before the sandbox is built, the program's
-    # after: allow for that, but not for a kill long before the limit.
-    t.ok(res.exited["wall_ms"] >= 900, "wall time is about the timeout", res)
+    # The time limit and the wall time count from the same moment (the
+    # runner's start of the run, before the sandbox is built): a run the
+    # limit stopped reports at least the limit (issue 42 item 6: it said
+    # 890-996 ms when the program's own clock was reported).
+    t.ok(res.exited["wall_ms"] >= 1000, "wall time is at least the timeout", res)
     # How much CPU a busy loop gets in a second depends on what else the
     # machine runs (shared CI: a tenth of it at times), so no floor but
     # "some": 0 is what an unmeasured tree reports. One thread cannot use

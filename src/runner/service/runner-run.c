@@ -1260,10 +1260,12 @@ fill_result (RunnerRun *run, SpExited *ev)
     run->limit = observed_rlimit (run, r->wait_status);
 
   ev->wall_ms = r->wall_ns / 1000000;
-  /* A warm run's supervisor starts its clock when the warm parent forks,
-   * after the hand-over; the time limit runs from when we started it, so
-   * the wall time reported is ours, as the limit saw it. */
-  if (run->warm && now_ns () - run->t_start_ns > r->wall_ns)
+  /* The supervisor starts its clock once it runs (a cold run's after its
+   * fork and namespaces, a warm one's after the hand-over), later than the
+   * time limit's, which runs from when we started the run: the wall time
+   * reported is ours, as the limit saw it, so a run the limit stopped
+   * never reports less than the limit. */
+  if (now_ns () - run->t_start_ns > r->wall_ns)
     ev->wall_ms = (now_ns () - run->t_start_ns) / 1000000;
   ev->cpu_ms = r->cpu_ns / 1000000;
   ev->peak_memory_bytes = reported_peak (run);
