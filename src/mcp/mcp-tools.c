@@ -47,7 +47,11 @@ static const char execute_code_input[]
     "\"pattern\":\"^[!-~]+$\",\"description\":\"keep state between calls (python or javascript): "
     "calls with the same id run one after another in one sandboxed interpreter that keeps "
     "variables, imports and its working directory; a crash, a timeout the code ignores or "
-    "a limit ends it, and the next call starts a new one (the result says so)\"}},"
+    "a limit ends it, and the next call starts a new one (the result says so)\"},"
+    "\"global_variables\":{\"type\":\"object\",\"propertyNames\":{\"pattern\":"
+    "\"^[A-Za-z_][A-Za-z0-9_]*$\"},\"description\":\"python without session_id: JSON values "
+    "that are the snippet's global variables before it runs (as JSON decodes them: dict, list, "
+    "str, int, float, bool, None), at most 64 KiB as JSON\"}},"
     "\"required\":[\"language\",\"code\"],\"additionalProperties\":false}";
 
 static const char execute_command_input[]
@@ -219,11 +223,91 @@ get_timeout (json_t *args, int64_t *timeout_ms, SpProtoError *err)
   return 0;
 }
 
+/* The longest global_variables, as compact JSON: it travels to the
+ * prelude as one environment variable, which the kernel caps at 128 KiB. */
+#define MAX_GLOBALS_BYTES (64 * 1024)
+
+static bool
+identifier_char (char c, bool first)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'
+         || (!first && c >= '0' && c <= '9');
+}
+
+/* An ASCII Python identifier (what a snippet can name without globals()). */
+static bool
+python_identifier (const char *name)
+{
+  if (!identifier_char (name[0], true))
+    return false;
+  for (const char *p = name + 1; *p != '\0'; p++)
+    if (!identifier_char (*p, false))
+      return false;
+  return true;
+}
+
+/* mcp-run-python's global_variables: the values reach the snippet's
+ * globals through the prelude (SANDPAD_GLOBALS, which it reads and takes
+ * out of os.environ before the snippet runs), so the code itself and its
+ * line numbers stay exactly what was sent. A session's environment is
+ * fixed when its interpreter starts, so there they would be refused as a
+ * changed env: refused here, with the reason. */
+static int
+get_globals (json_t *args, SpRun *req, SpProtoError *err)
+{
+  json_t *value = json_object_get (args, "global_variables");
+  const char *name;
+  json_t *item;
+
+  if (value == NULL || json_is_null (value))
+    return 0;
+  if (!json_is_object (value))
+    return sp_proto_set_error (err, SP_ERR_WRONG_TYPE,
+                               "field \"global_variables\" must be an object");
+  if (json_object_size (value) == 0)
+    return 0;
+  if (strcmp (req->language, "python") != 0)
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "\"global_variables\" is for python runs only");
+  if (req->session != NULL)
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "\"global_variables\" cannot be given with \"session_id\": a "
+                               "session keeps its variables, so assign them in its code");
+  json_object_foreach (value, name, item)
+    if (!python_identifier (name))
+      return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                                 "\"global_variables\" has a name that is not a Python "
+                                 "identifier: \"%.64s\"",
+                                 name);
+  for (size_t i = 0; req->env != NULL && req->env[i] != NULL; i++)
+    if (strncmp (req->env[i], "SANDPAD_GLOBALS=", 16) == 0)
+      return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                                 "\"env\" cannot name SANDPAD_GLOBALS beside "
+                                 "\"global_variables\"");
+  cleanup_free char *text = json_dumps (value, JSON_COMPACT | JSON_ENSURE_ASCII);
+  if (text == NULL)
+    abort ();
+  if (strlen (text) > MAX_GLOBALS_BYTES)
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "\"global_variables\" is %zu bytes as JSON, more than %d",
+                               strlen (text), MAX_GLOBALS_BYTES);
+  size_t n = sp_strv_length (req->env);
+  char **env = realloc (req->env, (n + 2) * sizeof *env);
+  if (env == NULL)
+    abort ();
+  env[n] = xasprintf ("SANDPAD_GLOBALS=%s", text);
+  env[n + 1] = NULL;
+  req->env = env;
+  return 0;
+}
+
 static int
 parse_execute_code (McpServer *server, McpCall *call, json_t *args, SpRun *req, SpProtoError *err)
 {
-  static const char *const allowed[] = { "language", "code",  "timeout",    "memory_mib", "stdin",
-                                         "env",      "files", "session_id", NULL };
+  static const char *const allowed[] = { "language",   "code",       "timeout",
+                                         "memory_mib", "stdin",      "env",
+                                         "files",      "session_id", "global_variables",
+                                         NULL };
   json_t *files = NULL;
   char *session = NULL;
 
@@ -251,6 +335,8 @@ parse_execute_code (McpServer *server, McpCall *call, json_t *args, SpRun *req, 
       if (rc != 0)
         return rc;
     }
+  if (get_globals (args, req, err) != 0)
+    return -1;
   /* They land in the run's own directory, or its session's, when it
    * starts (a queued session run's only then): the engine writes them. */
   if (files != NULL && json_array_size (files) > 0

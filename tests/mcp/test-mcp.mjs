@@ -856,6 +856,69 @@ groups.journal = async () => {
   }
 };
 
+// mcp-run-python's global_variables: JSON values become the snippet's
+// globals before it runs, cold and warm alike, and the code, its line
+// numbers and its environment stay what was sent.
+groups.globals = async () => {
+  const { client, transport } = await connect();
+  const call = (args) => client.callTool({ name: 'execute_code',
+    arguments: { language: 'python', ...args } }, undefined, { timeout: 120000 });
+  const checks = async (kind) => {
+    let r = await call({ code: 'a + b', global_variables: { a: 4, b: 5 } });
+    ok(r.structuredContent?.displays?.[0]?.data?.['text/plain'] === '9',
+      `${kind}: a + b with {a: 4, b: 5} shows 9 (the last expression's value)`, r.structuredContent);
+    r = await call({ code: 'print(type(d).__name__, d["k"][1], type(n).__name__, f, t, s)',
+      global_variables: { d: { k: [1, 'two'] }, n: null, f: 1.5, t: true, s: 'text' } });
+    ok(r.structuredContent?.stdout === 'dict two NoneType 1.5 True text\n',
+      `${kind}: objects, lists, null, numbers, booleans and strings as JSON decodes them`, r.structuredContent);
+    r = await call({ code: 'import os\nx = 1\nraise ValueError(v)', global_variables: { v: 'bad' } });
+    ok(r.structuredContent?.error?.line === 3 && /ValueError: bad/.test(r.structuredContent?.stderr ?? ''),
+      `${kind}: the error's line is the snippet's own (3)`, r.structuredContent);
+    r = await call({ code: 'import os, subprocess\nprint("SANDPAD_GLOBALS" in os.environ, '
+      + 'subprocess.run(["sh", "-c", "echo ${SANDPAD_GLOBALS:-none}"], capture_output=True, text=True).stdout.strip())',
+      global_variables: { a: 1 } });
+    ok(r.structuredContent?.stdout === 'False none\n',
+      `${kind}: the variable that carried them is gone from the snippet's environment and its children's`, r.structuredContent);
+    return r.structuredContent?.sandbox?.warm === true;
+  };
+  try {
+    const firstWarm = await checks('first runs');
+    // Control: without them, the name is not defined.
+    let r = await call({ code: 'a + b' });
+    ok(/NameError/.test(r.structuredContent?.stderr ?? ''), 'control: without global_variables, a is not defined',
+      r.structuredContent?.stderr);
+    // Refusals, each before anything runs.
+    const refused = [
+      [{ code: 'x', global_variables: { 'not-a-name': 1 } }, /not a Python identifier/],
+      [{ code: 'x', global_variables: { a: 1 }, session_id: 's1' }, /session/],
+      [{ code: 'x', global_variables: { a: 'x'.repeat(70000) } }, /more than 65536/],
+      [{ code: 'x', global_variables: { a: 1 }, env: { SANDPAD_GLOBALS: '{}' } }, /SANDPAD_GLOBALS/],
+    ];
+    for (const [args, why] of refused) {
+      r = await call(args);
+      ok(r.isError === true && why.test(textOf(r)), `refused with the reason: ${why}`, textOf(r));
+    }
+    r = await client.callTool({ name: 'execute_code',
+      arguments: { language: 'bash', code: 'echo $a', global_variables: { a: 1 } } });
+    ok(r.isError === true && /python runs only/.test(textOf(r)), 'refused for bash', textOf(r));
+    // The same once runs start warm (the warm parent imports numpy and
+    // matplotlib after initialize).
+    let warm = firstWarm;
+    const deadline = Date.now() + 90000;
+    while (!warm && Date.now() < deadline) {
+      r = await call({ code: 'pass' });
+      warm = r.structuredContent?.sandbox?.warm === true;
+      if (!warm) await new Promise((f) => setTimeout(f, 300));
+    }
+    if (warm && !firstWarm)
+      ok(await checks('warm runs'), 'and the warm checks ran warm');
+    else if (!warm)
+      skip('no warm run within 90 s on this machine: global_variables checked cold only');
+  } finally {
+    await transport.close();
+  }
+};
+
 if (!groups[group]) {
   console.error(`unknown group ${group}`);
   process.exit(2);
