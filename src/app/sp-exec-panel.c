@@ -50,6 +50,13 @@ struct _SpExecPanel
   gboolean waiting;
   gboolean input_focused;
   guint timeout_s;
+  /* A compiled language's compile step, and its own limit: the status
+   * counts it apart, then the program's time from the program's start. */
+  gboolean compiling;
+  guint compile_timeout_s;
+  /* The runner said the run started: before, it is only asked for (queued,
+   * its sandbox being made), and what comes first is not known yet. */
+  gboolean run_started;
   gint64 started_at;
   guint tick_id;
 
@@ -429,6 +436,13 @@ tick (gpointer user_data)
     /* TRANSLATORS: seconds so far, then the time limit in seconds */
     text = g_strdup_printf (_ ("Waiting for input… %.1f s; the %u s time limit is paused"), seconds,
                             self->timeout_s);
+  else if (self->compiling)
+    /* TRANSLATORS: seconds so far, then the compile step's time limit in
+     * seconds */
+    text = g_strdup_printf (_ ("Compiling… %.1f s (limit %u s)"), seconds, self->compile_timeout_s);
+  else if (!self->run_started)
+    /* TRANSLATORS: seconds since Run */
+    text = g_strdup_printf (_ ("Starting… %.1f s"), seconds);
   else
     text = g_strdup_printf (_ ("Running… %.1f s"), seconds);
   gtk_label_set_text (self->status_label, text);
@@ -744,6 +758,7 @@ sp_exec_panel_set_running (SpExecPanel *self, gboolean running)
     return;
   self->running = running;
   sp_exec_panel_set_waiting (self, FALSE, 0);
+  sp_exec_panel_set_compiling (self, FALSE, 0);
   gtk_spinner_set_spinning (self->spinner, running);
   gtk_widget_set_visible (GTK_WIDGET (self->input_entry), running);
   g_clear_handle_id (&self->tick_id, g_source_remove);
@@ -754,6 +769,7 @@ sp_exec_panel_set_running (SpExecPanel *self, gboolean running)
       /* The last run's result no longer describes the line. */
       gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label), NULL);
       self->started_at = g_get_monotonic_time ();
+      self->run_started = FALSE;
       self->tick_id = g_timeout_add (100, tick, self);
       tick (self);
     }
@@ -826,6 +842,38 @@ sp_exec_panel_set_save_folder (SpExecPanel *self, GFile *folder)
   g_return_if_fail (SP_IS_EXEC_PANEL (self));
   g_return_if_fail (folder == NULL || G_IS_FILE (folder));
   g_set_object (&self->save_folder, folder);
+}
+
+void
+sp_exec_panel_set_started (SpExecPanel *self)
+{
+  g_return_if_fail (SP_IS_EXEC_PANEL (self));
+
+  if (!self->running || self->run_started)
+    return;
+  self->run_started = TRUE;
+  tick (self);
+}
+
+void
+sp_exec_panel_set_compiling (SpExecPanel *self, gboolean compiling, guint timeout_s)
+{
+  g_return_if_fail (SP_IS_EXEC_PANEL (self));
+
+  compiling = !!compiling && self->running;
+  self->compile_timeout_s = timeout_s;
+  if (self->compiling == compiling)
+    return;
+  self->compiling = compiling;
+  /* Each step's time from its own start. */
+  self->started_at = g_get_monotonic_time ();
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label),
+                               compiling ? _ ("The compiler runs first, with a time limit of its "
+                                              "own; the run's time limit starts with the "
+                                              "program.")
+                                         : NULL);
+  if (self->running)
+    tick (self);
 }
 
 void

@@ -83,6 +83,18 @@ void sp_exec_panel_set_save_folder (SpExecPanel *self, GFile *folder);
  * (SpInputFocus). Cleared when the run ends. */
 void sp_exec_panel_set_waiting (SpExecPanel *self, gboolean waiting, guint timeout_s);
 
+/* While running: the runner started the run (its started event). Until
+ * then the status reads "Starting… 0.1 s": the run is queued or its
+ * sandbox is being made, and whether a compile step comes first is not
+ * known yet. */
+void sp_exec_panel_set_started (SpExecPanel *self);
+
+/* While running: a compiled language's compile step is under way, with
+ * its own time limit (timeout_s). The status reads "Compiling… 12.0 s
+ * (limit 60 s)"; when it ends, "Running…" counts the program's time from
+ * the program's start. Cleared when the run ends. */
+void sp_exec_panel_set_compiling (SpExecPanel *self, gboolean compiling, guint timeout_s);
+
 GtkEntry *sp_exec_panel_get_input_entry (SpExecPanel *self);
 /* The output list: follow mode, the hidden-lines bar. */
 SpTranscript *sp_exec_panel_get_transcript (SpExecPanel *self);

@@ -74,6 +74,23 @@ on_waiting_changed (SpWindow *self)
                              g_settings_get_uint (self->settings, "run-timeout-seconds"));
 }
 
+static void
+on_run_started (SpWindow *self)
+{
+  sp_exec_panel_set_started (self->exec_panel);
+}
+
+/* A compiled language's compile step, under its own limit, then the
+ * program. */
+static void
+on_compiling_changed (SpWindow *self)
+{
+  gint64 ms = sp_run_controller_get_compile_timeout_ms (self->runs);
+
+  sp_exec_panel_set_compiling (self->exec_panel, sp_run_controller_get_compiling (self->runs),
+                               (guint) MIN ((ms + 999) / 1000, G_MAXUINT));
+}
+
 /* A new run's model is the one the panel shows. */
 static void
 on_output_changed (SpWindow *self)
@@ -277,6 +294,10 @@ _sp_window_connect_runner (SpWindow *self)
   g_signal_connect_object (self->runs, "notify::running", G_CALLBACK (on_running_changed), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->runs, "notify::waiting", G_CALLBACK (on_waiting_changed), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "notify::compiling", G_CALLBACK (on_compiling_changed), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "started", G_CALLBACK (on_run_started), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->runs, "notify::output", G_CALLBACK (on_output_changed), self,
                            G_CONNECT_SWAPPED);

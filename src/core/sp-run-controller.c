@@ -44,6 +44,10 @@ struct _SpRunController
   char *run_start;
 
   gboolean waiting;
+  /* A compiled language's compile step is under way (the runner's phase
+   * event), under a limit of its own. */
+  gboolean compiling;
+  gint64 compile_timeout_ms;
   /* The run's results with an image or a table: how many ("Result 2"),
    * and the tables' reads, cancelled with the run. */
   guint n_results;
@@ -62,6 +66,7 @@ enum
   PROP_OUTPUT,
   PROP_RUNNING,
   PROP_WAITING,
+  PROP_COMPILING,
   PROP_KEEP_STATE,
   N_PROPS
 };
@@ -104,6 +109,24 @@ static void
 input_reset (SpRunController *self)
 {
   set_waiting (self, FALSE);
+}
+
+static void
+set_compiling (SpRunController *self, gboolean compiling, gint64 timeout_ms)
+{
+  self->compile_timeout_ms = compiling ? timeout_ms : 0;
+  if (self->compiling == compiling)
+    return;
+  self->compiling = compiling;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMPILING]);
+}
+
+static void
+on_phase (SpRunnerSupervisor *sup, const char *run_id, gboolean compiling, gint64 timeout_ms,
+          SpRunController *self)
+{
+  if (self->running && is_current (self, run_id))
+    set_compiling (self, compiling, timeout_ms);
 }
 
 static void
@@ -190,6 +213,7 @@ static void
 set_running (SpRunController *self, gboolean running)
 {
   input_reset (self);
+  set_compiling (self, FALSE, 0);
   if (self->running == running)
     return;
   self->running = running;
@@ -397,6 +421,20 @@ sp_run_controller_get_waiting (SpRunController *self)
   return self->waiting;
 }
 
+gboolean
+sp_run_controller_get_compiling (SpRunController *self)
+{
+  g_return_val_if_fail (SP_IS_RUN_CONTROLLER (self), FALSE);
+  return self->compiling;
+}
+
+gint64
+sp_run_controller_get_compile_timeout_ms (SpRunController *self)
+{
+  g_return_val_if_fail (SP_IS_RUN_CONTROLLER (self), 0);
+  return self->compile_timeout_ms;
+}
+
 const char *
 sp_run_controller_get_stderr (SpRunController *self)
 {
@@ -460,6 +498,9 @@ sp_run_controller_get_property (GObject *object, guint prop_id, GValue *value, G
     case PROP_WAITING:
       g_value_set_boolean (value, self->waiting);
       break;
+    case PROP_COMPILING:
+      g_value_set_boolean (value, self->compiling);
+      break;
     case PROP_KEEP_STATE:
       g_value_set_boolean (value, self->keep_state);
       break;
@@ -504,6 +545,9 @@ sp_run_controller_class_init (SpRunControllerClass *klass)
   properties[PROP_WAITING] = g_param_spec_boolean ("waiting", NULL, NULL, FALSE,
                                                    G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY
                                                      | G_PARAM_STATIC_STRINGS);
+  properties[PROP_COMPILING] = g_param_spec_boolean ("compiling", NULL, NULL, FALSE,
+                                                     G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY
+                                                       | G_PARAM_STATIC_STRINGS);
   properties[PROP_KEEP_STATE] = g_param_spec_boolean ("keep-state", NULL, NULL, FALSE,
                                                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY
                                                         | G_PARAM_STATIC_STRINGS);
@@ -561,6 +605,7 @@ sp_run_controller_new (SpRunnerSupervisor *supervisor)
   g_signal_connect_object (supervisor, "exited", G_CALLBACK (on_exited), self, 0);
   g_signal_connect_object (supervisor, "error", G_CALLBACK (on_run_error), self, 0);
   g_signal_connect_object (supervisor, "input-wait", G_CALLBACK (on_input_wait), self, 0);
+  g_signal_connect_object (supervisor, "phase", G_CALLBACK (on_phase), self, 0);
   g_signal_connect_object (supervisor, "display", G_CALLBACK (on_display), self, 0);
   g_signal_connect_object (supervisor, "notify::state", G_CALLBACK (on_state_changed), self, 0);
   return self;

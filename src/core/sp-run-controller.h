@@ -41,6 +41,11 @@ SpOutputModel *sp_run_controller_get_output (SpRunController *self);
 gboolean sp_run_controller_get_running (SpRunController *self);
 /* The runner says the program is blocked reading its stdin (input_wait). */
 gboolean sp_run_controller_get_waiting (SpRunController *self);
+/* A compiled language's compile step is under way ("compiling"; the
+ * runner's phase event): the run's own time limit has not started, the
+ * compile step's (timeout in ms) has. FALSE once the program runs. */
+gboolean sp_run_controller_get_compiling (SpRunController *self);
+gint64 sp_run_controller_get_compile_timeout_ms (SpRunController *self);
 /* The run's stderr, bounded, to find its error in when it ends. */
 const char *sp_run_controller_get_stderr (SpRunController *self);
 /* "warm start", "cold start[: why]" for the last run that ended; NULL

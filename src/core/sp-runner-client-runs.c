@@ -580,6 +580,12 @@ _sp_runner_client_dispatch (SpRunnerClient *self, SpMessage *msg)
         _sp_runner_client_emit (self, SIGNAL_INPUT_WAIT, msg->u.input_wait.id,
                                 (gboolean) msg->u.input_wait.waiting);
       break;
+    case SP_MSG_PHASE:
+      if (g_hash_table_contains (self->runs, msg->u.phase.id))
+        _sp_runner_client_emit (self, SIGNAL_PHASE, msg->u.phase.id,
+                                (gboolean) (msg->u.phase.phase == SP_PHASE_COMPILE),
+                                (gint64) msg->u.phase.timeout_ms);
+      break;
     case SP_MSG_SESSION_ENDED:
       /* The run that ended with its session says so in its result; an
        * idle session's end needs no answer. */

@@ -466,6 +466,9 @@ sp_runner_client_class_init (SpRunnerClientClass *klass)
                                          G_TYPE_NONE, 1, G_TYPE_ERROR);
   signals[SIGNAL_INPUT_WAIT] = g_signal_new ("input-wait", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                              NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_BOOLEAN);
+  signals[SIGNAL_PHASE] = g_signal_new ("phase", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                        G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_BOOLEAN,
+                                        G_TYPE_INT64);
 }
 
 static void

@@ -28,6 +28,10 @@
  *   "input-wait" (const char *run_id, gboolean waiting)
  *                the program is blocked reading its stdin (TRUE), or no
  *                longer is; the runner's input_wait, read from the kernel
+ *   "phase"    (const char *run_id, gboolean compiling, gint64 timeout_ms)
+ *                a compiled language's compile step starts (TRUE), or its
+ *                program step after it (FALSE); timeout_ms is that step's
+ *                own time limit (the runner's phase event)
  */
 #pragma once
 

@@ -60,6 +60,7 @@ enum
   ERROR,
   CLOSED,
   INPUT_WAIT,
+  PHASE,
   N_SIGNALS
 };
 
@@ -112,6 +113,13 @@ static void
 on_input_wait (SpRunnerClient *client, const char *id, gboolean waiting, SpRunnerSupervisor *self)
 {
   g_signal_emit (self, signals[INPUT_WAIT], 0, id, waiting);
+}
+
+static void
+on_phase (SpRunnerClient *client, const char *id, gboolean compiling, gint64 timeout_ms,
+          SpRunnerSupervisor *self)
+{
+  g_signal_emit (self, signals[PHASE], 0, id, compiling, timeout_ms);
 }
 
 static void
@@ -226,6 +234,7 @@ spawn_client (SpRunnerSupervisor *self)
   g_signal_connect_object (self->client, "display", G_CALLBACK (on_display), self, 0);
   g_signal_connect_object (self->client, "exited", G_CALLBACK (on_exited), self, 0);
   g_signal_connect_object (self->client, "input-wait", G_CALLBACK (on_input_wait), self, 0);
+  g_signal_connect_object (self->client, "phase", G_CALLBACK (on_phase), self, 0);
   g_signal_connect_object (self->client, "released", G_CALLBACK (on_released), self, 0);
   g_signal_connect_object (self->client, "error", G_CALLBACK (on_error), self, 0);
   g_signal_connect_object (self->client, "closed", G_CALLBACK (on_closed), self, 0);
@@ -315,6 +324,8 @@ sp_runner_supervisor_class_init (SpRunnerSupervisorClass *klass)
                                   G_TYPE_NONE, 1, G_TYPE_ERROR);
   signals[INPUT_WAIT] = g_signal_new ("input-wait", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                       G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_BOOLEAN);
+  signals[PHASE] = g_signal_new ("phase", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
+                                 3, G_TYPE_STRING, G_TYPE_BOOLEAN, G_TYPE_INT64);
 }
 
 static gint64

@@ -80,6 +80,9 @@ void sp_runner_supervisor_release (SpRunnerSupervisor *self, const char *run_id)
  *   "error"    (const char *run_id or NULL, const char *code, const char *message)
  *   "closed"   (GError *error)  a runner was lost; a restart may follow
  *   "input-wait" (const char *run_id, gboolean waiting)
+ *   "phase"    (const char *run_id, gboolean compiling, gint64 timeout_ms)
+ *              a compiled language's compile step, or its program step after
+ *              one, starts under its own time limit (SpRunnerClient's)
  */
 
 G_END_DECLS

@@ -13,14 +13,22 @@
 #include "sp-traceback.h"
 #include "sp-visible-text.h"
 
-/* Group 1: the place as a whole (what becomes the link); 2: the path;
- * 3: the line. Python:  File "PATH", line N
- * node:    PATH:N:C (in a stack frame) or PATH:N (a parse error's head)
- * bash:    PATH: line N */
+/* Each alternative names its place (what becomes the link), its path and
+ * its line. Python:  File "PATH", line N
+ * bash:    PATH: line N
+ * a place: PATH:N or PATH:N:C, as node's stack frames, gcc's, clang's,
+ *          rustc's ("--> PATH:N:C"), go's ("./main.go:N:C"), esbuild's
+ *          ("main.ts:N:C:", columns from 0) and Ruby's ("PATH:N:in ...",
+ *          "PATH:N: syntax error") write it; the path ends in an extension
+ *          and holds no space, quote or parenthesis
+ * a header: "PATH: In function 'main':" and "PATH: At top level:" (gcc,
+ *          g++), renamed but not a link: it names no line. */
 static const char place_pattern[]
   = "(File \"(?<py>[^\"\\n]+)\", line (?<pyline>[0-9]+))"
-    "|(?<nodeplace>(?<node>/[^\\s():]+\\.[cm]?js):(?<nodeline>[0-9]+)(?::[0-9]+)?)"
-    "|^(?<bashplace>(?<bash>/[^\\s:]+): line (?<bashline>[0-9]+))";
+    "|^(?<bashplace>(?<bash>/[^\\s:]+): line (?<bashline>[0-9]+))"
+    "|(?<srcplace>(?<src>[^\\s():'\"`]*[^\\s():'\"`/.]\\.[A-Za-z0-9+]+):(?<srcline>[0-9]+)"
+    "(?::[0-9]+)?)(?![0-9])"
+    "|^(?<head>/[^\\s:]+)(?=: (?:In |At top level:))";
 
 static gboolean
 names_snippet (const char *path, const char *snippet_name)
@@ -38,13 +46,15 @@ append_escaped (GString *out, const char *text, gssize len)
   sp_visible_text_append_markup (out, text, len);
 }
 
-/* The named groups of whichever alternative matched. */
+/* The named groups of whichever alternative matched; *line is 0 for a
+ * place that names no line. */
 static gboolean
 match_parts (GMatchInfo *match, char **place, char **path, int *line, int *start, int *end)
 {
   static const char *const groups[][3] = { { NULL, "py", "pyline" },
-                                           { "nodeplace", "node", "nodeline" },
-                                           { "bashplace", "bash", "bashline" } };
+                                           { "bashplace", "bash", "bashline" },
+                                           { "srcplace", "src", "srcline" },
+                                           { "head", "head", NULL } };
 
   for (guint i = 0; i < G_N_ELEMENTS (groups); i++)
     {
@@ -53,7 +63,7 @@ match_parts (GMatchInfo *match, char **place, char **path, int *line, int *start
 
       if (p == NULL || p[0] == '\0')
         continue;
-      l = g_match_info_fetch_named (match, groups[i][2]);
+      l = groups[i][2] != NULL ? g_match_info_fetch_named (match, groups[i][2]) : NULL;
       if (groups[i][0] != NULL)
         g_match_info_fetch_named_pos (match, groups[i][0], start, end);
       else
@@ -61,7 +71,7 @@ match_parts (GMatchInfo *match, char **place, char **path, int *line, int *start
       *place = groups[i][0] != NULL ? g_match_info_fetch_named (match, groups[i][0])
                                     : g_match_info_fetch (match, 1);
       *path = g_steal_pointer (&p);
-      *line = atoi (l);
+      *line = l != NULL ? atoi (l) : 0;
       return TRUE;
     }
   return FALSE;
@@ -76,7 +86,7 @@ rename_places (const char *text, const char *snippet_name, const char *display_n
   g_autoptr (GRegex) regex = NULL;
   g_autoptr (GMatchInfo) match = NULL;
   g_autoptr (GString) out = g_string_new (NULL);
-  gboolean linked = FALSE;
+  gboolean renamed_any = FALSE;
   int done = 0;
 
   g_return_val_if_fail (text != NULL, NULL);
@@ -96,7 +106,7 @@ rename_places (const char *text, const char *snippet_name, const char *display_n
       int line = 0, start = 0, end = 0;
 
       if (!match_parts (match, &place, &path, &line, &start, &end)
-          || !names_snippet (path, snippet_name) || line < 1)
+          || !names_snippet (path, snippet_name))
         continue;
       /* The user's name for it, not the sandbox's path. */
       renamed = g_string_new (place);
@@ -105,8 +115,11 @@ rename_places (const char *text, const char *snippet_name, const char *display_n
         {
           append_escaped (out, text + done, start - done);
           shown = sp_visible_text_to_markup (renamed->str, -1);
-          g_string_append_printf (out, "<a href=\"" SP_TRACEBACK_LINK_PREFIX "%d\">%s</a>", line,
-                                  shown);
+          if (line > 0)
+            g_string_append_printf (out, "<a href=\"" SP_TRACEBACK_LINK_PREFIX "%d\">%s</a>", line,
+                                    shown);
+          else
+            g_string_append (out, shown);
         }
       else
         {
@@ -114,9 +127,9 @@ rename_places (const char *text, const char *snippet_name, const char *display_n
           g_string_append (out, renamed->str);
         }
       done = end;
-      linked = TRUE;
+      renamed_any = TRUE;
     }
-  if (!linked)
+  if (!renamed_any)
     return NULL;
   if (markup)
     append_escaped (out, text + done, -1);

@@ -1,12 +1,17 @@
-/* sp-traceback.h: an interpreter's error text made to point at the editor.
+/* sp-traceback.h: an interpreter's or a compiler's error text made to
+ * point at the editor.
  *
- * Every place in a Python traceback, a node stack or a bash message that
- * names the snippet ("File "/code/main.py", line 4", "(/code/main.js:3:15)",
- * "/code/main.sh: line 3") becomes a Pango link to that line, and the
- * run's path of the snippet (/code/main.py, or the host path in fallback
- * mode) is replaced by the name the user knows it by (the file's name, or
- * "Untitled"). Places in other files (the standard library, node's
- * internals) stay text: Sandpad never opens them. */
+ * Every place in a Python traceback, a node stack, a bash message or a
+ * compiler's diagnostic that names the snippet ("File "/code/main.py",
+ * line 4", "(/code/main.js:3:15)", "/code/main.sh: line 3",
+ * "/code/main.c:3:22: error", rustc's "--> /code/main.rs:3:20", go's
+ * "./main.go:7:14", esbuild's "main.ts:4:29:", Ruby's "/code/main.rb:2:in")
+ * becomes a Pango link to that line, and the run's path of the snippet
+ * (/code/main.py, or the host path in fallback mode) is replaced by the
+ * name the user knows it by (the file's name, or "Untitled"); so is gcc's
+ * "/code/main.c: In function 'main':", which names no line. Places in
+ * other files (the standard library, node's internals, a header) stay
+ * text: Sandpad never opens them. */
 #pragma once
 
 #include <glib.h>

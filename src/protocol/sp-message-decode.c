@@ -515,6 +515,17 @@ decode_event (json_t *obj, SpMessage *msg, SpProtoError *err)
       TRY (get_id (obj, &msg->u.input_wait.id, err));
       TRY (sp_json_get_bool (obj, "waiting", true, &msg->u.input_wait.waiting, err));
       return sp_json_get_int (obj, "t_ms", true, 0, INT64_MAX, &msg->u.input_wait.t_ms, err);
+    case SP_MSG_PHASE:
+      {
+        int phase = 0;
+        TRY (
+          sp_json_check_fields (obj, "phase", FIELDS ("id", "phase", "timeout_ms", "t_ms"), err));
+        TRY (get_id (obj, &msg->u.phase.id, err));
+        TRY (get_enum (obj, "phase", true, sp_phase_names, &phase, err));
+        msg->u.phase.phase = (SpPhaseKind) phase;
+        TRY (sp_json_get_int (obj, "timeout_ms", true, 1, MAX_MS, &msg->u.phase.timeout_ms, err));
+        return sp_json_get_int (obj, "t_ms", true, 0, INT64_MAX, &msg->u.phase.t_ms, err);
+      }
     default:
       return sp_proto_set_error (err, SP_ERR_UNKNOWN_TYPE, "\"%s\" is not an event",
                                  sp_message_type_to_string (msg->type));

@@ -286,6 +286,8 @@ message_id (const SpMessage *msg)
       return msg->u.exited.id;
     case SP_MSG_INPUT_WAIT:
       return msg->u.input_wait.id;
+    case SP_MSG_PHASE:
+      return msg->u.phase.id;
     default:
       return "";
     }
@@ -331,6 +333,10 @@ message_valid (const SpMessage *msg)
              && msg->u.session.reason < SP_SESSION_END_LAST;
     case SP_MSG_INPUT_WAIT:
       return id[0] != '\0' && msg->u.input_wait.t_ms >= 0;
+    case SP_MSG_PHASE:
+      return id[0] != '\0' && msg->u.phase.phase >= 0 && msg->u.phase.phase < SP_PHASE_LAST
+             && msg->u.phase.timeout_ms >= 1 && msg->u.phase.timeout_ms <= (INT64_C (1) << 40)
+             && msg->u.phase.t_ms >= 0;
     case SP_MSG_ERROR:
       return msg->u.error.code > SP_ERR_NONE && msg->u.error.code < SP_ERR_LAST
              && (msg->u.error.id == NULL || sp_proto_id_valid (msg->u.error.id));
@@ -405,6 +411,12 @@ encode_body (json_t *obj, const SpMessage *msg, bool *ok)
       set_str (obj, "id", msg->u.input_wait.id, ok);
       set_bool (obj, "waiting", msg->u.input_wait.waiting);
       set_int (obj, "t_ms", msg->u.input_wait.t_ms);
+      break;
+    case SP_MSG_PHASE:
+      set_str (obj, "id", msg->u.phase.id, ok);
+      set_str (obj, "phase", sp_phase_to_string (msg->u.phase.phase), ok);
+      set_int (obj, "timeout_ms", msg->u.phase.timeout_ms);
+      set_int (obj, "t_ms", msg->u.phase.t_ms);
       break;
     case SP_MSG_INVALID:
     case SP_MSG_LAST:

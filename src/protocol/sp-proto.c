@@ -104,6 +104,7 @@ static const char *const type_names[SP_MSG_LAST] = {
   [SP_MSG_SESSION_ENDED] = "session_ended",
   [SP_MSG_INPUT_WAIT] = "input_wait",
   [SP_MSG_DISPLAY] = "display",
+  [SP_MSG_PHASE] = "phase",
 };
 
 bool
@@ -157,6 +158,16 @@ static const char *const limit_names[SP_LIMIT_LAST] = {
   [SP_LIMIT_INPUT_IDLE] = "input_idle",
   [SP_LIMIT_COMPILE_TIME] = "compile_time",
 };
+
+const char *const sp_phase_names[SP_PHASE_LAST + 1] = { "compile", "run", NULL };
+
+const char *
+sp_phase_to_string (SpPhaseKind phase)
+{
+  if (phase < 0 || phase >= SP_PHASE_LAST)
+    return "run";
+  return sp_phase_names[phase];
+}
 
 const char *const sp_file_kind_names[SP_FILE_KIND_LAST + 1]
   = { "regular", "symlink", "fifo", "socket", "device", "other", NULL };
@@ -362,6 +373,9 @@ sp_message_clear (SpMessage *msg)
     case SP_MSG_INPUT_WAIT:
       free (msg->u.input_wait.id);
       break;
+    case SP_MSG_PHASE:
+      free (msg->u.phase.id);
+      break;
     case SP_MSG_DISPLAY:
       free (msg->u.display.id);
       sp_display_clear (&msg->u.display);
@@ -395,6 +409,8 @@ sp_message_run_id (const SpMessage *msg)
       return msg->u.error.id;
     case SP_MSG_INPUT_WAIT:
       return msg->u.input_wait.id;
+    case SP_MSG_PHASE:
+      return msg->u.phase.id;
     default:
       return NULL;
     }

@@ -89,6 +89,9 @@ typedef enum
   SP_MSG_INPUT_WAIT,
   /* a program's rich result (runner → client) */
   SP_MSG_DISPLAY,
+  /* runner → client: a compiled language's run enters its compile step,
+   * or its program step after one */
+  SP_MSG_PHASE,
   SP_MSG_LAST
 } SpMessageType;
 
@@ -437,6 +440,29 @@ typedef struct
   int64_t t_ms; /* runner clock, as started's */
 } SpInputWait;
 
+/* The step of a compiled language's run now under way. */
+typedef enum
+{
+  SP_PHASE_COMPILE, /* the compiler runs, under the compile step's own limit */
+  SP_PHASE_RUN,     /* the program runs, under the run's limit */
+  SP_PHASE_LAST
+} SpPhaseKind;
+
+const char *sp_phase_to_string (SpPhaseKind phase);
+/* The phases' wire names, in SpPhaseKind's order, NULL-terminated. */
+extern const char *const sp_phase_names[SP_PHASE_LAST + 1];
+
+/* A compiled language's run starts its compile step, or its program step
+ * after the compile step ran (none is sent for a run whose program came
+ * from the cache: it only has the program step). */
+typedef struct
+{
+  char *id;
+  SpPhaseKind phase;
+  int64_t timeout_ms; /* this step's time limit */
+  int64_t t_ms;       /* runner clock, as started's */
+} SpPhase;
+
 typedef struct
 {
   int64_t version;
@@ -456,6 +482,7 @@ typedef struct
     SpSessionRef session; /* session_close, session_restart, session_ended */
     SpInputWait input_wait;
     SpDisplay display;
+    SpPhase phase;
   } u;
 } SpMessage;
 

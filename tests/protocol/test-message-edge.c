@@ -269,7 +269,7 @@ test_names (void)
           "names: error codes on the wire");
   is_str (joined (type_name, SP_MSG_LAST),
           "invalid,hello,run,cancel,stdin,release,ready,queued,started,output,exited,released,"
-          "error,session_close,session_restart,session_ended,input_wait,display",
+          "error,session_close,session_restart,session_ended,input_wait,display,phase",
           "names: message types on the wire");
   is_str (joined (limit_name, SP_LIMIT_LAST),
           "none,time,cpu,memory,output,processes,disk,input_idle,compile_time",
@@ -307,6 +307,58 @@ test_times (void)
                        "\"created\":true,\"t_ms\":-3}],\"files_truncated\":false}",
                        SP_DIR_EVENT, NULL),
           "invalid_value", "times: a negative file t_ms");
+}
+
+/* phase (issue 38): the four fields, of their types, "compile" or "run",
+ * a limit of at least 1 ms. */
+static void
+test_phase (void)
+{
+  SpMessage msg = { .type = SP_MSG_PHASE };
+  const char *head = "{\"v\":1,\"type\":\"phase\",\"id\":\"r\",";
+
+  struct
+  {
+    const char *rest, *code, *what;
+  } cases[] = {
+    { "\"phase\":\"compile\",\"timeout_ms\":60000,\"t_ms\":3}", "success", "the four fields" },
+    { "\"phase\":\"run\",\"timeout_ms\":1,\"t_ms\":0}", "success", "run, the smallest limit" },
+    { "\"timeout_ms\":60000,\"t_ms\":3}", "missing_field", "phase is required" },
+    { "\"phase\":\"compile\",\"t_ms\":3}", "missing_field", "timeout_ms is required" },
+    { "\"phase\":\"compile\",\"timeout_ms\":60000}", "missing_field", "t_ms is required" },
+    { "\"phase\":\"link\",\"timeout_ms\":60000,\"t_ms\":3}", "invalid_value", "no other phase" },
+    { "\"phase\":1,\"timeout_ms\":60000,\"t_ms\":3}", "wrong_type", "phase as a number" },
+    { "\"phase\":\"run\",\"timeout_ms\":0,\"t_ms\":3}", "invalid_value", "no zero limit" },
+    { "\"phase\":\"run\",\"timeout_ms\":\"5\",\"t_ms\":3}", "wrong_type", "limit as a string" },
+    { "\"phase\":\"run\",\"timeout_ms\":5,\"t_ms\":-1}", "invalid_value", "a negative t_ms" },
+    { "\"phase\":\"run\",\"timeout_ms\":5,\"t_ms\":3,\"x\":1}", "unknown_field", "no other field" },
+  };
+
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      char frame[256];
+      snprintf (frame, sizeof frame, "%s%s", head, cases[i].rest);
+      is_str (decode_code (frame, SP_DIR_EVENT, NULL), cases[i].code, "phase: %s", cases[i].what);
+    }
+  is_str (decode_code ("{\"v\":1,\"type\":\"phase\",\"phase\":\"run\",\"timeout_ms\":5,\"t_ms\":3}",
+                       SP_DIR_EVENT, NULL),
+          "missing_field", "phase: names its run");
+  is_str (decode_code ("{\"v\":1,\"type\":\"phase\",\"id\":\"r\",\"phase\":\"run\","
+                       "\"timeout_ms\":5,\"t_ms\":3}",
+                       SP_DIR_REQUEST, NULL),
+          "unknown_type", "phase: an event, never a request");
+  msg.u.phase.id = (char *) "";
+  msg.u.phase.timeout_ms = 5;
+  ok (sp_message_encode (&msg, NULL) == NULL, "phase: not encoded without a run id");
+  msg.u.phase.id = (char *) "r";
+  msg.u.phase.timeout_ms = 0;
+  ok (sp_message_encode (&msg, NULL) == NULL, "phase: not encoded without a limit");
+  msg.u.phase.timeout_ms = 5;
+  msg.u.phase.phase = SP_PHASE_LAST;
+  ok (sp_message_encode (&msg, NULL) == NULL, "phase: not encoded with an unknown phase");
+  msg.u.phase.phase = SP_PHASE_RUN;
+  msg.u.phase.t_ms = -1;
+  ok (sp_message_encode (&msg, NULL) == NULL, "phase: not encoded with a negative t_ms");
 }
 
 /* input_wait is strict like every event: all three fields, of their
@@ -447,7 +499,7 @@ test_file_names (void)
 int
 main (void)
 {
-  plan (9 + 5 + 5 + 20 + 6 + 5 + 7 + 3 + 20 + 9);
+  plan (9 + 5 + 5 + 20 + 6 + 5 + 7 + 3 + 20 + 17 + 9);
   test_minimal_run ();
   test_output_escaping ();
   test_direction ();
@@ -457,6 +509,7 @@ main (void)
   test_names ();
   test_times ();
   test_input_wait ();
+  test_phase ();
   test_file_names ();
   return done_testing ();
 }

@@ -105,15 +105,32 @@ def with_runner(fn, *args):
         shutil.rmtree(cache, ignore_errors=True)
 
 
+def phases(res):
+    """The run's phase events as (phase, timeout_ms), and the event types
+    in order (issue 38)."""
+    return ([(e["phase"], e["timeout_ms"]) for e in res.events if e["type"] == "phase"],
+            [e["type"] if e["type"] != "phase" else "phase:" + e["phase"] for e in res.events
+             if e["type"] in ("phase", "started", "exited")])
+
+
 def hello(t):
     def check(r, cache):
-        res = r.run("h", CASE["hello"], language=LANG)
+        res = r.run("h", CASE["hello"], language=LANG, timeout_ms=20000)
         t.eq(res.exited.get("exit_code"), 0, "hello exits 0", res)
         t.ok(res.stdout.startswith("hello from "), "hello prints", res)
         t.eq("compile" in res.exited, COMPILED, "compile step reported for compiled languages",
              res)
+        # Each step said as it starts, with its own limit: the compile
+        # step's (the runner's, 60 s by default) just before started, the
+        # program's (the request's) after the compile.
+        said, order = phases(res)
         if COMPILED:
             t.eq(res.exited["compile"]["cached"], False, "first run compiles", res)
+            t.eq(said, [("compile", 60000), ("run", 20000)], "phase: compile, then run", res)
+            t.eq(order, ["phase:compile", "started", "phase:run", "exited"],
+                 "phase: compile comes just before started", res)
+        else:
+            t.eq(said, [], "phase: none for an interpreted language", res)
     with_runner(check)
 
 
@@ -130,6 +147,7 @@ def compile_error(t):
         if COMPILED:
             t.eq(res.exited["compile"]["failed"], True, "compile.failed", res)
             t.eq(res.stdout, "", "no program ran", res)
+            t.eq(phases(res)[0], [("compile", 60000)], "phase: compile, and no run", res)
     with_runner(check)
 
 
@@ -178,6 +196,7 @@ def cached(t):
         t.eq(first.exited["compile"]["cached"], False, "first run compiles", first)
         t.eq(second.exited["compile"]["cached"], True, "the same snippet comes from the cache",
              second)
+        t.eq(phases(second)[0], [], "phase: none for a program from the cache", second)
         t.eq(second.stdout, first.stdout, "and prints the same", second)
         t.ok(len(os.listdir(cache)) >= 1, "the cache is the runner's directory")
         changed = r.run("c3", CASE["hello"].replace("hello from", "hi from"), language=LANG)
@@ -203,6 +222,7 @@ def compile_timeout(t):
     def check(r, cache):
         res = r.run("ct", CASE["hello"], language=LANG, timeout_ms=60000)
         t.eq(res.exited.get("limit"), "compile_time", "the compile step's own limit", res)
+        t.eq(phases(res)[0], [("compile", 1)], "phase: the compile step's own limit", res)
         t.eq(res.exited["compile"]["failed"], True, "the run ended at the compile", res)
         t.eq(res.stdout, "", "no program ran", res)
     with_runner(check, "--compile-timeout-ms", "1")

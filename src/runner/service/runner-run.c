@@ -454,6 +454,18 @@ static void on_status (void *data, int fd, uint32_t events);
 static void on_stdin (void *data, int fd, uint32_t events);
 
 static void
+emit_phase (RunnerRun *run, SpPhaseKind phase, int64_t timeout_ms)
+{
+  SpMessage msg = { .type = SP_MSG_PHASE };
+
+  msg.u.phase.id = run->req.id;
+  msg.u.phase.phase = phase;
+  msg.u.phase.timeout_ms = timeout_ms;
+  msg.u.phase.t_ms = _runner_host_clock_ms (run->host);
+  _runner_host_emit (run->host, &msg);
+}
+
+static void
 emit_started (RunnerRun *run)
 {
   SpMessage msg = { .type = SP_MSG_STARTED };
@@ -698,9 +710,20 @@ _runner_run_attach (RunnerRun *run)
   run->memory_check_ns = run->session ? 0 : run->t_start_ns + MEMORY_POLL_NS;
   _runner_run_input_start (run);
 
+  /* A compiled language's steps, each with its own limit, said as they
+   * start: a client shows "Compiling…" against the compile step's limit
+   * rather than the run's, then the program's time from its own start.
+   * The compile step's comes just before started, so a client never
+   * reads the run as the program's until it is. A program from the cache
+   * has only its program step: nothing is said. */
+  bool program_after_compile = run->started_sent && run->compiled && !run->compiling;
+  if (run->compiling)
+    emit_phase (run, SP_PHASE_COMPILE, host->config.compile_timeout_ms);
   if (!run->started_sent)
     emit_started (run);
   run->started_sent = true;
+  if (program_after_compile)
+    emit_phase (run, SP_PHASE_RUN, run->req.timeout_ms);
   _runner_run_feed_stdin (run);
   return 0;
 }
