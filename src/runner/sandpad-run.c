@@ -32,7 +32,7 @@ typedef struct
   SpExited result;
   RunnerWatch *stdin_watch;
   int interrupts;
-  const char *cwd; /* the request's --cwd, or NULL */
+  char *cwd; /* the request's --cwd (a copy), or NULL */
 } Cli;
 
 typedef struct
@@ -747,7 +747,8 @@ main (int argc, char **argv)
   RunnerSink sink = { .event = on_event, .quit = on_quit };
   if (!cli.json)
     sink.raw_output = on_raw_output;
-  cli.cwd = req.cwd;
+  /* The engine takes the request's strings when it takes the run. */
+  cli.cwd = req.cwd != NULL ? xstrdup (req.cwd) : NULL;
   cli.engine = runner_engine_new (&config, &langs, &sink, &cli);
 
   if (req.session != NULL)
@@ -760,6 +761,7 @@ main (int argc, char **argv)
       memcpy (files + 1, req.args, sp_strv_length (req.args) * sizeof *files);
       int session_status = run_session (&cli, &req, files, &langs, &shown);
       free (files);
+      free (cli.cwd);
       runner_engine_free (cli.engine);
       runner_langs_clear (&langs);
       runner_policy_clear (&config.paths);
@@ -802,6 +804,7 @@ main (int argc, char **argv)
   wait_for_font_build (&cli);
   int status = exit_status (&cli.result, &shown);
   free (cli.result.error);
+  free (cli.cwd);
   runner_engine_free (cli.engine);
   runner_langs_clear (&langs);
   runner_policy_clear (&config.paths);
