@@ -192,9 +192,9 @@ def test_output_flood(t):
     head = "".join(e["data"] for e in res.events[:res.events.index(om[0])]
                    if e["type"] == "output") if om else ""
     tail = res.stdout[len(head):]
-    t.ok(len(res.stdout) <= 100000 + 1024, f"what is sent stays within the limit "
+    t.ok(len(res.stdout) <= 125000 + 1024, f"what is sent stays within the limit and a quarter "
          f"({len(res.stdout)} bytes)")
-    t.ok(whole.startswith(head) and head.endswith("\n") and len(head) >= 75000,
+    t.ok(whole.startswith(head) and head.endswith("\n") and len(head) >= 100000,
          f"the start is the first {len(head)} bytes, whole lines", head[-40:])
     t.ok(whole.endswith(tail) and tail.startswith(tuple("0123456789")) and len(tail) >= 12500,
          f"the end is the last {len(tail)} bytes, from a line's start", tail[:40])
@@ -222,25 +222,32 @@ def test_output_flood(t):
     t.eq(len(whole_output(res, "sandpad-stdout.txt")), 4 * 1024 * 1024,
          "the file holds exactly half the disk limit")
     t.ok(res.stdout.startswith("y\ny\n") and res.stdout.endswith("y\n")
-         and len(res.stdout) <= 100000 + 1024, "the start and the end are sent", res)
+         and len(res.stdout) <= 125000 + 1024, "the start and the end are sent", res)
 
     res = r.run("errflood", "import sys\nfor i in range(20000): sys.stderr.write('e' * 99 + '\\n')",
                 output_limit=5000)
     om = omitted_events(res, "stderr")
     t.eq((res.exited.get("exit_code"), res.exited["stderr_truncated"], len(om)), (0, True, 1),
          "the limit applies to stderr as well, and the run goes on", res)
-    t.ok(len(res.stderr) <= 5000 + 1024 and res.stderr.endswith("e\n"),
+    t.ok(len(res.stderr) <= 6250 + 1024 and res.stderr.endswith("e\n"),
          "stderr keeps its start and end", res)
     t.eq(om[0].get("file") if om else None, "sandpad-stderr.txt", "stderr's own file", om)
-    # One byte past a limit reached exactly: that byte is left out, said so,
-    # and the run ends by itself.
+    # One byte past a limit reached exactly: the run goes on, and the byte
+    # comes at the end (the end's quarter of a limit holds it): nothing is
+    # left out. Past that quarter, its bytes are.
     code = ("import sys, time\nfor i in range(5):\n    sys.stderr.write('e' * 1000)\n"
             "    time.sleep(0.05)\ntime.sleep(0.2)\nsys.stderr.write('x')\n")
     res = r.run("exact", code, output_limit=5000)
     om = omitted_events(res, "stderr")
-    t.eq((res.exited.get("exit_code"), res.exited.get("limit"), len(res.stderr),
-          [e["bytes"] for e in om]), (0, None, 5000, [1]),
-         "one byte past a limit reached exactly: that byte is left out, the run goes on")
+    t.eq((res.exited.get("exit_code"), res.exited.get("limit"), res.stderr,
+          res.exited["stderr_truncated"], om), (0, None, "e" * 5000 + "x", False, []),
+         "one byte past a limit reached exactly: the run goes on, nothing is left out")
+    code = "import sys\nsys.stderr.write('e' * 6250 + 'x' + 'f' * 1250)\n"
+    res = r.run("quarter", code, output_limit=5000)
+    om = omitted_events(res, "stderr")
+    t.eq((res.stderr, [(e["bytes"], e["lines"]) for e in om]),
+         ("e" * 5000 + "f" * 1250, [(1251, 0)]),
+         "past the limit and its end's quarter: the bytes between are left out, counted")
     # Bytes that are not UTF-8: the text sent is valid, the file is raw.
     code = ("import sys\n_ = sys.stdout.buffer.write(b'\\xff\\xfe\\xc3' * 20000 + b'\\nEND\\n')\n")
     res = r.run("binary", code, output_limit=10000)

@@ -249,7 +249,7 @@ def test_queue_and_cancel(t):
     omitted = [e for e in res.events if e["type"] == "output_omitted"]
     t.ok(res.exited.get("exit_code") == 0 and res.exited.get("limit") is None
          and res.exited.get("session_ended") is None and len(omitted) == 1
-         and len(res.stdout) <= 1000 + 1024 and res.stdout.endswith("\nend\n"),
+         and len(res.stdout) <= 1250 + 1024 and res.stdout.endswith("\nend\n"),
          "past the output limit a session run keeps its start and end and ends by itself", res)
     res = r.run("i", "print(y)", session="s")
     t.eq(res.stdout, "4\n", "and the session goes on with its state", res)

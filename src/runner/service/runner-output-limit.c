@@ -3,10 +3,11 @@
  *
  * The limit bounds what is kept, not the run: a program that prints a
  * million lines is fine and runs to its end. Of each stream the client
- * gets the start (the first three quarters of the limit, sent as it
- * comes) and the end (the last quarter, held here and sent when the
- * stream ends, or when the program waits for input, so a prompt is never
- * held back), and between them an output_omitted event that says how
+ * gets the start (the limit's worth, sent as it comes, as for a stream
+ * within its limit) and the end (a quarter of the limit, held here and
+ * sent when the stream ends, or when the program waits for input, so a
+ * prompt is never held back), and between them an output_omitted event
+ * that says how
  * many bytes and lines were left out. The runner reads on either way:
  * a program is never blocked on a full pipe, and the time limit still
  * stops one that writes forever.
@@ -46,12 +47,13 @@ count_lines (const char *bytes, size_t len)
   return n;
 }
 
-/* What the client gets of a stream live: the rest of the limit is the
- * end's. */
+/* What the client gets of a stream live: all of it up to the limit, so a
+ * program that stays within it sees no change; past it, the end's
+ * quarter of a limit more. */
 static int64_t
 head_bytes (const RunnerRun *run)
 {
-  return run->req.output_limit - run->req.output_limit / 4;
+  return run->req.output_limit;
 }
 
 static int64_t
