@@ -266,6 +266,24 @@ def test_output_flood(t):
          "a planted name: no file is named", om or res)
     t.eq(os.readlink(os.path.join(res.started["cwd"], "sandpad-stdout.txt")), "/etc/hostname",
          "and the program's symlink is left as it was")
+    # A start too large to copy (over 4 MiB) makes the file at once: it is
+    # whole when the stream passes its limit, and gone when it does not.
+    # (A runner of the default disk limit: the file may take 128 MiB.)
+    big = runner()
+    code = "import sys\n_ = sys.stdout.write('a' * (5 << 20) + 'b' * (7 << 20))\n"
+    res = big.run("big-start", code, output_limit=6 << 20)
+    raw = whole_output(res, "sandpad-stdout.txt")
+    t.ok(res.exited.get("exit_code") == 0 and len(omitted_events(res)) == 1
+         and raw == b"a" * (5 << 20) + b"b" * (7 << 20),
+         "a start past 4 MiB: the file made early holds the whole stream", len(raw))
+    res = big.run("big-within", "import sys\n_ = sys.stdout.write('a' * (5 << 20))\n",
+                  output_limit=6 << 20)
+    t.ok(res.exited.get("exit_code") == 0 and not omitted_events(res)
+         and len(res.stdout) == 5 << 20 and not res.exited["stdout_truncated"]
+         and not os.path.exists(os.path.join(res.started["cwd"], "sandpad-stdout.txt"))
+         and not res.exited["files"],
+         "within its limit: all of it sent, and the early file removed", res.exited)
+    big.close()
     # A prompt past the limit is sent before the program waits for input.
     r.send(type="run", id="prompt", language="python", output_limit=10000, stdin_open=True,
            code="for i in range(50000): print(i)\nname = input('name? ')\nprint('hi', name)\n")

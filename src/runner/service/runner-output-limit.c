@@ -24,9 +24,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "runner-run-private.h"
+
+/* The start is kept in memory for the file only up to this much; past it
+ * the file is made at once (and removed again when the stream ends within
+ * its limit), so a large limit costs the runner no more memory. */
+#define HEAD_COPY_MAX (4 * 1024 * 1024)
 
 static const char *const file_names[] = { "sandpad-stdout.txt", "sandpad-stderr.txt" };
 
@@ -119,6 +125,37 @@ file_start (RunnerRun *run, SpStream s)
   file_write (run, stream, stream->tail.data, stream->tail.len);
 }
 
+/* Makes the file, once: from the first drop, or from a start too large
+ * to copy. */
+static void
+file_begin (RunnerRun *run, SpStream s)
+{
+  RunStream *stream = &run->streams[s];
+
+  if (stream->out_started)
+    return;
+  stream->out_started = true;
+  file_start (run, s);
+  buf_clear (&stream->head);
+}
+
+/* A stream that ended with nothing left out needs no file: ours goes,
+ * and only ours (the name still the file we made, never followed). */
+static void
+file_discard (RunnerRun *run, SpStream s)
+{
+  RunStream *stream = &run->streams[s];
+  struct stat ours, named;
+
+  if (stream->out_fd >= 0 && fstat (stream->out_fd, &ours) == 0
+      && fstatat (run->cwd_fd, file_names[s], &named, AT_SYMLINK_NOFOLLOW) == 0
+      && ours.st_dev == named.st_dev && ours.st_ino == named.st_ino)
+    (void) unlinkat (run->cwd_fd, file_names[s], 0);
+  file_stop (stream, false);
+  run->out_file_bytes -= stream->out_bytes;
+  stream->out_bytes = 0;
+}
+
 /* Where the start ends: at the limit's share, on through the rest of
  * its line when that ends within 1 KiB of this read, else on through the
  * character, so the end of what is kept is never half a character. */
@@ -147,12 +184,7 @@ tail_trim (RunnerRun *run, SpStream s, size_t keep)
 
   if (stream->tail.len <= keep)
     return;
-  if (!stream->out_started)
-    {
-      stream->out_started = true;
-      file_start (run, s);
-      buf_clear (&stream->head);
-    }
+  file_begin (run, s);
   size_t drop = stream->tail.len - keep;
   stream->omitted += (int64_t) drop;
   stream->omitted_lines += count_lines (stream->tail.data, drop);
@@ -172,8 +204,14 @@ _runner_run_output_take (RunnerRun *run, SpStream s, const char *bytes, size_t l
       /* The start is complete: send it whole, then hold the end. */
       if (stream->bytes > head)
         cut = before < head ? head_cut (bytes, len, (size_t) (head - before)) : 0;
-      if (!run->font_build)
-        buf_append (&stream->head, bytes, cut);
+      if (stream->out_started)
+        file_write (run, stream, bytes, cut);
+      else if (!run->font_build)
+        {
+          buf_append (&stream->head, bytes, cut);
+          if (stream->head.len > HEAD_COPY_MAX)
+            file_begin (run, s);
+        }
       _runner_run_pass_on (run, s, bytes, cut, stream->bytes > head);
       if (stream->bytes <= head)
         return;
@@ -240,7 +278,11 @@ _runner_run_output_flush (RunnerRun *run, SpStream s, bool final)
   size_t keep = (size_t) tail_bytes (run);
 
   if (!stream->omitting)
-    return;
+    {
+      if (final && stream->out_started && !stream->truncated)
+        file_discard (run, s);
+      return;
+    }
   tail_trim (run, s, keep);
   if (stream->omitted > 0)
     {
@@ -253,6 +295,8 @@ _runner_run_output_flush (RunnerRun *run, SpStream s, bool final)
   stream->tail.len = 0;
   if (final)
     {
+      if (!stream->truncated)
+        file_discard (run, s);
       file_stop (stream, false);
       stream->omitting = false;
     }
