@@ -284,6 +284,14 @@ def test_output_flood(t):
          and not res.exited["files"],
          "within its limit: all of it sent, and the early file removed", res.exited)
     big.close()
+    # The same with a file cut at its share of the disk limit (4 MiB here):
+    # still removed when nothing was left out.
+    res = r.run("cut-within", "import sys\n_ = sys.stdout.write('a' * (6 << 20))\n",
+                output_limit=16 << 20)
+    t.ok(res.exited.get("exit_code") == 0 and not omitted_events(res)
+         and len(res.stdout) == 6 << 20 and not res.exited["files"]
+         and not os.path.exists(os.path.join(res.started["cwd"], "sandpad-stdout.txt")),
+         "within its limit, a file cut at its budget is removed too", res.exited)
     # A prompt past the limit is sent before the program waits for input.
     r.send(type="run", id="prompt", language="python", output_limit=10000, stdin_open=True,
            code="for i in range(50000): print(i)\nname = input('name? ')\nprint('hi', name)\n")

@@ -77,34 +77,34 @@ file_budget (const RunnerRun *run)
 }
 
 static void
-file_stop (RunStream *stream, bool cut)
+file_stop (RunStream *stream)
 {
   if (stream->out_fd >= 0)
     close (stream->out_fd);
   stream->out_fd = -1;
-  stream->out_cut = stream->out_cut || cut;
 }
 
+/* Stops at the budget, or at a write that fails (a full disk): what is
+ * there is kept and said to be cut. The file stays open until the stream
+ * ends, so that it can still be told from what else takes its name. */
 static void
 file_write (RunnerRun *run, RunStream *stream, const char *bytes, size_t len)
 {
   int64_t room = file_budget (run) - run->out_file_bytes;
 
-  if (stream->out_fd < 0 || len == 0)
+  if (stream->out_fd < 0 || stream->out_cut || len == 0)
     return;
   if ((int64_t) len > room)
     len = room > 0 ? (size_t) room : 0;
-  /* A full disk or a file the program truncated under us: keep what is
-   * there and say it is cut, as when the budget runs out. */
   if (len > 0 && write_all (stream->out_fd, bytes, len) != 0)
     {
-      file_stop (stream, true);
+      stream->out_cut = true;
       return;
     }
   run->out_file_bytes += (int64_t) len;
   stream->out_bytes += (int64_t) len;
   if (run->out_file_bytes >= file_budget (run))
-    file_stop (stream, true);
+    stream->out_cut = true;
 }
 
 /* Makes the stream's file and writes what the client already has. A
@@ -151,7 +151,7 @@ file_discard (RunnerRun *run, SpStream s)
       && fstatat (run->cwd_fd, file_names[s], &named, AT_SYMLINK_NOFOLLOW) == 0
       && ours.st_dev == named.st_dev && ours.st_ino == named.st_ino)
     (void) unlinkat (run->cwd_fd, file_names[s], 0);
-  file_stop (stream, false);
+  file_stop (stream);
   run->out_file_bytes -= stream->out_bytes;
   stream->out_bytes = 0;
 }
@@ -297,7 +297,7 @@ _runner_run_output_flush (RunnerRun *run, SpStream s, bool final)
     {
       if (!stream->truncated)
         file_discard (run, s);
-      file_stop (stream, false);
+      file_stop (stream);
       stream->omitting = false;
     }
 }
@@ -319,7 +319,7 @@ _runner_run_output_reset (RunnerRun *run)
   for (int s = 0; s < 2; s++)
     {
       RunStream *stream = &run->streams[s];
-      file_stop (stream, false);
+      file_stop (stream);
       buf_clear (&stream->head);
       buf_clear (&stream->tail);
     }
