@@ -13,4 +13,9 @@ SpRunResult *_sp_run_result_new (const SpExited *exited, gint64 timeout_ms, gint
  * file name. */
 void _sp_run_result_set_error_info (SpRunResult *self, SpErrorInfo *info);
 
+/* The notice an output_omitted event shows in its place among the output:
+ * how much of the stream's middle was left out past the output limit, and
+ * the run's file that holds all of it. */
+char *_sp_output_omitted_describe (const SpOutputOmitted *omitted);
+
 G_END_DECLS

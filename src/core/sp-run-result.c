@@ -289,6 +289,35 @@ describe_end (SpRunResult *self)
 }
 
 char *
+_sp_output_omitted_describe (const SpOutputOmitted *omitted)
+{
+  /* "%'" groups the digits as the locale does: 1,234,567. */
+  g_autofree char *bytes = g_strdup_printf ("%'" G_GINT64_FORMAT, omitted->bytes);
+  g_autofree char *lines = g_strdup_printf ("%'" G_GINT64_FORMAT, omitted->lines);
+  g_autofree char *what = NULL;
+
+  if (omitted->stream == SP_STREAM_STDERR)
+    /* TRANSLATORS: bytes, lines (numbers); the middle of the program's error output */
+    what = g_strdup_printf (_ ("%s bytes (%s lines) of error output left out here, past the "
+                               "output limit"),
+                            bytes, lines);
+  else
+    /* TRANSLATORS: bytes, lines (numbers); the middle of the program's output */
+    what = g_strdup_printf (_ ("%s bytes (%s lines) of output left out here, past the output "
+                               "limit"),
+                            bytes, lines);
+  if (omitted->file == NULL)
+    return g_strdup_printf (_ ("%s. The whole output was not kept: the run already had a file "
+                               "of that name."),
+                            what);
+  if (omitted->file_cut)
+    return g_strdup_printf (_ ("%s. The start of the whole output is in the run's file %s (it "
+                               "stopped at half the disk limit)."),
+                            what, omitted->file);
+  return g_strdup_printf (_ ("%s. The whole output is in the run's file %s."), what, omitted->file);
+}
+
+char *
 sp_run_result_describe (SpRunResult *self)
 {
   g_autofree char *end = describe_end (self);

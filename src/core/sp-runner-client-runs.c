@@ -485,6 +485,20 @@ handle_display (SpRunnerClient *self, const SpDisplay *display)
                           (gint64) display->t_ms);
 }
 
+/* An output_omitted event as the notice in its place among the output:
+ * how much was left out, and where the whole stream is. */
+static void
+handle_omitted (SpRunnerClient *self, const SpOutputOmitted *omitted)
+{
+  RunInfo *info = g_hash_table_lookup (self->runs, omitted->id);
+  g_autofree char *text = _sp_output_omitted_describe (omitted);
+
+  if (info != NULL && info->execution != NULL)
+    _sp_execution_append_output (info->execution, SP_OUTPUT_NOTICE, text, omitted->t_ms);
+  _sp_runner_client_emit (self, SIGNAL_OUTPUT, omitted->id, SP_OUTPUT_NOTICE, text,
+                          (gint64) omitted->t_ms);
+}
+
 static void
 handle_exited (SpRunnerClient *self, const SpExited *exited)
 {
@@ -564,6 +578,9 @@ _sp_runner_client_dispatch (SpRunnerClient *self, SpMessage *msg)
       break;
     case SP_MSG_DISPLAY:
       handle_display (self, &msg->u.display);
+      break;
+    case SP_MSG_OUTPUT_OMITTED:
+      handle_omitted (self, &msg->u.omitted);
       break;
     case SP_MSG_EXITED:
       handle_exited (self, &msg->u.exited);

@@ -1,8 +1,10 @@
 /* mcp-capture.c: a run's output, bounded, for the model to read.
  *
- * A run may write up to its output limit (1 MiB per stream by default);
- * a model reads far less. We keep the first and the last bytes of each
- * stream and say how much of the middle was left out. */
+ * The runner sends up to a run's output limit of each stream (1 MiB by
+ * default: its start and its end, the middle past it left out and put in
+ * a file); a model reads far less. We keep the first and the last bytes
+ * of what came and say how much of the middle was left out, ours and the
+ * runner's together. */
 #include <string.h>
 
 #include "mcp-server.h"
@@ -31,6 +33,26 @@ mcp_capture_append (McpCapture *cap, const char *data, size_t len)
     buf_consume (&cap->tail, cap->tail.len - KEEP_TAIL);
 }
 
+void
+mcp_capture_omitted (McpCapture *cap, const SpOutputOmitted *omitted)
+{
+  char *marker = xasprintf ("\n[... %lld bytes (%lld lines) left out here by the output "
+                            "limit ...]\n",
+                            (long long) omitted->bytes, (long long) omitted->lines);
+
+  /* In its place when it falls in what we keep; not counted as output. */
+  mcp_capture_append (cap, marker, strlen (marker));
+  cap->seen -= (int64_t) strlen (marker);
+  cap->marker_bytes += (int64_t) strlen (marker);
+  free (marker);
+  cap->omitted += omitted->bytes;
+  if (omitted->file != NULL && strlen (omitted->file) < sizeof cap->file)
+    {
+      strcpy (cap->file, omitted->file);
+      cap->file_cut = omitted->file_cut;
+    }
+}
+
 static bool
 is_continuation (unsigned char c)
 {
@@ -57,12 +79,14 @@ mcp_capture_text (const McpCapture *cap, int64_t *cut)
 {
   Buf text = { 0 };
 
-  if (cap->tail.len <= KEEP_TAIL && cap->seen == (int64_t) (cap->head.len + cap->tail.len))
+  int64_t came = cap->seen + cap->marker_bytes; /* what the buffers were given */
+
+  if (cap->tail.len <= KEEP_TAIL && came == (int64_t) (cap->head.len + cap->tail.len))
     {
       /* Nothing was dropped: head and tail are one piece. */
       buf_append (&text, cap->head.data, cap->head.len);
       buf_append (&text, cap->tail.data, cap->tail.len);
-      *cut = 0;
+      *cut = cap->omitted;
     }
   else
     {
@@ -73,7 +97,8 @@ mcp_capture_text (const McpCapture *cap, int64_t *cut)
       /* Start the tail on a character, not in the middle of one. */
       while (keep > 0 && is_continuation ((unsigned char) *start))
         start++, keep--;
-      *cut = cap->seen - (int64_t) head - (int64_t) keep;
+      int64_t ours = came - (int64_t) head - (int64_t) keep;
+      *cut = (ours > 0 ? ours : 0) + cap->omitted;
       buf_append (&text, cap->head.data, head);
       char *marker = xasprintf ("\n[... %lld bytes not shown ...]\n", (long long) *cut);
       buf_append (&text, marker, strlen (marker));
@@ -90,4 +115,8 @@ mcp_capture_clear (McpCapture *cap)
   buf_clear (&cap->head);
   buf_clear (&cap->tail);
   cap->seen = 0;
+  cap->omitted = 0;
+  cap->marker_bytes = 0;
+  cap->file[0] = '\0';
+  cap->file_cut = false;
 }

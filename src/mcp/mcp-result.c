@@ -23,8 +23,13 @@ static const char result_schema[]
     "\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"},"
     "\"stdout_bytes\":{\"type\":\"integer\"},\"stderr_bytes\":{\"type\":\"integer\"},"
     "\"stdout_truncated\":{\"type\":\"boolean\",\"description\":\"stdout is not all the program "
-    "wrote: the output limit stopped it, or the middle was left out\"},"
+    "wrote: the middle was left out (past the output limit the program runs on and its start "
+    "and end are kept)\"},"
     "\"stderr_truncated\":{\"type\":\"boolean\"},"
+    "\"stdout_file\":{\"type\":\"string\",\"description\":\"past the output limit, the file "
+    "with all the program wrote on stdout: in the workspace, its path; else its name among the "
+    "run's files\"},"
+    "\"stderr_file\":{\"type\":\"string\"},"
     "\"duration_ms\":{\"type\":\"integer\"},\"cpu_ms\":{\"type\":\"integer\"},"
     "\"peak_memory_bytes\":{\"type\":\"integer\"},"
     "\"files\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
@@ -263,10 +268,25 @@ describe_error (Buf *text, const SpProgramError *error)
   free (line);
 }
 
-static void
-describe_stream (Buf *text, const char *name, const char *kept, int64_t cut, int64_t written,
-                 bool runner_cut, int64_t limit)
+/* Where the whole stream is: a path that stays (the workspace's), else
+ * the run's file as its files list names it. */
+static char *
+whole_output_path (const McpCall *call, const McpCapture *cap)
 {
+  if (cap->file[0] == '\0')
+    return NULL;
+  if (call->workspace_dir != NULL)
+    return xasprintf ("%s/%s", call->workspace_dir, cap->file);
+  return xstrdup (cap->file);
+}
+
+static void
+describe_stream (Buf *text, const McpCall *call, int s, const char *kept, int64_t cut,
+                 int64_t written, bool runner_cut, int64_t limit)
+{
+  const char *name = s == 0 ? "stdout" : "stderr";
+  const McpCapture *cap = &call->out[s];
+
   if (kept[0] == '\0' && !runner_cut)
     return;
   char *head = xasprintf ("--- %s ---\n", name);
@@ -275,7 +295,27 @@ describe_stream (Buf *text, const char *name, const char *kept, int64_t cut, int
   buf_append (text, kept, strlen (kept));
   if (kept[0] != '\0' && kept[strlen (kept) - 1] != '\n')
     buf_append (text, "\n", 1);
-  if (runner_cut)
+  if (cap->omitted > 0)
+    {
+      /* The runner kept the start and the end of a stream past the output
+       * limit: the program ran on, and all it wrote is in a file. */
+      char *path = whole_output_path (call, cap);
+      char *where = path == NULL ? xstrdup ("the whole output was not kept")
+                    : cap->file_cut
+                      ? xasprintf ("the start of the whole output is in %s (it stopped at half "
+                                   "the disk limit)",
+                                   path)
+                      : xasprintf ("the whole output is in %s", path);
+      char *line = xasprintf ("[%s: %lld of %lld bytes shown; the middle was left out (output "
+                              "limit %lld bytes); %s]\n",
+                              name, (long long) (written - cut), (long long) written,
+                              (long long) limit, where);
+      buf_append (text, line, strlen (line));
+      free (line);
+      free (where);
+      free (path);
+    }
+  else if (runner_cut)
     {
       char *line = xasprintf ("[%s: the program wrote %lld bytes; output past the limit of "
                               "%lld bytes was dropped]\n",
@@ -474,10 +514,18 @@ mcp_result_from_run (const McpCall *call, const SpExited *exited)
     }
   describe_end (&text, call, exited, end);
   describe_error (&text, exited->program_error);
-  describe_stream (&text, "stdout", kept[0], cut[0], exited->stdout_bytes, exited->stdout_truncated,
+  describe_stream (&text, call, 0, kept[0], cut[0], exited->stdout_bytes, exited->stdout_truncated,
                    call->output_limit);
-  describe_stream (&text, "stderr", kept[1], cut[1], exited->stderr_bytes, exited->stderr_truncated,
+  describe_stream (&text, call, 1, kept[1], cut[1], exited->stderr_bytes, exited->stderr_truncated,
                    call->output_limit);
+  for (int s = 0; s < 2; s++)
+    {
+      char *path = whole_output_path (call, &call->out[s]);
+      if (path != NULL)
+        json_object_set_new (structured, s == 0 ? "stdout_file" : "stderr_file",
+                             json_string (path));
+      free (path);
+    }
   json_t *images = json_array ();
   describe_displays (&text, images, call);
   if (call->displays != NULL && json_array_size (call->displays) > 0)

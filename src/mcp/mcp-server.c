@@ -372,6 +372,10 @@ on_event (void *data, const SpMessage *msg)
       if ((call = find_call (server, msg->u.display.id)) != NULL)
         mcp_result_add_display (call, &msg->u.display);
       break;
+    case SP_MSG_OUTPUT_OMITTED:
+      if ((call = find_call (server, msg->u.omitted.id)) != NULL && !call->drop_output)
+        mcp_capture_omitted (&call->out[msg->u.omitted.stream], &msg->u.omitted);
+      break;
     case SP_MSG_SESSION_ENDED:
       mcp_sessions_ended (server, &msg->u.session);
       break;

@@ -78,6 +78,12 @@ typedef struct
   Buf head;
   Buf tail;
   int64_t seen; /* bytes received from the engine */
+  /* Past the run's output limit the runner left out the middle
+   * (output_omitted): how much, and the run's file with all of it. */
+  int64_t omitted;
+  int64_t marker_bytes; /* its markers, in head and tail but not in seen */
+  char file[64];        /* "" : none kept */
+  bool file_cut;
 } McpCapture;
 
 typedef struct McpCall McpCall;
@@ -156,6 +162,9 @@ void mcp_send_error (McpServer *server, json_t *id, int code, const char *fmt, .
 
 /* mcp-capture.c */
 void mcp_capture_append (McpCapture *cap, const char *data, size_t len);
+/* The runner left out the middle here: a marker in its place, and the
+ * totals the result reports. */
+void mcp_capture_omitted (McpCapture *cap, const SpOutputOmitted *omitted);
 /* The kept text, with a marker where the middle was cut; *cut is the
  * number of bytes not kept. Valid UTF-8 when the input was. */
 char *mcp_capture_text (const McpCapture *cap, int64_t *cut);

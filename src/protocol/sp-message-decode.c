@@ -458,6 +458,30 @@ decode_exited (json_t *obj, SpExited *exited, SpProtoError *err)
 }
 
 static int
+decode_omitted (json_t *obj, SpOutputOmitted *om, SpProtoError *err)
+{
+  int stream = 0;
+
+  TRY (sp_json_check_fields (obj, "output_omitted",
+                             FIELDS ("id", "stream", "bytes", "lines", "t_ms", "file", "file_cut"),
+                             err));
+  TRY (get_id (obj, &om->id, err));
+  TRY (get_enum (obj, "stream", true, stream_names, &stream, err));
+  om->stream = (SpStream) stream;
+  TRY (sp_json_get_int (obj, "bytes", true, 1, INT64_MAX, &om->bytes, err));
+  TRY (sp_json_get_int (obj, "lines", true, 0, om->bytes, &om->lines, err));
+  TRY (sp_json_get_int (obj, "t_ms", true, 0, INT64_MAX, &om->t_ms, err));
+  TRY (sp_json_get_string (obj, "file", false, &om->file, err));
+  if (om->file != NULL && !sp_proto_output_file_valid (om->file))
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "field \"file\" is not a plain file name");
+  TRY (sp_json_get_bool (obj, "file_cut", false, &om->file_cut, err));
+  if (om->file_cut && om->file == NULL)
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "field \"file_cut\" without \"file\"");
+  return 0;
+}
+
+static int
 decode_event (json_t *obj, SpMessage *msg, SpProtoError *err)
 {
   int stream = 0;
@@ -526,6 +550,8 @@ decode_event (json_t *obj, SpMessage *msg, SpProtoError *err)
         TRY (sp_json_get_int (obj, "timeout_ms", true, 1, MAX_MS, &msg->u.phase.timeout_ms, err));
         return sp_json_get_int (obj, "t_ms", true, 0, INT64_MAX, &msg->u.phase.t_ms, err);
       }
+    case SP_MSG_OUTPUT_OMITTED:
+      return decode_omitted (obj, &msg->u.omitted, err);
     default:
       return sp_proto_set_error (err, SP_ERR_UNKNOWN_TYPE, "\"%s\" is not an event",
                                  sp_message_type_to_string (msg->type));

@@ -288,6 +288,8 @@ message_id (const SpMessage *msg)
       return msg->u.input_wait.id;
     case SP_MSG_PHASE:
       return msg->u.phase.id;
+    case SP_MSG_OUTPUT_OMITTED:
+      return msg->u.omitted.id;
     default:
       return "";
     }
@@ -337,6 +339,14 @@ message_valid (const SpMessage *msg)
       return id[0] != '\0' && msg->u.phase.phase >= 0 && msg->u.phase.phase < SP_PHASE_LAST
              && msg->u.phase.timeout_ms >= 1 && msg->u.phase.timeout_ms <= (INT64_C (1) << 40)
              && msg->u.phase.t_ms >= 0;
+    case SP_MSG_OUTPUT_OMITTED:
+      return id[0] != '\0'
+             && (msg->u.omitted.stream == SP_STREAM_STDOUT
+                 || msg->u.omitted.stream == SP_STREAM_STDERR)
+             && msg->u.omitted.bytes >= 1 && msg->u.omitted.lines >= 0
+             && msg->u.omitted.lines <= msg->u.omitted.bytes && msg->u.omitted.t_ms >= 0
+             && (msg->u.omitted.file == NULL || sp_proto_output_file_valid (msg->u.omitted.file))
+             && (msg->u.omitted.file != NULL || !msg->u.omitted.file_cut);
     case SP_MSG_ERROR:
       return msg->u.error.code > SP_ERR_NONE && msg->u.error.code < SP_ERR_LAST
              && (msg->u.error.id == NULL || sp_proto_id_valid (msg->u.error.id));
@@ -417,6 +427,17 @@ encode_body (json_t *obj, const SpMessage *msg, bool *ok)
       set_str (obj, "phase", sp_phase_to_string (msg->u.phase.phase), ok);
       set_int (obj, "timeout_ms", msg->u.phase.timeout_ms);
       set_int (obj, "t_ms", msg->u.phase.t_ms);
+      break;
+    case SP_MSG_OUTPUT_OMITTED:
+      set_str (obj, "id", msg->u.omitted.id, ok);
+      set_str (obj, "stream", stream_names[msg->u.omitted.stream == SP_STREAM_STDERR], ok);
+      set_int (obj, "bytes", msg->u.omitted.bytes);
+      set_int (obj, "lines", msg->u.omitted.lines);
+      set_int (obj, "t_ms", msg->u.omitted.t_ms);
+      if (msg->u.omitted.file != NULL)
+        set_str (obj, "file", msg->u.omitted.file, ok);
+      if (msg->u.omitted.file_cut)
+        set_bool (obj, "file_cut", true);
       break;
     case SP_MSG_INVALID:
     case SP_MSG_LAST:

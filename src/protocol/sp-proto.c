@@ -105,6 +105,7 @@ static const char *const type_names[SP_MSG_LAST] = {
   [SP_MSG_INPUT_WAIT] = "input_wait",
   [SP_MSG_DISPLAY] = "display",
   [SP_MSG_PHASE] = "phase",
+  [SP_MSG_OUTPUT_OMITTED] = "output_omitted",
 };
 
 bool
@@ -202,6 +203,19 @@ sp_proto_id_valid (const char *id)
   /* Printable ASCII only: ids end up in logs and file listings. */
   for (size_t i = 0; i < len; i++)
     if (id[i] < 0x21 || id[i] > 0x7e)
+      return false;
+  return true;
+}
+
+bool
+sp_proto_output_file_valid (const char *name)
+{
+  size_t len = strlen (name);
+
+  if (len == 0 || len > 255 || strcmp (name, ".") == 0 || strcmp (name, "..") == 0)
+    return false;
+  for (size_t i = 0; i < len; i++)
+    if (name[i] < 0x21 || name[i] > 0x7e || name[i] == '/')
       return false;
   return true;
 }
@@ -380,6 +394,10 @@ sp_message_clear (SpMessage *msg)
       free (msg->u.display.id);
       sp_display_clear (&msg->u.display);
       break;
+    case SP_MSG_OUTPUT_OMITTED:
+      free (msg->u.omitted.id);
+      free (msg->u.omitted.file);
+      break;
     case SP_MSG_INVALID:
     case SP_MSG_LAST:
     default:
@@ -411,6 +429,8 @@ sp_message_run_id (const SpMessage *msg)
       return msg->u.input_wait.id;
     case SP_MSG_PHASE:
       return msg->u.phase.id;
+    case SP_MSG_OUTPUT_OMITTED:
+      return msg->u.omitted.id;
     default:
       return NULL;
     }

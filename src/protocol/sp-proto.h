@@ -92,6 +92,9 @@ typedef enum
   /* runner → client: a compiled language's run enters its compile step,
    * or its program step after one */
   SP_MSG_PHASE,
+  /* runner → client: the middle of a stream past its output limit was left
+   * out; the stream's last bytes follow as output events */
+  SP_MSG_OUTPUT_OMITTED,
   SP_MSG_LAST
 } SpMessageType;
 
@@ -462,6 +465,25 @@ typedef struct
   int64_t timeout_ms; /* this step's time limit */
   int64_t t_ms;       /* runner clock, as started's */
 } SpPhase;
+/* A stream passed its output limit: the program ran on, the runner kept
+ * the start (the output events before this one) and sends the end (the
+ * output events after it); this says what was left out between them.
+ * More than one can come for a stream: the runner sends what it held
+ * when the program waits for input, then leaves out again. */
+typedef struct
+{
+  char *id;
+  SpStream stream;
+  int64_t bytes; /* left out, >= 1 */
+  int64_t lines; /* newlines among them */
+  int64_t t_ms;  /* runner clock, as started's */
+  /* The stream's whole output, as the program wrote it, in this file of
+   * the run's working directory (a name, no '/'); NULL: not kept (the
+   * name was taken, or the disk refused). file_cut: the file stopped at
+   * its share of the run's disk limit, so it holds only the start. */
+  char *file;
+  bool file_cut;
+} SpOutputOmitted;
 
 typedef struct
 {
@@ -483,6 +505,7 @@ typedef struct
     SpInputWait input_wait;
     SpDisplay display;
     SpPhase phase;
+    SpOutputOmitted omitted;
   } u;
 } SpMessage;
 
@@ -507,6 +530,10 @@ char *sp_message_encode (const SpMessage *msg, size_t *len_out);
 
 /* Strict string helpers shared by both directions. */
 bool sp_proto_id_valid (const char *id);
+/* output_omitted's "file": a plain name in the run's working directory,
+ * printable ASCII, no '/', not "." or "..", at most 255 bytes; a client
+ * joins it to started's cwd and never looks further. */
+bool sp_proto_output_file_valid (const char *name);
 /* An "env" name: [A-Za-z_][A-Za-z0-9_]*, the first len bytes of name. */
 bool sp_proto_env_name_valid (const char *name, size_t len);
 char **sp_strv_copy (char *const *strv);

@@ -189,7 +189,8 @@ typedef struct
   bool refused; /* the runner answered the run with an error */
   bool done;
   SpExited *result;
-  int out_fd; /* the program's stdout, relayed raw; -1 without */
+  int out_fd;      /* the program's stdout, relayed raw; -1 without */
+  const char *cwd; /* the request's --cwd, or NULL */
 } Conn;
 
 static bool relay (int fd, int out);
@@ -221,6 +222,22 @@ sandpad_show_display (const SpDisplay *display)
       }
 }
 
+void
+sandpad_show_omitted (const SpOutputOmitted *om, const char *cwd)
+{
+  const char *stream = om->stream == SP_STREAM_STDERR ? "stderr" : "stdout";
+
+  fprintf (stderr, "sandpad: %lld bytes (%lld lines) of %s left out here, past the output limit",
+           (long long) om->bytes, (long long) om->lines, stream);
+  if (om->file == NULL)
+    fputs ("\n", stderr);
+  else if (cwd == NULL)
+    fprintf (stderr, "; --cwd DIR keeps the whole output in DIR/%s\n", om->file);
+  else
+    fprintf (stderr, "; the whole output is in %s/%s%s\n", cwd, om->file,
+             om->file_cut ? " (its start: the file stopped at half the disk limit)" : "");
+}
+
 /* One event from the runner. */
 static void
 handle_event (Conn *c, const char *frame, size_t len)
@@ -247,6 +264,11 @@ handle_event (Conn *c, const char *frame, size_t len)
         {
           drain_stdout (c);
           sandpad_show_display (&msg.u.display);
+        }
+      else if (msg.type == SP_MSG_OUTPUT_OMITTED)
+        {
+          drain_stdout (c);
+          sandpad_show_omitted (&msg.u.omitted, c->cwd);
         }
       if (msg.type == SP_MSG_EXITED)
         {
@@ -352,7 +374,8 @@ sandpad_daemon_run (const SpRun *req, bool json, bool forward_stdin, SpExited *r
              .json = json,
              .result = result,
              .reader = sp_frame_reader_new (SP_PROTO_MAX_FRAME),
-             .out_fd = out[0] };
+             .out_fd = out[0],
+             .cwd = req->cwd };
   bool sock_open = true;
   while (sock_open || out[0] >= 0 || err[0] >= 0)
     {

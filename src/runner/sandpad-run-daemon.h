@@ -29,6 +29,10 @@ int sandpad_daemon_run (const SpRun *req, bool json, bool forward_stdin, SpExite
 
 /* A display event as a terminal shows it: its text/plain, on stdout. */
 void sandpad_show_display (const SpDisplay *display);
+/* An output_omitted event as a terminal shows it: a note on stderr, with
+ * where the whole stream is (cwd: the run's --cwd, where the file stays;
+ * NULL: a private directory, removed with the run). */
+void sandpad_show_omitted (const SpOutputOmitted *omitted, const char *cwd);
 
 /* A connection to the resident runner, started if need be; -1 if none. */
 int sandpad_daemon_connect (void);

@@ -32,6 +32,7 @@ typedef struct
   SpExited result;
   RunnerWatch *stdin_watch;
   int interrupts;
+  char *cwd; /* the request's --cwd (a copy), or NULL */
 } Cli;
 
 typedef struct
@@ -63,7 +64,8 @@ usage (FILE *out)
          "                        compile in the sandbox first, cached by content\n"
          "  --timeout SEC         wall-clock limit, fractions allowed (default 30, max 300)\n"
          "  --memory MIB          memory limit (default 512)\n"
-         "  --output-limit BYTES  per stream; the run stops when one passes it (default 1048576)\n"
+         "  --output-limit BYTES  per stream, what is kept: past it the middle is left out\n"
+         "                        and the run goes on (default 1048576)\n"
          "  --network             allow network access (off by default)\n"
          "  --cwd DIR             run in DIR instead of a fresh private directory\n"
          "  --env NAME=VALUE      pass a variable; nothing else is inherited (repeatable)\n"
@@ -136,6 +138,8 @@ on_event (void *data, const SpMessage *msg)
    * "<Figure ...>", or the repr the program gave). */
   if (!cli->json && msg->type == SP_MSG_DISPLAY)
     sandpad_show_display (&msg->u.display);
+  if (!cli->json && msg->type == SP_MSG_OUTPUT_OMITTED)
+    sandpad_show_omitted (&msg->u.omitted, cli->cwd);
   if (msg->type == SP_MSG_EXITED)
     {
       /* Keep a copy of what we need for the exit status. */
@@ -743,6 +747,8 @@ main (int argc, char **argv)
   RunnerSink sink = { .event = on_event, .quit = on_quit };
   if (!cli.json)
     sink.raw_output = on_raw_output;
+  /* The engine takes the request's strings when it takes the run. */
+  cli.cwd = req.cwd != NULL ? xstrdup (req.cwd) : NULL;
   cli.engine = runner_engine_new (&config, &langs, &sink, &cli);
 
   if (req.session != NULL)
@@ -755,6 +761,7 @@ main (int argc, char **argv)
       memcpy (files + 1, req.args, sp_strv_length (req.args) * sizeof *files);
       int session_status = run_session (&cli, &req, files, &langs, &shown);
       free (files);
+      free (cli.cwd);
       runner_engine_free (cli.engine);
       runner_langs_clear (&langs);
       runner_policy_clear (&config.paths);
@@ -797,6 +804,7 @@ main (int argc, char **argv)
   wait_for_font_build (&cli);
   int status = exit_status (&cli.result, &shown);
   free (cli.result.error);
+  free (cli.cwd);
   runner_engine_free (cli.engine);
   runner_langs_clear (&langs);
   runner_policy_clear (&config.paths);

@@ -343,10 +343,15 @@ PROBES = [
       "    blocked('MemoryError')\n"
       "b[::4096] = b'x' * len(b[::4096])\n"
       "escaped('1 GiB touched')"),
-    P("res-02-output-flood", "20 MB of output: the output limit",
-      "for i in range(200):\n"
-      "    sys.stdout.write('y' * 100000)\n"
-      "escaped('20 MB written')", limit="output"),
+    # The output limit bounds what is kept, not the run (issue 38): a
+    # flood is stopped by the time limit, its whole-output file by half the
+    # disk limit.
+    P("res-02-output-flood", "output for 6 s, past the output limit: the time limit",
+      "t0 = time.time()\n"
+      "while time.time() - t0 < 6:\n"
+      "    sys.stdout.write('y' * 99999 + '\\n')\n"
+      "    time.sleep(0.01)\n"
+      "escaped('wrote for 6 s')", limit="time"),
     P("res-03-fd-exhaustion", "5000 open files: RLIMIT_NOFILE",
       "import resource\n"
       "soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"

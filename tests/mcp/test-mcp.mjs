@@ -181,6 +181,24 @@ const groups = {
     ok(/dropped|not shown|left out/.test(textOf(r)), 'the text block says what was cut',
       textOf(r).slice(-300));
 
+    // Issue 38: past the output limit (1 MiB) the program runs to its end;
+    // the result keeps the start and the end, and says how much was left
+    // out and where all of it is.
+    r = await client.callTool({ name: 'execute_code', arguments: { language: 'python',
+      code: 'for i in range(300000): print(i)\nprint("done")' } }, undefined, { timeout: 120000 });
+    const big = r.structuredContent;
+    ok(big?.end === 'exited' && big?.exit_code === 0 && !big?.limit,
+      'a program past the output limit runs to its end', { end: big?.end, code: big?.exit_code });
+    ok(big?.stdout?.startsWith('0\n1\n2\n') && big?.stdout?.endsWith('299999\ndone\n'),
+      'its start and its end are kept', [big?.stdout?.slice(0, 20), big?.stdout?.slice(-20)]);
+    ok(big?.stdout_bytes === 1988895 && big?.stdout_truncated === true,
+      'every byte is counted, and the middle is said to be left out',
+      { bytes: big?.stdout_bytes, t: big?.stdout_truncated });
+    ok(big?.stdout_file === 'sandpad-stdout.txt', 'the run\'s file with all of it is named',
+      big?.stdout_file);
+    ok(/stdout: \d+ of 1988895 bytes shown; the middle was left out \(output limit 1048576 bytes\); the whole output is in sandpad-stdout\.txt/.test(textOf(r)),
+      'the text block says what was left out and where the whole output is', textOf(r).slice(-400));
+
     r = await client.callTool({ name: 'execute_code', arguments: { language: 'cobol', code: 'x' } });
     ok(r.isError === true && /cobol/.test(textOf(r)), 'an unknown language is an isError result', r);
     r = await client.callTool({ name: 'execute_code', arguments: { language: 'python' } });
@@ -373,6 +391,19 @@ groups.command = async () => {
       'what it writes stays in the workspace on the host');
     ok(r.structuredContent?.files?.some((f) => f.path === 'sub/out.txt' && f.created),
       'files lists what it created', r.structuredContent?.files);
+    // Past the output limit in the workspace, the whole output stays there
+    // and the result names its path.
+    r = await client.callTool({ name: 'execute_command', arguments: { command: 'seq 1 300000' } },
+      undefined, { timeout: 120000 });
+    const whole = path.join(ws, 'sandpad-stdout.txt');
+    ok(r.structuredContent?.exit_code === 0 && r.structuredContent?.stdout_file === whole,
+      'a command past the output limit names the whole output in the workspace',
+      { code: r.structuredContent?.exit_code, file: r.structuredContent?.stdout_file });
+    ok(fs.existsSync(whole) && fs.readFileSync(whole, 'utf8').split('\n').length === 300001,
+      'and it is all there on the host');
+    ok(textOf(r).includes(`the whole output is in ${whole}`), 'the text block says where',
+      textOf(r).slice(-300));
+    fs.rmSync(whole);
     r = await client.callTool({ name: 'execute_command', arguments: { command: 'cat out.txt', work_dir: 'sub' } });
     ok(r.structuredContent?.stdout === 'made\n', 'work_dir is relative to the workspace', r.structuredContent);
     r = await client.callTool({ name: 'execute_command', arguments: { command: 'ls', work_dir: '..' } });

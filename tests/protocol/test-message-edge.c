@@ -269,7 +269,7 @@ test_names (void)
           "names: error codes on the wire");
   is_str (joined (type_name, SP_MSG_LAST),
           "invalid,hello,run,cancel,stdin,release,ready,queued,started,output,exited,released,"
-          "error,session_close,session_restart,session_ended,input_wait,display,phase",
+          "error,session_close,session_restart,session_ended,input_wait,display,phase,output_omitted",
           "names: message types on the wire");
   is_str (joined (limit_name, SP_LIMIT_LAST),
           "none,time,cpu,memory,output,processes,disk,input_idle,compile_time",
@@ -400,6 +400,71 @@ test_input_wait (void)
   ok (sp_message_encode (&msg, NULL) == NULL, "input_wait: not encoded with a negative t_ms");
 }
 
+/* output_omitted (issue 38) is strict like every event: what was left
+ * out is at least a byte, no more lines than bytes, a file only as a
+ * plain name in the run's directory, file_cut only with a file; and the
+ * encoder refuses what the decoder would. */
+static void
+test_output_omitted (void)
+{
+  SpMessage msg = { .type = SP_MSG_OUTPUT_OMITTED };
+  SpMessage back = { 0 };
+  SpProtoError err = { 0 };
+  const char *good = "{\"v\":1,\"type\":\"output_omitted\",\"id\":\"r\",\"stream\":\"stdout\","
+                     "\"bytes\":10,\"lines\":2,\"t_ms\":3,\"file\":\"sandpad-stdout.txt\"}";
+
+  is_str (decode_code (good, SP_DIR_EVENT, NULL), "success", "omitted: the fields decode");
+  ok (sp_message_decode (good, strlen (good), SP_DIR_EVENT, &back, &err, NULL) == 0
+        && back.u.omitted.bytes == 10 && back.u.omitted.lines == 2
+        && back.u.omitted.stream == SP_STREAM_STDOUT
+        && strcmp (back.u.omitted.file, "sandpad-stdout.txt") == 0 && !back.u.omitted.file_cut
+        && strcmp (sp_message_run_id (&back), "r") == 0,
+      "omitted: the values and the run come through");
+  sp_message_clear (&back);
+  is_str (decode_code ("{\"v\":1,\"type\":\"output_omitted\",\"id\":\"r\",\"stream\":\"stdout\","
+                       "\"bytes\":0,\"lines\":0,\"t_ms\":3}",
+                       SP_DIR_EVENT, NULL),
+          "invalid_value", "omitted: nothing left out is no event");
+  is_str (decode_code ("{\"v\":1,\"type\":\"output_omitted\",\"id\":\"r\",\"stream\":\"stdout\","
+                       "\"bytes\":2,\"lines\":3,\"t_ms\":3}",
+                       SP_DIR_EVENT, NULL),
+          "invalid_value", "omitted: no more lines than bytes");
+  is_str (decode_code ("{\"v\":1,\"type\":\"output_omitted\",\"id\":\"r\",\"stream\":\"stdout\","
+                       "\"lines\":0,\"t_ms\":3}",
+                       SP_DIR_EVENT, NULL),
+          "missing_field", "omitted: bytes is required");
+  is_str (decode_code ("{\"v\":1,\"type\":\"output_omitted\",\"id\":\"r\",\"stream\":\"stdin\","
+                       "\"bytes\":2,\"lines\":0,\"t_ms\":3}",
+                       SP_DIR_EVENT, NULL),
+          "invalid_value", "omitted: only stdout or stderr");
+  is_str (decode_code ("{\"v\":1,\"type\":\"output_omitted\",\"id\":\"r\",\"stream\":\"stdout\","
+                       "\"bytes\":2,\"lines\":0,\"t_ms\":3,\"file\":\"../x\"}",
+                       SP_DIR_EVENT, NULL),
+          "invalid_value", "omitted: a file is a name, not a path");
+  is_str (decode_code ("{\"v\":1,\"type\":\"output_omitted\",\"id\":\"r\",\"stream\":\"stdout\","
+                       "\"bytes\":2,\"lines\":0,\"t_ms\":3,\"file\":\"..\"}",
+                       SP_DIR_EVENT, NULL),
+          "invalid_value", "omitted: a file is not ..");
+  is_str (decode_code ("{\"v\":1,\"type\":\"output_omitted\",\"id\":\"r\",\"stream\":\"stdout\","
+                       "\"bytes\":2,\"lines\":0,\"t_ms\":3,\"file_cut\":true}",
+                       SP_DIR_EVENT, NULL),
+          "invalid_value", "omitted: file_cut needs a file");
+  is_str (decode_code ("{\"v\":1,\"type\":\"output_omitted\",\"id\":\"r\",\"stream\":\"stdout\","
+                       "\"bytes\":2,\"lines\":0,\"t_ms\":3,\"data\":\"x\"}",
+                       SP_DIR_EVENT, NULL),
+          "unknown_field", "omitted: no other field");
+  msg.u.omitted.id = (char *) "r";
+  msg.u.omitted.bytes = 4;
+  msg.u.omitted.lines = 5;
+  ok (sp_message_encode (&msg, NULL) == NULL, "omitted: not encoded with more lines than bytes");
+  msg.u.omitted.lines = 1;
+  msg.u.omitted.file = (char *) "a/b";
+  ok (sp_message_encode (&msg, NULL) == NULL, "omitted: not encoded with a path for its file");
+  msg.u.omitted.file = NULL;
+  msg.u.omitted.file_cut = true;
+  ok (sp_message_encode (&msg, NULL) == NULL, "omitted: not encoded with file_cut alone");
+}
+
 /* An exited event whose one file entry is the JSON text given. */
 static const char *
 decode_file (const char *entry, SpMessage *msg)
@@ -499,7 +564,7 @@ test_file_names (void)
 int
 main (void)
 {
-  plan (9 + 5 + 5 + 20 + 6 + 5 + 7 + 3 + 20 + 17 + 9);
+  plan (9 + 5 + 5 + 20 + 6 + 5 + 7 + 3 + 20 + 17 + 9 + 13);
   test_minimal_run ();
   test_output_escaping ();
   test_direction ();
@@ -510,6 +575,7 @@ main (void)
   test_times ();
   test_input_wait ();
   test_phase ();
+  test_output_omitted ();
   test_file_names ();
   return done_testing ();
 }

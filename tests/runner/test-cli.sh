@@ -40,7 +40,7 @@ fi
 # reachable and writable by them (docs/security.md).
 chmod 711 "$T"
 
-plan=45
+plan=52
 
 echo "1..$plan"
 
@@ -156,12 +156,31 @@ check "bash kill -TERM \$\$: exit 143 (128+SIGTERM)" status_is 143
 
 # --- output flood ----------------------------------------------------------
 
+# Issue 38: the output limit bounds what is kept, not the run. A program
+# that prints a lot runs to its end, its start and its end on stdout and
+# a note on stderr of what was left out and where all of it is.
+snippet prints.py 'for i in range(100000): print(i)'
+mkdir -p "$T/keep"
+chmod 777 "$T/keep"
+run --output-limit 10000 --cwd "$T/keep" "$f"
+check "output past the limit: the program runs to its end (exit 0)" status_is 0
+check "output past the limit: stdout starts with the first line" eval '[ "$(head -n 1 "$T/out")" = 0 ]'
+check "output past the limit: stdout ends with the last line" eval '[ "$(tail -n 1 "$T/out")" = 99999 ]'
+check "output past the limit: about the limit is kept" eval '[ "$(wc -c <"$T/out")" -le 13524 ]'
+check "output past the limit: stderr says what was left out and where all of it is" \
+  stderr_has "of stdout left out here, past the output limit; the whole output is in $T/keep/sandpad-stdout.txt"
+check "output past the limit: the file holds the whole output" \
+  cmp -s "$T/keep/sandpad-stdout.txt" <(seq 0 99999)
+
+# One that writes forever still meets its time limit.
 snippet flood.py 'while True: print("y"*100)'
-run --output-limit 10000 "$f"
-check "output flood: stdout is exactly 10000 bytes" eval '[ "$(wc -c <"$T/out")" -eq 10000 ]'
-check "output flood: exit 137 (SIGKILL)" status_is 137
-check "output flood: stderr says the output limit was exceeded on stdout" \
-  stderr_has_line "sandpad: output limit of 10000 bytes exceeded on stdout"
+run --output-limit 10000 --timeout 2 "$f"
+check "output flood: exit 124, the time limit" status_is 124
+check "output flood: its start and end are kept" \
+  eval '[ "$(wc -c <"$T/out")" -le 13524 ] && [ "$(tail -n 1 "$T/out")" = "$(printf "y%.0s" $(seq 100))" ]'
+check "output flood: stderr names the time limit" stderr_has_line "sandpad: time limit of 2 s exceeded"
+check "output flood: without --cwd, stderr says how to keep the whole output" \
+  stderr_has "; --cwd DIR keeps the whole output in DIR/sandpad-stdout.txt"
 
 # --- memory -------------------------------------------------------------------
 

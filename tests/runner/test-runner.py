@@ -163,32 +163,150 @@ def test_memory_limit(t):
     r.close()
 
 
+def omitted_events(res, stream="stdout"):
+    return [e for e in res.events if e["type"] == "output_omitted" and e["stream"] == stream]
+
+
+def whole_output(res, name):
+    with open(os.path.join(res.started["cwd"], name), "rb") as f:
+        return f.read()
+
+
 def test_output_flood(t):
-    r = runner()
-    # The control: a program that ends at once, through the same runner,
-    # now. yes reaches the limit as soon as it starts, so its cut may take
-    # as long, four times over, and a second for noise; a cut noticed only
-    # at the time limit (30 s) or seconds late fails.
-    control = r.run("echo", "echo hi", language="bash")
-    t.eq(control.exited.get("exit_code"), 0, "control: a short bash run", control)
-    res = r.run("yes", "yes", language="bash", output_limit=100000)
-    t.eq(res.exited["limit"], "output", "yes-style flooding hits the output limit")
-    t.eq(len(res.stdout), 100000, "exactly the limit is delivered")
-    t.ok(res.exited["stdout_truncated"], "stdout is marked truncated")
-    t.ok(res.exited["stdout_bytes"] >= 100000, "bytes written are counted", res.exited)
-    t.ok(res.exited["wall_ms"] <= 4 * control.exited["wall_ms"] + 1000,
-         f"the flood is cut at once ({res.exited['wall_ms']} ms, "
-         f"control {control.exited['wall_ms']} ms)")
-    res = r.run("errflood", "import sys\nwhile True: sys.stderr.write('e' * 1000)",
+    # Issue 38: the output limit bounds what is kept, not the run. A
+    # program that prints a lot runs to its end; the client gets the start
+    # and the end of each stream and an output_omitted event between them
+    # saying what was left out; the whole stream is in a file of the run's
+    # directory, the files bounded by half the run's disk limit.
+    r = runner("--disk", "8")
+    n = 200000
+    res = r.run("prints", f"for i in range({n}): print(i)", output_limit=100000)
+    whole = "".join(f"{i}\n" for i in range(n))
+    t.eq((res.exited["end"], res.exited.get("exit_code"), res.exited.get("limit")),
+         ("exited", 0, None), "past the output limit the program runs to its end", res)
+    t.eq(res.exited["stdout_bytes"], len(whole), "every byte it wrote is counted", res.exited)
+    t.ok(res.exited["stdout_truncated"], "stdout says its middle was left out", res.exited)
+    om = omitted_events(res)
+    t.eq(len(om), 1, "one output_omitted event for the stream", om)
+    kinds = [e["type"] for e in res.events if e["type"] in ("output", "output_omitted")]
+    first = kinds.index("output_omitted") if om else -1
+    t.ok(0 < first < len(kinds) - 1, "it comes between the start and the end", kinds[:3])
+    head = "".join(e["data"] for e in res.events[:res.events.index(om[0])]
+                   if e["type"] == "output") if om else ""
+    tail = res.stdout[len(head):]
+    t.ok(len(res.stdout) <= 125000 + 1024, f"what is sent stays within the limit and a quarter "
+         f"({len(res.stdout)} bytes)")
+    t.ok(whole.startswith(head) and head.endswith("\n") and len(head) >= 100000,
+         f"the start is the first {len(head)} bytes, whole lines", head[-40:])
+    t.ok(whole.endswith(tail) and tail.startswith(tuple("0123456789")) and len(tail) >= 12500,
+         f"the end is the last {len(tail)} bytes, from a line's start", tail[:40])
+    if om:
+        left = whole[len(head):len(whole) - len(tail)]
+        t.eq((om[0]["bytes"], om[0]["lines"]), (len(left), left.count("\n")),
+             "it says how many bytes and lines were left out", om[0])
+        t.eq(om[0].get("file"), "sandpad-stdout.txt", "and names the run's file", om[0])
+        t.ok(not om[0].get("file_cut"), "which holds all of it", om[0])
+        raw = whole_output(res, "sandpad-stdout.txt")
+        t.ok(raw == whole.encode(), "the file holds the whole output, byte for byte",
+             (len(raw), len(whole)))
+        t.ok(any(f["path"] == "sandpad-stdout.txt" for f in res.exited["files"]),
+             "the file is among the run's files", res.exited["files"])
+
+    # A program that writes forever is still stopped by its time limit;
+    # its file stops at half the disk limit (8 MiB here) and says so.
+    res = r.run("yes", "yes", language="bash", output_limit=100000, timeout_ms=3000)
+    t.eq(res.exited.get("limit"), "time", "a flood that never ends meets the time limit", res)
+    t.ok(res.exited["stdout_bytes"] > 4 * 1024 * 1024, "it wrote more than the file may keep",
+         res.exited)
+    om = omitted_events(res)
+    t.ok(len(om) == 1 and om[0].get("file_cut") is True,
+         "the file is cut at its share of the disk limit", om)
+    t.eq(len(whole_output(res, "sandpad-stdout.txt")), 4 * 1024 * 1024,
+         "the file holds exactly half the disk limit")
+    t.ok(res.stdout.startswith("y\ny\n") and res.stdout.endswith("y\n")
+         and len(res.stdout) <= 125000 + 1024, "the start and the end are sent", res)
+
+    res = r.run("errflood", "import sys\nfor i in range(20000): sys.stderr.write('e' * 99 + '\\n')",
                 output_limit=5000)
-    t.eq((res.exited["limit"], res.exited["stderr_truncated"], len(res.stderr)),
-         ("output", True, 5000), "the limit applies to stderr as well")
-    # Reads that end exactly at the limit: the next byte alone must stop it.
+    om = omitted_events(res, "stderr")
+    t.eq((res.exited.get("exit_code"), res.exited["stderr_truncated"], len(om)), (0, True, 1),
+         "the limit applies to stderr as well, and the run goes on", res)
+    t.ok(len(res.stderr) <= 6250 + 1024 and res.stderr.endswith("e\n"),
+         "stderr keeps its start and end", res)
+    t.eq(om[0].get("file") if om else None, "sandpad-stderr.txt", "stderr's own file", om)
+    # One byte past a limit reached exactly: the run goes on, and the byte
+    # comes at the end (the end's quarter of a limit holds it): nothing is
+    # left out. Past that quarter, its bytes are.
     code = ("import sys, time\nfor i in range(5):\n    sys.stderr.write('e' * 1000)\n"
-            "    time.sleep(0.05)\ntime.sleep(0.2)\nsys.stderr.write('x')\ntime.sleep(20)\n")
+            "    time.sleep(0.05)\ntime.sleep(0.2)\nsys.stderr.write('x')\n")
     res = r.run("exact", code, output_limit=5000)
-    t.eq((res.exited["limit"], res.exited["stderr_truncated"], len(res.stderr)),
-         ("output", True, 5000), "one byte past a limit reached exactly stops the run")
+    om = omitted_events(res, "stderr")
+    t.eq((res.exited.get("exit_code"), res.exited.get("limit"), res.stderr,
+          res.exited["stderr_truncated"], om), (0, None, "e" * 5000 + "x", False, []),
+         "one byte past a limit reached exactly: the run goes on, nothing is left out")
+    code = "import sys\nsys.stderr.write('e' * 6250 + 'x' + 'f' * 1250)\n"
+    res = r.run("quarter", code, output_limit=5000)
+    om = omitted_events(res, "stderr")
+    t.eq((res.stderr, [(e["bytes"], e["lines"]) for e in om]),
+         ("e" * 5000 + "f" * 1250, [(1251, 0)]),
+         "past the limit and its end's quarter: the bytes between are left out, counted")
+    # Bytes that are not UTF-8: the text sent is valid, the file is raw.
+    code = ("import sys\n_ = sys.stdout.buffer.write(b'\\xff\\xfe\\xc3' * 20000 + b'\\nEND\\n')\n")
+    res = r.run("binary", code, output_limit=10000)
+    om = omitted_events(res)
+    t.ok(res.exited.get("exit_code") == 0 and len(om) == 1 and res.stdout.endswith("\nEND\n"),
+         "binary output past the limit: start, marker, end", res)
+    raw = whole_output(res, "sandpad-stdout.txt")
+    t.ok(raw == b"\xff\xfe\xc3" * 20000 + b"\nEND\n", "the file holds the raw bytes",
+         (len(raw), raw[-80:]))
+    # A name the program took first is never followed nor replaced.
+    code = ("import os\nos.symlink('/etc/hostname', 'sandpad-stdout.txt')\n"
+            "for i in range(50000): print(i)\n")
+    res = r.run("planted", code, output_limit=10000)
+    om = omitted_events(res)
+    t.ok(res.exited.get("exit_code") == 0 and len(om) == 1 and "file" not in om[0],
+         "a planted name: no file is named", om or res)
+    t.eq(os.readlink(os.path.join(res.started["cwd"], "sandpad-stdout.txt")), "/etc/hostname",
+         "and the program's symlink is left as it was")
+    # A start too large to copy (over 4 MiB) makes the file at once: it is
+    # whole when the stream passes its limit, and gone when it does not.
+    # (A runner of the default disk limit: the file may take 128 MiB.)
+    big = runner()
+    code = "import sys\n_ = sys.stdout.write('a' * (5 << 20) + 'b' * (7 << 20))\n"
+    res = big.run("big-start", code, output_limit=6 << 20)
+    raw = whole_output(res, "sandpad-stdout.txt")
+    t.ok(res.exited.get("exit_code") == 0 and len(omitted_events(res)) == 1
+         and raw == b"a" * (5 << 20) + b"b" * (7 << 20),
+         "a start past 4 MiB: the file made early holds the whole stream", len(raw))
+    res = big.run("big-within", "import sys\n_ = sys.stdout.write('a' * (5 << 20))\n",
+                  output_limit=6 << 20)
+    t.ok(res.exited.get("exit_code") == 0 and not omitted_events(res)
+         and len(res.stdout) == 5 << 20 and not res.exited["stdout_truncated"]
+         and not os.path.exists(os.path.join(res.started["cwd"], "sandpad-stdout.txt"))
+         and not res.exited["files"],
+         "within its limit: all of it sent, and the early file removed", res.exited)
+    big.close()
+    # The same with a file cut at its share of the disk limit (4 MiB here):
+    # still removed when nothing was left out.
+    res = r.run("cut-within", "import sys\n_ = sys.stdout.write('a' * (6 << 20))\n",
+                output_limit=16 << 20)
+    t.ok(res.exited.get("exit_code") == 0 and not omitted_events(res)
+         and len(res.stdout) == 6 << 20 and not res.exited["files"]
+         and not os.path.exists(os.path.join(res.started["cwd"], "sandpad-stdout.txt")),
+         "within its limit, a file cut at its budget is removed too", res.exited)
+    # A prompt past the limit is sent before the program waits for input.
+    r.send(type="run", id="prompt", language="python", output_limit=10000, stdin_open=True,
+           code="for i in range(50000): print(i)\nname = input('name? ')\nprint('hi', name)\n")
+    wait = r.recv_type("input_wait", timeout=60)
+    before = []
+    while r.pending and r.pending[0] is not wait:
+        before.append(r.pending.pop(0))
+    shown = "".join(e["data"] for e in before if e["type"] == "output")
+    t.ok(wait is not None and shown.endswith("49999\nname? "),
+         "the end held back, the prompt with it, goes out before input_wait", shown[-40:])
+    r.send(type="stdin", id="prompt", data="Ada\n")
+    events = r.collect("prompt")
+    t.eq(events[-1].get("exit_code"), 0, "the program goes on after its answer", events[-1])
     r.close()
 
 

@@ -242,11 +242,17 @@ def test_queue_and_cancel(t):
          (f, e))
     res = r.run("g", "print(y)", session="s")
     t.eq(res.stdout, "3\n", "and the session goes on", res)
-    # The output limit stops the run as any run's, and with it the session.
-    res = r.run("h", "import sys, time\nsys.stdout.write('x' * 100000)\ntime.sleep(30)\n",
+    # Past the output limit the middle is left out as in any run (issue 38):
+    # the run ends by itself, and the session goes on.
+    res = r.run("h", "import sys\nsys.stdout.write('x' * 100000 + '\\nend\\n')\ny = 4\n",
                 session="s", output_limit=1000)
-    t.eq((res.exited.get("limit"), res.exited.get("session_ended"), len(res.stdout)),
-         ("output", "limit", 1000), "the output limit ends the run and the session", res)
+    omitted = [e for e in res.events if e["type"] == "output_omitted"]
+    t.ok(res.exited.get("exit_code") == 0 and res.exited.get("limit") is None
+         and res.exited.get("session_ended") is None and len(omitted) == 1
+         and len(res.stdout) <= 1250 + 1024 and res.stdout.endswith("\nend\n"),
+         "past the output limit a session run keeps its start and end and ends by itself", res)
+    res = r.run("i", "print(y)", session="s")
+    t.eq(res.stdout, "4\n", "and the session goes on with its state", res)
     r.close()
 
 

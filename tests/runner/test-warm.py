@@ -172,8 +172,6 @@ def test_limits(t):
         ("time", "import time\ntime.sleep(30)\n", {"timeout_ms": 1000}),
         ("memory", "held = []\nwhile True:\n    held.append(bytearray(8 << 20))\n",
          {"memory_mib": 512}),
-        ("output", "import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n",
-         {"output_limit": 100000}),
         ("disk", "with open('big', 'wb') as f:\n    f.write(b'x' * (64 << 20))\n", {}),
     ]
     for limit, code, fields in cases:
@@ -181,6 +179,15 @@ def test_limits(t):
         t.ok(res.started.get("warm") is True, f"{limit}: the run started warm", res)
         t.eq(res.exited.get("limit"), limit, f"{limit}: a warm run is stopped at its {limit} limit",
              res)
+    # Past the output limit a warm run goes on as a cold one (issue 38): a
+    # flood keeps its start and end and meets its time limit.
+    res = run(r, "import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n",
+              output_limit=100000, timeout_ms=2000)
+    omitted = [e for e in res.events if e["type"] == "output_omitted"]
+    t.ok(res.started.get("warm") is True, "output: the run started warm", res)
+    t.ok(res.exited.get("limit") == "time" and len(omitted) == 1 and len(res.stdout) <= 126024,
+         "output: a warm flood past its output limit keeps start and end, meets its time limit",
+         res)
     r.send(type="run", id="cancel-me", language="python",
            code="import time\nprint('up', flush=True)\ntime.sleep(60)\n")
     ev = r.recv_type("output", timeout=60)

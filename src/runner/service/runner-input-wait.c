@@ -171,7 +171,13 @@ emit (RunnerRun *run, bool waiting, int64_t now)
   /* A prompt is a partial line the output may still hold back to make
    * whole lines: it goes before the wait it asks for. */
   if (waiting)
-    _runner_run_flush_lines (run);
+    {
+      /* And past the output limit, the end held back (the prompt is in
+       * it). */
+      for (int s = 0; s < 2; s++)
+        _runner_run_output_flush (run, (SpStream) s, false);
+      _runner_run_flush_lines (run);
+    }
   msg.u.input_wait.id = run->req.id;
   msg.u.input_wait.waiting = waiting;
   msg.u.input_wait.t_ms = _runner_host_clock_ms (run->host);

@@ -307,6 +307,8 @@ runner_install_event (RunnerInstall *inst, const SpMessage *msg)
     id = msg->u.exited.id;
   else if (msg->type == SP_MSG_OUTPUT)
     id = msg->u.output.id;
+  else if (msg->type == SP_MSG_OUTPUT_OMITTED)
+    id = msg->u.omitted.id;
   else if (msg->type == SP_MSG_STARTED)
     id = msg->u.started.id;
   else if (msg->type == SP_MSG_QUEUED)

@@ -337,6 +337,9 @@ set_run_id (SpMessage *msg, char *id)
     case SP_MSG_PHASE:
       msg->u.phase.id = id;
       break;
+    case SP_MSG_OUTPUT_OMITTED:
+      msg->u.omitted.id = id;
+      break;
     case SP_MSG_EXITED:
       msg->u.exited.id = id;
       break;

@@ -24,8 +24,20 @@ typedef struct
   int fd;
   RunnerWatch *watch;
   int64_t bytes;  /* everything the program wrote */
-  bool truncated; /* bytes beyond the output limit were dropped */
+  bool truncated; /* bytes past the output limit were left out */
   bool eof;
+  /* Past the start the output limit keeps (runner-output-limit.c): the
+   * start's copy until the stream's file is made, the end held back, what
+   * was left out since the last output_omitted, and the file. */
+  bool omitting;
+  Buf head;
+  Buf tail;
+  int64_t omitted;
+  int64_t omitted_lines;
+  bool out_started; /* the file was tried (made, or its name was taken) */
+  int out_fd;       /* -1: none, or closed */
+  int64_t out_bytes;
+  bool out_cut;  /* stopped at its share of the disk limit, or a write failed */
   char carry[4]; /* an incomplete UTF-8 character held for the next read */
   size_t carry_len;
   Buf line;          /* a partial line not sent yet (runner-lines.c) */
@@ -86,6 +98,7 @@ struct RunnerRun
   int64_t memory_peak;         /* largest sum seen: RssAnon + RssShmem */
   int64_t tasks_peak;          /* most processes and threads seen at once */
   int64_t deleted_bytes;       /* disk its processes hold in unlinked files */
+  int64_t out_file_bytes;      /* in its whole-output files (runner-output-limit.c) */
   int64_t input_check_ns;      /* next look for a wait on stdin (runner-input-wait.c) */
   int64_t input_wait_since_ns; /* the program waits for input since; 0: it does not */
   int64_t input_clock_ns;      /* last time the paused deadline was moved on */
@@ -153,6 +166,19 @@ struct RunnerRun
 /* runner-run.c */
 void _runner_run_send_control (RunnerRun *run, char cmd);
 void _runner_run_on_init_exit (RunnerRun *run);
+/* The output on its way to the client: stdout through the display scan. */
+void _runner_run_pass_on (RunnerRun *run, SpStream s, const char *bytes, size_t len, bool final);
+
+/* runner-output-limit.c: the start and the end of a stream past its
+ * output limit, and its whole-output file. take: bytes just read (already
+ * counted in the stream's bytes); flush: send the end held back (final:
+ * the stream ended); file_bytes: what the files take on disk, which is not
+ * the program's; reset: close and free it all. */
+void _runner_run_output_take (RunnerRun *run, SpStream s, const char *bytes, size_t len);
+void _runner_run_output_flush (RunnerRun *run, SpStream s, bool final);
+int64_t _runner_run_output_file_bytes (const RunnerRun *run);
+void _runner_run_output_reset (RunnerRun *run);
+
 /* runner-lines.c: sanitized output text of stream s, sent by lines;
  * final: the stream ends (send what is held). */
 void _runner_run_lines (RunnerRun *run, SpStream s, const char *text, size_t len, bool final);

@@ -879,9 +879,8 @@ stdout_display (void *data, const char *body, size_t len)
   return true;
 }
 
-/* Output on its way to the client: stdout through the display scan. */
-static void
-pass_on (RunnerRun *run, SpStream s, const char *bytes, size_t len, bool final)
+void
+_runner_run_pass_on (RunnerRun *run, SpStream s, const char *bytes, size_t len, bool final)
 {
   if (s == SP_STREAM_STDERR)
     forward (run, s, bytes, len, final);
@@ -894,30 +893,13 @@ static void
 handle_output (RunnerRun *run, SpStream s, const char *bytes, size_t len)
 {
   RunStream *stream = &run->streams[s];
-  int64_t limit = run->req.output_limit;
-  int64_t before = stream->bytes;
 
   if (s == SP_STREAM_STDERR)
     keep_stderr_tail (run, bytes, len);
   stream->bytes += (int64_t) len;
-  if (stream->bytes <= limit)
-    {
-      pass_on (run, s, bytes, len, false);
-      return;
-    }
-
-  /* Over the limit: pass what fits, then stop the run. A flood would
-   * otherwise keep a CPU busy and the client's memory growing. The read
-   * before may have ended exactly at the limit, so this can be the first
-   * byte past it with nothing left to pass. */
-  if (before < limit)
-    pass_on (run, s, bytes, (size_t) (limit - before), true);
-  if (stream->truncated)
-    return;
-  stream->truncated = true;
-  if (run->limit == SP_LIMIT_NONE)
-    run->limit = SP_LIMIT_OUTPUT;
-  _runner_run_send_control (run, RUNNER_CTL_KILL);
+  /* Past its limit the stream's middle is left out and the program runs
+   * on: the limit bounds what is kept, not the run (issue 38). */
+  _runner_run_output_take (run, s, bytes, len);
 }
 
 static void
@@ -936,13 +918,15 @@ on_stream (void *data, int fd, uint32_t events)
       handle_output (run, s, buf, (size_t) n);
       return;
     }
-  /* EOF (or an error, treated alike): flush a dangling partial character
-   * and what the display scan holds. */
-  if (!stream->truncated
-      && (stream->carry_len > 0
-          || (s == SP_STREAM_STDOUT
-              && (run->display_scan.held.len > 0 || run->display_scan.in_body))))
-    pass_on (run, s, "", 0, true);
+  /* EOF (or an error, treated alike): send the end held back past the
+   * limit, or flush a dangling partial character and what the display
+   * scan holds. */
+  if (stream->omitting)
+    _runner_run_output_flush (run, s, true);
+  else if (stream->carry_len > 0
+           || (s == SP_STREAM_STDOUT
+               && (run->display_scan.held.len > 0 || run->display_scan.in_body)))
+    _runner_run_pass_on (run, s, "", 0, true);
   stream->eof = true;
   close_watched (run, &stream->fd, &stream->watch);
   try_finish (run);
@@ -1002,7 +986,7 @@ disk_usage (RunnerRun *run, int64_t *bytes, int64_t *entries)
                             &space);
   /* Files it deleted but keeps open hold blocks no walk sees (as of the
    * last tree watch). */
-  *bytes = space.bytes - run->disk_base + run->deleted_bytes;
+  *bytes = space.bytes - run->disk_base + run->deleted_bytes - _runner_run_output_file_bytes (run);
   *entries = space.entries - run->disk_base_entries;
   /* A tmp that cannot be opened cannot be measured: over, as any other. */
   return space.complete && (run->host->namespaces || tmp_fd >= 0);
@@ -1337,6 +1321,9 @@ try_finish (RunnerRun *run)
   SpMessage msg = { .type = SP_MSG_EXITED };
   SpExited *ev = &msg.u.exited;
 
+  /* Streams the drain deadline closed still send the end they held. */
+  for (int s = 0; s < 2; s++)
+    _runner_run_output_flush (run, (SpStream) s, true);
   _runner_run_flush_lines (run);
   fill_result (run, ev);
   ev->id = xstrdup (run->req.id);
@@ -1416,6 +1403,7 @@ _runner_run_free (RunnerRun *run)
   runner_display_scan_clear (&run->display_scan);
   buf_clear (&run->streams[0].line);
   buf_clear (&run->streams[1].line);
+  _runner_run_output_reset (run);
   free (run->cwd);
   free (run->cwd_sub);
   if (run->cwd_fd >= 0)
@@ -1467,6 +1455,7 @@ _runner_run_new (RunnerHost *host, SpRun *req, const RunnerRunSetup *setup)
   run->control_fd = run->status_fd = run->stdin_fd = run->cwd_fd = run->diag_fd = -1;
   run->build_fd = run->pidfd = -1;
   run->streams[0].fd = run->streams[1].fd = -1;
+  run->streams[0].out_fd = run->streams[1].out_fd = -1;
   run->env = setup->env;
   run->env_writable = setup->env_writable;
   runner_display_new_token (run->display_token);

@@ -1,0 +1,326 @@
+/* runner-output-limit.c: what a run keeps of a stream past its output
+ * limit (issue 38).
+ *
+ * The limit bounds what is kept, not the run: a program that prints a
+ * million lines is fine and runs to its end. Of each stream the client
+ * gets the start (the limit's worth, sent as it comes, as for a stream
+ * within its limit) and the end (a quarter of the limit, held here and
+ * sent when the stream ends, or when the program waits for input, so a
+ * prompt is never held back), and between them an output_omitted event
+ * that says how
+ * many bytes and lines were left out. The runner reads on either way:
+ * a program is never blocked on a full pipe, and the time limit still
+ * stops one that writes forever.
+ *
+ * The whole stream, as the program wrote it (binary included), goes to
+ * a file in the run's working directory, sandpad-<stream>.txt, made with
+ * O_EXCL | O_NOFOLLOW beneath the held cwd fd, so a name the program
+ * planted (a symlink, a FIFO) is never followed or written through: the
+ * file is simply not kept then. The files of both streams together stop
+ * at half the run's disk limit, and what they hold is not counted
+ * against the program's own disk limit (runner-run.c's disk_usage), so
+ * the program loses none of its space to them and the host never gives
+ * more than 1.5 times the disk limit to a run. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runner-run-private.h"
+
+/* The start is kept in memory for the file only up to this much; past it
+ * the file is made at once (and removed again when the stream ends within
+ * its limit), so a large limit costs the runner no more memory. */
+#define HEAD_COPY_MAX (4 * 1024 * 1024)
+
+static const char *const file_names[] = { "sandpad-stdout.txt", "sandpad-stderr.txt" };
+
+static bool
+is_continuation (unsigned char c)
+{
+  return (c & 0xC0) == 0x80;
+}
+
+static int64_t
+count_lines (const char *bytes, size_t len)
+{
+  int64_t n = 0;
+  const char *end = bytes + len;
+
+  while (bytes < end && (bytes = memchr (bytes, '\n', (size_t) (end - bytes))) != NULL)
+    n++, bytes++;
+  return n;
+}
+
+/* What the client gets of a stream live: all of it up to the limit, so a
+ * program that stays within it sees no change; past it, the end's
+ * quarter of a limit more. */
+static int64_t
+head_bytes (const RunnerRun *run)
+{
+  return run->req.output_limit;
+}
+
+static int64_t
+tail_bytes (const RunnerRun *run)
+{
+  int64_t tail = run->req.output_limit / 4;
+  return tail > 0 ? tail : 1;
+}
+
+/* Both files together may take half the run's disk limit. */
+static int64_t
+file_budget (const RunnerRun *run)
+{
+  return run->host->config.disk_limit / 2;
+}
+
+static void
+file_stop (RunStream *stream)
+{
+  if (stream->out_fd >= 0)
+    close (stream->out_fd);
+  stream->out_fd = -1;
+}
+
+/* Stops at the budget, or at a write that fails (a full disk): what is
+ * there is kept and said to be cut. The file stays open until the stream
+ * ends, so that it can still be told from what else takes its name. */
+static void
+file_write (RunnerRun *run, RunStream *stream, const char *bytes, size_t len)
+{
+  int64_t room = file_budget (run) - run->out_file_bytes;
+
+  if (stream->out_fd < 0 || stream->out_cut || len == 0)
+    return;
+  if ((int64_t) len > room)
+    len = room > 0 ? (size_t) room : 0;
+  if (len > 0 && write_all (stream->out_fd, bytes, len) != 0)
+    {
+      stream->out_cut = true;
+      return;
+    }
+  run->out_file_bytes += (int64_t) len;
+  stream->out_bytes += (int64_t) len;
+  if (run->out_file_bytes >= file_budget (run))
+    stream->out_cut = true;
+}
+
+/* Makes the stream's file and writes what the client already has. A
+ * name already taken (the program's own file, or what it planted) means
+ * no file: never follow, open or replace what the program made. */
+static void
+file_start (RunnerRun *run, SpStream s)
+{
+  RunStream *stream = &run->streams[s];
+
+  if (run->font_build || run->cwd_fd < 0 || file_budget (run) <= 0)
+    return;
+  stream->out_fd = openat (run->cwd_fd, file_names[s],
+                           O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
+  if (stream->out_fd < 0)
+    return;
+  file_write (run, stream, stream->head.data, stream->head.len);
+  file_write (run, stream, stream->tail.data, stream->tail.len);
+}
+
+/* Makes the file, once: from the first drop, or from a start too large
+ * to copy. */
+static void
+file_begin (RunnerRun *run, SpStream s)
+{
+  RunStream *stream = &run->streams[s];
+
+  if (stream->out_started)
+    return;
+  stream->out_started = true;
+  file_start (run, s);
+  buf_clear (&stream->head);
+}
+
+/* A stream that ended with nothing left out needs no file: ours goes,
+ * and only ours (the name still the file we made, never followed). */
+static void
+file_discard (RunnerRun *run, SpStream s)
+{
+  RunStream *stream = &run->streams[s];
+  struct stat ours, named;
+
+  if (stream->out_fd >= 0 && fstat (stream->out_fd, &ours) == 0
+      && fstatat (run->cwd_fd, file_names[s], &named, AT_SYMLINK_NOFOLLOW) == 0
+      && ours.st_dev == named.st_dev && ours.st_ino == named.st_ino)
+    (void) unlinkat (run->cwd_fd, file_names[s], 0);
+  file_stop (stream);
+  run->out_file_bytes -= stream->out_bytes;
+  stream->out_bytes = 0;
+}
+
+/* Where the start ends: at the limit's share, on through the rest of
+ * its line when that ends within 1 KiB of this read, else on through the
+ * character, so the end of what is kept is never half a character. */
+static size_t
+head_cut (const char *bytes, size_t len, size_t at)
+{
+  const char *nl = memchr (bytes + at, '\n', len - at < 1024 ? len - at : 1024);
+
+  if (at > 0 && bytes[at - 1] == '\n')
+    return at;
+  if (nl != NULL)
+    return (size_t) (nl - bytes) + 1;
+  while (at < len && is_continuation ((unsigned char) bytes[at]))
+    at++;
+  return at;
+}
+
+/* Drops the tail's front down to its share, counting what goes. The
+ * first drop is when the stream's file is made: before it, the start and
+ * the tail are all the stream, and a stream that ends within its limit
+ * leaves no file behind. */
+static void
+tail_trim (RunnerRun *run, SpStream s, size_t keep)
+{
+  RunStream *stream = &run->streams[s];
+
+  if (stream->tail.len <= keep)
+    return;
+  file_begin (run, s);
+  size_t drop = stream->tail.len - keep;
+  stream->omitted += (int64_t) drop;
+  stream->omitted_lines += count_lines (stream->tail.data, drop);
+  buf_consume (&stream->tail, drop);
+}
+
+void
+_runner_run_output_take (RunnerRun *run, SpStream s, const char *bytes, size_t len)
+{
+  RunStream *stream = &run->streams[s];
+  int64_t before = stream->bytes - (int64_t) len; /* stream->bytes counts these already */
+
+  if (!stream->omitting)
+    {
+      int64_t head = head_bytes (run);
+      size_t cut = len;
+      /* The start is complete: send it whole, then hold the end. */
+      if (stream->bytes > head)
+        cut = before < head ? head_cut (bytes, len, (size_t) (head - before)) : 0;
+      if (stream->out_started)
+        file_write (run, stream, bytes, cut);
+      else if (!run->font_build)
+        {
+          buf_append (&stream->head, bytes, cut);
+          if (stream->head.len > HEAD_COPY_MAX)
+            file_begin (run, s);
+        }
+      _runner_run_pass_on (run, s, bytes, cut, stream->bytes > head);
+      if (stream->bytes <= head)
+        return;
+      stream->omitting = true;
+      bytes += cut;
+      len -= cut;
+    }
+  if (stream->out_started)
+    file_write (run, stream, bytes, len);
+  buf_append (&stream->tail, bytes, len);
+  /* Trimmed in batches, so a flood of small reads costs linear time. */
+  if (stream->tail.len > 2 * (size_t) tail_bytes (run))
+    tail_trim (run, s, (size_t) tail_bytes (run));
+}
+
+/* The end starts on a line when one starts in its first half, else on a
+ * character; what is skipped is left out too. */
+static void
+tail_align (RunStream *stream, size_t keep)
+{
+  size_t skip = 0;
+  size_t look = keep / 2 < stream->tail.len ? keep / 2 : stream->tail.len;
+  const char *nl = look > 0 ? memchr (stream->tail.data, '\n', look) : NULL;
+
+  if (nl != NULL)
+    skip = (size_t) (nl - stream->tail.data) + 1;
+  else
+    while (skip < 3 && skip < stream->tail.len
+           && is_continuation ((unsigned char) stream->tail.data[skip]))
+      skip++;
+  stream->omitted += (int64_t) skip;
+  stream->omitted_lines += count_lines (stream->tail.data, skip);
+  buf_consume (&stream->tail, skip);
+}
+
+static void
+emit_omitted (RunnerRun *run, SpStream s)
+{
+  RunStream *stream = &run->streams[s];
+  SpMessage msg = { .type = SP_MSG_OUTPUT_OMITTED };
+
+  /* The start, or the end sent before, goes out first. */
+  _runner_run_flush_lines (run);
+  msg.u.omitted.id = run->req.id;
+  msg.u.omitted.stream = s;
+  msg.u.omitted.bytes = stream->omitted;
+  msg.u.omitted.lines = stream->omitted_lines;
+  msg.u.omitted.t_ms = _runner_host_clock_ms (run->host);
+  if (stream->out_fd >= 0 || stream->out_bytes > 0)
+    {
+      msg.u.omitted.file = (char *) file_names[s];
+      msg.u.omitted.file_cut = stream->out_cut;
+    }
+  _runner_host_emit (run->host, &msg);
+  stream->omitted = 0;
+  stream->omitted_lines = 0;
+  stream->truncated = true;
+}
+
+void
+_runner_run_output_flush (RunnerRun *run, SpStream s, bool final)
+{
+  RunStream *stream = &run->streams[s];
+  size_t keep = (size_t) tail_bytes (run);
+
+  if (!stream->omitting)
+    {
+      if (final && stream->out_started && !stream->truncated)
+        file_discard (run, s);
+      return;
+    }
+  tail_trim (run, s, keep);
+  if (stream->omitted > 0)
+    {
+      tail_align (stream, keep);
+      emit_omitted (run, s);
+    }
+  if (stream->tail.len > 0 || final)
+    _runner_run_pass_on (run, s, stream->tail.data ? stream->tail.data : "", stream->tail.len,
+                         final);
+  stream->tail.len = 0;
+  if (final)
+    {
+      if (!stream->truncated)
+        file_discard (run, s);
+      file_stop (stream);
+      stream->omitting = false;
+    }
+}
+
+int64_t
+_runner_run_output_file_bytes (const RunnerRun *run)
+{
+  /* As the disk walk counts it: whole blocks. */
+  int64_t bytes = 0;
+
+  for (int s = 0; s < 2; s++)
+    bytes += (run->streams[s].out_bytes + 4095) / 4096 * 4096;
+  return bytes;
+}
+
+void
+_runner_run_output_reset (RunnerRun *run)
+{
+  for (int s = 0; s < 2; s++)
+    {
+      RunStream *stream = &run->streams[s];
+      file_stop (stream);
+      buf_clear (&stream->head);
+      buf_clear (&stream->tail);
+    }
+}
