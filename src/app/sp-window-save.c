@@ -342,7 +342,9 @@ sp_window_restore_autosave (SpWindow *self, const SpAutosaveEntry *entry)
   if (entry->language != NULL)
     _sp_window_set_language (self, entry->language);
   gtk_text_buffer_begin_irreversible_action (buffer);
-  gtk_text_buffer_set_text (buffer, entry->text, (int) entry->length);
+  /* The copy holds the file's text (sp_document_text_for_file()). */
+  gtk_text_buffer_set_text (buffer, entry->text,
+                            (int) sp_document_editor_length (entry->text, entry->length));
   gtk_text_buffer_end_irreversible_action (buffer);
   gtk_text_buffer_get_start_iter (buffer, &start);
   gtk_text_buffer_place_cursor (buffer, &start);

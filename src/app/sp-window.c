@@ -168,11 +168,14 @@ _sp_window_get_text (SpWindow *self)
   return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
 }
 
-/* The document's view of the text: the buffer's. */
+/* The document's view of the text: the file's, the buffer's with its
+ * implicit trailing newline (sp_document_text_for_file()). */
 static char *
 document_text (gpointer self)
 {
-  return _sp_window_get_text (self);
+  g_autofree char *text = _sp_window_get_text (self);
+
+  return sp_document_text_for_file (text);
 }
 
 static gboolean

@@ -117,8 +117,12 @@ buffer_text (SpWindow *window)
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
   GtkTextIter start, end;
 
+  g_autofree char *text = NULL;
+
   gtk_text_buffer_get_bounds (buffer, &start, &end);
-  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  /* As the file holds it: with the implicit trailing newline. */
+  return sp_document_text_for_file (text);
 }
 
 typedef struct
