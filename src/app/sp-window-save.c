@@ -355,7 +355,15 @@ sp_window_restore_autosave (SpWindow *self, const SpAutosaveEntry *entry)
   _sp_window_update_title (self);
 
   time = g_date_time_new_from_unix_local (entry->time);
-  when = time != NULL ? g_date_time_format (time, "%x %X") : g_strdup ("?");
+  /* Day, month's name and year in the order and words of the person's
+   * language, as GNOME's apps write dates: "%x" is the locale's numeric
+   * date, "12/05/26" in C.UTF-8, May or December as one reads it. */
+  when = time != NULL
+           /* Translators: when unsaved text was kept, as g_date_time_format()
+            * takes it ("5 December 2026, 14:32"): write the day, month and
+            * year in your language's order and words. */
+           ? g_date_time_format (time, C_ ("restored text's time", "%-d %B %Y, %H:%M"))
+           : g_strdup ("?");
   /* Discard does what it can: an untitled buffer has no file to go back
    * to, and empties. */
   if (entry->path != NULL)
