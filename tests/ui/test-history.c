@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "sp-application.h"
+#include "sp-exec-panel.h"
 #include "sp-history-window.h"
 #include "sp-stall-meter.h"
 #include "sp-test-wait.h"
@@ -353,6 +354,46 @@ test_compare (void)
 }
 
 /* A picture of the plots under the text (a row's thumbnail is not one). */
+static gboolean
+has_runs (gpointer data)
+{
+  return sp_history_window_get_n_runs (data) > 0;
+}
+
+static gboolean
+input_wanted (gpointer data)
+{
+  return gtk_widget_has_css_class (data, "input-wanted");
+}
+
+/* The history's transcript has the answer typed to input(), where a
+ * terminal shows it: "Name: Alice" then "Hello Alice", not "Name: Hello
+ * Alice" (issue 38). */
+static void
+test_typed_answer (void)
+{
+  SpWindow *window = new_window ();
+  GtkEntry *entry = sp_exec_panel_get_input_entry (
+    SP_EXEC_PANEL (sp_window_get_exec_panel (window)));
+  SpHistoryWindow *history;
+  g_autofree char *text = NULL;
+
+  set_code (window, "name = input('Name: ')\nprint('Hello', name)\n");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  g_assert_true (sp_test_wait_for (input_wanted, entry, 20000));
+  gtk_editable_set_text (GTK_EDITABLE (entry), "Alice");
+  g_signal_emit_by_name (entry, "activate");
+  g_assert_true (sp_test_wait_for (is_idle, window, 20000));
+  history = open_history (window, "win.history");
+  g_assert_true (sp_test_wait_for (has_runs, history, 10000));
+  sp_history_window_select (history, 0);
+  text = sp_history_window_get_text (history);
+  g_test_message ("%s", text);
+  g_assert_nonnull (strstr (text, "Name: Alice\nHello Alice\n"));
+  gtk_window_destroy (GTK_WINDOW (history));
+  close_window (window);
+}
+
 static GtkWidget *
 find_picture (GtkWidget *widget, gboolean with_texture)
 {
@@ -659,6 +700,7 @@ main (int argc, char **argv)
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
 
   g_test_add_func ("/Sandpad/History/compare", test_compare);
+  g_test_add_func ("/Sandpad/History/typed-answer", test_typed_answer);
   g_test_add_func ("/Sandpad/History/rows-and-any-two", test_rows_and_any_two);
   g_test_add_func ("/Sandpad/History/plots", test_plots);
   g_test_add_func ("/Sandpad/History/thumbnails-lazy", test_thumbnails_lazy);
