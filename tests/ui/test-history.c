@@ -35,10 +35,21 @@ runner_ready (gpointer data)
 static const char *
 status_text (SpWindow *window)
 {
-  GtkWidget *label = find_label (sp_window_get_exec_panel (window), "sp-status");
+  return sp_exec_panel_get_status (SP_EXEC_PANEL (sp_window_get_exec_panel (window)));
+}
 
-  g_assert_nonnull (label);
-  return gtk_label_get_text (GTK_LABEL (label));
+/* The status line's labels in the error colour (the "error" class) and
+ * not, each joined. */
+static void
+status_parts (GtkWidget *widget, GString *red, GString *plain)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "sp-status")
+      && gtk_widget_get_visible (widget))
+    g_string_append (gtk_widget_has_css_class (widget, "error") ? red : plain,
+                     gtk_label_get_text (GTK_LABEL (widget)));
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    status_parts (c, red, plain);
 }
 
 static char *
@@ -309,6 +320,17 @@ test_compare (void)
   g_assert_nonnull (strstr (status_text (window), "Output changed since the last run"));
   g_assert_nonnull (strstr (status_text (window), "1 line of stdout differs"));
   g_assert_nonnull (strstr (status_text (window), "the error is new"));
+  /* Only the run's end is red: "Output changed…" is no error (issue 38). */
+  {
+    g_autoptr (GString) red = g_string_new (NULL);
+    g_autoptr (GString) plain = g_string_new (NULL);
+
+    status_parts (sp_window_get_exec_panel (window), red, plain);
+    g_test_message ("red: %s; plain: %s", red->str, plain->str);
+    g_assert_nonnull (strstr (red->str, "Exited with code 1"));
+    g_assert_null (strstr (red->str, "Output changed"));
+    g_assert_nonnull (strstr (plain->str, "Output changed since the last run"));
+  }
 
   history = open_history (window, "win.compare-runs");
   g_assert_cmpuint (sp_history_window_get_n_runs (history), ==, 2);
