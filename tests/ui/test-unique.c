@@ -200,7 +200,15 @@ copies_complete (gpointer data)
   guint complete = 0;
 
   for (guint i = 0; i < entries->len; i++)
-    complete += g_str_has_suffix (((SpAutosaveEntry *) entries->pdata[i])->text, wait->typed);
+    {
+      SpAutosaveEntry *entry = entries->pdata[i];
+      /* A copy holds the file's text: the editor's and its implicit
+       * trailing newline. */
+      g_autofree char *shown = g_strndup (entry->text,
+                                          sp_document_editor_length (entry->text, entry->length));
+
+      complete += g_str_has_suffix (shown, wait->typed);
+    }
   g_usleep (50 * 1000);
   return complete == wait->n;
 }
