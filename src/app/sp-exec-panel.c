@@ -28,6 +28,10 @@ struct _SpExecPanel
   GtkWidget *box;
   GtkSpinner *spinner;
   GtkLabel *status_label;
+  /* What follows a run's end on the status line ("— Output changed
+   * since the last run: …"), in the text's colour when the end is red. */
+  GtkLabel *status_detail;
+  char *status_text; /* the whole line while status_detail shows */
   GtkButton *status_action;
   SpPolicyCard *policy_card;
   SpTranscript *transcript;
@@ -529,6 +533,7 @@ sp_exec_panel_dispose (GObject *object)
   g_clear_object (&self->runs);
   g_clear_object (&self->output);
   g_clear_pointer (&self->snippet_name, g_free);
+  g_clear_pointer (&self->status_text, g_free);
   g_clear_pointer (&self->display_name, g_free);
   g_clear_object (&self->save_folder);
   if (self->reads != NULL)
@@ -571,6 +576,7 @@ sp_exec_panel_class_init (SpExecPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, box);
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, spinner);
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, status_label);
+  gtk_widget_class_bind_template_child (widget_class, SpExecPanel, status_detail);
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, status_action);
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, policy_card);
   gtk_widget_class_bind_template_child (widget_class, SpExecPanel, transcript);
@@ -765,6 +771,8 @@ sp_exec_panel_set_running (SpExecPanel *self, gboolean running)
   gtk_widget_remove_css_class (GTK_WIDGET (self->status_label), "error");
   if (running)
     {
+      gtk_widget_set_visible (GTK_WIDGET (self->status_detail), FALSE);
+      gtk_widget_set_hexpand (GTK_WIDGET (self->status_label), TRUE);
       gtk_widget_set_visible (GTK_WIDGET (self->status_action), FALSE);
       /* The last run's result no longer describes the line. */
       gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label), NULL);
@@ -784,12 +792,38 @@ sp_exec_panel_set_status (SpExecPanel *self, const char *text, gboolean is_error
   gtk_spinner_set_spinning (self->spinner, FALSE);
   gtk_widget_set_visible (GTK_WIDGET (self->status_action), FALSE);
   gtk_label_set_text (self->status_label, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->status_detail), FALSE);
+  gtk_widget_set_hexpand (GTK_WIDGET (self->status_label), TRUE);
+  g_clear_pointer (&self->status_text, g_free);
   /* The line wraps; the tooltip repeats it for a panel too narrow even so. */
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label), text);
   if (is_error)
     gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "error");
   else
     gtk_widget_remove_css_class (GTK_WIDGET (self->status_label), "error");
+}
+
+void
+sp_exec_panel_set_status_detail (SpExecPanel *self, const char *text, const char *detail,
+                                 gboolean is_error)
+{
+  g_autofree char *rest = NULL;
+  g_autofree char *whole = NULL;
+
+  g_return_if_fail (SP_IS_EXEC_PANEL (self));
+  g_return_if_fail (text != NULL && detail != NULL);
+
+  whole = g_strdup_printf ("%s — %s", text, detail);
+  sp_exec_panel_set_status (self, text, is_error);
+  /* Only the run's end in the error colour: the whole line red read as
+   * if the comparison were an error too. */
+  rest = g_strdup_printf ("— %s", detail);
+  gtk_label_set_text (self->status_detail, rest);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_detail), whole);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label), whole);
+  gtk_widget_set_hexpand (GTK_WIDGET (self->status_label), FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->status_detail), TRUE);
+  self->status_text = g_steal_pointer (&whole);
 }
 
 void
@@ -822,6 +856,8 @@ const char *
 sp_exec_panel_get_status (SpExecPanel *self)
 {
   g_return_val_if_fail (SP_IS_EXEC_PANEL (self), NULL);
+  if (self->status_text != NULL && gtk_widget_get_visible (GTK_WIDGET (self->status_detail)))
+    return self->status_text;
   return gtk_label_get_text (self->status_label);
 }
 

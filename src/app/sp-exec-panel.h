@@ -53,6 +53,10 @@ void sp_exec_panel_set_running (SpExecPanel *self, gboolean running);
 
 /* The result line after a run; also stops the running state. */
 void sp_exec_panel_set_status (SpExecPanel *self, const char *text, gboolean is_error);
+/* The result line and what follows it ("text — detail"): only text in
+ * the error colour when is_error. get_status gives the whole line. */
+void sp_exec_panel_set_status_detail (SpExecPanel *self, const char *text, const char *detail,
+                                      gboolean is_error);
 
 /* Before a run (its declared packages installing): the spinner and
  * text, no clock, no input line. A status or a run ends it. */

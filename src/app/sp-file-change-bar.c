@@ -122,6 +122,7 @@ reload_with (SpFileChangeBar *self, GBytes *contents)
   gsize len = 0;
   const char *data = g_bytes_get_data (contents, &len);
 
+  len = sp_document_editor_length (data, len);
   new_text = g_strndup (data, len);
   gtk_text_buffer_get_iter_at_mark (buffer, &iter, gtk_text_buffer_get_insert (buffer));
   line = gtk_text_iter_get_line (&iter);

@@ -227,7 +227,8 @@ ensure_parts (SpOutputRow *self)
   for (guint i = 0; i < G_N_ELEMENTS (buttons); i++)
     {
       GtkWidget *button = gtk_button_new_with_label (_ (buttons[i][1]));
-      gtk_widget_add_css_class (button, "flat");
+      /* Not flat: on the transcript a flat button is bold text among the
+       * output's, which nobody takes for something to click. */
       gtk_widget_set_name (button, buttons[i][0]);
       g_signal_connect_object (button, "clicked", G_CALLBACK (on_action_clicked), self, 0);
       gtk_box_append (GTK_BOX (self->actions), button);

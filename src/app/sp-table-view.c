@@ -144,7 +144,9 @@ note_text (SpDataTable *table, const char *label)
 {
   guint shown = sp_data_table_get_n_rows (table);
   guint64 total = sp_data_table_get_total_rows (table);
-  guint cols = sp_data_table_get_n_columns (table);
+  /* Counted as pandas counts them ("[90 rows x 2 columns]"): the index
+   * is shown as a column but is not one of the frame's. */
+  guint cols = sp_data_table_get_total_columns (table);
   guint more = sp_data_table_get_columns_left_out (table);
   g_autoptr (GString) text = g_string_new (label);
 

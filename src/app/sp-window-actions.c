@@ -641,6 +641,7 @@ on_run_file_read (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   other = sp_window_new (SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))));
   buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (other));
+  len = sp_document_editor_length (contents, len);
   gtk_text_buffer_set_text (buffer, len > 0 ? contents : "", (int) len);
   gtk_text_buffer_set_modified (buffer, TRUE);
   /* Its bytes as they came, with what hides in them made visible. */
@@ -794,6 +795,8 @@ load_ready (GObject *object, GAsyncResult *result, gpointer user_data)
       return;
     }
   data = g_bytes_get_data (contents, &len);
+  /* Its final line break is the buffer's implicit trailing newline. */
+  len = sp_document_editor_length (data, len);
   gtk_text_buffer_begin_irreversible_action (buffer);
   gtk_text_buffer_set_text (buffer, len > 0 ? data : "", (int) len);
   gtk_text_buffer_end_irreversible_action (buffer);

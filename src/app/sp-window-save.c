@@ -342,7 +342,9 @@ sp_window_restore_autosave (SpWindow *self, const SpAutosaveEntry *entry)
   if (entry->language != NULL)
     _sp_window_set_language (self, entry->language);
   gtk_text_buffer_begin_irreversible_action (buffer);
-  gtk_text_buffer_set_text (buffer, entry->text, (int) entry->length);
+  /* The copy holds the file's text (sp_document_text_for_file()). */
+  gtk_text_buffer_set_text (buffer, entry->text,
+                            (int) sp_document_editor_length (entry->text, entry->length));
   gtk_text_buffer_end_irreversible_action (buffer);
   gtk_text_buffer_get_start_iter (buffer, &start);
   gtk_text_buffer_place_cursor (buffer, &start);
@@ -353,7 +355,15 @@ sp_window_restore_autosave (SpWindow *self, const SpAutosaveEntry *entry)
   _sp_window_update_title (self);
 
   time = g_date_time_new_from_unix_local (entry->time);
-  when = time != NULL ? g_date_time_format (time, "%x %X") : g_strdup ("?");
+  /* Day, month's name and year in the order and words of the person's
+   * language, as GNOME's apps write dates: "%x" is the locale's numeric
+   * date, "12/05/26" in C.UTF-8, May or December as one reads it. */
+  when = time != NULL
+           /* Translators: when unsaved text was kept, as g_date_time_format()
+            * takes it ("5 December 2026, 14:32"): write the day, month and
+            * year in your language's order and words. */
+           ? g_date_time_format (time, C_ ("restored text's time", "%-d %B %Y, %H:%M"))
+           : g_strdup ("?");
   /* Discard does what it can: an untitled buffer has no file to go back
    * to, and empties. */
   if (entry->path != NULL)

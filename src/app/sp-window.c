@@ -168,11 +168,14 @@ _sp_window_get_text (SpWindow *self)
   return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
 }
 
-/* The document's view of the text: the buffer's. */
+/* The document's view of the text: the file's, the buffer's with its
+ * implicit trailing newline (sp_document_text_for_file()). */
 static char *
 document_text (gpointer self)
 {
-  return _sp_window_get_text (self);
+  g_autofree char *text = _sp_window_get_text (self);
+
+  return sp_document_text_for_file (text);
 }
 
 static gboolean
@@ -377,13 +380,13 @@ on_compared (SpRunRecorder *recorder, SpRunRecord *record, const char *compariso
     {
       if (!sp_exec_panel_shows_activity (self->exec_panel))
         return;
-      /* TRANSLATORS: how an assistant's run ended, then how its output
-       * differs from the run before */
-      status = g_strdup_printf (_ ("Run by an assistant: %s — %s"), record->end, comparison);
+      /* TRANSLATORS: how an assistant's run ended (the comparison
+       * with the run before follows it) */
+      status = g_strdup_printf (_ ("Run by an assistant: %s"), record->end);
     }
   else
-    status = g_strdup_printf ("%s — %s", record->end, comparison);
-  sp_exec_panel_set_status (self->exec_panel, status, !record->succeeded);
+    status = g_strdup (record->end);
+  sp_exec_panel_set_status_detail (self->exec_panel, status, comparison, !record->succeeded);
 }
 
 /* The run itself is shown as always; only its keeping failed. */

@@ -15,10 +15,11 @@ struct _SpDataTable
 
   guint n_columns;
   guint columns_left_out;
-  char **names;       /* n_columns, as shown */
-  char **raw_names;   /* n_columns, as the rows' keys */
-  gboolean *numeric;  /* n_columns */
-  gboolean *is_index; /* n_columns */
+  guint total_columns; /* the object's columns, its index not counted */
+  char **names;        /* n_columns, as shown */
+  char **raw_names;    /* n_columns, as the rows' keys */
+  gboolean *numeric;   /* n_columns */
+  gboolean *is_index;  /* n_columns */
   guint n_rows;
   guint64 total_rows;
   char **cells;    /* n_rows * n_columns, row by row */
@@ -250,6 +251,34 @@ read_schema (SpDataTable *self, json_t *schema, GError **error)
   return TRUE;
 }
 
+/* How many columns the object had, as pandas counts them: its index is
+ * not one. The runner sends a wide frame's first columns only, with
+ * total_columns the count of all (sp-data-table.h). */
+static gboolean
+count_columns (SpDataTable *self, json_t *fields, json_t *key, json_t *total, GError **error)
+{
+  size_t n = json_array_size (fields);
+  guint data_sent = 0, data_kept = 0;
+
+  for (size_t c = 0; c < n; c++)
+    {
+      json_t *name = json_object_get (json_array_get (fields, c), "name");
+
+      if (key != NULL && in_primary_key (key, json_string_value (name)))
+        continue;
+      data_sent++;
+      if (c < self->n_columns)
+        data_kept++;
+    }
+  if (total != NULL
+      && (!json_is_integer (total) || json_integer_value (total) < (json_int_t) data_sent
+          || json_integer_value (total) > G_MAXUINT))
+    return fail (error, "total_columns is not a count of at least the columns sent");
+  self->total_columns = total != NULL ? (guint) json_integer_value (total) : data_sent;
+  self->columns_left_out = self->total_columns - data_kept;
+  return TRUE;
+}
+
 static gboolean
 read_rows (SpDataTable *self, json_t *data, json_t *total, GError **error)
 {
@@ -314,6 +343,9 @@ parse (const char *json, GError **error)
   ok = (json_is_object (root) || fail (error, "not an object"))
        && (json_is_object (schema) || fail (error, "there is no schema"))
        && read_schema (self, schema, error)
+       && count_columns (self, json_object_get (schema, "fields"),
+                         json_object_get (schema, "primaryKey"),
+                         json_object_get (root, "total_columns"), error)
        && read_rows (self, json_object_get (root, "data"), json_object_get (root, "total_rows"),
                      error);
   json_decref (root);
@@ -368,6 +400,7 @@ take_parsed (SpDataTable *self, SpDataTable *read)
 {
   SWAP (self->n_columns, read->n_columns);
   SWAP (self->columns_left_out, read->columns_left_out);
+  SWAP (self->total_columns, read->total_columns);
   SWAP (self->names, read->names);
   SWAP (self->raw_names, read->raw_names);
   SWAP (self->numeric, read->numeric);
@@ -478,6 +511,13 @@ sp_data_table_get_columns_left_out (SpDataTable *self)
 {
   g_return_val_if_fail (SP_IS_DATA_TABLE (self), 0);
   return self->columns_left_out;
+}
+
+guint
+sp_data_table_get_total_columns (SpDataTable *self)
+{
+  g_return_val_if_fail (SP_IS_DATA_TABLE (self), 0);
+  return self->total_columns;
 }
 
 const char *

@@ -1,7 +1,8 @@
 /* sp-data-table.h: a table a run displayed (a pandas DataFrame or Series),
  * read from its display bundle's application/vnd.dataresource+json entry
  * (Frictionless table data, pandas' `to_json(orient="table")`, with the
- * runner's `total_rows`).
+ * runner's `total_rows`, and `total_columns` when the runner sent only the
+ * first columns of a wide frame).
  *
  * The run chose every byte of it: a program may send this MIME type from
  * its own _repr_mimebundle_. So it is read strictly for what is used (a
@@ -45,8 +46,13 @@ gboolean sp_data_table_get_loaded (SpDataTable *self);
 /* Why it is no table (NULL when it is one, or not read yet). */
 const GError *sp_data_table_get_error (SpDataTable *self);
 
+/* The columns kept, the index's among them (a view shows them all). */
 guint sp_data_table_get_n_columns (SpDataTable *self);
-/* Columns the table had past the cap (not kept). */
+/* The columns the object had as pandas counts them ("[90 rows x 2
+ * columns]"): its index (the schema's primaryKey) is not one; the
+ * runner's total_columns when it sent only a wide frame's first ones. */
+guint sp_data_table_get_total_columns (SpDataTable *self);
+/* Of those, the ones not kept: past the cap, or never sent. */
 guint sp_data_table_get_columns_left_out (SpDataTable *self);
 const char *sp_data_table_get_column_name (SpDataTable *self, guint column);
 /* Of type "integer" or "number" in the schema: sorted by value. */

@@ -77,6 +77,24 @@ sp_document_dup_text (SpDocument *self)
   return self->text_func (self->text_data);
 }
 
+char *
+sp_document_text_for_file (const char *editor_text)
+{
+  g_return_val_if_fail (editor_text != NULL, NULL);
+  if (editor_text[0] == '\0')
+    return g_strdup ("");
+  return g_strconcat (editor_text, "\n", NULL);
+}
+
+gsize
+sp_document_editor_length (const char *file_text, gsize length)
+{
+  g_return_val_if_fail (file_text != NULL || length == 0, 0);
+  if (length == 0 || file_text[length - 1] != '\n')
+    return length;
+  return length >= 2 && file_text[length - 2] == '\r' ? length - 2 : length - 1;
+}
+
 void
 sp_document_set_text_func (SpDocument *self, SpDocumentTextFunc func, gpointer user_data)
 {

@@ -61,6 +61,14 @@ SpDocument *sp_document_new (const char *autosave_dir);
 void sp_document_set_text_func (SpDocument *self, SpDocumentTextFunc func, gpointer user_data);
 char *sp_document_dup_text (SpDocument *self);
 
+/* GtkSourceView's implicit trailing newline, as GNOME Text Editor keeps
+ * it: a file's final line break is no line of the editor's. The file's
+ * text for the editor's (one "\n" more, unless it is empty), newly
+ * allocated; and how much of a file's bytes the editor shows (less one
+ * final "\n" or "\r\n"). */
+char *sp_document_text_for_file (const char *editor_text);
+gsize sp_document_editor_length (const char *file_text, gsize length);
+
 GFile *sp_document_get_file (SpDocument *self);
 /* The file's name, or "Untitled". */
 char *sp_document_dup_display_name (SpDocument *self);

@@ -149,6 +149,9 @@ sp_run_controller_send_input (SpRunController *self, const char *line)
   sp_runner_supervisor_send_stdin (self->supervisor, self->run_id, with_newline, FALSE);
   if (self->output != NULL)
     sp_output_model_append (self->output, SP_OUTPUT_INPUT, with_newline);
+  /* Listeners see it in its place too: the run history's transcript read
+   * "Name: Hello Alice" without the answer typed. */
+  g_signal_emit (self, signals[OUTPUT], 0, SP_OUTPUT_INPUT, with_newline);
   input_reset (self);
   return TRUE;
 }
@@ -556,7 +559,8 @@ sp_run_controller_class_init (SpRunControllerClass *klass)
   /* (SpRunRequest *request): the runner took it; it is the run shown */
   signals[NEW_RUN] = g_signal_new ("new-run", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                    G_TYPE_NONE, 1, SP_TYPE_RUN_REQUEST);
-  /* (SpOutputKind kind, const char *text): after the output model has it */
+  /* (SpOutputKind kind, const char *text): after the output model has it;
+   * SP_OUTPUT_INPUT for a line sent to the program's stdin */
   signals[OUTPUT] = g_signal_new ("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                   G_TYPE_NONE, 2, SP_TYPE_OUTPUT_KIND, G_TYPE_STRING);
   /* (SpOutputItem *item): a result with an image (its bytes) or a table

@@ -74,7 +74,10 @@ on_output (SpRunController *runs, SpOutputKind kind, const char *text, SpRunReco
 {
   GString *to = kind == SP_OUTPUT_STDERR ? self->stderr_text : self->stdout_text;
 
-  if (!self->recording || (kind != SP_OUTPUT_STDOUT && kind != SP_OUTPUT_STDERR))
+  /* A typed answer goes with stdout, where a terminal shows it ("Name:
+   * Alice" then "Hello Alice"). */
+  if (!self->recording
+      || (kind != SP_OUTPUT_STDOUT && kind != SP_OUTPUT_STDERR && kind != SP_OUTPUT_INPUT))
     return;
   /* The store keeps the start of each stream; collecting past that would
    * only hold memory. */

@@ -117,6 +117,36 @@ test_caps (void)
   g_assert_cmpstr (sp_data_table_get_cell (table, 0, 4), ==, "");
 }
 
+/* Columns counted as pandas counts them: "[90 rows x 2 columns]" for a
+ * frame of two columns, its index (the primaryKey) shown first but not
+ * counted; a wide frame's first columns with the runner's total_columns,
+ * the rest counted as left out. */
+static void
+test_column_count (void)
+{
+  g_autoptr (SpDataTable) frame = sp_data_table_new_from_json (FRAME, NULL);
+  g_autoptr (GString) json = g_string_new ("{\"schema\":{\"fields\":[{\"name\":\"index\"}");
+  g_autoptr (SpDataTable) wide = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpuint (sp_data_table_get_n_columns (frame), ==, 4);
+  g_assert_cmpuint (sp_data_table_get_total_columns (frame), ==, 3);
+  g_assert_cmpuint (sp_data_table_get_columns_left_out (frame), ==, 0);
+
+  /* 40 sent of 10,000: 31 kept beside the index. */
+  for (guint c = 0; c < 40; c++)
+    g_string_append_printf (json, ",{\"name\":\"c%u\",\"type\":\"integer\"}", c);
+  g_string_append (json, "],\"primaryKey\":[\"index\"]},\"data\":[{\"index\":0,\"c0\":1}],"
+                         "\"total_rows\":1,\"total_columns\":10000}");
+  wide = sp_data_table_new_from_json (json->str, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sp_data_table_get_n_columns (wide), ==, SP_DATA_TABLE_MAX_COLUMNS);
+  g_assert_cmpuint (sp_data_table_get_total_columns (wide), ==, 10000);
+  g_assert_cmpuint (sp_data_table_get_columns_left_out (wide), ==,
+                    10000 - (SP_DATA_TABLE_MAX_COLUMNS - 1));
+  g_assert_cmpstr (sp_data_table_get_cell (wide, 0, 1), ==, "1");
+}
+
 static void
 test_refused (void)
 {
@@ -133,6 +163,11 @@ test_refused (void)
     { "{\"schema\":{\"fields\":[{\"name\":\"a\"}]},\"data\":[{},{}],\"total_rows\":1}",
       "less than" },
     { "{\"schema\":{\"fields\":[{\"name\":\"a\"}]},\"data\":[],\"data\":[]}", "duplicate" },
+    { "{\"schema\":{\"fields\":[{\"name\":\"a\"},{\"name\":\"b\"}]},\"data\":[],"
+      "\"total_columns\":1}",
+      "total_columns" },
+    { "{\"schema\":{\"fields\":[{\"name\":\"a\"}]},\"data\":[],\"total_columns\":\"9\"}",
+      "total_columns" },
     { "{\"schema\":", "" },
   };
 
@@ -228,6 +263,7 @@ main (int argc, char **argv)
   g_test_add_func ("/data-table/big-number", test_big_number);
   g_test_add_func ("/data-table/load-async", test_load_async);
   g_test_add_func ("/data-table/caps", test_caps);
+  g_test_add_func ("/data-table/column-count", test_column_count);
   g_test_add_func ("/data-table/refused", test_refused);
   g_test_add_func ("/data-table/error-utf8", test_error_utf8);
   return g_test_run ();

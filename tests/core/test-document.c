@@ -542,6 +542,34 @@ test_environment (void)
   sp_test_remove_tree (dir);
 }
 
+/* GtkSourceView's implicit trailing newline: the file's text is the
+ * editor's with one line break more (none for no text), and a file shows
+ * in the editor less one final "\n" or "\r\n", nothing else. */
+static void
+test_trailing_newline (void)
+{
+  const struct
+  {
+    const char *file;
+    gsize shown;
+  } reads[] = {
+    { "", 0 },      { "\n", 0 },    { "a", 1 },   { "a\n", 1 },
+    { "a\r\n", 1 }, { "a\n\n", 2 }, { "a\r", 2 }, { "\r\n\r\n", 2 },
+  };
+  const char *texts[][2] = { { "", "" }, { "a", "a\n" }, { "a\n", "a\n\n" } };
+
+  for (guint i = 0; i < G_N_ELEMENTS (reads); i++)
+    g_assert_cmpuint (sp_document_editor_length (reads[i].file, strlen (reads[i].file)), ==,
+                      reads[i].shown);
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      g_autofree char *file = sp_document_text_for_file (texts[i][0]);
+      g_assert_cmpstr (file, ==, texts[i][1]);
+      /* And back: what was typed is what shows again. */
+      g_assert_cmpuint (sp_document_editor_length (file, strlen (file)), ==, strlen (texts[i][0]));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -550,6 +578,7 @@ main (int argc, char **argv)
   g_test_add_func ("/document/change-on-disk", test_change_on_disk);
   g_test_add_func ("/document/rename-and-move", test_rename_and_move);
   g_test_add_func ("/document/save", test_save);
+  g_test_add_func ("/document/trailing-newline", test_trailing_newline);
   g_test_add_func ("/document/autosave", test_autosave);
   g_test_add_func ("/document/history-key", test_history_key);
   g_test_add_func ("/document/environment", test_environment);

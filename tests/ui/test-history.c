@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "sp-application.h"
+#include "sp-exec-panel.h"
 #include "sp-history-window.h"
 #include "sp-stall-meter.h"
 #include "sp-test-wait.h"
@@ -34,10 +35,21 @@ runner_ready (gpointer data)
 static const char *
 status_text (SpWindow *window)
 {
-  GtkWidget *label = find_label (sp_window_get_exec_panel (window), "sp-status");
+  return sp_exec_panel_get_status (SP_EXEC_PANEL (sp_window_get_exec_panel (window)));
+}
 
-  g_assert_nonnull (label);
-  return gtk_label_get_text (GTK_LABEL (label));
+/* The status line's labels in the error colour (the "error" class) and
+ * not, each joined. */
+static void
+status_parts (GtkWidget *widget, GString *red, GString *plain)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "sp-status")
+      && gtk_widget_get_visible (widget))
+    g_string_append (gtk_widget_has_css_class (widget, "error") ? red : plain,
+                     gtk_label_get_text (GTK_LABEL (widget)));
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    status_parts (c, red, plain);
 }
 
 static char *
@@ -308,6 +320,17 @@ test_compare (void)
   g_assert_nonnull (strstr (status_text (window), "Output changed since the last run"));
   g_assert_nonnull (strstr (status_text (window), "1 line of stdout differs"));
   g_assert_nonnull (strstr (status_text (window), "the error is new"));
+  /* Only the run's end is red: "Output changed…" is no error (issue 38). */
+  {
+    g_autoptr (GString) red = g_string_new (NULL);
+    g_autoptr (GString) plain = g_string_new (NULL);
+
+    status_parts (sp_window_get_exec_panel (window), red, plain);
+    g_test_message ("red: %s; plain: %s", red->str, plain->str);
+    g_assert_nonnull (strstr (red->str, "Exited with code 1"));
+    g_assert_null (strstr (red->str, "Output changed"));
+    g_assert_nonnull (strstr (plain->str, "Output changed since the last run"));
+  }
 
   history = open_history (window, "win.compare-runs");
   g_assert_cmpuint (sp_history_window_get_n_runs (history), ==, 2);
@@ -353,6 +376,46 @@ test_compare (void)
 }
 
 /* A picture of the plots under the text (a row's thumbnail is not one). */
+static gboolean
+has_runs (gpointer data)
+{
+  return sp_history_window_get_n_runs (data) > 0;
+}
+
+static gboolean
+input_wanted (gpointer data)
+{
+  return gtk_widget_has_css_class (data, "input-wanted");
+}
+
+/* The history's transcript has the answer typed to input(), where a
+ * terminal shows it: "Name: Alice" then "Hello Alice", not "Name: Hello
+ * Alice" (issue 38). */
+static void
+test_typed_answer (void)
+{
+  SpWindow *window = new_window ();
+  GtkEntry *entry = sp_exec_panel_get_input_entry (
+    SP_EXEC_PANEL (sp_window_get_exec_panel (window)));
+  SpHistoryWindow *history;
+  g_autofree char *text = NULL;
+
+  set_code (window, "name = input('Name: ')\nprint('Hello', name)\n");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  g_assert_true (sp_test_wait_for (input_wanted, entry, 20000));
+  gtk_editable_set_text (GTK_EDITABLE (entry), "Alice");
+  g_signal_emit_by_name (entry, "activate");
+  g_assert_true (sp_test_wait_for (is_idle, window, 20000));
+  history = open_history (window, "win.history");
+  g_assert_true (sp_test_wait_for (has_runs, history, 10000));
+  sp_history_window_select (history, 0);
+  text = sp_history_window_get_text (history);
+  g_test_message ("%s", text);
+  g_assert_nonnull (strstr (text, "Name: Alice\nHello Alice\n"));
+  gtk_window_destroy (GTK_WINDOW (history));
+  close_window (window);
+}
+
 static GtkWidget *
 find_picture (GtkWidget *widget, gboolean with_texture)
 {
@@ -659,6 +722,7 @@ main (int argc, char **argv)
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
 
   g_test_add_func ("/Sandpad/History/compare", test_compare);
+  g_test_add_func ("/Sandpad/History/typed-answer", test_typed_answer);
   g_test_add_func ("/Sandpad/History/rows-and-any-two", test_rows_and_any_two);
   g_test_add_func ("/Sandpad/History/plots", test_plots);
   g_test_add_func ("/Sandpad/History/thumbnails-lazy", test_thumbnails_lazy);

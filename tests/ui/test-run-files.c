@@ -194,6 +194,7 @@ window_with_text (const char *text)
     {
       g_autoptr (GObject) toplevel = g_list_model_get_item (toplevels, i);
       g_autofree char *shown = NULL;
+      g_autofree char *file_text = NULL;
       GtkTextIter start, end;
       GtkTextBuffer *buffer;
 
@@ -202,7 +203,9 @@ window_with_text (const char *text)
       buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (SP_WINDOW (toplevel)));
       gtk_text_buffer_get_bounds (buffer, &start, &end);
       shown = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
-      if (g_str_equal (shown, text))
+      /* As the file holds it: with the implicit trailing newline. */
+      file_text = sp_document_text_for_file (shown);
+      if (g_str_equal (file_text, text))
         return SP_WINDOW (toplevel);
     }
   return NULL;

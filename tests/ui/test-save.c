@@ -26,6 +26,10 @@
 
 #define ORIGINAL "print('original')\n"
 #define MINE "print('mine')\n"
+/* In the editor: a file's final line break is the buffer's implicit
+ * trailing newline, no empty last line. */
+#define ORIGINAL_SHOWN "print('original')"
+#define MINE_SHOWN "print('mine')"
 
 static SpApplication *app;
 static char *tmp_dir;
@@ -124,7 +128,7 @@ open_and_edit (const char *path)
   g_autoptr (GFile) file = g_file_new_for_path (path);
   g_autoptr (GError) error = NULL;
   SpWindow *window = sp_window_new (app);
-  TextWait loaded = { window, ORIGINAL };
+  TextWait loaded = { window, ORIGINAL_SHOWN };
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
 
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
@@ -133,7 +137,7 @@ open_and_edit (const char *path)
   sp_window_load_file (window, file);
   g_assert_true (sp_test_wait_for (has_text, &loaded, 10000));
   spin (300);
-  gtk_text_buffer_set_text (buffer, MINE, -1);
+  gtk_text_buffer_set_text (buffer, MINE_SHOWN, -1);
   gtk_text_buffer_set_modified (buffer, TRUE);
   return window;
 }
@@ -180,7 +184,7 @@ test_full_disk (void)
   assert_file (path, ORIGINAL);
   g_assert_true (is_modified (window));
   text = buffer_text (window);
-  g_assert_cmpstr (text, ==, MINE);
+  g_assert_cmpstr (text, ==, MINE_SHOWN);
   g_assert_null (sp_reload_bar_get_kind (sp_window_get_file_bar (window)));
   /* With room again, the same Save goes through. */
   g_assert_cmpint (g_unlink (filler), ==, 0);
@@ -216,7 +220,7 @@ test_read_only_folder (void)
   assert_file (path, ORIGINAL);
   g_assert_true (is_modified (window));
   text = buffer_text (window);
-  g_assert_cmpstr (text, ==, MINE);
+  g_assert_cmpstr (text, ==, MINE_SHOWN);
   close_window (window);
 }
 
@@ -298,6 +302,39 @@ enter_mount_namespace (void)
   return write_text ("/proc/self/gid_map", map);
 }
 
+/* Save writes the final newline, as GNOME Text Editor does (GtkSourceView's
+ * implicit trailing newline): typed text without one is saved with it;
+ * opened again, the file shows no empty last line, and saved again it
+ * keeps its bytes. A file ending in an empty line keeps that line. */
+static void
+test_final_newline (void)
+{
+  g_autofree char *path = g_build_filename (tmp_dir, "newline.py", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  SpWindow *window = open_and_edit (path);
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
+  TextWait loaded = { NULL, "x = 1\n" };
+
+  gtk_text_buffer_set_text (buffer, "x = 1", -1);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.save", NULL));
+  g_assert_true (sp_test_wait_for (not_modified, window, 10000));
+  assert_file (path, "x = 1\n");
+  close_window (window);
+
+  g_assert_true (g_file_set_contents (path, "x = 1\n\n", -1, NULL));
+  window = sp_window_new (app);
+  loaded.window = window;
+  gtk_window_present (GTK_WINDOW (window));
+  sp_window_load_file (window, file);
+  g_assert_true (sp_test_wait_for (has_text, &loaded, 10000));
+  spin (300);
+  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), TRUE);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.save", NULL));
+  g_assert_true (sp_test_wait_for (not_modified, window, 10000));
+  assert_file (path, "x = 1\n\n");
+  close_window (window);
+}
+
 /* The full tmpfs and the read-only folder; before gtk_test_init(), as a
  * user namespace needs a process of one thread. */
 static void
@@ -356,6 +393,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Save/full-disk", test_full_disk);
   g_test_add_func ("/Sandpad/Save/read-only-folder", test_read_only_folder);
   g_test_add_func ("/Sandpad/Save/changed-on-disk", test_changed_on_disk);
+  g_test_add_func ("/Sandpad/Save/final-newline", test_final_newline);
   ret = g_test_run ();
 
   g_application_quit (G_APPLICATION (app));

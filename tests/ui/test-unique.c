@@ -117,8 +117,12 @@ buffer_text (SpWindow *window)
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
   GtkTextIter start, end;
 
+  g_autofree char *text = NULL;
+
   gtk_text_buffer_get_bounds (buffer, &start, &end);
-  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  /* As the file holds it: with the implicit trailing newline. */
+  return sp_document_text_for_file (text);
 }
 
 typedef struct
@@ -196,7 +200,15 @@ copies_complete (gpointer data)
   guint complete = 0;
 
   for (guint i = 0; i < entries->len; i++)
-    complete += g_str_has_suffix (((SpAutosaveEntry *) entries->pdata[i])->text, wait->typed);
+    {
+      SpAutosaveEntry *entry = entries->pdata[i];
+      /* A copy holds the file's text: the editor's and its implicit
+       * trailing newline. */
+      g_autofree char *shown = g_strndup (entry->text,
+                                          sp_document_editor_length (entry->text, entry->length));
+
+      complete += g_str_has_suffix (shown, wait->typed);
+    }
   g_usleep (50 * 1000);
   return complete == wait->n;
 }
