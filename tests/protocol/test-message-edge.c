@@ -267,10 +267,11 @@ test_names (void)
           "invalid_value,unknown_field,frame_too_large,nul_byte,unknown_run,duplicate_run,"
           "run_state,unsupported_language,limit,io,internal,unknown_session",
           "names: error codes on the wire");
-  is_str (joined (type_name, SP_MSG_LAST),
-          "invalid,hello,run,cancel,stdin,release,ready,queued,started,output,exited,released,"
-          "error,session_close,session_restart,session_ended,input_wait,display,phase,output_omitted",
-          "names: message types on the wire");
+  is_str (
+    joined (type_name, SP_MSG_LAST),
+    "invalid,hello,run,cancel,stdin,release,ready,queued,started,output,exited,released,"
+    "error,session_close,session_restart,session_ended,input_wait,display,phase,output_omitted",
+    "names: message types on the wire");
   is_str (joined (limit_name, SP_LIMIT_LAST),
           "none,time,cpu,memory,output,processes,disk,input_idle,compile_time",
           "names: limits on the wire");
