@@ -162,7 +162,11 @@ open_saved (const char *dir, const char *code)
   gtk_window_present (GTK_WINDOW (window));
   g_assert_true (sp_test_wait_for (runner_ready, NULL, 15000));
   sp_window_load_file (window, file);
-  sp_ui_keys_wait_text (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), code);
+  /* The editor holds a file's final newline as GtkSourceView's implicit
+   * one, not as text (Save writes it back). */
+  g_autofree char *shown = g_str_has_suffix (code, "\n") ? g_strndup (code, strlen (code) - 1)
+                                                         : g_strdup (code);
+  sp_ui_keys_wait_text (GTK_TEXT_BUFFER (sp_window_get_buffer (window)), shown);
   g_assert_cmpstr (sp_window_get_language_name (window), ==, "c");
   return window;
 }
