@@ -24,6 +24,8 @@ RUNS = [
     "runner-run-private.h", "runner-run.c", "runner-lines.c", "runner-input-wait.c",
     "runner-compile.c", "runner-session.h", "runner-session.c", "runner-plan-build.c",
     "runner-launch.h", "runner-launch-cold.c", "runner-warm-run.c",
+    # A run's output past its limit: the kept end and the whole-output file.
+    "runner-output-limit.c",
 ]
 # The engine's headers, which only the engine and the files above it read.
 ENGINE_HEADERS = {"runner-engine.h", "runner-engine-private.h"}
