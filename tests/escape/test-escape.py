@@ -734,6 +734,18 @@ def main():
         # Without root the plain modes already run as an ordinary user.
         print(f"1..0 # SKIP not root: {MODE} is the same as {MODES[MODE]['kind']}", flush=True)
         return 0
+    if MODE in MODES and MODES[MODE].get("warm") and MODES[MODE]["wrap"]:
+        # The warm pool finds its helpers beside the runner by path
+        # (runner-warm-run.c, find_warm_dir): as another user than the
+        # tree's owner, under a folder that user cannot enter (a clone
+        # under /root), no run can start warm, and every probe would wait
+        # for one. A person's own runner always reaches its own files.
+        helper = os.path.join(os.path.dirname(os.path.abspath(SANDPAD_RUNNER)), "sandpad-warm.so")
+        if subprocess.run(MODES[MODE]["wrap"] + ["test", "-r", helper]).returncode != 0:
+            print(f"1..0 # SKIP {MODE}: the runner's user (nobody) cannot reach {helper} "
+                  "by its path (a folder above the tree is closed to it), so no run can "
+                  "start warm", flush=True)
+            return 0
     t = Tap()
     known = known_limitations()
     targets = Targets()
