@@ -162,32 +162,6 @@ CASES = [
      "class L:\n    def __repr__(self): return 'L'\n"
      "    def _repr_latex_(self): return r'$\\frac{a}{b}$'\nL()\n",
      "=> L [image/png text/latex]\n", 0, None),
-    # Issue 42 item 1: a snippet written in Jupyter imports IPython.display.
-    ("IPython.display's objects, with no IPython installed",
-     "from IPython.display import display, Math, Latex, HTML, Markdown, JSON, SVG, Image\n"
-     "import IPython\n"
-     "display(Math(r'x^2'))\ndisplay(HTML('<b>b</b>'), Markdown('*m*'), JSON({'a': 1}))\n"
-     "display(SVG('<svg xmlns=\"http://www.w3.org/2000/svg\"/>'))\n"
-     "from PIL import Image as P\nimport tempfile\nf = tempfile.mktemp(suffix='.png')\n"
-     "P.new('RGB', (3, 2)).save(f)\ndisplay(Image(filename=f))\n"
-     "IPython.display.display(Latex('$z$'))\nHTML('<i>last</i>')\n",
-     "=> <IPython.core.display.Math object> [image/png text/latex]\n"
-     "=> <IPython.core.display.HTML object> [text/html]\n"
-     "=> <IPython.core.display.Markdown object> [text/markdown]\n"
-     "=> <IPython.core.display.JSON object> [application/json]\n"
-     "=> <IPython.core.display.SVG object> [image/svg+xml]\n"
-     "=> <IPython.core.display.Image object> [image/png]\n"
-     "=> <IPython.core.display.Latex object> [image/png text/latex]\n"
-     "=> <IPython.core.display.HTML object> [text/html]\n", 0, None),
-    # Control: an IPython the snippet can import is the one it gets.
-    ("an installed IPython wins over the built-in display names",
-     "import os, sys, tempfile\nd = tempfile.mkdtemp()\nos.mkdir(d + '/IPython')\n"
-     "open(d + '/IPython/__init__.py', 'w').write('REAL = 1\\n')\nsys.path.insert(0, d)\n"
-     "saved = {k: sys.modules.pop(k) for k in list(sys.modules) if k.startswith('IPython')}\n"
-     "import IPython\nprint(IPython.REAL)\nsys.path.remove(d)\n"
-     "for k in [k for k in sys.modules if k.startswith('IPython')]:\n    del sys.modules[k]\n"
-     "sys.modules.update(saved)\n",
-     "1\n", 0, None),
     ("a numpy array as its repr", "import numpy as np\nnp.arange(3)\n",
      "=> array([0, 1, 2])\n", 0, None),
     ("a PIL image as PNG",
