@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -52,6 +53,37 @@ class Runner:
     def next_id(self):
         self.seq += 1
         return f"r{self.seq}"
+
+    def timed_run(self, code):
+        """Runs Python code: (seconds from run to exited, whether it
+        started warm, the exited event), released once it ended. Exits the
+        benchmark when the run did not exit 0."""
+        run_id = self.next_id()
+        warm = None
+        start = time.perf_counter()
+        self.send({"type": "run", "id": run_id, "language": "python", "code": code})
+        while True:
+            event = self.recv()
+            if event.get("id") != run_id:
+                continue
+            if event["type"] == "started":
+                warm = event.get("warm", False)
+            if event["type"] == "exited":
+                elapsed = time.perf_counter() - start
+                break
+        self.release(run_id)
+        if event["end"] != "exited" or event.get("exit_code") != 0:
+            sys.exit(f"a run failed: {event}")
+        return elapsed, warm, event
+
+    def wait_warm(self, timeout=120):
+        """Sends `pass` until a run starts warm; exits after timeout s."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.timed_run("pass")[1]:
+                return
+            time.sleep(0.2)
+        sys.exit("the warm parent never became ready")
 
     def release(self, run_id):
         """Releases an ended run and waits until the runner says so."""

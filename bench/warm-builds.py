@@ -47,31 +47,8 @@ class Build(Runner):
 
     def round_trip(self, code):
         """(seconds from run to exited, warm?, the run's cpu_ms)."""
-        run_id = self.next_id()
-        warm = None
-        start = time.perf_counter()
-        self.send({"type": "run", "id": run_id, "language": "python", "code": code})
-        while True:
-            event = self.recv()
-            if event.get("id") != run_id:
-                continue
-            if event["type"] == "started":
-                warm = event.get("warm", False)
-            if event["type"] == "exited":
-                elapsed = time.perf_counter() - start
-                break
-        self.release(run_id)
-        if event["end"] != "exited" or event.get("exit_code") != 0:
-            sys.exit(f"{self.name}: a run failed: {event}")
-        return elapsed, warm, event.get("cpu_ms", 0)
-
-    def wait_warm(self, timeout=120):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.round_trip("pass")[1]:
-                return
-            time.sleep(0.2)
-        sys.exit(f"{self.name}: the warm parent never became ready")
+        elapsed, warm, exited = self.timed_run(code)
+        return elapsed, warm, exited.get("cpu_ms", 0)
 
 
 def bare():

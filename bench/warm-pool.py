@@ -45,32 +45,9 @@ class Runner(ProtocolRunner):
 
     def round_trip(self, code):
         """Seconds from run to exited, whether it started warm, its files."""
-        run_id = self.next_id()
-        warm = None
-        start = time.perf_counter()
-        self.send({"type": "run", "id": run_id, "language": "python", "code": code})
-        while True:
-            event = self.recv()
-            if event.get("id") != run_id:
-                continue
-            if event["type"] == "started":
-                warm = event.get("warm", False)
-            if event["type"] == "exited":
-                elapsed = time.perf_counter() - start
-                break
-        self.release(run_id)
-        if event["end"] != "exited" or event.get("exit_code") != 0:
-            sys.exit(f"a run failed: {event}")
-        self.cpu_ms = event["cpu_ms"]
-        return elapsed, warm, [f["path"] for f in event.get("files", [])]
-
-    def wait_warm(self, timeout=120):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.round_trip("pass")[1]:
-                return
-            time.sleep(0.2)
-        sys.exit("the warm parent never became ready")
+        elapsed, warm, exited = self.timed_run(code)
+        self.cpu_ms = exited["cpu_ms"]
+        return elapsed, warm, [f["path"] for f in exited.get("files", [])]
 
 
 def children_cpu_ms():
