@@ -405,10 +405,19 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, SpExecPanel *sel
        * comes when it may be seen (the transcript emits "rebind"). */
       if ((kind == SP_OUTPUT_STDOUT || kind == SP_OUTPUT_STDERR)
           && sp_transcript_defer_bind (self->transcript, item))
-        return;
+        {
+          /* Until then the recycled row still holds the item it showed
+           * before: the list view may bring it into sight in this very
+           * frame's layout (the view lags the end under load), and a
+           * stale line must never be painted among the new ones. Kept
+           * in the layout, so nothing jumps; not drawn. */
+          gtk_widget_set_child_visible (gtk_list_item_get_child (item), FALSE);
+          return;
+        }
     }
   sp_output_row_bind (SP_OUTPUT_ROW (gtk_list_item_get_child (item)), output, self->snippet_name,
                       self->display_name);
+  gtk_widget_set_child_visible (gtk_list_item_get_child (item), TRUE);
 }
 
 /* The colours of output depend on light or dark: bind every row again. */

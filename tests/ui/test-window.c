@@ -1622,12 +1622,17 @@ test_flood_paints (void)
   sp_stall_assert_ms_within ("work between frames, p95",
                              percentile_ms (flood.flood_frames.works, 95),
                              percentile_ms (control.flood_frames.works, 95), 50);
-  sp_stall_assert_ms_within ("work between frames, most",
-                             percentile_ms (flood.flood_frames.works, 100),
-                             percentile_ms (control.flood_frames.works, 100), 100);
   load = MAX (control.load, flood.load);
   if (load <= 2.0 * g_get_num_processors ())
     {
+      /* The most of it too, but only here: it is the main loop's CPU
+       * between two paints, and when other processes hold the CPU the
+       * paints come further apart, so the output read between them (not
+       * any one stall) adds up (155 ms against a bound of 152 once, at a
+       * load of 6.7 on 2 processors). */
+      sp_stall_assert_ms_within ("work between frames, most",
+                                 percentile_ms (flood.flood_frames.works, 100),
+                                 percentile_ms (control.flood_frames.works, 100), 100);
       sp_stall_assert_ms_within ("frame gap p95", percentile_ms (flood.flood_frames.gaps, 95),
                                  percentile_ms (control.flood_frames.gaps, 95), 100);
       sp_stall_assert_ms_within ("other window's frame gap p95",
@@ -1650,8 +1655,8 @@ test_flood_paints (void)
   if (load > 2.0 * g_get_num_processors ())
     {
       g_autofree char *why = g_strdup_printf (
-        "load average %.1f on %u processors: frame gaps and key-to-paint times are other "
-        "processes' doing, not judged",
+        "load average %.1f on %u processors: frame gaps, key-to-paint times and the most "
+        "work between two paints are other processes' doing, not judged",
         load, g_get_num_processors ());
       g_test_skip (why);
       return;
