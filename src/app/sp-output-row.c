@@ -12,6 +12,7 @@
 #include "sp-image-window.h"
 #include "sp-output-row.h"
 #include "sp-run-file.h"
+#include "sp-scaled-paintable.h"
 #include "sp-table-view.h"
 #include "sp-traceback.h"
 #include "sp-visible-text.h"
@@ -459,9 +460,22 @@ bind_image (SpOutputRow *self, SpOutputItem *output)
   const char *error = sp_output_item_get_image_error (output);
   g_autofree char *name = sp_visible_text_escape (sp_output_item_get_label (output), -1, NULL);
   g_autofree char *text = NULL;
+  guint scale = sp_output_item_get_image_scale (output);
+  g_autoptr (GdkPaintable) paintable = NULL;
 
-  gtk_picture_set_paintable (GTK_PICTURE (self->picture),
-                             GDK_IS_PAINTABLE (image) ? GDK_PAINTABLE (image) : NULL);
+  /* A formula at its own size, where text starts, as Jupyter shows
+   * LaTeX; a chart fitted to the panel's width. */
+  if (GDK_IS_PAINTABLE (image))
+    paintable = scale >= 1 ? sp_scaled_paintable_new (GDK_PAINTABLE (image), scale)
+                           : g_object_ref (GDK_PAINTABLE (image));
+  /* Its height asked for, as the chart's 240: a shrinkable picture's
+   * minimum is nothing, and the list view gives a row its minimum. */
+  gtk_widget_set_size_request (self->picture, -1,
+                               scale < 1           ? 240
+                               : paintable != NULL ? gdk_paintable_get_intrinsic_height (paintable)
+                                                   : -1);
+  gtk_widget_set_halign (self->picture, scale >= 1 ? GTK_ALIGN_START : GTK_ALIGN_FILL);
+  gtk_picture_set_paintable (GTK_PICTURE (self->picture), paintable);
   gtk_picture_set_alternative_text (GTK_PICTURE (self->picture), name);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->picture), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   name, -1);

@@ -15,9 +15,10 @@ struct _SpOutputItem
   char *image_error;
   gboolean image_withheld;
   gint64 t_ms;
-  char *dir;     /* a run's file: its directory */
-  char *name;    /* and its name's bytes beneath it */
-  GBytes *bytes; /* or the image itself */
+  char *dir;         /* a run's file: its directory */
+  char *name;        /* and its name's bytes beneath it */
+  GBytes *bytes;     /* or the image itself */
+  guint image_scale; /* the image's pixels per logical pixel; 0: fills */
   GBytes *preview;
   gboolean preview_whole;
   gsize prompt_len; /* an input row: the prompt's bytes before the answer */
@@ -254,6 +255,20 @@ sp_output_item_set_size (SpOutputItem *self, gint64 size)
 {
   g_return_if_fail (SP_IS_OUTPUT_ITEM (self));
   self->size = size;
+}
+
+guint
+sp_output_item_get_image_scale (SpOutputItem *self)
+{
+  g_return_val_if_fail (SP_IS_OUTPUT_ITEM (self), 0);
+  return self->image_scale;
+}
+
+void
+sp_output_item_set_image_scale (SpOutputItem *self, guint scale)
+{
+  g_return_if_fail (SP_IS_OUTPUT_ITEM (self));
+  self->image_scale = scale;
 }
 
 const char *

@@ -55,6 +55,12 @@ void sp_output_item_set_preview (SpOutputItem *self, GBytes *head, gboolean whol
 gint64 sp_output_item_get_size (SpOutputItem *self);
 /* An image's file size as the runner listed it (its placeholder says it). */
 void sp_output_item_set_size (SpOutputItem *self, gint64 size);
+/* An image drawn at a size of its own, as text is (a typeset formula):
+ * how many of its pixels make one logical pixel; it is then shown at that
+ * size, where text starts. 0 (the default): a picture such as a chart,
+ * fitted to the panel's width. */
+guint sp_output_item_get_image_scale (SpOutputItem *self);
+void sp_output_item_set_image_scale (SpOutputItem *self, guint scale);
 const char *sp_output_item_get_mime (SpOutputItem *self);
 /* The image's accessible label; NULL for other kinds. */
 const char *sp_output_item_get_label (SpOutputItem *self);

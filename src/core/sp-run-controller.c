@@ -240,7 +240,7 @@ on_output (SpRunnerSupervisor *sup, const char *run_id, SpOutputKind kind, const
  * or table into the run's model as an item of its own, in its place.
  * Text-only results come as output. */
 static void
-on_display (SpRunnerSupervisor *sup, const char *run_id, const char *text, GBytes *png,
+on_display (SpRunnerSupervisor *sup, const char *run_id, const char *text, GBytes *png, guint scale,
             SpDataTable *table, gint64 t_ms, SpRunController *self)
 {
   g_autofree char *line = NULL;
@@ -263,6 +263,7 @@ on_display (SpRunnerSupervisor *sup, const char *run_id, const char *text, GByte
           item = sp_output_item_new_image (label, label);
           sp_output_item_set_bytes (item, png);
           sp_output_item_set_size (item, (gint64) g_bytes_get_size (png));
+          sp_output_item_set_image_scale (item, scale);
         }
       else
         {

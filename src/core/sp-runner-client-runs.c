@@ -437,6 +437,20 @@ handle_started (SpRunnerClient *self, const SpStarted *started)
   _sp_runner_client_emit (self, SIGNAL_STARTED, started->id);
 }
 
+/* The PNG's pixels per logical pixel, as the bundle's
+ * SP_DISPLAY_PNG_SCALE_MIME entry says (a JSON integer, 1 to 8), or 0. */
+static guint
+png_scale (const char *json)
+{
+  char *end = NULL;
+  guint64 value;
+
+  if (json == NULL || !g_ascii_isdigit (json[0]))
+    return 0;
+  value = g_ascii_strtoull (json, &end, 10);
+  return *end == '\0' && value >= 1 && value <= 8 ? (guint) value : 0;
+}
+
 /* A rich result (a Python value, display()): an image/png as "display"
  * with its bytes and text, a table (a pandas DataFrame's
  * application/vnd.dataresource+json that reads as one, sp-data-table.h)
@@ -447,12 +461,15 @@ static void
 handle_display (SpRunnerClient *self, const SpDisplay *display)
 {
   const char *text = "", *png = NULL, *table_json = NULL;
+  guint scale = 0;
 
   for (size_t i = 0; i < display->n_items; i++)
     if (strcmp (display->items[i].mime, "text/plain") == 0)
       text = display->items[i].text;
     else if (strcmp (display->items[i].mime, "image/png") == 0)
       png = display->items[i].text;
+    else if (strcmp (display->items[i].mime, SP_DISPLAY_PNG_SCALE_MIME) == 0)
+      scale = png_scale (display->items[i].text);
     else if (strcmp (display->items[i].mime, SP_DATA_TABLE_MIME) == 0)
       table_json = display->items[i].text;
   g_autofree char *line = g_str_has_suffix (text, "\n") ? g_strdup (text)
@@ -467,7 +484,7 @@ handle_display (SpRunnerClient *self, const SpDisplay *display)
       g_autoptr (GBytes) bytes = g_bytes_new_take (data, len);
       if (len > 0)
         {
-          _sp_runner_client_emit (self, SIGNAL_DISPLAY, display->id, text, bytes, NULL,
+          _sp_runner_client_emit (self, SIGNAL_DISPLAY, display->id, text, bytes, scale, NULL,
                                   (gint64) display->t_ms);
           return;
         }
@@ -477,7 +494,7 @@ handle_display (SpRunnerClient *self, const SpDisplay *display)
       /* Read later, off this thread (sp-data-table.h); one that is no
        * table shows its text then. */
       g_autoptr (SpDataTable) table = sp_data_table_new (table_json);
-      _sp_runner_client_emit (self, SIGNAL_DISPLAY, display->id, text, NULL, table,
+      _sp_runner_client_emit (self, SIGNAL_DISPLAY, display->id, text, NULL, 0u, table,
                               (gint64) display->t_ms);
       return;
     }

@@ -450,11 +450,13 @@ sp_runner_client_class_init (SpRunnerClientClass *klass)
                                          G_TYPE_NONE, 4, G_TYPE_STRING, SP_TYPE_OUTPUT_KIND,
                                          G_TYPE_STRING, G_TYPE_INT64);
   /* A rich result with an image or a table (issue 25): run id, its
-   * text/plain, the PNG's bytes or NULL, the SpDataTable or NULL, t_ms.
-   * One with neither comes as "output" text. */
+   * text/plain, the PNG's bytes or NULL, the PNG's pixels per logical
+   * pixel (0: a picture to fit; sp_output_item_get_image_scale()), the
+   * SpDataTable or NULL, t_ms. One with neither comes as "output" text. */
   signals[SIGNAL_DISPLAY] = g_signal_new ("display", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                          G_TYPE_NONE, 5, G_TYPE_STRING, G_TYPE_STRING,
-                                          G_TYPE_BYTES, SP_TYPE_DATA_TABLE, G_TYPE_INT64);
+                                          G_TYPE_NONE, 6, G_TYPE_STRING, G_TYPE_STRING,
+                                          G_TYPE_BYTES, G_TYPE_UINT, SP_TYPE_DATA_TABLE,
+                                          G_TYPE_INT64);
   signals[SIGNAL_EXITED] = g_signal_new ("exited", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                          G_TYPE_NONE, 2, G_TYPE_STRING, SP_TYPE_RUN_RESULT);
   signals[SIGNAL_RELEASED] = g_signal_new ("released", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,

@@ -123,10 +123,10 @@ on_phase (SpRunnerClient *client, const char *id, gboolean compiling, gint64 tim
 }
 
 static void
-on_display (SpRunnerClient *client, const char *id, const char *text, GBytes *png,
+on_display (SpRunnerClient *client, const char *id, const char *text, GBytes *png, guint scale,
             SpDataTable *table, gint64 t_ms, SpRunnerSupervisor *self)
 {
-  g_signal_emit (self, signals[DISPLAY], 0, id, text, png, table, t_ms);
+  g_signal_emit (self, signals[DISPLAY], 0, id, text, png, scale, table, t_ms);
 }
 
 static void
@@ -312,8 +312,8 @@ sp_runner_supervisor_class_init (SpRunnerSupervisorClass *klass)
                                   G_TYPE_INT64);
   /* The client's "display": a rich result with an image or a table. */
   signals[DISPLAY] = g_signal_new ("display", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                   G_TYPE_NONE, 5, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_BYTES,
-                                   SP_TYPE_DATA_TABLE, G_TYPE_INT64);
+                                   G_TYPE_NONE, 6, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_BYTES,
+                                   G_TYPE_UINT, SP_TYPE_DATA_TABLE, G_TYPE_INT64);
   signals[EXITED] = g_signal_new ("exited", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                   G_TYPE_NONE, 2, G_TYPE_STRING, SP_TYPE_RUN_RESULT);
   signals[RELEASED] = g_signal_new ("released", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,

@@ -405,6 +405,10 @@ typedef struct
  * a table), as a MIME bundle in its place among the run's output. */
 #define SP_DISPLAY_MAX_ITEMS 16
 #define SP_DISPLAY_MAX_MIME 127
+/* Beside an image/png drawn at a size of its own (Python's LaTeX): a JSON
+ * integer, how many of its pixels make one logical pixel (1 to 8), so a
+ * view shows it at that size, as text, not fitted to its width. */
+#define SP_DISPLAY_PNG_SCALE_MIME "application/vnd.sandpad.png-scale+json"
 typedef struct
 {
   char *mime;   /* "type/subtype", sp_display_mime_valid() */

@@ -161,7 +161,7 @@ CASES = [
     ("_repr_latex_ renders to PNG",
      "class L:\n    def __repr__(self): return 'L'\n"
      "    def _repr_latex_(self): return r'$\\frac{a}{b}$'\nL()\n",
-     "=> L [image/png text/latex]\n", 0, None),
+     "=> L [application/vnd.sandpad.png-scale+json image/png text/latex]\n", 0, None),
     ("a numpy array as its repr", "import numpy as np\nnp.arange(3)\n",
      "=> array([0, 1, 2])\n", 0, None),
     ("a PIL image as PNG",

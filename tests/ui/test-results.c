@@ -16,6 +16,7 @@
 #include "sp-data-row.h"
 #include "sp-exec-panel.h"
 #include "sp-output-item.h"
+#include "sp-output-row.h"
 #include "sp-stall-meter.h"
 #include "sp-table-view.h"
 #include "sp-test-wait.h"
@@ -73,6 +74,75 @@ find_picture (GtkWidget *widget, guint *count)
        child = gtk_widget_get_next_sibling (child))
     find_picture (child, count);
   return NULL;
+}
+
+/* The picture whose alternative text is name, or a label showing it. */
+static GtkWidget *
+find_named (GtkWidget *widget, const char *name)
+{
+  if ((GTK_IS_PICTURE (widget)
+       && g_strcmp0 (gtk_picture_get_alternative_text (GTK_PICTURE (widget)), name) == 0)
+      || (GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), name) == 0))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_named (child, name);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+laid_out (gpointer data)
+{
+  return gtk_widget_get_height (data) > 0;
+}
+
+/* A typeset formula (issue 38 item 5): at text's size, where text starts,
+ * and drawn at twice that in pixels (sharp on a 2x display); before, it
+ * was a bitmap stretched to the panel's width, 240 pixels high. The
+ * image beside it is the control: a picture still fills its row. */
+static void
+assert_formula_like_text (GtkWidget *panel)
+{
+  GtkWidget *formula = find_named (panel, "Result 1");
+  GtkWidget *image = find_named (panel, "Result 2");
+  GtkWidget *text = find_named (panel, "a formula and an image:");
+  GdkPaintable *paintable;
+  SpOutputItem *item;
+  graphene_rect_t at, line;
+  int width, height, line_height, pixels;
+
+  g_assert_nonnull (formula);
+  g_assert_nonnull (image);
+  g_assert_nonnull (text);
+  g_assert_true (sp_test_wait_for (laid_out, formula, 5000));
+  g_assert_true (gtk_widget_compute_bounds (formula, panel, &at));
+  g_assert_true (gtk_widget_compute_bounds (text, panel, &line));
+  width = gtk_widget_get_width (formula);
+  height = gtk_widget_get_height (formula);
+  line_height = gtk_widget_get_height (text);
+  paintable = gtk_picture_get_paintable (GTK_PICTURE (formula));
+  g_test_message ("formula %d x %d at x %.0f (text line %d high at x %.0f; panel %d wide); "
+                  "its pixels %d x %d; the image beside it %d high",
+                  width, height, at.origin.x, line_height, line.origin.x,
+                  gtk_widget_get_width (panel), gdk_paintable_get_intrinsic_width (paintable),
+                  gdk_paintable_get_intrinsic_height (paintable), gtk_widget_get_height (image));
+  g_assert_cmpint (line_height, >, 0);
+  /* A sum over a fraction: taller than one line, not four. */
+  g_assert_cmpint (height, >=, line_height);
+  g_assert_cmpint (height, <=, 4 * line_height);
+  g_assert_cmpint (width, <, gtk_widget_get_width (panel) / 2);
+  g_assert_cmpfloat (ABS (at.origin.x - line.origin.x), <=, 2);
+  /* What the row was given is twice its size in pixels. */
+  item = sp_output_row_get_item (SP_OUTPUT_ROW (gtk_widget_get_parent (formula)));
+  g_assert_true (GDK_IS_TEXTURE (sp_output_item_get_image (item)));
+  pixels = gdk_texture_get_width (GDK_TEXTURE (sp_output_item_get_image (item)));
+  g_assert_cmpint (ABS (pixels - 2 * gdk_paintable_get_intrinsic_width (paintable)), <=, 1);
+  g_assert_cmpint (gdk_paintable_get_intrinsic_width (paintable), <=, width);
+  g_assert_cmpint (gtk_widget_get_height (image), >=, 240);
 }
 
 static gboolean
@@ -301,6 +371,7 @@ test_results (void)
    * the empty cell last; again, the other way round. */
   /* Both pictures decoded before clicking: they move the table. */
   g_assert_true (sp_test_wait_for (has_two_pictures, panel, 10000));
+  assert_formula_like_text (panel);
   click_header (columns, "n");
   g_autofree char *up = shown_column (view, 2);
   g_assert_cmpstr (up, ==, "2.0 9.0 10.0 100.0 ");
