@@ -37,11 +37,13 @@
  * the app's work whatever else the machine runs. The longest stall on the
  * wall clock and the longest gap between two painted frames also see a
  * main thread that waits (a blocking read, a join), and equally other
- * processes holding the CPU; the control, measured under the same load,
- * sees them too, and the slack of 0.5 s is more than the app's longest
- * frame gap in a flood at a load average of 100 on two processors (bench/
- * README.md: 156-181 ms), so these need no load limit of their own, as the
- * percentiles of frame gaps judged against 100 ms do. */
+ * processes holding the CPU. The control, measured moments before, sees
+ * the load of its own moments, which may not be the case's: ui-results'
+ * wide table once stalled 1.0 s on the wall clock (223 ms of its own work,
+ * control 59 ms) while another test and a build ran beside it, load 4.7 on
+ * two processors. So the wall-clock figures are judged only where the load
+ * average is at most twice the processors, as the percentiles of frame gaps
+ * are, and reported otherwise; the app's own work is judged always. */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -91,6 +93,13 @@ sp_stall_assert_within (const char *what, const SpStall *seen, const SpStall *co
                   sp_stall_bound (control->gap_us, SP_STALL_WALL_SLACK_US) / 1e3,
                   MAX (seen->load, control->load));
   g_assert_cmpint (seen->busy_us, <=, sp_stall_bound (control->busy_us, SP_STALL_BUSY_SLACK_US));
+  if (MAX (seen->load, control->load) > 2.0 * g_get_num_processors ())
+    {
+      g_test_message ("%s: load average %.1f on %u processors: the wall-clock figures are "
+                      "other processes' doing as much as the app's, not judged",
+                      what, MAX (seen->load, control->load), g_get_num_processors ());
+      return;
+    }
   g_assert_cmpint (seen->stall_us, <=, sp_stall_bound (control->stall_us, SP_STALL_WALL_SLACK_US));
   g_assert_cmpint (seen->gap_us, <=, sp_stall_bound (control->gap_us, SP_STALL_WALL_SLACK_US));
 }
