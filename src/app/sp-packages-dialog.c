@@ -19,10 +19,6 @@
 #include "sp-packages-dialog.h"
 #include "sp-declared.h"
 
-/* The interpreter the runner accepts as a venv's base (README,
- * "Environments and installs"). */
-#define SYSTEM_PYTHON "/usr/bin/python3"
-
 /* How long a stopped install may take to clean up (sandpad-run removes its
  * files on SIGTERM) before it is killed. */
 #define STOP_GRACE_SECONDS 10
@@ -47,6 +43,8 @@ struct _SpPackagesDialog
   AdwWindowTitle *title;
   GtkLabel *where_label;
   GtkLabel *sources_label;
+  GtkLabel *system_label;
+  GtkWidget *output_card;
   AdwStatusPage *empty_page;
   GtkWidget *create_button;
   GtkWidget *installed_box;
@@ -113,6 +111,16 @@ update_sensitivity (SpPackagesDialog *self)
   gtk_widget_set_sensitive (self->install_button, !busy && self->environment != NULL);
   gtk_widget_set_sensitive (self->create_button, !busy && self->folder != NULL);
   gtk_widget_set_visible (self->cancel_button, busy);
+}
+
+/* Whether the settings name an index or a folder of wheels. */
+static gboolean
+has_source (SpPackagesDialog *self)
+{
+  g_autofree char *index_url = g_settings_get_string (self->settings, "install-index-url");
+  g_autofree char *find_links = g_settings_get_string (self->settings, "install-find-links");
+
+  return index_url[0] != '\0' || find_links[0] != '\0';
 }
 
 /* Where installs take packages from, as the settings say and as
@@ -189,6 +197,15 @@ refresh (SpPackagesDialog *self)
       gtk_label_set_text (self->where_label, with);
     }
 
+  gtk_label_set_text (
+    self->system_label,
+    self->environment != NULL && sp_environment_includes_system (self->environment)
+      ? _ ("The system's Python packages import too (numpy, matplotlib and the others "
+           "Debian installed, from /usr/lib/python3/dist-packages): this environment includes "
+           "them. One installed here comes first.")
+      : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->system_label),
+                          gtk_label_get_text (self->system_label)[0] != '\0');
   gtk_widget_set_visible (GTK_WIDGET (self->empty_page), self->environment == NULL);
   gtk_widget_set_visible (self->installed_box, self->environment != NULL);
   adw_status_page_set_description (self->empty_page,
@@ -268,6 +285,7 @@ start_process (SpPackagesDialog *self, Job job, const char *cwd, const char *con
   if (cwd != NULL)
     g_subprocess_launcher_set_cwd (launcher, cwd);
   gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->output_view), "", -1);
+  gtk_widget_set_visible (self->output_card, TRUE);
   set_result (self, NULL, FALSE);
   self->process = g_subprocess_launcher_spawnv (launcher, argv, &error);
   if (self->process == NULL)
@@ -316,9 +334,11 @@ finish_job (SpPackagesDialog *self, gboolean ok, const char *why)
       else
         {
           /* TRANSLATORS: %s is why (its output is shown below) */
+          g_autofree char *said = why == NULL ? last_sandpad_line (self) : NULL;
           g_autofree char *text = g_strdup_printf (_ ("Not created: %s"),
-                                                   why != NULL ? why
-                                                               : _ ("python3 -m venv failed"));
+                                                   why != NULL    ? why
+                                                   : said != NULL ? said
+                                                                  : _ ("python3 -m venv failed"));
           set_result (self, text, TRUE);
         }
       g_signal_emit (self, signals[ENVIRONMENT_CHANGED], 0);
@@ -340,10 +360,14 @@ finish_job (SpPackagesDialog *self, gboolean ok, const char *why)
   }
 }
 
+/* Through sandpad-run, which makes it an environment its installs accept:
+ * owned by the uid programs run as, nobody's in a root session (made with
+ * python3 -m venv here, a root app's Install was refused). */
 static void
 on_create_clicked (SpPackagesDialog *self)
 {
-  const char *argv[] = { SYSTEM_PYTHON, "-m", "venv", "--system-site-packages", ".venv", NULL };
+  g_autofree char *sandpad_run = sp_environment_find_sandpad_run ();
+  const char *argv[] = { sandpad_run, "--create-venv", ".venv", NULL };
 
   if (self->job != JOB_NONE || self->folder == NULL)
     return;
@@ -370,6 +394,16 @@ on_install_clicked (SpPackagesDialog *self)
   if (n_specs == 0)
     {
       set_result (self, _ ("Type one or more packages, such as “requests” or “tinypkg==1.0”"),
+                  TRUE);
+      return;
+    }
+  if (!has_source (self))
+    {
+      /* Said here, where the person asked, not only in the note below:
+       * sandpad-run would refuse it the same way, offline. */
+      set_result (self,
+                  _ ("Not installed: no package source. No index URL is configured and no "
+                     "folder of wheels either; set one in Preferences, Package Installs."),
                   TRUE);
       return;
     }
@@ -422,6 +456,13 @@ build_install_part (SpPackagesDialog *self)
   gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scrolled), 160);
   gtk_widget_set_vexpand (scrolled, TRUE);
   gtk_box_append (GTK_BOX (box), scrolled);
+  /* The list holds the venv's own; numpy and the like that import from
+   * the system would otherwise look missing. */
+  self->system_label = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_wrap (self->system_label, TRUE);
+  gtk_label_set_xalign (self->system_label, 0);
+  gtk_widget_add_css_class (GTK_WIDGET (self->system_label), "dim-label");
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->system_label));
 
   self->spec_entry = GTK_ENTRY (gtk_entry_new ());
   gtk_entry_set_placeholder_text (self->spec_entry, _ ("Packages, such as requests==2.31.0"));
@@ -475,6 +516,9 @@ build (SpPackagesDialog *self)
   self->empty_page = ADW_STATUS_PAGE (adw_status_page_new ());
   adw_status_page_set_title (self->empty_page, _ ("No Environment"));
   adw_status_page_set_icon_name (self->empty_page, "folder-new-symbolic");
+  /* Compact: in a dialog of this size a full status page's icon pushed
+   * its button below the fold. */
+  gtk_widget_add_css_class (GTK_WIDGET (self->empty_page), "compact");
   self->create_button = gtk_button_new_with_mnemonic (_ ("Create _Environment"));
   gtk_widget_set_halign (self->create_button, GTK_ALIGN_CENTER);
   gtk_widget_add_css_class (self->create_button, "pill");
@@ -508,6 +552,9 @@ build (SpPackagesDialog *self)
                                  GTK_WIDGET (self->output_view));
   gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (output_scrolled), 120);
   gtk_widget_add_css_class (output_scrolled, "card");
+  /* Shown once something ran: before that it was an empty box. */
+  gtk_widget_set_visible (output_scrolled, FALSE);
+  self->output_card = output_scrolled;
   /* The output keeps to its end by setting the value, never with
    * gtk_text_view_scroll_to_iter: GTK 4.8 animates that, and a dialog
    * closed while it animates warns from its scroll bar's unmap. */

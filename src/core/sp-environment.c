@@ -102,6 +102,27 @@ sp_environment_list_packages (const char *venv, GError **error)
   return (GStrv) g_ptr_array_steal (out, NULL);
 }
 
+gboolean
+sp_environment_includes_system (const char *venv)
+{
+  g_autofree char *cfg = g_build_filename (venv, "pyvenv.cfg", NULL);
+  g_autofree char *text = NULL;
+  g_auto (GStrv) lines = NULL;
+
+  if (!g_file_get_contents (cfg, &text, NULL, NULL))
+    return FALSE;
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto (GStrv) pair = g_strsplit (lines[i], "=", 2);
+
+      if (pair[0] != NULL && pair[1] != NULL
+          && g_str_equal (g_strstrip (pair[0]), "include-system-site-packages"))
+        return g_ascii_strcasecmp (g_strstrip (pair[1]), "true") == 0;
+    }
+  return FALSE;
+}
+
 char *
 sp_environment_find_sandpad_run (void)
 {

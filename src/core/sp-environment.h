@@ -23,6 +23,11 @@ char *sp_environment_find (const char *language, const char *dir, const char *wo
  * an empty array for none. */
 GStrv sp_environment_list_packages (const char *venv, GError **error);
 
+/* Whether a Python venv's pyvenv.cfg says include-system-site-packages =
+ * true: the system's packages import in it too, though its list above
+ * does not hold them. */
+gboolean sp_environment_includes_system (const char *venv);
+
 /* SANDPAD_RUN, the installed sandpad-run, or the build tree's. */
 char *sp_environment_find_sandpad_run (void);
 

@@ -20,6 +20,7 @@
 #include "runner-venv.h"
 #include "sandpad-run-daemon.h"
 #include "sandpad-run-install.h"
+#include "sandpad-run-venv.h"
 
 #define EXIT_SANDPAD 125 /* our own errors, as timeout(1) and env(1) do */
 #define EXIT_TIMEOUT 124
@@ -90,6 +91,8 @@ usage (FILE *out)
          "  --require-pins        every dependency must be declared as name==version\n"
          "  --install SPEC...     install packages into a venv instead (first option;\n"
          "                        sandpad-run --install --help tells more)\n"
+         "  --create-venv DIR     make DIR a Python environment --install accepts\n"
+         "                        (first option; owned by nobody when run as root)\n"
          "  --session             run the FILEs one after another in one Python session,\n"
          "                        which keeps their variables and imports; stops at the\n"
          "                        first that fails; stdin is not passed on\n"
@@ -664,6 +667,11 @@ main (int argc, char **argv)
   if (grace != NULL && grace[0])
     config.cancel_grace_ms = parse_int (grace, "SANDPAD_RUNNER_CANCEL_GRACE_MS", 0, 60000);
   runner_langs_init (&langs);
+  if (argc > 1 && strcmp (argv[1], "--create-venv") == 0)
+    {
+      runner_langs_clear (&langs);
+      return sandpad_run_create_venv (argc, argv);
+    }
   if (argc > 1 && strcmp (argv[1], "--install") == 0)
     {
       int status = sandpad_run_install (argc, argv, &config, &langs);

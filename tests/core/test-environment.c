@@ -93,6 +93,14 @@ test_list (void)
   g_auto (GStrv) none = sp_environment_list_packages ("/nonexistent-venv", &error);
   g_assert_null (none);
   g_assert_nonnull (error);
+  /* Made with --system-site-packages: the system's import too (the
+   * dialog says so); a pyvenv.cfg that says false, and none, do not. */
+  g_assert_true (sp_environment_includes_system (ws.venv));
+  g_autofree char *cfg = g_build_filename (ws.venv, "pyvenv.cfg", NULL);
+  g_assert_true (
+    g_file_set_contents (cfg, "home = /usr/bin\ninclude-system-site-packages = false\n", -1, NULL));
+  g_assert_false (sp_environment_includes_system (ws.venv));
+  g_assert_false (sp_environment_includes_system ("/nonexistent-venv"));
   workspace_clear (&ws);
 }
 

@@ -680,11 +680,63 @@ def test_script_deps_refused(t):
     pkgs.remove()
 
 
+def test_create_venv(t):
+    """sandpad-run --create-venv: a venv --install accepts, owned by the
+    uid that runs installs (nobody's under root: the app's python3 -m venv
+    as root made one that was refused); never over what is there."""
+    pkgs = Packages()
+    ws = Workspace(venv=False)
+    # The control: python3 -m venv as this uid, as the app made it before.
+    plain = os.path.join(ws.root, "plain")
+    subprocess.run([SYSTEM_PYTHON, "-m", "venv", "--system-site-packages", plain], check=True)
+    ws.venv = plain
+    res = install(ws, "--find-links", pkgs.house, "tinypkg")
+    if os.geteuid() == 0:
+        t.ok(res.returncode != 0 and "must belong to uid" in res.stderr,
+             "control: as root, a venv python3 -m venv made is refused", res.stderr)
+    else:
+        t.ok(res.returncode == 0, "control: as a user, python3 -m venv's venv takes installs",
+             res.stderr)
+    made = subprocess.run([SANDPAD_RUN, "--create-venv", ".venv"], cwd=ws.root,
+                          capture_output=True, text=True, timeout=120)
+    ws.venv = os.path.join(ws.root, ".venv")
+    t.ok(made.returncode == 0 and "created .venv" in made.stdout,
+         "--create-venv makes the venv", made.stdout + made.stderr)
+    owners = {os.lstat(os.path.join(d, n)).st_uid
+              for d, dirs, files in os.walk(ws.venv) for n in dirs + files}
+    owners.add(os.stat(ws.venv).st_uid)
+    t.eq(owners, {RUN_UID}, "every entry belongs to the uid that runs installs")
+    cfg = open(os.path.join(ws.venv, "pyvenv.cfg")).read()
+    t.ok("home = /usr/bin" in cfg and "include-system-site-packages = true" in cfg,
+         "based on the system's python3, with its packages", cfg)
+    res = install(ws, "--find-links", pkgs.house, "tinypkg")
+    t.ok(res.returncode == 0 and "installed tinypkg 1.0" in res.stdout,
+         "--install takes it", res.stdout + res.stderr)
+    after = run_in(ws, IMPORT)
+    t.eq(after.stdout, "tinypkg-1.0\n", "a run imports what went in", after.stderr)
+    again = subprocess.run([SANDPAD_RUN, "--create-venv", ".venv"], cwd=ws.root,
+                           capture_output=True, text=True, timeout=120)
+    t.ok(again.returncode == 1 and "already exists" in again.stderr,
+         "an existing folder is refused, not filled again", again.stderr)
+    target = tempfile.mkdtemp(prefix="sandpad-install-target-")
+    os.symlink(target, os.path.join(ws.root, "link"))
+    linked = subprocess.run([SANDPAD_RUN, "--create-venv", "link"], cwd=ws.root,
+                            capture_output=True, text=True, timeout=120)
+    t.ok(linked.returncode == 1 and os.listdir(target) == []
+         and os.stat(target).st_uid == os.geteuid(),
+         "a symlink in its place is refused: nothing made or handed over where it points",
+         linked.stderr)
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.rmtree(ws.root + "-state", ignore_errors=True)
+    ws.remove()
+    pkgs.remove()
+
+
 TESTS = {f.__name__[5:]: f for f in (test_wheelhouse, test_index, test_policy,
                                      test_sdist_allowed, test_venv_guard,
                                      test_venv_guard_python, test_shadowing, test_no_source,
                                      test_script_deps, test_script_deps_refused,
-                                     test_declared)}
+                                     test_declared, test_create_venv)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)
