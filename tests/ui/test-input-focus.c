@@ -142,6 +142,40 @@ stop_and_close (SpWindow *window)
  * keyboard, the answer typed goes to the program, and the code is as it
  * was. Before, the input line only lit up and "Alice" went into the code
  * (print("Hello", name)Alice), the run waiting until a click. */
+static gboolean
+entry_says_alice (gpointer data)
+{
+  return g_str_equal (gtk_editable_get_text (GTK_EDITABLE (data)), "Alice");
+}
+
+/* The window as GTK draws it, to SANDPAD_SCREENSHOT_DIR/name when set. */
+static void
+save_screenshot (SpWindow *window, const char *name)
+{
+  const char *dir = g_getenv ("SANDPAD_SCREENSHOT_DIR");
+  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (GTK_WIDGET (window));
+  g_autoptr (GskRenderNode) node = NULL;
+  g_autoptr (GdkTexture) texture = NULL;
+  g_autofree char *path = NULL;
+
+  if (dir == NULL)
+    return;
+  for (int attempt = 0; node == NULL && attempt < 50; attempt++)
+    {
+      GtkSnapshot *snapshot = gtk_snapshot_new ();
+
+      gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+      gdk_paintable_snapshot (paintable, snapshot, gtk_widget_get_width (GTK_WIDGET (window)),
+                              gtk_widget_get_height (GTK_WIDGET (window)));
+      node = gtk_snapshot_free_to_node (snapshot);
+    }
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node, NULL);
+  path = g_build_filename (dir, name, NULL);
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  g_test_message ("screenshot: %s", path);
+}
+
 static void
 test_keys_go_to_input (void)
 {
@@ -166,7 +200,11 @@ test_keys_go_to_input (void)
   g_assert_true (sp_test_wait_for (sp_ui_keys_has_focus_within, entry, 5000));
   g_assert_true (gtk_widget_has_css_class (entry, "input-wanted"));
 
-  sp_ui_keys_type ("Alice\n");
+  /* The answer typed where the program asks, as the README shows it. */
+  sp_ui_keys_type ("Alice");
+  g_assert_true (sp_test_wait_for (entry_says_alice, entry, 5000));
+  save_screenshot (window, "sandpad-input.png");
+  sp_ui_keys_type ("\n");
   g_assert_true (sp_test_wait_for (printed, &hello, 20000));
   g_assert_true (sp_test_wait_for (is_idle, window, 20000));
   after = sp_ui_keys_buffer_text (buffer);
