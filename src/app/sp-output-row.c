@@ -236,6 +236,11 @@ ensure_parts (SpOutputRow *self)
     }
   self->preview = gtk_label_new (NULL);
   gtk_label_set_xalign (GTK_LABEL (self->preview), 0);
+  /* Each line ends in "…" where the row does: unwrapped, a file whose
+   * first line is 10^4 characters asked for a row 32,768 pixels wide,
+   * and the window for as much, which X refused (BadAlloc) and GDK
+   * exits on. Open and Save As have the whole file. */
+  gtk_label_set_ellipsize (GTK_LABEL (self->preview), PANGO_ELLIPSIZE_END);
   gtk_label_set_selectable (GTK_LABEL (self->preview), TRUE);
   gtk_widget_add_css_class (self->preview, "output");
   gtk_widget_add_css_class (self->preview, "preview");
