@@ -628,6 +628,10 @@ skip_pending_excess (SpOutputModel *self)
       gsize len = segment->text->len, cut = 0;
       GList *next = l->next;
 
+      /* A notice is no line of output to skip: it stays, and so does
+       * what follows it; the front is trimmed later, around it. */
+      if (segment->kind == SP_OUTPUT_NOTICE)
+        break;
       while (cut < len && (drop_lines > 0 || drop_bytes > 0))
         {
           const char *nl = memchr (text + cut, '\n', len - cut);
@@ -743,11 +747,17 @@ apply_pending (SpOutputModel *self)
     }
 }
 
+/* The rows and the batch that comes: a notice in the batch (what the
+ * runner left out past the output limit) is a row the quiet trim would
+ * drop as text, and rewrite into. */
 static gboolean
 all_text (SpOutputModel *self)
 {
   for (guint i = 0; i < self->items->len; i++)
     if (!is_text (g_ptr_array_index (self->items, i)))
+      return FALSE;
+  for (GList *l = self->pending.head; l != NULL; l = l->next)
+    if (((Segment *) l->data)->kind == SP_OUTPUT_NOTICE)
       return FALSE;
   return TRUE;
 }

@@ -561,6 +561,56 @@ test_keep_rows_batched (void)
   g_assert_finalize_object (model);
 }
 
+/* A notice in a batch that holds more than the tail (the runner's "left
+ * out here" past the output limit, then the output's end) stays, in its
+ * place: the batch's excess was skipped, and in a view that keeps its rows
+ * trimmed, as lines of text (ui-output-limit lost it under load). */
+static void
+test_notice_in_a_long_batch (void)
+{
+  for (guint after = 50; after <= 150; after += 100)
+    {
+      SpOutputModel *model = sp_output_model_new ();
+      guint notices = 0, notice_at = 0, n;
+      g_autofree char *last = NULL;
+      Mirror m;
+
+      mirror_init (&m, model);
+      sp_output_model_set_keep_rows (model, TRUE);
+      sp_output_model_set_batched (model, TRUE);
+      sp_output_model_set_max_lines (model, 100);
+      for (guint i = 0; i < 300; i++)
+        {
+          g_autofree char *line = g_strdup_printf ("%u\n", i);
+          sp_output_model_append (model, SP_OUTPUT_STDOUT, line);
+        }
+      sp_output_model_append (model, SP_OUTPUT_NOTICE, "left out here");
+      for (guint i = 0; i < after; i++)
+        {
+          g_autofree char *line = g_strdup_printf ("end %u\n", i);
+          sp_output_model_append (model, SP_OUTPUT_STDOUT, line);
+        }
+      sp_output_model_flush (model);
+      n = g_list_model_get_n_items (G_LIST_MODEL (model));
+      for (guint i = 0; i < n; i++)
+        if (sp_output_item_get_kind (item (model, i)) == SP_OUTPUT_NOTICE)
+          {
+            notices++;
+            notice_at = i;
+            g_assert_cmpstr (sp_output_item_get_text (item (model, i)), ==, "left out here");
+          }
+      g_test_message ("%u lines after the notice: %u rows, the notice at %u", after, n, notice_at);
+      g_assert_cmpuint (notices, ==, 1);
+      /* What follows it is the end, in order, to its last line. */
+      for (guint i = notice_at + 1; i < n; i++)
+        g_assert_true (g_str_has_prefix (sp_output_item_get_text (item (model, i)), "end "));
+      last = g_strdup_printf ("end %u\n", after - 1);
+      g_assert_cmpstr (sp_output_item_get_text (item (model, n - 1)), ==, last);
+      mirror_check_and_clear (&m);
+      g_assert_finalize_object (model);
+    }
+}
+
 static void
 on_saved (GObject *object, GAsyncResult *result, gpointer user_data)
 {
@@ -1009,6 +1059,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/OutputModel/view-publishes", test_view_publishes);
   g_test_add_func ("/Sandpad/OutputModel/keep-rows", test_keep_rows);
   g_test_add_func ("/Sandpad/OutputModel/keep-rows-batched", test_keep_rows_batched);
+  g_test_add_func ("/Sandpad/OutputModel/notice-in-a-long-batch", test_notice_in_a_long_batch);
   g_test_add_func ("/Sandpad/OutputModel/save-whole", test_save_whole);
   g_test_add_func ("/Sandpad/OutputModel/store-unnamed", test_store_unnamed);
   g_test_add_func ("/Sandpad/OutputModel/insert-timed", test_insert_timed);
