@@ -250,6 +250,19 @@ def test_output_flood(t):
     t.eq((res.stderr, [(e["bytes"], e["lines"]) for e in om]),
          ("e" * 5000 + "f" * 1250, [(1251, 0)]),
          "past the limit and its end's quarter: the bytes between are left out, counted")
+    # The line that crosses the limit arrives in two reads (a pipe read
+    # may end anywhere): the start still ends at that line's end, not in
+    # its middle (one run in a few hundred of the flood above did).
+    code = ("import sys, time\nsys.stdout.write('a' * 99 + '\\n')\nsys.stdout.flush()\n"
+            "sys.stdout.write('b' * 150)\nsys.stdout.flush()\ntime.sleep(0.3)\n"
+            "sys.stdout.write('c' * 50 + '\\n')\nsys.stdout.flush()\ntime.sleep(0.3)\n"
+            "sys.stdout.write(('d' * 99 + '\\n') * 100)\n")
+    res = r.run("split", code, output_limit=200)
+    om = omitted_events(res)
+    head = "".join(e["data"] for e in res.events[:res.events.index(om[0])]
+                   if e["type"] == "output") if om else ""
+    t.eq(head, "a" * 99 + "\n" + "b" * 150 + "c" * 50 + "\n",
+         "a line split across reads at the limit: the start ends at its end", res.stdout[:400])
     # Bytes that are not UTF-8: the text sent is valid, the file is raw.
     code = ("import sys\n_ = sys.stdout.buffer.write(b'\\xff\\xfe\\xc3' * 20000 + b'\\nEND\\n')\n")
     res = r.run("binary", code, output_limit=10000)

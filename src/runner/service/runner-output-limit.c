@@ -156,18 +156,41 @@ file_discard (RunnerRun *run, SpStream s)
   stream->out_bytes = 0;
 }
 
-/* Where the start ends: at the limit's share, on through the rest of
- * its line when that ends within 1 KiB of this read, else on through the
- * character, so the end of what is kept is never half a character. */
-static size_t
-head_cut (const char *bytes, size_t len, size_t at)
-{
-  const char *nl = memchr (bytes + at, '\n', len - at < 1024 ? len - at : 1024);
+/* The start goes on past the limit's share through the rest of its line,
+ * at most this much further: a pipe read may end in the middle of that
+ * line, and the start then ended there (half a line, in about one run in
+ * a few hundred of runner-*-output-flood). */
+#define HEAD_LINE_MAX 1024
 
-  if (at > 0 && bytes[at - 1] == '\n')
+/* How much of this read (which starts at the stream's offset before)
+ * still belongs to the start, whose share ends at head; *done when the
+ * start ends within it: at the share, on through the rest of its line
+ * when that ends within HEAD_LINE_MAX (across reads), else at the share
+ * (or where the reads before ended) on through the character, so the end
+ * of what is kept is never half a character. */
+static size_t
+head_cut (const RunStream *stream, const char *bytes, size_t len, int64_t before, int64_t head,
+          bool *done)
+{
+  size_t at = before < head ? (size_t) (head - before) : 0;
+  int64_t stop = head + HEAD_LINE_MAX;
+  size_t look = before + (int64_t) len <= stop ? len : (size_t) (stop - before);
+  const char *nl;
+
+  *done = true;
+  if (at > 0 ? bytes[at - 1] == '\n' : !stream->head_mid_line)
     return at;
+  nl = memchr (bytes + at, '\n', look - at);
   if (nl != NULL)
     return (size_t) (nl - bytes) + 1;
+  if (look == len && before + (int64_t) len < stop)
+    {
+      /* The line goes on in the next read: all of this is the start. */
+      *done = false;
+      return len;
+    }
+  /* No newline near: the start ends at its share (or where the reads
+   * before it ended), on through the character. */
   while (at < len && is_continuation ((unsigned char) bytes[at]))
     at++;
   return at;
@@ -201,9 +224,10 @@ _runner_run_output_take (RunnerRun *run, SpStream s, const char *bytes, size_t l
     {
       int64_t head = head_bytes (run);
       size_t cut = len;
+      bool done = false;
       /* The start is complete: send it whole, then hold the end. */
       if (stream->bytes > head)
-        cut = before < head ? head_cut (bytes, len, (size_t) (head - before)) : 0;
+        cut = head_cut (stream, bytes, len, before, head, &done);
       if (stream->out_started)
         file_write (run, stream, bytes, cut);
       else if (!run->font_build)
@@ -212,8 +236,10 @@ _runner_run_output_take (RunnerRun *run, SpStream s, const char *bytes, size_t l
           if (stream->head.len > HEAD_COPY_MAX)
             file_begin (run, s);
         }
-      _runner_run_pass_on (run, s, bytes, cut, stream->bytes > head);
-      if (stream->bytes <= head)
+      if (cut > 0)
+        stream->head_mid_line = bytes[cut - 1] != '\n';
+      _runner_run_pass_on (run, s, bytes, cut, done);
+      if (!done)
         return;
       stream->omitting = true;
       bytes += cut;

@@ -30,6 +30,7 @@ typedef struct
    * start's copy until the stream's file is made, the end held back, what
    * was left out since the last output_omitted, and the file. */
   bool omitting;
+  bool head_mid_line; /* the start's last byte sent is not a newline */
   Buf head;
   Buf tail;
   int64_t omitted;
