@@ -201,3 +201,24 @@ sp_ui_test_wait_chooser_folder (GtkWidget *chooser, guint timeout_ms)
 {
   return sp_test_wait_for (sp_ui_test_chooser_shows_folder, chooser, timeout_ms);
 }
+
+/* A window as GTK draws it, once it has drawn (a snapshot can come back
+ * empty before the first frame: tried again, up to 50 frames). */
+static inline GdkTexture *
+sp_ui_test_render (GtkWindow *window)
+{
+  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (GTK_WIDGET (window));
+  g_autoptr (GskRenderNode) node = NULL;
+
+  for (int attempt = 0; node == NULL && attempt < 50; attempt++)
+    {
+      GtkSnapshot *snapshot = gtk_snapshot_new ();
+
+      gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+      gdk_paintable_snapshot (paintable, snapshot, gtk_widget_get_width (GTK_WIDGET (window)),
+                              gtk_widget_get_height (GTK_WIDGET (window)));
+      node = gtk_snapshot_free_to_node (snapshot);
+    }
+  g_assert_nonnull (node);
+  return gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node, NULL);
+}

@@ -153,24 +153,12 @@ static void
 save_screenshot (SpWindow *window, const char *name)
 {
   const char *dir = g_getenv ("SANDPAD_SCREENSHOT_DIR");
-  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (GTK_WIDGET (window));
-  g_autoptr (GskRenderNode) node = NULL;
   g_autoptr (GdkTexture) texture = NULL;
   g_autofree char *path = NULL;
 
   if (dir == NULL)
     return;
-  for (int attempt = 0; node == NULL && attempt < 50; attempt++)
-    {
-      GtkSnapshot *snapshot = gtk_snapshot_new ();
-
-      gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
-      gdk_paintable_snapshot (paintable, snapshot, gtk_widget_get_width (GTK_WIDGET (window)),
-                              gtk_widget_get_height (GTK_WIDGET (window)));
-      node = gtk_snapshot_free_to_node (snapshot);
-    }
-  g_assert_nonnull (node);
-  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node, NULL);
+  texture = sp_ui_test_render (GTK_WINDOW (window));
   path = g_build_filename (dir, name, NULL);
   g_assert_true (gdk_texture_save_to_png (texture, path));
   g_test_message ("screenshot: %s", path);

@@ -268,26 +268,6 @@ click_header (GtkColumnView *view, const char *title)
   settle ();
 }
 
-/* The window as GTK draws it, once it has drawn. */
-static GdkTexture *
-render (SpWindow *window)
-{
-  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (GTK_WIDGET (window));
-  g_autoptr (GskRenderNode) node = NULL;
-
-  for (int attempt = 0; node == NULL && attempt < 50; attempt++)
-    {
-      GtkSnapshot *snapshot = gtk_snapshot_new ();
-
-      gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
-      gdk_paintable_snapshot (paintable, snapshot, gtk_widget_get_width (GTK_WIDGET (window)),
-                              gtk_widget_get_height (GTK_WIDGET (window)));
-      node = gtk_snapshot_free_to_node (snapshot);
-    }
-  g_assert_nonnull (node);
-  return gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node, NULL);
-}
-
 static void
 test_results (void)
 {
@@ -385,7 +365,7 @@ test_results (void)
   /* Then the screenshot. */
   for (int i = 0; i < 50; i++)
     g_main_context_iteration (NULL, FALSE);
-  texture = render (window);
+  texture = sp_ui_test_render (GTK_WINDOW (window));
   path = g_build_filename (dir ? dir : g_get_tmp_dir (), "sandpad-results.png", NULL);
   g_assert_true (gdk_texture_save_to_png (texture, path));
   g_test_message ("screenshot: %s", path);
