@@ -333,8 +333,8 @@ finish_job (SpPackagesDialog *self, gboolean ok, const char *why)
         set_result (self, _ ("Environment created"), FALSE);
       else
         {
-          /* TRANSLATORS: %s is why (its output is shown below) */
           g_autofree char *said = why == NULL ? last_sandpad_line (self) : NULL;
+          /* TRANSLATORS: %s is why (its output is shown below) */
           g_autofree char *text = g_strdup_printf (_ ("Not created: %s"),
                                                    why != NULL    ? why
                                                    : said != NULL ? said
