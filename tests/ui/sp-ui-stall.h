@@ -43,7 +43,13 @@
  * control 59 ms) while another test and a build ran beside it, load 4.7 on
  * two processors. So the wall-clock figures are judged only where the load
  * average is at most twice the processors, as the percentiles of frame gaps
- * are, and reported otherwise; the app's own work is judged always. */
+ * are, and reported otherwise; the app's own work is judged always. And
+ * what the wall clock judges is what the own work does not: the longest
+ * stall less its own CPU time (the waiting), and the longest frame gap
+ * with room for the case's own work past the control's, which the first
+ * figure judges already (the same wide table, at a load of 2.9: 298 ms of
+ * its own work against a control's 48, a frame gap of 824 ms against a
+ * bound of 741 that held the 250 ms of extra work twice). */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -78,20 +84,29 @@ sp_stall_bound (gint64 control_us, gint64 slack_us)
   return SP_STALL_FACTOR * control_us + slack_us;
 }
 
+/* The waiting in a stall: its wall time less the main thread's own. */
+static inline gint64
+sp_stall_waiting_us (const SpStall *stall)
+{
+  return MAX (stall->stall_us - stall->busy_us, 0);
+}
+
 /* Fails when seen held the main loop longer than control allows. */
 static inline void
 sp_stall_assert_within (const char *what, const SpStall *seen, const SpStall *control)
 {
+  gint64 extra_work = MAX (seen->busy_us - control->busy_us, 0);
+  gint64 wait_bound = sp_stall_bound (sp_stall_waiting_us (control), SP_STALL_WALL_SLACK_US);
+  gint64 gap_bound = sp_stall_bound (control->gap_us, SP_STALL_WALL_SLACK_US) + extra_work;
+
   g_test_message ("%s: app working %.1f ms (control %.1f ms, bound %.1f ms); longest stall "
-                  "%.1f ms (control %.1f ms, bound %.1f ms); longest frame gap %.1f ms "
-                  "(control %.1f ms, bound %.1f ms); load %.1f",
+                  "%.1f ms, %.1f ms of it waiting (control %.1f ms, bound %.1f ms); longest "
+                  "frame gap %.1f ms (control %.1f ms, bound %.1f ms); load %.1f",
                   what, seen->busy_us / 1e3, control->busy_us / 1e3,
                   sp_stall_bound (control->busy_us, SP_STALL_BUSY_SLACK_US) / 1e3,
-                  seen->stall_us / 1e3, control->stall_us / 1e3,
-                  sp_stall_bound (control->stall_us, SP_STALL_WALL_SLACK_US) / 1e3,
-                  seen->gap_us / 1e3, control->gap_us / 1e3,
-                  sp_stall_bound (control->gap_us, SP_STALL_WALL_SLACK_US) / 1e3,
-                  MAX (seen->load, control->load));
+                  seen->stall_us / 1e3, sp_stall_waiting_us (seen) / 1e3,
+                  sp_stall_waiting_us (control) / 1e3, wait_bound / 1e3, seen->gap_us / 1e3,
+                  control->gap_us / 1e3, gap_bound / 1e3, MAX (seen->load, control->load));
   g_assert_cmpint (seen->busy_us, <=, sp_stall_bound (control->busy_us, SP_STALL_BUSY_SLACK_US));
   if (MAX (seen->load, control->load) > 2.0 * g_get_num_processors ())
     {
@@ -100,8 +115,8 @@ sp_stall_assert_within (const char *what, const SpStall *seen, const SpStall *co
                       what, MAX (seen->load, control->load), g_get_num_processors ());
       return;
     }
-  g_assert_cmpint (seen->stall_us, <=, sp_stall_bound (control->stall_us, SP_STALL_WALL_SLACK_US));
-  g_assert_cmpint (seen->gap_us, <=, sp_stall_bound (control->gap_us, SP_STALL_WALL_SLACK_US));
+  g_assert_cmpint (sp_stall_waiting_us (seen), <=, wait_bound);
+  g_assert_cmpint (seen->gap_us, <=, gap_bound);
 }
 
 /* The same for one figure in milliseconds (a percentile of frame gaps, a
