@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,14 +108,16 @@ sandpad_run_create_venv (int argc, char **argv)
   const char *parent;
   int parent_fd, fd, status, exit_status = 1;
 
-  if (argc != 3 || argv[2][0] == '\0' || strcmp (argv[2], "--help") == 0)
+  bool help = argc == 3 && strcmp (argv[2], "--help") == 0;
+
+  if (help || argc != 3 || argv[2][0] == '\0')
     {
       fputs ("Usage: sandpad-run --create-venv DIR\n"
              "Make DIR, a new folder, a Python environment (python3 -m venv\n"
              "--system-site-packages) that sandpad-run --install fills: owned by the\n"
              "uid programs run as (nobody's when run as root).\n",
-             argc == 3 && strcmp (argv[2], "--help") == 0 ? stdout : stderr);
-      return argc == 3 && strcmp (argv[2], "--help") == 0 ? 0 : EXIT_SANDPAD;
+             help ? stdout : stderr);
+      return help ? 0 : EXIT_SANDPAD;
     }
   path = xstrdup (argv[2]);
   while (strlen (path) > 1 && path[strlen (path) - 1] == '/')
