@@ -77,6 +77,23 @@ const groups = {
       sc = await py('    a = 0\n    1 / a\n');
       ok(sc?.error?.type === "ZeroDivisionError" && sc.error.line === 2,
         'its error names the line as sent', sc);
+      // Written as in Jupyter (issue 42 item 1), with no IPython installed.
+      sc = await py('from IPython.display import Math, HTML\ndisplay(Math(r"x^2"))\nHTML("<b>b</b>")');
+      ok(sc?.displays?.length === 2 && /^iVBOR/.test(sc.displays[0].data['image/png'] ?? '')
+        && sc.displays[0].data['text/latex'] === '$\\displaystyle x^2$'
+        && sc.displays[1].data['text/html'] === '<b>b</b>',
+        'IPython.display\'s Math is a formula drawn as PNG, its HTML is HTML', sc);
+      sc = await py('!echo hi\nfiles = !printf "a\\nb\\n"\nfiles');
+      ok(sc?.stdout === 'hi\n' && JSON.stringify(shown(sc)) === '["[\'a\', \'b\']"]',
+        '!cmd prints, x = !cmd is its lines', sc);
+      sc = await py('%%bash\necho $((2 + 3))\n');
+      ok(sc?.stdout === '5\n' && sc.exit_code === 0, 'a %%bash cell runs in bash', sc);
+      sc = await py('print(1)\n%nosuch\n');
+      ok(sc?.stdout === '1\n' && sc.error?.type === 'UsageError' && sc.error.line === 2,
+        'an unknown magic is an error at its own line', sc);
+      sc = await py('%cd /tmp', { session_id: 'ipy' });
+      sc = await py('%pwd', { session_id: 'ipy' });
+      ok(JSON.stringify(shown(sc)) === '["\'/tmp\'"]', 'a session keeps the directory %cd chose', sc);
       sc = await py('y = 20\ny + 1', { session_id: 'v' });
       const again = await py('_ * 2', { session_id: 'v' });
       ok(JSON.stringify([...shown(sc), ...shown(again)]) === '["21","42"]',

@@ -162,6 +162,38 @@ CASES = [
      "class L:\n    def __repr__(self): return 'L'\n"
      "    def _repr_latex_(self): return r'$\\frac{a}{b}$'\nL()\n",
      "=> L [application/vnd.sandpad.png-scale+json image/png text/latex]\n", 0, None),
+    # Issue 42 item 1: a snippet written in Jupyter imports IPython.display.
+    ("IPython.display's objects, with no IPython installed",
+     "from IPython.display import display, Math, Latex, HTML, Markdown, JSON, SVG, Image\n"
+     "import IPython\n"
+     "display(Math(r'x^2'))\ndisplay(HTML('<b>b</b>'), Markdown('*m*'), JSON({'a': 1}))\n"
+     "display(SVG('<svg xmlns=\"http://www.w3.org/2000/svg\"/>'))\n"
+     "from PIL import Image as P\nimport tempfile\nf = tempfile.mktemp(suffix='.png')\n"
+     "P.new('RGB', (3, 2)).save(f)\ndisplay(Image(filename=f))\n"
+     "IPython.display.display(Latex('$z$'))\nHTML('<i>last</i>')\n",
+     "=> <IPython.core.display.Math object> [application/vnd.sandpad.png-scale+json image/png text/latex]\n"
+     "=> <IPython.core.display.HTML object> [text/html]\n"
+     "=> <IPython.core.display.Markdown object> [text/markdown]\n"
+     "=> <IPython.core.display.JSON object> [application/json]\n"
+     "=> <IPython.core.display.SVG object> [image/svg+xml]\n"
+     "=> <IPython.core.display.Image object> [image/png]\n"
+     "=> <IPython.core.display.Latex object> [application/vnd.sandpad.png-scale+json image/png text/latex]\n"
+     "=> <IPython.core.display.HTML object> [text/html]\n", 0, None),
+    # matplotlib 3.9 and later read IPython.version_info before each figure
+    # once IPython is imported: without it neither charts nor formulas drew.
+    ("a chart after IPython.display is imported",
+     "import IPython.display\nimport matplotlib.pyplot as plt\nfig, ax = plt.subplots()\n"
+     "ax.plot([1, 2])\nprint(len(fig.axes))\nplt.close(fig)\n",
+     "1\n", 0, None),
+    # Control: an IPython the snippet can import is the one it gets.
+    ("an installed IPython wins over the built-in display names",
+     "import os, sys, tempfile\nd = tempfile.mkdtemp()\nos.mkdir(d + '/IPython')\n"
+     "open(d + '/IPython/__init__.py', 'w').write('REAL = 1\\n')\nsys.path.insert(0, d)\n"
+     "saved = {k: sys.modules.pop(k) for k in list(sys.modules) if k.startswith('IPython')}\n"
+     "import IPython\nprint(IPython.REAL)\nsys.path.remove(d)\n"
+     "for k in [k for k in sys.modules if k.startswith('IPython')]:\n    del sys.modules[k]\n"
+     "sys.modules.update(saved)\n",
+     "1\n", 0, None),
     ("a numpy array as its repr", "import numpy as np\nnp.arange(3)\n",
      "=> array([0, 1, 2])\n", 0, None),
     ("a PIL image as PNG",
@@ -182,6 +214,50 @@ CASES = [
      "=>    a  b\n0  1  x\n1  2  y [application/vnd.dataresource+json text/html]\n", 0, None),
     ("unevenly indented stays an error", "  a = 1\nb = 2\n", "", 1,
      '  File "<file>", line 1\n    a = 1\nIndentationError: unexpected indent\n'),
+    # Issue 42 item 1: IPython's shell syntax, only where Python rejects
+    # the snippet as written; lines stay the snippet's.
+    ("!cmd and x = !cmd, with the snippet's variables",
+     "x = 3\n!echo a {x} $x\nout = !printf 'b\\nc\\n'\nprint(out, _exit_code)\n"
+     "!exit 4\nprint(_exit_code)\n",
+     "a 3 3\n['b', 'c'] 0\n4\n", 0, None),
+    ("a command whose $name is not a variable is the shell's",
+     "!X=1; echo {1 + 1} $X\n", "{1 + 1} 1\n", 0, None),
+    ("!cmd inside a block",
+     "for i in range(2):\n    !echo {i}\n", "0\n1\n", 0, None),
+    ("%cd and %pwd", "%cd /\n%pwd\n", "/\n=> '/'\n", 0, None),
+    ("%env", "%env SANDPAD_X=1\nimport os\nprint(os.environ['SANDPAD_X'])\n%env SANDPAD_X\n",
+     "env: SANDPAD_X=1\n1\n=> '1'\n", 0, None),
+    ("%matplotlib inline is nothing to do", "%matplotlib inline\nprint(2)\n", "2\n", 0, None),
+    ("%%bash", "%%bash\necho $((1 + 2))\n", "3\n", 0, None),
+    ("%%bash failing is the snippet's error", "%%bash\nexit 3\n", "", 1,
+     'Traceback (most recent call last):\n  File "<file>", line 1, in <module>\n'
+     "    %%bash\nsubprocess.CalledProcessError: Command 'bash' returned non-zero exit "
+     "status 3.\n"),
+    ("%%writefile", "%%writefile w.txt\nhi\n", "Writing w.txt\n",
+     0, None),
+    ("%%html", "%%html\n<b>x</b>\n", "=> <IPython.core.display.HTML object> [text/html]\n",
+     0, None),
+    ("%%latex", "%%latex\n$x^2$\n",
+     "=> <IPython.core.display.Latex object> "
+     "[application/vnd.sandpad.png-scale+json image/png text/latex]\n", 0, None),
+    ("an unknown magic", "print(1)\n%nosuch x\n", "1\n", 1,
+     'Traceback (most recent call last):\n  File "<file>", line 2, in <module>\n'
+     "    %nosuch x\nUsageError: Line magic function `%nosuch` not found.\n"),
+    ("%pip says how packages are installed", "%pip install x\n", "", 1,
+     'Traceback (most recent call last):\n  File "<file>", line 1, in <module>\n'
+     "    %pip install x\nUsageError: %pip: a run cannot install packages (it has no "
+     "network); install them with the Packages dialog, `sandpad-run --install`, or the "
+     "MCP tool install_packages, then run again\n"),
+    ("an error after a magic is at its own line", "!true\nx = 1\n1 / 0\n", "", 1,
+     'Traceback (most recent call last):\n  File "<file>", line 3, in <module>\n'
+     "    1 / 0\nZeroDivisionError: division by zero\n"),
+    ("a syntax error beside a magic is the snippet's", "!true\nx = = 1\n", "", 1,
+     '  File "<file>", line 2\n    x = = 1\nSyntaxError: invalid syntax\n'),
+    # Controls: Python that takes the text runs it as written.
+    ("a % starting a line inside brackets is Python's", "a = (7\n% 4)\nprint(a)\n",
+     "3\n", 0, None),
+    ("a ! inside a string is text", "print('''\n!echo no\n''')\n", "\n!echo no\n\n", 0,
+     None),
 ]
 
 

@@ -486,7 +486,7 @@ def test_env_not_leaked(t):
     t.ok("('GREETING', 'hi')" in res.stdout, "variables the request names do")
     # The run's own bin/ (only `python`) first, then the system's; in
     # namespace mode that bin/ is the prelude the runner wrote once and binds
-    # read-only (runner-prelude.c), in fallback mode the run's own copy.
+    # read-only (runner-prelude.py), in fallback mode the run's own copy.
     own_bin = r"/code/\.sandpad/prelude/bin" if MODE == "namespaces" else r"/code/\.sandpad/bin"
     t.ok(re.search(r"\('PATH', '[^']*" + own_bin + r":/usr/local/bin:/usr/bin:/bin'\)",
                    res.stdout) is not None, "PATH is the fixed one", res.stdout)

@@ -1,6 +1,7 @@
 /* test-results.c: a run's results the way Jupyter gives them (issue 25),
- * in a real window against the real runner: prints, a value, a LaTeX
- * formula and a display()ed image, and a pandas DataFrame as the last
+ * in a real window against the real runner: prints (one by a `!echo`
+ * line), a value, a LaTeX formula (IPython.display's Math, with no IPython
+ * installed) and a display()ed image, and a pandas DataFrame as the last
  * expression, each in its place; the DataFrame as a table with its
  * columns and rows, sorted by value when its header is clicked; and a
  * screenshot of it all (docs/screenshots/results.png comes from it). */
@@ -274,17 +275,16 @@ test_results (void)
   SpWindow *window = sp_window_new (app);
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
   GtkWidget *panel = sp_window_get_exec_panel (window);
+  /* Written as in Jupyter (issue 42 item 1): IPython.display's Math
+   * without IPython installed, and a shell command's line. */
   const char *code = "import pandas as pd\n"
+                     "from IPython.display import Math\n"
                      "from PIL import Image\n"
                      "\n"
-                     "class Formula:\n"
-                     "    def _repr_latex_(self):\n"
-                     "        return r'$\\sum_{k=1}^{n} k = \\frac{n(n+1)}{2}$'\n"
-                     "\n"
-                     "print('a value:')\n"
+                     "!echo a value:\n"
                      "display(6 * 7)\n"
                      "print('a formula and an image:')\n"
-                     "display(Formula())\n"
+                     "display(Math(r'\\sum_{k=1}^{n} k = \\frac{n(n+1)}{2}'))\n"
                      "display(Image.radial_gradient('L').resize((96, 96)))\n"
                      "print('a table:')\n"
                      "df = pd.DataFrame({'name': ['ten', 'nine', 'hundred', 'two', '<b>x</b>'],\n"

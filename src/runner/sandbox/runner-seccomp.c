@@ -187,7 +187,7 @@ deny_pipe_growth (scmp_filter_ctx ctx)
  * by path and by fd, but times through an fd open for writing, which the
  * run init decides (runner-seccomp-notify.h); the runner's prelude gives
  * Python's os.chmod a rewrite of the run's own files instead, and os.utime
- * by path an fd of the file open for writing (runner-prelude.c). Reading
+ * by path an fd of the file open for writing (runner-prelude.py). Reading
  * xattrs by path is refused too: Landlock lets no read of the file, yet
  * getxattr by path read user.xdg.origin.url of any of the user's files.
  * Xattrs answer ENOTSUP, "not supported here", which copying code (Python's

@@ -1,4 +1,4 @@
-/* prelude-dump.c: writes the Python prelude (runner-prelude.c) to a file
+/* prelude-dump.c: writes the Python prelude (runner-prelude.py) to a file
  * while the runner is built, for prelude-pyc.py to compile. Not
  * installed. */
 #include <stdio.h>

@@ -57,6 +57,10 @@ def _user_traceback(tb, path):
     # nor the prelude's that runs it: from the snippet's first frame on,
     # as a cold run shows it.
     if path is not None:
+        # The prelude's own frames past the snippet's go as in a cold run.
+        prelude = getattr(sys.modules.get("sitecustomize"), "_sandpad_user_traceback", None)
+        if prelude is not None:
+            return prelude(tb, path)
         start = tb
         while start is not None and start.tb_frame.f_code.co_filename != path:
             start = start.tb_next

@@ -371,7 +371,12 @@ def run_main(code_path):
     except BaseException as error:
         tb = error.__traceback__
         # Drop this driver's frame: the traceback starts in the snippet, as
-        # a cold run's does (a SyntaxError has no snippet frame at all).
+        # a cold run's does (a SyntaxError has no snippet frame at all); the
+        # prelude's own frames past it go as they do in a cold run.
+        user_traceback = getattr(sys.modules.get("sitecustomize"), "_sandpad_user_traceback",
+                                 None)
+        if user_traceback is not None:
+            tb = user_traceback(tb, code_path)
         while tb is not None and tb.tb_frame.f_code.co_filename != code_path:
             tb = tb.tb_next
         error.__traceback__ = tb
