@@ -463,6 +463,11 @@ handle_display (SpRunnerClient *self, const SpDisplay *display)
   const char *text = "", *png = NULL, *table_json = NULL;
   guint scale = 0;
 
+  /* A chart's data (SP_DISPLAY_CHART_MIME): the panel shows its picture,
+   * the plot file, already. */
+  for (size_t i = 0; i < display->n_items; i++)
+    if (strcmp (display->items[i].mime, SP_DISPLAY_CHART_MIME) == 0)
+      return;
   for (size_t i = 0; i < display->n_items; i++)
     if (strcmp (display->items[i].mime, "text/plain") == 0)
       text = display->items[i].text;

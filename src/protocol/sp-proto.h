@@ -409,6 +409,11 @@ typedef struct
  * integer, how many of its pixels make one logical pixel (1 to 8), so a
  * view shows it at that size, as text, not fitted to its width. */
 #define SP_DISPLAY_PNG_SCALE_MIME "application/vnd.sandpad.png-scale+json"
+/* A matplotlib chart as data (its kind, title, axes and elements: bars,
+ * lines, points, slices, boxes), beside the picture a plot-N.png file
+ * already shows, for a reader without vision (docs/protocol.md). A view
+ * that shows the file shows nothing more for it. */
+#define SP_DISPLAY_CHART_MIME "application/vnd.sandpad.chart+json"
 typedef struct
 {
   char *mime;   /* "type/subtype", sp_display_mime_valid() */

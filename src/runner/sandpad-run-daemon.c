@@ -211,6 +211,10 @@ drain_stdout (Conn *c)
 void
 sandpad_show_display (const SpDisplay *display)
 {
+  /* A chart's data: its picture is the plot file the run made. */
+  for (size_t i = 0; i < display->n_items; i++)
+    if (strcmp (display->items[i].mime, SP_DISPLAY_CHART_MIME) == 0)
+      return;
   for (size_t i = 0; i < display->n_items; i++)
     if (strcmp (display->items[i].mime, "text/plain") == 0)
       {

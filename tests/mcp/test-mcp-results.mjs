@@ -91,6 +91,15 @@ const groups = {
       sc = await py('print(1)\n%nosuch\n');
       ok(sc?.stdout === '1\n' && sc.error?.type === 'UsageError' && sc.error.line === 2,
         'an unknown magic is an error at its own line', sc);
+      // A chart as data an assistant reads without vision (issue 42 item 5).
+      res = await call(client, 'execute_code', { language: 'python', code:
+        'import matplotlib.pyplot as plt\nplt.bar(["a", "b"], [1, 2])\nplt.title("t")\nplt.show()' });
+      const chart = res.structuredContent?.displays
+        ?.find((d) => d.data['application/vnd.sandpad.chart+json'])?.data['application/vnd.sandpad.chart+json'];
+      ok(chart?.type === 'bar' && chart.title === 't' && chart.file === 'plot-1.png'
+        && JSON.stringify(chart.elements.map((e) => [e.label, e.value])) === '[["a",1],["b",2]]'
+        && res.content.some((c) => c.type === 'image'),
+      'a chart comes back as data (kind, title, bars) beside its PNG', res.structuredContent);
       sc = await py('%cd /tmp', { session_id: 'ipy' });
       sc = await py('%pwd', { session_id: 'ipy' });
       ok(JSON.stringify(shown(sc)) === '["\'/tmp\'"]', 'a session keeps the directory %cd chose', sc);

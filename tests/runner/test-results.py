@@ -318,6 +318,120 @@ def test_session_keeps_values(t):
     r.close()
 
 
+TIMES = r"CPU times: user [\d.]+ (s|ms|µs|ns), sys: [\d.]+ (s|ms|µs|ns), " \
+        r"total: [\d.]+ (s|ms|µs|ns)\nWall time: [\d.]+ (s|ms|µs|ns)\n"
+
+
+def test_magic_times(t):
+    """%time, %%time and %timeit (issue 42 item 1) print what IPython
+    prints, their figures the machine's, in a cold, a warm and a session
+    run; the value of what was timed follows the times."""
+    r, cold = runner(), runner("--no-warm")
+    t.ok(wait_warm(r), "the warm parent becomes ready")
+    cases = [
+        ("%time", "%time sum(range(10))\n", TIMES + r"=> 45\n"),
+        ("%time of a statement", "%time x = 5\nprint(x)\n", TIMES + r"5\n"),
+        ("%%time", "%%time\nx = 2\nx * 3\n", TIMES + r"=> 6\n"),
+        ("%timeit", "%timeit -n 10 -r 2 x = 1\n",
+         r"[\d.]+ (s|ms|µs|ns) ± [\d.]+ (s|ms|µs|ns) per loop "
+         r"\(mean ± std\. dev\. of 2 runs, 10 loops each\)\n"),
+    ]
+    for name, code, pattern in cases:
+        for how, runs_on, fields in (("cold", cold, {}), ("warm", r, {}),
+                                     ("session", cold, {"session": "times"})):
+            res = run(runs_on, code, **fields)
+            t.ok(re.fullmatch(pattern, transcript(res)) is not None
+                 and res.exited.get("exit_code") == 0
+                 and (how != "warm") == ("warm" not in res.started),
+                 f"{name}: {how} prints IPython's figures", (transcript(res), res.stderr))
+    # An error in what is timed is at its own line, the times still shown.
+    res = run(r, "x = 1\n%time 1 / 0\n")
+    t.ok(re.fullmatch(TIMES, transcript(res)) is not None
+         and 'line 2, in <module>\n    %time 1 / 0\n' in res.stderr
+         and res.stderr.rstrip().endswith("ZeroDivisionError: division by zero"),
+         "an error in %time's code names the snippet's line", (transcript(res), res.stderr))
+    r.close()
+    cold.close()
+
+
+CHART = "application/vnd.sandpad.chart+json"
+
+
+def charts(res):
+    return [ev["data"] for ev in res.events if ev["type"] == "display" and CHART in ev["data"]]
+
+
+def test_chart_data(t):
+    """A matplotlib chart also comes back as data (issue 42 item 5, E2B's
+    charts): its kind, title, axis labels and scales, and its bars, lines,
+    points, slices and boxes, beside its plot file; the same in a cold, a
+    warm and a session run."""
+    code = ("import matplotlib.pyplot as plt\n"
+            "fig, ax = plt.subplots()\n"
+            "ax.bar(['a', 'b', 'c'], [3, 1, 2], label='sales')\n"
+            "ax.set_title('Sales'); ax.set_xlabel('shop'); ax.set_ylabel('n')\n"
+            "plt.show()\n"
+            "plt.plot([1, 2, 3], [4, 5, 6], label='up')\n"
+            "plt.yscale('log')\n"
+            "plt.show()\n"
+            "plt.scatter([1, 2], [3, 4])\n"
+            "plt.show()\n"
+            "plt.pie([1, 3], labels=['x', 'y'])\n"
+            "plt.show()\n"
+            "plt.boxplot([[1, 2, 3, 4, 100]])\n"
+            "plt.show()\n"
+            "fig, (a, b) = plt.subplots(1, 2)\n"
+            "fig.suptitle('two')\n"
+            "a.plot([1, 2]); b.barh(['u', 'v'], [1, 2])\n"
+            "plt.show()\n"
+            "fig, ax = plt.subplots()\n"
+            "ax.plot([1, 2])\n"
+            "fig.savefig('mine.png')\n")
+    r, cold = runner(), runner("--no-warm")
+    t.ok(wait_warm(r), "the warm parent becomes ready")
+    got = {}
+    for how, runs_on, fields in (("cold", cold, {}), ("warm", r, {}),
+                                 ("session", cold, {"session": "charts"})):
+        res = run(runs_on, code, **fields)
+        got[how] = charts(res)
+        t.eq((res.exited.get("exit_code"), len(got[how])), (0, 6),
+             f"{how}: each plt.show() chart comes as data, not the figure it saved itself",
+             (res.stderr, [d.get("text/plain") for d in got[how]]))
+    first = got["cold"]
+    if len(first) == 6:
+        bar, line, scatter, pie, box, two = (d[CHART] for d in first)
+        t.eq([d["text/plain"] for d in first],
+             ["<bar chart 'Sales', plot-1.png>", "<line chart, plot-2.png>",
+              "<scatter chart, plot-3.png>", "<pie chart, plot-4.png>",
+              "<box_and_whisker chart, plot-5.png>", "<superchart chart 'two', plot-6.png>"],
+             "each says its kind, title and file as text")
+        t.eq((bar["title"], bar["x_label"], bar["y_label"], bar["elements"]),
+             ("Sales", "shop", "n",
+              [{"type": "bar", "label": k, "group": "sales", "value": v}
+               for k, v in (("a", 3.0), ("b", 1.0), ("c", 2.0))]),
+             "a bar chart: its title, labels and bars by name and value", bar)
+        t.eq((line["y_scale"], line["elements"]),
+             ("log", [{"type": "line", "label": "up",
+                       "points": [[1.0, 4.0], [2.0, 5.0], [3.0, 6.0]]}]),
+             "a line: its points and its axis' scale", line)
+        t.eq(scatter["elements"], [{"type": "scatter", "label": None,
+                                    "points": [[1.0, 3.0], [2.0, 4.0]]}],
+             "scatter points", scatter)
+        t.eq([(e["label"], e["angle"]) for e in pie["elements"]], [("x", 90.0), ("y", 270.0)],
+             "pie slices: label and angle", pie)
+        t.eq([(e["min"], e["first_quartile"], e["median"], e["third_quartile"], e["max"],
+               e["outliers"]) for e in box["elements"]], [(1.0, 2.0, 3.0, 4.0, 4.0, [100.0])],
+             "a box plot: its quartiles, whiskers and outliers, not its lines", box)
+        t.eq((two["type"], two["title"], [c["type"] for c in two["elements"]],
+              [e["label"] for e in two["elements"][1]["elements"]]),
+             ("superchart", "two", ["line", "bar"], ["u", "v"]),
+             "two axes: a chart of each, a horizontal bar's names", two)
+    t.eq(got["warm"], first, "the warm run's charts are the cold run's")
+    t.eq(got["session"], first, "the session run's charts are the cold run's")
+    r.close()
+    cold.close()
+
+
 MARK = ("import os, sys, time\n"
         "token = os.environ['SANDPAD_DISPLAY_TOKEN']\n"
         "def out(b):\n    os.write(1, b)\n    time.sleep(0.05)\n"
@@ -439,6 +553,7 @@ def test_table_form(t):
 
 
 TESTS = {f.__name__[5:]: f for f in [test_same_everywhere, test_session_keeps_values,
+                                     test_magic_times, test_chart_data,
                                      test_display_channel, test_lines, test_table_form]}
 
 if __name__ == "__main__":

@@ -720,7 +720,9 @@ test_display_results (void)
 }
 
 /* Each plot shows where plt.show() was called among what the program
- * printed (the runner's times of output and files), not after it all. */
+ * printed (the runner's times of output and files), not after it all; and
+ * only as its picture: the chart's data the runner sends beside it (for
+ * assistants, SP_DISPLAY_CHART_MIME) adds no line. */
 static void
 test_output_in_order (void)
 {

@@ -24,6 +24,155 @@ import sys
 def _sandpad_prelude():
     state = {"count": 0}
 
+    def chart_of(figure, name):
+        """The figure as data an assistant reads without seeing it: each
+        axes' kind, title, labels, scales and elements (bars, lines,
+        scatter points, pie slices, box plots), as E2B's charts give them,
+        within caps; None when it has no axes."""
+        import math
+
+        most_points, most_elements = 1000, 200
+
+        def number(value):
+            try:
+                value = float(value)
+            except (TypeError, ValueError):
+                return None
+            return value if math.isfinite(value) else None
+
+        def label_of(artist):
+            text = artist.get_label()
+            return None if not text or text.startswith("_") else str(text)
+
+        def categories(axis):
+            # A categorical axis (strings plotted) as its positions' names.
+            mapping = getattr(getattr(axis, "units", None), "_mapping", None)
+            if isinstance(mapping, dict):
+                return {float(v): str(k) for k, v in mapping.items()}
+            return None
+
+        def points(xs, ys, x_names):
+            out = []
+            for x, y in zip(xs, ys):
+                if len(out) == most_points:
+                    state["chart_truncated"] = True
+                    break
+                x = number(x)
+                out.append([x_names.get(x, x) if x_names else x, number(y)])
+            return out
+
+        def tick_names(axis):
+            names = {}
+            for tick, at in zip(axis.get_ticklabels(), axis.get_ticklocs()):
+                if tick.get_text():
+                    names[round(float(at), 6)] = tick.get_text()
+            return names
+
+        def axes_chart(ax):
+            from matplotlib.collections import PathCollection
+            from matplotlib.container import BarContainer
+            from matplotlib.patches import Wedge
+
+            chart = {"title": ax.get_title() or None, "x_label": ax.get_xlabel() or None,
+                     "y_label": ax.get_ylabel() or None, "x_scale": ax.get_xscale(),
+                     "y_scale": ax.get_yscale()}
+            elements, kinds = [], []
+            boxes = getattr(ax, "_sandpad_boxes", [])
+            box_lines = set(getattr(ax, "_sandpad_box_lines", ()))
+            for stats in boxes:
+                kinds.append("box_and_whisker")
+                elements.append({"type": "box_and_whisker",
+                                 "label": str(stats.get("label")) if stats.get("label")
+                                 is not None else None,
+                                 "min": number(stats.get("whislo")),
+                                 "first_quartile": number(stats.get("q1")),
+                                 "median": number(stats.get("med")),
+                                 "third_quartile": number(stats.get("q3")),
+                                 "max": number(stats.get("whishi")),
+                                 "outliers": [number(v) for v in
+                                              list(stats.get("fliers", []))[:most_points]]})
+            wedges = [p for p in ax.patches if isinstance(p, Wedge)]
+            for wedge in wedges:
+                kinds.append("pie")
+                elements.append({"type": "pie", "label": label_of(wedge),
+                                 "angle": number(wedge.theta2 - wedge.theta1),
+                                 "radius": number(wedge.r)})
+            x_names = categories(ax.xaxis)
+            for container in ax.containers:
+                if not isinstance(container, BarContainer):
+                    continue
+                horizontal = getattr(container, "orientation", None) == "horizontal"
+                axis = ax.yaxis if horizontal else ax.xaxis
+                names = categories(axis) or {}
+                ticks = tick_names(axis)
+                group = label_of(container)
+                for bar in container.patches:
+                    if horizontal:
+                        at, value = bar.get_y() + bar.get_height() / 2, bar.get_width()
+                    else:
+                        at, value = bar.get_x() + bar.get_width() / 2, bar.get_height()
+                    at = round(float(at), 6)
+                    kinds.append("bar")
+                    elements.append({"type": "bar", "label": names.get(at, ticks.get(at)),
+                                     "group": group, "value": number(value)})
+            for line in ax.get_lines():
+                if id(line) in box_lines or not line.get_visible():
+                    continue
+                xs, ys = line.get_xdata(), line.get_ydata()
+                kinds.append("line")
+                elements.append({"type": "line", "label": label_of(line),
+                                 "points": points(xs, ys, x_names)})
+            for collection in ax.collections:
+                if not isinstance(collection, PathCollection):
+                    continue
+                offsets = collection.get_offsets()
+                kinds.append("scatter")
+                elements.append({"type": "scatter", "label": label_of(collection),
+                                 "points": points([o[0] for o in offsets],
+                                                  [o[1] for o in offsets], x_names)})
+            kinds = sorted(set(kinds))
+            chart["type"] = kinds[0] if len(kinds) == 1 else "mixed" if kinds else "unknown"
+            if len(elements) > most_elements:
+                elements = elements[:most_elements]
+                state["chart_truncated"] = True
+            chart["elements"] = elements
+            return chart
+
+        axes = [ax for ax in figure.get_axes() if ax.get_visible()]
+        if not axes:
+            return None
+        state["chart_truncated"] = False
+        charts = [axes_chart(ax) for ax in axes]
+        if len(charts) == 1:
+            data = charts[0]
+        else:
+            title = getattr(figure, "_suptitle", None)
+            data = {"type": "superchart", "title": title.get_text() if title else None,
+                    "elements": charts}
+        data["file"] = name
+        if state["chart_truncated"]:
+            data["truncated"] = True
+        return data
+
+    def publish_chart(figure, name):
+        """The chart's data as a display beside its file (issue 42 item 5),
+        never failing the run that drew it."""
+        import builtins
+        import os
+
+        if not os.environ.get("SANDPAD_DISPLAY_TOKEN") or not hasattr(builtins, "display"):
+            return
+        try:
+            data = chart_of(figure, name)
+        except Exception:
+            return
+        if data is None:
+            return
+        title = data.get("title")
+        text = "<%s chart%s, %s>" % (data["type"], " %r" % title if title else "", name)
+        builtins.display({"application/vnd.sandpad.chart+json": data, "text/plain": text},
+                         raw=True)
+
     def save_open(pyplot):
         import os
 
@@ -38,12 +187,32 @@ def _sandpad_prelude():
             state["count"] += 1
             for fmt in formats:
                 figure.savefig("plot-%d.%s" % (state["count"], fmt))
+            publish_chart(figure, "plot-%d.%s" % (state["count"], formats[0]))
         pyplot.close("all")
 
     def patch(pyplot):
         import atexit
+        from matplotlib.axes import Axes
         from matplotlib.figure import Figure
 
+        # A box plot's statistics, kept for its chart's data: drawn, they
+        # are only lines.
+        bxp = Axes.bxp
+
+        def bxp_and_keep(self, bxpstats, *args, **kwargs):
+            artists = bxp(self, bxpstats, *args, **kwargs)
+            try:
+                self._sandpad_boxes = getattr(self, "_sandpad_boxes", []) + [
+                    dict(stats) for stats in bxpstats]
+                self._sandpad_box_lines = getattr(self, "_sandpad_box_lines", []) + [
+                    id(line) for lines in artists.values() for line in lines]
+            except Exception:
+                pass
+            return artists
+
+        bxp_and_keep.sandpad = True
+        if not getattr(bxp, "sandpad", False):
+            Axes.bxp = bxp_and_keep
         savefig = Figure.savefig
 
         def savefig_and_mark(self, *args, **kwargs):
@@ -466,7 +635,9 @@ def _sandpad_snippets():
             source = f.read()
         run_source(source, path, namespace)
 
-    def run_source(source, path, namespace):
+    def run_source(source, path, namespace, show=True):
+        """Runs source; a trailing expression's value is shown, or with
+        show False returned (None when there is none to show)."""
         tree, lines = parse(source, path)
         last = tree.body[-1] if tree.body else None
         if isinstance(last, _ast.Expr):
@@ -477,7 +648,10 @@ def _sandpad_snippets():
             expr = _ast.Expression(last.value)
             value = run_code(compile(expr, path, "eval", flags, dont_inherit=True), namespace)
             if value is not None and not silenced(source, lines, last):
+                if not show:
+                    return value
                 _sandpad_show_value(value)
+        return None
 
     def user_traceback(tb, path):
         """From the snippet's first frame on: what a plain run shows (a
@@ -1198,9 +1372,13 @@ def _sandpad_magics(run_source):
             before, start = cpu(), perf_counter()
             try:
                 text = "\n" * (lineno - 1) + body
-                run_source(text.encode("utf-8", "surrogateescape"), path, g)
+                value = run_source(text.encode("utf-8", "surrogateescape"), path, g,
+                                   show=False)
             finally:
                 print(times_text(before, start))
+            # After the times, as IPython shows the cell's value.
+            if value is not None:
+                _sandpad_show_value(value)
 
         def cell_writefile(self, arg, body, g, path, lineno):
             words = arg.split()
