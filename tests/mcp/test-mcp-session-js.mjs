@@ -3,7 +3,7 @@
 // (real engine, sandbox, node and python3); the SDK validates every
 // structuredContent against the tool's outputSchema. Groups:
 //   values  a JavaScript session's completion value as a display, in the
-//           shape a Python session's value has
+//           shape a Python session's value has; top-level await
 //   stdin   a JavaScript session call reads the call's stdin
 //   files   input files with session_id land in the session's directory,
 //           created files come back, a planted symlink is not followed
@@ -45,6 +45,24 @@ async function testValues(call) {
   'the value comes after the print, as util.inspect shows it', r.structuredContent);
   r = await call({ language: 'javascript', code: 'let y = x + 1;', session_id: 'j' });
   ok(r.isError !== true && values(r).length === 0, 'undefined is not shown', r.structuredContent);
+  // Top-level await, as node's REPL and E2B's JavaScript contexts take it
+  // (issue 42 item 4): its declarations stay for the next call, its last
+  // expression is the value, an error names the snippet's line.
+  r = await call({ language: 'javascript', session_id: 'j',
+    code: 'const z = await new Promise((f) => setTimeout(() => f(y * 10), 10));\nz + 1' });
+  ok(r.isError !== true && JSON.stringify(values(r)) === '[{"text/plain":"51"}]',
+    'a top-level await gives its value', r.structuredContent);
+  r = await call({ language: 'javascript', code: 'z', session_id: 'j' });
+  ok(JSON.stringify(values(r)) === '[{"text/plain":"50"}]', 'what it declared stays', r.structuredContent);
+  r = await call({ language: 'javascript', session_id: 'j',
+    code: 'await null;\nundefinedName.x' });
+  ok(r.structuredContent?.error?.type === 'ReferenceError' && r.structuredContent.error.line === 2,
+    'an error after an await is at its own line (2)', r.structuredContent);
+  // Control: a snippet that is a script already runs as sent (its own
+  // `let` is the session's, as before), await in its text or not.
+  r = await call({ language: 'javascript', code: 'let w = "await";\nw', session_id: 'j' });
+  ok(JSON.stringify(values(r)) === '[{"text/plain":"\'await\'"}]', 'control: a script runs as sent',
+    r.structuredContent);
 }
 
 async function testStdin(call) {

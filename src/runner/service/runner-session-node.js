@@ -17,6 +17,18 @@ const vm = require('vm');
 const { createRequire } = require('module');
 
 const [rfd, wfd] = process.argv.slice(-2).map(Number);
+
+// Top-level await, as node's REPL has it: its own rewrite of a snippet
+// Script refuses for an await (declarations hoisted so they stay in the
+// context, the body an async function whose last expression is the
+// value; lines unchanged). Only with --expose-internals (the relay gives
+// it); without, a snippet with a top-level await fails as before.
+let rewriteAwait = null;
+try {
+  rewriteAwait = require('internal/repl/await').processTopLevelAwait;
+} catch {
+  // an older or newer node without it
+}
 const DRIVER = __filename;
 let onInterrupt = null;
 
@@ -128,6 +140,20 @@ async function runOne(message) {
   }
 }
 
+// The snippet as a Script, or node's REPL rewrite of it when Script
+// refuses it for a top-level await. A snippet Script takes runs as sent.
+function compile(code, file) {
+  try {
+    return { script: new vm.Script(code, { filename: file }), awaited: false };
+  } catch (error) {
+    const rewritten = error instanceof SyntaxError && rewriteAwait && code.includes('await')
+      ? rewriteAwait(code) : null;
+    if (!rewritten)
+      throw error;
+    return { script: new vm.Script(rewritten, { filename: file }), awaited: true };
+  }
+}
+
 async function runSnippet(dir) {
   const request = JSON.parse(fs.readFileSync(path.join(dir, 'run.json'), 'utf8'));
   const file = request.file;
@@ -142,7 +168,7 @@ async function runSnippet(dir) {
   sandbox.module = { exports: {} };
   sandbox.exports = sandbox.module.exports;
   try {
-    const script = new vm.Script(code, { filename: file });
+    const { script, awaited } = compile(code, file);
     let value = script.runInContext(context, { breakOnSigint: true });
     if (value && typeof value.then === 'function') {
       value = await new Promise((resolve, reject) => {
@@ -150,7 +176,9 @@ async function runSnippet(dir) {
         value.then(resolve, reject);
       });
     }
-    show(value);
+    // The rewrite's async body answers { value } when it ends in an
+    // expression.
+    show(awaited ? value?.value : value);
   } catch (error) {
     if (error instanceof Interrupted || error?.code === 'ERR_SCRIPT_EXECUTION_INTERRUPTED') {
       process.stderr.write('Interrupted (SIGINT)\n');

@@ -64,7 +64,11 @@ def _main():
     from_node_r, from_node_w = os.pipe()
     for fd in (out_r, err_r, from_node_r):
         fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
-    argv = sys.argv[1:] + [str(to_node_r), str(from_node_w)]
+    # --expose-internals: the driver takes node's own REPL rewrite for
+    # top-level await (internal/repl/await), as node's REPL does. It opens
+    # no way out of the sandbox: a snippet runs any code node can already.
+    argv = sys.argv[1:2] + ["--expose-internals"] + sys.argv[2:] + [str(to_node_r),
+                                                                   str(from_node_w)]
     node = subprocess.Popen(argv, stdin=devnull, stdout=out_w, stderr=err_w,
                             pass_fds=(to_node_r, from_node_w), close_fds=True)
     for fd in (out_w, err_w, to_node_r, from_node_w):
