@@ -249,9 +249,10 @@ python_identifier (const char *name)
 /* mcp-run-python's global_variables: the values reach the snippet's
  * globals through the prelude (SANDPAD_GLOBALS, which it reads and takes
  * out of os.environ before the snippet runs), so the code itself and its
- * line numbers stay exactly what was sent. A session's environment is
- * fixed when its interpreter starts, so there they would be refused as a
- * changed env: refused here, with the reason. */
+ * line numbers stay exactly what was sent. In a session a call's env is
+ * that call's (the driver sets it for the run), so they become the
+ * session's variables before that call's snippet, and stay as any
+ * variable it assigns would. */
 static int
 get_globals (json_t *args, SpRun *req, SpProtoError *err)
 {
@@ -269,10 +270,6 @@ get_globals (json_t *args, SpRun *req, SpProtoError *err)
   if (strcmp (req->language, "python") != 0)
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
                                "\"global_variables\" is for python runs only");
-  if (req->session != NULL)
-    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
-                               "\"global_variables\" cannot be given with \"session_id\": a "
-                               "session keeps its variables, so assign them in its code");
   json_object_foreach (value, name, item)
     if (!python_identifier (name))
       return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,

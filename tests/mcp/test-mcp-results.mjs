@@ -208,6 +208,14 @@ const groups = {
       sc = (await call(client, 'execute_code', { language: 'python', code,
         env: { MINE: 'm', BOTH: 'call' } })).structuredContent;
       ok(sc?.stdout === 's call m\n', 'a call\'s env is added and wins over --env', sc);
+      // In a session, a call's env is that call's (issue 42 item 4): the
+      // session's interpreter keeps its own, the next call sees that again.
+      const inSession = [];
+      for (const env of [undefined, { MINE: 'm', BOTH: 'call' }, undefined])
+        inSession.push((await call(client, 'execute_code', { language: 'python', code,
+          session_id: 'e', ...(env ? { env } : {}) })).structuredContent?.stdout);
+      ok(JSON.stringify(inSession) === JSON.stringify(['s server None\n', 's call m\n', 's server None\n']),
+        'a session call\'s env applies to that call only', inSession);
       sc = (await call(client, 'execute_code', { language: 'bash', code: 'echo "$MINE"',
         env: { MINE: 'x y' } })).structuredContent;
       ok(sc?.stdout === 'x y\n', 'env works for bash too', sc);

@@ -914,6 +914,15 @@ groups.globals = async () => {
   };
   try {
     const firstWarm = await checks('first runs');
+    // In a session they become its variables before that call's snippet
+    // (a call's env is that call's), and stay, as assigned ones do.
+    const inSession = await call({ code: 'a + b', global_variables: { a: 4, b: 5 }, session_id: 'g' });
+    const kept = await call({ code: 'import os\n(a * 2, "SANDPAD_GLOBALS" in os.environ)',
+      session_id: 'g' });
+    ok(inSession.structuredContent?.displays?.[0]?.data?.['text/plain'] === '9'
+      && kept.structuredContent?.displays?.[0]?.data?.['text/plain'] === '(8, False)',
+    'in a session they are its variables, the variable that carried them gone',
+    [inSession.structuredContent, kept.structuredContent]);
     // Control: without them, the name is not defined.
     let r = await call({ code: 'a + b' });
     ok(/NameError/.test(r.structuredContent?.stderr ?? ''), 'control: without global_variables, a is not defined',
@@ -921,7 +930,6 @@ groups.globals = async () => {
     // Refusals, each before anything runs.
     const refused = [
       [{ code: 'x', global_variables: { 'not-a-name': 1 } }, /not a Python identifier/],
-      [{ code: 'x', global_variables: { a: 1 }, session_id: 's1' }, /session/],
       [{ code: 'x', global_variables: { a: 'x'.repeat(70000) } }, /more than 65536/],
       [{ code: 'x', global_variables: { a: 1 }, env: { SANDPAD_GLOBALS: '{}' } }, /SANDPAD_GLOBALS/],
     ];

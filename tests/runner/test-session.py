@@ -510,6 +510,43 @@ JS_PROBE = ("{ const fs = require('fs');\n"
             "console.log(JSON.stringify(seen)); }\n")
 
 
+def test_env_per_call(t):
+    """A session call's env applies to that call, over the session's own
+    (E2B's per-call envs, issue 42 item 4), and is gone after; its
+    children see it; the display token stays the runner's."""
+    r = runner()
+    py = ("import os, subprocess\n"
+          "print(os.environ.get('A'), os.environ.get('B'), "
+          "subprocess.run(['sh', '-c', 'echo ${B:-none}'], capture_output=True, "
+          "text=True).stdout.strip())\n")
+    js = ("{ const { execSync } = require('child_process');\n"
+          "console.log(process.env.A, process.env.B, "
+          "execSync('echo ${B:-none}').toString().trim()) }\n")
+    for language, code, unset in (("python", py, "None"), ("javascript", js, "undefined")):
+        session = "env-" + language
+        outs = []
+        for i, env in enumerate(({"A": "1"}, {"B": "2"}, {}, {"A": "3", "B": "4"}, {})):
+            res = r.run(f"{language}{i}", code, language=language, session=session, env=env)
+            outs.append(res.stdout.strip())
+        t.eq(outs, ["1 %s none" % unset, "1 2 2", "1 %s none" % unset, "3 4 4",
+                    "1 %s none" % unset],
+             f"{language}: each call's env over the session's, gone after", outs)
+        # A snippet's own change to a variable the call set is undone too;
+        # its change to another one stays, as any state does.
+        r.run(f"{language}-own", "import os\nos.environ['B'] = 'mine'\nos.environ['C'] = 'c'\n"
+              if language == "python" else "process.env.B = 'mine'; process.env.C = 'c'",
+              language=language, session=session, env={"B": "2"})
+        res = r.run(f"{language}-after", "import os\nprint(os.environ.get('B'), os.environ['C'])\n"
+                    if language == "python" else "console.log(process.env.B, process.env.C)",
+                    language=language, session=session)
+        t.eq(res.stdout, "%s c\n" % unset, f"{language}: the call's variable is put back", res)
+    res = r.run("token", "display(7)\n", session="env-python",
+                env={"SANDPAD_DISPLAY_TOKEN": "mine"})
+    t.eq([e["data"] for e in res.events if e["type"] == "display"], [{"text/plain": "7"}],
+         "a call's env cannot set the display token", res)
+    r.close()
+
+
 def test_js_session(t):
     import tempfile
     r = runner()
@@ -685,7 +722,8 @@ TESTS = {f.__name__[5:]: f for f in (test_cli, test_state_kept, test_errors_and_
                                      test_crash, test_restart_close, test_queue_and_cancel,
                                      test_idle, test_idle_caps, test_idle_cpu, test_memory, test_isolation_sessions,
                                      test_isolation_normal, test_refusals, test_fds,
-                                     test_client_gone, test_js_session, test_js_values, test_js_stdin)}
+                                     test_client_gone, test_js_session, test_js_values, test_js_stdin,
+                                     test_env_per_call)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)

@@ -107,9 +107,31 @@ def _cpu_ns(before):
     return max(0, int(used * 1e9))
 
 
+def _set_env(values):
+    """Sets each variable (None: unset); answers what they were."""
+    was = {}
+    for name, value in values.items():
+        was[name] = os.environ.get(name)
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    return was
+
+
 def _run(run_dir, namespace):
     with open(os.path.join(run_dir, "run.json"), encoding="utf-8") as f:
         request = json.load(f)
+    # The run's env over the session's, for this run only (E2B's per-call
+    # envs): put back after it, whatever the snippet did with them.
+    was = _set_env(request.get("env") or {})
+    try:
+        return _run_request(request, namespace)
+    finally:
+        _set_env(was)
+
+
+def _run_request(request, namespace):
     path = request["file"]
     sys.argv = [path] + list(request.get("args", []))
     namespace["__file__"] = path

@@ -154,8 +154,31 @@ function compile(code, file) {
   }
 }
 
+// Sets each variable (undefined: unset); answers what they were.
+function setEnv(values) {
+  const was = {};
+  for (const [name, value] of Object.entries(values)) {
+    was[name] = process.env[name];
+    if (value === undefined)
+      delete process.env[name];
+    else
+      process.env[name] = value;
+  }
+  return was;
+}
+
 async function runSnippet(dir) {
   const request = JSON.parse(fs.readFileSync(path.join(dir, 'run.json'), 'utf8'));
+  // The run's env over the session's, for this run only: put back after.
+  const was = setEnv(request.env || {});
+  try {
+    return await runRequest(request);
+  } finally {
+    setEnv(was);
+  }
+}
+
+async function runRequest(request) {
   const file = request.file;
   const code = fs.readFileSync(file, 'utf8');
   const before = process.cpuUsage();

@@ -42,7 +42,6 @@ struct RunnerSession
   int64_t memory_mib; /* what it was started with: later runs must match */
   char language[16];  /* python or javascript */
   bool network;
-  char **env;
   /* The environment it runs in (canonical path and the directory's
    * identity as checked), NULL for none: fixed like memory_mib. */
   char *env_dir;
@@ -85,20 +84,9 @@ alive (const RunnerSession *s)
   return s->init_pid > 0;
 }
 
-static bool
-env_equal (char *const *a, char *const *b)
-{
-  size_t n = sp_strv_length (a);
-
-  if (sp_strv_length (b) != n)
-    return false;
-  for (size_t i = 0; i < n; i++)
-    if (strcmp (a[i], b[i]) != 0)
-      return false;
-  return true;
-}
-
-/* What a running interpreter was started with cannot change under it. */
+/* What a running interpreter was started with cannot change under it.
+ * Its env can, for one run: the driver sets a run's variables over the
+ * session's for that run and puts them back after (run.json's "env"). */
 static const char *
 settings_differ (const RunnerSession *s, const SpRun *req)
 {
@@ -108,8 +96,6 @@ settings_differ (const RunnerSession *s, const SpRun *req)
     return "language";
   if (req->network != s->network)
     return "network";
-  if (!env_equal (req->env, s->env))
-    return "env";
   return NULL;
 }
 
@@ -380,8 +366,6 @@ spawn (RunnerSession *s, RunnerRun *run)
   s->memory_mib = run->req.memory_mib;
   snprintf (s->language, sizeof s->language, "%s", run->req.language);
   s->network = run->req.network;
-  sp_strv_free (s->env);
-  s->env = sp_strv_copy (run->req.env);
   free (s->env_dir);
   s->env_dir = run->env.dir != NULL ? xstrdup (run->env.dir) : NULL;
   s->env_dev = run->env.dev;
@@ -446,6 +430,18 @@ write_run_files (RunnerSession *s, RunnerRun *run, char **dir_for_driver)
     json_array_append_new (args, json_string (run->req.args[i]));
   json_object_set_new (req, "file", json_string (run->code_path));
   json_object_set_new (req, "args", args);
+  /* This run's variables, over the session's for its length (the
+   * drivers). The display token stays the runner's, as in a cold run. */
+  json_t *env = json_object ();
+  for (size_t i = 0; run->req.env != NULL && run->req.env[i] != NULL; i++)
+    {
+      const char *eq = strchr (run->req.env[i], '=');
+      if (eq == NULL || strncmp (run->req.env[i], "SANDPAD_DISPLAY_TOKEN=", 22) == 0)
+        continue;
+      json_object_setn_new (env, run->req.env[i], (size_t) (eq - run->req.env[i]),
+                            json_string (eq + 1));
+    }
+  json_object_set_new (req, "env", env);
   char *text = json_dumps (req, JSON_COMPACT);
   json_decref (req);
   if (text == NULL)
@@ -851,7 +847,6 @@ free_session (RunnerSession *s)
         break;
       }
   drop_dir (s, NULL);
-  sp_strv_free (s->env);
   free (s->env_dir);
   free (s->id);
   free (s);
