@@ -399,8 +399,10 @@ judge_shape (gconstpointer data)
    * 16 MiB of a 100 MB run sent at once, held the main loop for 633 ms
    * of the app's own work (control 56 ms), a typed key painted 653 ms
    * later. Not solved yet: skipped there, not passed, with the figures;
-   * GTK 4.8 (Debian 12) judges it. */
-  if (g_str_equal (shape->name, "10^4 lines of 10^4 characters") && gtk_get_minor_version () >= 12)
+   * GTK 4.8 (Debian 12) judges it. SANDPAD_TEST_EVERY_SHAPE=1 judges it
+   * everywhere (to look into it). */
+  if (g_str_equal (shape->name, "10^4 lines of 10^4 characters") && gtk_get_minor_version () >= 12
+      && g_getenv ("SANDPAD_TEST_EVERY_SHAPE") == NULL)
     {
       g_test_skip ("10^4 lines of 10^4 characters on GTK 4.12 or later: its end arriving at once "
                    "holds the main loop about 0.6 s (issue 38 item 1, open there)");
