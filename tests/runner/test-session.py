@@ -540,6 +540,12 @@ def test_env_per_call(t):
                     if language == "python" else "console.log(process.env.B, process.env.C)",
                     language=language, session=session)
         t.eq(res.stdout, "%s c\n" % unset, f"{language}: the call's variable is put back", res)
+    # PYTHONPATH stays the session's: the prelude's directory first, so
+    # a child python still gets it.
+    res = r.run("path", "import os\nprint(os.environ['PYTHONPATH'].split(':')[-1])\n",
+                session="env-python", env={"PYTHONPATH": "/mine"})
+    t.ok(res.stdout.strip() not in ("", "/mine") and ".sandpad" in res.stdout,
+         "a call's PYTHONPATH does not replace the session's", res)
     res = r.run("token", "display(7)\n", session="env-python",
                 env={"SANDPAD_DISPLAY_TOKEN": "mine"})
     t.eq([e["data"] for e in res.events if e["type"] == "display"], [{"text/plain": "7"}],

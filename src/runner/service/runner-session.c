@@ -431,12 +431,15 @@ write_run_files (RunnerSession *s, RunnerRun *run, char **dir_for_driver)
   json_object_set_new (req, "file", json_string (run->code_path));
   json_object_set_new (req, "args", args);
   /* This run's variables, over the session's for its length (the
-   * drivers). The display token stays the runner's, as in a cold run. */
+   * drivers). The display token stays the runner's, as in a cold run, and
+   * PYTHONPATH the session's: the interpreter's has the prelude's
+   * directory first (a cold run's merge), which a child python needs. */
   json_t *env = json_object ();
   for (size_t i = 0; run->req.env != NULL && run->req.env[i] != NULL; i++)
     {
       const char *eq = strchr (run->req.env[i], '=');
-      if (eq == NULL || strncmp (run->req.env[i], "SANDPAD_DISPLAY_TOKEN=", 22) == 0)
+      if (eq == NULL || strncmp (run->req.env[i], "SANDPAD_DISPLAY_TOKEN=", 22) == 0
+          || strncmp (run->req.env[i], "PYTHONPATH=", 11) == 0)
         continue;
       json_object_setn_new (env, run->req.env[i], (size_t) (eq - run->req.env[i]),
                             json_string (eq + 1));
