@@ -19,6 +19,36 @@
 import sys
 
 
+def _sandpad_when_imported(name, patch):
+    """Calls patch(module) once the module name is imported (at once when
+    it already is), through a finder first in sys.meta_path that steps
+    aside after its one import."""
+    if name in sys.modules:
+        patch(sys.modules[name])
+        return
+
+    class Finder:
+        def find_spec(self, fullname, path=None, target=None):
+            if fullname != name:
+                return None
+            import importlib.util
+
+            sys.meta_path.remove(self)
+            spec = importlib.util.find_spec(fullname)
+            if spec is None or spec.loader is None:
+                return spec
+            exec_module = spec.loader.exec_module
+
+            def exec_and_patch(module):
+                exec_module(module)
+                patch(module)
+
+            spec.loader.exec_module = exec_and_patch
+            return spec
+
+    sys.meta_path.insert(0, Finder())
+
+
 # Every import here is deferred until pyplot is imported: the prelude
 # must cost nothing to snippets that never plot.
 def _sandpad_prelude():
@@ -411,29 +441,7 @@ def _sandpad_fallback_metadata():
         copystat_or_mode.__doc__ = copystat.__doc__
         shutil.copystat = copystat_or_mode
 
-    class Finder:
-        def find_spec(self, name, path=None, target=None):
-            if name != "shutil":
-                return None
-            import importlib.util
-
-            sys.meta_path.remove(self)
-            spec = importlib.util.find_spec(name)
-            if spec is None or spec.loader is None:
-                return spec
-            exec_module = spec.loader.exec_module
-
-            def exec_and_patch(module):
-                exec_module(module)
-                patch_shutil(module)
-
-            spec.loader.exec_module = exec_and_patch
-            return spec
-
-    if "shutil" in sys.modules:
-        patch_shutil(sys.modules["shutil"])
-    else:
-        sys.meta_path.insert(0, Finder())
+    _sandpad_when_imported("shutil", patch_shutil)
 
 
 _sandpad_fallback_metadata()
@@ -977,29 +985,7 @@ def _sandpad_display_setup():
     def patch_imageshow(module):
         module.register(Viewer(), 0)
 
-    class Finder:
-        def find_spec(self, name, path=None, target=None):
-            if name != "PIL.ImageShow":
-                return None
-            import importlib.util
-
-            sys.meta_path.remove(self)
-            spec = importlib.util.find_spec(name)
-            if spec is None or spec.loader is None:
-                return spec
-            exec_module = spec.loader.exec_module
-
-            def exec_and_patch(module):
-                exec_module(module)
-                patch_imageshow(module)
-
-            spec.loader.exec_module = exec_and_patch
-            return spec
-
-    if "PIL.ImageShow" in sys.modules:
-        patch_imageshow(sys.modules["PIL.ImageShow"])
-    else:
-        sys.meta_path.insert(0, Finder())
+    _sandpad_when_imported("PIL.ImageShow", patch_imageshow)
     return show_value
 
 
