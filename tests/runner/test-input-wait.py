@@ -96,12 +96,16 @@ def warm_runner(t, label, preexec_fn=None):
         return None
     r = runner(preexec_fn=preexec_fn)
     deadline = time.monotonic() + 90
-    warm, n = False, 0
-    while not warm and time.monotonic() < deadline:
+    warm, n, why = False, 0, None
+    while not warm and why is None and time.monotonic() < deadline:
         n += 1
-        warm = bool(r.run(f"p{n}", "pass").started.get("warm"))
+        res = r.run(f"p{n}", "pass")
+        warm = bool(res.started.get("warm"))
+        # Warm runs off for good (helpers this user cannot reach: a build
+        # tree under a 0700 folder, run as nobody): no use waiting.
+        why = res.exited.get("cold_reason")
     if not warm:
-        t.skip(f"{label}: warm runs do not start here (the pool is off)")
+        t.skip(f"{label}: warm runs do not start here ({why or 'the pool is off'})")
         r.close()
         return None
     return r

@@ -1194,6 +1194,42 @@ def test_helper_unusable(t):
         r.close()
 
 
+def test_helpers_missing(t):
+    """A runner whose warm helpers are nowhere it looks (a copied binary, or
+    a build tree its user cannot enter) says so in every Python run's
+    exited (cold_reason) and once in its log, where a client used to wait
+    for a warm run that could not come."""
+    with tempfile.TemporaryDirectory(prefix="sandpad-alone-") as folder:
+        os.chmod(folder, 0o755)
+        copy = copy_runner(folder)
+        for name in ("sandpad-warm.so", "sandpad-warm-init"):
+            os.unlink(os.path.join(folder, name))
+        r = Runner(copy, "--cancel-grace-ms", "300", "--sandbox", MODE, "--strict")
+        r.hello()
+        results = [run(r, f"print({i})") for i in range(2)]
+        if any(x.started.get("warm") for x in results):
+            t.skip("an installed runner's helpers are found (the libexec directory): "
+                   "no runner here lacks them")
+            r.close()
+            return
+        reasons = {x.exited.get("cold_reason") for x in results}
+        t.ok(len(reasons) == 1 and "warm helpers" in str(next(iter(reasons))),
+             "each Python run's exited says why it is cold", [x.exited for x in results])
+        t.eq([x.stdout for x in results], ["0\n", "1\n"], "and the runs succeed", results)
+        bash = r.run("b", "echo hi", language="bash")
+        t.ok(bash.stdout == "hi\n" and bash.exited.get("cold_reason") is None,
+             "a bash run (never warm) gives no reason", bash.exited)
+        r.close()
+        t.ok(r.stderr_text.count("every run starts cold") == 1,
+             "the runner's log says it once", r.stderr_text)
+        # Control: the same copy beside its helpers runs warm.
+        copy_runner(folder)
+        r = Runner(copy, "--cancel-grace-ms", "300", "--sandbox", MODE, "--strict")
+        r.hello()
+        t.ok(wait_warm(r), "control: with its helpers beside it, the same copy runs warm")
+        r.close()
+
+
 # Loads sandpad-warm.so as the warm parent does and asks it for a spare,
 # once single-threaded (the control) and once with a thread running: the
 # fork must be refused then (EDEADLK), as a child of a multi-threaded
@@ -1265,7 +1301,7 @@ TESTS = {f.__name__[5:]: f for f in [
     test_no_warm, test_small_memory_goes_cold, test_stuck_parent_replaced, test_refill_after_run,
     test_spare_check_transient,
     test_init_unreachable, test_spare_ends_with_parent, test_batch_stays_cold, test_closed_folder,
-    test_helper_unusable, test_fork_refused_with_threads,
+    test_helper_unusable, test_fork_refused_with_threads, test_helpers_missing,
 ]}
 
 if __name__ == "__main__":

@@ -822,7 +822,7 @@ runner_engine_prewarm (RunnerEngine *engine)
 {
   if (engine->host.refusal != NULL)
     return;
-  if (engine->host.warm == NULL)
+  if (engine->host.warm == NULL && engine->host.warm_missing == NULL)
     engine->host.warm = _runner_warm_pool_new (&engine->host);
   if (engine->host.warm != NULL)
     runner_warm_start (engine->host.warm, false, &engine->host.cgroups);

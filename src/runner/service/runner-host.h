@@ -96,6 +96,11 @@ struct RunnerHost
   bool throttled;                   /* program output is not read (runner_engine_throttle) */
   int64_t t0_ns;                    /* the origin of t_ms fields */
   RunnerWarm *warm;                 /* the warm pool; NULL: every run is cold */
+  /* Warm runs were asked for but their helpers (sandpad-warm.so and
+   * sandpad-warm-init) are neither beside the runner nor installed, or
+   * cannot be read by this user: why every Python run is cold (its
+   * cold_reason), a static string; NULL otherwise. */
+  const char *warm_missing;
   RunnerCompileCache compile_cache; /* compiled snippets (runner-compile-cache.h) */
   RunnerFontMemo font_memo;         /* the font list last copied (runner-font-cache.h) */
   RunnerSession *sessions;          /* runner-session.c's list */

@@ -105,10 +105,16 @@ try_warm (RunnerRun *run, const RunnerLaunch *l)
   /* A run in an environment has its own interpreter and site-packages,
    * and an install step its own writable and read-only directories: the
    * warm parent (the system's python3 with the runner's plan) is neither. */
-  if (host->warm == NULL || strcmp (run->lang->name, "python") != 0 || run->env.dir != NULL
-      || run->env_writable || run->extra_ro != NULL || run->isolated_python != NULL
-      || plan->work_at_host_path || run->cwd_sub != NULL)
+  if (strcmp (run->lang->name, "python") != 0 || run->env.dir != NULL || run->env_writable
+      || run->extra_ro != NULL || run->isolated_python != NULL || plan->work_at_host_path
+      || run->cwd_sub != NULL)
     return -1;
+  if (host->warm == NULL)
+    {
+      if (host->warm_missing != NULL)
+        run->cold_reason = xstrdup (host->warm_missing);
+      return -1;
+    }
   /* Warm runs are off for good here: the run says why it is cold. */
   if (runner_warm_broken (host->warm) != NULL)
     {
@@ -288,7 +294,16 @@ _runner_warm_pool_new (RunnerHost *host)
     return NULL;
   cleanup_free char *dir = find_warm_dir ();
   if (dir == NULL)
-    return NULL;
+    {
+      /* Only a runner started from somewhere odd (a copied binary, or a
+       * build tree under a folder its user cannot enter): said once here
+       * and in every Python run's exited, so nobody waits for a warm run
+       * that cannot come. */
+      host->warm_missing = "the warm helpers are not beside the runner nor installed "
+                           "(or this user cannot read them)";
+      fprintf (stderr, "sandpad-runner: every run starts cold: %s\n", host->warm_missing);
+      return NULL;
+    }
   cleanup_free char *module = xasprintf ("%s/sandpad-warm.so", dir);
   cleanup_free char *helper = xasprintf ("%s/sandpad-warm-init", dir);
   RunnerWarmConfig config = {
