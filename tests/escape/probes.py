@@ -85,18 +85,20 @@ def syscall_reaches(nr, *args):
 
 def P(name, why, code, limit=None, lingers=False, needs_root=False, nobody_control=False,
       setuid=False, extra_fd=False, check=None, memory=256, disk=64, timeout=3, own_dir=False,
-      only=None, needs=None, lang="python"):
+      only=None, needs=None, lang="python", many_entries=False):
     """One probe. check: a harness check of the effect after the run (see
     test-escape.py). memory, disk, timeout: the run's limits. own_dir: run
     in the runner's fresh private directory instead of --cwd DIR. only: the
     sandbox kinds ("namespaces", "fallback") where the probe means
     something. needs: a host feature the control needs (see the harness).
     lang: "python" (after PRELUDE) or "c" (after C_PRELUDE: compiled by
-    the runner in its sandbox, by gcc for the control)."""
+    the runner in its sandbox, by gcc for the control). many_entries: the
+    control makes hundreds of thousands of directory entries, so it runs
+    in a folder in memory (see the harness's run_control)."""
     return dict(name=name, why=why, code=code, limit=limit, lingers=lingers,
                 needs_root=needs_root, nobody_control=nobody_control, setuid=setuid,
                 extra_fd=extra_fd, check=check, memory=memory, disk=disk, timeout=timeout,
-                own_dir=own_dir, only=only, needs=needs, lang=lang)
+                own_dir=own_dir, only=only, needs=needs, lang=lang, many_entries=many_entries)
 
 
 PROBES = [
@@ -712,7 +714,7 @@ PROBES = [
       "        os.close(os.open('many/%d' % i, os.O_CREAT | os.O_WRONLY, 0o644))\n"
       "except OSError as e:\n"
       "    refused(e, errno.ENOSPC, errno.EDQUOT)\n"
-      "escaped('150,000 files')", limit="disk", disk=1, timeout=15),
+      "escaped('150,000 files')", limit="disk", disk=1, timeout=15, many_entries=True),
     # Ten times the entry cap: in fallback mode the runner counts them
     # every 200 ms, and 20,000 mkdirs from a warm start fit in one interval.
     P("res-10-disk-many-dirs", "200,000 directories with --disk 1: an inode cap / directories counted",
@@ -720,7 +722,7 @@ PROBES = [
       "    for i in range(200000): os.mkdir('d%d' % i)\n"
       "except OSError as e:\n"
       "    refused(e, errno.ENOSPC, errno.EDQUOT)\n"
-      "escaped('200,000 directories')", limit="disk", disk=1, timeout=10),
+      "escaped('200,000 directories')", limit="disk", disk=1, timeout=10, many_entries=True),
     P("res-11-cleanup-deep-tree", "a 400-level tree in the run's directories must not outlive the run",
       "def deep(top):\n"
       "    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)\n"
