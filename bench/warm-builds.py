@@ -9,7 +9,9 @@ always follows the pause of another): sleep the pause, send one `run` of
 the program, time `run` to `exited`, `release`. Each sample must have
 started warm. Reported per pause: the median round trip per build, its
 ratio to the first build, and the median CPU time of the run's programs
-(its `cpu_ms`) as the runner counted it. Bare `python3 -c 'print(1)'` is
+(its `cpu_ms`) as the runner counted it, and the CPU the runner's whole
+process tree used per call (spares, refills and the warm parent's work
+between calls included: what the machine pays). Bare `python3 -c 'print(1)'` is
 timed in the same rounds as the floor.
 
 The machine's speed drifts over minutes by more than the differences
@@ -30,6 +32,7 @@ To compare main against the build before a change:
 """
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -49,6 +52,28 @@ class Build(Runner):
         """(seconds from run to exited, warm?, the run's cpu_ms)."""
         elapsed, warm, exited = self.timed_run(code)
         return elapsed, warm, exited.get("cpu_ms", 0)
+
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu(pid):
+    """CPU seconds the process tree under pid has used so far: every live
+    process's own and its reaped children's (a run's processes, spares,
+    the warm parent), so what a spare does before its run counts too."""
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += sum(int(x) for x in fields[11:15]) / TICK  # utime stime cutime cstime
+            for tid in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{tid}/children") as f:
+                    todo += [int(c) for c in f.read().split()]
+        except (FileNotFoundError, ProcessLookupError):
+            pass  # ended meanwhile: its time is its parent's now
+    return total
 
 
 def bare():
@@ -83,6 +108,7 @@ def main():
         times = {b.name: [] for b in builds}
         cpu = {b.name: [] for b in builds}
         floor = []
+        spent = {b.name: -tree_cpu(b.proc.pid) for b in builds}
         for r in range(args.rounds):
             order = builds[r % len(builds):] + builds[:r % len(builds)]
             for b in order:
@@ -94,13 +120,16 @@ def main():
                 cpu[b.name].append(cpu_ms)
             time.sleep(pause)
             floor.append(bare())
+        for b in builds:
+            spent[b.name] += tree_cpu(b.proc.pid)
         first = statistics.median(times[builds[0].name])
         bare_med = statistics.median(floor)
         print(f"pause {pause} s (bare python3 print(1): {bare_med * 1000:.1f} ms)")
         for b in builds:
             med = statistics.median(times[b.name])
             print(f"  {b.name:<16} {med * 1000:7.1f} ms  {med / first:5.2f}x the first  "
-                  f"{med / bare_med:5.2f}x bare  program CPU {statistics.median(cpu[b.name]):.0f} ms")
+                  f"{med / bare_med:5.2f}x bare  program CPU {statistics.median(cpu[b.name]):.0f} ms  "
+                  f"all CPU {spent[b.name] * 1000 / args.rounds:.0f} ms a call")
     for b in builds:
         b.close()
 

@@ -771,13 +771,14 @@ def rollup_mib(text, field):
 
 
 def test_chart_copies_written_only(t):
-    """A spare copies nothing of the warm parent ahead: copying every page
-    a chart writes in every spare cost a small run's machine more CPU than
-    the run, and again at its exit. A run whose snippet names matplotlib
-    copies those pages first (the parent's probe learns them), one
-    madvise a range, not a page fault each while it draws; only those,
-    not every page it shares with the parent. The control: the same
-    snippet without the word copies nothing."""
+    """A spare that has waited for its run (past IDLE_COPY_MS) copies the
+    pages a chart writes (the parent's probe learns them), so a run after
+    a pause does not pay a page fault each while it draws; only those, not
+    every page it shares with the parent (copying all of them in every
+    spare cost a small run's machine more CPU than the run). A run whose
+    snippet names matplotlib copies them itself when its spare did not.
+    Calls back to back take their spare before it copies: bench/
+    warm-builds.py shows that CPU, a test cannot time it."""
     r = runner()
     t.ok(wait_warm(r), "the warm parent becomes ready")
     parent = warm_parents(r)[0]
@@ -792,19 +793,32 @@ def test_chart_copies_written_only(t):
                 pass  # a spare that ended meanwhile
         return found if len(found) >= 2 else None
 
+    def copied(found):
+        return found is not None and all(own > 0.1 * anon for own, anon in found)
+
     sizes = []
     try:
-        wait_until(lambda: (sizes.append(sample()) or len(sizes) > 3 and sizes[-1] is not None
+        # A spare copies only while a processor is free: on a busy machine
+        # it waits for a moment when one is.
+        wait_until(lambda: (sizes.append(sample()) or len(sizes) > 3 and copied(sizes[-1])
                             and sizes[-1] == sizes[-3]), 60, step=0.5)
     except PermissionError as error:
         t.skip(f"cannot read a spare's memory here: {error}")
         r.close()
         return
+    if not copied(sizes[-1]) and not processor_free():
+        t.skip(f"no processor was free for a minute (load {os.getloadavg()}): the spares "
+               "rightly copied nothing ahead")
+        r.close()
+        return
     t.ok(len(sizes) > 3 and sizes[-1] == sizes[-3], "two spares, their memory steady", sizes[-3:])
     for own, anon in sizes[-1] or []:
-        t.ok(own < 0.2 * anon, f"a spare owns {own:.1f} of its {anon:.1f} MiB anonymous "
-             "memory: it copied nothing ahead")
+        t.ok(0.1 * anon < own < 0.6 * anon,
+             f"a spare that waited owns {own:.1f} of its {anon:.1f} MiB anonymous memory: "
+             "a copy of what a chart writes, and only that")
     plain = run(r, ROLLUP)
+    # The next spare waits past IDLE_COPY_MS too, and for a free processor.
+    wait_until(lambda: copied(sample()), 30, step=0.2)
     chart = run(r, "# matplotlib\n" + ROLLUP)
     t.ok(plain.started.get("warm") and chart.started.get("warm"), "both run warm",
          (plain, chart))
@@ -816,15 +830,52 @@ def test_chart_copies_written_only(t):
         t.ok(False, "the runs read their memory", (plain, chart))
         r.close()
         return
-    t.ok(own_chart - own_plain > 0.1 * anon,
-         f"a run naming matplotlib owns {own_chart:.1f} MiB at its start, a copy of what a "
-         f"chart writes; control: without the word, {own_plain:.1f} MiB")
-    t.ok(own_chart < 0.6 * anon,
-         f"only that: {own_chart:.1f} of its {anon:.1f} MiB anonymous memory")
+    t.ok(own_plain > 0.1 * anon and own_chart > 0.1 * anon,
+         f"runs after a pause start with the chart's pages copied ({own_plain:.1f} and "
+         f"{own_chart:.1f} MiB)")
+    t.ok(own_chart < 0.6 * anon and abs(own_chart - own_plain) < 0.1 * anon,
+         f"only those, once: {own_chart:.1f} of {anon:.1f} MiB anonymous memory, the word "
+         f"matplotlib copying nothing more ({own_plain:.1f} without it)")
     res = run(r, "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.savefig('c.png')\n"
               "print(1)")
     t.ok(res.started.get("warm") and res.stdout == "1\n", "a chart runs warm", res)
     r.close()
+
+
+def processor_free():
+    """Whether fewer tasks than processors are ready to run, this one
+    aside (what a spare looks at before it copies)."""
+    with open("/proc/loadavg") as f:
+        running = int(f.read().split()[3].split("/")[0])
+    return running - 1 < os.cpu_count()
+
+
+def test_busy_spares_copy_nothing(t):
+    """With every processor busy, a spare copies nothing ahead, however
+    long it waits: a run then pays its own page faults, and the machine's
+    busy work keeps its CPU. The control is chart_copies_written_only."""
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+            for _ in range(os.cpu_count())]
+    try:
+        r = runner()
+        t.ok(wait_warm(r), "the warm parent becomes ready beside the busy processes")
+        parent = warm_parents(r)[0]
+        time.sleep(2)  # ten times IDLE_COPY_MS
+        found = []
+        try:
+            for pid in spare_programs(parent):
+                found.append((smaps_mib(pid, "Private_Dirty"), smaps_mib(pid, "Anonymous")))
+        except PermissionError as error:
+            t.skip(f"cannot read a spare's memory here: {error}")
+            r.close()
+            return
+        t.ok(found and all(own < 0.1 * anon for own, anon in found),
+             "every spare owns next to none of its anonymous memory: it copied nothing", found)
+        r.close()
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
 
 
 def cgroup_files(pid):
@@ -1302,6 +1353,7 @@ TESTS = {f.__name__[5:]: f for f in [
     test_spare_check_transient,
     test_init_unreachable, test_spare_ends_with_parent, test_batch_stays_cold, test_closed_folder,
     test_helper_unusable, test_fork_refused_with_threads, test_helpers_missing,
+    test_busy_spares_copy_nothing,
 ]}
 
 if __name__ == "__main__":

@@ -68,7 +68,8 @@ typedef struct
 pid_t sp_warm_prefork (const char *blob, size_t len, int helper_fd, const int *join, size_t n_join,
                        int out[3]);
 int sp_warm_spare_check (int report, int timeout_ms, char *why, size_t size);
-int sp_warm_enter (int channel, pid_t init_pid, char *buf, size_t size);
+int sp_warm_enter (int channel, pid_t init_pid, char *buf, size_t size, const uint64_t *hot,
+                   size_t n_hot, int idle_ms, int *copied);
 void sp_warm_populate (const uint64_t *hot, size_t n_hot);
 ssize_t sp_warm_written (int fd);
 
@@ -434,12 +435,104 @@ cpu_so_far (void)
   return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/* Pages copied between two looks at the channel: ~0.1 ms of copying, so a
+ * run that arrives meanwhile waits no longer than that. */
+#define IDLE_COPY_PAGES 32
+
+/* Whether a processor is free: fewer tasks ready to run, this one aside,
+ * than processors online (/proc/loadavg's fourth field counts every task
+ * on the machine's run queues now, whatever our namespaces). When it
+ * cannot tell, no: the copy is only a speed-up. */
+static bool
+cpu_to_spare (void)
+{
+  char text[128];
+  int fd = open ("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+
+  if (fd < 0)
+    return false;
+  ssize_t n = read (fd, text, sizeof text - 1);
+  close (fd);
+  if (n <= 0)
+    return false;
+  text[n] = '\0';
+  long running = 0;
+  if (sscanf (text, "%*s %*s %*s %ld/", &running) != 1)
+    return false;
+  return running - 1 < sysconf (_SC_NPROCESSORS_ONLN);
+}
+
+static bool
+channel_ready (int channel, int timeout_ms)
+{
+  struct pollfd pfd = { .fd = channel, .events = POLLIN };
+
+  return poll (&pfd, 1, timeout_ms) != 0;
+}
+
+/* In a spare's program that is ready (it said so: its copies are the
+ * seat's from now on), before it takes its run: once no run has come
+ * for idle_ms, and while a processor is free (nothing else waits for the
+ * CPU: on a busy machine a run pays its own faults, as it did), copies
+ * the pages a chart writes (as sp_warm_populate()), a few at a time, and
+ * stops as soon as a run arrives. Calls that come back to back take
+ * their spare before idle_ms and copy nothing ahead (the copy in every
+ * spare was most of a small run's CPU); a run after a pause finds them
+ * copied, off its path, when the machine had time to spare. The copies
+ * are charged to the seat, as the run's own would be. Returns 1 when
+ * every range was copied, else 0. */
+static int
+idle_copy (int channel, const uint64_t *hot, size_t n_hot, int idle_ms)
+{
+  size_t page = (size_t) sysconf (_SC_PAGESIZE);
+
+  if (hot == NULL || n_hot == 0)
+    return 0;
+  /* A busy machine may be idle a moment later: look again each idle_ms. */
+  do
+    if (channel_ready (channel, idle_ms))
+      return 0;
+  while (!cpu_to_spare ());
+  /* Most ranges are a few pages: the channel is looked at once enough
+   * pages were copied, not after each range. */
+  size_t since_look = 0, looks = 0;
+  for (size_t i = 0; i < n_hot; i++)
+    {
+      uintptr_t at = (uintptr_t) hot[2 * i], end = (uintptr_t) hot[2 * i + 1];
+      while (at < end)
+        {
+          size_t len = end - at < IDLE_COPY_PAGES * page ? end - at : IDLE_COPY_PAGES * page;
+          madvise ((void *) at, len, MADV_POPULATE_WRITE);
+          at += len;
+          since_look += len / page;
+          if (since_look >= IDLE_COPY_PAGES)
+            {
+              since_look = 0;
+              if (channel_ready (channel, 0))
+                return 0;
+              /* Now and then: whether the machine got busy meanwhile
+               * (then wait until it is not, or the run comes). */
+              if (++looks % 16 == 0)
+                while (!cpu_to_spare ())
+                  if (channel_ready (channel, idle_ms))
+                    return 0;
+            }
+        }
+    }
+  return 1;
+}
+
 /* In the spare's program: waits for the run, then applies every layer.
  * Returns the plan's length, the plan (NUL-separated) in buf, with fds
  * 0-2 the run's pipes and nothing else open; exits when there will be no run
  * or a step fails (the init reports which). */
 int
-sp_warm_enter (int channel, pid_t init_pid, char *buf, size_t size)
+sp_warm_enter (int channel, pid_t init_pid, char *buf, size_t size, const uint64_t *hot,
+               size_t n_hot, int idle_ms, int *copied)
 {
   WarmPlan w = { 0 };
   jmp_buf resume;
@@ -447,11 +540,11 @@ sp_warm_enter (int channel, pid_t init_pid, char *buf, size_t size)
 
   if (buf == NULL || size < 2)
     _exit (126);
-  /* Ready (its copies made): the init may move it into its seat now, and
-   * what it copied stays charged to the warm parent's group, not the
-   * run's. No init to hear it (its run came first and it went on): no
-   * matter. */
+  /* Ready: the init may move it into its seat now. No init to hear it
+   * (its run came first and it went on): no matter. */
   send (channel, "r", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+  /* Waiting, after a pause, while a processor is free: a chart's pages. */
+  *copied = idle_copy (channel, hot, n_hot, idle_ms);
   ssize_t n = recv_with_fds (channel, buf, size - 1, fds, 4);
   if (n == 0)
     _exit (0); /* no run will come: the warm parent retired us */
@@ -493,10 +586,6 @@ sp_warm_enter (int channel, pid_t init_pid, char *buf, size_t size)
     return (int) n;
   runner_spawn_program (&w.m.spec, init_pid, err_fd);
 }
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
 
 /* Whether a line of /proc/self/maps is a private writable mapping (the
  * heap and the stack among them), not the kernel's [vvar] and friends:

@@ -90,12 +90,12 @@ struct RunnerHost
    * left out of every run. */
   char **ro_dirs;
   RunnerDirId *ro_ids;
-  bool namespaces;                  /* the mode every run gets */
-  char *refusal;                    /* strict, and a layer is missing: why runs fail */
-  RunnerSeccompFilter seccomp[2];   /* per run network setting; empty: none */
-  bool throttled;                   /* program output is not read (runner_engine_throttle) */
-  int64_t t0_ns;                    /* the origin of t_ms fields */
-  RunnerWarm *warm;                 /* the warm pool; NULL: every run is cold */
+  bool namespaces;                /* the mode every run gets */
+  char *refusal;                  /* strict, and a layer is missing: why runs fail */
+  RunnerSeccompFilter seccomp[2]; /* per run network setting; empty: none */
+  bool throttled;                 /* program output is not read (runner_engine_throttle) */
+  int64_t t0_ns;                  /* the origin of t_ms fields */
+  RunnerWarm *warm;               /* the warm pool; NULL: every run is cold */
   /* Warm runs were asked for but their helpers (sandpad-warm.so and
    * sandpad-warm-init) are neither beside the runner nor installed, or
    * cannot be read by this user: why every Python run is cold (its

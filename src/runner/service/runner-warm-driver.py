@@ -38,6 +38,12 @@ import time
 CONTROL_FD = 3
 # The nice value every run gets (runner-sandbox.c).
 RUN_NICE = 10
+# How long a ready spare waits for its run before it copies a chart's
+# pages (sp_warm_enter), if a processor is free: longer than the gap
+# between calls that come back to back (each of the two spares waits out
+# about two calls), shorter than a person's or an assistant's pause
+# before the next Run.
+IDLE_COPY_MS = 200
 # A cold run's python3 -c text (RUNNER_PYTHON_BOOTSTRAP in runner-langs.h).
 COLD_BOOTSTRAP = "import sitecustomize as s; s._sandpad_main()"
 
@@ -167,17 +173,23 @@ def spare_child(channel, init_pid):
     except OSError:
         pass
     buf = ctypes.create_string_buffer(MAX_PLAN + 1)
-    size = lib.sp_warm_enter(channel, init_pid, buf, len(buf))
+    # Waiting, it copies a chart's pages once no run came for IDLE_COPY_MS
+    # (runner-warm-child.c): a run after a pause finds them copied.
+    copied = ctypes.c_int(0)
+    size = lib.sp_warm_enter(channel, init_pid, buf, len(buf), HOT,
+                             len(HOT) // 2 if HOT is not None else 0, IDLE_COPY_MS,
+                             ctypes.byref(copied))
     plan = {}
     for item in buf.raw[:size].rstrip(b"\0").split(b"\0"):
         key, _, value = item.decode("utf-8", "surrogateescape").partition("=")
         plan[key] = value
     del buf
-    run_child(plan)
+    run_child(plan, bool(copied.value))
 
 
-def run_child(plan):
-    """In the run's program, every layer applied: become the cold run."""
+def run_child(plan, copied):
+    """In the run's program, every layer applied: become the cold run.
+    copied: the spare copied a chart's pages while it waited."""
     # The program's last steps reset every signal; python3 itself starts
     # with these, so a cold run has them too.
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -192,7 +204,8 @@ def run_child(plan):
         name, _, value = item.partition("=")
         os.environ[name] = value
     code_path = run["code"]
-    copy_chart_pages(code_path)
+    if not copied:
+        copy_chart_pages(code_path)
     sys.argv[:] = [code_path] + run["args"]
     extra = [p for p in os.environ.get("PYTHONPATH", "").split(":") if p]
     sys.path[:] = [os.path.dirname(code_path)] + extra + BASE_PATH
@@ -742,7 +755,9 @@ def load():
     lib.sp_warm_spare_check.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_char_p,
                                         ctypes.c_size_t]
     lib.sp_warm_enter.restype = ctypes.c_int
-    lib.sp_warm_enter.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+    lib.sp_warm_enter.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t,
+                                  ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t, ctypes.c_int,
+                                  ctypes.POINTER(ctypes.c_int)]
     lib.sp_warm_populate.restype = None
     lib.sp_warm_populate.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t]
     lib.sp_warm_written.restype = ctypes.c_ssize_t
