@@ -522,11 +522,8 @@ mcp_code_execution_exited (McpServer *server, McpCall *call, const SpExited *exi
   mcp_call_free (call);
 }
 
-/* working_directory, relative to the workspace or absolute inside it;
- * the engine then resolves it beneath the workspace (fd-based, the same
- * check as execute_command's work_dir) and refuses anything else. */
-static char *
-resolve_working_directory (McpServer *server, const char *dir, char **why)
+char *
+mcp_working_directory (McpServer *server, const char *dir, char **why)
 {
   const char *ws = server->options->workspace;
 
@@ -605,7 +602,7 @@ mcp_code_execution_config (McpServer *server, McpCall *call, json_t *config, con
   if (dir != NULL)
     {
       char *why = NULL;
-      req->cwd = resolve_working_directory (server, dir, &why);
+      req->cwd = mcp_working_directory (server, dir, &why);
       if (req->cwd == NULL)
         {
           sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "execution_config: %s", why);
@@ -700,7 +697,7 @@ mcp_code_execution_call (McpServer *server, json_t *id, json_t *args, json_t *to
   if (working_directory != NULL)
     {
       char *why = NULL;
-      req->cwd = resolve_working_directory (server, working_directory, &why);
+      req->cwd = mcp_working_directory (server, working_directory, &why);
       if (req->cwd == NULL)
         {
           cx->scan_ms = ms_since (cx->scan_start_ns);

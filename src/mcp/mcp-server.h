@@ -269,6 +269,12 @@ void mcp_code_execution_call (McpServer *server, json_t *id, json_t *args, json_
  * Takes the call off server->calls itself. */
 void mcp_code_execution_exited (McpServer *server, McpCall *call, const SpExited *exited);
 void mcp_code_execution_free (McpCodeExec *cx);
+/* A tool's working_directory, relative to the workspace or absolute
+ * inside it, as the path the engine gets; NULL with *why (allocated) when
+ * there is no workspace or it lies outside. The engine then resolves it
+ * beneath the workspace (fd-based, the same check as execute_command's
+ * work_dir) and refuses anything else. */
+char *mcp_working_directory (McpServer *server, const char *dir, char **why);
 /* edit_and_execute's execution_config (code_execution's input shape) into
  * the run of the edited file, whose language is lang. */
 int mcp_code_execution_config (McpServer *server, McpCall *call, json_t *config, const char *lang,

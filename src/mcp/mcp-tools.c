@@ -43,6 +43,10 @@ static const char execute_code_input[]
     "in the run's directory (with session_id, the session's) as it starts, within the run's "
     "disk cap; a symlink or anything but the program's own regular file already at a path "
     "fails the call\"},"
+    "\"working_directory\":{\"type\":\"string\",\"description\":\"directory to run in, "
+    "relative to the workspace or an absolute path inside it (default: a fresh private "
+    "directory); with session_id, where the session runs for its life: a later call may leave "
+    "it out, another directory is refused until the session ends\"},"
     "\"session_id\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,"
     "\"pattern\":\"^[!-~]+$\",\"description\":\"keep state between calls (python or javascript): "
     "calls with the same id run one after another in one sandboxed interpreter that keeps "
@@ -301,12 +305,12 @@ get_globals (json_t *args, SpRun *req, SpProtoError *err)
 static int
 parse_execute_code (McpServer *server, McpCall *call, json_t *args, SpRun *req, SpProtoError *err)
 {
-  static const char *const allowed[] = { "language",   "code",       "timeout",
-                                         "memory_mib", "stdin",      "env",
-                                         "files",      "session_id", "global_variables",
-                                         NULL };
+  static const char *const allowed[]
+    = { "language", "code",       "timeout",          "memory_mib",        "stdin", "env",
+        "files",    "session_id", "global_variables", "working_directory", NULL };
   json_t *files = NULL;
   char *session = NULL;
+  cleanup_free char *working_directory = NULL;
 
   if (sp_json_check_fields (args, "arguments", allowed, err) != 0
       || sp_json_get_string (args, "language", true, &req->language, err) != 0
@@ -316,8 +320,16 @@ parse_execute_code (McpServer *server, McpCall *call, json_t *args, SpRun *req, 
       || sp_json_get_string (args, "stdin", false, &req->stdin_data, err) != 0
       || sp_json_get_env (args, "env", &req->env, err) != 0
       || sp_json_get_array (args, "files", false, &files, err) != 0
-      || sp_json_get_string (args, "session_id", false, &session, err) != 0)
+      || sp_json_get_string (args, "session_id", false, &session, err) != 0
+      || sp_json_get_string (args, "working_directory", false, &working_directory, err) != 0)
     return -1;
+  if (working_directory != NULL)
+    {
+      cleanup_free char *why = NULL;
+      req->cwd = mcp_working_directory (server, working_directory, &why);
+      if (req->cwd == NULL)
+        return sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "%s", why);
+    }
   if (session != NULL)
     {
       int rc = 0;

@@ -79,8 +79,53 @@ async function main() {
   await transport.close();
 }
 
+// A session given a working_directory in the workspace (E2B's context
+// cwd): it runs there for its life; a later call may leave it out;
+// another directory is refused while it lives; outside the workspace
+// is refused as for any run.
+async function workingDirectory() {
+  const runUid = process.getuid() === 0 ? 65534 : process.getuid();
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'sandpad-mcp-session-ws-'));
+  fs.chmodSync(ws, 0o755);
+  if (process.getuid() === 0) fs.chownSync(ws, runUid, runUid);
+  for (const sub of ['proj', 'other']) {
+    fs.mkdirSync(path.join(ws, sub));
+    if (process.getuid() === 0) fs.chownSync(path.join(ws, sub), runUid, runUid);
+  }
+  const transport = new StdioClientTransport({
+    command: server, args: [...extraArgs, '--workspace', ws], stderr: 'inherit',
+    env: { XDG_STATE_HOME: state },
+  });
+  const client = new Client({ name: 'sandpad-mcp-session-cwd-test', version: '1.0' });
+  await client.connect(transport);
+  const call = (args) => client.callTool({ name: 'execute_code',
+    arguments: { language: 'python', ...args } });
+  let r = await call({ code: "open('notes.txt', 'w').write('kept')\nn = 7",
+    session_id: 'w', working_directory: 'proj' });
+  ok(r.isError !== true && fs.readFileSync(path.join(ws, 'proj', 'notes.txt'), 'utf8') === 'kept'
+    && r.structuredContent?.files?.some((f) => f.path === 'notes.txt'),
+  'a session started with working_directory writes there, in the workspace', r.structuredContent);
+  r = await call({ code: "import os\nprint(n, open('notes.txt').read(), sorted(os.listdir('.')))",
+    session_id: 'w' });
+  ok(r.structuredContent?.stdout === "7 kept ['notes.txt']\n",
+    'a later call without working_directory runs there too, its state kept', r.structuredContent);
+  r = await call({ code: '1', session_id: 'w', working_directory: 'other' });
+  ok(r.isError === true && /cwd/.test(textOf(r)),
+    'another working_directory is refused while the session lives', textOf(r));
+  r = await call({ code: '1', session_id: 'x', working_directory: '/etc' });
+  ok(r.isError === true && /not inside the workspace/.test(textOf(r)),
+    'a working_directory outside the workspace is refused', textOf(r));
+  // Control: without working_directory a session has its own directory.
+  r = await call({ code: "import os\nprint(os.path.exists('notes.txt'))", session_id: 'y' });
+  ok(r.structuredContent?.stdout === 'False\n', 'control: another session does not run there',
+    r.structuredContent);
+  await transport.close();
+  fs.rmSync(ws, { recursive: true, force: true });
+}
+
 try {
   await main();
+  await workingDirectory();
 } catch (e) {
   ok(false, 'the test threw', String(e?.stack ?? e));
 }

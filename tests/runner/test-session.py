@@ -480,7 +480,8 @@ def test_refusals(t):
     err = refused(r, type="run", id="rb", language="ruby", code="1", session="s")
     t.eq(err.get("code"), "unsupported_language", "a session is for python or javascript", err)
     err = refused(r, type="run", id="cwd", language="python", code="1", session="s", cwd="/tmp")
-    t.eq(err.get("code"), "invalid_value", "a session run cannot name cwd", err)
+    t.eq(err.get("code"), "invalid_value",
+         "a session run's cwd passes the runner's policy as any run's (no --allow-cwd here)", err)
     r.run("a", "x = 1", session="s", memory_mib=256)
     err = refused(r, type="run", id="mem", language="python", code="1", session="s",
                   memory_mib=300)
@@ -724,12 +725,71 @@ def test_cli(t):
         t.eq(res.returncode, 1, "control: b.py alone fails with NameError", res)
 
 
+def test_cwd(t):
+    """A session started with a cwd (a folder of the person's, under
+    --allow-cwd) runs there for its life, Python and JavaScript alike: its
+    files land there and are reported, a later call may leave cwd out or
+    name the same one, another is refused; a folder put in its place since
+    is never entered (the session keeps the one it checked)."""
+    import shutil
+    import tempfile
+
+    uid = 65534 if os.geteuid() == 0 else os.getuid()
+    base = tempfile.mkdtemp(prefix="sandpad-session-cwd-")
+    os.chmod(base, 0o755)
+    dirs = {}
+    for name in ("py", "js", "other"):
+        dirs[name] = os.path.join(base, name)
+        os.mkdir(dirs[name])
+        os.chown(dirs[name], uid, uid)
+    r = runner("--allow-cwd", base)
+    try:
+        a = r.run("a", "import os\nopen('made.txt', 'w').write('x')\nprint(os.listdir('.'))\n"
+                  "v = 41", session="p", cwd=dirs["py"])
+        t.ok(a.exited.get("end") == "exited" and a.started.get("cwd") == dirs["py"]
+             and "made.txt" in a.stdout and os.path.exists(os.path.join(dirs["py"], "made.txt")),
+             "python: the session runs in the folder it was given, its files land there", a)
+        t.eq([f["path"] for f in a.exited.get("files", [])], ["made.txt"],
+             "and are reported as the run's", a.exited)
+        b = r.run("b", "print(v + 1, open('made.txt').read())", session="p")
+        t.eq(b.stdout, "42 x\n", "a later call without cwd runs in the same place, state kept", b)
+        c = r.run("c", "print(v)", session="p", cwd=dirs["py"])
+        t.eq(c.stdout, "41\n", "and one naming the same folder", c)
+        err = refused(r, type="run", id="d", language="python", code="1", session="p",
+                      cwd=dirs["other"])
+        t.ok(err.get("code") == "invalid_value" and '"cwd"' in err.get("message", ""),
+             "another folder is refused while the session lives", err)
+        js = r.run("j", "const fs = require('fs');\nfs.writeFileSync('from-js.txt', 'y');\n"
+                   "let n = 2;", language="javascript", session="j", cwd=dirs["js"])
+        js2 = r.run("j2", "console.log(n * 3, require('fs').readFileSync('from-js.txt', 'utf8'))",
+                    language="javascript", session="j")
+        t.ok(os.path.exists(os.path.join(dirs["js"], "from-js.txt")) and js2.stdout == "6 y\n",
+             "javascript: the same", (js, js2))
+        # The folder swapped for another by name: the session does not go
+        # on in the new one (the runner checks it is the one it held).
+        os.rename(dirs["py"], dirs["py"] + "-moved")
+        os.mkdir(dirs["py"])
+        os.chown(dirs["py"], uid, uid)
+        e = r.run("e", "open('after-swap.txt', 'w').write('z')", session="p")
+        t.ok(e.exited.get("end") == "failed" and "replaced" in (e.exited.get("error") or "")
+             and not os.path.exists(os.path.join(dirs["py"], "after-swap.txt")),
+             "a folder put in the session's place is refused, nothing written in it", e.exited)
+        # Control: a new session in the new folder runs there.
+        f = r.run("f", "open('fresh.txt', 'w').write('z')", session="q", cwd=dirs["py"])
+        t.ok(f.exited.get("end") == "exited"
+             and os.path.exists(os.path.join(dirs["py"], "fresh.txt")),
+             "control: a session started there now runs there", f.exited)
+    finally:
+        r.close()
+        shutil.rmtree(base, ignore_errors=True)
+
+
 TESTS = {f.__name__[5:]: f for f in (test_cli, test_state_kept, test_errors_and_plots, test_timeout,
                                      test_crash, test_restart_close, test_queue_and_cancel,
                                      test_idle, test_idle_caps, test_idle_cpu, test_memory, test_isolation_sessions,
                                      test_isolation_normal, test_refusals, test_fds,
                                      test_client_gone, test_js_session, test_js_values, test_js_stdin,
-                                     test_env_per_call)}
+                                     test_env_per_call, test_cwd)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)

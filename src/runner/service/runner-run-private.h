@@ -217,6 +217,12 @@ int _runner_run_start_own (RunnerRun *run);
 /* Opens run->cwd as run->cwd_fd unless the check already did, and keeps
  * its identity for the sandbox to check again. */
 int _runner_run_hold_cwd (RunnerRun *run);
+/* The named cwd (run->req.cwd) through the policy's check again, its fd
+ * held as run->cwd_fd; on failure the run has failed, saying why. */
+int _runner_run_recheck_cwd (RunnerRun *run);
+/* What the held cwd holds now, as the base of the run's disk use; on
+ * failure (too many entries to measure) the run has failed. */
+int _runner_run_disk_base (RunnerRun *run);
 /* Writes the run's input files (RunnerRunOptions') beneath its held cwd;
  * on failure the run has failed, its message naming the file. */
 int _runner_run_write_input (RunnerRun *run);

@@ -231,8 +231,8 @@ make_dirs (RunnerRun *run)
 /* The cwd passed the policy when the request came; a queued run may have
  * waited since, and a directory on the way may have been swapped for a
  * symlink by another run. */
-static int
-recheck_cwd (RunnerRun *run)
+int
+_runner_run_recheck_cwd (RunnerRun *run)
 {
   SpProtoError err = { 0 };
   char *canonical = NULL;
@@ -246,6 +246,27 @@ recheck_cwd (RunnerRun *run)
       return -1;
     }
   free (canonical);
+  return 0;
+}
+
+int
+_runner_run_disk_base (RunnerRun *run)
+{
+  /* What a named directory holds already is not the run's; but the cap
+   * can only be kept if that much can be measured each time. */
+  RunnerUsage base;
+
+  runner_files_usage (run->cwd_fd, run->host->config.disk_files, &base);
+  if (!base.complete)
+    {
+      emit_failed (run,
+                   "the working directory holds more than %lld entries or is deeper than "
+                   "%d levels, or cannot be read in full; its disk use cannot be measured",
+                   (long long) run->host->config.disk_files, RUNNER_FILES_USAGE_MAX_DEPTH);
+      return -1;
+    }
+  run->disk_base = base.bytes;
+  run->disk_base_entries = base.entries;
   return 0;
 }
 
@@ -540,9 +561,7 @@ _runner_run_start (RunnerRun *run)
 int
 _runner_run_start_own (RunnerRun *run)
 {
-  RunnerHost *host = run->host;
-
-  if (run->req.cwd != NULL && !run->cwd_trusted && recheck_cwd (run) != 0)
+  if (run->req.cwd != NULL && !run->cwd_trusted && _runner_run_recheck_cwd (run) != 0)
     return -1;
   if (run->cwd_sub != NULL && check_cwd_sub (run) != 0)
     return -1;
@@ -559,21 +578,9 @@ _runner_run_start_own (RunnerRun *run)
     runner_files_snapshot (run->cwd_fd, &run->before);
   else if (run->req.cwd != NULL)
     {
-      /* What a named directory holds already is not the run's; but the
-       * cap can only be kept if that much can be measured each time. */
-      RunnerUsage base;
       runner_files_snapshot (run->cwd_fd, &run->before);
-      runner_files_usage (run->cwd_fd, host->config.disk_files, &base);
-      if (!base.complete)
-        {
-          emit_failed (run,
-                       "the working directory holds more than %lld entries or is deeper than "
-                       "%d levels, or cannot be read in full; its disk use cannot be measured",
-                       (long long) host->config.disk_files, RUNNER_FILES_USAGE_MAX_DEPTH);
-          return -1;
-        }
-      run->disk_base = base.bytes;
-      run->disk_base_entries = base.entries;
+      if (_runner_run_disk_base (run) != 0)
+        return -1;
     }
   return _runner_run_spawn_step (run);
 }

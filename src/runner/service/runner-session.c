@@ -33,6 +33,12 @@ struct RunnerSession
   /* The interpreter, while one runs (init_pid > 0). */
   char *dir; /* session-N: code/, tmp/, work/, root/ */
   char *cwd;
+  /* cwd is the directory the first run named (a folder of the person's,
+   * never removed), not dir's work/: every run of this interpreter runs
+   * there, and only while it is the directory checked then. */
+  bool cwd_named;
+  dev_t cwd_dev;
+  ino_t cwd_ino;
   pid_t init_pid;
   int control_fd;
   int status_fd;
@@ -96,6 +102,9 @@ settings_differ (const RunnerSession *s, const SpRun *req)
     return "language";
   if (req->network != s->network)
     return "network";
+  /* A later run may leave cwd out: it runs where the session does. */
+  if (req->cwd != NULL && (!s->cwd_named || strcmp (req->cwd, s->cwd) != 0))
+    return "cwd";
   return NULL;
 }
 
@@ -139,10 +148,6 @@ _runner_session_validate (RunnerHost *host, const SpRun *req, SpProtoError *err)
     return sp_proto_set_error (err, SP_ERR_UNSUPPORTED_LANGUAGE,
                                "javascript sessions need python3 for their relay, which this "
                                "runner does not have");
-  if (req->cwd != NULL)
-    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
-                               "a run in a session cannot name \"cwd\": the session keeps "
-                               "its own working directory");
   if (s != NULL && alive (s) && s->ending == SP_SESSION_END_NONE)
     {
       const char *field = settings_differ (s, req);
@@ -246,6 +251,7 @@ drop_dir (RunnerSession *s, RunnerRun *heir)
   free (s->dir);
   free (s->cwd);
   s->dir = s->cwd = NULL;
+  s->cwd_named = false;
 }
 
 /* The interpreter's process: the driver under runner_spawn, with the
@@ -324,11 +330,21 @@ spawn (RunnerSession *s, RunnerRun *run)
   drop_dir (s, NULL);
   if (make_session_dir (s) != 0)
     return -1;
+  if (run->req.cwd != NULL)
+    {
+      /* Checked again and held by session_start: the interpreter gets
+       * that directory for its life. */
+      free (s->cwd);
+      s->cwd = xstrdup (run->req.cwd);
+      s->cwd_named = true;
+    }
   run->dir = xstrdup (s->dir);
   run->cwd = xstrdup (s->cwd);
   run->keep_dir = true;
   if (_runner_run_hold_cwd (run) != 0)
     return -1;
+  s->cwd_dev = run->cwd_dev;
+  s->cwd_ino = run->cwd_ino;
   devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
   if (devnull < 0 || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0
       || pipe2 (ctl, O_CLOEXEC) != 0 || pipe2 (status, O_CLOEXEC) != 0)
@@ -498,6 +514,10 @@ session_start (RunnerRun *run)
 
   if (!alive (s))
     {
+      /* The policy's check of a named cwd again, now (the request may
+       * have waited), its fd held from then on; failed, the run says why. */
+      if (run->req.cwd != NULL && _runner_run_recheck_cwd (run) != 0)
+        return -1;
       if (spawn (s, run) != 0)
         {
           char *why = xasprintf ("cannot start the session's interpreter: %s", strerror (errno));
@@ -535,6 +555,14 @@ session_start (RunnerRun *run)
           _runner_run_fail (run, "cannot open the session's directory");
           return -1;
         }
+      /* By path, without symlinks: the directory the session was given,
+       * or another put in its place since, which this run must not get. */
+      if (s->cwd_named && (run->cwd_dev != s->cwd_dev || run->cwd_ino != s->cwd_ino))
+        {
+          _runner_run_fail (run, "the session's working directory was replaced since it "
+                                 "started; restart the session");
+          return -1;
+        }
     }
   /* Its files land now, when it starts, not when it was asked for: a run
    * before it in the session may still use the same names. Before the
@@ -548,6 +576,10 @@ session_start (RunnerRun *run)
   /* The files this run creates or changes are reported, not the
    * session's earlier ones. */
   runner_files_snapshot (run->cwd_fd, &run->before);
+  /* A named directory's own files, and what earlier runs left there, are
+   * not this run's disk use: measured now, as a cold run's cwd is. */
+  if (s->cwd_named && _runner_run_disk_base (run) != 0)
+    return -1;
 
   /* node cannot take an fd over the channel, so a JavaScript session's
    * node opens the run's stdin through /proc/<relay>/fd/N
