@@ -191,6 +191,7 @@ typedef struct
   SpExited *result;
   int out_fd;      /* the program's stdout, relayed raw; -1 without */
   const char *cwd; /* the request's --cwd, or NULL */
+  bool session;    /* a named session's run: no cold path says a refusal */
 } Conn;
 
 static bool relay (int fd, int out);
@@ -254,7 +255,14 @@ handle_event (Conn *c, const char *frame, size_t len)
     return;
   id = sp_message_run_id (&msg);
   if (msg.type == SP_MSG_ERROR && id != NULL && strcmp (id, "cli") == 0 && !c->taken)
-    c->refused = true; /* the cold path says the same, in its own words */
+    {
+      /* The cold path says the same, in its own words; a session's run
+       * has none, so the runner's are said here ("started with another
+       * cwd"). */
+      c->refused = true;
+      if (c->session && msg.u.error.message != NULL)
+        fprintf (stderr, "sandpad: %s\n", msg.u.error.message);
+    }
   else if (id != NULL && strcmp (id, "cli") == 0)
     {
       c->taken = true;
@@ -379,7 +387,8 @@ sandpad_daemon_run (const SpRun *req, bool json, bool forward_stdin, SpExited *r
              .result = result,
              .reader = sp_frame_reader_new (SP_PROTO_MAX_FRAME),
              .out_fd = out[0],
-             .cwd = req->cwd };
+             .cwd = req->cwd,
+             .session = req->session != NULL };
   bool sock_open = true;
   while (sock_open || out[0] >= 0 || err[0] >= 0)
     {

@@ -614,6 +614,7 @@ run_session (Cli *cli, const SpRun *options, char *const *files, RunnerLanguages
       req.stdin_data = NULL;
       req.stdin_open = false;
       req.session = xstrdup (options->session);
+      req.cwd = options->cwd != NULL ? xstrdup (options->cwd) : NULL;
       req.env = sp_strv_copy (options->env);
       req.timeout_ms = options->timeout_ms;
       req.memory_mib = options->memory_mib;
@@ -738,7 +739,9 @@ main (int argc, char **argv)
       SpExited result = { 0 };
       int rc = sandpad_daemon_run (&req, cli.json, forward_stdin, &result);
       if (rc == SANDPAD_DAEMON_UNREACHED && req.session != NULL)
-        fail ("session %s: the resident runner could not be reached", req.session);
+        fail ("session %s: nothing was run (the resident runner refused the run, or could "
+              "not be reached)",
+              req.session);
       if (rc != SANDPAD_DAEMON_UNREACHED)
         {
           int status = rc == 0 ? exit_status (&result, &shown) : rc;
@@ -761,9 +764,8 @@ main (int argc, char **argv)
 
   if (req.session != NULL)
     {
-      /* FILE and what followed it are the session's files, in order. */
-      if (req.cwd != NULL)
-        fail ("--session cannot be used with --cwd: the session keeps its own directory");
+      /* FILE and what followed it are the session's files, in order; with
+       * --cwd, the session runs there (the runner holds that folder). */
       char **files = xcalloc (sp_strv_length (req.args) + 2, sizeof *files);
       files[0] = (char *) file;
       memcpy (files + 1, req.args, sp_strv_length (req.args) * sizeof *files);

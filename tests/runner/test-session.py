@@ -723,6 +723,21 @@ def test_cli(t):
         res = subprocess.run([cli, "--sandbox", MODE, files[1]], capture_output=True,
                              text=True, timeout=120)
         t.eq(res.returncode, 1, "control: b.py alone fails with NameError", res)
+        # --session with --cwd: the files run there, one after another.
+        work = os.path.join(d, "work")
+        os.mkdir(work)
+        os.chmod(d, 0o755)  # the run's user reaches work through it
+        if os.geteuid() == 0:
+            os.chown(work, 65534, 65534)
+        with open(os.path.join(d, "w1.py"), "w") as f:
+            f.write("open('from-w1.txt', 'w').write('1')\nn = 3\n")
+        with open(os.path.join(d, "w2.py"), "w") as f:
+            f.write("import os\nprint(n, sorted(os.listdir('.')))\n")
+        res = subprocess.run([cli, "--sandbox", MODE, "--strict", "--session", "--cwd", work,
+                              os.path.join(d, "w1.py"), os.path.join(d, "w2.py")],
+                             capture_output=True, text=True, timeout=120)
+        t.eq((res.stdout, res.returncode), ("3 ['from-w1.txt']\n", 0),
+             "sandpad-run --session --cwd DIR runs the files' session in DIR", res)
 
 
 def test_cwd(t):
