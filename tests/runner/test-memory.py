@@ -238,7 +238,8 @@ def test_kernel_buffers_warm(t):
         # A run goes cold while the parent imports or makes its spare.
         for attempt in range(60):
             res = r.run(f"{run_id}{attempt}", code, **fields)
-            if (res.started or {}).get("warm") or (res.started or {}).get("cold_reason"):
+            # exited's cold_reason: warm runs are off here for good.
+            if (res.started or {}).get("warm") or (res.exited or {}).get("cold_reason"):
                 return res
             time.sleep(0.5)
         return res
@@ -246,7 +247,7 @@ def test_kernel_buffers_warm(t):
     res = warm_run("control", SOCKET_BUFFERS, memory_mib=2048, timeout_ms=60000)
     started = res.started or {}
     if not started.get("warm"):
-        t.skip(f"no warm runs here: {started.get('cold_reason', 'none started warm')}")
+        t.skip(f"no warm runs here: {res.exited.get('cold_reason') or 'none started warm'}")
         r.close()
         return
     t.ok(queued(res) > 300 * MIB and res.exited.get("limit") is None,
@@ -352,7 +353,7 @@ def test_kernel_buffers_no_cgroup(t):
          f"buffers ({queued(res) // MIB} MiB queued)", res)
     for attempt in range(60):
         res = r.run(f"warm{attempt}", HELD_BUFFERS, memory_mib=128, timeout_ms=60000)
-        if (res.started or {}).get("warm") or (res.started or {}).get("cold_reason"):
+        if (res.started or {}).get("warm") or (res.exited or {}).get("cold_reason"):
             break
         time.sleep(0.5)
     if (res.started or {}).get("warm"):
@@ -360,7 +361,7 @@ def test_kernel_buffers_no_cgroup(t):
              f"a warm run with memory_mib 128 is stopped with limit memory while it holds "
              f"the buffers ({queued(res) // MIB} MiB queued)", res)
     else:
-        t.skip(f"no warm runs as sandpad-ci here: {(res.started or {}).get('cold_reason')}")
+        t.skip(f"no warm runs as sandpad-ci here: {(res.exited or {}).get('cold_reason')}")
     res = r.run("session", HELD_BUFFERS, session="s", memory_mib=128, timeout_ms=60000)
     t.eq((res.exited.get("limit"), res.exited.get("session_ended")), ("memory", "limit"),
          f"a session's run with memory_mib 128 is stopped and ends the session "
