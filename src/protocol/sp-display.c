@@ -38,19 +38,6 @@ sp_display_mime_is_json (const char *mime)
          || (len > 5 && strcmp (mime + len - 5, "+json") == 0);
 }
 
-void
-sp_display_clear (SpDisplay *display)
-{
-  for (size_t i = 0; i < display->n_items; i++)
-    {
-      free (display->items[i].mime);
-      free (display->items[i].text);
-    }
-  free (display->items);
-  display->items = NULL;
-  display->n_items = 0;
-}
-
 int
 sp_display_data_decode (json_t *data, SpDisplay *display, SpProtoError *err)
 {

@@ -335,6 +335,21 @@ clear_exited (SpExited *exited)
   sp_program_error_free (exited->program_error);
 }
 
+/* Here, beside the message's clear, not with the display codec: the
+ * messages own their memory, and the codec builds on them. */
+void
+sp_display_clear (SpDisplay *display)
+{
+  for (size_t i = 0; i < display->n_items; i++)
+    {
+      free (display->items[i].mime);
+      free (display->items[i].text);
+    }
+  free (display->items);
+  display->items = NULL;
+  display->n_items = 0;
+}
+
 void
 sp_message_clear (SpMessage *msg)
 {
