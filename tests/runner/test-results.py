@@ -243,9 +243,17 @@ CASES = [
     ("an unknown magic", "print(1)\n%nosuch x\n", "1\n", 1,
      'Traceback (most recent call last):\n  File "<file>", line 2, in <module>\n'
      "    %nosuch x\nUsageError: Line magic function `%nosuch` not found.\n"),
-    ("%pip says how packages are installed", "%pip install x\n", "", 1,
+    ("%pip says how packages are installed", "%pip install sandpad-no-such-pkg\n", "", 1,
      'Traceback (most recent call last):\n  File "<file>", line 1, in <module>\n'
-     "    %pip install x\nUsageError: %pip: a run cannot install packages (it has no "
+     "    %pip install sandpad-no-such-pkg\nUsageError: %pip: sandpad-no-such-pkg not "
+     "installed here, and a run cannot install packages (it has no network); install them "
+     "with the Packages dialog, `sandpad-run --install`, or the MCP tool install_packages, "
+     "then run again\n"),
+    ("%pip install of what the run has goes on, as pip's -q", "%pip install -q numpy\n"
+     "import numpy\nprint('ok')\n", "ok\n", 0, None),
+    ("%pip of another kind says how", "%pip list\n", "", 1,
+     'Traceback (most recent call last):\n  File "<file>", line 1, in <module>\n'
+     "    %pip list\nUsageError: %pip: a run cannot install packages (it has no "
      "network); install them with the Packages dialog, `sandpad-run --install`, or the "
      "MCP tool install_packages, then run again\n"),
     ("an error after a magic is at its own line", "!true\nx = 1\n1 / 0\n", "", 1,

@@ -1256,7 +1256,7 @@ def _sandpad_magics(run_source):
             g, l, path, lineno = caller()
             method = getattr(self, "line_" + name, None)
             if method is None:
-                if name in ("pip", "conda", "mamba", "uv"):
+                if name in ("conda", "mamba", "uv"):
                     raise UsageError(
                         "%%%s: a run cannot install packages (it has no "
                         "network); install them with the Packages dialog, "
@@ -1295,6 +1295,58 @@ def _sandpad_magics(run_source):
             key, value = key.strip(), expand(value.strip(), namespace)
             os.environ[key] = value
             print("env: %s=%s" % (key, value))
+
+        def line_pip(self, arg, namespace, g, path, lineno):
+            """A notebook's `%pip install a b` where the run has them
+            already (the system's numpy, a venv's packages): said as pip
+            says it, and the run goes on. A run cannot install (no
+            network): anything else says how to."""
+            import re
+            import shlex
+            from importlib import metadata
+
+            how = ("install them with the Packages dialog, `sandpad-run "
+                   "--install`, or the MCP tool install_packages, then run "
+                   "again")
+            try:
+                words = shlex.split(expand(arg, namespace))
+            except ValueError:
+                words = []
+            quiet = False
+            specs = []
+            for word in words[1:]:
+                if word in ("-q", "--quiet", "-qq", "-U", "--upgrade",
+                            "--user", "--no-cache-dir"):
+                    quiet = quiet or word.startswith(("-q", "--quiet"))
+                elif word.startswith("-"):
+                    specs = None  # -r FILE, -e DIR, --index-url...: pip's own
+                    break
+                else:
+                    specs.append(word)
+            if not words or words[0] != "install" or not specs:
+                raise UsageError("%pip: a run cannot install packages (it "
+                                 "has no network); " + how)
+            missing, found = [], []
+            for spec in specs:
+                m = re.match(r"([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?"
+                             r"\s*(==\s*([^,;\s]+))?", spec)
+                try:
+                    version = metadata.version(m.group(1)) if m else None
+                except metadata.PackageNotFoundError:
+                    version = None
+                # As runner_pep723_missing: a pin must match; a range
+                # takes any installed version.
+                if version is None or (m.group(3) and m.group(3) != version):
+                    missing.append(spec)
+                else:
+                    found.append("Requirement already satisfied: %s (%s)"
+                                 % (m.group(1), version))
+            if missing:
+                raise UsageError("%%pip: %s not installed here, and a run "
+                                 "cannot install packages (it has no "
+                                 "network); %s" % (", ".join(missing), how))
+            if not quiet:
+                print("\n".join(found))
 
         def line_matplotlib(self, arg, namespace, g, path, lineno):
             """Charts show in the panel already: nothing to switch."""
