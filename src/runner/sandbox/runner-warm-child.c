@@ -485,18 +485,26 @@ channel_ready (int channel, int timeout_ms)
  * copied, off its path, when the machine had time to spare. The copies
  * are charged to the seat, as the run's own would be. Returns 1 when
  * every range was copied, else 0. */
+/* Waits idle_ms at least, then until a processor is free (a busy machine
+ * may be idle a moment later: looked at again each idle_ms); false as
+ * soon as the run arrives. */
+static bool
+wait_for_cpu (int channel, int idle_ms)
+{
+  do
+    if (channel_ready (channel, idle_ms))
+      return false;
+  while (!cpu_to_spare ());
+  return true;
+}
+
 static int
 idle_copy (int channel, const uint64_t *hot, size_t n_hot, int idle_ms)
 {
   size_t page = (size_t) sysconf (_SC_PAGESIZE);
 
-  if (hot == NULL || n_hot == 0)
+  if (hot == NULL || n_hot == 0 || !wait_for_cpu (channel, idle_ms))
     return 0;
-  /* A busy machine may be idle a moment later: look again each idle_ms. */
-  do
-    if (channel_ready (channel, idle_ms))
-      return 0;
-  while (!cpu_to_spare ());
   /* Most ranges are a few pages: the channel is looked at once enough
    * pages were copied, not after each range. */
   size_t since_look = 0, looks = 0;
@@ -516,10 +524,8 @@ idle_copy (int channel, const uint64_t *hot, size_t n_hot, int idle_ms)
                 return 0;
               /* Now and then: whether the machine got busy meanwhile
                * (then wait until it is not, or the run comes). */
-              if (++looks % 16 == 0)
-                while (!cpu_to_spare ())
-                  if (channel_ready (channel, idle_ms))
-                    return 0;
+              if (++looks % 16 == 0 && !cpu_to_spare () && !wait_for_cpu (channel, idle_ms))
+                return 0;
             }
         }
     }
