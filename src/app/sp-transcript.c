@@ -250,6 +250,18 @@ frame_counter (SpTranscript *self)
   return clock != NULL ? gdk_frame_clock_get_frame_counter (clock) : -1;
 }
 
+/* Whether the list view shows the row's place: its tile (the list item's
+ * widget, the row's parent) is mapped. The row itself may be hidden while
+ * its text waits. */
+static gboolean
+is_mapped (GtkListItem *item)
+{
+  GtkWidget *row = gtk_list_item_get_child (item);
+  GtkWidget *tile = row != NULL ? gtk_widget_get_parent (row) : NULL;
+
+  return tile != NULL && gtk_widget_get_mapped (tile);
+}
+
 /* Whether a row may take its text in this frame: the frame's first row
  * always may, then rows while the frame's text stays within
  * FRAME_TEXT_BYTES. */
@@ -296,9 +308,7 @@ rebind_waiting (SpTranscript *self, gboolean mapped_only)
   qsort (items, n, sizeof *items, by_position_down);
   for (guint i = 0; i < n && !left; i++)
     {
-      GtkWidget *row = gtk_list_item_get_child (items[i]);
-
-      if (mapped_only && (row == NULL || !gtk_widget_get_mapped (row)))
+      if (mapped_only && !is_mapped (items[i]))
         continue;
       if (!take_budget (self, items[i]))
         left = TRUE;
@@ -382,27 +392,36 @@ defer (SpTranscript *self, GtkListItem *item)
 }
 
 /* Whether a row's text may wait at all: only while the view keeps to the
- * end, where rows keep their places, on GTK 4.8's list view (below). */
+ * end, where rows keep their places. */
 static gboolean
 may_wait (SpTranscript *self)
 {
-#if GTK_CHECK_VERSION(4, 12, 0)
-  /* GTK 4.12 rewrote the list view's row management: a row may be mapped
-   * during the layout of the frame that shows it, after this frame's tick,
-   * so it would be painted once with its old text (ui-window flood-paints
-   * saw lines out of order on GTK 4.18). Shown at once there. */
-  return FALSE;
-#endif
   return self->following;
 }
 
+#if GTK_CHECK_VERSION(4, 12, 0)
+/* GTK 4.12 rewrote the list view's row management: a row may be mapped
+ * during the layout of the frame that shows it, after this frame's tick.
+ * There a row out of sight waits only once the frame's text is spent (a
+ * flood of short lines never does), a row in sight never waits, and a row
+ * that waits is hidden until its text comes, so it is never painted with
+ * text left over from an earlier batch (ui-window flood-paints saw lines
+ * out of order on GTK 4.18 when rows out of sight always waited and kept
+ * showing). Without any wait, the ~200 rows the list view keeps bound took
+ * 4 KiB of a folded line each at once and held the window 0.6 s
+ * (ui-long-lines, 10^4 lines of 10^4 characters). */
 static gboolean
-is_mapped (GtkListItem *item)
+takes_text_now (SpTranscript *self, GtkListItem *item)
 {
-  GtkWidget *row = gtk_list_item_get_child (item);
+  gboolean in_sight = is_mapped (item);
+  gboolean within = take_budget (self, item);
 
-  return row != NULL && gtk_widget_get_mapped (row);
+  if (in_sight || within)
+    return TRUE;
+  gtk_widget_set_child_visible (gtk_list_item_get_child (item), FALSE);
+  return FALSE;
 }
+#endif
 
 gboolean
 sp_transcript_defer_rebind (SpTranscript *self, GtkListItem *item)
@@ -410,14 +429,22 @@ sp_transcript_defer_rebind (SpTranscript *self, GtkListItem *item)
   g_return_val_if_fail (SP_IS_TRANSCRIPT (self), FALSE);
   g_return_val_if_fail (GTK_IS_LIST_ITEM (item), FALSE);
 
+  if (!may_wait (self))
+    return FALSE;
+#if GTK_CHECK_VERSION(4, 12, 0)
+  if (takes_text_now (self, item))
+    return FALSE;
+#else
   /* The list view maps the rows in sight (and a few around them) and no
    * others: those in sight take their text now, a frame's worth. */
-  if (!may_wait (self) || (is_mapped (item) && take_budget (self, item)))
+  if (is_mapped (item) && take_budget (self, item))
     return FALSE;
+#endif
   defer (self, item);
   return TRUE;
 }
 
+#if !GTK_CHECK_VERSION(4, 12, 0)
 /* The first position within a frame's worth of text of the end: rows
  * there are, or soon will be, in sight of a view that keeps to the end. */
 static guint
@@ -440,6 +467,7 @@ end_reach (SpTranscript *self)
   self->reach_frame = frame;
   return i;
 }
+#endif
 
 gboolean
 sp_transcript_defer_bind (SpTranscript *self, GtkListItem *item)
@@ -447,10 +475,16 @@ sp_transcript_defer_bind (SpTranscript *self, GtkListItem *item)
   g_return_val_if_fail (SP_IS_TRANSCRIPT (self), FALSE);
   g_return_val_if_fail (GTK_IS_LIST_ITEM (item), FALSE);
 
-  if (self->model == NULL || !may_wait (self)
-      || ((is_mapped (item) || gtk_list_item_get_position (item) >= end_reach (self))
-          && take_budget (self, item)))
+  if (self->model == NULL || !may_wait (self))
     return FALSE;
+#if GTK_CHECK_VERSION(4, 12, 0)
+  if (takes_text_now (self, item))
+    return FALSE;
+#else
+  if ((is_mapped (item) || gtk_list_item_get_position (item) >= end_reach (self))
+      && take_budget (self, item))
+    return FALSE;
+#endif
   defer (self, item);
   return TRUE;
 }
