@@ -121,7 +121,7 @@ build_fuzzers() {
     CC=clang-14 meson setup "$dir" -Dfuzzing=true
   fi
   meson compile -C "$dir" tests/fuzz/fuzz-decode tests/fuzz/fuzz-frame tests/fuzz/fuzz-utf8 \
-    tests/fuzz/fuzz-error tests/fuzz/fuzz-journal tests/fuzz/fuzz-table
+    tests/fuzz/fuzz-error tests/fuzz/fuzz-journal tests/fuzz/fuzz-table tests/fuzz/fuzz-plan
 }
 
 # The run's budget: each stage's wall time, one "SECONDS<TAB>NAME" line in

@@ -67,6 +67,8 @@ static const char result_schema[]
     "\"required\":[\"type\",\"message\",\"line\",\"frames\"]},"
     "\"sandbox\":{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\"},"
     "\"layers\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+    "\"waived\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":"
+    "\"layers this host lacks, each 'layer: why'; absent when none is\"},"
     "\"warm\":{\"type\":\"boolean\",\"description\":\"the run started from a warm "
     "interpreter (same layers, faster start)\"}},"
     "\"required\":[\"mode\",\"layers\",\"warm\"]},"
@@ -466,9 +468,13 @@ mcp_result_from_run (const McpCall *call, const SpExited *exited)
   if (exited->program_error != NULL)
     json_object_set_new (structured, "error", program_error_json (exited->program_error));
   if (call->sandbox.mode != NULL)
-    json_object_set_new (structured, "sandbox",
-                         json_pack ("{s:s, s:o, s:b}", "mode", call->sandbox.mode, "layers",
-                                    strv_json (call->sandbox.layers), "warm", exited->warm));
+    {
+      json_t *sandbox = json_pack ("{s:s, s:o, s:b}", "mode", call->sandbox.mode, "layers",
+                                   strv_json (call->sandbox.layers), "warm", exited->warm);
+      if (call->sandbox.waived != NULL && call->sandbox.waived[0] != NULL)
+        json_object_set_new (sandbox, "waived", strv_json (call->sandbox.waived));
+      json_object_set_new (structured, "sandbox", sandbox);
+    }
 
   Buf text = { 0 };
   if (call->session[0] != '\0')

@@ -375,10 +375,14 @@ decode_sandbox (json_t *line, SpProtoError *err)
   if (sandbox == NULL)
     return 0;
   TRY (sp_json_check_fields (sandbox, "sandbox",
-                             (const char *const[]){ "mode", "layers", "warm", NULL }, err));
+                             (const char *const[]){ "mode", "layers", "waived", "warm", NULL },
+                             err));
   TRY (check_string (sandbox, "mode", true, SIZE_MAX, err));
   TRY (check_bool (sandbox, "warm", true, err));
   TRY (sp_json_get_strv (sandbox, "layers", true, &layers, err));
+  sp_strv_free (layers);
+  layers = NULL;
+  TRY (sp_json_get_strv (sandbox, "waived", false, &layers, err));
   sp_strv_free (layers);
   return 0;
 }

@@ -169,8 +169,10 @@ decode_sandbox (json_t *obj, const char *key, SpSandboxInfo *info, SpProtoError 
   json_t *sandbox = NULL;
 
   TRY (sp_json_get_object (obj, key, true, &sandbox, err));
-  TRY (sp_json_check_fields (sandbox, key, (const char *const[]){ "mode", "layers", NULL }, err));
+  TRY (sp_json_check_fields (sandbox, key,
+                             (const char *const[]){ "mode", "layers", "waived", NULL }, err));
   TRY (sp_json_get_string (sandbox, "mode", true, &info->mode, err));
+  TRY (sp_json_get_strv (sandbox, "waived", false, &info->waived, err));
   return sp_json_get_strv (sandbox, "layers", true, &info->layers, err);
 }
 

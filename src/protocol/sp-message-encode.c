@@ -119,6 +119,8 @@ encode_sandbox (const SpSandboxInfo *info, bool *ok)
 
   set_str (obj, "mode", info->mode ? info->mode : "none", ok);
   sp_json_set (obj, "layers", sp_json_strv (info->layers, ok));
+  if (info->waived != NULL && info->waived[0] != NULL)
+    sp_json_set (obj, "waived", sp_json_strv (info->waived, ok));
   return obj;
 }
 

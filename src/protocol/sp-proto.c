@@ -259,6 +259,7 @@ sp_sandbox_info_clear (SpSandboxInfo *info)
 {
   free (info->mode);
   sp_strv_free (info->layers);
+  sp_strv_free (info->waived);
   memset (info, 0, sizeof *info);
 }
 
@@ -267,6 +268,7 @@ sp_sandbox_info_copy (SpSandboxInfo *dst, const SpSandboxInfo *src)
 {
   dst->mode = src->mode ? strdup (src->mode) : NULL;
   dst->layers = sp_strv_copy (src->layers);
+  dst->waived = sp_strv_copy (src->waived);
 }
 
 static void

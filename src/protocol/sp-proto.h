@@ -243,6 +243,8 @@ typedef struct
 {
   char *mode;    /* "none" until the sandbox lands, then "namespaces"/"fallback" */
   char **layers; /* NULL-terminated names of the layers actually applied */
+  char **waived; /* NULL, or "layer: why" for each layer the runs go
+                  * without on this host (outside strict mode) */
 } SpSandboxInfo;
 
 typedef struct

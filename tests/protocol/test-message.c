@@ -79,7 +79,8 @@ static void
 fill_sandbox (SpSandboxInfo *info)
 {
   info->mode = xstrdup ("namespaces");
-  info->layers = strv_new ("userns", "seccomp", "landlock", NULL);
+  info->layers = strv_new ("userns", "seccomp", NULL);
+  info->waived = strv_new ("landlock: this kernel has no Landlock", NULL);
 }
 
 static void

@@ -227,7 +227,7 @@ main (void)
   _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/usr/bin/python3", argv_new (), NULL, &step);
   Buf buf = { 0 };
   RunnerPlanMsg m;
-  runner_plan_encode (&buf, &step.plan, &step.spec);
+  runner_plan_encode (&buf, &step.plan, &step.spec, NULL);
   ok (runner_plan_decode (buf.data, buf.len, RUNNER_PLAN_RUN, &m) == 0 && m.plan.namespaces
         && m.plan.landlock_abi == 4 && m.use_seccomp
         && m.plan.max_processes == step.plan.max_processes && m.n_ro == 2
@@ -291,7 +291,7 @@ main (void)
         && step.plan.read_only_ids[1].ino == 6001 && count (interp.plan.read_only_dirs) == 2
         && strcmp (interp.plan.read_only_dirs[1], "/app") == 0,
       "Flatpak: a run's and an interpreter's plans let them read /app, as held");
-  runner_plan_encode (&buf, &step.plan, &step.spec);
+  runner_plan_encode (&buf, &step.plan, &step.spec, NULL);
   ok (runner_plan_decode (buf.data, buf.len, RUNNER_PLAN_RUN, &m) == 0 && m.n_ro == 2
         && strcmp (m.plan.read_only_dirs[1], "/app") == 0 && m.ro_ids[1].ino == 6001,
       "and a warm spare gets /app too");

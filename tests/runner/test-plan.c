@@ -2,6 +2,7 @@
  * the encoder writes decodes to the same plan, and the decoder refuses
  * every plan that is not exactly right, so no key left out can mean a
  * layer left out. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,7 +10,7 @@
 #include "runner-plan.h"
 #include "runner-base.h"
 
-#define N_REQUIRED 18
+#define N_REQUIRED 19
 
 static char *const ro_dirs[] = { (char *) "/ctx/one", (char *) "/ctx/two", NULL };
 static const RunnerDirId ro_ids[] = { { 2049, 5501 }, { 2050, 5502 } };
@@ -52,7 +53,7 @@ encoded (void)
   Buf buf = { 0 };
 
   sample (&plan, &spec);
-  runner_plan_encode (&buf, &plan, &spec);
+  runner_plan_encode (&buf, &plan, &spec, NULL);
   return buf;
 }
 
@@ -95,7 +96,7 @@ main (void)
                                                 "seccomp",    "nproc",    "tmp_bytes", "root",
                                                 "work",       "work_dev", "work_ino",  "code",
                                                 "tmp",        "cwd",      "memory",    "cpu",
-                                                "fsize",      "nofile" };
+                                                "fsize",      "nofile",   "waive" };
   static const char *const bad[][2] = {
     { "landlock", "landlock=" },
     { "landlock", "landlock=6x" },
@@ -113,13 +114,21 @@ main (void)
     { "ro", "ro=2049:5501:ctx/one" },
     { "ro", "ro=2049::/ctx/one" },
     { "prelude", "prelude=r/prelude" },
+    /* A layer is there or waived by name, never both, never neither. */
+    { "waive", "waive=landlock" },
+    { "waive", "waive=seccomp" },
+    { "waive", "waive=" },
+    { "waive", "waive=bpf" },
+    { "waive", "waive=landlock,landlock" },
+    { "landlock", "landlock=0" },
+    { "seccomp", "seccomp=0" },
   };
   RunnerSandboxPlan want;
   RunnerSpawnSpec spec;
   RunnerPlanMsg m;
   Buf buf = encoded ();
 
-  plan (4 + N_REQUIRED + (int) N_ELEMENTS (bad) + 5);
+  plan (4 + N_REQUIRED + (int) N_ELEMENTS (bad) + 5 + 12 + 4);
 
   sample (&want, &spec);
   ok (runner_plan_decode (buf.data, buf.len, RUNNER_PLAN_RUN, &m) == 0, "a run's plan decodes");
@@ -161,13 +170,131 @@ main (void)
       "a plan without \"prelude\" decodes, with none to bind");
   buf_clear (&buf);
 
-  /* A spare's plan: mode, network and uid; py.* keys are the driver's. */
-  static const char spare[] = "namespaces=1\0network=0\0nobody=1\0py.run=/x";
+  /* A spare's plan: mode, network and uid. No key is passed over for the
+   * warm driver any more (it once read "py.*" keys itself). */
+  static const char spare[] = "namespaces=1\0network=0\0nobody=1\0run_file=/x";
   ok (runner_plan_decode (spare, sizeof spare, RUNNER_PLAN_SPARE, &m) == 0 && m.plan.namespaces
         && m.plan.drop_to_nobody,
-      "a spare's plan decodes, with the driver's py.* keys passed over");
+      "a spare's plan decodes");
+  static const char driver_key[] = "namespaces=1\0network=0\0nobody=1\0py.cg_memory=1";
+  ok (runner_plan_decode (driver_key, sizeof driver_key, RUNNER_PLAN_SPARE, &m) != 0,
+      "a \"py.*\" key is refused like any unknown key");
+
+  /* A warm run's own keys: its file and its seat's limits, together. */
+  {
+    RunnerSandboxPlan p;
+    RunnerSpawnSpec s;
+    RunnerPlanWarm warm = { .run_file = "/code/.sandpad/run.json",
+                            .cgroup = true,
+                            .cgroup_memory_bytes = 600 << 20,
+                            .cgroup_tasks = 310 };
+    Buf out = { 0 };
+    sample (&p, &s);
+    ok (runner_plan_encode (&out, &p, &s, &warm) == 0
+          && runner_plan_decode (out.data, out.len, RUNNER_PLAN_RUN, &m) == 0
+          && m.warm.run_file != NULL && strcmp (m.warm.run_file, warm.run_file) == 0
+          && m.warm.cgroup && m.warm.cgroup_memory_bytes == warm.cgroup_memory_bytes
+          && m.warm.cgroup_tasks == 310,
+        "a warm run's file and seat limits round-trip");
+    buf_clear (&out);
+    warm.run_file = "relative.json";
+    ok (runner_plan_encode (&out, &p, &s, &warm) == -1, "a relative run file is refused");
+    buf_clear (&out);
+    buf = edited ("nofile", "nofile=256");
+    buf_append (&buf, "cg_memory=5", 12);
+    ok (refused (buf, RUNNER_PLAN_RUN), "one seat limit without the other is refused");
+  }
   static const char no_uid[] = "namespaces=1\0network=0";
   ok (runner_plan_decode (no_uid, sizeof no_uid, RUNNER_PLAN_SPARE, &m) != 0,
       "a spare's plan without \"nobody\" is refused");
+
+  /* A host without Landlock and seccomp waives both, by name. */
+  buf = edited ("landlock", "landlock=0");
+  {
+    Buf b2 = { 0 };
+    for (const char *p = buf.data; p < buf.data + buf.len; p += strlen (p) + 1)
+      {
+        const char *item = strncmp (p, "seccomp=", 8) == 0 ? "seccomp=0"
+                           : strncmp (p, "waive=", 6) == 0 ? "waive=seccomp,landlock"
+                                                           : p;
+        buf_append (&b2, item, strlen (item) + 1);
+      }
+    buf_clear (&buf);
+    buf = b2;
+  }
+  ok (runner_plan_decode (buf.data, buf.len, RUNNER_PLAN_RUN, &m) == 0
+        && m.plan.waived == (RUNNER_LAYER_LANDLOCK | RUNNER_LAYER_SECCOMP)
+        && m.plan.landlock_abi == 0 && !m.use_seccomp,
+      "a plan waiving Landlock and seccomp by name decodes, with both waived");
+  buf_clear (&buf);
+  {
+    RunnerSandboxPlan waived;
+    RunnerSpawnSpec wspec;
+    Buf out = { 0 };
+    sample (&waived, &wspec);
+    waived.landlock_abi = 0;
+    waived.seccomp = NULL;
+    waived.waived = RUNNER_LAYER_LANDLOCK | RUNNER_LAYER_SECCOMP;
+    ok (runner_plan_encode (&out, &waived, &wspec, NULL) == 0
+          && runner_plan_decode (out.data, out.len, RUNNER_PLAN_RUN, &m) == 0
+          && m.plan.waived == waived.waived,
+        "the encoder writes the waivers, and they round-trip");
+    buf_clear (&out);
+  }
+
+  /* What the codec has no key for is refused by the encoder, never left
+   * out: a spare would run without it. */
+  {
+    static const char *const what[] = { "an environment", "a writable environment",
+                                        "an environment's id", "a cwd at its host path",
+                                        "an unnamed waiver" };
+    for (int i = 0; i < 5; i++)
+      {
+        RunnerSandboxPlan p;
+        RunnerSpawnSpec s;
+        Buf out = { 0 };
+        sample (&p, &s);
+        if (i == 0)
+          p.env_dir = "/venv";
+        else if (i == 1)
+          p.env_writable = true;
+        else if (i == 2)
+          p.env_id = (RunnerDirId){ 1, 2 };
+        else if (i == 3)
+          p.work_at_host_path = true;
+        else
+          p.waived = 1u << 7;
+        errno = 0;
+        ok (runner_plan_encode (&out, &p, &s, NULL) == -1 && errno == EINVAL,
+            "a plan with %s is refused by the encoder", what[i]);
+        buf_clear (&out);
+      }
+  }
+
+  /* The sandbox refuses a zeroed plan, and a layer left at zero without
+   * its waiver, before anything runs: not a run with fewer layers. */
+  {
+    RunnerSandboxPlan zero = { 0 }, p;
+    RunnerSpawnSpec s = { .sandbox = &zero };
+    const char *why = NULL;
+    bool refused_now;
+    errno = 0;
+    ok (runner_spawn (&s) == -1 && errno == EINVAL, "runner_spawn refuses a zeroed plan (EINVAL)");
+    refused_now = runner_sandbox_plan_check (&zero, &why) == -1 && why != NULL
+                  && runner_sandbox_restrict (&zero) == RUNNER_STEP_PLAN;
+    ok (refused_now, "the program's own restrict step refuses it too: %s", why ? why : "?");
+    sample (&p, &s);
+    p.landlock_abi = 0;
+    refused_now = runner_sandbox_plan_check (&p, &why) == -1;
+    ok (refused_now, "a plan without Landlock or its waiver: %s", why ? why : "?");
+    sample (&p, &s);
+    p.seccomp = NULL;
+    refused_now = runner_sandbox_plan_check (&p, &why) == -1;
+    ok (refused_now, "a plan without seccomp or its waiver: %s", why ? why : "?");
+    p.waived = RUNNER_LAYER_SECCOMP;
+    ok (runner_sandbox_plan_check (&p, NULL) == 0
+          && (sample (&p, &s), runner_sandbox_plan_check (&p, NULL) == 0),
+        "with its waiver it passes, as does the whole sample plan");
+  }
   return done_testing ();
 }

@@ -223,6 +223,8 @@ run_sandboxed (const Dirs *d, bool namespaces, int landlock_abi, const RunnerSec
     .network = false,
     .landlock_abi = landlock_abi,
     .seccomp = filter,
+    /* A kernel without Landlock: waived by name, as the runner does. */
+    .waived = landlock_abi > 0 ? 0 : RUNNER_LAYER_LANDLOCK,
     .drop_to_nobody = geteuid () == 0,
     /* Without a user namespace RLIMIT_NPROC counts every process of the
      * uid on the host (nobody's, from tests running beside this one): not

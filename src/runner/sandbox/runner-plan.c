@@ -30,6 +30,10 @@ typedef enum
   K_CPU,
   K_FSIZE,
   K_NOFILE,
+  K_WAIVE,
+  K_RUN_FILE,
+  K_CG_MEMORY,
+  K_CG_TASKS,
   N_KEYS
 } Key;
 
@@ -54,6 +58,10 @@ static const char *const key_names[N_KEYS] = {
   [K_CPU] = "cpu",
   [K_FSIZE] = "fsize",
   [K_NOFILE] = "nofile",
+  [K_WAIVE] = "waive",
+  [K_RUN_FILE] = "run_file",
+  [K_CG_MEMORY] = "cg_memory",
+  [K_CG_TASKS] = "cg_tasks",
 };
 
 static void
@@ -74,9 +82,49 @@ put_int (Buf *buf, Key key, int64_t value)
   put (buf, key, text);
 }
 
-void
-runner_plan_encode (Buf *out, const RunnerSandboxPlan *plan, const RunnerSpawnSpec *spec)
+/* A waivable layer's name in "waive": "landlock", "seccomp"; NULL for
+ * anything else. */
+static const char *
+layer_name (unsigned layer)
 {
+  switch (layer)
+    {
+    case RUNNER_LAYER_LANDLOCK:
+      return "landlock";
+    case RUNNER_LAYER_SECCOMP:
+      return "seccomp";
+    default:
+      return NULL;
+    }
+}
+
+/* "none", or the waived layers' names joined by commas. */
+static void
+put_waived (Buf *out, unsigned waived)
+{
+  char text[64] = "";
+
+  for (unsigned bit = 1; bit <= RUNNER_LAYER_ALL; bit <<= 1)
+    if (waived & bit)
+      {
+        if (text[0] != '\0')
+          strcat (text, ",");
+        strcat (text, layer_name (bit));
+      }
+  put (out, K_WAIVE, text[0] != '\0' ? text : "none");
+}
+
+int
+runner_plan_encode (Buf *out, const RunnerSandboxPlan *plan, const RunnerSpawnSpec *spec,
+                    const RunnerPlanWarm *warm)
+{
+  /* What the codec has no key for is refused, never left out: a spare
+   * that got this plan without them would run with less than asked (an
+   * environment not bound, a cwd not at its host path). */
+  if (plan->env_dir != NULL || plan->env_writable || plan->env_id.ino != 0
+      || plan->work_at_host_path || (plan->waived & ~RUNNER_LAYER_ALL) != 0
+      || (warm != NULL && warm->run_file != NULL && warm->run_file[0] != '/'))
+    return errno = EINVAL, -1;
   put_int (out, K_NAMESPACES, plan->namespaces);
   put_int (out, K_NETWORK, plan->network);
   put_int (out, K_NOBODY, plan->drop_to_nobody);
@@ -109,6 +157,15 @@ runner_plan_encode (Buf *out, const RunnerSandboxPlan *plan, const RunnerSpawnSp
   put_int (out, K_CPU, spec->cpu_seconds);
   put_int (out, K_FSIZE, spec->file_size_bytes);
   put_int (out, K_NOFILE, spec->open_files);
+  put_waived (out, plan->waived);
+  if (warm != NULL && warm->run_file != NULL)
+    put (out, K_RUN_FILE, warm->run_file);
+  if (warm != NULL && warm->cgroup)
+    {
+      put_int (out, K_CG_MEMORY, warm->cgroup_memory_bytes);
+      put_int (out, K_CG_TASKS, warm->cgroup_tasks);
+    }
+  return 0;
 }
 
 /* A whole decimal number within [min, max], nothing before or after. */
@@ -154,6 +211,31 @@ parse_ro (RunnerPlanMsg *m, const char *v)
   return 0;
 }
 
+/* "none", or layer names joined by commas, each at most once. */
+static int
+parse_waived (const char *v, unsigned *waived)
+{
+  *waived = 0;
+  if (strcmp (v, "none") == 0)
+    return 0;
+  for (const char *p = v;;)
+    {
+      const char *comma = strchr (p, ',');
+      size_t len = comma != NULL ? (size_t) (comma - p) : strlen (p);
+      unsigned found = 0;
+
+      for (unsigned bit = 1; bit <= RUNNER_LAYER_ALL; bit <<= 1)
+        if (strlen (layer_name (bit)) == len && strncmp (p, layer_name (bit), len) == 0)
+          found = bit;
+      if (found == 0 || (*waived & found) != 0)
+        return -1;
+      *waived |= found;
+      if (comma == NULL)
+        return 0;
+      p = comma + 1;
+    }
+}
+
 static int
 set (RunnerPlanMsg *m, Key key, const char *v)
 {
@@ -162,6 +244,8 @@ set (RunnerPlanMsg *m, Key key, const char *v)
 
   switch (key)
     {
+    case K_WAIVE:
+      return parse_waived (v, &p->waived);
     case K_RO:
       return parse_ro (m, v);
     case K_ROOT:
@@ -170,6 +254,7 @@ set (RunnerPlanMsg *m, Key key, const char *v)
     case K_PRELUDE:
     case K_TMP:
     case K_CWD:
+    case K_RUN_FILE:
       if (v[0] != '/')
         return -1;
       if (key == K_ROOT)
@@ -182,6 +267,8 @@ set (RunnerPlanMsg *m, Key key, const char *v)
         p->prelude_dir = v;
       else if (key == K_TMP)
         p->tmp_dir = v;
+      else if (key == K_RUN_FILE)
+        m->warm.run_file = v;
       else
         m->spec.cwd = v;
       return 0;
@@ -223,6 +310,8 @@ set (RunnerPlanMsg *m, Key key, const char *v)
     case K_CPU:
     case K_FSIZE:
     case K_NOFILE:
+    case K_CG_MEMORY:
+    case K_CG_TASKS:
       if (parse_int (v, 0, INT64_MAX, &n) != 0)
         return -1;
       if (key == K_NPROC)
@@ -235,6 +324,10 @@ set (RunnerPlanMsg *m, Key key, const char *v)
         m->spec.cpu_seconds = n;
       else if (key == K_FSIZE)
         m->spec.file_size_bytes = n;
+      else if (key == K_CG_MEMORY)
+        m->warm.cgroup_memory_bytes = n;
+      else if (key == K_CG_TASKS)
+        m->warm.cgroup_tasks = n;
       else
         m->spec.open_files = n;
       return 0;
@@ -247,7 +340,8 @@ set (RunnerPlanMsg *m, Key key, const char *v)
 static bool
 required (Key key, RunnerPlanKind kind)
 {
-  if (key == K_RO || key == K_PRELUDE)
+  if (key == K_RO || key == K_PRELUDE || key == K_RUN_FILE || key == K_CG_MEMORY
+      || key == K_CG_TASKS)
     return false;
   if (kind == RUNNER_PLAN_SPARE)
     return key == K_NAMESPACES || key == K_NETWORK || key == K_NOBODY;
@@ -272,8 +366,6 @@ runner_plan_decode (const char *blob, size_t len, RunnerPlanKind kind, RunnerPla
       if (eq == NULL)
         return errno = EINVAL, -1;
       klen = (size_t) (eq - p);
-      if (klen > 3 && strncmp (p, "py.", 3) == 0)
-        continue;
       for (key = 0; key < N_KEYS; key++)
         if (strlen (key_names[key]) == klen && strncmp (p, key_names[key], klen) == 0)
           break;
@@ -284,6 +376,16 @@ runner_plan_decode (const char *blob, size_t len, RunnerPlanKind kind, RunnerPla
   for (Key key = 0; key < N_KEYS; key++)
     if (required (key, kind) && !seen[key])
       return errno = EINVAL, -1;
+  /* The seat's two limits come together or not at all. */
+  if (seen[K_CG_MEMORY] != seen[K_CG_TASKS])
+    return errno = EINVAL, -1;
+  m->warm.cgroup = seen[K_CG_MEMORY];
+  /* A layer is there or waived by name, never both, never neither (the
+   * filter itself the caller compiles: use_seccomp stands for it). */
+  if (kind == RUNNER_PLAN_RUN
+      && ((m->plan.landlock_abi > 0) == ((m->plan.waived & RUNNER_LAYER_LANDLOCK) != 0)
+          || m->use_seccomp == ((m->plan.waived & RUNNER_LAYER_SECCOMP) != 0)))
+    return errno = EINVAL, -1;
   m->ro[m->n_ro] = NULL;
   m->plan.read_only_dirs = m->n_ro > 0 ? m->ro : NULL;
   m->plan.read_only_ids = m->n_ro > 0 ? m->ro_ids : NULL;

@@ -6,8 +6,12 @@
  * closed: an unknown key, a key given twice, a number that is not whole
  * or out of range, a path that is not absolute, or a key of the plan's
  * kind left out is an error, and the run fails. Before, a key left out
- * decoded as 0, and a missing "landlock" meant a run without Landlock.
- * Keys starting "py." are the warm driver's, not the sandbox's. */
+ * decoded as 0, and a missing "landlock" meant a run without Landlock;
+ * now a layer is present or waived by name ("waive"), never neither.
+ * There are no keys passed through for others: what the warm parent needs
+ * (the seat's cgroup limits, the run's file) is decoded here too, and the
+ * seat's limits are set by C (sp_warm_seat_limit), never parsed by the
+ * driver. */
 #pragma once
 
 #include <stdbool.h>
@@ -26,6 +30,18 @@ typedef enum
   RUNNER_PLAN_RUN,   /* a whole run's plan: every key but "ro" */
 } RunnerPlanKind;
 
+/* What only a warm run's plan carries: the file with the run's argv and
+ * environment (the path the program sees), and the limits the warm parent
+ * sets on the spare's seat before the run starts (sp_warm_seat_limit in
+ * runner-warm-child.c), where the runner has cgroups. */
+typedef struct
+{
+  const char *run_file; /* NULL: none */
+  bool cgroup;          /* the two limits below are set */
+  int64_t cgroup_memory_bytes;
+  int64_t cgroup_tasks;
+} RunnerPlanWarm;
+
 typedef struct
 {
   RunnerSandboxPlan plan;
@@ -34,10 +50,15 @@ typedef struct
   char *ro[RUNNER_PLAN_MAX_RO + 1];
   RunnerDirId ro_ids[RUNNER_PLAN_MAX_RO];
   size_t n_ro;
+  RunnerPlanWarm warm;
 } RunnerPlanMsg;
 
-/* Appends the plan and the spec's cwd and limits to out. */
-void runner_plan_encode (Buf *out, const RunnerSandboxPlan *plan, const RunnerSpawnSpec *spec);
+/* Appends the plan, the spec's cwd and limits, and warm (or NULL) to out.
+ * 0, or -1 with errno EINVAL when the plan has a field the codec cannot
+ * carry (an environment, a cwd at its host path): refused, never left
+ * out. */
+int runner_plan_encode (Buf *out, const RunnerSandboxPlan *plan, const RunnerSpawnSpec *spec,
+                        const RunnerPlanWarm *warm);
 
 /* Decodes blob (len bytes, the last a NUL) into m, whose strings point
  * into blob. Returns 0, or -1 with errno EINVAL. */

@@ -130,9 +130,43 @@ runner_sandbox_step_name (int step)
       return "Landlock";
     case RUNNER_STEP_SECCOMP:
       return "seccomp";
+    case RUNNER_STEP_PLAN:
+      return "sandbox plan";
     default:
       return NULL;
     }
+}
+
+int
+runner_sandbox_plan_check (const RunnerSandboxPlan *plan, const char **why)
+{
+  const char *wrong = NULL;
+
+  if (plan == NULL)
+    wrong = "no sandbox plan";
+  else if ((plan->waived & ~RUNNER_LAYER_ALL) != 0)
+    wrong = "the plan waives a layer that has no name";
+  else if (plan->landlock_abi <= 0 && !(plan->waived & RUNNER_LAYER_LANDLOCK))
+    wrong = "the plan has no Landlock and does not waive it";
+  else if (plan->landlock_abi > 0 && (plan->waived & RUNNER_LAYER_LANDLOCK))
+    wrong = "the plan both has and waives Landlock";
+  else if (plan->seccomp == NULL && !(plan->waived & RUNNER_LAYER_SECCOMP))
+    wrong = "the plan has no seccomp filter and does not waive it";
+  else if (plan->seccomp != NULL && (plan->waived & RUNNER_LAYER_SECCOMP))
+    wrong = "the plan both has and waives seccomp";
+  else if (plan->root_dir == NULL || plan->work_dir == NULL || plan->code_dir == NULL
+           || plan->tmp_dir == NULL)
+    wrong = "the plan leaves out a directory the run is made of";
+  else if (plan->max_processes <= 0)
+    wrong = "the plan has no process cap";
+  else if (plan->namespaces && plan->tmp_bytes <= 0)
+    wrong = "the plan has no size for the private /tmp";
+  if (why != NULL)
+    *why = wrong;
+  if (wrong == NULL)
+    return 0;
+  errno = EINVAL;
+  return -1;
 }
 
 /* Root gives up root before anything else: no program ever runs as root,
@@ -286,6 +320,10 @@ work_for_landlock (const RunnerSandboxPlan *plan, int *fd, char link[32])
 int
 runner_sandbox_restrict (const RunnerSandboxPlan *plan)
 {
+  /* Again here, in the program: the warm path's plan was decoded in a
+   * spare, not checked by runner_spawn. */
+  if (runner_sandbox_plan_check (plan, NULL) != 0)
+    return RUNNER_STEP_PLAN;
   /* Lower priority and first in line for the OOM killer: a runaway snippet
    * should hurt the desktop as little as possible. */
   setpriority (PRIO_PROCESS, 0, 10);
@@ -446,6 +484,8 @@ int
 runner_sandbox_seccomp (const RunnerSandboxPlan *plan, int *listener)
 {
   *listener = -1;
+  if (plan->seccomp == NULL && !(plan->waived & RUNNER_LAYER_SECCOMP))
+    return errno = EINVAL, RUNNER_STEP_PLAN;
   if (plan->seccomp != NULL && runner_seccomp_load (plan->seccomp, listener) != 0)
     return RUNNER_STEP_SECCOMP;
   return 0;

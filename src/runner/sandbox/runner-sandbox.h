@@ -66,12 +66,26 @@ typedef struct
   ino_t ino;
 } RunnerDirId;
 
+/* Layers a plan may go without, each only when named in its waived set
+ * (a host that lacks it, outside strict mode; the runner reports why in
+ * ready and started). A field left at zero is never a waiver: a plan
+ * whose landlock_abi is 0 or whose seccomp is NULL without the waiver is
+ * refused (runner_sandbox_plan_check), not run with fewer layers. */
+typedef enum
+{
+  RUNNER_LAYER_LANDLOCK = 1u << 0,
+  RUNNER_LAYER_SECCOMP = 1u << 1,
+} RunnerSandboxLayer;
+
+#define RUNNER_LAYER_ALL (RUNNER_LAYER_LANDLOCK | RUNNER_LAYER_SECCOMP)
+
 typedef struct
 {
   bool namespaces;
   bool network;
-  int landlock_abi;                   /* 0: skip Landlock */
-  const RunnerSeccompFilter *seccomp; /* NULL: skip seccomp */
+  int landlock_abi;                   /* > 0, unless Landlock is waived */
+  const RunnerSeccompFilter *seccomp; /* set, unless seccomp is waived */
+  unsigned waived;                    /* RunnerSandboxLayer bits */
   bool drop_to_nobody;                /* the runner is root */
   int64_t max_processes;              /* the run's process cap: RLIMIT_NPROC, over the
                                        * uid's count in fallback mode (runner-nproc.h) */
@@ -106,6 +120,12 @@ typedef struct
   RunnerDirId env_id; /* env_dir as runner_env_check found it */
 } RunnerSandboxPlan;
 
+/* Whether plan is whole: every layer present or waived (never both),
+ * and the directories a run is made of named. 0, or -1 with errno EINVAL
+ * and what is wrong in *why (static text). runner_spawn and
+ * runner_sandbox_restrict refuse a plan that is not. */
+int runner_sandbox_plan_check (const RunnerSandboxPlan *plan, const char **why);
+
 /* Opens plan->work_dir (O_PATH, no symlink in any component) and checks
  * it is the directory the runner checked: a run racing this one may have
  * swapped a part of the name since. -1 with errno ESTALE if it is not. */
@@ -133,6 +153,7 @@ typedef enum
   RUNNER_STEP_NO_NEW_PRIVS,
   RUNNER_STEP_LANDLOCK,
   RUNNER_STEP_SECCOMP,
+  RUNNER_STEP_PLAN, /* runner_sandbox_plan_check refused the plan */
 } RunnerSandboxStep;
 
 const char *runner_sandbox_step_name (int step);

@@ -781,7 +781,13 @@ static void __attribute__ ((noreturn)) supervisor_main (const RunnerSpawnSpec *s
 pid_t
 runner_spawn (const RunnerSpawnSpec *spec)
 {
-  pid_t pid = fork ();
+  pid_t pid;
+
+  /* A plan with a layer neither present nor waived is refused here, with
+   * EINVAL, before anything is forked. */
+  if (runner_sandbox_plan_check (spec->sandbox, NULL) != 0)
+    return -1;
+  pid = fork ();
 
   if (pid == 0)
     supervisor_main (spec);

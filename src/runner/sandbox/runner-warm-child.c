@@ -70,6 +70,7 @@ pid_t sp_warm_prefork (const char *blob, size_t len, int helper_fd, const int *j
 int sp_warm_spare_check (int report, int timeout_ms, char *why, size_t size);
 int sp_warm_enter (int channel, pid_t init_pid, char *buf, size_t size, const uint64_t *hot,
                    size_t n_hot, int idle_ms, int *copied);
+int sp_warm_seat_limit (int version, int memory_dir, int pids_dir, const char *plan, size_t len);
 void sp_warm_populate (const uint64_t *hot, size_t n_hot);
 ssize_t sp_warm_written (int fd);
 
@@ -533,7 +534,8 @@ idle_copy (int channel, const uint64_t *hot, size_t n_hot, int idle_ms)
 }
 
 /* In the spare's program: waits for the run, then applies every layer.
- * Returns the plan's length, the plan (NUL-separated) in buf, with fds
+ * Returns the length of the run's file name (RunnerPlanWarm.run_file),
+ * which it leaves in buf, NUL-terminated, with fds
  * 0-2 the run's pipes and nothing else open; exits when there will be no run
  * or a step fails (the init reports which). */
 int
@@ -587,9 +589,20 @@ sp_warm_enter (int channel, pid_t init_pid, char *buf, size_t size, const uint64
   w.m.spec.stdout_fd = fds[1];
   w.m.spec.stderr_fd = fds[2];
   w.m.spec.resume = &resume;
-  /* The program's last step comes back here instead of exec. */
+  /* A warm run's plan names the file with its argv and environment. */
+  if (w.m.warm.run_file == NULL)
+    {
+      errno = EINVAL;
+      runner_spawn_fail (err_fd, 0);
+    }
+  /* The program's last step comes back here instead of exec: the run's
+   * file name, which points into buf, moved to its start. */
   if (setjmp (resume) != 0)
-    return (int) n;
+    {
+      size_t name_len = strlen (w.m.warm.run_file);
+      memmove (buf, w.m.warm.run_file, name_len + 1);
+      return (int) name_len;
+    }
   runner_spawn_program (&w.m.spec, init_pid, err_fd);
 }
 
@@ -697,4 +710,22 @@ sp_warm_written (int fd)
 fail:
   fclose (maps);
   return -1;
+}
+
+/* In the warm parent, when a spare with a seat takes a run: the run's
+ * cgroup limits set on the seat (its directories' fds), read from the
+ * run's plan by the one strict decoder. The driver passes the plan's
+ * bytes and the fds and reads nothing of it. 0, or -1 with errno set (a
+ * plan that does not decode, or has no limits). */
+int
+sp_warm_seat_limit (int version, int memory_dir, int pids_dir, const char *plan, size_t len)
+{
+  RunnerPlanMsg m;
+
+  if (runner_plan_decode (plan, len, RUNNER_PLAN_RUN, &m) != 0)
+    return -1;
+  if (!m.warm.cgroup)
+    return errno = EINVAL, -1;
+  return runner_cgroup_limit_at (version, memory_dir, pids_dir, m.warm.cgroup_memory_bytes,
+                                 m.warm.cgroup_tasks);
 }

@@ -102,6 +102,21 @@ _runner_host_seccomp (RunnerHost *host, bool network)
   return filter->allow.len > 0 ? filter : NULL;
 }
 
+unsigned
+_runner_host_waived (RunnerHost *host, bool network)
+{
+  unsigned waived = 0;
+
+  /* Only a host that lacks a layer waives it, and only outside strict
+   * mode (the engine refuses every run then): named here, reported in
+   * ready and started, and checked by the sandbox against the plan. */
+  if (host->caps.landlock_abi <= 0)
+    waived |= RUNNER_LAYER_LANDLOCK;
+  if (_runner_host_seccomp (host, network) == NULL)
+    waived |= RUNNER_LAYER_SECCOMP;
+  return waived;
+}
+
 /* Whether pid's network namespace is the runner's own. */
 static bool
 same_netns (pid_t pid)
@@ -178,6 +193,8 @@ _runner_host_sandbox_info (RunnerHost *host, bool network, RunnerMemoryLayer mem
   char *layers[16];
   size_t n = 0;
 
+  unsigned waived = _runner_host_waived (host, network);
+
   info->mode = xstrdup (host->namespaces ? "namespaces" : "fallback");
   if (host->namespaces)
     {
@@ -206,14 +223,21 @@ _runner_host_sandbox_info (RunnerHost *host, bool network, RunnerMemoryLayer mem
   layers[n++] = xstrdup ("clean-env");
   layers[n++] = xstrdup ("caps-dropped");
   layers[n++] = xstrdup ("no-new-privs");
-  if (host->caps.landlock_abi > 0)
+  if (!(waived & RUNNER_LAYER_LANDLOCK))
     layers[n++] = xasprintf ("landlock:%d", host->caps.landlock_abi);
-  if (host->caps.seccomp)
+  if (!(waived & RUNNER_LAYER_SECCOMP))
     layers[n++] = xstrdup ("seccomp");
   layers[n++] = xstrdup (network ? "network:on" : "network:off");
   layers[n] = NULL;
   info->layers = xcalloc (n + 1, sizeof *info->layers);
   memcpy (info->layers, layers, (n + 1) * sizeof *layers);
+
+  size_t w = 0;
+  info->waived = xcalloc (3, sizeof *info->waived);
+  if (waived & RUNNER_LAYER_LANDLOCK)
+    info->waived[w++] = xstrdup ("landlock: this kernel has no Landlock");
+  if (waived & RUNNER_LAYER_SECCOMP)
+    info->waived[w++] = xstrdup ("seccomp: no seccomp filter can be loaded here");
 }
 
 /* The uid the program runs as: nobody under a root runner, else ours. */

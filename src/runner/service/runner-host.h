@@ -127,6 +127,9 @@ int64_t _runner_host_clock_origin_realtime_ns (RunnerHost *host);
 
 /* The filter for a run, or NULL when seccomp is unavailable here. */
 const RunnerSeccompFilter *_runner_host_seccomp (RunnerHost *host, bool network);
+/* The layers a run's plan waives on this host (RunnerSandboxLayer bits):
+ * those it lacks. */
+unsigned _runner_host_waived (RunnerHost *host, bool network);
 /* What _runner_host_diag found. */
 typedef enum
 {

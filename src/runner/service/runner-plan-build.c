@@ -1,8 +1,9 @@
 /* runner-plan-build.c: the one place a run's sandbox plan is made (see
  * runner-launch.h). Every field of RunnerSandboxPlan is set here, from the
  * request (network, memory, time) and the engine's config (mode,
- * Landlock, seccomp, caps); a field left at zero would be a layer left
- * out, so cold, warm and session launches share this and nothing else. */
+ * Landlock, seccomp, caps). A layer the host lacks is waived by name
+ * (_runner_host_waived); the sandbox refuses a plan that leaves one out
+ * otherwise. Cold, warm and session launches share this and nothing else. */
 #include <string.h>
 #include <unistd.h>
 
@@ -93,6 +94,7 @@ _runner_plan_build (RunnerHost *host, const RunnerLaunchInput *in, RunnerLaunchK
     .network = in->network,
     .landlock_abi = host->caps.landlock_abi,
     .seccomp = _runner_host_seccomp (host, in->network),
+    .waived = _runner_host_waived (host, in->network),
     .drop_to_nobody = geteuid () == 0,
     /* The run's own cap. Fallback mode's RLIMIT_NPROC counts the uid's
      * tasks: the program adds the kernel's count of them to it itself,

@@ -1219,8 +1219,11 @@ def _sandpad_magics(run_source):
             return "%dmin %.0fs" % (minutes, seconds)
         units = (("s", 1.0), ("ms", 1e3), ("\u00b5s", 1e6), ("ns", 1e9))
         for unit, scale in units:
-            if seconds * scale >= 1 or unit == "ns":
-                return "%.3g %s" % (seconds * scale, unit)
+            # Rounded before the unit is chosen: a microsecond measured
+            # as 0.9999... is "1 \u00b5s", not "1e+03 ns".
+            shown = float("%.3g" % (seconds * scale))
+            if shown >= 1 or unit == "ns":
+                return "%.3g %s" % (shown, unit)
 
     def times_text(before, start):
         after, wall = cpu(), perf_counter() - start

@@ -17,8 +17,9 @@
 #   -> "spares N" whenever N spares have started and wait (after each
 #      answer too); the runner hands a run only while it counts one
 #   <- a plan (NUL-separated key=value) with the run's five pipes, handed
-#      on to the spare's init; with cgroups, the plan's py.cg_memory and
-#      py.cg_tasks are the limits this parent sets on the spare's seat first
+#      on to the spare's init; with cgroups, this parent first sets the
+#      plan's cg_memory and cg_tasks on the spare's seat, read by the
+#      sandbox's strict decoder (sp_warm_seat_limit), never parsed here
 #   -> "ok" (no cgroups) or "ok SEAT" (the seat's name, the run's groups
 #      from now on) with a pidfd of the run's supervisor, or "error TEXT"
 #   <- "want N": keep at most N spares (the runner's memory cap; no answer)
@@ -179,15 +180,12 @@ def spare_child(channel, init_pid):
     size = lib.sp_warm_enter(channel, init_pid, buf, len(buf), HOT,
                              len(HOT) // 2 if HOT is not None else 0, IDLE_COPY_MS,
                              ctypes.byref(copied))
-    plan = {}
-    for item in buf.raw[:size].rstrip(b"\0").split(b"\0"):
-        key, _, value = item.decode("utf-8", "surrogateescape").partition("=")
-        plan[key] = value
+    run_file = buf.raw[:size].decode("utf-8", "surrogateescape")
     del buf
-    run_child(plan, bool(copied.value))
+    run_child(run_file, bool(copied.value))
 
 
-def run_child(plan, copied):
+def run_child(run_file, copied):
     """In the run's program, every layer applied: become the cold run.
     copied: the spare copied a chart's pages while it waited."""
     # The program's last steps reset every signal; python3 itself starts
@@ -197,7 +195,7 @@ def run_child(plan, copied):
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     import json
 
-    with open(plan["py.run"], encoding="utf-8") as f:
+    with open(run_file, encoding="utf-8") as f:
         run = json.load(f)
     os.environ.clear()
     for item in run["env"]:
@@ -449,15 +447,6 @@ def plan_key(plan_bytes):
     return tuple(sorted(key.items()))
 
 
-def plan_value(plan_bytes, name):
-    """A plan's value for name (bytes), or None."""
-    for item in plan_bytes.rstrip(b"\0").split(b"\0"):
-        key, _, value = item.partition(b"=")
-        if key == name:
-            return value
-    return None
-
-
 class Seat:
     """A spare's cgroups, made ahead (runner_cgroup_seat_make): the runner's
     groups get one named seat-PID-N per spare; a run that takes the spare
@@ -486,15 +475,12 @@ class Seat:
             self.procs[i] = -1
 
     def limit(self, plan_bytes):
-        """The run's limits, from its plan; False when it has none or they
-        cannot be set (the run then does not take this spare)."""
-        try:
-            memory = int(plan_value(plan_bytes, b"py.cg_memory"))
-            tasks = int(plan_value(plan_bytes, b"py.cg_tasks"))
-        except (TypeError, ValueError):
-            return False
-        return lib.runner_cgroup_limit_at(CGROUP_VERSION, self.dirs[0], self.dirs[1],
-                                          memory, tasks) == 0
+        """The run's limits set on the seat, read from its plan by the
+        sandbox's strict decoder (sp_warm_seat_limit), never here; False
+        when it has none or they cannot be set (the run then does not
+        take this spare)."""
+        return lib.sp_warm_seat_limit(CGROUP_VERSION, self.dirs[0], self.dirs[1],
+                                      plan_bytes, len(plan_bytes)) == 0
 
     def close(self, taken):
         self.close_procs()
@@ -745,9 +731,9 @@ def load():
     lib.runner_cgroup_seat_make.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                             ctypes.c_char_p, ctypes.POINTER(ctypes.c_int),
                                             ctypes.POINTER(ctypes.c_int)]
-    lib.runner_cgroup_limit_at.restype = ctypes.c_int
-    lib.runner_cgroup_limit_at.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int,
-                                           ctypes.c_int64, ctypes.c_int64]
+    lib.sp_warm_seat_limit.restype = ctypes.c_int
+    lib.sp_warm_seat_limit.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_char_p,
+                                       ctypes.c_size_t]
     lib.runner_cgroup_seat_drop.restype = ctypes.c_int
     lib.runner_cgroup_seat_drop.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                             ctypes.c_char_p]

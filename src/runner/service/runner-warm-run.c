@@ -39,15 +39,6 @@ env_needs_cold (char *const *env)
   return false;
 }
 
-static void
-put (Buf *buf, const char *key, const char *value)
-{
-  buf_append (buf, key, strlen (key));
-  buf_append (buf, "=", 1);
-  buf_append (buf, value, strlen (value));
-  buf_append (buf, "", 1);
-}
-
 /* Where a snippet's path is in runner_lang_argv's argv. */
 #define WARM_ARGV_CODE 5
 
@@ -142,21 +133,20 @@ try_warm (RunnerRun *run, const RunnerLaunch *l)
   cleanup_free char *host_file = xasprintf ("%s/code/.sandpad/run.json", run->dir);
   if (write_run_file (run, argv, envp, host_file) != 0)
     return -1;
-  put (&buf, "py.run", host->namespaces ? RUNNER_SANDBOX_CODE "/.sandpad/run.json" : host_file);
   /* Its cgroups as a cold run's limits: the spare waits in its seat
    * (moved there ahead, see runner-warm-init.c), which the parent sets
-   * these limits on before the run starts. */
-  int64_t cg_bytes, cg_tasks;
-  _runner_host_cgroup_limits (host, spec, &cg_bytes, &cg_tasks);
-  if (host->cgroups.version != 0)
+   * these limits on before the run starts, through the plan's strict
+   * decoder (sp_warm_seat_limit): the driver never parses them. */
+  RunnerPlanWarm warm = {
+    .run_file = host->namespaces ? RUNNER_SANDBOX_CODE "/.sandpad/run.json" : host_file,
+    .cgroup = host->cgroups.version != 0,
+  };
+  _runner_host_cgroup_limits (host, spec, &warm.cgroup_memory_bytes, &warm.cgroup_tasks);
+  if (runner_plan_encode (&buf, plan, spec, &warm) != 0)
     {
-      char value[32];
-      snprintf (value, sizeof value, "%lld", (long long) cg_bytes);
-      put (&buf, "py.cg_memory", value);
-      snprintf (value, sizeof value, "%lld", (long long) cg_tasks);
-      put (&buf, "py.cg_tasks", value);
+      buf_clear (&buf);
+      return -1;
     }
-  runner_plan_encode (&buf, plan, spec);
 
   int fds[5] = { spec->stdin_fd, spec->stdout_fd, spec->stderr_fd, spec->control_fd,
                  spec->status_fd };

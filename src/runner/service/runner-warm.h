@@ -71,7 +71,8 @@ void runner_warm_start (RunnerWarm *warm, bool network, const RunnerCgroups *cg)
 int64_t runner_warm_data_bytes (RunnerWarm *warm, bool network, bool idle);
 
 /* Hands a run to the parent: plan (NUL-separated, ends with NUL; with
- * cgroups its py.cg_memory and py.cg_tasks are the run's limits) and the
+ * cgroups its cg_memory and cg_tasks are the run's limits, set on the
+ * seat through sp_warm_seat_limit's strict decode) and the
  * pipes in, out, err, control (read end) and status (write end). With
  * cgroups (cg, the runs' groups now), the spare that takes it waits in its
  * seat, whose limits the parent sets before the run starts: *cgroup gets
