@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "mcp-server.h"
+#include "runner-options.h"
 #include "runner-venv.h"
 
 static void
@@ -135,16 +136,16 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
     { "journal-max", required_argument, NULL, 'j' },
     { "timeout", required_argument, NULL, 't' },
     { "memory", required_argument, NULL, 'm' },
-    { "disk", required_argument, NULL, 'd' },
+    RUNNER_OPTION_DISK,
     { "allow-network", no_argument, NULL, 'n' },
-    { "max-concurrent", required_argument, NULL, 'c' },
-    { "sandbox", required_argument, NULL, 's' },
-    { "strict", no_argument, NULL, 'S' },
-    { "interpreter", required_argument, NULL, 'i' },
+    RUNNER_OPTION_MAX_CONCURRENT,
+    RUNNER_OPTION_SANDBOX,
+    RUNNER_OPTION_STRICT,
+    RUNNER_OPTION_INTERPRETER,
     { "env", required_argument, NULL, 'e' },
     { "environment", required_argument, NULL, 'E' },
     { "no-environment", no_argument, NULL, 'N' },
-    { "no-warm", no_argument, NULL, 'w' },
+    RUNNER_OPTION_NO_WARM,
     { "index-url", required_argument, NULL, 'u' },
     { "find-links", required_argument, NULL, 'f' },
     { "allow-package", required_argument, NULL, 'a' },
@@ -200,35 +201,14 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
       case 'm':
         config->default_memory_mib = parse_int (optarg, "--memory", 1, config->max_memory_mib);
         break;
-      case 'd':
-        config->disk_limit = parse_int (optarg, "--disk", 1, 1 << 20) * 1024 * 1024;
-        break;
       case 'n':
         options->allow_network = true;
-        break;
-      case 'c':
-        config->max_concurrent = (int) parse_int (optarg, "--max-concurrent", 1, 64);
-        break;
-      case 's':
-        if (runner_sandbox_mode_parse (optarg, &config->sandbox_mode) != 0)
-          fail (false, "--sandbox must be auto, namespaces or fallback");
-        break;
-      case 'S':
-        config->strict = true;
-        break;
-      case 'i':
-        if (runner_langs_override (langs, optarg) != 0)
-          fail (false, "--interpreter %s: unknown language or not an executable absolute path",
-                optarg);
         break;
       case 'E':
         options->environment = optarg;
         break;
       case 'N':
         options->no_environment = true;
-        break;
-      case 'w':
-        config->warm = false;
         break;
       case 'u':
         if (strncmp (optarg, "https://", 8) != 0 && strncmp (optarg, "http://", 7) != 0)
@@ -267,6 +247,13 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
         usage (stdout);
         exit (0);
       default:
+        if (runner_engine_option_is (opt))
+          {
+            char error[512];
+            if (runner_engine_option (opt, optarg, config, langs, error, sizeof error) != 0)
+              fail (false, "%s", error);
+            break;
+          }
         usage (stderr);
         exit (2);
       }

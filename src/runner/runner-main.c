@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "runner-listen.h"
+#include "runner-options.h"
 #include "runner-server.h"
 #include "runner-base.h"
 
@@ -82,16 +83,16 @@ main (int argc, char **argv)
     { "fd", required_argument, NULL, 'f' },
     { "listen", optional_argument, NULL, 'L' },
     { "idle-exit", required_argument, NULL, 'x' },
-    { "max-concurrent", required_argument, NULL, 'c' },
+    RUNNER_OPTION_MAX_CONCURRENT,
     { "cancel-grace-ms", required_argument, NULL, 'g' },
     { "compile-timeout-ms", required_argument, NULL, 'T' },
     { "compile-cache", required_argument, NULL, 'K' },
-    { "interpreter", required_argument, NULL, 'i' },
+    RUNNER_OPTION_INTERPRETER,
     { "work-parent", required_argument, NULL, 'w' },
-    { "sandbox", required_argument, NULL, 's' },
-    { "strict", no_argument, NULL, 'S' },
-    { "disk", required_argument, NULL, 'd' },
-    { "disk-files", required_argument, NULL, 'F' },
+    RUNNER_OPTION_SANDBOX,
+    RUNNER_OPTION_STRICT,
+    RUNNER_OPTION_DISK,
+    RUNNER_OPTION_DISK_FILES,
     { "allow-path", required_argument, NULL, 'P' },
     { "allow-cwd", required_argument, NULL, 'C' },
     { "allow-environment", required_argument, NULL, 'E' },
@@ -99,7 +100,7 @@ main (int argc, char **argv)
     { "session-idle-ms", required_argument, NULL, 'I' },
     { "input-idle-ms", required_argument, NULL, 'N' },
     { "line-hold-ms", required_argument, NULL, 'H' },
-    { "no-warm", no_argument, NULL, 'W' },
+    RUNNER_OPTION_NO_WARM,
     { "warm-max-runs", required_argument, NULL, 'R' },
     { "warm-memory", required_argument, NULL, 'M' },
     { "warm-start-ms", required_argument, NULL, 'r' },
@@ -132,9 +133,6 @@ main (int argc, char **argv)
       case 'x':
         listen_options.idle_exit_ms = parse_number (optarg, "--idle-exit", 1, 86400) * 1000;
         break;
-      case 'c':
-        config.max_concurrent = (int) parse_number (optarg, "--max-concurrent", 1, 64);
-        break;
       case 'g':
         config.cancel_grace_ms = parse_number (optarg, "--cancel-grace-ms", 0, 60000);
         break;
@@ -157,25 +155,8 @@ main (int argc, char **argv)
       case 'H':
         config.line_hold_ms = parse_number (optarg, "--line-hold-ms", 0, 60000);
         break;
-      case 'i':
-        if (runner_langs_override (&langs, optarg) != 0)
-          die ("--interpreter %s: unknown language or not an executable absolute path", optarg);
-        break;
       case 'w':
         config.work_parent = optarg;
-        break;
-      case 's':
-        if (runner_sandbox_mode_parse (optarg, &config.sandbox_mode) != 0)
-          die ("--sandbox must be auto, namespaces or fallback");
-        break;
-      case 'S':
-        config.strict = true;
-        break;
-      case 'd':
-        config.disk_limit = parse_number (optarg, "--disk", 1, 1 << 20) * 1024 * 1024;
-        break;
-      case 'F':
-        config.disk_files = parse_number (optarg, "--disk-files", 1, 1000000);
         break;
       case 'P':
         if (runner_policy_allow (&config.paths.paths, optarg) != 0)
@@ -188,9 +169,6 @@ main (int argc, char **argv)
       case 'E':
         if (runner_policy_allow (&config.paths.environments, optarg) != 0)
           die_with_error ("--allow-environment %s: not a directory other than /", optarg);
-        break;
-      case 'W':
-        config.warm = false;
         break;
       case 'R':
         config.warm_max_runs = (int) parse_number (optarg, "--warm-max-runs", 1, 1000000);
@@ -214,6 +192,13 @@ main (int argc, char **argv)
         usage (stdout);
         return 0;
       default:
+        if (runner_engine_option_is (opt))
+          {
+            char error[512];
+            if (runner_engine_option (opt, optarg, &config, &langs, error, sizeof error) != 0)
+              die ("%s", error);
+            break;
+          }
         usage (stderr);
         return 125;
       }

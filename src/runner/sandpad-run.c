@@ -15,6 +15,7 @@
 #include "config.h"
 #include "runner-engine.h"
 #include "runner-event.h"
+#include "runner-options.h"
 #include "runner-pep723.h"
 #include "runner-base.h"
 #include "runner-venv.h"
@@ -293,14 +294,14 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
     { "network", no_argument, NULL, 'n' },
     { "cwd", required_argument, NULL, 'C' },
     { "env", required_argument, NULL, 'e' },
-    { "interpreter", required_argument, NULL, 'i' },
+    RUNNER_OPTION_INTERPRETER,
     { "json", no_argument, NULL, 'j' },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
-    { "sandbox", required_argument, NULL, 's' },
-    { "strict", no_argument, NULL, 'S' },
-    { "disk", required_argument, NULL, 'd' },
-    { "disk-files", required_argument, NULL, 'F' },
+    RUNNER_OPTION_SANDBOX,
+    RUNNER_OPTION_STRICT,
+    RUNNER_OPTION_DISK,
+    RUNNER_OPTION_DISK_FILES,
     { "base64", no_argument, NULL, 'B' },
     { "environment", required_argument, NULL, 'E' },
     { "workspace", required_argument, NULL, 'W' },
@@ -376,11 +377,6 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
         req->env[n_env++] = xstrdup (optarg);
         req->env[n_env] = NULL;
         break;
-      case 'i':
-        d->custom_engine = true;
-        if (runner_langs_override (langs, optarg) != 0)
-          fail ("--interpreter %s: unknown language or not an executable absolute path", optarg);
-        break;
       case 'j':
         *json = true;
         break;
@@ -412,23 +408,6 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
         /* The engine's return_base64: images inline in exited, so a script
          * keeps a plot after the private directory is gone. */
         req->return_base64 = true;
-        break;
-      case 's':
-        d->custom_engine = true;
-        if (runner_sandbox_mode_parse (optarg, &config->sandbox_mode) != 0)
-          fail ("--sandbox must be auto, namespaces or fallback");
-        break;
-      case 'S':
-        d->custom_engine = true;
-        config->strict = true;
-        break;
-      case 'd':
-        d->custom_engine = true;
-        config->disk_limit = parse_int (optarg, "--disk", 1, 1 << 20) * 1024 * 1024;
-        break;
-      case 'F':
-        d->custom_engine = true;
-        config->disk_files = parse_int (optarg, "--disk-files", 1, 1000000);
         break;
       case 'E':
         free (req->environment);
@@ -467,6 +446,15 @@ parse_args (int argc, char **argv, SpRun *req, RunnerConfig *config, RunnerLangu
         printf ("sandpad-run %s\n", PACKAGE_VERSION);
         exit (0);
       default:
+        if (runner_engine_option_is (opt))
+          {
+            /* Its own engine, not the resident runner's. */
+            char error[512];
+            d->custom_engine = true;
+            if (runner_engine_option (opt, optarg, config, langs, error, sizeof error) != 0)
+              fail ("%s", error);
+            break;
+          }
         usage (stderr);
         exit (EXIT_SANDPAD);
       }
