@@ -634,6 +634,129 @@ install_declared (McpServer *server, McpCall *call, SpRun *req, SpProtoError *er
   return 1;
 }
 
+/* The three tools that are one run each, told apart by how their
+ * arguments become a request. */
+typedef enum
+{
+  RUN_CODE,
+  RUN_COMMAND,
+  RUN_EDIT,
+} RunKind;
+
+static void
+call_run (McpServer *server, json_t *id, json_t *args, json_t *token, RunKind kind)
+{
+  static const char *const names[] = { "execute_code", "execute_command", "edit_and_execute" };
+  McpCall *call = xcalloc (1, sizeof *call);
+  SpProtoError err = { 0 };
+  SpRun req = { 0 };
+  int rc;
+
+  call->request_id = json_incref (id);
+  if (json_is_string (token) || json_is_integer (token))
+    call->progress_token = json_incref (token);
+  snprintf (call->run_id, sizeof call->run_id, "mcp-%llu", (unsigned long long) ++server->next_run);
+  /* The journal keeps what was asked (mcp_journal_input leaves out what
+   * it must not keep: file contents, variables' values). */
+  call->tool = names[kind];
+  call->input = json_deep_copy (args);
+  call->is_command = kind == RUN_COMMAND;
+  call->is_edit = kind == RUN_EDIT;
+  rc = kind == RUN_COMMAND ? parse_execute_command (server, args, &req, &err)
+       : kind == RUN_EDIT  ? parse_edit_and_execute (server, call, args, &req, &err)
+                           : parse_execute_code (server, call, args, &req, &err);
+  if (rc != 0)
+    {
+      fail_call (server, call, &req, &err);
+      return;
+    }
+  if (kind == RUN_CODE && strcmp (req.language, "python") == 0)
+    {
+      /* A snippet's declared dependencies go in first (runner-pep723.c). */
+      int declared = install_declared (server, call, &req, &err);
+      if (declared < 0)
+        fail_call (server, call, &req, &err);
+      if (declared != 0)
+        return;
+    }
+  submit_call (server, call, &req);
+}
+
+static void
+call_execute_code (McpServer *server, json_t *id, const char *name, json_t *args, json_t *token)
+{
+  call_run (server, id, args, token, RUN_CODE);
+}
+
+static void
+call_execute_command (McpServer *server, json_t *id, const char *name, json_t *args, json_t *token)
+{
+  call_run (server, id, args, token, RUN_COMMAND);
+}
+
+static void
+call_edit_and_execute (McpServer *server, json_t *id, const char *name, json_t *args, json_t *token)
+{
+  call_run (server, id, args, token, RUN_EDIT);
+}
+
+static void
+call_code_execution (McpServer *server, json_t *id, const char *name, json_t *args, json_t *token)
+{
+  mcp_code_execution_call (server, id, args, token);
+}
+
+static void
+call_install (McpServer *server, json_t *id, const char *name, json_t *args, json_t *token)
+{
+  mcp_install_call (server, id, args);
+}
+
+static void
+call_session (McpServer *server, json_t *id, const char *name, json_t *args, json_t *token)
+{
+  /* The table names only the sessions' own tools: always handled. */
+  mcp_sessions_call (server, id, name, args);
+}
+
+static bool
+always (const McpOptions *options)
+{
+  return true;
+}
+
+static bool
+with_workspace (const McpOptions *options)
+{
+  return options->workspace != NULL;
+}
+
+static bool
+with_environment (const McpOptions *options)
+{
+  return options->environment != NULL;
+}
+
+/* Every tool a call may name: whether this server offers it (as
+ * mcp_tools_list does), and what answers it. One place to add a tool. */
+typedef struct
+{
+  const char *name;
+  bool (*offered) (const McpOptions *options);
+  void (*call) (McpServer *server, json_t *id, const char *name, json_t *args, json_t *token);
+} McpTool;
+
+static const McpTool tool_table[] = {
+  { "execute_code", always, call_execute_code },
+  { "code_execution", always, call_code_execution },
+  { "list_sessions", always, call_session },
+  { "restart_session", always, call_session },
+  { "close_session", always, call_session },
+  { "execute_command", with_workspace, call_execute_command },
+  { "edit_and_execute", with_workspace, call_edit_and_execute },
+  { "install_packages", with_environment, call_install },
+};
+
 void
 mcp_tools_call (McpServer *server, json_t *id, json_t *params)
 {
@@ -641,39 +764,18 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
   json_t *args = params ? json_object_get (params, "arguments") : NULL;
   json_t *meta = params ? json_object_get (params, "_meta") : NULL;
   json_t *token = json_is_object (meta) ? json_object_get (meta, "progressToken") : NULL;
-  SpProtoError err = { 0 };
+  const McpTool *tool = NULL;
 
   if (!json_is_string (name))
     {
       mcp_send_error (server, id, MCP_INVALID_PARAMS, "tools/call needs params.name (a string)");
       return;
     }
-  const char *tool = json_string_value (name);
-  if (strcmp (tool, "install_packages") == 0 && server->options->environment != NULL)
-    {
-      json_t *none = json_object ();
-      mcp_install_call (server, id, json_is_object (args) ? args : none);
-      json_decref (none);
-      return;
-    }
-  if (strcmp (tool, "code_execution") == 0 && (args == NULL || json_is_object (args)))
-    {
-      json_t *none = json_object ();
-      mcp_code_execution_call (server, id, args != NULL ? args : none, token);
-      json_decref (none);
-      return;
-    }
-  if (args == NULL || json_is_object (args))
-    {
-      json_t *none = json_object ();
-      bool handled = mcp_sessions_call (server, id, tool, args != NULL ? args : none);
-      json_decref (none);
-      if (handled)
-        return;
-    }
-  bool is_command = strcmp (tool, "execute_command") == 0 && server->options->workspace != NULL;
-  bool is_edit = strcmp (tool, "edit_and_execute") == 0 && server->options->workspace != NULL;
-  if (strcmp (tool, "execute_code") != 0 && !is_command && !is_edit)
+  for (size_t i = 0; i < N_ELEMENTS (tool_table) && tool == NULL; i++)
+    if (strcmp (json_string_value (name), tool_table[i].name) == 0
+        && tool_table[i].offered (server->options))
+      tool = &tool_table[i];
+  if (tool == NULL)
     {
       mcp_send_error (server, id, MCP_INVALID_PARAMS, "unknown tool \"%.64s\"",
                       json_string_value (name));
@@ -684,40 +786,7 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
       mcp_send_error (server, id, MCP_INVALID_PARAMS, "params.arguments must be an object");
       return;
     }
-  json_t *empty = json_object ();
-  if (args == NULL || json_is_null (args))
-    args = empty;
-
-  McpCall *call = xcalloc (1, sizeof *call);
-  SpRun req = { 0 };
-  call->request_id = json_incref (id);
-  if (json_is_string (token) || json_is_integer (token))
-    call->progress_token = json_incref (token);
-  snprintf (call->run_id, sizeof call->run_id, "mcp-%llu", (unsigned long long) ++server->next_run);
-
-  /* The journal keeps what was asked (mcp_journal_input leaves out what
-   * it must not keep: file contents, variables' values). */
-  call->tool = is_command ? "execute_command" : is_edit ? "edit_and_execute" : "execute_code";
-  call->input = json_deep_copy (args);
-  int rc = is_command ? parse_execute_command (server, args, &req, &err)
-           : is_edit  ? parse_edit_and_execute (server, call, args, &req, &err)
-                      : parse_execute_code (server, call, args, &req, &err);
-  json_decref (empty);
-  call->is_command = is_command;
-  call->is_edit = is_edit;
-  if (rc != 0)
-    {
-      fail_call (server, call, &req, &err);
-      return;
-    }
-  if (!is_command && !is_edit && strcmp (req.language, "python") == 0)
-    {
-      /* A snippet's declared dependencies go in first (runner-pep723.c). */
-      int declared = install_declared (server, call, &req, &err);
-      if (declared < 0)
-        fail_call (server, call, &req, &err);
-      if (declared != 0)
-        return;
-    }
-  submit_call (server, call, &req);
+  json_t *given = json_is_object (args) ? json_incref (args) : json_object ();
+  tool->call (server, id, tool->name, given, token);
+  json_decref (given);
 }

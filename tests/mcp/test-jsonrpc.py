@@ -137,6 +137,27 @@ def main():
     expect_error(srv, b'{"jsonrpc":"2.0","id":14,"method":"tools/call",'
                  b'"params":{"name":"execute_code","arguments":"print(1)"}}\n', -32602, 14,
                  "arguments that are not an object")
+    expect_error(srv, b'{"jsonrpc":"2.0","id":"ce","method":"tools/call",'
+                 b'"params":{"name":"code_execution","arguments":[1]}}\n', -32602, "ce",
+                 "code_execution's arguments that are not an object")
+    # Without a workspace these are not offered, so not callable either.
+    expect_error(srv, b'{"jsonrpc":"2.0","id":"ec","method":"tools/call",'
+                 b'"params":{"name":"execute_command","arguments":{"command":"true"}}}\n',
+                 -32602, "ec", "execute_command, not offered without a workspace")
+
+    # Every tool tools/list offers is one tools/call answers (one table).
+    srv.send({"jsonrpc": "2.0", "id": "tl", "method": "tools/list"})
+    listed = [t["name"] for t in ((srv.read() or {}).get("result") or {}).get("tools", [])]
+    answered = []
+    for name in listed:
+        srv.send({"jsonrpc": "2.0", "id": "call-" + name, "method": "tools/call",
+                  "params": {"name": name, "arguments": {"no_such_argument": 1}}})
+        msg = srv.read() or {}
+        unknown = "unknown tool" in json.dumps(msg.get("error", {}))
+        answered.append(msg.get("id") == "call-" + name and not unknown)
+    ok(len(listed) >= 5 and all(answered),
+       f"each listed tool is answered, none as unknown ({', '.join(listed)})",
+       list(zip(listed, answered)))
 
     # An oversize line is dropped as it arrives, never held whole.
     big = b'{"jsonrpc":"2.0","id":15,"method":"ping","params":{"x":"' + b"a" * (12 << 20) + b'"}}\n'
