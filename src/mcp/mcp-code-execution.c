@@ -638,6 +638,7 @@ mcp_code_execution_call (McpServer *server, json_t *id, json_t *args, json_t *to
   cx->installed = json_array ();
   mcp_scan_init (&cx->scan);
   main->cx = cx;
+  main->cx_free = mcp_code_execution_free;
   main->request_id = json_incref (id);
   if (json_is_string (token) || json_is_integer (token))
     main->progress_token = json_incref (token);

@@ -340,7 +340,7 @@ main (int argc, char **argv)
   choose_environment (&config, &options);
 
   runner_langs_probe_versions (&langs);
-  int status = mcp_server_run (&config, &langs, &options, 0, 1);
+  int status = mcp_server_run (&config, &langs, &options, &mcp_tools_handlers, 0, 1);
   runner_langs_clear (&langs);
   mcp_filters_clear (&options.filters);
   runner_policy_clear (&config.paths);

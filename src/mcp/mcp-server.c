@@ -152,9 +152,10 @@ handle_request (McpServer *server, json_t *id, const char *method, json_t *param
   else if (strcmp (method, "ping") == 0)
     mcp_send_result (server, id, json_object ());
   else if (strcmp (method, "tools/list") == 0)
-    mcp_send_result (server, id, json_pack ("{s:o}", "tools", mcp_tools_list (server->options)));
+    mcp_send_result (server, id,
+                     json_pack ("{s:o}", "tools", server->handlers->tools_list (server->options)));
   else if (strcmp (method, "tools/call") == 0)
-    mcp_tools_call (server, id, params);
+    server->handlers->tools_call (server, id, params);
   else
     mcp_send_error (server, id, MCP_METHOD_NOT_FOUND, "method \"%.64s\" not found", method);
 }
@@ -301,6 +302,27 @@ send_progress (McpServer *server, McpCall *call, SpStream stream, const char *da
                                stream == SP_STREAM_STDERR ? "stderr" : "stdout"));
 }
 
+void
+mcp_call_free (McpCall *call)
+{
+  if (call == NULL)
+    return;
+  json_decref (call->request_id);
+  json_decref (call->progress_token);
+  mcp_capture_clear (&call->out[0]);
+  mcp_capture_clear (&call->out[1]);
+  sp_sandbox_info_clear (&call->sandbox);
+  free (call->diff);
+  json_decref (call->input);
+  json_decref (call->displays);
+  runner_input_files_free (call->input_files, call->n_input_files);
+  free (call->workspace_dir);
+  json_decref (call->installed);
+  if (call->cx != NULL && call->cx_free != NULL)
+    call->cx_free (call->cx);
+  free (call);
+}
+
 static void
 finish_call (McpServer *server, McpCall *call, const SpExited *exited)
 {
@@ -310,7 +332,7 @@ finish_call (McpServer *server, McpCall *call, const SpExited *exited)
     link = &(*link)->next;
   if (call->cx != NULL || call->internal)
     {
-      mcp_code_execution_exited (server, call, exited);
+      server->handlers->pipeline_exited (server, call, exited);
       server->to_release = xrealloc (server->to_release,
                                      (server->n_release + 1) * sizeof *server->to_release);
       server->to_release[server->n_release++] = xstrdup (exited->id);
@@ -336,7 +358,7 @@ on_event (void *data, const SpMessage *msg)
   McpServer *server = data;
   McpCall *call;
 
-  if (mcp_install_event (server, msg))
+  if (server->handlers->install_event (server, msg))
     return;
   switch (msg->type)
     {
@@ -352,7 +374,7 @@ on_event (void *data, const SpMessage *msg)
             mcp_activity_started (server, call);
           call->session_new = msg->u.started.session_new;
           if (call->session[0] != '\0')
-            mcp_sessions_started (server, call, call->language, call->session_new);
+            server->handlers->session_started (server, call, call->language, call->session_new);
         }
       break;
     case SP_MSG_OUTPUT:
@@ -377,7 +399,7 @@ on_event (void *data, const SpMessage *msg)
         mcp_capture_omitted (&call->out[msg->u.omitted.stream], &msg->u.omitted);
       break;
     case SP_MSG_SESSION_ENDED:
-      mcp_sessions_ended (server, &msg->u.session);
+      server->handlers->session_ended (server, &msg->u.session);
       break;
     case SP_MSG_EXITED:
       if ((call = find_call (server, msg->u.exited.id)) != NULL)
@@ -408,10 +430,13 @@ release_finished (McpServer *server)
 
 int
 mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOptions *options,
-                int in_fd, int out_fd)
+                const McpHandlers *handlers, int in_fd, int out_fd)
 {
-  McpServer server
-    = { .in_fd = in_fd, .out = { .fd = out_fd }, .options = options, .langs = langs };
+  McpServer server = { .in_fd = in_fd,
+                       .out = { .fd = out_fd },
+                       .options = options,
+                       .langs = langs,
+                       .handlers = handlers };
   RunnerSink sink = { .event = on_event, .quit = on_quit };
 
   set_nonblocking (in_fd, true);
@@ -443,7 +468,7 @@ mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOpt
         break;
       release_finished (&server);
       mcp_activity_check_cancels (&server);
-      mcp_install_poll (&server);
+      server.handlers->install_poll (&server);
     }
 
   /* The client left: stop every run and let their answers go out while
@@ -460,8 +485,8 @@ mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOpt
     }
 
   /* An install still going is cancelled and its files removed. */
-  mcp_install_free_all (&server);
-  mcp_sessions_free_all (&server);
+  server.handlers->install_free_all (&server);
+  server.handlers->sessions_free_all (&server);
   runner_loop_unwatch (loop, server.in_watch);
   runner_loop_unwatch (loop, server.out.watch);
   server.out.watch = NULL;

@@ -117,23 +117,45 @@ struct McpCall
   bool is_command, is_edit;          /* which tool: execute_command, edit_and_execute */
   json_t *installed; /* name==version installed for the snippet's PEP 723 metadata */
   /* code_execution (mcp-code-execution.c) */
-  McpCodeExec *cx;        /* the call's pipeline: scan, install, run; or NULL */
-  bool internal;          /* the scan's own run: no answer, journal or activity */
-  bool drop_output;       /* capture_output false: the streams are not kept */
-  int64_t started_t_ms;   /* "started"'s t_ms, on the runner's clock */
-  json_t *displays;       /* the run's display events as {data, stdout_offset}, capped */
-  int64_t displays_bytes; /* what they hold */
+  McpCodeExec *cx;                   /* the call's pipeline: scan, install, run; or NULL */
+  void (*cx_free) (McpCodeExec *cx); /* what frees cx (set with it) */
+  bool internal;                     /* the scan's own run: no answer, journal or activity */
+  bool drop_output;                  /* capture_output false: the streams are not kept */
+  int64_t started_t_ms;              /* "started"'s t_ms, on the runner's clock */
+  json_t *displays;                  /* the run's display events as {data, stdout_offset}, capped */
+  int64_t displays_bytes;            /* what they hold */
   bool displays_truncated;
 };
 
 /* Keeps a display event for the call's result (mcp-result.c). */
 void mcp_result_add_display (McpCall *call, const SpDisplay *display);
 
+/* What the server hands up to the tools (one table, given by the caller of
+ * mcp_server_run: mcp_tools_handlers), so that the server, at the bottom of
+ * src/mcp/, calls none of the files above it. */
+typedef struct McpServer McpServer;
 typedef struct
+{
+  json_t *(*tools_list) (const McpOptions *options);
+  void (*tools_call) (McpServer *server, json_t *id, json_t *params);
+  /* A code_execution call's run (or its scan's) exited. */
+  void (*pipeline_exited) (McpServer *server, McpCall *call, const SpExited *exited);
+  /* An install's event: true when it was one (mcp-install.c). */
+  bool (*install_event) (McpServer *server, const SpMessage *msg);
+  void (*install_poll) (McpServer *server);
+  void (*install_free_all) (McpServer *server);
+  void (*session_started) (McpServer *server, McpCall *call, const char *language,
+                           bool session_new);
+  void (*session_ended) (McpServer *server, const SpSessionRef *ref);
+  void (*sessions_free_all) (McpServer *server);
+} McpHandlers;
+
+struct McpServer
 {
   RunnerEngine *engine;
   RunnerLanguages *langs;
   const McpOptions *options;
+  const McpHandlers *handlers;
   int in_fd;
   RunnerWatch *in_watch;
   struct SpFrameReader *reader;
@@ -149,13 +171,17 @@ typedef struct
   McpInstallCall *installs; /* install_packages calls not yet answered */
   McpCall *pending_code;    /* code_execution calls waiting for their scan */
   McpSession *sessions;     /* what list_sessions shows (mcp-sessions.c) */
-} McpServer;
+};
 
 int mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOptions *options,
-                    int in_fd, int out_fd);
+                    const McpHandlers *handlers, int in_fd, int out_fd);
+
+/* The tools' answers to the server (mcp-tools.c). */
+extern const McpHandlers mcp_tools_handlers;
 
 /* mcp-server.c */
-void mcp_send (McpServer *server, json_t *message);                   /* steals message */
+void mcp_call_free (McpCall *call);                 /* its pipeline too, through cx_free */
+void mcp_send (McpServer *server, json_t *message); /* steals message */
 void mcp_send_result (McpServer *server, json_t *id, json_t *result); /* steals result */
 void mcp_send_error (McpServer *server, json_t *id, int code, const char *fmt, ...)
   __attribute__ ((format (printf, 4, 5)));
@@ -235,7 +261,6 @@ json_t *mcp_tools_list (const McpOptions *options);
 /* Handles tools/call; answers at once (errors, refusals) or later, from
  * the run's exited event. */
 void mcp_tools_call (McpServer *server, json_t *id, json_t *params);
-void mcp_call_free (McpCall *call);
 
 /* mcp-install.c: the install_packages tool (listed when there is an
  * environment); events and polling as runner-install.h asks. */

@@ -189,26 +189,6 @@ mcp_tools_list (const McpOptions *options)
   return tools;
 }
 
-void
-mcp_call_free (McpCall *call)
-{
-  if (call == NULL)
-    return;
-  json_decref (call->request_id);
-  json_decref (call->progress_token);
-  mcp_capture_clear (&call->out[0]);
-  mcp_capture_clear (&call->out[1]);
-  sp_sandbox_info_clear (&call->sandbox);
-  free (call->diff);
-  json_decref (call->input);
-  json_decref (call->displays);
-  runner_input_files_free (call->input_files, call->n_input_files);
-  free (call->workspace_dir);
-  json_decref (call->installed);
-  mcp_code_execution_free (call->cx);
-  free (call);
-}
-
 /* Seconds as a JSON number (fractions allowed) into milliseconds. */
 static int
 get_timeout (json_t *args, int64_t *timeout_ms, SpProtoError *err)
@@ -790,3 +770,15 @@ mcp_tools_call (McpServer *server, json_t *id, json_t *params)
   tool->call (server, id, tool->name, given, token);
   json_decref (given);
 }
+
+const McpHandlers mcp_tools_handlers = {
+  .tools_list = mcp_tools_list,
+  .tools_call = mcp_tools_call,
+  .pipeline_exited = mcp_code_execution_exited,
+  .install_event = mcp_install_event,
+  .install_poll = mcp_install_poll,
+  .install_free_all = mcp_install_free_all,
+  .session_started = mcp_sessions_started,
+  .session_ended = mcp_sessions_ended,
+  .sessions_free_all = mcp_sessions_free_all,
+};

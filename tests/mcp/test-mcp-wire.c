@@ -124,7 +124,7 @@ serve (int in_fd)
   runner_config_init (&config);
   runner_langs_init (&langs);
   mcp_filters_init (&options.filters);
-  int status = mcp_server_run (&config, &langs, &options, in_fd, out_fd);
+  int status = mcp_server_run (&config, &langs, &options, &mcp_tools_handlers, in_fd, out_fd);
   ok (status == 0, "the server ends cleanly at EOF");
   runner_langs_clear (&langs);
   mcp_filters_clear (&options.filters);
