@@ -26,6 +26,8 @@ RUNS = [
     "runner-launch.h", "runner-launch-cold.c", "runner-warm-run.c",
     # A run's output past its limit: the kept end and the whole-output file.
     "runner-output-limit.c",
+    # A run's output as events: UTF-8, lines, displays.
+    "runner-run-output.c",
 ]
 # The engine's headers, which only the engine and the files above it read.
 ENGINE_HEADERS = {"runner-engine.h", "runner-engine-private.h"}

@@ -205,8 +205,9 @@ char **_runner_compile_step_argv (RunnerRun *run, const char **path);
  * compiler's own variables, nothing of the request's. */
 char **_runner_compile_env (RunnerRun *run);
 /* The compile step ended with the run's report: 1 when the program step
- * has started, 0 when the run ends here (the compile failed, timed out,
- * was cancelled), with the run's fields set for exited. */
+ * is to start (the run reset for it; the caller spawns it), 0 when the
+ * run ends here (the compile failed, timed out, was cancelled), with the
+ * run's fields set for exited. */
 int _runner_compile_step_done (RunnerRun *run);
 /* Starts the run's current step in the sandbox (runner-run.c). */
 int _runner_run_spawn_step (RunnerRun *run);
