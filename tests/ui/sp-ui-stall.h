@@ -122,12 +122,20 @@ sp_stall_assert_within (const char *what, const SpStall *seen, const SpStall *co
 /* The same for one figure in milliseconds (a percentile of frame gaps, a
  * key-to-paint time) against its control, with a slack of its own: what
  * the test held as a fixed bound before, so a machine where the control
- * is quick is held to that, and a slower one gets room in proportion. */
+ * is quick is held to that, and a slower one gets room in proportion.
+ * These are wall-clock figures that other processes share (Xvfb paints
+ * the frame; the typist's thread sends the key): with more runnable
+ * processes than processors the slack grows with the load (a short-lines
+ * key beside three busy processes, load 3.5 on 2: 217 ms, the control's
+ * slowest of 7 keys 28 ms). */
 static inline void
 sp_stall_assert_ms_within (const char *what, double seen_ms, double control_ms, double slack_ms)
 {
-  double bound = SP_STALL_FACTOR * control_ms + slack_ms;
+  double load = load_average ();
+  double bound = SP_STALL_FACTOR * control_ms
+                 + slack_ms * MAX (1.0, load / g_get_num_processors ());
 
-  g_test_message ("%s: %.1f ms (control %.1f ms, bound %.1f ms)", what, seen_ms, control_ms, bound);
+  g_test_message ("%s: %.1f ms (control %.1f ms, bound %.1f ms at load %.1f)", what, seen_ms,
+                  control_ms, bound, load);
   g_assert_cmpfloat (seen_ms, <=, bound);
 }
