@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""bench/warm-pool.py: what the warm pool (src/runner/service/runner-warm.h)
+"""bench/warm-pool.py: what the warm pool (src/runner/engine/runner-warm.h)
 buys, as the app sees it: one run's round trip in a long-lived runner, from
 `run` to its `exited` event.
 

@@ -79,7 +79,7 @@ MODES = {
     # The app's configuration (sp-runner-client.c: `sandpad-runner --fd 3`,
     # no options): auto mode, not strict, the runner as the user.
     "app": dict(sandbox="auto", strict=False, wrap=AS_USER, kind="auto"),
-    # The warm path (src/runner/service/runner-warm.h): every probe forked
+    # The warm path (src/runner/engine/runner-warm.h): every probe forked
     # from a warm python3 by a long-lived sandpad-runner, not exec'd by
     # sandpad-run; as root, as the ordinary user, and in fallback mode.
     "warm": dict(sandbox="namespaces", strict=True, wrap=[], kind="namespaces", warm=True),
@@ -461,7 +461,7 @@ def control_in(targets, probe, cwd, path):
     argv = ["/usr/bin/python3", path]
     if probe["lang"] == "c":
         # The control's compile: gcc with the runner's flags
-        # (src/runner/service/runner-langs.c), outside any sandbox.
+        # (src/runner/languages/runner-langs.c), outside any sandbox.
         argv = [path[:-2] + ".bin"]
         cc = subprocess.run(["gcc", "-x", "c", "-std=gnu17", "-O2", "-Wall", "-o", argv[0], path],
                             capture_output=True, text=True)

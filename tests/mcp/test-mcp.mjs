@@ -770,7 +770,7 @@ groups.context = async () => {
 };
 
 // Python runs start from the server's warm interpreter once it is ready
-// (src/runner/service/runner-warm.h), with what a cold run gets: the
+// (src/runner/engine/runner-warm.h), with what a cold run gets: the
 // context path read-only at its own path, a private working directory, plots.
 groups.warm = async () => {
   const ws = makeWorkspace();

@@ -1,4 +1,4 @@
-"""A program waiting for its stdin (src/runner/service/runner-input-wait.c):
+"""A program waiting for its stdin (src/runner/engine/runner-input-wait.c):
 the runner says so with an input_wait event, the time limit stands still
 while it waits, and the input idle cap is what ends a prompt nobody
 answers; with the real runner and Debian's python3, node and bash.

@@ -1,4 +1,4 @@
-/* The one plan builder (src/runner/service/runner-plan-build.c): a run's
+/* The one plan builder (src/runner/engine/runner-plan-build.c): a run's
  * step and a session's interpreter get every layer from the same request
  * and config, and differ only where they must (the interpreter has no CPU
  * backstop, no environment directory and no install step's read-only

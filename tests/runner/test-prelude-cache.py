@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The prelude's .pyc, compiled when the runner was built
-(src/runner/service/prelude-pyc.py), through the real runner in one sandbox
+(src/runner/languages/prelude-pyc.py), through the real runner in one sandbox
 mode. A Python run finds it beside the prelude under its interpreter's
 cache tag, and Python uses it exactly when it is a hash-checked .pyc of
 this interpreter's magic number whose hash is the prelude source's

@@ -1,9 +1,15 @@
 #!/usr/bin/env python3
-"""The runner's service side points one way (issue 24): the engine owns
-runs and sessions; they, the plan builder and the launchers reach it only
-through the host it lends them (runner-host.h), never by including the
-engine's headers or calling its functions; the host includes none of them.
-And a run's state (runner-run-private.h) is for the files that own a run.
+"""The runner's rooms point one way (issue 40): src/runner/ is a house of
+folders, each with a README.md, ranked bottom to top (ROOMS); a file
+includes only headers of its own room or of rooms below it, a room's
+private headers (*-private.h) and its underscore functions (_runner_*)
+stay in the room, and every source file is in a room.
+
+Inside engine/ (issue 24): the engine owns runs and sessions; they, the
+plan builder and the launchers reach it only through the host it lends
+them (runner-host.h), never by including the engine's headers or calling
+its functions; the host includes none of them. And a run's state
+(runner-run-private.h) is for the files that own a run.
 
 A source check, like the build's own layering: it reads the files, with
 their comments and strings taken out, and fails on the first line that
@@ -13,8 +19,10 @@ import os
 import re
 import sys
 
-SERVICE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                       "src", "runner", "service")
+RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "runner")
+SERVICE = os.path.join(RUNNER, "engine")
+# The rooms, bottom to top; the programs (src/runner/*.c) are above all.
+ROOMS = ["sandbox", "base", "watch", "languages", "engine", "packages", "resident"]
 
 # The lowest layer: the engine's state and helpers lent to runs and
 # sessions. It includes nothing of the layers above it.
@@ -81,7 +89,62 @@ def check(name, problems):
     tests.append((not problems, name, problems))
 
 
+def room_files():
+    """{file name: its room} for every source file of every room."""
+    where = {}
+    for room in ROOMS:
+        for f in sorted(os.listdir(os.path.join(RUNNER, room))):
+            if f.endswith((".c", ".h")):
+                where[f] = room
+    return where
+
+
+def check_rooms():
+    where = room_files()
+    rank = {room: i for i, room in enumerate(ROOMS)}
+
+    check("every room has its README.md",
+          [f"{room}/README.md is missing" for room in ROOMS
+           if not os.path.exists(os.path.join(RUNNER, room, "README.md"))])
+
+    stray = []
+    for dirpath, dirnames, filenames in os.walk(RUNNER):
+        rel = os.path.relpath(dirpath, RUNNER)
+        if rel != "." and rel.split(os.sep)[0] not in ROOMS:
+            stray += [f"{rel}/{f}" for f in filenames if f.endswith((".c", ".h"))]
+    check("every source file is in a room (or is one of the programs)", stray)
+
+    # Each file's room ("." for the programs) and its code.
+    files = [(".", f) for f in sorted(os.listdir(RUNNER)) if f.endswith((".c", ".h"))]
+    files += [(room, f) for f, room in sorted(where.items(), key=lambda x: (x[1], x[0]))]
+    up, private = [], []
+    underscore = {}
+    for room in ROOMS:
+        for f in (f for f, r in where.items() if r == room and f.endswith(".h")):
+            for line in code_of(os.path.join(RUNNER, room, f)):
+                for m in re.finditer(r"\b(_runner_\w+)\s*\(", line):
+                    underscore[m.group(1)] = room
+    calls = []
+    for room, f in files:
+        lines = code_of(os.path.join(RUNNER, room, f))
+        for n, h in includes(lines):
+            if h not in where or where[h] == room:
+                continue
+            if room != "." and rank[where[h]] > rank[room]:
+                up.append(f"{room}/{f}:{n}: includes {where[h]}/{h}, a room above")
+            if h.endswith("-private.h"):
+                private.append(f"{room}/{f}:{n}: includes {where[h]}/{h}")
+        for n, line in enumerate(lines, 1):
+            for m in re.finditer(r"\b_runner_\w+\b", line):
+                if m.group(0) in underscore and underscore[m.group(0)] != room:
+                    calls.append(f"{room}/{f}:{n}: {m.group(0)} of {underscore[m.group(0)]}/")
+    check("no room includes a header of a room above it", up)
+    check("a room's private headers are its own", private)
+    check("a room's underscore functions are its own", calls)
+
+
 def main():
+    check_rooms()
     missing = [f for f in HOST + RUNS if not os.path.exists(os.path.join(SERVICE, f))]
     check("every file of the two layers is where this test looks", missing)
 

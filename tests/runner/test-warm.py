@@ -1,4 +1,4 @@
-"""The warm pool (src/runner/service/runner-warm.h), end to end: Python runs
+"""The warm pool (src/runner/engine/runner-warm.h), end to end: Python runs
 forked from a warm python3 give the same results as cold runs, keep every
 limit, stay isolated from their parent and from each other, and fall back
 to cold whenever the warm path cannot serve them.

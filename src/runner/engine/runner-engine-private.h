@@ -62,7 +62,6 @@ struct RunnerEngine
 /* runner-engine.c */
 /* Whether the run with this id has ended (or is not the engine's any
  * more): an install waits for its steps so. */
-bool _runner_engine_run_ended (RunnerEngine *engine, const char *id);
 
 /* runner-environment.c: checks req->environment (req->cwd already
  * canonical) for this engine; fills *env or returns -1 with err set. */

@@ -398,11 +398,42 @@ resolve_limit (int64_t *value, int64_t def, int64_t max, const char *what, SpPro
 }
 
 bool
-_runner_engine_run_ended (RunnerEngine *engine, const char *id)
+runner_engine_run_ended (RunnerEngine *engine, const char *id)
 {
   RunnerRun *run = find_run (engine, id);
 
   return run == NULL || _runner_run_state (run) == RUN_FINISHED;
+}
+
+RunnerConfig *
+runner_engine_config (RunnerEngine *engine)
+{
+  return &engine->host.config;
+}
+
+char *
+runner_engine_new_dir_path (RunnerEngine *engine, const char *prefix)
+{
+  return xasprintf ("%s/%s-%llu", engine->host.root, prefix,
+                    (unsigned long long) engine->next_seq++);
+}
+
+char **
+runner_engine_session_names (RunnerEngine *engine)
+{
+  return _runner_session_names (&engine->host);
+}
+
+bool
+runner_engine_has_sessions (RunnerEngine *engine)
+{
+  return engine->host.sessions != NULL;
+}
+
+uid_t
+runner_engine_run_uid (void)
+{
+  return _runner_host_run_uid ();
 }
 
 /* Reads a request's "path" into its code, so the run never depends on the

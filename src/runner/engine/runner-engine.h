@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "runner-config.h"
 #include "runner-input-files.h"
@@ -108,6 +109,22 @@ int runner_engine_active (RunnerEngine *engine);
 /* One loop iteration, waiting at most max_wait_ms (-1: until something
  * happens); returns -1 if the loop failed. */
 int runner_engine_iterate (RunnerEngine *engine, int max_wait_ms);
+
+/* What the rooms above the engine (packages/, resident/) may know of it,
+ * instead of its struct. */
+/* The engine's configuration (limits, the path policy it was given). */
+RunnerConfig *runner_engine_config (RunnerEngine *engine);
+/* A new directory's path under the engine's root, PREFIX-N with N never
+ * used before by this engine; the caller makes it. */
+char *runner_engine_new_dir_path (RunnerEngine *engine, const char *prefix);
+/* Whether the run with this id has finished, or is not known. */
+bool runner_engine_run_ended (RunnerEngine *engine, const char *id);
+/* The names of the live sessions, NULL-terminated (sp_strv_free). */
+char **runner_engine_session_names (RunnerEngine *engine);
+/* Whether any session is alive. */
+bool runner_engine_has_sessions (RunnerEngine *engine);
+/* The uid runs run as (nobody, or ours where we cannot switch). */
+uid_t runner_engine_run_uid (void);
 
 /* Milliseconds since the engine started: the clock of t_ms fields. */
 int64_t runner_engine_clock_ms (RunnerEngine *engine);

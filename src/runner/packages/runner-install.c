@@ -9,9 +9,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
-#include "runner-engine-private.h"
+#include "runner-base.h"
+#include "runner-engine.h"
 #include "runner-sha256.h"
+#include "runner-venv.h"
 
 typedef enum
 {
@@ -105,7 +108,7 @@ static char *
 make_subdir (RunnerInstall *inst, const char *name, bool owner, mode_t mode)
 {
   char *path = xasprintf ("%s/%s", inst->dir, name);
-  uid_t uid = _runner_host_run_uid ();
+  uid_t uid = runner_engine_run_uid ();
 
   if (mkdir (path, mode) != 0 || chmod (path, mode) != 0
       || (owner && geteuid () == 0 && chown (path, uid, uid) != 0))
@@ -131,7 +134,7 @@ check_request (RunnerInstall *inst, const RunnerInstallRequest *req, char *msg, 
   /* pip writes as the uid programs run as; say so now rather than let it
    * fail half-way with EACCES. */
   struct stat st;
-  uid_t uid = _runner_host_run_uid ();
+  uid_t uid = runner_engine_run_uid ();
   if (stat (inst->environment, &st) != 0 || st.st_uid != uid)
     return snprintf (msg, msg_len,
                      "the environment %.200s must belong to uid %d, which runs the install",
@@ -180,7 +183,7 @@ check_request (RunnerInstall *inst, const RunnerInstallRequest *req, char *msg, 
 static int
 submit_step (RunnerInstall *inst, Step step, char **args, char *msg, size_t msg_len)
 {
-  const RunnerConfig *c = &inst->engine->host.config;
+  const RunnerConfig *c = runner_engine_config (inst->engine);
   char *const install_ro[] = { inst->checked_dir, NULL };
   RunnerRunOptions options = {
     .environment_writable = step == STEP_INSTALL,
@@ -279,8 +282,7 @@ runner_install_start (RunnerEngine *engine, const RunnerInstallRequest *req, cha
       runner_install_free (inst);
       return NULL;
     }
-  inst->dir = xasprintf ("%s/install-%llu", engine->host.root,
-                         (unsigned long long) engine->next_seq++);
+  inst->dir = runner_engine_new_dir_path (engine, "install");
   if (mkdir (inst->dir, 0711) != 0 || chmod (inst->dir, 0711) != 0
       || (inst->download_dir = make_subdir (inst, "download", true, 0700)) == NULL
       || (inst->checked_dir = make_subdir (inst, "checked", false, 0755)) == NULL
@@ -669,7 +671,7 @@ runner_install_warnings (RunnerInstall *inst)
 static bool
 step_finished (RunnerInstall *inst, int step)
 {
-  return _runner_engine_run_ended (inst->engine, inst->run_ids[step]);
+  return runner_engine_run_ended (inst->engine, inst->run_ids[step]);
 }
 
 void

@@ -11,10 +11,9 @@
 
 #include "runner-base.h"
 #include "runner-daemon-path.h"
-#include "runner-engine-private.h"
+#include "runner-engine.h"
 #include "runner-event.h"
 #include "runner-outbox.h"
-#include "runner-session.h"
 #include "sp-frame.h"
 
 /* Fds a client may have sent ahead of the frames that use them. */
@@ -454,7 +453,7 @@ static int
 handle_run (Client *c, SpRun *run, SpProtoError *err)
 {
   Listener *l = c->l;
-  RunnerPathPolicy *paths = &l->engine->host.config.paths;
+  RunnerPathPolicy *paths = &runner_engine_config (l->engine)->paths;
   cleanup_fd int cwd_fd = -1, env_fd = -1, in_fd = -1, out_fd = -1, err_fd = -1;
 
   if (find_client_run (c, run->id) != NULL)
@@ -865,7 +864,7 @@ bind_socket (const char *path, int *lock_fd, int *out)
 static void
 write_sessions (Listener *l, const char *socket_path, char **last)
 {
-  char **names = _runner_session_names (&l->engine->host);
+  char **names = runner_engine_session_names (l->engine);
   Buf text = { 0 };
 
   for (char **p = names; *p != NULL; p++)
@@ -891,7 +890,7 @@ static bool
 idle (Listener *l)
 {
   return l->clients == NULL && l->runs == NULL && runner_engine_active (l->engine) == 0
-         && l->engine->host.sessions == NULL;
+         && !runner_engine_has_sessions (l->engine);
 }
 
 int
@@ -976,7 +975,7 @@ runner_listen_run (RunnerConfig *config, RunnerLanguages *langs, const RunnerLis
   while (l.runs != NULL)
     lrun_free (l.runs);
   /* The lists grew (and moved): the caller clears the engine's. */
-  config->paths = l.engine->host.config.paths;
+  config->paths = runner_engine_config (l.engine)->paths;
   runner_engine_free (l.engine);
   return 0;
 }

@@ -1,6 +1,5 @@
 /* runner-server.c: the protocol side of sandpad-runner. */
 #include "runner-server.h"
-#include "runner-session.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -111,7 +111,7 @@ void runner_spawn_adopt (pid_t program, int control, int status_fd, int err_r)
 
 /* Children of any thread of parent (0: the caller), zombies included, from
  * procfs; at most max. The run init sweeps with it; the runner's tree
- * watch (service/runner-tree.c) walks a run with it. */
+ * watch (watch/runner-tree.c) walks a run with it. */
 size_t runner_spawn_list_children (pid_t parent, pid_t *out, size_t max);
 
 /* Human-readable name of a failed setup step. */

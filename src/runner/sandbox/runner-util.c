@@ -1,5 +1,5 @@
 /* runner-util.c: the small base the sandbox itself uses (what the
- * service alone needs is in service/runner-base.c). */
+ * service alone needs is in base/runner-base.c). */
 #include "runner-util.h"
 
 #include <fcntl.h>

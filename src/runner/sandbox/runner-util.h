@@ -3,7 +3,7 @@
  * The runner links no GLib on purpose: it sits at the security boundary
  * and should be readable in one sitting. These helpers give it cleanup
  * attributes, checked allocation and a growable byte buffer: only what
- * the sandbox uses; the service's own are in service/runner-base.h. */
+ * the sandbox uses; the service's own are in ../base/runner-base.h. */
 #pragma once
 
 #include <errno.h>

@@ -2,7 +2,7 @@
  *
  * Built into sandpad-warm.so, which the warm parent (a python3 that has
  * imported numpy and matplotlib and runs no user code, see
- * service/runner-warm.c) loads with ctypes.PyDLL. The forks that make a
+ * engine/runner-warm.c) loads with ctypes.PyDLL. The forks that make a
  * run's processes copy the page tables of the whole warm interpreter,
  * which costs more than the run of a small snippet; so they happen ahead
  * of the run, while the machine is idle: sp_warm_prefork() makes a spare

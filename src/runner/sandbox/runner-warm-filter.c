@@ -1,6 +1,6 @@
 /* runner-warm-filter.c: the warm parent's own seccomp filter.
  *
- * The warm parent (service/runner-warm.c) is a python3 that imports numpy
+ * The warm parent (engine/runner-warm.c) is a python3 that imports numpy
  * and matplotlib and makes spare runs; it runs no user code, but it runs
  * outside every run's sandbox, as the runner's uid, for as long as ten
  * minutes, and a run's program is a fork of it. So before it imports
