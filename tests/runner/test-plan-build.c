@@ -150,16 +150,17 @@ main (void)
    * place, writable for the compile step only, bound only as the
    * directory the runner made and holds (its id). */
   run_init (&run, host);
-  run.build_dir = (char *) "/r/run-7/build";
-  run.build_id = (RunnerDirId){ 2049, 4242 };
-  run.compiling = true;
+  run.compile.build_dir = (char *) "/r/run-7/build";
+  run.compile.build_id = (RunnerDirId){ 2049, 4242 };
+  run.compile.compiling = true;
   _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/usr/bin/go", argv_new (), NULL, &step);
-  bool compile_ok = step.plan.env_writable && strcmp (step.plan.env_dir, run.build_dir) == 0;
+  bool compile_ok = step.plan.env_writable
+                    && strcmp (step.plan.env_dir, run.compile.build_dir) == 0;
   bool compile_id = step.plan.env_id.dev == 2049 && step.plan.env_id.ino == 4242;
   int64_t compile_cpu = step.spec.cpu_seconds;
   size_t compile_ro = count (step.plan.read_only_dirs);
   _runner_launch_clear (&step);
-  run.compiling = false;
+  run.compile.compiling = false;
   _runner_launch_build (&run, RUNNER_LAUNCH_STEP, "/r/run-7/build/a.out", argv_new (), NULL, &step);
   /* What the compile step sees decides what the cache hands later runs
    * (issue 37): the context paths are the program's to read only. */

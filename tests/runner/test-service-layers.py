@@ -30,7 +30,8 @@ HOST = ["runner-host.h", "runner-host.c", "runner-config.h", "runner-config.c"]
 # Runs, sessions, the plan builder and the launchers: below the engine.
 RUNS = [
     "runner-run-private.h", "runner-run.c", "runner-lines.c", "runner-input-wait.c",
-    "runner-compile.c", "runner-session.h", "runner-session.c", "runner-plan-build.c",
+    "runner-compile.c", "runner-compile.h", "runner-run-watch.c", "runner-run-watch.h",
+    "runner-session.h", "runner-session.c", "runner-plan-build.c",
     "runner-launch.h", "runner-launch-cold.c", "runner-warm-run.c",
     # A run's output past its limit: the kept end and the whole-output file.
     "runner-output-limit.c",
@@ -169,6 +170,20 @@ def main():
         lines = code_of(os.path.join(SERVICE, f))
         bad += [f"{f}:{n}: includes {h}" for n, h in includes(lines) if h == "runner-run-private.h"]
     check("only the files that own a run include runner-run-private.h", bad)
+
+    # A run's parts are their files' own (issue 40 item 2): a member of
+    # RunnerRun whose type a file owns is read and written there alone;
+    # the others ask through that file's header.
+    owned = {"compile": "runner-compile.c", "watch": "runner-run-watch.c"}
+    bad = []
+    for f in sorted(os.listdir(SERVICE)):
+        if not f.endswith((".c", ".h")):
+            continue
+        for n, line in enumerate(code_of(os.path.join(SERVICE, f)), 1):
+            for m in re.finditer(r"(->|\.)(\w+)\.\w", line):
+                if m.group(2) in owned and owned[m.group(2)] != f:
+                    bad.append(f"{f}:{n}: {m.group(0)}... is {owned[m.group(2)]}'s")
+    check("a run's compile state and watch are their files' alone", bad)
 
     print(f"1..{len(tests)}")
     failed = 0

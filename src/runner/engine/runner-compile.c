@@ -9,7 +9,7 @@
  * the program step runs it from the same directory, now read-only.
  *
  * The build directory is made once and held as an fd from then on
- * (run->build_fd, its id in run->build_id): the runner reads, marks
+ * (run->compile.build_fd, its id in run->compile.build_id): the runner reads, marks
  * executable and caches the output through that fd, and each step's
  * sandbox binds the name only when it still leads to that directory. A
  * directory put in its place between the steps would otherwise have had
@@ -33,6 +33,54 @@
 #include <sys/wait.h>
 
 #include "runner-run-private.h"
+
+void
+_runner_compile_init (RunnerCompileState *compile)
+{
+  memset (compile, 0, sizeof *compile);
+  compile->build_fd = -1;
+}
+
+void
+_runner_compile_clear (RunnerCompileState *compile)
+{
+  free (compile->build_dir);
+  compile->build_dir = NULL;
+  if (compile->build_fd >= 0)
+    close (compile->build_fd);
+  compile->build_fd = -1;
+}
+
+bool
+_runner_compile_running (const RunnerRun *run)
+{
+  return run->compile.compiling;
+}
+
+bool
+_runner_compile_program_follows (const RunnerRun *run, bool started_sent)
+{
+  return started_sent && run->compile.compiled && !run->compile.compiling;
+}
+
+void
+_runner_compile_report (const RunnerRun *run, SpExited *ev)
+{
+  ev->compiled = run->compile.compiled;
+  ev->compile_cached = run->compile.compile_cached;
+  ev->compile_failed = run->compile.compile_failed;
+  ev->compile_wall_ms = run->compile.compile_wall_ms;
+  ev->compile_cpu_ms = run->compile.compile_cpu_ms;
+}
+
+void
+_runner_compile_plan_input (const RunnerRun *run, bool *compiling, const char **build_dir,
+                            RunnerDirId *build_id)
+{
+  *compiling = run->compile.compiling;
+  *build_dir = run->compile.build_dir;
+  *build_id = run->compile.build_id;
+}
 
 static RunnerLanguage *
 mutable_lang (RunnerRun *run)
@@ -61,33 +109,34 @@ _runner_compile_prepare (RunnerRun *run)
   const char *name = run->req.name ? run->req.name : lang->default_file;
   const char *output = lang->compiler->output;
 
-  run->compiled = true;
-  run->build_dir = xasprintf ("%s/build", run->dir);
-  if (mkdir (run->build_dir, 0700) != 0)
+  run->compile.compiled = true;
+  run->compile.build_dir = xasprintf ("%s/build", run->dir);
+  if (mkdir (run->compile.build_dir, 0700) != 0)
     return -1;
-  run->build_fd = open_no_symlinks (run->build_dir, O_RDONLY | O_DIRECTORY);
+  run->compile.build_fd = open_no_symlinks (run->compile.build_dir, O_RDONLY | O_DIRECTORY);
   struct stat st;
-  if (run->build_fd < 0 || fstat (run->build_fd, &st) != 0 || !S_ISDIR (st.st_mode))
+  if (run->compile.build_fd < 0 || fstat (run->compile.build_fd, &st) != 0 || !S_ISDIR (st.st_mode))
     return -1;
-  run->build_id = (RunnerDirId){ st.st_dev, st.st_ino };
-  if (geteuid () == 0 && fchown (run->build_fd, RUNNER_SANDBOX_NOBODY, RUNNER_SANDBOX_NOBODY) != 0)
+  run->compile.build_id = (RunnerDirId){ st.st_dev, st.st_ino };
+  if (geteuid () == 0
+      && fchown (run->compile.build_fd, RUNNER_SANDBOX_NOBODY, RUNNER_SANDBOX_NOBODY) != 0)
     return -1;
-  run->compile_cacheable = cacheable (run);
+  run->compile.compile_cacheable = cacheable (run);
   runner_compile_cache_key (lang, name, run->req.code, run->host->namespaces, run->req.network,
-                            run->cache_key);
-  if (run->compile_cacheable
-      && runner_compile_cache_fetch (&run->host->compile_cache, run->cache_key, run->build_fd,
-                                     output))
+                            run->compile.cache_key);
+  if (run->compile.compile_cacheable
+      && runner_compile_cache_fetch (&run->host->compile_cache, run->compile.cache_key,
+                                     run->compile.build_fd, output))
     {
-      run->compile_cached = true;
+      run->compile.compile_cached = true;
       if (geteuid () == 0
-          && fchownat (run->build_fd, output, RUNNER_SANDBOX_NOBODY, RUNNER_SANDBOX_NOBODY,
+          && fchownat (run->compile.build_fd, output, RUNNER_SANDBOX_NOBODY, RUNNER_SANDBOX_NOBODY,
                        AT_SYMLINK_NOFOLLOW)
                != 0)
         return -1;
       return 0;
     }
-  run->compiling = true;
+  run->compile.compiling = true;
   return 0;
 }
 
@@ -125,9 +174,9 @@ char **
 _runner_compile_step_argv (RunnerRun *run, const char **path)
 {
   const RunnerLanguage *lang = run->lang;
-  cleanup_free char *out = xasprintf ("%s/%s", run->build_dir, lang->compiler->output);
+  cleanup_free char *out = xasprintf ("%s/%s", run->compile.build_dir, lang->compiler->output);
 
-  if (run->compiling)
+  if (run->compile.compiling)
     {
       *path = lang->path;
       return runner_lang_compile_argv (lang, run->code_path, out);
@@ -153,22 +202,22 @@ _runner_compile_step_done (RunnerRun *run)
             && WEXITSTATUS (r->wait_status) == 0 && run->limit == SP_LIMIT_NONE
             && run->cancel_stage == SP_CANCEL_NONE && run->failure == NULL;
 
-  run->compiling = false;
+  run->compile.compiling = false;
   if (run->have_report)
     {
-      run->compile_wall_ms = r->wall_ns / 1000000;
-      run->compile_cpu_ms = r->cpu_ns / 1000000;
+      run->compile.compile_wall_ms = r->wall_ns / 1000000;
+      run->compile.compile_cpu_ms = r->cpu_ns / 1000000;
     }
   if (!ok)
     {
       /* The run ends with the compile step: its status, its stderr's
        * first diagnostic, its own limit. */
-      run->compile_failed = true;
+      run->compile.compile_failed = true;
       if (run->limit == SP_LIMIT_TIME)
         run->limit = SP_LIMIT_COMPILE_TIME;
       return 0;
     }
-  int dir_fd = run->build_fd;
+  int dir_fd = run->compile.build_fd;
   /* The linker's chmod is refused in fallback mode (seccomp: metadata
    * calls reach any file the uid owns): the runner makes the output
    * executable, once it is known to be a regular file. */
@@ -178,33 +227,15 @@ _runner_compile_step_done (RunnerRun *run)
   struct stat st;
   if (out_fd < 0 || fstat (out_fd, &st) != 0 || !S_ISREG (st.st_mode) || fchmod (out_fd, 0755) != 0)
     {
-      run->compile_failed = true;
+      run->compile.compile_failed = true;
       run->failure = xasprintf ("the compiler left no program (%s)", run->lang->compiler->output);
       return 0;
     }
-  if (dir_fd >= 0 && run->compile_cacheable)
-    runner_compile_cache_store (&run->host->compile_cache, run->cache_key, dir_fd,
+  if (dir_fd >= 0 && run->compile.compile_cacheable)
+    runner_compile_cache_store (&run->host->compile_cache, run->compile.cache_key, dir_fd,
                                 run->lang->compiler->output);
 
-  /* The program step starts afresh: a new run init, cgroups, pipes. */
-  if (run->control_fd >= 0)
-    close (run->control_fd);
-  run->control_fd = -1;
-  runner_cgroup_remove (&run->cgroup);
-  run->have_report = false;
-  memset (&run->report, 0, sizeof run->report);
-  run->init_reaped = false;
-  run->init_pid = -1;
-  run->drain_deadline_ns = 0;
-  run->memory_peak = 0;
-  run->tasks_peak = 0;
-  run->deleted_bytes = 0;
-  buf_clear (&run->stderr_tail);
-  for (int s = 0; s < 2; s++)
-    {
-      run->streams[s].eof = false;
-      run->streams[s].carry_len = 0;
-    }
-  /* The caller (runner-run.c) spawns it: this file never calls back up. */
+  /* The caller (runner-run.c) resets the run for the program step and
+   * spawns it: this file never calls back up. */
   return 1;
 }

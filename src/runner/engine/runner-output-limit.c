@@ -18,7 +18,7 @@
  * planted (a symlink, a FIFO) is never followed or written through: the
  * file is simply not kept then. The files of both streams together stop
  * at half the run's disk limit, and what they hold is not counted
- * against the program's own disk limit (runner-run.c's disk_usage), so
+ * against the program's own disk limit (runner-run-watch.c's disk_usage), so
  * the program loses none of its space to them and the host never gives
  * more than 1.5 times the disk limit to a run. */
 #include <errno.h>

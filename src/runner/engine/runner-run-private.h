@@ -1,21 +1,25 @@
 /* runner-run-private.h: one run's state (RunnerRun), private to the
  * files that own a run: runner-run.c (its directory, pipes, limits and
  * exited), runner-lines.c and runner-input-wait.c (its output and input),
- * runner-compile.c (a compiled language's steps), the plan builder and
- * the three launchers (runner-launch.h), and the session a run runs in.
- * The engine sees a run through runner-run.h alone; installs, the
- * resident runner and the environment checks see only the engine
- * (runner-engine-private.h). Nothing here includes the engine: a
- * run reaches it through run->host (runner-host.h). */
+ * runner-compile.c (a compiled language's steps), runner-run-watch.c
+ * (its memory, processes and disk), the three launchers (runner-launch.h),
+ * and the session a run runs in. Two members have one owner each:
+ * compile (runner-compile.c) and watch (runner-run-watch.c); the other
+ * files ask them through their headers. The engine sees a run through
+ * runner-run.h alone; installs and the resident runner see only the
+ * engine's public calls. Nothing here includes the engine: a run reaches
+ * it through run->host (runner-host.h). */
 #pragma once
 
 #include "runner-base.h"
+#include "runner-compile.h"
 #include "runner-display.h"
 #include "runner-files.h"
 #include "runner-host.h"
 #include "runner-input-wait.h"
 #include "runner-launch.h"
 #include "runner-run.h"
+#include "runner-run-watch.h"
 #include "runner-session.h"
 #include "runner-venv.h"
 
@@ -89,16 +93,12 @@ struct RunnerRun
   RunnerDisplayScan display_scan;
 
   int64_t t_start_ns;
-  int64_t deadline_ns;         /* time limit */
-  int64_t cancel_next_ns;      /* next cancel escalation, 0: none */
-  int64_t drain_deadline_ns;   /* stop waiting for output after init exits */
-  int64_t disk_check_ns;       /* next look at how much the run has written */
-  int64_t disk_base;           /* bytes a named cwd held before the run */
-  int64_t disk_base_entries;   /* and entries */
-  int64_t memory_check_ns;     /* next sum of the run's memory (tree watch) */
-  int64_t memory_peak;         /* largest sum seen: RssAnon + RssShmem */
-  int64_t tasks_peak;          /* most processes and threads seen at once */
-  int64_t deleted_bytes;       /* disk its processes hold in unlinked files */
+  int64_t deadline_ns;       /* time limit */
+  int64_t cancel_next_ns;    /* next cancel escalation, 0: none */
+  int64_t drain_deadline_ns; /* stop waiting for output after init exits */
+  /* Its memory, processes and disk, as measured: runner-run-watch.c's
+   * alone (others ask it through runner-run-watch.h). */
+  RunnerRunWatch watch;
   int64_t out_file_bytes;      /* in its whole-output files (runner-output-limit.c) */
   int64_t input_check_ns;      /* next look for a wait on stdin (runner-input-wait.c) */
   int64_t input_wait_since_ns; /* the program waits for input since; 0: it does not */
@@ -138,30 +138,11 @@ struct RunnerRun
   char *cold_reason;       /* started cold because warm runs are off: why */
   int pidfd;               /* warm: the supervisor's, watched instead of reaped */
   RunnerRunCgroup cgroup;  /* its memory and pids groups, if it has them */
-  bool diag;               /* without them: the tree watch counts its UNIX socket
-                            * queues (runner-sockets.h), through diag_fd, sock_diag in
-                            * its network namespace, opened at its first look */
-  int diag_fd;
   RunnerWatch *pidfd_watch;
-  /* A compiled language (runner-compile.c): the compile step runs first,
-   * in the same sandbox, writing into build_dir (bound as the run's
-   * environment directory, writable only then); the program step runs
-   * its output. */
-  bool compiling; /* the compile step is what runs now */
-  bool compiled;  /* the run had a compile step (or a cache hit) */
-  bool compile_cached;
-  bool compile_cacheable; /* its compile step sees the code alone: the cache
-                           * may serve it and keep its output */
-  bool compile_failed;
+  /* A compiled language's steps: runner-compile.c's alone (others ask it
+   * through runner-compile.h). */
+  RunnerCompileState compile;
   bool started_sent; /* "started" went out (once, for both steps) */
-  int64_t compile_wall_ms;
-  int64_t compile_cpu_ms;
-  char *build_dir;
-  int build_fd;         /* build_dir, held from when the runner made it:
-                         * every later use goes through it or its id */
-  RunnerDirId build_id; /* its device and inode, which the sandbox checks
-                         * when it binds build_dir and gives Landlock it */
-  char cache_key[65];
 };
 
 /* runner-run.c */
@@ -194,22 +175,7 @@ int _runner_run_attach (RunnerRun *run);
 /* Ends a run that never got going with end "failed". */
 void _runner_run_fail (RunnerRun *run, const char *message);
 
-/* runner-compile.c: a compiled language's steps. */
-/* Prepares the build directory; fetches the program from the cache
- * (run->compile_cached) or sets the compile step up (run->compiling).
- * -1 with errno on failure. */
-int _runner_compile_prepare (RunnerRun *run);
-/* The argv (and its executable's path) of the step that runs now. */
-char **_runner_compile_step_argv (RunnerRun *run, const char **path);
-/* The compile step's environment: runner_compile_env_base and the
- * compiler's own variables, nothing of the request's. */
-char **_runner_compile_env (RunnerRun *run);
-/* The compile step ended with the run's report: 1 when the program step
- * is to start (the run reset for it; the caller spawns it), 0 when the
- * run ends here (the compile failed, timed out, was cancelled), with the
- * run's fields set for exited. */
-int _runner_compile_step_done (RunnerRun *run);
-/* Starts the run's current step in the sandbox (runner-run.c). */
+/* Starts the run's current step in the sandbox. */
 int _runner_run_spawn_step (RunnerRun *run);
 
 /* Cold and warm runs' start (their launchers'): the run's own directory

@@ -23,14 +23,6 @@
 /* Output still arriving this long after the run's last process died comes
  * from nowhere we know of; stop waiting for it. */
 #define DRAIN_GRACE_NS (500 * INT64_C (1000000))
-/* How often a run's writable space is measured. RLIMIT_FSIZE stops any one
- * file at the cap at once; many files are caught within this period. */
-#define DISK_POLL_NS (200 * INT64_C (1000000))
-/* How often the memory of a run's whole tree is summed (the tree watch).
- * RLIMIT_DATA stops any one process at the limit at once; several
- * processes together are stopped within this period. */
-#define MEMORY_POLL_NS (200 * INT64_C (1000000))
-#define PRECISE_POLL_NS (1000 * INT64_C (1000000))
 /* Base64 bytes of images one exited event may carry (return_base64): well
  * under SP_PROTO_MAX_FRAME, leaving room for everything else in it. */
 #define RUNNER_BASE64_BUDGET (2 * 1024 * 1024)
@@ -265,8 +257,7 @@ _runner_run_disk_base (RunnerRun *run)
                    (long long) run->host->config.disk_files, RUNNER_FILES_USAGE_MAX_DEPTH);
       return -1;
     }
-  run->disk_base = base.bytes;
-  run->disk_base_entries = base.entries;
+  _runner_watch_set_disk_base (run, base.bytes, base.entries);
   return 0;
 }
 
@@ -636,7 +627,8 @@ _runner_run_spawn_step (RunnerRun *run)
     argv = add_isolated_flag (argv);
   /* A compile step gets a fixed environment, never the request's
    * (runner-compile.c): the program is decided by its code alone. */
-  char **envp = run->compiling ? _runner_compile_env (run) : _runner_run_build_env (run);
+  char **envp = _runner_compile_running (run) ? _runner_compile_env (run)
+                                              : _runner_run_build_env (run);
   RunnerLaunch launch;
   _runner_launch_build (run, RUNNER_LAUNCH_STEP, lang.path, argv, envp, &launch);
   RunnerSpawnSpec *spec = &launch.spec;
@@ -671,7 +663,7 @@ _runner_run_spawn_step (RunnerRun *run)
       emit_failed (run, "cannot fork: %s", strerror (errsv));
       return -1;
     }
-  run->diag = run->cgroup.memory == NULL;
+  _runner_watch_set_diag (run, run->cgroup.memory == NULL);
   return _runner_run_attach (run);
 }
 
@@ -710,11 +702,11 @@ _runner_run_attach (RunnerRun *run)
       run->stdin_close = !run->req.stdin_open;
     }
   run->deadline_ns = run->t_start_ns
-                     + (run->compiling ? host->config.compile_timeout_ms : run->req.timeout_ms)
+                     + (_runner_compile_running (run) ? host->config.compile_timeout_ms
+                                                      : run->req.timeout_ms)
                          * INT64_C (1000000);
-  run->disk_check_ns = run->t_start_ns + DISK_POLL_NS;
   /* A session's tree is watched by the session, across its runs. */
-  run->memory_check_ns = run->session ? 0 : run->t_start_ns + MEMORY_POLL_NS;
+  _runner_watch_start (run, run->t_start_ns, run->session == NULL);
   _runner_run_input_start (run);
 
   /* A compiled language's steps, each with its own limit, said as they
@@ -723,8 +715,8 @@ _runner_run_attach (RunnerRun *run)
    * The compile step's comes just before started, so a client never
    * reads the run as the program's until it is. A program from the cache
    * has only its program step: nothing is said. */
-  bool program_after_compile = run->started_sent && run->compiled && !run->compiling;
-  if (run->compiling)
+  bool program_after_compile = _runner_compile_program_follows (run, run->started_sent);
+  if (_runner_compile_running (run))
     emit_phase (run, SP_PHASE_COMPILE, host->config.compile_timeout_ms);
   if (!run->started_sent)
     emit_started (run);
@@ -744,7 +736,7 @@ _runner_run_send_control (RunnerRun *run, char cmd)
 void
 _runner_run_feed_stdin (RunnerRun *run)
 {
-  if (run->compiling)
+  if (_runner_compile_running (run))
     return;
   while (run->stdin_fd >= 0 && run->stdin_buf.len > 0)
     {
@@ -893,8 +885,7 @@ void
 _runner_run_on_init_exit (RunnerRun *run)
 {
   run->init_reaped = true;
-  run->memory_check_ns = 0;
-  run->disk_check_ns = 0;
+  _runner_watch_stop (run);
   run->drain_deadline_ns = now_ns () + DRAIN_GRACE_NS;
   try_finish (run);
 }
@@ -907,125 +898,19 @@ _runner_run_set_throttled (RunnerRun *run, bool throttled)
       runner_loop_set_events (run->host->loop, run->streams[s].watch, throttled ? 0 : EPOLLIN);
 }
 
-/* What the run has written: bytes on disk (blocks, so sparse files count
- * for what they use, and every entry at least a minimum) and entries, in
- * the working directory and, without namespaces, the run's tmp (with
- * namespaces /tmp is a size-capped tmpfs). Returns false when the space
- * cannot be measured in full: a tree too deep or too large to walk is
- * exactly what a run would build to hide its use. */
-static bool
-disk_usage (RunnerRun *run, int64_t *bytes, int64_t *entries)
-{
-  const RunnerConfig *config = &run->host->config;
-  cleanup_fd int tmp_fd = run->host->namespaces ? -1 : open_subdir (run, "tmp");
-  RunnerUsage space;
-
-  runner_files_space_usage (run->cwd_fd, tmp_fd, run->disk_base_entries + config->disk_files + 1,
-                            &space);
-  /* Files it deleted but keeps open hold blocks no walk sees (as of the
-   * last tree watch). */
-  *bytes = space.bytes - run->disk_base + run->deleted_bytes - _runner_run_output_file_bytes (run);
-  *entries = space.entries - run->disk_base_entries;
-  /* A tmp that cannot be opened cannot be measured: over, as any other. */
-  return space.complete && (run->host->namespaces || tmp_fd >= 0);
-}
-
-/* Whether the run's writable space is over its caps; what cannot be
- * measured counts as over. */
-static bool
-disk_over (RunnerRun *run)
-{
-  const RunnerConfig *config = &run->host->config;
-  int64_t bytes, entries;
-
-  return !disk_usage (run, &bytes, &entries) || bytes > config->disk_limit
-         || entries > config->disk_files;
-}
-
-/* Within this share of a limit counts as having reached it: the
- * interpreter's own ceiling sits below the rlimit (V8's heap is set to 3/4
- * of the memory limit) and the allocation or fork that failed never
- * happened. */
-#define NEAR_PERCENT 85
-
-static bool
-near (int64_t value, int64_t limit)
-{
-  return value >= limit / 100 * NEAR_PERCENT;
-}
-
-/* The tree watch: RLIMIT_DATA binds each process alone, so several
- * processes (or memory shared between them) could together hold many
- * times the limit; this sums what every process of the run holds and
- * stops the run when the sum passes the limit. The cheap sum (RssAnon +
- * RssShmem) counts pages that forks share copy-on-write once per process,
- * so a fork-heavy program would be stopped for memory it does not use;
- * only when that sum comes near the limit are the proportional shares
- * read (dearer: the page tables are walked), and they decide, and count
- * as the peak. When they show
- * the sum was mostly shared pages, the next look waits PRECISE_POLL_NS, so
- * a run cannot keep the runner walking page tables for nothing. */
+/* The watch found the run over a limit (or could not watch it): the
+ * first limit named stays, and so does the first failure. */
 static void
-check_memory (RunnerRun *run, int64_t now)
+stop_at (RunnerRun *run, SpLimit limit, char **failure)
 {
-  int64_t limit = run->req.memory_mib * 1024 * 1024;
-  int skip = run->host->namespaces ? 2 : 1;
-  RunnerTreeUsage usage;
-
-  if (run->memory_check_ns == 0 || now < run->memory_check_ns)
-    return;
-  run->memory_check_ns = now + MEMORY_POLL_NS;
-  /* A short run may end between two looks: its supervisor gone is
-   * nothing to count, while a socket that cannot be had from a run that
-   * lives still stops it (runner-sockets.h says how the two differ). */
-  int pidfd = run->warm ? run->pidfd : -1;
-  RunnerDiag diag = run->diag ? _runner_host_diag (run->host, run->req.network, run->init_pid,
-                                                   pidfd, &run->diag_fd)
-                              : RUNNER_DIAG_OPEN;
-  if (diag == RUNNER_DIAG_GONE)
-    return;
-  if (diag == RUNNER_DIAG_FAILED)
+  if (limit != SP_LIMIT_NONE && run->limit == SP_LIMIT_NONE)
+    run->limit = limit;
+  if (failure != NULL && *failure != NULL && run->failure == NULL)
     {
-      if (run->failure == NULL)
-        run->failure = xasprintf ("cannot count the run's socket queues: %s", strerror (errno));
-      run->memory_check_ns = 0;
-      _runner_run_send_control (run, RUNNER_CTL_KILL);
-      return;
+      run->failure = *failure;
+      *failure = NULL;
     }
-  runner_tree_usage (run->init_pid, skip, false, run->diag_fd, &usage);
-  if (near (usage.bytes, limit))
-    {
-      runner_tree_usage (run->init_pid, skip, true, run->diag_fd, &usage);
-      if (!near (usage.bytes, limit))
-        run->memory_check_ns = now + PRECISE_POLL_NS;
-    }
-  if (usage.bytes > run->memory_peak)
-    run->memory_peak = usage.bytes;
-  if (usage.tasks > run->tasks_peak)
-    run->tasks_peak = usage.tasks;
-  run->deleted_bytes = usage.deleted_bytes;
-  /* A dump that failed counts as over, unless the run was gone by then. */
-  if (usage.socket_bytes < 0 && _runner_host_supervisor_exited (run->init_pid, pidfd))
-    return;
-  /* The kernel killed a process of the run at its cgroup's cap: the run
-   * is over its limit, and is stopped whole, as the sum stops it. */
-  if (usage.bytes > limit || usage.socket_bytes < 0 || runner_cgroup_oom_killed (&run->cgroup))
-    {
-      if (run->limit == SP_LIMIT_NONE)
-        run->limit = SP_LIMIT_MEMORY;
-      run->memory_check_ns = 0;
-      _runner_run_send_control (run, RUNNER_CTL_KILL);
-    }
-  /* Without a pids cgroup, fallback mode's RLIMIT_NPROC counts the uid's
-   * processes, so a run gets more room as others of the uid end: the
-   * watch holds each run to the process cap itself. */
-  else if (run->cgroup.pids == NULL && usage.tasks > run->host->config.max_processes)
-    {
-      if (run->limit == SP_LIMIT_NONE)
-        run->limit = SP_LIMIT_PROCESSES;
-      run->memory_check_ns = 0;
-      _runner_run_send_control (run, RUNNER_CTL_KILL);
-    }
+  _runner_run_send_control (run, RUNNER_CTL_KILL);
 }
 
 void
@@ -1043,7 +928,10 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
        * worth keeping. */
       run->launcher->deadline (run);
     }
-  check_memory (run, now);
+  SpLimit limit;
+  cleanup_free char *why = NULL;
+  if (_runner_watch_check_memory (run, now, &limit, &why))
+    stop_at (run, limit, &why);
   if (run->cancel_next_ns > 0 && now >= run->cancel_next_ns)
     {
       run->cancel_stage++;
@@ -1053,17 +941,8 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
                               ? now + run->host->config.cancel_grace_ms * INT64_C (1000000)
                               : 0;
     }
-  if (run->disk_check_ns > 0 && now >= run->disk_check_ns)
-    {
-      run->disk_check_ns = now + DISK_POLL_NS;
-      if (disk_over (run))
-        {
-          if (run->limit == SP_LIMIT_NONE)
-            run->limit = SP_LIMIT_DISK;
-          run->disk_check_ns = 0;
-          _runner_run_send_control (run, RUNNER_CTL_KILL);
-        }
-    }
+  if (_runner_watch_check_disk (run, now, &limit))
+    stop_at (run, limit, NULL);
   if (run->line_flush_ns > 0 && now >= run->line_flush_ns)
     _runner_run_flush_lines (run);
   if (run->drain_deadline_ns > 0 && now >= run->drain_deadline_ns)
@@ -1096,30 +975,6 @@ finish_and_emit (RunnerRun *run, SpMessage *msg)
   _runner_host_start_queued (host);
 }
 
-/* The largest memory the run was seen to hold: the tree watch's sum, or
- * the kernel's high-water mark of its largest process (getrusage), which
- * catches a run too short for the watch to sample. */
-static int64_t
-peak_memory (RunnerRun *run)
-{
-  int64_t single = run->report.maxrss_kib * 1024;
-
-  return run->memory_peak > single ? run->memory_peak : single;
-}
-
-/* The peak the run reports: also its v2 cgroup's own (memory.peak), which
- * counts what the kernel held for it. Not used to name a limit: it counts
- * page cache too, which the kernel reclaims rather than fail the run; the
- * cgroup's OOM kill names that limit. */
-static int64_t
-reported_peak (RunnerRun *run)
-{
-  int64_t peak = peak_memory (run);
-  int64_t group = runner_cgroup_peak (&run->cgroup);
-
-  return group > peak ? group : peak;
-}
-
 /* Which rlimit a program that failed on its own ran into. The kernel only
  * refuses the allocation, fork or write; the program then ends with an
  * error of its own, and what it prints proves nothing (any program can
@@ -1130,7 +985,6 @@ reported_peak (RunnerRun *run)
 static SpLimit
 observed_rlimit (RunnerRun *run, int wait_status)
 {
-  const RunnerConfig *c = &run->host->config;
   int64_t tasks = run->report.swept + 1;
 
   /* The kernel's OOM killer acted in the run's memory cgroup: whatever
@@ -1140,17 +994,7 @@ observed_rlimit (RunnerRun *run, int wait_status)
     return SP_LIMIT_MEMORY;
   if (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0)
     return SP_LIMIT_NONE;
-  if (near (peak_memory (run), run->req.memory_mib * 1024 * 1024))
-    return SP_LIMIT_MEMORY;
-  if (run->tasks_peak > tasks)
-    tasks = run->tasks_peak;
-  if (near (tasks, c->max_processes))
-    return SP_LIMIT_PROCESSES;
-  int64_t bytes, entries;
-  if (!disk_usage (run, &bytes, &entries) || near (bytes, c->disk_limit)
-      || near (entries, c->disk_files))
-    return SP_LIMIT_DISK;
-  return SP_LIMIT_NONE;
+  return _runner_watch_observed_limit (run, tasks);
 }
 
 static void
@@ -1213,7 +1057,7 @@ fill_result (RunnerRun *run, SpExited *ev)
   if (now_ns () - run->t_start_ns > r->wall_ns)
     ev->wall_ms = (now_ns () - run->t_start_ns) / 1000000;
   ev->cpu_ms = r->cpu_ns / 1000000;
-  ev->peak_memory_bytes = reported_peak (run);
+  ev->peak_memory_bytes = _runner_watch_reported_peak (run);
 }
 
 /* What the run left in its directories, now that nothing of it runs.
@@ -1237,11 +1081,35 @@ finish_files (RunnerRun *run, SpExited *ev)
     return;
   /* A run that filled its space and ended between two looks is still
    * measured, so the limit is named even with nothing left to stop. */
-  if (run->limit == SP_LIMIT_NONE && disk_over (run))
+  if (run->limit == SP_LIMIT_NONE && _runner_watch_disk_over (run))
     ev->limit = run->limit = SP_LIMIT_DISK;
   runner_files_changes (run->cwd_fd, before, run->req.return_base64 ? RUNNER_BASE64_BUDGET : 0,
                         run->req.return_files, _runner_host_clock_origin_realtime_ns (run->host),
                         &ev->files, &ev->n_files, &ev->files_truncated);
+}
+
+/* The program step after a compile step starts afresh: a new run init,
+ * cgroups, pipes, report and watch figures (the compile's were its own;
+ * exited reports the program's). */
+static void
+reset_for_program_step (RunnerRun *run)
+{
+  if (run->control_fd >= 0)
+    close (run->control_fd);
+  run->control_fd = -1;
+  runner_cgroup_remove (&run->cgroup);
+  run->have_report = false;
+  memset (&run->report, 0, sizeof run->report);
+  run->init_reaped = false;
+  run->init_pid = -1;
+  run->drain_deadline_ns = 0;
+  _runner_watch_reset_peaks (run);
+  buf_clear (&run->stderr_tail);
+  for (int s = 0; s < 2; s++)
+    {
+      run->streams[s].eof = false;
+      run->streams[s].carry_len = 0;
+    }
 }
 
 static void
@@ -1254,8 +1122,9 @@ try_finish (RunnerRun *run)
     return;
   /* A compile step that succeeded goes on to the program step (a spawn
    * that fails has emitted exited already). */
-  if (run->compiling && _runner_compile_step_done (run) != 0)
+  if (_runner_compile_running (run) && _runner_compile_step_done (run) != 0)
     {
+      reset_for_program_step (run);
       _runner_run_spawn_step (run);
       return;
     }
@@ -1279,11 +1148,7 @@ try_finish (RunnerRun *run)
   ev->stdout_truncated = run->streams[SP_STREAM_STDOUT].truncated;
   ev->stderr_truncated = run->streams[SP_STREAM_STDERR].truncated;
   ev->session_ended = run->session_ended;
-  ev->compiled = run->compiled;
-  ev->compile_cached = run->compile_cached;
-  ev->compile_failed = run->compile_failed;
-  ev->compile_wall_ms = run->compile_wall_ms;
-  ev->compile_cpu_ms = run->compile_cpu_ms;
+  _runner_compile_report (run, ev);
   finish_files (run, ev);
   read_program_error (run, ev);
 
@@ -1350,17 +1215,14 @@ _runner_run_free (RunnerRun *run)
   free (run->cwd_sub);
   if (run->cwd_fd >= 0)
     close (run->cwd_fd);
-  if (run->diag_fd >= 0)
-    close (run->diag_fd);
+  _runner_watch_clear (&run->watch);
   free (run->code_path);
   free (run->failure);
   free (run->cold_reason);
   runner_env_clear (&run->env);
   sp_strv_free (run->extra_ro);
   free (run->isolated_python);
-  free (run->build_dir);
-  if (run->build_fd >= 0)
-    close (run->build_fd);
+  _runner_compile_clear (&run->compile);
   SpMessage req = { .type = SP_MSG_RUN, .u.run = run->req };
   sp_message_clear (&req);
   free (run);
@@ -1394,8 +1256,10 @@ _runner_run_new (RunnerHost *host, SpRun *req, const RunnerRunSetup *setup)
       run->n_input = setup->n_input_files;
     }
   run->init_pid = -1;
-  run->control_fd = run->status_fd = run->stdin_fd = run->cwd_fd = run->diag_fd = -1;
-  run->build_fd = run->pidfd = -1;
+  run->control_fd = run->status_fd = run->stdin_fd = run->cwd_fd = -1;
+  _runner_watch_init (&run->watch);
+  run->pidfd = -1;
+  _runner_compile_init (&run->compile);
   run->streams[0].fd = run->streams[1].fd = -1;
   run->streams[0].out_fd = run->streams[1].out_fd = -1;
   run->env = setup->env;
@@ -1535,9 +1399,9 @@ _runner_run_next_deadline (RunnerRun *run)
 
   if (run->state != RUN_RUNNING)
     return 0;
-  int64_t times[] = { run->deadline_ns,   run->cancel_next_ns,  run->drain_deadline_ns,
-                      run->disk_check_ns, run->memory_check_ns, _runner_run_input_next (run),
-                      run->line_flush_ns };
+  int64_t times[]
+    = { run->deadline_ns,         run->cancel_next_ns,          run->drain_deadline_ns,
+        _runner_watch_next (run), _runner_run_input_next (run), run->line_flush_ns };
   for (size_t i = 0; i < N_ELEMENTS (times); i++)
     if (times[i] > 0 && (next == 0 || times[i] < next))
       next = times[i];
@@ -1566,9 +1430,6 @@ _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, c
     .network = run->req.network,
     .memory_mib = run->req.memory_mib,
     .timeout_ms = run->req.timeout_ms,
-    .compiling = run->compiling,
-    .build_dir = run->build_dir,
-    .build_id = run->build_id,
     .env_dir = run->env.dir,
     .env_writable = run->env_writable,
     .env_id = { run->env.dev, run->env.ino },
@@ -1576,5 +1437,6 @@ _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, c
     .prelude_dir = run->shared_prelude ? run->host->prelude_dir : NULL,
   };
 
+  _runner_compile_plan_input (run, &in.compiling, &in.build_dir, &in.build_id);
   _runner_plan_build (run->host, &in, kind, path, argv, envp, l);
 }

@@ -705,7 +705,7 @@ sample_memory (RunnerSession *s)
   if (usage.tasks > s->tasks_peak)
     s->tasks_peak = usage.tasks;
   if (s->current != NULL)
-    s->current->deleted_bytes = usage.deleted_bytes;
+    _runner_watch_set_deleted (s->current, usage.deleted_bytes);
   if (usage.socket_bytes < 0 && _runner_host_supervisor_exited (s->init_pid, -1))
     return;
   /* Over the limit, or the kernel's OOM killer acted in the session's
@@ -798,8 +798,7 @@ finish_current (RunnerSession *s, int wait_status, int64_t cpu_ns)
                                 .wall_ns = now_ns () - run->t_start_ns,
                                 .cpu_ns = cpu_ns };
   run->have_report = true;
-  run->memory_peak = s->memory_peak;
-  run->tasks_peak = s->tasks_peak;
+  _runner_watch_take_peaks (run, s->memory_peak, s->tasks_peak);
   _runner_run_on_init_exit (run);
 }
 
@@ -935,8 +934,7 @@ _runner_session_reaped (RunnerHost *host, pid_t pid)
       run->report = have_report ? report : (RunnerReport){ 0 };
       run->have_report = have_report;
       run->report.wall_ns = now_ns () - run->t_start_ns;
-      run->memory_peak = s->memory_peak;
-      run->tasks_peak = s->tasks_peak;
+      _runner_watch_take_peaks (run, s->memory_peak, s->tasks_peak);
       run->session_ended = reason;
     }
   if (s->closing)
