@@ -8,8 +8,9 @@
 # debian-13  what the platform changes: GTK 4.18 and libadwaita 1.7 (ui,
 #            core), Python 3.13 and numpy 2 (results, warm, sessions, the
 #            prelude, pip in installs), Node 20 (JavaScript runs, the MCP
-#            client), gcc 14, rustc and esbuild (compiled), glibc 2.41 and
-#            libseccomp 2.6 against our filters (the runner's basics and
+#            client), gcc 14, rustc and esbuild (compiled; esbuild 0.25's
+#            defaults differ from 0.17's, so its cache-poison case too),
+#            glibc 2.41 and libseccomp 2.6 against our filters (the runner's basics and
 #            the escape suite in both modes and Flatpak's), the
 #            validators of data/. Namespace mode for what is not about
 #            the filters: the kernel is the host's, so what depends on it
@@ -44,6 +45,7 @@ stage_patterns() {
         'results-namespaces-.*' 'warm-namespaces-.*' 'session-namespaces-.*' \
         'input-wait-namespaces-.*' 'prelude-.*-namespaces' 'font-cache-namespaces' \
         'install-namespaces-.*' 'env-namespaces-.*' 'compiled-namespaces-(c|cpp|rust|typescript|ruby)' \
+        'compiled-namespaces-typescript-poison' \
         'mcp-(handshake|python-run|plot|command|wire-c|jsonrpc)' 'mcp-session-.*namespaces' \
         'mcp-results-namespaces-.*' 'mcp-langs-namespaces-.*' 'mcp-code-execution-.*' \
         'mcp-install-namespaces' 'mcp-activity-.*'

@@ -381,6 +381,29 @@ def host_compile(p, src_dir, tmp):
     return subprocess.run(run, capture_output=True, text=True, timeout=60).stdout
 
 
+def typescript_poison(p):
+    """The TypeScript case against this host's esbuild: its default for
+    useDefineForClassFields changed (0.17, Debian 12: assign, so V prints
+    "clean"; 0.25, Debian 13: define, and V as written printed "planted"
+    with no tsconfig at all, so the control failed). The attack's tsconfig
+    sets the other value, and V's two strings follow the default, so V's
+    own program prints "clean" and the attack's "planted" on either."""
+    import subprocess
+    tmp = tempfile.mkdtemp(prefix="sandpad-poison-default-")
+    try:
+        with open(os.path.join(tmp, "main.ts"), "w") as f:
+            f.write(p["code"])
+        said = host_compile(dict(p, env={}), tmp, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if said is None or said.strip() != "planted":
+        return p
+    swapped = p["code"].replace('"clean"', '"@"').replace('"planted"', '"clean"').replace(
+        '"@"', '"planted"')
+    return dict(p, code=swapped,
+                files={"tsconfig.json": '{"compilerOptions": {"useDefineForClassFields": false}}\n'})
+
+
 def poisoned(t):
     """V compiled with a planted header or flags never reaches a later run
     of V: the same runner's, another runner's over the same cache (started
@@ -393,6 +416,8 @@ def poisoned(t):
         return
     import subprocess
     p = POISON[LANG]
+    if LANG == "typescript":
+        p = typescript_poison(p)
     base = tempfile.mkdtemp(prefix="sandpad-poison-")
     os.chmod(base, 0o755)
     try:
