@@ -1,6 +1,11 @@
-/* sp-document.c: the file an editor window edits (loading, saving); its
- * unsaved text's copy; where its runs belong. The watch on the file is
- * sp-document-watch.c.
+/* sp-document.c: the file an editor window edits (loading, saving, what
+ * a change on disk is); its unsaved text's copy; where its runs belong.
+ * The watch on the file is an SpFileWatch (sp-file-watch.c), which knows
+ * nothing of documents: it says what the file holds after a burst of
+ * changes, and this file compares that with what it last knew the file
+ * to hold (disk_text), so our own saves, and a touch that changes
+ * nothing, are no change. What the look found goes to the view as
+ * "disk-changed"; the view decides how to show it.
  *
  * The copy of unsaved text is written a moment after typing stops (and
  * when the view asks, as it loses the focus), through sp-autosave.c,
@@ -14,14 +19,43 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
-#include "sp-document-private.h"
+#include "sp-document.h"
 #include "sp-environment.h"
+#include "sp-file-watch.h"
 #include "sp-run-history.h"
 #include "sp-safe-save.h"
 
 /* A moment after the last key: long enough not to write on every key,
  * short enough that a crash costs nothing noticeable. */
 #define AUTOSAVE_DELAY_MS 1000
+
+struct _SpDocument
+{
+  GObject parent_instance;
+
+  SpDocumentTextFunc text_func;
+  gpointer text_data;
+  gboolean modified;
+  char *language;
+  char *workspace;
+
+  /* The file on disk, watched. disk_text is what the file held when we
+   * last loaded, saved or accepted it (NULL: nothing on disk). */
+  GFile *file;
+  SpFileWatch *watch;
+  GBytes *disk_text;
+  GBytes *saving_text;  /* a save on its way to disk */
+  GBytes *pending_disk; /* an outside change the person has not answered */
+
+  /* The copy in the state folder; dir NULL when another process owns it. */
+  char *autosave_dir;
+  char *autosave_id;
+  char *untitled_name;
+  guint autosave_timer;
+  gboolean autosave_failed;
+  gboolean autosave_off_said;
+  gboolean closed;
+};
 
 G_DEFINE_FINAL_TYPE (SpDocument, sp_document, G_TYPE_OBJECT)
 
@@ -61,8 +95,9 @@ set_str (char **slot, const char *value)
   return TRUE;
 }
 
-void
-_sp_document_set_bytes (GBytes **slot, GBytes *value)
+/* Puts value (owned) in *slot, dropping what was there. */
+static void
+set_bytes (GBytes **slot, GBytes *value)
 {
   g_clear_pointer (slot, g_bytes_unref);
   *slot = value;
@@ -153,30 +188,121 @@ sp_document_set_language (SpDocument *self, const char *language)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LANGUAGE]);
 }
 
-void
-_sp_document_emit_disk (SpDocument *self, SpDocumentDiskChange change, GBytes *contents)
+static void
+emit_disk (SpDocument *self, SpDocumentDiskChange change, GBytes *contents)
 {
   g_signal_emit (self, signals[DISK_CHANGED], 0, change, contents);
 }
 
-void
-_sp_document_set_file_only (SpDocument *self, GFile *file)
+/* Sets the file, notifying "file"; nothing else. */
+static void
+set_file_only (SpDocument *self, GFile *file)
 {
   if (g_set_object (&self->file, file))
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
+}
+
+static void
+stop_watch (SpDocument *self)
+{
+  if (self->watch == NULL)
+    return;
+  g_signal_handlers_disconnect_by_data (self->watch, self);
+  sp_file_watch_stop (self->watch);
+  g_clear_object (&self->watch);
+}
+
+static void watch_file (SpDocument *self);
+
+static gboolean
+bytes_equal_text (GBytes *bytes, const char *text)
+{
+  gsize len = 0;
+  const char *data = bytes != NULL ? g_bytes_get_data (bytes, &len) : NULL;
+
+  return bytes != NULL && text != NULL && len == strlen (text)
+         && (len == 0 || memcmp (data, text, len) == 0);
+}
+
+/* What the file holds now, against what we knew and what the editor has. */
+static void
+on_watch_contents (SpFileWatch *watch, GBytes *contents, SpDocument *self)
+{
+  g_autofree char *text = sp_document_dup_text (self);
+  gsize len = 0;
+  const char *data = g_bytes_get_data (contents, &len);
+
+  if (self->disk_text != NULL && g_bytes_equal (contents, self->disk_text))
+    {
+      g_clear_pointer (&self->pending_disk, g_bytes_unref);
+      emit_disk (self, SP_DOCUMENT_DISK_UNCHANGED, contents);
+      return;
+    }
+  if ((self->saving_text != NULL && g_bytes_equal (contents, self->saving_text))
+      || bytes_equal_text (contents, text))
+    {
+      /* The file holds what the editor holds (a save of ours on its way,
+       * or the same edit made twice): nothing to reload or ask. */
+      set_bytes (&self->disk_text, g_bytes_ref (contents));
+      emit_disk (self, SP_DOCUMENT_DISK_SAME_AS_EDITOR, contents);
+      return;
+    }
+  if (!g_utf8_validate (data, (gssize) len, NULL) || memchr (data, '\0', len) != NULL)
+    {
+      g_clear_pointer (&self->disk_text, g_bytes_unref);
+      sp_document_set_modified (self, TRUE);
+      emit_disk (self, SP_DOCUMENT_DISK_NOT_TEXT, contents);
+      return;
+    }
+  if (!self->modified)
+    emit_disk (self, SP_DOCUMENT_DISK_RELOAD, contents);
+  else
+    {
+      set_bytes (&self->pending_disk, g_bytes_ref (contents));
+      emit_disk (self, SP_DOCUMENT_DISK_CONFLICT, contents);
+    }
+}
+
+/* Renamed within its folder, nothing in its place: followed. */
+static void
+on_watch_renamed (SpFileWatch *watch, GFile *to, SpDocument *self)
+{
+  set_file_only (self, to);
+  watch_file (self);
+  emit_disk (self, SP_DOCUMENT_DISK_RENAMED, NULL);
+}
+
+static void
+on_watch_gone (SpFileWatch *watch, gboolean moved, SpDocument *self)
+{
+  g_clear_pointer (&self->disk_text, g_bytes_unref);
+  g_clear_pointer (&self->pending_disk, g_bytes_unref);
+  /* Nothing on disk holds this text any more: closing asks, autosave
+   * keeps a copy. */
+  sp_document_set_modified (self, TRUE);
+  emit_disk (self, moved ? SP_DOCUMENT_DISK_MOVED : SP_DOCUMENT_DISK_DELETED, NULL);
+}
+
+static void
+watch_file (SpDocument *self)
+{
+  stop_watch (self);
+  if (self->file == NULL)
+    return;
+  self->watch = sp_file_watch_new (self->file);
+  g_signal_connect_object (self->watch, "contents", G_CALLBACK (on_watch_contents), self, 0);
+  g_signal_connect_object (self->watch, "renamed", G_CALLBACK (on_watch_renamed), self, 0);
+  g_signal_connect_object (self->watch, "gone", G_CALLBACK (on_watch_gone), self, 0);
 }
 
 /* The file and what it holds, watched; nothing said. */
 static void
 take_file (SpDocument *self, GFile *file, GBytes *contents)
 {
-  _sp_document_set_file_only (self, file);
-  _sp_document_set_bytes (&self->disk_text, contents != NULL ? g_bytes_ref (contents) : NULL);
+  set_file_only (self, file);
+  set_bytes (&self->disk_text, contents != NULL ? g_bytes_ref (contents) : NULL);
   g_clear_pointer (&self->pending_disk, g_bytes_unref);
-  g_clear_object (&self->renamed_to);
-  self->moved_away = FALSE;
-  self->gone = FALSE;
-  _sp_document_watch (self);
+  watch_file (self);
 }
 
 void
@@ -300,7 +426,7 @@ sp_document_save_async (SpDocument *self, GFile *file, gboolean overwrite,
   if (!overwrite && self->saving_text == NULL && self->file != NULL
       && g_file_equal (file, self->file))
     expected = self->disk_text;
-  _sp_document_set_bytes (&self->saving_text, g_bytes_ref (data->bytes));
+  set_bytes (&self->saving_text, g_bytes_ref (data->bytes));
   sp_safe_save_async (file, data->bytes, expected, cancellable, save_ready, task);
 }
 
@@ -467,7 +593,40 @@ sp_document_close (SpDocument *self, gboolean discard)
   self->closed = TRUE;
   self->text_func = NULL;
   self->text_data = NULL;
-  _sp_document_stop_watch (self);
+  stop_watch (self);
+}
+
+/* ---- answers ---- */
+
+void
+sp_document_reloaded (SpDocument *self, GBytes *contents)
+{
+  g_return_if_fail (SP_IS_DOCUMENT (self));
+  set_bytes (&self->disk_text, g_bytes_ref (contents));
+  g_clear_pointer (&self->pending_disk, g_bytes_unref);
+  sp_document_set_modified (self, FALSE);
+}
+
+GBytes *
+sp_document_get_pending (SpDocument *self)
+{
+  g_return_val_if_fail (SP_IS_DOCUMENT (self), NULL);
+  return self->pending_disk;
+}
+
+GBytes *
+sp_document_take_pending (SpDocument *self)
+{
+  g_return_val_if_fail (SP_IS_DOCUMENT (self), NULL);
+  return g_steal_pointer (&self->pending_disk);
+}
+
+void
+sp_document_keep_mine (SpDocument *self)
+{
+  g_return_if_fail (SP_IS_DOCUMENT (self));
+  if (self->pending_disk != NULL)
+    set_bytes (&self->disk_text, g_steal_pointer (&self->pending_disk));
 }
 
 /* ---- where runs belong ---- */
@@ -544,7 +703,7 @@ sp_document_dispose (GObject *object)
 {
   SpDocument *self = SP_DOCUMENT (object);
 
-  _sp_document_stop_watch (self);
+  stop_watch (self);
   g_clear_handle_id (&self->autosave_timer, g_source_remove);
   G_OBJECT_CLASS (sp_document_parent_class)->dispose (object);
 }
@@ -555,7 +714,6 @@ sp_document_finalize (GObject *object)
   SpDocument *self = SP_DOCUMENT (object);
 
   g_clear_object (&self->file);
-  g_clear_object (&self->renamed_to);
   g_clear_pointer (&self->disk_text, g_bytes_unref);
   g_clear_pointer (&self->saving_text, g_bytes_unref);
   g_clear_pointer (&self->pending_disk, g_bytes_unref);
