@@ -104,15 +104,15 @@ disk_usage (RunnerRun *run, int64_t *bytes, int64_t *entries)
 {
   const RunnerConfig *config = &run->host->config;
   cleanup_free char *tmp = xasprintf ("%s/tmp", run->dir);
-  cleanup_fd int tmp_fd
-    = run->host->namespaces ? -1 : open_no_symlinks (tmp, O_PATH | O_DIRECTORY);
+  cleanup_fd int tmp_fd = run->host->namespaces ? -1 : open_no_symlinks (tmp, O_PATH | O_DIRECTORY);
   RunnerUsage space;
 
-  runner_files_space_usage (run->cwd_fd, tmp_fd, run->watch.disk_base_entries + config->disk_files + 1,
-                            &space);
+  runner_files_space_usage (run->cwd_fd, tmp_fd,
+                            run->watch.disk_base_entries + config->disk_files + 1, &space);
   /* Files it deleted but keeps open hold blocks no walk sees (as of the
    * last tree watch). */
-  *bytes = space.bytes - run->watch.disk_base + run->watch.deleted_bytes - _runner_run_output_file_bytes (run);
+  *bytes = space.bytes - run->watch.disk_base + run->watch.deleted_bytes
+           - _runner_run_output_file_bytes (run);
   *entries = space.entries - run->watch.disk_base_entries;
   /* A tmp that cannot be opened cannot be measured: over, as any other. */
   return space.complete && (run->host->namespaces || tmp_fd >= 0);
@@ -171,8 +171,8 @@ _runner_watch_check_memory (RunnerRun *run, int64_t now, SpLimit *limit_hit, cha
    * lives still stops it (runner-sockets.h says how the two differ). */
   int pidfd = run->warm ? run->pidfd : -1;
   RunnerDiag diag = run->watch.diag ? _runner_host_diag (run->host, run->req.network, run->init_pid,
-                                                   pidfd, &run->watch.diag_fd)
-                              : RUNNER_DIAG_OPEN;
+                                                         pidfd, &run->watch.diag_fd)
+                                    : RUNNER_DIAG_OPEN;
   if (diag == RUNNER_DIAG_GONE)
     return false;
   if (diag == RUNNER_DIAG_FAILED)
