@@ -1,14 +1,15 @@
-/* sp-runner-client-private.h: what the three files of SpRunnerClient
- * share: sp-runner-client.c (process, handshake), sp-runner-client-io.c
- * (reading and writing frames) and sp-runner-client-runs.c (requests,
- * events). */
+/* sp-runner-client-private.h: what the two files of SpRunnerClient
+ * share: sp-runner-client.c (process, handshake, the channel's owner) and
+ * sp-runner-client-runs.c (requests, events, the signals). The socket
+ * itself is an SpRunnerChannel (sp-runner-channel.c), which knows neither.
+ * client.c calls into runs.c, never the other way. */
 #pragma once
 
-#include "sp-frame.h"
 #include "sp-proto.h"
 #include "sp-run-request-private.h"
 #include "sp-run-result-private.h"
 #include "sp-runner-error-private.h"
+#include "sp-runner-channel.h"
 #include "sp-runner-client.h"
 
 G_BEGIN_DECLS
@@ -63,11 +64,8 @@ struct _SpRunnerClient
 
   ClientPhase phase;
   GSubprocess *process;
-  GIOStream *stream;
-  GCancellable *cancellable; /* every read, write and wait of this runner */
-  SpFrameReader *reader;
-  GQueue writes; /* GBytes, written in order, one at a time */
-  gboolean writing;
+  SpRunnerChannel *channel;  /* the socket; NULL before the spawn and once closed */
+  GCancellable *cancellable; /* the wait for the process */
 
   GTask *start_task;
   GCancellable *start_cancellable;
@@ -82,15 +80,13 @@ struct _SpRunnerClient
   guint next_run;
 };
 
+/* The signals above, made in the class (sp-runner-client-runs.c). */
+void _sp_runner_client_add_signals (GType type);
 /* g_signal_emit() for one of the signals above. */
 void _sp_runner_client_emit (SpRunnerClient *self, guint which, ...);
-/* Ends the client for good: error says why, NULL when asked to stop. */
-void _sp_runner_client_close (SpRunnerClient *self, const GError *error);
-void _sp_runner_client_close_with (SpRunnerClient *self, SpRunnerError code, const char *message);
-/* Queues one encoded line (malloc'd by the protocol library; taken). */
+/* Queues one encoded line (malloc'd by the protocol library; taken); a
+ * client without a channel drops it. */
 void _sp_runner_client_send (SpRunnerClient *self, char *line, gsize len);
-void _sp_runner_client_read_more (SpRunnerClient *self);
-void _sp_runner_client_handle_ready (SpRunnerClient *self, SpMessage *msg);
 void _sp_runner_client_dispatch (SpRunnerClient *self, SpMessage *msg);
 /* Fails every tracked execution with error and forgets the runs. */
 void _sp_runner_client_fail_runs (SpRunnerClient *self, const GError *error);

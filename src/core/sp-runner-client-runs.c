@@ -13,6 +13,63 @@
 #include "sp-run-result-private.h"
 #include "sp-runner-client-private.h"
 
+static guint signals[N_SIGNALS];
+
+void
+_sp_runner_client_add_signals (GType type)
+{
+  signals[SIGNAL_QUEUED] = g_signal_new ("queued", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                         G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_INT64);
+  signals[SIGNAL_STARTED] = g_signal_new ("started", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                          G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[SIGNAL_OUTPUT] = g_signal_new ("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                         G_TYPE_NONE, 4, G_TYPE_STRING, SP_TYPE_OUTPUT_KIND,
+                                         G_TYPE_STRING, G_TYPE_INT64);
+  /* A rich result with an image or a table (issue 25): run id, its
+   * text/plain, the PNG's bytes or NULL, the PNG's pixels per logical
+   * pixel (0: a picture to fit; sp_output_item_get_image_scale()), the
+   * SpDataTable or NULL, t_ms. One with neither comes as "output" text. */
+  signals[SIGNAL_DISPLAY] = g_signal_new ("display", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                          G_TYPE_NONE, 6, G_TYPE_STRING, G_TYPE_STRING,
+                                          G_TYPE_BYTES, G_TYPE_UINT, SP_TYPE_DATA_TABLE,
+                                          G_TYPE_INT64);
+  signals[SIGNAL_EXITED] = g_signal_new ("exited", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                         G_TYPE_NONE, 2, G_TYPE_STRING, SP_TYPE_RUN_RESULT);
+  signals[SIGNAL_RELEASED] = g_signal_new ("released", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                           G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[SIGNAL_ERROR] = g_signal_new ("error", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                        G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING,
+                                        G_TYPE_STRING);
+  signals[SIGNAL_CLOSED] = g_signal_new ("closed", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                         G_TYPE_NONE, 1, G_TYPE_ERROR);
+  signals[SIGNAL_INPUT_WAIT] = g_signal_new ("input-wait", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                             NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_BOOLEAN);
+  signals[SIGNAL_PHASE] = g_signal_new ("phase", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                        G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_BOOLEAN,
+                                        G_TYPE_INT64);
+}
+
+void
+_sp_runner_client_emit (SpRunnerClient *self, guint which, ...)
+{
+  va_list args;
+
+  va_start (args, which);
+  g_signal_emit_valist (self, signals[which], 0, args);
+  va_end (args);
+}
+
+void
+_sp_runner_client_send (SpRunnerClient *self, char *line, gsize len)
+{
+  if (self->channel == NULL)
+    {
+      free (line);
+      return;
+    }
+  sp_runner_channel_send (self->channel, line, len);
+}
+
 RunInfo *
 _sp_runner_client_run_info_new (void)
 {

@@ -1,7 +1,8 @@
-/* sp-runner-client.c: one sandpad-runner process: spawn, handshake, I/O, close.
+/* sp-runner-client.c: one sandpad-runner process: spawn, handshake, close.
  *
- * Reading and writing are in sp-runner-client-io.c, requests and the
- * events about runs in sp-runner-client-runs.c. */
+ * Its socket is an SpRunnerChannel (sp-runner-channel.c), whose handlers
+ * are here; requests, the events about runs and the signals are in
+ * sp-runner-client-runs.c. */
 #define G_LOG_DOMAIN "sp-runner-client"
 
 #include "config.h"
@@ -33,17 +34,6 @@ enum
 };
 
 static GParamSpec *properties[N_PROPS];
-static guint signals[N_SIGNALS];
-
-void
-_sp_runner_client_emit (SpRunnerClient *self, guint which, ...)
-{
-  va_list args;
-
-  va_start (args, which);
-  g_signal_emit_valist (self, signals[which], 0, args);
-  va_end (args);
-}
 
 static gboolean
 kill_straggler (gpointer data)
@@ -67,8 +57,8 @@ disconnect_start_cancellable (SpRunnerClient *self)
 /* Ends this client for good. error says why; NULL when it was asked to
  * stop. A runner that misbehaved is killed at once; one whose socket we
  * only closed gets a grace period to clean up after its runs. */
-void
-_sp_runner_client_close (SpRunnerClient *self, const GError *error)
+static void
+close_client (SpRunnerClient *self, const GError *error)
 {
   g_autoptr (SpRunnerClient) hold = NULL;
   g_autoptr (GError) stopped = NULL;
@@ -85,12 +75,9 @@ _sp_runner_client_close (SpRunnerClient *self, const GError *error)
   g_cancellable_cancel (self->cancellable);
   g_clear_handle_id (&self->handshake_id, g_source_remove);
   g_clear_handle_id (&self->eof_id, g_source_remove);
-  if (self->stream != NULL)
-    g_io_stream_close (self->stream, NULL, NULL);
-  g_clear_object (&self->stream);
-  g_clear_pointer (&self->reader, sp_frame_reader_free);
-  g_queue_clear_full (&self->writes, (GDestroyNotify) g_bytes_unref);
-  self->writing = FALSE;
+  if (self->channel != NULL)
+    sp_runner_channel_close (self->channel);
+  g_clear_object (&self->channel);
   if (self->process != NULL)
     {
       if (error != NULL)
@@ -114,21 +101,21 @@ _sp_runner_client_close (SpRunnerClient *self, const GError *error)
   if (task != NULL)
     g_task_return_error (task, g_error_copy (error));
   if (stopped == NULL)
-    g_signal_emit (self, signals[SIGNAL_CLOSED], 0, error);
+    _sp_runner_client_emit (self, SIGNAL_CLOSED, error);
 }
 
-void
-_sp_runner_client_close_with (SpRunnerClient *self, SpRunnerError code, const char *message)
+static void
+close_with (SpRunnerClient *self, SpRunnerError code, const char *message)
 {
   g_autoptr (GError) error = g_error_new_literal (SP_RUNNER_ERROR, code, message);
 
-  _sp_runner_client_close (self, error);
+  close_client (self, error);
 }
 
 /* ---- the handshake ---- */
 
-void
-_sp_runner_client_handle_ready (SpRunnerClient *self, SpMessage *msg)
+static void
+handle_ready (SpRunnerClient *self, SpMessage *msg)
 {
   g_autoptr (GStrvBuilder) names = NULL;
   g_autoptr (GTask) task = NULL;
@@ -141,7 +128,7 @@ _sp_runner_client_handle_ready (SpRunnerClient *self, SpMessage *msg)
     {
       g_autofree char *why = g_strdup_printf (_ ("The runner speaks protocol %d, not %d"),
                                               (int) msg->u.ready.protocol, SP_PROTO_VERSION);
-      _sp_runner_client_close_with (self, SP_RUNNER_ERROR_BAD_VERSION, why);
+      close_with (self, SP_RUNNER_ERROR_BAD_VERSION, why);
       return;
     }
   names = g_strv_builder_new ();
@@ -166,6 +153,61 @@ _sp_runner_client_handle_ready (SpRunnerClient *self, SpMessage *msg)
     g_task_return_boolean (task, TRUE);
 }
 
+/* ---- the channel ---- */
+
+/* After EOF, how long to wait for the exit status, to say how it ended. */
+#define EOF_GRACE_MS 250
+
+static void
+on_channel_message (SpMessage *msg, gpointer data)
+{
+  SpRunnerClient *self = data;
+
+  if (msg->type == SP_MSG_READY)
+    handle_ready (self, msg);
+  else
+    _sp_runner_client_dispatch (self, msg);
+}
+
+static gboolean
+on_channel_bad_event (const char *id, const SpProtoError *perr, gpointer data)
+{
+  return _sp_runner_client_fail_run (data, id, perr);
+}
+
+static void
+on_channel_failed (SpRunnerError code, const char *message, gpointer data)
+{
+  close_with (data, code, message);
+}
+
+static gboolean
+eof_timeout_cb (gpointer user_data)
+{
+  SpRunnerClient *self = user_data;
+
+  self->eof_id = 0;
+  close_with (self, SP_RUNNER_ERROR_CLOSED, _ ("The runner closed its connection"));
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_channel_eof (gpointer data)
+{
+  SpRunnerClient *self = data;
+
+  /* Usually the runner is exiting: give its status a moment to arrive,
+   * it says more than "closed". */
+  self->eof_id = g_timeout_add (EOF_GRACE_MS, eof_timeout_cb, self);
+}
+
+static const SpRunnerChannelHandlers channel_handlers = {
+  .message = on_channel_message,
+  .bad_event = on_channel_bad_event,
+  .failed = on_channel_failed,
+  .eof = on_channel_eof,
+};
+
 /* ---- the process ---- */
 
 static void
@@ -183,7 +225,7 @@ process_exited (GObject *object, GAsyncResult *result, gpointer user_data)
   else
     why = g_strdup_printf (_ ("The runner exited unexpectedly with status %d"),
                            g_subprocess_get_exit_status (process));
-  _sp_runner_client_close_with (self, SP_RUNNER_ERROR_CLOSED, why);
+  close_with (self, SP_RUNNER_ERROR_CLOSED, why);
 }
 
 static gboolean
@@ -195,7 +237,7 @@ handshake_timeout_cb (gpointer user_data)
   self->handshake_id = 0;
   why = g_strdup_printf (_ ("The runner did not answer the handshake within %u ms"),
                          self->handshake_timeout_ms);
-  _sp_runner_client_close_with (self, SP_RUNNER_ERROR_TIMEOUT, why);
+  close_with (self, SP_RUNNER_ERROR_TIMEOUT, why);
   return G_SOURCE_REMOVE;
 }
 
@@ -262,7 +304,9 @@ spawn (SpRunnerClient *self, GError **error)
                    _ ("Could not start the runner: %s"), local_error->message);
       return FALSE;
     }
-  self->stream = G_IO_STREAM (g_socket_connection_factory_create_connection (socket));
+  self->channel
+    = sp_runner_channel_new (G_IO_STREAM (g_socket_connection_factory_create_connection (socket)),
+                             &channel_handlers, self);
   /* Where the user's systemd gives one, the runner moves to a delegated
    * scope of its own and gives each run a cgroup there; meanwhile, and
    * everywhere else, it runs with what it has. Nothing waits for this. */
@@ -283,7 +327,7 @@ fail_later_cb (gpointer user_data)
 {
   Failure *failure = user_data;
 
-  _sp_runner_client_close (failure->self, failure->error);
+  close_client (failure->self, failure->error);
   g_object_unref (failure->self);
   g_error_free (failure->error);
   g_free (failure);
@@ -335,7 +379,6 @@ sp_runner_client_start_async (SpRunnerClient *self, GCancellable *cancellable,
                                                            G_CALLBACK (sp_runner_client_stop),
                                                            self);
     }
-  self->reader = sp_frame_reader_new (SP_PROTO_MAX_FRAME);
   g_subprocess_wait_async (self->process, self->cancellable, process_exited, g_object_ref (self));
 
   hello.u.hello.client = (char *) "sandpad " PACKAGE_VERSION;
@@ -343,7 +386,7 @@ sp_runner_client_start_async (SpRunnerClient *self, GCancellable *cancellable,
   g_assert (line != NULL);
   _sp_runner_client_send (self, line, len);
   self->handshake_id = g_timeout_add (self->handshake_timeout_ms, handshake_timeout_cb, self);
-  _sp_runner_client_read_more (self);
+  sp_runner_channel_start (self->channel);
 }
 
 gboolean
@@ -361,7 +404,7 @@ void
 sp_runner_client_stop (SpRunnerClient *self)
 {
   g_return_if_fail (SP_IS_RUNNER_CLIENT (self));
-  _sp_runner_client_close (self, NULL);
+  close_client (self, NULL);
 }
 
 /* ---- GObject ---- */
@@ -369,7 +412,7 @@ sp_runner_client_stop (SpRunnerClient *self)
 static void
 sp_runner_client_dispose (GObject *object)
 {
-  _sp_runner_client_close (SP_RUNNER_CLIENT (object), NULL);
+  close_client (SP_RUNNER_CLIENT (object), NULL);
   G_OBJECT_CLASS (sp_runner_client_parent_class)->dispose (object);
 }
 
@@ -442,35 +485,7 @@ sp_runner_client_class_init (SpRunnerClientClass *klass)
                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
-  signals[SIGNAL_QUEUED] = g_signal_new ("queued", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                         G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_INT64);
-  signals[SIGNAL_STARTED] = g_signal_new ("started", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                          G_TYPE_NONE, 1, G_TYPE_STRING);
-  signals[SIGNAL_OUTPUT] = g_signal_new ("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                         G_TYPE_NONE, 4, G_TYPE_STRING, SP_TYPE_OUTPUT_KIND,
-                                         G_TYPE_STRING, G_TYPE_INT64);
-  /* A rich result with an image or a table (issue 25): run id, its
-   * text/plain, the PNG's bytes or NULL, the PNG's pixels per logical
-   * pixel (0: a picture to fit; sp_output_item_get_image_scale()), the
-   * SpDataTable or NULL, t_ms. One with neither comes as "output" text. */
-  signals[SIGNAL_DISPLAY] = g_signal_new ("display", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                          G_TYPE_NONE, 6, G_TYPE_STRING, G_TYPE_STRING,
-                                          G_TYPE_BYTES, G_TYPE_UINT, SP_TYPE_DATA_TABLE,
-                                          G_TYPE_INT64);
-  signals[SIGNAL_EXITED] = g_signal_new ("exited", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                         G_TYPE_NONE, 2, G_TYPE_STRING, SP_TYPE_RUN_RESULT);
-  signals[SIGNAL_RELEASED] = g_signal_new ("released", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                           G_TYPE_NONE, 1, G_TYPE_STRING);
-  signals[SIGNAL_ERROR] = g_signal_new ("error", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                        G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING,
-                                        G_TYPE_STRING);
-  signals[SIGNAL_CLOSED] = g_signal_new ("closed", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                         G_TYPE_NONE, 1, G_TYPE_ERROR);
-  signals[SIGNAL_INPUT_WAIT] = g_signal_new ("input-wait", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
-                                             NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_BOOLEAN);
-  signals[SIGNAL_PHASE] = g_signal_new ("phase", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                        G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_BOOLEAN,
-                                        G_TYPE_INT64);
+  _sp_runner_client_add_signals (type);
 }
 
 static void
@@ -481,7 +496,6 @@ sp_runner_client_init (SpRunnerClient *self)
   self->cancellable = g_cancellable_new ();
   self->runs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                       _sp_runner_client_run_info_free);
-  g_queue_init (&self->writes);
 }
 
 SpRunnerClient *

@@ -48,11 +48,6 @@
 G_BEGIN_DECLS
 
 #define SP_RUNNER_CLIENT_DEFAULT_HANDSHAKE_TIMEOUT_MS 5000
-/* The priority the runner's socket is read at: below a window's redraw
- * (GDK_PRIORITY_REDRAW, G_PRIORITY_HIGH_IDLE + 20, which core cannot
- * name), so output that is always ready never keeps frames from being
- * painted; above the default idle, so it is not left behind idle work. */
-#define SP_RUNNER_CLIENT_READ_PRIORITY (G_PRIORITY_HIGH_IDLE + 30)
 
 #define SP_TYPE_RUNNER_CLIENT (sp_runner_client_get_type ())
 G_DECLARE_FINAL_TYPE (SpRunnerClient, sp_runner_client, SP, RUNNER_CLIENT, GObject)
