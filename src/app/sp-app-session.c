@@ -14,10 +14,20 @@
 /* Kept on the application object: no globals. */
 typedef struct
 {
+  SpAppContext *context;
   gboolean frozen;
   gboolean restored;
   guint save_id;
 } SessionState;
+
+static void
+session_state_free (gpointer data)
+{
+  SessionState *state = data;
+
+  g_clear_object (&state->context);
+  g_free (state);
+}
 
 static SessionState *
 state_of (GtkApplication *app)
@@ -27,7 +37,7 @@ state_of (GtkApplication *app)
   if (state == NULL)
     {
       state = g_new0 (SessionState, 1);
-      g_object_set_data_full (G_OBJECT (app), "sp-session-state", state, g_free);
+      g_object_set_data_full (G_OBJECT (app), "sp-session-state", state, session_state_free);
     }
   return state;
 }
@@ -66,7 +76,9 @@ describe_windows (GtkApplication *app)
 static SpStateLock *
 state_lock_of (GtkApplication *app)
 {
-  return SP_IS_APPLICATION (app) ? sp_application_get_state_lock (SP_APPLICATION (app)) : NULL;
+  SpAppContext *context = state_of (app)->context;
+
+  return context != NULL ? sp_app_context_get_state_lock (context) : NULL;
 }
 
 void
@@ -129,10 +141,14 @@ on_window_removed (GtkApplication *app, GtkWindow *window)
 }
 
 void
-sp_app_session_attach (SpApplication *app)
+sp_app_session_attach (GtkApplication *app, SpAppContext *context)
 {
+  g_set_object (&state_of (app)->context, context);
   g_signal_connect (app, "window-added", G_CALLBACK (on_window_added), NULL);
   g_signal_connect (app, "window-removed", G_CALLBACK (on_window_removed), NULL);
+  /* A window's file changed (opened, saved as): written at once. */
+  g_signal_connect_object (context, "session-changed", G_CALLBACK (sp_app_session_save), app,
+                           G_CONNECT_SWAPPED);
 }
 
 void
@@ -171,9 +187,9 @@ take_entry (GPtrArray *entries, const char *id)
 }
 
 static SpWindow *
-restore_window (SpApplication *app, const SpSessionWindow *saved, SpAutosaveEntry *entry)
+restore_window (GtkApplication *app, const SpSessionWindow *saved, SpAutosaveEntry *entry)
 {
-  SpWindow *window = sp_window_new (app);
+  SpWindow *window = sp_window_new_in (app, state_of (app)->context);
 
   if (saved != NULL)
     sp_window_set_panel_fraction (window, saved->panel_fraction);
@@ -225,7 +241,7 @@ type_hook_run (gpointer data)
   for (GList *l = gtk_application_get_windows (hook->app); l != NULL; l = l->next)
     if (SP_IS_WINDOW (l->data) && sp_window_get_file (l->data) == NULL && hook->tries++ < 100)
       return G_SOURCE_CONTINUE;
-  scratch = sp_window_new (SP_APPLICATION (hook->app));
+  scratch = sp_window_new_in (hook->app, state_of (hook->app)->context);
   gtk_window_present (GTK_WINDOW (scratch));
   windows = g_list_copy (gtk_application_get_windows (hook->app));
   for (GList *l = windows; l != NULL; l = l->next)
@@ -267,10 +283,10 @@ maybe_type_hook (GtkApplication *app)
 }
 
 GtkWindow *
-sp_app_session_restore (SpApplication *app)
+sp_app_session_restore (GtkApplication *app)
 {
-  SessionState *state = state_of (GTK_APPLICATION (app));
-  SpStateLock *lock = state_lock_of (GTK_APPLICATION (app));
+  SessionState *state = state_of (app);
+  SpStateLock *lock = state_lock_of (app);
   g_autofree char *dir = NULL;
   g_autofree char *path = NULL;
   g_autoptr (GPtrArray) problems = NULL;
@@ -282,7 +298,7 @@ sp_app_session_restore (SpApplication *app)
   if (state->restored)
     return NULL;
   state->restored = TRUE;
-  maybe_type_hook (GTK_APPLICATION (app));
+  maybe_type_hook (app);
   /* Another process shows these windows: restoring them here would show
    * its unsaved text twice, and this copy's Discard would delete the
    * text that process still has. */
@@ -335,7 +351,7 @@ sp_app_session_restore (SpApplication *app)
         g_message ("skipped: %s", (char *) problems->pdata[i]);
       if (first == NULL)
         {
-          first = sp_window_new (app);
+          first = sp_window_new_in (app, state->context);
           gtk_window_present (GTK_WINDOW (first));
         }
       sp_window_show_autosave_notice (first, message->str);

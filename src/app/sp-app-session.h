@@ -9,12 +9,15 @@
  * the first window which files it had to skip. */
 #pragma once
 
-#include "sp-application.h"
+#include <gtk/gtk.h>
+
+#include "sp-app-context.h"
 
 G_BEGIN_DECLS
 
-/* Connects to the app's windows; once, at startup. */
-void sp_app_session_attach (SpApplication *app);
+/* Connects to the app's windows and to context's "session-changed"; once,
+ * at startup. The windows it restores get context. */
+void sp_app_session_attach (GtkApplication *app, SpAppContext *context);
 
 /* Writes the session now (a window's file changed). */
 void sp_app_session_save (GtkApplication *app);
@@ -28,6 +31,6 @@ GtkWindow *sp_app_session_find_window (GtkApplication *app, GFile *file);
 
 /* Restores the last session's windows (once per process); returns the
  * first, or NULL when there was nothing to restore. */
-GtkWindow *sp_app_session_restore (SpApplication *app);
+GtkWindow *sp_app_session_restore (GtkApplication *app);
 
 G_END_DECLS

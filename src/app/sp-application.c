@@ -36,6 +36,7 @@ struct _SpApplication
    * which. */
   SpStateLock *state_lock;
   char *state_problem;
+  SpAppContext *context;
   /* Why changed settings are not kept (dconf without a session bus), or
    * NULL; said once, at the first change. */
   char *settings_problem;
@@ -105,7 +106,7 @@ sp_application_activate (GApplication *app)
 
   /* The last session's windows and unsaved text come back first. */
   if (window == NULL)
-    window = sp_app_session_restore (self);
+    window = sp_app_session_restore (GTK_APPLICATION (self));
   if (window == NULL)
     window = GTK_WINDOW (sp_window_new (self));
   gtk_window_present (window);
@@ -116,7 +117,7 @@ sp_application_open (GApplication *app, GFile **files, int n_files, const char *
 {
   SpApplication *self = SP_APPLICATION (app);
 
-  sp_app_session_restore (self);
+  sp_app_session_restore (GTK_APPLICATION (self));
   for (int i = 0; i < n_files; i++)
     {
       GtkWindow *shown = sp_app_session_find_window (GTK_APPLICATION (app), files[i]);
@@ -349,7 +350,6 @@ sp_application_startup (GApplication *app)
     }
 
   take_state (self);
-  sp_app_session_attach (self);
 
   runner = sp_runner_find_helper ();
   self->supervisor = sp_runner_supervisor_new (runner);
@@ -358,6 +358,12 @@ sp_application_startup (GApplication *app)
   static const char *const runner_args[] = { "--allow-any-environment", NULL };
   sp_runner_supervisor_set_runner_args (self->supervisor, runner_args);
   sp_runner_supervisor_start (self->supervisor);
+
+  /* What windows and the session are handed of the application: they
+   * never ask it. */
+  self->context = sp_app_context_new (self->settings, self->supervisor, self->state_lock,
+                                      self->state_problem);
+  sp_app_session_attach (GTK_APPLICATION (self), self->context);
 }
 
 static void
@@ -380,6 +386,7 @@ sp_application_dispose (GObject *object)
   g_clear_object (&self->settings);
   g_clear_object (&self->stall_meter);
   /* Last: the windows that wrote copies under it are gone. */
+  g_clear_object (&self->context);
   g_clear_object (&self->state_lock);
   g_clear_pointer (&self->state_problem, g_free);
   g_clear_pointer (&self->settings_problem, g_free);
@@ -454,6 +461,13 @@ sp_application_get_state_problem (SpApplication *self)
 {
   g_return_val_if_fail (SP_IS_APPLICATION (self), NULL);
   return self->state_problem;
+}
+
+SpAppContext *
+sp_application_get_context (SpApplication *self)
+{
+  g_return_val_if_fail (SP_IS_APPLICATION (self), NULL);
+  return self->context;
 }
 
 SpStallMeter *

@@ -639,7 +639,7 @@ on_run_file_read (GObject *source, GAsyncResult *result, gpointer user_data)
       _sp_window_toast (self, _ ("The file is not UTF-8 text"));
       return;
     }
-  other = sp_window_new (SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))));
+  other = sp_window_new_in (gtk_window_get_application (GTK_WINDOW (self)), self->context);
   buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (other));
   len = sp_document_editor_length (contents, len);
   gtk_text_buffer_set_text (buffer, len > 0 ? contents : "", (int) len);
@@ -826,14 +826,14 @@ sp_window_load_file (SpWindow *self, GFile *file)
 }
 
 void
-sp_window_open_new (SpApplication *app, GFile *file)
+sp_window_open_new_in (GtkApplication *app, SpAppContext *context, GFile *file)
 {
   SpWindow *window;
 
-  g_return_if_fail (SP_IS_APPLICATION (app));
+  g_return_if_fail (GTK_IS_APPLICATION (app));
   g_return_if_fail (G_IS_FILE (file));
 
-  window = sp_window_new (app);
+  window = sp_window_new_in (app, context);
   window->open_pending = TRUE;
   sp_window_load_file (window, file);
 }
@@ -849,7 +849,7 @@ on_open_chosen (GObject *source, GAsyncResult *result, gpointer user_data)
     return;
   /* Unsaved text is never replaced: it opens in a new window. */
   if (gtk_text_buffer_get_modified (buffer) || sp_document_get_file (self->document) != NULL)
-    sp_window_open_new (SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))), file);
+    sp_window_open_new_in (gtk_window_get_application (GTK_WINDOW (self)), self->context, file);
   else
     sp_window_load_file (self, file);
 }
@@ -874,7 +874,7 @@ open_recent_action (GtkWidget *widget, const char *action_name, GVariant *param)
   /* As Open: unsaved text or another file is never replaced. */
   if (sp_document_get_file (self->document) != NULL || gtk_text_buffer_get_modified (buffer)
       || gtk_text_buffer_get_char_count (buffer) > 0)
-    sp_window_open_new (SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))), file);
+    sp_window_open_new_in (gtk_window_get_application (GTK_WINDOW (self)), self->context, file);
   else
     sp_window_load_file (self, file);
 }
@@ -888,8 +888,8 @@ no_recent_action (GtkWidget *widget, const char *action_name, GVariant *param)
 static void
 new_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
-  SpWindow *other = sp_window_new (
-    SP_APPLICATION (gtk_window_get_application (GTK_WINDOW (widget))));
+  SpWindow *other = sp_window_new_in (gtk_window_get_application (GTK_WINDOW (widget)),
+                                      SP_WINDOW (widget)->context);
   gtk_window_present (GTK_WINDOW (other));
 }
 

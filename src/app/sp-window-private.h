@@ -60,6 +60,7 @@ struct _SpWindow
    * opened or reloaded, a run's file). */
   SpHiddenBar *hidden_bar;
 
+  SpAppContext *context; /* what it needs of the application, handed down */
   GSettings *settings;
   SpRunnerSupervisor *supervisor;
   GtkCssProvider *font_css;

@@ -209,8 +209,7 @@ on_autosave_status (SpDocument *document, int status, const char *error, SpWindo
     {
       if (app == NULL)
         return; /* a window being torn down */
-      why_off = SP_IS_APPLICATION (app) ? sp_application_get_state_problem (SP_APPLICATION (app))
-                                        : NULL;
+      why_off = sp_app_context_get_state_problem (self->context);
     }
   notice = sp_document_notice_for_autosave ((SpDocumentAutosaveStatus) status, error, why_off);
   if (notice->clears != NULL

@@ -558,7 +558,7 @@ add_recent (SpWindow *self)
   g_autofree char *uri = g_file_get_uri (sp_document_get_file (self->document));
 
   gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
-  sp_app_session_save (gtk_window_get_application (GTK_WINDOW (self)));
+  sp_app_context_session_changed (self->context);
 }
 
 static void
@@ -627,6 +627,7 @@ sp_window_dispose (GObject *object)
   g_clear_object (&self->font_css);
   g_clear_object (&self->settings);
   g_clear_object (&self->supervisor);
+  g_clear_object (&self->context);
   g_clear_object (&self->runs);
   g_clear_object (&self->recent);
   if (self->decode_cancellable != NULL)
@@ -733,26 +734,27 @@ sp_window_init (SpWindow *self)
 }
 
 SpWindow *
-sp_window_new (SpApplication *app)
+sp_window_new_in (GtkApplication *app, SpAppContext *context)
 {
   SpWindow *self;
   GtkSourceBuffer *buffer;
   g_autofree char *language = NULL;
 
-  g_return_val_if_fail (SP_IS_APPLICATION (app), NULL);
+  g_return_val_if_fail (GTK_IS_APPLICATION (app), NULL);
+  g_return_val_if_fail (SP_IS_APP_CONTEXT (context), NULL);
 
   self = g_object_new (SP_TYPE_WINDOW, "application", app, NULL);
+  self->context = g_object_ref (context);
   {
-    /* The copy's folder is known now, while the window has its
-     * application; NULL when another process owns it. */
-    SpStateLock *lock = sp_application_get_state_lock (app);
+    /* The copy's folder; NULL when another process owns it. */
+    SpStateLock *lock = sp_app_context_get_state_lock (context);
     g_autofree char *autosave_dir = lock != NULL ? sp_state_lock_dup_autosave_dir (lock) : NULL;
 
     self->document = sp_document_new (autosave_dir);
     sp_document_set_text_func (self->document, document_text, self);
   }
-  self->settings = g_object_ref (sp_application_get_settings (app));
-  self->supervisor = g_object_ref (sp_application_get_supervisor (app));
+  self->settings = g_object_ref (sp_app_context_get_settings (context));
+  self->supervisor = g_object_ref (sp_app_context_get_supervisor (context));
   self->runs = sp_run_controller_new (self->supervisor);
   self->declared = sp_declared_install_new (self->document, self->settings);
 
@@ -856,6 +858,13 @@ sp_window_show_packages (SpWindow *self)
   dialog = sp_packages_dialog_new_for_document (GTK_WINDOW (self), self->settings, self->document);
   gtk_window_present (GTK_WINDOW (dialog));
   return dialog;
+}
+
+SpAppContext *
+sp_window_get_context (SpWindow *self)
+{
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  return self->context;
 }
 
 GFile *

@@ -4,7 +4,7 @@
 #include <adwaita.h>
 #include <gtksourceview/gtksource.h>
 
-#include "sp-application.h"
+#include "sp-app-context.h"
 #include "sp-autosave.h"
 #include "sp-hidden-bar.h"
 #include "sp-packages-dialog.h"
@@ -15,12 +15,16 @@ G_BEGIN_DECLS
 #define SP_TYPE_WINDOW (sp_window_get_type ())
 G_DECLARE_FINAL_TYPE (SpWindow, sp_window, SP, WINDOW, AdwApplicationWindow)
 
-SpWindow *sp_window_new (SpApplication *app);
+/* A window of app, with what it needs of the application (context); the
+ * windows it opens get the same. SpApplication's sp_window_new() gives
+ * its own. */
+SpWindow *sp_window_new_in (GtkApplication *app, SpAppContext *context);
+SpAppContext *sp_window_get_context (SpWindow *self);
 void sp_window_load_file (SpWindow *self, GFile *file);
 /* A new window for file, shown once the file is read: a file that cannot
  * be opened (not text, unreadable) makes no window, and the message naming
  * it goes to another window of app, or to a dialog of its own. */
-void sp_window_open_new (SpApplication *app, GFile *file);
+void sp_window_open_new_in (GtkApplication *app, SpAppContext *context, GFile *file);
 
 /* The workspace folder (Open Folder…): environments are looked for from
  * the file's folder up to it, and an unsaved buffer uses its own. */
