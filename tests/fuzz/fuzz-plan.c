@@ -42,14 +42,14 @@ check_same (const RunnerPlanMsg *a, const RunnerPlanMsg *b)
   FUZZ_REQUIRE (same_str (p->code_dir, q->code_dir) && same_str (p->tmp_dir, q->tmp_dir));
   FUZZ_REQUIRE (same_str (p->prelude_dir, q->prelude_dir));
   FUZZ_REQUIRE (same_str (a->spec.cwd, b->spec.cwd));
-  FUZZ_REQUIRE (a->spec.memory_bytes == b->spec.memory_bytes);
-  FUZZ_REQUIRE (a->spec.cpu_seconds == b->spec.cpu_seconds);
-  FUZZ_REQUIRE (a->spec.file_size_bytes == b->spec.file_size_bytes);
-  FUZZ_REQUIRE (a->spec.open_files == b->spec.open_files);
+  FUZZ_REQUIRE (a->plan.limits.memory_bytes == b->plan.limits.memory_bytes);
+  FUZZ_REQUIRE (a->plan.limits.cpu_seconds == b->plan.limits.cpu_seconds);
+  FUZZ_REQUIRE (a->plan.limits.file_size_bytes == b->plan.limits.file_size_bytes);
+  FUZZ_REQUIRE (a->plan.limits.open_files == b->plan.limits.open_files);
   FUZZ_REQUIRE (same_str (a->warm.run_file, b->warm.run_file));
   FUZZ_REQUIRE (a->warm.cgroup == b->warm.cgroup);
-  FUZZ_REQUIRE (a->warm.cgroup_memory_bytes == b->warm.cgroup_memory_bytes);
-  FUZZ_REQUIRE (a->warm.cgroup_tasks == b->warm.cgroup_tasks);
+  FUZZ_REQUIRE (a->plan.limits.cgroup_memory_bytes == b->plan.limits.cgroup_memory_bytes);
+  FUZZ_REQUIRE (a->plan.limits.cgroup_tasks == b->plan.limits.cgroup_tasks);
   FUZZ_REQUIRE (a->n_ro == b->n_ro);
   for (size_t i = 0; i < a->n_ro; i++)
     {

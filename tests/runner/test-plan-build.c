@@ -80,9 +80,9 @@ same_layers (const RunnerLaunch *a, const RunnerLaunch *b)
          && strcmp (p->work_dir, q->work_dir) == 0 && p->work_dev == q->work_dev
          && p->work_ino == q->work_ino && strcmp (p->code_dir, q->code_dir) == 0
          && strcmp (p->tmp_dir, q->tmp_dir) == 0 && strcmp (a->spec.cwd, b->spec.cwd) == 0
-         && a->spec.memory_bytes == b->spec.memory_bytes
-         && a->spec.file_size_bytes == b->spec.file_size_bytes
-         && a->spec.open_files == b->spec.open_files;
+         && a->plan.limits.memory_bytes == b->plan.limits.memory_bytes
+         && a->plan.limits.file_size_bytes == b->plan.limits.file_size_bytes
+         && a->plan.limits.open_files == b->plan.limits.open_files;
 }
 
 static size_t
@@ -102,7 +102,7 @@ main (void)
   RunnerRun run;
   RunnerLaunch step, interp;
 
-  plan (24);
+  plan (25);
 
   run_init (&run, host);
   run.extra_ro = extra_ro;
@@ -123,10 +123,13 @@ main (void)
         && p->work_dev == 2049 && p->work_ino == 77,
       "its directories are the run's, the working directory as held");
   ok (step.spec.sandbox == &step.plan && strcmp (step.spec.cwd, RUNNER_SANDBOX_WORK) == 0
-        && step.spec.memory_bytes == 512 << 20 && step.spec.cpu_seconds == 31
-        && step.spec.file_size_bytes == host->config.disk_limit
-        && step.spec.open_files == host->config.open_files,
+        && step.plan.limits.memory_bytes == 512 << 20 && step.plan.limits.cpu_seconds == 31
+        && step.plan.limits.file_size_bytes == host->config.disk_limit
+        && step.plan.limits.open_files == host->config.open_files,
       "its limits: memory, a CPU backstop a second past the time limit, file size, files");
+  ok (step.plan.limits.cgroup_memory_bytes == (512 << 20) + host->config.disk_limit
+        && step.plan.limits.cgroup_tasks == host->config.max_processes + 4,
+      "and its cgroups': the memory limit and the private /tmp, the process cap and a margin");
   ok (count (p->read_only_dirs) == 3 && strcmp (p->read_only_dirs[2], "/install/wheels") == 0
         && p->read_only_ids[1].ino == 5502 && p->read_only_ids[2].ino == 0,
       "its read-only directories: the config's with their ids, then the run's own");
@@ -138,7 +141,7 @@ main (void)
       "no fd is given before the launcher gives it");
 
   ok (same_layers (&step, &interp), "a session's interpreter gets the same layers as a step");
-  ok (interp.spec.cpu_seconds == 0, "but no CPU backstop: it lives across runs");
+  ok (interp.plan.limits.cpu_seconds == 0, "but no CPU backstop: it lives across runs");
   ok (interp.plan.env_dir != NULL && strcmp (interp.plan.env_dir, "/home/u/.venv") == 0
         && !interp.plan.env_writable && interp.plan.env_id.ino == 88,
       "the run's environment directory, read-only, with its id, for the session's life");
@@ -157,7 +160,7 @@ main (void)
   bool compile_ok = step.plan.env_writable
                     && strcmp (step.plan.env_dir, run.compile.build_dir) == 0;
   bool compile_id = step.plan.env_id.dev == 2049 && step.plan.env_id.ino == 4242;
-  int64_t compile_cpu = step.spec.cpu_seconds;
+  int64_t compile_cpu = step.plan.limits.cpu_seconds;
   size_t compile_ro = count (step.plan.read_only_dirs);
   _runner_launch_clear (&step);
   run.compile.compiling = false;
@@ -169,7 +172,7 @@ main (void)
   ok (compile_ok && !step.plan.env_writable, "a build directory is writable while compiling only");
   ok (compile_id && step.plan.env_id.ino == 4242, "and bound by the id it is held as");
   ok (compile_cpu == (host->config.compile_timeout_ms + 999) / 1000 + 1
-        && step.spec.cpu_seconds == 31,
+        && step.plan.limits.cpu_seconds == 31,
       "the compile step's CPU backstop follows the compile's limit, the program's its own");
   _runner_launch_clear (&step);
 
@@ -232,7 +235,8 @@ main (void)
   ok (runner_plan_decode (buf.data, buf.len, RUNNER_PLAN_RUN, &m) == 0 && m.plan.namespaces
         && m.plan.landlock_abi == 4 && m.use_seccomp
         && m.plan.max_processes == step.plan.max_processes && m.n_ro == 2
-        && m.spec.cpu_seconds == 31 && m.spec.memory_bytes == step.spec.memory_bytes,
+        && m.plan.limits.cpu_seconds == 31
+        && m.plan.limits.memory_bytes == step.plan.limits.memory_bytes,
       "a step's plan passes the warm path's strict decoder with every layer");
   buf_clear (&buf);
   _runner_launch_clear (&step);

@@ -37,12 +37,16 @@ sample (RunnerSandboxPlan *plan, RunnerSpawnSpec *spec)
     .tmp_dir = "/r/tmp",
     .read_only_dirs = ro_dirs,
     .read_only_ids = ro_ids,
+    .limits = {
+      .memory_bytes = 512 << 20,
+      .cpu_seconds = 31,
+      .file_size_bytes = 1 << 28,
+      .open_files = 256,
+      .cgroup_memory_bytes = 600 << 20,
+      .cgroup_tasks = 310,
+    },
   };
-  *spec = (RunnerSpawnSpec){ .cwd = "/work",
-                             .memory_bytes = 512 << 20,
-                             .cpu_seconds = 31,
-                             .file_size_bytes = 1 << 28,
-                             .open_files = 256 };
+  *spec = (RunnerSpawnSpec){ .cwd = "/work" };
 }
 
 static Buf
@@ -128,7 +132,7 @@ main (void)
   RunnerPlanMsg m;
   Buf buf = encoded ();
 
-  plan (4 + N_REQUIRED + (int) N_ELEMENTS (bad) + 5 + 12 + 4);
+  plan (4 + N_REQUIRED + (int) N_ELEMENTS (bad) + 5 + 12 + 4 + 2);
 
   sample (&want, &spec);
   ok (runner_plan_decode (buf.data, buf.len, RUNNER_PLAN_RUN, &m) == 0, "a run's plan decodes");
@@ -144,9 +148,10 @@ main (void)
         && m.plan.read_only_ids[0].dev == 2049 && m.plan.read_only_ids[0].ino == 5501
         && m.plan.read_only_ids[1].ino == 5502,
       "its paths round-trip, the read-only ones with their ids");
-  ok (strcmp (m.spec.cwd, "/work") == 0 && m.spec.memory_bytes == spec.memory_bytes
-        && m.spec.cpu_seconds == 31 && m.spec.file_size_bytes == spec.file_size_bytes
-        && m.spec.open_files == 256,
+  ok (strcmp (m.spec.cwd, "/work") == 0 && m.plan.limits.memory_bytes == want.limits.memory_bytes
+        && m.plan.limits.cpu_seconds == 31
+        && m.plan.limits.file_size_bytes == want.limits.file_size_bytes
+        && m.plan.limits.open_files == 256,
       "its cwd and limits round-trip");
   buf_clear (&buf);
 
@@ -184,17 +189,14 @@ main (void)
   {
     RunnerSandboxPlan p;
     RunnerSpawnSpec s;
-    RunnerPlanWarm warm = { .run_file = "/code/.sandpad/run.json",
-                            .cgroup = true,
-                            .cgroup_memory_bytes = 600 << 20,
-                            .cgroup_tasks = 310 };
+    RunnerPlanWarm warm = { .run_file = "/code/.sandpad/run.json", .cgroup = true };
     Buf out = { 0 };
     sample (&p, &s);
     ok (runner_plan_encode (&out, &p, &s, &warm) == 0
           && runner_plan_decode (out.data, out.len, RUNNER_PLAN_RUN, &m) == 0
           && m.warm.run_file != NULL && strcmp (m.warm.run_file, warm.run_file) == 0
-          && m.warm.cgroup && m.warm.cgroup_memory_bytes == warm.cgroup_memory_bytes
-          && m.warm.cgroup_tasks == 310,
+          && m.warm.cgroup && m.plan.limits.cgroup_memory_bytes == p.limits.cgroup_memory_bytes
+          && m.plan.limits.cgroup_tasks == 310,
         "a warm run's file and seat limits round-trip");
     buf_clear (&out);
     warm.run_file = "relative.json";
@@ -295,6 +297,15 @@ main (void)
     ok (runner_sandbox_plan_check (&p, NULL) == 0
           && (sample (&p, &s), runner_sandbox_plan_check (&p, NULL) == 0),
         "with its waiver it passes, as does the whole sample plan");
+    /* Its limits are in the plan too, and one at zero is no limit. */
+    sample (&p, &s);
+    p.limits.memory_bytes = 0;
+    refused_now = runner_sandbox_plan_check (&p, &why) == -1;
+    ok (refused_now, "a plan without a memory limit: %s", why ? why : "?");
+    sample (&p, &s);
+    p.limits.open_files = 0;
+    refused_now = runner_sandbox_plan_check (&p, &why) == -1;
+    ok (refused_now, "a plan without an open files limit: %s", why ? why : "?");
   }
   return done_testing ();
 }

@@ -239,17 +239,19 @@ run_sandboxed (const Dirs *d, bool namespaces, int landlock_abi, const RunnerSec
     .read_only_ids = extra ? extra->read_only_ids : NULL,
     .env_dir = extra ? extra->env_dir : NULL,
     .env_id = extra ? extra->env_id : (RunnerDirId){ 0 },
+    .limits = {
+      .memory_bytes = 256 << 20,
+      .cpu_seconds = 10,
+      .file_size_bytes = 1 << 20,
+      .open_files = 64,
+    },
   };
   RunnerSpawnSpec spec = {
     .path = SHELL,
     .argv = argv,
     .envp = env,
     .cwd = namespaces ? RUNNER_SANDBOX_WORK : d->work,
-    .memory_bytes = 256 << 20,
-    .cpu_seconds = 10,
-    .file_size_bytes = 1 << 20,
     .sandbox = &plan,
-    .open_files = 64,
   };
   char *text;
   pid_t pid;

@@ -295,26 +295,14 @@ _runner_give_to_run (const char *path)
 }
 
 /* Cgroups of a run's own (or a session's) where the runner can have
- * them: its memory limit then also holds what the kernel keeps for it.
- * The group's cap adds the private /tmp's (namespace mode), whose tmpfs
- * pages are charged there too and are bounded by the disk cap already. */
-void
-_runner_host_cgroup_limits (RunnerHost *host, const RunnerSpawnSpec *spec, int64_t *bytes,
-                            int64_t *tasks)
+ * them, with the plan's limits (runner-plan-build.c). */
+int
+_runner_host_cgroup_create (RunnerHost *host, const char *name, const RunnerSandboxPlan *plan,
+                            RunnerRunCgroup *cgroup, int fds[RUNNER_CGROUP_MAX_FDS])
 {
-  *bytes = spec->memory_bytes + (host->namespaces ? spec->sandbox->tmp_bytes : 0);
-  *tasks = host->config.max_processes + 4;
   /* The app may have moved this runner into a delegated v2 scope since
    * it started. */
   runner_cgroup_refresh (&host->cgroups);
-}
-
-int
-_runner_host_cgroup_create (RunnerHost *host, const char *name, const RunnerSpawnSpec *spec,
-                            RunnerRunCgroup *cgroup, int fds[RUNNER_CGROUP_MAX_FDS])
-{
-  int64_t bytes, tasks;
-
-  _runner_host_cgroup_limits (host, spec, &bytes, &tasks);
-  return runner_cgroup_create (&host->cgroups, name, bytes, tasks, cgroup, fds);
+  return runner_cgroup_create (&host->cgroups, name, plan->limits.cgroup_memory_bytes,
+                               plan->limits.cgroup_tasks, cgroup, fds);
 }

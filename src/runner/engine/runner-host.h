@@ -158,14 +158,11 @@ bool _runner_host_supervisor_exited (pid_t pid, int pidfd);
 RunnerMemoryLayer _runner_host_memory_layer (const RunnerRunCgroup *cgroup, bool diag);
 void _runner_host_sandbox_info (RunnerHost *host, bool network, RunnerMemoryLayer memory,
                                 SpSandboxInfo *info);
-/* The limits of a launch's cgroups, sized from its spec (the host's
- * cgroups looked at again first: runner_cgroup_refresh). */
-void _runner_host_cgroup_limits (RunnerHost *host, const RunnerSpawnSpec *spec, int64_t *bytes,
-                                 int64_t *tasks);
 /* The cgroups of a launch (a run's own, or a session's interpreter's)
- * where the runner can have them, sized from its spec; name is the
+ * where the runner can have them, with its plan's limits (the host's
+ * cgroups looked at again first: runner_cgroup_refresh); name is the
  * group's. 0 with fds (cgroup.procs) to pass on, or -1: none. */
-int _runner_host_cgroup_create (RunnerHost *host, const char *name, const RunnerSpawnSpec *spec,
+int _runner_host_cgroup_create (RunnerHost *host, const char *name, const RunnerSandboxPlan *plan,
                                 RunnerRunCgroup *cgroup, int fds[RUNNER_CGROUP_MAX_FDS]);
 /* The uid the program runs as: nobody under a root runner, else ours. */
 uid_t _runner_host_run_uid (void);

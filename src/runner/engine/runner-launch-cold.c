@@ -15,7 +15,7 @@ spawn_cold (RunnerRun *run, RunnerLaunch *l)
   cleanup_free char *name = xasprintf ("run-%llu", (unsigned long long) run->seq);
   int fds[RUNNER_CGROUP_MAX_FDS];
 
-  if (_runner_host_cgroup_create (run->host, name, spec, &run->cgroup, fds) == 0)
+  if (_runner_host_cgroup_create (run->host, name, &l->plan, &run->cgroup, fds) == 0)
     spec->cgroup_fds = fds;
   run->init_pid = runner_spawn (spec);
   int errsv = errno;

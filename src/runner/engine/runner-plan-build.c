@@ -118,6 +118,25 @@ _runner_plan_build (RunnerHost *host, const RunnerLaunchInput *in, RunnerLaunchK
     .env_dir = env_dir,
     .env_writable = env_writable,
     .env_id = env_id,
+    .limits = {
+      .memory_bytes = in->memory_mib * 1024 * 1024,
+      /* A step's CPU backstop is one second past the step's wall limit,
+       * in case the timer cannot fire (a stopped runner); the wall limit
+       * normally wins. A compile step has its own limit: with the
+       * program's, a short timeout killed a Go compile (CPU past 1.5 s on
+       * a loaded machine). A session's interpreter has none: it lives
+       * across runs. */
+      .cpu_seconds = step ? (step_timeout_ms + 999) / 1000 + 1 : 0,
+      .file_size_bytes = config->disk_limit,
+      .open_files = config->open_files,
+      /* The run's cgroups, where the runner has them: its memory limit
+       * then also holds what the kernel keeps for it, and the private
+       * /tmp's tmpfs pages (bounded by the disk cap already) are charged
+       * there too. */
+      .cgroup_memory_bytes = in->memory_mib * 1024 * 1024
+                             + (host->namespaces ? config->disk_limit : 0),
+      .cgroup_tasks = config->max_processes + 4,
+    },
   };
   l->spec = (RunnerSpawnSpec){
     .path = path,
@@ -125,16 +144,6 @@ _runner_plan_build (RunnerHost *host, const RunnerLaunchInput *in, RunnerLaunchK
     .envp = l->envp,
     .cwd = l->cwd,
     .sandbox = &l->plan,
-    .memory_bytes = in->memory_mib * 1024 * 1024,
-    /* A step's CPU backstop is one second past the step's wall limit, in
-     * case the timer cannot fire (a stopped runner); the wall limit
-     * normally wins. A compile step has its own limit: with the
-     * program's, a short timeout killed a Go compile (CPU past 1.5 s on a
-     * loaded machine). A session's interpreter has none: it lives across
-     * runs. */
-    .cpu_seconds = step ? (step_timeout_ms + 999) / 1000 + 1 : 0,
-    .file_size_bytes = config->disk_limit,
-    .open_files = config->open_files,
     .stdin_fd = -1,
     .stdout_fd = -1,
     .stderr_fd = -1,

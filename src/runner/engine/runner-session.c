@@ -302,7 +302,7 @@ fork_interpreter (RunnerSession *s, RunnerRun *run, int devnull, int channel, in
   /* Named for the interpreter's directory (session-N), new each start. */
   int cgroup_fds[RUNNER_CGROUP_MAX_FDS];
   const char *base = strrchr (s->dir, '/');
-  if (_runner_host_cgroup_create (host, base != NULL ? base + 1 : s->dir, spec, &s->cgroup,
+  if (_runner_host_cgroup_create (host, base != NULL ? base + 1 : s->dir, &launch.plan, &s->cgroup,
                                   cgroup_fds)
       == 0)
     spec->cgroup_fds = cgroup_fds;

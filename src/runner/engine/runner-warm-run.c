@@ -127,7 +127,7 @@ try_warm (RunnerRun *run, const RunnerLaunch *l)
   int64_t min_memory = host->config.warm_min_memory_mib >= 0
                          ? host->config.warm_min_memory_mib * 1024 * 1024
                          : 4 * data;
-  if (data < 0 || spec->memory_bytes < min_memory)
+  if (data < 0 || plan->limits.memory_bytes < min_memory)
     return -1;
 
   cleanup_free char *host_file = xasprintf ("%s/code/.sandpad/run.json", run->dir);
@@ -141,7 +141,9 @@ try_warm (RunnerRun *run, const RunnerLaunch *l)
     .run_file = host->namespaces ? RUNNER_SANDBOX_CODE "/.sandpad/run.json" : host_file,
     .cgroup = host->cgroups.version != 0,
   };
-  _runner_host_cgroup_limits (host, spec, &warm.cgroup_memory_bytes, &warm.cgroup_tasks);
+  /* The app may have moved this runner into a delegated v2 scope since
+   * it started. */
+  runner_cgroup_refresh (&host->cgroups);
   if (runner_plan_encode (&buf, plan, spec, &warm) != 0)
     {
       buf_clear (&buf);

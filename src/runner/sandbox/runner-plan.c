@@ -153,17 +153,17 @@ runner_plan_encode (Buf *out, const RunnerSandboxPlan *plan, const RunnerSpawnSp
       buf_append (out, "", 1);
     }
   put (out, K_CWD, spec->cwd);
-  put_int (out, K_MEMORY, spec->memory_bytes);
-  put_int (out, K_CPU, spec->cpu_seconds);
-  put_int (out, K_FSIZE, spec->file_size_bytes);
-  put_int (out, K_NOFILE, spec->open_files);
+  put_int (out, K_MEMORY, plan->limits.memory_bytes);
+  put_int (out, K_CPU, plan->limits.cpu_seconds);
+  put_int (out, K_FSIZE, plan->limits.file_size_bytes);
+  put_int (out, K_NOFILE, plan->limits.open_files);
   put_waived (out, plan->waived);
   if (warm != NULL && warm->run_file != NULL)
     put (out, K_RUN_FILE, warm->run_file);
   if (warm != NULL && warm->cgroup)
     {
-      put_int (out, K_CG_MEMORY, warm->cgroup_memory_bytes);
-      put_int (out, K_CG_TASKS, warm->cgroup_tasks);
+      put_int (out, K_CG_MEMORY, plan->limits.cgroup_memory_bytes);
+      put_int (out, K_CG_TASKS, plan->limits.cgroup_tasks);
     }
   return 0;
 }
@@ -319,17 +319,17 @@ set (RunnerPlanMsg *m, Key key, const char *v)
       else if (key == K_TMP_BYTES)
         p->tmp_bytes = n;
       else if (key == K_MEMORY)
-        m->spec.memory_bytes = n;
+        p->limits.memory_bytes = n;
       else if (key == K_CPU)
-        m->spec.cpu_seconds = n;
+        p->limits.cpu_seconds = n;
       else if (key == K_FSIZE)
-        m->spec.file_size_bytes = n;
+        p->limits.file_size_bytes = n;
       else if (key == K_CG_MEMORY)
-        m->warm.cgroup_memory_bytes = n;
+        p->limits.cgroup_memory_bytes = n;
       else if (key == K_CG_TASKS)
-        m->warm.cgroup_tasks = n;
+        p->limits.cgroup_tasks = n;
       else
-        m->spec.open_files = n;
+        p->limits.open_files = n;
       return 0;
     case N_KEYS:
       break;

@@ -37,15 +37,13 @@ typedef enum
 typedef struct
 {
   const char *run_file; /* NULL: none */
-  bool cgroup;          /* the two limits below are set */
-  int64_t cgroup_memory_bytes;
-  int64_t cgroup_tasks;
+  bool cgroup;          /* the seat's cgroup limits (the plan's) are set */
 } RunnerPlanWarm;
 
 typedef struct
 {
   RunnerSandboxPlan plan;
-  RunnerSpawnSpec spec; /* cwd and the rlimits; the caller adds the rest */
+  RunnerSpawnSpec spec; /* its cwd; the caller adds the rest */
   bool use_seccomp;     /* the decoder compiles no filter: the caller does */
   char *ro[RUNNER_PLAN_MAX_RO + 1];
   RunnerDirId ro_ids[RUNNER_PLAN_MAX_RO];

@@ -161,6 +161,14 @@ runner_sandbox_plan_check (const RunnerSandboxPlan *plan, const char **why)
     wrong = "the plan has no process cap";
   else if (plan->namespaces && plan->tmp_bytes <= 0)
     wrong = "the plan has no size for the private /tmp";
+  /* A limit at zero would be left unset (set_limit): refused instead.
+   * Only the CPU backstop may be none: a session's interpreter lives
+   * across runs, each held to its time limit by the runner's timer. */
+  else if (plan->limits.memory_bytes <= 0 || plan->limits.file_size_bytes <= 0
+           || plan->limits.open_files <= 0)
+    wrong = "the plan has no memory, file size or open files limit";
+  else if (plan->limits.cpu_seconds < 0)
+    wrong = "the plan's CPU limit is negative";
   if (why != NULL)
     *why = wrong;
   if (wrong == NULL)

@@ -79,6 +79,22 @@ typedef enum
 
 #define RUNNER_LAYER_ALL (RUNNER_LAYER_LANDLOCK | RUNNER_LAYER_SECCOMP)
 
+/* A run's limits, all in its plan (issue 40): the program's rlimits, set
+ * by runner_spawn (or a warm spare, from the plan's codec), and its
+ * cgroups' where the runner has them (set on the run's groups, or on a
+ * warm spare's seat). The process cap is the plan's max_processes. */
+typedef struct
+{
+  int64_t memory_bytes;        /* RLIMIT_DATA */
+  int64_t cpu_seconds;         /* RLIMIT_CPU; 0: none (a session's interpreter) */
+  int64_t file_size_bytes;     /* RLIMIT_FSIZE */
+  int64_t open_files;          /* RLIMIT_NOFILE */
+  int64_t cgroup_memory_bytes; /* memory.max: memory_bytes and, in namespace
+                                * mode, the private /tmp, whose tmpfs pages
+                                * are charged there too */
+  int64_t cgroup_tasks;        /* pids.max */
+} RunnerLimits;
+
 typedef struct
 {
   bool namespaces;
@@ -90,17 +106,18 @@ typedef struct
   int64_t max_processes;              /* the run's process cap: RLIMIT_NPROC, over the
                                        * uid's count in fallback mode (runner-nproc.h) */
   int64_t tmp_bytes;                  /* size of the private /tmp (namespaces) */
-  const char *root_dir;               /* empty directory for the new root */
-  const char *work_dir;               /* host paths */
-  dev_t work_dev;                     /* work_dir as the runner checked it and */
-  ino_t work_ino;                     /* holds it (ino 0: not checked): every
-                                       * lookup of work_dir in the child must
-                                       * find this very directory */
-  bool work_at_host_path;             /* namespace mode: work_dir is bound at
-                                       * its own path too (the same fd, as
-                                       * writable as /work), for programs told
-                                       * that path; only where
-                                       * runner_sandbox_host_path_ok */
+  RunnerLimits limits;
+  const char *root_dir;   /* empty directory for the new root */
+  const char *work_dir;   /* host paths */
+  dev_t work_dev;         /* work_dir as the runner checked it and */
+  ino_t work_ino;         /* holds it (ino 0: not checked): every
+                           * lookup of work_dir in the child must
+                           * find this very directory */
+  bool work_at_host_path; /* namespace mode: work_dir is bound at
+                           * its own path too (the same fd, as
+                           * writable as /work), for programs told
+                           * that path; only where
+                           * runner_sandbox_host_path_ok */
   const char *code_dir;
   const char *prelude_dir; /* namespace mode: the runner's own directory
                             * of the prelude's files, bound read-only

@@ -220,10 +220,10 @@ exec_program (const RunnerSpawnSpec *spec, pid_t init_pid, int in, int out, int 
   struct rlimit no_core = { 0, 0 };
   if (setrlimit (RLIMIT_CORE, &no_core) != 0)
     child_fail (err_fd, STEP_RLIMITS);
-  set_limit (RLIMIT_DATA, spec->memory_bytes, err_fd);
-  set_limit (RLIMIT_CPU, spec->cpu_seconds, err_fd);
-  set_limit (RLIMIT_FSIZE, spec->file_size_bytes, err_fd);
-  set_limit (RLIMIT_NOFILE, spec->open_files, err_fd);
+  set_limit (RLIMIT_DATA, spec->sandbox->limits.memory_bytes, err_fd);
+  set_limit (RLIMIT_CPU, spec->sandbox->limits.cpu_seconds, err_fd);
+  set_limit (RLIMIT_FSIZE, spec->sandbox->limits.file_size_bytes, err_fd);
+  set_limit (RLIMIT_NOFILE, spec->sandbox->limits.open_files, err_fd);
 
   if (enter_cwd (spec) != 0)
     child_fail (err_fd, STEP_CHDIR);

@@ -59,12 +59,8 @@ typedef struct
   char *const *argv;
   char *const *envp;
   const char *cwd;
-  int64_t memory_bytes;    /* RLIMIT_DATA */
-  int64_t cpu_seconds;     /* RLIMIT_CPU */
-  int64_t file_size_bytes; /* RLIMIT_FSIZE */
-  const RunnerSandboxPlan *sandbox;
-  int64_t open_files; /* RLIMIT_NOFILE */
-  int stdin_fd;       /* the program's 0, 1, 2 */
+  const RunnerSandboxPlan *sandbox; /* every layer and limit (its limits: the rlimits) */
+  int stdin_fd;                     /* the program's 0, 1, 2 */
   int stdout_fd;
   int stderr_fd;
   /* NULL, or RUNNER_CGROUP_MAX_FDS fds of the run's cgroup.procs files

@@ -726,6 +726,6 @@ sp_warm_seat_limit (int version, int memory_dir, int pids_dir, const char *plan,
     return -1;
   if (!m.warm.cgroup)
     return errno = EINVAL, -1;
-  return runner_cgroup_limit_at (version, memory_dir, pids_dir, m.warm.cgroup_memory_bytes,
-                                 m.warm.cgroup_tasks);
+  return runner_cgroup_limit_at (version, memory_dir, pids_dir, m.plan.limits.cgroup_memory_bytes,
+                                 m.plan.limits.cgroup_tasks);
 }
