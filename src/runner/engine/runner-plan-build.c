@@ -129,15 +129,15 @@ _runner_plan_build (RunnerHost *host, const RunnerLaunchInput *in, RunnerLaunchK
       .cpu_seconds = step ? (step_timeout_ms + 999) / 1000 + 1 : 0,
       .file_size_bytes = config->disk_limit,
       .open_files = config->open_files,
-      /* The run's cgroups, where the runner has them: its memory limit
-       * then also holds what the kernel keeps for it, and the private
-       * /tmp's tmpfs pages (bounded by the disk cap already) are charged
-       * there too. */
-      .cgroup_memory_bytes = in->memory_mib * 1024 * 1024
-                             + (host->namespaces ? config->disk_limit : 0),
       .cgroup_tasks = config->max_processes + 4,
     },
   };
+  /* The run's cgroups, where the runner has them: its memory limit then
+   * also holds what the kernel keeps for it, and the private /tmp's tmpfs
+   * pages (bounded by the disk cap already) are charged there too. Made
+   * from the plan's own figures, so the two cannot drift apart. */
+  l->plan.limits.cgroup_memory_bytes = l->plan.limits.memory_bytes
+                                       + (l->plan.namespaces ? l->plan.tmp_bytes : 0);
   l->spec = (RunnerSpawnSpec){
     .path = path,
     .argv = l->argv,
