@@ -3,7 +3,11 @@
 folders, each with a README.md, ranked bottom to top (ROOMS); a file
 includes only headers of its own room or of rooms below it, a room's
 private headers (*-private.h) and its underscore functions (_runner_*)
-stay in the room, and every source file is in a room.
+stay in the room, and every source file is in a room. Inside each room
+no files point at each other in a circle: a file and its header are one
+unit, which points at another when it includes that one's header or
+calls a function only that one defines; a circle means some arrow runs
+back up (issue 40's graph had twelve).
 
 Inside engine/ (issue 24): the engine owns runs and sessions; they, the
 plan builder and the launchers reach it only through the host it lends
@@ -39,7 +43,7 @@ RUNS = [
     "runner-run-output.c",
 ]
 # The engine's headers, which only the engine and the files above it read.
-ENGINE_HEADERS = {"runner-engine.h", "runner-engine-private.h"}
+ENGINE_HEADERS = {"runner-engine.h"}
 # What the host must not include: the engine's headers and everything of
 # runs and sessions.
 ABOVE_HOST = ENGINE_HEADERS | {"runner-run-private.h", "runner-session.h", "runner-launch.h"}
@@ -47,6 +51,11 @@ ABOVE_HOST = ENGINE_HEADERS | {"runner-run-private.h", "runner-session.h", "runn
 # sees a run through runner-run.h alone, the plan builder through the
 # RunnerLaunchInput a run fills.
 RUN_OWNERS = set(RUNS) - {"runner-plan-build.c"}
+# A run's parts with a state of their own: the run hands them what they
+# look at, and they know nothing of RunnerRun (issue 40 item 2).
+OWN_STATE = {"compile": "runner-compile.c", "watch": "runner-run-watch.c",
+             "input_wait": "runner-input-wait.c"}
+RUN_OWNERS -= set(OWN_STATE.values())
 
 
 def code_of(path):
@@ -144,6 +153,93 @@ def check_rooms():
     check("a room's underscore functions are its own", calls)
 
 
+def units_of(room):
+    """{unit: [file, ...]} of one room: a file and its header (x.c, x.h)
+    are one unit, named x."""
+    units = {}
+    for f in sorted(os.listdir(os.path.join(RUNNER, room))):
+        if f.endswith((".c", ".h")):
+            units.setdefault(f.rsplit(".", 1)[0], []).append(f)
+    return units
+
+
+def unit_arrows(room, units):
+    """{unit: {other unit: why}}: includes of another unit's header, and
+    calls of a function defined (not static) in another unit's .c."""
+    code = {f: code_of(os.path.join(RUNNER, room, f)) for fs in units.values() for f in fs}
+    # GNU style: the name at a line's start, its type on the line before;
+    # a static function is its file's own, and a name two units define is
+    # no one's (a namesake).
+    defined, twice = {}, set()
+    for unit, fs in units.items():
+        for f in (f for f in fs if f.endswith(".c")):
+            for i, line in enumerate(code[f]):
+                m = re.match(r"^(\w+)\s*\(", line)
+                if m and not (i > 0 and code[f][i - 1].startswith("static")):
+                    if defined.get(m.group(1), unit) != unit:
+                        twice.add(m.group(1))
+                    defined[m.group(1)] = unit
+    for name in twice:
+        del defined[name]
+    arrows = {unit: {} for unit in units}
+    for unit, fs in units.items():
+        for f in fs:
+            for n, h in includes(code[f]):
+                other = h.rsplit(".", 1)[0]
+                if other in units and other != unit and h in units[other]:
+                    arrows[unit].setdefault(other, f"{f}:{n} includes {h}")
+            if not f.endswith(".c"):
+                continue
+            for n, line in enumerate(code[f], 1):
+                for m in re.finditer(r"(?<![\w>.])(\w+)\s*\(", line):
+                    other = defined.get(m.group(1))
+                    if other is not None and other != unit:
+                        arrows[unit].setdefault(other, f"{f}:{n} calls {m.group(1)}")
+    return arrows
+
+
+def circles(arrows):
+    """The strongly connected parts of more than one unit (Tarjan)."""
+    index, low, stack, on, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in arrows[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                part.append(w)
+                if w == v:
+                    break
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for v in sorted(arrows):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def check_circles():
+    for room in ROOMS:
+        arrows = unit_arrows(room, units_of(room))
+        bad = []
+        for part in circles(arrows):
+            bad.append("a circle: " + ", ".join(part))
+            bad += [f"  {a} -> {b}: {why}" for a in part for b, why in sorted(arrows[a].items())
+                    if b in part]
+        check(f"no files of {room}/ point at each other in a circle", bad)
+
+
 def main():
     check_rooms()
     missing = [f for f in HOST + RUNS if not os.path.exists(os.path.join(SERVICE, f))]
@@ -173,17 +269,22 @@ def main():
 
     # A run's parts are their files' own (issue 40 item 2): a member of
     # RunnerRun whose type a file owns is read and written there alone;
-    # the others ask through that file's header.
-    owned = {"compile": "runner-compile.c", "watch": "runner-run-watch.c"}
-    bad = []
+    # the others ask through that file's header, and those files see no
+    # more of the run than what it hands them.
+    bad, knows = [], []
     for f in sorted(os.listdir(SERVICE)):
         if not f.endswith((".c", ".h")):
             continue
         for n, line in enumerate(code_of(os.path.join(SERVICE, f)), 1):
             for m in re.finditer(r"(->|\.)(\w+)\.\w", line):
-                if m.group(2) in owned and owned[m.group(2)] != f:
-                    bad.append(f"{f}:{n}: {m.group(0)}... is {owned[m.group(2)]}'s")
-    check("a run's compile state and watch are their files' alone", bad)
+                if m.group(2) in OWN_STATE and OWN_STATE[m.group(2)] != f:
+                    bad.append(f"{f}:{n}: {m.group(0)}... is {OWN_STATE[m.group(2)]}'s")
+            if f in OWN_STATE.values() or f.replace(".h", ".c") in OWN_STATE.values():
+                knows += [f"{f}:{n}: {m.group(0)}" for m in re.finditer(r"\bRunnerRun\b", line)]
+    check("a run's compile state, watch and input wait are their files' alone", bad)
+    check("the files of a run's parts know nothing of RunnerRun", knows)
+
+    check_circles()
 
     print(f"1..{len(tests)}")
     failed = 0

@@ -14,11 +14,64 @@
 #include <time.h>
 
 #include "config.h"
-#include "runner-engine-private.h"
+#include "runner-base.h"
+#include "runner-cgroup.h"
+#include "runner-compile-cache.h"
+#include "runner-display.h"
+#include "runner-engine.h"
+#include "runner-environment.h"
+#include "runner-files.h"
+#include "runner-host.h"
+#include "runner-input-wait.h"
+#include "runner-launch.h"
+#include "runner-session.h"
+#include "runner-spawn.h"
+#include "runner-venv.h"
+#include "runner-warm.h"
 #include "runner-font-cache.h"
 #include "runner-run.h"
 #include "runner-sockets.h"
 #include "runner-seccomp.h"
+
+/* The engine's state, its own: runs, sessions, the plan builder and the
+ * launchers see only what it lends them (runner-host.h), installs and the
+ * resident runner only its calls (runner-engine.h). */
+typedef struct RunnerRun RunnerRun;
+
+struct RunnerEngine
+{
+  /* What its runs and sessions see of it (runner-host.h): they reach the
+   * engine only through this, and its ops. */
+  RunnerHost host;
+  int signal_fd;
+  RunnerWatch *signal_watch;
+  /* Run inits still killing their tree when their run or session was
+   * freed: reaped from SIGCHLD like any other, their cgroups removed then;
+   * never waited for in the loop (a fork bomb's tree takes its time). */
+  struct RunnerLeftover
+  {
+    pid_t pid;
+    RunnerRunCgroup cgroup;
+  } * leftovers;
+  size_t n_leftovers;
+  int *ro_fds; /* host.ro_dirs, held open (O_PATH) while the engine lives */
+  RunnerRun *runs;
+  uint64_t next_seq;
+  int running;
+  /* matplotlib's font list (runner-font-cache.h): the build run is
+   * submitted once per key the engine sees missing (font_key_tried), and
+   * released by the engine once it has ended (font_build_ended). Its runs
+   * reach this through the host's ops (font_key, font_build). */
+  char font_key_tried[65];
+  char font_key_wanted[65]; /* asked for while starting the queue: submitted next */
+  bool font_build_ended;
+  bool font_build_submitting; /* the run being submitted is that build run */
+  /* The key last made (stat calls, runner-font-cache.c), for whom and
+   * when: a long-lived runner remakes it every RUNNER_FONT_KEY_TTL_NS. */
+  char font_key[65];
+  const RunnerLanguage *font_key_lang;
+  int64_t font_key_ns;
+};
 
 /* How long a leaving engine waits for run inits still killing their trees. */
 #define LEFTOVER_WAIT_NS (INT64_C (10) * 1000000000)
@@ -371,9 +424,11 @@ runner_engine_describe (RunnerEngine *engine, SpReady *ready)
   ready->max_concurrent = c->max_concurrent;
   ready->max_frame = SP_PROTO_MAX_FRAME;
   _runner_host_sandbox_info (&engine->host, false,
-                             engine->host.cgroups.version == 2   ? RUNNER_MEMORY_CGROUP_V2
-                             : engine->host.cgroups.version == 1 ? RUNNER_MEMORY_CGROUP_V1
-                                                                 : RUNNER_MEMORY_SOCKETS,
+                             runner_cgroup_version (&engine->host.cgroups) == 2
+                               ? RUNNER_MEMORY_CGROUP_V2
+                             : runner_cgroup_version (&engine->host.cgroups) == 1
+                               ? RUNNER_MEMORY_CGROUP_V1
+                               : RUNNER_MEMORY_SOCKETS,
                              &ready->sandbox);
 }
 
@@ -615,9 +670,8 @@ runner_engine_submit_with (RunnerEngine *engine, SpRun *req, const RunnerRunOpti
                                  "not with a cwd beneath it");
     }
   if (req->environment != NULL
-      && _runner_engine_check_environment (engine, req,
-                                           options != NULL && options->environment_writable, &env,
-                                           err)
+      && _runner_environment_check (&engine->host, req,
+                                    options != NULL && options->environment_writable, &env, err)
            != 0)
     {
       free (cwd_sub);

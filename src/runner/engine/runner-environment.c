@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runner-engine-private.h"
+#include "runner-environment.h"
 
 static bool
 within_any (const char *path, char *const *dirs)
@@ -39,10 +39,10 @@ refuse (SpProtoError *err, RunnerEnv *env, const char *fmt, ...)
 }
 
 int
-_runner_engine_check_environment (RunnerEngine *engine, const SpRun *req, bool writable,
-                                  RunnerEnv *env, SpProtoError *err)
+_runner_environment_check (const RunnerHost *host, const SpRun *req, bool writable, RunnerEnv *env,
+                           SpProtoError *err)
 {
-  const RunnerPathPolicy *paths = &engine->host.config.paths;
+  const RunnerPathPolicy *paths = &host->config.paths;
   char msg[512];
 
   if (runner_env_check (req->language, req->environment, env, msg, sizeof msg) != 0)
@@ -53,8 +53,7 @@ _runner_engine_check_environment (RunnerEngine *engine, const SpRun *req, bool w
                    "%.200s is outside the directories this runner allows "
                    "(--allow-environment, --allow-cwd, --allow-path)",
                    env->dir);
-  if (runner_env_within (env->dir, engine->host.root)
-      || runner_env_within (engine->host.root, env->dir))
+  if (runner_env_within (env->dir, host->root) || runner_env_within (host->root, env->dir))
     return refuse (err, env, "%.200s overlaps the runner's own run directories", env->dir);
   /* A run whose working directory is inside its environment could write
    * into it through the writable cwd. */
@@ -62,8 +61,7 @@ _runner_engine_check_environment (RunnerEngine *engine, const SpRun *req, bool w
     return refuse (err, env, "the working directory lies inside the environment %.200s", env->dir);
   /* Landlock only adds rights: without a private root nothing can take
    * write access back from a part of the writable working directory. */
-  if (req->cwd != NULL && runner_env_within (env->dir, req->cwd) && !engine->host.namespaces
-      && !writable)
+  if (req->cwd != NULL && runner_env_within (env->dir, req->cwd) && !host->namespaces && !writable)
     return refuse (err, env,
                    "the environment %.200s lies inside the working directory, "
                    "and in fallback mode (no namespaces) the sandbox cannot keep "

@@ -93,13 +93,13 @@ _runner_host_seccomp (RunnerHost *host, bool network)
 
   /* Compiled on first use, once per network setting: half a millisecond
    * that a one-shot sandpad-run with network off need not pay twice. */
-  if (filter->allow.len == 0 && host->caps.seccomp)
+  if (!runner_seccomp_compiled (filter) && host->caps.seccomp)
     {
       RunnerSeccompPolicy policy = { .fallback = !host->namespaces, .network = network };
       if (runner_seccomp_compile (&policy, filter) != 0)
         host->caps.seccomp = false;
     }
-  return filter->allow.len > 0 ? filter : NULL;
+  return runner_seccomp_compiled (filter) ? filter : NULL;
 }
 
 unsigned
@@ -181,8 +181,10 @@ _runner_host_diag (RunnerHost *host, bool network, pid_t pid, int pidfd, int *fd
 RunnerMemoryLayer
 _runner_host_memory_layer (const RunnerRunCgroup *cgroup, bool diag)
 {
-  if (cgroup->memory != NULL)
-    return cgroup->version == 2 ? RUNNER_MEMORY_CGROUP_V2 : RUNNER_MEMORY_CGROUP_V1;
+  int version = runner_cgroup_memory_version (cgroup);
+
+  if (version != 0)
+    return version == 2 ? RUNNER_MEMORY_CGROUP_V2 : RUNNER_MEMORY_CGROUP_V1;
   return diag ? RUNNER_MEMORY_SOCKETS : RUNNER_MEMORY_TREE;
 }
 

@@ -29,7 +29,6 @@
 #include <unistd.h>
 
 #include "runner-base.h"
-#include "runner-run-private.h"
 #include "runner-spawn.h"
 
 #define INPUT_POLL_NS (100 * INT64_C (1000000))
@@ -163,86 +162,60 @@ runner_tree_waits_on_pipe (pid_t root, int skip, dev_t dev, ino_t ino)
   return asleep && reading;
 }
 
-static void
-emit (RunnerRun *run, bool waiting, int64_t now)
+void
+_runner_input_wait_start (RunnerInputWait *w, int64_t now)
 {
-  SpMessage msg = { .type = SP_MSG_INPUT_WAIT };
+  w->clock_ns = now;
+  w->check_ns = now + INPUT_POLL_NS;
+}
 
-  /* A prompt is a partial line the output may still hold back to make
-   * whole lines: it goes before the wait it asks for. */
-  if (waiting)
-    {
-      /* And past the output limit, the end held back (the prompt is in
-       * it). */
-      for (int s = 0; s < 2; s++)
-        _runner_run_output_flush (run, (SpStream) s, false);
-      _runner_run_flush_lines (run);
-    }
-  msg.u.input_wait.id = run->req.id;
-  msg.u.input_wait.waiting = waiting;
-  msg.u.input_wait.t_ms = _runner_host_clock_ms (run->host);
-  run->input_wait_since_ns = waiting ? now : 0;
-  _runner_host_emit (run->host, &msg);
+bool
+_runner_input_waiting (const RunnerInputWait *w)
+{
+  return w->since_ns > 0;
 }
 
 void
-_runner_run_input_start (RunnerRun *run)
+_runner_input_wait_set (RunnerInputWait *w, bool waiting, int64_t now)
 {
-  run->input_clock_ns = run->t_start_ns;
-  run->input_check_ns = run->t_start_ns + INPUT_POLL_NS;
-}
-
-void
-_runner_run_input_fed (RunnerRun *run)
-{
-  if (run->input_wait_since_ns > 0)
-    emit (run, false, now_ns ());
+  w->since_ns = waiting ? now : 0;
 }
 
 int64_t
-_runner_run_input_next (const RunnerRun *run)
+_runner_input_wait_next (const RunnerInputWait *w, int64_t idle_ms)
 {
-  if (run->input_wait_since_ns > 0 && run->host->config.input_idle_ms > 0)
+  if (w->since_ns > 0 && idle_ms > 0)
     {
-      int64_t cap = run->input_wait_since_ns + run->host->config.input_idle_ms * INT64_C (1000000);
-      return cap < run->input_check_ns ? cap : run->input_check_ns;
+      int64_t cap = w->since_ns + idle_ms * INT64_C (1000000);
+      return cap < w->check_ns ? cap : w->check_ns;
     }
-  return run->input_check_ns;
+  return w->check_ns;
 }
 
-void
-_runner_run_check_input (RunnerRun *run, int64_t now)
+RunnerInputDue
+_runner_input_wait_due (RunnerInputWait *w, int64_t now, int64_t idle_ms, int64_t *deadline_ns)
 {
-  const RunnerConfig *c = &run->host->config;
-
   /* The time limit stands still while the program waits: its deadline
    * moves on with the clock, so it is where it was when the wait ends. */
-  if (run->input_wait_since_ns > 0 && run->deadline_ns > 0)
-    run->deadline_ns += now - run->input_clock_ns;
-  run->input_clock_ns = now;
-  if (run->input_wait_since_ns > 0 && c->input_idle_ms > 0
-      && now - run->input_wait_since_ns >= c->input_idle_ms * INT64_C (1000000))
+  if (w->since_ns > 0 && *deadline_ns > 0)
+    *deadline_ns += now - w->clock_ns;
+  w->clock_ns = now;
+  if (w->since_ns > 0 && idle_ms > 0 && now - w->since_ns >= idle_ms * INT64_C (1000000))
     {
-      run->input_check_ns = 0;
-      if (run->limit == SP_LIMIT_NONE)
-        run->limit = SP_LIMIT_INPUT_IDLE;
-      /* A session's input() is interrupted first, as at its time limit,
-       * so what the session holds may be kept. */
-      run->launcher->deadline (run);
-      return;
+      w->check_ns = 0;
+      return RUNNER_INPUT_IDLE;
     }
-  if (run->input_check_ns == 0 || now < run->input_check_ns)
-    return;
-  run->input_check_ns = now + INPUT_POLL_NS;
+  if (w->check_ns == 0 || now < w->check_ns)
+    return RUNNER_INPUT_NOT_YET;
+  w->check_ns = now + INPUT_POLL_NS;
+  return RUNNER_INPUT_LOOK;
+}
 
-  /* With its stdin closed or input still to deliver, a read returns at
-   * once: not a wait. Nor once the run is being stopped. */
-  bool waiting = false;
+bool
+_runner_input_wait_look (pid_t root, int skip, int stdin_fd)
+{
   struct stat st;
-  pid_t root = run->launcher->tree_root (run);
-  if (run->stdin_fd >= 0 && run->stdin_buf.len == 0 && run->cancel_stage == SP_CANCEL_NONE
-      && run->limit == SP_LIMIT_NONE && root > 0 && fstat (run->stdin_fd, &st) == 0)
-    waiting = runner_tree_waits_on_pipe (root, run->host->namespaces ? 2 : 1, st.st_dev, st.st_ino);
-  if (waiting != (run->input_wait_since_ns > 0))
-    emit (run, waiting, now);
+
+  return root > 0 && stdin_fd >= 0 && fstat (stdin_fd, &st) == 0
+         && runner_tree_waits_on_pipe (root, skip, st.st_dev, st.st_ino);
 }

@@ -54,7 +54,7 @@ _runner_init_tree_root (RunnerRun *run)
 RunnerMemoryLayer
 _runner_init_memory_layer (RunnerRun *run)
 {
-  return _runner_host_memory_layer (&run->cgroup, _runner_watch_diag (run));
+  return _runner_host_memory_layer (&run->cgroup, _runner_watch_diag (&run->watch));
 }
 
 /* Without the control pipe (closed by now) the run init kills the tree

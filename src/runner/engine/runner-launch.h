@@ -8,17 +8,20 @@
  * reaches the program only through its launcher, so it calls none of
  * those files; they call runner-run.c's attach, fail and report.
  *
- * One plan builder (runner-plan-build.c) turns a run's request and the
- * engine's config into the RunnerSandboxPlan and RunnerSpawnSpec every
- * launch uses: a cold run's init (runner_spawn), a warm spare (the same
- * plan through runner-plan.c's strict codec) and a session's interpreter.
- * A layer is chosen there once, so no launch can leave one out. */
+ * One plan builder (runner-plan-build.c) gathers what a run asks and
+ * what the engine has, and the sandbox makes the RunnerSandboxPlan from
+ * them (../sandbox/runner-plan-make.c); the builder adds the
+ * RunnerSpawnSpec every launch uses: a cold run's init (runner_spawn), a
+ * warm spare (the same plan through runner-plan.c's strict codec) and a
+ * session's interpreter. A layer is chosen there once, so no launch can
+ * leave one out. */
 #pragma once
 
 #include <stdbool.h>
 
 #include "runner-cgroup.h"
 #include "runner-host.h"
+#include "runner-plan-make.h"
 #include "runner-sandbox.h"
 #include "runner-spawn.h"
 
@@ -45,16 +48,13 @@ typedef struct
   /* What plan and spec point into, owned. */
   char **argv;
   char **envp;
-  char *root_dir;
-  char *cwd;
-  char *code_dir;
-  char *tmp_dir;
-  char **read_only;
-  RunnerDirId *read_only_ids;
+  RunnerPlanStrings strings;
 } RunnerLaunch;
 
 /* What the plan builder reads of a run, and nothing else of it: a run
- * fills it (_runner_launch_build), so runner-plan-build.c needs no run. */
+ * fills it (_runner_launch_build), so runner-plan-build.c needs no run. It
+ * hands this and the host's facts to the sandbox's runner_plan_make,
+ * which decides the plan. */
 typedef struct
 {
   const char *dir; /* the run's own directory: root/, code/ and tmp/ */

@@ -16,12 +16,15 @@
 #include "runner-display.h"
 #include "runner-files.h"
 #include "runner-host.h"
+#include "runner-input-files.h"
 #include "runner-input-wait.h"
 #include "runner-launch.h"
-#include "runner-run.h"
+#include "runner-run-state.h"
 #include "runner-run-watch.h"
-#include "runner-session.h"
 #include "runner-venv.h"
+
+/* runner-session.h's, which includes this file's view of a run. */
+typedef struct RunnerSession RunnerSession;
 
 typedef struct
 {
@@ -99,10 +102,8 @@ struct RunnerRun
   /* Its memory, processes and disk, as measured: runner-run-watch.c's
    * alone (others ask it through runner-run-watch.h). */
   RunnerRunWatch watch;
-  int64_t out_file_bytes;      /* in its whole-output files (runner-output-limit.c) */
-  int64_t input_check_ns;      /* next look for a wait on stdin (runner-input-wait.c) */
-  int64_t input_wait_since_ns; /* the program waits for input since; 0: it does not */
-  int64_t input_clock_ns;      /* last time the paused deadline was moved on */
+  int64_t out_file_bytes;     /* in its whole-output files (runner-output-limit.c) */
+  RunnerInputWait input_wait; /* runner-input-wait.c's alone */
   SpCancelStage cancel_stage;
   SpLimit limit;
   char *failure;          /* the runner failed the run after it started (end "failed") */

@@ -3,9 +3,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "runner-run-private.h"
+#include "runner-files.h"
+#include "runner-run-watch.h"
 #include "runner-tree.h"
+#include "runner-util.h"
 
 /* How often a run's writable space is measured. RLIMIT_FSIZE stops any one
  * file at the cap at once; many files are caught within this period. */
@@ -32,63 +35,63 @@ _runner_watch_clear (RunnerRunWatch *watch)
 }
 
 void
-_runner_watch_set_diag (RunnerRun *run, bool diag)
+_runner_watch_set_diag (RunnerRunWatch *watch, bool diag)
 {
-  run->watch.diag = diag;
+  watch->diag = diag;
 }
 
 bool
-_runner_watch_diag (const RunnerRun *run)
+_runner_watch_diag (const RunnerRunWatch *watch)
 {
-  return run->watch.diag;
+  return watch->diag;
 }
 
 void
-_runner_watch_set_disk_base (RunnerRun *run, int64_t bytes, int64_t entries)
+_runner_watch_set_disk_base (RunnerRunWatch *watch, int64_t bytes, int64_t entries)
 {
-  run->watch.disk_base = bytes;
-  run->watch.disk_base_entries = entries;
+  watch->disk_base = bytes;
+  watch->disk_base_entries = entries;
 }
 
 void
-_runner_watch_start (RunnerRun *run, int64_t now, bool memory)
+_runner_watch_start (RunnerRunWatch *watch, int64_t now, bool memory)
 {
-  run->watch.disk_check_ns = now + DISK_POLL_NS;
-  run->watch.memory_check_ns = memory ? now + MEMORY_POLL_NS : 0;
+  watch->disk_check_ns = now + DISK_POLL_NS;
+  watch->memory_check_ns = memory ? now + MEMORY_POLL_NS : 0;
 }
 
 void
-_runner_watch_stop (RunnerRun *run)
+_runner_watch_stop (RunnerRunWatch *watch)
 {
-  run->watch.memory_check_ns = 0;
-  run->watch.disk_check_ns = 0;
+  watch->memory_check_ns = 0;
+  watch->disk_check_ns = 0;
 }
 
 void
-_runner_watch_reset_peaks (RunnerRun *run)
+_runner_watch_reset_peaks (RunnerRunWatch *watch)
 {
-  run->watch.memory_peak = 0;
-  run->watch.tasks_peak = 0;
-  run->watch.deleted_bytes = 0;
+  watch->memory_peak = 0;
+  watch->tasks_peak = 0;
+  watch->deleted_bytes = 0;
 }
 
 void
-_runner_watch_take_peaks (RunnerRun *run, int64_t memory_peak, int64_t tasks_peak)
+_runner_watch_take_peaks (RunnerRunWatch *watch, int64_t memory_peak, int64_t tasks_peak)
 {
-  run->watch.memory_peak = memory_peak;
-  run->watch.tasks_peak = tasks_peak;
+  watch->memory_peak = memory_peak;
+  watch->tasks_peak = tasks_peak;
 }
 
 void
-_runner_watch_set_deleted (RunnerRun *run, int64_t deleted_bytes)
+_runner_watch_set_deleted (RunnerRunWatch *watch, int64_t deleted_bytes)
 {
-  run->watch.deleted_bytes = deleted_bytes;
+  watch->deleted_bytes = deleted_bytes;
 }
 
 int64_t
-_runner_watch_next (const RunnerRun *run)
+_runner_watch_next (const RunnerRunWatch *watch)
 {
-  int64_t a = run->watch.disk_check_ns, b = run->watch.memory_check_ns;
+  int64_t a = watch->disk_check_ns, b = watch->memory_check_ns;
 
   return a > 0 && (b == 0 || a < b) ? a : b;
 }
@@ -100,33 +103,32 @@ _runner_watch_next (const RunnerRun *run)
  * cannot be measured in full: a tree too deep or too large to walk is
  * exactly what a run would build to hide its use. */
 static bool
-disk_usage (RunnerRun *run, int64_t *bytes, int64_t *entries)
+disk_usage (RunnerRunWatch *watch, const RunnerWatchTarget *t, int64_t *bytes, int64_t *entries)
 {
-  const RunnerConfig *config = &run->host->config;
-  cleanup_free char *tmp = xasprintf ("%s/tmp", run->dir);
-  cleanup_fd int tmp_fd = run->host->namespaces ? -1 : open_no_symlinks (tmp, O_PATH | O_DIRECTORY);
+  const RunnerConfig *config = &t->host->config;
+  cleanup_free char *tmp = xasprintf ("%s/tmp", t->dir);
+  cleanup_fd int tmp_fd = t->host->namespaces ? -1 : open_no_symlinks (tmp, O_PATH | O_DIRECTORY);
   RunnerUsage space;
 
-  runner_files_space_usage (run->cwd_fd, tmp_fd,
-                            run->watch.disk_base_entries + config->disk_files + 1, &space);
+  runner_files_space_usage (t->cwd_fd, tmp_fd, watch->disk_base_entries + config->disk_files + 1,
+                            &space);
   /* Files it deleted but keeps open hold blocks no walk sees (as of the
    * last tree watch). */
-  *bytes = space.bytes - run->watch.disk_base + run->watch.deleted_bytes
-           - _runner_run_output_file_bytes (run);
-  *entries = space.entries - run->watch.disk_base_entries;
+  *bytes = space.bytes - watch->disk_base + watch->deleted_bytes - t->output_file_bytes;
+  *entries = space.entries - watch->disk_base_entries;
   /* A tmp that cannot be opened cannot be measured: over, as any other. */
-  return space.complete && (run->host->namespaces || tmp_fd >= 0);
+  return space.complete && (t->host->namespaces || tmp_fd >= 0);
 }
 
 /* Whether the run's writable space is over its caps; what cannot be
  * measured counts as over. */
 bool
-_runner_watch_disk_over (RunnerRun *run)
+_runner_watch_disk_over (RunnerRunWatch *watch, const RunnerWatchTarget *t)
 {
-  const RunnerConfig *config = &run->host->config;
+  const RunnerConfig *config = &t->host->config;
   int64_t bytes, entries;
 
-  return !disk_usage (run, &bytes, &entries) || bytes > config->disk_limit
+  return !disk_usage (watch, t, &bytes, &entries) || bytes > config->disk_limit
          || entries > config->disk_files;
 }
 
@@ -154,63 +156,64 @@ near (int64_t value, int64_t limit)
  * the sum was mostly shared pages, the next look waits PRECISE_POLL_NS, so
  * a run cannot keep the runner walking page tables for nothing. */
 bool
-_runner_watch_check_memory (RunnerRun *run, int64_t now, SpLimit *limit_hit, char **failure)
+_runner_watch_check_memory (RunnerRunWatch *watch, const RunnerWatchTarget *t, int64_t now,
+                            SpLimit *limit_hit, char **failure)
 {
-  int64_t limit = run->req.memory_mib * 1024 * 1024;
+  int64_t limit = t->memory_limit;
 
   *limit_hit = SP_LIMIT_NONE;
   *failure = NULL;
-  int skip = run->host->namespaces ? 2 : 1;
+  int skip = t->host->namespaces ? 2 : 1;
   RunnerTreeUsage usage;
 
-  if (run->watch.memory_check_ns == 0 || now < run->watch.memory_check_ns)
+  if (watch->memory_check_ns == 0 || now < watch->memory_check_ns)
     return false;
-  run->watch.memory_check_ns = now + MEMORY_POLL_NS;
+  watch->memory_check_ns = now + MEMORY_POLL_NS;
   /* A short run may end between two looks: its supervisor gone is
    * nothing to count, while a socket that cannot be had from a run that
    * lives still stops it (runner-sockets.h says how the two differ). */
-  int pidfd = run->warm ? run->pidfd : -1;
-  RunnerDiag diag = run->watch.diag ? _runner_host_diag (run->host, run->req.network, run->init_pid,
-                                                         pidfd, &run->watch.diag_fd)
-                                    : RUNNER_DIAG_OPEN;
+  int pidfd = t->pidfd;
+  RunnerDiag diag = watch->diag
+                      ? _runner_host_diag (t->host, t->network, t->init_pid, pidfd, &watch->diag_fd)
+                      : RUNNER_DIAG_OPEN;
   if (diag == RUNNER_DIAG_GONE)
     return false;
   if (diag == RUNNER_DIAG_FAILED)
     {
       *failure = xasprintf ("cannot count the run's socket queues: %s", strerror (errno));
-      run->watch.memory_check_ns = 0;
+      watch->memory_check_ns = 0;
       return true;
     }
-  runner_tree_usage (run->init_pid, skip, false, run->watch.diag_fd, &usage);
+  runner_tree_usage (t->init_pid, skip, false, watch->diag_fd, &usage);
   if (near (usage.bytes, limit))
     {
-      runner_tree_usage (run->init_pid, skip, true, run->watch.diag_fd, &usage);
+      runner_tree_usage (t->init_pid, skip, true, watch->diag_fd, &usage);
       if (!near (usage.bytes, limit))
-        run->watch.memory_check_ns = now + PRECISE_POLL_NS;
+        watch->memory_check_ns = now + PRECISE_POLL_NS;
     }
-  if (usage.bytes > run->watch.memory_peak)
-    run->watch.memory_peak = usage.bytes;
-  if (usage.tasks > run->watch.tasks_peak)
-    run->watch.tasks_peak = usage.tasks;
-  run->watch.deleted_bytes = usage.deleted_bytes;
+  if (usage.bytes > watch->memory_peak)
+    watch->memory_peak = usage.bytes;
+  if (usage.tasks > watch->tasks_peak)
+    watch->tasks_peak = usage.tasks;
+  watch->deleted_bytes = usage.deleted_bytes;
   /* A dump that failed counts as over, unless the run was gone by then. */
-  if (usage.socket_bytes < 0 && _runner_host_supervisor_exited (run->init_pid, pidfd))
+  if (usage.socket_bytes < 0 && _runner_host_supervisor_exited (t->init_pid, pidfd))
     return false;
   /* The kernel killed a process of the run at its cgroup's cap: the run
    * is over its limit, and is stopped whole, as the sum stops it. */
-  if (usage.bytes > limit || usage.socket_bytes < 0 || runner_cgroup_oom_killed (&run->cgroup))
+  if (usage.bytes > limit || usage.socket_bytes < 0 || runner_cgroup_oom_killed (t->cgroup))
     {
       *limit_hit = SP_LIMIT_MEMORY;
-      run->watch.memory_check_ns = 0;
+      watch->memory_check_ns = 0;
       return true;
     }
   /* Without a pids cgroup, fallback mode's RLIMIT_NPROC counts the uid's
    * processes, so a run gets more room as others of the uid end: the
    * watch holds each run to the process cap itself. */
-  if (run->cgroup.pids == NULL && usage.tasks > run->host->config.max_processes)
+  if (!runner_cgroup_has_pids (t->cgroup) && usage.tasks > t->host->config.max_processes)
     {
       *limit_hit = SP_LIMIT_PROCESSES;
-      run->watch.memory_check_ns = 0;
+      watch->memory_check_ns = 0;
       return true;
     }
   return false;
@@ -220,11 +223,11 @@ _runner_watch_check_memory (RunnerRun *run, int64_t now, SpLimit *limit_hit, cha
  * the kernel's high-water mark of its largest process (getrusage), which
  * catches a run too short for the watch to sample. */
 static int64_t
-peak_memory (RunnerRun *run)
+peak_memory (RunnerRunWatch *watch, const RunnerWatchTarget *t)
 {
-  int64_t single = run->report.maxrss_kib * 1024;
+  int64_t single = t->maxrss_kib * 1024;
 
-  return run->watch.memory_peak > single ? run->watch.memory_peak : single;
+  return watch->memory_peak > single ? watch->memory_peak : single;
 }
 
 /* The peak the run reports: also its v2 cgroup's own (memory.peak), which
@@ -232,41 +235,42 @@ peak_memory (RunnerRun *run)
  * page cache too, which the kernel reclaims rather than fail the run; the
  * cgroup's OOM kill names that limit. */
 int64_t
-_runner_watch_reported_peak (RunnerRun *run)
+_runner_watch_reported_peak (RunnerRunWatch *watch, const RunnerWatchTarget *t)
 {
-  int64_t peak = peak_memory (run);
-  int64_t group = runner_cgroup_peak (&run->cgroup);
+  int64_t peak = peak_memory (watch, t);
+  int64_t group = runner_cgroup_peak (t->cgroup);
 
   return group > peak ? group : peak;
 }
 
 bool
-_runner_watch_check_disk (RunnerRun *run, int64_t now, SpLimit *limit)
+_runner_watch_check_disk (RunnerRunWatch *watch, const RunnerWatchTarget *t, int64_t now,
+                          SpLimit *limit)
 {
   *limit = SP_LIMIT_NONE;
-  if (run->watch.disk_check_ns == 0 || now < run->watch.disk_check_ns)
+  if (watch->disk_check_ns == 0 || now < watch->disk_check_ns)
     return false;
-  run->watch.disk_check_ns = now + DISK_POLL_NS;
-  if (!_runner_watch_disk_over (run))
+  watch->disk_check_ns = now + DISK_POLL_NS;
+  if (!_runner_watch_disk_over (watch, t))
     return false;
   *limit = SP_LIMIT_DISK;
-  run->watch.disk_check_ns = 0;
+  watch->disk_check_ns = 0;
   return true;
 }
 
 SpLimit
-_runner_watch_observed_limit (RunnerRun *run, int64_t tasks)
+_runner_watch_observed_limit (RunnerRunWatch *watch, const RunnerWatchTarget *t, int64_t tasks)
 {
-  const RunnerConfig *c = &run->host->config;
+  const RunnerConfig *c = &t->host->config;
   int64_t bytes, entries;
 
-  if (near (peak_memory (run), run->req.memory_mib * 1024 * 1024))
+  if (near (peak_memory (watch, t), t->memory_limit))
     return SP_LIMIT_MEMORY;
-  if (run->watch.tasks_peak > tasks)
-    tasks = run->watch.tasks_peak;
+  if (watch->tasks_peak > tasks)
+    tasks = watch->tasks_peak;
   if (near (tasks, c->max_processes))
     return SP_LIMIT_PROCESSES;
-  if (!disk_usage (run, &bytes, &entries) || near (bytes, c->disk_limit)
+  if (!disk_usage (watch, t, &bytes, &entries) || near (bytes, c->disk_limit)
       || near (entries, c->disk_files))
     return SP_LIMIT_DISK;
   return SP_LIMIT_NONE;

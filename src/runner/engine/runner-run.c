@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "runner-run-private.h"
+#include "runner-run.h"
 #include "runner-error.h"
 #include "runner-font-cache.h"
 #include "runner-launch.h"
@@ -49,6 +50,66 @@ _Static_assert(RUNNER_FILES_MAX_REPORT *RUNNER_ENTRY_JSON_MAX + RUNNER_BASE64_BU
  * character becomes \u00NN). */
 _Static_assert((READ_CHUNK + 4 + RUNNER_LINE_HOLD_MAX) * 6 + 1024 <= SP_PROTO_MAX_FRAME,
                "an output event must fit in one frame");
+
+/* What the run's watch (runner-run-watch.c) looks at, as the run holds it
+ * now: its pid and pidfd change with each step, its report comes at the
+ * end, its output files grow. */
+static RunnerWatchTarget
+watch_target (RunnerRun *run)
+{
+  return (RunnerWatchTarget){
+    .host = run->host,
+    .init_pid = run->init_pid,
+    .pidfd = run->warm ? run->pidfd : -1,
+    .network = run->req.network,
+    .memory_limit = run->req.memory_mib * 1024 * 1024,
+    .cwd_fd = run->cwd_fd,
+    .dir = run->dir,
+    .cgroup = &run->cgroup,
+    .output_file_bytes = _runner_run_output_file_bytes (run),
+    .maxrss_kib = run->report.maxrss_kib,
+  };
+}
+
+static bool
+watch_check_memory (RunnerRun *run, int64_t now, SpLimit *limit, char **why)
+{
+  RunnerWatchTarget t = watch_target (run);
+
+  return _runner_watch_check_memory (&run->watch, &t, now, limit, why);
+}
+
+static bool
+watch_check_disk (RunnerRun *run, int64_t now, SpLimit *limit)
+{
+  RunnerWatchTarget t = watch_target (run);
+
+  return _runner_watch_check_disk (&run->watch, &t, now, limit);
+}
+
+static SpLimit
+observed_limit (RunnerRun *run, int64_t tasks)
+{
+  RunnerWatchTarget t = watch_target (run);
+
+  return _runner_watch_observed_limit (&run->watch, &t, tasks);
+}
+
+static int64_t
+reported_peak (RunnerRun *run)
+{
+  RunnerWatchTarget t = watch_target (run);
+
+  return _runner_watch_reported_peak (&run->watch, &t);
+}
+
+static bool
+disk_over (RunnerRun *run)
+{
+  RunnerWatchTarget t = watch_target (run);
+
+  return _runner_watch_disk_over (&run->watch, &t);
+}
 
 static void emit_failed (RunnerRun *run, const char *fmt, ...)
   __attribute__ ((format (printf, 2, 3)));
@@ -257,7 +318,7 @@ _runner_run_disk_base (RunnerRun *run)
                    (long long) run->host->config.disk_files, RUNNER_FILES_USAGE_MAX_DEPTH);
       return -1;
     }
-  _runner_watch_set_disk_base (run, base.bytes, base.entries);
+  _runner_watch_set_disk_base (&run->watch, base.bytes, base.entries);
   return 0;
 }
 
@@ -410,7 +471,8 @@ write_font_list (RunnerRun *run)
   char key[65];
 
   if (strcmp (run->lang->name, "python") != 0 || run->env.dir != NULL
-      || run->isolated_python != NULL || run->font_build || host->compile_cache.dir_fd < 0)
+      || run->isolated_python != NULL || run->font_build
+      || !runner_compile_cache_ready (&host->compile_cache))
     return 0;
   /* Beside the prelude, read-only: the prelude copies it into the run's
    * MPLCONFIGDIR, which in namespace mode is on the run's own tmpfs. */
@@ -549,6 +611,36 @@ _runner_run_start (RunnerRun *run)
   return run->launcher->start (run);
 }
 
+/* A compiled language's build directory and cache (runner-compile.c),
+ * from what the run holds: the engine's entries for the language and its
+ * runtime (the version probe fills them in), and whether the compile
+ * step sees the code alone. Its view is confined only by the namespaces
+ * or Landlock: fallback mode without Landlock lets it read any file of
+ * its uid, so nothing is cached there. */
+static int
+prepare_compile (RunnerRun *run)
+{
+  RunnerHost *host = run->host;
+  RunnerLanguage *lang = runner_langs_find (host->langs, run->lang->name);
+  const char *runtime = lang->compiler->runtime;
+  RunnerCompileInput in = {
+    .lang = lang,
+    .runtime = runtime != NULL ? runner_langs_find (host->langs, runtime) : NULL,
+    .cache = &host->compile_cache,
+    .dir = run->dir,
+    .name = run->req.name,
+    .code = run->req.code,
+    .code_path = run->code_path,
+    .args = run->req.args,
+    .namespaces = host->namespaces,
+    .network = run->req.network,
+    .code_alone = run->req.cwd == NULL && run->n_input == 0
+                  && (host->namespaces || host->caps.landlock_abi > 0),
+  };
+
+  return _runner_compile_prepare (&run->compile, &in);
+}
+
 int
 _runner_run_start_own (RunnerRun *run)
 {
@@ -558,7 +650,7 @@ _runner_run_start_own (RunnerRun *run)
     return -1;
   if (make_dirs (run) != 0 || _runner_run_hold_cwd (run) != 0 || write_code (run) != 0
       || write_prelude (run) != 0 || write_font_list (run) != 0
-      || (run->lang->compiler != NULL && _runner_compile_prepare (run) != 0))
+      || (run->lang->compiler != NULL && prepare_compile (run) != 0))
     {
       emit_failed (run, "cannot prepare the run's directory: %s", strerror (errno));
       return -1;
@@ -609,7 +701,7 @@ _runner_run_spawn_step (RunnerRun *run)
     lang.path = run->isolated_python;
   char **argv = NULL;
   if (run->lang->compiler != NULL)
-    argv = _runner_compile_step_argv (run, (const char **) &lang.path);
+    argv = _runner_compile_step_argv (&run->compile, (const char **) &lang.path);
   else
     argv = runner_lang_argv (&lang, run->code_path, run->req.args, run->req.memory_mib,
                              run->isolated_python == NULL);
@@ -627,8 +719,8 @@ _runner_run_spawn_step (RunnerRun *run)
     argv = add_isolated_flag (argv);
   /* A compile step gets a fixed environment, never the request's
    * (runner-compile.c): the program is decided by its code alone. */
-  char **envp = _runner_compile_running (run) ? _runner_compile_env (run)
-                                              : _runner_run_build_env (run);
+  char **envp = _runner_compile_running (&run->compile) ? _runner_compile_env (&run->compile)
+                                                        : _runner_run_build_env (run);
   RunnerLaunch launch;
   _runner_launch_build (run, RUNNER_LAUNCH_STEP, lang.path, argv, envp, &launch);
   RunnerSpawnSpec *spec = &launch.spec;
@@ -663,7 +755,7 @@ _runner_run_spawn_step (RunnerRun *run)
       emit_failed (run, "cannot fork: %s", strerror (errsv));
       return -1;
     }
-  _runner_watch_set_diag (run, run->cgroup.memory == NULL);
+  _runner_watch_set_diag (&run->watch, !runner_cgroup_has_memory (&run->cgroup));
   return _runner_run_attach (run);
 }
 
@@ -702,12 +794,12 @@ _runner_run_attach (RunnerRun *run)
       run->stdin_close = !run->req.stdin_open;
     }
   run->deadline_ns = run->t_start_ns
-                     + (_runner_compile_running (run) ? host->config.compile_timeout_ms
-                                                      : run->req.timeout_ms)
+                     + (_runner_compile_running (&run->compile) ? host->config.compile_timeout_ms
+                                                                : run->req.timeout_ms)
                          * INT64_C (1000000);
   /* A session's tree is watched by the session, across its runs. */
-  _runner_watch_start (run, run->t_start_ns, run->session == NULL);
-  _runner_run_input_start (run);
+  _runner_watch_start (&run->watch, run->t_start_ns, run->session == NULL);
+  _runner_input_wait_start (&run->input_wait, run->t_start_ns);
 
   /* A compiled language's steps, each with its own limit, said as they
    * start: a client shows "Compiling…" against the compile step's limit
@@ -715,8 +807,8 @@ _runner_run_attach (RunnerRun *run)
    * The compile step's comes just before started, so a client never
    * reads the run as the program's until it is. A program from the cache
    * has only its program step: nothing is said. */
-  bool program_after_compile = _runner_compile_program_follows (run, run->started_sent);
-  if (_runner_compile_running (run))
+  bool program_after_compile = _runner_compile_program_follows (&run->compile, run->started_sent);
+  if (_runner_compile_running (&run->compile))
     emit_phase (run, SP_PHASE_COMPILE, host->config.compile_timeout_ms);
   if (!run->started_sent)
     emit_started (run);
@@ -733,10 +825,62 @@ _runner_run_send_control (RunnerRun *run, char cmd)
   run->launcher->control (run, cmd);
 }
 
+/* input_wait: the program waits on its stdin, or has stopped waiting. A
+ * prompt is a partial line the output may still hold back to make whole
+ * lines (and past the output limit, in the end held back): it goes
+ * before the wait it asks for. */
+static void
+emit_input_wait (RunnerRun *run, bool waiting, int64_t now)
+{
+  SpMessage msg = { .type = SP_MSG_INPUT_WAIT };
+
+  if (waiting)
+    {
+      for (int s = 0; s < 2; s++)
+        _runner_run_output_flush (run, (SpStream) s, false);
+      _runner_run_flush_lines (run);
+    }
+  msg.u.input_wait.id = run->req.id;
+  msg.u.input_wait.waiting = waiting;
+  msg.u.input_wait.t_ms = _runner_host_clock_ms (run->host);
+  _runner_input_wait_set (&run->input_wait, waiting, now);
+  _runner_host_emit (run->host, &msg);
+}
+
+/* Looks for a wait on stdin when due (runner-input-wait.c), says a change,
+ * and stops a run waiting past the idle cap. */
+static void
+check_input (RunnerRun *run, int64_t now)
+{
+  switch (_runner_input_wait_due (&run->input_wait, now, run->host->config.input_idle_ms,
+                                  &run->deadline_ns))
+    {
+    case RUNNER_INPUT_NOT_YET:
+      return;
+    case RUNNER_INPUT_IDLE:
+      if (run->limit == SP_LIMIT_NONE)
+        run->limit = SP_LIMIT_INPUT_IDLE;
+      /* A session's input() is interrupted first, as at its time limit,
+       * so what the session holds may be kept. */
+      run->launcher->deadline (run);
+      return;
+    case RUNNER_INPUT_LOOK:
+      break;
+    }
+  /* With its stdin closed or input still to deliver, a read returns at
+   * once: not a wait. Nor once the run is being stopped. */
+  bool waiting = run->stdin_buf.len == 0 && run->cancel_stage == SP_CANCEL_NONE
+                 && run->limit == SP_LIMIT_NONE
+                 && _runner_input_wait_look (run->launcher->tree_root (run),
+                                             run->host->namespaces ? 2 : 1, run->stdin_fd);
+  if (waiting != _runner_input_waiting (&run->input_wait))
+    emit_input_wait (run, waiting, now);
+}
+
 void
 _runner_run_feed_stdin (RunnerRun *run)
 {
-  if (_runner_compile_running (run))
+  if (_runner_compile_running (&run->compile))
     return;
   while (run->stdin_fd >= 0 && run->stdin_buf.len > 0)
     {
@@ -753,7 +897,8 @@ _runner_run_feed_stdin (RunnerRun *run)
           return;
         }
       buf_consume (&run->stdin_buf, (size_t) n);
-      _runner_run_input_fed (run);
+      if (_runner_input_waiting (&run->input_wait))
+        emit_input_wait (run, false, now_ns ());
     }
   if (run->stdin_fd < 0)
     return;
@@ -854,8 +999,7 @@ on_stream (void *data, int fd, uint32_t events)
   if (stream->omitting)
     _runner_run_output_flush (run, s, true);
   else if (stream->carry_len > 0
-           || (s == SP_STREAM_STDOUT
-               && (run->display_scan.held.len > 0 || run->display_scan.in_body)))
+           || (s == SP_STREAM_STDOUT && runner_display_scan_holds (&run->display_scan)))
     _runner_run_pass_on (run, s, "", 0, true);
   stream->eof = true;
   close_watched (run, &stream->fd, &stream->watch);
@@ -885,7 +1029,7 @@ void
 _runner_run_on_init_exit (RunnerRun *run)
 {
   run->init_reaped = true;
-  _runner_watch_stop (run);
+  _runner_watch_stop (&run->watch);
   run->drain_deadline_ns = now_ns () + DRAIN_GRACE_NS;
   try_finish (run);
 }
@@ -918,7 +1062,7 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
 {
   if (run->state != RUN_RUNNING)
     return;
-  _runner_run_check_input (run, now);
+  check_input (run, now);
   if (run->deadline_ns > 0 && now >= run->deadline_ns)
     {
       run->deadline_ns = 0;
@@ -930,7 +1074,7 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
     }
   SpLimit limit;
   cleanup_free char *why = NULL;
-  if (_runner_watch_check_memory (run, now, &limit, &why))
+  if (watch_check_memory (run, now, &limit, &why))
     stop_at (run, limit, &why);
   if (run->cancel_next_ns > 0 && now >= run->cancel_next_ns)
     {
@@ -941,7 +1085,7 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
                               ? now + run->host->config.cancel_grace_ms * INT64_C (1000000)
                               : 0;
     }
-  if (_runner_watch_check_disk (run, now, &limit))
+  if (watch_check_disk (run, now, &limit))
     stop_at (run, limit, NULL);
   if (run->line_flush_ns > 0 && now >= run->line_flush_ns)
     _runner_run_flush_lines (run);
@@ -994,7 +1138,7 @@ observed_rlimit (RunnerRun *run, int wait_status)
     return SP_LIMIT_MEMORY;
   if (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0)
     return SP_LIMIT_NONE;
-  return _runner_watch_observed_limit (run, tasks);
+  return observed_limit (run, tasks);
 }
 
 static void
@@ -1057,7 +1201,7 @@ fill_result (RunnerRun *run, SpExited *ev)
   if (now_ns () - run->t_start_ns > r->wall_ns)
     ev->wall_ms = (now_ns () - run->t_start_ns) / 1000000;
   ev->cpu_ms = r->cpu_ns / 1000000;
-  ev->peak_memory_bytes = _runner_watch_reported_peak (run);
+  ev->peak_memory_bytes = reported_peak (run);
 }
 
 /* What the run left in its directories, now that nothing of it runs.
@@ -1081,7 +1225,7 @@ finish_files (RunnerRun *run, SpExited *ev)
     return;
   /* A run that filled its space and ended between two looks is still
    * measured, so the limit is named even with nothing left to stop. */
-  if (run->limit == SP_LIMIT_NONE && _runner_watch_disk_over (run))
+  if (run->limit == SP_LIMIT_NONE && disk_over (run))
     ev->limit = run->limit = SP_LIMIT_DISK;
   runner_files_changes (run->cwd_fd, before, run->req.return_base64 ? RUNNER_BASE64_BUDGET : 0,
                         run->req.return_files, _runner_host_clock_origin_realtime_ns (run->host),
@@ -1103,7 +1247,7 @@ reset_for_program_step (RunnerRun *run)
   run->init_reaped = false;
   run->init_pid = -1;
   run->drain_deadline_ns = 0;
-  _runner_watch_reset_peaks (run);
+  _runner_watch_reset_peaks (&run->watch);
   buf_clear (&run->stderr_tail);
   for (int s = 0; s < 2; s++)
     {
@@ -1122,7 +1266,13 @@ try_finish (RunnerRun *run)
     return;
   /* A compile step that succeeded goes on to the program step (a spawn
    * that fails has emitted exited already). */
-  if (_runner_compile_running (run) && _runner_compile_step_done (run) != 0)
+  if (_runner_compile_running (&run->compile)
+      && _runner_compile_step_done (&run->compile, run->have_report ? &run->report : NULL,
+                                    run->limit == SP_LIMIT_NONE
+                                      && run->cancel_stage == SP_CANCEL_NONE
+                                      && run->failure == NULL,
+                                    &run->limit, &run->failure)
+           != 0)
     {
       reset_for_program_step (run);
       _runner_run_spawn_step (run);
@@ -1148,7 +1298,7 @@ try_finish (RunnerRun *run)
   ev->stdout_truncated = run->streams[SP_STREAM_STDOUT].truncated;
   ev->stderr_truncated = run->streams[SP_STREAM_STDERR].truncated;
   ev->session_ended = run->session_ended;
-  _runner_compile_report (run, ev);
+  _runner_compile_report (&run->compile, ev);
   finish_files (run, ev);
   read_program_error (run, ev);
 
@@ -1399,9 +1549,12 @@ _runner_run_next_deadline (RunnerRun *run)
 
   if (run->state != RUN_RUNNING)
     return 0;
-  int64_t times[]
-    = { run->deadline_ns,         run->cancel_next_ns,          run->drain_deadline_ns,
-        _runner_watch_next (run), _runner_run_input_next (run), run->line_flush_ns };
+  int64_t times[] = { run->deadline_ns,
+                      run->cancel_next_ns,
+                      run->drain_deadline_ns,
+                      _runner_watch_next (&run->watch),
+                      _runner_input_wait_next (&run->input_wait, run->host->config.input_idle_ms),
+                      run->line_flush_ns };
   for (size_t i = 0; i < N_ELEMENTS (times); i++)
     if (times[i] > 0 && (next == 0 || times[i] < next))
       next = times[i];
@@ -1437,6 +1590,6 @@ _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, c
     .prelude_dir = run->shared_prelude ? run->host->prelude_dir : NULL,
   };
 
-  _runner_compile_plan_input (run, &in.compiling, &in.build_dir, &in.build_id);
+  _runner_compile_plan_input (&run->compile, &in.compiling, &in.build_dir, &in.build_id);
   _runner_plan_build (run->host, &in, kind, path, argv, envp, l);
 }

@@ -11,15 +11,9 @@
 #include "runner-host.h"
 #include "runner-input-files.h"
 #include "runner-langs.h"
+#include "runner-run-state.h"
 #include "runner-venv.h"
 #include "sp-proto.h"
-
-typedef enum
-{
-  RUN_QUEUED,
-  RUN_RUNNING,
-  RUN_FINISHED,
-} RunState;
 
 /* What a run is made with besides its request: what the engine's checks
  * found, and what only the runner's own front ends may ask for

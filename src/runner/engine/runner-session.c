@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 
 #include "runner-run-private.h"
+#include "runner-session.h"
+#include "runner-run.h"
 #include "runner-launch.h"
 #include "runner-nproc.h"
 #include "runner-prelude.h"
@@ -375,7 +377,7 @@ spawn (RunnerSession *s, RunnerRun *run)
       errno = errsv;
       return -1;
     }
-  s->diag = s->cgroup.memory == NULL;
+  s->diag = !runner_cgroup_has_memory (&s->cgroup);
   set_nonblocking (s->channel_fd, true);
   set_nonblocking (s->status_fd, true);
   s->channel_watch = runner_loop_watch (host->loop, s->channel_fd, EPOLLIN, on_channel, s);
@@ -705,7 +707,7 @@ sample_memory (RunnerSession *s)
   if (usage.tasks > s->tasks_peak)
     s->tasks_peak = usage.tasks;
   if (s->current != NULL)
-    _runner_watch_set_deleted (s->current, usage.deleted_bytes);
+    _runner_watch_set_deleted (&s->current->watch, usage.deleted_bytes);
   if (usage.socket_bytes < 0 && _runner_host_supervisor_exited (s->init_pid, -1))
     return;
   /* Over the limit, or the kernel's OOM killer acted in the session's
@@ -724,7 +726,7 @@ sample_memory (RunnerSession *s)
     kill_session (s, SP_SESSION_END_LIMIT);
   /* The process cap for the session's tree, where no pids cgroup holds it
    * (fallback mode's RLIMIT_NPROC is the uid's, not the session's). */
-  else if (s->cgroup.pids == NULL && usage.tasks > s->host->config.max_processes)
+  else if (!runner_cgroup_has_pids (&s->cgroup) && usage.tasks > s->host->config.max_processes)
     {
       if (s->current != NULL && s->current->limit == SP_LIMIT_NONE)
         s->current->limit = SP_LIMIT_PROCESSES;
@@ -798,7 +800,7 @@ finish_current (RunnerSession *s, int wait_status, int64_t cpu_ns)
                                 .wall_ns = now_ns () - run->t_start_ns,
                                 .cpu_ns = cpu_ns };
   run->have_report = true;
-  _runner_watch_take_peaks (run, s->memory_peak, s->tasks_peak);
+  _runner_watch_take_peaks (&run->watch, s->memory_peak, s->tasks_peak);
   _runner_run_on_init_exit (run);
 }
 
@@ -934,7 +936,7 @@ _runner_session_reaped (RunnerHost *host, pid_t pid)
       run->report = have_report ? report : (RunnerReport){ 0 };
       run->have_report = have_report;
       run->report.wall_ns = now_ns () - run->t_start_ns;
-      _runner_watch_take_peaks (run, s->memory_peak, s->tasks_peak);
+      _runner_watch_take_peaks (&run->watch, s->memory_peak, s->tasks_peak);
       run->session_ended = reason;
     }
   if (s->closing)

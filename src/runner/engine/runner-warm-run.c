@@ -139,7 +139,7 @@ try_warm (RunnerRun *run, const RunnerLaunch *l)
    * decoder (sp_warm_seat_limit): the driver never parses them. */
   RunnerPlanWarm warm = {
     .run_file = host->namespaces ? RUNNER_SANDBOX_CODE "/.sandpad/run.json" : host_file,
-    .cgroup = host->cgroups.version != 0,
+    .cgroup = runner_cgroup_version (&host->cgroups) != 0,
   };
   /* The app may have moved this runner into a delegated v2 scope since
    * it started. */

@@ -106,22 +106,14 @@ runner_warm_new (const RunnerWarmConfig *config)
   return warm;
 }
 
-static void
-cgroups_clear (RunnerCgroups *cg)
-{
-  free (cg->memory);
-  free (cg->pids);
-  *cg = (RunnerCgroups){ 0 };
-}
-
 /* Removes what is left of a sweep's seats; true once none is. */
 static bool
 sweep_seats (Sweep *sw)
 {
-  cleanup_fd int memory = open (sw->cgroups.memory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  cleanup_fd int pids = sw->cgroups.pids != NULL && sw->cgroups.version == 1
-                          ? open (sw->cgroups.pids, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-                          : -1;
+  int fds[2];
+  runner_cgroup_open_parents (&sw->cgroups, true, fds);
+  cleanup_fd int memory = fds[0];
+  cleanup_fd int pids = fds[1];
   size_t prefix = strlen (sw->prefix);
   bool done = true;
 
@@ -141,7 +133,8 @@ sweep_seats (Sweep *sw)
       /* A run's: the run removes it at its end. */
       if (taken)
         continue;
-      if (runner_cgroup_seat_drop (sw->cgroups.version, memory, pids, e->d_name) != 0)
+      if (runner_cgroup_seat_drop (runner_cgroup_version (&sw->cgroups), memory, pids, e->d_name)
+          != 0)
         done = false;
     }
   if (dir != NULL)
@@ -152,7 +145,7 @@ sweep_seats (Sweep *sw)
 static void
 sweep_free (Sweep *sw)
 {
-  cgroups_clear (&sw->cgroups);
+  runner_cgroup_copy_clear (&sw->cgroups);
   free (sw->prefix);
   free (sw->taken);
 }
@@ -189,7 +182,7 @@ retire (RunnerWarm *warm, Parent *p, bool failed)
     remove_tree (p->dir);
   free (p->dir);
   p->dir = NULL;
-  if (p->cgroups.version != 0 && p->seat_pid > 0)
+  if (runner_cgroup_version (&p->cgroups) != 0 && p->seat_pid > 0)
     {
       warm->sweeps = xrealloc (warm->sweeps, (warm->n_sweeps + 1) * sizeof *warm->sweeps);
       warm->sweeps[warm->n_sweeps++] = (Sweep){
@@ -202,7 +195,7 @@ retire (RunnerWarm *warm, Parent *p, bool failed)
       p->cgroups = (RunnerCgroups){ 0 };
       p->taken = NULL;
     }
-  cgroups_clear (&p->cgroups);
+  runner_cgroup_copy_clear (&p->cgroups);
   free (p->taken);
   p->taken = NULL;
   p->n_taken = 0;
@@ -310,7 +303,7 @@ exec_parent (const RunnerWarm *warm, const char *dir, int sock, bool network,
                                       geteuid () == 0 ? 1 : 0);
   cleanup_free char *spares = xasprintf ("%d", warm->config.spares > 0 ? warm->config.spares : 1);
   /* The runs' cgroups, fds 4 (memory) and 5 (v1's pids) when it has them. */
-  cleanup_free char *cgroups = xasprintf ("%d:%d", cg_fds[0] >= 0 ? cg->version : 0,
+  cleanup_free char *cgroups = xasprintf ("%d:%d", cg_fds[0] >= 0 ? runner_cgroup_version (cg) : 0,
                                           cg_fds[0] >= 0 && cg_fds[1] >= 0 ? 1 : 0);
   char *argv[] = { (char *) warm->config.python,
                    (char *) "-u",
@@ -403,16 +396,12 @@ runner_warm_start (RunnerWarm *warm, bool network, const RunnerCgroups *cg)
     }
   /* Where each spare gets its seat: the runner's groups, as directories
    * the parent makes them in. */
-  if (cg != NULL && cg->version != 0 && cg->memory != NULL
-      && (memory = open (cg->memory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0)
+  int parents[2];
+  if (runner_cgroup_open_parents (cg, true, parents) == 0)
     {
-      if (cg->version == 1 && cg->pids != NULL)
-        pids = open (cg->pids, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      p->cgroups = (RunnerCgroups){
-        .version = cg->version,
-        .memory = xstrdup (cg->memory),
-        .pids = cg->version == 1 && pids >= 0 ? xstrdup (cg->pids) : NULL,
-      };
+      memory = parents[0];
+      pids = parents[1];
+      runner_cgroup_copy (&p->cgroups, cg, pids >= 0);
     }
   p->pid = fork ();
   if (p->pid == 0)
@@ -530,13 +519,7 @@ take_seat (Parent *p, const char *text, size_t len, RunnerRunCgroup *cgroup)
     return -1;
   p->taken = xrealloc (p->taken, (p->n_taken + 1) * sizeof *p->taken);
   p->taken[p->n_taken++] = n;
-  *cgroup = (RunnerRunCgroup){
-    .version = p->cgroups.version,
-    .memory = xasprintf ("%s/%s", p->cgroups.memory, name),
-    .pids = p->cgroups.version == 2   ? xasprintf ("%s/%s", p->cgroups.memory, name)
-            : p->cgroups.pids != NULL ? xasprintf ("%s/%s", p->cgroups.pids, name)
-                                      : NULL,
-  };
+  runner_cgroup_seat_groups (&p->cgroups, name, cgroup);
   return 0;
 }
 
@@ -583,9 +566,10 @@ read_answer (RunnerWarm *warm, Parent *p, RunnerRunCgroup *cgroup, const char **
       *why = "the warm parent is gone";
       return -1;
     }
-  bool ok = p->cgroups.version == 0 ? n == 2 && memcmp (buf, "ok", 2) == 0
-                                    : n > 3 && memcmp (buf, "ok ", 3) == 0
-                                        && take_seat (p, buf + 3, (size_t) n - 3, cgroup) == 0;
+  bool ok = runner_cgroup_version (&p->cgroups) == 0
+              ? n == 2 && memcmp (buf, "ok", 2) == 0
+              : n > 3 && memcmp (buf, "ok ", 3) == 0
+                  && take_seat (p, buf + 3, (size_t) n - 3, cgroup) == 0;
   if (!ok || pidfd < 0)
     {
       if (pidfd >= 0)
@@ -596,19 +580,6 @@ read_answer (RunnerWarm *warm, Parent *p, RunnerRunCgroup *cgroup, const char **
       return -1;
     }
   return pidfd;
-}
-
-/* Whether a parent's seats are where the runner's runs' groups are now
- * (the app may move its runner into a delegated scope after it started). */
-static bool
-same_cgroups (const RunnerCgroups *a, const RunnerCgroups *b)
-{
-  if (a->version != b->version)
-    return false;
-  if (a->version == 0)
-    return true;
-  return a->memory != NULL && b->memory != NULL && strcmp (a->memory, b->memory) == 0
-         && (a->version == 2 || (a->pids == NULL) == (b->pids == NULL));
 }
 
 int
@@ -626,7 +597,7 @@ runner_warm_spawn (RunnerWarm *warm, bool network, const RunnerCgroups *cg, cons
       *why = NULL;
       return -1;
     }
-  if (!same_cgroups (&p->cgroups, cg))
+  if (!runner_cgroup_same (&p->cgroups, cg))
     {
       /* Its seats are not where runs' groups are now: a new parent makes
        * them there; this run starts cold. */

@@ -324,3 +324,9 @@ runner_compile_cache_store (RunnerCompileCache *cache, const char *key, int src_
     }
   trim (cache);
 }
+
+bool
+runner_compile_cache_ready (const RunnerCompileCache *cache)
+{
+  return cache->dir_fd >= 0;
+}

@@ -42,6 +42,10 @@ void runner_compile_cache_close (RunnerCompileCache *cache);
 void runner_compile_cache_key (RunnerLanguage *lang, const char *name, const char *code,
                                bool namespaces, bool network, char key[65]);
 
+/* Whether the cache has its directory (matplotlib's font list is kept
+ * there too, runner-font-cache.h). */
+bool runner_compile_cache_ready (const RunnerCompileCache *cache);
+
 /* Copies the entry's output to dest_dir_fd/dest_name (mode 0755, new);
  * true on a hit. An entry whose header or hash does not match what is
  * read is removed and false returned, with no file left at dest_name. */

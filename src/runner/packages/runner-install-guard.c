@@ -19,8 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runner-install.h"
 #include "runner-base.h"
+#include "runner-install-guard.h"
+#include "sp-proto.h"
 
 /* activate scripts are a few KiB; anything past this is not one. */
 #define KEPT_MAX_BYTES (1024 * 1024)

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runner-install.h"
 #include "runner-base.h"
+#include "runner-install-policy.h"
 
 static int refuse (char *msg, size_t msg_len, const char *fmt, ...)
   __attribute__ ((format (printf, 3, 4)));

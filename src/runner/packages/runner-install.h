@@ -34,18 +34,9 @@
 #include <stdint.h>
 
 #include "runner-engine.h"
+#include "runner-install-guard.h"
+#include "runner-install-policy.h"
 
-typedef struct
-{
-  char **allow;      /* fnmatch patterns on normalized names (PEP 503);
-                      * NULL or empty: every name may come in */
-  char **block;      /* patterns refused whatever allow says */
-  bool require_pins; /* every file must be requested as name==version */
-  int64_t max_bytes; /* all files of one install together; 0: the default */
-  bool allow_sdist;  /* accept source distributions (their setup.py runs) */
-} RunnerInstallPolicy;
-
-#define RUNNER_INSTALL_DEFAULT_MAX_BYTES (200 * INT64_C (1024) * 1024)
 /* The install log is rotated (to .1) past this size. */
 #define RUNNER_INSTALL_LOG_MAX_BYTES (1024 * 1024)
 
@@ -72,16 +63,6 @@ typedef enum
   RUNNER_INSTALL_FAILED,  /* a step failed (pip's error is in its output) */
 } RunnerInstallState;
 
-typedef struct
-{
-  char *name; /* normalized */
-  char *version;
-  char *file; /* the file's name */
-  char sha256[65];
-  int64_t size;
-  bool sdist;
-} RunnerInstallFile;
-
 typedef struct RunnerInstall RunnerInstall;
 
 /* Checks the request (environment, specs, policy before any download) and
@@ -107,51 +88,3 @@ void runner_install_free (RunnerInstall *inst);
 /* $XDG_STATE_HOME/sandpad/installs.log, or ~/.local/state/sandpad/...
  * malloc'd; NULL when neither variable gives an absolute directory. */
 char *runner_install_default_log (void);
-
-/* ---- the policy, plain functions (runner-install-policy.c) ---- */
-
-/* PEP 503: lower case, runs of "-", "_", "." as one "-". malloc'd. */
-char *runner_install_normalize (const char *name);
-
-/* Splits a requirement spec into a normalized name and, for name==version,
- * the pin (else *pin NULL). Refuses options ("-e", "--index-url"), paths
- * and URLs: only names from the index or find-links come in. */
-int runner_install_parse_spec (const char *spec, char **name, char **pin, char *msg,
-                               size_t msg_len);
-
-/* Reads name and version from a distribution's file name: a wheel
- * (name-version(-build)?-py-abi-plat.whl) or an sdist (name-version.tar.gz,
- * .zip). Returns -1 for anything else. */
-int runner_install_parse_file (const char *file, RunnerInstallFile *out);
-
-/* The policy's verdict on one requested name (before any download): 0, or
- * -1 with the rule in msg. */
-int runner_install_check_name (const RunnerInstallPolicy *policy, const char *name, char *msg,
-                               size_t msg_len);
-
-/* The verdict on what the download step brought: every file against the
- * lists, the pins of the request (names and pins parallel, n entries),
- * the kinds and the size cap. */
-int runner_install_check_files (const RunnerInstallPolicy *policy, char *const *names,
-                                char *const *pins, size_t n, const RunnerInstallFile *files,
-                                size_t n_files, char *msg, size_t msg_len);
-
-void runner_install_file_clear (RunnerInstallFile *file);
-
-/* ---- what the install step may not change (runner-install-guard.c) ---- */
-
-typedef struct RunnerVenvGuard RunnerVenvGuard;
-
-/* Holds the venv as an fd and keeps pyvenv.cfg, bin/activate* and
- * bin/python* (bytes, or a link's target; mode, owner) and the names in
- * bin/. NULL with msg filled when they cannot be kept. */
-RunnerVenvGuard *runner_venv_guard_new (const char *venv, char *msg, size_t msg_len);
-/* After the step: puts back every kept file that changed or went, removes
- * new bin/activate* and bin/python*, and says which ("bin/activate,
- * bin/python3.99 (new)", malloc'd) in *changed, or NULL when none did.
- * *shadowing: new bin/ names that are common commands (ls, git, sudo),
- * malloc'd and NULL-terminated. -1 with msg when it could not put them
- * back. */
-int runner_venv_guard_check (RunnerVenvGuard *guard, char **changed, char ***shadowing, char *msg,
-                             size_t msg_len);
-void runner_venv_guard_free (RunnerVenvGuard *guard);

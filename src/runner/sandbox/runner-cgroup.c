@@ -540,3 +540,27 @@ runner_cgroup_join (const int procs_fds[RUNNER_CGROUP_MAX_FDS])
       return -1;
   return 0;
 }
+
+int
+runner_cgroup_version (const RunnerCgroups *cg)
+{
+  return cg != NULL ? cg->version : 0;
+}
+
+bool
+runner_cgroup_has_memory (const RunnerRunCgroup *run)
+{
+  return run->memory != NULL;
+}
+
+bool
+runner_cgroup_has_pids (const RunnerRunCgroup *run)
+{
+  return run->pids != NULL;
+}
+
+int
+runner_cgroup_memory_version (const RunnerRunCgroup *run)
+{
+  return run->memory != NULL ? run->version : 0;
+}

@@ -98,6 +98,26 @@ int runner_cgroup_seat_make (int version, int memory_parent, int pids_parent, co
 /* Removes a seat no run took (v2: its processes killed first). 0 once it
  * is gone, -1 while it still has processes (EBUSY): call again later. */
 int runner_cgroup_seat_drop (int version, int memory_parent, int pids_parent, const char *name);
+/* What the runner above reads of the groups, never their fields. */
+int runner_cgroup_version (const RunnerCgroups *cg); /* 2, 1, or 0: none (or cg NULL) */
+bool runner_cgroup_has_memory (const RunnerRunCgroup *run);
+bool runner_cgroup_has_pids (const RunnerRunCgroup *run);
+/* The version of the run's memory group; 0 when it has none. */
+int runner_cgroup_memory_version (const RunnerRunCgroup *run);
+
+/* The warm pool's seats (runner-cgroup-seat.c): a parent keeps a copy of
+ * where the runner's groups were when it started (with v1's pids group
+ * only where it could be opened), compares it with where they are now,
+ * opens their directories to make seats in, and names a seat's groups. */
+void runner_cgroup_copy (RunnerCgroups *dest, const RunnerCgroups *cg, bool with_pids);
+void runner_cgroup_copy_clear (RunnerCgroups *copy);
+bool runner_cgroup_same (const RunnerCgroups *a, const RunnerCgroups *b);
+/* fds[0]: the memory group's directory, fds[1]: v1's pids group's, or
+ * -1 each; 0 when the memory group's could be opened. */
+int runner_cgroup_open_parents (const RunnerCgroups *cg, bool pids, int fds[2]);
+/* The groups of the seat called name in cg's (made by the warm parent). */
+void runner_cgroup_seat_groups (const RunnerCgroups *cg, const char *name, RunnerRunCgroup *out);
+
 /* Whether the kernel killed a process of the run for its memory. */
 bool runner_cgroup_oom_killed (const RunnerRunCgroup *run);
 

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "runner-seccomp.h"
+#include "runner-util.h"
 
 typedef enum
 {
@@ -57,14 +58,6 @@ extern const char *const runner_sandbox_etc[23];
 #define RUNNER_SANDBOX_CODE_PRELUDE RUNNER_SANDBOX_CODE "/.sandpad/prelude"
 /* Readable only by runs that have the network. */
 #define RUNNER_SANDBOX_RESOLV_CONF "/etc/resolv.conf"
-
-/* A directory as the runner checked it; ino 0: not checked (looked up by
- * name, the runner's own directories only). */
-typedef struct
-{
-  dev_t dev;
-  ino_t ino;
-} RunnerDirId;
 
 /* Layers a plan may go without, each only when named in its waived set
  * (a host that lacks it, outside strict mode; the runner reports why in

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "runner-sandbox.h"
+#include "runner-util.h"
 
 /* Whether a filter returns SECCOMP_RET_USER_NOTIF anywhere, and so must be
  * loaded with a listener: without one the kernel answers such a call with

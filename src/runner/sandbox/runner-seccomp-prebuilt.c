@@ -4,14 +4,18 @@
  * faults, a tenth of what the sandbox added to a run.
  *
  * Used only when the libseccomp now loaded is the one they were built
- * with; otherwise runner_seccomp_compile() builds them as before. */
+ * with; otherwise runner_seccomp_compile() builds them as before. Built
+ * without the table (a cross build: the generator must run where it is
+ * built), it always builds them. */
 #include "runner-seccomp.h"
 
 #include <seccomp.h>
 #include <string.h>
 
-#include "runner-seccomp-table.h"
 #include "runner-util.h"
+
+#ifdef RUNNER_SECCOMP_PREBUILT
+#include "runner-seccomp-table.h"
 
 /* The table is indexed by these two fields alone: a policy that grows a
  * field must grow the table too (seccomp-gen.c, the index below), or
@@ -41,4 +45,15 @@ runner_seccomp_prebuilt (const RunnerSeccompPolicy *policy, RunnerSeccompFilter 
   filter->allow = copy_program (runner_seccomp_table[i].allow, runner_seccomp_table[i].n_allow);
   filter->rules = copy_program (runner_seccomp_table[i].rules, runner_seccomp_table[i].n_rules);
   return 0;
+}
+#endif
+
+int
+runner_seccomp_compile (const RunnerSeccompPolicy *policy, RunnerSeccompFilter *filter)
+{
+#ifdef RUNNER_SECCOMP_PREBUILT
+  if (runner_seccomp_prebuilt (policy, filter) == 0)
+    return 0;
+#endif
+  return runner_seccomp_compile_now (policy, filter);
 }

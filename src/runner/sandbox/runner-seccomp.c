@@ -416,16 +416,6 @@ compile_one (uint32_t default_action, const RunnerSeccompPolicy *policy, struct 
 }
 
 int
-runner_seccomp_compile (const RunnerSeccompPolicy *policy, RunnerSeccompFilter *filter)
-{
-#ifdef RUNNER_SECCOMP_PREBUILT
-  if (runner_seccomp_prebuilt (policy, filter) == 0)
-    return 0;
-#endif
-  return runner_seccomp_compile_now (policy, filter);
-}
-
-int
 runner_seccomp_compile_now (const RunnerSeccompPolicy *policy, RunnerSeccompFilter *filter)
 {
   int rc;
@@ -470,4 +460,10 @@ runner_seccomp_load (const RunnerSeccompFilter *filter, int *listener)
     return -1;
   *listener = fd;
   return 0;
+}
+
+bool
+runner_seccomp_compiled (const RunnerSeccompFilter *filter)
+{
+  return filter->allow.len > 0;
 }

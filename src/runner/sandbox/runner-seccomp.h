@@ -45,7 +45,8 @@ extern const char *const runner_seccomp_allowed[];
 
 /* Fills *filter (arrays malloc'd) or returns -1 with errno set: from the
  * table built with the runner when this libseccomp is the one it was
- * built with, else through libseccomp now. */
+ * built with, else through libseccomp now (runner-seccomp-prebuilt.c,
+ * above this file: it picks between the two). */
 int runner_seccomp_compile (const RunnerSeccompPolicy *policy, RunnerSeccompFilter *filter);
 
 /* Always through libseccomp, now (what the table was built with). */
@@ -62,6 +63,8 @@ int runner_seccomp_deny_sockets (scmp_filter_ctx ctx, const RunnerSeccompPolicy 
 
 /* Frees what compile allocated; the filter is then empty. */
 void runner_seccomp_clear (RunnerSeccompFilter *filter);
+/* Whether filter holds a compiled filter (not cleared, not empty). */
+bool runner_seccomp_compiled (const RunnerSeccompFilter *filter);
 
 /* In the child, after PR_SET_NO_NEW_PRIVS. Returns -1 with errno set.
  * *listener: -1, or the listener of calls the rules hand over (fallback

@@ -15,6 +15,15 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+/* A directory as the runner checked it; ino 0: not checked (looked up by
+ * name, the runner's own directories only). The sandbox binds, and gives
+ * Landlock, a directory only while its name still leads to this one. */
+typedef struct
+{
+  dev_t dev;
+  ino_t ino;
+} RunnerDirId;
+
 #define N_ELEMENTS(a) (sizeof (a) / sizeof ((a)[0]))
 
 static inline void

@@ -43,6 +43,12 @@ runner_display_scan_clear (RunnerDisplayScan *scan)
   scan->in_body = false;
 }
 
+bool
+runner_display_scan_holds (const RunnerDisplayScan *scan)
+{
+  return scan->held.len > 0 || scan->in_body;
+}
+
 /* A body that cannot be one, given back as the text it was. */
 static void
 give_back (RunnerDisplayScan *scan, const char *tail, size_t tail_len, bool final,

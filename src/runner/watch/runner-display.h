@@ -41,6 +41,9 @@ void runner_display_new_token (char token[RUNNER_DISPLAY_TOKEN_LEN + 1]);
 
 void runner_display_scan_init (RunnerDisplayScan *scan, const char *token);
 void runner_display_scan_clear (RunnerDisplayScan *scan);
+/* Whether the scan holds bytes back (a partial prefix, or a marker's body
+ * so far): at the stream's end they go out with a final feed. */
+bool runner_display_scan_holds (const RunnerDisplayScan *scan);
 
 /* Passes bytes on, in order, as text and display bodies. */
 void runner_display_scan_feed (RunnerDisplayScan *scan, const char *bytes, size_t len, bool final,
