@@ -1,8 +1,8 @@
 /* sp-activity-window.c: what assistants run through sandpad-mcp, live.
  *
- * Built in code like SpHistoryWindow: a list bound to the model and a
- * detail pane rebuilt (at most once per main-loop turn) when the shown
- * run changes. */
+ * A template (ui/sp-activity-window.ui), as SpHistoryWindow: a list
+ * bound to the model and a detail pane rebuilt (at most once per
+ * main-loop turn) when the shown run changes. */
 #define G_LOG_DOMAIN "sp-activity-window"
 
 #include "config.h"
@@ -432,83 +432,35 @@ sp_activity_window_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->list, self);
   self->list = NULL;
   g_clear_object (&self->model);
+  gtk_widget_dispose_template (GTK_WIDGET (self), SP_TYPE_ACTIVITY_WINDOW);
   G_OBJECT_CLASS (sp_activity_window_parent_class)->dispose (object);
 }
 
 static void
 sp_activity_window_class_init (SpActivityWindowClass *klass)
 {
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
   G_OBJECT_CLASS (klass)->dispose = sp_activity_window_dispose;
-}
-
-static GtkWidget *
-scrolled (GtkWidget *child)
-{
-  GtkWidget *sw = gtk_scrolled_window_new ();
-
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (sw), child);
-  gtk_widget_set_vexpand (sw, TRUE);
-  gtk_widget_set_hexpand (sw, TRUE);
-  return sw;
-}
-
-static GtkLabel *
-make_label (const char *css_class)
-{
-  GtkLabel *label = GTK_LABEL (gtk_label_new (NULL));
-
-  gtk_label_set_xalign (label, 0);
-  gtk_label_set_wrap (label, TRUE);
-  gtk_label_set_selectable (label, TRUE);
-  gtk_widget_set_margin_start (GTK_WIDGET (label), 8);
-  gtk_widget_set_margin_top (GTK_WIDGET (label), 4);
-  if (css_class != NULL)
-    gtk_widget_add_css_class (GTK_WIDGET (label), css_class);
-  return label;
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/sandpad/Sandpad/sp-activity-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, SpActivityWindow, list);
+  gtk_widget_class_bind_template_child (widget_class, SpActivityWindow, title);
+  gtk_widget_class_bind_template_child (widget_class, SpActivityWindow, status);
+  gtk_widget_class_bind_template_child (widget_class, SpActivityWindow, stop_button);
+  gtk_widget_class_bind_template_child (widget_class, SpActivityWindow, text_view);
+  gtk_widget_class_bind_template_child (widget_class, SpActivityWindow, empty);
+  gtk_widget_class_bind_template_callback (widget_class, on_stop_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_row_selected);
 }
 
 static void
 sp_activity_window_init (SpActivityWindow *self)
 {
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *header = adw_header_bar_new ();
-  GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
-  GtkWidget *right = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   GtkTextBuffer *buffer;
   GtkTextIter start;
 
-  gtk_window_set_title (GTK_WINDOW (self), _ ("Assistant Activity"));
-  gtk_window_set_default_size (GTK_WINDOW (self), 960, 600);
-
-  self->stop_button = gtk_button_new_with_mnemonic (_ ("_Stop"));
-  gtk_widget_add_css_class (self->stop_button, "destructive-action");
-  gtk_widget_set_tooltip_text (self->stop_button, _ ("Ask sandpad-mcp to stop this run"));
-  g_signal_connect_object (self->stop_button, "clicked", G_CALLBACK (on_stop_clicked), self, 0);
-  adw_header_bar_pack_end (ADW_HEADER_BAR (header), self->stop_button);
-  gtk_box_append (GTK_BOX (box), header);
-
-  self->list = GTK_LIST_BOX (gtk_list_box_new ());
-  gtk_list_box_set_selection_mode (self->list, GTK_SELECTION_BROWSE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->list), "navigation-sidebar");
-  g_signal_connect_object (self->list, "row-selected", G_CALLBACK (on_row_selected), self, 0);
-  gtk_paned_set_start_child (GTK_PANED (paned), scrolled (GTK_WIDGET (self->list)));
-  gtk_paned_set_position (GTK_PANED (paned), 340);
-
-  self->title = make_label ("heading");
-  self->status = make_label ("sp-activity-status");
-  self->empty = make_label ("dim-label");
-  gtk_label_set_text (self->empty,
-                      _ ("No assistant has run anything yet. Runs that AI assistants make "
-                         "through sandpad-mcp on this computer show here as they happen."));
-  gtk_box_append (GTK_BOX (right), GTK_WIDGET (self->title));
-  gtk_box_append (GTK_BOX (right), GTK_WIDGET (self->status));
-  gtk_box_append (GTK_BOX (right), GTK_WIDGET (self->empty));
-  self->text_view = GTK_TEXT_VIEW (gtk_text_view_new ());
-  gtk_text_view_set_editable (self->text_view, FALSE);
-  gtk_text_view_set_monospace (self->text_view, TRUE);
-  gtk_text_view_set_wrap_mode (self->text_view, GTK_WRAP_WORD_CHAR);
-  gtk_text_view_set_left_margin (self->text_view, 8);
-  gtk_text_view_set_top_margin (self->text_view, 8);
+  gtk_widget_init_template (GTK_WIDGET (self));
   buffer = gtk_text_view_get_buffer (self->text_view);
   gtk_text_buffer_create_tag (buffer, "code", "paragraph-background", "rgba(127,127,127,0.12)",
                               NULL);
@@ -522,11 +474,6 @@ sp_activity_window_init (SpActivityWindow *self)
   /* Left gravity: it stays before what is inserted at it, the diff. */
   gtk_text_buffer_get_start_iter (buffer, &start);
   self->output_start = gtk_text_buffer_create_mark (buffer, NULL, &start, TRUE);
-  gtk_box_append (GTK_BOX (right), scrolled (GTK_WIDGET (self->text_view)));
-  gtk_paned_set_end_child (GTK_PANED (paned), right);
-  gtk_widget_set_vexpand (paned, TRUE);
-  gtk_box_append (GTK_BOX (box), paned);
-  adw_window_set_content (ADW_WINDOW (self), box);
 }
 
 SpActivityWindow *

@@ -1,8 +1,8 @@
 /* sp-history-window.c: the runs of one file, and what changed between them.
  *
- * Built in code rather than from a template: it is a list, a text pane, a
- * row of the run's kept plots under it and two buttons, all filled from the
- * store when it opens. The plots are the store's files, decoded the way the
+ * Its widgets are a template (ui/sp-history-window.ui): a list, a text
+ * pane, a row of the run's kept plots under it and the header's buttons,
+ * all filled from the store when it opens. The plots are the store's files, decoded the way the
  * panel decodes a run's (sp-image-texture.h: in the sandboxed helper, never
  * in this process): a kept image is still the program's output. A row of
  * a run that kept an image has a thumbnail of its first, decoded the same
@@ -579,98 +579,56 @@ sp_history_window_dispose (GObject *object)
   g_clear_handle_id (&self->thumbnail_idle, g_source_remove);
   stop_comparing (self);
   g_clear_pointer (&self->runs, g_ptr_array_unref);
-  g_clear_object (&self->run_names);
+  gtk_widget_dispose_template (GTK_WIDGET (self), SP_TYPE_HISTORY_WINDOW);
   G_OBJECT_CLASS (sp_history_window_parent_class)->dispose (object);
 }
 
 static void
 sp_history_window_class_init (SpHistoryWindowClass *klass)
 {
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
   G_OBJECT_CLASS (klass)->dispose = sp_history_window_dispose;
   signals[RESTORE_CODE] = g_signal_new ("restore-code", G_TYPE_FROM_CLASS (klass),
                                         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 2,
                                         G_TYPE_STRING, G_TYPE_STRING);
-}
 
-static GtkWidget *
-scrolled (GtkWidget *child)
-{
-  GtkWidget *sw = gtk_scrolled_window_new ();
-
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (sw), child);
-  gtk_widget_set_vexpand (sw, TRUE);
-  gtk_widget_set_hexpand (sw, TRUE);
-  return sw;
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/sandpad/Sandpad/sp-history-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, SpHistoryWindow, list);
+  gtk_widget_class_bind_template_child (widget_class, SpHistoryWindow, list_scroller);
+  gtk_widget_class_bind_template_child (widget_class, SpHistoryWindow, text_view);
+  gtk_widget_class_bind_template_child (widget_class, SpHistoryWindow, changes_button);
+  gtk_widget_class_bind_template_child (widget_class, SpHistoryWindow, compare_button);
+  gtk_widget_class_bind_template_child (widget_class, SpHistoryWindow, compare_with);
+  gtk_widget_class_bind_template_child (widget_class, SpHistoryWindow, run_names);
+  gtk_widget_class_bind_template_child (widget_class, SpHistoryWindow, restore_button);
+  gtk_widget_class_bind_template_child (widget_class, SpHistoryWindow, note);
+  gtk_widget_class_bind_template_child (widget_class, SpHistoryWindow, plots_scroller);
+  gtk_widget_class_bind_template_child (widget_class, SpHistoryWindow, plots);
+  gtk_widget_class_bind_template_callback (widget_class, on_changes_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_compare_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_restore_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_row_selected);
 }
 
 static void
 sp_history_window_init (SpHistoryWindow *self)
 {
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *header = adw_header_bar_new ();
-  GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
-  GtkWidget *right = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   GtkTextBuffer *buffer;
+  GtkAdjustment *adjustment;
 
-  gtk_window_set_title (GTK_WINDOW (self), _ ("Run History"));
-  gtk_window_set_default_size (GTK_WINDOW (self), 900, 560);
+  gtk_widget_init_template (GTK_WIDGET (self));
   self->runs = g_ptr_array_new_with_free_func ((GDestroyNotify) sp_run_record_free);
 
-  self->changes_button = gtk_button_new_with_mnemonic (_ ("_Changes since last run"));
-  self->restore_button = gtk_button_new_with_mnemonic (_ ("_Restore this code"));
-  gtk_widget_set_tooltip_text (self->restore_button,
-                               _ ("Put this run's code in the editor (undo takes it back)"));
-  g_signal_connect_object (self->changes_button, "clicked", G_CALLBACK (on_changes_clicked), self,
-                           0);
-  g_signal_connect_object (self->restore_button, "clicked", G_CALLBACK (on_restore_clicked), self,
-                           0);
-  adw_header_bar_pack_start (ADW_HEADER_BAR (header), self->changes_button);
-  self->run_names = gtk_string_list_new (NULL);
-  self->compare_with = GTK_DROP_DOWN (
-    gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->run_names)), NULL));
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->compare_with), _ ("The run to compare with"));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->compare_with),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _ ("Compare with"), -1);
-  self->compare_button = gtk_button_new_with_mnemonic (_ ("Co_mpare"));
-  gtk_widget_set_tooltip_text (self->compare_button,
-                               _ ("How the selected run differs from the run chosen beside it"));
-  g_signal_connect_object (self->compare_button, "clicked", G_CALLBACK (on_compare_clicked), self,
-                           0);
-  adw_header_bar_pack_start (ADW_HEADER_BAR (header), GTK_WIDGET (self->compare_with));
-  adw_header_bar_pack_start (ADW_HEADER_BAR (header), self->compare_button);
-  adw_header_bar_pack_end (ADW_HEADER_BAR (header), self->restore_button);
-  gtk_box_append (GTK_BOX (box), header);
+  /* value: scrolled; changed: laid out or resized (rows come into view) */
+  adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (self->list_scroller));
+  g_signal_connect_object (adjustment, "value-changed", G_CALLBACK (queue_load_thumbnails), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (adjustment, "changed", G_CALLBACK (queue_load_thumbnails), self,
+                           G_CONNECT_SWAPPED);
 
-  self->note = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_wrap (self->note, TRUE);
-  gtk_label_set_xalign (self->note, 0);
-  gtk_widget_add_css_class (GTK_WIDGET (self->note), "warning");
-  gtk_widget_set_visible (GTK_WIDGET (self->note), FALSE);
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->note));
-
-  self->list = GTK_LIST_BOX (gtk_list_box_new ());
-  gtk_list_box_set_selection_mode (self->list, GTK_SELECTION_BROWSE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->list), "navigation-sidebar");
-  g_signal_connect_object (self->list, "row-selected", G_CALLBACK (on_row_selected), self, 0);
-  self->list_scroller = scrolled (GTK_WIDGET (self->list));
-  {
-    GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (
-      GTK_SCROLLED_WINDOW (self->list_scroller));
-    /* value: scrolled; changed: laid out or resized (rows come into view) */
-    g_signal_connect_object (adjustment, "value-changed", G_CALLBACK (queue_load_thumbnails), self,
-                             G_CONNECT_SWAPPED);
-    g_signal_connect_object (adjustment, "changed", G_CALLBACK (queue_load_thumbnails), self,
-                             G_CONNECT_SWAPPED);
-  }
-  gtk_paned_set_start_child (GTK_PANED (paned), self->list_scroller);
-  gtk_paned_set_position (GTK_PANED (paned), 340);
-
-  self->text_view = GTK_TEXT_VIEW (gtk_text_view_new ());
-  gtk_text_view_set_editable (self->text_view, FALSE);
-  gtk_text_view_set_monospace (self->text_view, TRUE);
-  gtk_text_view_set_left_margin (self->text_view, 8);
-  gtk_text_view_set_top_margin (self->text_view, 8);
-  gtk_widget_add_css_class (GTK_WIDGET (self->text_view), "sp-history-text");
+  /* How a comparison and a hidden character are marked. */
   buffer = gtk_text_view_get_buffer (self->text_view);
   gtk_text_buffer_create_tag (buffer, "added", "paragraph-background", "rgba(46,194,126,0.22)",
                               NULL);
@@ -680,25 +638,6 @@ sp_history_window_init (SpHistoryWindow *self)
   gtk_text_buffer_create_tag (buffer, "header", "weight", PANGO_WEIGHT_BOLD, NULL);
   gtk_text_buffer_create_tag (buffer, "hidden-char", "underline", PANGO_UNDERLINE_ERROR, "style",
                               PANGO_STYLE_ITALIC, NULL);
-  gtk_text_view_set_wrap_mode (self->text_view, GTK_WRAP_WORD_CHAR);
-  gtk_box_append (GTK_BOX (right), scrolled (GTK_WIDGET (self->text_view)));
-  self->plots = GTK_BOX (gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12));
-  gtk_widget_set_margin_start (GTK_WIDGET (self->plots), 8);
-  gtk_widget_set_margin_end (GTK_WIDGET (self->plots), 8);
-  gtk_widget_set_margin_top (GTK_WIDGET (self->plots), 8);
-  gtk_widget_set_margin_bottom (GTK_WIDGET (self->plots), 8);
-  self->plots_scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (self->plots_scroller),
-                                 GTK_WIDGET (self->plots));
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (self->plots_scroller), GTK_POLICY_AUTOMATIC,
-                                  GTK_POLICY_NEVER);
-  gtk_widget_add_css_class (self->plots_scroller, "sp-history-plots");
-  gtk_widget_set_visible (self->plots_scroller, FALSE);
-  gtk_box_append (GTK_BOX (right), self->plots_scroller);
-  gtk_paned_set_end_child (GTK_PANED (paned), right);
-  gtk_widget_set_vexpand (paned, TRUE);
-  gtk_box_append (GTK_BOX (box), paned);
-  adw_window_set_content (ADW_WINDOW (self), box);
 }
 
 SpHistoryWindow *

@@ -434,137 +434,7 @@ stop_job (SpPackagesDialog *self)
     self->kill_id = g_timeout_add_seconds (STOP_GRACE_SECONDS, kill_now, self);
 }
 
-/* ---- the widget ---- */
-
-static GtkWidget *
-build_install_part (SpPackagesDialog *self)
-{
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
-  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  GtkWidget *scrolled = gtk_scrolled_window_new ();
-  GtkWidget *heading = gtk_label_new (_ ("Installed"));
-
-  gtk_widget_add_css_class (heading, "heading");
-  gtk_label_set_xalign (GTK_LABEL (heading), 0);
-  gtk_box_append (GTK_BOX (box), heading);
-  self->list_box = GTK_LIST_BOX (gtk_list_box_new ());
-  gtk_list_box_set_selection_mode (self->list_box, GTK_SELECTION_NONE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->list_box), "boxed-list");
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), GTK_WIDGET (self->list_box));
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER,
-                                  GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scrolled), 160);
-  gtk_widget_set_vexpand (scrolled, TRUE);
-  gtk_box_append (GTK_BOX (box), scrolled);
-  /* The list holds the venv's own; numpy and the like that import from
-   * the system would otherwise look missing. */
-  self->system_label = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_wrap (self->system_label, TRUE);
-  gtk_label_set_xalign (self->system_label, 0);
-  gtk_widget_add_css_class (GTK_WIDGET (self->system_label), "dim-label");
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->system_label));
-
-  self->spec_entry = GTK_ENTRY (gtk_entry_new ());
-  gtk_entry_set_placeholder_text (self->spec_entry, _ ("Packages, such as requests==2.31.0"));
-  gtk_widget_set_hexpand (GTK_WIDGET (self->spec_entry), TRUE);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->spec_entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _ ("Packages to install"), -1);
-  g_signal_connect_object (self->spec_entry, "activate", G_CALLBACK (on_install_clicked), self,
-                           G_CONNECT_SWAPPED);
-  self->install_button = gtk_button_new_with_mnemonic (_ ("_Install"));
-  gtk_widget_add_css_class (self->install_button, "suggested-action");
-  g_signal_connect_object (self->install_button, "clicked", G_CALLBACK (on_install_clicked), self,
-                           G_CONNECT_SWAPPED);
-  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->spec_entry));
-  gtk_box_append (GTK_BOX (row), self->install_button);
-  gtk_box_append (GTK_BOX (box), row);
-  self->sources_label = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_wrap (self->sources_label, TRUE);
-  gtk_label_set_xalign (self->sources_label, 0);
-  gtk_widget_add_css_class (GTK_WIDGET (self->sources_label), "dim-label");
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->sources_label));
-  return box;
-}
-
-static void
-build (SpPackagesDialog *self)
-{
-  GtkWidget *content = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *header = adw_header_bar_new ();
-  GtkWidget *body = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
-  GtkWidget *output_scrolled = gtk_scrolled_window_new ();
-
-  self->title = ADW_WINDOW_TITLE (adw_window_title_new (_ ("Packages"), ""));
-  adw_header_bar_set_title_widget (ADW_HEADER_BAR (header), GTK_WIDGET (self->title));
-  self->cancel_button = gtk_button_new_with_mnemonic (_ ("_Cancel"));
-  g_signal_connect_object (self->cancel_button, "clicked", G_CALLBACK (stop_job), self,
-                           G_CONNECT_SWAPPED);
-  adw_header_bar_pack_start (ADW_HEADER_BAR (header), self->cancel_button);
-  gtk_box_append (GTK_BOX (content), header);
-
-  gtk_widget_set_margin_start (body, 18);
-  gtk_widget_set_margin_end (body, 18);
-  gtk_widget_set_margin_top (body, 12);
-  gtk_widget_set_margin_bottom (body, 18);
-  gtk_widget_set_vexpand (body, TRUE);
-  self->where_label = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_wrap (self->where_label, TRUE);
-  gtk_label_set_xalign (self->where_label, 0);
-  gtk_label_set_selectable (self->where_label, FALSE);
-  gtk_box_append (GTK_BOX (body), GTK_WIDGET (self->where_label));
-
-  self->empty_page = ADW_STATUS_PAGE (adw_status_page_new ());
-  adw_status_page_set_title (self->empty_page, _ ("No Environment"));
-  adw_status_page_set_icon_name (self->empty_page, "folder-new-symbolic");
-  /* Compact: in a dialog of this size a full status page's icon pushed
-   * its button below the fold. */
-  gtk_widget_add_css_class (GTK_WIDGET (self->empty_page), "compact");
-  self->create_button = gtk_button_new_with_mnemonic (_ ("Create _Environment"));
-  gtk_widget_set_halign (self->create_button, GTK_ALIGN_CENTER);
-  gtk_widget_add_css_class (self->create_button, "pill");
-  gtk_widget_add_css_class (self->create_button, "suggested-action");
-  g_signal_connect_object (self->create_button, "clicked", G_CALLBACK (on_create_clicked), self,
-                           G_CONNECT_SWAPPED);
-  adw_status_page_set_child (self->empty_page, self->create_button);
-  gtk_widget_set_vexpand (GTK_WIDGET (self->empty_page), TRUE);
-  gtk_box_append (GTK_BOX (body), GTK_WIDGET (self->empty_page));
-
-  self->installed_box = build_install_part (self);
-  gtk_box_append (GTK_BOX (body), self->installed_box);
-
-  self->result_label = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_wrap (self->result_label, TRUE);
-  gtk_label_set_xalign (self->result_label, 0);
-  gtk_label_set_selectable (self->result_label, TRUE);
-  gtk_box_append (GTK_BOX (body), GTK_WIDGET (self->result_label));
-
-  self->output_view = GTK_TEXT_VIEW (gtk_text_view_new ());
-  gtk_text_view_set_editable (self->output_view, FALSE);
-  gtk_text_view_set_monospace (self->output_view, TRUE);
-  gtk_text_view_set_wrap_mode (self->output_view, GTK_WRAP_WORD_CHAR);
-  gtk_text_view_set_left_margin (self->output_view, 6);
-  gtk_text_view_set_right_margin (self->output_view, 6);
-  gtk_text_view_set_top_margin (self->output_view, 6);
-  gtk_text_view_set_bottom_margin (self->output_view, 6);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->output_view), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _ ("Output"), -1);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (output_scrolled),
-                                 GTK_WIDGET (self->output_view));
-  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (output_scrolled), 120);
-  gtk_widget_add_css_class (output_scrolled, "card");
-  /* Shown once something ran: before that it was an empty box. */
-  gtk_widget_set_visible (output_scrolled, FALSE);
-  self->output_card = output_scrolled;
-  /* The output keeps to its end by setting the value, never with
-   * gtk_text_view_scroll_to_iter: GTK 4.8 animates that, and a dialog
-   * closed while it animates warns from its scroll bar's unmap. */
-  g_signal_connect (gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (output_scrolled)),
-                    "changed", G_CALLBACK (keep_to_end), NULL);
-  gtk_box_append (GTK_BOX (body), output_scrolled);
-
-  gtk_box_append (GTK_BOX (content), body);
-  adw_window_set_content (ADW_WINDOW (self), content);
-}
+/* ---- the widget: a template (ui/sp-packages-dialog.ui) ---- */
 
 static void
 sp_packages_dialog_dispose (GObject *object)
@@ -580,6 +450,7 @@ sp_packages_dialog_dispose (GObject *object)
   g_clear_object (&self->process);
   g_clear_handle_id (&self->kill_id, g_source_remove);
   g_clear_object (&self->settings);
+  gtk_widget_dispose_template (GTK_WIDGET (self), SP_TYPE_PACKAGES_DIALOG);
   G_OBJECT_CLASS (sp_packages_dialog_parent_class)->dispose (object);
 }
 
@@ -609,14 +480,37 @@ sp_packages_dialog_class_init (SpPackagesDialogClass *klass)
                                                G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
                                                0);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/sandpad/Sandpad/sp-packages-dialog.ui");
+  gtk_widget_class_bind_template_child (widget_class, SpPackagesDialog, title);
+  gtk_widget_class_bind_template_child (widget_class, SpPackagesDialog, where_label);
+  gtk_widget_class_bind_template_child (widget_class, SpPackagesDialog, sources_label);
+  gtk_widget_class_bind_template_child (widget_class, SpPackagesDialog, system_label);
+  gtk_widget_class_bind_template_child (widget_class, SpPackagesDialog, output_card);
+  gtk_widget_class_bind_template_child (widget_class, SpPackagesDialog, empty_page);
+  gtk_widget_class_bind_template_child (widget_class, SpPackagesDialog, create_button);
+  gtk_widget_class_bind_template_child (widget_class, SpPackagesDialog, installed_box);
+  gtk_widget_class_bind_template_child (widget_class, SpPackagesDialog, list_box);
+  gtk_widget_class_bind_template_child (widget_class, SpPackagesDialog, spec_entry);
+  gtk_widget_class_bind_template_child (widget_class, SpPackagesDialog, install_button);
+  gtk_widget_class_bind_template_child (widget_class, SpPackagesDialog, cancel_button);
+  gtk_widget_class_bind_template_child (widget_class, SpPackagesDialog, result_label);
+  gtk_widget_class_bind_template_child (widget_class, SpPackagesDialog, output_view);
+  gtk_widget_class_bind_template_callback (widget_class, on_create_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_install_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, stop_job);
 }
 
 static void
 sp_packages_dialog_init (SpPackagesDialog *self)
 {
-  gtk_window_set_title (GTK_WINDOW (self), _ ("Packages"));
-  gtk_window_set_default_size (GTK_WINDOW (self), 560, 620);
-  build (self);
+  gtk_widget_init_template (GTK_WIDGET (self));
+  /* The output keeps to its end by setting the value, never with
+   * gtk_text_view_scroll_to_iter: GTK 4.8 animates that, and a dialog
+   * closed while it animates warns from its scroll bar's unmap. */
+  g_signal_connect (gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (self->output_card)),
+                    "changed", G_CALLBACK (keep_to_end), NULL);
 }
 
 SpPackagesDialog *
