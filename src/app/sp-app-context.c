@@ -12,6 +12,7 @@ struct _SpAppContext
   SpRunnerSupervisor *supervisor;
   SpStateLock *lock;
   char *problem;
+  SpAppWindowFactory window_factory;
 };
 
 G_DEFINE_FINAL_TYPE (SpAppContext, sp_app_context, G_TYPE_OBJECT)
@@ -98,4 +99,19 @@ sp_app_context_class_init (SpAppContextClass *klass)
 static void
 sp_app_context_init (SpAppContext *self)
 {
+}
+
+void
+sp_app_context_set_window_factory (SpAppContext *self, SpAppWindowFactory factory)
+{
+  g_return_if_fail (SP_IS_APP_CONTEXT (self));
+  self->window_factory = factory;
+}
+
+GtkWindow *
+sp_app_context_new_window (SpAppContext *self, GtkApplication *app)
+{
+  g_return_val_if_fail (SP_IS_APP_CONTEXT (self), NULL);
+  g_return_val_if_fail (self->window_factory != NULL, NULL);
+  return self->window_factory (app, self);
 }

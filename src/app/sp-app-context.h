@@ -5,7 +5,7 @@
  * startup; each window holds it, and gives it to the windows it opens. */
 #pragma once
 
-#include <gio/gio.h>
+#include <gtk/gtk.h>
 
 #include "sp-runner-supervisor.h"
 #include "sp-state-lock.h"
@@ -26,5 +26,13 @@ const char *sp_app_context_get_state_problem (SpAppContext *self);
 /* A window's file changed: "session-changed" tells whoever keeps the
  * session (sp-app-session.c) to write it. */
 void sp_app_context_session_changed (SpAppContext *self);
+
+/* The one factory of windows: the session's restore, New Window and a
+ * file opened in a window of its own make theirs through it, so none of
+ * them calls the window's constructor (sp-application.c sets it to
+ * sp_window_new_in). Returns the window, an SpWindow. */
+typedef GtkWindow *(*SpAppWindowFactory) (GtkApplication *app, SpAppContext *context);
+void sp_app_context_set_window_factory (SpAppContext *self, SpAppWindowFactory factory);
+GtkWindow *sp_app_context_new_window (SpAppContext *self, GtkApplication *app);
 
 G_END_DECLS

@@ -189,7 +189,7 @@ take_entry (GPtrArray *entries, const char *id)
 static SpWindow *
 restore_window (GtkApplication *app, const SpSessionWindow *saved, SpAutosaveEntry *entry)
 {
-  SpWindow *window = sp_window_new_in (app, state_of (app)->context);
+  SpWindow *window = SP_WINDOW (sp_app_context_new_window (state_of (app)->context, app));
 
   if (saved != NULL)
     sp_window_set_panel_fraction (window, saved->panel_fraction);
@@ -241,7 +241,7 @@ type_hook_run (gpointer data)
   for (GList *l = gtk_application_get_windows (hook->app); l != NULL; l = l->next)
     if (SP_IS_WINDOW (l->data) && sp_window_get_file (l->data) == NULL && hook->tries++ < 100)
       return G_SOURCE_CONTINUE;
-  scratch = sp_window_new_in (hook->app, state_of (hook->app)->context);
+  scratch = SP_WINDOW (sp_app_context_new_window (state_of (hook->app)->context, hook->app));
   gtk_window_present (GTK_WINDOW (scratch));
   windows = g_list_copy (gtk_application_get_windows (hook->app));
   for (GList *l = windows; l != NULL; l = l->next)
@@ -351,7 +351,7 @@ sp_app_session_restore (GtkApplication *app)
         g_message ("skipped: %s", (char *) problems->pdata[i]);
       if (first == NULL)
         {
-          first = sp_window_new_in (app, state->context);
+          first = SP_WINDOW (sp_app_context_new_window (state->context, app));
           gtk_window_present (GTK_WINDOW (first));
         }
       sp_window_show_autosave_notice (first, message->str);

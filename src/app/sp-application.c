@@ -280,6 +280,14 @@ take_state (SpApplication *self)
               error->message);
 }
 
+/* The context's window factory (sp-app-context.h): the one place windows
+ * are made for the session and the window's own actions. */
+static GtkWindow *
+new_window (GtkApplication *app, SpAppContext *context)
+{
+  return GTK_WINDOW (sp_window_new_in (app, context));
+}
+
 static void
 sp_application_startup (GApplication *app)
 {
@@ -363,6 +371,7 @@ sp_application_startup (GApplication *app)
    * never ask it. */
   self->context = sp_app_context_new (self->settings, self->supervisor, self->state_lock,
                                       self->state_problem);
+  sp_app_context_set_window_factory (self->context, new_window);
   sp_app_session_attach (GTK_APPLICATION (self), self->context);
 }
 

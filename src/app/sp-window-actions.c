@@ -639,7 +639,8 @@ on_run_file_read (GObject *source, GAsyncResult *result, gpointer user_data)
       _sp_window_toast (self, _ ("The file is not UTF-8 text"));
       return;
     }
-  other = sp_window_new_in (gtk_window_get_application (GTK_WINDOW (self)), self->context);
+  other = SP_WINDOW (
+    sp_app_context_new_window (self->context, gtk_window_get_application (GTK_WINDOW (self))));
   buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (other));
   len = sp_document_editor_length (contents, len);
   gtk_text_buffer_set_text (buffer, len > 0 ? contents : "", (int) len);
@@ -833,7 +834,7 @@ sp_window_open_new_in (GtkApplication *app, SpAppContext *context, GFile *file)
   g_return_if_fail (GTK_IS_APPLICATION (app));
   g_return_if_fail (G_IS_FILE (file));
 
-  window = sp_window_new_in (app, context);
+  window = SP_WINDOW (sp_app_context_new_window (context, app));
   window->open_pending = TRUE;
   sp_window_load_file (window, file);
 }
@@ -888,8 +889,9 @@ no_recent_action (GtkWidget *widget, const char *action_name, GVariant *param)
 static void
 new_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
-  SpWindow *other = sp_window_new_in (gtk_window_get_application (GTK_WINDOW (widget)),
-                                      SP_WINDOW (widget)->context);
+  SpWindow *other = SP_WINDOW (
+    sp_app_context_new_window (SP_WINDOW (widget)->context,
+                               gtk_window_get_application (GTK_WINDOW (widget))));
   gtk_window_present (GTK_WINDOW (other));
 }
 
@@ -947,4 +949,22 @@ _sp_window_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_bind_template_callback (widget_class, on_panel_clear);
   gtk_widget_class_bind_template_callback (widget_class, on_panel_goto_line);
   gtk_widget_class_bind_template_callback (widget_class, on_panel_open_file);
+}
+
+void
+sp_window_set_workspace (SpWindow *self, const char *folder)
+{
+  g_return_if_fail (SP_IS_WINDOW (self));
+  sp_document_set_workspace (self->document, folder);
+}
+
+SpPackagesDialog *
+sp_window_show_packages (SpWindow *self)
+{
+  SpPackagesDialog *dialog;
+
+  g_return_val_if_fail (SP_IS_WINDOW (self), NULL);
+  dialog = sp_packages_dialog_new_for_document (GTK_WINDOW (self), self->settings, self->document);
+  gtk_window_present (GTK_WINDOW (dialog));
+  return dialog;
 }

@@ -1,11 +1,12 @@
 /* sp-window-private.h: SpWindow's view state and the functions its files
- * share. SpWindow is one GObject type whose code is in three files:
- * sp-window.c (the type: template, language, style, title, closing, the
+ * share. SpWindow is one GObject type whose code is in four files:
+ * sp-window.c (the type: template, style, title, closing, the
  * run keys' guard, Keep State Between Runs, the run history shown, an
  * assistant's runs of the file handed to the panel and kept, the
  * Assistant Activity window, a rename said, the recent files kept, Run on
- * Change's action, the public accessors of sp-window.h, and the helpers
- * below) and the two sp-window-*.c below, each one concern of the view.
+ * Change's action, the public accessors of sp-window.h), sp-window-view.c
+ * (the helpers below) and the two sp-window-*.c below, each one concern
+ * of the view.
  * What is not the view is core's: the file, its watch, its copy and its
  * workspace are self->document (SpDocument), the runs, their output,
  * input and session self->runs (SpRunController), the runs kept
@@ -108,15 +109,18 @@ struct _SpWindow
 };
 
 /* Each sp-window-*.c is set up by sp-window.c (its _init or
- * _install_*_actions) and calls only sp-window.c's helpers, the core
+ * _install_*_actions) and calls sp-window-view.c's helpers, the core
  * objects (self->document, self->runs, self->recorder, self->declared,
- * self->run_on_change) and the widgets;
- * the files hear from each other through the core objects' signals, never
- * by calling one another. */
+ * self->run_on_change) and the widgets; the files point one way
+ * (sp-window.c, -save.c, -actions.c, -view.c, each calling only those
+ * after it), a new window comes from the context's factory
+ * (sp_app_context_new_window), and otherwise the files hear from each
+ * other through the core objects' signals. */
 
-/* Defined in sp-window.c: the helpers every sp-window-*.c may use. */
+/* Defined in sp-window-view.c: the helpers every sp-window-*.c may use. */
 void _sp_window_update_title (SpWindow *self);
 void _sp_window_set_language (SpWindow *self, const char *language);
+void _sp_window_language_changed (SpWindow *self);
 const char *_sp_window_get_language (SpWindow *self);
 void _sp_window_toast (SpWindow *self, const char *message);
 char *_sp_window_get_text (SpWindow *self);
@@ -126,7 +130,8 @@ char *_sp_window_file_name_for (SpWindow *self, const char *stem);
 
 /* Defined in sp-window-actions.c: run (a snippet's declared dependencies
  * first, and Run Anyway), stop, input, a run's results and the files it
- * made opened, New, Open (and sp-window.h's sp_window_load_file and
+ * made opened, New, Open (and sp-window.h's sp_window_load_file,
+ * sp_window_set_workspace, sp_window_show_packages and
  * sp_window_open_new), Open Recent's action, Open Folder, Packages; it
  * binds the policy card (SpPolicyCard) to the runs. */
 void _sp_window_install_actions (GtkWidgetClass *widget_class);
