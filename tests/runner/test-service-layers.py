@@ -39,8 +39,9 @@ RUNS = [
     "runner-launch.h", "runner-launch-cold.c", "runner-warm-run.c",
     # A run's output past its limit: the kept end and the whole-output file.
     "runner-output-limit.c",
-    # A run's output as events: UTF-8, lines, displays.
-    "runner-run-output.c",
+    # A run's output: its life as the run sees it, then as events (UTF-8,
+    # displays), by lines.
+    "runner-run-output.c", "runner-output-scan.c",
 ]
 # The engine's headers, which only the engine and the files above it read.
 ENGINE_HEADERS = {"runner-engine.h"}
@@ -53,9 +54,12 @@ ABOVE_HOST = ENGINE_HEADERS | {"runner-run-private.h", "runner-session.h", "runn
 RUN_OWNERS = set(RUNS) - {"runner-plan-build.c"}
 # A run's parts with a state of their own: the run hands them what they
 # look at, and they know nothing of RunnerRun (issue 40 item 2).
-OWN_STATE = {"compile": "runner-compile.c", "watch": "runner-run-watch.c",
-             "input_wait": "runner-input-wait.c"}
-RUN_OWNERS -= set(OWN_STATE.values())
+OWN_STATE = {"compile": {"runner-compile.c"}, "watch": {"runner-run-watch.c"},
+             "input_wait": {"runner-input-wait.c"},
+             "output": {"runner-run-output.c", "runner-output-limit.c", "runner-output-scan.c",
+                        "runner-lines.c"}}
+OWN_FILES = set().union(*OWN_STATE.values())
+RUN_OWNERS -= OWN_FILES
 
 
 def code_of(path):
@@ -277,11 +281,12 @@ def main():
             continue
         for n, line in enumerate(code_of(os.path.join(SERVICE, f)), 1):
             for m in re.finditer(r"(->|\.)(\w+)\.\w", line):
-                if m.group(2) in OWN_STATE and OWN_STATE[m.group(2)] != f:
-                    bad.append(f"{f}:{n}: {m.group(0)}... is {OWN_STATE[m.group(2)]}'s")
-            if f in OWN_STATE.values() or f.replace(".h", ".c") in OWN_STATE.values():
+                if m.group(2) in OWN_STATE and f not in OWN_STATE[m.group(2)]:
+                    owner = ", ".join(sorted(OWN_STATE[m.group(2)]))
+                    bad.append(f"{f}:{n}: {m.group(0)}... is {owner}'s")
+            if f in OWN_FILES or f.replace(".h", ".c") in OWN_FILES:
                 knows += [f"{f}:{n}: {m.group(0)}" for m in re.finditer(r"\bRunnerRun\b", line)]
-    check("a run's compile state, watch and input wait are their files' alone", bad)
+    check("a run's output, compile state, watch and input wait are their files' alone", bad)
     check("the files of a run's parts know nothing of RunnerRun", knows)
 
     check_circles()

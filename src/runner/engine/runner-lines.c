@@ -11,69 +11,69 @@
  * program's. Each event carries the time its first byte was read. */
 #include <string.h>
 
-#include "runner-run-private.h"
+#include "runner-lines.h"
 
 static void
-emit (RunnerRun *run, SpStream s, const char *text, size_t len, int64_t t_ms)
+emit (RunnerRunOutput *o, SpStream s, const char *text, size_t len, int64_t t_ms)
 {
   SpMessage msg = { .type = SP_MSG_OUTPUT };
   char *copy = xmalloc (len + 1);
 
   memcpy (copy, text, len);
   copy[len] = '\0';
-  msg.u.output.id = run->req.id;
+  msg.u.output.id = (char *) o->id;
   msg.u.output.stream = s;
   msg.u.output.data = copy;
   msg.u.output.t_ms = t_ms;
-  _runner_host_emit (run->host, &msg);
+  _runner_host_emit (o->host, &msg);
   free (copy);
 }
 
 static void
-flush_stream (RunnerRun *run, SpStream s)
+flush_stream (RunnerRunOutput *o, SpStream s)
 {
-  RunStream *stream = &run->streams[s];
+  RunnerStreamOutput *stream = &o->streams[s];
 
   if (stream->line.len == 0)
     return;
-  emit (run, s, stream->line.data, stream->line.len, stream->line_t_ms);
+  emit (o, s, stream->line.data, stream->line.len, stream->line_t_ms);
   stream->line.len = 0;
 }
 
 void
-_runner_run_flush_lines (RunnerRun *run)
+_runner_output_flush_lines (RunnerRunOutput *o)
 {
-  flush_stream (run, SP_STREAM_STDOUT);
-  flush_stream (run, SP_STREAM_STDERR);
-  run->line_flush_ns = 0;
+  flush_stream (o, SP_STREAM_STDOUT);
+  flush_stream (o, SP_STREAM_STDERR);
+  o->line_flush_ns = 0;
 }
 
 void
-_runner_run_lines (RunnerRun *run, SpStream s, const char *text, size_t len, bool final)
+_runner_output_lines (RunnerRunOutput *o, SpStream s, const char *text, size_t len, bool final)
 {
-  RunStream *stream = &run->streams[s];
-  int64_t t_ms = _runner_host_clock_ms (run->host);
+  RunnerStreamOutput *stream = &o->streams[s];
+  int64_t t_ms = _runner_host_clock_ms (o->host);
 
   /* What the other stream holds was written before this. */
-  flush_stream (run, s == SP_STREAM_STDOUT ? SP_STREAM_STDERR : SP_STREAM_STDOUT);
+  flush_stream (o, s == SP_STREAM_STDOUT ? SP_STREAM_STDERR : SP_STREAM_STDOUT);
   if (stream->line.len + len > RUNNER_LINE_HOLD_MAX)
-    flush_stream (run, s);
+    flush_stream (o, s);
   const char *nl = len > 0 ? memrchr (text, '\n', len) : NULL;
   size_t upto = final ? len : nl != NULL ? (size_t) (nl - text) + 1 : 0;
   if (upto > 0)
     {
       if (stream->line.len == 0)
-        emit (run, s, text, upto, t_ms);
+        emit (o, s, text, upto, t_ms);
       else
         {
           buf_append (&stream->line, text, upto);
-          flush_stream (run, s);
+          flush_stream (o, s);
         }
     }
   size_t rest = len - upto;
   if (rest > RUNNER_LINE_HOLD_MAX)
     {
-      emit (run, s, text + upto, rest, t_ms);
+      emit (o, s, text + upto, rest, t_ms);
       rest = 0;
     }
   if (rest > 0)
@@ -83,9 +83,9 @@ _runner_run_lines (RunnerRun *run, SpStream s, const char *text, size_t len, boo
       buf_append (&stream->line, text + upto, rest);
     }
   if (final)
-    flush_stream (run, s);
-  if (run->streams[0].line.len + run->streams[1].line.len == 0)
-    run->line_flush_ns = 0;
-  else if (run->line_flush_ns == 0)
-    run->line_flush_ns = now_ns () + run->host->config.line_hold_ms * INT64_C (1000000);
+    flush_stream (o, s);
+  if (o->streams[0].line.len + o->streams[1].line.len == 0)
+    o->line_flush_ns = 0;
+  else if (o->line_flush_ns == 0)
+    o->line_flush_ns = now_ns () + o->host->config.line_hold_ms * INT64_C (1000000);
 }

@@ -27,7 +27,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runner-run-private.h"
+#include "runner-lines.h"
+#include "runner-output-limit.h"
+#include "runner-output-scan.h"
+#include "runner-util.h"
 
 /* The start is kept in memory for the file only up to this much; past it
  * the file is made at once (and removed again when the stream ends within
@@ -57,27 +60,27 @@ count_lines (const char *bytes, size_t len)
  * program that stays within it sees no change; past it, the end's
  * quarter of a limit more. */
 static int64_t
-head_bytes (const RunnerRun *run)
+head_bytes (const RunnerRunOutput *o)
 {
-  return run->req.output_limit;
+  return o->output_limit;
 }
 
 static int64_t
-tail_bytes (const RunnerRun *run)
+tail_bytes (const RunnerRunOutput *o)
 {
-  int64_t tail = run->req.output_limit / 4;
+  int64_t tail = o->output_limit / 4;
   return tail > 0 ? tail : 1;
 }
 
 /* Both files together may take half the run's disk limit. */
 static int64_t
-file_budget (const RunnerRun *run)
+file_budget (const RunnerRunOutput *o)
 {
-  return run->host->config.disk_limit / 2;
+  return o->host->config.disk_limit / 2;
 }
 
 static void
-file_stop (RunStream *stream)
+file_stop (RunnerStreamOutput *stream)
 {
   if (stream->out_fd >= 0)
     close (stream->out_fd);
@@ -88,9 +91,9 @@ file_stop (RunStream *stream)
  * there is kept and said to be cut. The file stays open until the stream
  * ends, so that it can still be told from what else takes its name. */
 static void
-file_write (RunnerRun *run, RunStream *stream, const char *bytes, size_t len)
+file_write (RunnerRunOutput *o, RunnerStreamOutput *stream, const char *bytes, size_t len)
 {
-  int64_t room = file_budget (run) - run->out_file_bytes;
+  int64_t room = file_budget (o) - o->file_bytes;
 
   if (stream->out_fd < 0 || stream->out_cut || len == 0)
     return;
@@ -101,9 +104,9 @@ file_write (RunnerRun *run, RunStream *stream, const char *bytes, size_t len)
       stream->out_cut = true;
       return;
     }
-  run->out_file_bytes += (int64_t) len;
+  o->file_bytes += (int64_t) len;
   stream->out_bytes += (int64_t) len;
-  if (run->out_file_bytes >= file_budget (run))
+  if (o->file_bytes >= file_budget (o))
     stream->out_cut = true;
 }
 
@@ -111,48 +114,48 @@ file_write (RunnerRun *run, RunStream *stream, const char *bytes, size_t len)
  * name already taken (the program's own file, or what it planted) means
  * no file: never follow, open or replace what the program made. */
 static void
-file_start (RunnerRun *run, SpStream s)
+file_start (RunnerRunOutput *o, SpStream s)
 {
-  RunStream *stream = &run->streams[s];
+  RunnerStreamOutput *stream = &o->streams[s];
 
-  if (run->font_build || run->cwd_fd < 0 || file_budget (run) <= 0)
+  if (o->silent || o->dir_fd < 0 || file_budget (o) <= 0)
     return;
-  stream->out_fd = openat (run->cwd_fd, file_names[s],
+  stream->out_fd = openat (o->dir_fd, file_names[s],
                            O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
   if (stream->out_fd < 0)
     return;
-  file_write (run, stream, stream->head.data, stream->head.len);
-  file_write (run, stream, stream->tail.data, stream->tail.len);
+  file_write (o, stream, stream->head.data, stream->head.len);
+  file_write (o, stream, stream->tail.data, stream->tail.len);
 }
 
 /* Makes the file, once: from the first drop, or from a start too large
  * to copy. */
 static void
-file_begin (RunnerRun *run, SpStream s)
+file_begin (RunnerRunOutput *o, SpStream s)
 {
-  RunStream *stream = &run->streams[s];
+  RunnerStreamOutput *stream = &o->streams[s];
 
   if (stream->out_started)
     return;
   stream->out_started = true;
-  file_start (run, s);
+  file_start (o, s);
   buf_clear (&stream->head);
 }
 
 /* A stream that ended with nothing left out needs no file: ours goes,
  * and only ours (the name still the file we made, never followed). */
 static void
-file_discard (RunnerRun *run, SpStream s)
+file_discard (RunnerRunOutput *o, SpStream s)
 {
-  RunStream *stream = &run->streams[s];
+  RunnerStreamOutput *stream = &o->streams[s];
   struct stat ours, named;
 
   if (stream->out_fd >= 0 && fstat (stream->out_fd, &ours) == 0
-      && fstatat (run->cwd_fd, file_names[s], &named, AT_SYMLINK_NOFOLLOW) == 0
+      && fstatat (o->dir_fd, file_names[s], &named, AT_SYMLINK_NOFOLLOW) == 0
       && ours.st_dev == named.st_dev && ours.st_ino == named.st_ino)
-    (void) unlinkat (run->cwd_fd, file_names[s], 0);
+    (void) unlinkat (o->dir_fd, file_names[s], 0);
   file_stop (stream);
-  run->out_file_bytes -= stream->out_bytes;
+  o->file_bytes -= stream->out_bytes;
   stream->out_bytes = 0;
 }
 
@@ -169,8 +172,8 @@ file_discard (RunnerRun *run, SpStream s)
  * (or where the reads before ended) on through the character, so the end
  * of what is kept is never half a character. */
 static size_t
-head_cut (const RunStream *stream, const char *bytes, size_t len, int64_t before, int64_t head,
-          bool *done)
+head_cut (const RunnerStreamOutput *stream, const char *bytes, size_t len, int64_t before,
+          int64_t head, bool *done)
 {
   size_t at = before < head ? (size_t) (head - before) : 0;
   int64_t stop = head + HEAD_LINE_MAX;
@@ -201,13 +204,13 @@ head_cut (const RunStream *stream, const char *bytes, size_t len, int64_t before
  * the tail are all the stream, and a stream that ends within its limit
  * leaves no file behind. */
 static void
-tail_trim (RunnerRun *run, SpStream s, size_t keep)
+tail_trim (RunnerRunOutput *o, SpStream s, size_t keep)
 {
-  RunStream *stream = &run->streams[s];
+  RunnerStreamOutput *stream = &o->streams[s];
 
   if (stream->tail.len <= keep)
     return;
-  file_begin (run, s);
+  file_begin (o, s);
   size_t drop = stream->tail.len - keep;
   stream->omitted += (int64_t) drop;
   stream->omitted_lines += count_lines (stream->tail.data, drop);
@@ -215,30 +218,30 @@ tail_trim (RunnerRun *run, SpStream s, size_t keep)
 }
 
 void
-_runner_run_output_take (RunnerRun *run, SpStream s, const char *bytes, size_t len)
+_runner_output_limit_take (RunnerRunOutput *o, SpStream s, const char *bytes, size_t len)
 {
-  RunStream *stream = &run->streams[s];
+  RunnerStreamOutput *stream = &o->streams[s];
   int64_t before = stream->bytes - (int64_t) len; /* stream->bytes counts these already */
 
   if (!stream->omitting)
     {
-      int64_t head = head_bytes (run);
+      int64_t head = head_bytes (o);
       size_t cut = len;
       bool done = false;
       /* The start is complete: send it whole, then hold the end. */
       if (stream->bytes > head)
         cut = head_cut (stream, bytes, len, before, head, &done);
       if (stream->out_started)
-        file_write (run, stream, bytes, cut);
-      else if (!run->font_build)
+        file_write (o, stream, bytes, cut);
+      else if (!o->silent)
         {
           buf_append (&stream->head, bytes, cut);
           if (stream->head.len > HEAD_COPY_MAX)
-            file_begin (run, s);
+            file_begin (o, s);
         }
       if (cut > 0)
         stream->head_mid_line = bytes[cut - 1] != '\n';
-      _runner_run_pass_on (run, s, bytes, cut, done);
+      _runner_output_pass_on (o, s, bytes, cut, done);
       if (!done)
         return;
       stream->omitting = true;
@@ -246,17 +249,17 @@ _runner_run_output_take (RunnerRun *run, SpStream s, const char *bytes, size_t l
       len -= cut;
     }
   if (stream->out_started)
-    file_write (run, stream, bytes, len);
+    file_write (o, stream, bytes, len);
   buf_append (&stream->tail, bytes, len);
   /* Trimmed in batches, so a flood of small reads costs linear time. */
-  if (stream->tail.len > 2 * (size_t) tail_bytes (run))
-    tail_trim (run, s, (size_t) tail_bytes (run));
+  if (stream->tail.len > 2 * (size_t) tail_bytes (o))
+    tail_trim (o, s, (size_t) tail_bytes (o));
 }
 
 /* The end starts on a line when one starts in its first half, else on a
  * character; what is skipped is left out too. */
 static void
-tail_align (RunStream *stream, size_t keep)
+tail_align (RunnerStreamOutput *stream, size_t keep)
 {
   size_t skip = 0;
   size_t look = keep / 2 < stream->tail.len ? keep / 2 : stream->tail.len;
@@ -274,77 +277,77 @@ tail_align (RunStream *stream, size_t keep)
 }
 
 static void
-emit_omitted (RunnerRun *run, SpStream s)
+emit_omitted (RunnerRunOutput *o, SpStream s)
 {
-  RunStream *stream = &run->streams[s];
+  RunnerStreamOutput *stream = &o->streams[s];
   SpMessage msg = { .type = SP_MSG_OUTPUT_OMITTED };
 
   /* The start, or the end sent before, goes out first. */
-  _runner_run_flush_lines (run);
-  msg.u.omitted.id = run->req.id;
+  _runner_output_flush_lines (o);
+  msg.u.omitted.id = (char *) o->id;
   msg.u.omitted.stream = s;
   msg.u.omitted.bytes = stream->omitted;
   msg.u.omitted.lines = stream->omitted_lines;
-  msg.u.omitted.t_ms = _runner_host_clock_ms (run->host);
+  msg.u.omitted.t_ms = _runner_host_clock_ms (o->host);
   if (stream->out_fd >= 0 || stream->out_bytes > 0)
     {
       msg.u.omitted.file = (char *) file_names[s];
       msg.u.omitted.file_cut = stream->out_cut;
     }
-  _runner_host_emit (run->host, &msg);
+  _runner_host_emit (o->host, &msg);
   stream->omitted = 0;
   stream->omitted_lines = 0;
   stream->truncated = true;
 }
 
 void
-_runner_run_output_flush (RunnerRun *run, SpStream s, bool final)
+_runner_output_flush (RunnerRunOutput *o, SpStream s, bool final)
 {
-  RunStream *stream = &run->streams[s];
-  size_t keep = (size_t) tail_bytes (run);
+  RunnerStreamOutput *stream = &o->streams[s];
+  size_t keep = (size_t) tail_bytes (o);
 
   if (!stream->omitting)
     {
       if (final && stream->out_started && !stream->truncated)
-        file_discard (run, s);
+        file_discard (o, s);
       return;
     }
-  tail_trim (run, s, keep);
+  tail_trim (o, s, keep);
   if (stream->omitted > 0)
     {
       tail_align (stream, keep);
-      emit_omitted (run, s);
+      emit_omitted (o, s);
     }
   if (stream->tail.len > 0 || final)
-    _runner_run_pass_on (run, s, stream->tail.data ? stream->tail.data : "", stream->tail.len,
-                         final);
+    _runner_output_pass_on (o, s, stream->tail.data ? stream->tail.data : "", stream->tail.len,
+                            final);
   stream->tail.len = 0;
   if (final)
     {
       if (!stream->truncated)
-        file_discard (run, s);
+        file_discard (o, s);
       file_stop (stream);
       stream->omitting = false;
     }
 }
 
 int64_t
-_runner_run_output_file_bytes (const RunnerRun *run)
+_runner_output_file_bytes (const RunnerRunOutput *o)
 {
   /* As the disk walk counts it: whole blocks. */
   int64_t bytes = 0;
 
   for (int s = 0; s < 2; s++)
-    bytes += (run->streams[s].out_bytes + 4095) / 4096 * 4096;
+    bytes += (o->streams[s].out_bytes + 4095) / 4096 * 4096;
   return bytes;
 }
 
 void
-_runner_run_output_reset (RunnerRun *run)
+_runner_output_reset (RunnerRunOutput *o)
 {
   for (int s = 0; s < 2; s++)
     {
-      RunStream *stream = &run->streams[s];
+      RunnerStreamOutput *stream = &o->streams[s];
       file_stop (stream);
       buf_clear (&stream->head);
       buf_clear (&stream->tail);

@@ -1,82 +1,123 @@
-/* runner-run-output.c: a run's output as events (issue 40: out of
- * runner-run.c, beneath runner-output-limit.c, which hands on what a
- * stream keeps through here).
- *
- * stderr is sent as text: UTF-8 completed across reads (never half a
- * character), then by lines (runner-lines.c). stdout goes through the
- * display scan first (runner-display.h): a display the program wrote is
- * an event of its own, in its place among the lines. A client that takes
- * raw output (sandpad-run) gets the bytes as they came instead. */
+/* runner-run-output.c: a run's output as the run sees it (see
+ * runner-output.h): made with the run, handed each read, told a stream's
+ * end, asked what exited says. */
+#include <stdio.h>
 #include <string.h>
 
-#include "runner-run-private.h"
-#include "sp-utf8.h"
+#include "runner-lines.h"
+#include "runner-output-limit.h"
+#include "runner-output-scan.h"
+#include "runner-run-output.h"
 
-static void
-forward (RunnerRun *run, SpStream s, const char *bytes, size_t len, bool final)
+void
+_runner_output_init (RunnerRunOutput *o, RunnerHost *host, const char *id, bool silent,
+                     int64_t output_limit)
 {
-  RunnerHost *host = run->host;
-  RunStream *stream = &run->streams[s];
-
-  /* The font list's build run has no client: its output goes nowhere. */
-  if (run->font_build)
-    return;
-  if (host->sink.raw_output != NULL
-      && (host->sink.wants_raw == NULL || host->sink.wants_raw (host->sink_data, run->req.id)))
-    {
-      if (len > 0)
-        host->sink.raw_output (host->sink_data, run->req.id, s, bytes, len);
-      return;
-    }
-
-  /* Complete a character split across reads; never emit half of one. */
-  Buf joined = { 0 };
-  buf_append (&joined, stream->carry, stream->carry_len);
-  buf_append (&joined, bytes, len);
-  size_t consumed = 0, out_len = 0;
-  char *text = sp_utf8_sanitize (joined.data, joined.len, final, &consumed, &out_len);
-  stream->carry_len = joined.len - consumed;
-  if (stream->carry_len > 0) /* joined.data is NULL when nothing came */
-    memcpy (stream->carry, joined.data + consumed, stream->carry_len);
-  buf_clear (&joined);
-
-  /* Read as it arrives (Python runs unbuffered), so the read time orders
-   * it against the files the run wrote in between; sent by lines. */
-  if (out_len > 0 || final)
-    _runner_run_lines (run, s, text != NULL ? text : "", out_len, final);
-  free (text);
-}
-
-static void
-stdout_text (void *data, const char *bytes, size_t len, bool final)
-{
-  if (len > 0 || final)
-    forward (data, SP_STREAM_STDOUT, bytes, len, final);
-}
-
-/* A display the program wrote, as an event in its place among the output. */
-static bool
-stdout_display (void *data, const char *body, size_t len)
-{
-  RunnerRun *run = data;
-  SpMessage msg = { .type = SP_MSG_DISPLAY };
-
-  if (runner_display_parse (body, len, &msg.u.display) != 0)
-    return false;
-  _runner_run_flush_lines (run);
-  msg.u.display.id = run->req.id;
-  msg.u.display.t_ms = _runner_host_clock_ms (run->host);
-  _runner_host_emit (run->host, &msg);
-  sp_display_clear (&msg.u.display);
-  return true;
+  memset (o, 0, sizeof *o);
+  o->host = host;
+  o->id = id;
+  o->silent = silent;
+  o->output_limit = output_limit;
+  o->dir_fd = -1;
+  o->streams[0].out_fd = o->streams[1].out_fd = -1;
+  runner_display_new_token (o->display_token);
+  runner_display_scan_init (&o->display_scan, o->display_token);
 }
 
 void
-_runner_run_pass_on (RunnerRun *run, SpStream s, const char *bytes, size_t len, bool final)
+_runner_output_clear (RunnerRunOutput *o)
 {
-  if (s == SP_STREAM_STDERR)
-    forward (run, s, bytes, len, final);
-  else
-    runner_display_scan_feed (&run->display_scan, bytes, len, final, stdout_text, stdout_display,
-                              run);
+  _runner_output_reset (o);
+  runner_display_scan_clear (&o->display_scan);
+  buf_clear (&o->streams[0].line);
+  buf_clear (&o->streams[1].line);
+}
+
+void
+_runner_output_set_dir (RunnerRunOutput *o, int dir_fd)
+{
+  o->dir_fd = dir_fd;
+}
+
+const char *
+_runner_output_token (const RunnerRunOutput *o)
+{
+  return o->display_token;
+}
+
+void
+_runner_output_set_token (RunnerRunOutput *o, const char *token)
+{
+  snprintf (o->display_token, sizeof o->display_token, "%s", token);
+  runner_display_scan_clear (&o->display_scan);
+  runner_display_scan_init (&o->display_scan, o->display_token);
+}
+
+void
+_runner_output_restart (RunnerRunOutput *o)
+{
+  for (int s = 0; s < 2; s++)
+    o->streams[s].carry_len = 0;
+}
+
+void
+_runner_output_take (RunnerRunOutput *o, SpStream s, const char *bytes, size_t len)
+{
+  o->streams[s].bytes += (int64_t) len;
+  /* Past its limit the stream's middle is left out and the program runs
+   * on: the limit bounds what is kept, not the run (issue 38). */
+  _runner_output_limit_take (o, s, bytes, len);
+}
+
+/* The end held back past the limit goes out, or a dangling partial
+ * character and what the display scan holds. */
+void
+_runner_output_end (RunnerRunOutput *o, SpStream s)
+{
+  RunnerStreamOutput *stream = &o->streams[s];
+
+  if (stream->omitting)
+    _runner_output_flush (o, s, true);
+  else if (stream->carry_len > 0
+           || (s == SP_STREAM_STDOUT && runner_display_scan_holds (&o->display_scan)))
+    _runner_output_pass_on (o, s, "", 0, true);
+}
+
+int64_t
+_runner_output_bytes (const RunnerRunOutput *o, SpStream s)
+{
+  return o->streams[s].bytes;
+}
+
+bool
+_runner_output_truncated (const RunnerRunOutput *o, SpStream s)
+{
+  return o->streams[s].truncated;
+}
+
+int64_t
+_runner_output_next (const RunnerRunOutput *o)
+{
+  return o->line_flush_ns;
+}
+
+void
+_runner_output_check (RunnerRunOutput *o, int64_t now)
+{
+  if (o->line_flush_ns > 0 && now >= o->line_flush_ns)
+    _runner_output_flush_lines (o);
+}
+
+void
+_runner_output_flush_all (RunnerRunOutput *o, bool final)
+{
+  for (int s = 0; s < 2; s++)
+    _runner_output_flush (o, (SpStream) s, final);
+  _runner_output_flush_lines (o);
+}
+
+int64_t
+_runner_output_disk_bytes (const RunnerRunOutput *o)
+{
+  return _runner_output_file_bytes (o);
 }

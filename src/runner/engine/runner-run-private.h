@@ -1,14 +1,12 @@
 /* runner-run-private.h: one run's state (RunnerRun), private to the
- * files that own a run: runner-run.c (its directory, pipes, limits and
- * exited), runner-lines.c and runner-input-wait.c (its output and input),
- * runner-compile.c (a compiled language's steps), runner-run-watch.c
- * (its memory, processes and disk), the three launchers (runner-launch.h),
- * and the session a run runs in. Two members have one owner each:
- * compile (runner-compile.c) and watch (runner-run-watch.c); the other
- * files ask them through their headers. The engine sees a run through
- * runner-run.h alone; installs and the resident runner see only the
- * engine's public calls. Nothing here includes the engine: a run reaches
- * it through run->host (runner-host.h). */
+ * files that own a run: runner-run.c (its directory, pipes, stdin, limits
+ * and exited), the three launchers (runner-launch.h) and the session a
+ * run runs in. Four members have owners of their own, which know nothing
+ * of RunnerRun: output (runner-run-output.h's three files), compile
+ * (runner-compile.c), watch (runner-run-watch.c) and input_wait
+ * (runner-input-wait.c); the other files ask them through their headers. The engine sees a run
+ * through runner-run.h alone; installs and the resident runner see only the engine's public calls.
+ * Nothing here includes the engine: a run reaches it through run->host (runner-host.h). */
 #pragma once
 
 #include "runner-base.h"
@@ -20,41 +18,21 @@
 #include "runner-input-wait.h"
 #include "runner-launch.h"
 #include "runner-run-state.h"
+#include "runner-run-output.h"
 #include "runner-run-watch.h"
 #include "runner-venv.h"
 
 /* runner-session.h's, which includes this file's view of a run. */
 typedef struct RunnerSession RunnerSession;
 
+/* A stream's pipe, runner-run.c's: what the program writes is handed to
+ * the run's output (runner-run-output.h). */
 typedef struct
 {
   int fd;
   RunnerWatch *watch;
-  int64_t bytes;  /* everything the program wrote */
-  bool truncated; /* bytes past the output limit were left out */
   bool eof;
-  /* Past the start the output limit keeps (runner-output-limit.c): the
-   * start's copy until the stream's file is made, the end held back, what
-   * was left out since the last output_omitted, and the file. */
-  bool omitting;
-  bool head_mid_line; /* the start's last byte sent is not a newline */
-  Buf head;
-  Buf tail;
-  int64_t omitted;
-  int64_t omitted_lines;
-  bool out_started; /* the file was tried (made, or its name was taken) */
-  int out_fd;       /* -1: none, or closed */
-  int64_t out_bytes;
-  bool out_cut;  /* stopped at its share of the disk limit, or a write failed */
-  char carry[4]; /* an incomplete UTF-8 character held for the next read */
-  size_t carry_len;
-  Buf line;          /* a partial line not sent yet (runner-lines.c) */
-  int64_t line_t_ms; /* when its first byte was read */
-} RunStream;
-
-/* runner-lines.c: a partial line waits at most --line-hold-ms
- * (RunnerConfig.line_hold_ms), and at most this much. */
-#define RUNNER_LINE_HOLD_MAX 4096
+} RunPipe;
 
 struct RunnerRun
 {
@@ -87,13 +65,11 @@ struct RunnerRun
   Buf stdin_buf;
   bool stdin_close; /* close once stdin_buf drains */
 
-  RunStream streams[2];
-  int64_t line_flush_ns; /* a partial line is sent then; 0: none held */
-  Buf stderr_tail;       /* the last of stderr, for exited's program_error */
-  /* The program's displays, taken out of its stdout (runner-display.h):
-   * its token (a session's, for a session run) and the scan of stdout. */
-  char display_token[RUNNER_DISPLAY_TOKEN_LEN + 1];
-  RunnerDisplayScan display_scan;
+  RunPipe streams[2];
+  Buf stderr_tail; /* the last of stderr, for exited's program_error */
+  /* Its output from the pipes to the events: the output files' alone
+   * (runner-run-output.h). */
+  RunnerRunOutput output;
 
   int64_t t_start_ns;
   int64_t deadline_ns;       /* time limit */
@@ -149,24 +125,7 @@ struct RunnerRun
 /* runner-run.c */
 void _runner_run_send_control (RunnerRun *run, char cmd);
 void _runner_run_on_init_exit (RunnerRun *run);
-/* The output on its way to the client: stdout through the display scan. */
-void _runner_run_pass_on (RunnerRun *run, SpStream s, const char *bytes, size_t len, bool final);
 
-/* runner-output-limit.c: the start and the end of a stream past its
- * output limit, and its whole-output file. take: bytes just read (already
- * counted in the stream's bytes); flush: send the end held back (final:
- * the stream ended); file_bytes: what the files take on disk, which is not
- * the program's; reset: close and free it all. */
-void _runner_run_output_take (RunnerRun *run, SpStream s, const char *bytes, size_t len);
-void _runner_run_output_flush (RunnerRun *run, SpStream s, bool final);
-int64_t _runner_run_output_file_bytes (const RunnerRun *run);
-void _runner_run_output_reset (RunnerRun *run);
-
-/* runner-lines.c: sanitized output text of stream s, sent by lines;
- * final: the stream ends (send what is held). */
-void _runner_run_lines (RunnerRun *run, SpStream s, const char *text, size_t len, bool final);
-/* Sends what both streams hold (before a display, an exit). */
-void _runner_run_flush_lines (RunnerRun *run);
 void _runner_run_feed_stdin (RunnerRun *run);
 /* The program's environment (fixed, plus the request's env). */
 char **_runner_run_build_env (RunnerRun *run);

@@ -66,7 +66,7 @@ watch_target (RunnerRun *run)
     .cwd_fd = run->cwd_fd,
     .dir = run->dir,
     .cgroup = &run->cgroup,
-    .output_file_bytes = _runner_run_output_file_bytes (run),
+    .output_file_bytes = _runner_output_disk_bytes (&run->output),
     .maxrss_kib = run->report.maxrss_kib,
   };
 }
@@ -223,7 +223,7 @@ _runner_run_build_env (RunnerRun *run)
     env[n++] = xasprintf ("MPLCONFIGDIR=%s/.matplotlib", run->host->namespaces ? "/tmp" : tmp);
   env[n++] = xstrdup ("SANDPAD=1");
   /* How the program shows a rich result (runner-display.h). */
-  env[n++] = xasprintf ("SANDPAD_DISPLAY_TOKEN=%s", run->display_token);
+  env[n++] = xasprintf ("SANDPAD_DISPLAY_TOKEN=%s", _runner_output_token (&run->output));
   n = add_environment_vars (run, env, n);
   for (size_t i = 0; i < n_extra; i++)
     {
@@ -382,6 +382,7 @@ _runner_run_hold_cwd (RunnerRun *run)
     return -1;
   run->cwd_dev = st.st_dev;
   run->cwd_ino = st.st_ino;
+  _runner_output_set_dir (&run->output, run->cwd_fd);
   return 0;
 }
 
@@ -836,9 +837,7 @@ emit_input_wait (RunnerRun *run, bool waiting, int64_t now)
 
   if (waiting)
     {
-      for (int s = 0; s < 2; s++)
-        _runner_run_output_flush (run, (SpStream) s, false);
-      _runner_run_flush_lines (run);
+      _runner_output_flush_all (&run->output, false);
     }
   msg.u.input_wait.id = run->req.id;
   msg.u.input_wait.waiting = waiting;
@@ -967,14 +966,9 @@ read_program_error (RunnerRun *run, SpExited *ev)
 static void
 handle_output (RunnerRun *run, SpStream s, const char *bytes, size_t len)
 {
-  RunStream *stream = &run->streams[s];
-
   if (s == SP_STREAM_STDERR)
     keep_stderr_tail (run, bytes, len);
-  stream->bytes += (int64_t) len;
-  /* Past its limit the stream's middle is left out and the program runs
-   * on: the limit bounds what is kept, not the run (issue 38). */
-  _runner_run_output_take (run, s, bytes, len);
+  _runner_output_take (&run->output, s, bytes, len);
 }
 
 static void
@@ -982,7 +976,7 @@ on_stream (void *data, int fd, uint32_t events)
 {
   RunnerRun *run = data;
   SpStream s = fd == run->streams[SP_STREAM_STDOUT].fd ? SP_STREAM_STDOUT : SP_STREAM_STDERR;
-  RunStream *stream = &run->streams[s];
+  RunPipe *stream = &run->streams[s];
   char buf[READ_CHUNK];
   ssize_t n = read (fd, buf, sizeof buf);
 
@@ -993,14 +987,8 @@ on_stream (void *data, int fd, uint32_t events)
       handle_output (run, s, buf, (size_t) n);
       return;
     }
-  /* EOF (or an error, treated alike): send the end held back past the
-   * limit, or flush a dangling partial character and what the display
-   * scan holds. */
-  if (stream->omitting)
-    _runner_run_output_flush (run, s, true);
-  else if (stream->carry_len > 0
-           || (s == SP_STREAM_STDOUT && runner_display_scan_holds (&run->display_scan)))
-    _runner_run_pass_on (run, s, "", 0, true);
+  /* EOF (or an error, treated alike): what the output held back goes. */
+  _runner_output_end (&run->output, s);
   stream->eof = true;
   close_watched (run, &stream->fd, &stream->watch);
   try_finish (run);
@@ -1087,8 +1075,7 @@ _runner_run_check_timers (RunnerRun *run, int64_t now)
     }
   if (watch_check_disk (run, now, &limit))
     stop_at (run, limit, NULL);
-  if (run->line_flush_ns > 0 && now >= run->line_flush_ns)
-    _runner_run_flush_lines (run);
+  _runner_output_check (&run->output, now);
   if (run->drain_deadline_ns > 0 && now >= run->drain_deadline_ns)
     {
       for (int s = 0; s < 2; s++)
@@ -1250,10 +1237,8 @@ reset_for_program_step (RunnerRun *run)
   _runner_watch_reset_peaks (&run->watch);
   buf_clear (&run->stderr_tail);
   for (int s = 0; s < 2; s++)
-    {
-      run->streams[s].eof = false;
-      run->streams[s].carry_len = 0;
-    }
+    run->streams[s].eof = false;
+  _runner_output_restart (&run->output);
 }
 
 static void
@@ -1283,9 +1268,7 @@ try_finish (RunnerRun *run)
   SpExited *ev = &msg.u.exited;
 
   /* Streams the drain deadline closed still send the end they held. */
-  for (int s = 0; s < 2; s++)
-    _runner_run_output_flush (run, (SpStream) s, true);
-  _runner_run_flush_lines (run);
+  _runner_output_flush_all (&run->output, true);
   fill_result (run, ev);
   ev->id = xstrdup (run->req.id);
   ev->limit = run->limit;
@@ -1293,10 +1276,10 @@ try_finish (RunnerRun *run)
   ev->cold_reason = run->cold_reason != NULL ? xstrdup (run->cold_reason) : NULL;
   ev->cancelled = run->cancel_stage;
   ev->t_ms = _runner_host_clock_ms (run->host);
-  ev->stdout_bytes = run->streams[SP_STREAM_STDOUT].bytes;
-  ev->stderr_bytes = run->streams[SP_STREAM_STDERR].bytes;
-  ev->stdout_truncated = run->streams[SP_STREAM_STDOUT].truncated;
-  ev->stderr_truncated = run->streams[SP_STREAM_STDERR].truncated;
+  ev->stdout_bytes = _runner_output_bytes (&run->output, SP_STREAM_STDOUT);
+  ev->stderr_bytes = _runner_output_bytes (&run->output, SP_STREAM_STDERR);
+  ev->stdout_truncated = _runner_output_truncated (&run->output, SP_STREAM_STDOUT);
+  ev->stderr_truncated = _runner_output_truncated (&run->output, SP_STREAM_STDERR);
   ev->session_ended = run->session_ended;
   _runner_compile_report (&run->compile, ev);
   finish_files (run, ev);
@@ -1357,10 +1340,7 @@ _runner_run_free (RunnerRun *run)
   runner_input_files_free (run->input, run->n_input);
   free (run->dir);
   runner_cgroup_remove (&run->cgroup);
-  runner_display_scan_clear (&run->display_scan);
-  buf_clear (&run->streams[0].line);
-  buf_clear (&run->streams[1].line);
-  _runner_run_output_reset (run);
+  _runner_output_clear (&run->output);
   free (run->cwd);
   free (run->cwd_sub);
   if (run->cwd_fd >= 0)
@@ -1407,15 +1387,13 @@ _runner_run_new (RunnerHost *host, SpRun *req, const RunnerRunSetup *setup)
     }
   run->init_pid = -1;
   run->control_fd = run->status_fd = run->stdin_fd = run->cwd_fd = -1;
+  _runner_output_init (&run->output, host, run->req.id, run->font_build, run->req.output_limit);
   _runner_watch_init (&run->watch);
   run->pidfd = -1;
   _runner_compile_init (&run->compile);
   run->streams[0].fd = run->streams[1].fd = -1;
-  run->streams[0].out_fd = run->streams[1].out_fd = -1;
   run->env = setup->env;
   run->env_writable = setup->env_writable;
-  runner_display_new_token (run->display_token);
-  runner_display_scan_init (&run->display_scan, run->display_token);
   if (setup->read_only_dirs != NULL)
     run->extra_ro = sp_strv_copy (setup->read_only_dirs);
   if (setup->isolated_python != NULL)
@@ -1554,7 +1532,7 @@ _runner_run_next_deadline (RunnerRun *run)
                       run->drain_deadline_ns,
                       _runner_watch_next (&run->watch),
                       _runner_input_wait_next (&run->input_wait, run->host->config.input_idle_ms),
-                      run->line_flush_ns };
+                      _runner_output_next (&run->output) };
   for (size_t i = 0; i < N_ELEMENTS (times); i++)
     if (times[i] > 0 && (next == 0 || times[i] < next))
       next = times[i];

@@ -529,7 +529,8 @@ session_start (RunnerRun *run)
           return -1;
         }
       run->session_new = true;
-      memcpy (s->display_token, run->display_token, sizeof s->display_token);
+      snprintf (s->display_token, sizeof s->display_token, "%s",
+                _runner_output_token (&run->output));
     }
   else
     {
@@ -549,9 +550,7 @@ session_start (RunnerRun *run)
       run->dir = xstrdup (s->dir);
       run->cwd = xstrdup (s->cwd);
       run->keep_dir = true;
-      memcpy (run->display_token, s->display_token, sizeof run->display_token);
-      runner_display_scan_clear (&run->display_scan);
-      runner_display_scan_init (&run->display_scan, run->display_token);
+      _runner_output_set_token (&run->output, s->display_token);
       if (_runner_run_hold_cwd (run) != 0)
         {
           _runner_run_fail (run, "cannot open the session's directory");
