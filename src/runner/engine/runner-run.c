@@ -836,9 +836,7 @@ emit_input_wait (RunnerRun *run, bool waiting, int64_t now)
   SpMessage msg = { .type = SP_MSG_INPUT_WAIT };
 
   if (waiting)
-    {
-      _runner_output_flush_all (&run->output, false);
-    }
+    _runner_output_flush_all (&run->output, false);
   msg.u.input_wait.id = run->req.id;
   msg.u.input_wait.waiting = waiting;
   msg.u.input_wait.t_ms = _runner_host_clock_ms (run->host);
