@@ -459,7 +459,13 @@ def test_starved_interrupt(t):
         alive = os.path.join(h.work, "alive")
         for daemon in (False, True):
             way = "through the resident runner" if daemon else "cold"
-            p = h.popen("--cwd", h.work, path, daemon=daemon, stdin=subprocess.PIPE)
+            # A time limit well past the staging (stop, cancel, the
+            # interrupt pending, 2 s), which is not what is checked: once,
+            # beside the Debian 13 root being unpacked, the resident
+            # runner's run ended by the default limit (30 s, as long as
+            # the grace) instead.
+            p = h.popen("--cwd", h.work, "--timeout", "120", path, daemon=daemon,
+                        stdin=subprocess.PIPE)
             first = p.stdout.readline()
             pid = flock_holder(alive)
             if not t.ok(pid > 0, f"{way}: the program is found by its lock", first):
