@@ -436,9 +436,18 @@ sp_transcript_defer_rebind (SpTranscript *self, GtkListItem *item)
     return FALSE;
 #else
   /* The list view maps the rows in sight (and a few around them) and no
-   * others: those in sight take their text now, a frame's worth. */
-  if (is_mapped (item) && take_budget (self, item))
-    return FALSE;
+   * others: those take their text now, whatever the frame has spent. A
+   * row's text rewritten by many batches before one frame (the tail
+   * full, the machine loaded) charged the frame each time, and a row in
+   * sight that then waited was painted with an earlier batch's line among
+   * the new ones (ui-window flood-paints, once in CI). A label lays out
+   * once a frame however often its text changed, and the rows in sight
+   * are few. */
+  if (is_mapped (item))
+    {
+      take_budget (self, item);
+      return FALSE;
+    }
 #endif
   defer (self, item);
   return TRUE;

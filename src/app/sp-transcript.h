@@ -27,9 +27,9 @@ void sp_transcript_follow (SpTranscript *self);
 /* Output collected but not shown yet, or a scroll to the end not done yet. */
 gboolean sp_transcript_get_busy (SpTranscript *self);
 /* For the row factory, when a bound row's text changed: TRUE when the row
- * lies out of sight while the view keeps to the end, or this frame has
- * laid out its worth of text already (rows in sight come first), and its
- * new text can wait; the transcript emits "rebind" with the item once it
+ * lies out of sight while the view keeps to the end (and, on GTK 4.12+,
+ * this frame has laid out its worth of text already), and its new text
+ * can wait; a row in sight never waits; the transcript emits "rebind" with the item once it
  * may be seen. The factory calls forget_row when it unbinds a row. */
 gboolean sp_transcript_defer_rebind (SpTranscript *self, GtkListItem *item);
 /* The same when the list view binds a row anew: TRUE when the row lies
