@@ -24,10 +24,11 @@ cd "$top"
 # or dropping there the few names trixie does not have.
 build_deps=(meson ninja-build pkg-config gcc libc6-dev libjansson-dev libseccomp-dev
   libglib2.0-dev libglib2.0-bin gettext libgtk-4-dev libadwaita-1-dev libgtksourceview-5-dev)
-# The compiled languages and Ruby (issue 27): Debian's toolchains, never a
-# rustup or a Go under a home, which the runs' user could not reach.
+# The compiled languages and Ruby (issue 27), R and Java (issue 42): Debian's
+# toolchains, never a rustup or a Go under a home, which the runs' user
+# could not reach.
 run_deps=(python3 python3-numpy python3-matplotlib python3-pandas python3-venv nodejs bash coreutils
-  gcc g++ libc6-dev rustc golang-go esbuild ruby)
+  gcc g++ libc6-dev rustc golang-go esbuild ruby r-base-core default-jdk-headless)
 test_deps=(hyperfine desktop-file-utils appstream librsvg2-bin xvfb xauth dbus bubblewrap util-linux
   fonts-dejavu-core libxtst-dev clang-14 libclang-rt-14-dev clang-format-14 passwd acl
   python3-pip python3-setuptools python3-wheel debootstrap)

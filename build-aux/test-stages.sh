@@ -44,7 +44,7 @@ stage_patterns() {
         'runner-(namespaces|fallback)-.*' 'sandbox-(control|namespaces|fallback|flatpak)' \
         'results-namespaces-.*' 'warm-namespaces-.*' 'session-namespaces-.*' \
         'input-wait-namespaces-.*' 'prelude-.*-namespaces' 'font-cache-namespaces' \
-        'install-namespaces-.*' 'env-namespaces-.*' 'compiled-namespaces-(c|cpp|rust|typescript|ruby)' \
+        'install-namespaces-.*' 'env-namespaces-.*' 'compiled-namespaces-(c|cpp|rust|typescript|ruby|r|java)' \
         'compiled-namespaces-typescript-poison' \
         'mcp-(handshake|python-run|plot|command|wire-c|jsonrpc)' 'mcp-session-.*namespaces' \
         'mcp-results-namespaces-.*' 'mcp-langs-namespaces-.*' 'mcp-code-execution-.*' \

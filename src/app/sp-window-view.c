@@ -12,10 +12,10 @@
 #include "sp-window-private.h"
 
 /* The menu's order; GtkSourceView's language ids highlight each. */
-static const char *const language_names[] = { "python", "javascript", "bash",       "c",    "cpp",
-                                              "rust",   "go",         "typescript", "ruby", NULL };
-static const char *const source_language_ids[] = { "python3", "js", "sh",         "c",   "cpp",
-                                                   "rust",    "go", "typescript", "ruby" };
+static const char *const language_names[] = { "python", "javascript", "bash", "c", "cpp",  "rust",
+                                              "go",     "typescript", "ruby", "r", "java", NULL };
+static const char *const source_language_ids[]
+  = { "python3", "js", "sh", "c", "cpp", "rust", "go", "typescript", "ruby", "r", "java" };
 
 const char *
 _sp_window_get_language (SpWindow *self)

@@ -605,9 +605,9 @@ sp_window_init (SpWindow *self)
   g_object_bind_property (self->source_view, "buffer", self->hidden_bar, "buffer",
                           G_BINDING_SYNC_CREATE);
   sp_tab_indent_attach (self->source_view);
-  languages = gtk_string_list_new ((const char *[]){ _ ("Python"), _ ("JavaScript"), _ ("Bash"),
-                                                     _ ("C"), _ ("C++"), _ ("Rust"), _ ("Go"),
-                                                     _ ("TypeScript"), _ ("Ruby"), NULL });
+  languages = gtk_string_list_new (
+    (const char *[]){ _ ("Python"), _ ("JavaScript"), _ ("Bash"), _ ("C"), _ ("C++"), _ ("Rust"),
+                      _ ("Go"), _ ("TypeScript"), _ ("Ruby"), _ ("R"), _ ("Java"), NULL });
   gtk_drop_down_set_model (self->language_dropdown, G_LIST_MODEL (languages));
   self->decode_cancellable = g_cancellable_new ();
   self->image_budget = sp_image_budget_new (SP_IMAGE_BUDGET_RUN_PIXELS,

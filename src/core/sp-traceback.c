@@ -18,8 +18,11 @@
  * bash:    PATH: line N
  * a place: PATH:N or PATH:N:C, as node's stack frames, gcc's, clang's,
  *          rustc's ("--> PATH:N:C"), go's ("./main.go:N:C"), esbuild's
- *          ("main.ts:N:C:", columns from 0) and Ruby's ("PATH:N:in ...",
- *          "PATH:N: syntax error") write it; the path ends in an extension
+ *          ("main.ts:N:C:", columns from 0), Ruby's ("PATH:N:in ...",
+ *          "PATH:N: syntax error"), R's through the runner's driver
+ *          ("  at PATH:N in f", "Error: PATH:N:C: unexpected ...") and
+ *          Java's ("\tat Main.f(main.java:N)", javac's "PATH:N: error:")
+ *          write it; the path ends in an extension
  *          and holds no space, quote or parenthesis
  * a header: "PATH: In function 'main':" and "PATH: At top level:" (gcc,
  *          g++), renamed but not a link: it names no line. */

@@ -18,10 +18,12 @@
 static const char code_execution_input[]
   = "{\"type\":\"object\",\"properties\":{"
     "\"language\":{\"type\":\"string\",\"enum\":[\"python\",\"javascript\",\"bash\",\"c\",\"cpp\","
-    "\"rust\",\"go\",\"typescript\",\"ruby\"],"
+    "\"rust\",\"go\",\"typescript\",\"ruby\",\"r\",\"java\"],"
     "\"description\":\"python (python3 with numpy and matplotlib), javascript (node), bash, c "
     "(gcc), "
-    "cpp (g++), rust (rustc), go, typescript (esbuild, then node) or ruby; compiled languages "
+    "cpp (g++), rust (rustc), go, typescript (esbuild, then node), ruby, r (Rscript; a "
+    "top-level value is printed) or java (the JDK's source launcher: the file's first class's "
+    "main); compiled languages "
     "compile in the sandbox first, and a compile error is the result's error\"},"
     "\"code\":{\"type\":\"string\",\"description\":\"the program text\"},"
     "\"timeout\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":300,"
@@ -657,8 +659,8 @@ mcp_code_execution_call (McpServer *server, json_t *id, json_t *args, json_t *to
       || sp_json_get_bool (args, "capture_output", false, &capture, &err) != 0
       || sp_json_get_bool (args, "return_base64", false, &cx->return_base64, &err) != 0)
     goto invalid;
-  static const char *const languages[] = { "python", "javascript", "bash",       "c",    "cpp",
-                                           "rust",   "go",         "typescript", "ruby", NULL };
+  static const char *const languages[] = { "python", "javascript", "bash", "c", "cpp",  "rust",
+                                           "go",     "typescript", "ruby", "r", "java", NULL };
   bool known = false;
   for (size_t i = 0; languages[i] != NULL; i++)
     known = known || strcmp (req->language, languages[i]) == 0;
@@ -666,7 +668,7 @@ mcp_code_execution_call (McpServer *server, json_t *id, json_t *args, json_t *to
     {
       sp_proto_set_error (&err, SP_ERR_UNSUPPORTED_LANGUAGE,
                           "field \"language\" must be python, javascript, bash, c, cpp, rust, "
-                          "go, typescript or ruby");
+                          "go, typescript, ruby, r or java");
       goto invalid;
     }
   if (sp_strv_length (cx->packages) > 64)

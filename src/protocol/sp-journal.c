@@ -64,8 +64,8 @@ static const char *const end_names[] = { "exited",    "timeout",   "memory", "ou
 static const char *const stream_names[] = { "stdout", "stderr", NULL };
 /* The languages execute_code takes (its inputSchema's enum in
  * src/mcp/mcp-tools.c, the runner's table in runner-langs.c). */
-static const char *const language_names[] = { "python", "javascript", "bash",       "c",    "cpp",
-                                              "rust",   "go",         "typescript", "ruby", NULL };
+static const char *const language_names[] = { "python", "javascript", "bash", "c", "cpp",  "rust",
+                                              "go",     "typescript", "ruby", "r", "java", NULL };
 static const char *const risk_names[] = { "Low", "Medium", "High", "Critical", NULL };
 
 bool

@@ -237,6 +237,26 @@ test_ruby (void)
   g_assert_true (g_str_has_prefix (syntax, "<a href=\"line:4\">syn.rb:4</a>: syntax error, "));
 }
 
+/* R through the runner's driver and Java through the source launcher
+ * (issue 42; R 4.2, OpenJDK 17), captured from sandpad-run. */
+static void
+test_r_java (void)
+{
+  g_autofree char *r = compile_markup ("r-error.txt", "hello.R", "hello.R");
+  g_autofree char *r_syntax = compile_markup ("r-syntax.txt", "syn.R", "syn.R");
+  g_autofree char *java = compile_markup ("java-exception.txt", "Hello.java", "Hello.java");
+  g_autofree char *javac = compile_markup ("java-compile.txt", "Syn.java", "Untitled");
+
+  g_assert_nonnull (strstr (r, "\n  at <a href=\"line:4\">hello.R:4</a> in g\n"));
+  g_assert_nonnull (strstr (r, "\n  at <a href=\"line:5\">hello.R:5</a>"));
+  g_assert_cmpuint (count (r, "<a "), ==, 3);
+  g_assert_true (
+    g_str_has_prefix (r_syntax, "Error: <a href=\"line:2\">syn.R:2:3</a>: unexpected"));
+  g_assert_nonnull (strstr (java, "\tat Main.f(<a href=\"line:4\">Hello.java:4</a>)\n"));
+  g_assert_cmpuint (count (java, "<a "), ==, 2);
+  g_assert_true (g_str_has_prefix (javac, "<a href=\"line:3\">Untitled:3</a>: error: "));
+}
+
 /* Another file's places and headers (a system header) stay as they are;
  * so does a path that merely ends like the snippet's name. */
 static void
@@ -276,6 +296,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Sandpad/Traceback/go", test_go);
   g_test_add_func ("/Sandpad/Traceback/esbuild", test_esbuild);
   g_test_add_func ("/Sandpad/Traceback/ruby", test_ruby);
+  g_test_add_func ("/Sandpad/Traceback/r-java", test_r_java);
   g_test_add_func ("/Sandpad/Traceback/compile-other-files", test_compile_other_files);
   return g_test_run ();
 }

@@ -84,6 +84,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   check_language ("python", "main.py", text);
   check_language ("javascript", "main.js", text);
   check_language ("bash", "main.sh", text);
+  check_language ("ruby", "main.rb", text);
+  check_language ("r", "main.R", text);
+  check_language ("java", "Main.java", text);
   free (text);
   return 0;
 }

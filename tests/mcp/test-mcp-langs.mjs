@@ -1,5 +1,5 @@
 // test-mcp-langs.mjs: execute_code in the compiled languages and Ruby
-// (issue 27), through sandpad-mcp and the official MCP TypeScript SDK
+// (issue 27), R and Java (issue 42), through sandpad-mcp and the official MCP TypeScript SDK
 // client, which validates every structuredContent against the tool's
 // outputSchema.
 //
@@ -68,13 +68,33 @@ const CASES = {
     runtimeError: 'def f\n  raise ArgumentError, "bad"\nend\nf\n',
     runtimeLine: 2,
   },
+  // Issue 42: R (a parse error found before anything runs) and Java (the
+  // JDK's source launcher; javac's error is found before main runs).
+  r: {
+    hello: 'cat("hello from R\\n")\n',
+    compileError: 'x <- 1\nx y\n',
+    compileLine: 2,
+    runtimeError: 'f <- function() {\n  stop("boom")\n}\nf()\n',
+    runtimeLine: 2,
+  },
+  java: {
+    hello: 'public class Main {\n  public static void main(String[] a) {\n'
+      + '    System.out.println("hello from Java");\n  }\n}\n',
+    compileError: 'public class Main {\n  public static void main(String[] a) {\n'
+      + '    int x = "s";\n  }\n}\n',
+    compileLine: 3,
+    runtimeError: 'public class Main {\n  static void f() {\n'
+      + '    throw new IllegalStateException("boom");\n  }\n'
+      + '  public static void main(String[] a) {\n    f();\n  }\n}\n',
+    runtimeLine: 3,
+  },
 };
 const CASE = CASES[lang];
 if (!server || !CASE) {
   console.error('usage: node test-mcp-langs.mjs SANDPAD_MCP LANGUAGE');
   process.exit(2);
 }
-const compiled = lang !== 'ruby';
+const compiled = !['ruby', 'r', 'java'].includes(lang);
 
 const mode = process.env.SANDPAD_TEST_SANDBOX ?? 'namespaces';
 const state = fs.mkdtempSync(path.join(os.tmpdir(), 'sandpad-mcp-langs-state-'));
@@ -177,6 +197,11 @@ async function main() {
         `its error is on line ${CASE.runtimeLine}, not a compile error`, sc?.error);
     } else {
       ok(sc?.signal === 6 && sc.exit_code === null, 'ended by SIGABRT, and says so', sc);
+    }
+    if (lang === 'r') {
+      // As Rscript runs a file: a visible top-level value is printed.
+      sc = (await call('x <- 20\nx + 1\ninvisible(x)\n')).structuredContent;
+      ok(sc?.stdout === '[1] 21\n', 'R prints a visible top-level value, not an invisible one', sc);
     }
   } finally {
     await transport.close();

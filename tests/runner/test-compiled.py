@@ -79,9 +79,31 @@ CASES = {
         runtime_line=2,
         loop='loop { }\n',
     ),
+    # Issue 42: R through the runner's driver (a parse error is found
+    # before anything runs), Java through the JDK's source launcher.
+    "r": dict(
+        hello='cat("hello from R\\n")\n',
+        compile_error='x <- 1\nx y\n',
+        compile_line=2,
+        runtime_error='f <- function() {\n  stop("boom")\n}\nf()\n',
+        runtime_line=2,
+        loop='repeat {}\n',
+    ),
+    "java": dict(
+        hello='public class Main {\n  public static void main(String[] a) {\n'
+              '    System.out.println("hello from Java");\n  }\n}\n',
+        compile_error='public class Main {\n  public static void main(String[] a) {\n'
+                      '    int x = "s";\n  }\n}\n',
+        compile_line=3,
+        runtime_error='public class Main {\n  static void f() {\n'
+                      '    throw new IllegalStateException("boom");\n  }\n'
+                      '  public static void main(String[] a) {\n    f();\n  }\n}\n',
+        runtime_line=3,
+        loop='public class Main { public static void main(String[] a) { while (true) {} } }\n',
+    ),
 }
 CASE = CASES[LANG]
-COMPILED = LANG != "ruby"
+COMPILED = LANG not in ("ruby", "r", "java")
 
 
 def runner(cache, *args):
@@ -187,7 +209,7 @@ def timeout(t):
 
 def cached(t):
     if not COMPILED:
-        t.skip("ruby is interpreted: nothing to cache")
+        t.skip(f"{LANG} is interpreted: nothing to cache")
         return
 
     def check(r, cache):
@@ -216,7 +238,7 @@ def cached(t):
 
 def compile_timeout(t):
     if not COMPILED:
-        t.skip("ruby is interpreted: no compile step")
+        t.skip(f"{LANG} is interpreted: no compile step")
         return
 
     def check(r, cache):
@@ -235,7 +257,7 @@ def build_swap(t):
     outside (the harness, as an attacker with the runner's uid would), as
     soon as the compiler's output appears, in up to 40 tries."""
     if not COMPILED:
-        t.skip("ruby is interpreted: no build directory")
+        t.skip(f"{LANG} is interpreted: no build directory")
         return
     import glob
     import threading
@@ -412,7 +434,7 @@ def poisoned(t):
     clean program; V compiled outside the runner with the attack gives
     the planted one."""
     if not COMPILED:
-        t.skip("ruby is interpreted: nothing to cache")
+        t.skip(f"{LANG} is interpreted: nothing to cache")
         return
     import subprocess
     p = POISON[LANG]
@@ -524,7 +546,7 @@ def tampered(t):
     program's text edited in place, or cut short) is not run: the run
     compiles again, and its entry replaces the bad one."""
     if not COMPILED:
-        t.skip("ruby is interpreted: nothing to cache")
+        t.skip(f"{LANG} is interpreted: nothing to cache")
         return
 
     def entries(cache):
@@ -577,9 +599,12 @@ def missing(t):
              "cpp": ["/usr/bin/g++", "/usr/local/bin/g++"],
              "rust": ["/usr/bin/rustc"], "go": ["/usr/bin/go", "/usr/lib/go/bin/go"],
              "typescript": ["/usr/bin/esbuild"],
-             "ruby": ["/usr/bin/ruby", "/usr/local/bin/ruby"]}[LANG]
+             "ruby": ["/usr/bin/ruby", "/usr/local/bin/ruby"],
+             "r": ["/usr/bin/Rscript", "/usr/local/bin/Rscript"],
+             "java": ["/usr/lib/jvm/default-java/bin/java", "/usr/bin/java"]}[LANG]
     package = {"c": "gcc", "cpp": "g++", "rust": "rustc", "go": "golang-go",
-               "typescript": "esbuild", "ruby": "ruby"}[LANG]
+               "typescript": "esbuild", "ruby": "ruby", "r": "r-base-core",
+               "java": "default-jdk-headless"}[LANG]
     bwrap = shutil.which("bwrap")
     if bwrap is None or not any(os.access(p, os.X_OK) for p in paths):
         t.skip(f"needs bwrap and {LANG}'s toolchain (for the control): not both here")
@@ -658,9 +683,69 @@ def missing(t):
          f"status {proc.returncode}: {proc.stderr[-400:]}")
 
 
+def r_values(t):
+    """R as Rscript runs a file (issue 42): a visible top-level value is
+    printed, an invisible one is not, a warning is said as it comes and
+    the run goes on, commandArgs(TRUE) is the run's arguments alone; an
+    error inside a function names that function and the line within it."""
+    if LANG != "r":
+        t.skip("R's own surface")
+        return
+
+    def check(r, cache):
+        res = r.run("v", 'x <- c(1, 2)\nx * 2\ninvisible(7)\nwarning("careful")\n'
+                    'print(commandArgs(TRUE))\ncat("end\\n")\n', language="r",
+                    args=["one", "two"], timeout_ms=30000)
+        t.eq(res.exited.get("exit_code"), 0, "the run ends well", res)
+        t.eq(res.stdout, '[1] 2 4\n[1] "one" "two"\nend\n',
+             "the visible value printed, the invisible not, the arguments alone", res)
+        t.ok("Warning: careful" in res.stderr, "the warning said", res.stderr)
+        res = r.run("e", 'g <- function(n) {\n  if (n > 1) {\n    stop("too big: ", n)\n  }\n}\n'
+                    'h <- function() g(2)\nh()\n', language="r", timeout_ms=30000)
+        # R knows where each statement of a block starts (its srcref),
+        # not where in a statement: stop() has a line of its own here.
+        err = res.exited.get("program_error")
+        t.ok(err is not None and err["line"] == 3 and err["message"] == "too big: 2",
+             "the error's line is inside g, its message R's", res)
+        frames = [(f["line"], f.get("function")) for f in (err or {}).get("frames", [])]
+        t.eq(frames, [(7, None), (6, "h"), (3, "g")], "its frames from the top level in", res)
+    with_runner(check)
+
+
+def java_exceptions(t):
+    """Java (issue 42): an exception with a cause is located at the cause's
+    line, not the launcher's own Main.java; the class need not be called
+    Main; standard input reaches the program."""
+    if LANG != "java":
+        t.skip("Java's own surface")
+        return
+
+    def check(r, cache):
+        res = r.run("c", 'public class Demo {\n  static void inner() {\n'
+                    '    throw new IllegalArgumentException("deep");\n  }\n'
+                    '  public static void main(String[] a) {\n'
+                    '    try { inner(); } catch (Exception e) {\n'
+                    '      throw new RuntimeException("wrapped", e);\n    }\n  }\n}\n',
+                    language="java", timeout_ms=30000)
+        err = res.exited.get("program_error")
+        t.ok(err is not None and err["line"] == 3
+             and err["type"] == "java.lang.IllegalArgumentException"
+             and err["message"] == "deep", "the cause, on its line", res)
+        t.ok(err is not None and not any("launcher" in (f.get("function") or "")
+                                         for f in err["frames"]),
+             "none of the launcher's frames", err)
+        res = r.run("i", 'import java.util.Scanner;\npublic class Echo {\n'
+                    '  public static void main(String[] a) {\n'
+                    '    System.out.println("got " + new Scanner(System.in).nextLine());\n'
+                    '  }\n}\n', language="java", stdin="typed\n", timeout_ms=30000)
+        t.eq(res.stdout, "got typed\n", "standard input reaches it", res)
+    with_runner(check)
+
+
 if __name__ == "__main__":
     tests = {f.__name__: f for f in (hello, compile_error, runtime_error, timeout, cached,
                                       compile_timeout, build_swap, missing, poisoned,
-                                      tampered)}
-    main([tests[n] for n in sys.argv[3:]] if len(sys.argv) > 3
-         else [hello, compile_error, runtime_error, timeout, cached, compile_timeout])
+                                      tampered, r_values, java_exceptions)}
+    default = [hello, compile_error, runtime_error, timeout, cached, compile_timeout]
+    default += [r_values] if LANG == "r" else [java_exceptions] if LANG == "java" else []
+    main([tests[n] for n in sys.argv[3:]] if len(sys.argv) > 3 else default)

@@ -46,16 +46,21 @@ expect (const char *text, const char *key, char *out, size_t size)
 static void
 check_fixture (const char *dir, const char *name)
 {
-  char path[4096], value[1024];
-  const char *language = strncmp (name, "python", 6) == 0 ? "python"
-                         : strncmp (name, "node", 4) == 0 ? "javascript"
-                                                          : "bash";
+  char path[4096], value[1024], snippet_value[256];
+  const char *language = strncmp (name, "python", 6) == 0  ? "python"
+                         : strncmp (name, "node", 4) == 0  ? "javascript"
+                         : strncmp (name, "r-", 2) == 0    ? "r"
+                         : strncmp (name, "java-", 5) == 0 ? "java"
+                                                           : "bash";
   const char *snippet = language[0] == 'p' ? "main.py" : language[0] == 'j' ? "main.js" : "main.sh";
 
   snprintf (path, sizeof path, "%s/%s.txt", dir, name);
   char *text = slurp (path);
   snprintf (path, sizeof path, "%s/%s.expect", dir, name);
   char *want = slurp (path);
+  /* R's and Java's (issue 42) name their snippet as sandpad-run did. */
+  if (expect (want, "snippet", snippet_value, sizeof snippet_value)[0] != '\0')
+    snippet = snippet_value;
   SpProgramError *error = runner_error_parse (language, text, snippet);
 
   if (!ok (error != NULL, "%s: an error is found", name))
@@ -165,6 +170,12 @@ static const Hostile hostile[] = {
     "    at /code/main.js:99999999999:1\n"
     "    at Object.<anonymous> (/code/main.js:4:1)\n",
     1, 4 },
+  { "R, line past int32", "r",
+    "Error in f() : x\n  at /code/main.R:99999999999 in f\n  at /code/main.R:7\n", 1, 7 },
+  { "Java, line past int32", "java",
+    "Exception in thread \"main\" java.lang.Error: x\n\tat Main.f(Main.java:99999999999)\n"
+    "\tat Main.main(Main.java:7)\n",
+    2, 7 },
   { "bash, line past int32", "bash",
     "/code/main.sh: line 99999999999: boom\n/code/main.sh: line 7: oops\n", 1, 7 },
 };
@@ -175,9 +186,11 @@ check_numbers (void)
   for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++)
     {
       const Hostile *h = &hostile[i];
-      const char *snippet = h->language[0] == 'p'   ? "main.py"
-                            : h->language[0] == 'j' ? "main.js"
-                                                    : "main.sh";
+      const char *snippet = strcmp (h->language, "python") == 0       ? "main.py"
+                            : strcmp (h->language, "javascript") == 0 ? "main.js"
+                            : strcmp (h->language, "r") == 0          ? "main.R"
+                            : strcmp (h->language, "java") == 0       ? "Main.java"
+                                                                      : "main.sh";
       SpProgramError *error = runner_error_parse (h->language, h->text, snippet);
 
       if (!ok (error != NULL, "%s: an error is found", h->what))
@@ -198,10 +211,11 @@ main (int argc, char **argv)
 {
   static const char *const names[] = { "python-nested",    "python-chained", "python-syntax",
                                        "python-recursion", "node-typeerror", "node-syntax",
-                                       "bash-command",     "bash-syntax" };
+                                       "bash-command",     "bash-syntax",    "r-error",
+                                       "r-syntax",         "java-exception", "java-compile" };
   const size_t n = sizeof names / sizeof names[0];
 
-  plan ((int) n * 7 + 3 + 5 + (int) (sizeof hostile / sizeof hostile[0]) * 4);
+  plan ((int) n * 7 + 5 + 5 + (int) (sizeof hostile / sizeof hostile[0]) * 4);
   if (argc < 2)
     return 1;
   for (size_t i = 0; i < n; i++)
@@ -209,6 +223,8 @@ main (int argc, char **argv)
   ok (runner_error_parse ("python", "hello\nworld\n", "main.py") == NULL, "no python error");
   ok (runner_error_parse ("javascript", "", "main.js") == NULL, "no node error");
   ok (runner_error_parse ("bash", "just output\n", "main.sh") == NULL, "no bash error");
+  ok (runner_error_parse ("r", "[1] 2\nError\n", "main.R") == NULL, "no R error");
+  ok (runner_error_parse ("java", "Exception in the air\n", "Main.java") == NULL, "no Java error");
   check_bounds ();
   check_numbers ();
   return done_testing ();

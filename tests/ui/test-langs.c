@@ -1,8 +1,9 @@
-/* test-langs.c: the compiled languages and Ruby (issue 27) in a real
- * window under Xvfb, against the real runner: the language menu offers
- * each and highlights it, a hello in each runs and its output shows in
- * the panel, and a compile error (Ruby: a syntax error) marks its line in
- * the editor and says where. The languages come from SANDPAD_TEST_LANGS
+/* test-langs.c: the compiled languages and Ruby (issue 27), R and Java
+ * (issue 42) in a real window under Xvfb, against the real runner: the
+ * language menu offers each and highlights it, a hello in each runs and
+ * its output shows in the panel, and a compile error (Ruby: a syntax
+ * error; R: an error in a function) marks its line in the editor and
+ * says where. The languages come from SANDPAD_TEST_LANGS
  * (comma separated; Go's first compile is slow, so it has a test of its
  * own); one whose toolchain the runner lacks is skipped, saying so. */
 #include "config.h"
@@ -47,6 +48,17 @@ static const LangCase cases[] = {
     "hello from TypeScript\n", "const a: number = 1;\nconst b = a +;\n", 2 },
   { "ruby", "Ruby", "ruby", "puts \"hello from Ruby\"\n", "hello from Ruby\n", "puts 1\ndef x(\n",
     2 },
+  /* Issue 42: R's error (stop() inside a function) marks the line of the
+   * call that failed; Java's compile error (the source launcher's javac)
+   * its line. */
+  { "r", "R", "r", "cat(\"hello from R\\n\")\n", "hello from R\n",
+    "f <- function() {\n  stop(\"boom\")\n}\nf()\n", 2 },
+  { "java", "Java", "java",
+    "public class Main {\n  public static void main(String[] a) {\n"
+    "    System.out.println(\"hello from Java\");\n  }\n}\n",
+    "hello from Java\n",
+    "public class Main {\n  public static void main(String[] a) {\n    int x = \"s\";\n  }\n}\n",
+    3 },
 };
 
 static gboolean
@@ -205,7 +217,7 @@ int
 main (int argc, char **argv)
 {
   const char *only = g_getenv ("SANDPAD_TEST_LANGS");
-  g_auto (GStrv) langs = g_strsplit (only ? only : "c,cpp,rust,typescript,ruby", ",", -1);
+  g_auto (GStrv) langs = g_strsplit (only ? only : "c,cpp,rust,typescript,ruby,r,java", ",", -1);
   int ret;
 
   if (!sp_ui_test_have_display ())

@@ -68,6 +68,7 @@ typedef struct
   bool in_session;       /* the run is a session's */
   bool network;
   int64_t memory_mib;
+  int64_t open_files;    /* the least the language starts with (RunnerLanguage's); 0: none */
   int64_t timeout_ms;    /* the program's; a compile step's is the config's */
   bool compiling;        /* the compile step is what runs now */
   const char *build_dir; /* a compiled language's, held as build_id; NULL: none */

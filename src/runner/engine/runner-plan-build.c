@@ -24,7 +24,7 @@ _runner_plan_build (RunnerHost *host, const RunnerLaunchInput *in, RunnerLaunchK
     .waived = _runner_host_waived (host, in->network),
     .max_processes = config->max_processes,
     .disk_limit = config->disk_limit,
-    .open_files = config->open_files,
+    .open_files = in->open_files > config->open_files ? in->open_files : config->open_files,
     .context_dirs = host->ro_dirs,
     .context_ids = host->ro_ids,
     .interpreter = kind == RUNNER_LAUNCH_INTERPRETER,

@@ -1558,6 +1558,7 @@ _runner_launch_build (RunnerRun *run, RunnerLaunchKind kind, const char *path, c
     .in_session = run->session != NULL,
     .network = run->req.network,
     .memory_mib = run->req.memory_mib,
+    .open_files = run->lang != NULL ? run->lang->open_files : 0,
     .timeout_ms = run->req.timeout_ms,
     .env_dir = run->env.dir,
     .env_writable = run->env_writable,

@@ -675,6 +675,173 @@ parse_ruby (Parse *p, char **lines, size_t n)
   return NULL;
 }
 
+/* "  at FILE:LINE" or "  at FILE:LINE in FUNC", a frame of R's driver. */
+static bool
+r_frame (Parse *p, const char *text)
+{
+  const char *loc, *in, *end, *colon;
+  int64_t line;
+
+  if (strncmp (text, "  at ", 5) != 0)
+    return false;
+  loc = text + 5;
+  in = strstr (loc, " in ");
+  end = in != NULL ? in : loc + strlen (loc);
+  colon = end;
+  while (colon > loc && colon[-1] >= '0' && colon[-1] <= '9')
+    colon--;
+  if (colon == end || colon == loc || colon[-1] != ':' || colon - 1 == loc
+      || !location_number (colon, &line))
+    return false;
+  add_frame (p, capped (loc, (size_t) (colon - 1 - loc)),
+             in != NULL ? capped (in + 4, strlen (in + 4)) : NULL, line, 0, true);
+  return true;
+}
+
+/* R, as the runner's driver says it (runner-langs.c): "Error in CALL :
+ * MESSAGE" or "Error: MESSAGE", then "  at FILE:LINE[ in FUNC]" from
+ * the innermost call out; a parse error: "Error: FILE:LINE:COL: MESSAGE"
+ * and R's lines around it, no frame. */
+static SpProgramError *
+parse_r (Parse *p, char **lines, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      const char *msg, *sep, *rest;
+      size_t j = i + 1, file_len;
+      int64_t line, col;
+
+      if (strncmp (lines[i], "Error in ", 9) == 0 && (sep = strstr (lines[i], " : ")) != NULL)
+        msg = sep + 3;
+      else if (strncmp (lines[i], "Error: ", 7) == 0)
+        msg = lines[i] + 7;
+      else
+        continue;
+      /* A message of several lines goes on until the frames. */
+      while (j < n && strncmp (lines[j], "  at ", 5) != 0 && j < i + 8)
+        j++;
+      if (j < n)
+        {
+          /* A frame whose number is no line the protocol carries is
+           * left out, not the ones after it. */
+          p->error->message = capped (msg, strlen (msg));
+          for (; j < n && strncmp (lines[j], "  at ", 5) == 0; j++)
+            r_frame (p, lines[j]);
+          return finish (p);
+        }
+      if (msg == lines[i] + 7 && file_line_col (msg, &file_len, &line, &col, &rest) && file_len > 0)
+        {
+          p->error->type = xstrdup ("SyntaxError");
+          p->error->message = capped (rest, strlen (rest));
+          p->error->syntax = true;
+          p->error->column = col;
+          add_frame (p, capped (msg, file_len), NULL, line, col, false);
+          return finish (p);
+        }
+    }
+  return NULL;
+}
+
+/* Java's source launcher: javac's "FILE:LINE: error: MESSAGE" (the first
+ * one), or "Exception in thread "main" TYPE: MESSAGE" then "\tat
+ * CLASS.METHOD(FILE:LINE)" from the innermost call out, and "Caused by:"
+ * with its own. */
+static bool
+java_frame (Parse *p, const char *text, bool outwards)
+{
+  const char *at = strstr (text, "at "), *open, *close, *colon;
+  int64_t line;
+
+  if (text[0] != '\t' || at != text + 1)
+    return false;
+  open = strchr (at, '(');
+  close = open != NULL ? strchr (open, ')') : NULL;
+  if (close == NULL)
+    return false;
+  /* The source launcher's own frames (its class is Main too, in
+   * Main.java): not the program's. */
+  if (strncmp (at + 3, "jdk.compiler/com.sun.tools.javac.launcher.", 42) == 0)
+    return true;
+  colon = memchr (open, ':', (size_t) (close - open));
+  if (colon == NULL || !location_number (colon + 1, &line))
+    {
+      /* "(Native Method)", "(Unknown Source)": a frame with no line. */
+      add_frame (p, capped ("", 0), capped (at + 3, (size_t) (open - at - 3)), 0, 0, outwards);
+      return true;
+    }
+  add_frame (p, capped (open + 1, (size_t) (colon - open - 1)),
+             capped (at + 3, (size_t) (open - at - 3)), line, 0, outwards);
+  return true;
+}
+
+/* "TYPE: MESSAGE" or "TYPE": the exception said, its frames to come. */
+static void
+java_exception (Parse *p, const char *text)
+{
+  SpProgramError *error = p->error;
+  const char *sep = strstr (text, ": ");
+
+  for (size_t i = 0; i < error->n_frames; i++)
+    {
+      free (error->frames[i].file);
+      free (error->frames[i].function);
+    }
+  error->n_frames = 0;
+  free (error->type);
+  free (error->message);
+  error->type = capped (text, sep != NULL ? (size_t) (sep - text) : strlen (text));
+  error->message = sep != NULL ? capped (sep + 2, strlen (sep + 2)) : xstrdup ("");
+}
+
+static SpProgramError *
+parse_java (Parse *p, char **lines, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      const char *err = strstr (lines[i], ": error: ");
+      if (err != NULL)
+        {
+          const char *num = err;
+          int64_t line;
+          while (num > lines[i] && num[-1] >= '0' && num[-1] <= '9')
+            num--;
+          if (num == err || num == lines[i] || num[-1] != ':' || !location_number (num, &line))
+            continue;
+          p->error->type = xstrdup ("CompileError");
+          p->error->message = capped (err + 9, strlen (err + 9));
+          p->error->syntax = true;
+          add_frame (p, capped (lines[i], (size_t) (num - 1 - lines[i])), NULL, line, 0, false);
+          /* The caret under the source line gives the column. */
+          if (i + 2 < n && strchr (lines[i + 2], '^') != NULL && lines[i + 2][0] == ' ')
+            {
+              p->error->column = (int64_t) (strchr (lines[i + 2], '^') - lines[i + 2]) + 1;
+              p->error->frames[0].column = p->error->column;
+            }
+          return finish (p);
+        }
+      const char *exc = strncmp (lines[i], "Exception in thread ", 20) == 0
+                          ? strchr (lines[i] + 20, ' ')
+                          : NULL;
+      if (exc == NULL)
+        continue;
+      java_exception (p, exc + 1);
+      /* "Caused by:": the innermost cause is where it went wrong, and is
+       * what is said, with its own frames. */
+      for (size_t j = i + 1; j < n; j++)
+        {
+          if (strncmp (lines[j], "Caused by: ", 11) == 0)
+            {
+              java_exception (p, lines[j] + 11);
+              continue;
+            }
+          if (!java_frame (p, lines[j], true) && strncmp (lines[j], "\t... ", 5) != 0)
+            break;
+        }
+      return finish (p);
+    }
+  return NULL;
+}
+
 SpProgramError *
 runner_error_parse (const char *language, const char *text, const char *snippet_name)
 {
@@ -704,6 +871,10 @@ runner_error_parse (const char *language, const char *text, const char *snippet_
     }
   else if (strcmp (language, "ruby") == 0)
     result = parse_ruby (&p, lines, n);
+  else if (strcmp (language, "r") == 0)
+    result = parse_r (&p, lines, n);
+  else if (strcmp (language, "java") == 0)
+    result = parse_java (&p, lines, n);
   free_lines (lines);
   if (result == NULL)
     sp_program_error_free (p.error);

@@ -13,7 +13,10 @@
  * "--> FILE:LINE:COL", a panic's location), "go" (go build's
  * "FILE:LINE:COL:", a panic's frames), "typescript" (esbuild's "[ERROR]",
  * else node's stack through the source map), "ruby" (a traceback with its
- * "from" lines, a syntax error); text: valid UTF-8 (the
+ * "from" lines, a syntax error), and (issue 42) "r" (the runner's R
+ * driver's "Error ..." and "  at FILE:LINE" lines, a parse error's
+ * "FILE:LINE:COL:") and "java" (javac's "FILE:LINE: error:", an uncaught
+ * exception's "\tat" frames, the innermost "Caused by:"); text: valid UTF-8 (the
  * sanitized tail of stderr); snippet_name: the file name the snippet ran
  * under (main.py), whose innermost frame gives "line". Python tracebacks
  * (the last of a chain; SyntaxError with its column), node's stack traces

@@ -44,6 +44,8 @@ typedef struct
   const char *version_arg;        /* NULL: "--version" ("version" for go) */
   const char *package;            /* Debian's package with the toolchain, for
                                    * the error when it is missing */
+  int64_t open_files;             /* the least RLIMIT_NOFILE it starts with; 0: the
+                                   * config's */
 } RunnerLanguage;
 
 typedef struct

@@ -42,6 +42,13 @@ const char *const runner_sandbox_etc[] = {
   "/etc/python3.13",
   "/etc/python3.14",
   "/etc/alternatives",
+  /* R's Renviron and ldpaths (/usr/lib/R/etc links there), the JDK's
+   * conf/ (security and logging properties): 17 is Debian 12's, 21
+   * Debian 13's. */
+  "/etc/R",
+  "/etc/java-17-openjdk",
+  "/etc/java-21-openjdk",
+  "/etc/java-25-openjdk",
   "/etc/nsswitch.conf",
   "/etc/mime.types",
   "/etc/gai.conf",

@@ -49,7 +49,7 @@ void runner_sandbox_probe (RunnerSandboxCaps *caps);
 
 /* The system files outside /usr a run may read (bound into the private root, or
  * allowed by Landlock in fallback mode). NULL-terminated. */
-extern const char *const runner_sandbox_etc[23];
+extern const char *const runner_sandbox_etc[27];
 
 /* Where a run's pieces appear to the program in namespace mode. */
 #define RUNNER_SANDBOX_WORK "/work"
