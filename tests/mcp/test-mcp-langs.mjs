@@ -202,6 +202,19 @@ async function main() {
       // As Rscript runs a file: a visible top-level value is printed.
       sc = (await call('x <- 20\nx + 1\ninvisible(x)\n')).structuredContent;
       ok(sc?.stdout === '[1] 21\n', 'R prints a visible top-level value, not an invisible one', sc);
+      // An R session keeps its global environment between calls.
+      const inSession = (code, extra = {}) => client.callTool({ name: 'execute_code',
+        arguments: { language: 'r', code, session_id: 'rs', timeout: 60, ...extra } },
+      undefined, { timeout: 120000 });
+      sc = (await inSession('y <- 2\nsq <- function(n) n * n\n')).structuredContent;
+      ok(sc?.exit_code === 0 && sc?.session?.new === true, 'an R session starts', sc);
+      sc = (await inSession('sq(y + 1)\nSys.getenv("TAG")\n', { env: { TAG: 'one' } }))
+        .structuredContent;
+      ok(sc?.stdout === '[1] 9\n[1] "one"\n' && sc?.session?.new === false
+        && sc?.session?.execution_count === 2,
+      'the next call sees its variable and function, and its own env', sc);
+      sc = (await inSession('Sys.getenv("TAG", "gone")\n')).structuredContent;
+      ok(sc?.stdout === '[1] "gone"\n', "a call's env is gone after it", sc);
     }
   } finally {
     await transport.close();

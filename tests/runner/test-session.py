@@ -478,7 +478,7 @@ def test_client_gone(t):
 def test_refusals(t):
     r = runner("--max-sessions", "1")
     err = refused(r, type="run", id="rb", language="ruby", code="1", session="s")
-    t.eq(err.get("code"), "unsupported_language", "a session is for python or javascript", err)
+    t.eq(err.get("code"), "unsupported_language", "a session is for python, javascript or r", err)
     err = refused(r, type="run", id="cwd", language="python", code="1", session="s", cwd="/tmp")
     t.eq(err.get("code"), "invalid_value",
          "a session run's cwd passes the runner's policy as any run's (no --allow-cwd here)", err)
@@ -619,6 +619,50 @@ def test_js_session(t):
     t.eq(ev and ev.get("reason"), "closed", "session_close ends a JavaScript session", ev)
     res = r.run("h", "console.log(typeof x)", language="javascript", session="j")
     t.eq((res.stdout, res.started.get("session_new")), ("undefined\n", True),
+         "after close the id starts afresh", res)
+    r.close()
+
+
+def test_r_session(t):
+    """R sessions (issue 42): state kept between runs, an error located and
+    the session alive after it, a run's args and env for that run alone, a
+    loop past its time interrupted with the state kept, close, and an R
+    without the relay's python3 refused. A missing R skips."""
+    r = runner()
+    ready = r.hello()
+    if "r" not in [lang["name"] for lang in ready["languages"]]:
+        t.skip(f"R is not installed here: unavailable={ready.get('unavailable')}")
+        r.close()
+        return
+    first = r.run("a", "x <- 41\nsq <- function(n) n * n\nx + 1\n", language="r", session="rs",
+                  timeout_ms=30000)
+    t.eq((first.stdout, first.exited.get("exit_code"), first.started.get("session_new")),
+         ("[1] 42\n", 0, True), "the first R run starts the session and prints its value", first)
+    control = r.run("c", "exists('x')\n", language="r", timeout_ms=30000)
+    t.eq(control.stdout, "[1] FALSE\n", "control: an ordinary R run knows no x", control)
+    res = r.run("b", "print(sq(x))\nprint(commandArgs(TRUE))\nprint(Sys.getenv('FOO'))\n"
+                "f <- function() {\n  stop('bad')\n}\nf()\n", language="r", session="rs",
+                args=["p", "q r"], env={"FOO": "bar"}, timeout_ms=30000)
+    err = res.exited.get("program_error") or {}
+    t.eq(res.stdout, '[1] 1681\n[1] "p"   "q r"\n[1] "bar"\n',
+         "the session's function, and this run's args and env", res)
+    t.eq((res.exited.get("exit_code"), err.get("line"), err.get("message")), (1, 5, "bad"),
+         "an error ends the run with 1, on its line", res)
+    res = r.run("d", "print(Sys.getenv('FOO', 'unset'))\nprint(commandArgs(TRUE))\nx\n",
+                language="r", session="rs", timeout_ms=30000)
+    t.eq((res.stdout, res.exited.get("exit_code")),
+         ('[1] "unset"\ncharacter(0)\n[1] 41\n', 0),
+         "after the error the session lives; the run's env and args were its alone", res)
+    res = r.run("e", "repeat {}\n", language="r", session="rs", timeout_ms=1000)
+    t.eq((res.exited.get("limit"), res.exited.get("signal"), res.exited.get("session_ended")),
+         ("time", 2, None), "a loop past its time is interrupted and the session lives", res)
+    res = r.run("f", "x\n", language="r", session="rs", timeout_ms=30000)
+    t.eq(res.stdout, "[1] 41\n", "the state outlives the interrupt", res)
+    r.send(type="session_close", session="rs")
+    ev = ended(r, "rs")
+    t.eq(ev and ev.get("reason"), "closed", "session_close ends an R session", ev)
+    res = r.run("g", "exists('x')\n", language="r", session="rs", timeout_ms=30000)
+    t.eq((res.stdout, res.started.get("session_new")), ("[1] FALSE\n", True),
          "after close the id starts afresh", res)
     r.close()
 
@@ -804,7 +848,7 @@ TESTS = {f.__name__[5:]: f for f in (test_cli, test_state_kept, test_errors_and_
                                      test_idle, test_idle_caps, test_idle_cpu, test_memory, test_isolation_sessions,
                                      test_isolation_normal, test_refusals, test_fds,
                                      test_client_gone, test_js_session, test_js_values, test_js_stdin,
-                                     test_env_per_call, test_cwd)}
+                                     test_env_per_call, test_cwd, test_r_session)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)

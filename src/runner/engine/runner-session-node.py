@@ -1,22 +1,29 @@
-# Sandpad's JavaScript session relay: the session's interpreter process
-# for runs that name a session in JavaScript.
+# Sandpad's session relay for JavaScript and R: the session's interpreter
+# process for runs that name a session in either.
 #
 # The runner hands each session run's stdin, stdout and stderr to the
 # interpreter as three fds over its private SOCK_SEQPACKET channel (fd 3),
-# exactly as for a Python session (runner-session-driver.py). node cannot
-# receive fds over a socket, so this process does, and keeps one node
-# (runner-session-node.js, the REPL-like loop that holds the state) as its
-# child for the session's life: node's stdout and stderr are pipes to
-# here, copied to the run's fds while a run goes; node is told the run's
-# directory and answers with its result on a pipe of their own. Both are
-# in the session's one sandbox (the same spawn, layers and tree watch as
-# any run); this adds no way in or out. SIGINT reaches node directly (the
-# runner signals the whole process group), so this process ignores it.
-# A run's stdin is node's to read: it opens this process's fd of it
-# through /proc (the run's pipe itself, not a copy), see
-# runner-session-node.js.
+# exactly as for a Python session (runner-session-driver.py). Neither node
+# nor R can receive fds over a socket, so this process does, and keeps one
+# interpreter (runner-session-node.js, or languages/runner-r-driver.R with
+# --session: the loop that holds the state) as its child for the
+# session's life: its stdout and stderr are pipes to here, copied to the
+# run's fds while a run goes; it is told of each run and answers with its
+# result, one JSON line. Both are in the session's one sandbox (the same
+# spawn, layers and tree watch as any run); this adds no way in or out.
+# SIGINT reaches the child directly (the runner signals the whole process
+# group), so this process ignores it.
 #
-#   python3 runner-session-node.py NODE-ARGV...
+# node reads the run's directory and the number of this process's fd of
+# the run's stdin on a pipe, and opens that stdin through /proc (the run's
+# pipe itself, not a copy; see runner-session-node.js). R cannot take an
+# fd by number at all: it is told of a run on a FIFO in the session's
+# /tmp, as one line of percent-encoded fields made here from run.json,
+# and answers on a second FIFO; its fd 0 stays /dev/null, so an R
+# session's run reads no stdin.
+#
+#   python3 runner-session-node.py node NODE-ARGV...
+#   python3 runner-session-node.py r RSCRIPT-ARGV...
 import fcntl
 import json
 import os
@@ -25,6 +32,8 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
+import urllib.parse
 
 
 def _write_all(fd, data):
@@ -52,27 +61,63 @@ def _pump(src, dst):
         _write_all(dst, data)
 
 
+def _r_request(run_dir):
+    """The line that tells the R driver of a run: the snippet, the number
+    of arguments, the arguments, then the variables as name and value, each
+    percent-encoded (no space, no newline), separated by spaces."""
+    with open(os.path.join(run_dir, "run.json"), encoding="utf-8") as f:
+        request = json.load(f)
+    args = request.get("args") or []
+    fields = [request["file"], str(len(args))] + args
+    for name, value in (request.get("env") or {}).items():
+        fields += [name, value]
+    return " ".join(urllib.parse.quote(x, safe="") for x in fields)
+
+
+def _start(kind, argv, devnull, out_w, err_w):
+    """The child and its two channels: (process, to_child, from_child);
+    from_child is non-blocking."""
+    if kind == "r":
+        fifos = tempfile.mkdtemp(prefix="sandpad-r-session-")
+        to_path = os.path.join(fifos, "run")
+        from_path = os.path.join(fifos, "result")
+        os.mkfifo(to_path, 0o600)
+        os.mkfifo(from_path, 0o600)
+        # Read and write here, so neither open waits for R's, and R's
+        # opens find the other end open.
+        to_child = os.open(to_path, os.O_RDWR)
+        from_child = os.open(from_path, os.O_RDWR | os.O_NONBLOCK)
+        child = subprocess.Popen(argv + ["--session", to_path, from_path], stdin=devnull,
+                                 stdout=out_w, stderr=err_w, close_fds=True)
+        return child, to_child, from_child
+    to_node_r, to_child = os.pipe()
+    from_child, from_node_w = os.pipe()
+    fcntl.fcntl(from_child, fcntl.F_SETFL, fcntl.fcntl(from_child, fcntl.F_GETFL) | os.O_NONBLOCK)
+    # --expose-internals: the driver takes node's own REPL rewrite for
+    # top-level await (internal/repl/await), as node's REPL does. It opens
+    # no way out of the sandbox: a snippet runs any code node can already.
+    argv = argv[:1] + ["--expose-internals"] + argv[1:] + [str(to_node_r), str(from_node_w)]
+    child = subprocess.Popen(argv, stdin=devnull, stdout=out_w, stderr=err_w,
+                             pass_fds=(to_node_r, from_node_w), close_fds=True)
+    os.close(to_node_r)
+    os.close(from_node_w)
+    return child, to_child, from_child
+
+
 def _main():
-    # A handler, not SIG_IGN: node must start with SIGINT at its default
-    # (ignored dispositions survive exec, handlers do not).
+    # A handler, not SIG_IGN: the child must start with SIGINT at its
+    # default (ignored dispositions survive exec, handlers do not).
     signal.signal(signal.SIGINT, lambda signo, frame: None)
+    kind = sys.argv[1]
     channel = socket.socket(fileno=3)
     devnull = os.open("/dev/null", os.O_RDWR)
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
-    to_node_r, to_node_w = os.pipe()
-    from_node_r, from_node_w = os.pipe()
-    for fd in (out_r, err_r, from_node_r):
+    for fd in (out_r, err_r):
         fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
-    # --expose-internals: the driver takes node's own REPL rewrite for
-    # top-level await (internal/repl/await), as node's REPL does. It opens
-    # no way out of the sandbox: a snippet runs any code node can already.
-    argv = sys.argv[1:2] + ["--expose-internals"] + sys.argv[2:] + [str(to_node_r),
-                                                                   str(from_node_w)]
-    node = subprocess.Popen(argv, stdin=devnull, stdout=out_w, stderr=err_w,
-                            pass_fds=(to_node_r, from_node_w), close_fds=True)
-    for fd in (out_w, err_w, to_node_r, from_node_w):
-        os.close(fd)
+    node, to_node_w, from_node_r = _start(kind, sys.argv[2:], devnull, out_w, err_w)
+    os.close(out_w)
+    os.close(err_w)
     pending = b""
     while True:
         try:
@@ -90,8 +135,12 @@ def _main():
         # node opens the run's stdin itself, through /proc/<this>/fd/N (the
         # same pipe, so the runner's input_wait sees node read it); this
         # holds it open until node's answer, and never reads it.
-        request = {"dir": message.decode("utf-8", "surrogateescape"), "stdin": run_in}
-        _write_all(to_node_w, json.dumps(request).encode() + b"\n")
+        run_dir = message.decode("utf-8", "surrogateescape")
+        if kind == "r":
+            line = _r_request(run_dir).encode()
+        else:
+            line = json.dumps({"dir": run_dir, "stdin": run_in}).encode()
+        _write_all(to_node_w, line + b"\n")
         result = None
         alive = True
         while result is None and alive:
@@ -99,8 +148,11 @@ def _main():
                 ready, _, _ = select.select([out_r, err_r, from_node_r], [], [])
             except InterruptedError:
                 continue
-            if out_r in ready:
-                _pump(out_r, run_out)
+            # R's stdout at its end: R is gone (its result FIFO is held
+            # open here too, so that never ends by itself). node's end is
+            # its answer pipe's.
+            if out_r in ready and not _pump(out_r, run_out) and kind == "r":
+                alive = False
             if err_r in ready:
                 _pump(err_r, run_err)
             if from_node_r in ready:
@@ -115,15 +167,18 @@ def _main():
                     if b"\n" in pending:
                         line, pending = pending.split(b"\n", 1)
                         result = line
-        # node wrote everything before its answer (pipes are synchronous
-        # in node on Linux): what is in the pipes now is all of this run's.
+        # The child wrote everything before its answer (pipes are
+        # synchronous in node on Linux; R writes its output unbuffered to
+        # a pipe and flushes its answer): what is in the pipes now is all
+        # of this run's.
         _pump(out_r, run_out)
         _pump(err_r, run_err)
         os.close(run_in)
         os.close(run_out)
         os.close(run_err)
         if result is None:
-            # node is gone (process.exit(), a crash): so is the session.
+            # The child is gone (process.exit(), q(), a crash): so is the
+            # session.
             status = node.wait()
             return status if status >= 0 else 128 - status
         channel.send(result)

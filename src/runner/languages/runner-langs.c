@@ -95,64 +95,10 @@ static const RunnerCompiler ts_compiler = {
 static const char *const ruby_ext[] = { "rb", NULL };
 static const char *const ruby_bin[] = { "/usr/bin/ruby", "/usr/local/bin/ruby", NULL };
 
-/* R (issue 42): Debian's r-base-core. Rscript runs this driver rather
- * than the file, so that an error says where: R's own message names the
- * call, never the line. The driver parses the snippet keeping its source,
- * evaluates each top-level expression in the global environment and
- * prints its value when visible (what Rscript does), says warnings as
- * they come, and on an error writes R's message and then "  at FILE:LINE
- * in FUNC" from the innermost call out, ending with the top-level
- * expression's line (runner-error.c reads it back). commandArgs(TRUE)
- * is the program's arguments, without the file the driver is given. */
+/* R (issue 42): Debian's r-base-core, through the driver every R run
+ * gets (runner-r-driver.R): it says where an error happened. */
 static const char *const r_ext[] = { "R", "r", NULL };
 static const char *const r_bin[] = { "/usr/bin/Rscript", "/usr/local/bin/Rscript", NULL };
-static const char r_driver[]
-  = "local({\n"
-    "  f <- commandArgs(TRUE)[1]\n"
-    "  attach(list(commandArgs = function(trailingOnly = FALSE) {\n"
-    "    a <- base::commandArgs(trailingOnly)\n"
-    "    if (trailingOnly) a[-1] else a\n"
-    "  }), name = \"sandpad\", warn.conflicts = FALSE)\n"
-    "  options(keep.source = TRUE)\n"
-    "  ex <- tryCatch(parse(f, keep.source = TRUE), error = function(e) {\n"
-    "    cat(\"Error: \", conditionMessage(e), \"\\n\", sep = \"\", file = stderr())\n"
-    "    q(\"no\", 1, FALSE)\n"
-    "  })\n"
-    "  refs <- attr(ex, \"srcref\")\n"
-    "  at <- quote(eval(ex[[i]], globalenv()))\n"
-    "  said <- function(kind, call) {\n"
-    "    if (is.null(call) || identical(call, at)) paste0(kind, \": \")\n"
-    "    else paste0(kind, \" in \", deparse(call, nlines = 1L), \" : \")\n"
-    "  }\n"
-    "  for (i in seq_along(ex)) {\n"
-    "    r <- withCallingHandlers(withVisible(eval(ex[[i]], globalenv())),\n"
-    "      warning = function(w) {\n"
-    "        cat(said(\"Warning\", conditionCall(w)), conditionMessage(w), \"\\n\", sep = \"\", "
-    "file = stderr())\n"
-    "        invokeRestart(\"muffleWarning\")\n"
-    "      },\n"
-    "      error = function(e) {\n"
-    "        calls <- sys.calls()\n"
-    "        top <- Position(function(c) identical(c, at), calls)\n"
-    "        out <- paste0(said(\"Error\", conditionCall(e)), conditionMessage(e))\n"
-    "        if (!is.na(top))\n"
-    "          for (k in rev(seq_along(calls))[rev(seq_along(calls)) > top]) {\n"
-    "            s <- attr(calls[[k]], \"srcref\")\n"
-    "            if (is.null(s)) next\n"
-    "            fn <- if (k - 1 > top && is.name(calls[[k - 1]][[1]])) paste0(\" in \", calls[[k "
-    "- 1]][[1]]) else \"\"\n"
-    "            out <- c(out, sprintf(\"  at %s:%d%s\", attr(s, \"srcfile\")$filename, s[1], "
-    "fn))\n"
-    "          }\n"
-    "        out <- c(out, sprintf(\"  at %s:%d\", f, refs[[i]][1]))\n"
-    "        cat(out, sep = \"\\n\", file = stderr())\n"
-    "        q(\"no\", 1, FALSE)\n"
-    "      })\n"
-    "    if (r$visible) {\n"
-    "      if (isS4(r$value)) methods::show(r$value) else print(r$value)\n"
-    "    }\n"
-    "  }\n"
-    "})\n";
 /* Java (issue 42): the JDK's source launcher compiles the one file in
  * memory and runs its first class's main (Java 11 and later, so the file
  * name need not match the class). default-java is the JDK Debian's
@@ -280,7 +226,7 @@ runner_lang_argv (const RunnerLanguage *lang, const char *code_path, char *const
       /* --vanilla: no site or user profile, no saved workspace. */
       argv[n++] = xstrdup ("--vanilla");
       argv[n++] = xstrdup ("-e");
-      argv[n++] = xstrdup (r_driver);
+      argv[n++] = xstrdup (runner_r_driver);
     }
   else if (strcmp (lang->name, "java") == 0)
     {

@@ -75,6 +75,10 @@ RunnerLanguage *runner_langs_for_file (const RunnerLanguages *langs, const char 
 char **runner_lang_argv (const RunnerLanguage *lang, const char *code_path, char *const *args,
                          int64_t memory_mib, bool snippet);
 
+/* R's driver (runner-r-driver.R): Rscript -e's text for a cold run, and
+ * a session's program with --session. */
+extern const char runner_r_driver[];
+
 /* python3 -c's text for a snippet: the prelude (sitecustomize, imported
  * at startup from the PYTHONPATH every Python run gets) runs it. The
  * warm driver's cold fallback (runner-warm-driver.py) says it too. */
