@@ -686,8 +686,9 @@ def missing(t):
 def r_values(t):
     """R as Rscript runs a file (issue 42): a visible top-level value is
     printed, an invisible one is not, a warning is said as it comes and
-    the run goes on, commandArgs(TRUE) is the run's arguments alone; an
-    error inside a function names that function and the line within it."""
+    the run goes on, commandArgs(TRUE) is the run's arguments alone; a
+    plot is a PNG file, as a matplotlib figure; an error inside a function
+    names that function and the line within it."""
     if LANG != "r":
         t.skip("R's own surface")
         return
@@ -700,6 +701,11 @@ def r_values(t):
         t.eq(res.stdout, '[1] 2 4\n[1] "one" "two"\nend\n',
              "the visible value printed, the invisible not, the arguments alone", res)
         t.ok("Warning: careful" in res.stderr, "the warning said", res.stderr)
+        res = r.run("p", 'plot(1:10, main = "ten")\nhist(c(1, 2, 2, 3))\n', language="r",
+                    timeout_ms=30000)
+        files = sorted((f["path"], f["mime"]) for f in res.exited.get("files", []))
+        t.eq(files, [("plot-1.png", "image/png"), ("plot-2.png", "image/png")],
+             "each page a plot draws is a plot-N.png the run created, not Rplots.pdf", res)
         res = r.run("e", 'g <- function(n) {\n  if (n > 1) {\n    stop("too big: ", n)\n  }\n}\n'
                     'h <- function() g(2)\nh()\n', language="r", timeout_ms=30000)
         # R knows where each statement of a block starts (its srcref),

@@ -658,6 +658,12 @@ def test_r_session(t):
          ("time", 2, None), "a loop past its time is interrupted and the session lives", res)
     res = r.run("f", "x\n", language="r", session="rs", timeout_ms=30000)
     t.eq(res.stdout, "[1] 41\n", "the state outlives the interrupt", res)
+    plotted = [r.run(f"p{i}", "plot(1:3)\n", language="r", session="rs", timeout_ms=30000)
+               for i in (1, 2)]
+    t.eq([[f["path"] for f in p.exited.get("files", [])] for p in plotted],
+         [["plot-1.png"], ["plot-2.png"]],
+         "a session's plots are numbered on from run to run, each file whole at its run's end",
+         plotted)
     r.send(type="session_close", session="rs")
     ev = ended(r, "rs")
     t.eq(ev and ev.get("reason"), "closed", "session_close ends an R session", ev)

@@ -30,6 +30,30 @@ local({
     if (trailingOnly) run_args else base::commandArgs(FALSE)
   }), name = "sandpad", warn.conflicts = FALSE)
   options(keep.source = TRUE, warn = 1)
+  # Charts, as a Python run's matplotlib figures: every page a plot draws
+  # on the default device becomes plot-N.png in the working directory
+  # (N going on across a session's runs), which the run reports as a
+  # created image and the window shows inline; not Rplots.pdf. Pages go
+  # to a folder in the run's /tmp first, one name pattern per device
+  # (each counts its pages from 1), and are moved at the run's end, when
+  # the devices are closed and their files whole.
+  plot_dir <- file.path(tempdir(), "sandpad-plots")
+  devices <- 0L
+  plots <- 0L
+  options(device = function(...) {
+    dir.create(plot_dir, showWarnings = FALSE)
+    devices <<- devices + 1L
+    grDevices::png(file.path(plot_dir, sprintf("d%04d-p%%04d.png", devices)), width = 7,
+                   height = 5, units = "in", res = 96, type = "cairo")
+  })
+  save_plots <- function() {
+    grDevices::graphics.off()
+    for (page in sort(list.files(plot_dir, full.names = TRUE))) {
+      plots <<- plots + 1L
+      file.copy(page, sprintf("plot-%d.png", plots), overwrite = TRUE)
+      unlink(page)
+    }
+  }
   top_call <- quote(eval(ex[[i]], globalenv()))
   said <- function(kind, call) {
     if (is.null(call) || identical(call, top_call)) paste0(kind, ": ")
@@ -80,7 +104,9 @@ local({
 
   if (length(a) < 3 || a[1] != "--session") {
     run_args <- a[-1]
-    q("no", run_file(a[1]), FALSE)
+    status <- run_file(a[1])
+    save_plots()
+    q("no", status, FALSE)
   }
 
   cmd <- fifo(a[2], "r", blocking = TRUE)
@@ -104,6 +130,7 @@ local({
       cat("Interrupted (SIGINT)\n", file = stderr())
       -2L
     })
+    save_plots()
     used <- proc.time() - before
     for (k in seq_along(names_)) {
       if (is.na(was[k])) Sys.unsetenv(names_[k])
