@@ -54,9 +54,17 @@ struct _SpRunController
   GCancellable *results_cancellable;
 
   gboolean keep_state;
-  gboolean session_used; /* a run named the session since it last ended */
+  /* Python's session is session_id, R's session_id with "-r" (issue 42):
+   * one interpreter per language, so switching the window's language and
+   * back keeps each one's state. Whether a run named each since it last
+   * ended, in the order of session_languages. */
+  gboolean session_used[2];
+  int run_session; /* the run's, as an index of session_languages; -1: none */
   char *session_id;
 };
+
+/* The languages whose runs Keep State puts in a session. */
+static const char *const session_languages[] = { "python", "r" };
 
 G_DEFINE_FINAL_TYPE (SpRunController, sp_run_controller, G_TYPE_OBJECT)
 
@@ -160,19 +168,44 @@ sp_run_controller_send_input (SpRunController *self, const char *line)
 
 /* The runner only has the session once a run asked for it; a restart or
  * close before that would be answered with unknown_session. */
+/* The index of language in session_languages, -1 if it has none. */
+static int
+session_index (const char *language)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (session_languages); i++)
+    if (g_strcmp0 (language, session_languages[i]) == 0)
+      return (int) i;
+  return -1;
+}
+
+/* The runner's id of language i's session. */
+static char *
+session_id_for (SpRunController *self, int i)
+{
+  return i == 0 ? g_strdup (self->session_id) : g_strdup_printf ("%s-r", self->session_id);
+}
+
 static void
 end_session (SpRunController *self, gboolean restart)
 {
-  g_autoptr (GError) error = NULL;
   SpRunnerClient *client;
 
-  if (!self->session_used || self->supervisor == NULL)
+  if (self->supervisor == NULL)
     return;
-  self->session_used = FALSE;
   client = sp_runner_supervisor_get_client (self->supervisor);
-  if (client != NULL && sp_runner_client_is_ready (client)
-      && !sp_runner_client_end_session (client, self->session_id, restart, &error))
-    g_debug ("ending the session: %s", error->message);
+  for (guint i = 0; i < G_N_ELEMENTS (session_languages); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *id = NULL;
+
+      if (!self->session_used[i])
+        continue;
+      self->session_used[i] = FALSE;
+      id = session_id_for (self, (int) i);
+      if (client != NULL && sp_runner_client_is_ready (client)
+          && !sp_runner_client_end_session (client, id, restart, &error))
+        g_debug ("ending the session: %s", error->message);
+    }
 }
 
 gboolean
@@ -308,7 +341,8 @@ on_exited (SpRunnerSupervisor *sup, const char *run_id, SpRunResult *result, SpR
   ended = sp_run_result_get_session_ended (result);
   if (ended != NULL)
     {
-      self->session_used = FALSE;
+      if (self->run_session >= 0)
+        self->session_used[self->run_session] = FALSE;
       g_signal_emit (self, signals[SESSION_ENDED], 0, ended);
     }
 }
@@ -344,11 +378,14 @@ sp_run_controller_start (SpRunController *self, SpRunRequest *request, GError **
   g_return_val_if_fail (request != NULL, FALSE);
   g_return_val_if_fail (!self->running, FALSE);
 
-  /* Sessions are Python's; other languages run afresh as always. */
-  if (self->keep_state && g_strcmp0 (sp_run_request_get_language (request), "python") == 0)
+  /* Sessions are Python's and R's; other languages run afresh as always. */
+  int i = session_index (sp_run_request_get_language (request));
+  self->run_session = self->keep_state ? i : -1;
+  if (self->run_session >= 0)
     {
-      sp_run_request_set_session (request, self->session_id);
-      self->session_used = TRUE;
+      g_autofree char *id = session_id_for (self, i);
+      sp_run_request_set_session (request, id);
+      self->session_used[i] = TRUE;
     }
   sp_run_controller_release (self);
   g_string_truncate (self->stderr_text, 0);
@@ -593,6 +630,7 @@ sp_run_controller_init (SpRunController *self)
   g_autofree char *uuid = g_uuid_string_random ();
 
   self->stderr_text = g_string_new (NULL);
+  self->run_session = -1;
   /* Unique per controller (a protocol id: printable ASCII, at most 64). */
   self->session_id = g_strdup_printf ("window-%s", uuid);
 }

@@ -52,7 +52,8 @@ const char *sp_run_controller_get_stderr (SpRunController *self);
  * before one. */
 const char *sp_run_controller_get_run_start (SpRunController *self);
 
-/* Keep state between runs: Python runs share a session of their own. */
+/* Keep state between runs: Python runs share a session of their own, and
+ * R runs another. The session id is Python's; R's adds "-r". */
 gboolean sp_run_controller_get_keep_state (SpRunController *self);
 void sp_run_controller_set_keep_state (SpRunController *self, gboolean keep);
 const char *sp_run_controller_get_session_id (SpRunController *self);

@@ -98,6 +98,75 @@ test_keep_state (void)
   close_window (window);
 }
 
+static GtkWidget *
+find_dropdown (GtkWidget *widget)
+{
+  if (GTK_IS_DROP_DOWN (widget))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_dropdown (child);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Chooses the language the menu calls name. */
+static void
+choose_language (SpWindow *window, const char *name)
+{
+  GtkDropDown *dropdown = GTK_DROP_DOWN (find_dropdown (GTK_WIDGET (window)));
+  GListModel *menu = gtk_drop_down_get_model (dropdown);
+  guint index = G_MAXUINT;
+
+  for (guint i = 0; i < g_list_model_get_n_items (menu); i++)
+    if (g_strcmp0 (gtk_string_list_get_string (GTK_STRING_LIST (menu), i), name) == 0)
+      index = i;
+  g_assert_cmpuint (index, !=, G_MAXUINT);
+  gtk_drop_down_set_selected (dropdown, index);
+}
+
+/* R keeps its state too (issue 42), in a session of its own: Python's
+ * runs between two R runs neither see R's variables nor end them, and
+ * Restart forgets both. */
+static void
+test_keep_state_r (void)
+{
+  SpWindow *window;
+  const char *const *have = sp_runner_supervisor_get_languages (
+    sp_application_get_supervisor (app));
+  g_autofree char *out = NULL, *py = NULL, *err = NULL;
+
+  if (have == NULL || !g_strv_contains (have, "r"))
+    {
+      g_test_skip ("R is not installed here");
+      return;
+    }
+  window = new_window ();
+  set_keep_state (window, TRUE);
+  choose_language (window, "R");
+  run (window, "x <- 41\n");
+  choose_language (window, "Python");
+  run (window, "print('x' in dir())\n");
+  py = output_text (window, SP_OUTPUT_STDOUT);
+  g_assert_cmpstr (py, ==, "False\n");
+  choose_language (window, "R");
+  run (window, "x + 1\n");
+  out = output_text (window, SP_OUTPUT_STDOUT);
+  g_assert_cmpstr (out, ==, "[1] 42\n");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.restart-session", NULL));
+  run (window, "x + 1\n");
+  err = output_text (window, SP_OUTPUT_STDERR);
+  g_test_message ("stderr after Restart: %s", err);
+  g_assert_nonnull (strstr (err, "object 'x' not found"));
+  /* New windows take the language last chosen: Python again. */
+  choose_language (window, "Python");
+  close_window (window);
+}
+
 static void
 test_off_is_fresh (void)
 {
@@ -124,6 +193,7 @@ main (int argc, char **argv)
   app = sp_application_new ();
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
   g_test_add_func ("/Sandpad/Session/keep-state", test_keep_state);
+  g_test_add_func ("/Sandpad/Session/keep-state-r", test_keep_state_r);
   g_test_add_func ("/Sandpad/Session/off-is-fresh", test_off_is_fresh);
   ret = g_test_run ();
 
