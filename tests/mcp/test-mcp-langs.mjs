@@ -216,6 +216,17 @@ async function main() {
       sc = (await inSession('Sys.getenv("TAG", "gone")\n')).structuredContent;
       ok(sc?.stdout === '[1] "gone"\n', "a call's env is gone after it", sc);
     }
+    if (lang === 'java') {
+      // A Java session is one JShell: declarations stay, values show.
+      const inSession = (code) => client.callTool({ name: 'execute_code',
+        arguments: { language: 'java', code, session_id: 'js', timeout: 120 } },
+      undefined, { timeout: 240000 });
+      sc = (await inSession('int y = 2;\nint sq(int n) { return n * n; }\n')).structuredContent;
+      ok(sc?.exit_code === 0 && sc?.session?.new === true, 'a Java session starts', sc);
+      sc = (await inSession('sq(y + 1)\n')).structuredContent;
+      ok(/^\$[0-9]+ ==> 9\n$/.test(sc?.stdout ?? '') && sc?.session?.new === false,
+        'the next call sees its variable and method, and shows the value as jshell does', sc);
+    }
   } finally {
     await transport.close();
   }

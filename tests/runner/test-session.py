@@ -8,6 +8,7 @@ Usage: test-session.py PATH-TO-SANDPAD-RUNNER [TEST-NAME...]
 """
 
 import os
+import re
 import sys
 import time
 
@@ -478,7 +479,7 @@ def test_client_gone(t):
 def test_refusals(t):
     r = runner("--max-sessions", "1")
     err = refused(r, type="run", id="rb", language="ruby", code="1", session="s")
-    t.eq(err.get("code"), "unsupported_language", "a session is for python, javascript or r", err)
+    t.eq(err.get("code"), "unsupported_language", "a session is for python, javascript, r or java", err)
     err = refused(r, type="run", id="cwd", language="python", code="1", session="s", cwd="/tmp")
     t.eq(err.get("code"), "invalid_value",
          "a session run's cwd passes the runner's policy as any run's (no --allow-cwd here)", err)
@@ -673,6 +674,47 @@ def test_r_session(t):
     r.close()
 
 
+def test_java_session(t):
+    """Java sessions (issue 42), one JShell in one JVM: declarations kept
+    between runs, an expression's value shown as jshell shows it, an
+    exception located on the file's line and the session alive after it,
+    a compile error as javac's, a loop past its time interrupted with the
+    state kept. A missing JDK skips."""
+    r = runner()
+    ready = r.hello()
+    if "java" not in [lang["name"] for lang in ready["languages"]]:
+        t.skip(f"Java is not installed here: unavailable={ready.get('unavailable')}")
+        r.close()
+        return
+    first = r.run("a", "int x = 41;\n\nx + 1\n", language="java", session="js1",
+                  timeout_ms=60000)
+    t.eq((first.stdout, first.exited.get("exit_code"), first.started.get("session_new")),
+         ("$1 ==> 42\n", 0, True), "the first Java run starts the session and shows its value",
+         first)
+    res = r.run("b", "int f(int n) {\n  return 10 / n;\n}\nSystem.out.println(x * 2);\nf(0)\n",
+                language="java", session="js1", timeout_ms=30000)
+    err = res.exited.get("program_error") or {}
+    t.eq((res.stdout, res.exited.get("exit_code"), err.get("type"), err.get("line")),
+         ("82\n", 1, "java.lang.ArithmeticException", 2),
+         "the session's x; an exception ends the run with 1, on the method's line", res)
+    res = r.run("c", "String s = 5;\n", language="java", session="js1", timeout_ms=30000)
+    err = res.exited.get("program_error") or {}
+    t.eq((res.exited.get("exit_code"), err.get("line"), err.get("syntax")), (1, 1, True),
+         "a snippet that does not compile is javac's error, on its line", res)
+    res = r.run("d", "while (true) { }\n", language="java", session="js1", timeout_ms=2000)
+    t.eq((res.exited.get("limit"), res.exited.get("signal"), res.exited.get("session_ended")),
+         ("time", 2, None), "a loop past its time is stopped and the session lives", res)
+    res = r.run("e", "f(5) + x\n", language="java", session="js1", timeout_ms=30000)
+    # jshell numbers its values ($3 here) as it does interactively.
+    t.ok(re.fullmatch(r"\$[0-9]+ ==> 43\n", res.stdout) is not None,
+         "the state outlives the error and the interrupt", res)
+    control = r.run("g", "public class Main { public static void main(String[] a) {\n"
+                    "  System.out.println(\"cold\"); } }\n", language="java", timeout_ms=60000)
+    t.eq(control.stdout, "cold\n", "control: an ordinary Java run is a program of its own",
+         control)
+    r.close()
+
+
 def displays(res):
     return [e["data"] for e in res.events if e["type"] == "display"]
 
@@ -854,7 +896,8 @@ TESTS = {f.__name__[5:]: f for f in (test_cli, test_state_kept, test_errors_and_
                                      test_idle, test_idle_caps, test_idle_cpu, test_memory, test_isolation_sessions,
                                      test_isolation_normal, test_refusals, test_fds,
                                      test_client_gone, test_js_session, test_js_values, test_js_stdin,
-                                     test_env_per_call, test_cwd, test_r_session)}
+                                     test_env_per_call, test_cwd, test_r_session,
+                                     test_java_session)}
 
 if __name__ == "__main__":
     names = sys.argv[2:] or list(TESTS)

@@ -1,5 +1,5 @@
-# Sandpad's session relay for JavaScript and R: the session's interpreter
-# process for runs that name a session in either.
+# Sandpad's session relay for JavaScript, R and Java: the session's
+# interpreter process for runs that name a session in one of them.
 #
 # The runner hands each session run's stdin, stdout and stderr to the
 # interpreter as three fds over its private SOCK_SEQPACKET channel (fd 3),
@@ -61,8 +61,8 @@ def _pump(src, dst):
         _write_all(dst, data)
 
 
-def _r_request(run_dir):
-    """The line that tells the R driver of a run: the snippet, the number
+def _fifo_request(run_dir):
+    """The line that tells the R or Java driver of a run: the snippet, the number
     of arguments, the arguments, then the variables as name and value, each
     percent-encoded (no space, no newline), separated by spaces."""
     with open(os.path.join(run_dir, "run.json"), encoding="utf-8") as f:
@@ -77,14 +77,14 @@ def _r_request(run_dir):
 def _start(kind, argv, devnull, out_w, err_w):
     """The child and its two channels: (process, to_child, from_child);
     from_child is non-blocking."""
-    if kind == "r":
-        fifos = tempfile.mkdtemp(prefix="sandpad-r-session-")
+    if kind == "fifo":
+        fifos = tempfile.mkdtemp(prefix="sandpad-session-")
         to_path = os.path.join(fifos, "run")
         from_path = os.path.join(fifos, "result")
         os.mkfifo(to_path, 0o600)
         os.mkfifo(from_path, 0o600)
-        # Read and write here, so neither open waits for R's, and R's
-        # opens find the other end open.
+        # Read and write here, so neither open waits for the child's, and
+        # its opens find the other end open.
         to_child = os.open(to_path, os.O_RDWR)
         from_child = os.open(from_path, os.O_RDWR | os.O_NONBLOCK)
         child = subprocess.Popen(argv + ["--session", to_path, from_path], stdin=devnull,
@@ -136,8 +136,8 @@ def _main():
         # same pipe, so the runner's input_wait sees node read it); this
         # holds it open until node's answer, and never reads it.
         run_dir = message.decode("utf-8", "surrogateescape")
-        if kind == "r":
-            line = _r_request(run_dir).encode()
+        if kind == "fifo":
+            line = _fifo_request(run_dir).encode()
         else:
             line = json.dumps({"dir": run_dir, "stdin": run_in}).encode()
         _write_all(to_node_w, line + b"\n")
@@ -148,10 +148,10 @@ def _main():
                 ready, _, _ = select.select([out_r, err_r, from_node_r], [], [])
             except InterruptedError:
                 continue
-            # R's stdout at its end: R is gone (its result FIFO is held
-            # open here too, so that never ends by itself). node's end is
-            # its answer pipe's.
-            if out_r in ready and not _pump(out_r, run_out) and kind == "r":
+            # The child's stdout at its end: it is gone (its result FIFO
+            # is held open here too, so that never ends by itself). node's
+            # end is its answer pipe's.
+            if out_r in ready and not _pump(out_r, run_out) and kind == "fifo":
                 alive = False
             if err_r in ready:
                 _pump(err_r, run_err)
@@ -169,8 +169,8 @@ def _main():
                         result = line
         # The child wrote everything before its answer (pipes are
         # synchronous in node on Linux; R writes its output unbuffered to
-        # a pipe and flushes its answer): what is in the pipes now is all
-        # of this run's.
+        # a pipe, the Java driver flushes System.out and System.err before
+        # it answers): what is in the pipes now is all of this run's.
         _pump(out_r, run_out)
         _pump(err_r, run_err)
         os.close(run_in)

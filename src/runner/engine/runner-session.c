@@ -141,10 +141,12 @@ _runner_session_validate (RunnerHost *host, const SpRun *req, SpProtoError *err)
   int n = 0;
 
   /* The languages with a session driver. */
-  bool relayed = strcmp (req->language, "javascript") == 0 || strcmp (req->language, "r") == 0;
+  bool relayed = strcmp (req->language, "javascript") == 0 || strcmp (req->language, "r") == 0
+                 || strcmp (req->language, "java") == 0;
   if (strcmp (req->language, "python") != 0 && !relayed)
     return sp_proto_set_error (err, SP_ERR_UNSUPPORTED_LANGUAGE,
-                               "sessions are for python, javascript and r only, not \"%.64s\"",
+                               "sessions are for python, javascript, r and java only, not "
+                               "\"%.64s\"",
                                req->language);
   if (relayed && runner_langs_find (host->langs, "python") == NULL)
     return sp_proto_set_error (err, SP_ERR_UNSUPPORTED_LANGUAGE,
@@ -232,11 +234,13 @@ make_session_dir (RunnerSession *s)
   cleanup_free char *node_relay = xasprintf ("%s/code/.sandpad/sandpad_session_node.py", s->dir);
   cleanup_free char *node_driver = xasprintf ("%s/code/.sandpad/sandpad_session.js", s->dir);
   cleanup_free char *r_driver = xasprintf ("%s/code/.sandpad/sandpad_session.R", s->dir);
+  cleanup_free char *java_driver = xasprintf ("%s/code/.sandpad/sandpad_session.java", s->dir);
   if (write_file (prelude, runner_python_prelude, 0444) != 0
       || write_file (driver, runner_session_driver, 0444) != 0
       || write_file (node_relay, runner_session_node_relay, 0444) != 0
       || write_file (node_driver, runner_session_node_driver, 0444) != 0
       || write_file (r_driver, runner_r_driver, 0444) != 0
+      || write_file (java_driver, runner_java_session_driver, 0444) != 0
       || runner_langs_write_python_alias (sandpad) != 0)
     return -1;
   return 0;
@@ -272,21 +276,25 @@ fork_interpreter (RunnerSession *s, RunnerRun *run, int devnull, int channel, in
   RunnerLanguage lang = *run->lang;
   char **argv;
   bool is_r = strcmp (run->lang->name, "r") == 0;
-  if (strcmp (run->lang->name, "javascript") == 0 || is_r)
+  bool is_java = strcmp (run->lang->name, "java") == 0;
+  if (strcmp (run->lang->name, "javascript") == 0 || is_r || is_java)
     {
-      /* python3 RELAY KIND CHILD-ARGV: node as a JavaScript run would
-       * start, with the driver as its program; Rscript with R's driver
-       * as its file (the relay adds --session and its FIFOs). */
+      /* python3 RELAY KIND CHILD-ARGV: node (or the JVM) as a JavaScript
+       * (Java) run would start, with the driver as its program; Rscript
+       * with R's driver as its file (the relay adds --session and its
+       * FIFOs for R and Java). */
       const char *seen = host->namespaces ? RUNNER_SANDBOX_CODE "/.sandpad" : NULL;
       cleanup_free char *on_host = xasprintf ("%s/code/.sandpad", s->dir);
       cleanup_free char *relay = xasprintf ("%s/sandpad_session_node.py", seen ? seen : on_host);
       cleanup_free char *child_driver = xasprintf ("%s/sandpad_session.%s", seen ? seen : on_host,
-                                                   is_r ? "R" : "js");
+                                                   is_r      ? "R"
+                                                   : is_java ? "java"
+                                                             : "js");
       char **child_argv;
       if (is_r)
         {
           child_argv = xcalloc (5, sizeof *child_argv);
-          child_argv[0] = xstrdup ("r");
+          child_argv[0] = xstrdup ("fifo");
           child_argv[1] = xstrdup (run->lang->path);
           child_argv[2] = xstrdup ("--vanilla");
           child_argv[3] = xstrdup (child_driver);
@@ -297,7 +305,7 @@ fork_interpreter (RunnerSession *s, RunnerRun *run, int devnull, int channel, in
                                                false);
           size_t n = sp_strv_length (node_argv);
           child_argv = xcalloc (n + 2, sizeof *child_argv);
-          child_argv[0] = xstrdup ("node");
+          child_argv[0] = xstrdup (is_java ? "fifo" : "node");
           memcpy (child_argv + 1, node_argv, n * sizeof *node_argv);
           free (node_argv);
         }

@@ -78,6 +78,9 @@ char **runner_lang_argv (const RunnerLanguage *lang, const char *code_path, char
 /* R's driver (runner-r-driver.R): Rscript -e's text for a cold run, and
  * a session's program with --session. */
 extern const char runner_r_driver[];
+/* Java's session driver (runner-java-session.java), the program of a Java
+ * session's JVM. */
+extern const char runner_java_session_driver[];
 
 /* python3 -c's text for a snippet: the prelude (sitecustomize, imported
  * at startup from the PYTHONPATH every Python run gets) runs it. The
