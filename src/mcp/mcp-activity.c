@@ -123,13 +123,14 @@ mcp_activity_ended (McpServer *server, McpCall *call, json_t *structured)
   (void) unlink (request);
 }
 
-void
-mcp_activity_check_cancels (McpServer *server)
+char **
+mcp_activity_take_cancels (McpServer *server)
 {
   if (server->journal.dir == NULL || server->calls == NULL)
-    return;
-  /* Ids first: a cancel may end a queued run at once, and its exited
-   * event frees the call while we would still be walking the list. */
+    return NULL;
+  /* Ids, not calls: a cancel may end a queued run at once, and its
+   * exited event frees the call while the server would still be walking
+   * the list. */
   char **ids = NULL;
   size_t n = 0;
   for (McpCall *call = server->calls; call != NULL; call = call->next)
@@ -140,13 +141,9 @@ mcp_activity_check_cancels (McpServer *server)
       if (access (request, F_OK) != 0)
         continue;
       (void) unlink (request);
-      ids = xrealloc (ids, (n + 1) * sizeof *ids);
+      ids = xrealloc (ids, (n + 2) * sizeof *ids);
       ids[n++] = xstrdup (call->run_id);
+      ids[n] = NULL;
     }
-  for (size_t i = 0; i < n; i++)
-    {
-      runner_engine_cancel (server->engine, ids[i], NULL);
-      free (ids[i]);
-    }
-  free (ids);
+  return ids;
 }

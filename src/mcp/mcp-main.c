@@ -42,6 +42,10 @@ usage (FILE *out)
          "  --environment DIR      the Python venv runs use and install_packages installs\n"
          "                         into (default: .venv or venv in the workspace)\n"
          "  --no-environment       no venv, no install_packages\n"
+         "  --resident-sessions    run execute_code's sessions in the user's resident runner\n"
+         "                         (started if need be), where they outlive this server:\n"
+         "                         another sandpad-mcp of the same user continues one by\n"
+         "                         its session_id\n"
          "  --no-warm              start every Python run cold (no warm interpreter, which\n"
          "                         otherwise holds about 120 MiB while the server lives)\n"
          "  --index-url URL        install_packages' package index (PEP 503 simple API)\n"
@@ -145,6 +149,7 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
     { "env", required_argument, NULL, 'e' },
     { "environment", required_argument, NULL, 'E' },
     { "no-environment", no_argument, NULL, 'N' },
+    { "resident-sessions", no_argument, NULL, 'R' },
     RUNNER_OPTION_NO_WARM,
     { "index-url", required_argument, NULL, 'u' },
     { "find-links", required_argument, NULL, 'f' },
@@ -162,6 +167,9 @@ parse_args (int argc, char **argv, RunnerConfig *config, RunnerLanguages *langs,
   while ((opt = getopt_long (argc, argv, "", longopts, NULL)) != -1)
     switch (opt)
       {
+      case 'R':
+        options->resident_sessions = true;
+        break;
       case 'W':
         options->workspace = optarg;
         break;

@@ -133,7 +133,7 @@ handle_cancelled (McpServer *server, json_t *params)
    * "cancelled", when the run has exited. */
   for (size_t i = 0; i < n; i++)
     {
-      runner_engine_cancel (server->engine, ids[i], NULL);
+      mcp_server_cancel (server, ids[i]);
       free (ids[i]);
     }
   free (ids);
@@ -330,6 +330,12 @@ finish_call (McpServer *server, McpCall *call, const SpExited *exited)
 
   while (*link != call)
     link = &(*link)->next;
+  if (call->resident)
+    {
+      /* The runner keeps an exited run until it is released. */
+      SpMessage release = { .type = SP_MSG_RELEASE, .u.ref = { .id = (char *) exited->id } };
+      mcp_resident_send (server->resident, &release);
+    }
   if (call->cx != NULL || call->internal)
     {
       server->handlers->pipeline_exited (server, call, exited);
@@ -340,16 +346,32 @@ finish_call (McpServer *server, McpCall *call, const SpExited *exited)
     }
   *link = call->next;
   json_t *result = mcp_result_from_run (call, exited);
+  bool resident = call->resident;
   mcp_journal_record (&server->journal, call->tool, call->input,
                       json_object_get (result, "structuredContent"));
   mcp_activity_ended (server, call, json_object_get (result, "structuredContent"));
   mcp_send_result (server, call->request_id, result);
   /* The engine is inside its own bookkeeping for this run: release it
    * once it returns to us, not from here. */
-  server->to_release = xrealloc (server->to_release,
-                                 (server->n_release + 1) * sizeof *server->to_release);
-  server->to_release[server->n_release++] = xstrdup (call->run_id);
+  if (!resident)
+    {
+      server->to_release = xrealloc (server->to_release,
+                                     (server->n_release + 1) * sizeof *server->to_release);
+      server->to_release[server->n_release++] = xstrdup (call->run_id);
+    }
   mcp_call_free (call);
+}
+
+void
+mcp_server_cancel (McpServer *server, const char *run_id)
+{
+  if (server->resident != NULL && mcp_resident_has_run (server->resident, run_id))
+    {
+      SpMessage cancel = { .type = SP_MSG_CANCEL, .u.ref = { .id = (char *) run_id } };
+      mcp_resident_send (server->resident, &cancel);
+      return;
+    }
+  runner_engine_cancel (server->engine, run_id, NULL);
 }
 
 static void
@@ -373,6 +395,7 @@ on_event (void *data, const SpMessage *msg)
           if (!call->internal)
             mcp_activity_started (server, call);
           call->session_new = msg->u.started.session_new;
+          call->execution_count = msg->u.started.execution_count;
           if (call->session[0] != '\0')
             server->handlers->session_started (server, call, call->language, call->session_new);
         }
@@ -446,6 +469,8 @@ mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOpt
   server.engine = runner_engine_new (config, langs, &sink, &server);
 
   RunnerLoop *loop = runner_engine_get_loop (server.engine);
+  if (options->resident_sessions)
+    server.resident = mcp_resident_new (loop, on_event, &server);
   server.in_watch = runner_loop_watch (loop, in_fd, EPOLLIN, on_input, &server);
   server.out.watch = runner_loop_watch (loop, out_fd, 0, on_output_ready, &server);
   /* A regular file cannot be watched: read it whole now, and write to
@@ -467,7 +492,10 @@ mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOpt
           != 0)
         break;
       release_finished (&server);
-      mcp_activity_check_cancels (&server);
+      char **stops = mcp_activity_take_cancels (&server);
+      for (size_t i = 0; stops != NULL && stops[i] != NULL; i++)
+        mcp_server_cancel (&server, stops[i]);
+      sp_strv_free (stops);
       server.handlers->install_poll (&server);
     }
 
@@ -502,6 +530,7 @@ mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOpt
       server.pending_code = call->next;
       mcp_call_free (call);
     }
+  mcp_resident_free (server.resident);
   runner_engine_free (server.engine);
   free (server.to_release);
   mcp_journal_clear (&server.journal);

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "mcp-resident.h"
 #include "runner-engine.h"
 #include "runner-outbox.h"
 #include "runner-install.h"
@@ -66,6 +67,8 @@ typedef struct
   RunnerInstallPolicy install_policy;
   bool no_environment;
   char *environment_owned;
+  bool resident_sessions; /* execute_code's sessions in the resident runner
+                           * (mcp-resident.h) */
 } McpOptions;
 
 typedef struct McpInstallCall McpInstallCall;
@@ -115,6 +118,7 @@ struct McpCall
   int64_t execution_count;           /* the call's number in its session's interpreter */
   char language[16];                 /* the run's language */
   bool is_command, is_edit;          /* which tool: execute_command, edit_and_execute */
+  bool resident;                     /* the run is the resident runner's (mcp-resident.h) */
   json_t *installed; /* name==version installed for the snippet's PEP 723 metadata */
   /* code_execution (mcp-code-execution.c) */
   McpCodeExec *cx;                   /* the call's pipeline: scan, install, run; or NULL */
@@ -171,6 +175,7 @@ struct McpServer
   McpInstallCall *installs; /* install_packages calls not yet answered */
   McpCall *pending_code;    /* code_execution calls waiting for their scan */
   McpSession *sessions;     /* what list_sessions shows (mcp-sessions.c) */
+  McpResident *resident;    /* --resident-sessions: where sessions run; else NULL */
 };
 
 int mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const McpOptions *options,
@@ -180,8 +185,10 @@ int mcp_server_run (const RunnerConfig *config, RunnerLanguages *langs, const Mc
 extern const McpHandlers mcp_tools_handlers;
 
 /* mcp-server.c */
-void mcp_call_free (McpCall *call);                 /* its pipeline too, through cx_free */
-void mcp_send (McpServer *server, json_t *message); /* steals message */
+void mcp_call_free (McpCall *call); /* its pipeline too, through cx_free */
+/* Cancels run run_id, wherever it runs (the engine, the resident runner). */
+void mcp_server_cancel (McpServer *server, const char *run_id);
+void mcp_send (McpServer *server, json_t *message);                   /* steals message */
 void mcp_send_result (McpServer *server, json_t *id, json_t *result); /* steals result */
 void mcp_send_error (McpServer *server, json_t *id, int code, const char *fmt, ...)
   __attribute__ ((format (printf, 4, 5)));
@@ -254,7 +261,9 @@ void mcp_journal_append (McpJournal *journal, const char *name, const char *old_
 void mcp_activity_started (McpServer *server, McpCall *call);
 void mcp_activity_output (McpServer *server, McpCall *call, int stream, const char *text);
 void mcp_activity_ended (McpServer *server, McpCall *call, json_t *structured);
-void mcp_activity_check_cancels (McpServer *server);
+/* The runs whose Stop the app asked for (their request files, taken):
+ * run ids, NULL-terminated, or NULL for none. */
+char **mcp_activity_take_cancels (McpServer *server);
 
 /* mcp-tools.c */
 json_t *mcp_tools_list (const McpOptions *options);

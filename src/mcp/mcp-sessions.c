@@ -45,7 +45,12 @@ mcp_sessions_started (McpServer *server, McpCall *call, const char *language, bo
       server->sessions = s;
     }
   snprintf (s->language, sizeof s->language, "%s", language ? language : "");
-  s->count = session_new ? 1 : s->count + 1;
+  /* The runner's count when it says it (a resident session another
+   * server's calls ran in too), else ours. */
+  if (call->execution_count > 0)
+    s->count = call->execution_count;
+  else
+    s->count = session_new ? 1 : s->count + 1;
   s->alive = true;
   s->ended = SP_SESSION_END_NONE;
   call->execution_count = s->count;
@@ -225,8 +230,21 @@ mcp_sessions_call (McpServer *server, json_t *id, const char *tool, json_t *args
    * assistant sees, and it is reset either way. */
   SpMessage msg = { .type = restart ? SP_MSG_SESSION_RESTART : SP_MSG_SESSION_CLOSE,
                     .u.session = { .session = session } };
-  if (runner_engine_request (server->engine, &msg, session, &err) != 0
-      && err.code != SP_ERR_UNKNOWN_SESSION)
+  /* A resident session is the resident runner's to end (its answer,
+   * session_ended, comes as an event). */
+  if (server->resident != NULL)
+    {
+      if (!mcp_resident_send (server->resident, &msg))
+        {
+          mcp_send_result (server, id,
+                           mcp_result_tool_error ("%s: the resident runner is not connected; "
+                                                  "its sessions ended with it",
+                                                  tool));
+          return true;
+        }
+    }
+  else if (runner_engine_request (server->engine, &msg, session, &err) != 0
+           && err.code != SP_ERR_UNKNOWN_SESSION)
     {
       mcp_send_result (server, id, mcp_result_tool_error ("%s: %s", tool, err.message));
       return true;

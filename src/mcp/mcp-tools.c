@@ -508,6 +508,34 @@ submit_call (McpServer *server, McpCall *call, SpRun *req)
   options.cwd_root = is_command ? server->options->workspace : NULL;
   options.input_files = call->input_files;
   options.n_input_files = call->n_input_files;
+  /* A session of the resident runner's (--resident-sessions): the run
+   * goes there. Its input files would be written by this server's engine
+   * into a session directory the runner holds, so they cannot go. */
+  if (server->resident != NULL && req->session != NULL)
+    {
+      if (call->n_input_files > 0)
+        {
+          sp_proto_set_error (&err, SP_ERR_INVALID_VALUE,
+                              "field \"files\" cannot go to a session of the resident runner "
+                              "(--resident-sessions): write them into the workspace and name "
+                              "it with working_directory, or leave out session_id");
+          fail_call (server, call, req, &err);
+          return;
+        }
+      call->resident = true;
+      call->next = server->calls;
+      server->calls = call;
+      if (mcp_resident_submit (server->resident, req, &err) == 0)
+        {
+          SpMessage sent = { .type = SP_MSG_RUN, .u.run = *req };
+          sp_message_clear (&sent);
+          *req = (SpRun){ 0 };
+          return; /* answered from the exited event */
+        }
+      server->calls = call->next;
+      fail_call (server, call, req, &err);
+      return;
+    }
   /* Listed first: the engine may report the run's end before submit
    * returns (a run that cannot start), and that report finds it here. */
   call->next = server->calls;

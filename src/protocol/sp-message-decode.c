@@ -238,7 +238,7 @@ decode_started (json_t *obj, SpStarted *started, SpProtoError *err)
   TRY (sp_json_check_fields (obj, "started",
                              FIELDS ("id", "cwd", "t_ms", "timeout_ms", "memory_mib",
                                      "output_limit", "network", "sandbox", "environment", "session",
-                                     "session_new", "warm"),
+                                     "session_new", "execution_count", "warm"),
                              err));
   TRY (get_id (obj, &started->id, err));
   TRY (get_session (obj, false, &started->session, err));
@@ -246,6 +246,11 @@ decode_started (json_t *obj, SpStarted *started, SpProtoError *err)
   if (started->session_new && started->session == NULL)
     return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
                                "field \"session_new\" is only for a session's runs");
+  TRY (
+    sp_json_get_int (obj, "execution_count", false, 1, INT64_MAX, &started->execution_count, err));
+  if (started->execution_count != 0 && started->session == NULL)
+    return sp_proto_set_error (err, SP_ERR_INVALID_VALUE,
+                               "field \"execution_count\" is only for a session's runs");
   TRY (sp_json_get_string (obj, "cwd", true, &started->cwd, err));
   TRY (sp_json_get_int (obj, "t_ms", true, 0, INT64_MAX, &started->t_ms, err));
   TRY (sp_json_get_int (obj, "timeout_ms", true, 0, INT64_MAX, &started->timeout_ms, err));

@@ -185,6 +185,8 @@ encode_started (json_t *obj, const SpStarted *started, bool *ok)
   set_str (obj, "session", started->session, ok);
   if (started->session_new)
     set_bool (obj, "session_new", true);
+  if (started->execution_count > 0)
+    set_int (obj, "execution_count", started->execution_count);
   if (started->warm)
     set_bool (obj, "warm", true);
 }
@@ -327,7 +329,8 @@ message_valid (const SpMessage *msg)
              && msg->u.exited.session_ended < SP_SESSION_END_LAST;
     case SP_MSG_STARTED:
       return (msg->u.started.session == NULL || sp_proto_id_valid (msg->u.started.session))
-             && (msg->u.started.session != NULL || !msg->u.started.session_new);
+             && (msg->u.started.session != NULL
+                 || (!msg->u.started.session_new && msg->u.started.execution_count == 0));
     case SP_MSG_SESSION_CLOSE:
     case SP_MSG_SESSION_RESTART:
       return msg->u.session.session != NULL && sp_proto_id_valid (msg->u.session.session);

@@ -278,10 +278,13 @@ typedef struct
   int64_t output_limit;
   bool network;
   SpSandboxInfo sandbox;
-  char *environment; /* NULL: none; the environment in use (read-only) */
-  char *session;     /* the run's session, NULL for an ordinary run */
-  bool session_new;  /* this run started the session's interpreter afresh */
-  bool warm;         /* forked from a warm interpreter; false: a cold start */
+  char *environment;       /* NULL: none; the environment in use (read-only) */
+  char *session;           /* the run's session, NULL for an ordinary run */
+  bool session_new;        /* this run started the session's interpreter afresh */
+  int64_t execution_count; /* a session's run: its number among the runs of the
+                            * session's interpreter, from 1 (Jupyter's In [n]);
+                            * 0: not a session's run (or an older runner) */
+  bool warm;               /* forked from a warm interpreter; false: a cold start */
 } SpStarted;
 
 typedef struct

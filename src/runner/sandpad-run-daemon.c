@@ -36,7 +36,9 @@ sandpad_daemon_enabled (bool no_daemon_option)
 }
 
 /* The runner beside us (a build tree, or both in one directory), else the
- * installed one. */
+ * installed one; for sandpad-mcp in the build tree (src/mcp/), the build
+ * tree's, as runner-warm-run.c finds the warm files: never a path outside
+ * the installation or the developer's own tree. */
 static char *
 runner_path (void)
 {
@@ -49,6 +51,11 @@ runner_path (void)
       if (access (beside, X_OK) == 0)
         return beside;
       free (beside);
+      size_t root = strlen (SANDPAD_BUILD_ROOT);
+      if (strncmp (self, SANDPAD_BUILD_ROOT, root) == 0 && self[root] == '/'
+          && access (SANDPAD_BUILD_ROOT "/src/runner/sandpad-runner", X_OK) == 0
+          && access (SANDPAD_LIBEXECDIR "/sandpad-runner", X_OK) != 0)
+        return xstrdup (SANDPAD_BUILD_ROOT "/src/runner/sandpad-runner");
     }
   return xstrdup (SANDPAD_LIBEXECDIR "/sandpad-runner");
 }
@@ -158,8 +165,8 @@ sandpad_daemon_connect (void)
   return connect_runner (true);
 }
 
-static int
-send_message (int sock, const SpMessage *msg, const int *fds, size_t n_fds)
+int
+sandpad_daemon_send (int sock, const SpMessage *msg, const int *fds, size_t n_fds)
 {
   size_t len = 0;
   cleanup_free char *line = sp_message_encode (msg, &len);
@@ -368,8 +375,8 @@ sandpad_daemon_run (const SpRun *req, bool json, bool forward_stdin, SpExited *r
   sigprocmask (SIG_BLOCK, &quit, &old);
   sig_fd = signalfd (-1, &quit, SFD_CLOEXEC | SFD_NONBLOCK);
   signal (SIGPIPE, SIG_IGN);
-  if (sig_fd < 0 || send_message (sock, &hello, NULL, 0) != 0
-      || send_message (sock, &run, fds, n_fds) != 0)
+  if (sig_fd < 0 || sandpad_daemon_send (sock, &hello, NULL, 0) != 0
+      || sandpad_daemon_send (sock, &run, fds, n_fds) != 0)
     goto out;
   /* Theirs now: our copies would keep the pipes from ending. */
   if (in[0] >= 0)
@@ -423,7 +430,7 @@ sandpad_daemon_run (const SpRun *req, bool json, bool forward_stdin, SpExited *r
             {
               SpMessage cancel = { .type = SP_MSG_CANCEL };
               cancel.u.ref.id = (char *) "cli";
-              send_message (sock, &cancel, NULL, 0);
+              sandpad_daemon_send (sock, &cancel, NULL, 0);
             }
         }
       if (i_sock >= 0 && p[i_sock].revents)
@@ -538,7 +545,7 @@ sandpad_daemon_close_session (const char *name)
       return 1;
     }
   msg.u.session.session = (char *) name;
-  if (send_message (sock, &msg, NULL, 0) != 0)
+  if (sandpad_daemon_send (sock, &msg, NULL, 0) != 0)
     return 125;
   /* The runner answers only a refusal; a session_ended says it is done. */
   reader = sp_frame_reader_new (SP_PROTO_MAX_FRAME);

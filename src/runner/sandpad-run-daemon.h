@@ -36,6 +36,9 @@ void sandpad_show_omitted (const SpOutputOmitted *omitted, const char *cwd);
 
 /* A connection to the resident runner, started if need be; -1 if none. */
 int sandpad_daemon_connect (void);
+/* Sends msg on sock (a connection to the resident runner), with fds when
+ * n_fds > 0 (SCM_RIGHTS); 0, or -1. */
+int sandpad_daemon_send (int sock, const SpMessage *msg, const int *fds, size_t n_fds);
 
 /* --sessions and --close-session NAME: exit statuses. */
 int sandpad_daemon_list_sessions (void);

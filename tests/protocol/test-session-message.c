@@ -42,6 +42,17 @@ test_events (void)
                         "\"sandbox\":{\"mode\":\"fallback\",\"layers\":[]},\"session_new\":true}",
                         &msg),
           SP_ERR_INVALID_VALUE, "session_new without a session is refused");
+  is_int (decode_event ("{\"v\":1,\"type\":\"started\",\"id\":\"r\",\"cwd\":\"/w\",\"t_ms\":1,"
+                        "\"timeout_ms\":2,\"memory_mib\":3,\"output_limit\":4,\"network\":false,"
+                        "\"sandbox\":{\"mode\":\"fallback\",\"layers\":[]},\"execution_count\":3}",
+                        &msg),
+          SP_ERR_INVALID_VALUE, "execution_count without a session is refused");
+  is_int (decode_event ("{\"v\":1,\"type\":\"started\",\"id\":\"r\",\"cwd\":\"/w\",\"t_ms\":1,"
+                        "\"timeout_ms\":2,\"memory_mib\":3,\"output_limit\":4,\"network\":false,"
+                        "\"sandbox\":{\"mode\":\"fallback\",\"layers\":[]},\"session\":\"s\","
+                        "\"execution_count\":0}",
+                        &msg),
+          SP_ERR_INVALID_VALUE, "an execution_count of 0 is refused (they count from 1)");
   is_int (decode_event ("{\"v\":1,\"type\":\"exited\",\"id\":\"r\",\"end\":\"exited\","
                         "\"exit_code\":0,\"t_ms\":2,\"wall_ms\":3,\"cpu_ms\":4,"
                         "\"peak_memory_bytes\":5,\"stdout_bytes\":6,\"stderr_bytes\":7,"
@@ -99,7 +110,7 @@ test_names (void)
 int
 main (void)
 {
-  plan (9 + 4 + (SP_SESSION_END_LAST - 1) + 1);
+  plan (11 + 4 + (SP_SESSION_END_LAST - 1) + 1);
   test_events ();
   test_encoder_refuses ();
   test_names ();

@@ -105,6 +105,7 @@ struct RunnerRun
   const RunnerLauncher *launcher;
   bool keep_dir;
   bool session_new;
+  int64_t session_count; /* its number among its interpreter's runs, from 1 */
   SpSessionEnd session_ended;
   bool warm;               /* forked by a warm parent: init_pid is not our child */
   bool shared_prelude;     /* its prelude is host->prelude_dir, bound read-only at

@@ -558,6 +558,7 @@ emit_started (RunnerRun *run)
   ev->environment = run->env.dir;
   ev->session = run->req.session;
   ev->session_new = run->session_new;
+  ev->execution_count = run->session_count;
   ev->warm = run->warm;
   _runner_host_sandbox_info (run->host, run->req.network, run->launcher->memory_layer (run),
                              &ev->sandbox);

@@ -603,6 +603,7 @@ session_start (RunnerRun *run)
   if (_runner_run_write_input (run) != 0)
     return -1;
   s->n_runs++;
+  run->session_count = (int64_t) s->n_runs;
   s->current = run;
   s->idle_cpu_limit = 0;
   s->kill_at_ns = 0;
