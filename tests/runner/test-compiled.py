@@ -687,8 +687,9 @@ def r_values(t):
     """R as Rscript runs a file (issue 42): a visible top-level value is
     printed, an invisible one is not, a warning is said as it comes and
     the run goes on, commandArgs(TRUE) is the run's arguments alone; a
-    plot is a PNG file, as a matplotlib figure; an error inside a function
-    names that function and the line within it."""
+    plot is a PNG file, as a matplotlib figure; readline() reads the
+    run's input; an error inside a function names that function and the
+    line within it."""
     if LANG != "r":
         t.skip("R's own surface")
         return
@@ -706,6 +707,15 @@ def r_values(t):
         files = sorted((f["path"], f["mime"]) for f in res.exited.get("files", []))
         t.eq(files, [("plot-1.png", "image/png"), ("plot-2.png", "image/png")],
              "each page a plot draws is a plot-N.png the run created, not Rplots.pdf", res)
+        # readline() waits for the run's input (Rscript's answers "" at
+        # once), and the input is never read as code (R reads commands
+        # from stdin when -e is too long for it).
+        res = r.run("i", 'name <- readline("name? ")\nage <- readline("age? ")\n'
+                    'cat("hi", name, age, "\\n")\nmore <- readline()\ncat("[", more, "]\\n")\n',
+                    language="r", stdin="Ada\n36\n", timeout_ms=30000)
+        t.eq((res.stdout, res.exited.get("exit_code")),
+             ("name? age? hi Ada 36 \n[  ]\n", 0),
+             "readline() reads the run's stdin line by line, then \"\" at its end", res)
         res = r.run("e", 'g <- function(n) {\n  if (n > 1) {\n    stop("too big: ", n)\n  }\n}\n'
                     'h <- function() g(2)\nh()\n', language="r", timeout_ms=30000)
         # R knows where each statement of a block starts (its srcref),

@@ -192,6 +192,36 @@ runner_langs_for_file (const RunnerLanguages *langs, const char *file_name)
   return NULL;
 }
 
+/* R reads at most 10,000 bytes of -e, counted after Rscript writes each
+ * space as "~+~" and each newline as "~n~"; past that it warns, drops the
+ * expression and reads its commands from stdin, so a run's input became
+ * code (seen when the driver's comments grew). The driver as -e gets is
+ * its code alone: no comment line, no indentation (R needs neither; no
+ * string of the driver spans lines), about half of it. */
+char *
+runner_r_driver_expression (void)
+{
+  char *out = xmalloc (strlen (runner_r_driver) + 1);
+  size_t n = 0;
+
+  for (const char *line = runner_r_driver; *line != '\0';)
+    {
+      const char *end = strchr (line, '\n');
+      size_t len = end != NULL ? (size_t) (end - line) : strlen (line);
+      size_t skip = strspn (line, " ");
+
+      if (skip < len && line[skip] != '#')
+        {
+          memcpy (out + n, line + skip, len - skip);
+          n += len - skip;
+          out[n++] = '\n';
+        }
+      line += len + (end != NULL);
+    }
+  out[n] = '\0';
+  return out;
+}
+
 char **
 runner_lang_argv (const RunnerLanguage *lang, const char *code_path, char *const *args,
                   int64_t memory_mib, bool snippet)
@@ -226,7 +256,7 @@ runner_lang_argv (const RunnerLanguage *lang, const char *code_path, char *const
       /* --vanilla: no site or user profile, no saved workspace. */
       argv[n++] = xstrdup ("--vanilla");
       argv[n++] = xstrdup ("-e");
-      argv[n++] = xstrdup (runner_r_driver);
+      argv[n++] = runner_r_driver_expression ();
     }
   else if (strcmp (lang->name, "java") == 0)
     {

@@ -78,6 +78,9 @@ char **runner_lang_argv (const RunnerLanguage *lang, const char *code_path, char
 /* R's driver (runner-r-driver.R): Rscript -e's text for a cold run, and
  * a session's program with --session. */
 extern const char runner_r_driver[];
+/* The driver as a cold run's Rscript -e takes it: its code alone, within
+ * R's 10,000 bytes (malloc'd). tests/runner/test-r-driver.c holds it there. */
+char *runner_r_driver_expression (void);
 /* Java's session driver (runner-java-session.java), the program of a Java
  * session's JVM. */
 extern const char runner_java_session_driver[];

@@ -26,8 +26,23 @@
 local({
   a <- commandArgs(TRUE)
   run_args <- character()
+  # readline() as a person at a console means it: Rscript's answers ""
+  # at once (it is not interactive), so a script asking for input never
+  # waited for the window's input line. This one writes the prompt and
+  # reads a line of the run's stdin (one connection for the run, so what
+  # it buffered is not lost between calls); at the end of input, "".
+  stdin_con <- NULL
   attach(list(commandArgs = function(trailingOnly = FALSE) {
     if (trailingOnly) run_args else base::commandArgs(FALSE)
+  }, readline = function(prompt = "") {
+    cat(prompt)
+    flush(stdout())
+    if (is.null(stdin_con)) {
+      stdin_con <<- file("stdin")
+      open(stdin_con)
+    }
+    line <- readLines(stdin_con, n = 1L, warn = FALSE)
+    if (length(line) == 0L) "" else line
   }), name = "sandpad", warn.conflicts = FALSE)
   options(keep.source = TRUE, warn = 1)
   # Charts, as a Python run's matplotlib figures: every page a plot draws
