@@ -448,6 +448,13 @@ sp_transcript_defer_rebind (SpTranscript *self, GtkListItem *item)
       take_budget (self, item);
       return FALSE;
     }
+  /* And a row that waits is hidden until its text comes, as on 4.12+:
+   * the list view may bring it into sight in a frame's layout, after
+   * that frame's tick (the hidden-lines bar appearing moves the rows),
+   * and it was painted there with a line thousands of batches old
+   * ("6259 above 2976", ui-window flood-paints in CI). A blank row for a
+   * frame says nothing false. */
+  gtk_widget_set_child_visible (gtk_list_item_get_child (item), FALSE);
 #endif
   defer (self, item);
   return TRUE;

@@ -21,8 +21,7 @@ main (void)
   for (const char *line = expression; line != NULL && *line != '\0';
        line = strchr (line, '\n') ? strchr (line, '\n') + 1 : NULL)
     comments += line[0] == '#';
-  ok (encoded < 10000, "the driver as Rscript passes -e is %zu bytes, under R's 10,000",
-      encoded);
+  ok (encoded < 10000, "the driver as Rscript passes -e is %zu bytes, under R's 10,000", encoded);
   ok (comments == 0, "no comment line is passed (%zu)", comments);
   ok (strstr (expression, "run_file <- function (f)") != NULL
         || strstr (expression, "run_file <- function(f)") != NULL,
