@@ -611,7 +611,9 @@ ruby_location (Parse *p, const char *loc, const char **after)
 
   if (c == NULL)
     return false;
-  num = c - 1;
+  /* The digits right before ":in " (none at the text's start: fuzz-error
+   * read before loc there). */
+  num = c;
   while (num > loc && num[-1] >= '0' && num[-1] <= '9')
     num--;
   if (num == c || num == loc || num[-1] != ':' || !location_number (num, &line))
