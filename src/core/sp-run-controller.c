@@ -178,11 +178,13 @@ session_index (const char *language)
   return -1;
 }
 
-/* The runner's id of language i's session. */
+/* The runner's id of language i's session: Python's is the controller's
+ * own, another's adds its name ("-r"). */
 static char *
 session_id_for (SpRunController *self, int i)
 {
-  return i == 0 ? g_strdup (self->session_id) : g_strdup_printf ("%s-r", self->session_id);
+  return i == 0 ? g_strdup (self->session_id)
+                : g_strdup_printf ("%s-%s", self->session_id, session_languages[i]);
 }
 
 static void
