@@ -43,6 +43,20 @@ TICKER_LOCK = ("import fcntl\n"
                "fcntl.flock(_alive, fcntl.LOCK_EX)\n")
 
 
+# Waiting to be interrupted, at the top level of a snippet (it needs
+# `import time`). CPython looks for a signal between bytecodes and when a
+# blocking call returns EINTR, so a SIGINT that lands after its last look
+# and before a sleep's system call starts is acted on only when that sleep
+# ends: with one time.sleep(60) a cancel's interrupt was missed that way
+# (kill() had returned 0, nothing was pending, the program slept on until
+# the time limit), about once in 50 tries beside six CPU hogs. In slices,
+# such a signal is acted on at the next one, within 50 ms, as a person's
+# second Ctrl+C would be. Tests that check what a program does with its
+# KeyboardInterrupt wait this way; the runner's part (the interrupt sent,
+# its grace, the steps after it) is what they check.
+INTERRUPTIBLE_WAIT = "while True:\n    time.sleep(0.05)\n"
+
+
 def lock_held(path):
     """Whether some process holds the flock on path (False when absent)."""
     try:

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-from runnertest import (PYTHON, TICKER_LOCK, Tap, lock_held, record_lock_holder, released,
+from runnertest import (INTERRUPTIBLE_WAIT, PYTHON, TICKER_LOCK, Tap, lock_held, record_lock_holder, released,
                         wait_until)
 
 RUNNER = os.path.abspath(sys.argv[1])
@@ -359,12 +359,11 @@ TABLE = [
     ("arguments", "import sys\nprint(sys.argv[1:])\n", ["--", "a", "b c"], None, None),
     # 'up' is printed inside the try: the interrupt may come as soon as it
     # is read, before the sleep.
-    ("Ctrl+C", "import time\ntry:\n    print('up', flush=True)\n    time.sleep(60)\n"
-     "except KeyboardInterrupt:\n    print('interrupted', flush=True)\n    raise SystemExit(7)\n",
+    ("Ctrl+C", "import time\ntry:\n    print('up', flush=True)\n"
+     + "".join("    " + line + "\n" for line in INTERRUPTIBLE_WAIT.splitlines())
+     + "except KeyboardInterrupt:\n    print('interrupted', flush=True)\n    raise SystemExit(7)\n",
      [], None, signal.SIGINT),
-    # One line: the traceback names it whether the interrupt comes in the
-    # print or in the sleep.
-    ("SIGTERM", "import time\nprint('up', flush=True); time.sleep(60)\n", [], None,
+    ("SIGTERM", "import time\nprint('up', flush=True)\n" + INTERRUPTIBLE_WAIT, [], None,
      signal.SIGTERM),
 ]
 
@@ -455,7 +454,7 @@ def test_starved_interrupt(t):
     with Home(grace_ms=LONG_GRACE_MS) as h:
         h.run(h.file("warm.py", "pass\n"))
         path = h.file("starved.py", TICKER_LOCK + "import time\n"
-                      "print('up', flush=True); time.sleep(60)\n")
+                      "print('up', flush=True)\n" + INTERRUPTIBLE_WAIT)
         alive = os.path.join(h.work, "alive")
         for daemon in (False, True):
             way = "through the resident runner" if daemon else "cold"

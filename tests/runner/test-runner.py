@@ -15,8 +15,8 @@ import textwrap
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from runnertest import (PYTHON, TICKER_LOCK, Runner, lock_held, main, released,  # noqa: E402
-                        wait_until)
+from runnertest import (INTERRUPTIBLE_WAIT, PYTHON, TICKER_LOCK, Runner, lock_held,  # noqa: E402
+                        main, released, wait_until)
 
 RUNNER = sys.argv[1]
 
@@ -367,8 +367,9 @@ def test_cancel(t):
     r = runner("--cancel-grace-ms", "2000")
     # "ready" is printed inside the try: the interrupt may land while the
     # print is still finishing.
-    code = ("import time\ntry:\n    print('ready', flush=True)\n    time.sleep(30)\n"
-            "except KeyboardInterrupt:\n    print('interrupted', flush=True)\n    raise\n")
+    code = ("import time\ntry:\n    print('ready', flush=True)\n"
+            + "".join("    " + line + "\n" for line in INTERRUPTIBLE_WAIT.splitlines())
+            + "except KeyboardInterrupt:\n    print('interrupted', flush=True)\n    raise\n")
     r.send(type="run", id="c", language="python", code=code)
     r.recv_type("output")
     r.send(type="cancel", id="c")

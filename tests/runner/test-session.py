@@ -13,7 +13,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from runnertest import Result, Runner, main  # noqa: E402
+from runnertest import INTERRUPTIBLE_WAIT, Result, Runner, main  # noqa: E402
 
 RUNNER = sys.argv[1]
 MODE = os.environ.get("SANDPAD_TEST_SANDBOX", "namespaces")
@@ -224,7 +224,7 @@ def test_queue_and_cancel(t):
     t.eq((a.stdout, b.stdout), ("a done\n", "b sees 1\n"),
          "a second run for a busy session waits for the first", (a, b))
     r.send(type="run", id="c", language="python", session="s",
-           code="import time\nx = 2\nprint('sleeping', flush=True)\ntime.sleep(60)\n")
+           code="import time\nx = 2\nprint('sleeping', flush=True)\n" + INTERRUPTIBLE_WAIT)
     r.recv_type("output")
     r.send(type="cancel", id="c")
     res = Result(r.collect("c"))
