@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "mcp-server.h"
+#include "mcp-tool.h"
 #include "sp-json.h"
 
 static const char code_execution_input[]
@@ -104,6 +104,8 @@ struct McpCodeExec
   int64_t submit_clock_ms; /* the runner's clock when the run was submitted */
 };
 
+static json_t *exited_step (const McpReply *reply, McpCall *call, const SpExited *exited);
+
 static int64_t
 ms_since (int64_t start_ns)
 {
@@ -111,8 +113,8 @@ ms_since (int64_t start_ns)
   return d > 0 ? d / 1000000 : 0;
 }
 
-json_t *
-mcp_code_execution_tool (const McpOptions *options)
+static json_t *
+describe (const McpOptions *options)
 {
   json_t *input = json_loads (code_execution_input, 0, NULL);
   json_t *output = json_loads (code_execution_output, 0, NULL);
@@ -375,11 +377,12 @@ start_python_scan (McpServer *server, McpCall *main, const char *code, SpProtoEr
   SpRun req = { 0 };
 
   scan->internal = true;
+  scan->on_exited = exited_step;
   scan->cx = NULL;
   scan->request_id = json_incref (main->request_id); /* a cancel stops the scan too */
   scan->tool = "code_execution";
   snprintf (scan->run_id, sizeof scan->run_id, "%.20s-scan", main->run_id);
-  /* The scan names its call by the run id (mcp_code_execution_exited). */
+  /* The scan names its call by the run id (exited_step). */
   scan->input = json_pack ("{s:s}", "for", main->run_id);
   req.id = xstrdup (scan->run_id);
   req.language = xstrdup ("python");
@@ -490,14 +493,19 @@ answer_run (McpServer *server, McpCall *main, const SpExited *exited)
   mcp_call_free (main);
 }
 
-void
-mcp_code_execution_exited (McpServer *server, McpCall *call, const SpExited *exited)
+/* Its calls' on_exited, the main run's and the scan's: answers (it
+ * unlinks the call itself), or goes on from the scan; never a result for
+ * the server to send. */
+static json_t *
+exited_step (const McpReply *reply, McpCall *call, const SpExited *exited)
 {
+  McpServer *server = reply->server;
+
   unlink_call (server, call);
   if (!call->internal)
     {
       answer_run (server, call, exited);
-      return;
+      return NULL;
     }
   McpCall *main = take_pending (server, json_string_value (json_object_get (call->input, "for")));
   if (main != NULL)
@@ -522,36 +530,12 @@ mcp_code_execution_exited (McpServer *server, McpCall *call, const SpExited *exi
         }
     }
   mcp_call_free (call);
-}
-
-char *
-mcp_working_directory (McpServer *server, const char *dir, char **why)
-{
-  const char *ws = server->options->workspace;
-
-  if (ws == NULL)
-    {
-      *why = xstrdup ("working_directory: this server has no workspace (start it with "
-                      "--workspace); runs get a fresh private directory");
-      return NULL;
-    }
-  if (strlen (dir) > 1024)
-    {
-      *why = xstrdup ("working_directory: longer than 1024 bytes");
-      return NULL;
-    }
-  if (dir[0] != '/')
-    return dir[0] == '\0' ? xstrdup (ws) : xasprintf ("%s/%s", ws, dir);
-  size_t n = strlen (ws);
-  if (strncmp (dir, ws, n) == 0 && (dir[n] == '\0' || dir[n] == '/'))
-    return xstrdup (dir);
-  *why = xasprintf ("working_directory: \"%.200s\" is not inside the workspace %s", dir, ws);
   return NULL;
 }
 
 int
-mcp_code_execution_config (McpServer *server, McpCall *call, json_t *config, const char *lang,
-                           SpRun *req, SpProtoError *err)
+mcp_code_execution_config (const McpOptions *options, McpCall *call, json_t *config,
+                           const char *lang, SpRun *req, SpProtoError *err)
 {
   static const char *const allowed[] = { "language",
                                          "code",
@@ -604,7 +588,7 @@ mcp_code_execution_config (McpServer *server, McpCall *call, json_t *config, con
   if (dir != NULL)
     {
       char *why = NULL;
-      req->cwd = mcp_working_directory (server, dir, &why);
+      req->cwd = mcp_working_directory (options, dir, &why);
       if (req->cwd == NULL)
         {
           sp_proto_set_error (err, SP_ERR_INVALID_VALUE, "execution_config: %s", why);
@@ -615,9 +599,11 @@ mcp_code_execution_config (McpServer *server, McpCall *call, json_t *config, con
   return 0;
 }
 
-void
-mcp_code_execution_call (McpServer *server, json_t *id, json_t *args, json_t *token)
+static void
+answer (const McpReply *reply, const char *name, json_t *args)
 {
+  McpServer *server = reply->server;
+  json_t *id = reply->id, *token = reply->progress_token;
   static const char *const allowed[] = { "language",
                                          "code",
                                          "timeout",
@@ -641,6 +627,7 @@ mcp_code_execution_call (McpServer *server, json_t *id, json_t *args, json_t *to
   mcp_scan_init (&cx->scan);
   main->cx = cx;
   main->cx_free = mcp_code_execution_free;
+  main->on_exited = exited_step;
   main->request_id = json_incref (id);
   if (json_is_string (token) || json_is_integer (token))
     main->progress_token = json_incref (token);
@@ -700,7 +687,7 @@ mcp_code_execution_call (McpServer *server, json_t *id, json_t *args, json_t *to
   if (working_directory != NULL)
     {
       char *why = NULL;
-      req->cwd = mcp_working_directory (server, working_directory, &why);
+      req->cwd = mcp_working_directory (server->options, working_directory, &why);
       if (req->cwd == NULL)
         {
           cx->scan_ms = ms_since (cx->scan_start_ns);
@@ -722,3 +709,10 @@ invalid:
   mcp_send_result (server, id, mcp_result_tool_error ("code_execution: %s", err.message));
   mcp_call_free (main);
 }
+
+const McpTool mcp_code_execution_tool = {
+  .name = "code_execution",
+  .offered = mcp_tool_always,
+  .describe = describe,
+  .answer = answer,
+};

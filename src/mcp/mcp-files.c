@@ -76,7 +76,7 @@ base64_decode (const char *text, Buf *out)
  * a whole (paths, the disk cap) by the engine's own rules, so a call is
  * refused before anything is written or queued. */
 int
-mcp_files_input (McpServer *server, McpCall *call, json_t *files, SpProtoError *err)
+mcp_files_input (const McpOptions *options, McpCall *call, json_t *files, SpProtoError *err)
 {
   size_t n = json_array_size (files);
   size_t i;
@@ -121,8 +121,7 @@ mcp_files_input (McpServer *server, McpCall *call, json_t *files, SpProtoError *
       call->n_input_files = i + 1;
     }
   SpProtoError set = { 0 };
-  if (runner_input_files_check (call->input_files, call->n_input_files, server->options->disk_limit,
-                                &set)
+  if (runner_input_files_check (call->input_files, call->n_input_files, options->disk_limit, &set)
       != 0)
     return sp_proto_set_error (err, set.code, "field \"files\": %s", set.message);
   return 0;

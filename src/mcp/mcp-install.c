@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mcp-server.h"
+#include "mcp-tool.h"
 #include "runner-install.h"
 #include "sp-json.h"
 
@@ -48,8 +48,8 @@ static const char install_output[]
     "\"description\":\"new commands in the environment's bin/ that shadow common ones\"}},"
     "\"required\":[\"status\",\"message\",\"environment\",\"packages\"]}";
 
-json_t *
-mcp_install_tool (const McpOptions *options)
+static json_t *
+describe (const McpOptions *options)
 {
   cleanup_free char *description = xasprintf (
     "Installs Python packages into the workspace's environment (%s) so that later "
@@ -112,10 +112,12 @@ tool_result (json_t *structured, bool is_error)
                     "isError", is_error);
 }
 
-void
-mcp_install_call (McpServer *server, json_t *id, json_t *args)
+static void
+answer (const McpReply *reply, const char *name, json_t *args)
 {
   static const char *const allowed[] = { "packages", NULL };
+  McpServer *server = reply->server;
+  json_t *id = reply->id;
   const McpOptions *o = server->options;
   SpProtoError err = { 0 };
   char **packages = NULL;
@@ -124,16 +126,15 @@ mcp_install_call (McpServer *server, json_t *id, json_t *args)
   if (sp_json_check_fields (args, "arguments", allowed, &err) != 0
       || sp_json_get_strv (args, "packages", true, &packages, &err) != 0)
     {
-      mcp_send_result (server, id, mcp_result_tool_error ("install_packages: %s", err.message));
+      mcp_reply (reply, mcp_result_tool_error ("install_packages: %s", err.message));
       return;
     }
   if (packages == NULL || packages[0] == NULL || sp_strv_length (packages) > 64)
     {
       sp_strv_free (packages);
-      mcp_send_result (server, id,
-                       mcp_result_tool_error (
-                         "install_packages: field \"packages\" must hold 1 to 64 "
-                         "requirement specs"));
+      mcp_reply (reply,
+                 mcp_result_tool_error ("install_packages: field \"packages\" must hold 1 to 64 "
+                                        "requirement specs"));
       return;
     }
   McpInstallCall *call = xcalloc (1, sizeof *call);
@@ -153,7 +154,7 @@ mcp_install_call (McpServer *server, json_t *id, json_t *args)
     {
       json_t *structured = json_pack ("{s:s, s:s, s:s, s:[]}", "status", "refused", "message", msg,
                                       "environment", o->environment, "packages");
-      mcp_send_result (server, id, tool_result (structured, true));
+      mcp_reply (reply, tool_result (structured, true));
       free (call);
       return;
     }
@@ -161,6 +162,13 @@ mcp_install_call (McpServer *server, json_t *id, json_t *args)
   call->next = server->installs;
   server->installs = call;
 }
+
+const McpTool mcp_install_tool = {
+  .name = "install_packages",
+  .offered = mcp_tool_with_environment,
+  .describe = describe,
+  .answer = answer,
+};
 
 bool
 mcp_install_start_for (McpServer *server, char **packages, McpInstallDone done,

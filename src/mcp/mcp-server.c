@@ -336,17 +336,20 @@ finish_call (McpServer *server, McpCall *call, const SpExited *exited)
       SpMessage release = { .type = SP_MSG_RELEASE, .u.ref = { .id = (char *) exited->id } };
       mcp_resident_send (server->resident, &release);
     }
-  if (call->cx != NULL || call->internal)
+  /* The call's tool makes its result; a tool with a pipeline of its own
+   * (code_execution) answers, or goes on, by itself and gives none. */
+  McpReply reply
+    = { .server = server, .id = call->request_id, .progress_token = call->progress_token };
+  bool resident = call->resident;
+  json_t *result = call->on_exited (&reply, call, exited);
+  if (result == NULL)
     {
-      server->handlers->pipeline_exited (server, call, exited);
       server->to_release = xrealloc (server->to_release,
                                      (server->n_release + 1) * sizeof *server->to_release);
       server->to_release[server->n_release++] = xstrdup (exited->id);
       return;
     }
   *link = call->next;
-  json_t *result = mcp_result_from_run (call, exited);
-  bool resident = call->resident;
   mcp_journal_record (&server->journal, call->tool, call->input,
                       json_object_get (result, "structuredContent"));
   mcp_activity_ended (server, call, json_object_get (result, "structuredContent"));
@@ -360,6 +363,12 @@ finish_call (McpServer *server, McpCall *call, const SpExited *exited)
       server->to_release[server->n_release++] = xstrdup (call->run_id);
     }
   mcp_call_free (call);
+}
+
+void
+mcp_reply (const McpReply *reply, json_t *result)
+{
+  mcp_send_result (reply->server, reply->id, result);
 }
 
 void

@@ -92,6 +92,7 @@ typedef struct
 typedef struct McpCall McpCall;
 typedef struct McpSession McpSession;
 typedef struct McpCodeExec McpCodeExec;
+typedef struct McpReply McpReply;
 struct McpCall
 {
   McpCall *next;
@@ -117,8 +118,9 @@ struct McpCall
   bool session_new;                  /* from "started": the run started the session afresh */
   int64_t execution_count;           /* the call's number in its session's interpreter */
   char language[16];                 /* the run's language */
-  bool is_command, is_edit;          /* which tool: execute_command, edit_and_execute */
-  bool resident;                     /* the run is the resident runner's (mcp-resident.h) */
+  /* What its run's exited event becomes (its tool's row, mcp-tool.h). */
+  json_t *(*on_exited) (const McpReply *reply, McpCall *call, const SpExited *exited);
+  bool resident;     /* the run is the resident runner's (mcp-resident.h) */
   json_t *installed; /* name==version installed for the snippet's PEP 723 metadata */
   /* code_execution (mcp-code-execution.c) */
   McpCodeExec *cx;                   /* the call's pipeline: scan, install, run; or NULL */
@@ -138,12 +140,22 @@ void mcp_result_add_display (McpCall *call, const SpDisplay *display);
  * mcp_server_run: mcp_tools_handlers), so that the server, at the bottom of
  * src/mcp/, calls none of the files above it. */
 typedef struct McpServer McpServer;
+
+/* Where one tools/call's answer goes: the server that took it, the call's
+ * JSON-RPC id and its progress token (NULL: none was asked for). A tool
+ * answers through it (mcp_reply), once. */
+struct McpReply
+{
+  McpServer *server;
+  json_t *id;
+  json_t *progress_token;
+};
+void mcp_reply (const McpReply *reply, json_t *result); /* steals result */
+
 typedef struct
 {
   json_t *(*tools_list) (const McpOptions *options);
   void (*tools_call) (McpServer *server, json_t *id, json_t *params);
-  /* A code_execution call's run (or its scan's) exited. */
-  void (*pipeline_exited) (McpServer *server, McpCall *call, const SpExited *exited);
   /* An install's event: true when it was one (mcp-install.c). */
   bool (*install_event) (McpServer *server, const SpMessage *msg);
   void (*install_poll) (McpServer *server);
@@ -208,15 +220,13 @@ void mcp_capture_clear (McpCapture *cap);
  * directory, or its session's, as the run starts); and the run's files
  * out as embedded resources (or links to workspace files past the caps)
  * appended to content. */
-int mcp_files_input (McpServer *server, McpCall *call, json_t *files, SpProtoError *err);
+int mcp_files_input (const McpOptions *options, McpCall *call, json_t *files, SpProtoError *err);
 bool mcp_files_inline (const SpFileInfo *file);
 void mcp_files_resources (const McpCall *call, const SpExited *exited, json_t *content);
 
-/* mcp-sessions.c: list_sessions, restart_session, close_session, and
- * each session call's execution count, from the engine's events. */
-void mcp_sessions_tools (json_t *tools);
-/* Handles the call when tool is one of them (true). */
-bool mcp_sessions_call (McpServer *server, json_t *id, const char *tool, json_t *args);
+/* mcp-sessions.c: list_sessions, restart_session, close_session (their
+ * rows are in mcp-tool.h), and each session call's execution count, from
+ * the engine's events. */
 void mcp_sessions_started (McpServer *server, McpCall *call, const char *language,
                            bool session_new);
 void mcp_sessions_ended (McpServer *server, const SpSessionRef *ref);
@@ -265,16 +275,8 @@ void mcp_activity_ended (McpServer *server, McpCall *call, json_t *structured);
  * run ids, NULL-terminated, or NULL for none. */
 char **mcp_activity_take_cancels (McpServer *server);
 
-/* mcp-tools.c */
-json_t *mcp_tools_list (const McpOptions *options);
-/* Handles tools/call; answers at once (errors, refusals) or later, from
- * the run's exited event. */
-void mcp_tools_call (McpServer *server, json_t *id, json_t *params);
-
-/* mcp-install.c: the install_packages tool (listed when there is an
- * environment); events and polling as runner-install.h asks. */
-json_t *mcp_install_tool (const McpOptions *options);
-void mcp_install_call (McpServer *server, json_t *id, json_t *args);
+/* mcp-install.c: the install_packages tool's installs (its row is in
+ * mcp-tool.h); events and polling as runner-install.h asks. */
 bool mcp_install_event (McpServer *server, const SpMessage *msg);
 void mcp_install_poll (McpServer *server);
 void mcp_install_free_all (McpServer *server);
@@ -296,23 +298,13 @@ void mcp_scan_python_output (const char *stdout_text, const char *failure, McpSc
 /* Bash and JavaScript line patterns; false for other languages. */
 bool mcp_scan_patterns (const char *language, const char *code, McpScan *scan);
 
-/* mcp-code-execution.c: the seed spec's code_execution tool. */
-json_t *mcp_code_execution_tool (const McpOptions *options);
-void mcp_code_execution_call (McpServer *server, json_t *id, json_t *args, json_t *token);
-/* A code_execution call's run (or its scan's) exited: answers or goes on.
- * Takes the call off server->calls itself. */
-void mcp_code_execution_exited (McpServer *server, McpCall *call, const SpExited *exited);
+/* mcp-code-execution.c: the seed spec's code_execution tool (its row is
+ * in mcp-tool.h). */
 void mcp_code_execution_free (McpCodeExec *cx);
-/* A tool's working_directory, relative to the workspace or absolute
- * inside it, as the path the engine gets; NULL with *why (allocated) when
- * there is no workspace or it lies outside. The engine then resolves it
- * beneath the workspace (fd-based, the same check as execute_command's
- * work_dir) and refuses anything else. */
-char *mcp_working_directory (McpServer *server, const char *dir, char **why);
 /* edit_and_execute's execution_config (code_execution's input shape) into
  * the run of the edited file, whose language is lang. */
-int mcp_code_execution_config (McpServer *server, McpCall *call, json_t *config, const char *lang,
-                               SpRun *req, SpProtoError *err);
+int mcp_code_execution_config (const McpOptions *options, McpCall *call, json_t *config,
+                               const char *lang, SpRun *req, SpProtoError *err);
 
 /* mcp-install.c: an install on behalf of another call; done() gets its
  * end instead of an answer going out, free_data() the data if the

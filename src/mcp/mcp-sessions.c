@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mcp-server.h"
+#include "mcp-tool.h"
 #include "sp-json.h"
 
 struct McpSession
@@ -115,44 +115,43 @@ static const char id_input[]
     "session_id\"}},\"required\":[\"session_id\"],\"additionalProperties\":false}";
 
 static json_t *
-literal (const char *text)
+describe_list (const McpOptions *options)
 {
-  json_t *value = json_loads (text, 0, NULL);
-
-  if (value == NULL)
-    abort (); /* a typo in a literal of this file */
-  return value;
+  return json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "list_sessions",
+                    "title", "List execute_code sessions", "description",
+                    "Lists the sessions execute_code calls with a session_id have made: each "
+                    "one's language, how many calls ran in its current interpreter (its execution "
+                    "count), whether it is alive or busy, and why its last interpreter ended.",
+                    "inputSchema",
+                    mcp_tool_literal (
+                      "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}"),
+                    "outputSchema", mcp_tool_literal (list_output), "annotations", "readOnlyHint",
+                    1, "destructiveHint", 0, "openWorldHint", 0);
 }
 
-void
-mcp_sessions_tools (json_t *tools)
+static json_t *
+describe_restart (const McpOptions *options)
 {
-  json_array_append_new (
-    tools,
-    json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "list_sessions", "title",
-               "List execute_code sessions", "description",
-               "Lists the sessions execute_code calls with a session_id have made: each "
-               "one's language, how many calls ran in its current interpreter (its execution "
-               "count), whether it is alive or busy, and why its last interpreter ended.",
-               "inputSchema",
-               literal ("{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}"),
-               "outputSchema", literal (list_output), "annotations", "readOnlyHint", 1,
-               "destructiveHint", 0, "openWorldHint", 0));
-  json_array_append_new (
-    tools, json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "restart_session",
-                      "title", "Restart a session", "description",
-                      "Stops a session's interpreter, losing its variables and imports; the next "
-                      "execute_code call with its session_id starts a fresh one. A call running in "
-                      "it ends (session.ended: restart).",
-                      "inputSchema", literal (id_input), "outputSchema", literal (end_output),
-                      "annotations", "readOnlyHint", 0, "destructiveHint", 1, "openWorldHint", 0));
-  json_array_append_new (
-    tools, json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "close_session",
-                      "title", "Close a session", "description",
-                      "Stops a session's interpreter and forgets the session; calls queued for it "
-                      "end without running. Its directory and state are gone.",
-                      "inputSchema", literal (id_input), "outputSchema", literal (end_output),
-                      "annotations", "readOnlyHint", 0, "destructiveHint", 1, "openWorldHint", 0));
+  return json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "restart_session",
+                    "title", "Restart a session", "description",
+                    "Stops a session's interpreter, losing its variables and imports; the next "
+                    "execute_code call with its session_id starts a fresh one. A call running in "
+                    "it ends (session.ended: restart).",
+                    "inputSchema", mcp_tool_literal (id_input), "outputSchema",
+                    mcp_tool_literal (end_output), "annotations", "readOnlyHint", 0,
+                    "destructiveHint", 1, "openWorldHint", 0);
+}
+
+static json_t *
+describe_close (const McpOptions *options)
+{
+  return json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "close_session",
+                    "title", "Close a session", "description",
+                    "Stops a session's interpreter and forgets the session; calls queued for it "
+                    "end without running. Its directory and state are gone.",
+                    "inputSchema", mcp_tool_literal (id_input), "outputSchema",
+                    mcp_tool_literal (end_output), "annotations", "readOnlyHint", 0,
+                    "destructiveHint", 1, "openWorldHint", 0);
 }
 
 static json_t *
@@ -194,14 +193,13 @@ list_result (McpServer *server)
   return result;
 }
 
-bool
-mcp_sessions_call (McpServer *server, json_t *id, const char *tool, json_t *args)
+/* The three tools' answer (the row's name says which). */
+static void
+answer (const McpReply *reply, const char *tool, json_t *args)
 {
+  McpServer *server = reply->server;
   bool is_list = strcmp (tool, "list_sessions") == 0;
   bool restart = strcmp (tool, "restart_session") == 0;
-
-  if (!is_list && !restart && strcmp (tool, "close_session") != 0)
-    return false;
   SpProtoError err = { 0 };
   static const char *const none[] = { NULL };
   static const char *const with_id[] = { "session_id", NULL };
@@ -209,22 +207,21 @@ mcp_sessions_call (McpServer *server, json_t *id, const char *tool, json_t *args
   if (sp_json_check_fields (args, "arguments", is_list ? none : with_id, &err) != 0
       || (!is_list && sp_json_get_string (args, "session_id", true, &session, &err) != 0))
     {
-      mcp_send_result (server, id, mcp_result_tool_error ("%s: %s", tool, err.message));
-      return true;
+      mcp_reply (reply, mcp_result_tool_error ("%s: %s", tool, err.message));
+      return;
     }
   if (is_list)
     {
-      mcp_send_result (server, id, list_result (server));
-      return true;
+      mcp_reply (reply, list_result (server));
+      return;
     }
   McpSession *s = find (server, session);
   if (s == NULL)
     {
-      mcp_send_result (server, id,
-                       mcp_result_tool_error ("%s: no session \"%.64s\" (list_sessions shows "
-                                              "them)",
-                                              tool, session));
-      return true;
+      mcp_reply (reply, mcp_result_tool_error ("%s: no session \"%.64s\" (list_sessions shows "
+                                               "them)",
+                                               tool, session));
+      return;
     }
   /* The engine may already have forgotten an ended one; ours is what the
    * assistant sees, and it is reset either way. */
@@ -236,27 +233,25 @@ mcp_sessions_call (McpServer *server, json_t *id, const char *tool, json_t *args
     {
       if (!mcp_resident_send (server->resident, &msg))
         {
-          mcp_send_result (server, id,
-                           mcp_result_tool_error ("%s: the resident runner is not connected; "
-                                                  "its sessions ended with it",
-                                                  tool));
-          return true;
+          mcp_reply (reply, mcp_result_tool_error ("%s: the resident runner is not connected; "
+                                                   "its sessions ended with it",
+                                                   tool));
+          return;
         }
     }
   else if (runner_engine_request (server->engine, &msg, session, &err) != 0
            && err.code != SP_ERR_UNKNOWN_SESSION)
     {
-      mcp_send_result (server, id, mcp_result_tool_error ("%s: %s", tool, err.message));
-      return true;
+      mcp_reply (reply, mcp_result_tool_error ("%s: %s", tool, err.message));
+      return;
     }
   const char *status = restart ? "restarted" : "closed";
   char *line = xasprintf ("Session %s %s: its state is gone; %s\n", session, status,
                           restart ? "the next call with it starts a new interpreter."
                                   : "a call with its id starts a new session.");
-  mcp_send_result (server, id,
-                   json_pack ("{s:[{s:s, s:s}], s:{s:s, s:s}, s:b}", "content", "type", "text",
-                              "text", line, "structuredContent", "session_id", session, "status",
-                              status, "isError", 0));
+  mcp_reply (reply, json_pack ("{s:[{s:s, s:s}], s:{s:s, s:s}, s:b}", "content", "type", "text",
+                               "text", line, "structuredContent", "session_id", session, "status",
+                               status, "isError", 0));
   free (line);
   if (restart)
     {
@@ -272,5 +267,25 @@ mcp_sessions_call (McpServer *server, json_t *id, const char *tool, json_t *args
           free (s);
           break;
         }
-  return true;
 }
+
+const McpTool mcp_list_sessions_tool = {
+  .name = "list_sessions",
+  .offered = mcp_tool_always,
+  .describe = describe_list,
+  .answer = answer,
+};
+
+const McpTool mcp_restart_session_tool = {
+  .name = "restart_session",
+  .offered = mcp_tool_always,
+  .describe = describe_restart,
+  .answer = answer,
+};
+
+const McpTool mcp_close_session_tool = {
+  .name = "close_session",
+  .offered = mcp_tool_always,
+  .describe = describe_close,
+  .answer = answer,
+};
