@@ -158,6 +158,23 @@ sp_ui_test_has_label_text (GtkWidget *widget, const char *text)
   return FALSE;
 }
 
+/* The first widget of type under widget (itself included), depth first,
+ * or NULL. */
+static inline GtkWidget *
+sp_ui_test_find_of_type (GtkWidget *widget, GType type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = sp_ui_test_find_of_type (child, type);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 /* The chooser's path bar (a private GTK type, found by name), or NULL. */
 static inline GtkWidget *
 sp_ui_test_find_path_bar (GtkWidget *widget)

@@ -67,21 +67,6 @@ runner_ready (gpointer data)
   return sp_runner_supervisor_is_ready (sp_application_get_supervisor (app));
 }
 
-static GtkWidget *
-find_dropdown (GtkWidget *widget)
-{
-  if (GTK_IS_DROP_DOWN (widget))
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_dropdown (child);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 /* Whether a visible label under widget shows text (as part of it). */
 static gboolean
 shows_text (GtkWidget *widget, const char *text)
@@ -159,7 +144,7 @@ test_language (gconstpointer data)
   g_assert_true (sp_test_wait_for (runner_ready, NULL, 15000));
 
   /* The menu offers the language whatever this system has. */
-  dropdown = GTK_DROP_DOWN (find_dropdown (GTK_WIDGET (window)));
+  dropdown = GTK_DROP_DOWN (sp_ui_test_find_of_type (GTK_WIDGET (window), GTK_TYPE_DROP_DOWN));
   g_assert_nonnull (dropdown);
   menu = gtk_drop_down_get_model (dropdown);
   for (guint i = 0; i < g_list_model_get_n_items (menu); i++)

@@ -98,26 +98,12 @@ test_keep_state (void)
   close_window (window);
 }
 
-static GtkWidget *
-find_dropdown (GtkWidget *widget)
-{
-  if (GTK_IS_DROP_DOWN (widget))
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_dropdown (child);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 /* Chooses the language the menu calls name. */
 static void
 choose_language (SpWindow *window, const char *name)
 {
-  GtkDropDown *dropdown = GTK_DROP_DOWN (find_dropdown (GTK_WIDGET (window)));
+  GtkDropDown *dropdown = GTK_DROP_DOWN (
+    sp_ui_test_find_of_type (GTK_WIDGET (window), GTK_TYPE_DROP_DOWN));
   GListModel *menu = gtk_drop_down_get_model (dropdown);
   guint index = G_MAXUINT;
 
