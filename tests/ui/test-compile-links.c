@@ -44,21 +44,6 @@ have_c (void)
   return have != NULL && g_strv_contains (have, "c");
 }
 
-static GtkWidget *
-find_type (GtkWidget *widget, GType type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_type (child, type);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 /* The caret as "line:column", both from 1. */
 static char *
 caret (SpWindow *window)
@@ -192,7 +177,7 @@ test_link_clicked (void)
       g_test_skip ("gcc is not installed here: the runner has no C");
       return;
     }
-  view = find_type (GTK_WIDGET (window), GTK_SOURCE_TYPE_VIEW);
+  view = sp_ui_test_find_of_type (GTK_WIDGET (window), GTK_SOURCE_TYPE_VIEW);
   panel = sp_window_get_exec_panel (window);
   buffer = GTK_TEXT_BUFFER (sp_window_get_buffer (window));
 

@@ -24,26 +24,10 @@ runner_ready (gpointer data)
   return sp_runner_supervisor_is_ready (sp_application_get_supervisor (app));
 }
 
-/* The first widget of type under widget, depth first. */
-static GtkWidget *
-find_type (GtkWidget *widget, GType type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_type (child, type);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 static GtkTextView *
 editor_of (SpWindow *window)
 {
-  return GTK_TEXT_VIEW (find_type (GTK_WIDGET (window), GTK_SOURCE_TYPE_VIEW));
+  return GTK_TEXT_VIEW (sp_ui_test_find_of_type (GTK_WIDGET (window), GTK_SOURCE_TYPE_VIEW));
 }
 
 static gboolean

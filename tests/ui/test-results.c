@@ -39,26 +39,10 @@ is_null (gpointer data)
   return *(gpointer *) data == NULL;
 }
 
-/* The first widget of this type under widget, depth first. */
-static GtkWidget *
-find_type (GtkWidget *widget, GType type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_type (child, type);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 static gboolean
 has_table_view (gpointer data)
 {
-  GtkWidget *view = find_type (data, SP_TYPE_TABLE_VIEW);
+  GtkWidget *view = sp_ui_test_find_of_type (data, SP_TYPE_TABLE_VIEW);
 
   return view != NULL && gtk_widget_get_mapped (view)
          && sp_table_view_get_table (SP_TABLE_VIEW (view)) != NULL
@@ -234,7 +218,7 @@ click_header (GtkColumnView *view, const char *title)
   for (GtkWidget *w = gtk_widget_get_first_child (header); w != NULL && found == NULL;
        w = gtk_widget_get_next_sibling (w))
     {
-      GtkWidget *label = find_type (w, GTK_TYPE_LABEL);
+      GtkWidget *label = sp_ui_test_find_of_type (w, GTK_TYPE_LABEL);
       if (label != NULL && g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), title) == 0)
         found = w;
     }
@@ -330,7 +314,7 @@ test_results (void)
 
   /* The table: the index first, then the columns; its rows as sent. */
   g_assert_true (sp_test_wait_for (has_table_view, panel, 5000));
-  view = SP_TABLE_VIEW (find_type (panel, SP_TYPE_TABLE_VIEW));
+  view = SP_TABLE_VIEW (sp_ui_test_find_of_type (panel, SP_TYPE_TABLE_VIEW));
   table = sp_table_view_get_table (view);
   columns = sp_table_view_get_column_view (view);
   g_assert_cmpuint (g_list_model_get_n_items (gtk_column_view_get_columns (columns)), ==, 3);
@@ -345,7 +329,7 @@ test_results (void)
   g_autofree char *names = shown_column (view, 1);
   g_assert_cmpstr (names, ==, "ten nine hundred two <b>x</b>");
   /* Markup from the run is text in a cell. */
-  g_assert_true (find_type (GTK_WIDGET (columns), GTK_TYPE_LABEL) != NULL);
+  g_assert_true (sp_ui_test_find_of_type (GTK_WIDGET (columns), GTK_TYPE_LABEL) != NULL);
 
   /* Sorted by the n header: by value (as text, 10 would come before 9),
    * the empty cell last; again, the other way round. */

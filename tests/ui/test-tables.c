@@ -65,26 +65,10 @@ is_null (gpointer data)
   return *(gpointer *) data == NULL;
 }
 
-/* The first widget of this type under widget, depth first. */
-static GtkWidget *
-find_type (GtkWidget *widget, GType type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_type (child, type);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 static gboolean
 has_table_view (gpointer data)
 {
-  GtkWidget *view = find_type (data, SP_TYPE_TABLE_VIEW);
+  GtkWidget *view = sp_ui_test_find_of_type (data, SP_TYPE_TABLE_VIEW);
 
   return view != NULL && gtk_widget_get_mapped (view)
          && sp_table_view_get_table (SP_TABLE_VIEW (view)) != NULL
@@ -163,7 +147,7 @@ test_count_and_header (void)
 {
   SpWindow *window = run_to_table (FAKE_FRAME "DataFrame(90, 2)\n");
   GtkWidget *panel = sp_window_get_exec_panel (window);
-  SpTableView *view = SP_TABLE_VIEW (find_type (panel, SP_TYPE_TABLE_VIEW));
+  SpTableView *view = SP_TABLE_VIEW (sp_ui_test_find_of_type (panel, SP_TYPE_TABLE_VIEW));
   GtkColumnView *columns = sp_table_view_get_column_view (view);
   GtkWidget *header = gtk_widget_get_first_child (GTK_WIDGET (columns));
   GtkWidget *title = find_label_text (header, "c0");
@@ -190,7 +174,7 @@ test_wide (void)
 {
   SpWindow *window = run_to_table (FAKE_FRAME "DataFrame(40, 10**4)\n");
   GtkWidget *panel = sp_window_get_exec_panel (window);
-  SpTableView *view = SP_TABLE_VIEW (find_type (panel, SP_TYPE_TABLE_VIEW));
+  SpTableView *view = SP_TABLE_VIEW (sp_ui_test_find_of_type (panel, SP_TYPE_TABLE_VIEW));
   SpDataTable *table = sp_table_view_get_table (view);
 
   g_assert_null (sp_data_table_get_error (table));
