@@ -16,15 +16,7 @@
 #include "sp-json.h"
 
 static const char code_execution_input[]
-  = "{\"type\":\"object\",\"properties\":{"
-    "\"language\":{\"type\":\"string\",\"enum\":[\"python\",\"javascript\",\"bash\",\"c\",\"cpp\","
-    "\"rust\",\"go\",\"typescript\",\"ruby\",\"r\",\"java\"],"
-    "\"description\":\"python (python3 with numpy and matplotlib), javascript (node), bash, c "
-    "(gcc), "
-    "cpp (g++), rust (rustc), go, typescript (esbuild, then node), ruby, r (Rscript; a "
-    "top-level value is printed) or java (the JDK's source launcher: the file's first class's "
-    "main); compiled languages "
-    "compile in the sandbox first, and a compile error is the result's error\"},"
+  = "{\"type\":\"object\",\"properties\":{" MCP_TOOL_LANGUAGE_SCHEMA
     "\"code\":{\"type\":\"string\",\"description\":\"the program text\"},"
     "\"timeout\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":300,"
     "\"description\":\"wall-clock limit in seconds (default 30)\"},"
@@ -116,11 +108,6 @@ ms_since (int64_t start_ns)
 static json_t *
 describe (const McpOptions *options)
 {
-  json_t *input = json_loads (code_execution_input, 0, NULL);
-  json_t *output = json_loads (code_execution_output, 0, NULL);
-
-  if (input == NULL || output == NULL)
-    abort (); /* a typo in a literal of this file */
   cleanup_free char *description = xasprintf (
     "The code_execution tool of Anthropic's code_execution_20250522 shape: runs Python, "
     "JavaScript or Bash in a kernel sandbox (no network, no view of the host's files), "
@@ -134,7 +121,8 @@ describe (const McpOptions *options)
                                  : " (this server has no environment, so none can be)");
   return json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "code_execution",
                     "title", "Execute code (code_execution)", "description", description,
-                    "inputSchema", input, "outputSchema", output, "annotations", "readOnlyHint", 0,
+                    "inputSchema", mcp_tool_literal (code_execution_input), "outputSchema",
+                    mcp_tool_literal (code_execution_output), "annotations", "readOnlyHint", 0,
                     "destructiveHint", options->workspace != NULL, "openWorldHint", 0);
 }
 

@@ -7,15 +7,7 @@
 #include "sp-json.h"
 
 static const char execute_code_input[]
-  = "{\"type\":\"object\",\"properties\":{"
-    "\"language\":{\"type\":\"string\",\"enum\":[\"python\",\"javascript\",\"bash\",\"c\",\"cpp\","
-    "\"rust\",\"go\",\"typescript\",\"ruby\",\"r\",\"java\"],"
-    "\"description\":\"python (python3 with numpy and matplotlib), javascript (node), bash, c "
-    "(gcc), "
-    "cpp (g++), rust (rustc), go, typescript (esbuild, then node), ruby, r (Rscript; a "
-    "top-level value is printed) or java (the JDK's source launcher: the file's first class's "
-    "main); compiled languages "
-    "compile in the sandbox first, and a compile error is the result's error\"},"
+  = "{\"type\":\"object\",\"properties\":{" MCP_TOOL_LANGUAGE_SCHEMA
     "\"code\":{\"type\":\"string\",\"description\":\"the program text\"},"
     "\"timeout\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"maximum\":300,"
     "\"description\":\"wall-clock limit in seconds (default 30)\"},"
@@ -201,4 +193,5 @@ const McpTool mcp_execute_code_tool = {
   .describe = describe,
   .parse = parse,
   .on_exited = mcp_tool_run_result,
+  .installs_declared = true,
 };

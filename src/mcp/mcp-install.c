@@ -60,15 +60,11 @@ describe (const McpOptions *options)
     "network off. Nothing of your code runs during an install; runs never change the "
     "environment. A refusal names the rule.",
     options->environment);
-  json_t *input = json_loads (install_input, 0, NULL);
-  json_t *output = json_loads (install_output, 0, NULL);
-
-  if (input == NULL || output == NULL)
-    abort (); /* a typo in a literal of this file */
   return json_pack ("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", "install_packages",
                     "title", "Install Python packages into the workspace's environment",
-                    "description", description, "inputSchema", input, "outputSchema", output,
-                    "annotations", "readOnlyHint", 0, "destructiveHint", 0, "openWorldHint", 1);
+                    "description", description, "inputSchema", mcp_tool_literal (install_input),
+                    "outputSchema", mcp_tool_literal (install_output), "annotations",
+                    "readOnlyHint", 0, "destructiveHint", 0, "openWorldHint", 1);
 }
 
 static json_t *

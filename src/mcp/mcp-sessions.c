@@ -193,26 +193,32 @@ list_result (McpServer *server)
   return result;
 }
 
-/* The three tools' answer (the row's name says which). */
 static void
-answer (const McpReply *reply, const char *tool, json_t *args)
+answer_list (const McpReply *reply, const char *tool, json_t *args)
+{
+  static const char *const none[] = { NULL };
+  SpProtoError err = { 0 };
+
+  if (sp_json_check_fields (args, "arguments", none, &err) != 0)
+    mcp_reply (reply, mcp_result_tool_error ("%s: %s", tool, err.message));
+  else
+    mcp_reply (reply, list_result (reply->server));
+}
+
+/* restart_session's and close_session's answer (the row's name says
+ * which). */
+static void
+answer_end (const McpReply *reply, const char *tool, json_t *args)
 {
   McpServer *server = reply->server;
-  bool is_list = strcmp (tool, "list_sessions") == 0;
   bool restart = strcmp (tool, "restart_session") == 0;
   SpProtoError err = { 0 };
-  static const char *const none[] = { NULL };
   static const char *const with_id[] = { "session_id", NULL };
   cleanup_free char *session = NULL;
-  if (sp_json_check_fields (args, "arguments", is_list ? none : with_id, &err) != 0
-      || (!is_list && sp_json_get_string (args, "session_id", true, &session, &err) != 0))
+  if (sp_json_check_fields (args, "arguments", with_id, &err) != 0
+      || sp_json_get_string (args, "session_id", true, &session, &err) != 0)
     {
       mcp_reply (reply, mcp_result_tool_error ("%s: %s", tool, err.message));
-      return;
-    }
-  if (is_list)
-    {
-      mcp_reply (reply, list_result (server));
       return;
     }
   McpSession *s = find (server, session);
@@ -273,19 +279,19 @@ const McpTool mcp_list_sessions_tool = {
   .name = "list_sessions",
   .offered = mcp_tool_always,
   .describe = describe_list,
-  .answer = answer,
+  .answer = answer_list,
 };
 
 const McpTool mcp_restart_session_tool = {
   .name = "restart_session",
   .offered = mcp_tool_always,
   .describe = describe_restart,
-  .answer = answer,
+  .answer = answer_end,
 };
 
 const McpTool mcp_close_session_tool = {
   .name = "close_session",
   .offered = mcp_tool_always,
   .describe = describe_close,
-  .answer = answer,
+  .answer = answer_end,
 };

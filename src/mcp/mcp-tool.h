@@ -36,6 +36,9 @@ typedef struct
                 RunnerRunOptions *run_options, SpProtoError *err);
   /* The run's exited event into the call's result. */
   json_t *(*on_exited) (const McpReply *reply, McpCall *call, const SpExited *exited);
+  /* A Python snippet's declared dependencies (PEP 723) are installed
+   * before it runs. */
+  bool installs_declared;
   /* The argument that named the run's directory, for the engine's
    * refusal of it ("work_dir", "path"); NULL: the request's own "cwd". */
   const char *directory_field;
@@ -43,6 +46,18 @@ typedef struct
   /* A tool that answers by itself, once, through reply. */
   void (*answer) (const McpReply *reply, const char *name, json_t *args);
 } McpTool;
+
+/* The "language" property of a tool's input schema (execute_code's and
+ * code_execution's), as a fragment of a JSON literal with its comma: the
+ * languages a run may name, said once. */
+#define MCP_TOOL_LANGUAGE_SCHEMA                                                                   \
+  "\"language\":{\"type\":\"string\",\"enum\":[\"python\",\"javascript\",\"bash\",\"c\",\"cpp\","  \
+  "\"rust\",\"go\",\"typescript\",\"ruby\",\"r\",\"java\"],"                                       \
+  "\"description\":\"python (python3 with numpy and matplotlib), javascript (node), bash, c "      \
+  "(gcc), cpp (g++), rust (rustc), go, typescript (esbuild, then node), ruby, r (Rscript; a "      \
+  "top-level value is printed) or java (the JDK's source launcher: the file's first class's "      \
+  "main); compiled languages compile in the sandbox first, and a compile error is the "            \
+  "result's error\"},"
 
 /* The rows, each beside its code. */
 extern const McpTool mcp_execute_code_tool;     /* mcp-execute-code.c */

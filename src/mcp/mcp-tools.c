@@ -267,7 +267,7 @@ call_run (McpServer *server, const McpTool *tool, json_t *id, json_t *args, json
       return;
     }
   /* A snippet's declared dependencies go in first (runner-pep723.c). */
-  if (tool == &mcp_execute_code_tool && strcmp (req.language, "python") == 0)
+  if (tool->installs_declared && strcmp (req.language, "python") == 0)
     {
       int declared = install_declared (server, tool, call, &req, &options, &err);
       if (declared < 0)
