@@ -19,6 +19,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 
 from runnertest import (INTERRUPTIBLE_WAIT, PYTHON, TICKER_LOCK, Tap, lock_held, record_lock_holder, released,
@@ -360,7 +361,7 @@ TABLE = [
     # 'up' is printed inside the try: the interrupt may come as soon as it
     # is read, before the sleep.
     ("Ctrl+C", "import time\ntry:\n    print('up', flush=True)\n"
-     + "".join("    " + line + "\n" for line in INTERRUPTIBLE_WAIT.splitlines())
+     + textwrap.indent(INTERRUPTIBLE_WAIT, "    ")
      + "except KeyboardInterrupt:\n    print('interrupted', flush=True)\n    raise SystemExit(7)\n",
      [], None, signal.SIGINT),
     ("SIGTERM", "import time\nprint('up', flush=True)\n" + INTERRUPTIBLE_WAIT, [], None,

@@ -368,7 +368,7 @@ def test_cancel(t):
     # "ready" is printed inside the try: the interrupt may land while the
     # print is still finishing.
     code = ("import time\ntry:\n    print('ready', flush=True)\n"
-            + "".join("    " + line + "\n" for line in INTERRUPTIBLE_WAIT.splitlines())
+            + textwrap.indent(INTERRUPTIBLE_WAIT, "    ")
             + "except KeyboardInterrupt:\n    print('interrupted', flush=True)\n    raise\n")
     r.send(type="run", id="c", language="python", code=code)
     r.recv_type("output")

@@ -92,7 +92,6 @@ def run_path():
     environment replaced, the prelude executed as the run's sitecustomize
     (import_prelude), the snippet run through it (run_main) and the exit's
     work (finish). Only in a probe (learn_written), which ends after it."""
-    import builtins
     import json
     import types
 
@@ -105,22 +104,16 @@ def run_path():
                                          "LANG=C.UTF-8", "TERM=dumb", "PYTHONUNBUFFERED=1",
                                          "SANDPAD_DISPLAY_TOKEN=probe"],
                                  "code": code_path, "args": []}))
-    os.environ.clear()
-    for item in run["env"]:
-        name, _, value = item.partition("=")
-        os.environ[name] = value
+    set_environment(run["env"])
     sys.argv[:] = [code_path] + run["args"]
     sys.path[:] = [work] + BASE_PATH
-    text, code = PRELUDE
+    _, code = PRELUDE
     module = types.ModuleType("sitecustomize")
     module.__file__ = os.path.join(work, "sitecustomize.py")
     sys.modules["sitecustomize"] = module
     if code is not None:
         exec(code, module.__dict__)
-    main = types.ModuleType("__main__")
-    main.__file__ = code_path
-    main.__builtins__ = builtins
-    sys.modules["__main__"] = main
+    main = new_main(code_path)
     run_snippet = getattr(module, "_sandpad_run_snippet", None)
     if run_snippet is not None:
         run_snippet(code_path, main.__dict__)
@@ -247,10 +240,7 @@ def run_child(run_file, copied):
 
     with open(run_file, encoding="utf-8") as f:
         run = json.load(f)
-    os.environ.clear()
-    for item in run["env"]:
-        name, _, value = item.partition("=")
-        os.environ[name] = value
+    set_environment(run["env"])
     code_path = run["code"]
     if not copied:
         copy_chart_pages(code_path)
@@ -406,7 +396,16 @@ def forget(cached):
             cell.cell_contents = False
 
 
-def run_main(code_path):
+def set_environment(env):
+    """The run's environment ("NAME=VALUE" items) in place of this one."""
+    os.environ.clear()
+    for item in env:
+        name, _, value = item.partition("=")
+        os.environ[name] = value
+
+
+def new_main(code_path):
+    """A fresh __main__ for the snippet at code_path, as python3 makes one."""
     import builtins
     import types
 
@@ -415,6 +414,11 @@ def run_main(code_path):
     main.__builtins__ = builtins
     main.__cached__ = None
     sys.modules["__main__"] = main
+    return main
+
+
+def run_main(code_path):
+    main = new_main(code_path)
     try:
         # The prelude runs it, as in a cold run (a trailing expression's
         # value, top-level await, dedent).
