@@ -5,9 +5,10 @@
 # itself. Embedded in the runner at build time.
 #
 # argv: sandpad-warm.so, sandpad-warm-init, what every run of this parent
-# shares ("namespaces=N,network=N,nobody=N"), how many spares to keep, and
-# the runs' cgroups ("V:P": version 0, 1 or 2, and whether fd 5 is v1's
-# pids group). fd 3 is a SOCK_SEQPACKET socket to the runner; with cgroups,
+# shares ("namespaces=N,network=N,nobody=N"), how many spares to keep, the
+# runs' cgroups ("V:P": version 0, 1 or 2, and whether fd 5 is v1's pids
+# group), and the path every run finds the prelude at (namespace mode;
+# else empty). fd 3 is a SOCK_SEQPACKET socket to the runner; with cgroups,
 # fd 4 is the runner's memory group (its directory) and fd 5 its pids
 # group (v1, when P is 1): under them each spare gets a seat, the run's
 # groups made ahead (runner_cgroup_seat_make), which its init moves the
@@ -86,45 +87,48 @@ def draw_chart():
     pyplot.close("all")
 
 
+class ProbeEnd(Exception):
+    """Ends run_path's run where a run's program would exit."""
+
+
+def end_probe(status):
+    raise ProbeEnd()
+
+
 def run_path():
-    """What every run's program does around its snippet, here on one of
-    print(1) with nothing of a user's: a run file read (run_child), the
-    environment replaced, the prelude executed as the run's sitecustomize
-    (import_prelude), the snippet run through it (run_main) and the exit's
-    work (finish). Only in a probe (learn_written), which ends after it."""
+    """A run of print(1) with nothing of a user's, through the very path
+    every run's program takes (run_child, from its run file to its exit's
+    work), laid out as a run's: the snippet, its run file in .sandpad, the
+    prelude in .sandpad/prelude on PYTHONPATH. Only in a probe
+    (learn_written), which then says what it wrote."""
     import json
-    import types
+    import shutil
 
     work = os.path.join(os.environ.get("TMPDIR", "/tmp"), "probe-%d" % os.getpid())
-    os.makedirs(work, 0o700, exist_ok=True)
-    code_path = os.path.join(work, "main.py")
-    with open(code_path, "w", encoding="utf-8") as f:
-        f.write("print(1)\n")
-    run = json.loads(json.dumps({"env": ["PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/work",
-                                         "LANG=C.UTF-8", "TERM=dumb", "PYTHONUNBUFFERED=1",
-                                         "SANDPAD_DISPLAY_TOKEN=probe"],
-                                 "code": code_path, "args": []}))
-    set_environment(run["env"])
-    sys.argv[:] = [code_path] + run["args"]
-    sys.path[:] = [work] + BASE_PATH
-    _, code = PRELUDE
-    module = types.ModuleType("sitecustomize")
-    module.__file__ = os.path.join(work, "sitecustomize.py")
-    sys.modules["sitecustomize"] = module
-    if code is not None:
-        exec(code, module.__dict__)
-    main = new_main(code_path)
-    run_snippet = getattr(module, "_sandpad_run_snippet", None)
-    if run_snippet is not None:
-        run_snippet(code_path, main.__dict__)
-    import atexit
-    import threading
-
-    threading._shutdown()
-    atexit._run_exitfuncs()
-    sys.stdout.flush()
-    os.unlink(code_path)
-    os.rmdir(work)
+    prelude_dir = os.path.join(work, ".sandpad", "prelude")
+    os.makedirs(prelude_dir, 0o700, exist_ok=True)
+    try:
+        code_path = os.path.join(work, "main.py")
+        with open(code_path, "w", encoding="utf-8") as f:
+            f.write("print(1)\n")
+        text, _ = PRELUDE
+        if text is not None:
+            with open(os.path.join(prelude_dir, "sitecustomize.py"), "wb") as f:
+                f.write(text)
+        run_file = os.path.join(work, ".sandpad", "run.json")
+        with open(run_file, "w", encoding="utf-8") as f:
+            json.dump({"env": ["PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + work,
+                               "LANG=C.UTF-8", "TERM=dumb", "PYTHONUNBUFFERED=1",
+                               "PYTHONPATH=" + prelude_dir,
+                               "MPLCONFIGDIR=" + os.path.join(work, ".matplotlib"),
+                               "SANDPAD_DISPLAY_TOKEN=probe"],
+                       "code": code_path, "args": []}, f)
+        try:
+            run_child(run_file, True, end_probe)
+        except ProbeEnd:
+            pass
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def learn_written(work):
@@ -227,10 +231,10 @@ def spare_child(channel, init_pid):
     run_child(run_file, bool(copied.value))
 
 
-def run_child(run_file, copied):
+def run_child(run_file, copied, end=os._exit):
     """In the run's program, every layer applied: become the cold run.
     copied: the spare copied a chart's pages (and every run's) while it
-    waited."""
+    waited. end(status) ends the program (run_path's probe ends there)."""
     # The program's last steps reset every signal; python3 itself starts
     # with these, so a cold run has them too.
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -281,18 +285,21 @@ def run_child(run_file, copied):
 
         print("Error in sitecustomize; set PYTHONVERBOSE for traceback:", file=sys.stderr)
         traceback.print_exc()
-    run_main(code_path)
+    run_main(code_path, end)
 
 
 def load_prelude():
     """The runs' prelude (their sitecustomize.py), as the runner wrote it
     beside this driver, and compiled here once: (text, code), or
-    (None, None)."""
+    (None, None). Compiled under the name runs find it by when they all
+    find it at one path (namespace mode): import_prelude then has no file
+    name to rewrite in its code objects (~1 ms of a print(1) run)."""
+    name = (sys.argv[6] if len(sys.argv) > 6 else "") or "sitecustomize.py"
     try:
         with open(os.path.join(os.path.dirname(os.path.abspath(sys.argv[0])), "prelude.py"),
                   "rb") as f:
             text = f.read()
-        return text, compile(text, "sitecustomize.py", "exec", dont_inherit=True)
+        return text, compile(text, name, "exec", dont_inherit=True)
     except (OSError, SyntaxError, ValueError):
         return None, None
 
@@ -417,7 +424,7 @@ def new_main(code_path):
     return main
 
 
-def run_main(code_path):
+def run_main(code_path, end):
     main = new_main(code_path)
     try:
         # The prelude runs it, as in a cold run (a trailing expression's
@@ -432,7 +439,7 @@ def run_main(code_path):
             del source
             exec(code, main.__dict__)
     except SystemExit as done:
-        finish(exit_status(done))
+        finish(end, exit_status(done))
     except BaseException as error:
         tb = error.__traceback__
         # Drop this driver's frame: the traceback starts in the snippet, as
@@ -448,8 +455,8 @@ def run_main(code_path):
         interrupted = isinstance(error, KeyboardInterrupt)
         sys.excepthook(type(error), error, tb)
         del error, tb
-        finish(1, interrupted)
-    finish(0)
+        finish(end, 1, interrupted)
+    finish(end, 0)
 
 
 def exit_status(done):
@@ -466,7 +473,7 @@ def exit_status(done):
     return 1
 
 
-def finish(status, interrupted=False):
+def finish(end, status, interrupted=False):
     """python3's exit, minus tearing down every module: that would write to
     every page the parent shares with this child (copy-on-write) and costs
     more than the run. Non-daemon threads are joined and atexit handlers run
@@ -488,7 +495,7 @@ def finish(status, interrupted=False):
     if interrupted:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
-    os._exit(status)
+    end(status)
 
 
 def plan_key(plan_bytes):

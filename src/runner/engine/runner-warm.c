@@ -21,6 +21,7 @@
 #include "runner-spawn.h"
 #include "runner-base.h"
 #include "runner-prelude.h"
+#include "runner-sandbox.h"
 
 /* runner-warm-driver.c, generated from runner-warm-driver.py. */
 extern const char runner_warm_driver[];
@@ -314,6 +315,12 @@ exec_parent (const RunnerWarm *warm, const char *dir, int sock, bool network,
                    key,
                    spares,
                    cgroups,
+                   /* Where a run finds the prelude, the same for every run
+                    * in namespace mode (compiled under that name once,
+                    * tracebacks name it with nothing to rewrite per run);
+                    * a fallback run's differs by run. */
+                   (char *) (warm->config.namespaces ? RUNNER_SANDBOX_CODE_PRELUDE "/sitecustomize.py"
+                                                     : ""),
                    NULL };
   char *envp[] = {
     (char *) "PATH=/usr/local/bin:/usr/bin:/bin",
