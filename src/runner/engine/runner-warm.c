@@ -306,6 +306,11 @@ exec_parent (const RunnerWarm *warm, const char *dir, int sock, bool network,
   /* The runs' cgroups, fds 4 (memory) and 5 (v1's pids) when it has them. */
   cleanup_free char *cgroups = xasprintf ("%d:%d", cg_fds[0] >= 0 ? runner_cgroup_version (cg) : 0,
                                           cg_fds[0] >= 0 && cg_fds[1] >= 0 ? 1 : 0);
+  /* Where a run finds the prelude: one path for every run in namespace
+   * mode, which the parent compiles it under once, so a run renames
+   * nothing in its code objects; a fallback run's differs by run. */
+  const char *prelude = warm->config.namespaces ? RUNNER_SANDBOX_CODE_PRELUDE "/sitecustomize.py"
+                                                : "";
   char *argv[] = { (char *) warm->config.python,
                    (char *) "-u",
                    (char *) "-B",
@@ -315,12 +320,7 @@ exec_parent (const RunnerWarm *warm, const char *dir, int sock, bool network,
                    key,
                    spares,
                    cgroups,
-                   /* Where a run finds the prelude, the same for every run
-                    * in namespace mode (compiled under that name once,
-                    * tracebacks name it with nothing to rewrite per run);
-                    * a fallback run's differs by run. */
-                   (char *) (warm->config.namespaces ? RUNNER_SANDBOX_CODE_PRELUDE "/sitecustomize.py"
-                                                     : ""),
+                   (char *) prelude,
                    NULL };
   char *envp[] = {
     (char *) "PATH=/usr/local/bin:/usr/bin:/bin",
