@@ -886,7 +886,7 @@ HOT = learn_written(draw_chart)
 # What a spare copies while it waits after a pause (IDLE_COPY_MS, a
 # processor free): the pages every run's own path writes (run_path; a
 # paused print(1) took 305-345 copy-on-write and other faults from its run
-# file to its exit without them, 185 with them, ~2 ms less here) and a
+# file to its exit without them, ~40 with them, ~4 ms less here) and a
 # chart's. Overlapping ranges cost nothing: a page copied once is the
 # spare's.
 _RUN = learn_written(run_path)
