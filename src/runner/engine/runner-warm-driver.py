@@ -179,19 +179,26 @@ def vm_data():
     return 0
 
 
-def receive(sock):
-    fds = array.array("i")
-    size, ancdata, flags, _ = sock.recvmsg_into([PLAN_BUFFER],
-                                                socket.CMSG_SPACE(MAX_FDS * fds.itemsize))
-    msg = bytes(PLAN_BUFFER[:size])
-    for level, kind, data in ancdata:
-        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-            fds.frombytes(data[: len(data) - len(data) % fds.itemsize])
-    if flags & (socket.MSG_TRUNC | socket.MSG_CTRUNC):
-        for fd in fds:
-            os.close(fd)
-        return msg, None
-    return msg, list(fds)
+def take(sock, spare):
+    """The runner's next message, and when it is a run the spare given can
+    take, that run handed to it and the runner answered, all in one call
+    that touches almost none of this interpreter's pages (sp_warm_hand:
+    each write here after a fork is a copy-on-write fault): (plan_bytes,
+    fds, spare when it took the run, else None); (None, None, None) when
+    the message came cut short or with too many fds (closed)."""
+    rc = lib.sp_warm_hand(CONTROL_FD, *(spare.hand_args if spare is not None else NO_SPARE),
+                          HAND_MSG, len(HAND_MSG), ctypes.byref(HAND_LEN), HAND_FDS,
+                          ctypes.byref(HAND_N_FDS))
+    if rc < 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, os.strerror(errno))
+    if rc == 2:
+        return None, None, None
+    plan_bytes = ctypes.string_at(HAND_MSG, HAND_LEN.value)
+    if rc == 1:
+        spare.taken = True
+        return plan_bytes, [], spare
+    return plan_bytes, list(HAND_FDS[:HAND_N_FDS.value]), None
 
 
 def reap():
@@ -594,6 +601,12 @@ class Spare:
         self.report = out[2]
         # A pidfd, taken before any reap, so the pid cannot be another's.
         self.pidfd = os.pidfd_open(pid)
+        # What take() hands sp_warm_hand for this spare, made here, off a
+        # run's way.
+        seat = self.seat
+        self.hand_args = (out[0], self.pidfd, blob, len(blob), CGROUP_VERSION,
+                          seat.dirs[0] if seat is not None else -1,
+                          seat.dirs[1] if seat is not None else -1, self.answer())
 
     def started(self, timeout_ms):
         """True once its supervisor and init run sandpad-warm-init, False if
@@ -717,52 +730,60 @@ def serve(sock, first_spare, first_key):
             starting = None
         if sock not in readable:
             continue
-        plan_bytes, fds = receive(sock)
+        # The plain case, a run for the first ready spare, is handed and
+        # answered in take() before any bookkeeping here.
+        plan_bytes, fds, handed = take(sock, ready[0] if ready else None)
+        if handed is not None:
+            ready.pop(0)
         reap()
-        if not plan_bytes:
-            os._exit(0)
-        if plan_bytes.startswith(b"want ") and not fds:
-            # The runner's memory cap: keep fewer.
-            want = max(1, int(plan_bytes[5:] or b"1"))
-            while len(ready) > want:
-                ready.pop().close()
-            continue
-        if fds is None or not 5 <= len(fds) <= MAX_FDS:
-            for fd in fds or ():
-                os.close(fd)
-            sock.send(b"error bad request")
-            continue
-        key = plan_key(plan_bytes)
-        # Spares that died meanwhile, or were made for another policy, go.
-        for spare in [s for s in ready if s.key != key or not s.alive()]:
-            ready.remove(spare)
-            spare.close()
-        handed = None
-        for _ in range(2):  # a spare that died meanwhile: make another
-            if ready:
-                spare = ready.pop(0)
-            elif starting is not None and starting.key == key:
-                spare, starting = starting, None
-            else:
-                spare = make_spare(plan_bytes)
-            # Handed only once its processes are sandpad-warm-init: a run
-            # whose supervisor could not start would end "failed", where a
-            # cold start works.
-            if spare is not None and not spare.started(HAND_START_MS):
-                spare.close()
-                break
-            if spare is not None and spare.hand(plan_bytes, fds):
-                handed = spare
-                break
-            if spare is not None:
-                spare.close()
-        for fd in fds:
-            os.close(fd)
         if handed is None:
-            sock.send(b"error cannot make the run's processes")
-        else:
-            sock.sendmsg([handed.answer()], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                                              array.array("i", [handed.pidfd]))])
+            if plan_bytes is None:
+                sock.send(b"error bad request")
+                continue
+            if not plan_bytes:
+                os._exit(0)
+            if plan_bytes.startswith(b"want ") and not fds:
+                # The runner's memory cap: keep fewer.
+                want = max(1, int(plan_bytes[5:] or b"1"))
+                while len(ready) > want:
+                    ready.pop().close()
+                continue
+            if not 5 <= len(fds) <= MAX_FDS:
+                for fd in fds:
+                    os.close(fd)
+                sock.send(b"error bad request")
+                continue
+            key = plan_key(plan_bytes)
+            # Spares that died meanwhile, or were made for another policy, go.
+            for spare in [s for s in ready if s.key != key or not s.alive()]:
+                ready.remove(spare)
+                spare.close()
+            for _ in range(2):  # a spare that died meanwhile: make another
+                if ready:
+                    spare = ready.pop(0)
+                elif starting is not None and starting.key == key:
+                    spare, starting = starting, None
+                else:
+                    spare = make_spare(plan_bytes)
+                # Handed only once its processes are sandpad-warm-init: a
+                # run whose supervisor could not start would end "failed",
+                # where a cold start works.
+                if spare is not None and not spare.started(HAND_START_MS):
+                    spare.close()
+                    break
+                if spare is not None and spare.hand(plan_bytes, fds):
+                    handed = spare
+                    break
+                if spare is not None:
+                    spare.close()
+            for fd in fds:
+                os.close(fd)
+            if handed is None:
+                sock.send(b"error cannot make the run's processes")
+            else:
+                sock.sendmsg([handed.answer()], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                                  array.array("i", [handed.pidfd]))])
+        if handed is not None:
             if (ready or starting is not None) and running is None:
                 running = os.dup(handed.pidfd)
                 running_until = time.monotonic() + REFILL_DEFER_S
@@ -809,6 +830,12 @@ def load():
     lib.sp_warm_populate.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t]
     lib.sp_warm_written.restype = ctypes.c_ssize_t
     lib.sp_warm_written.argtypes = [ctypes.c_int]
+    lib.sp_warm_hand.restype = ctypes.c_int
+    lib.sp_warm_hand.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_char_p,
+                                 ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                 ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
+                                 ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_int),
+                                 ctypes.POINTER(ctypes.c_size_t)]
 
 
 def lock_down():
@@ -849,7 +876,12 @@ REFILL_DEFER_S = 0.5
 PROBE_S = 30
 # How many spares a parent keeps started (the runner may ask for fewer).
 WANT_SPARES = int(sys.argv[4]) if len(sys.argv) > 4 else 1
-PLAN_BUFFER = bytearray(MAX_PLAN)
+# take()'s buffers, and its arguments when no spare is ready.
+HAND_MSG = ctypes.create_string_buffer(MAX_PLAN)
+HAND_LEN = ctypes.c_size_t()
+HAND_FDS = (ctypes.c_int * MAX_FDS)()
+HAND_N_FDS = ctypes.c_size_t()
+NO_SPARE = (-1, -1, b"", 0, 0, -1, -1, b"")
 FIRST_KEY = sys.argv[3].replace(",", "\0").encode() + b"\0"
 # The runs' cgroups: their version (0: none), the runner's groups as fds.
 _version, _, _pids = (sys.argv[5] if len(sys.argv) > 5 else "0:0").partition(":")
