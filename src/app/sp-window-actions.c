@@ -945,10 +945,15 @@ _sp_window_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.no-recent", NULL, no_recent_action);
   gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);
   gtk_widget_class_install_action (widget_class, "win.packages", NULL, packages_action);
-  gtk_widget_class_bind_template_callback (widget_class, on_panel_input);
-  gtk_widget_class_bind_template_callback (widget_class, on_panel_clear);
-  gtk_widget_class_bind_template_callback (widget_class, on_panel_goto_line);
-  gtk_widget_class_bind_template_callback (widget_class, on_panel_open_file);
+}
+
+void
+_sp_window_connect_panel (SpWindow *self)
+{
+  g_signal_connect_object (self->exec_panel, "input", G_CALLBACK (on_panel_input), self, 0);
+  g_signal_connect_object (self->exec_panel, "clear", G_CALLBACK (on_panel_clear), self, 0);
+  g_signal_connect_object (self->exec_panel, "goto-line", G_CALLBACK (on_panel_goto_line), self, 0);
+  g_signal_connect_object (self->exec_panel, "open-file", G_CALLBACK (on_panel_open_file), self, 0);
 }
 
 void

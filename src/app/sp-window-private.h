@@ -39,6 +39,7 @@
 #include "sp-run-on-change.h"
 #include "sp-run-recorder.h"
 #include "sp-runner-banner.h"
+#include "sp-page.h"
 #include "sp-split.h"
 #include "sp-window.h"
 
@@ -52,13 +53,16 @@ struct _SpWindow
   GtkWidget *run_button;
   GtkWidget *stop_button;
   AdwToastOverlay *toast_overlay;
+  SpRunnerBanner *runner_banner;
+  /* The file's page (template): the bars, the editor and the panel. The
+   * window still drives its widgets, taken from it at init (not owned). */
+  SpPage *page;
   SpSplit *split;
   GtkSourceView *source_view;
   SpExecPanel *exec_panel;
-  SpRunnerBanner *runner_banner;
   GtkWidget *restart_button; /* Keep State Between Runs' Restart (sp-window.c) */
   /* Asked to look at the text when it comes in from outside (a file
-   * opened or reloaded, a run's file). */
+   * opened or reloaded, a run's file). The page's. */
   SpHiddenBar *hidden_bar;
 
   SpAppContext *context; /* what it needs of the application, handed down */
@@ -97,14 +101,14 @@ struct _SpWindow
   SpDocument *document;
 
   /* Changes on disk shown (reloaded, tinted, the bar, Compare). */
-  SpFileChangeBar *file_bar; /* template */
+  SpFileChangeBar *file_bar; /* the page's */
   /* Run on Change: when a save or a change on disk runs the file (core). */
   SpRunOnChange *run_on_change;
   GMenu *recent_menu;   /* template: Open Recent */
   SpRecentMenu *recent; /* fills it from GtkRecentManager */
 
   /* sp-window-save.c: the unsaved text's copy in the state folder. */
-  SpReloadBar *autosave_bar; /* template */
+  SpReloadBar *autosave_bar; /* the page's */
   SpReloadBar *notice_bar;   /* files skipped in the autosave folder */
 };
 
@@ -137,6 +141,8 @@ char *_sp_window_file_name_for (SpWindow *self, const char *stem);
 void _sp_window_install_actions (GtkWidgetClass *widget_class);
 void _sp_window_update_actions (SpWindow *self);
 void _sp_window_connect_runner (SpWindow *self);
+/* The panel's input, clear, goto-line and open-file, connected at init. */
+void _sp_window_connect_panel (SpWindow *self);
 
 /* Defined in sp-window-save.c: Save, Save As (file NULL asks for a
  * name), and the unsaved text's copy: its bars, the buffer bound to the

@@ -386,8 +386,9 @@ sp_window_show_autosave_notice (SpWindow *self, const char *message)
   if (self->notice_bar == NULL)
     {
       self->notice_bar = sp_reload_bar_new ();
-      gtk_box_insert_child_after (GTK_BOX (gtk_widget_get_parent (GTK_WIDGET (self->autosave_bar))),
-                                  GTK_WIDGET (self->notice_bar), GTK_WIDGET (self->autosave_bar));
+      gtk_widget_insert_after (GTK_WIDGET (self->notice_bar),
+                               gtk_widget_get_parent (GTK_WIDGET (self->autosave_bar)),
+                               GTK_WIDGET (self->autosave_bar));
       g_signal_connect (self->notice_bar, "response", G_CALLBACK (sp_reload_bar_hide), NULL);
     }
   sp_reload_bar_show (self->notice_bar, "notice", message, TRUE);

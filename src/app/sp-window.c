@@ -537,13 +537,8 @@ sp_window_class_init (SpWindowClass *klass)
   object_class->dispose = sp_window_dispose;
   window_class->close_request = sp_window_close_request;
 
-  g_type_ensure (GTK_SOURCE_TYPE_VIEW);
-  g_type_ensure (SP_TYPE_EXEC_PANEL);
-  g_type_ensure (SP_TYPE_SPLIT);
   g_type_ensure (SP_TYPE_RUNNER_BANNER);
-  g_type_ensure (SP_TYPE_RELOAD_BAR);
-  g_type_ensure (SP_TYPE_FILE_CHANGE_BAR);
-  g_type_ensure (SP_TYPE_HIDDEN_BAR);
+  g_type_ensure (SP_TYPE_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/sandpad/Sandpad/sp-window.ui");
   gtk_widget_class_bind_template_child (widget_class, SpWindow, window_title);
@@ -552,13 +547,8 @@ sp_window_class_init (SpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SpWindow, stop_button);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, restart_button);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, toast_overlay);
-  gtk_widget_class_bind_template_child (widget_class, SpWindow, split);
-  gtk_widget_class_bind_template_child (widget_class, SpWindow, source_view);
-  gtk_widget_class_bind_template_child (widget_class, SpWindow, exec_panel);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, runner_banner);
-  gtk_widget_class_bind_template_child (widget_class, SpWindow, file_bar);
-  gtk_widget_class_bind_template_child (widget_class, SpWindow, autosave_bar);
-  gtk_widget_class_bind_template_child (widget_class, SpWindow, hidden_bar);
+  gtk_widget_class_bind_template_child (widget_class, SpWindow, page);
   gtk_widget_class_bind_template_child (widget_class, SpWindow, recent_menu);
   _sp_window_install_actions (widget_class);
   _sp_window_install_save_actions (widget_class);
@@ -598,6 +588,14 @@ sp_window_init (SpWindow *self)
   g_autoptr (GtkSourceIndenter) indenter = sp_indenter_new ();
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* The page's widgets, which the window still drives (sp-page.h). */
+  self->split = sp_page_get_split (self->page);
+  self->source_view = sp_page_get_source_view (self->page);
+  self->exec_panel = sp_page_get_exec_panel (self->page);
+  self->file_bar = sp_page_get_file_bar (self->page);
+  self->autosave_bar = sp_page_get_autosave_bar (self->page);
+  self->hidden_bar = sp_page_get_hidden_bar (self->page);
+  _sp_window_connect_panel (self);
 #if ADW_CHECK_VERSION(1, 4, 0)
   use_breakpoint (self);
 #endif

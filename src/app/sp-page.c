@@ -1,0 +1,105 @@
+/* sp-page.c: one file's page of a window (sp-page.h). */
+#define G_LOG_DOMAIN "sp-page"
+
+#include "config.h"
+
+#include "sp-page.h"
+
+struct _SpPage
+{
+  GtkWidget parent_instance;
+
+  /* template */
+  SpFileChangeBar *file_bar;
+  SpReloadBar *autosave_bar;
+  SpHiddenBar *hidden_bar;
+  SpSplit *split;
+  GtkSourceView *source_view;
+  SpExecPanel *exec_panel;
+};
+
+G_DEFINE_FINAL_TYPE (SpPage, sp_page, GTK_TYPE_WIDGET)
+
+static void
+sp_page_dispose (GObject *object)
+{
+  GtkWidget *child;
+
+  gtk_widget_dispose_template (GTK_WIDGET (object), SP_TYPE_PAGE);
+  /* And the bars added since (the autosave folder's notice). */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (object))) != NULL)
+    gtk_widget_unparent (child);
+  G_OBJECT_CLASS (sp_page_parent_class)->dispose (object);
+}
+
+static void
+sp_page_class_init (SpPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = sp_page_dispose;
+
+  g_type_ensure (GTK_SOURCE_TYPE_VIEW);
+  g_type_ensure (SP_TYPE_EXEC_PANEL);
+  g_type_ensure (SP_TYPE_SPLIT);
+  g_type_ensure (SP_TYPE_RELOAD_BAR);
+  g_type_ensure (SP_TYPE_FILE_CHANGE_BAR);
+  g_type_ensure (SP_TYPE_HIDDEN_BAR);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/sandpad/Sandpad/sp-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, SpPage, file_bar);
+  gtk_widget_class_bind_template_child (widget_class, SpPage, autosave_bar);
+  gtk_widget_class_bind_template_child (widget_class, SpPage, hidden_bar);
+  gtk_widget_class_bind_template_child (widget_class, SpPage, split);
+  gtk_widget_class_bind_template_child (widget_class, SpPage, source_view);
+  gtk_widget_class_bind_template_child (widget_class, SpPage, exec_panel);
+}
+
+static void
+sp_page_init (SpPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}
+
+GtkSourceView *
+sp_page_get_source_view (SpPage *self)
+{
+  g_return_val_if_fail (SP_IS_PAGE (self), NULL);
+  return self->source_view;
+}
+
+SpExecPanel *
+sp_page_get_exec_panel (SpPage *self)
+{
+  g_return_val_if_fail (SP_IS_PAGE (self), NULL);
+  return self->exec_panel;
+}
+
+SpSplit *
+sp_page_get_split (SpPage *self)
+{
+  g_return_val_if_fail (SP_IS_PAGE (self), NULL);
+  return self->split;
+}
+
+SpFileChangeBar *
+sp_page_get_file_bar (SpPage *self)
+{
+  g_return_val_if_fail (SP_IS_PAGE (self), NULL);
+  return self->file_bar;
+}
+
+SpReloadBar *
+sp_page_get_autosave_bar (SpPage *self)
+{
+  g_return_val_if_fail (SP_IS_PAGE (self), NULL);
+  return self->autosave_bar;
+}
+
+SpHiddenBar *
+sp_page_get_hidden_bar (SpPage *self)
+{
+  g_return_val_if_fail (SP_IS_PAGE (self), NULL);
+  return self->hidden_bar;
+}
