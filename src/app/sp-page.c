@@ -3,7 +3,9 @@
 
 #include "config.h"
 
+#include "sp-indenter.h"
 #include "sp-page.h"
+#include "sp-tab-indent.h"
 
 struct _SpPage
 {
@@ -59,7 +61,16 @@ sp_page_class_init (SpPageClass *klass)
 static void
 sp_page_init (SpPage *self)
 {
+  g_autoptr (GtkSourceIndenter) indenter = sp_indenter_new ();
+
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* The editor's smart indentation (Python, JavaScript, Bash), Tab and
+   * Shift+Tab on selected lines, and the hidden-characters bar looking at
+   * its text. */
+  gtk_source_view_set_indenter (self->source_view, indenter);
+  g_object_bind_property (self->source_view, "buffer", self->hidden_bar, "buffer",
+                          G_BINDING_SYNC_CREATE);
+  sp_tab_indent_attach (self->source_view);
 }
 
 GtkSourceView *

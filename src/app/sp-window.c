@@ -22,8 +22,6 @@
 #include "sp-app-session.h"
 #include "sp-focus-walk.h"
 #include "sp-window-private.h"
-#include "sp-indenter.h"
-#include "sp-tab-indent.h"
 
 G_DEFINE_FINAL_TYPE (SpWindow, sp_window, ADW_TYPE_APPLICATION_WINDOW)
 
@@ -585,7 +583,6 @@ static void
 sp_window_init (SpWindow *self)
 {
   g_autoptr (GtkStringList) languages = NULL;
-  g_autoptr (GtkSourceIndenter) indenter = sp_indenter_new ();
 
   gtk_widget_init_template (GTK_WIDGET (self));
   /* The page's widgets, which the window still drives (sp-page.h). */
@@ -599,10 +596,6 @@ sp_window_init (SpWindow *self)
 #if ADW_CHECK_VERSION(1, 4, 0)
   use_breakpoint (self);
 #endif
-  gtk_source_view_set_indenter (self->source_view, indenter);
-  g_object_bind_property (self->source_view, "buffer", self->hidden_bar, "buffer",
-                          G_BINDING_SYNC_CREATE);
-  sp_tab_indent_attach (self->source_view);
   languages = gtk_string_list_new (
     (const char *[]){ _ ("Python"), _ ("JavaScript"), _ ("Bash"), _ ("C"), _ ("C++"), _ ("Rust"),
                       _ ("Go"), _ ("TypeScript"), _ ("Ruby"), _ ("R"), _ ("Java"), NULL });
