@@ -18,6 +18,9 @@ struct _SpPage
   SpSplit *split;
   GtkSourceView *source_view;
   SpExecPanel *exec_panel;
+
+  GCancellable *decode_cancellable; /* the shown run's images */
+  SpImageBudget *image_budget;      /* their decoded pixels, bounded */
 };
 
 G_DEFINE_FINAL_TYPE (SpPage, sp_page, GTK_TYPE_WIDGET)
@@ -27,6 +30,12 @@ sp_page_dispose (GObject *object)
 {
   GtkWidget *child;
 
+  SpPage *self = SP_PAGE (object);
+
+  if (self->decode_cancellable != NULL)
+    g_cancellable_cancel (self->decode_cancellable);
+  g_clear_object (&self->decode_cancellable);
+  g_clear_object (&self->image_budget);
   gtk_widget_dispose_template (GTK_WIDGET (object), SP_TYPE_PAGE);
   /* And the bars added since (the autosave folder's notice). */
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (object))) != NULL)
@@ -71,6 +80,9 @@ sp_page_init (SpPage *self)
   g_object_bind_property (self->source_view, "buffer", self->hidden_bar, "buffer",
                           G_BINDING_SYNC_CREATE);
   sp_tab_indent_attach (self->source_view);
+  self->decode_cancellable = g_cancellable_new ();
+  self->image_budget = sp_image_budget_new (SP_IMAGE_BUDGET_RUN_PIXELS,
+                                            SP_IMAGE_BUDGET_WINDOW_PIXELS);
 }
 
 GtkSourceView *
@@ -113,4 +125,26 @@ sp_page_get_hidden_bar (SpPage *self)
 {
   g_return_val_if_fail (SP_IS_PAGE (self), NULL);
   return self->hidden_bar;
+}
+
+void
+sp_page_begin_run_images (SpPage *self)
+{
+  g_return_if_fail (SP_IS_PAGE (self));
+  if (self->image_budget == NULL)
+    return; /* disposed */
+  g_cancellable_cancel (self->decode_cancellable);
+  g_clear_object (&self->decode_cancellable);
+  self->decode_cancellable = g_cancellable_new ();
+  sp_image_budget_begin_run (self->image_budget);
+}
+
+void
+sp_page_add_images (SpPage *self, GPtrArray *items)
+{
+  g_return_if_fail (SP_IS_PAGE (self));
+  g_return_if_fail (items != NULL);
+  if (self->image_budget == NULL)
+    return; /* disposed */
+  sp_exec_panel_add_images (self->exec_panel, items, self->image_budget, self->decode_cancellable);
 }

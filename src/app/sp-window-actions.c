@@ -113,7 +113,7 @@ on_display (SpRunController *runs, SpOutputItem *item, SpWindow *self)
     return;
   items = g_ptr_array_new_with_free_func (g_object_unref);
   g_ptr_array_add (items, g_object_ref (item));
-  sp_exec_panel_add_images (self->exec_panel, items, self->image_budget, self->decode_cancellable);
+  sp_page_add_images (self->page, items);
 }
 
 static gint64
@@ -201,8 +201,7 @@ add_results (SpWindow *self, SpRunResult *result)
    * view; each row shows its picture, or why it cannot, when the helper
    * is done. */
   if (items->len > 0)
-    sp_exec_panel_add_images (self->exec_panel, items, self->image_budget,
-                              self->decode_cancellable);
+    sp_page_add_images (self->page, items);
 }
 
 /* The error, structured: its type and message first, its frames as links
@@ -489,10 +488,7 @@ run_now (SpWindow *self, const char *code)
 
   sp_error_mark_clear (self->error_mark);
   /* The last run's images are not wanted any more. */
-  g_cancellable_cancel (self->decode_cancellable);
-  g_clear_object (&self->decode_cancellable);
-  self->decode_cancellable = g_cancellable_new ();
-  sp_image_budget_begin_run (self->image_budget);
+  sp_page_begin_run_images (self->page);
   if (!sp_run_controller_start (self->runs, request, &error))
     {
       sp_exec_panel_set_status (self->exec_panel, error->message, TRUE);

@@ -30,7 +30,6 @@
 #include "sp-exec-panel.h"
 #include "sp-file-change-bar.h"
 #include "sp-history-window.h"
-#include "sp-image-budget.h"
 #include "sp-input-focus.h"
 #include "sp-output-model.h"
 #include "sp-recent-menu.h"
@@ -82,9 +81,7 @@ struct _SpWindow
   SpErrorMark *error_mark;
   /* Whether a wait for input takes the keyboard from the editor. */
   SpInputFocus *input_focus;
-  GCancellable *decode_cancellable; /* the shown run's images */
-  SpImageBudget *image_budget;      /* their decoded pixels, bounded */
-  AdwToast *busy_toast;             /* "a program is running", shown once at a time */
+  AdwToast *busy_toast; /* "a program is running", shown once at a time */
   /* The status line says the runner was lost; cleared once it is back. */
   gboolean runner_lost;
   /* Close was asked for while a run was going or text was unsaved. */

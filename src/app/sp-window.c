@@ -513,10 +513,6 @@ sp_window_dispose (GObject *object)
   g_clear_object (&self->context);
   g_clear_object (&self->runs);
   g_clear_object (&self->recent);
-  if (self->decode_cancellable != NULL)
-    g_cancellable_cancel (self->decode_cancellable);
-  g_clear_object (&self->decode_cancellable);
-  g_clear_object (&self->image_budget);
   g_clear_object (&self->recorder);
   if (self->history_window != NULL)
     g_object_remove_weak_pointer (G_OBJECT (self->history_window),
@@ -600,9 +596,6 @@ sp_window_init (SpWindow *self)
     (const char *[]){ _ ("Python"), _ ("JavaScript"), _ ("Bash"), _ ("C"), _ ("C++"), _ ("Rust"),
                       _ ("Go"), _ ("TypeScript"), _ ("Ruby"), _ ("R"), _ ("Java"), NULL });
   gtk_drop_down_set_model (self->language_dropdown, G_LIST_MODEL (languages));
-  self->decode_cancellable = g_cancellable_new ();
-  self->image_budget = sp_image_budget_new (SP_IMAGE_BUDGET_RUN_PIXELS,
-                                            SP_IMAGE_BUDGET_WINDOW_PIXELS);
   self->font_css = gtk_css_provider_new ();
   gtk_style_context_add_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
                                               GTK_STYLE_PROVIDER (self->font_css),
