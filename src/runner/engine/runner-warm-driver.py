@@ -186,7 +186,7 @@ def take(sock, spare):
     each write here after a fork is a copy-on-write fault): (plan_bytes,
     fds, spare when it took the run, else None); (None, None, None) when
     the message came cut short or with too many fds (closed)."""
-    rc = lib.sp_warm_hand(CONTROL_FD, *(spare.hand_args if spare is not None else NO_SPARE),
+    rc = lib.sp_warm_hand(sock.fileno(), *(spare.hand_args if spare is not None else NO_SPARE),
                           HAND_MSG, len(HAND_MSG), ctypes.byref(HAND_LEN), HAND_FDS,
                           ctypes.byref(HAND_N_FDS))
     if rc < 0:
