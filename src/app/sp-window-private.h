@@ -12,8 +12,10 @@
  * input and session self->runs (SpRunController), the runs kept
  * self->recorder (SpRunRecorder), a snippet's declared dependencies
  * installed before it runs self->declared (SpDeclaredInstall), when Run
- * on Change runs the file self->run_on_change (SpRunOnChange); the bars
- * and panels with a life of their own are widgets (SpHiddenBar,
+ * on Change runs the file self->run_on_change (SpRunOnChange); the file's
+ * page (SpPage: its bars, the editor, the panel, the shown run's images)
+ * is the window's template child, whose widgets the window takes at init;
+ * the bars and panels with a life of their own are widgets (SpHiddenBar,
  * SpReloadBar, SpFileChangeBar, SpExecPanel and its SpPolicyCard,
  * SpHistoryWindow, SpPackagesDialog) and Open Recent an object
  * (SpRecentMenu); the panel shows an assistant's runs of the file by
