@@ -188,7 +188,7 @@ def take(sock, spare):
     the message came cut short or with too many fds (closed)."""
     rc = lib.sp_warm_hand(sock.fileno(), *(spare.hand_args if spare is not None else NO_SPARE),
                           HAND_MSG, len(HAND_MSG), ctypes.byref(HAND_LEN), HAND_FDS,
-                          ctypes.byref(HAND_N_FDS))
+                          len(HAND_FDS), ctypes.byref(HAND_N_FDS))
     if rc < 0:
         errno = ctypes.get_errno()
         raise OSError(errno, os.strerror(errno))
@@ -251,7 +251,10 @@ def run_child(run_file, copied, end=os._exit):
 
     with open(run_file, encoding="utf-8") as f:
         run = json.load(f)
-    set_environment(run["env"])
+    os.environ.clear()
+    for item in run["env"]:
+        name, _, value = item.partition("=")
+        os.environ[name] = value
     code_path = run["code"]
     if not copied:
         copy_chart_pages(code_path)
@@ -410,16 +413,7 @@ def forget(cached):
             cell.cell_contents = False
 
 
-def set_environment(env):
-    """The run's environment ("NAME=VALUE" items) in place of this one."""
-    os.environ.clear()
-    for item in env:
-        name, _, value = item.partition("=")
-        os.environ[name] = value
-
-
-def new_main(code_path):
-    """A fresh __main__ for the snippet at code_path, as python3 makes one."""
+def run_main(code_path, end):
     import builtins
     import types
 
@@ -428,11 +422,6 @@ def new_main(code_path):
     main.__builtins__ = builtins
     main.__cached__ = None
     sys.modules["__main__"] = main
-    return main
-
-
-def run_main(code_path, end):
-    main = new_main(code_path)
     try:
         # The prelude runs it, as in a cold run (a trailing expression's
         # value, top-level await, dedent).
@@ -542,14 +531,6 @@ class Seat:
                 os.close(fd)
             self.procs[i] = -1
 
-    def limit(self, plan_bytes):
-        """The run's limits set on the seat, read from its plan by the
-        sandbox's strict decoder (sp_warm_seat_limit), never here; False
-        when it has none or they cannot be set (the run then does not
-        take this spare)."""
-        return lib.sp_warm_seat_limit(CGROUP_VERSION, self.dirs[0], self.dirs[1],
-                                      plan_bytes, len(plan_bytes)) == 0
-
     def close(self, taken):
         self.close_procs()
         for i, fd in enumerate(self.dirs):
@@ -631,19 +612,15 @@ class Spare:
         return not select.select([self.pidfd], [], [], 0)[0]
 
     def hand(self, plan_bytes, fds):
-        """Gives it the run, its seat's limits set first; False if it is
-        gone or they cannot be."""
-        if self.seat is not None and not self.seat.limit(plan_bytes):
+        """Gives it the run, its seat's limits set first (read from the plan
+        by the sandbox's strict decoder, never here: sp_warm_give, as
+        take() does); False if it is gone or they cannot be set."""
+        channel, _, _, _, version, memory_dir, pids_dir, _ = self.hand_args
+        if lib.sp_warm_give(channel, version, memory_dir, pids_dir, plan_bytes, len(plan_bytes),
+                            (ctypes.c_int * len(fds))(*fds), len(fds)) != 0:
             return False
-        if self.seat is None and CGROUP_VERSION != 0:
-            return False
-        try:
-            self.sock.sendmsg([plan_bytes], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                                              array.array("i", fds))])
-            self.taken = True
-            return True
-        except OSError:
-            return False
+        self.taken = True
+        return True
 
     def answer(self):
         """What the runner hears when this spare took its run."""
@@ -813,9 +790,10 @@ def load():
     lib.runner_cgroup_seat_make.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                             ctypes.c_char_p, ctypes.POINTER(ctypes.c_int),
                                             ctypes.POINTER(ctypes.c_int)]
-    lib.sp_warm_seat_limit.restype = ctypes.c_int
-    lib.sp_warm_seat_limit.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_char_p,
-                                       ctypes.c_size_t]
+    lib.sp_warm_give.restype = ctypes.c_int
+    lib.sp_warm_give.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                 ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int),
+                                 ctypes.c_size_t]
     lib.runner_cgroup_seat_drop.restype = ctypes.c_int
     lib.runner_cgroup_seat_drop.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                             ctypes.c_char_p]
@@ -835,7 +813,7 @@ def load():
                                  ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                  ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
                                  ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_int),
-                                 ctypes.POINTER(ctypes.c_size_t)]
+                                 ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]
 
 
 def lock_down():

@@ -22,14 +22,12 @@
 
 #include "runner-util.h"
 
-/* A run's five pipes and its two cgroup fds, at most (the driver's
- * MAX_FDS). */
-#define HAND_MAX_FDS 7
-
 int sp_warm_seat_limit (int version, int memory_dir, int pids_dir, const char *plan, size_t len);
+int sp_warm_give (int spare, int version, int memory_dir, int pids_dir, const char *plan,
+                  size_t len, const int *fds, size_t n_fds);
 int sp_warm_hand (int control, int spare, int spare_pidfd, const char *key, size_t key_len,
                   int version, int memory_dir, int pids_dir, const char *answer, char *msg,
-                  size_t size, size_t *len, int *fds, size_t *n_fds);
+                  size_t size, size_t *len, int *fds, size_t max_fds, size_t *n_fds);
 
 /* The value of "name=value" among blob's NUL-separated items, or NULL. */
 static const char *
@@ -77,8 +75,23 @@ gone (int pidfd)
   return poll (&p, 1, 0) != 0;
 }
 
+/* In the warm parent: a run's plan and fds given to a spare (its channel
+ * to the init), its seat's cgroup limits set first when version is not 0
+ * (its directories' fds, by the strict decoder's sp_warm_seat_limit). 0,
+ * or -1 when the limits cannot be set or the spare is gone. The driver's
+ * way to hand a run too, when sp_warm_hand left it the run. */
+int
+sp_warm_give (int spare, int version, int memory_dir, int pids_dir, const char *plan, size_t len,
+              const int *fds, size_t n_fds)
+{
+  if (version != 0
+      && (memory_dir < 0 || sp_warm_seat_limit (version, memory_dir, pids_dir, plan, len) != 0))
+    return -1;
+  return send_with_fds (spare, plan, len, fds, n_fds);
+}
+
 /* In the warm parent, once the runner's socket (control) is readable:
- * receives its message (at most size bytes, HAND_MAX_FDS fds) and, when
+ * receives its message (at most size bytes, max_fds fds) and, when
  * it is a run for the spare given (its channel to the init, its pidfd,
  * the switches it was made for in key, its seat's cgroup directories
  * when version is not 0), sets the seat's limits, hands the spare the
@@ -91,11 +104,13 @@ gone (int pidfd)
 int
 sp_warm_hand (int control, int spare, int spare_pidfd, const char *key, size_t key_len, int version,
               int memory_dir, int pids_dir, const char *answer, char *msg, size_t size, size_t *len,
-              int *fds, size_t *n_fds)
+              int *fds, size_t max_fds, size_t *n_fds)
 {
   *len = 0;
   *n_fds = 0;
-  ssize_t n = recv_with_some_fds (control, msg, size, fds, 0, HAND_MAX_FDS, n_fds);
+  ssize_t n = recv_with_some_fds (control, msg, size, fds, 0,
+                                  max_fds < RUNNER_MAX_PASSED_FDS ? max_fds : RUNNER_MAX_PASSED_FDS,
+                                  n_fds);
   if (n < 0)
     return errno == EBADMSG ? 2 : -1;
   *len = (size_t) n;
@@ -103,10 +118,7 @@ sp_warm_hand (int control, int spare, int spare_pidfd, const char *key, size_t k
   if (spare < 0 || *n_fds < 5 || *len == 0 || !same_key (msg, *len, key, key_len)
       || gone (spare_pidfd))
     return 0;
-  if (version != 0
-      && (memory_dir < 0 || sp_warm_seat_limit (version, memory_dir, pids_dir, msg, *len) != 0))
-    return 0;
-  if (send_with_fds (spare, msg, *len, fds, *n_fds) != 0)
+  if (sp_warm_give (spare, version, memory_dir, pids_dir, msg, *len, fds, *n_fds) != 0)
     return 0;
   for (size_t i = 0; i < *n_fds; i++)
     close (fds[i]);
