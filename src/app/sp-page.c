@@ -37,7 +37,7 @@ sp_page_dispose (GObject *object)
   g_clear_object (&self->decode_cancellable);
   g_clear_object (&self->image_budget);
   gtk_widget_dispose_template (GTK_WIDGET (object), SP_TYPE_PAGE);
-  /* And the bars added since (the autosave folder's notice). */
+  /* And the bars added since (sp_page_add_bar). */
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (object))) != NULL)
     gtk_widget_unparent (child);
   G_OBJECT_CLASS (sp_page_parent_class)->dispose (object);
@@ -125,6 +125,14 @@ sp_page_get_hidden_bar (SpPage *self)
 {
   g_return_val_if_fail (SP_IS_PAGE (self), NULL);
   return self->hidden_bar;
+}
+
+void
+sp_page_add_bar (SpPage *self, GtkWidget *bar)
+{
+  g_return_if_fail (SP_IS_PAGE (self));
+  g_return_if_fail (GTK_IS_WIDGET (bar));
+  gtk_widget_insert_after (bar, GTK_WIDGET (self), GTK_WIDGET (self->autosave_bar));
 }
 
 void

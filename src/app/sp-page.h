@@ -32,6 +32,9 @@ SpFileChangeBar *sp_page_get_file_bar (SpPage *self);
 /* The unsaved text's bar (sp-window-save.c). */
 SpReloadBar *sp_page_get_autosave_bar (SpPage *self);
 SpHiddenBar *sp_page_get_hidden_bar (SpPage *self);
+/* A bar made later (the autosave folder's notice), placed right under the
+ * unsaved-copy bar; the page unparents it with the rest. */
+void sp_page_add_bar (SpPage *self, GtkWidget *bar);
 
 /* The shown run's images, decoded by the sandboxed helper as each comes
  * into view, their pixels within the page's budget (SpImageBudget): a new

@@ -386,9 +386,7 @@ sp_window_show_autosave_notice (SpWindow *self, const char *message)
   if (self->notice_bar == NULL)
     {
       self->notice_bar = sp_reload_bar_new ();
-      gtk_widget_insert_after (GTK_WIDGET (self->notice_bar),
-                               gtk_widget_get_parent (GTK_WIDGET (self->autosave_bar)),
-                               GTK_WIDGET (self->autosave_bar));
+      sp_page_add_bar (self->page, GTK_WIDGET (self->notice_bar));
       g_signal_connect (self->notice_bar, "response", G_CALLBACK (sp_reload_bar_hide), NULL);
     }
   sp_reload_bar_show (self->notice_bar, "notice", message, TRUE);
